@@ -1,0 +1,33 @@
+//! The typed IR of `ptx-ir`: modules, directives, functions, statements and typed instructions
+//! for NVIDIA PTX ISA 9.0, with the one instruction table ([`table`]) every consumer derives
+//! from.
+//!
+//! The IR is plain data: enums and structs with `serde` derives (the bytecode) and, with the
+//! `arbitrary` feature, `Arbitrary` derives (the fuzzers). Names are interned per module
+//! ([`Interner`]); instructions keep their qualifiers in source order as typed [`Modifier`]s and
+//! their operands as typed [`Operand`]s.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod form;
+pub mod inst;
+pub mod module;
+pub mod names;
+pub mod operand;
+pub mod shape;
+pub mod special;
+pub mod table;
+pub mod vocab;
+
+pub use inst::{Compare, Guard, Instruction, Mods};
+pub use module::*;
+pub use names::{Interner, Name};
+pub use operand::{BinaryOp, Expr, Operand, OperandList, Selector, UnaryOp};
+pub use shape::Shape;
+pub use special::SpecialReg;
+pub use table::{Family, Opcode};
+pub use vocab::{
+    Cache, CacheOp, Cmp, Count, Dim, Flag, Kind, Layout, ModClass, Modifier, Op, Rounding, Scope,
+    Sem, Space, Type, Vector,
+};

@@ -1,0 +1,504 @@
+//! Modules, directives, declarations, functions and statements.
+
+use crate::inst::Instruction;
+use crate::names::{Interner, Name};
+use crate::operand::Expr;
+use crate::vocab::{Space, Type, Vector};
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+/// A PTX module: the header and every module-level directive, in source order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Module {
+    /// The string table every [`Name`] in the module refers to.
+    pub names: Interner,
+    /// `.version major.minor`
+    pub version: Version,
+    /// `.target` entries, in order (`sm_90a`, `debug`, ...).
+    pub target: Vec<Target>,
+    /// `.address_size 32|64`, if present.
+    pub address_size: Option<u32>,
+    /// Module-level directives in source order.
+    pub items: Vec<Item>,
+}
+
+/// A PTX ISA version.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Version {
+    /// Major version.
+    pub major: u8,
+    /// Minor version.
+    pub minor: u8,
+}
+
+/// Architecture-specific (`a`) or family-specific (`f`) suffix of a target.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum ArchSuffix {
+    /// No suffix: `sm_90`.
+    None,
+    /// `sm_90a`: architecture-specific features.
+    A,
+    /// `sm_100f`: family-specific features.
+    F,
+}
+
+/// One entry of the `.target` directive.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum Target {
+    /// `sm_XY{a,f}`, with `XY` as written (`90`, `100`, `121`).
+    Sm {
+        /// The architecture number.
+        arch: u16,
+        /// Its suffix.
+        suffix: ArchSuffix,
+    },
+    /// `compute_XY` (accepted by older tools).
+    Compute(u16),
+    /// `texmode_unified`
+    TexmodeUnified,
+    /// `texmode_independent`
+    TexmodeIndependent,
+    /// `debug`
+    Debug,
+    /// `map_f64_to_f32`
+    MapF64ToF32,
+}
+
+/// Linkage of a module-level symbol.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum Linkage {
+    /// `.extern`
+    Extern,
+    /// `.visible`
+    Visible,
+    /// `.weak`
+    Weak,
+    /// `.common`
+    Common,
+}
+
+impl Linkage {
+    /// The directive spelling with its dot.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Linkage::Extern => ".extern",
+            Linkage::Visible => ".visible",
+            Linkage::Weak => ".weak",
+            Linkage::Common => ".common",
+        }
+    }
+}
+
+/// A module-level directive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum Item {
+    /// `.entry` or `.func`, declaration or definition.
+    Function(Box<Function>),
+    /// A variable declaration (`.global`, `.const`, `.shared`, ...).
+    Variable(Box<VarDecl>),
+    /// `.file N "path" {, timestamp, size}`
+    File(Box<FileDecl>),
+    /// `.section name { ... }` (DWARF sections).
+    Section(Box<Section>),
+    /// `.pragma "...";` at module scope.
+    Pragma(Box<str>),
+    /// `.alias alias, aliasee;`
+    Alias {
+        /// The new name.
+        alias: Name,
+        /// The function it stands for.
+        aliasee: Name,
+    },
+}
+
+/// `.file` directive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct FileDecl {
+    /// File index used by `.loc`.
+    pub index: u32,
+    /// Path as written (without quotes, escapes kept).
+    pub path: Box<str>,
+    /// Optional modification timestamp and file size.
+    pub meta: Option<(u64, u64)>,
+}
+
+/// `.section` directive with its contents.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Section {
+    /// Section name as written (`.debug_info`).
+    pub name: Box<str>,
+    /// Entries in order.
+    pub entries: Vec<SectionEntry>,
+}
+
+/// One line of a `.section` body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum SectionEntry {
+    /// A label inside the section: `$L__info_string0:`.
+    Label(Name),
+    /// `.b8 1, 2, 3` with plain integer values only, stored compactly.
+    Bytes(SmallVec<[u8; 16]>),
+    /// `.bN v, ...` with any values (labels, label+offset, integers).
+    Data {
+        /// `.b8`, `.b16`, `.b32` or `.b64`.
+        ty: Type,
+        /// The values.
+        values: Vec<Expr>,
+    },
+}
+
+/// `.entry` or `.func`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum FunctionKind {
+    /// A kernel entry point.
+    Entry,
+    /// A device function.
+    Func,
+}
+
+/// A kernel or device function.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Function {
+    /// Linkage directive, if any.
+    pub linkage: Option<Linkage>,
+    /// `.entry` or `.func`.
+    pub kind: FunctionKind,
+    /// `.attribute(...)` qualifiers before the name.
+    pub attributes: Vec<Attribute>,
+    /// Return parameters of a `.func`: `(.param .b32 r)`; `None` without parentheses.
+    pub returns: Option<Vec<Param>>,
+    /// The function name.
+    pub name: Name,
+    /// Parameters; `None` when the source has no parameter list at all.
+    pub params: Option<Vec<Param>>,
+    /// Directives between the signature and the body, in source order.
+    pub directives: Vec<FuncDirective>,
+    /// The body; `None` for a declaration ending in `;`.
+    pub body: Option<Vec<Statement>>,
+}
+
+/// Performance-tuning and ABI directives of a function.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum FuncDirective {
+    /// `.maxntid nx{, ny{, nz}}`
+    MaxNtid(SmallVec<[u32; 3]>),
+    /// `.reqntid nx{, ny{, nz}}`
+    ReqNtid(SmallVec<[u32; 3]>),
+    /// `.minnctapersm n`
+    MinNctaPerSm(u32),
+    /// `.maxnctapersm n` (deprecated)
+    MaxNctaPerSm(u32),
+    /// `.maxnreg n`
+    MaxNreg(u32),
+    /// `.reqnctapercluster nx{, ny{, nz}}`
+    ReqNctaPerCluster(SmallVec<[u32; 3]>),
+    /// `.explicitcluster`
+    ExplicitCluster,
+    /// `.maxclusterrank n`
+    MaxClusterRank(u32),
+    /// `.blocksareclusters`
+    BlocksAreClusters,
+    /// `.noreturn`
+    NoReturn,
+    /// `.abi_preserve n`
+    AbiPreserve(u32),
+    /// `.abi_preserve_control n`
+    AbiPreserveControl(u32),
+    /// `.pragma "..."` (between the signature and the body).
+    Pragma(Box<str>),
+}
+
+/// `.attribute(...)` qualifier of a variable or function.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum Attribute {
+    /// `.managed`
+    Managed,
+    /// `.unified(uuid1, uuid2)`
+    Unified(u64, u64),
+}
+
+/// A parameter of a function or prototype.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Param {
+    /// `.param` or `.reg`.
+    pub space: Space,
+    /// `.align N`
+    pub align: Option<u32>,
+    /// `.v2`/`.v4`
+    pub vector: Option<Vector>,
+    /// Element type.
+    pub ty: Type,
+    /// `.ptr{.space}{.align N}` attribute of a kernel pointer parameter.
+    pub ptr: Option<PtrAttr>,
+    /// Parameter name (`_` in prototypes).
+    pub name: Name,
+    /// Array dimensions; `None` for `[]`.
+    pub dims: SmallVec<[Option<u64>; 1]>,
+}
+
+/// `.ptr` attribute of a kernel parameter.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct PtrAttr {
+    /// State space the pointer points into.
+    pub space: Option<Space>,
+    /// Alignment of the pointee.
+    pub align: Option<u32>,
+}
+
+/// A variable declaration at module or function scope (also `.reg` declarations).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct VarDecl {
+    /// Linkage (module scope only).
+    pub linkage: Option<Linkage>,
+    /// State space.
+    pub space: Space,
+    /// `.attribute(...)` qualifiers.
+    pub attributes: Vec<Attribute>,
+    /// `.align N`
+    pub align: Option<u32>,
+    /// `.v2`/`.v4`/`.v8`
+    pub vector: Option<Vector>,
+    /// Element type.
+    pub ty: Type,
+    /// The declared names, in order.
+    pub names: Vec<Declarator>,
+}
+
+/// One declared name with its array dimensions, register range and initialiser.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Declarator {
+    /// The name (the prefix, for a range).
+    pub name: Name,
+    /// `%r<100>`: declares `%r0` .. `%r99`.
+    pub range: Option<u32>,
+    /// Array dimensions; `None` for `[]`.
+    pub dims: SmallVec<[Option<u64>; 1]>,
+    /// Initialiser.
+    pub init: Option<Init>,
+}
+
+/// A variable initialiser.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum Init {
+    /// A single constant expression.
+    Expr(Expr),
+    /// A brace list `{a, b, {c, d}}`.
+    List(Vec<Init>),
+    /// A brace list of plain integers that each fit the element type, stored little-endian at
+    /// the element width (the common form of large lookup tables).
+    Packed(Box<[u8]>),
+}
+
+/// `.loc` debug location.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Loc {
+    /// File index.
+    pub file: u32,
+    /// Line.
+    pub line: u32,
+    /// Column.
+    pub col: u32,
+    /// `, function_name label{+off}, inlined_at f l c`
+    pub inlined: Option<Box<InlinedAt>>,
+}
+
+/// The inlining part of a `.loc`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct InlinedAt {
+    /// Label of the inlined function's name string.
+    pub function_name: Name,
+    /// Offset added to the label.
+    pub offset: i64,
+    /// File index of the call site.
+    pub file: u32,
+    /// Line of the call site.
+    pub line: u32,
+    /// Column of the call site.
+    pub col: u32,
+}
+
+/// A `.callprototype` signature.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Prototype {
+    /// Return parameters; `None` when the prototype has no return list.
+    pub returns: Option<Vec<Param>>,
+    /// Parameters; `None` when the prototype has no parameter list.
+    pub params: Option<Vec<Param>>,
+    /// Directives after the parameters (`.noreturn`, `.abi_preserve N`).
+    pub directives: Vec<FuncDirective>,
+}
+
+/// A statement of a function body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum Statement {
+    /// An instruction, possibly guarded.
+    Inst(Instruction),
+    /// A label `name:`.
+    Label(Name),
+    /// A declaration (`.reg`, `.local`, `.shared`, `.param`, ...).
+    Decl(Box<VarDecl>),
+    /// A `.loc` debug location.
+    Loc(Loc),
+    /// `.pragma "..."`
+    Pragma(Box<str>),
+    /// A nested `{ ... }` scope.
+    Block(Vec<Statement>),
+    /// `label: .branchtargets L1, L2, ...;`
+    BranchTargets {
+        /// The label naming the list.
+        label: Name,
+        /// Target labels in order.
+        targets: Vec<Name>,
+    },
+    /// `label: .calltargets f1, f2, ...;`
+    CallTargets {
+        /// The label naming the list.
+        label: Name,
+        /// Functions in order.
+        targets: Vec<Name>,
+    },
+    /// `label: .callprototype ...;`
+    CallPrototype {
+        /// The label naming the prototype.
+        label: Name,
+        /// The signature.
+        proto: Box<Prototype>,
+    },
+}
+
+impl Module {
+    /// An empty module for the given version and target.
+    pub fn new(version: Version, target: Vec<Target>, address_size: Option<u32>) -> Module {
+        Module {
+            names: Interner::new(),
+            version,
+            target,
+            address_size,
+            items: Vec::new(),
+        }
+    }
+
+    /// Iterates over the functions of the module.
+    pub fn functions(&self) -> impl Iterator<Item = &Function> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Function(f) => Some(&**f),
+            _ => None,
+        })
+    }
+
+    /// Iterates mutably over the functions of the module.
+    pub fn functions_mut(&mut self) -> impl Iterator<Item = &mut Function> {
+        self.items.iter_mut().filter_map(|i| match i {
+            Item::Function(f) => Some(&mut **f),
+            _ => None,
+        })
+    }
+
+    /// The function named `name`, preferring a definition over a declaration.
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        let n = self.names.find(name)?;
+        let mut decl = None;
+        for f in self.functions().filter(|f| f.name == n) {
+            if f.body.is_some() {
+                return Some(f);
+            }
+            decl = Some(f);
+        }
+        decl
+    }
+
+    /// Number of instructions in all function bodies.
+    pub fn instruction_count(&self) -> usize {
+        self.functions()
+            .filter_map(|f| f.body.as_deref())
+            .map(count_instructions)
+            .sum()
+    }
+}
+
+/// Number of instructions in a statement list, nested blocks included.
+pub fn count_instructions(body: &[Statement]) -> usize {
+    body.iter()
+        .map(|s| match s {
+            Statement::Inst(_) => 1,
+            Statement::Block(b) => count_instructions(b),
+            _ => 0,
+        })
+        .sum()
+}
+
+impl Target {
+    /// Spelling as in the `.target` directive.
+    pub fn to_text(self) -> String {
+        match self {
+            Target::Sm { arch, suffix } => {
+                let s = match suffix {
+                    ArchSuffix::None => "",
+                    ArchSuffix::A => "a",
+                    ArchSuffix::F => "f",
+                };
+                format!("sm_{arch}{s}")
+            }
+            Target::Compute(a) => format!("compute_{a}"),
+            Target::TexmodeUnified => "texmode_unified".into(),
+            Target::TexmodeIndependent => "texmode_independent".into(),
+            Target::Debug => "debug".into(),
+            Target::MapF64ToF32 => "map_f64_to_f32".into(),
+        }
+    }
+
+    /// Parses one `.target` entry.
+    pub fn parse(s: &str) -> Option<Target> {
+        Some(match s {
+            "texmode_unified" => Target::TexmodeUnified,
+            "texmode_independent" => Target::TexmodeIndependent,
+            "debug" => Target::Debug,
+            "map_f64_to_f32" => Target::MapF64ToF32,
+            _ => {
+                if let Some(rest) = s.strip_prefix("sm_") {
+                    let (digits, suffix) = match rest.as_bytes().last()? {
+                        b'a' => (&rest[..rest.len() - 1], ArchSuffix::A),
+                        b'f' => (&rest[..rest.len() - 1], ArchSuffix::F),
+                        _ => (rest, ArchSuffix::None),
+                    };
+                    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                        return None;
+                    }
+                    Target::Sm {
+                        arch: digits.parse().ok()?,
+                        suffix,
+                    }
+                } else if let Some(rest) = s.strip_prefix("compute_") {
+                    if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
+                        return None;
+                    }
+                    Target::Compute(rest.parse().ok()?)
+                } else {
+                    return None;
+                }
+            }
+        })
+    }
+}

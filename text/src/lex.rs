@@ -1,0 +1,315 @@
+//! Byte-level tokens shared by the reader: whitespace and comments, identifiers, qualifier
+//! words and numeric literals. Everything works on byte slices and allocates nothing.
+
+use crate::error::{PErr, PResult};
+use nom::bytes::complete::take_while;
+use nom::Err;
+
+/// Skips whitespace, `//` line comments and `/* */` block comments.
+#[inline]
+pub fn ws(mut i: &[u8]) -> PResult<'_, ()> {
+    loop {
+        let skip = i
+            .iter()
+            .position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .unwrap_or(i.len());
+        i = &i[skip..];
+        if i.len() >= 2 && i[0] == b'/' {
+            if i[1] == b'/' {
+                let end = i.iter().position(|&b| b == b'\n').unwrap_or(i.len());
+                i = &i[end..];
+                continue;
+            }
+            if i[1] == b'*' {
+                match i[2..].windows(2).position(|w| w == b"*/") {
+                    Some(p) => {
+                        i = &i[p + 4..];
+                        continue;
+                    }
+                    None => return Err(Err::Failure(PErr::at(i, "unterminated `/*` comment"))),
+                }
+            }
+        }
+        return Ok((i, ()));
+    }
+}
+
+/// Whether `b` may continue an identifier.
+#[inline]
+pub fn is_ident_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// Whether `b` may start an identifier (`%` for registers, `$` and `_` for compiler names).
+#[inline]
+pub fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b == b'%'
+}
+
+/// An identifier: `[A-Za-z_$%][A-Za-z0-9_$]*`.
+#[inline]
+pub fn ident(i: &[u8]) -> PResult<'_, &[u8]> {
+    match i.first() {
+        Some(&b) if is_ident_start(b) => {
+            let n = 1 + i[1..]
+                .iter()
+                .position(|&b| !is_ident_char(b))
+                .unwrap_or(i.len() - 1);
+            Ok((&i[n..], &i[..n]))
+        }
+        _ => Err(Err::Error(PErr::at(i, "expected an identifier"))),
+    }
+}
+
+/// A qualifier word after a dot: letters, digits, `_` and `::` (`L2::cache_hint`, `2d`,
+/// `16x64b`).
+#[inline]
+pub fn qual_word(i: &[u8]) -> PResult<'_, &[u8]> {
+    let mut n = 0;
+    while n < i.len() {
+        let b = i[n];
+        if b.is_ascii_alphanumeric() || b == b'_' {
+            n += 1;
+        } else if b == b':' && i.get(n + 1) == Some(&b':') && n > 0 {
+            n += 2;
+        } else {
+            break;
+        }
+    }
+    if n == 0 {
+        return Err(Err::Error(PErr::at(i, "expected a qualifier after `.`")));
+    }
+    Ok((&i[n..], &i[..n]))
+}
+
+/// A dotted instruction word: `cp.async.bulk.tensor.2d.shared::cluster`.
+#[inline]
+pub fn inst_word(i: &[u8]) -> PResult<'_, &[u8]> {
+    let n = i
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b':'))
+        .unwrap_or(i.len());
+    if n == 0 {
+        return Err(Err::Error(PErr::at(i, "expected an instruction")));
+    }
+    Ok((&i[n..], &i[..n]))
+}
+
+/// Expects the byte `c` (after whitespace is skipped by the caller).
+#[inline]
+pub fn expect<'a>(i: &'a [u8], c: u8, what: &'static str) -> PResult<'a, ()> {
+    match i.first() {
+        Some(&b) if b == c => Ok((&i[1..], ())),
+        _ => Err(Err::Failure(PErr::at(i, what))),
+    }
+}
+
+/// A numeric literal.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Number {
+    /// Signed integer.
+    Int(i64),
+    /// Unsigned integer (`U` suffix or above `i64::MAX`).
+    Uint(u64),
+    /// `0f` bits.
+    F32(u32),
+    /// `0d` bits.
+    F64(u64),
+    /// Decimal float, as `f64` bits.
+    Dec(u64),
+}
+
+/// An unsigned decimal integer that fits `u32` (directive arguments).
+pub fn uint_u32(i: &[u8]) -> PResult<'_, u32> {
+    let (r, n) = number(i)?;
+    match n {
+        Number::Int(v) if (0..=u32::MAX as i64).contains(&v) => Ok((r, v as u32)),
+        _ => Err(Err::Failure(PErr::at(
+            i,
+            "expected an unsigned 32-bit integer",
+        ))),
+    }
+}
+
+/// An unsigned integer that fits `u64`.
+pub fn uint_u64(i: &[u8]) -> PResult<'_, u64> {
+    let (r, n) = number(i)?;
+    match n {
+        Number::Int(v) if v >= 0 => Ok((r, v as u64)),
+        Number::Uint(v) => Ok((r, v)),
+        _ => Err(Err::Failure(PErr::at(i, "expected an unsigned integer"))),
+    }
+}
+
+fn hex_val(b: u8) -> Option<u64> {
+    (b as char).to_digit(16).map(u64::from)
+}
+
+/// A numeric literal without sign: integers in decimal, hex (`0x`), octal (leading `0`) or
+/// binary (`0b`) with an optional `U` suffix; `0f`/`0d` hex floats; decimal floats.
+pub fn number(i: &[u8]) -> PResult<'_, Number> {
+    let fail = |msg| Err(Err::Failure(PErr::at(i, msg)));
+    match i.first() {
+        Some(b) if b.is_ascii_digit() => {}
+        Some(b'.') if i.get(1).is_some_and(u8::is_ascii_digit) => {}
+        _ => return Err(Err::Error(PErr::at(i, "expected a number"))),
+    }
+    // Hex float forms.
+    if i.len() >= 2 && i[0] == b'0' && matches!(i[1], b'f' | b'F' | b'd' | b'D') {
+        let want = if matches!(i[1], b'f' | b'F') { 8 } else { 16 };
+        let (rest, digits) = take_while(|b: u8| b.is_ascii_hexdigit())(&i[2..])?;
+        if digits.len() != want {
+            return fail(if want == 8 {
+                "`0f` literal needs exactly 8 hex digits"
+            } else {
+                "`0d` literal needs exactly 16 hex digits"
+            });
+        }
+        let v = digits
+            .iter()
+            .fold(0u64, |a, &b| (a << 4) | hex_val(b).unwrap_or(0));
+        if rest.first().is_some_and(|&b| is_ident_char(b)) {
+            return fail("malformed floating-point literal");
+        }
+        return Ok((
+            rest,
+            if want == 8 {
+                Number::F32(v as u32)
+            } else {
+                Number::F64(v)
+            },
+        ));
+    }
+    // Integers with a radix prefix.
+    let (radix, start) = if i.len() >= 2 && i[0] == b'0' && matches!(i[1], b'x' | b'X') {
+        (16, 2)
+    } else if i.len() >= 2 && i[0] == b'0' && matches!(i[1], b'b' | b'B') {
+        (2, 2)
+    } else {
+        (10, 0)
+    };
+    if radix == 10 {
+        // Decimal float?
+        let int_end = i
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(i.len());
+        let mut j = int_end;
+        let mut is_float = false;
+        if i.get(j) == Some(&b'.') && i.get(j + 1).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+            j += i[j..]
+                .iter()
+                .position(|b| !b.is_ascii_digit())
+                .unwrap_or(i.len() - j);
+            is_float = true;
+        }
+        if matches!(i.get(j), Some(b'e' | b'E')) {
+            let mut k = j + 1;
+            if matches!(i.get(k), Some(b'+' | b'-')) {
+                k += 1;
+            }
+            if i.get(k).is_some_and(u8::is_ascii_digit) {
+                k += i[k..]
+                    .iter()
+                    .position(|b| !b.is_ascii_digit())
+                    .unwrap_or(i.len() - k);
+                j = k;
+                is_float = true;
+            }
+        }
+        if is_float {
+            let text = std::str::from_utf8(&i[..j]).unwrap_or("");
+            return match text.parse::<f64>() {
+                Ok(v) => Ok((&i[j..], Number::Dec(v.to_bits()))),
+                Err(_) => fail("malformed floating-point literal"),
+            };
+        }
+    }
+    let body = &i[start..];
+    let n = body
+        .iter()
+        .position(|&b| !b.is_ascii_hexdigit())
+        .unwrap_or(body.len());
+    let digits = &body[..n];
+    if digits.is_empty() {
+        return fail("expected digits after the radix prefix");
+    }
+    let radix = if radix == 10 && digits.len() > 1 && digits[0] == b'0' {
+        8
+    } else {
+        radix
+    };
+    let mut v: u64 = 0;
+    for &d in digits {
+        let dv = match hex_val(d) {
+            Some(x) if x < radix => x,
+            _ => return fail("invalid digit in integer literal"),
+        };
+        v = match v.checked_mul(radix).and_then(|v| v.checked_add(dv)) {
+            Some(v) => v,
+            None => return fail("integer literal does not fit in 64 bits"),
+        };
+    }
+    let mut rest = &body[n..];
+    let unsigned = if matches!(rest.first(), Some(b'U' | b'u')) {
+        rest = &rest[1..];
+        true
+    } else {
+        false
+    };
+    if rest.first().is_some_and(|&b| is_ident_char(b)) {
+        return fail("malformed integer literal");
+    }
+    let num = if unsigned || v > i64::MAX as u64 {
+        Number::Uint(v)
+    } else {
+        Number::Int(v as i64)
+    };
+    Ok((rest, num))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num(s: &str) -> Number {
+        let (r, n) = number(s.as_bytes()).unwrap();
+        assert!(r.is_empty(), "{s}: left {:?}", std::str::from_utf8(r));
+        n
+    }
+
+    #[test]
+    fn literals() {
+        assert_eq!(num("0"), Number::Int(0));
+        assert_eq!(num("42"), Number::Int(42));
+        assert_eq!(num("010"), Number::Int(8));
+        assert_eq!(num("0x1F"), Number::Int(31));
+        assert_eq!(num("0b101"), Number::Int(5));
+        assert_eq!(num("7U"), Number::Uint(7));
+        assert_eq!(num("0xFFFFFFFFFFFFFFFF"), Number::Uint(u64::MAX));
+        assert_eq!(num("0f3F800000"), Number::F32(0x3F80_0000));
+        assert_eq!(
+            num("0d3FF0000000000000"),
+            Number::F64(0x3FF0_0000_0000_0000)
+        );
+        assert_eq!(num("0.25"), Number::Dec(0.25f64.to_bits()));
+        assert_eq!(num("1e-3"), Number::Dec(1e-3f64.to_bits()));
+        assert!(number(b"0f3F80").is_err());
+        assert!(number(b"09").is_err());
+        assert!(number(b"18446744073709551616").is_err());
+    }
+
+    #[test]
+    fn comments_and_words() {
+        let (r, ()) = ws(b"  // c\n /* x\n y */ add").unwrap();
+        assert_eq!(r, b"add");
+        assert!(ws(b"/* open").is_err());
+        assert_eq!(qual_word(b"L2::cache_hint ").unwrap().1, b"L2::cache_hint");
+        assert_eq!(qual_word(b"2d.").unwrap().1, b"2d");
+        assert_eq!(
+            inst_word(b"tcgen05.fence::before_thread_sync;").unwrap().1,
+            b"tcgen05.fence::before_thread_sync"
+        );
+    }
+}

@@ -1,0 +1,669 @@
+//! The printer: IR to canonical PTX.
+//!
+//! Instructions, the bulk of every module, are written directly; the `pretty` crate lays out the
+//! parts whose shape depends on their length: function signatures (parameter lists break one
+//! per line when they do not fit), initialiser lists and long operand lists (`wgmma`
+//! accumulators, call arguments). Printing is a fixpoint: printing the re-read output gives the
+//! same text, and reading it gives the same IR.
+
+use pretty::RcDoc;
+use ptx_ir_core::{
+    Attribute, Declarator, Expr, FuncDirective, Function, FunctionKind, Init, Instruction, Item,
+    Loc, Module, Name, Operand, Param, Prototype, Section, SectionEntry, Statement, Type, VarDecl,
+};
+use std::fmt::Write;
+
+/// Line width for the laid-out parts.
+const WIDTH: usize = 100;
+/// Operand lists longer than this (in items) go through the layout engine.
+const LONG_LIST: usize = 8;
+
+/// Prints a module as canonical PTX.
+pub fn print(m: &Module) -> String {
+    let mut out = String::with_capacity(m.instruction_count() * 32 + 256);
+    write_module(m, &mut out);
+    out
+}
+
+/// Appends the canonical PTX of `m` to `out`.
+pub fn write_module(m: &Module, out: &mut String) {
+    let mut p = Printer { m, out };
+    p.module();
+}
+
+struct Printer<'a> {
+    m: &'a Module,
+    out: &'a mut String,
+}
+
+fn render(doc: RcDoc<'_, ()>, out: &mut String) {
+    // Writing into a String cannot fail.
+    let _ = doc.render_fmt(WIDTH, out);
+}
+
+impl<'a> Printer<'a> {
+    fn name(&self, n: Name) -> &'a str {
+        nm(self.m, n)
+    }
+
+    fn module(&mut self) {
+        let m = self.m;
+        let _ = writeln!(self.out, ".version {}.{}", m.version.major, m.version.minor);
+        let targets: Vec<String> = m.target.iter().map(|t| t.to_text()).collect();
+        let _ = writeln!(self.out, ".target {}", targets.join(", "));
+        if let Some(a) = m.address_size {
+            let _ = writeln!(self.out, ".address_size {a}");
+        }
+        for item in &m.items {
+            self.out.push('\n');
+            self.item(item);
+        }
+    }
+
+    fn item(&mut self, item: &Item) {
+        match item {
+            Item::Function(f) => self.function(f),
+            Item::Variable(v) => {
+                self.decl(v);
+                self.out.push('\n');
+            }
+            Item::File(f) => {
+                let _ = write!(self.out, ".file {} \"{}\"", f.index, f.path);
+                if let Some((ts, size)) = f.meta {
+                    let _ = write!(self.out, ", {ts}, {size}");
+                }
+                self.out.push('\n');
+            }
+            Item::Section(s) => self.section(s),
+            Item::Pragma(s) => {
+                let _ = writeln!(self.out, ".pragma \"{s}\";");
+            }
+            Item::Alias { alias, aliasee } => {
+                let _ = writeln!(
+                    self.out,
+                    ".alias {}, {};",
+                    nm(self.m, *alias),
+                    nm(self.m, *aliasee)
+                );
+            }
+        }
+    }
+
+    fn section(&mut self, s: &Section) {
+        let _ = writeln!(self.out, ".section {}\n{{", s.name);
+        for e in &s.entries {
+            match e {
+                SectionEntry::Label(n) => {
+                    let _ = writeln!(self.out, "{}:", nm(self.m, *n));
+                }
+                SectionEntry::Bytes(b) => {
+                    self.out.push_str("\t.b8 ");
+                    for (i, v) in b.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        let _ = write!(self.out, "{v}");
+                    }
+                    self.out.push('\n');
+                }
+                SectionEntry::Data { ty, values } => {
+                    let _ = write!(self.out, "\t.{} ", ty.as_str());
+                    for (i, v) in values.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.expr(v);
+                    }
+                    self.out.push('\n');
+                }
+            }
+        }
+        self.out.push_str("}\n");
+    }
+
+    fn attributes(&self, attrs: &[Attribute]) -> String {
+        if attrs.is_empty() {
+            return String::new();
+        }
+        let parts: Vec<String> = attrs
+            .iter()
+            .map(|a| match a {
+                Attribute::Managed => ".managed".to_string(),
+                Attribute::Unified(x, y) => format!(".unified({x}U, {y}U)"),
+            })
+            .collect();
+        format!(" .attribute({})", parts.join(", "))
+    }
+
+    fn param_text(&self, p: &Param) -> String {
+        let mut s = format!(".{}", p.space.as_str());
+        if let Some(a) = p.align {
+            let _ = write!(s, " .align {a}");
+        }
+        if let Some(v) = p.vector {
+            let _ = write!(s, " .{}", v.as_str());
+        }
+        let _ = write!(s, " .{}", p.ty.as_str());
+        if let Some(ptr) = p.ptr {
+            s.push_str(" .ptr");
+            if let Some(sp) = ptr.space {
+                let _ = write!(s, " .{}", sp.as_str());
+            }
+            if let Some(a) = ptr.align {
+                let _ = write!(s, " .align {a}");
+            }
+        }
+        let _ = write!(s, " {}", self.name(p.name));
+        dims(&mut s, &p.dims);
+        s
+    }
+
+    fn param_list<'d>(&self, params: &[Param]) -> RcDoc<'d, ()> {
+        if params.is_empty() {
+            return RcDoc::text("()");
+        }
+        let items = params.iter().map(|p| RcDoc::text(self.param_text(p)));
+        RcDoc::text("(")
+            .append(
+                RcDoc::line_()
+                    .append(RcDoc::intersperse(
+                        items,
+                        RcDoc::text(",").append(RcDoc::line()),
+                    ))
+                    .nest(4),
+            )
+            .append(RcDoc::line_())
+            .append(RcDoc::text(")"))
+            .group()
+    }
+
+    fn directives(&mut self, dirs: &[FuncDirective]) {
+        for d in dirs {
+            self.out.push('\n');
+            let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+            let _ = match d {
+                FuncDirective::MaxNtid(v) => write!(self.out, ".maxntid {}", list(v)),
+                FuncDirective::ReqNtid(v) => write!(self.out, ".reqntid {}", list(v)),
+                FuncDirective::ReqNctaPerCluster(v) => {
+                    write!(self.out, ".reqnctapercluster {}", list(v))
+                }
+                FuncDirective::MinNctaPerSm(n) => write!(self.out, ".minnctapersm {n}"),
+                FuncDirective::MaxNctaPerSm(n) => write!(self.out, ".maxnctapersm {n}"),
+                FuncDirective::MaxNreg(n) => write!(self.out, ".maxnreg {n}"),
+                FuncDirective::MaxClusterRank(n) => write!(self.out, ".maxclusterrank {n}"),
+                FuncDirective::AbiPreserve(n) => write!(self.out, ".abi_preserve {n}"),
+                FuncDirective::AbiPreserveControl(n) => {
+                    write!(self.out, ".abi_preserve_control {n}")
+                }
+                FuncDirective::ExplicitCluster => write!(self.out, ".explicitcluster"),
+                FuncDirective::BlocksAreClusters => write!(self.out, ".blocksareclusters"),
+                FuncDirective::NoReturn => write!(self.out, ".noreturn"),
+                FuncDirective::Pragma(s) => write!(self.out, ".pragma \"{s}\";"),
+            };
+        }
+    }
+
+    fn function(&mut self, f: &Function) {
+        let mut head = String::new();
+        if let Some(l) = f.linkage {
+            head.push_str(l.as_str());
+            head.push(' ');
+        }
+        head.push_str(match f.kind {
+            FunctionKind::Entry => ".entry",
+            FunctionKind::Func => ".func",
+        });
+        head.push_str(&self.attributes(&f.attributes));
+        let mut doc = RcDoc::text(head);
+        if let Some(r) = &f.returns {
+            doc = doc.append(RcDoc::text(" ")).append(self.param_list(r));
+        }
+        doc = doc
+            .append(RcDoc::text(" "))
+            .append(RcDoc::text(self.name(f.name).to_string()));
+        if let Some(p) = &f.params {
+            doc = doc.append(self.param_list(p));
+        }
+        render(doc, self.out);
+        self.directives(&f.directives);
+        match &f.body {
+            None => self.out.push_str(";\n"),
+            Some(body) => {
+                self.out.push_str("\n{\n");
+                self.statements(body, 1);
+                self.out.push_str("}\n");
+            }
+        }
+    }
+
+    fn decl(&mut self, v: &VarDecl) {
+        if let Some(l) = v.linkage {
+            self.out.push_str(l.as_str());
+            self.out.push(' ');
+        }
+        let _ = write!(
+            self.out,
+            ".{}{}",
+            v.space.as_str(),
+            self.attributes(&v.attributes)
+        );
+        if let Some(a) = v.align {
+            let _ = write!(self.out, " .align {a}");
+        }
+        if let Some(vec) = v.vector {
+            let _ = write!(self.out, " .{}", vec.as_str());
+        }
+        let _ = write!(self.out, " .{}", v.ty.as_str());
+        for (i, d) in v.names.iter().enumerate() {
+            self.out.push_str(if i == 0 { " " } else { ", " });
+            self.declarator(d, v.ty);
+        }
+        self.out.push(';');
+    }
+
+    fn declarator(&mut self, d: &Declarator, ty: Type) {
+        let mut s = self.name(d.name).to_string();
+        if let Some(n) = d.range {
+            let _ = write!(s, "<{n}>");
+        }
+        dims(&mut s, &d.dims);
+        self.out.push_str(&s);
+        if let Some(init) = &d.init {
+            self.out.push_str(" = ");
+            match init {
+                Init::Packed(bytes) => self.packed(bytes, ty),
+                _ => {
+                    let doc = self.init_doc(init);
+                    render(doc, self.out);
+                }
+            }
+        }
+    }
+
+    /// A packed integer list, filled to the line width.
+    fn packed(&mut self, bytes: &[u8], ty: Type) {
+        let w = ((ty.bits() / 8) as usize).max(1);
+        self.out.push('{');
+        let mut col = self.out.len() - self.out.rfind('\n').map_or(0, |p| p + 1);
+        for (i, chunk) in bytes.chunks(w).enumerate() {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            let raw = u64::from_le_bytes(buf);
+            let text = if ty.is_signed() {
+                let shift = 64 - 8 * chunk.len() as u32;
+                (((raw << shift) as i64) >> shift).to_string()
+            } else {
+                raw.to_string()
+            };
+            if i > 0 {
+                self.out.push(',');
+                if col + text.len() + 2 > WIDTH {
+                    self.out.push_str("\n\t");
+                    col = 0;
+                } else {
+                    self.out.push(' ');
+                }
+            }
+            col += text.len() + 2;
+            self.out.push_str(&text);
+        }
+        self.out.push('}');
+    }
+
+    fn init_doc<'d>(&self, init: &Init) -> RcDoc<'d, ()> {
+        match init {
+            Init::Expr(e) => {
+                let mut s = String::new();
+                self.expr_into(e, &mut s);
+                RcDoc::text(s)
+            }
+            Init::List(items) => {
+                let docs = items.iter().map(|i| self.init_doc(i));
+                RcDoc::text("{")
+                    .append(
+                        RcDoc::intersperse(docs, RcDoc::text(",").append(RcDoc::line())).nest(1),
+                    )
+                    .append(RcDoc::text("}"))
+                    .group()
+            }
+            Init::Packed(_) => RcDoc::text("{}"),
+        }
+    }
+
+    fn statements(&mut self, body: &[Statement], depth: usize) {
+        for s in body {
+            self.statement(s, depth);
+        }
+    }
+
+    fn indent(&mut self, depth: usize) {
+        for _ in 0..depth {
+            self.out.push('\t');
+        }
+    }
+
+    fn statement(&mut self, s: &Statement, depth: usize) {
+        match s {
+            Statement::Inst(inst) => {
+                self.indent(depth);
+                self.inst(inst, depth);
+                self.out.push('\n');
+            }
+            Statement::Label(n) => {
+                let _ = writeln!(self.out, "{}:", nm(self.m, *n));
+            }
+            Statement::Decl(d) => {
+                self.indent(depth);
+                self.decl(d);
+                self.out.push('\n');
+            }
+            Statement::Loc(l) => {
+                self.indent(depth);
+                self.loc(l);
+                self.out.push('\n');
+            }
+            Statement::Pragma(p) => {
+                self.indent(depth);
+                let _ = writeln!(self.out, ".pragma \"{p}\";");
+            }
+            Statement::Block(b) => {
+                self.indent(depth);
+                self.out.push_str("{\n");
+                self.statements(b, depth + 1);
+                self.indent(depth);
+                self.out.push_str("}\n");
+            }
+            Statement::BranchTargets { label, targets }
+            | Statement::CallTargets { label, targets } => {
+                self.indent(depth);
+                let kind = if matches!(s, Statement::BranchTargets { .. }) {
+                    "branchtargets"
+                } else {
+                    "calltargets"
+                };
+                let list: Vec<&str> = targets.iter().map(|t| self.name(*t)).collect();
+                let _ = writeln!(
+                    self.out,
+                    "{}: .{} {};",
+                    nm(self.m, *label),
+                    kind,
+                    list.join(", ")
+                );
+            }
+            Statement::CallPrototype { label, proto } => {
+                self.indent(depth);
+                let _ = write!(self.out, "{}: .callprototype", nm(self.m, *label));
+                self.prototype(proto);
+                self.out.push_str(";\n");
+            }
+        }
+    }
+
+    fn prototype(&mut self, p: &Prototype) {
+        let mut doc = RcDoc::nil();
+        if let Some(r) = &p.returns {
+            doc = doc.append(RcDoc::text(" ")).append(self.param_list(r));
+        }
+        doc = doc.append(RcDoc::text(" _"));
+        if let Some(ps) = &p.params {
+            doc = doc.append(RcDoc::text(" ")).append(self.param_list(ps));
+        }
+        render(doc, self.out);
+        for d in &p.directives {
+            let _ = match d {
+                FuncDirective::NoReturn => write!(self.out, " .noreturn"),
+                FuncDirective::AbiPreserve(n) => write!(self.out, " .abi_preserve {n}"),
+                FuncDirective::AbiPreserveControl(n) => {
+                    write!(self.out, " .abi_preserve_control {n}")
+                }
+                other => {
+                    // Other directives are not legal on prototypes; print them so nothing is lost.
+                    let mut tmp = String::new();
+                    let mut p2 = Printer {
+                        m: self.m,
+                        out: &mut tmp,
+                    };
+                    p2.directives(std::slice::from_ref(other));
+                    write!(self.out, " {}", tmp.trim())
+                }
+            };
+        }
+    }
+
+    fn loc(&mut self, l: &Loc) {
+        let _ = write!(self.out, ".loc {} {} {}", l.file, l.line, l.col);
+        if let Some(i) = &l.inlined {
+            let _ = write!(self.out, ", function_name {}", nm(self.m, i.function_name));
+            if i.offset != 0 {
+                let _ = write!(self.out, "{:+}", i.offset);
+            }
+            let _ = write!(self.out, ", inlined_at {} {} {}", i.file, i.line, i.col);
+        }
+    }
+
+    fn inst(&mut self, inst: &Instruction, depth: usize) {
+        if let Some(g) = inst.guard {
+            let _ = write!(
+                self.out,
+                "@{}{} ",
+                if g.negated { "!" } else { "" },
+                nm(self.m, g.pred)
+            );
+        }
+        self.out.push_str(inst.opcode.name());
+        for m in &inst.mods {
+            self.out.push('.');
+            self.out.push_str(m.as_str());
+        }
+        if inst.operands.is_empty() {
+            self.out.push(';');
+            return;
+        }
+        let long = inst
+            .operands
+            .iter()
+            .any(|o| o.items().is_some_and(|v| v.len() > LONG_LIST));
+        if long {
+            let docs = inst.operands.iter().map(|o| self.operand_doc(o));
+            let doc = RcDoc::text(" ")
+                .append(
+                    RcDoc::intersperse(docs, RcDoc::text(",").append(RcDoc::line()))
+                        .nest(depth as isize + 1)
+                        .group(),
+                )
+                .append(RcDoc::text(";"));
+            render(doc, self.out);
+            return;
+        }
+        self.out.push(' ');
+        for (i, o) in inst.operands.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            let mut s = std::mem::take(self.out);
+            self.operand_into(o, &mut s);
+            *self.out = s;
+        }
+        self.out.push(';');
+    }
+
+    fn operand_doc<'d>(&self, o: &Operand) -> RcDoc<'d, ()> {
+        let (open, close, items) = match o {
+            Operand::Vector(v) if v.len() > LONG_LIST => ("{", "}", v),
+            Operand::Args(v) if v.len() > LONG_LIST => ("(", ")", v),
+            Operand::Tuple(v) if v.len() > LONG_LIST => ("[", "]", v),
+            _ => {
+                let mut s = String::new();
+                self.operand_into(o, &mut s);
+                return RcDoc::text(s);
+            }
+        };
+        let docs = items.iter().map(|x| self.operand_doc(x));
+        RcDoc::text(open)
+            .append(RcDoc::intersperse(docs, RcDoc::text(",").append(RcDoc::line())).nest(1))
+            .append(RcDoc::text(close))
+            .group()
+    }
+
+    fn operand_into(&self, o: &Operand, s: &mut String) {
+        match o {
+            Operand::Reg { name, sel } => {
+                s.push_str(self.name(*name));
+                if !sel.is_none() {
+                    let _ = write!(s, "{sel}");
+                }
+            }
+            Operand::Special { reg, sel } => {
+                let _ = write!(s, "{reg}");
+                if !sel.is_none() {
+                    let _ = write!(s, "{sel}");
+                }
+            }
+            Operand::Int(v) => {
+                let _ = write!(s, "{v}");
+            }
+            Operand::Uint(v) => {
+                let _ = write!(s, "{v}U");
+            }
+            Operand::F32(b) => {
+                let _ = write!(s, "0f{b:08X}");
+            }
+            Operand::F64(b) => {
+                let _ = write!(s, "0d{b:016X}");
+            }
+            Operand::Dec(b) => dec(*b, s),
+            Operand::Sym { name, offset } => {
+                let _ = write!(s, "{}{}", self.name(*name), signed_offset(*offset));
+            }
+            Operand::Addr {
+                base,
+                offset,
+                unified,
+            } => {
+                s.push('[');
+                match base {
+                    Some(b) => {
+                        s.push_str(self.name(*b));
+                        if *offset != 0 {
+                            let _ = write!(s, "+{offset}");
+                        }
+                    }
+                    None => {
+                        let _ = write!(s, "{offset}");
+                    }
+                }
+                s.push(']');
+                if *unified {
+                    s.push_str(".unified");
+                }
+            }
+            Operand::Vector(v) => self.list_into(v, '{', '}', s),
+            Operand::Tuple(v) => self.list_into(v, '[', ']', s),
+            Operand::Args(v) => self.list_into(v, '(', ')', s),
+            Operand::Pair(p) => {
+                self.operand_into(&p[0], s);
+                s.push('|');
+                self.operand_into(&p[1], s);
+            }
+            Operand::Not(n) => {
+                s.push('!');
+                s.push_str(self.name(*n));
+            }
+            Operand::Neg(o) => {
+                s.push('-');
+                self.operand_into(o, s);
+            }
+            Operand::Sink => s.push('_'),
+        }
+    }
+
+    fn list_into(&self, v: &[Operand], open: char, close: char, s: &mut String) {
+        s.push(open);
+        for (i, o) in v.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            self.operand_into(o, s);
+        }
+        s.push(close);
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        let mut s = std::mem::take(self.out);
+        self.expr_into(e, &mut s);
+        *self.out = s;
+    }
+
+    fn expr_into(&self, e: &Expr, s: &mut String) {
+        match e {
+            Expr::Int(v) => {
+                let _ = write!(s, "{v}");
+            }
+            Expr::Uint(v) => {
+                let _ = write!(s, "{v}U");
+            }
+            Expr::F32(b) => {
+                let _ = write!(s, "0f{b:08X}");
+            }
+            Expr::F64(b) => {
+                let _ = write!(s, "0d{b:016X}");
+            }
+            Expr::Dec(b) => dec(*b, s),
+            Expr::Sym(n) => s.push_str(self.name(*n)),
+            Expr::Generic(n) => {
+                let _ = write!(s, "generic({})", self.name(*n));
+            }
+            Expr::Unary(op, e) => {
+                s.push_str(op.as_str());
+                self.expr_into(e, s);
+            }
+            Expr::Binary(op, a, b) => {
+                self.expr_into(a, s);
+                s.push_str(op.as_str());
+                self.expr_into(b, s);
+            }
+            Expr::Paren(e) => {
+                s.push('(');
+                self.expr_into(e, s);
+                s.push(')');
+            }
+        }
+    }
+}
+
+fn nm(m: &Module, n: Name) -> &str {
+    m.names.try_get(n).unwrap_or("<invalid-name>")
+}
+
+fn dims(s: &mut String, dims: &[Option<u64>]) {
+    for d in dims {
+        match d {
+            Some(n) => {
+                let _ = write!(s, "[{n}]");
+            }
+            None => s.push_str("[]"),
+        }
+    }
+}
+
+fn signed_offset(off: i64) -> String {
+    if off < 0 {
+        format!("-{}", off.unsigned_abs())
+    } else {
+        format!("+{off}")
+    }
+}
+
+/// A decimal float literal that reads back to the same bits.
+fn dec(bits: u64, s: &mut String) {
+    let v = f64::from_bits(bits);
+    if v.is_infinite() {
+        s.push_str(if v < 0.0 { "-1e999" } else { "1e999" });
+    } else if v.is_nan() {
+        // No decimal spelling exists; the exact bits keep the value.
+        let _ = write!(s, "0d{bits:016X}");
+    } else {
+        let t = format!("{v:?}");
+        s.push_str(&t);
+    }
+}

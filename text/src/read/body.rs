@@ -1,0 +1,220 @@
+//! Function bodies: statements, labels, scopes, declarations and debug directives.
+
+use super::{directive, fail, ws_inline, Reader};
+use crate::error::PResult;
+use crate::lex::{self, expect, is_ident_char, ws};
+use ptx_ir_core::{InlinedAt, Loc, Name, Prototype, Statement};
+
+/// Nesting bound for `{ }` scopes.
+const MAX_BLOCK_DEPTH: u32 = 64;
+
+impl Reader {
+    /// Statements up to and including the closing `}`.
+    pub(crate) fn block<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Vec<Statement>> {
+        self.block_at(i, 0)
+    }
+
+    fn block_at<'a>(&mut self, i: &'a [u8], depth: u32) -> PResult<'a, Vec<Statement>> {
+        if depth > MAX_BLOCK_DEPTH {
+            return fail(i, "scopes nested too deeply");
+        }
+        let mut out = Vec::new();
+        let mut r = i;
+        loop {
+            let (x, ()) = ws(r)?;
+            let Some(&c) = x.first() else {
+                return fail(x, "unexpected end of input: missing `}`");
+            };
+            r = match c {
+                b'}' => return Ok((&x[1..], out)),
+                b'{' => {
+                    let (y, b) = self.block_at(&x[1..], depth + 1)?;
+                    out.push(Statement::Block(b));
+                    y
+                }
+                b'@' => {
+                    let (y, inst) = self.guarded(x)?;
+                    out.push(Statement::Inst(inst));
+                    y
+                }
+                b'.' => {
+                    let (y, s) = self.body_directive(x)?;
+                    out.push(s);
+                    y
+                }
+                _ => {
+                    // A label is an identifier followed by `:` (not `::`).
+                    let n = x
+                        .iter()
+                        .position(|&b| !is_ident_char(b) && b != b'%')
+                        .unwrap_or(x.len());
+                    let (after, ()) = ws_inline(&x[n..]);
+                    if n > 0 && after.first() == Some(&b':') && after.get(1) != Some(&b':') {
+                        let name = self.name(x, &x[..n])?;
+                        let (y, s) = self.after_label(&after[1..], name)?;
+                        out.push(s);
+                        y
+                    } else {
+                        let (y, inst) = self.instruction(x, None)?;
+                        out.push(Statement::Inst(inst));
+                        y
+                    }
+                }
+            };
+        }
+    }
+
+    /// A label, or a label naming a `.branchtargets`, `.calltargets` or `.callprototype`.
+    fn after_label<'a>(&mut self, i: &'a [u8], label: Name) -> PResult<'a, Statement> {
+        let (x, ()) = ws(i)?;
+        let word =
+            |w: &[u8]| x.starts_with(w) && !x.get(w.len()).is_some_and(|&b| is_ident_char(b));
+        if word(b".branchtargets") || word(b".calltargets") {
+            let branch = word(b".branchtargets");
+            let (mut r, _) = directive(x)?;
+            let mut targets = Vec::new();
+            loop {
+                let (y, ()) = ws(r)?;
+                let (y, n) = self.ident_name(y)?;
+                targets.push(n);
+                let (y, ()) = ws(y)?;
+                match y.first() {
+                    Some(b',') => r = &y[1..],
+                    Some(b';') => {
+                        let s = if branch {
+                            Statement::BranchTargets { label, targets }
+                        } else {
+                            Statement::CallTargets { label, targets }
+                        };
+                        return Ok((&y[1..], s));
+                    }
+                    _ => return fail(y, "expected `,` or `;` in the target list"),
+                }
+            }
+        }
+        if word(b".callprototype") {
+            let (r, _) = directive(x)?;
+            let (r, ()) = ws(r)?;
+            let (r, returns) = if r.first() == Some(&b'(') {
+                let (y, p) = self.params(r)?;
+                (y, Some(p))
+            } else {
+                (r, None)
+            };
+            let (r, ()) = ws(r)?;
+            let (r, ()) = expect(
+                r,
+                b'_',
+                "expected `_` in place of the function name in `.callprototype`",
+            )?;
+            let (r, ()) = ws(r)?;
+            let (r, params) = if r.first() == Some(&b'(') {
+                let (y, p) = self.params(r)?;
+                (y, Some(p))
+            } else {
+                (r, None)
+            };
+            let (r, directives) = self.func_directives(r)?;
+            let (r, ()) = ws(r)?;
+            let (r, ()) = expect(r, b';', "expected `;` after `.callprototype`")?;
+            let proto = Box::new(Prototype {
+                returns,
+                params,
+                directives,
+            });
+            return Ok((r, Statement::CallPrototype { label, proto }));
+        }
+        Ok((i, Statement::Label(label)))
+    }
+
+    fn body_directive<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Statement> {
+        let (r, d) = directive(i)?;
+        match d {
+            b"reg" | b"local" | b"shared" | b"param" | b"const" | b"global" | b"tex" | b"sreg" => {
+                let (r, v) = self.var_decl(i, None, false)?;
+                Ok((r, Statement::Decl(Box::new(v))))
+            }
+            b"loc" => self.loc(r),
+            b"pragma" => {
+                let (r, s) = self.pragma(r)?;
+                Ok((r, Statement::Pragma(s)))
+            }
+            b"branchtargets" | b"calltargets" | b"callprototype" => fail(
+                i,
+                "this directive must be preceded by a label (`name: .branchtargets ...`)",
+            ),
+            _ => fail(
+                i,
+                format!(
+                    "unknown directive `.{}` in a function body",
+                    String::from_utf8_lossy(d)
+                ),
+            ),
+        }
+    }
+
+    fn loc<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Statement> {
+        let (r, ()) = ws_inline(i);
+        let (r, file) = lex::uint_u32(r)?;
+        let (r, ()) = ws_inline(r);
+        let (r, line) = lex::uint_u32(r)?;
+        let (r, ()) = ws_inline(r);
+        let (r, col) = lex::uint_u32(r)?;
+        let (x, ()) = ws_inline(r);
+        if x.first() != Some(&b',') {
+            return Ok((
+                r,
+                Statement::Loc(Loc {
+                    file,
+                    line,
+                    col,
+                    inlined: None,
+                }),
+            ));
+        }
+        let (x, ()) = ws_inline(&x[1..]);
+        if !x.starts_with(b"function_name") {
+            return fail(x, "expected `function_name` in `.loc`");
+        }
+        let (x, ()) = ws_inline(&x[13..]);
+        let (x, function_name) = self.ident_name(x)?;
+        let (x, ()) = ws_inline(x);
+        let (x, offset) = if matches!(x.first(), Some(b'+' | b'-')) {
+            let neg = x[0] == b'-';
+            let (y, ()) = ws_inline(&x[1..]);
+            let (y, v) = lex::uint_u64(y)?;
+            let v = v as i64;
+            (y, if neg { -v } else { v })
+        } else {
+            (x, 0)
+        };
+        let (x, ()) = ws_inline(x);
+        let (x, ()) = expect(x, b',', "expected `, inlined_at` in `.loc`")?;
+        let (x, ()) = ws_inline(x);
+        if !x.starts_with(b"inlined_at") {
+            return fail(x, "expected `inlined_at` in `.loc`");
+        }
+        let (x, ()) = ws_inline(&x[10..]);
+        let (x, f2) = lex::uint_u32(x)?;
+        let (x, ()) = ws_inline(x);
+        let (x, l2) = lex::uint_u32(x)?;
+        let (x, ()) = ws_inline(x);
+        let (x, c2) = lex::uint_u32(x)?;
+        let inlined = Some(Box::new(InlinedAt {
+            function_name,
+            offset,
+            file: f2,
+            line: l2,
+            col: c2,
+        }));
+        Ok((
+            x,
+            Statement::Loc(Loc {
+                file,
+                line,
+                col,
+                inlined,
+            }),
+        ))
+    }
+}

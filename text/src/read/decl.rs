@@ -1,0 +1,499 @@
+//! Declarations: variables, parameters, function headers and initialisers.
+
+use super::{directive, fail, ws_inline, Reader};
+use crate::error::PResult;
+use crate::lex::{self, expect, ws, Number};
+use ptx_ir_core::{
+    Attribute, Declarator, FuncDirective, Function, FunctionKind, Init, Linkage, Modifier, Param,
+    PtrAttr, Space, Type, VarDecl, Vector,
+};
+use smallvec::SmallVec;
+
+/// The qualifiers of a declaration or parameter, before its name.
+struct Quals {
+    space: Space,
+    attributes: Vec<Attribute>,
+    align: Option<u32>,
+    vector: Option<Vector>,
+    ty: Type,
+    ptr: Option<PtrAttr>,
+}
+
+impl Reader {
+    /// Reads `.space .qual* name...;` starting at the state-space directive.
+    pub(crate) fn var_decl<'a>(
+        &mut self,
+        i: &'a [u8],
+        linkage: Option<Linkage>,
+        _module: bool,
+    ) -> PResult<'a, VarDecl> {
+        let (r, q) = self.quals(i)?;
+        if q.ptr.is_some() {
+            return fail(i, "`.ptr` is only allowed on kernel parameters");
+        }
+        let mut names = Vec::new();
+        let mut r = r;
+        loop {
+            let (x, ()) = ws(r)?;
+            let (x, d) = self.declarator(x, q.ty, q.vector, true)?;
+            names.push(d);
+            let (x, ()) = ws(x)?;
+            match x.first() {
+                Some(b',') => r = &x[1..],
+                Some(b';') => {
+                    r = &x[1..];
+                    break;
+                }
+                _ => return fail(x, "expected `,` or `;` after a declaration"),
+            }
+        }
+        let decl = VarDecl {
+            linkage,
+            space: q.space,
+            attributes: q.attributes,
+            align: q.align,
+            vector: q.vector,
+            ty: q.ty,
+            names,
+        };
+        Ok((r, decl))
+    }
+
+    fn quals<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Quals> {
+        let at = i;
+        let (mut r, d) = directive(i)?;
+        let space = match Modifier::lookup(d) {
+            Some(Modifier::Space(s)) => s,
+            _ => {
+                return fail(
+                    at,
+                    "expected a state space (`.reg`, `.param`, `.global`, ...)",
+                )
+            }
+        };
+        let mut q = Quals {
+            space,
+            attributes: Vec::new(),
+            align: None,
+            vector: None,
+            ty: Type::B8,
+            ptr: None,
+        };
+        let mut ty = None;
+        loop {
+            let (x, ()) = ws(r)?;
+            if x.first() != Some(&b'.') {
+                r = x;
+                break;
+            }
+            let at = x;
+            let (x, d) = directive(x)?;
+            r = x;
+            match d {
+                b"align" => {
+                    let (x, ()) = ws(x)?;
+                    let (x, n) = lex::uint_u32(x)?;
+                    if n == 0 || !n.is_power_of_two() {
+                        return fail(at, "alignment must be a power of two");
+                    }
+                    match &mut q.ptr {
+                        Some(p) if p.align.is_none() => p.align = Some(n),
+                        _ if q.align.is_none() => q.align = Some(n),
+                        _ => return fail(at, "duplicate `.align`"),
+                    }
+                    r = x;
+                }
+                b"ptr" => {
+                    if q.ptr.is_some() {
+                        return fail(at, "duplicate `.ptr`");
+                    }
+                    q.ptr = Some(PtrAttr {
+                        space: None,
+                        align: None,
+                    });
+                }
+                b"attribute" => {
+                    let (x, a) = self.attributes(x)?;
+                    q.attributes.extend(a);
+                    r = x;
+                }
+                _ => match Modifier::lookup(d) {
+                    Some(Modifier::Vector(v)) if q.vector.is_none() => q.vector = Some(v),
+                    Some(Modifier::Type(t)) if ty.is_none() => ty = Some(t),
+                    Some(Modifier::Space(s)) if matches!(&q.ptr, Some(p) if p.space.is_none()) => {
+                        if let Some(p) = &mut q.ptr {
+                            p.space = Some(s);
+                        }
+                    }
+                    _ => {
+                        return fail(
+                            at,
+                            format!(
+                                "unexpected `.{}` in a declaration",
+                                String::from_utf8_lossy(d)
+                            ),
+                        )
+                    }
+                },
+            }
+        }
+        match ty {
+            Some(t) => q.ty = t,
+            None => return fail(r, "expected a type in the declaration"),
+        }
+        Ok((r, q))
+    }
+
+    /// `( .managed | .unified(a, b) ... )` after `.attribute`.
+    fn attributes<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Vec<Attribute>> {
+        let (r, ()) = ws(i)?;
+        let (mut r, ()) = expect(r, b'(', "expected `(` after `.attribute`")?;
+        let mut out = Vec::new();
+        loop {
+            let (x, ()) = ws(r)?;
+            let at = x;
+            let (x, d) = directive(x)?;
+            match d {
+                b"managed" => {
+                    out.push(Attribute::Managed);
+                    r = x;
+                }
+                b"unified" => {
+                    let (x, ()) = ws(x)?;
+                    let (x, ()) = expect(x, b'(', "expected `(` after `.unified`")?;
+                    let (x, ()) = ws(x)?;
+                    let (x, a) = lex::uint_u64(x)?;
+                    let (x, ()) = ws(x)?;
+                    let (x, ()) =
+                        expect(x, b',', "expected `,` between the two halves of the UUID")?;
+                    let (x, ()) = ws(x)?;
+                    let (x, b) = lex::uint_u64(x)?;
+                    let (x, ()) = ws(x)?;
+                    let (x, ()) = expect(x, b')', "expected `)`")?;
+                    out.push(Attribute::Unified(a, b));
+                    r = x;
+                }
+                _ => return fail(at, "expected `.managed` or `.unified(...)`"),
+            }
+            let (x, ()) = ws(r)?;
+            match x.first() {
+                Some(b',') => r = &x[1..],
+                Some(b')') => return Ok((&x[1..], out)),
+                _ => return fail(x, "expected `,` or `)` in `.attribute(...)`"),
+            }
+        }
+    }
+
+    /// A declared name with its range, dimensions and initialiser.
+    fn declarator<'a>(
+        &mut self,
+        i: &'a [u8],
+        ty: Type,
+        vector: Option<Vector>,
+        allow_init: bool,
+    ) -> PResult<'a, Declarator> {
+        let (mut r, name) = self.ident_name(i)?;
+        let mut range = None;
+        let mut dims = SmallVec::new();
+        if r.first() == Some(&b'<') {
+            let (x, ()) = ws(&r[1..])?;
+            let (x, n) = lex::uint_u32(x)?;
+            let (x, ()) = ws(x)?;
+            let (x, ()) = expect(x, b'>', "expected `>` after the register count")?;
+            range = Some(n);
+            r = x;
+        }
+        loop {
+            let (x, ()) = ws_inline(r);
+            if x.first() != Some(&b'[') {
+                break;
+            }
+            let (x, ()) = ws(&x[1..])?;
+            if x.first() == Some(&b']') {
+                dims.push(None);
+                r = &x[1..];
+                continue;
+            }
+            let (x, n) = lex::uint_u64(x)?;
+            let (x, ()) = ws(x)?;
+            let (x, ()) = expect(x, b']', "expected `]` after the array size")?;
+            dims.push(Some(n));
+            r = x;
+        }
+        let (x, ()) = ws(r)?;
+        let mut init = None;
+        if x.first() == Some(&b'=') {
+            if !allow_init {
+                return fail(x, "initialisers are not allowed here");
+            }
+            let (x, ()) = ws(&x[1..])?;
+            let packable = vector.is_none()
+                && (ty.is_bits() || ty.is_signed() || ty.is_unsigned())
+                && ty.bits() >= 8
+                && ty.bits() <= 64;
+            let (x, v) = self.init(x, ty, packable)?;
+            init = Some(v);
+            r = x;
+        }
+        Ok((
+            r,
+            Declarator {
+                name,
+                range,
+                dims,
+                init,
+            },
+        ))
+    }
+
+    fn init<'a>(&mut self, i: &'a [u8], ty: Type, packable: bool) -> PResult<'a, Init> {
+        if i.first() != Some(&b'{') {
+            let (r, e) = self.expr(i, false)?;
+            return Ok((r, Init::Expr(e)));
+        }
+        if packable {
+            if let Some((r, bytes)) = packed_list(i, ty) {
+                return Ok((r, Init::Packed(bytes.into_boxed_slice())));
+            }
+        }
+        let (mut r, ()) = ws(&i[1..])?;
+        let mut items = Vec::new();
+        if r.first() == Some(&b'}') {
+            return Ok((&r[1..], Init::List(items)));
+        }
+        loop {
+            let (x, item) = self.init(r, ty, false)?;
+            items.push(item);
+            let (x, ()) = ws(x)?;
+            match x.first() {
+                Some(b',') => {
+                    let (y, ()) = ws(&x[1..])?;
+                    r = y;
+                }
+                Some(b'}') => return Ok((&x[1..], Init::List(items))),
+                _ => return fail(x, "expected `,` or `}` in an initialiser"),
+            }
+        }
+    }
+
+    /// After `.entry`/`.func`: the signature, directives and body or `;`.
+    pub(crate) fn function<'a>(
+        &mut self,
+        i: &'a [u8],
+        linkage: Option<Linkage>,
+        entry: bool,
+    ) -> PResult<'a, Function> {
+        let kind = if entry {
+            FunctionKind::Entry
+        } else {
+            FunctionKind::Func
+        };
+        let (mut r, ()) = ws(i)?;
+        let mut attributes = Vec::new();
+        if r.starts_with(b".attribute") {
+            let (x, a) = self.attributes(&r[10..])?;
+            attributes = a;
+            let (x, ()) = ws(x)?;
+            r = x;
+        }
+        let mut returns = None;
+        if r.first() == Some(&b'(') {
+            if entry {
+                return fail(r, "`.entry` has no return parameters");
+            }
+            let (x, p) = self.params(r)?;
+            returns = Some(p);
+            let (x, ()) = ws(x)?;
+            r = x;
+        }
+        let (r, name) = self.ident_name(r)?;
+        let (x, ()) = ws(r)?;
+        let (r, params) = if x.first() == Some(&b'(') {
+            let (x, p) = self.params(x)?;
+            (x, Some(p))
+        } else {
+            (r, None)
+        };
+        let (r, directives) = self.func_directives(r)?;
+        let (r, ()) = ws(r)?;
+        let (r, body) = match r.first() {
+            Some(b';') => (&r[1..], None),
+            Some(b'{') => {
+                let (x, b) = self.block(&r[1..])?;
+                (x, Some(b))
+            }
+            _ => return fail(r, "expected `{` or `;` after the function header"),
+        };
+        Ok((
+            r,
+            Function {
+                linkage,
+                kind,
+                attributes,
+                returns,
+                name,
+                params,
+                directives,
+                body,
+            },
+        ))
+    }
+
+    /// `( param, ... )`
+    pub(crate) fn params<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Vec<Param>> {
+        let (r, ()) = expect(i, b'(', "expected `(`")?;
+        let (mut r, ()) = ws(r)?;
+        let mut out = Vec::new();
+        if r.first() == Some(&b')') {
+            return Ok((&r[1..], out));
+        }
+        loop {
+            let at = r;
+            let (x, q) = self.quals(r)?;
+            if !matches!(q.space, Space::Param | Space::Reg) {
+                return fail(at, "parameters are `.param` or `.reg`");
+            }
+            let (x, ()) = ws(x)?;
+            let (x, d) = self.declarator(x, q.ty, q.vector, false)?;
+            if d.range.is_some() {
+                return fail(at, "a parameter cannot declare a register range");
+            }
+            out.push(Param {
+                space: q.space,
+                align: q.align,
+                vector: q.vector,
+                ty: q.ty,
+                ptr: q.ptr,
+                name: d.name,
+                dims: d.dims,
+            });
+            let (x, ()) = ws(x)?;
+            match x.first() {
+                Some(b',') => {
+                    let (y, ()) = ws(&x[1..])?;
+                    r = y;
+                }
+                Some(b')') => return Ok((&x[1..], out)),
+                _ => return fail(x, "expected `,` or `)` in the parameter list"),
+            }
+        }
+    }
+
+    /// Performance-tuning and ABI directives up to `{` or `;`.
+    pub(crate) fn func_directives<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Vec<FuncDirective>> {
+        let mut out = Vec::new();
+        let mut r = i;
+        loop {
+            let (x, ()) = ws(r)?;
+            if x.first() != Some(&b'.') {
+                return Ok((x, out));
+            }
+            let at = x;
+            let (x, d) = directive(x)?;
+            let (x, dir) = match d {
+                b"noreturn" => (x, FuncDirective::NoReturn),
+                b"explicitcluster" => (x, FuncDirective::ExplicitCluster),
+                b"blocksareclusters" => (x, FuncDirective::BlocksAreClusters),
+                b"maxntid" | b"reqntid" | b"reqnctapercluster" => {
+                    let (x, v) = dims3(x)?;
+                    let dir = match d {
+                        b"maxntid" => FuncDirective::MaxNtid(v),
+                        b"reqntid" => FuncDirective::ReqNtid(v),
+                        _ => FuncDirective::ReqNctaPerCluster(v),
+                    };
+                    (x, dir)
+                }
+                b"minnctapersm"
+                | b"maxnctapersm"
+                | b"maxnreg"
+                | b"maxclusterrank"
+                | b"abi_preserve"
+                | b"abi_preserve_control" => {
+                    let (x, ()) = ws(x)?;
+                    let (x, n) = lex::uint_u32(x)?;
+                    let dir = match d {
+                        b"minnctapersm" => FuncDirective::MinNctaPerSm(n),
+                        b"maxnctapersm" => FuncDirective::MaxNctaPerSm(n),
+                        b"maxnreg" => FuncDirective::MaxNreg(n),
+                        b"maxclusterrank" => FuncDirective::MaxClusterRank(n),
+                        b"abi_preserve" => FuncDirective::AbiPreserve(n),
+                        _ => FuncDirective::AbiPreserveControl(n),
+                    };
+                    (x, dir)
+                }
+                b"pragma" => {
+                    let (x, s) = self.pragma(x)?;
+                    (x, FuncDirective::Pragma(s))
+                }
+                _ => {
+                    return fail(
+                        at,
+                        format!(
+                            "unknown function directive `.{}`",
+                            String::from_utf8_lossy(d)
+                        ),
+                    )
+                }
+            };
+            out.push(dir);
+            r = x;
+        }
+    }
+}
+
+/// `n{, n{, n}}`
+fn dims3(i: &[u8]) -> PResult<'_, SmallVec<[u32; 3]>> {
+    let mut v = SmallVec::new();
+    let mut r = i;
+    loop {
+        let (x, ()) = ws(r)?;
+        let (x, n) = lex::uint_u32(x)?;
+        v.push(n);
+        let (y, ()) = ws_inline(x);
+        if y.first() == Some(&b',') && v.len() < 3 {
+            r = &y[1..];
+        } else {
+            return Ok((x, v));
+        }
+    }
+}
+
+/// The fast path for `{1, 2, 3, ...}` of plain integers that fit `ty`: packed little-endian.
+/// Returns `None` (and the caller re-reads the list generally) if any element is not one.
+fn packed_list(i: &[u8], ty: Type) -> Option<(&[u8], Vec<u8>)> {
+    let width = (ty.bits() / 8) as usize;
+    let bits = ty.bits();
+    let mut out = Vec::new();
+    let (mut r, ()) = ws(&i[1..]).ok()?;
+    if r.first() == Some(&b'}') {
+        return None;
+    }
+    loop {
+        let neg = r.first() == Some(&b'-');
+        if neg {
+            r = &r[1..];
+        }
+        let (x, n) = lex::number(r).ok()?;
+        let v: i128 = match n {
+            Number::Int(v) => v as i128,
+            Number::Uint(v) => v as i128,
+            _ => return None,
+        };
+        let v = if neg { -v } else { v };
+        let lo = -(1i128 << (bits - 1));
+        let hi = (1i128 << bits) - 1;
+        if v < lo || v > hi {
+            return None;
+        }
+        out.extend_from_slice(&(v as u64).to_le_bytes()[..width]);
+        let (x, ()) = ws(x).ok()?;
+        match x.first() {
+            Some(b',') => {
+                let (y, ()) = ws(&x[1..]).ok()?;
+                r = y;
+            }
+            Some(b'}') => return Some((&x[1..], out)),
+            _ => return None,
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Constant expressions of initialisers, sections and parenthesised operands.
+
+use super::{fail, ws_inline, Reader};
+use crate::error::PResult;
+use crate::lex::{self, ident, ws, Number};
+use ptx_ir_core::{BinaryOp, Expr, UnaryOp};
+
+/// Nesting bound: deeper expressions are rejected rather than risking the stack.
+const MAX_DEPTH: u32 = 256;
+
+impl Reader {
+    /// A constant expression. In sections, names may start with `.` (`.debug_abbrev`).
+    pub(crate) fn expr<'a>(&mut self, i: &'a [u8], in_section: bool) -> PResult<'a, Expr> {
+        self.expr_bp(i, 0, in_section, 0)
+    }
+
+    fn expr_bp<'a>(
+        &mut self,
+        i: &'a [u8],
+        min_prec: u8,
+        sec: bool,
+        depth: u32,
+    ) -> PResult<'a, Expr> {
+        if depth > MAX_DEPTH {
+            return fail(i, "expression nested too deeply");
+        }
+        let (mut r, mut lhs) = self.unary(i, sec, depth)?;
+        loop {
+            let (x, ()) = ws_inline(r);
+            let Some((op, len)) = binop(x) else { break };
+            if op.precedence() < min_prec {
+                break;
+            }
+            let (y, ()) = ws(&x[len..])?;
+            let (y, rhs) = self.expr_bp(y, op.precedence() + 1, sec, depth + 1)?;
+            lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs));
+            r = y;
+        }
+        Ok((r, lhs))
+    }
+
+    fn unary<'a>(&mut self, i: &'a [u8], sec: bool, depth: u32) -> PResult<'a, Expr> {
+        if depth > MAX_DEPTH {
+            return fail(i, "expression nested too deeply");
+        }
+        match i.first() {
+            Some(b'-') => {
+                let (r, ()) = ws(&i[1..])?;
+                if r.first().is_some_and(|b| b.is_ascii_digit()) {
+                    let (r2, n) = lex::number(r)?;
+                    return match negate(n) {
+                        Some(e) => Ok((r2, e)),
+                        None => fail(r, "literal out of range"),
+                    };
+                }
+                let (r, e) = self.unary(r, sec, depth + 1)?;
+                Ok((r, Expr::Unary(UnaryOp::Neg, Box::new(e))))
+            }
+            Some(&c @ (b'~' | b'!' | b'+')) => {
+                let op = match c {
+                    b'~' => UnaryOp::Not,
+                    b'!' => UnaryOp::LogicalNot,
+                    _ => UnaryOp::Plus,
+                };
+                let (r, ()) = ws(&i[1..])?;
+                let (r, e) = self.unary(r, sec, depth + 1)?;
+                Ok((r, Expr::Unary(op, Box::new(e))))
+            }
+            Some(b'(') => {
+                let (r, ()) = ws(&i[1..])?;
+                let (r, e) = self.expr_bp(r, 0, sec, depth + 1)?;
+                let (r, ()) = ws(r)?;
+                let (r, ()) = lex::expect(r, b')', "expected `)`")?;
+                Ok((r, Expr::Paren(Box::new(e))))
+            }
+            Some(b) if b.is_ascii_digit() => {
+                let (r, n) = lex::number(i)?;
+                Ok((r, number_expr(n)))
+            }
+            Some(b'.') if sec => {
+                let (r, w) = crate::lex::qual_word(&i[1..])?;
+                let mut s = Vec::with_capacity(w.len() + 1);
+                s.push(b'.');
+                s.extend_from_slice(w);
+                let n = self.name(i, &s)?;
+                Ok((r, Expr::Sym(n)))
+            }
+            Some(_) => {
+                let Ok((r, w)) = ident(i) else {
+                    return fail(i, "expected a constant expression");
+                };
+                if w == b"generic" {
+                    let (x, ()) = ws_inline(r);
+                    if x.first() == Some(&b'(') {
+                        let (x, ()) = ws(&x[1..])?;
+                        let (x, n) = self.ident_name(x)?;
+                        let (x, ()) = ws(x)?;
+                        let (x, ()) = lex::expect(x, b')', "expected `)` after `generic(name`")?;
+                        return Ok((x, Expr::Generic(n)));
+                    }
+                }
+                let n = self.name(i, w)?;
+                Ok((r, Expr::Sym(n)))
+            }
+            None => fail(i, "expected a constant expression"),
+        }
+    }
+}
+
+fn binop(i: &[u8]) -> Option<(BinaryOp, usize)> {
+    Some(match (i.first()?, i.get(1)) {
+        (b'<', Some(b'<')) => (BinaryOp::Shl, 2),
+        (b'>', Some(b'>')) => (BinaryOp::Shr, 2),
+        (b'*', _) => (BinaryOp::Mul, 1),
+        (b'/', Some(b'/' | b'*')) => return None,
+        (b'/', _) => (BinaryOp::Div, 1),
+        (b'%', _) => (BinaryOp::Rem, 1),
+        (b'+', _) => (BinaryOp::Add, 1),
+        (b'-', _) => (BinaryOp::Sub, 1),
+        (b'&', Some(b'&')) => return None,
+        (b'&', _) => (BinaryOp::And, 1),
+        (b'^', _) => (BinaryOp::Xor, 1),
+        (b'|', Some(b'|')) => return None,
+        (b'|', _) => (BinaryOp::Or, 1),
+        _ => return None,
+    })
+}
+
+/// The expression for a literal.
+pub(crate) fn number_expr(n: Number) -> Expr {
+    match n {
+        Number::Int(v) => Expr::Int(v),
+        Number::Uint(v) => Expr::Uint(v),
+        Number::F32(v) => Expr::F32(v),
+        Number::F64(v) => Expr::F64(v),
+        Number::Dec(v) => Expr::Dec(v),
+    }
+}
+
+/// `-literal`, folded into the literal (sign bit flipped for floats).
+pub(crate) fn negate(n: Number) -> Option<Expr> {
+    Some(match n {
+        Number::Int(v) => Expr::Int(v.checked_neg()?),
+        Number::Uint(v) if v == 1 << 63 => Expr::Int(i64::MIN),
+        Number::Uint(_) => return None,
+        Number::F32(v) => Expr::F32(v ^ 0x8000_0000),
+        Number::F64(v) => Expr::F64(v ^ (1 << 63)),
+        Number::Dec(v) => Expr::Dec(v ^ (1 << 63)),
+    })
+}
+
+/// Folds an expression without symbols to an integer (for address offsets and operands).
+pub(crate) fn eval_int(e: &Expr) -> Option<i64> {
+    Some(match e {
+        Expr::Int(v) => *v,
+        Expr::Uint(v) => *v as i64,
+        Expr::Paren(e) => eval_int(e)?,
+        Expr::Unary(op, e) => {
+            let v = eval_int(e)?;
+            match op {
+                UnaryOp::Neg => v.wrapping_neg(),
+                UnaryOp::Not => !v,
+                UnaryOp::LogicalNot => (v == 0) as i64,
+                UnaryOp::Plus => v,
+            }
+        }
+        Expr::Binary(op, a, b) => {
+            let (a, b) = (eval_int(a)?, eval_int(b)?);
+            match op {
+                BinaryOp::Mul => a.wrapping_mul(b),
+                BinaryOp::Div => a.checked_div(b)?,
+                BinaryOp::Rem => a.checked_rem(b)?,
+                BinaryOp::Add => a.wrapping_add(b),
+                BinaryOp::Sub => a.wrapping_sub(b),
+                BinaryOp::Shl => a.wrapping_shl(u32::try_from(b).ok()?),
+                BinaryOp::Shr => a.wrapping_shr(u32::try_from(b).ok()?),
+                BinaryOp::And => a & b,
+                BinaryOp::Xor => a ^ b,
+                BinaryOp::Or => a | b,
+            }
+        }
+        _ => return None,
+    })
+}

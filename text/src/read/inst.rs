@@ -1,0 +1,417 @@
+//! Instructions and operands: the reader's hot path.
+
+use super::expr::{eval_int, negate};
+use super::{fail, ws_inline, Reader};
+use crate::error::{PErr, PResult};
+use crate::lex::{self, expect, ident, inst_word, is_ident_char, qual_word, ws, Number};
+use nom::Err;
+use ptx_ir_core::form::Form;
+use ptx_ir_core::{
+    Expr, Guard, Instruction, Modifier, Mods, Opcode, Operand, OperandList, Selector, SpecialReg,
+};
+
+/// Nesting bound for operands (vectors inside pairs inside tuples ...).
+const MAX_OPERAND_DEPTH: u32 = 16;
+
+impl Reader {
+    /// `@p inst` / `@!p inst`.
+    pub(crate) fn guarded<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Instruction> {
+        let (r, ()) = ws(&i[1..])?;
+        let (r, negated) = match r.first() {
+            Some(b'!') => (&r[1..], true),
+            _ => (r, false),
+        };
+        let (r, pred) = self.ident_name(r)?;
+        let (r, ()) = ws(r)?;
+        self.instruction(r, Some(Guard { pred, negated }))
+    }
+
+    /// An instruction up to and including its `;`.
+    pub(crate) fn instruction<'a>(
+        &mut self,
+        i: &'a [u8],
+        guard: Option<Guard>,
+    ) -> PResult<'a, Instruction> {
+        let (r, word) =
+            inst_word(i).map_err(|_| Err::Failure(PErr::at(i, "expected an instruction")))?;
+        let Some((opcode, n)) = Opcode::split_mnemonic(word) else {
+            let head = word.split(|&b| b == b'.').next().unwrap_or(word);
+            return fail(
+                i,
+                format!("unknown instruction `{}`", String::from_utf8_lossy(head)),
+            );
+        };
+        let mut mods = Mods::new();
+        let mut q = &word[n..];
+        while !q.is_empty() {
+            let at = &i[n + (word.len() - n - q.len())..];
+            if q[0] != b'.' {
+                return fail(
+                    at,
+                    format!("malformed qualifiers after `{}`", opcode.name()),
+                );
+            }
+            let (rest, w) = qual_word(&q[1..])
+                .map_err(|_| Err::Failure(PErr::at(at, "expected a qualifier after `.`")))?;
+            match Modifier::lookup(w) {
+                Some(m) => mods.push(m),
+                None => {
+                    return fail(
+                        at,
+                        format!(
+                            "unknown qualifier `.{}` on `{}`",
+                            String::from_utf8_lossy(w),
+                            opcode.name()
+                        ),
+                    );
+                }
+            }
+            q = rest;
+        }
+        let call = opcode == Opcode::Call;
+        let mut operands = OperandList::new();
+        let (mut r, ()) = ws(r)?;
+        if r.first() != Some(&b';') {
+            loop {
+                let (x, o) = self.operand(r, call, 0)?;
+                operands.push(o);
+                let (x, ()) = ws(x)?;
+                match x.first() {
+                    Some(b',') => {
+                        let (y, ()) = ws(&x[1..])?;
+                        r = y;
+                    }
+                    Some(b';') => {
+                        r = x;
+                        break;
+                    }
+                    _ => return fail(x, "expected `,` or `;` after an operand"),
+                }
+            }
+        }
+        let r = &r[1..];
+        check_forms(i, opcode, &mods, &operands)?;
+        Ok((
+            r,
+            Instruction {
+                guard,
+                opcode,
+                mods,
+                operands,
+            },
+        ))
+    }
+
+    /// One operand. `call` selects `(...)` as an argument list rather than an expression.
+    fn operand<'a>(&mut self, i: &'a [u8], call: bool, depth: u32) -> PResult<'a, Operand> {
+        if depth > MAX_OPERAND_DEPTH {
+            return fail(i, "operand nested too deeply");
+        }
+        let (r, o) = self.operand_single(i, call, depth)?;
+        // `a|b` pairs.
+        let (x, ()) = ws_inline(r);
+        if x.first() == Some(&b'|') {
+            let (y, ()) = ws(&x[1..])?;
+            let (y, second) = self.operand_single(y, call, depth + 1)?;
+            return Ok((y, Operand::Pair(Box::new([o, second]))));
+        }
+        Ok((r, o))
+    }
+
+    fn operand_single<'a>(&mut self, i: &'a [u8], call: bool, depth: u32) -> PResult<'a, Operand> {
+        let Some(&c) = i.first() else {
+            return fail(i, "expected an operand");
+        };
+        match c {
+            b'[' => self.bracket(i, depth),
+            b'{' => {
+                let (r, items) = self.list(&i[1..], b'}', call, depth)?;
+                Ok((r, Operand::Vector(Box::new(items))))
+            }
+            b'(' if call => {
+                let (r, items) = self.list(&i[1..], b')', call, depth)?;
+                Ok((r, Operand::Args(Box::new(items))))
+            }
+            b'(' => {
+                let (r, e) = self.expr(i, false)?;
+                match eval_int(&e) {
+                    Some(v) => Ok((r, Operand::Int(v))),
+                    None => fail(i, "expected a constant integer expression"),
+                }
+            }
+            b'!' => {
+                let (r, ()) = ws(&i[1..])?;
+                let (r, n) = self.ident_name(r)?;
+                Ok((r, Operand::Not(n)))
+            }
+            b'-' => {
+                let (r, ()) = ws(&i[1..])?;
+                if r.first().is_some_and(|b| b.is_ascii_digit()) {
+                    let (r2, n) = lex::number(r)?;
+                    return match negate(n) {
+                        Some(e) => Ok((r2, expr_operand(e))),
+                        None => fail(r, "literal out of range"),
+                    };
+                }
+                let (r, o) = self.operand_single(r, call, depth + 1)?;
+                Ok((r, Operand::Neg(Box::new(o))))
+            }
+            b'0'..=b'9' => {
+                let (r, n) = lex::number(i)?;
+                Ok((r, number_operand(n)))
+            }
+            b'_' if !i.get(1).is_some_and(|&b| is_ident_char(b)) => Ok((&i[1..], Operand::Sink)),
+            _ => self.named_operand(i),
+        }
+    }
+
+    /// A register, special register, symbol or symbol with offset, with an optional selector.
+    fn named_operand<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Operand> {
+        let (r, w) = ident(i).map_err(|_| Err::Failure(PErr::at(i, "expected an operand")))?;
+        // A selector `.x`, `.b0`, `.h10` directly after the name.
+        let (r, sel) = selector(r);
+        if w[0] == b'%' {
+            if let Some(reg) = std::str::from_utf8(w).ok().and_then(SpecialReg::lookup) {
+                return Ok((r, Operand::Special { reg, sel }));
+            }
+        }
+        let name = self.name(i, w)?;
+        if sel.is_none() {
+            let (x, ()) = ws_inline(r);
+            if matches!(x.first(), Some(b'+' | b'-')) && !matches!(x.get(1), Some(b'+' | b'-')) {
+                let (y, off) = offset(x)?;
+                return Ok((y, Operand::Sym { name, offset: off }));
+            }
+        }
+        Ok((r, Operand::Reg { name, sel }))
+    }
+
+    /// `[...]`: an address `[base+off]`, `[off]`, or a tuple `[a, b, {c}]`.
+    fn bracket<'a>(&mut self, i: &'a [u8], depth: u32) -> PResult<'a, Operand> {
+        let (r, ()) = ws(&i[1..])?;
+        let first_is_name = r.first().is_some_and(|&b| lex::is_ident_start(b));
+        if first_is_name {
+            let (x, w) = ident(r)?;
+            let (x, ()) = ws(x)?;
+            if matches!(x.first(), Some(b'+' | b'-' | b']')) {
+                // An address.
+                let base = self.name(r, w)?;
+                let (x, off) = if x.first() == Some(&b']') {
+                    (x, 0)
+                } else {
+                    offset(x)?
+                };
+                let (x, ()) = ws(x)?;
+                let (x, ()) = expect(x, b']', "expected `]` after the address")?;
+                let (x, unified) = unified_suffix(x);
+                return Ok((
+                    x,
+                    Operand::Addr {
+                        base: Some(base),
+                        offset: off,
+                        unified,
+                    },
+                ));
+            }
+        } else if r
+            .first()
+            .is_some_and(|b| b.is_ascii_digit() || *b == b'-' || *b == b'(')
+        {
+            let (x, e) = self.expr(r, false)?;
+            let (x, ()) = ws(x)?;
+            if x.first() == Some(&b']') {
+                let Some(v) = eval_int(&e) else {
+                    return fail(r, "expected a constant address");
+                };
+                let (x, unified) = unified_suffix(&x[1..]);
+                return Ok((
+                    x,
+                    Operand::Addr {
+                        base: None,
+                        offset: v,
+                        unified,
+                    },
+                ));
+            }
+        }
+        let (x, items) = self.list(r, b']', false, depth)?;
+        if items.len() < 2 {
+            return fail(i, "expected an address `[reg+offset]`");
+        }
+        Ok((x, Operand::Tuple(Box::new(items))))
+    }
+
+    /// Comma-separated operands up to `close`.
+    fn list<'a>(
+        &mut self,
+        i: &'a [u8],
+        close: u8,
+        call: bool,
+        depth: u32,
+    ) -> PResult<'a, OperandList> {
+        let mut items = OperandList::new();
+        let (mut r, ()) = ws(i)?;
+        if r.first() == Some(&close) {
+            return Ok((&r[1..], items));
+        }
+        loop {
+            let (x, o) = self.operand(r, call, depth + 1)?;
+            items.push(o);
+            let (x, ()) = ws(x)?;
+            match x.first() {
+                Some(b',') => {
+                    let (y, ()) = ws(&x[1..])?;
+                    r = y;
+                }
+                Some(&b) if b == close => return Ok((&x[1..], items)),
+                _ => return fail(x, format!("expected `,` or `{}`", close as char)),
+            }
+        }
+    }
+}
+
+/// `+imm`, `-imm`, `+-imm` or `+(expr)` after a base.
+fn offset(i: &[u8]) -> PResult<'_, i64> {
+    // Offsets are constant: a throwaway reader keeps any stray symbol out of the module.
+    let neg = i[0] == b'-';
+    let (r, ()) = ws(&i[1..])?;
+    let (r, neg2) = match r.first() {
+        Some(b'-') => {
+            let (y, ()) = ws(&r[1..])?;
+            (y, true)
+        }
+        _ => (r, false),
+    };
+    let mut rd = super::Reader {
+        names: Default::default(),
+    };
+    let (r, e) = rd.expr(r, false)?;
+    let Some(v) = eval_int(&e) else {
+        return fail(i, "expected a constant offset");
+    };
+    let v = if neg != neg2 { v.wrapping_neg() } else { v };
+    Ok((r, v))
+}
+
+fn unified_suffix(i: &[u8]) -> (&[u8], bool) {
+    if i.starts_with(b".unified") && !i.get(8).is_some_and(|&b| is_ident_char(b)) {
+        (&i[8..], true)
+    } else {
+        (i, false)
+    }
+}
+
+/// A selector directly after a name: `.x`, `.b0`, `.h10`, `.b3210`.
+fn selector(i: &[u8]) -> (&[u8], Selector) {
+    if i.first() == Some(&b'.') {
+        let n = i[1..]
+            .iter()
+            .position(|&b| !b.is_ascii_alphanumeric())
+            .unwrap_or(i.len() - 1);
+        if n > 0 {
+            if let Some(s) = std::str::from_utf8(&i[1..1 + n])
+                .ok()
+                .and_then(Selector::parse)
+            {
+                return (&i[1 + n..], s);
+            }
+        }
+    }
+    (i, Selector::NONE)
+}
+
+fn number_operand(n: Number) -> Operand {
+    match n {
+        Number::Int(v) => Operand::Int(v),
+        Number::Uint(v) => Operand::Uint(v),
+        Number::F32(v) => Operand::F32(v),
+        Number::F64(v) => Operand::F64(v),
+        Number::Dec(v) => Operand::Dec(v),
+    }
+}
+
+fn expr_operand(e: Expr) -> Operand {
+    match e {
+        Expr::Int(v) => Operand::Int(v),
+        Expr::Uint(v) => Operand::Uint(v),
+        Expr::F32(v) => Operand::F32(v),
+        Expr::F64(v) => Operand::F64(v),
+        Expr::Dec(v) => Operand::Dec(v),
+        _ => unreachable!("negate returns literals only"),
+    }
+}
+
+/// Checks qualifiers and operands against the opcode's forms; the error names what is wrong.
+fn check_forms(
+    at: &[u8],
+    op: Opcode,
+    mods: &[Modifier],
+    operands: &[Operand],
+) -> Result<(), Err<PErr>> {
+    let forms = op.forms();
+    let mut mods_ok = None;
+    let mut stray: Option<Modifier> = None;
+    for f in forms {
+        match f.match_mods(mods) {
+            Ok(()) => {
+                if f.match_operands(operands) {
+                    return Ok(());
+                }
+                mods_ok.get_or_insert(f);
+            }
+            Err(Some(m)) => {
+                stray.get_or_insert(m);
+            }
+            Err(None) => {}
+        }
+    }
+    let spelled = spell(op, mods);
+    let msg = if let Some(f) = mods_ok {
+        format!(
+            "wrong operands for `{spelled}`: expected {} ({} given)",
+            describe_operands(f),
+            operands.len()
+        )
+    } else if let Some(m) =
+        stray.filter(|m| !forms.iter().any(|f| f.slots.iter().any(|s| s.accepts(*m))))
+    {
+        format!("`{}` is not a qualifier of `{}`", m, op.name())
+    } else {
+        let hint = forms.first().map(|f| f.text).unwrap_or("");
+        format!(
+            "invalid qualifier combination `{spelled}` (forms of `{}` include `{}{}`)",
+            op.name(),
+            op.name(),
+            hint
+        )
+    };
+    Err(Err::Failure(PErr::at(at, msg)))
+}
+
+fn spell(op: Opcode, mods: &[Modifier]) -> String {
+    let mut s = op.name().to_string();
+    for m in mods {
+        s.push('.');
+        s.push_str(m.as_str());
+    }
+    s
+}
+
+fn describe_operands(f: &Form) -> String {
+    let parts: Vec<String> = f
+        .operands
+        .iter()
+        .map(|o| {
+            if o.optional {
+                format!("[{}]", o.kind.describe())
+            } else {
+                o.kind.describe().to_string()
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        "no operands".into()
+    } else {
+        parts.join(", ")
+    }
+}

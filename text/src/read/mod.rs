@@ -1,0 +1,405 @@
+//! The PTX reader: text to [`Module`].
+//!
+//! Written with nom's `IResult` conventions over byte slices. The hot path (instructions and
+//! their operands) dispatches on the first byte and never backtracks through long `alt` chains;
+//! the mnemonic is split by one hash lookup per candidate prefix and qualifiers resolve through
+//! the vocabulary's spelling table.
+
+mod body;
+mod decl;
+mod expr;
+mod inst;
+
+use crate::error::{PErr, PResult, ParseError};
+use crate::lex::{self, expect, ident, qual_word, ws};
+use nom::Err;
+use ptx_ir_core::{
+    FileDecl, Interner, Item, Linkage, Module, Name, Section, SectionEntry, Target, Type, Version,
+};
+
+/// Reads a whole module. `file` names the source in error messages.
+pub fn parse_module(src: &str, file: &str) -> Result<Module, ParseError> {
+    let mut r = Reader {
+        names: Interner::new(),
+    };
+    match r.module(src.as_bytes()) {
+        Ok((_, m)) => Ok(m),
+        Err(Err::Error(e) | Err::Failure(e)) => Err(to_parse_error(file, src, e)),
+        Err(Err::Incomplete(_)) => Err(ParseError::new(
+            file,
+            src,
+            src.len(),
+            "unexpected end of input",
+        )),
+    }
+}
+
+fn to_parse_error(file: &str, src: &str, e: PErr) -> ParseError {
+    let offset = src.len().saturating_sub(e.rem);
+    ParseError::new(file, src, offset, e.msg.into_owned())
+}
+
+/// Reader state: the module's interner, filled in source order.
+pub(crate) struct Reader {
+    pub(crate) names: Interner,
+}
+
+/// A failure at `i` (no backtracking past it).
+pub(crate) fn fail<T>(i: &[u8], msg: impl Into<std::borrow::Cow<'static, str>>) -> PResult<'_, T> {
+    Err(Err::Failure(PErr::at(i, msg)))
+}
+
+/// `.word` at the start of `i`: returns the word without its dot.
+pub(crate) fn directive(i: &[u8]) -> PResult<'_, &[u8]> {
+    let (i, ()) = expect(i, b'.', "expected a directive")?;
+    qual_word(i)
+}
+
+/// A double-quoted string; returns its raw contents (escapes kept).
+pub(crate) fn string(i: &[u8]) -> PResult<'_, &str> {
+    let (i, ()) = expect(i, b'"', "expected a string")?;
+    let mut k = 0;
+    while k < i.len() {
+        match i[k] {
+            b'\\' => k += 2,
+            b'"' => {
+                let s = std::str::from_utf8(&i[..k])
+                    .map_err(|_| Err::Failure(PErr::at(i, "string is not UTF-8")))?;
+                return Ok((&i[k + 1..], s));
+            }
+            b'\n' => break,
+            _ => k += 1,
+        }
+    }
+    fail(i, "unterminated string")
+}
+
+impl Reader {
+    /// Interns an identifier given as bytes (identifiers are ASCII).
+    pub(crate) fn name(&mut self, at: &[u8], s: &[u8]) -> Result<Name, Err<PErr>> {
+        match std::str::from_utf8(s) {
+            Ok(s) => Ok(self.names.intern(s)),
+            Err(_) => Err(Err::Failure(PErr::at(at, "identifier is not valid UTF-8"))),
+        }
+    }
+
+    /// An identifier, interned.
+    pub(crate) fn ident_name<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Name> {
+        let (r, s) = ident(i).map_err(|_| Err::Failure(PErr::at(i, "expected a name")))?;
+        Ok((r, self.name(i, s)?))
+    }
+
+    fn module<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Module> {
+        let (i, ()) = ws(i)?;
+        let (i, version) = self.version(i)?;
+        let (i, ()) = ws(i)?;
+        let (i, target) = self.target(i)?;
+        let (i, ()) = ws(i)?;
+        let (i, address_size) = if i.starts_with(b".address_size")
+            && !i.get(13).is_some_and(|&b| lex::is_ident_char(b))
+        {
+            let (i, ()) = ws(&i[13..])?;
+            let at = i;
+            let (i, n) = lex::uint_u32(i)?;
+            if n != 32 && n != 64 {
+                return fail(at, "`.address_size` must be 32 or 64");
+            }
+            (i, Some(n))
+        } else {
+            (i, None)
+        };
+        let mut items = Vec::new();
+        let mut i = i;
+        loop {
+            let (r, ()) = ws(i)?;
+            if r.is_empty() {
+                break;
+            }
+            let (r, item) = self.item(r)?;
+            items.push(item);
+            i = r;
+        }
+        let names = std::mem::take(&mut self.names);
+        Ok((
+            i,
+            Module {
+                names,
+                version,
+                target,
+                address_size,
+                items,
+            },
+        ))
+    }
+
+    fn version<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Version> {
+        let (r, d) = directive(i).map_err(|_| {
+            Err::Failure(PErr::at(
+                i,
+                "expected `.version` at the start of the module",
+            ))
+        })?;
+        if d != b"version" {
+            return fail(i, "expected `.version` at the start of the module");
+        }
+        let (r, ()) = ws(r)?;
+        let at = r;
+        let n = r
+            .iter()
+            .position(|&b| !(b.is_ascii_digit() || b == b'.'))
+            .unwrap_or(r.len());
+        let text = std::str::from_utf8(&r[..n]).unwrap_or("");
+        let parsed = text.split_once('.').and_then(|(a, b)| {
+            let ok =
+                |s: &str| !s.is_empty() && s.len() <= 3 && s.bytes().all(|c| c.is_ascii_digit());
+            (ok(a) && ok(b))
+                .then(|| {
+                    Some(Version {
+                        major: a.parse().ok()?,
+                        minor: b.parse().ok()?,
+                    })
+                })
+                .flatten()
+        });
+        match parsed {
+            Some(v) => Ok((&r[n..], v)),
+            None => fail(at, "expected a version `major.minor`"),
+        }
+    }
+
+    fn target<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Vec<Target>> {
+        let (r, d) = directive(i).map_err(|_| Err::Failure(PErr::at(i, "expected `.target`")))?;
+        if d != b"target" {
+            return fail(i, "expected `.target` after `.version`");
+        }
+        let mut out = Vec::new();
+        let mut r = r;
+        loop {
+            let (x, ()) = ws(r)?;
+            let at = x;
+            let (x, word) =
+                ident(x).map_err(|_| Err::Failure(PErr::at(x, "expected a target name")))?;
+            let t = std::str::from_utf8(word).ok().and_then(Target::parse);
+            match t {
+                Some(t) => out.push(t),
+                None => {
+                    return fail(
+                        at,
+                        "unknown target (expected sm_XX{a,f}, texmode_*, debug or map_f64_to_f32)",
+                    )
+                }
+            }
+            let (x2, ()) = ws_inline(x);
+            if x2.first() == Some(&b',') {
+                r = &x2[1..];
+            } else {
+                return Ok((x, out));
+            }
+        }
+    }
+
+    fn item<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Item> {
+        let start = i;
+        let (r, d) = directive(i)
+            .map_err(|_| Err::Failure(PErr::at(i, "expected a directive at module scope")))?;
+        let linkage = match d {
+            b"extern" => Some(Linkage::Extern),
+            b"visible" => Some(Linkage::Visible),
+            b"weak" => Some(Linkage::Weak),
+            b"common" => Some(Linkage::Common),
+            _ => None,
+        };
+        let (after_linkage, r, d) = if linkage.is_some() {
+            let (r, ()) = ws(r)?;
+            let at = r;
+            let (r2, d2) = directive(r).map_err(|_| {
+                Err::Failure(PErr::at(
+                    at,
+                    "expected `.entry`, `.func` or a variable after the linkage",
+                ))
+            })?;
+            (at, r2, d2)
+        } else {
+            (start, r, d)
+        };
+        match d {
+            b"entry" | b"func" => {
+                let (r, f) = self.function(r, linkage, d == b"entry")?;
+                Ok((r, Item::Function(Box::new(f))))
+            }
+            b"global" | b"const" | b"shared" | b"local" | b"tex" | b"param" => {
+                let (r, v) = self.var_decl(after_linkage, linkage, true)?;
+                Ok((r, Item::Variable(Box::new(v))))
+            }
+            _ if linkage.is_some() => fail(
+                after_linkage,
+                "expected `.entry`, `.func` or a variable after the linkage",
+            ),
+            b"file" => self.file_decl(r),
+            b"section" => self.section(r),
+            b"pragma" => {
+                let (r, s) = self.pragma(r)?;
+                Ok((r, Item::Pragma(s)))
+            }
+            b"alias" => {
+                let (r, ()) = ws(r)?;
+                let (r, alias) = self.ident_name(r)?;
+                let (r, ()) = ws(r)?;
+                let (r, ()) = expect(r, b',', "expected `,` in `.alias`")?;
+                let (r, ()) = ws(r)?;
+                let (r, aliasee) = self.ident_name(r)?;
+                let (r, ()) = ws(r)?;
+                let (r, ()) = expect(r, b';', "expected `;` after `.alias`")?;
+                Ok((r, Item::Alias { alias, aliasee }))
+            }
+            b"version" | b"target" | b"address_size" => {
+                fail(start, "module header directive out of place")
+            }
+            _ => fail(
+                start,
+                format!(
+                    "unknown module-level directive `.{}`",
+                    String::from_utf8_lossy(d)
+                ),
+            ),
+        }
+    }
+
+    /// `"..." ;` after `.pragma`.
+    pub(crate) fn pragma<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Box<str>> {
+        let (r, ()) = ws(i)?;
+        let (r, s) = string(r)?;
+        let (r, ()) = ws(r)?;
+        let (r, ()) = expect(r, b';', "expected `;` after `.pragma`")?;
+        Ok((r, s.into()))
+    }
+
+    fn file_decl<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Item> {
+        let (r, ()) = ws(i)?;
+        let (r, index) = lex::uint_u32(r)?;
+        let (r, ()) = ws(r)?;
+        let (r, path) = string(r)?;
+        let (x, ()) = ws_inline(r);
+        let (r, meta) = if x.first() == Some(&b',') {
+            let (r, ()) = ws(&x[1..])?;
+            let (r, ts) = lex::uint_u64(r)?;
+            let (r, ()) = ws(r)?;
+            let (r, ()) = expect(r, b',', "expected `, size` after the timestamp")?;
+            let (r, ()) = ws(r)?;
+            let (r, size) = lex::uint_u64(r)?;
+            (r, Some((ts, size)))
+        } else {
+            (r, None)
+        };
+        Ok((
+            r,
+            Item::File(Box::new(FileDecl {
+                index,
+                path: path.into(),
+                meta,
+            })),
+        ))
+    }
+
+    fn section<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Item> {
+        let (r, ()) = ws(i)?;
+        let at = r;
+        let (r, ()) = expect(r, b'.', "expected a section name")?;
+        let (r, w) =
+            qual_word(r).map_err(|_| Err::Failure(PErr::at(at, "expected a section name")))?;
+        let name = format!(".{}", String::from_utf8_lossy(w));
+        let (r, ()) = ws(r)?;
+        let (mut r, ()) = expect(r, b'{', "expected `{` after the section name")?;
+        let mut entries = Vec::new();
+        loop {
+            let (x, ()) = ws(r)?;
+            match x.first() {
+                Some(b'}') => {
+                    r = &x[1..];
+                    break;
+                }
+                Some(b'.') => {
+                    let (x2, d) = directive(x)?;
+                    let ty =
+                        match d {
+                            b"b8" => Type::B8,
+                            b"b16" => Type::B16,
+                            b"b32" => Type::B32,
+                            b"b64" => Type::B64,
+                            _ => return fail(
+                                x,
+                                "expected `.b8`, `.b16`, `.b32`, `.b64` or a label in a section",
+                            ),
+                        };
+                    let (x2, e) = self.section_data(x2, ty)?;
+                    entries.push(e);
+                    r = x2;
+                }
+                Some(_) => {
+                    let (x2, name) = self.ident_name(x)?;
+                    let (x2, ()) = ws(x2)?;
+                    let (x2, ()) = expect(x2, b':', "expected `:` after a section label")?;
+                    entries.push(SectionEntry::Label(name));
+                    r = x2;
+                }
+                None => return fail(x, "unterminated section"),
+            }
+        }
+        Ok((
+            r,
+            Item::Section(Box::new(Section {
+                name: name.into(),
+                entries,
+            })),
+        ))
+    }
+
+    fn section_data<'a>(&mut self, i: &'a [u8], ty: Type) -> PResult<'a, SectionEntry> {
+        let mut values = Vec::new();
+        let mut r = i;
+        loop {
+            let (x, ()) = ws_inline(r);
+            let (x, e) = self.expr(x, true)?;
+            values.push(e);
+            let (x2, ()) = ws_inline(x);
+            if x2.first() == Some(&b',') {
+                r = &x2[1..];
+                // Values may continue on the next line after a trailing comma.
+                let (y, ()) = ws(r)?;
+                r = y;
+            } else {
+                r = x;
+                break;
+            }
+        }
+        if ty == Type::B8 {
+            let bytes: Option<smallvec::SmallVec<[u8; 16]>> = values
+                .iter()
+                .map(|e| match e {
+                    ptx_ir_core::Expr::Int(v) if (0..=255).contains(v) => Some(*v as u8),
+                    _ => None,
+                })
+                .collect();
+            if let Some(b) = bytes {
+                return Ok((r, SectionEntry::Bytes(b)));
+            }
+        }
+        Ok((r, SectionEntry::Data { ty, values }))
+    }
+}
+
+/// Skips spaces and tabs only (not newlines): for directives whose extent is one line.
+pub(crate) fn ws_inline(i: &[u8]) -> (&[u8], ()) {
+    let n = i
+        .iter()
+        .position(|&b| b != b' ' && b != b'\t' && b != b'\r')
+        .unwrap_or(i.len());
+    let i = &i[n..];
+    // A block comment inside a line counts as space.
+    if i.starts_with(b"/*") {
+        if let Some(p) = i[2..].windows(2).position(|w| w == b"*/") {
+            return ws_inline(&i[p + 4..]);
+        }
+    }
+    (i, ())
+}
