@@ -323,14 +323,6 @@ impl Form {
         }
         i == ops.len()
     }
-
-    /// A required-slot summary for messages, e.g. `.sync .aligned .$shape`.
-    pub fn missing_required(&self, mods: &[Modifier]) -> Vec<&Slot> {
-        self.slots
-            .iter()
-            .filter(|s| s.required && !mods.iter().any(|&m| s.accepts(m)))
-            .collect()
-    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod check;
 pub mod form;
+#[cfg(feature = "arbitrary")]
+pub mod generate;
 pub mod inst;
 pub mod module;
 pub mod names;
@@ -18,6 +21,7 @@ pub mod operand;
 pub mod shape;
 pub mod special;
 pub mod table;
+pub mod visit;
 pub mod vocab;
 
 pub use inst::{Compare, Guard, Instruction, Mods};

@@ -5,7 +5,6 @@ use super::{fail, ws_inline, Reader};
 use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ident, inst_word, is_ident_char, qual_word, ws, Number};
 use nom::Err;
-use ptx_ir_core::form::Form;
 use ptx_ir_core::{
     Expr, Guard, Instruction, Modifier, Mods, Opcode, Operand, OperandList, Selector, SpecialReg,
 };
@@ -73,9 +72,9 @@ impl Reader {
         let (mut r, ()) = ws(r)?;
         if r.first() != Some(&b';') {
             loop {
-                let (x, o) = self.operand(r, call, 0)?;
+                let (after, o) = self.operand(r, call, 0)?;
                 operands.push(o);
-                let (x, ()) = ws(x)?;
+                let (x, ()) = ws(after)?;
                 match x.first() {
                     Some(b',') => {
                         let (y, ()) = ws(&x[1..])?;
@@ -85,7 +84,7 @@ impl Reader {
                         r = x;
                         break;
                     }
-                    _ => return fail(x, "expected `,` or `;` after an operand"),
+                    _ => return fail(end_of_line(after, x), "expected `,` or `;` after an operand"),
                 }
             }
         }
@@ -341,77 +340,20 @@ fn expr_operand(e: Expr) -> Operand {
     }
 }
 
-/// Checks qualifiers and operands against the opcode's forms; the error names what is wrong.
-fn check_forms(
-    at: &[u8],
-    op: Opcode,
-    mods: &[Modifier],
-    operands: &[Operand],
-) -> Result<(), Err<PErr>> {
-    let forms = op.forms();
-    let mut mods_ok = None;
-    let mut stray: Option<Modifier> = None;
-    for f in forms {
-        match f.match_mods(mods) {
-            Ok(()) => {
-                if f.match_operands(operands) {
-                    return Ok(());
-                }
-                mods_ok.get_or_insert(f);
-            }
-            Err(Some(m)) => {
-                stray.get_or_insert(m);
-            }
-            Err(None) => {}
-        }
+/// Checks qualifiers and operands against the opcode's forms (see `ptx_ir_core::check`).
+fn check_forms(at: &[u8], op: Opcode, mods: &[Modifier], operands: &[Operand]) -> Result<(), Err<PErr>> {
+    match ptx_ir_core::check::check(op, mods, operands) {
+        Ok(_) => Ok(()),
+        Err(msg) => Err(Err::Failure(PErr::at(at, msg))),
     }
-    let spelled = spell(op, mods);
-    let msg = if let Some(f) = mods_ok {
-        format!(
-            "wrong operands for `{spelled}`: expected {} ({} given)",
-            describe_operands(f),
-            operands.len()
-        )
-    } else if let Some(m) =
-        stray.filter(|m| !forms.iter().any(|f| f.slots.iter().any(|s| s.accepts(*m))))
-    {
-        format!("`{}` is not a qualifier of `{}`", m, op.name())
-    } else {
-        let hint = forms.first().map(|f| f.text).unwrap_or("");
-        format!(
-            "invalid qualifier combination `{spelled}` (forms of `{}` include `{}{}`)",
-            op.name(),
-            op.name(),
-            hint
-        )
-    };
-    Err(Err::Failure(PErr::at(at, msg)))
 }
 
-fn spell(op: Opcode, mods: &[Modifier]) -> String {
-    let mut s = op.name().to_string();
-    for m in mods {
-        s.push('.');
-        s.push_str(m.as_str());
-    }
-    s
-}
-
-fn describe_operands(f: &Form) -> String {
-    let parts: Vec<String> = f
-        .operands
-        .iter()
-        .map(|o| {
-            if o.optional {
-                format!("[{}]", o.kind.describe())
-            } else {
-                o.kind.describe().to_string()
-            }
-        })
-        .collect();
-    if parts.is_empty() {
-        "no operands".into()
-    } else {
-        parts.join(", ")
+/// Where to report a missing `;`: at the end of the line the operand ended on, if the next token
+/// is on a later line, otherwise at the next token.
+fn end_of_line<'a>(operand_end: &'a [u8], next: &'a [u8]) -> &'a [u8] {
+    let gap = &operand_end[..operand_end.len() - next.len()];
+    match gap.iter().position(|&b| b == b'\n' || b == b'\r') {
+        Some(p) => &operand_end[p..],
+        None => next,
     }
 }

@@ -1,0 +1,177 @@
+//! Walking every name of a module in print order, and renumbering names into that order.
+//!
+//! The reader interns names in source order, so a parsed module's interner lists names in the
+//! order the printer writes them. IR built in memory (by a compiler, a fuzzer or a rewrite) can
+//! intern names in any order and hold names no longer used; [`renumber_names`] rebuilds the
+//! interner in print order so that such a module equals the result of printing and re-reading
+//! it.
+
+use crate::module::Module;
+use crate::names::{Interner, Name};
+
+/// One definition of the walk, instantiated for shared and for mutable access so the two can
+/// never disagree on the order.
+macro_rules! walker {
+    ($modname:ident, [$($m:ident)?], $iter_expr:ident, $iter_inst:ident) => {
+        mod $modname {
+            use crate::module::{Declarator, Function, Init, Item, Module, Param, SectionEntry, Statement, VarDecl};
+            use crate::names::Name;
+
+            pub fn module(m: &$($m)? Module, f: &mut impl FnMut(&$($m)? Name)) {
+                for item in &$($m)? m.items {
+                    match item {
+                        Item::Function(func) => function(func, f),
+                        Item::Variable(v) => decl(v, f),
+                        Item::File(_) | Item::Pragma(_) => {}
+                        Item::Section(s) => {
+                            for e in &$($m)? s.entries {
+                                match e {
+                                    SectionEntry::Label(n) => f(n),
+                                    SectionEntry::Bytes(_) => {}
+                                    SectionEntry::Data { values, .. } => {
+                                        for v in values {
+                                            v.$iter_expr(&mut *f);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        Item::Alias { alias, aliasee } => {
+                            f(alias);
+                            f(aliasee);
+                        }
+                    }
+                }
+            }
+
+            fn params(ps: &$($m)? [Param], f: &mut impl FnMut(&$($m)? Name)) {
+                for p in ps {
+                    f(&$($m)? p.name);
+                }
+            }
+
+            pub fn function(func: &$($m)? Function, f: &mut impl FnMut(&$($m)? Name)) {
+                if let Some(r) = &$($m)? func.returns {
+                    params(r, f);
+                }
+                f(&$($m)? func.name);
+                if let Some(p) = &$($m)? func.params {
+                    params(p, f);
+                }
+                if let Some(body) = &$($m)? func.body {
+                    statements(body, f);
+                }
+            }
+
+            fn decl(v: &$($m)? VarDecl, f: &mut impl FnMut(&$($m)? Name)) {
+                for d in &$($m)? v.names {
+                    declarator(d, f);
+                }
+            }
+
+            fn declarator(d: &$($m)? Declarator, f: &mut impl FnMut(&$($m)? Name)) {
+                f(&$($m)? d.name);
+                if let Some(i) = &$($m)? d.init {
+                    init(i, f);
+                }
+            }
+
+            fn init(i: &$($m)? Init, f: &mut impl FnMut(&$($m)? Name)) {
+                match i {
+                    Init::Expr(e) => e.$iter_expr(&mut *f),
+                    Init::List(items) => {
+                        for i in items {
+                            init(i, f);
+                        }
+                    }
+                    Init::Packed(_) => {}
+                }
+            }
+
+            pub fn statements(body: &$($m)? [Statement], f: &mut impl FnMut(&$($m)? Name)) {
+                for s in body {
+                    match s {
+                        Statement::Inst(i) => i.$iter_inst(&mut *f),
+                        Statement::Label(n) => f(n),
+                        Statement::Decl(d) => decl(d, f),
+                        Statement::Loc(l) => {
+                            if let Some(i) = &$($m)? l.inlined {
+                                f(&$($m)? i.function_name);
+                            }
+                        }
+                        Statement::Pragma(_) => {}
+                        Statement::Block(b) => statements(b, f),
+                        Statement::BranchTargets { label, targets } | Statement::CallTargets { label, targets } => {
+                            f(label);
+                            for t in targets {
+                                f(t);
+                            }
+                        }
+                        Statement::CallPrototype { label, proto } => {
+                            f(label);
+                            if let Some(r) = &$($m)? proto.returns {
+                                params(r, f);
+                            }
+                            if let Some(p) = &$($m)? proto.params {
+                                params(p, f);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+walker!(shared, [], for_each_name_ref, for_each_name_ref);
+walker!(exclusive, [mut], for_each_name_mut, for_each_name_mut);
+
+/// Calls `f` on every name of `m`, in the order the printer writes them.
+pub fn for_each_name(m: &Module, f: &mut impl FnMut(Name)) {
+    shared::module(m, &mut |n: &Name| f(*n));
+}
+
+/// Calls `f` on every name of `m` mutably, in the order the printer writes them.
+pub fn for_each_name_mut(m: &mut Module, f: &mut impl FnMut(&mut Name)) {
+    exclusive::module(m, f);
+}
+
+/// Calls `f` on every name of a function (signature and body), in print order.
+pub fn function_names(func: &crate::module::Function, f: &mut impl FnMut(Name)) {
+    shared::function(func, &mut |n: &Name| f(*n));
+}
+
+/// Calls `f` on every name of a statement list mutably, in print order.
+pub fn statement_names_mut(body: &mut [crate::module::Statement], f: &mut impl FnMut(&mut Name)) {
+    exclusive::statements(body, f);
+}
+
+/// Rebuilds `m.names` so that names appear in print order and unused names are dropped.
+///
+/// Returns `Err` with the offending index if a name does not belong to the module's interner
+/// (the module is then left with the names that could be mapped).
+pub fn renumber_names(m: &mut Module) -> Result<(), usize> {
+    let old = std::mem::take(&mut m.names);
+    let mut new = Interner::new();
+    let mut map: Vec<Option<Name>> = vec![None; old.len()];
+    let mut bad = None;
+    exclusive::module(m, &mut |n: &mut Name| {
+        let i = n.index();
+        match map.get_mut(i) {
+            Some(slot) => *n = *slot.get_or_insert_with(|| new.intern(old.get(Name::from_index(i)))),
+            None => {
+                bad.get_or_insert(i);
+            }
+        }
+    });
+    m.names = new;
+    bad.map_or(Ok(()), Err)
+}
+
+/// Whether every name of `m` belongs to its interner.
+pub fn names_in_range(m: &Module) -> bool {
+    let len = m.names.len();
+    let mut ok = true;
+    for_each_name(m, &mut |n| ok &= n.index() < len);
+    ok
+}
