@@ -168,11 +168,16 @@ impl Instruction {
 
     /// Calls `f` on every name the instruction mentions (guard first), in print order.
     pub fn for_each_name(&self, f: &mut impl FnMut(Name)) {
-        if let Some(g) = self.guard {
-            f(g.pred);
+        self.for_each_name_ref(&mut |n: &Name| f(*n));
+    }
+
+    /// Calls `f` on a reference to every name (guard first), in print order.
+    pub fn for_each_name_ref(&self, f: &mut impl FnMut(&Name)) {
+        if let Some(g) = &self.guard {
+            f(&g.pred);
         }
         for o in &self.operands {
-            o.for_each_name(f);
+            o.for_each_name_ref(f);
         }
     }
 

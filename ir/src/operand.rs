@@ -266,14 +266,19 @@ impl Operand {
 
     /// Calls `f` on every name this operand mentions, in print order.
     pub fn for_each_name(&self, f: &mut impl FnMut(Name)) {
+        self.for_each_name_ref(&mut |n: &Name| f(*n));
+    }
+
+    /// Calls `f` on a reference to every name this operand mentions, in print order.
+    pub fn for_each_name_ref(&self, f: &mut impl FnMut(&Name)) {
         match self {
-            Operand::Reg { name, .. } | Operand::Sym { name, .. } | Operand::Not(name) => f(*name),
-            Operand::Addr { base: Some(b), .. } => f(*b),
+            Operand::Reg { name, .. } | Operand::Sym { name, .. } | Operand::Not(name) => f(name),
+            Operand::Addr { base: Some(b), .. } => f(b),
             Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
-                v.iter().for_each(|o| o.for_each_name(f))
+                v.iter().for_each(|o| o.for_each_name_ref(f))
             }
-            Operand::Pair(p) => p.iter().for_each(|o| o.for_each_name(f)),
-            Operand::Neg(o) => o.for_each_name(f),
+            Operand::Pair(p) => p.iter().for_each(|o| o.for_each_name_ref(f)),
+            Operand::Neg(o) => o.for_each_name_ref(f),
             _ => {}
         }
     }
@@ -404,12 +409,17 @@ impl UnaryOp {
 impl Expr {
     /// Calls `f` on every name, in print order.
     pub fn for_each_name(&self, f: &mut impl FnMut(Name)) {
+        self.for_each_name_ref(&mut |n: &Name| f(*n));
+    }
+
+    /// Calls `f` on a reference to every name, in print order.
+    pub fn for_each_name_ref(&self, f: &mut impl FnMut(&Name)) {
         match self {
-            Expr::Sym(n) | Expr::Generic(n) => f(*n),
-            Expr::Unary(_, e) | Expr::Paren(e) => e.for_each_name(f),
+            Expr::Sym(n) | Expr::Generic(n) => f(n),
+            Expr::Unary(_, e) | Expr::Paren(e) => e.for_each_name_ref(f),
             Expr::Binary(_, a, b) => {
-                a.for_each_name(f);
-                b.for_each_name(f);
+                a.for_each_name_ref(f);
+                b.for_each_name_ref(f);
             }
             _ => {}
         }

@@ -278,7 +278,6 @@ instructions! {
     ];
     Sub = "sub", Int, [
         ".$int d, s, s",
-        ".(u16x2|s16x2) d, s, s",
         "{.sat}.s32 d, s, s",
         ".cc.(u32|s32|u64|s64) d, s, s",
         "{.$rnd}{.ftz}{.sat}.f32 d, s, s",
@@ -317,7 +316,6 @@ instructions! {
     Rem = "rem", Int, [".$int d, s, s"];
     Abs = "abs", Int, [
         ".$sint d, s",
-        ".s16x2 d, s",
         "{.ftz}.f32 d, s",
         ".f64 d, s",
         "{.ftz}.$f16t d, s",
@@ -325,7 +323,6 @@ instructions! {
     ];
     Neg = "neg", Int, [
         ".$sint d, s",
-        ".s16x2 d, s",
         "{.ftz}.f32 d, s",
         ".f64 d, s",
         "{.ftz}.$f16t d, s",
@@ -334,20 +331,26 @@ instructions! {
     Min = "min", Int, [
         ".(u16|u32|u64|u16x2|s16|s64) d, s, s",
         "{.relu}.(s16x2|s32) d, s, s",
-        "{.ftz}{.NaN}{.xorsign}{.abs}.f32 d, s, s",
+        "{.ftz}{.NaN}.f32 d, s, s",
+        "{.ftz}{.NaN}.xorsign.abs.f32 d, s, s",
         "{.ftz}{.NaN}{.abs}.f32 d, s, s, s",
         ".f64 d, s, s",
-        "{.ftz}{.NaN}{.xorsign}{.abs}.$f16t d, s, s",
-        "{.NaN}{.xorsign}{.abs}.$bf16t d, s, s",
+        "{.ftz}{.NaN}.$f16t d, s, s",
+        "{.ftz}{.NaN}.xorsign.abs.$f16t d, s, s",
+        "{.NaN}.$bf16t d, s, s",
+        "{.NaN}.xorsign.abs.$bf16t d, s, s",
     ];
     Max = "max", Int, [
         ".(u16|u32|u64|u16x2|s16|s64) d, s, s",
         "{.relu}.(s16x2|s32) d, s, s",
-        "{.ftz}{.NaN}{.xorsign}{.abs}.f32 d, s, s",
+        "{.ftz}{.NaN}.f32 d, s, s",
+        "{.ftz}{.NaN}.xorsign.abs.f32 d, s, s",
         "{.ftz}{.NaN}{.abs}.f32 d, s, s, s",
         ".f64 d, s, s",
-        "{.ftz}{.NaN}{.xorsign}{.abs}.$f16t d, s, s",
-        "{.NaN}{.xorsign}{.abs}.$bf16t d, s, s",
+        "{.ftz}{.NaN}.$f16t d, s, s",
+        "{.ftz}{.NaN}.xorsign.abs.$f16t d, s, s",
+        "{.NaN}.$bf16t d, s, s",
+        "{.NaN}.xorsign.abs.$bf16t d, s, s",
     ];
     Popc = "popc", Int, [".$b3264 d, s"];
     Clz = "clz", Int, [".$b3264 d, s"];
@@ -399,16 +402,28 @@ instructions! {
 
     // ---------------------------------------------------------------- comparison and selection
     Set = "set", Compare, [
-        ".$cmp{.$boolop}{.ftz}.(u32|s32|f32).$scalar d, s, s, p?",
-        ".$fcmp{.$boolop}{.ftz}.(f16|bf16).($scalar|f16) d, s, s, p?",
-        ".$fcmp{.$boolop}{.ftz}.(u16|s16|u32|s32).(f16|bf16) d, s, s, p?",
-        ".$fcmp{.$boolop}{.ftz}.(f16x2|u32|s32).f16x2 d, s, s, p?",
-        ".$fcmp{.$boolop}.(bf16x2|u32|s32).bf16x2 d, s, s, p?",
+        ".$cmp{.ftz}.(u32|s32|f32).$scalar d, s, s",
+        ".$cmp.$boolop{.ftz}.(u32|s32|f32).$scalar d, s, s, p",
+        ".$fcmp{.ftz}.f16.($scalar|f16) d, s, s",
+        ".$fcmp.$boolop{.ftz}.f16.($scalar|f16) d, s, s, p",
+        ".$fcmp.bf16.($scalar|f16) d, s, s",
+        ".$fcmp.$boolop.bf16.($scalar|f16) d, s, s, p",
+        ".$fcmp{.ftz}.(u16|s16|u32|s32).f16 d, s, s",
+        ".$fcmp.$boolop{.ftz}.(u16|s16|u32|s32).f16 d, s, s, p",
+        ".$fcmp.(u16|s16|u32|s32).bf16 d, s, s",
+        ".$fcmp.$boolop.(u16|s16|u32|s32).bf16 d, s, s, p",
+        ".$fcmp{.ftz}.(f16x2|u32|s32).f16x2 d, s, s",
+        ".$fcmp.$boolop{.ftz}.(f16x2|u32|s32).f16x2 d, s, s, p",
+        ".$fcmp.(bf16x2|u32|s32).bf16x2 d, s, s",
+        ".$fcmp.$boolop.(bf16x2|u32|s32).bf16x2 d, s, s, p",
     ];
     Setp = "setp", Compare, [
-        ".$cmp{.$boolop}{.ftz}.$scalar d, s, s, p?",
-        ".$fcmp{.$boolop}{.ftz}.(f16|f16x2) d, s, s, p?",
-        ".$fcmp{.$boolop}.(bf16|bf16x2) d, s, s, p?",
+        ".$cmp{.ftz}.$scalar d, s, s",
+        ".$cmp.$boolop{.ftz}.$scalar d, s, s, p",
+        ".$fcmp{.ftz}.(f16|f16x2) d, s, s",
+        ".$fcmp.$boolop{.ftz}.(f16|f16x2) d, s, s, p",
+        ".$fcmp.(bf16|bf16x2) d, s, s",
+        ".$fcmp.$boolop.(bf16|bf16x2) d, s, s, p",
     ];
     Selp = "selp", Compare, [".$scalar d, s, s, p"];
     Slct = "slct", Compare, [".$scalar.s32 d, s, s, s", "{.ftz}.$scalar.f32 d, s, s, s"];
@@ -419,7 +434,7 @@ instructions! {
     Xor = "xor", Logic, [".$logic d, s, s"];
     Not = "not", Logic, [".$logic d, s"];
     Cnot = "cnot", Logic, [".$bits d, s"];
-    Lop3 = "lop3", Logic, [".b32 d, s, s, s, i", ".$boolop.b32 d, s, s, s, i, p"];
+    Lop3 = "lop3", Logic, [".b32 d, s, s, s, i", ".(and|or).b32 d, s, s, s, i, p"];
     Shf = "shf", Logic, [".(l|r).(clamp|wrap).b32 d, s, s, s"];
     Shl = "shl", Logic, [".$bits d, s, s"];
     Shr = "shr", Logic, [".($bits|$int) d, s, s"];
@@ -437,10 +452,10 @@ instructions! {
         ".volatile{.$ldspace}{.$prefetchsz}{.$vec}.$ldtype d, m",
         ".(relaxed|acquire).$scope{.$ldspace}{.$l1evict}{.$l2evict}{.L2::cache_hint}{.$prefetchsz}{.$vec}.$ldtype d, m, s?",
         ".mmio.relaxed.sys{.global}.$ldtype d, m",
-        ".global{.$ldcop}.nc{.L2::cache_hint}{.$prefetchsz}{.$vec}.$ldtype d, m, s?",
+        ".global{.(ca|cg|cs)}.nc{.L2::cache_hint}{.$prefetchsz}{.$vec}.$ldtype d, m, s?",
         ".global.nc{.$l1evict}{.$l2evict}{.L2::cache_hint}{.$prefetchsz}{.$vec}.$ldtype d, m, s?",
     ];
-    Ldu = "ldu", Data, ["{.global}{.$vec}.$ldtype d, m"];
+    Ldu = "ldu", Data, ["{.global}{.$v24}.$ldtype d, m"];
     St = "st", Data, [
         "{.weak}{.$stspace}{.$stcop}{.L2::cache_hint}{.$vec}.$ldtype m, s, s?",
         "{.weak}{.$stspace}{.$l1evict}{.$l2evict}{.L2::cache_hint}{.$vec}.$ldtype m, s, s?",
@@ -449,18 +464,25 @@ instructions! {
         ".mmio.relaxed.sys{.global}.$ldtype m, s",
     ];
     StAsync = "st.async", Data, [
-        "{.release}{.cluster}{.shared::cluster}.mbarrier::complete_tx::bytes{.$v24}.(b32|b64|u32|s32|u64|s64|f32|f64) m, s, m",
-        "{.release}{.cluster}{.shared::cluster}.mbarrier::complete_tx::bytes.v4.(b16|b32|s32|f32) m, s, m",
+        "{.weak}{.cluster}{.shared::cluster}{.mbarrier::complete_tx::bytes}{.$v24}.(b32|b64|u32|s32|u64|s64|f32|f64) m, s, m",
+        "{.mmio}.release.(gpu|sys){.global}.(b8|b16|b32|b64|u8|u16|u32|u64|s8|s16|s32|s64|f32|f64) m, s",
     ];
-    StBulk = "st.bulk", Data, ["{.weak}{.shared::cta} m, s, s"];
+    StBulk = "st.bulk", Data, ["{.weak}{.shared::cta} m, s, i"];
     MultimemLdReduce = "multimem.ld_reduce", Data, [
-        "{.weak}{.(relaxed|acquire)}{.$scope}{.global}.(min|max|add|and|or|xor){.acc::f32}{.$vec}.(b32|b64|u32|s32|u64|s64|f32|f64|f16|f16x2|bf16|bf16x2|e5m2|e5m2x2|e5m2x4|e4m3|e4m3x2|e4m3x4) d, m",
+        "{.(relaxed|acquire)}{.$scope}{.global}.(min|max|add|and|or|xor).(b32|b64|u32|u64|s32|s64) d, m",
+        ".weak{.global}.(min|max|add|and|or|xor).(b32|b64|u32|u64|s32|s64) d, m",
+        "{.(relaxed|acquire)}{.$scope}{.global}.(min|max|add){.(acc::f32|acc::f16)}{.$vec}.(f16|f16x2|bf16|bf16x2|f32|f64|e5m2|e5m2x2|e5m2x4|e4m3|e4m3x2|e4m3x4) d, m",
+        ".weak{.global}.(min|max|add){.(acc::f32|acc::f16)}{.$vec}.(f16|f16x2|bf16|bf16x2|f32|f64|e5m2|e5m2x2|e5m2x4|e4m3|e4m3x2|e4m3x4) d, m",
     ];
     MultimemSt = "multimem.st", Data, [
-        "{.weak}{.(relaxed|release)}{.$scope}{.global}{.$vec}.(b32|b64|u32|s32|u64|s64|f32|f64|f16|f16x2|bf16|bf16x2|e5m2|e5m2x2|e5m2x4|e4m3|e4m3x2|e4m3x4) m, s",
+        "{.(relaxed|release)}{.$scope}{.global}.(b32|b64|u32|u64|s32|s64) m, s",
+        ".weak{.global}.(b32|b64|u32|u64|s32|s64) m, s",
+        "{.(relaxed|release)}{.$scope}{.global}{.$vec}.(f16|f16x2|bf16|bf16x2|f32|f64|e5m2|e5m2x2|e5m2x4|e4m3|e4m3x2|e4m3x4) m, s",
+        ".weak{.global}{.$vec}.(f16|f16x2|bf16|bf16x2|f32|f64|e5m2|e5m2x2|e5m2x4|e4m3|e4m3x2|e4m3x4) m, s",
     ];
     MultimemRed = "multimem.red", Data, [
-        "{.(relaxed|release)}{.$scope}{.global}.(min|max|add|and|or|xor|inc|dec){.$vec}.(b32|b64|u32|s32|u64|s64|f32|f64|f16|f16x2|bf16|bf16x2|e5m2|e5m2x2|e5m2x4|e4m3|e4m3x2|e4m3x4) m, s",
+        "{.(relaxed|release)}{.$scope}{.global}.(min|max|add|and|or|xor).(b32|b64|u32|u64|s32|s64) m, s",
+        "{.(relaxed|release)}{.$scope}{.global}.add{.$vec}.(f16|f16x2|bf16|bf16x2|f32|f64) m, s",
     ];
     Prefetch = "prefetch", Data, [
         "{.(global|local)}.(L1|L2) m",
@@ -493,23 +515,27 @@ instructions! {
         ".rn{.relu}.f16x2.($f8x2|$f6x2|e2m1x2) d, s",
         ".rs{.relu}.satfinite.($f8x4|$f6x4|e2m1x4).f32 d, v, s",
         ".rn.satfinite{.relu}.($f6x2|e2m1x2).f32 d, s, s",
-        ".(rz|rp){.satfinite}.ue8m0x2.(f32|bf16x2) d, s, s?",
+        ".(rz|rp){.satfinite}.ue8m0x2.f32 d, s, s",
+        ".(rz|rp){.satfinite}.ue8m0x2.bf16x2 d, s",
         ".rn.bf16x2.ue8m0x2 d, s",
     ];
-    CvtPack = "cvt.pack", Data, [".sat.(u16|s16|u8|s8|u4|s4|u2|s2).s32{.b32} d, s, s, s?"];
+    CvtPack = "cvt.pack", Data, [
+        ".sat.(u16|s16).s32 d, s, s",
+        ".sat.(u2|s2|u4|s4|u8|s8).s32.b32 d, s, s, s",
+    ];
     Mapa = "mapa", Data, ["{.shared::cluster}.$addrsize d, s, s"];
     Getctarank = "getctarank", Data, ["{.shared::cluster}.$addrsize d, s"];
 
     // ---------------------------------------------------------------- asynchronous copy
     CpAsync = "cp.async", AsyncCopy, [
-        ".(ca|cg).shared{.shared::cta}.global{.L2::cache_hint}{.$prefetchsz} m, m, s, s?, s?",
-        ".(ca|cg).shared::cta.global{.L2::cache_hint}{.$prefetchsz} m, m, s, s?, s?",
+        ".(ca|cg).$sharedspace.global{.L2::cache_hint}{.$prefetchsz} m, m, s, s?, s?",
     ];
     CpAsyncCommitGroup = "cp.async.commit_group", AsyncCopy, [""];
-    CpAsyncWaitGroup = "cp.async.wait_group", AsyncCopy, [" s"];
+    CpAsyncWaitGroup = "cp.async.wait_group", AsyncCopy, [" i"];
     CpAsyncWaitAll = "cp.async.wait_all", AsyncCopy, [""];
     CpAsyncBulk = "cp.async.bulk", AsyncCopy, [
-        ".(shared::cta|shared::cluster).global.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint} m, m, s, m, s?, s?",
+        ".shared::cta.global.mbarrier::complete_tx::bytes{.L2::cache_hint} m, m, s, m, s?",
+        ".shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint} m, m, s, m, s?, s?",
         ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes m, m, s, m",
         ".global.shared::cta.bulk_group{.L2::cache_hint}{.cp_mask} m, m, s, s?, s?",
     ];
@@ -520,31 +546,41 @@ instructions! {
     ];
     CpAsyncBulkPrefetch = "cp.async.bulk.prefetch", AsyncCopy, [".L2.global{.L2::cache_hint} m, s, s?"];
     CpAsyncBulkTensor = "cp.async.bulk.tensor", AsyncCopy, [
-        ".$dim.(shared::cta|shared::cluster).global{.$loadmode}.mbarrier::complete_tx::bytes{.multicast::cluster}{.$ctagroup}{.L2::cache_hint} m, t, m, s?, s?, s?",
+        ".$dim.shared::cta.global{.$loadmode}.mbarrier::complete_tx::bytes{.$ctagroup}{.L2::cache_hint} m, t, m, v?, s?",
+        ".$dim.shared::cluster.global{.$loadmode}.mbarrier::complete_tx::bytes{.multicast::cluster}{.$ctagroup}{.L2::cache_hint} m, t, m, v?, s?, s?",
         ".$dim.global.shared::cta{.$storemode}.bulk_group{.L2::cache_hint} t, m, s?",
     ];
     CpReduceAsyncBulkTensor = "cp.reduce.async.bulk.tensor", AsyncCopy, [
         ".$dim.global.shared::cta.(add|min|max|inc|dec|and|or|xor){.(tile|im2col_no_offs)}.bulk_group{.L2::cache_hint} t, m, s?",
     ];
     CpAsyncBulkPrefetchTensor = "cp.async.bulk.prefetch.tensor", AsyncCopy, [
-        ".$dim.L2.global{.$loadmode}{.L2::cache_hint} t, s?, s?",
+        ".$dim.L2.global{.$loadmode}{.L2::cache_hint} t, v?, s?",
     ];
     CpAsyncBulkCommitGroup = "cp.async.bulk.commit_group", AsyncCopy, [""];
-    CpAsyncBulkWaitGroup = "cp.async.bulk.wait_group", AsyncCopy, ["{.read} s"];
+    CpAsyncBulkWaitGroup = "cp.async.bulk.wait_group", AsyncCopy, ["{.read} i"];
     TensormapReplace = "tensormap.replace", AsyncCopy, [
-        ".tile.(global_address|rank|box_dim|global_dim|global_stride|element_stride|elemtype|interleave_layout|swizzle_mode|swizzle_atomicity|fill_mode){.(global|shared::cta)}.b1024.$b3264 m, s, s?",
+        ".tile.(global_address|rank){.(global|shared::cta)}.b1024.$b3264 m, s",
+        ".tile.(box_dim|global_dim|global_stride|element_stride){.(global|shared::cta)}.b1024.$b3264 m, i, s",
+        ".tile.(elemtype|interleave_layout|swizzle_mode|swizzle_atomicity|fill_mode){.(global|shared::cta)}.b1024.$b3264 m, i",
     ];
 
     // ---------------------------------------------------------------- texture and surface
     Tex = "tex", Texture, [
-        "{.(base|level|grad)}.$geom.(v4|v2).(u32|s32|f16|f32|f16x2).(s32|f32) d, t, s?, s?, s?, s?",
+        "{.base}.$geom.v4.(u32|s32|f16|f32).(s32|f32) d, t, v?, s?",
+        ".level.$geom.v4.(u32|s32|f16|f32).(s32|f32) d, t, s, v?, s?",
+        ".grad.$geom.v4.(u32|s32|f16|f32).(s32|f32) d, t, v, v, v?, s?",
+        "{.base}.$geom.v2.f16x2.(s32|f32) d, t, v?, s?",
+        ".level.$geom.v2.f16x2.(s32|f32) d, t, s, v?, s?",
+        ".grad.$geom.v2.f16x2.(s32|f32) d, t, v, v, v?, s?",
     ];
-    Tld4 = "tld4", Texture, [".(r|g|b|a).(2d|a2d|cube|acube).v4.(u32|s32|f32).f32 d, t, s?, s?"];
+    Tld4 = "tld4", Texture, [".(r|g|b|a).(2d|a2d|cube|acube).v4.(u32|s32|f32).f32 d, t, v?, s?"];
     Txq = "txq", Texture, [
-        "{.level}.(width|height|depth|channel_data_type|channel_order|normalized_coords|array_size|num_mipmap_levels|num_samples|force_unnormalized_coords|filter_mode|addr_mode_0|addr_mode_1|addr_mode_2).b32 d, m, s?",
+        ".(width|height|depth|channel_data_type|channel_order|normalized_coords|array_size|num_mipmap_levels|num_samples).b32 d, m",
+        ".level.(width|height|depth).b32 d, m, s",
+        ".(force_unnormalized_coords|filter_mode|addr_mode_0|addr_mode_1|addr_mode_2).b32 d, m",
     ];
     Istypep = "istypep", Texture, [".(texref|samplerref|surfref) d, s"];
-    Suld = "suld", Surface, [".b.$sugeom{.$ldcop}{.$v24}.(b8|b16|b32|b64){.$sumode} d, t"];
+    Suld = "suld", Surface, [".b.$sugeom{.(ca|cg|cs|cv)}{.$v24}.(b8|b16|b32|b64){.$sumode} d, t"];
     Sust = "sust", Surface, [
         ".b.$sugeom{.$stcop}{.$v24}.(b8|b16|b32|b64){.$sumode} t, s",
         ".p.(1d|2d|3d){.$v24}.b32{.$sumode} t, s",
@@ -747,37 +783,49 @@ instructions! {
     // ---------------------------------------------------------------- stack
     Stacksave = "stacksave", Stack, [".$addrsize d"];
     Stackrestore = "stackrestore", Stack, [".$addrsize s"];
-    Alloca = "alloca", Stack, ["{.local}.$addrsize d, s, i?"];
+    Alloca = "alloca", Stack, [".$addrsize d, s, i?"];
 
     // ---------------------------------------------------------------- video
-    Vadd = "vadd", Video, [".$vtype.$vtype.$vtype{.sat}{.$vop2} d, s, s, s?"];
-    Vsub = "vsub", Video, [".$vtype.$vtype.$vtype{.sat}{.$vop2} d, s, s, s?"];
-    Vabsdiff = "vabsdiff", Video, [".$vtype.$vtype.$vtype{.sat}{.$vop2} d, s, s, s?"];
-    Vmin = "vmin", Video, [".$vtype.$vtype.$vtype{.sat}{.$vop2} d, s, s, s?"];
-    Vmax = "vmax", Video, [".$vtype.$vtype.$vtype{.sat}{.$vop2} d, s, s, s?"];
-    Vshl = "vshl", Video, [".$vtype.$vtype.u32{.sat}.(clamp|wrap){.$vop2} d, s, s, s?"];
-    Vshr = "vshr", Video, [".$vtype.$vtype.u32{.sat}.(clamp|wrap){.$vop2} d, s, s, s?"];
-    Vmad = "vmad", Video, [".$vtype.$vtype.$vtype{.po}{.sat}{.(shr7|shr15)} d, s, s, s"];
-    Vset = "vset", Video, [".$vtype.$vtype.(eq|ne|lt|le|gt|ge){.$vop2} d, s, s, s?"];
-    Vadd2 = "vadd2", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
-    Vsub2 = "vsub2", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
-    Vavrg2 = "vavrg2", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
-    Vabsdiff2 = "vabsdiff2", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
-    Vmin2 = "vmin2", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
-    Vmax2 = "vmax2", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
+    Vadd = "vadd", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s?", ".$vtype.$vtype.$vtype{.sat}.$vop2 d, s, s, s"];
+    Vsub = "vsub", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s?", ".$vtype.$vtype.$vtype{.sat}.$vop2 d, s, s, s"];
+    Vabsdiff = "vabsdiff", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s?", ".$vtype.$vtype.$vtype{.sat}.$vop2 d, s, s, s"];
+    Vmin = "vmin", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s?", ".$vtype.$vtype.$vtype{.sat}.$vop2 d, s, s, s"];
+    Vmax = "vmax", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s?", ".$vtype.$vtype.$vtype{.sat}.$vop2 d, s, s, s"];
+    Vshl = "vshl", Video, [
+        ".$vtype.$vtype.u32{.sat}.(clamp|wrap) d, s, s, s?",
+        ".$vtype.$vtype.u32{.sat}.(clamp|wrap).$vop2 d, s, s, s",
+    ];
+    Vshr = "vshr", Video, [
+        ".$vtype.$vtype.u32{.sat}.(clamp|wrap) d, s, s, s?",
+        ".$vtype.$vtype.u32{.sat}.(clamp|wrap).$vop2 d, s, s, s",
+    ];
+    Vmad = "vmad", Video, [
+        ".$vtype.$vtype.$vtype{.sat}{.(shr7|shr15)} d, s, s, s",
+        ".$vtype.$vtype.$vtype.po{.sat}{.(shr7|shr15)} d, s, s, s",
+    ];
+    Vset = "vset", Video, [
+        ".$vtype.$vtype.(eq|ne|lt|le|gt|ge) d, s, s, s?",
+        ".$vtype.$vtype.(eq|ne|lt|le|gt|ge).$vop2 d, s, s, s",
+    ];
+    Vadd2 = "vadd2", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
+    Vsub2 = "vsub2", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
+    Vavrg2 = "vavrg2", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
+    Vabsdiff2 = "vabsdiff2", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
+    Vmin2 = "vmin2", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
+    Vmax2 = "vmax2", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
     Vset2 = "vset2", Video, [".$vtype.$vtype.(eq|ne|lt|le|gt|ge){.add} d, s, s, s"];
-    Vadd4 = "vadd4", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
-    Vsub4 = "vsub4", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
-    Vavrg4 = "vavrg4", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
-    Vabsdiff4 = "vabsdiff4", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
-    Vmin4 = "vmin4", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
-    Vmax4 = "vmax4", Video, [".$vtype.$vtype.$vtype{.sat}{.add} d, s, s, s"];
+    Vadd4 = "vadd4", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
+    Vsub4 = "vsub4", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
+    Vavrg4 = "vavrg4", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
+    Vabsdiff4 = "vabsdiff4", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
+    Vmin4 = "vmin4", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
+    Vmax4 = "vmax4", Video, [".$vtype.$vtype.$vtype{.sat} d, s, s, s", ".$vtype.$vtype.$vtype.add d, s, s, s"];
     Vset4 = "vset4", Video, [".$vtype.$vtype.(eq|ne|lt|le|gt|ge){.add} d, s, s, s"];
 
     // ---------------------------------------------------------------- miscellaneous
     Brkpt = "brkpt", Misc, [""];
     Nanosleep = "nanosleep", Misc, [".u32 s"];
-    Pmevent = "pmevent", Misc, [" s", ".mask s"];
+    Pmevent = "pmevent", Misc, [" i", ".mask i"];
     Trap = "trap", Misc, [""];
     Setmaxnreg = "setmaxnreg", Misc, [".(inc|dec).sync.aligned.u32 i"];
 }

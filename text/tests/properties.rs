@@ -7,7 +7,7 @@ use quickcheck::{QuickCheck, TestResult};
 
 fn qc() -> QuickCheck {
     // A fixed number of cases keeps `cargo test` time predictable.
-    QuickCheck::new().tests(300).max_tests(3000).r#gen(quickcheck::Gen::new(1024))
+    QuickCheck::new().tests(300).max_tests(3000).rng(quickcheck::Gen::new(1024))
 }
 
 /// Generated modules (every opcode, every form) print to text that reads back to the same IR,
