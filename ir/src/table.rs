@@ -227,37 +227,47 @@ pub const SETS: &[(&str, &str)] = &[
     ("vsel", "b0 b1 b2 b3 h0 h1"),
     ("vop2", "add min max"),
     ("fenceproxy", "alias async"),
+    ("f8f6f4", "e4m3 e5m2 e3m2 e2m3 e2m1"),
+    ("wmmass", "global shared shared::cta"),
+    ("tckind", "kind::f16 kind::tf32 kind::f8f6f4"),
+    ("tcmxkind", "kind::mxf8f6f4 kind::mxf4 kind::mxf4nvf4"),
+    ("scalevec", "scale_vec::1X scale_vec::2X scale_vec::4X block16 block32"),
 ];
 
-/// Shapes of `wgmma.mma_async`, per K (generated: N from 8 to 256 in steps of 8).
-fn wgmma_shapes(k: u32) -> &'static str {
-    static CACHE: OnceLock<Vec<(u32, &'static str)>> = OnceLock::new();
+/// Shapes of `wgmma.mma_async`, per K (generated: N from 8 to 256 in steps of 8). With `int`,
+/// the N list of the integer and single-bit variants: 8, 16, 24, then 32 to 256 in steps of 16.
+fn wgmma_shapes(k: u32, int: bool) -> &'static str {
+    static CACHE: OnceLock<Vec<(u32, bool, &'static str)>> = OnceLock::new();
     let all = CACHE.get_or_init(|| {
-        [8u32, 16, 32, 64, 256]
-            .iter()
-            .map(|&k| {
+        let mut out = Vec::new();
+        for &k in &[8u32, 16, 32, 64, 256] {
+            for int in [false, true] {
                 let s: Vec<String> = (8..=256)
                     .step_by(8)
+                    .filter(|n| !int || *n <= 32 || n % 16 == 0)
                     .map(|n| format!("m64n{n}k{k}"))
                     .collect();
-                (k, &*Box::leak(s.join(" ").into_boxed_str()))
-            })
-            .collect()
+                out.push((k, int, &*Box::leak(s.join(" ").into_boxed_str())));
+            }
+        }
+        out
     });
     all.iter()
-        .find(|(kk, _)| *kk == k)
-        .map(|(_, s)| *s)
+        .find(|(kk, ii, _)| *kk == k && *ii == int)
+        .map(|(_, _, s)| *s)
         .unwrap_or("")
 }
 
 /// Resolves a `$name` set reference.
 pub fn set(name: &str) -> Option<&'static str> {
     match name {
-        "wgmma_k8" => Some(wgmma_shapes(8)),
-        "wgmma_k16" => Some(wgmma_shapes(16)),
-        "wgmma_k32" => Some(wgmma_shapes(32)),
-        "wgmma_k64" => Some(wgmma_shapes(64)),
-        "wgmma_k256" => Some(wgmma_shapes(256)),
+        "wgmma_k8" => Some(wgmma_shapes(8, false)),
+        "wgmma_k16" => Some(wgmma_shapes(16, false)),
+        "wgmma_k32" => Some(wgmma_shapes(32, false)),
+        "wgmma_k64" => Some(wgmma_shapes(64, false)),
+        "wgmma_k32i" => Some(wgmma_shapes(32, true)),
+        "wgmma_k64i" => Some(wgmma_shapes(64, true)),
+        "wgmma_k256i" => Some(wgmma_shapes(256, true)),
         _ => SETS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s),
     }
 }
@@ -288,7 +298,8 @@ instructions! {
         "{.$rnd}{.sat}.f32.(f16|bf16) d, s, s",
     ];
     Mul = "mul", Int, [
-        ".(hi|lo|wide).$int d, s, s",
+        ".(hi|lo).$int d, s, s",
+        ".wide.(u16|u32|s16|s32) d, s, s",
         "{.$rnd}{.ftz}{.sat}.f32 d, s, s",
         "{.$rnd}{.ftz}.f32x2 d, s, s",
         "{.$rnd}.f64 d, s, s",
@@ -296,7 +307,8 @@ instructions! {
         "{.rn}.$bf16t d, s, s",
     ];
     Mad = "mad", Int, [
-        ".(hi|lo|wide).$int d, s, s, s",
+        ".(hi|lo).$int d, s, s, s",
+        ".wide.(u16|u32|s16|s32) d, s, s, s",
         ".hi.sat.s32 d, s, s, s",
         ".(hi|lo).cc.(u32|s32|u64|s64) d, s, s, s",
         "{.ftz}{.sat}.f32 d, s, s, s",
@@ -402,8 +414,16 @@ instructions! {
 
     // ---------------------------------------------------------------- comparison and selection
     Set = "set", Compare, [
-        ".$cmp{.ftz}.(u32|s32|f32).$scalar d, s, s",
-        ".$cmp.$boolop{.ftz}.(u32|s32|f32).$scalar d, s, s, p",
+        ".(eq|ne).(u32|s32|f32).(b16|b32|b64) d, s, s",
+        ".(eq|ne).$boolop.(u32|s32|f32).(b16|b32|b64) d, s, s, p",
+        ".(eq|ne|lt|le|gt|ge).(u32|s32|f32).(s16|s32|s64) d, s, s",
+        ".(eq|ne|lt|le|gt|ge).$boolop.(u32|s32|f32).(s16|s32|s64) d, s, s, p",
+        ".(eq|ne|lt|le|gt|ge|lo|ls|hi|hs).(u32|s32|f32).(u16|u32|u64) d, s, s",
+        ".(eq|ne|lt|le|gt|ge|lo|ls|hi|hs).$boolop.(u32|s32|f32).(u16|u32|u64) d, s, s, p",
+        ".$fcmp{.ftz}.(u32|s32|f32).f32 d, s, s",
+        ".$fcmp.$boolop{.ftz}.(u32|s32|f32).f32 d, s, s, p",
+        ".$fcmp.(u32|s32|f32).f64 d, s, s",
+        ".$fcmp.$boolop.(u32|s32|f32).f64 d, s, s, p",
         ".$fcmp{.ftz}.f16.($scalar|f16) d, s, s",
         ".$fcmp.$boolop{.ftz}.f16.($scalar|f16) d, s, s, p",
         ".$fcmp.bf16.($scalar|f16) d, s, s",
@@ -418,8 +438,16 @@ instructions! {
         ".$fcmp.$boolop.(bf16x2|u32|s32).bf16x2 d, s, s, p",
     ];
     Setp = "setp", Compare, [
-        ".$cmp{.ftz}.$scalar d, s, s",
-        ".$cmp.$boolop{.ftz}.$scalar d, s, s, p",
+        ".(eq|ne).(b16|b32|b64) d, s, s",
+        ".(eq|ne).$boolop.(b16|b32|b64) d, s, s, p",
+        ".(eq|ne|lt|le|gt|ge).(s16|s32|s64) d, s, s",
+        ".(eq|ne|lt|le|gt|ge).$boolop.(s16|s32|s64) d, s, s, p",
+        ".(eq|ne|lt|le|gt|ge|lo|ls|hi|hs).(u16|u32|u64) d, s, s",
+        ".(eq|ne|lt|le|gt|ge|lo|ls|hi|hs).$boolop.(u16|u32|u64) d, s, s, p",
+        ".$fcmp{.ftz}.f32 d, s, s",
+        ".$fcmp.$boolop{.ftz}.f32 d, s, s, p",
+        ".$fcmp.f64 d, s, s",
+        ".$fcmp.$boolop.f64 d, s, s, p",
         ".$fcmp{.ftz}.(f16|f16x2) d, s, s",
         ".$fcmp.$boolop{.ftz}.(f16|f16x2) d, s, s, p",
         ".$fcmp.(bf16|bf16x2) d, s, s",
@@ -464,7 +492,8 @@ instructions! {
         ".mmio.relaxed.sys{.global}.$ldtype m, s",
     ];
     StAsync = "st.async", Data, [
-        "{.weak}{.cluster}{.shared::cluster}{.mbarrier::complete_tx::bytes}{.$v24}.(b32|b64|u32|s32|u64|s64|f32|f64) m, s, m",
+        "{.weak}{.shared::cluster}.mbarrier::complete_tx::bytes{.$v24}.(b32|b64|u32|s32|u64|s64|f32|f64) m, s, m",
+        ".cluster{.shared::cluster}.mbarrier::complete_tx::bytes{.$v24}.(b32|b64|u32|s32|u64|s64|f32|f64) m, s, m",
         "{.mmio}.release.(gpu|sys){.global}.(b8|b16|b32|b64|u8|u16|u32|u64|s8|s16|s32|s64|f32|f64) m, s",
     ];
     StBulk = "st.bulk", Data, ["{.weak}{.shared::cta} m, s, i"];
@@ -529,6 +558,7 @@ instructions! {
     // ---------------------------------------------------------------- asynchronous copy
     CpAsync = "cp.async", AsyncCopy, [
         ".(ca|cg).$sharedspace.global{.L2::cache_hint}{.$prefetchsz} m, m, s, s?, s?",
+        ".(ca|cg).$sharedspace.global{.L2::cache_hint}{.$prefetchsz} m, m, s, p, s?",
     ];
     CpAsyncCommitGroup = "cp.async.commit_group", AsyncCopy, [""];
     CpAsyncWaitGroup = "cp.async.wait_group", AsyncCopy, [" i"];
@@ -580,10 +610,10 @@ instructions! {
         ".(force_unnormalized_coords|filter_mode|addr_mode_0|addr_mode_1|addr_mode_2).b32 d, m",
     ];
     Istypep = "istypep", Texture, [".(texref|samplerref|surfref) d, s"];
-    Suld = "suld", Surface, [".b.$sugeom{.(ca|cg|cs|cv)}{.$v24}.(b8|b16|b32|b64){.$sumode} d, t"];
+    Suld = "suld", Surface, [".b.$sugeom{.(ca|cg|cs|cv)}{.$v24}.(b8|b16|b32|b64).$sumode d, t"];
     Sust = "sust", Surface, [
-        ".b.$sugeom{.$stcop}{.$v24}.(b8|b16|b32|b64){.$sumode} t, s",
-        ".p.(1d|2d|3d){.$v24}.b32{.$sumode} t, s",
+        ".b.$sugeom{.$stcop}{.$v24}.(b8|b16|b32|b64).$sumode t, s",
+        ".p.(1d|2d|3d){.$v24}.b32.$sumode t, s",
     ];
     Sured = "sured", Surface, [
         ".b.(add|min|max|and|or).(1d|2d|3d).(u32|u64|s32|b32|s64).$sumode t, s",
@@ -602,30 +632,40 @@ instructions! {
     Bar = "bar", Sync, [
         "{.cta}.sync s, s?",
         "{.cta}.arrive s, s",
-        "{.cta}.red.popc.u32 d, s, s?, p?",
-        "{.cta}.red.(and|or).pred d, s, s?, p?",
+        "{.cta}.red.popc.u32 d, s, p",
+        "{.cta}.red.popc.u32 d, s, s, p",
+        "{.cta}.red.(and|or).pred d, s, p",
+        "{.cta}.red.(and|or).pred d, s, s, p",
     ];
     Barrier = "barrier", Sync, [
         "{.cta}.sync{.aligned} s, s?",
         "{.cta}.arrive{.aligned} s, s",
-        "{.cta}.red.popc{.aligned}.u32 d, s, s?, p?",
-        "{.cta}.red.(and|or){.aligned}.pred d, s, s?, p?",
+        "{.cta}.red.popc{.aligned}.u32 d, s, p",
+        "{.cta}.red.popc{.aligned}.u32 d, s, s, p",
+        "{.cta}.red.(and|or){.aligned}.pred d, s, p",
+        "{.cta}.red.(and|or){.aligned}.pred d, s, s, p",
     ];
     BarWarpSync = "bar.warp.sync", Sync, [" s"];
     BarrierCluster = "barrier.cluster", Sync, [
         ".arrive{.(release|relaxed)}{.aligned}",
         ".wait{.acquire}{.aligned}",
     ];
-    Membar = "membar", Sync, [".(cta|gl|sys)", ".proxy.alias"];
+    Membar = "membar", Sync, [
+        ".(cta|gl|sys)",
+        ".proxy.(alias|async)",
+        ".proxy.async.(global|shared::cta|shared::cluster)",
+    ];
     Fence = "fence", Sync, [
         "{.(sc|acq_rel|acquire|release)}.$scope",
-        ".(acquire|release).(sync_restrict::shared::cluster|sync_restrict::shared::cta).cluster",
+        ".acquire.sync_restrict::shared::cluster.cluster",
+        ".release.sync_restrict::shared::cta.cluster",
         ".mbarrier_init.release.cluster",
         ".proxy.(alias|async)",
         ".proxy.async.(global|shared::cta|shared::cluster)",
         ".proxy.tensormap::generic.release.$scope",
-        ".proxy.tensormap::generic.acquire.$scope m, s",
-        ".proxy.async::generic.(acquire|release).(sync_restrict::shared::cluster|sync_restrict::shared::cta).cluster",
+        ".proxy.tensormap::generic.acquire.$scope m, i",
+        ".proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster",
+        ".proxy.async::generic.release.sync_restrict::shared::cta.cluster",
     ];
     Atom = "atom", Sync, [
         "{.$atomsem}{.$scope}{.$atomspace}.$atomop{.L2::cache_hint}.$atomtype d, m, s, s?",
@@ -644,15 +684,17 @@ instructions! {
         "{.global}{.$redsem}{.$scope}.(add|min|max).noftz{.L2::cache_hint}.$v24.(f16x2|bf16x2) m, s, s?",
     ];
     RedAsync = "red.async", Sync, [
-        "{.relaxed}{.cluster}{.shared::cluster}.mbarrier::complete_tx::bytes.(inc|dec).u32 m, s, m",
-        "{.relaxed}{.cluster}{.shared::cluster}.mbarrier::complete_tx::bytes.(min|max).(u32|s32) m, s, m",
-        "{.relaxed}{.cluster}{.shared::cluster}.mbarrier::complete_tx::bytes.add.(u32|s32|u64) m, s, m",
-        "{.relaxed}{.cluster}{.shared::cluster}.mbarrier::complete_tx::bytes.(and|or|xor).(b32|b64) m, s, m",
-        "{.relaxed}{.cluster}{.shared::cluster}.mbarrier::complete_tx::bytes.add.noftz.(f16|f16x2|bf16|bf16x2) m, s, m",
+        ".relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.(inc|dec).u32 m, s, m",
+        ".relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.(min|max).(u32|s32) m, s, m",
+        ".relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.(and|or|xor).b32 m, s, m",
+        ".relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.add.(u32|s32|u64) m, s, m",
+        "{.mmio}.release.(gpu|cluster|sys){.global}.add.(u32|s32|u64|s64) m, s",
     ];
     Vote = "vote", Sync, [
-        "{.sync}.$votemode.pred d, p, s?",
-        "{.sync}.ballot.b32 d, p, s?",
+        ".$votemode.pred d, p",
+        ".ballot.b32 d, p",
+        ".sync.$votemode.pred d, p, s",
+        ".sync.ballot.b32 d, p, s",
     ];
     Match = "match", Sync, [".(any|all).sync.$b3264 d, s, s"];
     Activemask = "activemask", Sync, [".b32 d"];
@@ -685,7 +727,7 @@ instructions! {
     MbarrierTryWait = "mbarrier.try_wait", Sync, ["{.parity}{.(acquire|relaxed)}{.(cta|cluster)}{.$sharedspace}.b64 d, m, s, s?"];
     MbarrierPendingCount = "mbarrier.pending_count", Sync, [".b64 d, s"];
     CpAsyncMbarrierArrive = "cp.async.mbarrier.arrive", Sync, ["{.noinc}{.$sharedspace}.b64 m"];
-    TensormapCpFenceproxy = "tensormap.cp_fenceproxy", Sync, [".global.shared::cta.tensormap::generic.release.$scope.sync.aligned m, m, s"];
+    TensormapCpFenceproxy = "tensormap.cp_fenceproxy", Sync, [".global.shared::cta.tensormap::generic.release.$scope.sync.aligned m, m, i"];
     ClusterlaunchcontrolTryCancel = "clusterlaunchcontrol.try_cancel", Sync, [
         ".async{.shared::cta}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 m, m",
     ];
@@ -697,15 +739,22 @@ instructions! {
 
     // ---------------------------------------------------------------- warp-level MMA
     WmmaLoad = "wmma.load", WarpMma, [
-        ".(a|b|c).sync.aligned.(row|col).$wmmashape{.(global|shared|shared::cta)}.(f16|s8|u8|f32|s32|bf16) d, m, s?",
-        ".(a|b|c).sync.aligned.(row|col).m16n16k8{.(global|shared|shared::cta)}.(tf32|f32) d, m, s?",
-        ".(a|b|c).sync.aligned.(row|col).m8n8k4{.(global|shared|shared::cta)}.f64 d, m, s?",
-        ".(a|b|c).sync.aligned.(row|col).(m8n8k32|m8n8k128){.(global|shared|shared::cta)}.(s4|u4|b1|s32) d, m, s?",
+        ".(a|b).sync.aligned.(row|col).$wmmashape{.$wmmass}.(f16|s8|u8|bf16) v, m, s?",
+        ".c.sync.aligned.(row|col).$wmmashape{.$wmmass}.(f16|f32|s32) v, m, s?",
+        ".(a|b).sync.aligned.(row|col).m16n16k8{.$wmmass}.tf32 v, m, s?",
+        ".c.sync.aligned.(row|col).m16n16k8{.$wmmass}.f32 v, m, s?",
+        ".(a|b|c).sync.aligned.(row|col).m8n8k4{.$wmmass}.f64 v, m, s?",
+        ".a.sync.aligned.row.m8n8k32{.$wmmass}.(s4|u4) v, m, s?",
+        ".b.sync.aligned.col.m8n8k32{.$wmmass}.(s4|u4) v, m, s?",
+        ".a.sync.aligned.row.m8n8k128{.$wmmass}.b1 v, m, s?",
+        ".b.sync.aligned.col.m8n8k128{.$wmmass}.b1 v, m, s?",
+        ".c.sync.aligned.(row|col).(m8n8k32|m8n8k128){.$wmmass}.s32 v, m, s?",
     ];
     WmmaStore = "wmma.store", WarpMma, [
-        ".d.sync.aligned.(row|col).$wmmashape{.(global|shared|shared::cta)}.(f16|f32|s32) m, v, s?",
-        ".d.sync.aligned.(row|col).(m16n16k8|m8n8k32|m8n8k128){.(global|shared|shared::cta)}.(f32|s32) m, v, s?",
-        ".d.sync.aligned.(row|col).m8n8k4{.(global|shared|shared::cta)}.f64 m, v, s?",
+        ".d.sync.aligned.(row|col).$wmmashape{.$wmmass}.(f16|f32|s32) m, v, s?",
+        ".d.sync.aligned.(row|col).(m8n8k32|m8n8k128){.$wmmass}.s32 m, v, s?",
+        ".d.sync.aligned.(row|col).m16n16k8{.$wmmass}.f32 m, v, s?",
+        ".d.sync.aligned.(row|col).m8n8k4{.$wmmass}.f64 m, v, s?",
     ];
     WmmaMma = "wmma.mma", WarpMma, [
         ".sync.aligned.(row|col).(row|col).$wmmashape.(f16|f32).(f16|f32) v, v, v, v",
@@ -717,38 +766,65 @@ instructions! {
         ".(xor|and).popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 v, v, v, v",
     ];
     Mma = "mma", WarpMma, [
-        "{.sp}{.sp::ordered_metadata}.sync.aligned.$mma16{.(row|col)}{.(row|col)}.(f16|f32).f16.f16.(f16|f32) v, v, v, v, s?, s?",
-        "{.sp}{.sp::ordered_metadata}.sync.aligned.(m16n8k4|m16n8k8|m16n8k16|m16n8k32).row.col.f32.(tf32|bf16|e4m3|e5m2|e3m2|e2m3|e2m1).(tf32|bf16|e4m3|e5m2|e3m2|e2m3|e2m1).(f16|f32) v, v, v, v, s?, s?",
+        // dense
+        ".sync.aligned.m8n8k4.(row|col).(row|col).(f16|f32).f16.f16.(f16|f32) v, v, v, v",
+        ".sync.aligned.(m16n8k8|m16n8k16).row.col.(f16|f32).f16.f16.(f16|f32) v, v, v, v",
+        ".sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 v, v, v, v",
+        ".sync.aligned.m16n8k8.row.col.f32.(bf16|tf32).(bf16|tf32).f32 v, v, v, v",
+        ".sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 v, v, v, v",
         ".sync.aligned.(m16n8k16|m16n8k32).row.col.(f16|f32).(e4m3|e5m2).(e4m3|e5m2).(f16|f32) v, v, v, v",
-        ".sync.aligned.m16n8k32.row.col.kind::f8f6f4.(f16|f32).(e4m3|e5m2|e3m2|e2m3|e2m1).(e4m3|e5m2|e3m2|e2m3|e2m1).(f16|f32) v, v, v, v",
-        ".sync.aligned.(m16n8k32|m16n8k64).row.col.(kind::mxf4|kind::mxf4nvf4|kind::mxf8f6f4).block_scale{.(scale_vec::1X|scale_vec::2X|scale_vec::4X)}.f32.(e4m3|e5m2|e3m2|e2m3|e2m1).(e4m3|e5m2|e3m2|e2m3|e2m1).f32.(ue8m0|ue4m3) v, v, v, v, s, v, s, v",
-        ".sync.aligned.(m8n8k4|m16n8k4|m16n8k8|m16n8k16).row.col.f64.f64.f64.f64 v, v, v, v",
-        "{.sp}{.sp::ordered_metadata}.sync.aligned.(m8n8k16|m16n8k16|m16n8k32|m16n8k64|m8n8k32|m16n8k128).row.col{.satfinite}.s32.(u8|s8|u4|s4).(u8|s8|u4|s4).s32 v, v, v, v, s?, s?",
+        ".sync.aligned.m16n8k32.row.col.kind::f8f6f4.(f16|f32).$f8f6f4.$f8f6f4.(f16|f32) v, v, v, v",
+        ".sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale{.scale_vec::2X}.f32.e2m1.e2m1.f32.ue8m0 v, v, v, v, s, v, s, v",
+        ".sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.(scale_vec::2X|scale_vec::4X).f32.e2m1.e2m1.f32.(ue8m0|ue4m3) v, v, v, v, s, v, s, v",
+        ".sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale{.scale_vec::1X}.f32.$f8f6f4.$f8f6f4.f32.ue8m0 v, v, v, v, s, v, s, v",
+        ".sync.aligned.(m8n8k4|m16n8k4|m16n8k8|m16n8k16).row.col{.$rnd}.f64.f64.f64.f64 v, v, v, v",
+        ".sync.aligned.(m8n8k16|m16n8k16|m16n8k32).row.col{.satfinite}.s32.(u8|s8).(u8|s8).s32 v, v, v, v",
+        ".sync.aligned.(m8n8k32|m16n8k32|m16n8k64).row.col{.satfinite}.s32.(u4|s4).(u4|s4).s32 v, v, v, v",
         ".sync.aligned.(m8n8k128|m16n8k128|m16n8k256).row.col.s32.b1.b1.s32.(xor|and).popc v, v, v, v",
+        // sparse A (`mma.sp`, `mma.sp::ordered_metadata`): metadata register and selector constant
+        ".(sp|sp::ordered_metadata).sync.aligned.(m16n8k16|m16n8k32).row.col.(f16|f32).f16.f16.(f16|f32) v, v, v, v, s, i",
+        ".(sp|sp::ordered_metadata).sync.aligned.(m16n8k16|m16n8k32).row.col.f32.bf16.bf16.f32 v, v, v, v, s, i",
+        ".(sp|sp::ordered_metadata).sync.aligned.(m16n8k8|m16n8k16).row.col.f32.tf32.tf32.f32 v, v, v, v, s, i",
+        ".(sp|sp::ordered_metadata).sync.aligned.m16n8k64.row.col.f32.(e4m3|e5m2).(e4m3|e5m2).f32 v, v, v, v, s, i",
+        ".sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.(f16|f32).$f8f6f4.$f8f6f4.(f16|f32) v, v, v, v, s, i",
+        ".sp::ordered_metadata.sync.aligned.m16n8k128.row.col.kind::mxf4.block_scale{.scale_vec::2X}.f32.e2m1.e2m1.f32.ue8m0 v, v, v, v, s, i, s, v, s, v",
+        ".sp::ordered_metadata.sync.aligned.m16n8k128.row.col.kind::mxf4nvf4.block_scale.(scale_vec::2X|scale_vec::4X).f32.e2m1.e2m1.f32.(ue8m0|ue4m3) v, v, v, v, s, i, s, v, s, v",
+        ".sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::mxf8f6f4.block_scale{.scale_vec::1X}.f32.$f8f6f4.$f8f6f4.f32.ue8m0 v, v, v, v, s, i, s, v, s, v",
+        ".(sp|sp::ordered_metadata).sync.aligned.(m16n8k32|m16n8k64).row.col{.satfinite}.s32.(u8|s8).(u8|s8).s32 v, v, v, v, s, i",
+        ".(sp|sp::ordered_metadata).sync.aligned.(m16n8k64|m16n8k128).row.col{.satfinite}.s32.(u4|s4).(u4|s4).s32 v, v, v, v, s, i",
     ];
     Ldmatrix = "ldmatrix", WarpMma, [
-        ".sync.aligned.(m8n8|m16n16).$num{.trans}{.$sharedspace}.(b16|b8) d, m",
-        ".sync.aligned.m8n16.$num{.$sharedspace}.b8x16.(b6x16_p32|b4x16_p64) d, m",
-        ".sync.aligned.m16n16.$num.trans{.$sharedspace}.b8x16.(b6x16_p32|b4x16_p64) d, m",
+        ".sync.aligned.(m8n8|m16n16).$num{.trans}{.$sharedspace}.(b16|b8) v, m",
+        ".sync.aligned.m8n16.$num{.$sharedspace}.b8x16.(b6x16_p32|b4x16_p64) v, m",
+        ".sync.aligned.m16n16.$num.trans{.$sharedspace}.b8x16.(b6x16_p32|b4x16_p64) v, m",
     ];
     Stmatrix = "stmatrix", WarpMma, [".sync.aligned.(m8n8|m16n8).$num{.trans}{.$sharedspace}.(b16|b8) m, v"];
     Movmatrix = "movmatrix", WarpMma, [".sync.aligned.m8n8.trans.b16 d, s"];
 
     // ---------------------------------------------------------------- warpgroup MMA
     WgmmaMmaAsync = "wgmma.mma_async", Wgmma, [
-        ".sync.aligned.$wgmma_k16.(f16|f32).(f16|bf16).(f16|bf16) v, s, s, p, i, i, i?, i?",
+        // d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b{, imm-trans-a}, imm-trans-b; the
+        // second form of each pair takes A in registers (no imm-trans-a)
+        ".sync.aligned.$wgmma_k16.(f16|f32).f16.f16 v, s, s, p, i, i, i, i",
+        ".sync.aligned.$wgmma_k16.(f16|f32).f16.f16 v, v, s, p, i, i, i",
+        ".sync.aligned.$wgmma_k16.f32.bf16.bf16 v, s, s, p, i, i, i, i",
+        ".sync.aligned.$wgmma_k16.f32.bf16.bf16 v, v, s, p, i, i, i",
         ".sync.aligned.$wgmma_k8.f32.tf32.tf32 v, s, s, p, i, i",
         ".sync.aligned.$wgmma_k32.(f16|f32).(e4m3|e5m2).(e4m3|e5m2) v, s, s, p, i, i",
-        ".sync.aligned.$wgmma_k32{.satfinite}.s32.(s8|u8).(s8|u8) v, s, s, p",
-        ".sync.aligned.$wgmma_k256.s32.b1.b1.and.popc v, s, s, p",
-        ".sp.sync.aligned.$wgmma_k32.(f16|f32).(f16|bf16).(f16|bf16) v, s, s, s, s, p, i, i, i?, i?",
-        ".sp.sync.aligned.$wgmma_k16.f32.tf32.tf32 v, s, s, s, s, p, i, i",
-        ".sp.sync.aligned.$wgmma_k64.(f16|f32).(e4m3|e5m2).(e4m3|e5m2) v, s, s, s, s, p, i, i",
-        ".sp.sync.aligned.$wgmma_k64{.satfinite}.s32.(s8|u8).(s8|u8) v, s, s, s, s, p",
+        ".sync.aligned.$wgmma_k32i{.satfinite}.s32.(s8|u8).(s8|u8) v, s, s, p",
+        ".sync.aligned.$wgmma_k256i.s32.b1.b1.and.popc v, s, s, p",
+        // sparse A: sp-meta register and sp-sel constant after b-desc
+        ".sp.sync.aligned.$wgmma_k32.(f16|f32).f16.f16 v, s, s, s, i, p, i, i, i, i",
+        ".sp.sync.aligned.$wgmma_k32.(f16|f32).f16.f16 v, v, s, s, i, p, i, i, i",
+        ".sp.sync.aligned.$wgmma_k32.f32.bf16.bf16 v, s, s, s, i, p, i, i, i, i",
+        ".sp.sync.aligned.$wgmma_k32.f32.bf16.bf16 v, v, s, s, i, p, i, i, i",
+        ".sp.sync.aligned.$wgmma_k16.f32.tf32.tf32 v, s, s, s, i, p, i, i",
+        ".sp.sync.aligned.$wgmma_k64.(f16|f32).(e4m3|e5m2).(e4m3|e5m2) v, s, s, s, i, p, i, i",
+        ".sp.sync.aligned.$wgmma_k64i{.satfinite}.s32.(s8|u8).(s8|u8) v, s, s, s, i, p",
     ];
     WgmmaFence = "wgmma.fence", Wgmma, [".sync.aligned"];
     WgmmaCommitGroup = "wgmma.commit_group", Wgmma, [".sync.aligned"];
-    WgmmaWaitGroup = "wgmma.wait_group", Wgmma, [".sync.aligned s"];
+    WgmmaWaitGroup = "wgmma.wait_group", Wgmma, [".sync.aligned i"];
 
     // ---------------------------------------------------------------- tcgen05
     Tcgen05Alloc = "tcgen05.alloc", Tcgen05, [".$ctagroup.sync.aligned{.shared::cta}.b32 m, s"];
@@ -756,23 +832,49 @@ instructions! {
     Tcgen05RelinquishAllocPermit = "tcgen05.relinquish_alloc_permit", Tcgen05, [".$ctagroup.sync.aligned"];
     Tcgen05Ld = "tcgen05.ld", Tcgen05, [
         ".sync.aligned.$tmemshape.$tmemnum{.pack::16b}.b32 v, m",
-        ".sync.aligned.16x32bx2.$tmemnum{.pack::16b}.b32 v, m, s",
-        ".red.sync.aligned.(32x32b|16x32bx2).$tmemnum.(min|max){.abs}{.NaN}.f32 v, d, m, s?",
-        ".red.sync.aligned.(32x32b|16x32bx2).$tmemnum.(min|max).(u32|s32) v, d, m, s?",
+        ".sync.aligned.16x32bx2.$tmemnum{.pack::16b}.b32 v, m, i",
+        ".red.sync.aligned.32x32b.$tmemnum.(min|max){.abs}{.NaN}.f32 v, d, m",
+        ".red.sync.aligned.16x32bx2.$tmemnum.(min|max){.abs}{.NaN}.f32 v, d, m, i",
+        ".red.sync.aligned.32x32b.$tmemnum.(min|max).(u32|s32) v, d, m",
+        ".red.sync.aligned.16x32bx2.$tmemnum.(min|max).(u32|s32) v, d, m, i",
     ];
     Tcgen05St = "tcgen05.st", Tcgen05, [
         ".sync.aligned.$tmemshape.$tmemnum{.unpack::16b}.b32 m, v",
-        ".sync.aligned.16x32bx2.$tmemnum{.unpack::16b}.b32 m, s, v",
+        ".sync.aligned.16x32bx2.$tmemnum{.unpack::16b}.b32 m, i, v",
     ];
-    Tcgen05Wait = "tcgen05.wait", Tcgen05, [".(wait::ld|wait::st).sync.aligned"];
+    // The ISA spells these `tcgen05.wait::ld`/`::st` (no dot), like `tcgen05.fence::*`.
+    Tcgen05WaitLd = "tcgen05.wait::ld", Tcgen05, [".sync.aligned"];
+    Tcgen05WaitSt = "tcgen05.wait::st", Tcgen05, [".sync.aligned"];
     Tcgen05Cp = "tcgen05.cp", Tcgen05, [
-        ".$ctagroup.$cpshape{.(warpx2::02_13|warpx2::01_23|warpx4)}{.b8x16}{.(b6x16_p32|b4x16_p64)} m, s",
+        ".$ctagroup.(128x256b|4x256b|128x128b) m, s",
+        ".$ctagroup.(128x256b|4x256b|128x128b).b8x16.(b6x16_p32|b4x16_p64) m, s",
+        ".$ctagroup.64x128b.(warpx2::02_13|warpx2::01_23) m, s",
+        ".$ctagroup.64x128b.(warpx2::02_13|warpx2::01_23).b8x16.(b6x16_p32|b4x16_p64) m, s",
+        ".$ctagroup.32x128b.warpx4 m, s",
+        ".$ctagroup.32x128b.warpx4.b8x16.(b6x16_p32|b4x16_p64) m, s",
     ];
     Tcgen05Shift = "tcgen05.shift", Tcgen05, [".$ctagroup.down m"];
     Tcgen05Mma = "tcgen05.mma", Tcgen05, [
-        "{.sp}.$ctagroup.(kind::f16|kind::tf32|kind::f8f6f4|kind::i8){.$collector}{.ashift} m, x, s, s, s?, s?, s?, s?",
-        "{.sp}.$ctagroup.(kind::mxf8f6f4|kind::mxf4|kind::mxf4nvf4).block_scale{.(scale_vec::1X|scale_vec::2X|scale_vec::4X|block16|block32)}{.$collector} m, x, s, s, s?, m, m, s",
-        ".ws{.sp}.cta_group::1.(kind::f16|kind::tf32|kind::f8f6f4|kind::i8){.$wscollector} m, x, s, s, s?, s?, s?",
+        // [d-tmem], a-desc | [a-tmem], b-desc, idesc, {disable-output-lane}?, enable-input-d,
+        // scale-input-d?; `.ashift` only with A in tensor memory
+        ".$ctagroup.$tckind{.$collector} m, s, s, s, v?, p, i?",
+        ".$ctagroup.$tckind{.ashift}{.$collector} m, m, s, s, v?, p, i?",
+        ".$ctagroup.kind::i8{.$collector} m, s, s, s, v?, p",
+        ".$ctagroup.kind::i8{.ashift}{.$collector} m, m, s, s, v?, p",
+        ".$ctagroup.$tcmxkind.block_scale{.$scalevec}{.$collector} m, s, s, s, m, m, p",
+        ".$ctagroup.$tcmxkind.block_scale{.$scalevec}{.$collector} m, m, s, s, m, m, p",
+        // `.sp`: [sp-meta-tmem] after b-desc
+        ".sp.$ctagroup.$tckind{.$collector} m, s, s, m, s, v?, p, i?",
+        ".sp.$ctagroup.$tckind{.ashift}{.$collector} m, m, s, m, s, v?, p, i?",
+        ".sp.$ctagroup.kind::i8{.$collector} m, s, s, m, s, v?, p",
+        ".sp.$ctagroup.kind::i8{.ashift}{.$collector} m, m, s, m, s, v?, p",
+        ".sp.$ctagroup.$tcmxkind.block_scale{.$scalevec}{.$collector} m, s, s, m, s, m, m, p",
+        ".sp.$ctagroup.$tcmxkind.block_scale{.$scalevec}{.$collector} m, m, s, m, s, m, m, p",
+        // `.ws`: enable-input-d, then an optional zero-column-mask-desc
+        ".ws.cta_group::1.($tckind|kind::i8){.$wscollector} m, s, s, s, p, s?",
+        ".ws.cta_group::1.($tckind|kind::i8){.$wscollector} m, m, s, s, p, s?",
+        ".ws.sp.cta_group::1.($tckind|kind::i8){.$wscollector} m, s, s, m, s, p, s?",
+        ".ws.sp.cta_group::1.($tckind|kind::i8){.$wscollector} m, m, s, m, s, p, s?",
     ];
     Tcgen05Commit = "tcgen05.commit", Tcgen05, [
         ".$ctagroup.mbarrier::arrive::one{.shared::cluster}{.multicast::cluster}.b64 m, s?",

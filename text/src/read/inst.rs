@@ -167,6 +167,7 @@ impl Reader {
     /// A register, special register, symbol or symbol with offset, with an optional selector.
     fn named_operand<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Operand> {
         let (r, w) = ident(i).map_err(|_| Err::Failure(PErr::at(i, "expected an operand")))?;
+        let (r, w) = hyphenated(i, r, w);
         // A selector `.x`, `.b0`, `.h10` directly after the name.
         let (r, sel) = selector(r);
         if w[0] == b'%' {
@@ -267,6 +268,32 @@ impl Reader {
             }
         }
     }
+}
+
+/// Extends the name `w` (which starts `start`; `r` follows it) over `-name` parts written with no
+/// space around the `-`: `cache-policy`, `imm-trans-a`. The PTX ISA writes operand names this way
+/// in its syntax and examples. It cannot be read as a symbol and an offset, since an offset must
+/// be constant, so only text that would otherwise be rejected is read differently. Registers
+/// (`%r-...`) are not extended.
+fn hyphenated<'a>(start: &'a [u8], mut r: &'a [u8], w: &'a [u8]) -> (&'a [u8], &'a [u8]) {
+    if w[0] == b'%' {
+        return (r, w);
+    }
+    let mut n = w.len();
+    while r.first() == Some(&b'-')
+        && r
+            .get(1)
+            .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
+    {
+        match ident(&r[1..]) {
+            Ok((rest, part)) => {
+                n += 1 + part.len();
+                r = rest;
+            }
+            Err(_) => break,
+        }
+    }
+    (r, &start[..n])
 }
 
 /// `+imm`, `-imm`, `+-imm` or `+(expr)` after a base.
