@@ -2,15 +2,19 @@
 
 #![forbid(unsafe_code)]
 
+mod interp_cli;
+mod verify_cli;
+
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use ptx_ir::load::{self, Form};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
     name = "ptx",
     version,
-    about = "Read, check, format and round-trip NVIDIA PTX"
+    about = "Read, check, format, encode and round-trip NVIDIA PTX (text or bytecode)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -19,88 +23,103 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Parse each file; report errors as FILE:LINE:COL.
-    Check {
-        /// PTX files.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
+    /// Read and verify each file (PTX text or bytecode); report errors as FILE:LINE:COL.
+    Check(verify_cli::CheckArgs),
+    /// Print the minimum target and PTX ISA version a module needs.
+    Info {
+        /// The PTX or bytecode file.
+        file: PathBuf,
     },
     /// Print canonical PTX.
     Fmt {
-        /// The PTX file.
+        /// The PTX or bytecode file.
         file: PathBuf,
         /// Write here instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
-    /// Check that each file's IR survives print -> parse unchanged.
+    /// Write the bytecode of a module.
+    Encode {
+        /// The PTX (or bytecode) file.
+        file: PathBuf,
+        /// The bytecode file to write; defaults to FILE with the extension `.ptxb`.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Store the sections uncompressed (larger; the bytes are the plain bincode encoding).
+        #[arg(long)]
+        uncompressed: bool,
+    },
+    /// Print the PTX text of a bytecode file.
+    Decode {
+        /// The bytecode (or PTX) file.
+        file: PathBuf,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Check that each file's IR survives print -> parse and IR -> bytecode -> IR unchanged.
     Roundtrip {
-        /// PTX files.
+        /// PTX or bytecode files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run a kernel in the reference interpreter.
+    Run(interp_cli::RunArgs),
+    /// Run hardware-truth vectors (JSON lines) and compare bit for bit.
+    Vectors(interp_cli::VectorsArgs),
 }
 
-fn read(path: &PathBuf) -> Result<String, String> {
-    std::fs::read(path)
-        .map_err(|e| format!("{}: error: {e}", path.display()))
-        .and_then(|b| {
-            String::from_utf8(b)
-                .map_err(|e| format!("{}: error: not UTF-8 text ({e})", path.display()))
-        })
-}
-
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.cmd {
-        Cmd::Check { files } => {
-            let mut ok = true;
-            for f in &files {
-                let name = f.display().to_string();
-                match read(f)
-                    .and_then(|s| ptx_ir::text::parse_file(&s, &name).map_err(|e| e.to_string()))
-                {
-                    Ok(_) => {}
-                    Err(e) => {
-                        eprintln!("{e}");
-                        ok = false;
-                    }
-                }
-            }
-            if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+fn write_out(output: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
+    match output {
+        Some(o) => std::fs::write(o, bytes).map_err(|e| format!("{}: error: {e}", o.display())),
+        None => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(bytes)
+                .map_err(|e| format!("<stdout>: error: {e}"))
         }
-        Cmd::Fmt { file, output } => {
-            let name = file.display().to_string();
-            let m = match read(&file)
-                .and_then(|s| ptx_ir::text::parse_file(&s, &name).map_err(|e| e.to_string()))
-            {
-                Ok(m) => m,
-                Err(e) => {
-                    eprintln!("{e}");
-                    return ExitCode::FAILURE;
-                }
+    }
+}
+
+fn run(cmd: Cmd) -> Result<(), String> {
+    match cmd {
+        Cmd::Run(a) => interp_cli::run(a),
+        Cmd::Vectors(a) => interp_cli::vectors(a),
+        Cmd::Check(a) => verify_cli::check(a),
+        Cmd::Info { file } => verify_cli::info(&file),
+        Cmd::Fmt { file, output } | Cmd::Decode { file, output } => {
+            let m = load::load_path(&file).map_err(|e| e.to_string())?.module;
+            write_out(output.as_deref(), ptx_ir::text::print(&m).as_bytes())
+        }
+        Cmd::Encode {
+            file,
+            output,
+            uncompressed,
+        } => {
+            let m = load::load_path(&file).map_err(|e| e.to_string())?.module;
+            let codec = if uncompressed {
+                ptx_ir::binary::Codec::Stored
+            } else {
+                ptx_ir::binary::Codec::DEFAULT
             };
-            let text = ptx_ir::text::print(&m);
-            match output {
-                Some(o) => {
-                    if let Err(e) = std::fs::write(&o, text) {
-                        eprintln!("{}: error: {e}", o.display());
-                        return ExitCode::FAILURE;
-                    }
-                }
-                None => print!("{text}"),
-            }
-            ExitCode::SUCCESS
+            let bytes = ptx_ir::binary::encode_with(&m, codec)
+                .map_err(|e| format!("{}: error: {e}", file.display()))?;
+            let out = output.unwrap_or_else(|| file.with_extension("ptxb"));
+            write_out(Some(&out), &bytes)
         }
         Cmd::Roundtrip { files } => {
             let (mut pass, mut fail) = (0, 0);
             for f in &files {
                 let name = f.display().to_string();
-                match read(f).and_then(|s| ptx_ir::roundtrip::check_text(&s, &name).map(|_| ())) {
+                let result = load::load_path(f).map_err(|e| e.to_string()).and_then(|l| {
+                    // print -> parse, then IR -> bytecode -> IR.
+                    ptx_ir::roundtrip::check_module(&l.module).map_err(|e| match l.form {
+                        Form::Text => e,
+                        Form::Bytecode => format!("decoded module: {e}"),
+                    })?;
+                    load::check_bytecode(&l.module)
+                });
+                match result {
                     Ok(()) => {
                         pass += 1;
                         println!("ok {name}");
@@ -114,10 +133,23 @@ fn main() -> ExitCode {
             }
             println!("{pass} passed, {fail} failed");
             if fail == 0 {
-                ExitCode::SUCCESS
+                Ok(())
             } else {
-                ExitCode::FAILURE
+                Err(String::new())
             }
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.cmd) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("{e}");
+            }
+            ExitCode::FAILURE
         }
     }
 }

@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 
 fn golden(sub: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/golden").join(sub);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/golden")
+        .join(sub);
     let mut v: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(Result::ok)
@@ -27,7 +29,10 @@ fn compare(path: &Path, actual: &str, failures: &mut Vec<String>) {
             "{} differs:\n--- expected\n{expected}\n--- actual\n{actual}",
             path.display()
         )),
-        Err(_) => failures.push(format!("{} is missing (run with PTX_BLESS=1)", path.display())),
+        Err(_) => failures.push(format!(
+            "{} is missing (run with PTX_BLESS=1)",
+            path.display()
+        )),
     }
 }
 
@@ -38,8 +43,13 @@ fn printer_output() {
     assert!(files.len() >= 4);
     for f in files {
         let src = std::fs::read_to_string(&f).unwrap();
-        let m = ptx_ir::roundtrip::check_text(&src, "input").unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        compare(&f.with_extension("expected"), &ptx_ir::text::print(&m), &mut failures);
+        let m = ptx_ir::roundtrip::check_text(&src, "input")
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        compare(
+            &f.with_extension("expected"),
+            &ptx_ir::text::print(&m),
+            &mut failures,
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -60,7 +70,11 @@ fn rendered_errors() {
             Err(e) => e,
         };
         assert!(err.line >= 1 && err.col >= 1);
-        compare(&f.with_extension("stderr"), &format!("{err}\n"), &mut failures);
+        compare(
+            &f.with_extension("stderr"),
+            &format!("{err}\n"),
+            &mut failures,
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

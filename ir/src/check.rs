@@ -24,7 +24,11 @@ pub fn check(op: Opcode, mods: &[Modifier], operands: &[Operand]) -> Result<&'st
     if let Some(f) = mods_ok {
         let min = f.operands.iter().filter(|o| !o.optional).count();
         let max = f.operands.len();
-        let want = if min == max { format!("{max}") } else { format!("{min} to {max}") };
+        let want = if min == max {
+            format!("{max}")
+        } else {
+            format!("{min} to {max}")
+        };
         if operands.len() < min || operands.len() > max {
             return Err(format!(
                 "`{spelled}` takes {want} operand{} ({}); {} given",
@@ -41,7 +45,10 @@ pub fn check(op: Opcode, mods: &[Modifier], operands: &[Operand]) -> Result<&'st
             f.render(op.name())
         ));
     }
-    if let Some(m) = mods.iter().find(|&&m| !forms.iter().any(|f| f.slots.iter().any(|s| s.accepts(m)))) {
+    if let Some(m) = mods
+        .iter()
+        .find(|&&m| !forms.iter().any(|f| f.slots.iter().any(|s| s.accepts(m))))
+    {
         return Err(format!("`{m}` is not a qualifier of `{}`", op.name()));
     }
     // The closest form: fewest stray plus missing qualifiers.
@@ -129,7 +136,11 @@ impl Form {
                     OperandKind::Imm => "imm",
                     OperandKind::Any => "x",
                 };
-                if o.optional { format!("{l}?") } else { l.to_string() }
+                if o.optional {
+                    format!("{l}?")
+                } else {
+                    l.to_string()
+                }
             })
             .collect();
         if !ops.is_empty() {
@@ -145,12 +156,23 @@ impl Form {
         let mut filled = vec![false; self.slots.len()];
         let mut stray = Vec::new();
         for &m in mods {
-            match self.slots.iter().enumerate().position(|(i, s)| !filled[i] && s.accepts(m)) {
+            match self
+                .slots
+                .iter()
+                .enumerate()
+                .position(|(i, s)| !filled[i] && s.accepts(m))
+            {
                 Some(i) => filled[i] = true,
                 None => stray.push(m),
             }
         }
-        let missing = self.slots.iter().zip(&filled).filter(|(s, f)| s.required && !**f).map(|(s, _)| s).collect();
+        let missing = self
+            .slots
+            .iter()
+            .zip(&filled)
+            .filter(|(s, f)| s.required && !**f)
+            .map(|(s, _)| s)
+            .collect();
         (stray, missing)
     }
 }

@@ -15,7 +15,9 @@ use arbitrary::{Result, Unstructured};
 
 /// Name prefixes used for generated registers and labels (none collides with a special
 /// register).
-const PREFIXES: &[&str] = &["%r", "%rd", "%p", "%f", "%fd", "%h", "L", "$L__BB0_", "sym", "_Z3fooPf"];
+const PREFIXES: &[&str] = &[
+    "%r", "%rd", "%p", "%f", "%fd", "%h", "L", "$L__BB0_", "sym", "_Z3fooPf",
+];
 
 /// A source of names for generated operands.
 pub struct NamePool<'a> {
@@ -38,7 +40,11 @@ impl<'a> NamePool<'a> {
 
 /// Generates one instruction accepted by the reader (in printed form) for `op`, or for a
 /// random opcode when `op` is `None`.
-pub fn instruction(u: &mut Unstructured, pool: &mut NamePool, op: Option<Opcode>) -> Result<Instruction> {
+pub fn instruction(
+    u: &mut Unstructured,
+    pool: &mut NamePool,
+    op: Option<Opcode>,
+) -> Result<Instruction> {
     let op = match op {
         Some(op) => op,
         None => *u.choose(Opcode::ALL)?,
@@ -59,17 +65,44 @@ pub fn instruction(u: &mut Unstructured, pool: &mut NamePool, op: Option<Opcode>
             continue;
         }
         let operands = operands(u, pool, op, form)?;
-        let guard = if u.ratio(1, 8)? { Some(Guard { pred: pool.name(u)?, negated: u.arbitrary()? }) } else { None };
-        return Ok(Instruction { guard, opcode: op, mods, operands });
+        let guard = if u.ratio(1, 8)? {
+            Some(Guard {
+                pred: pool.name(u)?,
+                negated: u.arbitrary()?,
+            })
+        } else {
+            None
+        };
+        return Ok(Instruction {
+            guard,
+            opcode: op,
+            mods,
+            operands,
+        });
     }
     // Required slots only, first form: always well formed by construction of the table tests.
     let form = &forms[0];
-    let mods = form.slots.iter().filter(|s| s.required).map(|s| s.members[0]).collect();
+    let mods = form
+        .slots
+        .iter()
+        .filter(|s| s.required)
+        .map(|s| s.members[0])
+        .collect();
     let operands = operands(u, pool, op, form)?;
-    Ok(Instruction { guard: None, opcode: op, mods, operands })
+    Ok(Instruction {
+        guard: None,
+        opcode: op,
+        mods,
+        operands,
+    })
 }
 
-fn operands(u: &mut Unstructured, pool: &mut NamePool, op: Opcode, form: &Form) -> Result<OperandList> {
+fn operands(
+    u: &mut Unstructured,
+    pool: &mut NamePool,
+    op: Opcode,
+    form: &Form,
+) -> Result<OperandList> {
     let call = op == Opcode::Call;
     // Leaving out optional operands can make later ones land in an earlier slot; check with the
     // form's own matcher and retry, falling back to every operand present (always a match).
@@ -85,11 +118,17 @@ fn operands(u: &mut Unstructured, pool: &mut NamePool, op: Opcode, form: &Form) 
             return Ok(out);
         }
     }
-    form.operands.iter().map(|s| operand(u, pool, s.kind, call, 0)).collect()
+    form.operands
+        .iter()
+        .map(|s| operand(u, pool, s.kind, call, 0))
+        .collect()
 }
 
 fn reg(u: &mut Unstructured, pool: &mut NamePool) -> Result<Operand> {
-    Ok(Operand::Reg { name: pool.name(u)?, sel: Selector::NONE })
+    Ok(Operand::Reg {
+        name: pool.name(u)?,
+        sel: Selector::NONE,
+    })
 }
 
 fn special(u: &mut Unstructured) -> Result<Operand> {
@@ -138,13 +177,23 @@ fn vector(u: &mut Unstructured, pool: &mut NamePool, dst: bool) -> Result<Operan
     Ok(Operand::Vector(Box::new(items)))
 }
 
-fn operand(u: &mut Unstructured, pool: &mut NamePool, kind: OperandKind, call: bool, depth: u32) -> Result<Operand> {
+fn operand(
+    u: &mut Unstructured,
+    pool: &mut NamePool,
+    kind: OperandKind,
+    call: bool,
+    depth: u32,
+) -> Result<Operand> {
     Ok(match kind {
         OperandKind::Dst => match u.int_in_range(0..=9u8)? {
             0 => Operand::Sink,
             1 => vector(u, pool, true)?,
             2 => {
-                let a = if u.ratio(1, 4)? { Operand::Sink } else { reg(u, pool)? };
+                let a = if u.ratio(1, 4)? {
+                    Operand::Sink
+                } else {
+                    reg(u, pool)?
+                };
                 Operand::Pair(Box::new([a, reg(u, pool)?]))
             }
             _ => reg(u, pool)?,
@@ -152,12 +201,18 @@ fn operand(u: &mut Unstructured, pool: &mut NamePool, kind: OperandKind, call: b
         OperandKind::Src => match u.int_in_range(0..=11u8)? {
             0 | 1 => literal(u)?,
             2 => special(u)?,
-            3 => Operand::Sym { name: pool.name(u)?, offset: u.arbitrary()? },
+            3 => Operand::Sym {
+                name: pool.name(u)?,
+                offset: u.arbitrary()?,
+            },
             4 => vector(u, pool, false)?,
             5 => Operand::Neg(Box::new(reg(u, pool)?)),
             6 => {
                 let sel = Selector::digits('b', &[u.int_in_range(0..=3)?]).unwrap_or_default();
-                Operand::Reg { name: pool.name(u)?, sel }
+                Operand::Reg {
+                    name: pool.name(u)?,
+                    sel,
+                }
             }
             _ => reg(u, pool)?,
         },
@@ -183,7 +238,11 @@ fn operand(u: &mut Unstructured, pool: &mut NamePool, kind: OperandKind, call: b
             let n = u.int_in_range(0..=4usize)?;
             let mut items = OperandList::new();
             for _ in 0..n {
-                items.push(if u.ratio(1, 4)? { Operand::Int(u.int_in_range(0..=100)?) } else { reg(u, pool)? });
+                items.push(if u.ratio(1, 4)? {
+                    Operand::Int(u.int_in_range(0..=100)?)
+                } else {
+                    reg(u, pool)?
+                });
             }
             Operand::Args(Box::new(items))
         }
@@ -196,9 +255,21 @@ fn operand(u: &mut Unstructured, pool: &mut NamePool, kind: OperandKind, call: b
 }
 
 fn addr(u: &mut Unstructured, pool: &mut NamePool) -> Result<Operand> {
-    let base = if u.ratio(1, 8)? { None } else { Some(pool.name(u)?) };
-    let offset = if u.arbitrary()? { 0 } else { u.int_in_range(-4096..=4096)? };
-    Ok(Operand::Addr { base, offset, unified: u.ratio(1, 16)? })
+    let base = if u.ratio(1, 8)? {
+        None
+    } else {
+        Some(pool.name(u)?)
+    };
+    let offset = if u.arbitrary()? {
+        0
+    } else {
+        u.int_in_range(-4096..=4096)?
+    };
+    Ok(Operand::Addr {
+        base,
+        offset,
+        unified: u.ratio(1, 16)?,
+    })
 }
 
 /// A module with one entry whose body holds generated instructions (and labels), with names
@@ -206,7 +277,10 @@ fn addr(u: &mut Unstructured, pool: &mut NamePool) -> Result<Operand> {
 pub fn module(u: &mut Unstructured) -> Result<Module> {
     let mut m = Module::new(
         Version { major: 9, minor: 0 },
-        vec![Target::Sm { arch: 90, suffix: crate::module::ArchSuffix::A }],
+        vec![Target::Sm {
+            arch: 90,
+            suffix: crate::module::ArchSuffix::A,
+        }],
         Some(64),
     );
     let mut body = Vec::new();

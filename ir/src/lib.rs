@@ -10,7 +10,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod avail;
+pub mod build;
+pub mod cfg;
 pub mod check;
+pub mod defuse;
 pub mod form;
 #[cfg(feature = "arbitrary")]
 pub mod generate;
@@ -21,8 +25,10 @@ pub mod operand;
 pub mod shape;
 pub mod special;
 pub mod table;
+pub mod verify;
 pub mod visit;
 pub mod vocab;
+pub mod walk;
 
 pub use inst::{Compare, Guard, Instruction, Mods};
 pub use module::*;

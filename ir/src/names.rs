@@ -3,7 +3,6 @@
 //! A module owns one [`Interner`]; every name in the module is a 4-byte [`Name`] into it. Names
 //! keep their source spelling exactly (`%r12`, `$L__BB0_3`, `_Z3fooPf`).
 
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::num::NonZeroU32;
@@ -40,10 +39,85 @@ impl<'a> arbitrary::Arbitrary<'a> for Name {
 }
 
 /// The string table of a module.
+///
+/// All spellings live in one buffer (`buf`, with `ends[i]` the end of name `i`); an
+/// open-addressing table (`slots`, linear probing, at most half full) finds a spelling by its
+/// hash without allocating, and without a second copy of the string.
 #[derive(Clone, Default)]
 pub struct Interner {
-    strings: Vec<Box<str>>,
-    map: FxHashMap<Box<str>, Name>,
+    buf: String,
+    ends: Vec<usize>,
+    /// `0` is empty, otherwise `tag << 32 | (index + 1)`, where the tag holds hash bits and the
+    /// spelling's length. Empty or a power of two in length.
+    slots: Vec<u64>,
+}
+
+const K: u64 = 0xf135_7aea_2e62_a9c5;
+
+#[inline]
+fn mix(h: u64, w: u64) -> u64 {
+    (h ^ w).wrapping_mul(K).rotate_left(26)
+}
+
+#[inline]
+fn read8(b: &[u8], k: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[k..k + 8]);
+    u64::from_le_bytes(w)
+}
+
+#[inline]
+fn read4(b: &[u8], k: usize) -> u64 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&b[k..k + 4]);
+    u64::from(u32::from_le_bytes(w))
+}
+
+/// A fast hash of a short byte string (FxHash-style over 8-byte words; short strings read
+/// as two overlapping words, the length kept apart).
+#[inline(always)]
+fn hash_bytes(b: &[u8]) -> u64 {
+    let n = b.len();
+    let mut h = (n as u64).wrapping_mul(K);
+    if n > 8 {
+        let mut k = 0;
+        while k + 8 < n {
+            h = mix(h, read8(b, k));
+            k += 8;
+        }
+        h = mix(h, read8(b, n - 8));
+    } else if n >= 4 {
+        h = mix(h, (read4(b, 0) << 32) | read4(b, n - 4));
+    } else if n > 0 {
+        h = mix(
+            h,
+            (u64::from(b[0]) << 16) | (u64::from(b[n / 2]) << 8) | u64::from(b[n - 1]),
+        );
+    }
+    // Finalise so that the low bits (the slot) depend on every input bit.
+    let h = (h ^ (h >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^ (h >> 33)
+}
+
+/// The slot tag of a spelling of length `n` with hash `h`: hash bits and the length.
+#[inline]
+fn tag(h: u64, n: usize) -> u64 {
+    ((h >> 32) & !0xff) | (n.min(0xff) as u64)
+}
+
+/// Byte equality without a library call for the short spellings names have.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        8..=16 => read8(a, 0) == read8(b, 0) && read8(a, n - 8) == read8(b, n - 8),
+        4..=7 => read4(a, 0) == read4(b, 0) && read4(a, n - 4) == read4(b, n - 4),
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
+    }
 }
 
 impl Interner {
@@ -52,50 +126,140 @@ impl Interner {
         Self::default()
     }
 
+    /// An empty interner with room for about `names` names of `bytes` bytes in all.
+    pub fn with_capacity(names: usize, bytes: usize) -> Self {
+        let mut me = Interner {
+            buf: String::with_capacity(bytes),
+            ends: Vec::with_capacity(names),
+            slots: Vec::new(),
+        };
+        if names > 0 {
+            me.slots = vec![0; (2 * names).next_power_of_two().max(64)];
+        }
+        me
+    }
+
+    #[inline(always)]
+    fn span(&self, i: usize) -> std::ops::Range<usize> {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        start..self.ends[i]
+    }
+
+    /// The slot of `s` (hash `h`): `Ok(name)` if present, `Err(empty slot)` otherwise.
+    #[inline(always)]
+    fn probe(&self, s: &[u8], h: u64) -> Result<Name, usize> {
+        let mask = self.slots.len() - 1;
+        let t = tag(h, s.len());
+        let mut k = (h as usize) & mask;
+        loop {
+            let v = self.slots[k];
+            if v == 0 {
+                return Err(k);
+            }
+            if v >> 32 == t {
+                let idx = v as u32;
+                if same(&self.buf.as_bytes()[self.span(idx as usize - 1)], s) {
+                    if let Some(n) = NonZeroU32::new(idx) {
+                        return Ok(Name(n));
+                    }
+                }
+            }
+            k = (k + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let cap = (self.slots.len() * 2).max(64);
+        self.slots.clear();
+        self.slots.resize(cap, 0);
+        let mask = cap - 1;
+        for i in 0..self.ends.len() {
+            let s = &self.buf.as_bytes()[self.span(i)];
+            let h = hash_bytes(s);
+            let mut k = (h as usize) & mask;
+            while self.slots[k] != 0 {
+                k = (k + 1) & mask;
+            }
+            self.slots[k] = (tag(h, s.len()) << 32) | (i as u64 + 1);
+        }
+    }
+
+    fn insert_at(&mut self, s: &str, h: u64, slot: usize) -> Name {
+        let n = Name::from_index(self.ends.len());
+        self.buf.push_str(s);
+        self.ends.push(self.buf.len());
+        self.slots[slot] = (tag(h, s.len()) << 32) | (n.index() as u64 + 1);
+        n
+    }
+
     /// Interns `s`, returning the existing name if it was seen before.
     pub fn intern(&mut self, s: &str) -> Name {
-        if let Some(&n) = self.map.get(s) {
-            return n;
+        if 2 * (self.ends.len() + 1) > self.slots.len() {
+            self.grow();
         }
-        let n = Name::from_index(self.strings.len());
-        let b: Box<str> = s.into();
-        self.strings.push(b.clone());
-        self.map.insert(b, n);
-        n
+        let h = hash_bytes(s.as_bytes());
+        match self.probe(s.as_bytes(), h) {
+            Ok(n) => n,
+            Err(slot) => self.insert_at(s, h, slot),
+        }
+    }
+
+    /// Interns a spelling given as bytes; fails if it is new and not UTF-8. Looking up a known
+    /// spelling neither allocates nor validates.
+    #[inline]
+    pub fn intern_bytes(&mut self, s: &[u8]) -> Result<Name, std::str::Utf8Error> {
+        if 2 * (self.ends.len() + 1) > self.slots.len() {
+            self.grow();
+        }
+        let h = hash_bytes(s);
+        match self.probe(s, h) {
+            Ok(n) => Ok(n),
+            Err(slot) => {
+                let s = std::str::from_utf8(s)?;
+                Ok(self.insert_at(s, h, slot))
+            }
+        }
     }
 
     /// The name for `s`, if it was interned.
     pub fn find(&self, s: &str) -> Option<Name> {
-        self.map.get(s).copied()
+        self.find_bytes(s.as_bytes())
+    }
+
+    /// The name for the spelling `s`, if it was interned.
+    #[inline]
+    pub fn find_bytes(&self, s: &[u8]) -> Option<Name> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        self.probe(s, hash_bytes(s)).ok()
     }
 
     /// The spelling of `n`. Panics if `n` does not belong to this interner; use
     /// [`Interner::try_get`] for names of unknown origin.
     pub fn get(&self, n: Name) -> &str {
-        &self.strings[n.index()]
+        &self.buf[self.span(n.index())]
     }
 
     /// The spelling of `n`, or `None` if it does not belong to this interner.
+    #[inline]
     pub fn try_get(&self, n: Name) -> Option<&str> {
-        self.strings.get(n.index()).map(|s| &**s)
+        (n.index() < self.ends.len()).then(|| &self.buf[self.span(n.index())])
     }
 
     /// Number of interned names.
     pub fn len(&self) -> usize {
-        self.strings.len()
+        self.ends.len()
     }
 
     /// Whether no name has been interned.
     pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
+        self.ends.is_empty()
     }
 
     /// All names in interning order.
     pub fn iter(&self) -> impl Iterator<Item = (Name, &str)> {
-        self.strings
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (Name::from_index(i), &**s))
+        (0..self.ends.len()).map(|i| (Name::from_index(i), &self.buf[self.span(i)]))
     }
 
     /// Builds an interner from strings in order. Fails on a duplicate, which would make two
@@ -111,19 +275,23 @@ impl Interner {
         Ok(me)
     }
 
+    /// Gives back spare capacity of the spelling buffer (after a reader's estimate).
+    pub fn shrink_to_fit(&mut self) {
+        self.buf.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+
     /// Heap bytes held by the table (for IR size reports).
     pub fn heap_bytes(&self) -> usize {
-        let strings: usize = self.strings.iter().map(|s| s.len()).sum();
-        // The map holds a second copy of each string plus its bucket.
-        2 * strings
-            + self.strings.capacity() * std::mem::size_of::<Box<str>>()
-            + self.map.capacity() * (std::mem::size_of::<(Box<str>, Name)>() + 1)
+        self.buf.capacity()
+            + self.ends.capacity() * std::mem::size_of::<usize>()
+            + self.slots.capacity() * std::mem::size_of::<u64>()
     }
 }
 
 impl PartialEq for Interner {
     fn eq(&self, other: &Self) -> bool {
-        self.strings == other.strings
+        self.ends == other.ends && self.buf == other.buf
     }
 }
 
@@ -131,13 +299,13 @@ impl Eq for Interner {}
 
 impl fmt::Debug for Interner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.strings.iter()).finish()
+        f.debug_list().entries(self.iter().map(|(_, s)| s)).finish()
     }
 }
 
 impl Serialize for Interner {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.strings.serialize(s)
+        s.collect_seq(self.iter().map(|(_, name)| name))
     }
 }
 
@@ -159,5 +327,36 @@ impl<'a> arbitrary::Arbitrary<'a> for Interner {
             me.intern(&format!("{prefix}{i}"));
         }
         Ok(me)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interns_in_order_and_finds() {
+        let mut t = Interner::new();
+        let names: Vec<String> = (0..5000).map(|i| format!("%r{i}")).collect();
+        for (i, s) in names.iter().enumerate() {
+            assert_eq!(t.intern(s).index(), i);
+        }
+        for (i, s) in names.iter().enumerate() {
+            assert_eq!(t.intern_bytes(s.as_bytes()), Ok(Name::from_index(i)));
+            assert_eq!(t.find(s), Some(Name::from_index(i)));
+            assert_eq!(t.get(Name::from_index(i)), s);
+        }
+        assert_eq!(t.len(), names.len());
+        assert_eq!(t.find("%r5000"), None);
+        assert_eq!(t.try_get(Name::from_index(5000)), None);
+        assert!(t.intern_bytes(&[0xff]).is_err());
+        assert_eq!(t.len(), names.len());
+        let u = Interner::from_strings(names.iter().cloned()).unwrap();
+        assert_eq!(t, u);
+        let mut v = u.clone();
+        v.intern("x");
+        assert_ne!(t, v);
+        assert!(Interner::from_strings(["a".to_string(), "a".to_string()]).is_err());
+        assert_eq!(Interner::new().find("a"), None);
     }
 }

@@ -231,7 +231,10 @@ pub const SETS: &[(&str, &str)] = &[
     ("wmmass", "global shared shared::cta"),
     ("tckind", "kind::f16 kind::tf32 kind::f8f6f4"),
     ("tcmxkind", "kind::mxf8f6f4 kind::mxf4 kind::mxf4nvf4"),
-    ("scalevec", "scale_vec::1X scale_vec::2X scale_vec::4X block16 block32"),
+    (
+        "scalevec",
+        "scale_vec::1X scale_vec::2X scale_vec::4X block16 block32",
+    ),
 ];
 
 /// Shapes of `wgmma.mma_async`, per K (generated: N from 8 to 256 in steps of 8). With `int`,

@@ -158,7 +158,9 @@ pub fn renumber_names(m: &mut Module) -> Result<(), usize> {
     exclusive::module(m, &mut |n: &mut Name| {
         let i = n.index();
         match map.get_mut(i) {
-            Some(slot) => *n = *slot.get_or_insert_with(|| new.intern(old.get(Name::from_index(i)))),
+            Some(slot) => {
+                *n = *slot.get_or_insert_with(|| new.intern(old.get(Name::from_index(i))))
+            }
             None => {
                 bad.get_or_insert(i);
             }

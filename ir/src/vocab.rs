@@ -78,7 +78,7 @@ macro_rules! vocabulary {
             pub const ALL: &'static [ModClass] = &[$(ModClass::$class,)* ModClass::Shape];
 
             /// Number of members in the class.
-            pub fn len(self) -> usize {
+            pub const fn len(self) -> usize {
                 match self {
                     $( ModClass::$class => $class::ALL.len(), )*
                     ModClass::Shape => Shape::COUNT,
@@ -86,7 +86,7 @@ macro_rules! vocabulary {
             }
 
             /// Whether the class is empty (never, but clippy asks).
-            pub fn is_empty(self) -> bool {
+            pub const fn is_empty(self) -> bool {
                 self.len() == 0
             }
 
@@ -315,25 +315,23 @@ pub fn vocabulary_size() -> usize {
     ModClass::ALL.iter().map(|c| c.len()).sum()
 }
 
-fn class_offsets() -> &'static [u16] {
-    static OFFSETS: std::sync::OnceLock<Vec<u16>> = std::sync::OnceLock::new();
-    OFFSETS.get_or_init(|| {
-        let mut acc = 0u16;
-        ModClass::ALL
-            .iter()
-            .map(|c| {
-                let o = acc;
-                acc += c.len() as u16;
-                o
-            })
-            .collect()
-    })
-}
+/// The dense index of each class's first member.
+const CLASS_OFFSETS: [u16; ModClass::ALL.len()] = {
+    let mut t = [0u16; ModClass::ALL.len()];
+    let mut acc = 0;
+    let mut k = 0;
+    while k < ModClass::ALL.len() {
+        t[k] = acc as u16;
+        acc += ModClass::ALL[k].len();
+        k += 1;
+    }
+    t
+};
 
 impl Modifier {
     /// A dense index over the whole vocabulary, `0..vocabulary_size()`; used for bit sets.
     pub fn dense(self) -> u16 {
-        class_offsets()[self.class() as usize] + self.ordinal() as u16
+        CLASS_OFFSETS[self.class() as usize] + self.ordinal() as u16
     }
 
     /// Every modifier in the vocabulary, in dense order.

@@ -7,7 +7,14 @@ use nom::Err;
 
 /// Skips whitespace, `//` line comments and `/* */` block comments.
 #[inline]
-pub fn ws(mut i: &[u8]) -> PResult<'_, ()> {
+pub fn ws(i: &[u8]) -> PResult<'_, ()> {
+    match i.first() {
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b'/') => ws_more(i),
+        _ => Ok((i, ())),
+    }
+}
+
+fn ws_more(mut i: &[u8]) -> PResult<'_, ()> {
     loop {
         let skip = i
             .iter()
@@ -34,16 +41,76 @@ pub fn ws(mut i: &[u8]) -> PResult<'_, ()> {
     }
 }
 
+/// Byte classes, one bit each (see [`CLASS`]).
+const IDENT: u8 = 1;
+const IDENT_START: u8 = 2;
+const WORD: u8 = 4;
+const INST: u8 = 8;
+
+/// The classes of each byte: `IDENT` continues an identifier (`[A-Za-z0-9_$]`), `IDENT_START`
+/// starts one (`[A-Za-z_$%]`), `WORD` continues a qualifier word (`[A-Za-z0-9_]`), `INST`
+/// continues an instruction word (`[A-Za-z0-9_.:]`).
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let alpha = c.is_ascii_alphabetic();
+        let alnum = c.is_ascii_alphanumeric();
+        let mut k = 0;
+        if alnum || c == b'_' || c == b'$' {
+            k |= IDENT;
+        }
+        if alpha || c == b'_' || c == b'$' || c == b'%' {
+            k |= IDENT_START;
+        }
+        if alnum || c == b'_' {
+            k |= WORD;
+        }
+        if alnum || c == b'_' || c == b'.' || c == b':' {
+            k |= INST;
+        }
+        t[b] = k;
+        b += 1;
+    }
+    t
+};
+
+/// The value of each hex digit; 0xff for other bytes.
+static HEX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => 0xff,
+        };
+        b += 1;
+    }
+    t
+};
+
 /// Whether `b` may continue an identifier.
 #[inline]
 pub fn is_ident_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+    CLASS[b as usize] & IDENT != 0
 }
 
 /// Whether `b` may start an identifier (`%` for registers, `$` and `_` for compiler names).
 #[inline]
 pub fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b == b'%'
+    CLASS[b as usize] & IDENT_START != 0
+}
+
+/// Length of the prefix of `i` whose bytes all have class `k`.
+#[inline]
+fn span_of(i: &[u8], k: u8) -> usize {
+    i.iter()
+        .position(|&b| CLASS[b as usize] & k == 0)
+        .unwrap_or(i.len())
 }
 
 /// An identifier: `[A-Za-z_$%][A-Za-z0-9_$]*`.
@@ -51,10 +118,7 @@ pub fn is_ident_start(b: u8) -> bool {
 pub fn ident(i: &[u8]) -> PResult<'_, &[u8]> {
     match i.first() {
         Some(&b) if is_ident_start(b) => {
-            let n = 1 + i[1..]
-                .iter()
-                .position(|&b| !is_ident_char(b))
-                .unwrap_or(i.len() - 1);
+            let n = 1 + span_of(&i[1..], IDENT);
             Ok((&i[n..], &i[..n]))
         }
         _ => Err(Err::Error(PErr::at(i, "expected an identifier"))),
@@ -68,7 +132,7 @@ pub fn qual_word(i: &[u8]) -> PResult<'_, &[u8]> {
     let mut n = 0;
     while n < i.len() {
         let b = i[n];
-        if b.is_ascii_alphanumeric() || b == b'_' {
+        if CLASS[b as usize] & WORD != 0 {
             n += 1;
         } else if b == b':' && i.get(n + 1) == Some(&b':') && n > 0 {
             n += 2;
@@ -85,10 +149,7 @@ pub fn qual_word(i: &[u8]) -> PResult<'_, &[u8]> {
 /// A dotted instruction word: `cp.async.bulk.tensor.2d.shared::cluster`.
 #[inline]
 pub fn inst_word(i: &[u8]) -> PResult<'_, &[u8]> {
-    let n = i
-        .iter()
-        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b':'))
-        .unwrap_or(i.len());
+    let n = span_of(i, INST);
     if n == 0 {
         return Err(Err::Error(PErr::at(i, "expected an instruction")));
     }
@@ -147,7 +208,57 @@ fn hex_val(b: u8) -> Option<u64> {
 
 /// A numeric literal without sign: integers in decimal, hex (`0x`), octal (leading `0`) or
 /// binary (`0b`) with an optional `U` suffix; `0f`/`0d` hex floats; decimal floats.
+#[inline]
 pub fn number(i: &[u8]) -> PResult<'_, Number> {
+    // Fast path: a decimal integer of up to 19 digits (no overflow) without a leading zero,
+    // followed by a delimiter; anything else takes the general path.
+    if let Some(&d0) = i.first() {
+        if d0.is_ascii_digit() {
+            let mut v = u64::from(d0 - b'0');
+            let mut k = 1;
+            if d0 != b'0' {
+                while k < 19 && k < i.len() && i[k].is_ascii_digit() {
+                    v = v * 10 + u64::from(i[k] - b'0');
+                    k += 1;
+                }
+            }
+            if !i.get(k).is_some_and(|&b| is_ident_char(b) || b == b'.') {
+                let n = if v > i64::MAX as u64 {
+                    Number::Uint(v)
+                } else {
+                    Number::Int(v as i64)
+                };
+                return Ok((&i[k..], n));
+            }
+            // `0f` + 8 / `0d` + 16 hex digits.
+            let want = match i.get(1) {
+                Some(b'f' | b'F') if d0 == b'0' => 8,
+                Some(b'd' | b'D') if d0 == b'0' => 16,
+                _ => 0,
+            };
+            if want > 0 && i.len() >= 2 + want {
+                let mut v = 0u64;
+                let mut ok = true;
+                for &b in &i[2..2 + want] {
+                    let d = HEX[b as usize];
+                    ok &= d != 0xff;
+                    v = (v << 4) | u64::from(d & 0xf);
+                }
+                if ok && !i.get(2 + want).is_some_and(|&b| is_ident_char(b)) {
+                    let n = if want == 8 {
+                        Number::F32(v as u32)
+                    } else {
+                        Number::F64(v)
+                    };
+                    return Ok((&i[2 + want..], n));
+                }
+            }
+        }
+    }
+    number_general(i)
+}
+
+fn number_general(i: &[u8]) -> PResult<'_, Number> {
     let fail = |msg| Err(Err::Failure(PErr::at(i, msg)));
     match i.first() {
         Some(b) if b.is_ascii_digit() => {}
@@ -296,6 +407,28 @@ mod tests {
         assert_eq!(num("0.25"), Number::Dec(0.25f64.to_bits()));
         assert_eq!(num("1e-3"), Number::Dec(1e-3f64.to_bits()));
         assert!(number(b"0f3F80").is_err());
+        assert!(number(b"0f3F8000001").is_err());
+        assert!(number(b"0f3F80000g").is_err());
+        assert_eq!(num("0F3f800000"), Number::F32(0x3F80_0000));
+        assert_eq!(
+            num("0d7FF0000000000000"),
+            Number::F64(0x7FF0_0000_0000_0000)
+        );
+        assert_eq!(num("9223372036854775807"), Number::Int(i64::MAX));
+        assert_eq!(num("9223372036854775808"), Number::Uint(1 << 63));
+        assert_eq!(
+            num("9999999999999999999"),
+            Number::Uint(9_999_999_999_999_999_999)
+        );
+        assert_eq!(
+            num("12345678901234567890"),
+            Number::Uint(12_345_678_901_234_567_890)
+        );
+        assert!(number(b"99999999999999999999").is_err());
+        assert!(number(b"12ab").is_err());
+        assert_eq!(number(b"7,").unwrap(), (&b","[..], Number::Int(7)));
+        assert_eq!(number(b"0]").unwrap(), (&b"]"[..], Number::Int(0)));
+        assert_eq!(number(b"5.").unwrap(), (&b"."[..], Number::Int(5)));
         assert!(number(b"09").is_err());
         assert!(number(b"18446744073709551616").is_err());
     }

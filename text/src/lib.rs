@@ -30,3 +30,33 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
 pub fn parse_file(src: &str, file: &str) -> Result<Module, ParseError> {
     read::parse_module(src, file)
 }
+
+/// Reads a module together with the byte offset of every statement of every function body, so
+/// that tools (the verifier's diagnostics) can point at source lines without the IR carrying
+/// spans.
+pub fn parse_with_spans(src: &str, file: &str) -> Result<(Module, Spans), ParseError> {
+    read::parse_module_spans(src, file, true)
+}
+
+/// Statement offsets of a module read by [`parse_with_spans`].
+///
+/// For each module item, in order, the byte offsets of the statements of its body in pre-order
+/// (a `{ }` block comes before the statements inside it), which is the order
+/// `ptx_ir_core::verify` numbers statements in. Items without a body have no offsets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Spans {
+    items: Vec<Vec<u32>>,
+}
+
+impl Spans {
+    /// Byte offset of statement `stmt` (pre-order index) of the body of module item `item`.
+    pub fn statement(&self, item: usize, stmt: usize) -> Option<usize> {
+        self.items.get(item)?.get(stmt).map(|&o| o as usize)
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` of `src`.
+pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
+    let e = ParseError::new("", src, offset, "");
+    (e.line, e.col)
+}

@@ -241,19 +241,22 @@ impl<'a> Printer<'a> {
             self.out.push_str(l.as_str());
             self.out.push(' ');
         }
-        let _ = write!(
-            self.out,
-            ".{}{}",
-            v.space.as_str(),
-            self.attributes(&v.attributes)
-        );
+        self.out.push('.');
+        self.out.push_str(v.space.as_str());
+        if !v.attributes.is_empty() {
+            let a = self.attributes(&v.attributes);
+            self.out.push_str(&a);
+        }
         if let Some(a) = v.align {
-            let _ = write!(self.out, " .align {a}");
+            self.out.push_str(" .align ");
+            push_int(self.out, a);
         }
         if let Some(vec) = v.vector {
-            let _ = write!(self.out, " .{}", vec.as_str());
+            self.out.push_str(" .");
+            self.out.push_str(vec.as_str());
         }
-        let _ = write!(self.out, " .{}", v.ty.as_str());
+        self.out.push_str(" .");
+        self.out.push_str(v.ty.as_str());
         for (i, d) in v.names.iter().enumerate() {
             self.out.push_str(if i == 0 { " " } else { ", " });
             self.declarator(d, v.ty);
@@ -262,12 +265,13 @@ impl<'a> Printer<'a> {
     }
 
     fn declarator(&mut self, d: &Declarator, ty: Type) {
-        let mut s = self.name(d.name).to_string();
+        self.out.push_str(self.name(d.name));
         if let Some(n) = d.range {
-            let _ = write!(s, "<{n}>");
+            self.out.push('<');
+            push_int(self.out, n);
+            self.out.push('>');
         }
-        dims(&mut s, &d.dims);
-        self.out.push_str(&s);
+        dims(self.out, &d.dims);
         if let Some(init) = &d.init {
             self.out.push_str(" = ");
             match init {
@@ -285,15 +289,17 @@ impl<'a> Printer<'a> {
         let w = ((ty.bits() / 8) as usize).max(1);
         self.out.push('{');
         let mut col = self.out.len() - self.out.rfind('\n').map_or(0, |p| p + 1);
+        let signed = ty.is_signed();
+        let mut ibuf = itoa::Buffer::new();
         for (i, chunk) in bytes.chunks(w).enumerate() {
             let mut buf = [0u8; 8];
             buf[..chunk.len()].copy_from_slice(chunk);
             let raw = u64::from_le_bytes(buf);
-            let text = if ty.is_signed() {
+            let text = if signed {
                 let shift = 64 - 8 * chunk.len() as u32;
-                (((raw << shift) as i64) >> shift).to_string()
+                ibuf.format(((raw << shift) as i64) >> shift)
             } else {
-                raw.to_string()
+                ibuf.format(raw)
             };
             if i > 0 {
                 self.out.push(',');
@@ -305,7 +311,7 @@ impl<'a> Printer<'a> {
                 }
             }
             col += text.len() + 2;
-            self.out.push_str(&text);
+            self.out.push_str(text);
         }
         self.out.push('}');
     }
@@ -350,7 +356,8 @@ impl<'a> Printer<'a> {
                 self.out.push('\n');
             }
             Statement::Label(n) => {
-                let _ = writeln!(self.out, "{}:", nm(self.m, *n));
+                self.out.push_str(nm(self.m, *n));
+                self.out.push_str(":\n");
             }
             Statement::Decl(d) => {
                 self.indent(depth);
@@ -431,7 +438,12 @@ impl<'a> Printer<'a> {
     }
 
     fn loc(&mut self, l: &Loc) {
-        let _ = write!(self.out, ".loc {} {} {}", l.file, l.line, l.col);
+        self.out.push_str(".loc ");
+        push_int(self.out, l.file);
+        self.out.push(' ');
+        push_int(self.out, l.line);
+        self.out.push(' ');
+        push_int(self.out, l.col);
         if let Some(i) = &l.inlined {
             let _ = write!(self.out, ", function_name {}", nm(self.m, i.function_name));
             if i.offset != 0 {
@@ -519,11 +531,10 @@ impl<'a> Printer<'a> {
                     let _ = write!(s, "{sel}");
                 }
             }
-            Operand::Int(v) => {
-                let _ = write!(s, "{v}");
-            }
+            Operand::Int(v) => push_int(s, *v),
             Operand::Uint(v) => {
-                let _ = write!(s, "{v}U");
+                push_int(s, *v);
+                s.push('U');
             }
             Operand::F32(b) => {
                 let _ = write!(s, "0f{b:08X}");
@@ -545,12 +556,11 @@ impl<'a> Printer<'a> {
                     Some(b) => {
                         s.push_str(self.name(*b));
                         if *offset != 0 {
-                            let _ = write!(s, "+{offset}");
+                            s.push('+');
+                            push_int(s, *offset);
                         }
                     }
-                    None => {
-                        let _ = write!(s, "{offset}");
-                    }
+                    None => push_int(s, *offset),
                 }
                 s.push(']');
                 if *unified {
@@ -631,6 +641,12 @@ impl<'a> Printer<'a> {
     }
 }
 
+/// Appends an integer in decimal.
+#[inline]
+fn push_int(s: &mut String, v: impl itoa::Integer) {
+    s.push_str(itoa::Buffer::new().format(v));
+}
+
 fn nm(m: &Module, n: Name) -> &str {
     m.names.try_get(n).unwrap_or("<invalid-name>")
 }
@@ -639,7 +655,9 @@ fn dims(s: &mut String, dims: &[Option<u64>]) {
     for d in dims {
         match d {
             Some(n) => {
-                let _ = write!(s, "[{n}]");
+                s.push('[');
+                push_int(s, *n);
+                s.push(']');
             }
             None => s.push_str("[]"),
         }

@@ -7,7 +7,10 @@ use quickcheck::{QuickCheck, TestResult};
 
 fn qc() -> QuickCheck {
     // A fixed number of cases keeps `cargo test` time predictable.
-    QuickCheck::new().tests(300).max_tests(3000).rng(quickcheck::Gen::new(1024))
+    QuickCheck::new()
+        .tests(300)
+        .max_tests(3000)
+        .rng(quickcheck::Gen::new(1024))
 }
 
 /// Generated modules (every opcode, every form) print to text that reads back to the same IR,
@@ -16,7 +19,9 @@ fn qc() -> QuickCheck {
 fn generated_modules_round_trip() {
     fn prop(bytes: Vec<u8>) -> TestResult {
         let mut u = Unstructured::new(&bytes);
-        let Ok(m) = generate::module(&mut u) else { return TestResult::discard() };
+        let Ok(m) = generate::module(&mut u) else {
+            return TestResult::discard();
+        };
         let text = print(&m);
         let back = match parse(&text) {
             Ok(b) => b,
@@ -50,12 +55,20 @@ fn every_opcode_round_trips() {
                 generate::instruction(&mut u, &mut pool, Some(op)).unwrap()
             };
             if let ptx_ir_core::Item::Function(f) = &mut m.items[0] {
-                f.body.as_mut().unwrap().push(ptx_ir_core::Statement::Inst(inst));
+                f.body
+                    .as_mut()
+                    .unwrap()
+                    .push(ptx_ir_core::Statement::Inst(inst));
             }
             ptx_ir_core::visit::renumber_names(&mut m).unwrap();
             let text = print(&m);
             let back = parse(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", op.name()));
-            assert_eq!(back, m, "{}: IR differs after re-reading\n{text}", op.name());
+            assert_eq!(
+                back,
+                m,
+                "{}: IR differs after re-reading\n{text}",
+                op.name()
+            );
         }
     }
 }
@@ -93,7 +106,9 @@ fn arbitrary_text_never_panics() {
 fn mutated_kernels_never_panic() {
     let base = include_str!("../../corpus/golden/print/saxpy.ptx");
     fn prop(edits: Vec<(u16, u8, u8)>) -> bool {
-        let mut b = include_str!("../../corpus/golden/print/saxpy.ptx").as_bytes().to_vec();
+        let mut b = include_str!("../../corpus/golden/print/saxpy.ptx")
+            .as_bytes()
+            .to_vec();
         for (pos, kind, byte) in edits {
             if b.is_empty() {
                 break;

@@ -18,30 +18,30 @@ impl Reader {
         if depth > MAX_BLOCK_DEPTH {
             return fail(i, "scopes nested too deeply");
         }
-        let mut out = Vec::new();
+        let base = self.stmts.len();
         let mut r = i;
         loop {
             let (x, ()) = ws(r)?;
             let Some(&c) = x.first() else {
                 return fail(x, "unexpected end of input: missing `}`");
             };
-            r = match c {
-                b'}' => return Ok((&x[1..], out)),
+            if c != b'}' {
+                self.mark_statement(x);
+            }
+            let (y, s) = match c {
+                b'}' => {
+                    let body: Vec<Statement> = self.stmts.drain(base..).collect();
+                    return Ok((&x[1..], body));
+                }
                 b'{' => {
                     let (y, b) = self.block_at(&x[1..], depth + 1)?;
-                    out.push(Statement::Block(b));
-                    y
+                    (y, Statement::Block(b))
                 }
                 b'@' => {
                     let (y, inst) = self.guarded(x)?;
-                    out.push(Statement::Inst(inst));
-                    y
+                    (y, Statement::Inst(inst))
                 }
-                b'.' => {
-                    let (y, s) = self.body_directive(x)?;
-                    out.push(s);
-                    y
-                }
+                b'.' => self.body_directive(x)?,
                 _ => {
                     // A label is an identifier followed by `:` (not `::`).
                     let n = x
@@ -51,16 +51,15 @@ impl Reader {
                     let (after, ()) = ws_inline(&x[n..]);
                     if n > 0 && after.first() == Some(&b':') && after.get(1) != Some(&b':') {
                         let name = self.name(x, &x[..n])?;
-                        let (y, s) = self.after_label(&after[1..], name)?;
-                        out.push(s);
-                        y
+                        self.after_label(&after[1..], name)?
                     } else {
                         let (y, inst) = self.instruction(x, None)?;
-                        out.push(Statement::Inst(inst));
-                        y
+                        (y, Statement::Inst(inst))
                     }
                 }
             };
+            self.stmts.push(s);
+            r = y;
         }
     }
 

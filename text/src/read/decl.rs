@@ -231,7 +231,12 @@ impl Reader {
                 && (ty.is_bits() || ty.is_signed() || ty.is_unsigned())
                 && ty.bits() >= 8
                 && ty.bits() <= 64;
-            let (x, v) = self.init(x, ty, packable)?;
+            // Elements the declaration says the initialiser has, to size the packed bytes.
+            let hint = match dims.as_slice() {
+                [Some(n)] => usize::try_from(*n).unwrap_or(0),
+                _ => 0,
+            };
+            let (x, v) = self.init(x, ty, packable.then_some(hint))?;
             init = Some(v);
             r = x;
         }
@@ -246,13 +251,15 @@ impl Reader {
         ))
     }
 
-    fn init<'a>(&mut self, i: &'a [u8], ty: Type, packable: bool) -> PResult<'a, Init> {
+    /// An initialiser; `packable` (with the expected element count, or 0) allows the packed
+    /// form.
+    fn init<'a>(&mut self, i: &'a [u8], ty: Type, packable: Option<usize>) -> PResult<'a, Init> {
         if i.first() != Some(&b'{') {
             let (r, e) = self.expr(i, false)?;
             return Ok((r, Init::Expr(e)));
         }
-        if packable {
-            if let Some((r, bytes)) = packed_list(i, ty) {
+        if let Some(hint) = packable {
+            if let Some((r, bytes)) = packed_list(i, ty, hint) {
                 return Ok((r, Init::Packed(bytes.into_boxed_slice())));
             }
         }
@@ -262,7 +269,7 @@ impl Reader {
             return Ok((&r[1..], Init::List(items)));
         }
         loop {
-            let (x, item) = self.init(r, ty, false)?;
+            let (x, item) = self.init(r, ty, None)?;
             items.push(item);
             let (x, ()) = ws(x)?;
             match x.first() {
@@ -460,10 +467,15 @@ fn dims3(i: &[u8]) -> PResult<'_, SmallVec<[u32; 3]>> {
 
 /// The fast path for `{1, 2, 3, ...}` of plain integers that fit `ty`: packed little-endian.
 /// Returns `None` (and the caller re-reads the list generally) if any element is not one.
-fn packed_list(i: &[u8], ty: Type) -> Option<(&[u8], Vec<u8>)> {
+/// `hint` is the expected number of elements (0 if unknown).
+fn packed_list(i: &[u8], ty: Type, hint: usize) -> Option<(&[u8], Vec<u8>)> {
     let width = (ty.bits() / 8) as usize;
     let bits = ty.bits();
-    let mut out = Vec::new();
+    // The element type's range, as magnitudes: `-max_neg ..= max_pos`.
+    let max_pos = u64::MAX >> (64 - bits);
+    let max_neg = 1u64 << (bits - 1);
+    // Each element takes at least two bytes of text: trust the hint only that far.
+    let mut out = Vec::with_capacity(hint.min(i.len() / 2 + 1) * width);
     let (mut r, ()) = ws(&i[1..]).ok()?;
     if r.first() == Some(&b'}') {
         return None;
@@ -473,20 +485,57 @@ fn packed_list(i: &[u8], ty: Type) -> Option<(&[u8], Vec<u8>)> {
         if neg {
             r = &r[1..];
         }
-        let (x, n) = lex::number(r).ok()?;
-        let v: i128 = match n {
-            Number::Int(v) => v as i128,
-            Number::Uint(v) => v as i128,
-            _ => return None,
-        };
-        let v = if neg { -v } else { v };
-        let lo = -(1i128 << (bits - 1));
-        let hi = (1i128 << bits) - 1;
-        if v < lo || v > hi {
-            return None;
+        // Plain decimal digits inline; anything else through the lexer.
+        let mut k = 0;
+        let mut mag = 0u64;
+        for &c in r.iter().take(19) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            mag = mag * 10 + u64::from(d);
+            k += 1;
         }
-        out.extend_from_slice(&(v as u64).to_le_bytes()[..width]);
-        let (x, ()) = ws(x).ok()?;
+        let plain = k > 0
+            && (k == 1 || r[0] != b'0')
+            && !r
+                .get(k)
+                .is_some_and(|&b| lex::is_ident_char(b) || b == b'.');
+        let (x, mag) = if plain {
+            (&r[k..], mag)
+        } else {
+            let (x, n) = lex::number(r).ok()?;
+            match n {
+                Number::Int(v) => (x, v as u64),
+                Number::Uint(v) => (x, v),
+                _ => return None,
+            }
+        };
+        let v = if neg {
+            if mag > max_neg {
+                return None;
+            }
+            mag.wrapping_neg()
+        } else {
+            if mag > max_pos {
+                return None;
+            }
+            mag
+        };
+        let bytes = v.to_le_bytes();
+        if width == 1 {
+            out.push(bytes[0]);
+        } else {
+            out.extend_from_slice(&bytes[..width]);
+        }
+        // `, ` is the usual separator.
+        let x = match x {
+            [b',', b' ', rest @ ..] if rest.first().is_some_and(u8::is_ascii_digit) => {
+                r = rest;
+                continue;
+            }
+            _ => ws(x).ok()?.0,
+        };
         match x.first() {
             Some(b',') => {
                 let (y, ()) = ws(&x[1..]).ok()?;

@@ -1,12 +1,13 @@
 //! Instructions and operands: the reader's hot path.
 
 use super::expr::{eval_int, negate};
-use super::{fail, ws_inline, Reader};
+use super::{fail, ws_inline, NameTable, Reader, WordInfo};
 use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ident, inst_word, is_ident_char, qual_word, ws, Number};
 use nom::Err;
 use ptx_ir_core::{
-    Expr, Guard, Instruction, Modifier, Mods, Opcode, Operand, OperandList, Selector, SpecialReg,
+    Expr, Guard, Instruction, Modifier, Mods, Name, Opcode, Operand, OperandList, Selector,
+    SpecialReg,
 };
 
 /// Nesting bound for operands (vectors inside pairs inside tuples ...).
@@ -33,46 +34,22 @@ impl Reader {
     ) -> PResult<'a, Instruction> {
         let (r, word) =
             inst_word(i).map_err(|_| Err::Failure(PErr::at(i, "expected an instruction")))?;
-        let Some((opcode, n)) = Opcode::split_mnemonic(word) else {
-            let head = word.split(|&b| b == b'.').next().unwrap_or(word);
-            return fail(
-                i,
-                format!("unknown instruction `{}`", String::from_utf8_lossy(head)),
-            );
+        // Instruction words repeat: each distinct one is resolved once per module.
+        let word_id = match self.words.find_bytes(word) {
+            Some(n) => n.index(),
+            None => self.resolve_word(i, word)?,
         };
-        let mut mods = Mods::new();
-        let mut q = &word[n..];
-        while !q.is_empty() {
-            let at = &i[n + (word.len() - n - q.len())..];
-            if q[0] != b'.' {
-                return fail(
-                    at,
-                    format!("malformed qualifiers after `{}`", opcode.name()),
-                );
-            }
-            let (rest, w) = qual_word(&q[1..])
-                .map_err(|_| Err::Failure(PErr::at(at, "expected a qualifier after `.`")))?;
-            match Modifier::lookup(w) {
-                Some(m) => mods.push(m),
-                None => {
-                    return fail(
-                        at,
-                        format!(
-                            "unknown qualifier `.{}` on `{}`",
-                            String::from_utf8_lossy(w),
-                            opcode.name()
-                        ),
-                    );
-                }
-            }
-            q = rest;
-        }
+        let info = &self.word_info[word_id];
+        let (opcode, mods) = (info.opcode, Mods::from_slice(&info.mods));
         let call = opcode == Opcode::Call;
         let mut operands = OperandList::new();
         let (mut r, ()) = ws(r)?;
         if r.first() != Some(&b';') {
             loop {
-                let (after, o) = self.operand(r, call, 0)?;
+                let (after, o) = match self.plain_register(r)? {
+                    Some(x) => x,
+                    None => self.operand(r, call, 0)?,
+                };
                 operands.push(o);
                 let (x, ()) = ws(after)?;
                 match x.first() {
@@ -84,12 +61,26 @@ impl Reader {
                         r = x;
                         break;
                     }
-                    _ => return fail(end_of_line(after, x), "expected `,` or `;` after an operand"),
+                    _ => {
+                        return fail(
+                            end_of_line(after, x),
+                            "expected `,` or `;` after an operand",
+                        )
+                    }
                 }
             }
         }
         let r = &r[1..];
-        check_forms(i, opcode, &mods, &operands)?;
+        // A form that takes these qualifiers and these operands makes the instruction valid
+        // (as in `check`); otherwise the full check finds what is wrong.
+        let forms = opcode.forms();
+        let fits = self.word_info[word_id]
+            .forms
+            .iter()
+            .any(|&k| forms[k as usize].match_operands(&operands));
+        if !fits {
+            check_forms(i, opcode, &mods, &operands)?;
+        }
         Ok((
             r,
             Instruction {
@@ -101,12 +92,69 @@ impl Reader {
         ))
     }
 
+    /// Splits and resolves a new instruction word (`ld.global.nc.v4.f32`) at `i`: the mnemonic,
+    /// the qualifiers and the forms that take them. Returns its index in `word_info`.
+    fn resolve_word(&mut self, i: &[u8], word: &[u8]) -> Result<usize, Err<PErr>> {
+        let Some((opcode, n)) = Opcode::split_mnemonic(word) else {
+            let head = word.split(|&b| b == b'.').next().unwrap_or(word);
+            return Err(Err::Failure(PErr::at(
+                i,
+                format!("unknown instruction `{}`", String::from_utf8_lossy(head)),
+            )));
+        };
+        let mut mods = Mods::new();
+        let mut q = &word[n..];
+        while !q.is_empty() {
+            let at = &i[n + (word.len() - n - q.len())..];
+            if q[0] != b'.' {
+                return Err(Err::Failure(PErr::at(
+                    at,
+                    format!("malformed qualifiers after `{}`", opcode.name()),
+                )));
+            }
+            let (rest, w) = qual_word(&q[1..])
+                .map_err(|_| Err::Failure(PErr::at(at, "expected a qualifier after `.`")))?;
+            match Modifier::lookup(w) {
+                Some(m) => mods.push(m),
+                None => {
+                    return Err(Err::Failure(PErr::at(
+                        at,
+                        format!(
+                            "unknown qualifier `.{}` on `{}`",
+                            String::from_utf8_lossy(w),
+                            opcode.name()
+                        ),
+                    )));
+                }
+            }
+            q = rest;
+        }
+        let forms = opcode
+            .forms()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.match_mods(&mods).is_ok())
+            .map(|(k, _)| k as u16)
+            .collect();
+        let id = self.name_in(NameTable::Words, i, word)?.index();
+        debug_assert_eq!(id, self.word_info.len());
+        self.word_info.push(WordInfo {
+            opcode,
+            mods,
+            forms,
+        });
+        Ok(id)
+    }
+
     /// One operand. `call` selects `(...)` as an argument list rather than an expression.
     fn operand<'a>(&mut self, i: &'a [u8], call: bool, depth: u32) -> PResult<'a, Operand> {
         if depth > MAX_OPERAND_DEPTH {
             return fail(i, "operand nested too deeply");
         }
         let (r, o) = self.operand_single(i, call, depth)?;
+        if matches!(r.first(), Some(b',' | b';')) {
+            return Ok((r, o));
+        }
         // `a|b` pairs.
         let (x, ()) = ws_inline(r);
         if x.first() == Some(&b'|') {
@@ -170,13 +218,15 @@ impl Reader {
         let (r, w) = hyphenated(i, r, w);
         // A selector `.x`, `.b0`, `.h10` directly after the name.
         let (r, sel) = selector(r);
-        if w[0] == b'%' {
-            if let Some(reg) = std::str::from_utf8(w).ok().and_then(SpecialReg::lookup) {
-                return Ok((r, Operand::Special { reg, sel }));
+        let name = if w[0] == b'%' {
+            match self.percent_name(i, w)? {
+                Ok(reg) => return Ok((r, Operand::Special { reg, sel })),
+                Err(name) => name,
             }
-        }
-        let name = self.name(i, w)?;
-        if sel.is_none() {
+        } else {
+            self.name(i, w)?
+        };
+        if sel.is_none() && !matches!(r.first(), Some(b',' | b';' | b']' | b'}' | b')')) {
             let (x, ()) = ws_inline(r);
             if matches!(x.first(), Some(b'+' | b'-')) && !matches!(x.get(1), Some(b'+' | b'-')) {
                 let (y, off) = offset(x)?;
@@ -184,6 +234,54 @@ impl Reader {
             }
         }
         Ok((r, Operand::Reg { name, sel }))
+    }
+
+    /// The common operand: a `%` name directly followed by `,` or `;` (`None` for any other).
+    #[inline]
+    fn plain_register<'a>(
+        &mut self,
+        i: &'a [u8],
+    ) -> Result<Option<(&'a [u8], Operand)>, Err<PErr>> {
+        if i.first() != Some(&b'%') {
+            return Ok(None);
+        }
+        let Ok((r, w)) = ident(i) else {
+            return Ok(None);
+        };
+        if !matches!(r.first(), Some(b',' | b';')) {
+            return Ok(None);
+        }
+        let o = match self.percent_name(i, w)? {
+            Ok(reg) => Operand::Special {
+                reg,
+                sel: Selector::NONE,
+            },
+            Err(name) => Operand::Reg {
+                name,
+                sel: Selector::NONE,
+            },
+        };
+        Ok(Some((r, o)))
+    }
+
+    /// A `%` name: a special register (`Ok`) or an interned name (`Err`). Names known not to
+    /// be special registers are found with one lookup.
+    #[inline]
+    fn percent_name(&mut self, at: &[u8], w: &[u8]) -> Result<Result<SpecialReg, Name>, Err<PErr>> {
+        if let Some(n) = self.find_name(w) {
+            if self.plain.get(n.index()) == Some(&true) {
+                return Ok(Err(n));
+            }
+        }
+        if let Some(reg) = std::str::from_utf8(w).ok().and_then(SpecialReg::lookup) {
+            return Ok(Ok(reg));
+        }
+        let n = self.name(at, w)?;
+        if self.plain.len() <= n.index() {
+            self.plain.resize(n.index() + 1, false);
+        }
+        self.plain[n.index()] = true;
+        Ok(Err(n))
     }
 
     /// `[...]`: an address `[base+off]`, `[off]`, or a tuple `[a, b, {c}]`.
@@ -281,8 +379,7 @@ fn hyphenated<'a>(start: &'a [u8], mut r: &'a [u8], w: &'a [u8]) -> (&'a [u8], &
     }
     let mut n = w.len();
     while r.first() == Some(&b'-')
-        && r
-            .get(1)
+        && r.get(1)
             .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
     {
         match ident(&r[1..]) {
@@ -308,9 +405,20 @@ fn offset(i: &[u8]) -> PResult<'_, i64> {
         }
         _ => (r, false),
     };
-    let mut rd = super::Reader {
-        names: Default::default(),
-    };
+    // The usual `+8]`: a literal up to the bracket.
+    if r.first().is_some_and(u8::is_ascii_digit) {
+        if let Ok((x, n)) = lex::number(r) {
+            let v = match n {
+                Number::Int(v) => Some(v),
+                Number::Uint(v) => Some(v as i64),
+                _ => None,
+            };
+            if let (Some(v), Some(b']')) = (v, x.first()) {
+                return Ok((x, if neg != neg2 { v.wrapping_neg() } else { v }));
+            }
+        }
+    }
+    let mut rd = super::Reader::new(0);
     let (r, e) = rd.expr(r, false)?;
     let Some(v) = eval_int(&e) else {
         return fail(i, "expected a constant offset");
@@ -368,7 +476,12 @@ fn expr_operand(e: Expr) -> Operand {
 }
 
 /// Checks qualifiers and operands against the opcode's forms (see `ptx_ir_core::check`).
-fn check_forms(at: &[u8], op: Opcode, mods: &[Modifier], operands: &[Operand]) -> Result<(), Err<PErr>> {
+fn check_forms(
+    at: &[u8],
+    op: Opcode,
+    mods: &[Modifier],
+    operands: &[Operand],
+) -> Result<(), Err<PErr>> {
     match ptx_ir_core::check::check(op, mods, operands) {
         Ok(_) => Ok(()),
         Err(msg) => Err(Err::Failure(PErr::at(at, msg))),

@@ -19,11 +19,29 @@ use ptx_ir_core::{
 
 /// Reads a whole module. `file` names the source in error messages.
 pub fn parse_module(src: &str, file: &str) -> Result<Module, ParseError> {
-    let mut r = Reader {
-        names: Interner::new(),
-    };
+    parse_module_spans(src, file, false).map(|(m, _)| m)
+}
+
+/// Reads a whole module and, with `spans`, the byte offset of every statement of every function
+/// body (see [`crate::Spans`]).
+pub fn parse_module_spans(
+    src: &str,
+    file: &str,
+    spans: bool,
+) -> Result<(Module, crate::Spans), ParseError> {
+    let mut r = Reader::new(src.len());
+    if spans {
+        r.spans = Some(SpanState {
+            src_len: src.len(),
+            current: Vec::new(),
+            items: Vec::new(),
+        });
+    }
     match r.module(src.as_bytes()) {
-        Ok((_, m)) => Ok(m),
+        Ok((_, m)) => {
+            let items = r.spans.map(|s| s.items).unwrap_or_default();
+            Ok((m, crate::Spans { items }))
+        }
         Err(Err::Error(e) | Err::Failure(e)) => Err(to_parse_error(file, src, e)),
         Err(Err::Incomplete(_)) => Err(ParseError::new(
             file,
@@ -39,9 +57,73 @@ fn to_parse_error(file: &str, src: &str, e: PErr) -> ParseError {
     ParseError::new(file, src, offset, e.msg.into_owned())
 }
 
-/// Reader state: the module's interner, filled in source order.
+/// Reader state: the module's interner, filled in source order, and caches.
 pub(crate) struct Reader {
     pub(crate) names: Interner,
+    /// Statement offsets, only when the caller asked for them.
+    pub(crate) spans: Option<SpanState>,
+    /// The distinct instruction words of the module (`ld.global.nc.v4.f32`), indexing
+    /// `word_info`.
+    words: Interner,
+    word_info: Vec<WordInfo>,
+    /// Per name: whether it was read as an operand and is not a special register.
+    plain: Vec<bool>,
+    /// Statements of the open blocks; each block takes its own off the top when it closes,
+    /// so that body vectors are allocated once, at their exact size.
+    stmts: Vec<ptx_ir_core::Statement>,
+}
+
+/// What an instruction word resolved to.
+pub(crate) struct WordInfo {
+    opcode: ptx_ir_core::Opcode,
+    mods: ptx_ir_core::Mods,
+    /// Indices of the opcode's forms that accept `mods`, in table order.
+    forms: smallvec::SmallVec<[u16; 6]>,
+}
+
+/// The interners of a [`Reader`].
+#[derive(Copy, Clone)]
+pub(crate) enum NameTable {
+    Names,
+    Words,
+}
+
+/// Statement offsets collected while reading (opt-in, see [`parse_module_spans`]).
+pub(crate) struct SpanState {
+    src_len: usize,
+    /// Offsets of the statements of the function body being read, in pre-order.
+    current: Vec<u32>,
+    /// One entry per module item read so far.
+    items: Vec<Vec<u32>>,
+}
+
+impl Reader {
+    /// A reader for `len` bytes of text.
+    pub(crate) fn new(len: usize) -> Reader {
+        // About one name per 256 bytes of PTX: room to start with, not a bound.
+        let names = len / 256;
+        Reader {
+            names: Interner::with_capacity(names, names * 8),
+            spans: None,
+            words: Interner::new(),
+            word_info: Vec::new(),
+            plain: Vec::new(),
+            stmts: Vec::new(),
+        }
+    }
+
+    /// The name already interned for `s`, if any.
+    #[inline]
+    pub(crate) fn find_name(&self, s: &[u8]) -> Option<Name> {
+        self.names.find_bytes(s)
+    }
+
+    /// Records that a statement starts at `i` (a no-op unless spans were asked for).
+    pub(crate) fn mark_statement(&mut self, i: &[u8]) {
+        if let Some(s) = &mut self.spans {
+            s.current.push((s.src_len - i.len()) as u32);
+        }
+    }
 }
 
 /// A failure at `i` (no backtracking past it).
@@ -76,11 +158,21 @@ pub(crate) fn string(i: &[u8]) -> PResult<'_, &str> {
 
 impl Reader {
     /// Interns an identifier given as bytes (identifiers are ASCII).
+    #[inline]
     pub(crate) fn name(&mut self, at: &[u8], s: &[u8]) -> Result<Name, Err<PErr>> {
-        match std::str::from_utf8(s) {
-            Ok(s) => Ok(self.names.intern(s)),
-            Err(_) => Err(Err::Failure(PErr::at(at, "identifier is not valid UTF-8"))),
-        }
+        self.name_in(NameTable::Names, at, s)
+    }
+
+    /// Interns `s` into one of the reader's tables.
+    #[inline]
+    fn name_in(&mut self, t: NameTable, at: &[u8], s: &[u8]) -> Result<Name, Err<PErr>> {
+        let table = match t {
+            NameTable::Names => &mut self.names,
+            NameTable::Words => &mut self.words,
+        };
+        table
+            .intern_bytes(s)
+            .map_err(|_| Err::Failure(PErr::at(at, "identifier is not valid UTF-8")))
     }
 
     /// An identifier, interned.
@@ -117,9 +209,14 @@ impl Reader {
             }
             let (r, item) = self.item(r)?;
             items.push(item);
+            if let Some(s) = &mut self.spans {
+                let stmts = std::mem::take(&mut s.current);
+                s.items.push(stmts);
+            }
             i = r;
         }
-        let names = std::mem::take(&mut self.names);
+        let mut names = std::mem::take(&mut self.names);
+        names.shrink_to_fit();
         Ok((
             i,
             Module {

@@ -1,0 +1,412 @@
+//! `ptx-ir-binary`: a versioned, compact bytecode for the `ptx-ir` IR, and a decoder that is safe
+//! on hostile input.
+//!
+//! ```
+//! # use ptx_ir_core::{Module, Version, Target, ArchSuffix};
+//! let m = Module::new(Version { major: 8, minor: 0 }, vec![Target::Sm { arch: 90, suffix: ArchSuffix::A }], Some(64));
+//! let bytes = ptx_ir_binary::encode(&m).unwrap();
+//! assert!(ptx_ir_binary::is_bytecode(&bytes));
+//! assert_eq!(ptx_ir_binary::decode(&bytes).unwrap(), m);
+//! assert!(ptx_ir_binary::decode(&bytes[..bytes.len() - 1]).is_err());
+//! ```
+//!
+//! The layout, the compatibility rule and the measurements are in `binary/FORMAT.md`. In short:
+//! a fixed 24-byte header (magic number, [`FORMAT_VERSION`], codec, [`table_fingerprint`],
+//! CRC-32) followed by two sections, the string table and the module body, each the bincode 2
+//! encoding (through the IR's serde derives; see [`wire`]) of its value, optionally compressed.
+//!
+//! Decoding any byte string returns `Ok` or a [`DecodeError`]; it never panics, allocates at most
+//! a bounded multiple of the input size, and always terminates. The bounds are in
+//! [`DecodeLimits`]; a decoded module also satisfies the invariants of [`validate`].
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod codec;
+mod crc;
+mod error;
+mod guard;
+mod validate;
+pub mod wire;
+
+pub use codec::Codec;
+pub use error::{DecodeError, EncodeError, Section};
+pub use validate::{validate, Invalid};
+
+use ptx_ir_core::{Interner, Item, Module, Target, Version};
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error as _, SeqAccess, Visitor};
+use serde::{Serialize, Serializer};
+use std::sync::OnceLock;
+
+/// The first eight bytes of every bytecode file: `\x89PTXB\r\n\x1a`. The first byte is not
+/// ASCII (and not valid UTF-8 at the start of text), so no PTX text file starts with it; the
+/// `\r\n` and `\x1a` catch line-ending conversion and `type` on DOS, as in PNG.
+pub const MAGIC: [u8; 8] = *b"\x89PTXB\r\n\x1a";
+
+/// The format version this build writes and reads. Bump it for any change to the layout or to
+/// the IR's serialized shape (see `FORMAT.md`).
+pub const FORMAT_VERSION: u16 = 1;
+
+/// Size of the fixed header.
+pub const HEADER_LEN: usize = 24;
+
+/// Bounds on what decoding may do, all checked before the work or allocation they bound.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeLimits {
+    /// Largest input accepted, in bytes.
+    pub max_input: usize,
+    /// Largest decoded (decompressed) size of one section, in bytes.
+    pub max_section: usize,
+    /// Largest ratio of a section's decoded size to its stored (compressed) size. The encoder
+    /// stores a section uncompressed when it would compress better than the default, so every
+    /// encoder output passes the default limits.
+    pub max_expansion: u32,
+    /// Deepest nesting of values (structs, sequences, enums, options) in a section.
+    pub max_depth: u32,
+    /// Whether to verify the CRC-32 of the sections. Turning it off is for fuzzing the decoder
+    /// behind the checksum; the other limits still hold.
+    pub verify_checksum: bool,
+}
+
+impl DecodeLimits {
+    /// The default limits.
+    pub const DEFAULT: DecodeLimits = DecodeLimits {
+        max_input: 64 << 20,
+        max_section: 64 << 20,
+        max_expansion: 32,
+        max_depth: 128,
+        verify_checksum: true,
+    };
+}
+
+impl Default for DecodeLimits {
+    fn default() -> Self {
+        DecodeLimits::DEFAULT
+    }
+}
+
+/// Whether `bytes` starts with the bytecode magic number (and so is not PTX text).
+pub fn is_bytecode(bytes: &[u8]) -> bool {
+    bytes.starts_with(&MAGIC)
+}
+
+/// A 64-bit fingerprint of every enum table the encoding numbers by position: opcodes, every
+/// modifier class and its members, shapes and special registers. A file written against another
+/// table is rejected ([`DecodeError::TableMismatch`]) instead of decoding to the wrong
+/// instructions.
+pub fn table_fingerprint() -> u64 {
+    static F: OnceLock<u64> = OnceLock::new();
+    *F.get_or_init(|| {
+        use ptx_ir_core::{ModClass, Modifier, Opcode, SpecialReg};
+        // FNV-1a, 64 bit.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut feed = |s: &str| {
+            for b in s.bytes().chain([0]) {
+                h ^= b as u64;
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        };
+        feed("opcodes");
+        for op in Opcode::ALL {
+            feed(op.name());
+        }
+        for &class in ModClass::ALL {
+            feed(class.name());
+            for i in 0..class.len() {
+                match u8::try_from(i)
+                    .ok()
+                    .and_then(|i| Modifier::from_parts(class, i))
+                {
+                    Some(m) => feed(m.as_str()),
+                    None => feed("?"),
+                }
+            }
+        }
+        feed("special");
+        for r in SpecialReg::PLAIN {
+            feed(&r.to_string());
+        }
+        h
+    })
+}
+
+/// The encoded body: the module without its string table.
+#[derive(Serialize)]
+struct BodyRef<'a> {
+    version: &'a Version,
+    target: &'a [Target],
+    address_size: &'a Option<u32>,
+    items: &'a [Item],
+}
+
+#[derive(serde::Deserialize)]
+struct Body {
+    version: Version,
+    target: Vec<Target>,
+    address_size: Option<u32>,
+    items: Vec<Item>,
+}
+
+/// The string table, encoded as the sequence of its strings.
+struct Strings<'a>(&'a Interner);
+
+impl Serialize for Strings<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|(_, name)| name))
+    }
+}
+
+/// Decodes the string table straight into an interner, borrowing each string from the input
+/// (one copy per name instead of an intermediate `String`).
+struct StringsSeed;
+
+impl<'de> DeserializeSeed<'de> for StringsSeed {
+    type Value = Interner;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Interner, D::Error> {
+        d.deserialize_seq(StringsSeed)
+    }
+}
+
+impl<'de> Visitor<'de> for StringsSeed {
+    type Value = Interner;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a sequence of distinct names")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Interner, A::Error> {
+        let mut names = Interner::new();
+        while let Some(s) = seq.next_element::<&'de str>()? {
+            let before = names.len();
+            if names.intern(s).index() != before {
+                return Err(A::Error::custom(format!(
+                    "duplicate name `{s}` in the string table"
+                )));
+            }
+        }
+        Ok(names)
+    }
+}
+
+/// Deserializes `T` (the seed the wire module wraps in the guard).
+struct Plain<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for Plain<T> {
+    type Value = T;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        T::deserialize(d)
+    }
+}
+
+fn plain<T>() -> Plain<T> {
+    Plain(std::marker::PhantomData)
+}
+
+/// Encodes `m` with the default codec ([`Codec::DEFAULT`]).
+pub fn encode(m: &Module) -> Result<Vec<u8>, EncodeError> {
+    encode_with(m, Codec::DEFAULT)
+}
+
+/// Encodes `m` with `codec`. The same module and codec always give the same bytes.
+pub fn encode_with(m: &Module, codec: Codec) -> Result<Vec<u8>, EncodeError> {
+    let mut strings = Vec::new();
+    wire::encode_into(&Strings(&m.names), &mut strings).map_err(EncodeError::Wire)?;
+    let mut body = Vec::with_capacity(m.instruction_count() * 12 + 64);
+    wire::encode_into(
+        &BodyRef {
+            version: &m.version,
+            target: &m.target,
+            address_size: &m.address_size,
+            items: &m.items,
+        },
+        &mut body,
+    )
+    .map_err(EncodeError::Wire)?;
+
+    let mut out = Vec::with_capacity(HEADER_LEN + 16 + strings.len() + body.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.push(codec.id());
+    out.push(0);
+    out.extend_from_slice(&table_fingerprint().to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    for (section, raw) in [(Section::Strings, &strings), (Section::Body, &body)] {
+        let len =
+            |n: usize| u32::try_from(n).map_err(|_| EncodeError::TooLarge { section, len: n });
+        let raw_len = len(raw.len())?;
+        let at = out.len();
+        out.extend_from_slice(&raw_len.to_le_bytes());
+        out.extend_from_slice(&[0; 4]);
+        let used = codec::compress(codec, raw, &mut out, DecodeLimits::DEFAULT.max_expansion);
+        let stored = len(out.len() - at - 8)?;
+        let flag = if used { 0 } else { 1 << 31 };
+        if stored & (1 << 31) != 0 {
+            return Err(EncodeError::TooLarge {
+                section,
+                len: stored as usize,
+            });
+        }
+        out[at + 4..at + 8].copy_from_slice(&(stored | flag).to_le_bytes());
+    }
+    let crc = checksum(&out);
+    out[20..24].copy_from_slice(&crc.to_le_bytes());
+    Ok(out)
+}
+
+/// The CRC-32 of a file: every byte but the checksum field itself.
+fn checksum(file: &[u8]) -> u32 {
+    crc::crc32(&[&file[..20], &file[HEADER_LEN..]])
+}
+
+/// Decodes a module with the default limits.
+pub fn decode(bytes: &[u8]) -> Result<Module, DecodeError> {
+    decode_with(bytes, &DecodeLimits::DEFAULT)
+}
+
+/// Decodes a module under `limits`.
+pub fn decode_with(bytes: &[u8], limits: &DecodeLimits) -> Result<Module, DecodeError> {
+    let truncated = |needed: usize| DecodeError::Truncated {
+        section: Section::Header,
+        offset: bytes.len(),
+        needed,
+        path: String::new(),
+    };
+    // Magic: a strict prefix of it is a truncated file, anything else is not bytecode.
+    let n = bytes.len().min(MAGIC.len());
+    if bytes[..n] != MAGIC[..n] {
+        return Err(DecodeError::BadMagic);
+    }
+    if bytes.len() > limits.max_input {
+        return Err(DecodeError::LimitExceeded {
+            what: "input size",
+            limit: limits.max_input as u64,
+        });
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(truncated(HEADER_LEN - bytes.len()));
+    }
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    if version != FORMAT_VERSION {
+        return Err(DecodeError::UnsupportedVersion {
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    let codec = Codec::from_id(bytes[10]).ok_or(DecodeError::UnsupportedHeader {
+        what: "codec",
+        value: bytes[10],
+    })?;
+    if bytes[11] != 0 {
+        return Err(DecodeError::UnsupportedHeader {
+            what: "reserved byte",
+            value: bytes[11],
+        });
+    }
+    let fp = u64::from_le_bytes(bytes[12..20].try_into().unwrap_or_default());
+    if fp != table_fingerprint() {
+        return Err(DecodeError::TableMismatch {
+            found: fp,
+            expected: table_fingerprint(),
+        });
+    }
+    let stored_crc = u32::from_le_bytes(bytes[20..24].try_into().unwrap_or_default());
+
+    // Section frames: check every length against the input before reading or allocating.
+    let mut pos = HEADER_LEN;
+    let mut frames = [(0usize, 0usize, 0usize, false); 2];
+    for (k, section) in [Section::Strings, Section::Body].into_iter().enumerate() {
+        if bytes.len() - pos < 8 {
+            return Err(DecodeError::Truncated {
+                section,
+                offset: bytes.len(),
+                needed: 8 - (bytes.len() - pos),
+                path: String::new(),
+            });
+        }
+        let raw = u32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap_or_default()) as usize;
+        let word = u32::from_le_bytes(bytes[pos + 4..pos + 8].try_into().unwrap_or_default());
+        let stored = (word & !(1 << 31)) as usize;
+        let compressed = word & (1 << 31) == 0 && codec != Codec::Stored;
+        pos += 8;
+        if bytes.len() - pos < stored {
+            return Err(DecodeError::Truncated {
+                section,
+                offset: bytes.len(),
+                needed: stored - (bytes.len() - pos),
+                path: String::new(),
+            });
+        }
+        if raw > limits.max_section {
+            return Err(DecodeError::LimitExceeded {
+                what: "decoded section size",
+                limit: limits.max_section as u64,
+            });
+        }
+        if !compressed && raw != stored {
+            return Err(DecodeError::Invalid {
+                section,
+                detail: format!("stored section of {stored} bytes declares {raw} decoded bytes"),
+                path: String::new(),
+            });
+        }
+        if compressed && raw as u64 > stored as u64 * limits.max_expansion as u64 {
+            return Err(DecodeError::LimitExceeded {
+                what: "section expansion ratio",
+                limit: limits.max_expansion as u64,
+            });
+        }
+        frames[k] = (pos, stored, raw, compressed);
+        pos += stored;
+    }
+    if pos != bytes.len() {
+        return Err(DecodeError::TrailingBytes {
+            section: Section::Body,
+            offset: pos,
+            count: bytes.len() - pos,
+        });
+    }
+    if limits.verify_checksum {
+        let computed = checksum(bytes);
+        if computed != stored_crc {
+            return Err(DecodeError::Checksum {
+                stored: stored_crc,
+                computed,
+            });
+        }
+    }
+
+    let mut scratch = Vec::new();
+    let (src, base) = section(bytes, frames[0], codec, Section::Strings, &mut scratch)?;
+    let names: Interner = wire::decode(StringsSeed, src, Section::Strings, base, limits.max_depth)?;
+    let (src, base) = section(bytes, frames[1], codec, Section::Body, &mut scratch)?;
+    let body: Body = wire::decode(plain::<Body>(), src, Section::Body, base, limits.max_depth)?;
+    let m = Module {
+        names,
+        version: body.version,
+        target: body.target,
+        address_size: body.address_size,
+        items: body.items,
+    };
+    validate(&m).map_err(|e| DecodeError::InvalidIr {
+        detail: e.detail,
+        path: e.path,
+    })?;
+    Ok(m)
+}
+
+/// The decoded bytes of one section and their offset in the file (0 when decompressed).
+fn section<'a>(
+    bytes: &'a [u8],
+    (at, stored, raw, compressed): (usize, usize, usize, bool),
+    codec: Codec,
+    section: Section,
+    scratch: &'a mut Vec<u8>,
+) -> Result<(&'a [u8], usize), DecodeError> {
+    let src = &bytes[at..at + stored];
+    if !compressed {
+        return Ok((src, at));
+    }
+    *scratch = codec::decompress(codec, src, raw)
+        .map_err(|detail| DecodeError::Corrupt { section, detail })?;
+    Ok((&scratch[..], 0))
+}

@@ -1,0 +1,276 @@
+//! The IR invariants a decoded module must satisfy beyond what its types enforce: the ones the
+//! printer and the other consumers rely on to not panic.
+//!
+//! - every [`Name`] indexes the module's string table (consumers call `Interner::get`, which
+//!   panics on a foreign name);
+//! - every [`Shape`](ptx_ir_core::Shape) modifier is inside the shape table (its spelling is a
+//!   table lookup);
+//! - every [`Selector`] is one the reader can produce, and every numbered special register is in
+//!   its range (otherwise they print as something else);
+//! - every packed initialiser belongs to a declaration of an 8-, 16-, 32- or 64-bit type and
+//!   holds a whole number of elements (the printer reads each element into a `u64`).
+//!
+//! Nesting depth is bounded while decoding (see [`crate::guard`]), so the recursion here is
+//! bounded too. The walk matches every IR enum exhaustively: a new variant does not compile
+//! until it is handled here.
+
+use ptx_ir_core::{
+    Declarator, Expr, FuncDirective, Function, Init, Instruction, Item, Modifier, Module, Name,
+    Operand, Param, Prototype, Section, SectionEntry, Selector, SpecialReg, Statement, Type,
+    VarDecl,
+};
+
+/// A broken invariant: what, and where (`items[3].body[12]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invalid {
+    /// What is wrong.
+    pub detail: String,
+    /// Where, as a path into the module.
+    pub path: String,
+}
+
+type R = Result<(), String>;
+
+/// Checks the invariants listed in the module documentation.
+pub fn validate(m: &Module) -> Result<(), Invalid> {
+    let v = V { n: m.names.len() };
+    for (i, item) in m.items.iter().enumerate() {
+        v.item(item).map_err(|detail| Invalid {
+            detail,
+            path: format!("items[{i}]"),
+        })?;
+    }
+    Ok(())
+}
+
+struct V {
+    n: usize,
+}
+
+impl V {
+    #[inline]
+    fn name(&self, n: Name) -> R {
+        if n.index() < self.n {
+            Ok(())
+        } else {
+            Err(format!(
+                "name index {} outside the string table ({} names)",
+                n.index(),
+                self.n
+            ))
+        }
+    }
+
+    fn item(&self, item: &Item) -> R {
+        match item {
+            Item::Function(f) => self.function(f),
+            Item::Variable(d) => self.decl(d),
+            Item::File(_) | Item::Pragma(_) => Ok(()),
+            Item::Section(s) => self.section(s),
+            Item::Alias { alias, aliasee } => {
+                self.name(*alias)?;
+                self.name(*aliasee)
+            }
+        }
+    }
+
+    fn section(&self, s: &Section) -> R {
+        for e in &s.entries {
+            match e {
+                SectionEntry::Label(n) => self.name(*n)?,
+                SectionEntry::Bytes(_) => {}
+                SectionEntry::Data { ty: _, values } => {
+                    for x in values {
+                        self.expr(x)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn params(&self, ps: &Option<Vec<Param>>) -> R {
+        for p in ps.iter().flatten() {
+            self.name(p.name)?;
+        }
+        Ok(())
+    }
+
+    fn directives(&self, ds: &[FuncDirective]) -> R {
+        for d in ds {
+            match d {
+                FuncDirective::MaxNtid(_)
+                | FuncDirective::ReqNtid(_)
+                | FuncDirective::MinNctaPerSm(_)
+                | FuncDirective::MaxNctaPerSm(_)
+                | FuncDirective::MaxNreg(_)
+                | FuncDirective::ReqNctaPerCluster(_)
+                | FuncDirective::ExplicitCluster
+                | FuncDirective::MaxClusterRank(_)
+                | FuncDirective::BlocksAreClusters
+                | FuncDirective::NoReturn
+                | FuncDirective::AbiPreserve(_)
+                | FuncDirective::AbiPreserveControl(_)
+                | FuncDirective::Pragma(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn function(&self, f: &Function) -> R {
+        self.params(&f.returns)?;
+        self.name(f.name)?;
+        self.params(&f.params)?;
+        self.directives(&f.directives)?;
+        if let Some(body) = &f.body {
+            self.statements(body)?;
+        }
+        Ok(())
+    }
+
+    fn decl(&self, d: &VarDecl) -> R {
+        for x in &d.names {
+            self.declarator(x, d.ty)?;
+        }
+        Ok(())
+    }
+
+    fn declarator(&self, d: &Declarator, ty: Type) -> R {
+        self.name(d.name)?;
+        if let Some(i) = &d.init {
+            self.init(i, ty)?;
+        }
+        Ok(())
+    }
+
+    fn init(&self, i: &Init, ty: Type) -> R {
+        match i {
+            Init::Expr(e) => self.expr(e),
+            Init::List(items) => items.iter().try_for_each(|i| self.init(i, ty)),
+            Init::Packed(bytes) => {
+                let bits = ty.bits();
+                if !matches!(bits, 8 | 16 | 32 | 64) {
+                    return Err(format!("packed initialiser of a {bits}-bit type"));
+                }
+                let w = bits as usize / 8;
+                if bytes.len() % w != 0 {
+                    return Err(format!(
+                        "packed initialiser of {} bytes is not a whole number of {w}-byte elements",
+                        bytes.len()
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn statements(&self, body: &[Statement]) -> R {
+        for (i, s) in body.iter().enumerate() {
+            self.statement(s)
+                .map_err(|e| format!("{e} (body statement {i})"))?;
+        }
+        Ok(())
+    }
+
+    fn statement(&self, s: &Statement) -> R {
+        match s {
+            Statement::Inst(i) => self.inst(i),
+            Statement::Label(n) => self.name(*n),
+            Statement::Decl(d) => self.decl(d),
+            Statement::Loc(l) => match &l.inlined {
+                Some(i) => self.name(i.function_name),
+                None => Ok(()),
+            },
+            Statement::Pragma(_) => Ok(()),
+            Statement::Block(b) => self.statements(b),
+            Statement::BranchTargets { label, targets }
+            | Statement::CallTargets { label, targets } => {
+                self.name(*label)?;
+                targets.iter().try_for_each(|t| self.name(*t))
+            }
+            Statement::CallPrototype { label, proto } => {
+                self.name(*label)?;
+                self.prototype(proto)
+            }
+        }
+    }
+
+    fn prototype(&self, p: &Prototype) -> R {
+        self.params(&p.returns)?;
+        self.params(&p.params)?;
+        self.directives(&p.directives)
+    }
+
+    fn inst(&self, i: &Instruction) -> R {
+        if let Some(g) = i.guard {
+            self.name(g.pred)?;
+        }
+        for m in &i.mods {
+            if let Modifier::Shape(s) = m {
+                if ptx_ir_core::Shape::from_ordinal(s.ordinal()).is_none() {
+                    return Err(format!(
+                        "shape index {} outside the shape table",
+                        s.ordinal()
+                    ));
+                }
+            }
+        }
+        i.operands.iter().try_for_each(|o| self.operand(o))
+    }
+
+    #[inline]
+    fn selector(&self, s: Selector) -> R {
+        if s.is_none() || s.is_valid() {
+            Ok(())
+        } else {
+            Err(format!("invalid selector encoding {:#06x}", s.bits()))
+        }
+    }
+
+    fn operand(&self, o: &Operand) -> R {
+        match o {
+            Operand::Reg { name, sel } => {
+                self.name(*name)?;
+                self.selector(*sel)
+            }
+            Operand::Special { reg, sel } => {
+                if !reg.is_valid() {
+                    return Err(format!("special register {reg:?} out of range"));
+                }
+                self.special_sel(*reg, *sel)
+            }
+            Operand::Int(_)
+            | Operand::Uint(_)
+            | Operand::F32(_)
+            | Operand::F64(_)
+            | Operand::Dec(_)
+            | Operand::Sink => Ok(()),
+            Operand::Sym { name, offset: _ } | Operand::Not(name) => self.name(*name),
+            Operand::Addr { base, .. } => match base {
+                Some(b) => self.name(*b),
+                None => Ok(()),
+            },
+            Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
+                v.iter().try_for_each(|o| self.operand(o))
+            }
+            Operand::Pair(p) => p.iter().try_for_each(|o| self.operand(o)),
+            Operand::Neg(o) => self.operand(o),
+        }
+    }
+
+    fn special_sel(&self, _reg: SpecialReg, sel: Selector) -> R {
+        self.selector(sel)
+    }
+
+    fn expr(&self, e: &Expr) -> R {
+        match e {
+            Expr::Int(_) | Expr::Uint(_) | Expr::F32(_) | Expr::F64(_) | Expr::Dec(_) => Ok(()),
+            Expr::Sym(n) | Expr::Generic(n) => self.name(*n),
+            Expr::Unary(_, e) | Expr::Paren(e) => self.expr(e),
+            Expr::Binary(_, a, b) => {
+                self.expr(a)?;
+                self.expr(b)
+            }
+        }
+    }
+}

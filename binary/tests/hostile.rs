@@ -1,0 +1,584 @@
+//! Hostile input: every byte string decodes to `Ok` or a clear error — never a panic, never an
+//! unbounded allocation (see also `alloc.rs`), never an endless loop.
+//!
+//! Real files are truncated at every point and have bits flipped; crafted files carry huge
+//! lengths, deep nesting, bad tags, out-of-range names and shapes, bad headers. Tests that need
+//! to get past the checksum compute it here (`seal`), so they reach the wire decoder and the
+//! guard, not just the CRC.
+
+use ptx_ir_binary::{
+    decode, decode_with, encode_with, Codec, DecodeError, DecodeLimits, HEADER_LEN,
+};
+use ptx_ir_core::{
+    Function, FunctionKind, Instruction, Item, Modifier, Module, Name, Opcode, Shape, Statement,
+    Target, Type, Version,
+};
+use std::path::{Path, PathBuf};
+
+fn golden(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/golden/bytecode")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
+}
+
+fn parse(src: &str) -> Module {
+    ptx_ir_text::parse(src).expect("test source parses")
+}
+
+const NO_CRC: DecodeLimits = DecodeLimits {
+    verify_checksum: false,
+    ..DecodeLimits::DEFAULT
+};
+
+/// Bitwise CRC-32 (independent of the crate's table-driven one).
+fn crc32(parts: &[&[u8]]) -> u32 {
+    let mut c = !0u32;
+    for p in parts {
+        for &b in *p {
+            c ^= b as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+            }
+        }
+    }
+    !c
+}
+
+/// Recomputes the checksum of a (possibly doctored) file.
+fn seal(b: &mut [u8]) {
+    if b.len() >= HEADER_LEN {
+        let c = crc32(&[&b[..20], &b[HEADER_LEN..]]);
+        b[20..24].copy_from_slice(&c.to_le_bytes());
+    }
+}
+
+/// The two sections of an uncompressed file: (strings, body).
+fn sections(b: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let mut pos = HEADER_LEN;
+    let mut out = Vec::new();
+    for _ in 0..2 {
+        let stored =
+            (u32::from_le_bytes(b[pos + 4..pos + 8].try_into().unwrap()) & !(1 << 31)) as usize;
+        out.push(b[pos + 8..pos + 8 + stored].to_vec());
+        pos += 8 + stored;
+    }
+    (out[0].clone(), out[1].clone())
+}
+
+/// An uncompressed file with the given sections, with a valid checksum.
+fn container(strings: &[u8], body: &[u8]) -> Vec<u8> {
+    let empty = encode_with(&Module::new(version(), vec![], None), Codec::Stored).unwrap();
+    let mut out = empty[..HEADER_LEN].to_vec();
+    for s in [strings, body] {
+        let n = s.len() as u32;
+        out.extend_from_slice(&n.to_le_bytes());
+        out.extend_from_slice(&(n | 1 << 31).to_le_bytes());
+        out.extend_from_slice(s);
+    }
+    seal(&mut out);
+    out
+}
+
+fn version() -> Version {
+    Version { major: 8, minor: 7 }
+}
+
+/// A module with one kernel whose body is `body`, and the names `names`.
+fn kernel(names: &[&str], body: Vec<Statement>) -> Module {
+    let mut m = Module::new(
+        version(),
+        vec![Target::Sm {
+            arch: 90,
+            suffix: ptx_ir_core::ArchSuffix::None,
+        }],
+        Some(64),
+    );
+    for n in names {
+        m.names.intern(n);
+    }
+    m.items.push(Item::Function(Box::new(Function {
+        linkage: None,
+        kind: FunctionKind::Entry,
+        attributes: vec![],
+        returns: None,
+        name: Name::from_index(0),
+        params: Some(vec![]),
+        directives: vec![],
+        body: Some(body),
+    })));
+    m
+}
+
+fn body_of(m: &Module) -> Vec<u8> {
+    sections(&encode_with(m, Codec::Stored).unwrap()).1
+}
+
+/// Where two encodings differ: `a = p + x + s`, `b = p + y + s`; returns (p, x, y, s).
+fn split(a: &[u8], b: &[u8]) -> (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>) {
+    let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let max_s = a.len().min(b.len()) - p;
+    let s = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+        .min(max_s);
+    (
+        a[..p].to_vec(),
+        a[p..a.len() - s].to_vec(),
+        b[p..b.len() - s].to_vec(),
+        a[a.len() - s..].to_vec(),
+    )
+}
+
+/// A small deterministic PRNG (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+#[test]
+fn every_truncation_point_is_an_error() {
+    let m = parse(&golden("operands.ptx"));
+    let mut cuts = 0;
+    for codec in [Codec::Stored, Codec::Zstd] {
+        let b = encode_with(&m, codec).unwrap();
+        assert_eq!(decode(&b).unwrap(), m);
+        for k in 0..b.len() {
+            let e = decode(&b[..k]).expect_err("a truncated file must not decode");
+            assert!(
+                matches!(e, DecodeError::Truncated { offset, .. } if offset == k),
+                "cut at {k}: {e}"
+            );
+            cuts += 1;
+        }
+    }
+    // Truncation inside the encoded values themselves (the frame lengths and the checksum made
+    // consistent), so the wire decoder runs out of input at every point of every section.
+    let (strings, body) = sections(&encode_with(&m, Codec::Stored).unwrap());
+    for k in 0..strings.len() {
+        let e = decode(&container(&strings[..k], &body)).expect_err("short string table");
+        // A length that no longer fits is caught before reading (LengthTooLarge), anything
+        // else when the read runs off the end (Truncated).
+        assert!(
+            matches!(
+                e,
+                DecodeError::Truncated { .. } | DecodeError::LengthTooLarge { .. }
+            ),
+            "{e}"
+        );
+        cuts += 1;
+    }
+    for k in 0..body.len() {
+        let e = decode(&container(&strings, &body[..k])).expect_err("short body");
+        assert!(
+            matches!(
+                e,
+                DecodeError::Truncated { .. } | DecodeError::LengthTooLarge { .. }
+            ),
+            "{e}"
+        );
+        cuts += 1;
+    }
+    println!("{cuts} truncations, all errors");
+    assert!(cuts > 2500);
+}
+
+#[test]
+fn every_bit_flip_of_a_small_file_is_caught_or_harmless() {
+    let m = parse(&golden("operands.ptx"));
+    let (mut flips, mut ok) = (0, 0);
+    for codec in [Codec::Stored, Codec::Zstd] {
+        let b = encode_with(&m, codec).unwrap();
+        for bit in 0..b.len() * 8 {
+            let mut f = b.clone();
+            f[bit / 8] ^= 1 << (bit % 8);
+            // With the checksum: every single-bit error is detected.
+            assert!(decode(&f).is_err(), "flip of bit {bit} went unnoticed");
+            // Past the checksum (resealed, or not verified): Ok or an error, never a panic.
+            if decode_with(&f, &NO_CRC).is_ok() {
+                ok += 1;
+            }
+            seal(&mut f);
+            if decode(&f).is_ok() {
+                ok += 1;
+            }
+            flips += 1;
+        }
+    }
+    println!(
+        "{flips} single-bit flips, each decoded 3 ways; {ok} decodes past the checksum were Ok"
+    );
+}
+
+#[test]
+fn bit_flips_on_real_corpus_files_never_panic() {
+    let mut files = Vec::new();
+    for dir in ["triton", "nvcc"] {
+        let mut v: Vec<_> = std::fs::read_dir(corpus_dir().join(dir))
+            .expect("shared corpus")
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                std::fs::metadata(p)
+                    .map(|m| m.len() < 30_000)
+                    .unwrap_or(false)
+            })
+            .collect();
+        v.sort();
+        files.extend(v);
+    }
+    assert!(files.len() >= 5, "small corpus files: {files:?}");
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let (mut runs, mut ok) = (0, 0);
+    for f in &files {
+        let m = parse(&std::fs::read_to_string(f).unwrap());
+        for codec in [Codec::Stored, Codec::Zstd] {
+            let b = encode_with(&m, codec).unwrap();
+            for _ in 0..400 {
+                let mut g = b.clone();
+                // One to eight random bit flips, resealed so they reach the decoder proper.
+                for _ in 0..1 + rng.next() % 8 {
+                    let bit = (rng.next() % (g.len() as u64 * 8)) as usize;
+                    g[bit / 8] ^= 1 << (bit % 8);
+                }
+                seal(&mut g);
+                if let Ok(d) = decode(&g) {
+                    ok += 1;
+                    // Whatever decodes also prints (the invariants the printer needs hold).
+                    let _ = ptx_ir_text::print(&d);
+                }
+                runs += 1;
+            }
+        }
+    }
+    println!(
+        "{runs} corrupted decodes of {} corpus files; {ok} Ok",
+        files.len()
+    );
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    fn prop(bytes: Vec<u8>) -> bool {
+        // Raw bytes, bytes behind a valid header, and bytes as a sealed body.
+        let _ = decode(&bytes);
+        let mut h = encode_with(&Module::new(version(), vec![], None), Codec::Stored).unwrap();
+        h.truncate(HEADER_LEN);
+        h.extend_from_slice(&bytes);
+        let _ = decode_with(&h, &NO_CRC);
+        let _ = decode(&container(&[0], &bytes));
+        let _ = decode(&container(&bytes, &[]));
+        true
+    }
+    quickcheck::QuickCheck::new()
+        .tests(3000)
+        .rng(quickcheck::Gen::new(512))
+        .quickcheck(prop as fn(Vec<u8>) -> bool);
+}
+
+#[test]
+fn an_out_of_range_name_is_rejected() {
+    let m = kernel(&["k"], vec![Statement::Label(Name::from_index(5))]);
+    let b = encode_with(&m, Codec::DEFAULT).unwrap();
+    let e = decode(&b).expect_err("name 5 of a 1-name table");
+    assert!(
+        matches!(&e, DecodeError::InvalidIr { detail, .. } if detail.contains("name index 5")),
+        "{e}"
+    );
+    // The same for a name in an operand, a guard and the function name.
+    let mut i = Instruction::new(
+        Opcode::Bra,
+        [],
+        [ptx_ir_core::Operand::reg(Name::from_index(1))],
+    );
+    let m = kernel(&["k", "L"], vec![Statement::Inst(i.clone())]);
+    assert!(decode(&encode_with(&m, Codec::DEFAULT).unwrap()).is_ok());
+    i.guard = Some(ptx_ir_core::Guard {
+        pred: Name::from_index(2),
+        negated: false,
+    });
+    let m = kernel(&["k", "L"], vec![Statement::Inst(i)]);
+    assert!(matches!(
+        decode(&encode_with(&m, Codec::DEFAULT).unwrap()),
+        Err(DecodeError::InvalidIr { .. })
+    ));
+    let mut m = kernel(&["k"], vec![]);
+    m.names = ptx_ir_core::Interner::new();
+    assert!(matches!(
+        decode(&encode_with(&m, Codec::DEFAULT).unwrap()),
+        Err(DecodeError::InvalidIr { .. })
+    ));
+}
+
+#[test]
+fn an_out_of_range_shape_and_a_bad_tag_are_rejected() {
+    let shape = |i: u8| {
+        let s = Shape::from_ordinal(i).unwrap();
+        kernel(
+            &["k"],
+            vec![Statement::Inst(Instruction::new(
+                Opcode::Ret,
+                [Modifier::Shape(s)],
+                [],
+            ))],
+        )
+    };
+    let (p, x, _, s) = split(&body_of(&shape(1)), &body_of(&shape(2)));
+    assert_eq!(x, [1], "the shape is one byte");
+    let strings = sections(&encode_with(&shape(1), Codec::Stored).unwrap()).0;
+    let bad = [p.clone(), vec![250], s.clone()].concat();
+    let e = decode(&container(&strings, &bad)).expect_err("shape 250");
+    assert!(
+        matches!(&e, DecodeError::InvalidIr { detail, .. } if detail.contains("shape")),
+        "{e}"
+    );
+
+    // A statement tag outside `Statement`.
+    let a = kernel(&["k"], vec![Statement::Label(Name::from_index(0))]);
+    let b = kernel(&["k"], vec![Statement::Pragma("x".into())]);
+    let (p, x, _, _) = split(&body_of(&a), &body_of(&b));
+    let s = &body_of(&a)[p.len() + 1..];
+    assert_eq!(x.len(), 2, "label tag and name");
+    let bad = [p, vec![77], s.to_vec()].concat();
+    let e = decode(&container(&strings, &bad)).expect_err("tag 77");
+    assert!(
+        matches!(
+            &e,
+            DecodeError::InvalidTag {
+                ty: "Statement",
+                found: 77,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("items[0]"), "path in {e}");
+
+    // A type tag outside `Type` inside an instruction's modifiers.
+    let t = |ty: Type| {
+        kernel(
+            &["k"],
+            vec![Statement::Inst(Instruction::new(
+                Opcode::Ret,
+                [Modifier::Type(ty)],
+                [],
+            ))],
+        )
+    };
+    let (p, x, _, s) = split(&body_of(&t(Type::U32)), &body_of(&t(Type::S32)));
+    assert_eq!(x.len(), 1);
+    let bad = [p, vec![200], s].concat();
+    let e = decode(&container(&strings, &bad)).expect_err("type 200");
+    assert!(
+        matches!(&e, DecodeError::InvalidTag { ty: "Type", .. }),
+        "{e}"
+    );
+}
+
+#[test]
+fn deep_nesting_is_rejected_without_overflowing_the_stack() {
+    let nest = |n: usize| {
+        let mut s = Statement::Label(Name::from_index(0));
+        for _ in 0..n {
+            s = Statement::Block(vec![s]);
+        }
+        kernel(&["k"], vec![s])
+    };
+    // Within the limit: fine. Past it (built as IR): an error.
+    assert!(decode(&encode_with(&nest(40), Codec::DEFAULT).unwrap()).is_ok());
+    let e = decode(&encode_with(&nest(200), Codec::DEFAULT).unwrap()).expect_err("200 blocks");
+    assert!(matches!(e, DecodeError::TooDeep { limit: 128, .. }), "{e}");
+    // A configurable limit.
+    let lim = DecodeLimits {
+        max_depth: 1000,
+        ..DecodeLimits::DEFAULT
+    };
+    assert!(decode_with(&encode_with(&nest(200), Codec::DEFAULT).unwrap(), &lim).is_ok());
+
+    // Crafted: a million nested blocks in 2 MB.
+    let (p, x, y, s) = split(&body_of(&nest(0)), &body_of(&nest(1)));
+    assert!(
+        x.is_empty() && y.len() == 2,
+        "one block is a tag and a length: {y:?}"
+    );
+    let strings = sections(&encode_with(&nest(0), Codec::Stored).unwrap()).0;
+    let mut body = p;
+    for _ in 0..1_000_000 {
+        body.extend_from_slice(&y);
+    }
+    body.extend_from_slice(&s);
+    let e = decode(&container(&strings, &body)).expect_err("a million blocks");
+    assert!(matches!(e, DecodeError::TooDeep { .. }), "{e}");
+
+    // Operands nest too: `-(-(-...%r))`.
+    let neg = |n: usize| {
+        let mut o = ptx_ir_core::Operand::reg(Name::from_index(0));
+        for _ in 0..n {
+            o = ptx_ir_core::Operand::Neg(Box::new(o));
+        }
+        kernel(
+            &["k"],
+            vec![Statement::Inst(Instruction::new(Opcode::Ret, [], [o]))],
+        )
+    };
+    let (p, x, y, s) = split(&body_of(&neg(1)), &body_of(&neg(2)));
+    assert!(x.is_empty(), "{y:?}");
+    let mut body = p;
+    for _ in 0..1_000_000 {
+        body.extend_from_slice(&y);
+    }
+    body.extend_from_slice(&s);
+    let e = decode(&container(&strings, &body)).expect_err("a million negations");
+    assert!(matches!(e, DecodeError::TooDeep { .. }), "{e}");
+}
+
+#[test]
+fn huge_lengths_are_rejected_before_allocating() {
+    let empty = Module::new(version(), vec![], None);
+    let b = encode_with(&empty, Codec::Stored).unwrap();
+    let (strings, body) = sections(&b);
+    assert_eq!(strings, [0], "no names");
+    assert_eq!(*body.last().unwrap(), 0, "no items");
+    // varint u64 prefix 253, then the value.
+    let huge = |v: u64| [vec![253], v.to_le_bytes().to_vec()].concat();
+    for len in [1u64 << 20, 1 << 40, u64::MAX] {
+        let mut bad = body.clone();
+        bad.pop();
+        bad.extend_from_slice(&huge(len));
+        let e = decode(&container(&strings, &bad)).expect_err("2^40 items");
+        assert!(
+            matches!(e, DecodeError::LengthTooLarge { len: l, .. } if l == len),
+            "{e}"
+        );
+        let e = decode(&container(&huge(len), &body)).expect_err("2^40 names");
+        assert!(matches!(e, DecodeError::LengthTooLarge { .. }), "{e}");
+        // One name of a huge length.
+        let one = [vec![1], huge(len)].concat();
+        let e = decode(&container(&one, &body)).expect_err("a huge string");
+        assert!(
+            matches!(
+                e,
+                DecodeError::Truncated { .. } | DecodeError::LimitExceeded { .. }
+            ),
+            "{e}"
+        );
+    }
+
+    // A compressed section that claims to expand past the limits.
+    let m = parse(&golden("operands.ptx"));
+    let z = encode_with(&m, Codec::Zstd).unwrap();
+    let patch = |raw: u32| {
+        let mut f = z.clone();
+        f[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&raw.to_le_bytes());
+        seal(&mut f);
+        decode(&f)
+    };
+    assert!(matches!(
+        patch(u32::MAX),
+        Err(DecodeError::LimitExceeded { .. })
+    ));
+    assert!(matches!(
+        patch(100 << 20),
+        Err(DecodeError::LimitExceeded { .. })
+    ));
+    let real = u32::from_le_bytes(z[HEADER_LEN..HEADER_LEN + 4].try_into().unwrap());
+    assert!(matches!(patch(real + 1), Err(DecodeError::Corrupt { .. })));
+    assert!(matches!(patch(real - 1), Err(DecodeError::Corrupt { .. })));
+    // Limits are configurable.
+    let tight = DecodeLimits {
+        max_input: 100,
+        ..DecodeLimits::DEFAULT
+    };
+    assert!(matches!(
+        decode_with(&z, &tight),
+        Err(DecodeError::LimitExceeded { .. })
+    ));
+    let tight = DecodeLimits {
+        max_expansion: 1,
+        ..DecodeLimits::DEFAULT
+    };
+    assert!(matches!(
+        decode_with(&z, &tight),
+        Err(DecodeError::LimitExceeded { .. })
+    ));
+}
+
+#[test]
+fn header_errors_are_clear() {
+    let m = parse(&golden("saxpy.ptx"));
+    let b = encode_with(&m, Codec::DEFAULT).unwrap();
+    let patched = |at: usize, v: u8| {
+        let mut f = b.clone();
+        f[at] = v;
+        seal(&mut f);
+        decode(&f)
+    };
+    assert!(matches!(
+        decode(b""),
+        Err(DecodeError::Truncated { offset: 0, .. })
+    ));
+    assert!(matches!(
+        decode(b".version 8.7\n"),
+        Err(DecodeError::BadMagic)
+    ));
+    assert!(matches!(
+        decode(b"\x89PTX"),
+        Err(DecodeError::Truncated { .. })
+    ));
+    assert!(matches!(
+        patched(8, 2),
+        Err(DecodeError::UnsupportedVersion {
+            found: 2,
+            supported: 1
+        })
+    ));
+    assert!(matches!(
+        patched(10, 9),
+        Err(DecodeError::UnsupportedHeader { what: "codec", .. })
+    ));
+    assert!(matches!(
+        patched(11, 1),
+        Err(DecodeError::UnsupportedHeader { .. })
+    ));
+    assert!(matches!(
+        patched(12, b[12] ^ 1),
+        Err(DecodeError::TableMismatch { .. })
+    ));
+    let mut f = b.clone();
+    f.push(0);
+    seal(&mut f);
+    assert!(matches!(
+        decode(&f),
+        Err(DecodeError::TrailingBytes { count: 1, .. })
+    ));
+    let mut f = b.clone();
+    let last = f.len() - 1;
+    f[last] ^= 0x40;
+    assert!(matches!(decode(&f), Err(DecodeError::Checksum { .. })));
+    for e in [
+        decode(b".version").unwrap_err(),
+        patched(8, 2).unwrap_err(),
+        decode(&f).unwrap_err(),
+        decode(&b[..50]).unwrap_err(),
+    ] {
+        println!("{e}");
+    }
+    let msg = decode(&b[..50]).unwrap_err().to_string();
+    assert!(msg.starts_with("truncated at offset 50 ("), "{msg}");
+}

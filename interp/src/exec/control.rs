@@ -1,0 +1,392 @@
+//! Control flow: branches, calls, returns, barriers.
+
+use super::ctx::{lanes, Ctx};
+use super::step::Flow;
+use super::warp::{Frame, Group, Wait, Warp};
+use super::Machine;
+use crate::error::Error;
+use crate::load::{CallList, FParam, Opnd, ParamLoc, Program};
+use crate::mem;
+use ptx_ir_core::{Flag, Op};
+use smallvec::SmallVec;
+
+/// `bra`
+pub fn bra(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let target = match x.op(0)? {
+        Opnd::Label(pc) => *pc,
+        _ => return Err(x.unsupported("branch target is not a label")),
+    };
+    if x.inst.has(Flag::Uni) && x.emask != 0 && x.emask != x.gmask {
+        let lane = (x.gmask & !x.emask).trailing_zeros() as usize;
+        return Err(x.undefined(lane, "bra.uni executed with a divergent guard predicate"));
+    }
+    Ok(Flow::Jump {
+        taken: x.emask,
+        target,
+    })
+}
+
+/// `brx.idx`
+pub fn brx(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let idx = x.read(x.op(0)?, x.emask)?;
+    let table = match x.op(1)? {
+        Opnd::Targets(t) => x.f.branch_tables.get(*t as usize),
+        _ => None,
+    }
+    .ok_or_else(|| x.unsupported("brx.idx target is not a .branchtargets list"))?;
+    let mut parts: SmallVec<[(u32, u32); 4]> = SmallVec::new();
+    let mut first: Option<u64> = None;
+    for l in lanes(x.emask) {
+        let i = idx[l] & 0xffff_ffff;
+        let Some(&pc) = table.get(i as usize) else {
+            return Err(x.undefined(l, format!("brx.idx index {i} >= {} targets", table.len())));
+        };
+        if x.inst.has(Flag::Uni) {
+            if let Some(f) = first {
+                if f != i {
+                    return Err(x.undefined(l, "brx.idx.uni with a divergent index"));
+                }
+            }
+            first = Some(i);
+        }
+        match parts.iter_mut().find(|(_, p)| *p == pc) {
+            Some((m, _)) => *m |= 1 << l,
+            None => parts.push((1 << l, pc)),
+        }
+    }
+    Ok(Flow::Split(parts))
+}
+
+fn read_bytes(w: &Warp, lane: usize, at: u32, n: u32) -> Option<Vec<u8>> {
+    w.stacks
+        .get(lane)?
+        .get(at as usize..(at as usize).saturating_add(n as usize))
+        .map(|b| b.to_vec())
+}
+
+fn write_bytes(w: &mut Warp, lane: usize, at: u32, b: &[u8]) -> bool {
+    match w
+        .stacks
+        .get_mut(lane)
+        .and_then(|s| s.get_mut(at as usize..(at as usize).saturating_add(b.len())))
+    {
+        Some(d) => {
+            d.copy_from_slice(b);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Bytes of a formal's value from an actual operand in the caller.
+fn actual_bytes(x: &Ctx<'_, '_>, a: &Opnd, lane: usize, p: &FParam) -> Result<Vec<u8>, Error> {
+    match a {
+        Opnd::Frame(off) => read_bytes(x.w, lane, x.base.saturating_add(*off), p.size)
+            .ok_or_else(|| x.undefined(lane, "call argument outside the caller's frame")),
+        _ => {
+            let v = x.get(a, lane)?;
+            let mut b = vec![0u8; p.size as usize];
+            mem::put_le(&mut b, v);
+            Ok(b)
+        }
+    }
+}
+
+fn set_reg(w: &mut Warp, depth: usize, slot: u32, lane: usize, v: u64, size: u32) {
+    let m = if size >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (size * 8)) - 1
+    };
+    if let Some(r) = w
+        .regs
+        .get_mut(depth)
+        .and_then(|r| r.get_mut(slot as usize * 32 + lane))
+    {
+        *r = v & m;
+    }
+}
+
+/// `call`
+pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
+    let prog: &Program = x.m.prog;
+    let args: &[Opnd] = match x.op(2)? {
+        Opnd::Args(a) => a,
+        _ => &[],
+    };
+    // Callee per lane.
+    let mut by_callee: SmallVec<[(u32, u32); 2]> = SmallVec::new();
+    match x.op(1)? {
+        Opnd::Func(fid) => by_callee.push((*fid, x.emask)),
+        o => {
+            let list = match x.op(3)? {
+                Opnd::CallList(i) => x.f.call_lists.get(*i as usize),
+                _ => None,
+            };
+            for l in lanes(x.emask) {
+                let a = x.get(o, l)?;
+                let Some(fid) = prog.func_at(a) else {
+                    return Err(x.undefined(
+                        l,
+                        format!("indirect call to {a:#x}, which is not a function"),
+                    ));
+                };
+                if let Some(CallList::Targets(ts)) = list {
+                    if !ts.contains(&fid) {
+                        return Err(x.undefined(
+                            l,
+                            format!(
+                                "indirect call to `{}`, which is not in the call's target list",
+                                prog.funcs[fid as usize].name
+                            ),
+                        ));
+                    }
+                }
+                match by_callee.iter_mut().find(|(f, _)| *f == fid) {
+                    Some((_, m)) => *m |= 1 << l,
+                    None => by_callee.push((fid, 1 << l)),
+                }
+            }
+        }
+    }
+    let mut out: SmallVec<[Group; 2]> = SmallVec::new();
+    let rest = x.gmask & !x.emask;
+    if rest != 0 {
+        let mut h = g.clone();
+        h.mask = rest;
+        h.pc += 1;
+        out.push(h);
+    }
+    let depth = x.depth;
+    for (fid, mask) in by_callee {
+        let callee = &prog.funcs[fid as usize];
+        if !callee.defined {
+            return Err(x.unsupported(format!(
+                "call to `{}`, which is declared but not defined",
+                callee.name
+            )));
+        }
+        if args.len() < callee.params.len() {
+            return Err(x.undefined(
+                mask.trailing_zeros() as usize,
+                format!(
+                    "`{}` takes {} parameters, the call passes {}",
+                    callee.name,
+                    callee.params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let base = x
+            .base
+            .saturating_add(x.f.frame_size)
+            .div_ceil(16)
+            .saturating_mul(16);
+        if !super::ensure_stack(x.w, mask, base.saturating_add(callee.frame_size)) {
+            return Err(x.undefined(
+                mask.trailing_zeros() as usize,
+                "stack overflow (local memory per thread exceeds 1 MiB)",
+            ));
+        }
+        if x.w.regs.len() <= depth + 1 {
+            x.w.regs.resize(depth + 2, Vec::new());
+        }
+        let need = callee.nslots as usize * 32;
+        if x.w.regs[depth + 1].len() < need {
+            x.w.regs[depth + 1].resize(need, 0);
+        }
+        for s in 0..callee.nslots as usize {
+            for l in lanes(mask) {
+                x.w.regs[depth + 1][s * 32 + l] = 0;
+            }
+        }
+        for l in lanes(mask) {
+            for (p, a) in callee.params.iter().zip(args) {
+                let bytes = actual_bytes(x, a, l, p)?;
+                match p.loc {
+                    ParamLoc::Reg(slot) => {
+                        set_reg(x.w, depth + 1, slot, l, mem::get_le(&bytes), p.size)
+                    }
+                    ParamLoc::Mem(off) => {
+                        if !write_bytes(x.w, l, base.saturating_add(off), &bytes) {
+                            return Err(x.undefined(l, "call argument outside the callee's frame"));
+                        }
+                    }
+                }
+            }
+        }
+        let mut callers = g.callers.clone();
+        callers.push(Frame {
+            func: g.func,
+            pc: g.pc,
+            base: g.base,
+        });
+        out.push(Group {
+            mask,
+            func: fid,
+            pc: 0,
+            base,
+            callers,
+            wait: Wait::Ready,
+        });
+    }
+    Ok(Flow::Groups(out))
+}
+
+/// Returns `lanes` of group `g` to its caller, copying return values.
+fn do_ret(prog: &Program, w: &mut Warp, g: &Group, lanes_mask: u32) -> Result<Group, String> {
+    let depth = g.depth();
+    let Some(frame) = g.callers.last().copied() else {
+        return Err("return from the kernel handled as exit".into());
+    };
+    let callee = &prog.funcs[g.func as usize];
+    let caller = &prog.funcs[frame.func as usize];
+    let rets: &[Opnd] = match caller
+        .code
+        .get(frame.pc as usize)
+        .and_then(|d| d.opnds.first())
+    {
+        Some(Opnd::Args(a)) => a,
+        _ => &[],
+    };
+    for l in lanes(lanes_mask) {
+        for (p, r) in callee.returns.iter().zip(rets) {
+            let bytes: Vec<u8> = match p.loc {
+                ParamLoc::Reg(slot) => {
+                    let v = w
+                        .regs
+                        .get(depth)
+                        .and_then(|r| r.get(slot as usize * 32 + l))
+                        .copied()
+                        .unwrap_or(0);
+                    let mut b = vec![0u8; p.size as usize];
+                    mem::put_le(&mut b, v);
+                    b
+                }
+                ParamLoc::Mem(off) => read_bytes(w, l, g.base.saturating_add(off), p.size)
+                    .ok_or("return value outside the callee's frame")?,
+            };
+            match r {
+                Opnd::Reg { slot, .. } => {
+                    set_reg(w, depth - 1, *slot, l, mem::get_le(&bytes), p.size)
+                }
+                Opnd::Frame(off) if !write_bytes(w, l, frame.base.saturating_add(*off), &bytes) => {
+                    return Err("return value outside the caller's frame".into());
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut callers = g.callers.clone();
+    callers.pop();
+    Ok(Group {
+        mask: lanes_mask,
+        func: frame.func,
+        pc: frame.pc + 1,
+        base: frame.base,
+        callers,
+        wait: Wait::Ready,
+    })
+}
+
+/// `ret`
+pub fn ret(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
+    if g.depth() == 0 {
+        return Ok(Flow::Exit(x.emask));
+    }
+    let mut out: SmallVec<[Group; 2]> = SmallVec::new();
+    let rest = x.gmask & !x.emask;
+    if rest != 0 {
+        let mut h = g.clone();
+        h.mask = rest;
+        h.pc += 1;
+        out.push(h);
+    }
+    if x.emask != 0 {
+        let lane = x.emask.trailing_zeros() as usize;
+        let r = do_ret(x.m.prog, x.w, g, x.emask).map_err(|e| x.undefined(lane, e))?;
+        out.push(r);
+    }
+    Ok(Flow::Groups(out))
+}
+
+/// Running past the end of a body returns (or exits the kernel).
+pub fn fall_off(m: &Machine<'_>, w: &mut Warp, g: &Group) -> Result<Flow, Error> {
+    if g.depth() == 0 {
+        return Ok(Flow::Exit(g.mask));
+    }
+    let r = do_ret(m.prog, w, g, g.mask).map_err(|e| Error::Deadlock(e.to_string()))?;
+    Ok(Flow::Groups(smallvec::smallvec![r]))
+}
+
+/// `bar`, `barrier`
+pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let n = x.d.opnds.len();
+    let red = x.inst.has(Flag::Red);
+    let arrive = x.inst.has(Flag::Arrive);
+    let (id_k, count_k) = if red {
+        (1, (n == 4).then_some(2))
+    } else {
+        (0, (n >= 2).then_some(1))
+    };
+    let uniform = |k: usize| -> Result<u64, Error> {
+        let o = x.op(k)?;
+        let mut v: Option<u64> = None;
+        for l in lanes(x.emask) {
+            let a = x.get(o, l)?;
+            if let Some(b) = v {
+                if a != b {
+                    return Err(
+                        x.undefined(l, "barrier id or count differs between threads of a warp")
+                    );
+                }
+            }
+            v = Some(a);
+        }
+        Ok(v.unwrap_or(0))
+    };
+    let id = uniform(id_k)? & 0xffff_ffff;
+    if id > 15 {
+        let l = x.emask.trailing_zeros() as usize;
+        return Err(x.undefined(l, format!("barrier id {id} is not in 0..15")));
+    }
+    let count = match count_k {
+        Some(k) => {
+            let c = (uniform(k)? & 0xffff_ffff) as u32;
+            if c == 0 || c % 32 != 0 {
+                let l = x.emask.trailing_zeros() as usize;
+                return Err(x.undefined(
+                    l,
+                    format!("barrier thread count {c} is not a positive multiple of 32"),
+                ));
+            }
+            Some(c)
+        }
+        None => None,
+    };
+    let mut preds = 0u32;
+    if red {
+        let c = x.op(n - 1)?;
+        for l in lanes(x.emask) {
+            if x.get(c, l)? & 1 != 0 {
+                preds |= 1 << l;
+            }
+        }
+        let _ = x.inst.has(Op::Popc);
+    }
+    Ok(Flow::Barrier {
+        id: id as u8,
+        count,
+        arrive,
+        preds,
+    })
+}
+
+/// `barrier.cluster.arrive` / `.wait`
+pub fn barrier_cluster(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    if x.inst.has(Flag::Arrive) {
+        Ok(Flow::ClusterArrive)
+    } else {
+        Ok(Flow::ClusterWait)
+    }
+}

@@ -1,0 +1,414 @@
+//! The execution context of one warp-instruction: operand access for all lanes at once,
+//! checked memory access, special registers and error construction.
+
+use super::warp::Warp;
+use super::{Cluster, Machine};
+use crate::error::{Error, FaultKind, Site, Thread};
+use crate::load::{DInst, Func, FuncId, MemBase, Opnd};
+use crate::mem::{self, Region};
+use ptx_ir_core::{Instruction, Space, SpecialReg};
+
+/// 32 lanes of values.
+pub type Lanes = [u64; 32];
+
+/// Iterates over the set bits of a lane mask.
+#[inline]
+pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(l)
+        }
+    })
+}
+
+/// A state space as an instruction names it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AddrSpace {
+    /// No space qualifier.
+    Generic,
+    /// `.global`
+    Global,
+    /// `.shared`, `.shared::cta`
+    Shared,
+    /// `.shared::cluster`
+    SharedCluster,
+    /// `.local`
+    Local,
+    /// `.param` (kernel parameters or the thread's frames, by address)
+    Param,
+    /// `.const`
+    Const,
+}
+
+impl AddrSpace {
+    /// The space named by an instruction's first state-space modifier.
+    pub fn of(s: Option<Space>) -> AddrSpace {
+        match s {
+            None | Some(Space::Reg) | Some(Space::Sreg) | Some(Space::Tex) => AddrSpace::Generic,
+            Some(Space::Global) => AddrSpace::Global,
+            Some(Space::Shared) | Some(Space::SharedCta) => AddrSpace::Shared,
+            Some(Space::SharedCluster) => AddrSpace::SharedCluster,
+            Some(Space::Local) => AddrSpace::Local,
+            Some(Space::Param) | Some(Space::ParamEntry) | Some(Space::ParamFunc) => {
+                AddrSpace::Param
+            }
+            Some(Space::Const) => AddrSpace::Const,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            AddrSpace::Generic => "generic",
+            AddrSpace::Global => "global",
+            AddrSpace::Shared => "shared",
+            AddrSpace::SharedCluster => "shared::cluster",
+            AddrSpace::Local => "local",
+            AddrSpace::Param => "param",
+            AddrSpace::Const => "const",
+        }
+    }
+}
+
+/// Everything an instruction may touch.
+pub struct Ctx<'a, 'p> {
+    /// Launch-wide state.
+    pub m: &'a mut Machine<'p>,
+    /// The warp's cluster.
+    pub cl: &'a mut Cluster,
+    /// The warp.
+    pub w: &'a mut Warp,
+    /// The function executing.
+    pub f: &'p Func,
+    /// Its id.
+    pub fid: FuncId,
+    /// The instruction's pc.
+    pub pc: u32,
+    /// The decoded instruction.
+    pub d: &'p DInst,
+    /// The instruction.
+    pub inst: &'p Instruction,
+    /// Call depth (register file index).
+    pub depth: usize,
+    /// Frame base.
+    pub base: u32,
+    /// The group's lanes.
+    pub gmask: u32,
+    /// The lanes whose guard holds.
+    pub emask: u32,
+}
+
+impl<'a, 'p> Ctx<'a, 'p> {
+    /// The instruction's site, for errors.
+    pub fn site(&self) -> Site {
+        Site {
+            function: self.f.name.clone(),
+            index: self.pc,
+            inst: crate::fmt::inst(&self.m.prog.names, self.inst),
+        }
+    }
+
+    /// A lane's coordinates, for errors.
+    pub fn thread(&self, lane: usize) -> Thread {
+        Thread {
+            ctaid: self
+                .cl
+                .ctaid
+                .get(self.w.cta as usize)
+                .copied()
+                .unwrap_or_default(),
+            tid: self.w.tid[lane & 31],
+            lane: lane as u32,
+        }
+    }
+
+    /// An `Unsupported` error for this instruction.
+    pub fn unsupported(&self, what: impl Into<String>) -> Error {
+        Error::Unsupported {
+            site: self.site(),
+            what: what.into(),
+        }
+    }
+
+    /// An `Undefined` error for this instruction and lane.
+    pub fn undefined(&self, lane: usize, rule: impl Into<String>) -> Error {
+        Error::Undefined {
+            site: self.site(),
+            thread: self.thread(lane),
+            rule: rule.into(),
+        }
+    }
+
+    /// Operand `k`.
+    #[inline]
+    pub fn op(&self, k: usize) -> Result<&'p Opnd, Error> {
+        self.d
+            .opnds
+            .get(k)
+            .ok_or_else(|| self.unsupported(format!("missing operand {k}")))
+    }
+
+    #[inline]
+    fn regs(&self) -> &[u64] {
+        &self.w.regs[self.depth]
+    }
+
+    /// Value of a source operand in one lane.
+    #[inline]
+    pub fn get(&self, o: &Opnd, lane: usize) -> Result<u64, Error> {
+        Ok(match o {
+            Opnd::Reg { slot, .. } => self.regs()[*slot as usize * 32 + lane],
+            Opnd::Imm(v) => *v,
+            Opnd::Not(slot) => (self.regs()[*slot as usize * 32 + lane] & 1) ^ 1,
+            Opnd::Special(r, c) => self.special(*r, *c, lane)?,
+            Opnd::Frame(off) => self.base as u64 + *off as u64,
+            Opnd::Func(f) => crate::load::Program::func_addr(*f),
+            Opnd::Sink => 0,
+            _ => return Err(self.unsupported("operand kind not readable as a value")),
+        })
+    }
+
+    /// Value of a source operand in every lane of `mask` (others unspecified).
+    #[inline]
+    pub fn read(&self, o: &Opnd, mask: u32) -> Result<Lanes, Error> {
+        let mut out = [0u64; 32];
+        match o {
+            Opnd::Reg { slot, .. } => {
+                let s = *slot as usize * 32;
+                out.copy_from_slice(&self.regs()[s..s + 32]);
+            }
+            Opnd::Imm(v) => out = [*v; 32],
+            _ => {
+                for l in lanes(mask) {
+                    out[l] = self.get(o, l)?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The high half of a 128-bit register operand.
+    pub fn get_hi(&self, o: &Opnd, lane: usize) -> u64 {
+        match o {
+            Opnd::Reg { slot, bits } if *bits > 64 => self.regs()[(*slot as usize + 1) * 32 + lane],
+            _ => 0,
+        }
+    }
+
+    /// Writes `v` (masked to the register's width) to a destination operand for the lanes in
+    /// `mask`. A sink or immediate destination discards.
+    #[inline]
+    pub fn write(&mut self, o: &Opnd, v: &Lanes, mask: u32) -> Result<(), Error> {
+        match o {
+            Opnd::Reg { slot, bits } => {
+                let m = if *bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << *bits) - 1
+                };
+                let s = *slot as usize * 32;
+                let regs = &mut self.w.regs[self.depth][s..s + 32];
+                if mask == u32::MAX {
+                    for (r, x) in regs.iter_mut().zip(v.iter()) {
+                        *r = x & m;
+                    }
+                } else {
+                    for l in lanes(mask) {
+                        regs[l] = v[l] & m;
+                    }
+                }
+                if *bits > 64 {
+                    let s = s + 32;
+                    for l in lanes(mask) {
+                        self.w.regs[self.depth][s + l] = 0;
+                    }
+                }
+                Ok(())
+            }
+            Opnd::Sink => Ok(()),
+            _ => Err(self.unsupported("destination is not a register")),
+        }
+    }
+
+    /// Writes one lane.
+    #[inline]
+    pub fn set(&mut self, o: &Opnd, lane: usize, v: u64) -> Result<(), Error> {
+        match o {
+            Opnd::Reg { slot, bits } => {
+                let m = if *bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << *bits) - 1
+                };
+                self.w.regs[self.depth][*slot as usize * 32 + lane] = v & m;
+                Ok(())
+            }
+            Opnd::Sink => Ok(()),
+            _ => Err(self.unsupported("destination is not a register")),
+        }
+    }
+
+    /// Writes one lane of a 128-bit register (or the low half of a narrower one).
+    pub fn set128(&mut self, o: &Opnd, lane: usize, lo: u64, hi: u64) -> Result<(), Error> {
+        match o {
+            Opnd::Reg { slot, bits } if *bits > 64 => {
+                let s = *slot as usize;
+                self.w.regs[self.depth][s * 32 + lane] = lo;
+                self.w.regs[self.depth][(s + 1) * 32 + lane] = hi;
+                Ok(())
+            }
+            _ => self.set(o, lane, lo),
+        }
+    }
+
+    /// The carry flag of a lane.
+    #[inline]
+    pub fn cc(&self, lane: usize) -> u64 {
+        self.regs()[crate::load::CC_SLOT as usize * 32 + lane] & 1
+    }
+
+    /// Sets the carry flag of a lane.
+    #[inline]
+    pub fn set_cc(&mut self, lane: usize, c: bool) {
+        self.w.regs[self.depth][crate::load::CC_SLOT as usize * 32 + lane] = c as u64;
+    }
+
+    /// The address of a memory operand in one lane.
+    #[inline]
+    pub fn addr(&self, o: &Opnd, lane: usize) -> Result<u64, Error> {
+        match o {
+            Opnd::Mem(b, off) => {
+                let base = match b {
+                    MemBase::None => 0,
+                    MemBase::Reg(s) => self.regs()[*s as usize * 32 + lane],
+                    MemBase::Static(a) => *a,
+                    MemBase::Frame(f) => self.base as u64 + *f as u64,
+                };
+                Ok(base.wrapping_add(*off as u64))
+            }
+            _ => Err(self.unsupported("expected an address operand")),
+        }
+    }
+
+    /// Resolves `size` bytes at `addr` in `space` for `lane`.
+    fn resolve(
+        &mut self,
+        space: AddrSpace,
+        addr: u64,
+        size: usize,
+        lane: usize,
+        write: bool,
+    ) -> Result<&mut [u8], FaultKind> {
+        let (region, a) = match space {
+            AddrSpace::Generic => mem::decode_generic(addr),
+            AddrSpace::Global => (Region::Global, addr),
+            AddrSpace::Shared | AddrSpace::SharedCluster => (Region::Shared(u32::MAX), addr),
+            AddrSpace::Local => (Region::Local, addr),
+            AddrSpace::Param => {
+                if addr >= mem::KPARAM_BASE {
+                    (Region::KParam, addr - mem::KPARAM_BASE)
+                } else {
+                    (Region::Local, addr)
+                }
+            }
+            AddrSpace::Const => (Region::Const, addr),
+        };
+        match region {
+            Region::Global => self.m.global.slice_mut(a, size),
+            Region::Shared(_) => {
+                let (rank, off) = mem::split_cluster(a);
+                let r = rank.unwrap_or(self.w.cta) as usize;
+                let sh = self.cl.shared.get_mut(r).ok_or(FaultKind::OutOfBounds)?;
+                mem::flat(sh, off, size)
+            }
+            Region::Local => {
+                let st = self.w.stacks.get_mut(lane).ok_or(FaultKind::OutOfBounds)?;
+                mem::flat(st, a, size)
+            }
+            Region::KParam => {
+                if write {
+                    return Err(FaultKind::ReadOnly);
+                }
+                mem::flat(&mut self.m.kparams, a, size)
+            }
+            Region::Const => {
+                if write {
+                    return Err(FaultKind::ReadOnly);
+                }
+                mem::flat(&mut self.m.consts, a, size)
+            }
+        }
+    }
+
+    fn fault(
+        &self,
+        kind: FaultKind,
+        space: AddrSpace,
+        addr: u64,
+        size: usize,
+        lane: usize,
+    ) -> Error {
+        Error::Memory {
+            site: self.site(),
+            thread: self.thread(lane),
+            kind,
+            space: space.name().to_string(),
+            addr,
+            size: size as u32,
+        }
+    }
+
+    /// Checked access: `f` gets the bytes. (Every parameter is one fact of the access; bundling
+    /// them would only move the list into a struct built at each call site.)
+    #[allow(clippy::too_many_arguments)]
+    pub fn access<R>(
+        &mut self,
+        space: AddrSpace,
+        addr: u64,
+        size: usize,
+        align: usize,
+        lane: usize,
+        write: bool,
+        f: impl FnOnce(&mut [u8]) -> R,
+    ) -> Result<R, Error> {
+        if align > 1 && addr % align as u64 != 0 {
+            return Err(self.fault(FaultKind::Misaligned, space, addr, size, lane));
+        }
+        match self.resolve(space, addr, size, lane, write) {
+            Ok(b) => Ok(f(b)),
+            Err(k) => Err(self.fault(k, space, addr, size, lane)),
+        }
+    }
+
+    /// Loads up to 8 bytes little-endian.
+    pub fn load(
+        &mut self,
+        space: AddrSpace,
+        addr: u64,
+        size: usize,
+        lane: usize,
+    ) -> Result<u64, Error> {
+        self.access(space, addr, size, size, lane, false, |b| mem::get_le(b))
+    }
+
+    /// Stores up to 8 bytes little-endian.
+    pub fn store(
+        &mut self,
+        space: AddrSpace,
+        addr: u64,
+        size: usize,
+        lane: usize,
+        v: u64,
+    ) -> Result<(), Error> {
+        self.access(space, addr, size, size, lane, true, |b| mem::put_le(b, v))
+    }
+
+    /// A special register's value in one lane.
+    pub fn special(&self, r: SpecialReg, c: u8, lane: usize) -> Result<u64, Error> {
+        super::special::value(self, r, c, lane)
+    }
+}

@@ -1,0 +1,458 @@
+//! Data movement: `mov`, `ld`, `st`, atomics, address conversion.
+
+use super::ctx::{lanes, AddrSpace, Ctx};
+use super::step::Flow;
+use crate::error::Error;
+use crate::float::{self, BinOp, Fmt, Mode};
+use crate::int::{mask, sext};
+use crate::load::Opnd;
+use crate::mem;
+use ptx_ir_core::{Flag, Op, Space, Type};
+
+fn elem_bytes(t: Type) -> usize {
+    (t.bits() as usize).div_ceil(8).max(1)
+}
+
+fn vec_n(x: &Ctx<'_, '_>) -> usize {
+    match x.inst.vector() {
+        None => 1,
+        Some(ptx_ir_core::Vector::V2) => 2,
+        Some(ptx_ir_core::Vector::V4) => 4,
+        Some(ptx_ir_core::Vector::V8) => 8,
+    }
+}
+
+/// `mov`, including packing `{a, b}` into a wider register and unpacking.
+pub fn mov(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let t = x.d.ty.unwrap_or(Type::B32);
+    let e = x.emask;
+    let d = x.op(0)?;
+    let s = x.op(1)?;
+    let w = t.bits().min(128);
+    match (d, s) {
+        (Opnd::Vec(parts), src) => {
+            let n = parts.len().max(1) as u32;
+            let ew = w / n;
+            for l in lanes(e) {
+                let lo = x.get(src, l)?;
+                let hi = x.get_hi(src, l);
+                for (i, p) in parts.iter().enumerate() {
+                    let sh = ew * i as u32;
+                    let v = if sh >= 64 {
+                        hi >> (sh - 64)
+                    } else if sh + ew > 64 && sh < 64 {
+                        (lo >> sh) | (hi << (64 - sh))
+                    } else {
+                        lo >> sh
+                    };
+                    x.set(p, l, v & mask(ew.min(64)))?;
+                }
+            }
+        }
+        (dst, Opnd::Vec(parts)) => {
+            let n = parts.len().max(1) as u32;
+            let ew = w / n;
+            for l in lanes(e) {
+                let (mut lo, mut hi) = (0u64, 0u64);
+                for (i, p) in parts.iter().enumerate() {
+                    let v = x.get(p, l)? & mask(ew.min(64));
+                    let sh = ew * i as u32;
+                    if sh >= 64 {
+                        hi |= v << (sh - 64);
+                    } else {
+                        lo |= v << sh;
+                        if sh + ew > 64 {
+                            hi |= v >> (64 - sh);
+                        }
+                    }
+                }
+                x.set128(dst, l, lo, hi)?;
+            }
+        }
+        (dst, src) => {
+            if w > 64 {
+                for l in lanes(e) {
+                    let lo = x.get(src, l)?;
+                    let hi = x.get_hi(src, l);
+                    x.set128(dst, l, lo, hi)?;
+                }
+            } else {
+                let v = x.read(src, e)?;
+                x.write(dst, &v, e)?;
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+fn space(x: &Ctx<'_, '_>) -> AddrSpace {
+    AddrSpace::of(x.inst.space())
+}
+
+/// `ld`, `ldu`
+pub fn ld(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let t = x.d.ty.ok_or_else(|| x.unsupported("ld without a type"))?;
+    let sp = space(x);
+    let n = vec_n(x);
+    let es = elem_bytes(t);
+    let signed = t.is_signed();
+    let d = x.op(0)?;
+    let a = x.op(1)?;
+    let dests: &[Opnd] = match d {
+        Opnd::Vec(v) => v,
+        o => std::slice::from_ref(o),
+    };
+    let total = es * n;
+    if total > 64 {
+        return Err(x.unsupported("access wider than 64 bytes"));
+    }
+    let mut bytes = [0u8; 64];
+    for l in lanes(x.emask) {
+        let addr = x.addr(a, l)?;
+        x.access(sp, addr, total, total, l, false, |b| {
+            bytes[..total].copy_from_slice(b)
+        })?;
+        for (i, dst) in dests.iter().enumerate().take(n) {
+            let chunk = &bytes[i * es..(i + 1) * es];
+            if es > 8 {
+                let lo = mem::get_le(&chunk[..8]);
+                let hi = mem::get_le(&chunk[8..]);
+                x.set128(dst, l, lo, hi)?;
+            } else {
+                let mut v = mem::get_le(chunk);
+                if signed {
+                    v = sext(v, es as u32 * 8) as u64;
+                }
+                x.set(dst, l, v)?;
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `st`
+pub fn st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let t = x.d.ty.ok_or_else(|| x.unsupported("st without a type"))?;
+    let sp = space(x);
+    let n = vec_n(x);
+    let es = elem_bytes(t);
+    let a = x.op(0)?;
+    let s = x.op(1)?;
+    let srcs: &[Opnd] = match s {
+        Opnd::Vec(v) => v,
+        o => std::slice::from_ref(o),
+    };
+    if es * n > 64 {
+        return Err(x.unsupported("access wider than 64 bytes"));
+    }
+    let mut store = [0u8; 64];
+    let buf = &mut store[..es * n];
+    for l in lanes(x.emask) {
+        let addr = x.addr(a, l)?;
+        for (i, src) in srcs.iter().enumerate().take(n) {
+            let chunk = &mut buf[i * es..(i + 1) * es];
+            let v = x.get(src, l)?;
+            if es > 8 {
+                mem::put_le(&mut chunk[..8], v);
+                mem::put_le(&mut chunk[8..], x.get_hi(src, l));
+            } else {
+                mem::put_le(chunk, v);
+            }
+        }
+        let total = es * n;
+        x.access(sp, addr, total, total, l, true, |b| b.copy_from_slice(buf))?;
+    }
+    Ok(Flow::Next)
+}
+
+/// `atom`, `red`
+pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let t =
+        x.d.ty
+            .ok_or_else(|| x.unsupported("atomic without a type"))?;
+    let is_red = x.d.op == ptx_ir_core::Opcode::Red;
+    let op = x
+        .inst
+        .ops()
+        .into_iter()
+        .next()
+        .ok_or_else(|| x.unsupported("atomic without an operation"))?;
+    if x.inst.vector().is_some() {
+        return Err(x.unsupported("vector atomics"));
+    }
+    let sp = match x.inst.space() {
+        None => AddrSpace::Generic,
+        s => AddrSpace::of(s),
+    };
+    let (ai, bi) = if is_red { (0, 1) } else { (1, 2) };
+    let a = x.op(ai)?;
+    let bo = x.op(bi)?;
+    let co = x.d.opnds.get(bi + 1);
+    let size = elem_bytes(t);
+    if size > 8 {
+        return Err(x.unsupported("128-bit atomics"));
+    }
+    let w = (size * 8) as u32;
+    let fmt = Fmt::of(t);
+    let noftz = x.inst.has(Flag::NoFtz);
+    let mut out = [0u64; 32];
+    for l in lanes(x.emask) {
+        let addr = x.addr(a, l)?;
+        let b = x.get(bo, l)?;
+        let c = match co {
+            Some(o) if op == Op::Cas => x.get(o, l)?,
+            _ => 0,
+        };
+        let old = x.access(sp, addr, size, size, l, false, |m| mem::get_le(m))?;
+        let new = match (op, fmt) {
+            (Op::Add, Some(f)) => {
+                let n = if t == Type::F16x2 || t == Type::Bf16x2 {
+                    2
+                } else {
+                    1
+                };
+                let m = Mode {
+                    ftz: f == Fmt::F32 && !noftz,
+                    ..Mode::default()
+                };
+                let mut r = 0u64;
+                for i in 0..n {
+                    let sh = f.bits() * i;
+                    let v = float::bin(
+                        BinOp::Add,
+                        f,
+                        (old >> sh) & f.mask(),
+                        (b >> sh) & f.mask(),
+                        m,
+                    );
+                    r |= v << sh;
+                }
+                r
+            }
+            (Op::Min | Op::Max, Some(f)) => float::min_max(
+                f,
+                old,
+                b,
+                float::MinMax {
+                    max: op == Op::Max,
+                    ..Default::default()
+                },
+            ),
+            (_, Some(_)) => return Err(x.unsupported("this floating-point atomic")),
+            (Op::And, None) => old & b,
+            (Op::Or, None) => old | b,
+            (Op::Xor, None) => old ^ b,
+            (Op::Exch, None) => b,
+            (Op::Cas, None) => {
+                if old & mask(w) == b & mask(w) {
+                    c
+                } else {
+                    old
+                }
+            }
+            (Op::Add, None) => old.wrapping_add(b),
+            (Op::Inc, None) => {
+                let (o, bb) = (old & mask(w), b & mask(w));
+                if o >= bb {
+                    0
+                } else {
+                    o + 1
+                }
+            }
+            (Op::Dec, None) => {
+                let (o, bb) = (old & mask(w), b & mask(w));
+                if o == 0 || o > bb {
+                    bb
+                } else {
+                    o - 1
+                }
+            }
+            (Op::Min | Op::Max, None) => {
+                let s = t.is_signed();
+                let (p, q) = (crate::int::wide(old, w, s), crate::int::wide(b, w, s));
+                let pick_old = if op == Op::Min { p <= q } else { p >= q };
+                if pick_old {
+                    old
+                } else {
+                    b
+                }
+            }
+            (Op::Popc, None) => return Err(x.unsupported("atomic popc")),
+        } & mask(w);
+        x.access(sp, addr, size, size, l, true, |m| mem::put_le(m, new))?;
+        out[l] = if t.is_signed() {
+            sext(old, w) as u64
+        } else {
+            old
+        };
+    }
+    if !is_red {
+        let d = x.op(0)?;
+        x.write(d, &out, x.emask)?;
+    }
+    Ok(Flow::Next)
+}
+
+fn window(s: Option<Space>) -> Option<u64> {
+    Some(match s? {
+        Space::Global => 0,
+        Space::Shared | Space::SharedCta | Space::SharedCluster => mem::SHARED_WINDOW,
+        Space::Local => mem::LOCAL_WINDOW,
+        Space::Const => mem::CONST_WINDOW,
+        Space::Param | Space::ParamEntry | Space::ParamFunc => mem::PARAM_WINDOW,
+        _ => return None,
+    })
+}
+
+/// `cvta`, `cvta.to`
+pub fn cvta(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let to = x.inst.has(Flag::To);
+    let base = window(x.inst.space()).ok_or_else(|| x.unsupported("cvta space"))?;
+    let w = x
+        .inst
+        .types()
+        .last()
+        .map(|t| t.bits())
+        .unwrap_or(64)
+        .min(64);
+    let e = x.emask;
+    let a = x.read(x.op(1)?, e)?;
+    let mut out = [0u64; 32];
+    for l in lanes(e) {
+        out[l] = if to {
+            a[l].wrapping_sub(base)
+        } else {
+            a[l].wrapping_add(base)
+        } & mask(w);
+    }
+    let d = x.op(0)?;
+    x.write(d, &out, e)?;
+    Ok(Flow::Next)
+}
+
+/// `isspacep`
+pub fn isspacep(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let s = x.inst.space();
+    let e = x.emask;
+    let a = x.read(x.op(1)?, e)?;
+    let inw = |v: u64, b: u64| v >= b && v - b < mem::WINDOW_SIZE;
+    let mut out = [0u64; 32];
+    for l in lanes(e) {
+        let v = a[l];
+        out[l] = match s {
+            Some(Space::Shared | Space::SharedCta) => {
+                inw(v, mem::SHARED_WINDOW) && mem::split_cluster(v - mem::SHARED_WINDOW).0.is_none()
+            }
+            Some(Space::SharedCluster) => inw(v, mem::SHARED_WINDOW),
+            Some(Space::Local) => inw(v, mem::LOCAL_WINDOW),
+            Some(Space::Const) => inw(v, mem::CONST_WINDOW),
+            Some(Space::Param | Space::ParamEntry) => inw(v, mem::PARAM_WINDOW),
+            Some(Space::Global) => {
+                !inw(v, mem::SHARED_WINDOW)
+                    && !inw(v, mem::LOCAL_WINDOW)
+                    && !inw(v, mem::CONST_WINDOW)
+                    && !inw(v, mem::PARAM_WINDOW)
+            }
+            _ => false,
+        } as u64;
+    }
+    let d = x.op(0)?;
+    x.write(d, &out, e)?;
+    Ok(Flow::Next)
+}
+
+/// `createpolicy`: an opaque cache policy; the interpreter has no caches.
+pub fn createpolicy(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let d = x.op(0)?;
+    x.write(d, &[0u64; 32], x.emask)?;
+    Ok(Flow::Next)
+}
+
+/// `mapa`: the address of the same shared variable in CTA `b` of the cluster.
+pub fn mapa(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let generic = x.inst.space().is_none();
+    let e = x.emask;
+    let a = x.read(x.op(1)?, e)?;
+    let b = x.read(x.op(2)?, e)?;
+    let ncta = x.cl.shared.len() as u64;
+    let mut out = [0u64; 32];
+    for l in lanes(e) {
+        let sa = if generic {
+            a[l].wrapping_sub(mem::SHARED_WINDOW)
+        } else {
+            a[l]
+        };
+        let (_, off) = mem::split_cluster(sa);
+        let rank = b[l] & 0xffff_ffff;
+        if rank >= ncta {
+            return Err(x.undefined(
+                l,
+                format!("mapa to CTA rank {rank} of a {ncta}-CTA cluster"),
+            ));
+        }
+        let r = ((rank + 1) << mem::CLUSTER_SHIFT) | off;
+        out[l] = if generic { r + mem::SHARED_WINDOW } else { r };
+    }
+    let d = x.op(0)?;
+    x.write(d, &out, e)?;
+    Ok(Flow::Next)
+}
+
+/// `getctarank`
+pub fn getctarank(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let generic = x.inst.space().is_none();
+    let e = x.emask;
+    let a = x.read(x.op(1)?, e)?;
+    let own = x.w.cta as u64;
+    let mut out = [0u64; 32];
+    for l in lanes(e) {
+        let sa = if generic {
+            a[l].wrapping_sub(mem::SHARED_WINDOW)
+        } else {
+            a[l]
+        };
+        out[l] = mem::split_cluster(sa).0.map(|r| r as u64).unwrap_or(own);
+    }
+    let d = x.op(0)?;
+    x.write(d, &out, e)?;
+    Ok(Flow::Next)
+}
+
+/// `cp.async` (completes at once; commit and wait are no-ops).
+pub fn cp_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let dst = x.op(0)?;
+    let src = x.op(1)?;
+    let size_o = x.op(2)?;
+    let src_size_o = x.d.opnds.get(3);
+    for l in lanes(x.emask) {
+        let da = x.addr(dst, l)?;
+        let sa = x.addr(src, l)?;
+        let n = x.get(size_o, l)? as usize;
+        if !matches!(n, 4 | 8 | 16) {
+            return Err(x.undefined(l, format!("cp.async size {n}")));
+        }
+        let sn = match src_size_o {
+            Some(o @ (Opnd::Imm(_) | Opnd::Reg { .. })) if x.d.opnds.len() >= 4 => {
+                (x.get(o, l)? as usize).min(n)
+            }
+            _ => n,
+        };
+        let mut buf = vec![0u8; n];
+        if sn > 0 {
+            let got = x.access(
+                AddrSpace::Global,
+                sa,
+                sn,
+                n.min(sn.next_power_of_two()),
+                l,
+                false,
+                |b| b.to_vec(),
+            )?;
+            buf[..sn].copy_from_slice(&got);
+        }
+        x.access(AddrSpace::Shared, da, n, n, l, true, |b| {
+            b.copy_from_slice(&buf)
+        })?;
+    }
+    Ok(Flow::Next)
+}

@@ -1,0 +1,318 @@
+//! Warp-synchronous instructions: `shfl`, `vote`, `match`, `redux`, `elect`, `activemask`,
+//! `bar.warp.sync`.
+//!
+//! A `.sync` instruction names its participants with a membermask. A thread outside its own
+//! membermask is an error (the hardware raises "illegal instruction"). Until every non-exited
+//! thread of the mask has reached the instruction, the arriving lanes wait; lanes that never
+//! arrive make the launch deadlock, which is reported.
+
+use super::ctx::{lanes, Ctx, Lanes};
+use super::step::Flow;
+use super::warp::Wait;
+use crate::error::Error;
+use crate::float::{self, Fmt, MinMax};
+use crate::int::sext;
+use crate::load::Opnd;
+use ptx_ir_core::{Flag, Op, Type};
+
+/// Checks the membermasks of operand `k` and decides whether the instruction can run now.
+/// `Ok(Ok(masks))`: run, each lane with its membermask restricted to the executing lanes;
+/// `Ok(Err(flow))`: wait for the other members.
+fn members(x: &Ctx<'_, '_>, k: usize) -> Result<Result<[u32; 32], Flow>, Error> {
+    let o = x.op(k)?;
+    let mut union = 0u32;
+    let mut masks = [0u32; 32];
+    for l in lanes(x.emask) {
+        let m = x.get(o, l)? as u32;
+        if m & (1 << l) == 0 {
+            return Err(x.undefined(
+                l,
+                format!(
+                    "{} executed by a thread outside its own membermask {m:#010x}",
+                    x.d.op.name()
+                ),
+            ));
+        }
+        masks[l] = m & x.emask;
+        union |= m;
+    }
+    let needed = union & x.w.valid & !x.w.exited;
+    if needed & !x.emask != 0 {
+        return Ok(Err(Flow::Block(Wait::WarpSync(x.w.exited))));
+    }
+    Ok(Ok(masks))
+}
+
+/// `shfl`, `shfl.sync`
+pub fn shfl(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let sync = x.inst.has(Flag::Sync);
+    if sync {
+        if let Err(f) = members(x, 4)? {
+            return Ok(f);
+        }
+    }
+    let e = x.emask;
+    let a = x.read(x.op(1)?, u32::MAX)?;
+    let b = x.read(x.op(2)?, e)?;
+    let c = x.read(x.op(3)?, e)?;
+    let mode = if x.inst.has(Flag::Up) {
+        0
+    } else if x.inst.has(Flag::Down) {
+        1
+    } else if x.inst.has(Flag::Bfly) {
+        2
+    } else {
+        3
+    };
+    let mut d = [0u64; 32];
+    let mut p = [0u64; 32];
+    for l in lanes(e) {
+        let lane = l as i32;
+        let bval = (b[l] & 0x1f) as i32;
+        let cval = (c[l] & 0x1f) as i32;
+        let seg = ((c[l] >> 8) & 0x1f) as i32;
+        let max_lane = (lane & seg) | (cval & !seg);
+        let min_lane = lane & seg;
+        let (j, pval) = match mode {
+            0 => {
+                let j = lane - bval;
+                (j, j >= max_lane)
+            }
+            1 => {
+                let j = lane + bval;
+                (j, j <= max_lane)
+            }
+            2 => {
+                let j = lane ^ bval;
+                (j, j <= max_lane)
+            }
+            _ => {
+                let j = min_lane | (bval & !seg);
+                (j, j <= max_lane)
+            }
+        };
+        let j = if pval { j } else { lane };
+        d[l] = a[(j & 31) as usize];
+        p[l] = pval as u64;
+    }
+    match x.op(0)? {
+        Opnd::Pair(pq) => {
+            x.write(&pq[0], &d, e)?;
+            x.write(&pq[1], &p, e)?;
+        }
+        o => x.write(o, &d, e)?,
+    }
+    Ok(Flow::Next)
+}
+
+fn pred_lanes(v: &Lanes, mask: u32) -> u32 {
+    let mut r = 0u32;
+    for l in lanes(mask) {
+        if v[l] & 1 != 0 {
+            r |= 1 << l;
+        }
+    }
+    r
+}
+
+/// `vote`, `vote.sync`
+pub fn vote(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let sync = x.inst.has(Flag::Sync);
+    let masks = if sync {
+        match members(x, 2)? {
+            Ok(m) => m,
+            Err(f) => return Ok(f),
+        }
+    } else {
+        [x.emask; 32]
+    };
+    let e = x.emask;
+    let a = x.read(x.op(1)?, e)?;
+    let (ballot, all, any) = (
+        x.inst.has(Flag::Ballot),
+        x.inst.has(Flag::All),
+        x.inst.has(Flag::Any),
+    );
+    let mut out = [0u64; 32];
+    for l in lanes(e) {
+        let group = masks[l];
+        let t = pred_lanes(&a, group);
+        out[l] = if ballot {
+            t as u64
+        } else if all {
+            (t == group) as u64
+        } else if any {
+            (t != 0) as u64
+        } else {
+            (t == group || t == 0) as u64
+        };
+    }
+    let d = x.op(0)?;
+    x.write(d, &out, e)?;
+    Ok(Flow::Next)
+}
+
+/// `match.any.sync`, `match.all.sync`
+pub fn match_sync(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let masks = match members(x, 2)? {
+        Ok(m) => m,
+        Err(f) => return Ok(f),
+    };
+    let e = x.emask;
+    let w = x.d.ty.map(|t| t.bits()).unwrap_or(32).min(64);
+    let m = crate::int::mask(w);
+    let a = x.read(x.op(1)?, e)?;
+    let all = x.inst.has(Flag::All);
+    let mut d = [0u64; 32];
+    let mut p = [0u64; 32];
+    for l in lanes(e) {
+        let group = masks[l];
+        let first = group.trailing_zeros() as usize & 31;
+        let uniform = lanes(group).all(|k| a[k] & m == a[first] & m);
+        if all {
+            d[l] = if uniform { group as u64 } else { 0 };
+            p[l] = uniform as u64;
+        } else {
+            let mut r = 0u32;
+            for k in lanes(group) {
+                if a[k] & m == a[l] & m {
+                    r |= 1 << k;
+                }
+            }
+            d[l] = r as u64;
+        }
+    }
+    match x.op(0)? {
+        Opnd::Pair(pq) => {
+            x.write(&pq[0], &d, e)?;
+            x.write(&pq[1], &p, e)?;
+        }
+        o => x.write(o, &d, e)?,
+    }
+    Ok(Flow::Next)
+}
+
+/// `redux.sync`
+pub fn redux(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let masks = match members(x, 2)? {
+        Ok(m) => m,
+        Err(f) => return Ok(f),
+    };
+    let e = x.emask;
+    let t = x.d.ty.unwrap_or(Type::B32);
+    let op = x
+        .inst
+        .ops()
+        .into_iter()
+        .next()
+        .ok_or_else(|| x.unsupported("redux without an operation"))?;
+    let a = x.read(x.op(1)?, e)?;
+    let mut out = [0u64; 32];
+    for l0 in lanes(e) {
+        let group = masks[l0];
+        let v = if t == Type::F32 {
+            let o = MinMax {
+                max: op == Op::Max,
+                nan: x.inst.has(Flag::NaN),
+                abs: x.inst.has(Flag::Abs),
+                ..Default::default()
+            };
+            let mut acc: Option<u64> = None;
+            for l in lanes(group) {
+                let v = if o.abs {
+                    a[l] & 0x7fff_ffff
+                } else {
+                    a[l] & 0xffff_ffff
+                };
+                acc = Some(match acc {
+                    None => {
+                        if float::is_nan(v, Fmt::F32) && o.nan {
+                            Fmt::F32.canonical_nan()
+                        } else {
+                            v
+                        }
+                    }
+                    Some(p) => float::min_max(Fmt::F32, p, v, o),
+                });
+            }
+            let r = acc.unwrap_or(0);
+            if float::is_nan(r, Fmt::F32) {
+                Fmt::F32.canonical_nan()
+            } else {
+                r
+            }
+        } else {
+            let s = t.is_signed();
+            let mut acc: Option<u64> = None;
+            for l in lanes(group) {
+                let v = a[l] & 0xffff_ffff;
+                acc = Some(match acc {
+                    None => v,
+                    Some(p) => match op {
+                        Op::Add => p.wrapping_add(v) & 0xffff_ffff,
+                        Op::And => p & v,
+                        Op::Or => p | v,
+                        Op::Xor => p ^ v,
+                        Op::Min | Op::Max => {
+                            let (pp, vv) = if s {
+                                (sext(p, 32), sext(v, 32))
+                            } else {
+                                (p as i64, v as i64)
+                            };
+                            if (vv < pp) == (op == Op::Min) {
+                                v
+                            } else {
+                                p
+                            }
+                        }
+                        _ => return Err(x.unsupported("redux operation")),
+                    },
+                });
+            }
+            acc.unwrap_or(0)
+        };
+        out[l0] = v;
+    }
+    let d = x.op(0)?;
+    x.write(d, &out, e)?;
+    Ok(Flow::Next)
+}
+
+/// `elect.sync`
+pub fn elect(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let masks = match members(x, 1)? {
+        Ok(m) => m,
+        Err(f) => return Ok(f),
+    };
+    let e = x.emask;
+    let mut p = [0u64; 32];
+    let mut leader = [0u64; 32];
+    for l in lanes(e) {
+        leader[l] = masks[l].trailing_zeros() as u64 & 31;
+        p[l] = (l as u64 == leader[l]) as u64;
+    }
+    match x.op(0)? {
+        Opnd::Pair(pq) => {
+            x.write(&pq[0], &leader, e)?;
+            x.write(&pq[1], &p, e)?;
+        }
+        o => x.write(o, &p, e)?,
+    }
+    Ok(Flow::Next)
+}
+
+/// `activemask`
+pub fn activemask(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let v = x.gmask as u64;
+    let d = x.op(0)?;
+    x.write(d, &[v; 32], x.emask)?;
+    Ok(Flow::Next)
+}
+
+/// `bar.warp.sync`
+pub fn bar_warp_sync(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    match members(x, 0)? {
+        Ok(_) => Ok(Flow::Next),
+        Err(f) => Ok(f),
+    }
+}

@@ -1,0 +1,224 @@
+//! The fast paths and the square root against apfloat, on edge values.
+
+use super::*;
+use rustc_apfloat::ieee::{Double, Single};
+
+const F32_EDGES: &[u32] = &[
+    0x0000_0000,
+    0x8000_0000,
+    0x0000_0001,
+    0x8000_0001,
+    0x007f_ffff,
+    0x0080_0000,
+    0x0080_0001,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x3f80_0001,
+    0x3fff_ffff,
+    0x4000_0000,
+    0x7f7f_ffff,
+    0xff7f_ffff,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0x7fa0_0000,
+    0x3eaa_aaab,
+    0x4b80_0000,
+    0x4b7f_ffff,
+    0x3400_0000,
+    0x3380_0000,
+    0x0d80_0000,
+    0x7e80_0000,
+    0x3dcc_cccd,
+    0x4049_0fdb,
+    0x2f80_0000,
+];
+
+const F64_EDGES: &[u64] = &[
+    0,
+    0x8000_0000_0000_0000,
+    1,
+    0x000f_ffff_ffff_ffff,
+    0x0010_0000_0000_0000,
+    0x3ff0_0000_0000_0000,
+    0x3ff0_0000_0000_0001,
+    0xbff0_0000_0000_0000,
+    0x7fef_ffff_ffff_ffff,
+    0x7ff0_0000_0000_0000,
+    0xfff0_0000_0000_0000,
+    0x7ff8_0000_0000_0000,
+    0x3fb9_9999_9999_999a,
+    0x4340_0000_0000_0000,
+    0x3ca0_0000_0000_0000,
+    0x0000_0000_0000_0003,
+    0x7fe0_0000_0000_0000,
+];
+
+fn soft32(op: BinOp, a: u32, b: u32) -> u32 {
+    let (x, y) = (Single::from_bits(a as u128), Single::from_bits(b as u128));
+    let r = Round::NearestTiesToEven;
+    (match op {
+        BinOp::Add => x.add_r(y, r),
+        BinOp::Sub => x.sub_r(y, r),
+        BinOp::Mul => x.mul_r(y, r),
+        BinOp::Div => x.div_r(y, r),
+    })
+    .value
+    .to_bits() as u32
+}
+
+fn soft64(op: BinOp, a: u64, b: u64) -> u64 {
+    let (x, y) = (Double::from_bits(a as u128), Double::from_bits(b as u128));
+    let r = Round::NearestTiesToEven;
+    (match op {
+        BinOp::Add => x.add_r(y, r),
+        BinOp::Sub => x.sub_r(y, r),
+        BinOp::Mul => x.mul_r(y, r),
+        BinOp::Div => x.div_r(y, r),
+    })
+    .value
+    .to_bits() as u64
+}
+
+fn same(a: u64, b: u64, f: Fmt) -> bool {
+    a == b || (is_nan(a, f) && is_nan(b, f))
+}
+
+#[test]
+fn host_round_to_nearest_matches_apfloat() {
+    for op in [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div] {
+        for &a in F32_EDGES {
+            for &b in F32_EDGES {
+                let fast = ieee_bin(op, Fmt::F32, a as u64, b as u64, Round::NearestTiesToEven);
+                let soft = soft32(op, a, b) as u64;
+                assert!(
+                    same(fast, soft, Fmt::F32),
+                    "{op:?} {a:08x} {b:08x}: {fast:x} vs {soft:x}"
+                );
+            }
+        }
+        for &a in F64_EDGES {
+            for &b in F64_EDGES {
+                let fast = ieee_bin(op, Fmt::F64, a, b, Round::NearestTiesToEven);
+                let soft = soft64(op, a, b);
+                assert!(same(fast, soft, Fmt::F64), "{op:?} {a:016x} {b:016x}");
+            }
+        }
+    }
+}
+
+#[test]
+fn host_fma_matches_apfloat() {
+    for &a in F32_EDGES {
+        for &b in F32_EDGES {
+            for &c in &F32_EDGES[..12] {
+                let fast = ieee_fma(
+                    Fmt::F32,
+                    a as u64,
+                    b as u64,
+                    c as u64,
+                    Round::NearestTiesToEven,
+                );
+                let soft = Single::from_bits(a as u128)
+                    .mul_add_r(
+                        Single::from_bits(b as u128),
+                        Single::from_bits(c as u128),
+                        Round::NearestTiesToEven,
+                    )
+                    .value
+                    .to_bits() as u64;
+                assert!(same(fast, soft, Fmt::F32), "fma {a:08x} {b:08x} {c:08x}");
+            }
+        }
+    }
+}
+
+/// The integer square root path in every mode, checked by squaring back with apfloat: the
+/// result r must satisfy the rounding mode's bracket around sqrt(x).
+#[test]
+fn sqrt_brackets_in_every_mode() {
+    let modes = [
+        Round::NearestTiesToEven,
+        Round::TowardZero,
+        Round::TowardNegative,
+        Round::TowardPositive,
+    ];
+    for &a in F32_EDGES {
+        if is_nan(a as u64, Fmt::F32) || a & 0x8000_0000 != 0 {
+            continue;
+        }
+        let exact = (f32::from_bits(a) as f64).sqrt();
+        for r in modes {
+            let v = sqrt::ieee_sqrt(a as u64, Fmt::F32, r) as u32;
+            let got = f32::from_bits(v) as f64;
+            match r {
+                Round::TowardZero | Round::TowardNegative => assert!(got <= exact, "{a:08x} {r:?}"),
+                Round::TowardPositive => assert!(got >= exact, "{a:08x} {r:?}"),
+                _ => {}
+            }
+            let hostrn = (exact as f32).to_bits();
+            if r == Round::NearestTiesToEven {
+                assert_eq!(v, hostrn, "{a:08x}");
+            } else {
+                assert!(v.abs_diff(hostrn) <= 1, "{a:08x} {r:?}");
+            }
+        }
+    }
+    // f64: the slow path in round-to-nearest equals the host's correctly rounded sqrt.
+    for &a in F64_EDGES {
+        if is_nan(a, Fmt::F64) || a >> 63 == 1 {
+            continue;
+        }
+        let slow = {
+            // Force the integer path by asking for ties-to-away, which agrees with ties-to-even
+            // except on exact ties, and square roots of binary floats are never exact ties.
+            sqrt::ieee_sqrt(a, Fmt::F64, Round::NearestTiesToAway)
+        };
+        assert_eq!(slow, f64::from_bits(a).sqrt().to_bits(), "{a:016x}");
+    }
+}
+
+#[test]
+fn directed_rounding_differs_where_it_must() {
+    // 1/3 in f32: rz and rm round down, rp rounds up.
+    let one = 0x3f80_0000u64;
+    let three = 0x4040_0000u64;
+    let m = |r| Mode {
+        rnd: Some(r),
+        ..Mode::default()
+    };
+    let rn = bin(BinOp::Div, Fmt::F32, one, three, m(Rounding::Rn));
+    let rz = bin(BinOp::Div, Fmt::F32, one, three, m(Rounding::Rz));
+    let rp = bin(BinOp::Div, Fmt::F32, one, three, m(Rounding::Rp));
+    assert_eq!(rn, 0x3eaa_aaab);
+    assert_eq!(rz, 0x3eaa_aaaa);
+    assert_eq!(rp, 0x3eaa_aaab);
+    // Overflow: rz gives the largest finite value, rn infinity.
+    let big = 0x7f7f_ffffu64;
+    assert_eq!(
+        bin(BinOp::Add, Fmt::F32, big, big, m(Rounding::Rz)),
+        0x7f7f_ffff
+    );
+    assert_eq!(
+        bin(BinOp::Add, Fmt::F32, big, big, m(Rounding::Rn)),
+        0x7f80_0000
+    );
+}
+
+#[test]
+fn nan_rules() {
+    let m = Mode::default();
+    assert_eq!(
+        bin(BinOp::Mul, Fmt::F32, 0x7fa0_0000, 0x3f80_0000, m),
+        0x7fff_ffff
+    );
+    // f64 keeps the payload of the first NaN, quieted; invalid gives the default NaN.
+    assert_eq!(
+        bin(BinOp::Add, Fmt::F64, 0x7ff0_0000_0000_0001, 0, m),
+        0x7ff8_0000_0000_0001
+    );
+    assert_eq!(
+        bin(BinOp::Mul, Fmt::F64, 0x7ff0_0000_0000_0000, 0, m),
+        0xfff8_0000_0000_0000
+    );
+}

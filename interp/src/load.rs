@@ -1,0 +1,1175 @@
+//! The load step: a [`Program`] compiled once from a [`Module`].
+//!
+//! Functions are resolved by name, bodies flattened into instruction vectors with labels turned
+//! into indices, registers (ranges and scoped `{ }` declarations included) given dense
+//! per-function slots, and variables laid out with addresses: `.global` and `.const` with their
+//! initialisers, `.shared` at static offsets (dynamic `extern` after them), `.local` and
+//! function `.param` in per-thread frames, kernel `.param` in the launch's parameter buffer.
+//! Operands are decoded once into [`Opnd`]s so that execution never looks up a name.
+
+use crate::error::Error;
+use crate::fmt;
+use crate::mem::{self, FUNC_BASE, KPARAM_BASE};
+use ptx_ir_core::{
+    BinaryOp, Declarator, Expr, FunctionKind, Init, Instruction, Interner, Item, Module, Name,
+    Opcode, Operand, Param, Selector, Space, SpecialReg, Statement, Type, UnaryOp, VarDecl,
+};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// Index of a function in [`Program::funcs`].
+pub type FuncId = u32;
+
+/// Base of an address operand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MemBase {
+    /// `[imm]`
+    None,
+    /// `[%r]`: a register slot.
+    Reg(u32),
+    /// A variable with a fixed address in its state space (global, const, shared, kernel param).
+    Static(u64),
+    /// A variable in the executing thread's frame (`.local`, function `.param`): frame base plus
+    /// this offset.
+    Frame(u32),
+}
+
+/// A decoded operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Opnd {
+    /// A register slot, with the register's width in bits (1 for predicates, 128 for `.b128`,
+    /// which takes two slots).
+    Reg {
+        /// First slot.
+        slot: u32,
+        /// Declared width in bits.
+        bits: u16,
+    },
+    /// An immediate, as bits (already converted to the instruction's float type).
+    Imm(u64),
+    /// A special register and its component (0 = x).
+    Special(SpecialReg, u8),
+    /// The address of a frame variable: frame base plus offset.
+    Frame(u32),
+    /// `!p`
+    Not(u32),
+    /// `{a, b, ...}`
+    Vec(Box<[Opnd]>),
+    /// `a|b`
+    Pair(Box<[Opnd; 2]>),
+    /// `[base+off]`
+    Mem(MemBase, i64),
+    /// A label: instruction index.
+    Label(u32),
+    /// A function.
+    Func(FuncId),
+    /// A `.branchtargets` list: index into [`Func::branch_tables`].
+    Targets(u32),
+    /// A `.calltargets`, `.callprototype` or call table: index into [`Func::call_lists`].
+    CallList(u32),
+    /// `(a, b)`
+    Args(Box<[Opnd]>),
+    /// `_`
+    Sink,
+    /// A register with a byte/half selector (`%r.b1`), which only video instructions take.
+    Selected(u32, Selector),
+}
+
+/// An instruction decoded for execution.
+#[derive(Clone, Debug)]
+pub struct DInst {
+    /// The opcode.
+    pub op: Opcode,
+    /// Guard predicate slot and whether it is negated.
+    pub guard: Option<(u32, bool)>,
+    /// The first type modifier.
+    pub ty: Option<Type>,
+    /// Operands.
+    pub opnds: SmallVec<[Opnd; 4]>,
+}
+
+/// Where a function parameter lives.
+#[derive(Clone, Copy, Debug)]
+pub enum ParamLoc {
+    /// A `.reg` parameter: a register slot.
+    Reg(u32),
+    /// A `.param` parameter: an offset in the frame (functions) or the parameter buffer
+    /// (kernels).
+    Mem(u32),
+}
+
+/// A formal parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct FParam {
+    /// Where it lives.
+    pub loc: ParamLoc,
+    /// Size in bytes.
+    pub size: u32,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// Element type.
+    pub ty: Type,
+}
+
+/// The targets of an indirect call.
+#[derive(Clone, Debug)]
+pub enum CallList {
+    /// `.calltargets` or a call table: exactly these functions.
+    Targets(Vec<FuncId>),
+    /// `.callprototype`: any function (the prototype is not checked further).
+    Proto,
+}
+
+/// A compiled function.
+#[derive(Clone, Debug)]
+pub struct Func {
+    /// Its name.
+    pub name: String,
+    /// `.entry` or `.func`.
+    pub kind: FunctionKind,
+    /// Whether it has a body.
+    pub defined: bool,
+    /// The decoded body.
+    pub code: Vec<DInst>,
+    /// The original instructions, for accessors and messages.
+    pub insts: Vec<Instruction>,
+    /// Number of register slots (slot 0 is the carry flag).
+    pub nslots: u32,
+    /// Parameters, in order.
+    pub params: Vec<FParam>,
+    /// Return parameters, in order.
+    pub returns: Vec<FParam>,
+    /// Bytes of `.local` and `.param` storage per call.
+    pub frame_size: u32,
+    /// `.branchtargets` lists.
+    pub branch_tables: Vec<Vec<u32>>,
+    /// Indirect call target lists.
+    pub call_lists: Vec<CallList>,
+    /// `.reqnctapercluster`, if given.
+    pub req_cluster: Option<[u32; 3]>,
+}
+
+/// A loaded module, ready to launch.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The module's names.
+    pub names: Interner,
+    /// Functions, in module order (declarations resolved to their definitions).
+    pub funcs: Vec<Func>,
+    /// Function by name.
+    pub by_name: FxHashMap<String, FuncId>,
+    /// Module `.global` variables: (alignment, initial bytes), in allocation order; the launch
+    /// allocates them first, so their addresses are fixed.
+    pub globals: Vec<(u64, Vec<u8>)>,
+    /// The constant bank.
+    pub consts: Vec<u8>,
+    /// Bytes of static `.shared`.
+    pub shared_static: u32,
+    /// Offset of the dynamic (`extern`) shared array.
+    pub shared_dynamic_offset: u32,
+    /// Bytes of module-scope `.local` at the bottom of every thread's stack.
+    pub local_static: u32,
+}
+
+/// Placeholder address of the dynamic shared array until the static layout is known; operands
+/// holding `EXTERN_SHARED + k` are patched to `shared_dynamic_offset + k` after loading.
+const EXTERN_SHARED: u64 = 0xe000_0000_0000_0000;
+
+fn patch_extern(o: &mut Opnd, dyn_off: u64) {
+    let fix = |v: &mut u64| {
+        if *v >= EXTERN_SHARED && *v - EXTERN_SHARED < (1 << 32) {
+            *v = *v - EXTERN_SHARED + dyn_off;
+        }
+    };
+    match o {
+        Opnd::Imm(v) => fix(v),
+        Opnd::Mem(MemBase::Static(v), _) => fix(v),
+        Opnd::Vec(v) | Opnd::Args(v) => v.iter_mut().for_each(|x| patch_extern(x, dyn_off)),
+        Opnd::Pair(p) => p.iter_mut().for_each(|x| patch_extern(x, dyn_off)),
+        _ => {}
+    }
+}
+
+/// The largest variable the loader lays out (bytes).
+const MAX_VAR: u64 = 1 << 28;
+
+/// The carry flag's slot in every function.
+pub const CC_SLOT: u32 = 0;
+
+#[derive(Clone, Copy, Debug)]
+enum Sym {
+    Reg { slot: u32, bits: u16, count: u8 },
+    Static(u64),
+    Frame(u32),
+    Label(u32),
+    BrTargets(u32),
+    CallList(u32),
+    Func(FuncId),
+}
+
+fn type_bytes(t: Type) -> u32 {
+    t.bits().div_ceil(8).max(1)
+}
+
+fn vec_count(v: Option<ptx_ir_core::Vector>) -> u32 {
+    match v {
+        None => 1,
+        Some(ptx_ir_core::Vector::V2) => 2,
+        Some(ptx_ir_core::Vector::V4) => 4,
+        Some(ptx_ir_core::Vector::V8) => 8,
+    }
+}
+
+fn align_up(x: u64, a: u64) -> u64 {
+    let a = a.max(1);
+    x.div_ceil(a).saturating_mul(a)
+}
+
+/// Resolved globals of the module.
+struct ModuleScope {
+    syms: FxHashMap<Name, Sym>,
+    /// Call tables: variable address -> functions.
+    tables: FxHashMap<Name, Vec<FuncId>>,
+    /// Global allocations placed so far and their next address.
+    global_next: u64,
+}
+
+struct Loader<'m> {
+    m: &'m Module,
+    funcs: Vec<Func>,
+    func_ids: FxHashMap<Name, FuncId>,
+    module: ModuleScope,
+    globals: Vec<(u64, Vec<u8>)>,
+    consts: Vec<u8>,
+    shared: u64,
+    shared_extern_align: u64,
+    local_static: u64,
+}
+
+fn load_err(f: &str, inst: Option<String>, msg: impl Into<String>) -> Error {
+    Error::Load {
+        function: f.to_string(),
+        inst,
+        message: msg.into(),
+    }
+}
+
+impl Program {
+    /// Compiles a module. Problems that make a function unrunnable (undeclared registers,
+    /// unknown labels, bad initialisers) are errors naming the function and instruction.
+    pub fn load(m: &Module) -> Result<Program, Error> {
+        let mut l = Loader {
+            m,
+            funcs: Vec::new(),
+            func_ids: FxHashMap::default(),
+            module: ModuleScope {
+                syms: FxHashMap::default(),
+                tables: FxHashMap::default(),
+                global_next: mem::GLOBAL_BASE,
+            },
+            globals: Vec::new(),
+            consts: Vec::new(),
+            shared: 0,
+            shared_extern_align: 0,
+            local_static: 0,
+        };
+        l.collect_functions();
+        // Variables first (in order), since initialisers may name functions and earlier
+        // variables.
+        for item in &m.items {
+            if let Item::Variable(v) = item {
+                l.module_var(v)?;
+            }
+        }
+        let mut defs: Vec<(FuncId, &ptx_ir_core::Function)> = Vec::new();
+        for f in m.functions() {
+            if let Some(&id) = l.func_ids.get(&f.name) {
+                if f.body.is_some() {
+                    defs.push((id, f));
+                } else if !l.funcs[id as usize].defined && l.funcs[id as usize].params.is_empty() {
+                    l.signature(id, f)?;
+                }
+            }
+        }
+        for (id, f) in defs {
+            l.function(id, f)?;
+        }
+        let shared_dynamic_offset = align_up(l.shared, l.shared_extern_align.max(16));
+        for f in &mut l.funcs {
+            for d in &mut f.code {
+                for o in d.opnds.iter_mut() {
+                    patch_extern(o, shared_dynamic_offset);
+                }
+            }
+        }
+        let by_name = l
+            .funcs
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), i as FuncId))
+            .collect();
+        Ok(Program {
+            names: m.names.clone(),
+            funcs: l.funcs,
+            by_name,
+            globals: l.globals,
+            consts: l.consts,
+            shared_static: l.shared as u32,
+            shared_dynamic_offset: shared_dynamic_offset as u32,
+            local_static: align_up(l.local_static, 16) as u32,
+        })
+    }
+
+    /// The address of function `f` as seen by `mov` and call tables.
+    pub fn func_addr(f: FuncId) -> u64 {
+        FUNC_BASE + 16 * f as u64
+    }
+
+    /// The function at address `a`, if any.
+    pub fn func_at(&self, a: u64) -> Option<FuncId> {
+        let off = a.checked_sub(FUNC_BASE)?;
+        if off % 16 != 0 {
+            return None;
+        }
+        let i = off / 16;
+        (i < self.funcs.len() as u64).then_some(i as FuncId)
+    }
+
+    /// The instruction text at `pc` of function `f`.
+    pub fn inst_text(&self, f: FuncId, pc: u32) -> String {
+        self.funcs
+            .get(f as usize)
+            .and_then(|func| func.insts.get(pc as usize))
+            .map(|i| fmt::inst(&self.names, i))
+            .unwrap_or_default()
+    }
+}
+
+impl<'m> Loader<'m> {
+    fn name(&self, n: Name) -> &str {
+        self.m.names.try_get(n).unwrap_or("?")
+    }
+
+    fn collect_functions(&mut self) {
+        for f in self.m.functions() {
+            if self.func_ids.contains_key(&f.name) {
+                // A later definition of a declared function fills the same id.
+                if f.body.is_some() {
+                    if let Some(&id) = self.func_ids.get(&f.name) {
+                        self.funcs[id as usize].defined = true;
+                    }
+                }
+                continue;
+            }
+            let id = self.funcs.len() as FuncId;
+            self.func_ids.insert(f.name, id);
+            self.module.syms.insert(f.name, Sym::Func(id));
+            let req_cluster = f.directives.iter().find_map(|d| match d {
+                ptx_ir_core::FuncDirective::ReqNctaPerCluster(v) => {
+                    let mut c = [1u32; 3];
+                    for (i, x) in v.iter().enumerate().take(3) {
+                        c[i] = *x;
+                    }
+                    Some(c)
+                }
+                _ => None,
+            });
+            self.funcs.push(Func {
+                name: self.name(f.name).to_string(),
+                kind: f.kind,
+                defined: f.body.is_some(),
+                code: Vec::new(),
+                insts: Vec::new(),
+                nslots: 1,
+                params: Vec::new(),
+                returns: Vec::new(),
+                frame_size: 0,
+                branch_tables: Vec::new(),
+                call_lists: Vec::new(),
+                req_cluster,
+            });
+        }
+    }
+
+    fn var_size(&self, v: &VarDecl, d: &Declarator) -> u64 {
+        let elem = type_bytes(v.ty) as u64 * vec_count(v.vector) as u64;
+        let mut n: u64 = 1;
+        for dim in &d.dims {
+            match dim {
+                Some(k) => n = n.saturating_mul(*k),
+                None => {
+                    // `[]` with an initialiser takes the initialiser's length.
+                    n = n.saturating_mul(match &d.init {
+                        Some(Init::List(l)) => l.len() as u64,
+                        Some(Init::Packed(b)) => (b.len() as u64 / elem.max(1)).max(1),
+                        _ => 0,
+                    });
+                }
+            }
+        }
+        elem.saturating_mul(n)
+    }
+
+    fn var_align(v: &VarDecl) -> u64 {
+        v.align
+            .map(|a| a as u64)
+            .unwrap_or((type_bytes(v.ty) * vec_count(v.vector)) as u64)
+            .max(1)
+    }
+
+    fn module_var(&mut self, v: &VarDecl) -> Result<(), Error> {
+        for d in &v.names {
+            let size = self.var_size(v, d);
+            if size > MAX_VAR {
+                return Err(load_err(
+                    "<module>",
+                    None,
+                    format!(
+                        "`{}` is larger than the interpreter's {MAX_VAR}-byte limit",
+                        self.name(d.name)
+                    ),
+                ));
+            }
+            let align = Self::var_align(v);
+            match v.space {
+                Space::Global => {
+                    let bytes = self.init_bytes(v, d, size)?;
+                    let base = align_up(self.module.global_next, align.max(256));
+                    self.module.global_next = base + size.max(1) + 256;
+                    self.globals.push((align, bytes));
+                    self.module.syms.insert(d.name, Sym::Static(base));
+                    self.note_table(v, d);
+                }
+                Space::Const => {
+                    let bytes = self.init_bytes(v, d, size)?;
+                    let base = align_up(self.consts.len() as u64, align);
+                    self.consts.resize(base as usize, 0);
+                    self.consts.extend_from_slice(&bytes);
+                    self.module.syms.insert(d.name, Sym::Static(base));
+                    self.note_table(v, d);
+                }
+                Space::Shared => {
+                    if d.dims.iter().any(|x| x.is_none()) && d.init.is_none() {
+                        // `extern .shared x[]`: the dynamic shared array.
+                        self.shared_extern_align = self.shared_extern_align.max(align);
+                        self.module.syms.insert(d.name, Sym::Static(EXTERN_SHARED));
+                    } else {
+                        let base = align_up(self.shared, align);
+                        self.shared = base + size;
+                        self.module.syms.insert(d.name, Sym::Static(base));
+                    }
+                }
+                Space::Local => {
+                    let base = align_up(self.local_static, align);
+                    self.local_static = base + size;
+                    self.module.syms.insert(d.name, Sym::Static(base));
+                }
+                _ => {
+                    // .tex and friends: no storage the interpreter models.
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records call tables (arrays initialised with function names) for indirect calls.
+    fn note_table(&mut self, _v: &VarDecl, d: &Declarator) {
+        let mut fs = Vec::new();
+        fn walk(i: &Init, ids: &FxHashMap<Name, FuncId>, out: &mut Vec<FuncId>) {
+            match i {
+                Init::Expr(Expr::Sym(n)) => {
+                    if let Some(&f) = ids.get(n) {
+                        out.push(f);
+                    }
+                }
+                Init::List(l) => l.iter().for_each(|x| walk(x, ids, out)),
+                _ => {}
+            }
+        }
+        if let Some(i) = &d.init {
+            walk(i, &self.func_ids, &mut fs);
+        }
+        if !fs.is_empty() {
+            self.module.tables.insert(d.name, fs);
+        }
+    }
+
+    fn eval(&self, e: &Expr) -> Result<Value, String> {
+        Ok(match e {
+            Expr::Int(v) => Value::Int(*v as u64),
+            Expr::Uint(v) => Value::Int(*v),
+            Expr::F32(b) => Value::F32(*b),
+            Expr::F64(b) | Expr::Dec(b) => Value::F64(*b),
+            Expr::Sym(n) => match self.module.syms.get(n) {
+                Some(Sym::Static(a)) => Value::Int(*a),
+                Some(Sym::Func(f)) => Value::Int(Program::func_addr(*f)),
+                _ => return Err(format!("`{}` is not a module variable", self.name(*n))),
+            },
+            Expr::Generic(n) => {
+                let a = match self.module.syms.get(n) {
+                    Some(Sym::Static(a)) => *a,
+                    _ => return Err(format!("`{}` is not a module variable", self.name(*n))),
+                };
+                // generic(x) of a const or shared variable needs its window.
+                let space = self.m.items.iter().find_map(|i| match i {
+                    Item::Variable(v) if v.names.iter().any(|d| d.name == *n) => Some(v.space),
+                    _ => None,
+                });
+                Value::Int(match space {
+                    Some(Space::Const) => mem::CONST_WINDOW + a,
+                    Some(Space::Shared) => mem::SHARED_WINDOW + a,
+                    _ => a,
+                })
+            }
+            Expr::Paren(x) | Expr::Unary(UnaryOp::Plus, x) => self.eval(x)?,
+            Expr::Unary(op, x) => {
+                let v = self.eval(x)?.int()?;
+                Value::Int(match op {
+                    UnaryOp::Neg => v.wrapping_neg(),
+                    UnaryOp::Not => !v,
+                    UnaryOp::LogicalNot => (v == 0) as u64,
+                    UnaryOp::Plus => v,
+                })
+            }
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (self.eval(a)?.int()?, self.eval(b)?.int()?);
+                Value::Int(match op {
+                    BinaryOp::Add => a.wrapping_add(b),
+                    BinaryOp::Sub => a.wrapping_sub(b),
+                    BinaryOp::Mul => a.wrapping_mul(b),
+                    BinaryOp::Div => (a as i64)
+                        .checked_div(b as i64)
+                        .ok_or("division by zero in an initialiser")?
+                        as u64,
+                    BinaryOp::Rem => (a as i64)
+                        .checked_rem(b as i64)
+                        .ok_or("division by zero in an initialiser")?
+                        as u64,
+                    BinaryOp::Shl => a.wrapping_shl(b as u32),
+                    BinaryOp::Shr => ((a as i64).wrapping_shr(b as u32)) as u64,
+                    BinaryOp::And => a & b,
+                    BinaryOp::Xor => a ^ b,
+                    BinaryOp::Or => a | b,
+                })
+            }
+        })
+    }
+
+    fn init_bytes(&self, v: &VarDecl, d: &Declarator, size: u64) -> Result<Vec<u8>, Error> {
+        let mut out = vec![0u8; size as usize];
+        let Some(init) = &d.init else {
+            return Ok(out);
+        };
+        let err = |m: String| load_err("<module>", None, format!("{}: {m}", self.name(d.name)));
+        let eb = type_bytes(v.ty) as usize;
+        match init {
+            Init::Packed(b) => {
+                let n = b.len().min(out.len());
+                out[..n].copy_from_slice(&b[..n]);
+            }
+            _ => {
+                let mut elems = Vec::new();
+                flatten_init(init, &mut elems);
+                for (i, e) in elems.iter().enumerate() {
+                    let val = self.eval(e).map_err(err)?;
+                    let bits = val.as_type(v.ty);
+                    let off = i * eb;
+                    if let Some(dst) = out.get_mut(off..off + eb) {
+                        mem::put_le(dst, bits);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn param(&self, p: &Param) -> (u32, u32) {
+        let elem = type_bytes(p.ty) * vec_count(p.vector);
+        let mut n: u64 = 1;
+        for d in &p.dims {
+            n = n.saturating_mul(d.unwrap_or(1));
+        }
+        let size = (elem as u64).saturating_mul(n) as u32;
+        let align = p.align.unwrap_or(elem).max(1);
+        (size, align)
+    }
+
+    /// Parameters of a declaration-only function, so indirect calls through it can be checked.
+    fn signature(&mut self, id: FuncId, f: &ptx_ir_core::Function) -> Result<(), Error> {
+        let mut scope = FxHashMap::default();
+        let mut st = FnState::default();
+        let (params, returns) = self.formals(f, &mut scope, &mut st);
+        let func = &mut self.funcs[id as usize];
+        func.params = params;
+        func.returns = returns;
+        Ok(())
+    }
+
+    fn formals(
+        &self,
+        f: &ptx_ir_core::Function,
+        scope: &mut FxHashMap<Name, Sym>,
+        st: &mut FnState,
+    ) -> (Vec<FParam>, Vec<FParam>) {
+        let entry = f.kind == FunctionKind::Entry;
+        let mut kparam_off = 0u64;
+        let mut one = |p: &Param, st: &mut FnState, scope: &mut FxHashMap<Name, Sym>| {
+            let (size, align) = self.param(p);
+            let loc = if p.space == Space::Reg {
+                let bits = reg_bits(p.ty);
+                let slot = st.alloc_slots(bits, vec_count(p.vector));
+                scope.insert(
+                    p.name,
+                    Sym::Reg {
+                        slot,
+                        bits,
+                        count: vec_count(p.vector) as u8,
+                    },
+                );
+                ParamLoc::Reg(slot)
+            } else if entry {
+                let off = align_up(kparam_off, align as u64);
+                kparam_off = off + size as u64;
+                scope.insert(p.name, Sym::Static(KPARAM_BASE + off));
+                ParamLoc::Mem(off as u32)
+            } else {
+                let off = st.alloc_frame(size, align);
+                scope.insert(p.name, Sym::Frame(off));
+                ParamLoc::Mem(off)
+            };
+            FParam {
+                loc,
+                size,
+                align,
+                ty: p.ty,
+            }
+        };
+        let mut returns = Vec::new();
+        for p in f.returns.iter().flatten() {
+            returns.push(one(p, st, scope));
+        }
+        let mut params = Vec::new();
+        for p in f.params.iter().flatten() {
+            params.push(one(p, st, scope));
+        }
+        (params, returns)
+    }
+
+    fn function(&mut self, id: FuncId, f: &'m ptx_ir_core::Function) -> Result<(), Error> {
+        let fname = self.name(f.name).to_string();
+        let mut st = FnState::default();
+        let mut top = FxHashMap::default();
+        let (params, returns) = self.formals(f, &mut top, &mut st);
+        let body = f.body.as_deref().unwrap_or(&[]);
+        // Every label of the function, for branches into nested blocks.
+        let mut all_labels = FxHashMap::default();
+        let mut pc = 0u32;
+        collect_labels(body, &mut pc, &mut all_labels);
+        let mut fl = Flatten {
+            l: self,
+            fname: &fname,
+            scopes: vec![top],
+            st,
+            code: Vec::new(),
+            insts: Vec::new(),
+            all_labels,
+            branch_tables: Vec::new(),
+            call_lists: Vec::new(),
+            pending_targets: Vec::new(),
+        };
+        fl.block(body)?;
+        fl.resolve_pending()?;
+        let Flatten {
+            st,
+            code,
+            insts,
+            branch_tables,
+            call_lists,
+            ..
+        } = fl;
+        let func = &mut self.funcs[id as usize];
+        func.defined = true;
+        func.code = code;
+        func.insts = insts;
+        func.nslots = st.nslots;
+        func.params = params;
+        func.returns = returns;
+        func.frame_size = align_up(st.frame as u64, 16) as u32;
+        func.branch_tables = branch_tables;
+        func.call_lists = call_lists;
+        Ok(())
+    }
+}
+
+fn flatten_init<'a>(i: &'a Init, out: &mut Vec<&'a Expr>) {
+    match i {
+        Init::Expr(e) => out.push(e),
+        Init::List(l) => l.iter().for_each(|x| flatten_init(x, out)),
+        Init::Packed(_) => {}
+    }
+}
+
+fn collect_labels(body: &[Statement], pc: &mut u32, out: &mut FxHashMap<Name, u32>) {
+    for s in body {
+        match s {
+            Statement::Inst(_) => *pc += 1,
+            Statement::Label(n) => {
+                out.entry(*n).or_insert(*pc);
+            }
+            Statement::Block(b) => collect_labels(b, pc, out),
+            _ => {}
+        }
+    }
+}
+
+/// Register width in bits for a declared type.
+fn reg_bits(t: Type) -> u16 {
+    match t {
+        Type::Pred => 1,
+        _ => (t.bits().clamp(8, 128)) as u16,
+    }
+}
+
+#[derive(Default)]
+struct FnState {
+    nslots: u32,
+    frame: u32,
+}
+
+impl FnState {
+    fn alloc_slots(&mut self, bits: u16, count: u32) -> u32 {
+        if self.nslots == 0 {
+            self.nslots = 1; // slot 0: carry flag
+        }
+        let per = if bits > 64 { 2 } else { 1 };
+        let s = self.nslots;
+        self.nslots += per * count.max(1);
+        s
+    }
+
+    fn alloc_frame(&mut self, size: u32, align: u32) -> u32 {
+        let off = align_up(self.frame as u64, align as u64) as u32;
+        self.frame = off.saturating_add(size);
+        off
+    }
+}
+
+/// A constant-expression value.
+#[derive(Clone, Copy)]
+enum Value {
+    Int(u64),
+    F32(u32),
+    F64(u64),
+}
+
+impl Value {
+    fn int(self) -> Result<u64, String> {
+        match self {
+            Value::Int(v) => Ok(v),
+            _ => Err("float in an integer expression".into()),
+        }
+    }
+
+    /// Bits of the value stored as type `t`.
+    fn as_type(self, t: Type) -> u64 {
+        match (self, t) {
+            (Value::Int(v), Type::F32) => (v as i64 as f32).to_bits() as u64,
+            (Value::Int(v), Type::F64) => (v as i64 as f64).to_bits(),
+            (Value::F64(b), Type::F32) => crate::float::f64_to_f32_rn(b) as u64,
+            (Value::F32(b), Type::F64) => (f32::from_bits(b) as f64).to_bits(),
+            (Value::F64(b), Type::F16) => crate::float::convert_bits(
+                b,
+                crate::float::Fmt::F64,
+                crate::float::Fmt::F16,
+                ptx_ir_core::Rounding::Rn,
+            ),
+            (Value::Int(v), _) => v,
+            (Value::F32(b), _) => b as u64,
+            (Value::F64(b), _) => b,
+        }
+    }
+}
+
+struct Flatten<'a, 'm> {
+    l: &'a mut Loader<'m>,
+    fname: &'a str,
+    scopes: Vec<FxHashMap<Name, Sym>>,
+    st: FnState,
+    code: Vec<DInst>,
+    insts: Vec<Instruction>,
+    all_labels: FxHashMap<Name, u32>,
+    branch_tables: Vec<Vec<u32>>,
+    call_lists: Vec<CallList>,
+    /// `.branchtargets` whose labels are resolved after the whole body is seen.
+    pending_targets: Vec<(u32, Vec<Name>)>,
+}
+
+impl<'a, 'm> Flatten<'a, 'm> {
+    fn lookup(&self, n: Name) -> Option<Sym> {
+        for s in self.scopes.iter().rev() {
+            if let Some(x) = s.get(&n) {
+                return Some(*x);
+            }
+        }
+        if let Some(x) = self.l.module.syms.get(&n) {
+            return Some(*x);
+        }
+        self.all_labels.get(&n).map(|&pc| Sym::Label(pc))
+    }
+
+    fn err(&self, inst: Option<&Instruction>, msg: impl Into<String>) -> Error {
+        load_err(self.fname, inst.map(|i| fmt::inst(&self.l.m.names, i)), msg)
+    }
+
+    fn block(&mut self, body: &'m [Statement]) -> Result<(), Error> {
+        let mut scope: FxHashMap<Name, Sym> = FxHashMap::default();
+        // Labels and directives of this block are visible throughout it.
+        let mut pc = self.code.len() as u32;
+        for s in body {
+            match s {
+                Statement::Inst(_) => pc += 1,
+                Statement::Block(b) => pc += ptx_ir_core::count_instructions(b) as u32,
+                Statement::Label(n) => {
+                    scope.insert(*n, Sym::Label(pc));
+                }
+                _ => {}
+            }
+        }
+        self.scopes.push(scope);
+        for s in body {
+            if let Statement::Decl(v) = s {
+                self.decl(v)?;
+            }
+        }
+        for s in body {
+            match s {
+                Statement::Decl(_)
+                | Statement::Label(_)
+                | Statement::Loc(_)
+                | Statement::Pragma(_) => {}
+                Statement::Block(b) => self.block(b)?,
+                Statement::Inst(i) => {
+                    let d = self.decode(i)?;
+                    self.code.push(d);
+                    self.insts.push(i.clone());
+                }
+                Statement::BranchTargets { label, targets } => {
+                    let idx = self.branch_tables.len() as u32;
+                    self.branch_tables.push(Vec::new());
+                    self.pending_targets.push((idx, targets.clone()));
+                    self.top().insert(*label, Sym::BrTargets(idx));
+                }
+                Statement::CallTargets { label, targets } => {
+                    let mut fs = Vec::new();
+                    for t in targets {
+                        match self.l.func_ids.get(t) {
+                            Some(&f) => fs.push(f),
+                            None => {
+                                return Err(self.err(
+                                    None,
+                                    format!(
+                                        ".calltargets names unknown function `{}`",
+                                        self.l.name(*t)
+                                    ),
+                                ))
+                            }
+                        }
+                    }
+                    let idx = self.call_lists.len() as u32;
+                    self.call_lists.push(CallList::Targets(fs));
+                    self.top().insert(*label, Sym::CallList(idx));
+                }
+                Statement::CallPrototype { label, .. } => {
+                    let idx = self.call_lists.len() as u32;
+                    self.call_lists.push(CallList::Proto);
+                    self.top().insert(*label, Sym::CallList(idx));
+                }
+            }
+        }
+        self.scopes.pop();
+        Ok(())
+    }
+
+    fn top(&mut self) -> &mut FxHashMap<Name, Sym> {
+        let n = self.scopes.len() - 1;
+        &mut self.scopes[n]
+    }
+
+    fn resolve_pending(&mut self) -> Result<(), Error> {
+        for (idx, names) in std::mem::take(&mut self.pending_targets) {
+            let mut pcs = Vec::new();
+            for n in names {
+                match self.all_labels.get(&n) {
+                    Some(&pc) => pcs.push(pc),
+                    None => {
+                        return Err(self.err(
+                            None,
+                            format!(".branchtargets names unknown label `{}`", self.l.name(n)),
+                        ))
+                    }
+                }
+            }
+            if let Some(t) = self.branch_tables.get_mut(idx as usize) {
+                *t = pcs;
+            }
+        }
+        Ok(())
+    }
+
+    fn decl(&mut self, v: &VarDecl) -> Result<(), Error> {
+        match v.space {
+            Space::Reg => {
+                let bits = reg_bits(v.ty);
+                let count = vec_count(v.vector);
+                for d in &v.names {
+                    match d.range {
+                        Some(n) => {
+                            let prefix = self.l.name(d.name).to_string();
+                            for i in 0..n {
+                                // Only names the module mentions need a slot.
+                                if let Some(nm) = self.l.m.names.find(&format!("{prefix}{i}")) {
+                                    let slot = self.st.alloc_slots(bits, count);
+                                    self.top().insert(
+                                        nm,
+                                        Sym::Reg {
+                                            slot,
+                                            bits,
+                                            count: count as u8,
+                                        },
+                                    );
+                                }
+                            }
+                        }
+                        None => {
+                            let slot = self.st.alloc_slots(bits, count);
+                            self.top().insert(
+                                d.name,
+                                Sym::Reg {
+                                    slot,
+                                    bits,
+                                    count: count as u8,
+                                },
+                            );
+                        }
+                    }
+                }
+            }
+            Space::Local | Space::Param | Space::ParamFunc => {
+                for d in &v.names {
+                    let size = self.l.var_size(v, d).min(mem::STACK_LIMIT as u64) as u32;
+                    let off = self.st.alloc_frame(size, Loader::var_align(v) as u32);
+                    self.top().insert(d.name, Sym::Frame(off));
+                }
+            }
+            Space::Shared | Space::Global | Space::Const => {
+                // Function-scope statics are module statics with a local name.
+                let saved: Vec<(Name, Option<Sym>)> = v
+                    .names
+                    .iter()
+                    .map(|d| (d.name, self.l.module.syms.get(&d.name).copied()))
+                    .collect();
+                self.l.module_var(v)?;
+                for (n, old) in saved {
+                    if let Some(s) = self.l.module.syms.get(&n).copied() {
+                        self.top().insert(n, s);
+                    }
+                    match old {
+                        Some(o) => {
+                            self.l.module.syms.insert(n, o);
+                        }
+                        None => {
+                            self.l.module.syms.remove(&n);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The type float literals of operand `k` are converted to.
+    fn operand_type(i: &Instruction, k: usize) -> Option<Type> {
+        let ts = i.types();
+        match i.opcode {
+            Opcode::Cvt | Opcode::Set if k >= 1 => ts.last().copied(),
+            Opcode::Slct if k == 3 => ts.get(1).copied(),
+            _ => ts.first().copied(),
+        }
+    }
+
+    fn decode(&mut self, i: &Instruction) -> Result<DInst, Error> {
+        let guard = match &i.guard {
+            None => None,
+            Some(g) => match self.lookup(g.pred) {
+                Some(Sym::Reg { slot, .. }) => Some((slot, g.negated)),
+                _ => {
+                    return Err(self.err(
+                        Some(i),
+                        format!("guard `{}` is not a declared register", self.l.name(g.pred)),
+                    ))
+                }
+            },
+        };
+        let mut opnds = SmallVec::new();
+        for (k, o) in i.operands.iter().enumerate() {
+            let ty = Self::operand_type(i, k);
+            opnds.push(self.operand(i, o, ty)?);
+        }
+        if i.opcode == Opcode::Call {
+            opnds = self.normalize_call(i, opnds)?;
+        }
+        Ok(DInst {
+            op: i.opcode,
+            guard,
+            ty: i.ty(),
+            opnds,
+        })
+    }
+
+    /// Calls become `[Args(returns), target, Args(params), list-or-Sink]`.
+    fn normalize_call(
+        &self,
+        i: &Instruction,
+        o: SmallVec<[Opnd; 4]>,
+    ) -> Result<SmallVec<[Opnd; 4]>, Error> {
+        let mut it = o.into_iter().peekable();
+        let rets = match it.peek() {
+            Some(Opnd::Args(_)) => it.next().unwrap_or(Opnd::Sink),
+            _ => Opnd::Args(Box::new([])),
+        };
+        let target = it
+            .next()
+            .ok_or_else(|| self.err(Some(i), "call without a target"))?;
+        let args = match it.peek() {
+            Some(Opnd::Args(_)) => it.next().unwrap_or(Opnd::Sink),
+            _ => Opnd::Args(Box::new([])),
+        };
+        let list = it.next().unwrap_or(Opnd::Sink);
+        Ok(smallvec::smallvec![rets, target, args, list])
+    }
+
+    fn name_operand(&mut self, i: &Instruction, n: Name, sel: Selector) -> Result<Opnd, Error> {
+        match self.lookup(n) {
+            Some(Sym::Reg { slot, bits, count }) => {
+                if sel.is_none() {
+                    Ok(Opnd::Reg { slot, bits })
+                } else if let Some(c) = sel.as_component() {
+                    // A component of a vector register.
+                    let c = (c % 4) as u32;
+                    if c >= count as u32 {
+                        return Err(self.err(Some(i), "vector component out of range"));
+                    }
+                    let per = if bits > 64 { 2 } else { 1 };
+                    Ok(Opnd::Reg {
+                        slot: slot + c * per,
+                        bits,
+                    })
+                } else {
+                    Ok(Opnd::Selected(slot, sel))
+                }
+            }
+            Some(Sym::Static(a)) => Ok(Opnd::Imm(a)),
+            Some(Sym::Frame(off)) => Ok(Opnd::Frame(off)),
+            Some(Sym::Label(pc)) => Ok(Opnd::Label(pc)),
+            Some(Sym::Func(f)) => Ok(Opnd::Func(f)),
+            Some(Sym::BrTargets(t)) => Ok(Opnd::Targets(t)),
+            Some(Sym::CallList(t)) => Ok(Opnd::CallList(t)),
+            None => {
+                if let Some(fs) = self.l.module.tables.get(&n) {
+                    let idx = self.call_lists.len() as u32;
+                    self.call_lists.push(CallList::Targets(fs.clone()));
+                    return Ok(Opnd::CallList(idx));
+                }
+                Err(self.err(Some(i), format!("`{}` is not declared", self.l.name(n))))
+            }
+        }
+    }
+
+    fn operand(&mut self, i: &Instruction, o: &Operand, ty: Option<Type>) -> Result<Opnd, Error> {
+        Ok(match o {
+            Operand::Reg { name, sel } => {
+                let r = self.name_operand(i, *name, *sel)?;
+                // A call table named where a value is expected is its address.
+                if let Opnd::CallList(_) = r {
+                    if i.opcode != Opcode::Call {
+                        if let Some(Sym::Static(a)) = self.l.module.syms.get(name) {
+                            return Ok(Opnd::Imm(*a));
+                        }
+                    }
+                }
+                r
+            }
+            Operand::Special { reg, sel } => {
+                let c = sel.as_component().unwrap_or(0) % 4;
+                Opnd::Special(*reg, c)
+            }
+            Operand::Int(v) => Opnd::Imm(*v as u64),
+            Operand::Uint(v) => Opnd::Imm(*v),
+            Operand::F32(b) => Opnd::Imm(Value::F32(*b).as_type(ty.unwrap_or(Type::F32))),
+            Operand::F64(b) => Opnd::Imm(Value::F64(*b).as_type(ty.unwrap_or(Type::F64))),
+            Operand::Dec(b) => Opnd::Imm(Value::F64(*b).as_type(ty.unwrap_or(Type::F64))),
+            Operand::Sym { name, offset } => match self.name_operand(i, *name, Selector::NONE)? {
+                Opnd::Imm(a) => Opnd::Imm(a.wrapping_add(*offset as u64)),
+                Opnd::Func(f) => Opnd::Imm(Program::func_addr(f).wrapping_add(*offset as u64)),
+                Opnd::Frame(off) => Opnd::Frame(off.wrapping_add(*offset as u32)),
+                Opnd::CallList(_) => match self.l.module.syms.get(name) {
+                    Some(Sym::Static(a)) => Opnd::Imm(a.wrapping_add(*offset as u64)),
+                    _ => return Err(self.err(Some(i), "bad symbol operand")),
+                },
+                _ => return Err(self.err(Some(i), "symbol+offset of a non-variable")),
+            },
+            Operand::Addr { base, offset, .. } => match base {
+                None => Opnd::Mem(MemBase::None, *offset),
+                Some(n) => match self.name_operand(i, *n, Selector::NONE)? {
+                    Opnd::Reg { slot, .. } => Opnd::Mem(MemBase::Reg(slot), *offset),
+                    Opnd::Imm(a) => Opnd::Mem(MemBase::Static(a), *offset),
+                    Opnd::Frame(f) => Opnd::Mem(MemBase::Frame(f), *offset),
+                    Opnd::CallList(_) => match self.l.module.syms.get(n) {
+                        Some(Sym::Static(a)) => Opnd::Mem(MemBase::Static(*a), *offset),
+                        _ => return Err(self.err(Some(i), "bad address operand")),
+                    },
+                    _ => {
+                        return Err(self.err(
+                            Some(i),
+                            format!("`{}` cannot be an address", self.l.name(*n)),
+                        ))
+                    }
+                },
+            },
+            Operand::Vector(v) => {
+                let mut out = Vec::with_capacity(v.len());
+                for x in v.iter() {
+                    out.push(self.operand(i, x, ty)?);
+                }
+                Opnd::Vec(out.into_boxed_slice())
+            }
+            Operand::Args(v) => {
+                let mut out = Vec::with_capacity(v.len());
+                for x in v.iter() {
+                    out.push(self.operand(i, x, None)?);
+                }
+                Opnd::Args(out.into_boxed_slice())
+            }
+            Operand::Tuple(_) => {
+                // Texture/tensor tuples: decoded lazily by instructions that support them.
+                Opnd::Sink
+            }
+            Operand::Pair(p) => Opnd::Pair(Box::new([
+                self.operand(i, &p[0], ty)?,
+                self.operand(i, &p[1], ty)?,
+            ])),
+            Operand::Not(n) => match self.lookup(*n) {
+                Some(Sym::Reg { slot, .. }) => Opnd::Not(slot),
+                _ => {
+                    return Err(self.err(
+                        Some(i),
+                        format!("`!{}`: not a predicate register", self.l.name(*n)),
+                    ))
+                }
+            },
+            Operand::Neg(_) => Opnd::Sink,
+            Operand::Sink => Opnd::Sink,
+        })
+    }
+}

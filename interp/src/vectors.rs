@@ -1,0 +1,360 @@
+//! Hardware-truth vectors (the JSON-lines format of `shared/hwtruth/README.md`): run each case
+//! and compare its `out` buffer bit for bit.
+//!
+//! The runner takes the PTX reader as a function so that this crate depends on the IR only.
+
+use crate::exec::Arg;
+use crate::float::{self, Fmt};
+use crate::load::Program;
+use ptx_ir_core::Module;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A typed buffer: element type name and big-endian hex per element.
+#[derive(Clone, Debug)]
+pub struct Buf {
+    /// Element type (`u32`, `f16x2`, ...).
+    pub ty: String,
+    /// Elements as big-endian hex.
+    pub hex: Vec<String>,
+}
+
+/// One case.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Its name.
+    pub name: String,
+    /// Its family.
+    pub family: String,
+    /// The module.
+    pub ptx: String,
+    /// The kernel.
+    pub entry: String,
+    /// Grid dimensions.
+    pub grid: [u32; 3],
+    /// CTA dimensions.
+    pub block: [u32; 3],
+    /// Cluster dimensions, if any.
+    pub cluster: Option<[u32; 3]>,
+    /// Inputs `in0`, `in1`, `in2` (absent ones are not listed).
+    pub args: Vec<Buf>,
+    /// Expected output.
+    pub out: Buf,
+}
+
+fn dims(v: Option<&Value>) -> Option<[u32; 3]> {
+    let a = v?.as_array()?;
+    let mut d = [1u32; 3];
+    for (i, x) in a.iter().enumerate().take(3) {
+        d[i] = x.as_u64()? as u32;
+    }
+    Some(d)
+}
+
+fn buf(v: &Value) -> Option<Buf> {
+    Some(Buf {
+        ty: v.get("type")?.as_str()?.to_string(),
+        hex: v
+            .get("hex")?
+            .as_array()?
+            .iter()
+            .map(|h| h.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()?,
+    })
+}
+
+/// Parses one line.
+pub fn parse_case(line: &str) -> Result<Case, String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let s = |k: &str| -> Result<String, String> {
+        v.get(k)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| format!("missing `{k}`"))
+    };
+    Ok(Case {
+        name: s("name")?,
+        family: s("family")?,
+        ptx: s("ptx")?,
+        entry: s("entry").unwrap_or_else(|_| "k".into()),
+        grid: dims(v.get("grid")).ok_or("bad `grid`")?,
+        block: dims(v.get("block")).ok_or("bad `block`")?,
+        cluster: dims(v.get("cluster")),
+        args: v
+            .get("args")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(buf).collect())
+            .unwrap_or_default(),
+        out: v.get("out").and_then(buf).ok_or("bad `out`")?,
+    })
+}
+
+fn elem_bytes(hex: &[String]) -> usize {
+    hex.first().map(|h| h.len() / 2).unwrap_or(4).max(1)
+}
+
+fn to_bytes(b: &Buf) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    for h in &b.hex {
+        let mut e = Vec::new();
+        for i in (0..h.len()).step_by(2) {
+            let byte = h
+                .get(i..i + 2)
+                .and_then(|x| u8::from_str_radix(x, 16).ok())
+                .ok_or_else(|| format!("bad hex `{h}`"))?;
+            e.push(byte);
+        }
+        e.reverse();
+        out.extend(e);
+    }
+    Ok(out)
+}
+
+fn to_hex(b: &[u8]) -> String {
+    b.iter().rev().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The result of one case.
+#[derive(Clone, Debug)]
+pub struct CaseResult {
+    /// Case name.
+    pub name: String,
+    /// Family.
+    pub family: String,
+    /// Bit-exact agreement.
+    pub passed: bool,
+    /// The first mismatch as `lane I got X want Y`, or the error.
+    pub detail: Option<String>,
+    /// Lanes that differ.
+    pub bad_lanes: usize,
+    /// The largest ulp distance over all lanes (float outputs only).
+    pub max_ulp: Option<u64>,
+}
+
+fn out_fmt(ty: &str) -> Option<(Fmt, usize)> {
+    Some(match ty {
+        "f32" => (Fmt::F32, 1),
+        "f64" => (Fmt::F64, 1),
+        "f16" => (Fmt::F16, 1),
+        "bf16" => (Fmt::Bf16, 1),
+        "f16x2" => (Fmt::F16, 2),
+        "bf16x2" => (Fmt::Bf16, 2),
+        _ => return None,
+    })
+}
+
+fn ulp(got: &[u8], want: &[u8], f: Fmt, n: usize) -> u64 {
+    let g = crate::mem::get_le(got);
+    let w = crate::mem::get_le(want);
+    let mut m = 0;
+    for i in 0..n as u32 {
+        let sh = f.bits() * i;
+        m = m.max(float::ulp_distance(
+            (g >> sh) & f.mask(),
+            (w >> sh) & f.mask(),
+            f,
+        ));
+    }
+    m
+}
+
+/// Runs one case.
+pub fn run_case(c: &Case, parse: &dyn Fn(&str) -> Result<Module, String>) -> CaseResult {
+    let mut r = CaseResult {
+        name: c.name.clone(),
+        family: c.family.clone(),
+        passed: false,
+        detail: None,
+        bad_lanes: 0,
+        max_ulp: None,
+    };
+    let outcome = (|| -> Result<Vec<u8>, String> {
+        let m = parse(&c.ptx)?;
+        let p = Program::load(&m).map_err(|e| e.to_string())?;
+        let es = elem_bytes(&c.out.hex);
+        let mut args = vec![Arg::Buffer(vec![0xab; es * c.out.hex.len()])];
+        for i in 0..3 {
+            args.push(Arg::Buffer(match c.args.get(i) {
+                Some(b) => to_bytes(b)?,
+                None => vec![0],
+            }));
+        }
+        let mut l = p.launch(&c.entry).grid(c.grid).block(c.block).args(args);
+        if let Some(cl) = c.cluster {
+            l = l.cluster(cl);
+        }
+        let o = l.run().map_err(|f| f.error.to_string())?;
+        o.buffers
+            .into_iter()
+            .next()
+            .ok_or_else(|| "no output".into())
+    })();
+    let got = match outcome {
+        Ok(g) => g,
+        Err(e) => {
+            r.detail = Some(e);
+            return r;
+        }
+    };
+    let want = match to_bytes(&c.out) {
+        Ok(w) => w,
+        Err(e) => {
+            r.detail = Some(e);
+            return r;
+        }
+    };
+    let es = elem_bytes(&c.out.hex);
+    let fmt = out_fmt(&c.out.ty);
+    for i in 0..c.out.hex.len() {
+        let (g, w) = (
+            got.get(i * es..(i + 1) * es).unwrap_or(&[]),
+            want.get(i * es..(i + 1) * es).unwrap_or(&[]),
+        );
+        if let Some((f, n)) = fmt {
+            if g.len() == w.len() && !g.is_empty() {
+                let u = ulp(g, w, f, n);
+                r.max_ulp = Some(r.max_ulp.unwrap_or(0).max(u));
+            }
+        }
+        if g != w {
+            r.bad_lanes += 1;
+            if r.detail.is_none() {
+                r.detail = Some(format!("lane {i} got {} want {}", to_hex(g), to_hex(w)));
+            }
+        }
+    }
+    r.passed = r.bad_lanes == 0;
+    r
+}
+
+/// Results of a file.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Every case, in file order.
+    pub results: Vec<CaseResult>,
+}
+
+/// Per-family totals.
+#[derive(Clone, Debug, Default)]
+pub struct FamilyStats {
+    /// Cases that agree bit for bit.
+    pub passed: usize,
+    /// Cases that do not.
+    pub failed: usize,
+    /// Largest ulp distance seen (float outputs).
+    pub max_ulp: Option<u64>,
+}
+
+impl Report {
+    /// Totals per family.
+    pub fn families(&self) -> BTreeMap<String, FamilyStats> {
+        let mut m: BTreeMap<String, FamilyStats> = BTreeMap::new();
+        for r in &self.results {
+            let s = m.entry(r.family.clone()).or_default();
+            if r.passed {
+                s.passed += 1;
+            } else {
+                s.failed += 1;
+            }
+            if let Some(u) = r.max_ulp {
+                s.max_ulp = Some(s.max_ulp.unwrap_or(0).max(u));
+            }
+        }
+        m
+    }
+
+    /// Number of passing cases.
+    pub fn passed(&self) -> usize {
+        self.results.iter().filter(|r| r.passed).count()
+    }
+
+    /// Number of failing cases.
+    pub fn failed(&self) -> usize {
+        self.results.len() - self.passed()
+    }
+
+    /// The text `ptx vectors` prints: FAIL lines, the family table, and the total line.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        for r in &self.results {
+            if !r.passed {
+                let mut more = if r.bad_lanes > 1 {
+                    format!(" ({} lanes differ", r.bad_lanes)
+                } else {
+                    String::new()
+                };
+                if let Some(u) = r.max_ulp.filter(|_| r.family.ends_with("approx")) {
+                    more.push_str(if more.is_empty() { " (" } else { ", " });
+                    if u == u64::MAX {
+                        more.push_str("NaN vs number");
+                    } else {
+                        more.push_str(&format!("max {u} ulp"));
+                    }
+                }
+                if !more.is_empty() {
+                    more.push(')');
+                }
+                s.push_str(&format!(
+                    "FAIL {}: {}{more}\n",
+                    r.name,
+                    r.detail.as_deref().unwrap_or("?")
+                ));
+            }
+        }
+        s.push_str(&format!(
+            "{:<12} {:>7} {:>7} {:>10}\n",
+            "family", "passed", "failed", "max ulp"
+        ));
+        for (f, st) in self.families() {
+            let u = if f.ends_with("approx") {
+                match st.max_ulp {
+                    Some(u) if u == u64::MAX => "nan".to_string(),
+                    Some(u) => u.to_string(),
+                    None => "-".to_string(),
+                }
+            } else {
+                "-".to_string()
+            };
+            s.push_str(&format!(
+                "{f:<12} {:>7} {:>7} {u:>10}\n",
+                st.passed, st.failed
+            ));
+        }
+        s.push_str(&format!(
+            "{} passed, {} failed\n",
+            self.passed(),
+            self.failed()
+        ));
+        s
+    }
+}
+
+/// Runs every case of a JSON-lines text whose family is in `families` (all if empty).
+pub fn run_text(
+    text: &str,
+    families: &[String],
+    parse: &dyn Fn(&str) -> Result<Module, String>,
+) -> Report {
+    let mut rep = Report::default();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_case(line) {
+            Ok(c) => {
+                if families.is_empty() || families.contains(&c.family) {
+                    rep.results.push(run_case(&c, parse));
+                }
+            }
+            Err(e) => rep.results.push(CaseResult {
+                name: format!("line {}", i + 1),
+                family: "?".into(),
+                passed: false,
+                detail: Some(e),
+                bad_lanes: 0,
+                max_ulp: None,
+            }),
+        }
+    }
+    rep
+}

@@ -1,0 +1,454 @@
+//! [`FunctionBuilder`]: parameters, registers, labels, scopes, guards and the one checked entry
+//! point for instructions, [`FunctionBuilder::inst`].
+
+use super::module::ModuleBuilder;
+use super::names::{check_identifier, check_not_fresh, class_of, CLASSES};
+use super::{BuildError, FnRef, Label, Reg, Var};
+use crate::check::{check, spell};
+use crate::inst::{Guard, Instruction};
+use crate::module::{
+    Declarator, FuncDirective, Function, FunctionKind, Item, Linkage, Param, Statement, VarDecl,
+};
+use crate::names::Name;
+use crate::operand::Operand;
+use crate::table::Opcode;
+use crate::vocab::{Modifier, Space, Type};
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+/// Builds one function of a [`ModuleBuilder`]. Obtained from [`ModuleBuilder::entry`] or
+/// [`ModuleBuilder::func`]; the function joins the module when [`FunctionBuilder::finish`]
+/// succeeds (dropping the builder discards it).
+#[must_use = "a function joins the module only when `finish` is called"]
+#[derive(Debug)]
+pub struct FunctionBuilder<'m> {
+    mb: &'m mut ModuleBuilder,
+    func: Function,
+    ordinal: u32,
+    /// Open scopes; `stack[0]` is the body.
+    stack: Vec<Vec<Statement>>,
+    /// Registers allocated per class of [`CLASSES`], and the classes in order of first use
+    /// (the order of their declarations).
+    counts: [u32; CLASSES.len()],
+    class_order: Vec<usize>,
+    /// Registers declared by name, in declaration order.
+    named: Vec<(Name, Type)>,
+    /// Function-scope names: parameters, named registers, labels, scoped variables.
+    locals: FxHashSet<Name>,
+    /// Labels created, and whether each has been placed.
+    labels: FxHashMap<Name, bool>,
+    label_order: Vec<Name>,
+    next_label: u32,
+    guard: Option<Guard>,
+}
+
+impl<'m> FunctionBuilder<'m> {
+    pub(super) fn new(mb: &'m mut ModuleBuilder, kind: FunctionKind, name: Name) -> Self {
+        let ordinal = mb.begun;
+        mb.begun += 1;
+        FunctionBuilder {
+            mb,
+            func: Function {
+                linkage: match kind {
+                    FunctionKind::Entry => Some(Linkage::Visible),
+                    FunctionKind::Func => None,
+                },
+                kind,
+                attributes: Vec::new(),
+                returns: None,
+                name,
+                params: Some(Vec::new()),
+                directives: Vec::new(),
+                body: None,
+            },
+            ordinal,
+            stack: vec![Vec::new()],
+            counts: [0; CLASSES.len()],
+            class_order: Vec::new(),
+            named: Vec::new(),
+            locals: FxHashSet::default(),
+            labels: FxHashMap::default(),
+            label_order: Vec::new(),
+            next_label: 0,
+            guard: None,
+        }
+    }
+
+    /// The function's name.
+    pub fn name(&self) -> FnRef {
+        FnRef(self.func.name)
+    }
+
+    /// Sets the linkage (kernels default to `.visible`, device functions to none).
+    pub fn linkage(&mut self, linkage: Option<Linkage>) -> &mut Self {
+        self.func.linkage = linkage;
+        self
+    }
+
+    /// Adds a performance-tuning directive (`.maxntid`, `.reqntid`, `.maxnreg`, ...).
+    pub fn directive(&mut self, d: FuncDirective) -> &mut Self {
+        self.func.directives.push(d);
+        self
+    }
+
+    /// Interns a name without declaring it.
+    pub fn intern(&mut self, s: &str) -> Name {
+        self.mb.intern(s)
+    }
+
+    /// A fresh function-scope name: a PTX identifier not yet used in the function or at module
+    /// scope.
+    fn local_name(&mut self, s: &str) -> Result<Name, BuildError> {
+        check_identifier(s)?;
+        check_not_fresh(s)?;
+        let n = self.mb.intern(s);
+        if self.locals.contains(&n) || self.mb.symbols.contains(&n) || n == self.func.name {
+            return Err(BuildError::Duplicate {
+                name: s.to_string(),
+            });
+        }
+        self.locals.insert(n);
+        Ok(n)
+    }
+
+    /// Appends a parameter `.param .<ty> name` and returns it (load it with `ld.param`).
+    pub fn param(&mut self, ty: Type, name: &str) -> Result<Var, BuildError> {
+        let n = self.local_name(name)?;
+        self.func
+            .params
+            .get_or_insert_with(Vec::new)
+            .push(simple_param(ty, n));
+        Ok(Var {
+            name: n,
+            space: Space::Param,
+            ty,
+        })
+    }
+
+    /// Appends a parameter built by hand (alignment, `.ptr` attribute, arrays); its name must
+    /// be a fresh identifier interned with [`FunctionBuilder::intern`].
+    pub fn param_decl(&mut self, p: Param) -> Result<Var, BuildError> {
+        let s = self.mb.spelling(p.name)?;
+        let n = self.local_name(&s)?;
+        let v = Var {
+            name: n,
+            space: p.space,
+            ty: p.ty,
+        };
+        self.func.params.get_or_insert_with(Vec::new).push(p);
+        Ok(v)
+    }
+
+    /// Appends a return parameter of a device function: `.func (.param .<ty> name) f(...)`.
+    pub fn ret_param(&mut self, ty: Type, name: &str) -> Result<Var, BuildError> {
+        if self.func.kind == FunctionKind::Entry {
+            return Err(BuildError::BadName {
+                name: name.to_string(),
+                reason: "a kernel has no return parameters",
+            });
+        }
+        let n = self.local_name(name)?;
+        self.func
+            .returns
+            .get_or_insert_with(Vec::new)
+            .push(simple_param(ty, n));
+        Ok(Var {
+            name: n,
+            space: Space::Param,
+            ty,
+        })
+    }
+
+    /// Allocates a fresh register for values of `ty`, named after its class (`%r3` for 32-bit
+    /// integers, `%rd0` for 64-bit, `%f1` for `.f32`, `%p2` for predicates, ...). Each class is
+    /// declared once, at the top of the body, as a range (`.reg .b32 %r<4>;`).
+    pub fn reg(&mut self, ty: Type) -> Result<Reg, BuildError> {
+        let class = class_of(ty)?;
+        let i = CLASSES
+            .iter()
+            .position(|c| c.prefix == class.prefix)
+            .unwrap_or(0);
+        if self.counts[i] == 0 {
+            self.class_order.push(i);
+        }
+        let k = self.counts[i];
+        self.counts[i] += 1;
+        let name = self.mb.intern(&format!("{}{k}", class.prefix));
+        Ok(Reg { name, ty })
+    }
+
+    /// Allocates `N` fresh registers of one type: `let [a, b] = f.regs(Type::U32)?;`.
+    pub fn regs<const N: usize>(&mut self, ty: Type) -> Result<[Reg; N], BuildError> {
+        let mut v = Vec::with_capacity(N);
+        for _ in 0..N {
+            v.push(self.reg(ty)?);
+        }
+        match v.try_into() {
+            Ok(a) => Ok(a),
+            Err(_) => unreachable!("exactly N registers were allocated"),
+        }
+    }
+
+    /// Declares a register by name with exactly this type (`.reg .f32 %acc;`), at the top of
+    /// the body.
+    pub fn reg_named(&mut self, ty: Type, name: &str) -> Result<Reg, BuildError> {
+        if matches!(
+            ty,
+            Type::B1024 | Type::Texref | Type::Samplerref | Type::Surfref
+        ) {
+            return Err(BuildError::NoRegisterClass(ty));
+        }
+        let n = self.local_name(name)?;
+        self.named.push((n, ty));
+        Ok(Reg { name: n, ty })
+    }
+
+    /// Declares a variable in the current scope (`.param .b32 arg0;` inside a call block,
+    /// `.local .u32 tmp;`).
+    pub fn local(&mut self, space: Space, ty: Type, name: &str) -> Result<Var, BuildError> {
+        let n = self.local_name(name)?;
+        self.current().push(Statement::Decl(Box::new(VarDecl {
+            linkage: None,
+            space,
+            attributes: Vec::new(),
+            align: None,
+            vector: None,
+            ty,
+            names: vec![Declarator {
+                name: n,
+                range: None,
+                dims: SmallVec::new(),
+                init: None,
+            }],
+        })));
+        Ok(Var { name: n, space, ty })
+    }
+
+    /// Adds a declaration built by hand in the current scope (arrays, alignment, vectors); its
+    /// names must be fresh identifiers interned with [`FunctionBuilder::intern`].
+    pub fn declare(&mut self, decl: VarDecl) -> Result<(), BuildError> {
+        for d in &decl.names {
+            let s = self.mb.spelling(d.name)?;
+            self.local_name(&s)?;
+        }
+        self.current().push(Statement::Decl(Box::new(decl)));
+        Ok(())
+    }
+
+    /// Creates a label named `name`; place it with [`FunctionBuilder::place`].
+    pub fn label(&mut self, name: &str) -> Result<Label, BuildError> {
+        let n = self.local_name(name)?;
+        self.labels.insert(n, false);
+        self.label_order.push(n);
+        Ok(Label(n))
+    }
+
+    /// Creates a fresh label (`$L__BB<function>_<n>`, as nvcc names them).
+    pub fn fresh_label(&mut self) -> Label {
+        loop {
+            let s = format!("$L__BB{}_{}", self.ordinal, self.next_label);
+            self.next_label += 1;
+            if let Ok(l) = self.label(&s) {
+                return l;
+            }
+        }
+    }
+
+    /// Places `label` here. Each label is placed exactly once.
+    pub fn place(&mut self, label: Label) -> Result<(), BuildError> {
+        self.no_guard()?;
+        match self.labels.get_mut(&label.0) {
+            Some(placed @ false) => *placed = true,
+            Some(true) => {
+                return Err(BuildError::Label {
+                    name: self.mb.spelling(label.0)?,
+                    problem: "is placed twice",
+                })
+            }
+            None => {
+                return Err(BuildError::Label {
+                    name: self.mb.spelling(label.0)?,
+                    problem: "was not created by this function's builder",
+                })
+            }
+        }
+        self.current().push(Statement::Label(label.0));
+        Ok(())
+    }
+
+    /// A `.branchtargets` list for `brx.idx`, declared here: `ts: .branchtargets L0, L1;`.
+    pub fn branch_targets(&mut self, name: &str, targets: &[Label]) -> Result<Label, BuildError> {
+        self.no_guard()?;
+        let n = self.local_name(name)?;
+        self.current().push(Statement::BranchTargets {
+            label: n,
+            targets: targets.iter().map(|l| l.0).collect(),
+        });
+        Ok(Label(n))
+    }
+
+    /// Guards the next instruction with `@p`: `f.guard(p).bra(exit)?`.
+    pub fn guard(&mut self, p: Reg) -> &mut Self {
+        self.guard = Some(Guard {
+            pred: p.name,
+            negated: false,
+        });
+        self
+    }
+
+    /// Guards the next instruction with `@!p`.
+    pub fn guard_not(&mut self, p: Reg) -> &mut Self {
+        self.guard = Some(Guard {
+            pred: p.name,
+            negated: true,
+        });
+        self
+    }
+
+    /// Builds a nested scope `{ ... }` with `body`. Declarations made inside are scoped to it.
+    /// If `body` fails, the scope is dropped and the error returned.
+    pub fn block<R>(
+        &mut self,
+        body: impl FnOnce(&mut Self) -> Result<R, BuildError>,
+    ) -> Result<R, BuildError> {
+        self.no_guard()?;
+        self.stack.push(Vec::new());
+        let r = body(self);
+        let inner = self.stack.pop().unwrap_or_default();
+        let r = r?;
+        self.no_guard()?;
+        self.current().push(Statement::Block(inner));
+        Ok(r)
+    }
+
+    /// Adds a `.pragma "text";` statement.
+    pub fn pragma(&mut self, text: &str) -> Result<(), BuildError> {
+        self.no_guard()?;
+        if text.contains(['"', '\n', '\\']) {
+            return Err(BuildError::BadName {
+                name: text.to_string(),
+                reason: "a pragma cannot contain quotes, backslashes or newlines",
+            });
+        }
+        self.current().push(Statement::Pragma(text.into()));
+        Ok(())
+    }
+
+    /// The one entry point for instructions: checks `op` with `mods` and `operands` against
+    /// the instruction table and appends it (guarded if [`FunctionBuilder::guard`] was
+    /// called). On error nothing is appended and the error carries the table's diagnosis.
+    pub fn inst<M, O>(&mut self, op: Opcode, mods: M, operands: O) -> Result<(), BuildError>
+    where
+        M: IntoIterator<Item = Modifier>,
+        O: IntoIterator<Item = Operand>,
+    {
+        self.push(Instruction::new(op, mods, operands))
+    }
+
+    /// Appends an instruction built by hand, checked like [`FunctionBuilder::inst`]. A pending
+    /// guard applies if the instruction has none.
+    pub fn push(&mut self, mut inst: Instruction) -> Result<(), BuildError> {
+        let pending = self.guard.take();
+        if inst.guard.is_none() {
+            inst.guard = pending;
+        } else if pending.is_some() {
+            return Err(BuildError::Invalid {
+                inst: spell(inst.opcode, &inst.mods),
+                message: "the instruction has its own guard and one was set with `guard`".into(),
+            });
+        }
+        if let Err(message) = check(inst.opcode, &inst.mods, &inst.operands) {
+            return Err(BuildError::Invalid {
+                inst: spell(inst.opcode, &inst.mods),
+                message,
+            });
+        }
+        let len = self.mb.names().len();
+        let mut foreign = None;
+        inst.for_each_name(&mut |n| {
+            if n.index() >= len {
+                foreign.get_or_insert(n.index());
+            }
+        });
+        if let Some(i) = foreign {
+            return Err(BuildError::ForeignName(i));
+        }
+        self.current().push(Statement::Inst(inst));
+        Ok(())
+    }
+
+    /// Finishes the function: declares the registers at the top of the body, checks that every
+    /// label was placed and no guard is pending, and adds the function to the module.
+    pub fn finish(mut self) -> Result<FnRef, BuildError> {
+        self.no_guard()?;
+        for &l in &self.label_order {
+            if !self.labels[&l] {
+                return Err(BuildError::Label {
+                    name: self.mb.spelling(l)?,
+                    problem: "is never placed",
+                });
+            }
+        }
+        let mut body = Vec::with_capacity(self.class_order.len() + self.named.len());
+        for &i in &self.class_order {
+            let c = CLASSES[i];
+            let prefix = self.mb.intern(c.prefix);
+            body.push(reg_decl(c.decl, prefix, Some(self.counts[i])));
+        }
+        for &(n, ty) in &self.named {
+            body.push(reg_decl(ty, n, None));
+        }
+        body.append(&mut self.stack[0]);
+        let mut func = self.func;
+        func.body = Some(body);
+        let name = func.name;
+        self.mb.symbols.insert(name);
+        self.mb.module.items.push(Item::Function(Box::new(func)));
+        Ok(FnRef(name))
+    }
+
+    fn current(&mut self) -> &mut Vec<Statement> {
+        // The stack always holds the body; `block` pops only what it pushed.
+        if self.stack.is_empty() {
+            self.stack.push(Vec::new());
+        }
+        let last = self.stack.len() - 1;
+        &mut self.stack[last]
+    }
+
+    fn no_guard(&mut self) -> Result<(), BuildError> {
+        match self.guard.take() {
+            Some(_) => Err(BuildError::DanglingGuard),
+            None => Ok(()),
+        }
+    }
+}
+
+fn simple_param(ty: Type, name: Name) -> Param {
+    Param {
+        space: Space::Param,
+        align: None,
+        vector: None,
+        ty,
+        ptr: None,
+        name,
+        dims: SmallVec::new(),
+    }
+}
+
+fn reg_decl(ty: Type, name: Name, range: Option<u32>) -> Statement {
+    Statement::Decl(Box::new(VarDecl {
+        linkage: None,
+        space: Space::Reg,
+        attributes: Vec::new(),
+        align: None,
+        vector: None,
+        ty,
+        names: vec![Declarator {
+            name,
+            range,
+            dims: SmallVec::new(),
+            init: None,
+        }],
+    }))
+}

@@ -1,0 +1,351 @@
+//! The verifier: checks a module against PTX's static rules — declarations and scoping, operand
+//! types, immediates, vector widths, labels and call targets, state spaces, and the target and
+//! PTX ISA version each instruction needs ([`crate::avail`]).
+//!
+//! The result is a list of [`Diagnostic`]s, each naming its rule by a stable id
+//! ([`Rule::id`]), the instruction in its printed form and where it is: the function and the
+//! statement's pre-order index in the body (a `{ }` block counts before the statements inside
+//! it). The IR carries no source spans; a reader that records statement offsets
+//! (`ptx_ir_text::parse_with_spans`) maps that index to a line and column.
+//!
+//! The checks are conservative: where the verifier cannot tell (a generic address, an operand
+//! type rule it does not model) it says nothing, so that every module `ptxas` accepts verifies
+//! clean.
+
+mod control;
+mod render;
+mod scope;
+mod space;
+pub mod target;
+mod types;
+
+pub use render::render_instruction;
+pub use target::{requirements, Requirements};
+
+use crate::inst::Instruction;
+use crate::module::{Function, Item, Module, Statement, Target, Version};
+use crate::names::Name;
+use scope::{Env, Scopes};
+use std::fmt;
+
+/// How bad a finding is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// `ptxas` rejects the module.
+    Error,
+    /// Suspicious, but the verifier does not know that `ptxas` rejects it.
+    Warning,
+}
+
+macro_rules! rules {
+    ( $( $(#[$m:meta])* $var:ident = $id:literal, $sev:ident; )* ) => {
+        /// The rule a diagnostic reports, with a stable id.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Rule {
+            $( $(#[$m])* $var, )*
+        }
+
+        impl Rule {
+            /// Every rule.
+            pub const ALL: &'static [Rule] = &[$(Rule::$var),*];
+
+            /// The stable id (`undeclared-register`, `target-too-old`, ...).
+            pub const fn id(self) -> &'static str {
+                match self { $(Rule::$var => $id,)* }
+            }
+
+            /// Error or warning.
+            pub const fn severity(self) -> Severity {
+                match self { $(Rule::$var => Severity::$sev,)* }
+            }
+        }
+    };
+}
+
+rules! {
+    /// A register operand names nothing declared in scope.
+    UndeclaredRegister = "undeclared-register", Error;
+    /// An address or symbol operand names nothing declared in scope.
+    UndeclaredSymbol = "undeclared-symbol", Error;
+    /// A branch target is not a label of the current function.
+    UndeclaredLabel = "undeclared-label", Error;
+    /// A called function is not declared in the module.
+    UndeclaredFunction = "undeclared-function", Error;
+    /// A name is declared twice in one scope (or a function defined twice).
+    DuplicateDeclaration = "duplicate-declaration", Error;
+    /// A label is defined twice in one function.
+    DuplicateLabel = "duplicate-label", Error;
+    /// The instruction matches none of its opcode's forms (IR built in memory).
+    BadForm = "bad-form", Error;
+    /// An operand's declared type is not compatible with the instruction type.
+    OperandType = "operand-type", Error;
+    /// An immediate operand is outside the range the instruction allows.
+    ImmediateRange = "immediate-range", Error;
+    /// An integer literal does not fit the instruction type.
+    ImmediateWidth = "immediate-width", Warning;
+    /// A vector operand or `.vN` qualifier of the wrong width.
+    VectorWidth = "vector-width", Error;
+    /// A declaration's `.align` is not a power of two.
+    Alignment = "alignment", Error;
+    /// `brx.idx` without a `.branchtargets` list declared before it in the function.
+    BranchTargets = "branch-targets", Error;
+    /// An indirect call without a valid `.calltargets` / `.callprototype` / call table, or a
+    /// `.calltargets` entry that is not a function declared before it.
+    CallTargets = "call-targets", Error;
+    /// Call arguments that do not match the callee's (or prototype's) parameters.
+    CallSignature = "call-signature", Error;
+    /// A variable used through an instruction of another state space.
+    StateSpace = "state-space", Error;
+    /// The instruction (or modifier, or special register) needs a later `sm_XX` target.
+    TargetTooOld = "target-too-old", Error;
+    /// The feature is architecture- or family-specific and the target is not one that has it.
+    TargetUnsupported = "target-unsupported", Error;
+    /// The feature needs a later PTX ISA version than the module declares.
+    PtxTooOld = "ptx-version-too-old", Error;
+    /// The `.target` itself needs a later PTX ISA version than the module declares.
+    TargetNeedsNewerPtx = "target-needs-newer-ptx", Error;
+    /// The `.target` names an architecture the PTX ISA does not have.
+    UnknownTarget = "unknown-target", Error;
+    /// An instruction removed for the target (`shfl`/`vote` without `.sync` on `sm_70`+ from
+    /// PTX 6.4).
+    RemovedInstruction = "removed-instruction", Error;
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// Where a diagnostic points.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Location {
+    /// Index of the module item (function or variable) in [`Module::items`]; `None` for the
+    /// module header.
+    pub item: Option<usize>,
+    /// The function's name.
+    pub function: Option<String>,
+    /// Pre-order index of the statement in the function body.
+    pub stmt: Option<usize>,
+}
+
+/// One finding of the verifier.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The rule.
+    pub rule: Rule,
+    /// Where.
+    pub location: Location,
+    /// The instruction, printed, when the finding is about one.
+    pub inst: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// The rule's severity.
+    pub fn severity(&self) -> Severity {
+        self.rule.severity()
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{sev}[{}]: {}", self.rule.id(), self.message)?;
+        if let Some(i) = &self.inst {
+            write!(f, " in `{i}`")?;
+        }
+        if let Some(func) = &self.location.function {
+            write!(f, " (function `{func}`")?;
+            if let Some(s) = self.location.stmt {
+                write!(f, ", statement {s}")?;
+            }
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+/// What to check against: by default the module's own `.target` and `.version`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Check against this target instead of the module's.
+    pub target: Option<Target>,
+    /// Check against this PTX ISA version instead of the module's.
+    pub version: Option<Version>,
+}
+
+/// Verifies `m` against its own target and version.
+pub fn verify(m: &Module) -> Vec<Diagnostic> {
+    verify_with(m, &Options::default())
+}
+
+/// Verifies `m` with `opts`.
+pub fn verify_with(m: &Module, opts: &Options) -> Vec<Diagnostic> {
+    let mut cx = Cx {
+        m,
+        env: Env::new(m),
+        out: Vec::new(),
+        tc: target::TargetCx::new(m, opts),
+        item: None,
+        func: None,
+        stmt: None,
+    };
+    cx.env.module_duplicates(m, &mut cx.out);
+    cx.tc.check_header(&mut cx.out);
+    for (idx, item) in m.items.iter().enumerate() {
+        cx.item = Some(idx);
+        match item {
+            Item::Function(f) => cx.function(f),
+            Item::Variable(v) => {
+                cx.func = None;
+                cx.stmt = None;
+                scope::check_decl_align(&mut cx, v);
+                cx.tc.check_decl(
+                    v,
+                    &mut cx.out,
+                    &Location {
+                        item: Some(idx),
+                        ..Default::default()
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+    cx.out
+}
+
+/// Verifier state while walking a module.
+pub(crate) struct Cx<'m> {
+    pub(crate) m: &'m Module,
+    pub(crate) env: Env<'m>,
+    pub(crate) out: Vec<Diagnostic>,
+    pub(crate) tc: target::TargetCx,
+    item: Option<usize>,
+    func: Option<&'m Function>,
+    stmt: Option<usize>,
+}
+
+/// Per-function state: scopes, labels, and the lists declared so far.
+pub(crate) struct FnCx<'m> {
+    pub(crate) func: &'m Function,
+    pub(crate) scopes: Scopes,
+    /// Every label of the function (including those naming target lists).
+    pub(crate) labels: rustc_hash::FxHashSet<Name>,
+    /// `.branchtargets` lists seen so far, by label.
+    pub(crate) branch_targets: rustc_hash::FxHashSet<Name>,
+    /// `.calltargets` lists seen so far, by label.
+    pub(crate) call_targets: rustc_hash::FxHashMap<Name, &'m [Name]>,
+    /// `.callprototype`s seen so far, by label.
+    pub(crate) prototypes: rustc_hash::FxHashMap<Name, &'m crate::module::Prototype>,
+}
+
+impl<'m> Cx<'m> {
+    pub(crate) fn name(&self, n: Name) -> &'m str {
+        self.m.names.try_get(n).unwrap_or("<bad name>")
+    }
+
+    pub(crate) fn location(&self) -> Location {
+        Location {
+            item: self.item,
+            function: self.func.map(|f| self.name(f.name).to_string()),
+            stmt: self.stmt,
+        }
+    }
+
+    /// Reports a finding about the current statement.
+    pub(crate) fn report(&mut self, rule: Rule, inst: Option<&Instruction>, message: String) {
+        let inst = inst.map(|i| render_instruction(self.m, i));
+        let location = self.location();
+        self.out.push(Diagnostic {
+            rule,
+            location,
+            inst,
+            message,
+        });
+    }
+
+    fn function(&mut self, f: &'m Function) {
+        self.func = Some(f);
+        self.stmt = None;
+        let loc = self.location();
+        self.tc.check_function(f, self.m, &mut self.out, &loc);
+        let mut fx = FnCx {
+            func: f,
+            scopes: Scopes::default(),
+            labels: Default::default(),
+            branch_targets: Default::default(),
+            call_targets: Default::default(),
+            prototypes: Default::default(),
+        };
+        scope::enter_function(self, &mut fx);
+        if let Some(body) = &f.body {
+            scope::collect_labels(self, &mut fx, body);
+            let mut counter = 0usize;
+            self.block(&mut fx, body, &mut counter);
+        }
+        self.stmt = None;
+    }
+
+    fn block(&mut self, fx: &mut FnCx<'m>, body: &'m [Statement], counter: &mut usize) {
+        fx.scopes.push();
+        for s in body {
+            self.stmt = Some(*counter);
+            *counter += 1;
+            match s {
+                Statement::Inst(i) => self.instruction(fx, i),
+                Statement::Decl(d) => {
+                    scope::declare(self, fx, d);
+                    scope::check_decl_align(self, d);
+                    let loc = self.location();
+                    self.tc.check_decl(d, &mut self.out, &loc);
+                }
+                Statement::Block(b) => self.block(fx, b, counter),
+                Statement::BranchTargets { label, targets } => {
+                    control::branch_targets(self, fx, *label, targets)
+                }
+                Statement::CallTargets { label, targets } => {
+                    control::call_targets(self, fx, *label, targets)
+                }
+                Statement::CallPrototype { label, proto } => {
+                    fx.prototypes.insert(*label, proto);
+                }
+                Statement::Label(_) | Statement::Loc(_) | Statement::Pragma(_) => {}
+            }
+        }
+        fx.scopes.pop();
+    }
+
+    fn instruction(&mut self, fx: &mut FnCx<'m>, inst: &'m Instruction) {
+        let form = match crate::check::check(inst.opcode, &inst.mods, &inst.operands) {
+            Ok(f) => f,
+            Err(msg) => {
+                self.report(Rule::BadForm, Some(inst), msg);
+                return;
+            }
+        };
+        scope::names(self, fx, inst, form);
+        types::check(self, fx, inst, form);
+        control::check(self, fx, inst);
+        space::check(self, fx, inst);
+        let loc = self.location();
+        let before = self.out.len();
+        self.tc.check_instruction(inst, &mut self.out, &loc);
+        if self.out.len() > before {
+            let rendered = render_instruction(self.m, inst);
+            for d in &mut self.out[before..] {
+                d.inst = Some(rendered.clone());
+            }
+        }
+    }
+}
+
+/// Whether the diagnostics contain an error (not only warnings).
+pub fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(|d| d.severity() == Severity::Error)
+}

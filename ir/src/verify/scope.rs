@@ -1,0 +1,397 @@
+//! Declarations and scoping: module variables and functions, parameters, `{ }` scopes with
+//! `.reg` ranges (`%r<100>` declares `%r0` .. `%r99`), labels, and uniqueness.
+
+use super::{Cx, FnCx, Rule};
+use crate::form::{Form, OperandKind};
+use crate::inst::Instruction;
+use crate::module::{Function, Item, Linkage, Module, Param, Statement, VarDecl};
+use crate::names::Name;
+use crate::operand::Operand;
+use crate::vocab::{Space, Type, Vector};
+use rustc_hash::FxHashMap;
+
+/// What the verifier knows of a declared variable, register or parameter.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Var {
+    pub space: Space,
+    pub ty: Type,
+    pub vector: Option<Vector>,
+    /// Number of array elements (1 for a scalar, 0 for `[]`).
+    pub elems: u64,
+}
+
+impl Var {
+    fn of_decl(v: &VarDecl, dims: &[Option<u64>]) -> Var {
+        Var {
+            space: v.space,
+            ty: v.ty,
+            vector: v.vector,
+            elems: elems(dims),
+        }
+    }
+
+    pub(crate) fn of_param(p: &Param) -> Var {
+        Var {
+            space: p.space,
+            ty: p.ty,
+            vector: p.vector,
+            elems: elems(&p.dims),
+        }
+    }
+
+    /// Size in bits of the whole variable (0 when an array dimension is unknown).
+    pub fn bits(&self) -> u64 {
+        self.ty.bits() as u64 * vec_len(self.vector) as u64 * self.elems
+    }
+
+    /// Whether this is a register (`.reg` variable or parameter).
+    pub fn is_reg(&self) -> bool {
+        self.space == Space::Reg
+    }
+}
+
+pub(crate) fn vec_len(v: Option<Vector>) -> u32 {
+    match v {
+        None => 1,
+        Some(Vector::V2) => 2,
+        Some(Vector::V4) => 4,
+        Some(Vector::V8) => 8,
+    }
+}
+
+fn elems(dims: &[Option<u64>]) -> u64 {
+    dims.iter().map(|d| d.unwrap_or(0)).product()
+}
+
+/// What a name resolves to.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Found<'m> {
+    /// A variable, register or parameter (local or module-level).
+    Var(Var),
+    /// A function.
+    Func(&'m Function),
+}
+
+/// Module-level names.
+pub(crate) struct Env<'m> {
+    pub vars: FxHashMap<Name, Var>,
+    /// Each function with the item index of its first declaration; the definition is preferred
+    /// as the representative.
+    pub funcs: FxHashMap<Name, (usize, &'m Function)>,
+}
+
+impl<'m> Env<'m> {
+    pub(crate) fn new(m: &'m Module) -> Env<'m> {
+        let mut vars = FxHashMap::default();
+        let mut funcs: FxHashMap<Name, (usize, &'m Function)> = FxHashMap::default();
+        for (i, item) in m.items.iter().enumerate() {
+            match item {
+                Item::Variable(v) => {
+                    for d in &v.names {
+                        vars.insert(d.name, Var::of_decl(v, &d.dims));
+                    }
+                }
+                Item::Function(f) => {
+                    let e = funcs.entry(f.name).or_insert((i, &**f));
+                    if f.body.is_some() {
+                        e.1 = f;
+                    }
+                }
+                Item::Alias { alias, aliasee } => {
+                    if let Some(&(_, f)) = funcs.get(aliasee) {
+                        funcs.insert(*alias, (i, f));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Env { vars, funcs }
+    }
+
+    /// Module-scope uniqueness: one definition per variable and per function.
+    pub(crate) fn module_duplicates(&self, m: &Module, out: &mut Vec<super::Diagnostic>) {
+        let mut vars: FxHashMap<Name, bool> = FxHashMap::default();
+        let mut defs: FxHashMap<Name, ()> = FxHashMap::default();
+        for (i, item) in m.items.iter().enumerate() {
+            let dup = |n: Name, what: &str, out: &mut Vec<super::Diagnostic>| {
+                out.push(super::Diagnostic {
+                    rule: Rule::DuplicateDeclaration,
+                    location: super::Location {
+                        item: Some(i),
+                        ..Default::default()
+                    },
+                    inst: None,
+                    message: format!(
+                        "{what} `{}` is defined twice at module scope",
+                        m.names.try_get(n).unwrap_or("?")
+                    ),
+                });
+            };
+            match item {
+                Item::Variable(v) if v.linkage != Some(Linkage::Extern) => {
+                    for d in &v.names {
+                        if vars.insert(d.name, true).is_some() {
+                            dup(d.name, "variable", out);
+                        }
+                    }
+                }
+                Item::Function(f) if f.body.is_some() => {
+                    if defs.insert(f.name, ()).is_some() {
+                        dup(f.name, "function", out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// One `{ }` scope.
+#[derive(Default)]
+pub(crate) struct Scope {
+    names: FxHashMap<Name, Var>,
+    /// `%r<100>`: prefix spelling -> (count, variable).
+    ranges: FxHashMap<Box<str>, (u32, Var)>,
+}
+
+/// The stack of scopes of a function.
+#[derive(Default)]
+pub(crate) struct Scopes {
+    stack: Vec<Scope>,
+}
+
+impl Scopes {
+    pub(crate) fn push(&mut self) {
+        self.stack.push(Scope::default());
+    }
+
+    pub(crate) fn pop(&mut self) {
+        self.stack.pop();
+    }
+
+    fn top(&mut self) -> &mut Scope {
+        if self.stack.is_empty() {
+            self.push();
+        }
+        self.stack.last_mut().expect("pushed above")
+    }
+
+    /// Looks `n` (spelled `s`) up from the innermost scope out.
+    pub(crate) fn lookup(&self, n: Name, s: &str) -> Option<Var> {
+        let split = split_range(s);
+        for sc in self.stack.iter().rev() {
+            if let Some(v) = sc.names.get(&n) {
+                return Some(*v);
+            }
+            if let Some((prefix, idx)) = split {
+                if let Some((count, v)) = sc.ranges.get(prefix) {
+                    if idx < *count as u64 {
+                        return Some(*v);
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// `%r12` -> (`%r`, 12); a number with a leading zero (`%r012`) is not a range member.
+fn split_range(s: &str) -> Option<(&str, u64)> {
+    let digits = s.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits == s.len() {
+        return None;
+    }
+    let (prefix, num) = s.split_at(s.len() - digits);
+    if num.len() > 1 && num.starts_with('0') {
+        return None;
+    }
+    num.parse().ok().map(|n| (prefix, n))
+}
+
+/// Resolves a name in the function's scopes, then at module scope.
+pub(crate) fn resolve<'m>(cx: &Cx<'m>, fx: &FnCx<'m>, n: Name) -> Option<Found<'m>> {
+    let s = cx.name(n);
+    if let Some(v) = fx.scopes.lookup(n, s) {
+        return Some(Found::Var(v));
+    }
+    if let Some(v) = cx.env.vars.get(&n) {
+        return Some(Found::Var(*v));
+    }
+    cx.env.funcs.get(&n).map(|&(_, f)| Found::Func(f))
+}
+
+/// The declared variable or register `n`, if any.
+pub(crate) fn var<'m>(cx: &Cx<'m>, fx: &FnCx<'m>, n: Name) -> Option<Var> {
+    match resolve(cx, fx, n) {
+        Some(Found::Var(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// Pushes the parameter scope of a function.
+pub(crate) fn enter_function<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>) {
+    fx.scopes.push();
+    let f = fx.func;
+    let mut seen: FxHashMap<Name, ()> = FxHashMap::default();
+    for p in f.returns.iter().chain(f.params.iter()).flatten() {
+        if cx.name(p.name) == "_" {
+            continue;
+        }
+        if seen.insert(p.name, ()).is_some() && f.body.is_some() {
+            let msg = format!("parameter `{}` is declared twice", cx.name(p.name));
+            cx.report(Rule::DuplicateDeclaration, None, msg);
+        }
+        fx.scopes.top().names.insert(p.name, Var::of_param(p));
+    }
+}
+
+/// Collects the function's labels (every nesting level: labels are function-wide) and reports
+/// duplicates.
+pub(crate) fn collect_labels<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, body: &'m [Statement]) {
+    fn walk<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, body: &'m [Statement], counter: &mut usize) {
+        for s in body {
+            let here = *counter;
+            *counter += 1;
+            let label = match s {
+                Statement::Label(l)
+                | Statement::BranchTargets { label: l, .. }
+                | Statement::CallTargets { label: l, .. }
+                | Statement::CallPrototype { label: l, .. } => Some(*l),
+                Statement::Block(b) => {
+                    walk(cx, fx, b, counter);
+                    None
+                }
+                _ => None,
+            };
+            if let Some(l) = label {
+                if !fx.labels.insert(l) {
+                    let saved = cx.stmt;
+                    cx.stmt = Some(here);
+                    let msg = format!("label `{}` is defined twice", cx.name(l));
+                    cx.report(Rule::DuplicateLabel, None, msg);
+                    cx.stmt = saved;
+                }
+            }
+        }
+    }
+    let mut counter = 0;
+    walk(cx, fx, body, &mut counter);
+}
+
+/// Declares the names of a body declaration in the innermost scope.
+pub(crate) fn declare<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, d: &'m VarDecl) {
+    for decl in &d.names {
+        let v = Var::of_decl(d, &decl.dims);
+        let spelled = cx.name(decl.name);
+        let dup = match decl.range {
+            Some(count) => {
+                let top = fx.scopes.top();
+                let clash = top.ranges.contains_key(spelled)
+                    || top.names.keys().any(|&k| {
+                        split_range(cx.name(k))
+                            .is_some_and(|(p, i)| p == spelled && i < count as u64)
+                    });
+                top.ranges.insert(spelled.into(), (count, v));
+                clash
+            }
+            None => {
+                let top = fx.scopes.top();
+                let in_range = split_range(spelled)
+                    .is_some_and(|(p, i)| top.ranges.get(p).is_some_and(|(c, _)| i < *c as u64));
+                top.names.insert(decl.name, v).is_some() || in_range
+            }
+        };
+        if dup {
+            let what = match decl.range {
+                Some(n) => format!("`{spelled}<{n}>`"),
+                None => format!("`{spelled}`"),
+            };
+            cx.report(
+                Rule::DuplicateDeclaration,
+                None,
+                format!("{what} is declared twice in the same scope"),
+            );
+        }
+    }
+}
+
+/// `.align N` must be a power of two.
+pub(crate) fn check_decl_align(cx: &mut Cx<'_>, d: &VarDecl) {
+    if let Some(a) = d.align {
+        if !a.is_power_of_two() {
+            cx.report(
+                Rule::Alignment,
+                None,
+                format!("`.align {a}` is not a power of two"),
+            );
+        }
+    }
+}
+
+/// Every name an instruction uses outside its label operands must be declared in scope.
+pub(crate) fn names<'m>(cx: &mut Cx<'m>, fx: &FnCx<'m>, inst: &'m Instruction, form: &Form) {
+    let mut missing: Vec<(Name, bool)> = Vec::new();
+    if let Some(g) = inst.guard {
+        if resolve(cx, fx, g.pred).is_none() {
+            missing.push((g.pred, true));
+        }
+    }
+    let mut i = 0;
+    for spec in &form.operands {
+        let Some(o) = inst.operands.get(i) else { break };
+        if !spec.kind.accepts(o) {
+            if spec.optional {
+                continue;
+            }
+            break;
+        }
+        i += 1;
+        if spec.kind == OperandKind::Label {
+            continue;
+        }
+        operand_names(cx, fx, o, &mut missing);
+    }
+    for (n, reg) in missing {
+        let s = cx.name(n);
+        let rule = if reg || s.starts_with('%') {
+            Rule::UndeclaredRegister
+        } else {
+            Rule::UndeclaredSymbol
+        };
+        let what = if rule == Rule::UndeclaredRegister {
+            "register"
+        } else {
+            "symbol"
+        };
+        cx.report(
+            rule,
+            Some(inst),
+            format!("{what} `{s}` is not declared in scope"),
+        );
+    }
+}
+
+fn operand_names<'m>(cx: &Cx<'m>, fx: &FnCx<'m>, o: &Operand, missing: &mut Vec<(Name, bool)>) {
+    let mut check = |n: Name, reg: bool| {
+        if resolve(cx, fx, n).is_none() && !missing.iter().any(|(m, _)| *m == n) {
+            missing.push((n, reg));
+        }
+    };
+    match o {
+        Operand::Reg { name, .. } | Operand::Not(name) => check(*name, false),
+        Operand::Sym { name, .. } => check(*name, false),
+        Operand::Addr { base: Some(b), .. } => check(*b, false),
+        Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
+            for x in v.iter() {
+                operand_names(cx, fx, x, missing);
+            }
+        }
+        Operand::Pair(p) => {
+            for x in p.iter() {
+                operand_names(cx, fx, x, missing);
+            }
+        }
+        Operand::Neg(x) => operand_names(cx, fx, x, missing),
+        _ => {}
+    }
+}

@@ -1,0 +1,90 @@
+//! State spaces: a variable named in an address must live in the state space the instruction
+//! accesses (`ld.global [shared_var]` is an error). Addresses held in registers, and generic
+//! accesses (no state-space qualifier), cannot be checked statically and are left alone.
+
+use super::scope::{self, Found};
+use super::{Cx, FnCx, Rule};
+use crate::inst::Instruction;
+use crate::operand::Operand;
+use crate::table::Opcode;
+use crate::vocab::Space;
+
+/// The state space each memory operand (in order) is accessed through, if the instruction says.
+fn operand_spaces(inst: &Instruction) -> Vec<Option<Space>> {
+    use Opcode as O;
+    let spaces = inst.spaces();
+    match inst.opcode {
+        // destination first, then source
+        O::CpAsync | O::CpAsyncBulk | O::CpReduceAsyncBulk => {
+            vec![spaces.first().copied(), spaces.get(1).copied()]
+        }
+        O::Ld
+        | O::Ldu
+        | O::St
+        | O::Atom
+        | O::Red
+        | O::Prefetch
+        | O::MbarrierInit
+        | O::MbarrierInval
+        | O::MbarrierArrive
+        | O::MbarrierArriveDrop
+        | O::MbarrierTestWait
+        | O::MbarrierTryWait
+        | O::MbarrierExpectTx
+        | O::MbarrierCompleteTx
+        | O::CpAsyncMbarrierArrive
+        | O::WmmaLoad
+        | O::WmmaStore
+        | O::Ldmatrix
+        | O::Stmatrix => vec![spaces.first().copied()],
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a variable declared in `decl` may be accessed through `access`.
+fn compatible(decl: Space, access: Space) -> bool {
+    use Space::*;
+    match access {
+        Shared | SharedCta | SharedCluster => decl == Shared,
+        Param | ParamEntry | ParamFunc => decl == Param,
+        _ => decl == access,
+    }
+}
+
+pub(crate) fn check<'m>(cx: &mut Cx<'m>, fx: &FnCx<'m>, inst: &'m Instruction) {
+    let spaces = operand_spaces(inst);
+    if spaces.is_empty() {
+        return;
+    }
+    let mems = inst
+        .operands
+        .iter()
+        .filter_map(|o| match o {
+            Operand::Addr { base: Some(b), .. } => Some(Some(*b)),
+            Operand::Addr { base: None, .. } => Some(None),
+            _ => None,
+        })
+        .zip(spaces);
+    let mut bad = Vec::new();
+    for (base, access) in mems {
+        let (Some(b), Some(access)) = (base, access) else {
+            continue;
+        };
+        let Some(Found::Var(v)) = scope::resolve(cx, fx, b) else {
+            continue;
+        };
+        if v.is_reg() || compatible(v.space, access) {
+            continue;
+        }
+        bad.push((b, v.space, access));
+    }
+    for (b, decl, access) in bad {
+        let msg = format!(
+            "`{}` is declared in `.{}` but accessed through `.{}`",
+            cx.name(b),
+            decl.as_str(),
+            access.as_str()
+        );
+        cx.report(Rule::StateSpace, Some(inst), msg);
+    }
+}

@@ -1,0 +1,186 @@
+//! `ptx run` and `ptx vectors`: the interpreter's commands.
+
+use clap::Args;
+use ptx_ir::interp::{Arg, Error, Program, Spec};
+use serde_json::json;
+use std::path::PathBuf;
+
+/// Arguments of `ptx run`.
+#[derive(Args)]
+pub struct RunArgs {
+    /// The PTX (or bytecode) file.
+    file: PathBuf,
+    /// The kernel to launch.
+    #[arg(long)]
+    entry: String,
+    /// Grid dimensions in CTAs: X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
+    grid: String,
+    /// CTA dimensions in threads: X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
+    block: String,
+    /// Cluster dimensions in CTAs: X,Y,Z.
+    #[arg(long)]
+    cluster: Option<String>,
+    /// Thread-instruction budget.
+    #[arg(long)]
+    fuel: Option<u64>,
+    /// Bytes of dynamic shared memory.
+    #[arg(long, default_value_t = 0)]
+    shared: u32,
+    /// A kernel argument, in parameter order: u32:7, s64:-3, f32:1.5, f64:0d3FF0000000000000,
+    /// buf:PATH (read, and written back after the run), zeros:BYTES, hex:BYTES, iota32:N
+    /// (printed as hex after the run).
+    #[arg(long = "arg")]
+    args: Vec<String>,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `ptx vectors`.
+#[derive(Args)]
+pub struct VectorsArgs {
+    /// A JSON-lines file of hardware vectors.
+    file: PathBuf,
+    /// Run only cases of this family (repeatable).
+    #[arg(long = "family")]
+    families: Vec<String>,
+}
+
+fn dims(s: &str) -> Result<[u32; 3], String> {
+    let mut d = [1u32; 3];
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("bad dimensions `{s}`"));
+    }
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad dimensions `{s}`"))?;
+    }
+    Ok(d)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn error_json(e: &Error) -> serde_json::Value {
+    let mut j = json!({ "message": e.to_string() });
+    let (kind, site, thread) = match e {
+        Error::Load { .. } => ("load", None, None),
+        Error::Launch(_) => ("launch", None, None),
+        Error::Unsupported { site, .. } => ("unsupported", Some(site), None),
+        Error::Undefined { site, thread, .. } => ("undefined", Some(site), Some(thread)),
+        Error::Memory { site, thread, .. } => ("memory", Some(site), Some(thread)),
+        Error::Deadlock(_) => ("deadlock", None, None),
+        Error::FuelExhausted(_) => ("fuel", None, None),
+        Error::Trap { site, thread } => ("trap", Some(site), Some(thread)),
+    };
+    j["kind"] = json!(kind);
+    if let Some(s) = site {
+        j["function"] = json!(s.function);
+        j["index"] = json!(s.index);
+        j["inst"] = json!(s.inst);
+    }
+    if let Some(t) = thread {
+        j["ctaid"] = json!(t.ctaid);
+        j["tid"] = json!(t.tid);
+        j["lane"] = json!(t.lane);
+    }
+    j
+}
+
+/// `ptx run`
+pub fn run(a: RunArgs) -> Result<(), String> {
+    let loaded = ptx_ir::load::load_path(&a.file).map_err(|e| e.to_string())?;
+    let prog = Program::load(&loaded.module).map_err(|e| e.to_string())?;
+    let mut launch = prog
+        .launch(&a.entry)
+        .grid(dims(&a.grid)?)
+        .block(dims(&a.block)?)
+        .dynamic_shared(a.shared);
+    if let Some(c) = &a.cluster {
+        launch = launch.cluster(dims(c)?);
+    }
+    if let Some(f) = a.fuel {
+        launch = launch.fuel(f);
+    }
+    let mut specs = Vec::new();
+    for s in &a.args {
+        let (arg, spec) = Arg::parse_spec(s)?;
+        launch = launch.arg(arg);
+        specs.push((s.clone(), spec));
+    }
+    let (outcome, error) = match launch.run() {
+        Ok(o) => (o, None),
+        Err(f) => (f.outcome, Some(f.error)),
+    };
+    // Buffers in argument order, paired with their specs.
+    let mut bufs = outcome.buffers.iter();
+    let mut out_bufs = Vec::new();
+    for (text, spec) in &specs {
+        match spec {
+            Spec::Scalar => {}
+            Spec::Input => {
+                bufs.next();
+            }
+            Spec::File(p) => {
+                if let Some(b) = bufs.next() {
+                    if error.is_none() {
+                        std::fs::write(p, b).map_err(|e| format!("{}: {e}", p.display()))?;
+                    }
+                    out_bufs.push((text.clone(), b.clone(), false));
+                }
+            }
+            Spec::Shown => {
+                if let Some(b) = bufs.next() {
+                    out_bufs.push((text.clone(), b.clone(), true));
+                }
+            }
+        }
+    }
+    if a.json {
+        let j = json!({
+            "ok": error.is_none(),
+            "error": error.as_ref().map(error_json),
+            "buffers": out_bufs.iter().map(|(s, b, _)| json!({"arg": s, "hex": hex(b)})).collect::<Vec<_>>(),
+            "thread_instructions": outcome.stats.thread_instructions,
+            "warp_instructions": outcome.stats.warp_instructions,
+        });
+        println!("{j}");
+    } else {
+        for (s, b, show) in &out_bufs {
+            if *show {
+                println!("{s}: {}", hex(b));
+            }
+        }
+        println!(
+            "{} thread-instructions, {} warp-instructions",
+            outcome.stats.thread_instructions, outcome.stats.warp_instructions
+        );
+        if let Some(e) = &error {
+            eprintln!("error: {e}");
+        }
+    }
+    match error {
+        None => Ok(()),
+        Some(_) => Err(String::new()),
+    }
+}
+
+/// `ptx vectors`
+pub fn vectors(a: VectorsArgs) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let parse = |s: &str| ptx_ir::text::parse(s).map_err(|e| e.to_string());
+    let report = ptx_ir::interp::vectors::run_text(&text, &a.families, &parse);
+    print!("{}", report.render());
+    if report.failed() == 0 {
+        Ok(())
+    } else {
+        Err(String::new())
+    }
+}

@@ -1,0 +1,298 @@
+//! The verifier: every corpus file verifies clean for its own target, each rule fires on a
+//! small example, diagnostics point at source lines, and (when `ptxas` results are recorded)
+//! the verifier agrees with `ptxas` on the mutants of `tools/verify_mutants`.
+
+#[path = "../tools/verify_mutants/mutate.rs"]
+mod mutate;
+
+use ptx_ir::ir::verify::{self, Options, Rule};
+use ptx_ir::ir::{ArchSuffix, Target, Version};
+use std::path::{Path, PathBuf};
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+}
+
+#[test]
+fn corpus_verifies_clean() {
+    let files = mutate::read_corpus(&corpus_dir());
+    assert!(
+        files.len() >= 41,
+        "expected the shared corpus at {}",
+        corpus_dir().display()
+    );
+    let mut failures = Vec::new();
+    for (name, text) in &files {
+        let m = ptx_ir::text::parse(text).expect("corpus parses");
+        let errors: Vec<String> = verify::verify(&m)
+            .into_iter()
+            .filter(|d| d.severity() == verify::Severity::Error)
+            .map(|d| d.to_string())
+            .collect();
+        if !errors.is_empty() {
+            failures.push(format!(
+                "{name}: {} errors, first: {}",
+                errors.len(),
+                errors[0]
+            ));
+        }
+        // The module's own requirements are met by its own target and version.
+        let req = verify::requirements(&m);
+        assert!(req.ptx <= m.version, "{name}: needs PTX {:?}", req.ptx);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+/// The rules the verifier reports for a kernel body (with a few registers declared).
+fn rules(body: &str) -> Vec<Rule> {
+    rules_in(HEAD, body, &Options::default())
+}
+
+fn rules_in(head: &str, body: &str, opts: &Options) -> Vec<Rule> {
+    let src = format!(
+        "{head}.shared .align 8 .b8 smem[64];\n.global .u32 gvar;\n\
+         .visible .func (.param .b32 r) callee(.param .b32 a, .param .b64 b)\n{{\n\tret;\n}}\n\
+         .visible .entry k(.param .u64 p)\n{{\n\t.reg .pred %p<4>;\n\t.reg .b16 %rs<4>;\n\
+         \t.reg .b32 %r<10>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<4>;\n{body}\nL_end:\n\tret;\n}}\n"
+    );
+    let m = ptx_ir::text::parse(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let mut r: Vec<Rule> = verify::verify_with(&m, opts)
+        .into_iter()
+        .map(|d| d.rule)
+        .collect();
+    r.dedup();
+    r
+}
+
+#[test]
+fn clean_kernel() {
+    assert_eq!(
+        rules(
+            "\tld.param.u64 %rd1, [p];\n\tadd.s32 %r1, %r2, 4;\n\tsetp.ne.s32 %p1, %r1, 0;\n\
+             \t@%p1 bra L_end;\n\tmov.b64 %rd2, {%r1, %r2};\n\tld.shared.v2.u32 {%r3, %r4}, [smem];\n\
+             \tcvt.u16.u32 %rs1, %r1;\n\tcvt.u32.u16 %r1, %rs1;\n\tld.global.u8 %r5, [%rd1];\n\
+             \t{\n\t.reg .b32 %r1;\n\tmov.b32 %r1, 7;\n\t}\n\tmapa.shared::cluster.u64 %rd3, %rd2, %r1;"
+        ),
+        vec![]
+    );
+}
+
+#[test]
+fn each_rule_fires() {
+    let cases: &[(&str, Rule)] = &[
+        ("\tadd.s32 %r1, %r2, %r12;", Rule::UndeclaredRegister),
+        ("\tld.global.u32 %r1, [nosuch];", Rule::UndeclaredSymbol),
+        ("\tbra L_nowhere;", Rule::UndeclaredLabel),
+        ("\tcall.uni nosuch;", Rule::UndeclaredFunction),
+        (
+            "\t.reg .b32 %x;\n\t.reg .b32 %x;",
+            Rule::DuplicateDeclaration,
+        ),
+        ("L_end:", Rule::DuplicateLabel),
+        ("\tadd.s32 %r1, %r2, %f1;", Rule::OperandType),
+        ("\tadd.f32 %f1, %f2, %rd1;", Rule::OperandType),
+        ("\tsetp.eq.s32 %r1, %r2, 0;", Rule::OperandType),
+        ("\tcvt.u32.u16 %rs1, %r1;", Rule::OperandType),
+        ("\t@%r1 bra L_end;", Rule::OperandType),
+        ("\tlop3.b32 %r1, %r2, %r3, %r4, 256;", Rule::ImmediateRange),
+        ("\tbar.sync 16;", Rule::ImmediateRange),
+        (
+            "\tcp.async.cg.shared.global [smem], [%rd1], 8;",
+            Rule::ImmediateRange,
+        ),
+        ("\tadd.u16 %rs1, %rs2, 70000;", Rule::ImmediateWidth),
+        (
+            "\tld.global.v4.u32 {%r1, %r2, %r3}, [%rd1];",
+            Rule::VectorWidth,
+        ),
+        (
+            "\tld.global.v8.b16 {%rs1, %rs1, %rs1, %rs1, %rs1, %rs1, %rs1, %rs1}, [%rd1];",
+            Rule::VectorWidth,
+        ),
+        ("\t.reg .align 3 .b32 %al;", Rule::Alignment),
+        ("\tbrx.idx %r1, L_end;", Rule::BranchTargets),
+        ("\tcall.uni (%r1), callee, (%r2);", Rule::CallSignature),
+        ("\tcall.uni (%r1), callee, (%r2, %r3);", Rule::CallSignature),
+        ("\tcall.uni %rd1, (%r1);", Rule::CallTargets),
+        ("\tld.global.u32 %r1, [smem];", Rule::StateSpace),
+        ("\tst.shared.u32 [gvar], %r1;", Rule::StateSpace),
+        ("\tadd.f32x2 %rd1, %rd2, %rd3;", Rule::TargetTooOld),
+        ("\twgmma.fence.sync.aligned;", Rule::TargetUnsupported),
+        (
+            "\tst.async.release.gpu.global.u32 [%rd1], %r1;",
+            Rule::PtxTooOld,
+        ),
+        ("\tshfl.up.b32 %r1, %r2, 1, 0;", Rule::RemovedInstruction),
+    ];
+    let mut failed = Vec::new();
+    for (body, rule) in cases {
+        let got = rules(body);
+        if !got.contains(rule) {
+            failed.push(format!("{body:?}: expected {rule}, got {got:?}"));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn scopes() {
+    // A register declared in a block is gone after it; a shadowing declaration is fine.
+    assert_eq!(
+        rules("\t{\n\t.reg .b32 %in;\n\t}\n\tmov.b32 %in, 1;"),
+        vec![Rule::UndeclaredRegister]
+    );
+    assert_eq!(
+        rules("\t{\n\t.reg .b64 %r1;\n\tmov.b64 %r1, 1;\n\t}"),
+        vec![]
+    );
+    // `%r<10>` declares %r0 .. %r9, not %r10 nor %r01.
+    assert_eq!(rules("\tmov.b32 %r9, 1;"), vec![]);
+    assert_eq!(rules("\tmov.b32 %r10, 1;"), vec![Rule::UndeclaredRegister]);
+    assert_eq!(rules("\tmov.b32 %r01, 1;"), vec![Rule::UndeclaredRegister]);
+    // `.branchtargets` must come before `brx.idx`, and name labels of this function.
+    assert_eq!(
+        rules("\tts: .branchtargets L_end, L_a;\n\tbrx.idx %r1, ts;\nL_a:"),
+        vec![]
+    );
+    assert_eq!(
+        rules("\tbrx.idx %r1, ts;\n\tts: .branchtargets L_end;"),
+        vec![Rule::BranchTargets]
+    );
+    assert_eq!(
+        rules("\tts: .branchtargets L_end, L_zz;\n\tbrx.idx %r1, ts;"),
+        vec![Rule::UndeclaredLabel]
+    );
+    // Indirect calls through a prototype or a target list.
+    assert_eq!(
+        rules(
+            "\tpr: .callprototype (.param .b32 _) _ (.param .b32 _, .param .b64 _);\n\
+               \tcall (%r1), %rd1, (%r2, %rd2), pr;"
+        ),
+        vec![]
+    );
+    assert_eq!(
+        rules("\tct: .calltargets callee;\n\tcall (%r1), %rd1, (%r2, %rd2), ct;"),
+        vec![]
+    );
+}
+
+#[test]
+fn targets_and_versions() {
+    let sm = |arch, suffix| Options {
+        target: Some(Target::Sm { arch, suffix }),
+        version: Some(Version { major: 9, minor: 0 }),
+    };
+    let wgmma = "\twgmma.fence.sync.aligned;";
+    assert_eq!(rules_in(HEAD, wgmma, &sm(90, ArchSuffix::A)), vec![]);
+    // sm_90a features are not forward-compatible.
+    assert_eq!(
+        rules_in(HEAD, wgmma, &sm(100, ArchSuffix::A)),
+        vec![Rule::TargetUnsupported]
+    );
+    let tc = "\ttcgen05.fence::before_thread_sync;";
+    for (arch, suffix, ok) in [
+        (100, ArchSuffix::A, true),
+        (100, ArchSuffix::F, true),
+        (103, ArchSuffix::A, true),
+        (103, ArchSuffix::F, true),
+        (110, ArchSuffix::F, true),
+        (101, ArchSuffix::A, true),
+        (100, ArchSuffix::None, false),
+        (120, ArchSuffix::A, false),
+        (90, ArchSuffix::A, false),
+    ] {
+        let got = rules_in(HEAD, tc, &sm(arch, suffix));
+        assert_eq!(
+            got.is_empty(),
+            ok,
+            "tcgen05 on sm_{arch}{suffix:?}: {got:?}"
+        );
+    }
+    // try_cancel is sm_100; its `.multicast::cluster::all` is a/f only.
+    let cancel = "\tclusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [smem], [smem];";
+    assert_eq!(rules_in(HEAD, cancel, &sm(100, ArchSuffix::None)), vec![]);
+    let mc = "\tclusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 [smem], [smem];";
+    assert_eq!(
+        rules_in(HEAD, mc, &sm(100, ArchSuffix::None)),
+        vec![Rule::TargetUnsupported]
+    );
+    assert_eq!(rules_in(HEAD, mc, &sm(120, ArchSuffix::F)), vec![]);
+    // The version: the module's own, or the one given.
+    let v = |major, minor| Options {
+        target: None,
+        version: Some(Version { major, minor }),
+    };
+    assert_eq!(
+        rules_in(HEAD, "\telect.sync %r1|%p1, 0xffffffff;", &v(7, 8)),
+        vec![Rule::PtxTooOld]
+    );
+    assert_eq!(
+        rules_in(HEAD, "", &v(7, 7)),
+        vec![Rule::TargetNeedsNewerPtx]
+    );
+}
+
+#[test]
+fn requirements_of_a_module() {
+    let src = format!("{HEAD}.visible .entry k()\n{{\n\t.reg .b32 %r<4>;\n\twgmma.fence.sync.aligned;\n\tret;\n}}\n");
+    let m = ptx_ir::text::parse(&src).unwrap();
+    let req = verify::requirements(&m);
+    assert_eq!(
+        req.target.map(|t| t.to_string()),
+        Some("sm_90a".to_string())
+    );
+    assert_eq!(req.ptx, Version { major: 8, minor: 0 });
+    let src = format!(
+        "{HEAD}.visible .entry k()\n{{\n\t.reg .b32 %r<4>;\n\tadd.s32 %r1, %r2, %r3;\n\tret;\n}}\n"
+    );
+    let req = verify::requirements(&ptx_ir::text::parse(&src).unwrap());
+    assert_eq!(req.target.map(|t| t.to_string()), Some("sm_10".to_string()));
+}
+
+#[test]
+fn diagnostics_point_at_lines() {
+    let src = format!(
+        "{HEAD}.visible .entry k()\n{{\n\t.reg .b32 %r<4>;\n\t{{\n\tadd.s32 %r1, %r2, %r9;\n\t}}\n\tret;\n}}\n"
+    );
+    let (m, spans) = ptx_ir::text::parse_with_spans(&src, "t.ptx").unwrap();
+    let d = verify::verify(&m);
+    assert_eq!(d.len(), 1, "{d:?}");
+    let loc = &d[0].location;
+    let off = spans
+        .statement(loc.item.unwrap(), loc.stmt.unwrap())
+        .expect("statement offset");
+    assert_eq!(ptx_ir::text::line_col(&src, off), (8, 2));
+    assert_eq!(d[0].inst.as_deref(), Some("add.s32 %r1, %r2, %r9;"));
+}
+
+/// Agreement with `ptxas` on the mutants, when results are recorded.
+#[test]
+fn agreement_with_ptxas() {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/verify/ptxas_results.tsv");
+    let Ok(text) = std::fs::read_to_string(&results) else {
+        eprintln!(
+            "no {} yet: run tools/verify_mutants/run_ptxas.sh on the GPU machine",
+            results.display()
+        );
+        return;
+    };
+    let recorded = mutate::read_results(&text);
+    let cases = mutate::generate(&mutate::read_corpus(&corpus_dir()));
+    let a = mutate::compare(&cases, &recorded);
+    let (agree, total) = a.total();
+    for (k, (ag, t, fp, fneg)) in &a.by_kind {
+        eprintln!("{k:<26} {ag:>5}/{t:<5} verifier rejects what ptxas accepts: {fp}, accepts what ptxas rejects: {fneg}");
+    }
+    eprintln!("total {agree}/{total}, {} stale", a.stale);
+    assert!(
+        total >= 1000,
+        "only {total} recorded cases match the generated ones"
+    );
+    assert!(
+        agree * 100 >= total * 95,
+        "agreement {agree}/{total} is below 95%:\n{}",
+        a.disagreements.join("\n")
+    );
+}

@@ -1,0 +1,723 @@
+#!/usr/bin/env python3
+"""Hardware-truth vector generator for the ptx-ir reference interpreter.
+
+Makes single-instruction and small control-flow kernels for every family and modifier
+combination the interpreter implements, runs each on the GPU with edge-case inputs (NaN payloads,
+infinities, subnormals, -0, INT_MIN, shift amounts >= the width, divergent lanes) and writes one
+JSON line per case in the format of `shared/hwtruth/README.md` (the format `ptx vectors` reads).
+
+Usage (on the GPU machine; needs CuPy and NumPy, CUDA's driver JIT compiles the PTX):
+
+    python3 tools/hwvectors/gen.py --out corpus/vectors/hw.jsonl [--family NAME]... [--list]
+
+`--list` prints the cases without a GPU (used to check the generator itself). Inputs are
+deterministic (seeded), so rerunning gives the same cases; only `out` comes from the hardware.
+Cases whose PTX the driver rejects are reported on stderr and skipped.
+"""
+
+import argparse
+import json
+import random
+import struct
+import sys
+
+N = 128  # threads per case: 2 CTAs of 64
+GRID = [2, 1, 1]
+BLOCK = [64, 1, 1]
+
+HEADER = ".version 8.7\n.target sm_90a\n.address_size 64\n"
+
+# ----------------------------------------------------------------------------- input pools
+
+RNG = random.Random(20261122)
+
+INT_EDGES = {
+    16: [0, 1, 2, 0x7FFF, 0x8000, 0xFFFF, 0xFFFE, 15, 16, 17, 31, 32, 33, 0x5555, 0xAAAA, 0x00FF],
+    32: [0, 1, 2, 3, 7, 31, 32, 33, 63, 64, 65, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFF,
+         0xFFFFFFFE, 0x55AA55AA, 0x0000FFFF, 0xFFFF0000, 0x00010000, 255, 256, 0x7F, 0x80],
+    64: [0, 1, 2, 63, 64, 65, 127, 128, 0x7FFFFFFFFFFFFFFF, 0x8000000000000000,
+         0xFFFFFFFFFFFFFFFF, 0xFFFFFFFF, 0x100000000, 0x80000000, 0xFFFFFFFF80000000,
+         0x5555555555555555],
+    8: [0, 1, 0x7F, 0x80, 0xFF, 0x55],
+}
+
+F32_EDGES = [0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x7F800000, 0xFF800000, 0x7FC00000,
+             0xFFC00000, 0x7FA00000, 0x7F800001, 0xFFBFFFFF, 0x00000001, 0x80000001, 0x007FFFFF,
+             0x807FFFFF, 0x00800000, 0x80800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x3F000000, 0x40000000,
+             0x3EAAAAAB, 0x4B800000, 0x4B7FFFFF, 0x4F000000, 0xCF000000, 0x5F000000, 0x3F7FFFFF,
+             0x3F800001, 0x40490FDB, 0x33800000, 0x34000000, 0x0DA24260, 0x7E800000, 0x00400000]
+F64_EDGES = [0x0, 0x8000000000000000, 0x3FF0000000000000, 0xBFF0000000000000, 0x7FF0000000000000,
+             0xFFF0000000000000, 0x7FF8000000000000, 0x7FF4000000000000, 0xFFF8000000000001,
+             0x7FF0000000000001, 0x0000000000000001, 0x800FFFFFFFFFFFFF, 0x0010000000000000,
+             0x7FEFFFFFFFFFFFFF, 0x3FE0000000000000, 0x3FD5555555555555, 0x4330000000000000,
+             0x43E0000000000000, 0xC3E0000000000000, 0x41DFFFFFFFC00000, 0x3FF0000000000001,
+             0x400921FB54442D18, 0x3CA0000000000000, 0x47EFFFFFE0000000, 0x36A0000000000000]
+F16_EDGES = [0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7D00, 0x7C01,
+             0x0001, 0x8001, 0x03FF, 0x0400, 0x7BFF, 0xFBFF, 0x3800, 0x4000, 0x3555, 0x5BFF,
+             0x3BFF, 0x3C01, 0x4248, 0x1400, 0x0200]
+BF16_EDGES = [0x0000, 0x8000, 0x3F80, 0xBF80, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7FA0, 0x7F81,
+              0x0001, 0x8001, 0x007F, 0x0080, 0x7F7F, 0xFF7F, 0x3F00, 0x4000, 0x3EAB, 0x4B80,
+              0x3F7F, 0x3F81, 0x4049, 0x3380]
+
+
+def f32_bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def f64_bits(x):
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def rand_float_bits(width):
+    """Random values over the whole exponent range, plus ordinary-looking ones."""
+    r = RNG.random()
+    if width == 32:
+        if r < 0.4:
+            return f32_bits(RNG.uniform(-200.0, 200.0))
+        return RNG.getrandbits(32)
+    if width == 64:
+        if r < 0.4:
+            return f64_bits(RNG.uniform(-1e6, 1e6))
+        return RNG.getrandbits(64)
+    return RNG.getrandbits(width)
+
+
+def pool(kind, width):
+    """128 values: the edge cases (shuffled) and random fill."""
+    if kind == "f":
+        edges = {32: F32_EDGES, 64: F64_EDGES, 16: F16_EDGES}[width]
+    elif kind == "bf":
+        edges = BF16_EDGES
+    elif kind == "f2":  # packed pair of f16
+        edges = [(a << 16) | b for a in F16_EDGES[:12] for b in F16_EDGES[:12]][:60]
+    elif kind == "bf2":
+        edges = [(a << 16) | b for a in BF16_EDGES[:12] for b in BF16_EDGES[:12]][:60]
+    elif kind == "shift":
+        edges = [0, 1, 2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 255, 256, 0xFFFFFFFF,
+                 0x80000000, 0x100, 0x101]
+        width = 32
+    elif kind == "small":
+        edges = list(range(0, 40))
+        width = 32
+    else:
+        edges = INT_EDGES[width]
+    vals = list(edges)
+    RNG.shuffle(vals)
+    mask = (1 << width) - 1 if width < 64 else (1 << 64) - 1
+    while len(vals) < N:
+        if kind in ("f", "bf"):
+            vals.append(rand_float_bits(width) & mask)
+        elif kind in ("f2", "bf2"):
+            vals.append(RNG.getrandbits(32))
+        elif kind == "small":
+            vals.append(RNG.randrange(0, 40))
+        elif kind == "shift":
+            vals.append(RNG.randrange(0, 80))
+        else:
+            vals.append(RNG.choice([RNG.getrandbits(width), RNG.randrange(0, 70),
+                                    mask - RNG.randrange(0, 70)]))
+    return [v & mask for v in vals[:N]]
+
+
+# ----------------------------------------------------------------------------- types
+
+REG = {8: ".b16", 16: ".b16", 32: ".b32", 64: ".b64"}
+LD = {8: ".b8", 16: ".b16", 32: ".b32", 64: ".b64"}
+
+
+class T:
+    """A value type of a case: its PTX name (for the JSON), width, and input pool kind."""
+
+    def __init__(self, name, width, kind):
+        self.name, self.width, self.kind = name, width, kind
+
+
+def ty(name):
+    table = {
+        "u8": (8, "i"), "s8": (8, "i"), "u16": (16, "i"), "s16": (16, "i"), "b16": (16, "i"),
+        "u32": (32, "i"), "s32": (32, "i"), "b32": (32, "i"), "u64": (64, "i"),
+        "s64": (64, "i"), "b64": (64, "i"), "f32": (32, "f"), "f64": (64, "f"),
+        "f16": (16, "f"), "bf16": (16, "bf"), "f16x2": (32, "f2"), "bf16x2": (32, "bf2"),
+        "pred": (32, "i"), "shift": (32, "shift"), "small": (32, "small"),
+        "e4m3x2": (16, "i"), "e5m2x2": (16, "i"),
+    }
+    w, k = table[name]
+    return T(name if name not in ("shift", "small") else "u32", w, k)
+
+
+# ----------------------------------------------------------------------------- kernels
+
+def kernel(body, ins, out, extra_decls=""):
+    """A kernel: thread i loads element i of each input into %a, %b, %c, runs `body`, and
+    stores %d to element i of out."""
+    names = ["%a", "%b", "%c"]
+    lines = [HEADER, ".visible .entry k(.param .u64 p_out, .param .u64 p_a, .param .u64 p_b, "
+             ".param .u64 p_c)\n{\n",
+             "  .reg .pred %p<8>;\n  .reg .b32 %t<8>;\n  .reg .b64 %ad<12>;\n",
+             "  .reg .b16 %h<8>;\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<8>;\n",
+             "  .reg %s %%d;\n" % REG[out.width]]
+    for i, t in enumerate(ins):
+        lines.append("  .reg %s %s;\n" % (REG[t.width], names[i]))
+    lines.append(extra_decls)
+    lines.append("  mov.u32 %t1, %tid.x;\n  mov.u32 %t2, %ctaid.x;\n  mov.u32 %t3, %ntid.x;\n"
+                 "  mad.lo.u32 %t4, %t2, %t3, %t1;\n")
+    params = ["p_out", "p_a", "p_b", "p_c"]
+    widths = [out.width] + [t.width for t in ins]
+    for i, w in enumerate(widths):
+        lines.append("  ld.param.u64 %%ad%d, [%s];\n  cvta.to.global.u64 %%ad%d, %%ad%d;\n"
+                     "  mul.wide.u32 %%ad%d, %%t4, %d;\n  add.s64 %%ad%d, %%ad%d, %%ad%d;\n"
+                     % (i, params[i], i, i, i + 4, max(w // 8, 1), i, i, i + 4))
+    for i, t in enumerate(ins):
+        lines.append("  ld.global%s %s, [%%ad%d];\n" % (LD[t.width], names[i], i + 1))
+    lines.append("  " + body.strip().replace("\n", "\n  ") + "\n")
+    lines.append("  st.global%s [%%ad0], %%d;\n  ret;\n}\n" % LD[out.width])
+    return "".join(lines)
+
+
+CASES = []
+
+
+VARIANTS = 2  # input sets per case: the edge values first, then fresh random fill
+
+
+def case(name, family, body, ins, out, extra="", inputs=None):
+    ins = [ty(t) if isinstance(t, str) else t for t in ins]
+    out = ty(out) if isinstance(out, str) else out
+    ptx = kernel(body, ins, out, extra)
+    for k in range(1 if inputs is not None else VARIANTS):
+        vals = inputs if inputs is not None else [pool(t.kind, t.width) for t in ins]
+        CASES.append({"name": name if k == 0 else "%s#%d" % (name, k + 1), "family": family,
+                      "ptx": ptx, "ins": [(t, v) for t, v in zip(ins, vals)], "out": out})
+
+
+def hexs(vals, width):
+    digits = max(width // 4, 2)
+    return [format(v, "0%dx" % digits) for v in vals]
+
+
+# ----------------------------------------------------------------------------- families
+
+INTS = ["u16", "u32", "u64", "s16", "s32", "s64"]
+RNDS = ["rn", "rz", "rm", "rp"]
+
+
+def fam_int():
+    for t in INTS:
+        for op in ["add", "sub", "mul.lo", "mul.hi", "div", "rem", "min", "max", "mad.lo",
+                   "mad.hi", "sad"]:
+            three = op.startswith("mad") or op == "sad"
+            body = "%s.%s %%d, %%a, %%b%s;" % (op, t, ", %c" if three else "")
+            case("%s.%s" % (op, t), "int", body, [t, t, t] if three else [t, t], t)
+        if t[0] == "s":
+            for op in ["abs", "neg"]:
+                case("%s.%s" % (op, t), "int", "%s.%s %%d, %%a;" % (op, t), [t], t)
+        if t in ("u16", "u32", "s16", "s32"):
+            wt = {"u16": "u32", "s16": "s32", "u32": "u64", "s32": "s64"}[t]
+            case("mul.wide.%s" % t, "int", "mul.wide.%s %%d, %%a, %%b;" % t, [t, t], wt)
+            case("mad.wide.%s" % t, "int", "mad.wide.%s %%d, %%a, %%b, %%c;" % t, [t, t, wt], wt)
+    for op in ["add.sat.s32", "sub.sat.s32", "mul24.lo.u32", "mul24.hi.u32", "mul24.lo.s32",
+               "mul24.hi.s32", "min.relu.s32", "max.relu.s32"]:
+        case(op, "int", "%s %%d, %%a, %%b;" % op, ["s32", "s32"], "s32")
+    for op in ["mad24.lo.u32", "mad24.hi.u32", "mad24.lo.s32", "mad24.hi.s32",
+               "mad24.hi.sat.s32", "mad.hi.sat.s32"]:
+        case(op, "int", "%s %%d, %%a, %%b, %%c;" % op, ["s32", "s32", "s32"], "s32")
+    for a in ["u32", "s32"]:
+        for b in ["u32", "s32"]:
+            case("dp4a.%s.%s" % (a, b), "int", "dp4a.%s.%s %%d, %%a, %%b, %%c;" % (a, b),
+                 ["b32", "b32", "b32"], "b32")
+            for hl in ["lo", "hi"]:
+                case("dp2a.%s.%s.%s" % (hl, a, b), "int",
+                     "dp2a.%s.%s.%s %%d, %%a, %%b, %%c;" % (hl, a, b), ["b32", "b32", "b32"],
+                     "b32")
+    for op in ["add.u16x2", "add.s16x2", "min.u16x2", "max.u16x2", "min.s16x2", "max.s16x2",
+               "min.relu.s16x2", "max.relu.s16x2"]:
+        case(op, "int", "%s %%d, %%a, %%b;" % op, ["b32", "b32"], "b32")
+
+
+def fam_extint():
+    for w in ["u32", "s32", "u64", "s64"]:
+        # carry chains: the carry of the first operation feeds the second.
+        for first, second in [("add.cc", "addc"), ("sub.cc", "subc"), ("add.cc", "addc.cc"),
+                              ("sub.cc", "subc.cc"), ("add.cc", "subc"), ("sub.cc", "addc")]:
+            body = ("{ .reg %s %%x; %s.%s %%x, %%a, %%b; %s.%s %%d, %%c, 0; %s}"
+                    % (REG[ty(w).width], first, w, second, w,
+                       "addc.%s %%d, %%d, 0; " % w if second.endswith(".cc") else ""))
+            case("%s+%s.%s" % (first, second, w), "extint", body, [w, w, w], w)
+        body = ("{ .reg %s %%x; mad.lo.cc.%s %%x, %%a, %%b, %%c; madc.hi.%s %%d, %%a, %%b, 0; }"
+                % (REG[ty(w).width], w, w))
+        case("mad.lo.cc+madc.hi.%s" % w, "extint", body, [w, w, w], w)
+        body = ("{ .reg %s %%x; mad.hi.cc.%s %%x, %%a, %%b, %%c; madc.lo.cc.%s %%x, %%a, %%c, %%b;"
+                " addc.%s %%d, 0, 0; }" % (REG[ty(w).width], w, w, w))
+        case("mad.hi.cc+madc.lo.cc+addc.%s" % w, "extint", body, [w, w, w], w)
+
+
+def fam_bits():
+    for w in ["b16", "b32", "b64"]:
+        for op in ["and", "or", "xor"]:
+            case("%s.%s" % (op, w), "bits", "%s.%s %%d, %%a, %%b;" % (op, w), [w, w], w)
+        for op in ["not", "cnot"]:
+            case("%s.%s" % (op, w), "bits", "%s.%s %%d, %%a;" % (op, w), [w], w)
+        case("shl.%s" % w, "bits", "shl.%s %%d, %%a, %%b;" % w, [w, "shift"], w)
+    for t in ["b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64"]:
+        case("shr.%s" % t, "bits", "shr.%s %%d, %%a, %%b;" % t, [t, "shift"], t)
+    for w in ["b32", "b64"]:
+        for op in ["popc", "clz"]:
+            case("%s.%s" % (op, w), "bits", "%s.%s %%t5, %%a; mov.b32 %%d, %%t5;" % (op, w), [w],
+                 "b32")
+        case("brev.%s" % w, "bits", "brev.%s %%d, %%a;" % w, [w], w)
+        case("bfi.%s" % w, "bits", "{ .reg .b32 %%x; and.b32 %%x, %%c, 0xffff; "
+             "shr.u32 %%t6, %%c, 16; bfi.%s %%d, %%a, %%b, %%x, %%t6; }" % w,
+             [w, w, "b32"], w)
+    for t in ["u32", "s32", "u64", "s64"]:
+        for sa in ["", ".shiftamt"]:
+            case("bfind%s.%s" % (sa, t), "bits", "bfind%s.%s %%t5, %%a; mov.b32 %%d, %%t5;"
+                 % (sa, t), [t], "b32")
+        case("bfe.%s" % t, "bits", "bfe.%s %%d, %%a, %%b, %%c;" % t, [t, "shift", "shift"], t)
+    for mode in ["", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"]:
+        case("prmt.b32%s" % mode, "bits", "prmt.b32%s %%d, %%a, %%b, %%c;" % mode,
+             ["b32", "b32", "b32"], "b32")
+    for lr in ["l", "r"]:
+        for cw in ["clamp", "wrap"]:
+            case("shf.%s.%s.b32" % (lr, cw), "bits", "shf.%s.%s.b32 %%d, %%a, %%b, %%c;"
+                 % (lr, cw), ["b32", "b32", "shift"], "b32")
+    for lut in [0x00, 0xFF, 0x80, 0xFE, 0xE8, 0x96, 0x6A, 0xCA, 0x1E, 0xB4, 0x3C, 0xF0]:
+        case("lop3.b32.%#04x" % lut, "bits", "lop3.b32 %%d, %%a, %%b, %%c, %#x;" % lut,
+             ["b32", "b32", "b32"], "b32")
+    for bo in ["and", "or"]:
+        case("lop3.%s.b32" % bo, "bits",
+             "setp.ne.u32 %%p2, %%c, 0; lop3.%s.b32 %%t5|%%p1, %%a, %%b, %%c, 0x96, %%p2; "
+             "selp.u32 %%t6, 1, 0, %%p1; xor.b32 %%d, %%t5, %%t6;" % bo,
+             ["b32", "b32", "b32"], "b32")
+    for cw in ["clamp", "wrap"]:
+        case("bmsk.%s.b32" % cw, "bits", "bmsk.%s.b32 %%d, %%a, %%b;" % cw, ["shift", "shift"],
+             "b32")
+        for t in ["u32", "s32"]:
+            case("szext.%s.%s" % (cw, t), "bits", "szext.%s.%s %%d, %%a, %%b;" % (cw, t),
+                 ["b32", "shift"], "b32")
+    case("fns.b32", "bits", "{ .reg .b32 %x; and.b32 %x, %b, 31; fns.b32 %d, %a, %x, %c; }",
+         ["b32", "b32", "b32"], "b32",
+         inputs=[pool("i", 32), pool("small", 32),
+                 [RNG.choice([0, 1, 2, 3, 5, 0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFB, 32, 40])
+                  for _ in range(N)]])
+
+
+def float_mods(width, ftz_ok=True):
+    mods = []
+    for r in RNDS:
+        for ftz in ([False, True] if ftz_ok else [False]):
+            mods.append("." + r + (".ftz" if ftz else ""))
+    return mods
+
+
+def fam_float():
+    for fw, t in [(32, "f32"), (64, "f64")]:
+        fam = t
+        for op in ["add", "sub", "mul", "div"]:
+            for m in float_mods(fw, fw == 32):
+                case("%s%s.%s" % (op, m, t), fam, "%s%s.%s %%d, %%a, %%b;" % (op, m, t), [t, t], t)
+        for m in float_mods(fw, fw == 32):
+            case("fma%s.%s" % (m, t), fam, "fma%s.%s %%d, %%a, %%b, %%c;" % (m, t), [t, t, t], t)
+            case("rcp%s.%s" % (m, t), fam, "rcp%s.%s %%d, %%a;" % (m, t), [t], t)
+            case("sqrt%s.%s" % (m, t), fam, "sqrt%s.%s %%d, %%a;" % (m, t), [t], t)
+        if fw == 32:
+            for op in ["add", "sub", "mul"]:
+                for m in ["", ".ftz", ".sat", ".ftz.sat", ".rz.sat", ".rm.ftz.sat"]:
+                    case("%s%s.f32" % (op, m), fam, "%s%s.f32 %%d, %%a, %%b;" % (op, m),
+                         [t, t], t)
+            for m in [".rn.sat", ".rn.ftz.sat", ".rz.ftz.sat", ""]:
+                base = "fma" if m else "mad"
+                case("%s%s.f32" % (base, m), fam, "%s%s.f32 %%d, %%a, %%b, %%c;" % (base, m),
+                     [t, t, t], t)
+            for op in ["abs", "neg"]:
+                for m in ["", ".ftz"]:
+                    case("%s%s.f32" % (op, m), fam, "%s%s.f32 %%d, %%a;" % (op, m), [t], t)
+            for op in ["min", "max"]:
+                for m in ["", ".ftz", ".NaN", ".ftz.NaN", ".xorsign.abs", ".NaN.xorsign.abs"]:
+                    case("%s%s.f32" % (op, m), fam, "%s%s.f32 %%d, %%a, %%b;" % (op, m), [t, t], t)
+                for m in ["", ".abs", ".NaN", ".NaN.abs"]:
+                    case("%s%s.f32.3" % (op, m), fam, "%s%s.f32 %%d, %%a, %%b, %%c;" % (op, m),
+                         [t, t, t], t)
+        else:
+            for m in RNDS:
+                case("mad.%s.f64" % m, fam, "mad.%s.f64 %%d, %%a, %%b, %%c;" % m, [t, t, t], t)
+            for op in ["abs", "neg"]:
+                case("%s.f64" % op, fam, "%s.f64 %%d, %%a;" % op, [t], t)
+            for op in ["min", "max"]:
+                case("%s.f64" % op, fam, "%s.f64 %%d, %%a, %%b;" % op, [t, t], t)
+        for c in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"]:
+            case("testp.%s.%s" % (c, t), fam, "testp.%s.%s %%p1, %%a; selp.u32 %%d, 1, 0, %%p1;"
+                 % (c, t), [t], "u32")
+        case("copysign.%s" % t, fam, "copysign.%s %%d, %%a, %%b;" % t, [t, t], t)
+
+
+def fam_half():
+    for t in ["f16", "f16x2", "bf16", "bf16x2"]:
+        bf = t.startswith("bf")
+        mods = [".rn", ""] + ([] if bf else [".ftz", ".sat", ".rn.ftz.sat"])
+        for op in ["add", "sub", "mul"]:
+            for m in mods:
+                case("%s%s.%s" % (op, m, t), "f16", "%s%s.%s %%d, %%a, %%b;" % (op, m, t), [t, t], t)
+        fmods = [".rn", ".rn.relu"] + ([] if bf else [".rn.ftz", ".rn.sat", ".rn.ftz.relu"])
+        for m in fmods:
+            case("fma%s.%s" % (m, t), "f16", "fma%s.%s %%d, %%a, %%b, %%c;" % (m, t), [t, t, t], t)
+        for op in ["abs", "neg"]:
+            for m in [""] + ([] if bf else [".ftz"]):
+                case("%s%s.%s" % (op, m, t), "f16", "%s%s.%s %%d, %%a;" % (op, m, t), [t], t)
+        for op in ["min", "max"]:
+            for m in ["", ".NaN", ".xorsign.abs", ".NaN.xorsign.abs"] + ([] if bf else [".ftz"]):
+                case("%s%s.%s" % (op, m, t), "f16", "%s%s.%s %%d, %%a, %%b;" % (op, m, t), [t, t], t)
+        # approximations
+        if not bf:
+            case("ex2.approx.%s" % t, "f16approx", "ex2.approx.%s %%d, %%a;" % t, [t], t)
+        else:
+            case("ex2.approx.ftz.%s" % t, "f16approx", "ex2.approx.ftz.%s %%d, %%a;" % t, [t], t)
+        case("tanh.approx.%s" % t, "f16approx", "tanh.approx.%s %%d, %%a;" % t, [t], t)
+
+
+def fam_approx():
+    t = "f32"
+    for ftz in ["", ".ftz"]:
+        for op in ["rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2"]:
+            case("%s.approx%s.f32" % (op, ftz), "f32approx", "%s.approx%s.f32 %%d, %%a;"
+                 % (op, ftz), [t], t)
+        for op in ["div.approx", "div.full"]:
+            case("%s%s.f32" % (op, ftz), "f32approx", "%s%s.f32 %%d, %%a, %%b;" % (op, ftz),
+                 [t, t], t)
+    case("tanh.approx.f32", "f32approx", "tanh.approx.f32 %d, %a;", [t], t)
+    case("rcp.approx.ftz.f64", "f64approx", "rcp.approx.ftz.f64 %d, %a;", ["f64"], "f64")
+    for ftz in ["", ".ftz"]:
+        case("rsqrt.approx%s.f64" % ftz, "f64approx", "rsqrt.approx%s.f64 %%d, %%a;" % ftz,
+             ["f64"], "f64")
+
+
+CMPS_INT = ["eq", "ne", "lt", "le", "gt", "ge"]
+CMPS_U = ["lo", "ls", "hi", "hs"]
+CMPS_F = ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num",
+          "nan"]
+
+
+def fam_cmp():
+    for t in ["u16", "u32", "u64", "s16", "s32", "s64", "b16", "b32", "b64"]:
+        cmps = (["eq", "ne"] if t[0] == "b" else CMPS_INT) + (CMPS_U if t[0] == "u" else [])
+        for c in cmps:
+            case("setp.%s.%s" % (c, t), "cmp", "setp.%s.%s %%p1, %%a, %%b; selp.u32 %%d, 1, 0, %%p1;"
+                 % (c, t), [t, t], "u32")
+    for t in ["f32", "f64"]:
+        for c in CMPS_F:
+            for ftz in ([""] if t == "f64" else ["", ".ftz"]):
+                case("setp.%s%s.%s" % (c, ftz, t), "cmp",
+                     "setp.%s%s.%s %%p1, %%a, %%b; selp.u32 %%d, 1, 0, %%p1;" % (c, ftz, t),
+                     [t, t], "u32")
+    for t in ["f16", "bf16"]:
+        for c in CMPS_F:
+            case("setp.%s.%s" % (c, t), "cmp", "setp.%s.%s %%p1, %%a, %%b; selp.u32 %%d, 1, 0, %%p1;"
+                 % (c, t), [t, t], "u32")
+    for t in ["f16x2", "bf16x2"]:
+        for c in ["lt", "eq", "geu", "nan"]:
+            case("setp.%s.%s" % (c, t), "cmp",
+                 "setp.%s.%s %%p1|%%p2, %%a, %%b; selp.u32 %%t5, 1, 0, %%p1; "
+                 "selp.u32 %%t6, 2, 0, %%p2; or.b32 %%d, %%t5, %%t6;" % (c, t), [t, t], "u32")
+    for bo in ["and", "or", "xor"]:
+        for t, c in [("s32", "lt"), ("f32", "gtu"), ("u64", "hs")]:
+            case("setp.%s.%s.%s.pq" % (c, bo, t), "cmp",
+                 "setp.ne.u32 %%p3, %%c, 0; setp.%s.%s.%s %%p1|%%p2, %%a, %%b, !%%p3; "
+                 "selp.u32 %%t5, 1, 0, %%p1; selp.u32 %%t6, 2, 0, %%p2; or.b32 %%d, %%t5, %%t6;"
+                 % (c, bo, t), [t, t, "small"], "u32")
+    for dt in ["u32", "s32", "f32"]:
+        for st, c in [("s32", "ge"), ("f32", "lt"), ("f32", "neu"), ("u64", "hi")]:
+            case("set.%s.%s.%s" % (c, dt, st), "cmp", "set.%s.%s.%s %%d, %%a, %%b;" % (c, dt, st),
+                 [st, st], dt)
+    for t in ["b16", "b32", "b64", "u32", "s64", "f32", "f64"]:
+        case("selp.%s" % t, "cmp", "setp.ne.u32 %%p1, %%c, 0; selp.%s %%d, %%a, %%b, %%p1;" % t,
+             [t, t, "small"], t)
+    for t in ["b32", "u32", "f32"]:
+        case("slct.%s.s32" % t, "cmp", "slct.%s.s32 %%d, %%a, %%b, %%c;" % t, [t, t, "s32"], t)
+        for ftz in ["", ".ftz"]:
+            case("slct%s.%s.f32" % (ftz, t), "cmp", "slct%s.%s.f32 %%d, %%a, %%b, %%c;" % (ftz, t),
+                 [t, t, "f32"], t)
+
+
+def fam_cvt():
+    ints = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"]
+    floats = ["f16", "bf16", "f32", "f64"]
+    widths = {"u8": 16, "s8": 16, "u16": 16, "s16": 16, "u32": 32, "s32": 32, "u64": 64,
+              "s64": 64, "f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+    def reg_t(t):
+        w = widths[t]
+        return T(t if t not in ("u8", "s8") else ("u16" if t == "u8" else "s16"), w,
+                 "i" if t in ints else ("bf" if t == "bf16" else "f"))
+
+    for d in ints:
+        for s in ints:
+            if d == s:
+                continue
+            for sat in ["", ".sat"]:
+                case("cvt%s.%s.%s" % (sat, d, s), "cvt", "cvt%s.%s.%s %%d, %%a;" % (sat, d, s),
+                     [reg_t(s)], reg_t(d))
+    for d in ints:
+        for s in floats:
+            for r in ["rni", "rzi", "rmi", "rpi"]:
+                for ftz in ([""] if s != "f32" else ["", ".ftz"]):
+                    case("cvt.%s%s.%s.%s" % (r, ftz, d, s), "cvt",
+                         "cvt.%s%s.%s.%s %%d, %%a;" % (r, ftz, d, s), [reg_t(s)], reg_t(d))
+    for d in floats:
+        for s in ints:
+            for r in RNDS:
+                case("cvt.%s.%s.%s" % (r, d, s), "cvt", "cvt.%s.%s.%s %%d, %%a;" % (r, d, s),
+                     [reg_t(s)], reg_t(d))
+    order = {"f16": 1, "bf16": 1, "f32": 2, "f64": 3}
+    for d in floats:
+        for s in floats:
+            if d == s:
+                for r in ["rni", "rzi", "rmi", "rpi"]:
+                    if d in ("f32", "f64"):
+                        for ftz in ([""] if d == "f64" else ["", ".ftz"]):
+                            case("cvt.%s%s.%s.%s" % (r, ftz, d, s), "cvt",
+                                 "cvt.%s%s.%s.%s %%d, %%a;" % (r, ftz, d, s), [reg_t(s)], reg_t(d))
+                continue
+            narrowing = order[d] < order[s] or (order[d] == order[s])
+            rmods = RNDS if narrowing else [""]
+            for r in rmods:
+                for extra in ["", ".sat"] + ([".ftz"] if "f32" in (d, s) and d != "f64" else []):
+                    rr = "." + r if r else ""
+                    case("cvt%s%s.%s.%s" % (rr, extra, d, s), "cvt",
+                         "cvt%s%s.%s.%s %%d, %%a;" % (rr, extra, d, s), [reg_t(s)], reg_t(d))
+    for d in ["f16x2", "bf16x2"]:
+        for m in [".rn", ".rz", ".rn.relu", ".rz.relu", ".rn.satfinite", ".rn.relu.satfinite"]:
+            case("cvt%s.%s.f32" % (m, d), "cvt", "cvt%s.%s.f32 %%d, %%a, %%b;" % (m, d),
+                 ["f32", "f32"], "b32")
+    for m in [".rna", ".rna.satfinite", ".rn", ".rz", ".rn.satfinite", ".rn.relu"]:
+        case("cvt%s.tf32.f32" % m, "cvt", "cvt%s.tf32.f32 %%d, %%a;" % m, ["f32"], "b32")
+    for d in ["e4m3x2", "e5m2x2"]:
+        for m in [".rn.satfinite", ".rn.satfinite.relu"]:
+            case("cvt%s.%s.f32" % (m, d), "cvt", "cvt%s.%s.f32 %%d, %%a, %%b;" % (m, d),
+                 ["f32", "f32"], "b16")
+            case("cvt%s.%s.f16x2" % (m, d), "cvt", "cvt%s.%s.f16x2 %%d, %%a;" % (m, d),
+                 ["f16x2"], "b16")
+        for m in [".rn", ".rn.relu"]:
+            case("cvt%s.f16x2.%s" % (m, d), "cvt", "cvt%s.f16x2.%s %%d, %%a;" % (m, d), ["b16"],
+                 "b32")
+    for d in ["u16", "s16"]:
+        case("cvt.pack.sat.%s.s32" % d, "cvt", "cvt.pack.sat.%s.s32 %%d, %%a, %%b;" % d,
+             ["s32", "s32"], "b32")
+    for d in ["u8", "s8", "u4", "s4", "u2", "s2"]:
+        case("cvt.pack.sat.%s.s32.b32" % d, "cvt", "cvt.pack.sat.%s.s32.b32 %%d, %%a, %%b, %%c;" % d,
+             ["s32", "s32", "b32"], "b32")
+
+
+def fam_warp():
+    for mode, bs, cs in [("up", [0, 1, 3, 31], [0, 0x800, 0x1800]),
+                         ("down", [0, 1, 5, 31], [0x1f, 0x81f, 0x181f, 0x3]),
+                         ("bfly", [0, 1, 6, 17, 31], [0x1f, 0x81f, 0x1c1f, 0xf]),
+                         ("idx", [0, 5, 31], [0x1f, 0x101f, 0x181f, 0x7])]:
+        for c in cs:
+            case("shfl.sync.%s.b32.c%#x" % (mode, c), "warp",
+                 "and.b32 %%t5, %%b, 31; shfl.sync.%s.b32 %%t6|%%p1, %%a, %%t5, %#x, -1; "
+                 "selp.u32 %%t7, 0x80000000, 0, %%p1; xor.b32 %%d, %%t6, %%t7;" % (mode, c),
+                 ["b32", "u32"], "b32")
+        for b in bs:
+            case("shfl.sync.%s.b32.imm%d" % (mode, b), "warp",
+                 "shfl.sync.%s.b32 %%d, %%a, %d, 0x1f, -1;" % (mode, b), ["b32"], "b32")
+    # divergent lanes: only lanes with a matching bit shuffle, with their own membermask.
+    case("shfl.sync.idx.partial", "warp",
+         "mov.u32 %d, 0; and.b32 %t5, %t1, 1; setp.eq.u32 %p1, %t5, 1; "
+         "@%p1 shfl.sync.idx.b32 %d, %a, 3, 0x1f, 0xaaaaaaaa;", ["b32"], "b32")
+    case("shfl.sync.bfly.halves", "warp",
+         "and.b32 %t5, %t1, 16; setp.eq.u32 %p1, %t5, 0; selp.b32 %t6, 0x0000ffff, 0xffff0000, %p1; "
+         "shfl.sync.bfly.b32 %d, %a, 1, 0x1f, %t6;", ["b32"], "b32")
+    for m in ["all", "any", "uni"]:
+        for thr in [7, 40, 64]:
+            case("vote.sync.%s.pred.lt%d" % (m, thr), "warp",
+                 "setp.lt.u32 %%p1, %%a, %d; vote.sync.%s.pred %%p2, %%p1, -1; "
+                 "selp.u32 %%d, 1, 0, %%p2;" % (thr, m), ["small"], "u32")
+        case("vote.sync.%s.pred.not" % m, "warp",
+             "setp.lt.u32 %%p1, %%a, 20; vote.sync.%s.pred %%p2, !%%p1, -1; "
+             "selp.u32 %%d, 1, 0, %%p2;" % m, ["small"], "u32")
+    case("vote.sync.ballot.b32", "warp", "setp.lt.u32 %p1, %a, 20; vote.sync.ballot.b32 %d, %p1, -1;",
+         ["small"], "u32")
+    case("vote.sync.ballot.partial", "warp",
+         "mov.u32 %d, 0; and.b32 %t5, %t1, 3; setp.ne.u32 %p3, %t5, 0; setp.lt.u32 %p1, %a, 20; "
+         "@%p3 vote.sync.ballot.b32 %d, %p1, 0xeeeeeeee;", ["small"], "u32")
+    for t in ["b32", "b64"]:
+        case("match.any.sync.%s" % t, "warp",
+             "{ .reg %s %%x; and%s %%x, %%a, 3; match.any.sync.%s %%d, %%x, -1; }"
+             % (REG[ty(t).width], "." + t, t), [t], "b32")
+        case("match.all.sync.%s" % t, "warp",
+             "{ .reg %s %%x; and%s %%x, %%a, 0; match.all.sync.%s %%t5|%%p1, %%x, -1; "
+             "selp.u32 %%d, %%t5, 7, %%p1; }" % (REG[ty(t).width], "." + t, t), [t], "b32")
+        case("match.all.sync.%s.differ" % t, "warp",
+             "match.all.sync.%s %%t5|%%p1, %%a, -1; selp.u32 %%d, %%t5, 7, %%p1;" % t, [t], "b32")
+    for op, t in [("add", "u32"), ("add", "s32"), ("min", "u32"), ("min", "s32"), ("max", "u32"),
+                  ("max", "s32"), ("and", "b32"), ("or", "b32"), ("xor", "b32")]:
+        case("redux.sync.%s.%s" % (op, t), "warp", "redux.sync.%s.%s %%d, %%a, -1;" % (op, t),
+             [t], "b32")
+    case("redux.sync.add.partial", "warp",
+         "mov.u32 %d, 0; and.b32 %t5, %t1, 1; setp.eq.u32 %p1, %t5, 0; "
+         "@%p1 redux.sync.add.u32 %d, %a, 0x55555555;", ["u32"], "u32")
+    case("elect.sync", "warp",
+         "and.b32 %t5, %t1, 31; setp.ge.u32 %p3, %t5, 5; mov.u32 %d, 99; "
+         "@%p3 elect.sync %t6|%p1, 0xffffffe0; selp.u32 %t7, 100, 0, %p1; "
+         "@%p3 add.u32 %d, %t6, %t7;", ["u32"], "u32")
+    case("activemask.divergent", "warp",
+         "and.b32 %t5, %a, 1; setp.eq.u32 %p1, %t5, 0; @%p1 bra L_x; activemask.b32 %d; "
+         "bra L_y; L_x: activemask.b32 %t6; not.b32 %d, %t6; L_y:", ["small"], "u32")
+
+
+def fam_control():
+    case("bra.loop.sum", "control",
+         "{ .reg .b32 %i; .reg .pred %q; and.b32 %i, %a, 15; mov.u32 %d, 0;\nL_top:\n"
+         "setp.eq.u32 %q, %i, 0;\n@%q bra L_done;\nadd.u32 %d, %d, %i;\nsub.u32 %i, %i, 1;\n"
+         "bra.uni L_top;\nL_done:\n}", ["u32"], "u32")
+    case("brx.idx.many", "control",
+         "{ .reg .b32 %i; rem.u32 %i, %a, 6;\nTs: .branchtargets L0, L1, L2, L3, L4, L5;\n"
+         "brx.idx %i, Ts;\nL0:\nmov.u32 %d, 100;\nbra L_end;\nL3:\nmov.u32 %d, 400;\nbra L_end;\n"
+         "L1:\nmov.u32 %d, 200;\nbra L_end;\nL5:\nmov.u32 %d, 600;\nbra L_end;\nL2:\n"
+         "mov.u32 %d, 300;\nbra L_end;\nL4:\nmov.u32 %d, 500;\nL_end:\nactivemask.b32 %t5;\n"
+         "add.u32 %d, %d, %t5;\n}", ["u32"], "u32")
+    case("nested.divergence", "control",
+         "{ .reg .pred %q<3>; mov.u32 %d, 0; and.b32 %t5, %a, 1; setp.eq.u32 %q1, %t5, 0;\n"
+         "@%q1 bra A;\nand.b32 %t6, %a, 2; setp.eq.u32 %q2, %t6, 0;\n@%q2 bra B;\n"
+         "add.u32 %d, %d, 1;\nbra C;\nB:\nadd.u32 %d, %d, 2;\nC:\nadd.u32 %d, %d, 4;\nbra D;\n"
+         "A:\nadd.u32 %d, %d, 8;\nD:\nactivemask.b32 %t7;\nxor.b32 %d, %d, %t7;\n}",
+         ["u32"], "u32")
+    case("loop.divergent.exit", "control",
+         "{ .reg .b32 %i; .reg .pred %q; mov.u32 %i, 0; mov.u32 %d, 0;\nL_top:\n"
+         "add.u32 %i, %i, 1;\nmul.lo.u32 %t5, %i, %i;\nsetp.gt.u32 %q, %t5, %a;\n@%q bra L_out;\n"
+         "add.u32 %d, %d, %i;\nsetp.lt.u32 %q, %i, 50;\n@%q bra L_top;\nL_out:\n"
+         "shfl.sync.idx.b32 %t6, %d, 0, 0x1f, -1;\nadd.u32 %d, %d, %t6;\n}",
+         ["u32"], "u32", inputs=[[RNG.randrange(0, 3000) for _ in range(N)]])
+    case("bar.red.popc", "control",
+         "setp.lt.u32 %p1, %a, 20; bar.red.popc.u32 %d, 0, %p1;", ["small"], "u32")
+    case("bar.red.and", "control",
+         "setp.lt.u32 %p1, %a, 39; bar.red.and.pred %p2, 0, %p1; selp.u32 %d, 1, 0, %p2;",
+         ["small"], "u32")
+    case("shared.exchange", "control",
+         "{ .shared .align 4 .b32 s[64]; mov.u32 %t5, s; shl.b32 %t6, %t1, 2; add.u32 %t6, %t5, %t6;\n"
+         "st.shared.u32 [%t6], %a;\nbar.sync 0;\nxor.b32 %t7, %t1, 37;\nshl.b32 %t7, %t7, 2;\n"
+         "and.b32 %t7, %t7, 255;\nadd.u32 %t7, %t5, %t7;\nld.shared.u32 %d, [%t7];\n}",
+         ["u32"], "u32")
+
+
+def fam_mem():
+    # Atomics whose per-thread results do not depend on the order of the threads: each thread
+    # works on its own word (cas, exch, inc, dec, min, max, add, and, or, xor against its input).
+    for op, t, extra in [("add", "u32", ""), ("add", "u64", ""), ("add", "f32", ""),
+                         ("add", "f64", ""), ("and", "b32", ""), ("or", "b64", ""),
+                         ("xor", "b32", ""), ("min", "s32", ""), ("max", "u64", ""),
+                         ("min", "u32", ""), ("max", "s64", ""), ("inc", "u32", ""),
+                         ("dec", "u32", ""), ("exch", "b32", ""), ("cas", "b32", ", %c"),
+                         ("cas", "b64", ", %c"), ("add.noftz", "f16", ""),
+                         ("add.noftz", "bf16x2", "")]:
+        tt = ty(t)
+        body = ("st.global%s [%%ad0], %%a; atom.global.%s.%s %%c, [%%ad0], %%b%s; "
+                "ld.global%s %%d, [%%ad0]; xor%s %%d, %%d, %%c;"
+                % (LD[tt.width], op, t, extra.replace("%c", "%a"), LD[tt.width],
+                   ".b" + str(tt.width) if tt.width >= 16 else ".b16"))
+        ins = [t, t, t]
+        case("atom.global.%s.%s" % (op, t), "mem", body, ins, t)
+    case("red.shared.add.u32.contention", "mem",
+         "{ .shared .align 4 .u32 s; setp.eq.u32 %p1, %t1, 0; @%p1 st.shared.u32 [s], 0; bar.sync 0;\n"
+         "red.shared.add.u32 [s], %a; bar.sync 0; ld.shared.u32 %d, [s]; }", ["small"], "u32")
+    case("atom.shared.max.s32.contention", "mem",
+         "{ .shared .align 4 .s32 s; setp.eq.u32 %p1, %t1, 0; @%p1 st.shared.u32 [s], 0x80000000;"
+         " bar.sync 0;\natom.shared.max.s32 %t5, [s], %a; bar.sync 0; ld.shared.u32 %d, [s]; }",
+         ["s32"], "u32")
+    for t, w in [("u8", 8), ("s8", 8), ("u16", 16), ("s16", 16)]:
+        case("ld.global.%s" % t, "mem",
+             "{ .reg .b64 %%x; and.b64 %%x, %%ad1, -16; ld.global.%s %%d, [%%x+3]; }" % t
+             if w == 8 else "{ .reg .b64 %%x; and.b64 %%x, %%ad1, -16; ld.global.%s %%d, [%%x+6]; }" % t,
+             ["u32"], "u32")
+
+
+FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
+            "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
+            "warp": fam_warp, "control": fam_control, "mem": fam_mem}
+
+
+# ----------------------------------------------------------------------------- running
+
+def to_bytes(vals, width):
+    nb = max(width // 8, 1)
+    return b"".join(v.to_bytes(nb, "little") for v in vals)
+
+
+def from_bytes(b, width):
+    nb = max(width // 8, 1)
+    return [int.from_bytes(b[i:i + nb], "little") for i in range(0, len(b), nb)]
+
+
+def run_case(cp, c):
+    mod = cp.cuda.function.Module()
+    mod.load(c["ptx"].encode())
+    fn = mod.get_function("k")
+    out_t = c["out"]
+    nb = max(out_t.width // 8, 1)
+    out = cp.full(N * nb, 0xAB, dtype=cp.uint8)
+    bufs = []
+    for t, vals in c["ins"]:
+        bufs.append(cp.asarray(bytearray(to_bytes(vals, t.width)), dtype=cp.uint8))
+    while len(bufs) < 3:
+        bufs.append(cp.zeros(1, dtype=cp.uint8))
+    fn(tuple(GRID), tuple(BLOCK), (out, bufs[0], bufs[1], bufs[2]))
+    cp.cuda.runtime.deviceSynchronize()
+    return from_bytes(bytes(out.get()), out_t.width)
+
+
+def record(c, out_vals):
+    return {
+        "name": c["name"], "family": c["family"], "n": N, "grid": GRID, "block": BLOCK,
+        "entry": "k", "ptx": c["ptx"], "params": ["out", "in0", "in1", "in2"],
+        "args": [{"type": t.name, "hex": hexs(v, t.width)} for t, v in c["ins"]],
+        "out": {"type": c["out"].name, "hex": hexs(out_vals, c["out"].width)},
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default="corpus/vectors/hw.jsonl")
+    ap.add_argument("--family", action="append", default=[],
+                    help="generator group to run (%s)" % ", ".join(FAMILIES))
+    ap.add_argument("--list", action="store_true", help="print the cases; no GPU needed")
+    ap.add_argument("--dry", metavar="PATH",
+                    help="write the cases with all-zero outputs (no GPU): checks that the "
+                         "interpreter reads and runs every kernel")
+    a = ap.parse_args()
+    for name, f in FAMILIES.items():
+        if not a.family or name in a.family:
+            f()
+    names = set()
+    for c in CASES:
+        if c["name"] in names:
+            raise SystemExit("duplicate case name " + c["name"])
+        names.add(c["name"])
+    if a.list:
+        for c in CASES:
+            print(c["family"], c["name"])
+        print("%d cases" % len(CASES), file=sys.stderr)
+        return
+    if a.dry:
+        with open(a.dry, "w") as f:
+            for c in CASES:
+                f.write(json.dumps(record(c, [0] * N)) + "\n")
+        print("%d cases written to %s" % (len(CASES), a.dry), file=sys.stderr)
+        return
+    import cupy as cp  # only on the GPU machine
+    import os
+    os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
+    ok = bad = 0
+    with open(a.out, "w") as f:
+        for c in CASES:
+            try:
+                vals = run_case(cp, c)
+            except Exception as e:  # a form the driver rejects: report and go on
+                bad += 1
+                print("skip %s: %s" % (c["name"], str(e).splitlines()[0][:200]), file=sys.stderr)
+                continue
+            f.write(json.dumps(record(c, vals)) + "\n")
+            ok += 1
+    print("%d cases written to %s, %d skipped" % (ok, a.out, bad), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
