@@ -10,7 +10,7 @@
 //! The kernels: `saxpy` (fused multiply-add), `horner_d7` (a polynomial whose coefficients are
 //! baked in at generation time), `reduce_u32` (shared-memory tree reduction with a loop,
 //! barriers and an atomic), `dispatch` (`brx.idx` through a `.branchtargets` list, and a call
-//! to a device function).
+//! to a device function), `mixed` (most of the other helpers, checked element by element).
 
 use ptx_ir::interp::{Arg, Program};
 use ptx_ir::ir::build::{BuildError, FunctionBuilder, ModuleBuilder, Reg, Sreg};
@@ -230,6 +230,111 @@ fn dispatch() -> Result<Module, BuildError> {
     Ok(mb.finish())
 }
 
+/// A mix of integer, logic, comparison, conversion, float and atomic helpers per element, so
+/// that `ptxas` and the interpreter see most of the builder's helpers; `stats[0]` counts the
+/// threads (`red`), `stats[1]` is the maximum input (`atom.max`).
+fn mixed() -> Result<Module, BuildError> {
+    let mut mb = new_module();
+    let mut f = mb.entry("mixed")?;
+    let (pin, pout, pstats, pn) = (
+        f.param(Type::U64, "in")?,
+        f.param(Type::U64, "out")?,
+        f.param(Type::U64, "stats")?,
+        f.param(Type::U32, "n")?,
+    );
+    let i = global_index(&mut f)?;
+    let [n, x, a, b, c, d, e, g, h, q, acc, lane] = f.regs(Type::U32)?;
+    let [out_of_range, neg, nonneg] = f.regs(Type::Pred)?;
+    let low = f.reg(Type::Pred)?;
+    let [y, w] = f.regs(Type::F32)?;
+    let dd = f.reg(Type::F64)?;
+    let [stats, generic] = f.regs(Type::U64)?;
+    let done = f.fresh_label();
+    f.special(lane, Sreg::from(SpecialReg::Laneid))?;
+    f.ld(Space::Param, Type::U32, n, pn.at(0))?;
+    f.setp(Cmp::Ge, Type::U32, out_of_range, i, n)?;
+    f.guard(out_of_range).bra(done)?;
+    let xa = element(&mut f, pin, i, 4)?;
+    let oa = element(&mut f, pout, i, 4)?;
+    // Generic addressing: the global address made generic again.
+    f.cvta(Space::Global, Type::U64, generic, xa)?;
+    f.ld_generic(Type::U32, x, generic.at(0))?;
+    f.mad_lo(Type::U32, a, x, 3, 7)?;
+    f.mul_hi(Type::U32, b, x, 0x9E37_79B9u32)?;
+    f.min(Type::S32, c, a, b)?;
+    f.max(Type::U32, d, a, b)?;
+    f.shr(Type::U32, e, d, 3)?;
+    f.shl(Type::B32, g, c, 2)?;
+    f.and(Type::B32, g, g, 0xffff)?;
+    f.xor(Type::B32, e, e, g)?;
+    f.or(Type::B32, e, e, 1)?;
+    f.not(Type::B32, e, e)?;
+    f.rem(Type::U32, q, x, 7)?;
+    f.div(Type::U32, h, x, 7)?;
+    f.add(Type::U32, acc, e, q)?;
+    f.sub(Type::U32, acc, acc, h)?;
+    f.abs(Type::S32, g, c)?;
+    f.neg(Type::S32, h, g)?;
+    f.xor(Type::B32, acc, acc, h)?;
+    f.setp(
+        Cmp::Lt,
+        Type::S32,
+        ptx_ir::ir::build::pair(neg, nonneg),
+        c,
+        0,
+    )?;
+    f.selp(Type::U32, g, a, b, neg)?;
+    f.selp(Type::U32, h, 0, lane, neg)?;
+    f.add(Type::U32, acc, acc, g)?;
+    f.add(Type::U32, acc, acc, h)?;
+    // `setp.lt.and.u32 low, x, 1000, !nonneg`: `!p` where the ISA allows it (`{!}c`).
+    f.inst(
+        ptx_ir::ir::Opcode::Setp,
+        [Cmp::Lt.into(), Op::And.into(), Type::U32.into()],
+        [low.into(), x.into(), 1000.into(), !nonneg],
+    )?;
+    f.selp(Type::U32, g, 1000, 0, low)?;
+    f.add(Type::U32, acc, acc, g)?;
+    // Floating point: sqrt, fma, through f64 and back to an integer.
+    f.cvt(Some(Rounding::Rn), Type::F32, Type::U32, y, x)?;
+    f.sqrt(Rounding::Rn, Type::F32, y, y)?;
+    f.fma(Rounding::Rn, Type::F32, w, y, 0.5f32, 1.0f32)?;
+    f.cvt(None, Type::F64, Type::F32, dd, w)?;
+    f.mul(Type::F64, dd, dd, dd)?;
+    f.cvt(Some(Rounding::Rn), Type::F32, Type::F64, w, dd)?;
+    f.cvt(Some(Rounding::Rzi), Type::U32, Type::F32, g, w)?;
+    f.add(Type::U32, acc, acc, g)?;
+    f.st_generic(Type::U32, generic.at(0), x)?;
+    f.st(Space::Global, Type::U32, oa.at(0), acc)?;
+    f.ld(Space::Param, Type::U64, stats, pstats.at(0))?;
+    f.cvta_to(Space::Global, Type::U64, stats, stats)?;
+    f.red(Space::Global, Op::Add, Type::U32, stats.at(0), 1)?;
+    f.atom(Space::Global, Op::Max, Type::U32, g, stats.at(4), x)?;
+    f.place(done)?;
+    f.ret()?;
+    f.finish()?;
+    Ok(mb.finish())
+}
+
+/// The reference of `mixed` for one element at global index `i`.
+fn mixed_ref(x: u32, i: u32) -> u32 {
+    let a = x.wrapping_mul(3).wrapping_add(7);
+    let b = ((u64::from(x) * 0x9E37_79B9) >> 32) as u32;
+    let c = (a as i32).min(b as i32);
+    let d = a.max(b);
+    let g = ((c as u32) << 2) & 0xffff;
+    let e = !(((d >> 3) ^ g) | 1);
+    let (q, h) = (x % 7, x / 7);
+    let mut acc = e.wrapping_add(q).wrapping_sub(h);
+    acc ^= c.wrapping_abs().wrapping_neg() as u32;
+    acc = acc.wrapping_add(if c < 0 { a } else { b });
+    acc = acc.wrapping_add(if c < 0 { 0 } else { i % 32 });
+    acc = acc.wrapping_add(if x < 1000 && c < 0 { 1000 } else { 0 });
+    let w = (x as f32).sqrt().mul_add(0.5, 1.0);
+    let dd = f64::from(w) * f64::from(w);
+    acc.wrapping_add(dd as f32 as u32)
+}
+
 fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -326,6 +431,38 @@ fn run_check(name: &str, m: &Module) -> Result<String, String> {
                 })
                 .ok_or_else(|| format!("reduce: got {got}, want {want}"))
         }
+        "mixed" => {
+            let data: Vec<u32> = (0..n)
+                .map(|i| i.wrapping_mul(2_654_435_761) ^ (i << 3))
+                .collect();
+            let o = prog
+                .launch(name)
+                .grid(grid(n, 64))
+                .block([64, 1, 1])
+                .args([
+                    Arg::Buffer(u32_bytes(&data)),
+                    Arg::Buffer(vec![0; 4 * n as usize]),
+                    Arg::Buffer(vec![0; 8]),
+                    Arg::u32(n),
+                ])
+                .run()
+                .map_err(fail)?;
+            let want: Vec<u32> = data
+                .iter()
+                .zip(0..)
+                .map(|(&x, i)| mixed_ref(x, i))
+                .collect();
+            let stats = u32s(&o.buffers[2]);
+            let max = data.iter().copied().max().unwrap_or(0);
+            if u32s(&o.buffers[0]) != data {
+                return Err("mixed: the generic store changed the input".into());
+            }
+            (u32s(&o.buffers[1]) == want && stats == [n, max])
+                .then(|| {
+                    format!("{n} elements match the Rust reference; red/atom statistics {stats:?}")
+                })
+                .ok_or_else(|| format!("mixed differs from the reference (stats {stats:?})"))
+        }
         "dispatch" => {
             let data: Vec<u32> = (0..n).map(|i| i * 7 + 1).collect();
             let o = prog
@@ -369,6 +506,7 @@ fn main() -> ExitCode {
         ("horner_d7", horner(&COEFFS)),
         ("reduce_u32", reduce()),
         ("dispatch", dispatch()),
+        ("mixed", mixed()),
     ];
     let mut ok = true;
     for (name, m) in built {

@@ -456,3 +456,58 @@ fn modifiers_can_be_given_in_any_class_order() {
         "{printed}"
     );
 }
+
+#[test]
+fn declarations_and_undeclared_names() {
+    let mut mb = module();
+    // An external device function: a declaration, then a call to it.
+    let mut d = mb.func("ext_fn").unwrap();
+    d.linkage(Some(ptx_ir::ir::Linkage::Extern));
+    d.ret_param(Type::B32, "r").unwrap();
+    d.param(Type::B64, "p").unwrap();
+    let ext = d.finish_declaration().unwrap();
+    let mut g = mb.entry("other").unwrap();
+    let foreign = g.reg(Type::U32).unwrap();
+    g.ret().unwrap();
+    g.finish().unwrap();
+
+    let mut f = mb.entry("k").unwrap();
+    let ptr = f.reg(Type::U64).unwrap();
+    f.mov(Type::U64, ptr, 0).unwrap();
+    f.block(|f| {
+        let (a, r) = (
+            f.local(Space::Param, Type::B64, "a")?,
+            f.local(Space::Param, Type::B32, "r")?,
+        );
+        f.st(Space::Param, Type::B64, a.at(0), ptr)?;
+        f.call(ext, &[r], &[a])
+    })
+    .unwrap();
+    // `%r0` of `other` is not a register of `k` (it would not be declared there).
+    let r = f.reg(Type::U64).unwrap();
+    assert_eq!(
+        f.mov(Type::U32, foreign, 1),
+        Err(BuildError::Undeclared { name: "%r0".into() })
+    );
+    // An interned name that was never declared.
+    let stray = f.intern("stray");
+    assert_eq!(
+        f.mov(Type::U64, r, Operand::reg(stray)),
+        Err(BuildError::Undeclared {
+            name: "stray".into()
+        })
+    );
+    f.ret().unwrap();
+    f.finish().unwrap();
+    // A declaration with a body is refused.
+    let mut bad = mb.func("bad_decl").unwrap();
+    bad.ret().unwrap();
+    assert!(bad.finish_declaration().is_err());
+    let m = mb.finish();
+    let printed = round_trip(&m);
+    assert!(
+        printed.contains(".extern .func (.param .b32 r) ext_fn(.param .b64 p);"),
+        "{printed}"
+    );
+    assert!(printed.contains("call.uni (r), ext_fn, (a);"), "{printed}");
+}

@@ -113,3 +113,48 @@ fn run_command_prints_buffers_and_errors() {
     assert_eq!(j["error"]["inst"], "st.global.u32 [%rd3], %r1");
     assert!(j["thread_instructions"].as_u64().unwrap() > 0);
 }
+
+/// The project's own hardware vectors (`corpus/vectors/*.jsonl`, made by
+/// `tools/hwvectors/gen.py` on the GPU machine): every non-approximate case must agree, except
+/// those listed with a reason in `corpus/vectors/known_failures.txt` (`NAME  reason`).
+#[test]
+fn own_vectors_agree_with_the_hardware() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let known: Vec<String> = std::fs::read_to_string(dir.join("known_failures.txt"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    let mut files: Vec<_> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    let mut bad = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let report = ptx_ir::interp::vectors::run_text(&text, &[], &parse);
+        println!("{}:\n{}", f.display(), report.render());
+        for r in &report.results {
+            let base = r.name.split('#').next().unwrap_or(&r.name);
+            if !r.passed
+                && !r.family.ends_with("approx")
+                && !HARDWARE_APPROXIMATIONS.contains(&base)
+                && !known.iter().any(|k| k == base || k == &r.name)
+            {
+                bad.push(format!("{}: {}", r.name, r.detail.as_deref().unwrap_or("")));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} cases disagree:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}

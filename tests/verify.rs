@@ -111,13 +111,14 @@ fn each_rule_fires() {
             "\tld.global.v8.b16 {%rs1, %rs1, %rs1, %rs1, %rs1, %rs1, %rs1, %rs1}, [%rd1];",
             Rule::VectorWidth,
         ),
-        ("\t.reg .align 3 .b32 %al;", Rule::Alignment),
         ("\tbrx.idx %r1, L_end;", Rule::BranchTargets),
         ("\tcall.uni (%r1), callee, (%r2);", Rule::CallSignature),
         ("\tcall.uni (%r1), callee, (%r2, %r3);", Rule::CallSignature),
         ("\tcall.uni %rd1, (%r1);", Rule::CallTargets),
         ("\tld.global.u32 %r1, [smem];", Rule::StateSpace),
         ("\tst.shared.u32 [gvar], %r1;", Rule::StateSpace),
+        ("\tmapa.shared::cluster.u64 %rd1, gvar, %r1;", Rule::StateSpace),
+        ("\tcvta.shared.u64 %rd1, gvar;", Rule::StateSpace),
         ("\tadd.f32x2 %rd1, %rd2, %rd3;", Rule::TargetTooOld),
         ("\twgmma.fence.sync.aligned;", Rule::TargetUnsupported),
         (
@@ -134,6 +135,18 @@ fn each_rule_fires() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn alignment_of_built_ir() {
+    // The reader refuses `.align 3`; IR built in memory can hold it.
+    let src = format!("{HEAD}.global .align 4 .b32 g;\n");
+    let mut m = ptx_ir::text::parse(&src).unwrap();
+    if let ptx_ir::ir::Item::Variable(v) = &mut m.items[0] {
+        v.align = Some(3);
+    }
+    let r: Vec<Rule> = verify::verify(&m).into_iter().map(|d| d.rule).collect();
+    assert_eq!(r, vec![Rule::Alignment]);
 }
 
 #[test]

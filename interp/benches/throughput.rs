@@ -80,6 +80,12 @@ fn cpu_seconds() -> Option<f64> {
 }
 
 fn measure(name: &str, src: &str, entry: &str, grid: u32, block: u32, args: Vec<Arg>) {
+    // `BENCH=word` runs only the workloads whose name contains it.
+    if let Ok(only) = std::env::var("BENCH") {
+        if !name.contains(only.as_str()) {
+            return;
+        }
+    }
     let m = ptx_ir_text::parse(src).expect("parse");
     let p = Program::load(&m).expect("load");
     let l = p

@@ -695,6 +695,20 @@ pub fn predicate(name: &str, inst: &Instruction) -> bool {
     }
 }
 
+/// A phrase for a named predicate, for messages.
+pub fn describe_predicate(name: &str) -> &'static str {
+    match name {
+        "nsrc3" => "three source operands",
+        "unified" => "a `.unified` address",
+        "indirect" => "an indirect target",
+        "mbar_count" => "a count operand without `.noComplete`",
+        "sink_dst" => "the sink `_` as destination",
+        "bulk_dst_cta" => "a `.shared::cta` destination",
+        "bulk_size32" => "a 32-bit size",
+        _ => "a special form",
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Atom {
     Mod(Modifier, bool),

@@ -26,7 +26,6 @@ use crate::form::{Form, OperandKind};
 use crate::inst::Instruction;
 use crate::module::{Function, Statement};
 use crate::names::{Interner, Name};
-use crate::operand::Operand;
 use crate::table::Opcode;
 use crate::vocab::Space;
 use crate::walk::{instructions, statements, Path};
@@ -257,16 +256,10 @@ pub fn registers(names: &Interner, f: &Function) -> FxHashSet<Name> {
     set
 }
 
-/// Whether `o` mentions `n`.
-pub fn mentions(o: &Operand, n: Name) -> bool {
-    let mut found = false;
-    o.for_each_name(&mut |m| found |= m == n);
-    found
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::operand::Operand;
 
     #[test]
     fn every_leading_vector_is_classified() {

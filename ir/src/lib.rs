@@ -6,6 +6,11 @@
 //! `arbitrary` feature, `Arbitrary` derives (the fuzzers). Names are interned per module
 //! ([`Interner`]); instructions keep their qualifiers in source order as typed [`Modifier`]s and
 //! their operands as typed [`Operand`]s.
+//!
+//! For compiler writers: [`build`] makes modules without writing text (every instruction
+//! checked against the table), [`walk`] visits and rewrites them in source order, [`defuse`]
+//! says which registers each instruction defines and uses, and [`cfg`](mod@cfg) gives the
+//! basic blocks of a function with their successors and predecessors.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -17,6 +17,7 @@ Cases whose PTX the driver rejects are reported on stderr and skipped.
 
 import argparse
 import json
+import os
 import random
 import struct
 import sys
@@ -593,10 +594,10 @@ def fam_control():
          "setp.lt.u32 %p1, %a, 39; bar.red.and.pred %p2, 0, %p1; selp.u32 %d, 1, 0, %p2;",
          ["small"], "u32")
     case("shared.exchange", "control",
-         "{ .shared .align 4 .b32 s[64]; mov.u32 %t5, s; shl.b32 %t6, %t1, 2; add.u32 %t6, %t5, %t6;\n"
+         "mov.u32 %t5, s; shl.b32 %t6, %t1, 2; add.u32 %t6, %t5, %t6;\n"
          "st.shared.u32 [%t6], %a;\nbar.sync 0;\nxor.b32 %t7, %t1, 37;\nshl.b32 %t7, %t7, 2;\n"
-         "and.b32 %t7, %t7, 255;\nadd.u32 %t7, %t5, %t7;\nld.shared.u32 %d, [%t7];\n}",
-         ["u32"], "u32")
+         "and.b32 %t7, %t7, 255;\nadd.u32 %t7, %t5, %t7;\nld.shared.u32 %d, [%t7];",
+         ["u32"], "u32", extra="  .shared .align 4 .b32 s[64];\n")
 
 
 def fam_mem():
@@ -617,12 +618,13 @@ def fam_mem():
         ins = [t, t, t]
         case("atom.global.%s.%s" % (op, t), "mem", body, ins, t)
     case("red.shared.add.u32.contention", "mem",
-         "{ .shared .align 4 .u32 s; setp.eq.u32 %p1, %t1, 0; @%p1 st.shared.u32 [s], 0; bar.sync 0;\n"
-         "red.shared.add.u32 [s], %a; bar.sync 0; ld.shared.u32 %d, [s]; }", ["small"], "u32")
+         "setp.eq.u32 %p1, %t1, 0; @%p1 st.shared.u32 [s], 0; bar.sync 0;\n"
+         "red.shared.add.u32 [s], %a; bar.sync 0; ld.shared.u32 %d, [s];", ["small"], "u32",
+         extra="  .shared .align 4 .u32 s;\n")
     case("atom.shared.max.s32.contention", "mem",
-         "{ .shared .align 4 .s32 s; setp.eq.u32 %p1, %t1, 0; @%p1 st.shared.u32 [s], 0x80000000;"
-         " bar.sync 0;\natom.shared.max.s32 %t5, [s], %a; bar.sync 0; ld.shared.u32 %d, [s]; }",
-         ["s32"], "u32")
+         "setp.eq.u32 %p1, %t1, 0; @%p1 st.shared.u32 [s], 0x80000000;"
+         " bar.sync 0;\natom.shared.max.s32 %t5, [s], %a; bar.sync 0; ld.shared.u32 %d, [s];",
+         ["s32"], "u32", extra="  .shared .align 4 .s32 s;\n")
     for t, w in [("u8", 8), ("s8", 8), ("u16", 16), ("s16", 16)]:
         case("ld.global.%s" % t, "mem",
              "{ .reg .b64 %%x; and.b64 %%x, %%ad1, -16; ld.global.%s %%d, [%%x+3]; }" % t
@@ -647,21 +649,25 @@ def from_bytes(b, width):
     return [int.from_bytes(b[i:i + nb], "little") for i in range(0, len(b), nb)]
 
 
-def run_case(cp, c):
-    mod = cp.cuda.function.Module()
-    mod.load(c["ptx"].encode())
+def run_case(cp, np, c, tmpdir, index):
+    # The driver JIT-compiles the PTX (cuModuleLoad on the file).
+    # A file per case, so that nothing cached by path can be reused for another kernel.
+    path = os.path.join(tmpdir, "case%05d.ptx" % index)
+    with open(path, "w") as f:
+        f.write(c["ptx"])
+    mod = cp.RawModule(path=path)
     fn = mod.get_function("k")
     out_t = c["out"]
     nb = max(out_t.width // 8, 1)
     out = cp.full(N * nb, 0xAB, dtype=cp.uint8)
     bufs = []
     for t, vals in c["ins"]:
-        bufs.append(cp.asarray(bytearray(to_bytes(vals, t.width)), dtype=cp.uint8))
+        bufs.append(cp.asarray(np.frombuffer(to_bytes(vals, t.width), dtype=np.uint8)))
     while len(bufs) < 3:
         bufs.append(cp.zeros(1, dtype=cp.uint8))
     fn(tuple(GRID), tuple(BLOCK), (out, bufs[0], bufs[1], bufs[2]))
     cp.cuda.runtime.deviceSynchronize()
-    return from_bytes(bytes(out.get()), out_t.width)
+    return from_bytes(out.get().tobytes(), out_t.width)
 
 
 def record(c, out_vals):
@@ -703,16 +709,25 @@ def main():
         print("%d cases written to %s" % (len(CASES), a.dry), file=sys.stderr)
         return
     import cupy as cp  # only on the GPU machine
-    import os
+    import numpy as np
+    import tempfile
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
     ok = bad = 0
+    tmpdir = tempfile.mkdtemp()
     with open(a.out, "w") as f:
-        for c in CASES:
+        for index, c in enumerate(CASES):
             try:
-                vals = run_case(cp, c)
+                vals = run_case(cp, np, c, tmpdir, index)
             except Exception as e:  # a form the driver rejects: report and go on
+                msg = (str(e).splitlines() or [repr(e)])[0][:300]
                 bad += 1
-                print("skip %s: %s" % (c["name"], str(e).splitlines()[0][:200]), file=sys.stderr)
+                print("skip %s: %s" % (c["name"], msg), file=sys.stderr)
+                if any(w in msg.upper() for w in ("ILLEGAL", "LAUNCH_FAILED", "MISALIGNED",
+                                                   "HARDWARE_STACK", "ASSERT")):
+                    # The context is lost: stop with what we have.
+                    print("stopping: the CUDA context is unusable after %s" % c["name"],
+                          file=sys.stderr)
+                    break
                 continue
             f.write(json.dumps(record(c, vals)) + "\n")
             ok += 1

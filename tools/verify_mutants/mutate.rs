@@ -183,6 +183,14 @@ fn operand_names(o: &Operand, out: &mut Vec<Name>) {
     o.for_each_name(&mut |n| out.push(n));
 }
 
+fn init_names(i: &ptx_ir::ir::Init, refs: &mut bool) {
+    match i {
+        ptx_ir::ir::Init::Expr(e) => e.for_each_name(&mut |_| *refs = true),
+        ptx_ir::ir::Init::List(l) => l.iter().for_each(|x| init_names(x, refs)),
+        ptx_ir::ir::Init::Packed(_) => {}
+    }
+}
+
 /// The isolated module: `f`'s signature, its top-level declarations, `inst`, `ret`.
 fn isolate(m: &Module, f: &Function, inst: &Instruction) -> Option<Module> {
     let mut names = Vec::new();
@@ -190,13 +198,20 @@ fn isolate(m: &Module, f: &Function, inst: &Instruction) -> Option<Module> {
         operand_names(o, &mut names);
     }
     let mut items = Vec::new();
-    let mut taken = BTreeSet::new();
-    for (i, item) in m.items.iter().enumerate() {
+    for item in &m.items {
         match item {
             Item::Variable(v) if v.names.iter().any(|d| names.contains(&d.name)) => {
-                if taken.insert(i) {
-                    items.push(item.clone());
+                // An initialiser naming functions or variables would need them copied too.
+                let mut refs = false;
+                for d in &v.names {
+                    if let Some(init) = &d.init {
+                        init_names(init, &mut refs);
+                    }
                 }
+                if refs {
+                    return None;
+                }
+                items.push(item.clone());
             }
             Item::Function(g) if names.contains(&g.name) => return None,
             _ => {}
@@ -215,7 +230,13 @@ fn isolate(m: &Module, f: &Function, inst: &Instruction) -> Option<Module> {
         [],
     )));
     let mut g = f.clone();
-    g.directives.clear();
+    // `.noreturn` would contradict the `ret` that ends the copy.
+    g.directives.retain(|d| {
+        !matches!(
+            d,
+            ptx_ir::ir::FuncDirective::NoReturn | ptx_ir::ir::FuncDirective::Pragma(_)
+        )
+    });
     g.body = Some(new_body);
     items.push(Item::Function(Box::new(g)));
     let target = m
@@ -436,6 +457,7 @@ fn operand_cases(g: &mut Gen, src: &str, iso: &Module, salt: usize) {
     let Some(k) = mutation_position(iso_inst(&mut m)) else {
         return;
     };
+    let typed = verify::checks_operand_types(iso_inst(&mut m));
     let Some(orig) = iso_inst(&mut m).operands[k].as_name() else {
         return;
     };
@@ -445,7 +467,7 @@ fn operand_cases(g: &mut Gen, src: &str, iso: &Module, salt: usize) {
     // Other register types, classified by the verifier's rules.
     let mut bad = 0;
     let mut ok = 0;
-    for j in 0..CANDIDATE_TYPES.len() {
+    for j in 0..if typed { CANDIDATE_TYPES.len() } else { 0 } {
         let ty = CANDIDATE_TYPES[(j + salt) % CANDIDATE_TYPES.len()];
         if ty == orig_ty {
             continue;
@@ -706,12 +728,11 @@ fn space_cases(g: &mut Gen, src: &str, iso: &Module) {
 fn whole_file_cases(g: &mut Gen, src: &str, m: &Module) {
     use ptx_ir::ir::Opcode as O;
     // Labels per function (top level and nested).
+    // Top-level labels only: a branch into a `{ }` block is not a plain retarget.
     fn labels(body: &[Statement], out: &mut Vec<Name>) {
         for s in body {
-            match s {
-                Statement::Label(l) => out.push(*l),
-                Statement::Block(b) => labels(b, out),
-                _ => {}
+            if let Statement::Label(l) = s {
+                out.push(*l);
             }
         }
     }

@@ -366,7 +366,7 @@ pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     };
     let mut preds = 0u32;
     if red {
-        let c = x.op(n - 1)?;
+        let c = x.op(n.saturating_sub(1))?;
         for l in lanes(x.emask) {
             if x.get(c, l)? & 1 != 0 {
                 preds |= 1 << l;

@@ -39,9 +39,9 @@ pub fn mov(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 for (i, p) in parts.iter().enumerate() {
                     let sh = ew * i as u32;
                     let v = if sh >= 64 {
-                        hi >> (sh - 64)
+                        hi.checked_shr(sh - 64).unwrap_or(0)
                     } else if sh + ew > 64 && sh < 64 {
-                        (lo >> sh) | (hi << (64 - sh))
+                        (lo >> sh) | hi.checked_shl(64 - sh).unwrap_or(0)
                     } else {
                         lo >> sh
                     };
@@ -58,11 +58,11 @@ pub fn mov(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                     let v = x.get(p, l)? & mask(ew.min(64));
                     let sh = ew * i as u32;
                     if sh >= 64 {
-                        hi |= v << (sh - 64);
+                        hi |= v.checked_shl(sh - 64).unwrap_or(0);
                     } else {
                         lo |= v << sh;
                         if sh + ew > 64 {
-                            hi |= v >> (64 - sh);
+                            hi |= v.checked_shr(64 - sh).unwrap_or(0);
                         }
                     }
                 }

@@ -15,6 +15,7 @@ pub mod warp;
 
 mod arith;
 mod control;
+mod mbarrier;
 mod memops;
 mod warpops;
 

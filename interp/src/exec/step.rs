@@ -7,7 +7,7 @@
 
 use super::ctx::Ctx;
 use super::warp::{Group, Wait, Warp};
-use super::{arith, control, memops, warpops, Cluster, Event, Machine, Progress};
+use super::{arith, control, mbarrier, memops, warpops, Cluster, Event, Machine, Progress};
 use crate::error::Error;
 use ptx_ir_core::Opcode;
 use smallvec::SmallVec;
@@ -378,7 +378,7 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
         | MbarrierTestWait
         | MbarrierTryWait
         | MbarrierPendingCount
-        | CpAsyncMbarrierArrive => Err(x.unsupported("mbarrier objects are not modelled")),
+        | CpAsyncMbarrierArrive => mbarrier::mbarrier(x),
         TensormapCpFenceproxy | ClusterlaunchcontrolTryCancel | ClusterlaunchcontrolQueryCancel => {
             Err(x.unsupported("tensormap and cluster launch control are not modelled"))
         }

@@ -31,6 +31,8 @@ pub struct FunctionBuilder<'m> {
     /// (the order of their declarations).
     counts: [u32; CLASSES.len()],
     class_order: Vec<usize>,
+    /// Registers allocated by `reg`.
+    fresh: FxHashSet<Name>,
     /// Registers declared by name, in declaration order.
     named: Vec<(Name, Type)>,
     /// Function-scope names: parameters, named registers, labels, scoped variables.
@@ -65,6 +67,7 @@ impl<'m> FunctionBuilder<'m> {
             stack: vec![Vec::new()],
             counts: [0; CLASSES.len()],
             class_order: Vec::new(),
+            fresh: FxHashSet::default(),
             named: Vec::new(),
             locals: FxHashSet::default(),
             labels: FxHashMap::default(),
@@ -142,8 +145,7 @@ impl<'m> FunctionBuilder<'m> {
     /// Appends a return parameter of a device function: `.func (.param .<ty> name) f(...)`.
     pub fn ret_param(&mut self, ty: Type, name: &str) -> Result<Var, BuildError> {
         if self.func.kind == FunctionKind::Entry {
-            return Err(BuildError::BadName {
-                name: name.to_string(),
+            return Err(BuildError::Misuse {
                 reason: "a kernel has no return parameters",
             });
         }
@@ -174,6 +176,7 @@ impl<'m> FunctionBuilder<'m> {
         let k = self.counts[i];
         self.counts[i] += 1;
         let name = self.mb.intern(&format!("{}{k}", class.prefix));
+        self.fresh.insert(name);
         Ok(Reg { name, ty })
     }
 
@@ -325,8 +328,7 @@ impl<'m> FunctionBuilder<'m> {
     pub fn pragma(&mut self, text: &str) -> Result<(), BuildError> {
         self.no_guard()?;
         if text.contains(['"', '\n', '\\']) {
-            return Err(BuildError::BadName {
-                name: text.to_string(),
+            return Err(BuildError::Misuse {
                 reason: "a pragma cannot contain quotes, backslashes or newlines",
             });
         }
@@ -364,17 +366,32 @@ impl<'m> FunctionBuilder<'m> {
             });
         }
         let len = self.mb.names().len();
-        let mut foreign = None;
+        let mut bad = None;
         inst.for_each_name(&mut |n| {
-            if n.index() >= len {
-                foreign.get_or_insert(n.index());
+            if bad.is_none() && !self.is_declared(n) {
+                bad = Some(n);
             }
         });
-        if let Some(i) = foreign {
-            return Err(BuildError::ForeignName(i));
+        if let Some(n) = bad {
+            if n.index() >= len {
+                return Err(BuildError::ForeignName(n.index()));
+            }
+            return Err(BuildError::Undeclared {
+                name: self.mb.spelling(n)?,
+            });
         }
         self.current().push(Statement::Inst(inst));
         Ok(())
+    }
+
+    /// Whether `n` names something this function may refer to: its registers, parameters,
+    /// labels and scoped variables, the module's functions and variables, or itself. (Scoping
+    /// within the function is not checked: a variable of a closed block is still accepted.)
+    fn is_declared(&self, n: Name) -> bool {
+        self.fresh.contains(&n)
+            || self.locals.contains(&n)
+            || self.mb.symbols.contains(&n)
+            || n == self.func.name
     }
 
     /// Finishes the function: declares the registers at the top of the body, checks that every
@@ -401,6 +418,27 @@ impl<'m> FunctionBuilder<'m> {
         body.append(&mut self.stack[0]);
         let mut func = self.func;
         func.body = Some(body);
+        let name = func.name;
+        self.mb.symbols.insert(name);
+        self.mb.module.items.push(Item::Function(Box::new(func)));
+        Ok(FnRef(name))
+    }
+
+    /// Finishes the function as a declaration without a body (`.extern .func (.param .b32 r)
+    /// vprintf(.param .b64 fmt, .param .b64 args);`), to call a function defined elsewhere.
+    /// Only the signature, linkage and directives may have been set.
+    pub fn finish_declaration(self) -> Result<FnRef, BuildError> {
+        if self.stack.iter().any(|s| !s.is_empty())
+            || !self.class_order.is_empty()
+            || !self.named.is_empty()
+            || !self.labels.is_empty()
+            || self.guard.is_some()
+        {
+            return Err(BuildError::Misuse {
+                reason: "a declaration has no body: no registers, labels or statements",
+            });
+        }
+        let func = self.func;
         let name = func.name;
         self.mb.symbols.insert(name);
         self.mb.module.items.push(Item::Function(Box::new(func)));

@@ -86,10 +86,22 @@ pub enum BuildError {
     },
     /// A guard set with [`FunctionBuilder::guard`] was not followed by an instruction.
     DanglingGuard,
+    /// A call that does not fit what is being built (a return parameter on a kernel, a body
+    /// on a declaration, an address size other than 32 or 64).
+    Misuse {
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// No register class holds values of this type (`.b1024`, opaque types).
     NoRegisterClass(Type),
     /// An operand refers to a name outside the module's interner.
     ForeignName(usize),
+    /// An operand names something the function has not declared (a register of another
+    /// function, a name interned but never declared).
+    Undeclared {
+        /// The name.
+        name: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -102,9 +114,13 @@ impl fmt::Display for BuildError {
             BuildError::DanglingGuard => {
                 write!(f, "a guard must be followed by the instruction it guards")
             }
+            BuildError::Misuse { reason } => f.write_str(reason),
             BuildError::NoRegisterClass(t) => write!(f, "no register class holds `{t}` values"),
             BuildError::ForeignName(i) => {
                 write!(f, "name #{i} does not belong to this module")
+            }
+            BuildError::Undeclared { name } => {
+                write!(f, "`{name}` is not declared in this function or module")
             }
         }
     }
@@ -132,7 +148,8 @@ impl Reg {
 impl std::ops::Not for Reg {
     type Output = Operand;
 
-    /// The negated predicate operand `!p` (`selp`'s and `setp`'s predicate sources).
+    /// The negated predicate operand `!p`, for the operands the ISA writes `{!}c` (`setp`,
+    /// `set` and `vote` sources).
     fn not(self) -> Operand {
         Operand::Not(self.name)
     }

@@ -41,8 +41,7 @@ impl ModuleBuilder {
     /// Sets `.address_size`: 32, 64, or `None` to leave the directive out.
     pub fn address_size(&mut self, bits: Option<u32>) -> Result<&mut Self, BuildError> {
         if !matches!(bits, None | Some(32 | 64)) {
-            return Err(BuildError::BadName {
-                name: format!(".address_size {}", bits.unwrap_or(0)),
+            return Err(BuildError::Misuse {
                 reason: "the address size is 32 or 64",
             });
         }

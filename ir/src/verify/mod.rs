@@ -345,6 +345,12 @@ impl<'m> Cx<'m> {
     }
 }
 
+/// Whether the verifier checks the operand types of `inst` (the opcodes whose operand typing it
+/// models; the others are only checked for declarations, spaces, targets and versions).
+pub fn checks_operand_types(inst: &Instruction) -> bool {
+    types::expectations(inst).is_some()
+}
+
 /// Whether the diagnostics contain an error (not only warnings).
 pub fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity() == Severity::Error)

@@ -135,10 +135,8 @@ impl<'m> Env<'m> {
                         }
                     }
                 }
-                Item::Function(f) if f.body.is_some() => {
-                    if defs.insert(f.name, ()).is_some() {
-                        dup(f.name, "function", out);
-                    }
+                Item::Function(f) if f.body.is_some() && defs.insert(f.name, ()).is_some() => {
+                    dup(f.name, "function", out);
                 }
                 _ => {}
             }

@@ -51,7 +51,37 @@ fn compatible(decl: Space, access: Space) -> bool {
     }
 }
 
+/// `mapa` and `cvta` (from a space to generic) take a variable's address as a value: the
+/// variable must be in that space (`mapa` maps shared addresses).
+fn address_value(cx: &mut Cx<'_>, fx: &FnCx<'_>, inst: &Instruction) {
+    let space = match inst.opcode {
+        Opcode::Mapa => Space::SharedCluster,
+        Opcode::Cvta if !inst.has(crate::vocab::Flag::To) => match inst.space() {
+            Some(s) => s,
+            None => return,
+        },
+        _ => return,
+    };
+    let name = match inst.operands.get(1) {
+        Some(Operand::Reg { name, .. } | Operand::Sym { name, .. }) => *name,
+        _ => return,
+    };
+    if let Some(Found::Var(v)) = scope::resolve(cx, fx, name) {
+        if !v.is_reg() && !compatible(v.space, space) {
+            let msg = format!(
+                "`{}` is declared in `.{}`; `{}` needs an address in `.{}`",
+                cx.name(name),
+                v.space.as_str(),
+                inst.opcode.name(),
+                space.as_str()
+            );
+            cx.report(Rule::StateSpace, Some(inst), msg);
+        }
+    }
+}
+
 pub(crate) fn check<'m>(cx: &mut Cx<'m>, fx: &FnCx<'m>, inst: &'m Instruction) {
+    address_value(cx, fx, inst);
     let spaces = operand_spaces(inst);
     if spaces.is_empty() {
         return;

@@ -36,6 +36,12 @@ pub struct Feature {
 fn inst_feature(inst: &Instruction, need: &Need) -> Feature {
     let what = if need.when.is_empty() {
         format!("`{}`", inst.opcode.name())
+    } else if let Some(p) = need.when.strip_prefix('@') {
+        format!(
+            "`{}` with {}",
+            inst.opcode.name(),
+            avail::describe_predicate(p)
+        )
     } else {
         format!("`{}` with `{}`", inst.opcode.name(), need.when)
     };
@@ -79,6 +85,24 @@ pub fn instruction_features(inst: &Instruction) -> Vec<Feature> {
 
 fn decl_features(v: &VarDecl) -> Vec<Feature> {
     let mut out = Vec::new();
+    let feat = |what: &str, major, minor, sm| Feature {
+        what: what.to_string(),
+        ptx: Version { major, minor },
+        sm,
+    };
+    if v.linkage == Some(crate::module::Linkage::Common) {
+        out.push(feat("`.common` variables", 5, 0, SmReq::Min(20)));
+    }
+    for a in &v.attributes {
+        out.push(match a {
+            crate::module::Attribute::Managed => {
+                feat("`.attribute(.managed)`", 4, 0, SmReq::Min(30))
+            }
+            crate::module::Attribute::Unified(..) => {
+                feat("`.attribute(.unified)`", 8, 0, SmReq::Min(90))
+            }
+        });
+    }
     if v.space == Space::Reg && v.ty == Type::B128 {
         out.push(Feature {
             what: "`.b128` registers".into(),
@@ -99,6 +123,7 @@ fn function_features(f: &Function) -> Vec<Feature> {
             FuncDirective::BlocksAreClusters => (".blocksareclusters", (9, 0), SmReq::Min(90)),
             FuncDirective::AbiPreserve(_) => (".abi_preserve", (9, 0), SmReq::Any),
             FuncDirective::AbiPreserveControl(_) => (".abi_preserve_control", (9, 0), SmReq::Any),
+            FuncDirective::NoReturn => (".noreturn", (6, 4), SmReq::Min(30)),
             _ => continue,
         };
         out.push(Feature {

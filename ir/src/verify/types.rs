@@ -19,7 +19,7 @@ use crate::vocab::{CacheOp, Flag, Space, Type};
 
 /// What an operand position expects.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Exp {
+pub(crate) enum Exp {
     /// The ISA's ordinary rule for this type.
     Strict(Type),
     /// The relaxed rule of `ld`/`st`/`cvt`: registers may be wider.
@@ -86,7 +86,7 @@ fn bits_type(bits: u32) -> Option<Type> {
 }
 
 /// Expected types by operand index, for the opcodes whose operand typing the verifier models.
-fn expectations(inst: &Instruction) -> Option<Vec<Exp>> {
+pub(crate) fn expectations(inst: &Instruction) -> Option<Vec<Exp>> {
     use Opcode as O;
     let types = inst.types();
     let t = *types.first()?;
@@ -448,23 +448,22 @@ fn vectors<'m>(cx: &mut Cx<'m>, _fx: &FnCx<'m>, inst: &'m Instruction) {
     let Some(t) = inst.ty() else { return };
     let want = vec_len(inst.vector());
     match inst.operands.get(k) {
-        Some(Operand::Vector(items)) => {
-            if items.len() as u32 != want {
-                let msg = if want == 1 {
-                    format!(
-                        "a vector of {} elements needs a `.vN` qualifier",
-                        items.len()
-                    )
-                } else {
-                    format!(
-                        "`.v{want}` needs {want} elements; the vector has {}",
-                        items.len()
-                    )
-                };
-                cx.report(Rule::VectorWidth, Some(inst), msg);
-                return;
-            }
+        Some(Operand::Vector(items)) if items.len() as u32 != want => {
+            let msg = if want == 1 {
+                format!(
+                    "a vector of {} elements needs a `.vN` qualifier",
+                    items.len()
+                )
+            } else {
+                format!(
+                    "`.v{want}` needs {want} elements; the vector has {}",
+                    items.len()
+                )
+            };
+            cx.report(Rule::VectorWidth, Some(inst), msg);
+            return;
         }
+        Some(Operand::Vector(_)) => {}
         Some(_) if want > 1 => {
             let msg = format!("`.v{want}` needs a vector operand `{{...}}`");
             cx.report(Rule::VectorWidth, Some(inst), msg);

@@ -1,0 +1,1062 @@
+//! The reference evaluator: runs a generated [`Program`] per warp, lane by lane, with Rust's
+//! native integer operations, the host's floats and the error-free directed rounding of
+//! [`super::fref`]. It shares no code with the interpreter; it follows the PTX ISA's pseudocode
+//! for each instruction and the hardware's measured NaN rules.
+//!
+//! Control flow is the program's structure: an `If` runs its arms with the lanes where the
+//! condition holds or fails, a `Loop` runs its body with the lanes whose trip count is not
+//! exhausted; warp instructions see exactly the lanes of their region.
+
+use super::fref::{self, flush32, nan32, nan64, sat32, F32_NAN, F64_NAN};
+use super::prog::*;
+use ptx_ir_core::Cmp;
+
+/// Per-lane registers: `[class][index]`, each value masked to its class width, and whether
+/// the reference knows it (values computed from approximate functions are unknown).
+#[derive(Clone, Debug, Default)]
+pub struct Regs {
+    v: [[u64; 8]; 6],
+    k: [[bool; 8]; 6],
+}
+
+fn ci(c: Class) -> usize {
+    match c {
+        Class::P => 0,
+        Class::H => 1,
+        Class::R => 2,
+        Class::D => 3,
+        Class::F => 4,
+        Class::Fd => 5,
+    }
+}
+
+impl Regs {
+    /// The value of `r`.
+    pub fn get(&self, r: Reg) -> u64 {
+        self.v[ci(r.class)][r.idx as usize]
+    }
+
+    /// Whether the value of `r` is known.
+    pub fn known(&self, r: Reg) -> bool {
+        self.k[ci(r.class)][r.idx as usize]
+    }
+
+    /// Sets `r` (masking to its width) to a known value.
+    pub fn set(&mut self, r: Reg, v: u64) {
+        self.v[ci(r.class)][r.idx as usize] = v & mask(r.class.bits());
+        self.k[ci(r.class)][r.idx as usize] = true;
+    }
+
+    /// Marks `r` unknown.
+    pub fn forget(&mut self, r: Reg) {
+        self.k[ci(r.class)][r.idx as usize] = false;
+    }
+}
+
+/// Mask of the low `bits` bits.
+pub fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn sx(v: u64, bits: u32) -> i128 {
+    let s = 128 - bits;
+    ((v as i128) << s) >> s
+}
+
+fn zx(v: u64, bits: u32) -> i128 {
+    (v & mask(bits)) as i128
+}
+
+fn val(v: u64, t: It) -> i128 {
+    if t.signed {
+        sx(v, t.bits as u32)
+    } else {
+        zx(v, t.bits as u32)
+    }
+}
+
+fn tr(v: i128, bits: u32) -> u64 {
+    (v as u64) & mask(bits)
+}
+
+fn clamp(v: i128, bits: u32, signed: bool) -> i128 {
+    let (lo, hi) = if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    v.clamp(lo, hi)
+}
+
+/// The initial value of every register for thread `gid`.
+pub fn initial(p: &Program, gid: u32) -> Regs {
+    let mut regs = Regs::default();
+    for &(r, mul, add) in &p.init {
+        let k = (gid.wrapping_mul(mul).wrapping_add(add) & 15) as usize;
+        let v = match r.class {
+            Class::P => p.pools[1][k] & 1,
+            Class::H => p.pools[0][k],
+            Class::R => p.pools[1][k],
+            Class::D => p.pools[2][k],
+            Class::F => p.pools[3][k],
+            Class::Fd => p.pools[4][k],
+        };
+        regs.set(r, v);
+    }
+    regs
+}
+
+/// The reference's answer: the output buffer and, per byte, whether the reference knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected {
+    /// The output buffer.
+    pub bytes: Vec<u8>,
+    /// Whether each byte is known.
+    pub known: Vec<bool>,
+}
+
+/// Runs the program for every thread and returns the expected output buffer, or `None` when a
+/// branch depends on a value the reference does not know.
+pub fn run(p: &Program) -> Option<Expected> {
+    let (offs, rec) = p.record_layout();
+    let threads = p.block * p.grid;
+    let mut out = vec![0u8; (rec * threads) as usize];
+    let mut known = vec![false; out.len()];
+    for warp in 0..threads / 32 {
+        let mut lanes: Vec<Regs> = (0..32).map(|l| initial(p, warp * 32 + l)).collect();
+        exec(&p.body, u32::MAX, &mut lanes)?;
+        for (l, regs) in lanes.iter().enumerate() {
+            let base = ((warp * 32 + l as u32) * rec) as usize;
+            for (r, &o) in p.outputs.iter().zip(&offs) {
+                let v = regs.get(*r);
+                let n = match r.class {
+                    Class::P => 1,
+                    c => (c.bits() / 8) as usize,
+                };
+                let at = base + o as usize;
+                out[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+                known[at..at + n].fill(regs.known(*r));
+            }
+        }
+    }
+    Some(Expected { bytes: out, known })
+}
+
+fn lanes_of(m: u32) -> impl Iterator<Item = usize> {
+    (0..32).filter(move |l| m & (1 << l) != 0)
+}
+
+fn srcs_known(i: &Inst, regs: &Regs) -> bool {
+    i.srcs.iter().all(|s| match s {
+        Src::Reg(r) => regs.known(*r),
+        _ => true,
+    })
+}
+
+fn forget_dsts(i: &Inst, regs: &mut Regs) {
+    regs.forget(i.dst);
+    if let Some(d2) = i.dst2 {
+        regs.forget(d2);
+    }
+}
+
+fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
+    for n in nodes {
+        match n {
+            Node::Inst(i) => {
+                if is_warp(&i.op) {
+                    if lanes_of(active).all(|l| srcs_known(i, &lanes[l])) {
+                        warp(i, active, lanes);
+                    } else {
+                        for l in lanes_of(active) {
+                            forget_dsts(i, &mut lanes[l]);
+                        }
+                    }
+                } else {
+                    for l in lanes_of(active) {
+                        if let Some((p, neg)) = i.guard {
+                            let g = Reg {
+                                class: Class::P,
+                                idx: p,
+                            };
+                            if !lanes[l].known(g) {
+                                forget_dsts(i, &mut lanes[l]);
+                                continue;
+                            }
+                            if (lanes[l].get(g) != 0) == neg {
+                                continue;
+                            }
+                        }
+                        if !has_reference(&i.op) || !srcs_known(i, &lanes[l]) {
+                            forget_dsts(i, &mut lanes[l]);
+                            continue;
+                        }
+                        lane(i, l as u32, &mut lanes[l]);
+                    }
+                }
+            }
+            Node::If { cond, then, els } => {
+                let mut m = 0u32;
+                for l in lanes_of(active) {
+                    let c = match *cond {
+                        Cond::Pred(p, neg) => {
+                            let r = Reg {
+                                class: Class::P,
+                                idx: p,
+                            };
+                            if !lanes[l].known(r) {
+                                return None;
+                            }
+                            (lanes[l].get(r) != 0) != neg
+                        }
+                        Cond::LaneBelow(k) => (l as u32) < k,
+                        Cond::LaneBit(k) => (l >> k) & 1 != 0,
+                    };
+                    if c {
+                        m |= 1 << l;
+                    }
+                }
+                if m != 0 {
+                    exec(then, m, lanes)?;
+                }
+                if active & !m != 0 {
+                    exec(els, active & !m, lanes)?;
+                }
+            }
+            Node::Loop { trips, body } => {
+                let mut count = [0u32; 32];
+                for l in lanes_of(active) {
+                    count[l] = match *trips {
+                        Trips::Const(k) => k,
+                        Trips::Reg(r, k) => {
+                            let r = Reg {
+                                class: Class::R,
+                                idx: r,
+                            };
+                            if !lanes[l].known(r) {
+                                return None;
+                            }
+                            (lanes[l].get(r) & 3) as u32 + k
+                        }
+                        Trips::Lane(k) => (l as u32 & 3) + k,
+                    };
+                }
+                let mut m = active;
+                loop {
+                    m = lanes_of(m).filter(|&l| count[l] > 0).fold(0, |a, l| a | 1 << l);
+                    if m == 0 {
+                        break;
+                    }
+                    exec(body, m, lanes)?;
+                    for l in lanes_of(m) {
+                        count[l] -= 1;
+                    }
+                }
+            }
+        }
+    }
+    Some(())
+}
+
+/// Whether `op` is a warp-synchronous instruction.
+pub fn is_warp(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. }
+    )
+}
+
+fn src(s: Src, lane: u32, regs: &Regs) -> u64 {
+    match s {
+        Src::Reg(r) => regs.get(r),
+        Src::Imm(v) => v,
+        Src::Lane => lane as u64,
+    }
+}
+
+fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
+    let a: Vec<u64> = (0..32)
+        .map(|l| src(i.srcs[0], l as u32, &lanes[l]))
+        .collect();
+    match i.op {
+        Op::Shfl { mode, c } => {
+            let mut res = [(0u64, 0u64); 32];
+            for l in lanes_of(m) {
+                let lane = l as i32;
+                let b = src(i.srcs[1], l as u32, &lanes[l]);
+                let bval = (b & 0x1f) as i32;
+                let cval = (c & 0x1f) as i32;
+                let seg = ((c >> 8) & 0x1f) as i32;
+                let max_lane = (lane & seg) | (cval & !seg);
+                let min_lane = lane & seg;
+                let (j, pval) = match mode {
+                    ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+                    ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+                    ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+                    ShflMode::Idx => {
+                        let j = min_lane | (bval & !seg);
+                        (j, j <= max_lane)
+                    }
+                };
+                let j = if pval { j } else { lane };
+                res[l] = (a[j as usize], pval as u64);
+            }
+            for l in lanes_of(m) {
+                lanes[l].set(i.dst, res[l].0);
+                if let Some(d2) = i.dst2 {
+                    lanes[l].set(d2, res[l].1);
+                }
+            }
+        }
+        Op::Vote { mode, negate } => {
+            let ballot = lanes_of(m)
+                .filter(|&l| (a[l] != 0) != negate)
+                .fold(0u32, |acc, l| acc | 1 << l);
+            let v = match mode {
+                VoteMode::Ballot => ballot as u64,
+                VoteMode::All => (ballot == m) as u64,
+                VoteMode::Any => (ballot != 0) as u64,
+                VoteMode::Uni => (ballot == m || ballot == 0) as u64,
+            };
+            for l in lanes_of(m) {
+                lanes[l].set(i.dst, v);
+            }
+        }
+        Op::Redux { op, signed } => {
+            let vals = lanes_of(m).map(|l| a[l] & 0xffff_ffff);
+            let v = match op {
+                ReduxOp::Add => vals.fold(0u64, |x, y| x.wrapping_add(y)),
+                ReduxOp::And => vals.fold(u32::MAX as u64, |x, y| x & y),
+                ReduxOp::Or => vals.fold(0, |x, y| x | y),
+                ReduxOp::Xor => vals.fold(0, |x, y| x ^ y),
+                ReduxOp::Min | ReduxOp::Max => {
+                    let key = |x: u64| if signed { sx(x, 32) } else { zx(x, 32) };
+                    let it = lanes_of(m).map(|l| a[l] & 0xffff_ffff);
+                    let r = if op == ReduxOp::Min {
+                        it.min_by_key(|x| key(*x))
+                    } else {
+                        it.max_by_key(|x| key(*x))
+                    };
+                    r.unwrap_or(0)
+                }
+            };
+            for l in lanes_of(m) {
+                lanes[l].set(i.dst, v);
+            }
+        }
+        Op::Match { all, wide } => {
+            let w = if wide { 64 } else { 32 };
+            let first = a[m.trailing_zeros() as usize & 31] & mask(w);
+            let uniform = lanes_of(m).all(|l| a[l] & mask(w) == first);
+            for l in lanes_of(m) {
+                if all {
+                    lanes[l].set(i.dst, if uniform { m as u64 } else { 0 });
+                    if let Some(d2) = i.dst2 {
+                        lanes[l].set(d2, uniform as u64);
+                    }
+                } else {
+                    let same = lanes_of(m)
+                        .filter(|&k| a[k] & mask(w) == a[l] & mask(w))
+                        .fold(0u32, |acc, k| acc | 1 << k);
+                    lanes[l].set(i.dst, same as u64);
+                }
+            }
+        }
+        _ => unreachable!("not a warp instruction"),
+    }
+}
+
+/// Evaluates one lane of a non-warp instruction.
+fn lane(i: &Inst, lane: u32, regs: &mut Regs) {
+    let s: Vec<u64> = i.srcs.iter().map(|&x| src(x, lane, regs)).collect();
+    let (d, d2) = eval(i, &s);
+    regs.set(i.dst, d);
+    if let (Some(r), Some(v)) = (i.dst2, d2) {
+        regs.set(r, v);
+    }
+}
+
+fn f32v(b: u64) -> f32 {
+    f32::from_bits(b as u32)
+}
+
+fn f64v(b: u64) -> f64 {
+    f64::from_bits(b)
+}
+
+/// NaN result of an f64 operation with inputs `ins`.
+fn nan64_result(ins: &[u64]) -> u64 {
+    ins.iter()
+        .find(|&&x| nan64(x))
+        .map_or(F64_NAN, |&x| x | (1 << 51))
+}
+
+fn float_cmp(cmp: Cmp, a: f64, b: f64) -> bool {
+    let nan = a.is_nan() || b.is_nan();
+    match cmp {
+        Cmp::Eq => !nan && a == b,
+        Cmp::Ne => !nan && a != b,
+        Cmp::Lt => !nan && a < b,
+        Cmp::Le => !nan && a <= b,
+        Cmp::Gt => !nan && a > b,
+        Cmp::Ge => !nan && a >= b,
+        Cmp::Equ => nan || a == b,
+        Cmp::Neu => nan || a != b,
+        Cmp::Ltu => nan || a < b,
+        Cmp::Leu => nan || a <= b,
+        Cmp::Gtu => nan || a > b,
+        Cmp::Geu => nan || a >= b,
+        Cmp::Num => !nan,
+        Cmp::Nan => nan,
+        Cmp::Ls | Cmp::Hs => unreachable!("integer comparison"),
+    }
+}
+
+fn compare(cmp: Cmp, t: CmpT, ftz: bool, a: u64, b: u64) -> bool {
+    match t {
+        CmpT::F(Ft::F32) => {
+            let (a, b) = if ftz { (flush32(a), flush32(b)) } else { (a, b) };
+            float_cmp(cmp, f32v(a) as f64, f32v(b) as f64)
+        }
+        CmpT::F(Ft::F64) => float_cmp(cmp, f64v(a), f64v(b)),
+        CmpT::Bits(bits) => {
+            let (x, y) = (a & mask(bits as u32), b & mask(bits as u32));
+            match cmp {
+                Cmp::Eq => x == y,
+                _ => x != y,
+            }
+        }
+        CmpT::Int(it) => {
+            let (x, y) = (val(a, it), val(b, it));
+            let (ux, uy) = (zx(a, it.bits as u32), zx(b, it.bits as u32));
+            match cmp {
+                Cmp::Eq => x == y,
+                Cmp::Ne => x != y,
+                Cmp::Lt => x < y,
+                Cmp::Le => x <= y,
+                Cmp::Gt => x > y,
+                Cmp::Ge => x >= y,
+                Cmp::Ls => ux <= uy,
+                Cmp::Hs => ux >= uy,
+                _ => unreachable!("float comparison on integers"),
+            }
+        }
+    }
+}
+
+fn bop(op: Option<Bop>, t: bool, c: bool) -> bool {
+    match op {
+        None => t,
+        Some(Bop::And) => t && c,
+        Some(Bop::Or) => t || c,
+        Some(Bop::Xor) => t != c,
+    }
+}
+
+/// f32 arithmetic with PTX's input and output rules.
+fn arith32(ins: &[u64], ftz: bool, sat: bool, f: impl Fn(&[f32]) -> f32) -> u64 {
+    let ins: Vec<u64> = ins
+        .iter()
+        .map(|&x| if ftz { flush32(x) } else { x & 0xffff_ffff })
+        .collect();
+    let r = if ins.iter().any(|&x| nan32(x)) {
+        F32_NAN
+    } else {
+        let xs: Vec<f32> = ins.iter().map(|&x| f32v(x)).collect();
+        let v = f(&xs);
+        if v.is_nan() {
+            F32_NAN
+        } else {
+            v.to_bits() as u64
+        }
+    };
+    if nan32(r) {
+        return if sat { 0 } else { r };
+    }
+    let r = if ftz { flush32(r) } else { r };
+    if sat {
+        sat32(r)
+    } else {
+        r
+    }
+}
+
+/// f64 arithmetic with PTX's NaN rule.
+fn arith64(ins: &[u64], f: impl Fn(&[f64]) -> f64) -> u64 {
+    if ins.iter().any(|&x| nan64(x)) {
+        return nan64_result(ins);
+    }
+    let xs: Vec<f64> = ins.iter().map(|&x| f64v(x)).collect();
+    let v = f(&xs);
+    if v.is_nan() {
+        nan64_result(ins)
+    } else {
+        v.to_bits()
+    }
+}
+
+fn bfind(a: u64, t: It, shiftamt: bool) -> u64 {
+    let msb = t.bits as u32 - 1;
+    let mut a = a & mask(t.bits as u32);
+    if t.signed && (a >> msb) & 1 != 0 {
+        a = !a & mask(t.bits as u32);
+    }
+    let mut d = 0xffff_ffffu64;
+    for i in (0..=msb).rev() {
+        if (a >> i) & 1 != 0 {
+            d = i as u64;
+            break;
+        }
+    }
+    if shiftamt && d != 0xffff_ffff {
+        d = msb as u64 - d;
+    }
+    d
+}
+
+fn bfe(a: u64, b: u64, c: u64, t: It) -> u64 {
+    let msb = t.bits as u64 - 1;
+    let pos = b & 0xff;
+    let len = c & 0xff;
+    let sbit = if !t.signed || len == 0 {
+        0
+    } else {
+        (a >> (pos + len - 1).min(msb)) & 1
+    };
+    let mut d = 0u64;
+    for i in 0..=msb {
+        let bit = if i < len && pos + i <= msb {
+            (a >> (pos + i)) & 1
+        } else {
+            sbit
+        };
+        d |= bit << i;
+    }
+    d
+}
+
+fn bfi(a: u64, b: u64, c: u64, d: u64, w: u8) -> u64 {
+    let msb = w as u64 - 1;
+    let pos = c & 0xff;
+    let len = d & 0xff;
+    let mut f = b & mask(w as u32);
+    let mut i = 0;
+    while i < len && pos + i <= msb {
+        f = (f & !(1 << (pos + i))) | (((a >> i) & 1) << (pos + i));
+        i += 1;
+    }
+    f
+}
+
+fn prmt(a: u64, b: u64, c: u64, f4e: bool) -> u64 {
+    let bytes = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
+    let byte = |k: u64| (bytes >> (8 * (k & 7))) & 0xff;
+    let mut d = 0u64;
+    for i in 0..4u64 {
+        let v = if f4e {
+            byte((c & 3) + i)
+        } else {
+            let sel = (c >> (4 * i)) & 0xf;
+            let v = byte(sel & 7);
+            if sel & 8 != 0 {
+                if v & 0x80 != 0 {
+                    0xff
+                } else {
+                    0
+                }
+            } else {
+                v
+            }
+        };
+        d |= v << (8 * i);
+    }
+    d
+}
+
+fn cvt_int_extend(r: i128, bits: u32, signed: bool) -> u64 {
+    let v = tr(r, bits);
+    if signed {
+        sx(v, bits) as u64
+    } else {
+        v
+    }
+}
+
+fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u64 {
+    let mode = |r: Option<CvtRnd>| match r {
+        Some(CvtRnd::F(m) | CvtRnd::I(m)) => m,
+        None => Rnd::Rn,
+    };
+    match (d, s) {
+        (CvtT::Int(db, ds), CvtT::Int(sb, ss)) => {
+            let v = if ss { sx(a, sb as u32) } else { zx(a, sb as u32) };
+            let v = if sat { clamp(v, db as u32, ds) } else { v };
+            cvt_int_extend(v, db as u32, ds)
+        }
+        (CvtT::Int(db, ds), CvtT::F(ft)) => {
+            let x = match ft {
+                Ft::F32 => f32v(if ftz { flush32(a) } else { a }) as f64,
+                Ft::F64 => f64v(a),
+            };
+            let r = fref::float_to_int(x, mode(rnd), db as u32, ds);
+            cvt_int_extend(r, db as u32, ds)
+        }
+        (CvtT::F(ft), CvtT::Int(sb, ss)) => {
+            let v = if ss { sx(a, sb as u32) } else { zx(a, sb as u32) };
+            match ft {
+                Ft::F32 => {
+                    let r = fref::int_to_f32(v, mode(rnd)).to_bits() as u64;
+                    if sat {
+                        sat32(r)
+                    } else {
+                        r
+                    }
+                }
+                Ft::F64 => {
+                    let r = fref::int_to_f64(v, mode(rnd));
+                    if sat {
+                        r.clamp(0.0, 1.0).to_bits()
+                    } else {
+                        r.to_bits()
+                    }
+                }
+            }
+        }
+        (CvtT::F(Ft::F32), CvtT::F(Ft::F64)) => {
+            if nan64(a) {
+                if sat {
+                    return 0;
+                }
+                return ((a >> 32) & 0x8000_0000) | 0x7fc0_0000 | ((a >> 29) & 0x003f_ffff);
+            }
+            let r = fref::f64_to_f32(f64v(a), mode(rnd)).to_bits() as u64;
+            let r = if ftz { flush32(r) } else { r };
+            if sat {
+                sat32(r)
+            } else {
+                r
+            }
+        }
+        (CvtT::F(Ft::F64), CvtT::F(Ft::F32)) => {
+            let a = if ftz { flush32(a) } else { a };
+            if nan32(a) {
+                return if sat { 0 } else { F64_NAN };
+            }
+            let r = f32v(a) as f64;
+            if sat {
+                sat64(r)
+            } else {
+                r.to_bits()
+            }
+        }
+        (CvtT::F(Ft::F32), CvtT::F(Ft::F32)) => {
+            let a = if ftz { flush32(a) } else { a & 0xffff_ffff };
+            if nan32(a) {
+                return if sat { 0 } else { F32_NAN };
+            }
+            let x = f32v(a) as f64;
+            let r = match rnd {
+                Some(CvtRnd::I(m)) => fref::round_int64(x, m) as f32,
+                _ => x as f32,
+            };
+            let r = r.to_bits() as u64;
+            let r = if ftz { flush32(r) } else { r };
+            if sat {
+                sat32(r)
+            } else {
+                r
+            }
+        }
+        (CvtT::F(Ft::F64), CvtT::F(Ft::F64)) => {
+            if nan64(a) {
+                return if sat { 0 } else { F64_NAN };
+            }
+            let x = f64v(a);
+            let r = match rnd {
+                Some(CvtRnd::I(m)) => fref::round_int64(x, m),
+                _ => x,
+            };
+            if sat {
+                sat64(r)
+            } else {
+                r.to_bits()
+            }
+        }
+    }
+}
+
+fn sat64(r: f64) -> u64 {
+    if r.is_nan() || r <= 0.0 {
+        0
+    } else if r > 1.0 {
+        1f64.to_bits()
+    } else {
+        r.to_bits()
+    }
+}
+
+fn minmax(ft: Ft, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64) -> u64 {
+    let (bits, qnan) = match ft {
+        Ft::F32 => (32, F32_NAN),
+        Ft::F64 => (64, F64_NAN),
+    };
+    let signbit = 1u64 << (bits - 1);
+    let (mut a, mut b) = (a & mask(bits), b & mask(bits));
+    if ftz && ft == Ft::F32 {
+        a = flush32(a);
+        b = flush32(b);
+    }
+    let sign = (a ^ b) & signbit;
+    if xorsign {
+        a &= !signbit;
+        b &= !signbit;
+    }
+    let isnan = |x: u64| if ft == Ft::F32 { nan32(x) } else { nan64(x) };
+    let (na, nb) = (isnan(a), isnan(b));
+    if na && nb || (nan && (na || nb)) {
+        return qnan;
+    }
+    let r = if na {
+        b
+    } else if nb {
+        a
+    } else {
+        // Total order with -0 < +0.
+        let key = |x: u64| {
+            let mag = (x & !signbit) as i128;
+            if x & signbit != 0 {
+                -mag - 1
+            } else {
+                mag
+            }
+        };
+        if (key(a) < key(b)) != max {
+            a
+        } else {
+            b
+        }
+    };
+    if xorsign {
+        r | sign
+    } else {
+        r
+    }
+}
+
+fn testp(ft: Ft, class: u8, a: u64) -> bool {
+    let (nan, inf, zero, sub) = match ft {
+        Ft::F32 => {
+            let x = f32v(a);
+            (x.is_nan(), x.is_infinite(), x == 0.0, x.is_subnormal())
+        }
+        Ft::F64 => {
+            let x = f64v(a);
+            (x.is_nan(), x.is_infinite(), x == 0.0, x.is_subnormal())
+        }
+    };
+    match class {
+        0 => !nan && !inf,
+        1 => inf,
+        2 => !nan,
+        3 => nan,
+        4 => !nan && !inf && !zero && !sub,
+        _ => sub,
+    }
+}
+
+/// One lane's result (and second result) of a non-warp instruction with source values `s`.
+pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
+    let w = |t: &It| t.bits as u32;
+    let one = |v: u64| (v, None);
+    match i.op {
+        Op::Add(t) => one(tr(val(s[0], t) + val(s[1], t), w(&t))),
+        Op::Sub(t) => one(tr(val(s[0], t) - val(s[1], t), w(&t))),
+        Op::AddSat(sub) => {
+            let (a, b) = (sx(s[0], 32), sx(s[1], 32));
+            one(tr(clamp(if sub { a - b } else { a + b }, 32, true), 32))
+        }
+        Op::MulLo(t) => one(tr(val(s[0], t).wrapping_mul(val(s[1], t)), w(&t))),
+        Op::MulHi(t) => one(if t.bits == 64 && !t.signed {
+            ((s[0] as u128 * s[1] as u128) >> 64) as u64
+        } else {
+            tr((val(s[0], t) * val(s[1], t)) >> w(&t), w(&t))
+        }),
+        Op::MulWide(t) => one(tr(val(s[0], t) * val(s[1], t), 2 * w(&t))),
+        Op::MadLo(t) => one(tr(
+            val(s[0], t)
+                .wrapping_mul(val(s[1], t))
+                .wrapping_add(val(s[2], t)),
+            w(&t),
+        )),
+        Op::MadHi(t) => {
+            let hi = if t.bits == 64 && !t.signed {
+                ((s[0] as u128 * s[1] as u128) >> 64) as i128
+            } else {
+                (val(s[0], t) * val(s[1], t)) >> w(&t)
+            };
+            one(tr(hi.wrapping_add(val(s[2], t)), w(&t)))
+        }
+        Op::MadWide(t) => {
+            let wide = It {
+                bits: t.bits * 2,
+                signed: t.signed,
+            };
+            one(tr(
+                val(s[0], t) * val(s[1], t) + val(s[2], wide),
+                2 * w(&t),
+            ))
+        }
+        Op::MadHiSat => {
+            let hi = (sx(s[0], 32) * sx(s[1], 32)) >> 32;
+            one(tr(clamp(hi + sx(s[2], 32), 32, true), 32))
+        }
+        Op::Mul24 { hi, signed } | Op::Mad24 { hi, signed } => {
+            let e = |v: u64| if signed { sx(v, 24) } else { zx(v, 24) };
+            let p = e(s[0]) * e(s[1]);
+            let r = if hi { p >> 16 } else { p };
+            let c = if matches!(i.op, Op::Mad24 { .. }) {
+                zx(s[2], 32)
+            } else {
+                0
+            };
+            one(tr(r + c, 32))
+        }
+        Op::Sad(t) => {
+            let (a, b) = (val(s[0], t), val(s[1], t));
+            let d = if a < b { b - a } else { a - b };
+            one(tr(d + val(s[2], t), w(&t)))
+        }
+        Op::Div(t) | Op::Rem(t) => {
+            let mut b = val(s[1], t);
+            if b == 0 || (t.signed && b == -1) {
+                b = 1;
+            }
+            let a = val(s[0], t);
+            one(tr(
+                if matches!(i.op, Op::Div(_)) {
+                    a / b
+                } else {
+                    a % b
+                },
+                w(&t),
+            ))
+        }
+        Op::Abs(t) => one(tr(val(s[0], t).abs(), w(&t))),
+        Op::Neg(t) => one(tr(-val(s[0], t), w(&t))),
+        Op::Min(t) => one(tr(val(s[0], t).min(val(s[1], t)), w(&t))),
+        Op::Max(t) => one(tr(val(s[0], t).max(val(s[1], t)), w(&t))),
+        Op::Relu { max } => {
+            let (a, b) = (sx(s[0], 32), sx(s[1], 32));
+            let v = if max { a.max(b) } else { a.min(b) };
+            one(tr(v.max(0), 32))
+        }
+        Op::Popc(b) => one((s[0] & mask(b as u32)).count_ones() as u64),
+        Op::Clz(b) => one(if b == 32 {
+            (s[0] as u32).leading_zeros() as u64
+        } else {
+            s[0].leading_zeros() as u64
+        }),
+        Op::Brev(b) => one(if b == 32 {
+            (s[0] as u32).reverse_bits() as u64
+        } else {
+            s[0].reverse_bits()
+        }),
+        Op::Bfind { t, shiftamt } => one(bfind(s[0], t, shiftamt)),
+        Op::Bfe(t) => one(bfe(s[0], s[1], s[2], t)),
+        Op::Bfi(b) => one(bfi(s[0], s[1], s[2], s[3], b)),
+        Op::Dp4a { sa, sb } => {
+            let byte = |v: u64, k: u32, sgn: bool| {
+                let x = (v >> (8 * k)) & 0xff;
+                if sgn {
+                    sx(x, 8)
+                } else {
+                    x as i128
+                }
+            };
+            let sum: i128 = (0..4).map(|k| byte(s[0], k, sa) * byte(s[1], k, sb)).sum();
+            one(tr(sum + zx(s[2], 32), 32))
+        }
+        Op::Dp2a { hi, sa, sb } => {
+            let half = |k: u32| {
+                let x = (s[0] >> (16 * k)) & 0xffff;
+                if sa {
+                    sx(x, 16)
+                } else {
+                    x as i128
+                }
+            };
+            let byte = |k: u32| {
+                let x = (s[1] >> (8 * k)) & 0xff;
+                if sb {
+                    sx(x, 8)
+                } else {
+                    x as i128
+                }
+            };
+            let base = if hi { 2 } else { 0 };
+            let sum = half(0) * byte(base) + half(1) * byte(base + 1);
+            one(tr(sum + zx(s[2], 32), 32))
+        }
+        Op::Prmt { f4e } => one(prmt(s[0], s[1], s[2], f4e)),
+        Op::And(c) => one(s[0] & s[1] & mask(c.bits())),
+        Op::Or(c) => one((s[0] | s[1]) & mask(c.bits())),
+        Op::Xor(c) => one((s[0] ^ s[1]) & mask(c.bits())),
+        Op::Not(c) => one(!s[0] & mask(c.bits())),
+        Op::Cnot(c) => one((s[0] & mask(c.bits()) == 0) as u64),
+        Op::Lop3(lut) => {
+            let mut d = 0u64;
+            for k in 0..32 {
+                let idx = (((s[0] >> k) & 1) << 2) | (((s[1] >> k) & 1) << 1) | ((s[2] >> k) & 1);
+                d |= (((lut as u64) >> idx) & 1) << k;
+            }
+            one(d)
+        }
+        Op::Shf { left, clamp } => {
+            let n = if clamp {
+                (s[2] & 0xffff_ffff).min(32)
+            } else {
+                s[2] & 31
+            } as u32;
+            let v = ((s[1] & 0xffff_ffff) << 32) | (s[0] & 0xffff_ffff);
+            let v = v as u128;
+            one(if left {
+                ((v << n) >> 32) as u64 & 0xffff_ffff
+            } else {
+                (v >> n) as u64 & 0xffff_ffff
+            })
+        }
+        Op::Shl(c) => {
+            let n = s[1] & 0xffff_ffff;
+            one(if n >= c.bits() as u64 {
+                0
+            } else {
+                (s[0] << n) & mask(c.bits())
+            })
+        }
+        Op::Shr(t) => {
+            let n = (s[1] & 0xffff_ffff).min(127) as u32;
+            let v = val(s[0], t);
+            one(tr(if n >= 127 { v >> 127 } else { v >> n }, w(&t)))
+        }
+        Op::Setp {
+            cmp, t, bop: b, ftz, ..
+        } => {
+            let r = compare(cmp, t, ftz, s[0], s[1]);
+            let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
+            (bop(b, r, c) as u64, Some(bop(b, !r, c) as u64))
+        }
+        Op::Set {
+            cmp,
+            t,
+            d,
+            bop: b,
+            ftz,
+        } => {
+            let r = compare(cmp, t, ftz, s[0], s[1]);
+            let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
+            let v = bop(b, r, c);
+            one(match (d, v) {
+                (_, false) => 0,
+                (SetD::F32, true) => 0x3f80_0000,
+                (_, true) => 0xffff_ffff,
+            })
+        }
+        Op::Selp(_) => one(if s[2] != 0 { s[0] } else { s[1] }),
+        Op::Slct(_) => one(if sx(s[2], 32) >= 0 { s[0] } else { s[1] }),
+        Op::Fbin {
+            op,
+            ft,
+            rnd,
+            ftz,
+            sat,
+        } => {
+            let m = rnd.unwrap_or(Rnd::Rn);
+            one(match ft {
+                Ft::F32 => arith32(&s[..2], ftz, sat, |x| match op {
+                    Fop::Add => fref::add32(x[0], x[1], m),
+                    Fop::Sub => fref::add32(x[0], -x[1], m),
+                    Fop::Mul => fref::mul32(x[0], x[1], m),
+                    Fop::Div => fref::div32(x[0], x[1], m),
+                }),
+                Ft::F64 => arith64(&s[..2], |x| match op {
+                    Fop::Add => fref::add64(x[0], x[1], m),
+                    Fop::Sub => fref::add64(x[0], -x[1], m),
+                    Fop::Mul => fref::mul64(x[0], x[1], m),
+                    Fop::Div => fref::div64(x[0], x[1], m),
+                }),
+            })
+        }
+        Op::Fma {
+            ft, rnd, ftz, sat, ..
+        } => one(match ft {
+            Ft::F32 => arith32(&s[..3], ftz, sat, |x| fref::fma32(x[0], x[1], x[2], rnd)),
+            Ft::F64 => arith64(&s[..3], |x| fref::fma64(x[0], x[1], x[2], rnd)),
+        }),
+        Op::Rcp { ft, rnd, ftz } => one(match ft {
+            Ft::F32 => arith32(&s[..1], ftz, false, |x| fref::div32(1.0, x[0], rnd)),
+            Ft::F64 => arith64(&s[..1], |x| fref::div64(1.0, x[0], rnd)),
+        }),
+        Op::Sqrt { ft, rnd, ftz } => one(match ft {
+            Ft::F32 => arith32(&s[..1], ftz, false, |x| fref::sqrt32(x[0], rnd)),
+            Ft::F64 => arith64(&s[..1], |x| fref::sqrt64(x[0], rnd)),
+        }),
+        Op::Fabs { ft, ftz } | Op::Fneg { ft, ftz } => {
+            let neg = matches!(i.op, Op::Fneg { .. });
+            one(match ft {
+                Ft::F32 => {
+                    let a = s[0] & 0xffff_ffff;
+                    if nan32(a) {
+                        F32_NAN
+                    } else {
+                        let a = if ftz { flush32(a) } else { a };
+                        if neg {
+                            a ^ 0x8000_0000
+                        } else {
+                            a & 0x7fff_ffff
+                        }
+                    }
+                }
+                Ft::F64 => {
+                    if neg {
+                        s[0] ^ (1 << 63)
+                    } else {
+                        s[0] & !(1 << 63)
+                    }
+                }
+            })
+        }
+        Op::Fminmax {
+            ft,
+            max,
+            ftz,
+            nan,
+            xorsign,
+        } => one(minmax(ft, max, ftz, nan, xorsign, s[0], s[1])),
+        Op::Copysign(ft) => {
+            let sb = if ft == Ft::F32 { 1u64 << 31 } else { 1 << 63 };
+            one((s[1] & !sb) | (s[0] & sb))
+        }
+        Op::Testp { ft, class } => one(testp(ft, class, s[0]) as u64),
+        Op::Approx { .. } => unreachable!("approximate operations have no reference"),
+        Op::Cvt {
+            d,
+            s: st,
+            rnd,
+            ftz,
+            sat,
+        } => one(cvt(d, st, rnd, ftz, sat, s[0])),
+        Op::Mov(_) => one(s[0]),
+        Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. } => {
+            unreachable!("warp instructions are evaluated per warp")
+        }
+    }
+}
+
+/// Whether the reference covers `op` (approximate functions are checked three ways only).
+pub fn has_reference(op: &Op) -> bool {
+    !matches!(op, Op::Approx { .. })
+}

@@ -1,0 +1,882 @@
+//! Lowering a generated [`Program`] to a PTX module (built directly as IR), and its input
+//! buffer.
+//!
+//! The kernel `k(.param .u64 in, .param .u64 out)`: every thread computes its global id,
+//! initialises each register from the input pools (`pool[(gid * mul + add) & 15]`), runs the
+//! body, and stores the output registers to its record of `out`. Divisions are preceded by a
+//! guard that replaces a zero (and, for signed types, a -1) divisor by 1. Each region of the
+//! structured body keeps the mask of its lanes in `%m<depth>`, computed with
+//! `vote.sync.ballot` where the region starts, and warp-synchronous instructions use it as
+//! their membermask.
+
+use super::prog::*;
+use ptx_ir_core::{
+    ArchSuffix, Cmp, Declarator, Flag, Function, FunctionKind, Guard, Instruction, Item, Linkage,
+    Modifier, Module, Name, Op as MOp, Opcode, Operand, Param, Rounding, Selector, Space,
+    SpecialReg, Statement, Target, Type, VarDecl, Version,
+};
+
+/// Byte offset of each pool (`H`, `R`, `D`, `F`, `Fd`) in the input buffer.
+pub const POOL_OFFSETS: [u32; 5] = [0, 32, 96, 224, 288];
+/// Size of the input buffer.
+pub const INPUT_LEN: usize = 416;
+
+/// The input buffer: the five pools, little-endian.
+pub fn input(p: &Program) -> Vec<u8> {
+    let mut b = vec![0u8; INPUT_LEN];
+    let sizes = [2usize, 4, 8, 4, 8];
+    for (k, pool) in p.pools.iter().enumerate() {
+        for (i, v) in pool.iter().enumerate() {
+            let at = POOL_OFFSETS[k] as usize + i * sizes[k];
+            b[at..at + sizes[k]].copy_from_slice(&v.to_le_bytes()[..sizes[k]]);
+        }
+    }
+    b
+}
+
+struct B {
+    m: Module,
+    body: Vec<Statement>,
+    labels: u32,
+}
+
+fn it_type(t: It) -> Type {
+    match (t.bits, t.signed) {
+        (16, false) => Type::U16,
+        (16, true) => Type::S16,
+        (32, false) => Type::U32,
+        (32, true) => Type::S32,
+        (64, false) => Type::U64,
+        _ => Type::S64,
+    }
+}
+
+fn int_type(bits: u8, signed: bool) -> Type {
+    match (bits, signed) {
+        (8, false) => Type::U8,
+        (8, true) => Type::S8,
+        (b, s) => it_type(It { bits: b, signed: s }),
+    }
+}
+
+fn bits_type(bits: u32) -> Type {
+    match bits {
+        16 => Type::B16,
+        32 => Type::B32,
+        _ => Type::B64,
+    }
+}
+
+fn class_type(c: Class) -> Type {
+    match c {
+        Class::P => Type::Pred,
+        Class::H => Type::B16,
+        Class::R => Type::B32,
+        Class::D => Type::B64,
+        Class::F => Type::F32,
+        Class::Fd => Type::F64,
+    }
+}
+
+fn ft_type(f: Ft) -> Type {
+    match f {
+        Ft::F32 => Type::F32,
+        Ft::F64 => Type::F64,
+    }
+}
+
+fn rounding(r: Rnd) -> Rounding {
+    match r {
+        Rnd::Rn => Rounding::Rn,
+        Rnd::Rz => Rounding::Rz,
+        Rnd::Rm => Rounding::Rm,
+        Rnd::Rp => Rounding::Rp,
+    }
+}
+
+fn irounding(r: Rnd) -> Rounding {
+    match r {
+        Rnd::Rn => Rounding::Rni,
+        Rnd::Rz => Rounding::Rzi,
+        Rnd::Rm => Rounding::Rmi,
+        Rnd::Rp => Rounding::Rpi,
+    }
+}
+
+fn t(x: Type) -> Modifier {
+    Modifier::Type(x)
+}
+
+fn f(x: Flag) -> Modifier {
+    Modifier::Flag(x)
+}
+
+/// An integer immediate as the reader would produce it.
+fn int_imm(v: i128) -> Operand {
+    if let Ok(x) = i64::try_from(v) {
+        Operand::Int(x)
+    } else {
+        Operand::Uint(v as u64)
+    }
+}
+
+impl B {
+    fn name(&mut self, s: &str) -> Name {
+        self.m.names.intern(s)
+    }
+
+    fn r(&mut self, s: &str) -> Operand {
+        Operand::reg(self.name(s))
+    }
+
+    fn reg(&mut self, r: Reg) -> Operand {
+        let s = format!("{}{}", r.class.prefix(), r.idx);
+        self.r(&s)
+    }
+
+    fn emit(&mut self, guard: Option<Guard>, op: Opcode, mods: Vec<Modifier>, ops: Vec<Operand>) {
+        let mut i = Instruction::new(op, mods, ops);
+        i.guard = guard;
+        self.body.push(Statement::Inst(i));
+    }
+
+    fn e(&mut self, op: Opcode, mods: Vec<Modifier>, ops: Vec<Operand>) {
+        self.emit(None, op, mods, ops);
+    }
+
+    fn label(&mut self, kind: &str) -> (Name, String) {
+        self.labels += 1;
+        let s = format!("$L_{kind}_{}", self.labels);
+        (self.name(&s), s)
+    }
+
+    fn decl(&mut self, ty: Type, prefix: &str, n: u32) {
+        let name = self.name(prefix);
+        self.body.push(Statement::Decl(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Reg,
+            attributes: Vec::new(),
+            align: None,
+            vector: None,
+            ty,
+            names: vec![Declarator {
+                name,
+                range: Some(n),
+                dims: Default::default(),
+                init: None,
+            }],
+        })));
+    }
+
+    /// A source operand of an instruction whose operand has `class` and, for integer
+    /// immediates, type `ty` (signed immediates are written sign-extended).
+    fn src(&mut self, s: Src, class: Class, signed: bool) -> Operand {
+        match s {
+            Src::Reg(r) => self.reg(r),
+            Src::Lane => Operand::Special {
+                reg: SpecialReg::Laneid,
+                sel: Selector::NONE,
+            },
+            Src::Imm(v) => match class {
+                Class::F => Operand::F32(v as u32),
+                Class::Fd => Operand::F64(v),
+                c => {
+                    let bits = c.bits();
+                    let v = v & super::eval::mask(bits);
+                    if signed {
+                        let sh = 128 - bits;
+                        int_imm(((v as i128) << sh) >> sh)
+                    } else {
+                        int_imm(v as i128)
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// The kernel for `p`, with names renumbered into print order.
+pub fn module(p: &Program) -> Module {
+    let mut b = B {
+        m: Module::new(
+            Version { major: 8, minor: 7 },
+            vec![Target::Sm {
+                arch: 90,
+                suffix: ArchSuffix::None,
+            }],
+            Some(64),
+        ),
+        body: Vec::new(),
+        labels: 0,
+    };
+    for c in Class::ALL {
+        b.decl(class_type(c), c.prefix(), c.count() as u32);
+    }
+    b.decl(Type::B32, "%t", 8);
+    b.decl(Type::B64, "%td", 5);
+    b.decl(Type::Pred, "%tp", 2);
+    b.decl(Type::B16, "%th", 2);
+    b.decl(Type::B32, "%m", 6);
+    b.decl(Type::B32, "%c", 4);
+    b.decl(Type::Pred, "%q", 4);
+    prologue(&mut b, p);
+    let body = p.body.clone();
+    nodes(&mut b, &body, 0);
+    epilogue(&mut b, p);
+    b.e(Opcode::Ret, vec![], vec![]);
+
+    let param = |b: &mut B, s: &str| Param {
+        space: Space::Param,
+        align: None,
+        vector: None,
+        ty: Type::U64,
+        ptr: None,
+        name: b.name(s),
+        dims: Default::default(),
+    };
+    let name = b.name("k");
+    let params = vec![param(&mut b, "in"), param(&mut b, "out")];
+    let body = std::mem::take(&mut b.body);
+    b.m.items.push(Item::Function(Box::new(Function {
+        linkage: Some(Linkage::Visible),
+        kind: FunctionKind::Entry,
+        attributes: Vec::new(),
+        returns: None,
+        name,
+        params: Some(params),
+        directives: Vec::new(),
+        body: Some(body),
+    })));
+    let _ = ptx_ir_core::visit::renumber_names(&mut b.m);
+    b.m
+}
+
+fn special(r: SpecialReg, x: bool) -> Operand {
+    Operand::Special {
+        reg: r,
+        sel: if x {
+            Selector::component(0).unwrap_or_default()
+        } else {
+            Selector::NONE
+        },
+    }
+}
+
+fn prologue(b: &mut B, p: &Program) {
+    use Opcode::*;
+    let (td0, td1, in_, out) = (b.r("%td0"), b.r("%td1"), b.name("in"), b.name("out"));
+    b.e(Ld, vec![Modifier::Space(Space::Param), t(Type::U64)], vec![td0.clone(), Operand::addr(in_, 0)]);
+    b.e(Ld, vec![Modifier::Space(Space::Param), t(Type::U64)], vec![td1.clone(), Operand::addr(out, 0)]);
+    b.e(Cvta, vec![f(Flag::To), Modifier::Space(Space::Global), t(Type::U64)], vec![td0.clone(), td0.clone()]);
+    b.e(Cvta, vec![f(Flag::To), Modifier::Space(Space::Global), t(Type::U64)], vec![td1.clone(), td1]);
+    let (t0, t1, t2, t3) = (b.r("%t0"), b.r("%t1"), b.r("%t2"), b.r("%t3"));
+    b.e(Mov, vec![t(Type::U32)], vec![t0.clone(), special(SpecialReg::Tid, true)]);
+    b.e(Mov, vec![t(Type::U32)], vec![t1.clone(), special(SpecialReg::Ctaid, true)]);
+    b.e(Mov, vec![t(Type::U32)], vec![t2.clone(), special(SpecialReg::Ntid, true)]);
+    b.e(Mad, vec![f(Flag::Lo), t(Type::U32)], vec![t3.clone(), t1, t2, t0]);
+    let m0 = b.r("%m0");
+    b.e(Mov, vec![t(Type::B32)], vec![m0, Operand::Int(0xffff_ffff)]);
+    let (t4, t5, td2) = (b.r("%t4"), b.r("%t5"), b.r("%td2"));
+    for &(r, mul, add) in &p.init {
+        let (pool, size) = match r.class {
+            Class::H => (0, 2),
+            Class::P | Class::R => (1, 4),
+            Class::D => (2, 8),
+            Class::F => (3, 4),
+            Class::Fd => (4, 8),
+        };
+        b.e(Mad, vec![f(Flag::Lo), t(Type::U32)], vec![t4.clone(), t3.clone(), Operand::Int(mul as i64), Operand::Int(add as i64)]);
+        b.e(And, vec![t(Type::B32)], vec![t4.clone(), t4.clone(), Operand::Int(15)]);
+        b.e(Mul, vec![f(Flag::Wide), t(Type::U32)], vec![td2.clone(), t4.clone(), Operand::Int(size)]);
+        b.e(Add, vec![t(Type::S64)], vec![td2.clone(), td0_op(b), td2.clone()]);
+        let base = b.name("%td2");
+        let addr = Operand::addr(base, POOL_OFFSETS[pool] as i64);
+        let ty = match r.class {
+            Class::H => Type::B16,
+            Class::P | Class::R => Type::B32,
+            Class::D => Type::B64,
+            Class::F => Type::F32,
+            Class::Fd => Type::F64,
+        };
+        if r.class == Class::P {
+            b.e(Ld, vec![Modifier::Space(Space::Global), t(ty)], vec![t5.clone(), addr]);
+            b.e(And, vec![t(Type::B32)], vec![t5.clone(), t5.clone(), Operand::Int(1)]);
+            let d = b.reg(r);
+            b.e(Setp, vec![Modifier::Cmp(Cmp::Ne), t(Type::B32)], vec![d, t5.clone(), Operand::Int(0)]);
+        } else {
+            let d = b.reg(r);
+            b.e(Ld, vec![Modifier::Space(Space::Global), t(ty)], vec![d, addr]);
+        }
+    }
+}
+
+fn td0_op(b: &mut B) -> Operand {
+    b.r("%td0")
+}
+
+fn epilogue(b: &mut B, p: &Program) {
+    use Opcode::*;
+    let (offs, rec) = p.record_layout();
+    let (td3, t3, td1) = (b.r("%td3"), b.r("%t3"), b.r("%td1"));
+    b.e(Mul, vec![f(Flag::Wide), t(Type::U32)], vec![td3.clone(), t3, Operand::Int(rec as i64)]);
+    b.e(Add, vec![t(Type::S64)], vec![td3.clone(), td1, td3]);
+    let base = b.name("%td3");
+    let th0 = b.r("%th0");
+    for (r, &o) in p.outputs.iter().zip(&offs) {
+        let addr = Operand::addr(base, o as i64);
+        let v = b.reg(*r);
+        let g = Modifier::Space(Space::Global);
+        match r.class {
+            Class::P => {
+                b.e(Selp, vec![t(Type::U16)], vec![th0.clone(), Operand::Int(1), Operand::Int(0), v]);
+                b.e(St, vec![g, t(Type::U8)], vec![addr, th0.clone()]);
+            }
+            c => b.e(St, vec![g, t(class_type(c))], vec![addr, v]),
+        }
+    }
+}
+
+fn mask_reg(b: &mut B, depth: u32) -> Operand {
+    b.r(&format!("%m{depth}"))
+}
+
+fn nodes(b: &mut B, ns: &[Node], depth: u32) {
+    use Opcode::*;
+    for n in ns {
+        match n {
+            Node::Inst(i) => inst(b, i, depth),
+            Node::If { cond, then, els } => {
+                let q = b.r(&format!("%q{depth}"));
+                let qn = b.name(&format!("%q{depth}"));
+                let (pred, neg) = match *cond {
+                    Cond::Pred(p, neg) => (
+                        b.name(&format!("%p{p}")),
+                        neg,
+                    ),
+                    Cond::LaneBelow(k) => {
+                        let t7 = b.r("%t7");
+                        b.e(Mov, vec![t(Type::U32)], vec![t7.clone(), special(SpecialReg::Laneid, false)]);
+                        b.e(Setp, vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)], vec![q, t7, Operand::Int(k as i64)]);
+                        (qn, false)
+                    }
+                    Cond::LaneBit(k) => {
+                        let t7 = b.r("%t7");
+                        b.e(Mov, vec![t(Type::U32)], vec![t7.clone(), special(SpecialReg::Laneid, false)]);
+                        b.e(And, vec![t(Type::B32)], vec![t7.clone(), t7.clone(), Operand::Int(1 << k)]);
+                        b.e(Setp, vec![Modifier::Cmp(Cmp::Ne), t(Type::U32)], vec![q, t7, Operand::Int(0)]);
+                        (qn, false)
+                    }
+                };
+                let (mo, mi) = (mask_reg(b, depth), mask_reg(b, depth + 1));
+                let c = if neg {
+                    Operand::Not(pred)
+                } else {
+                    Operand::reg(pred)
+                };
+                b.e(Vote, vec![f(Flag::Sync), f(Flag::Ballot), t(Type::B32)], vec![mi.clone(), c, mo.clone()]);
+                let (else_l, _) = b.label("else");
+                let (end_l, _) = b.label("end");
+                b.emit(
+                    Some(Guard {
+                        pred,
+                        negated: !neg,
+                    }),
+                    Bra,
+                    vec![],
+                    vec![Operand::reg(else_l)],
+                );
+                nodes(b, then, depth + 1);
+                b.e(Bra, vec![], vec![Operand::reg(end_l)]);
+                b.body.push(Statement::Label(else_l));
+                b.e(Not, vec![t(Type::B32)], vec![mi.clone(), mi.clone()]);
+                b.e(And, vec![t(Type::B32)], vec![mi.clone(), mi, mo]);
+                nodes(b, els, depth + 1);
+                b.body.push(Statement::Label(end_l));
+            }
+            Node::Loop { trips, body } => {
+                let c = b.r(&format!("%c{depth}"));
+                match *trips {
+                    Trips::Const(k) => b.e(Mov, vec![t(Type::U32)], vec![c.clone(), Operand::Int(k as i64)]),
+                    Trips::Reg(r, k) => {
+                        let src = b.reg(Reg {
+                            class: Class::R,
+                            idx: r,
+                        });
+                        b.e(And, vec![t(Type::B32)], vec![c.clone(), src, Operand::Int(3)]);
+                        b.e(Add, vec![t(Type::U32)], vec![c.clone(), c.clone(), Operand::Int(k as i64)]);
+                    }
+                    Trips::Lane(k) => {
+                        b.e(Mov, vec![t(Type::U32)], vec![c.clone(), special(SpecialReg::Laneid, false)]);
+                        b.e(And, vec![t(Type::B32)], vec![c.clone(), c.clone(), Operand::Int(3)]);
+                        b.e(Add, vec![t(Type::U32)], vec![c.clone(), c.clone(), Operand::Int(k as i64)]);
+                    }
+                }
+                let uni = matches!(trips, Trips::Const(_));
+                let (mo, mi) = (mask_reg(b, depth), mask_reg(b, depth + 1));
+                b.e(Mov, vec![t(Type::B32)], vec![mi.clone(), mo]);
+                let (head, _) = b.label("head");
+                let (done, _) = b.label("done");
+                b.body.push(Statement::Label(head));
+                let qn = b.name(&format!("%q{depth}"));
+                let q = Operand::reg(qn);
+                b.e(Setp, vec![Modifier::Cmp(Cmp::Ne), t(Type::U32)], vec![q.clone(), c.clone(), Operand::Int(0)]);
+                b.e(Vote, vec![f(Flag::Sync), f(Flag::Ballot), t(Type::B32)], vec![mi.clone(), q, mi.clone()]);
+                let uni_mods = if uni { vec![f(Flag::Uni)] } else { vec![] };
+                b.emit(
+                    Some(Guard {
+                        pred: qn,
+                        negated: true,
+                    }),
+                    Bra,
+                    uni_mods.clone(),
+                    vec![Operand::reg(done)],
+                );
+                nodes(b, body, depth + 1);
+                b.e(Sub, vec![t(Type::U32)], vec![c.clone(), c, Operand::Int(1)]);
+                b.e(Bra, uni_mods, vec![Operand::reg(head)]);
+                b.body.push(Statement::Label(done));
+            }
+        }
+    }
+}
+
+/// The temporary register of `class` used by division guards.
+fn guard_temp(class: Class) -> &'static str {
+    match class {
+        Class::H => "%th1",
+        Class::R => "%t6",
+        _ => "%td4",
+    }
+}
+
+fn inst(b: &mut B, i: &Inst, depth: u32) {
+    use Opcode::*;
+    let guard = i.guard.map(|(p, neg)| Guard {
+        pred: b.name(&format!("%p{p}")),
+        negated: neg,
+    });
+    let sig = signature(&i.op);
+    let signed = op_signed(&i.op);
+    // `%laneid` goes through a register: special registers are read with `mov`.
+    if i.srcs.contains(&Src::Lane) {
+        let t7 = b.r("%t7");
+        b.e(Opcode::Mov, vec![t(Type::U32)], vec![t7, special(SpecialReg::Laneid, false)]);
+    }
+    let mut srcs: Vec<Operand> = Vec::with_capacity(i.srcs.len() + 2);
+    for (k, (&s, &c)) in i.srcs.iter().zip(&sig.srcs).enumerate() {
+        // Shift amounts and bit positions are unsigned whatever the operation's type.
+        let sgn = signed && !(matches!(i.op, Op::Shr(_) | Op::Bfe(_)) && k > 0);
+        let o = match s {
+            Src::Lane => b.r("%t7"),
+            s => b.src(s, c, sgn),
+        };
+        srcs.push(o);
+    }
+    if sig.pred_src && i.neg_pred {
+        if let Some(Operand::Reg { name, .. }) = srcs.last().cloned() {
+            *srcs.last_mut().expect("a predicate source") = Operand::Not(name);
+        }
+    }
+    let d = b.reg(i.dst);
+    let dst = match i.dst2 {
+        Some(d2) => {
+            let q = b.reg(d2);
+            Operand::Pair(Box::new([d, q]))
+        }
+        None => d,
+    };
+    let mut ops = vec![dst];
+    let (op, mods): (Opcode, Vec<Modifier>) = match i.op {
+        Op::Add(x) => (Add, vec![t(it_type(x))]),
+        Op::Sub(x) => (Sub, vec![t(it_type(x))]),
+        Op::AddSat(sub) => (if sub { Sub } else { Add }, vec![f(Flag::Sat), t(Type::S32)]),
+        Op::MulLo(x) => (Mul, vec![f(Flag::Lo), t(it_type(x))]),
+        Op::MulHi(x) => (Mul, vec![f(Flag::Hi), t(it_type(x))]),
+        Op::MulWide(x) => (Mul, vec![f(Flag::Wide), t(it_type(x))]),
+        Op::MadLo(x) => (Mad, vec![f(Flag::Lo), t(it_type(x))]),
+        Op::MadHi(x) => (Mad, vec![f(Flag::Hi), t(it_type(x))]),
+        Op::MadWide(x) => (Mad, vec![f(Flag::Wide), t(it_type(x))]),
+        Op::MadHiSat => (Mad, vec![f(Flag::Hi), f(Flag::Sat), t(Type::S32)]),
+        Op::Mul24 { hi, signed } | Op::Mad24 { hi, signed } => (
+            if matches!(i.op, Op::Mul24 { .. }) { Mul24 } else { Mad24 },
+            vec![
+                f(if hi { Flag::Hi } else { Flag::Lo }),
+                t(if signed { Type::S32 } else { Type::U32 }),
+            ],
+        ),
+        Op::Sad(x) => (Sad, vec![t(it_type(x))]),
+        Op::Div(x) | Op::Rem(x) => {
+            // Guard the divisor: 0 -> 1 and, for signed types, -1 -> 1.
+            let class = Class::int(x.bits);
+            let bt = bits_type(x.bits as u32);
+            let tg = b.r(guard_temp(class));
+            let tp = b.r("%tp0");
+            let dv = srcs[1].clone();
+            b.e(Setp, vec![Modifier::Cmp(Cmp::Eq), t(bt)], vec![tp.clone(), dv.clone(), Operand::Int(0)]);
+            b.e(Selp, vec![t(bt)], vec![tg.clone(), Operand::Int(1), dv, tp.clone()]);
+            if x.signed {
+                let ones = int_imm(super::eval::mask(x.bits as u32) as i128);
+                b.e(Setp, vec![Modifier::Cmp(Cmp::Eq), t(bt)], vec![tp.clone(), tg.clone(), ones]);
+                b.e(Selp, vec![t(bt)], vec![tg.clone(), Operand::Int(1), tg.clone(), tp]);
+            }
+            srcs[1] = tg;
+            (if matches!(i.op, Op::Div(_)) { Div } else { Rem }, vec![t(it_type(x))])
+        }
+        Op::Abs(x) => (Abs, vec![t(it_type(x))]),
+        Op::Neg(x) => (Neg, vec![t(it_type(x))]),
+        Op::Min(x) => (Min, vec![t(it_type(x))]),
+        Op::Max(x) => (Max, vec![t(it_type(x))]),
+        Op::Relu { max } => (if max { Max } else { Min }, vec![f(Flag::Relu), t(Type::S32)]),
+        Op::Popc(w) => (Popc, vec![t(bits_type(w as u32))]),
+        Op::Clz(w) => (Clz, vec![t(bits_type(w as u32))]),
+        Op::Brev(w) => (Brev, vec![t(bits_type(w as u32))]),
+        Op::Bfind { t: x, shiftamt } => {
+            let mut m = vec![];
+            if shiftamt {
+                m.push(f(Flag::ShiftAmt));
+            }
+            m.push(t(it_type(x)));
+            (Bfind, m)
+        }
+        Op::Bfe(x) => (Bfe, vec![t(it_type(x))]),
+        Op::Bfi(w) => (Bfi, vec![t(bits_type(w as u32))]),
+        Op::Dp4a { sa, sb } => (
+            Dp4a,
+            vec![
+                t(if sa { Type::S32 } else { Type::U32 }),
+                t(if sb { Type::S32 } else { Type::U32 }),
+            ],
+        ),
+        Op::Dp2a { hi, sa, sb } => (
+            Dp2a,
+            vec![
+                f(if hi { Flag::Hi } else { Flag::Lo }),
+                t(if sa { Type::S32 } else { Type::U32 }),
+                t(if sb { Type::S32 } else { Type::U32 }),
+            ],
+        ),
+        Op::Prmt { f4e } => {
+            let mut m = vec![t(Type::B32)];
+            if f4e {
+                m.push(f(Flag::F4e));
+            }
+            (Prmt, m)
+        }
+        Op::And(c) => (And, vec![t(class_type(c))]),
+        Op::Or(c) => (Or, vec![t(class_type(c))]),
+        Op::Xor(c) => (Xor, vec![t(class_type(c))]),
+        Op::Not(c) => (Not, vec![t(class_type(c))]),
+        Op::Cnot(c) => (Cnot, vec![t(class_type(c))]),
+        Op::Lop3(lut) => {
+            srcs.push(Operand::Int(lut as i64));
+            (Lop3, vec![t(Type::B32)])
+        }
+        Op::Shf { left, clamp } => (
+            Shf,
+            vec![
+                f(if left { Flag::L } else { Flag::R }),
+                f(if clamp { Flag::Clamp } else { Flag::Wrap }),
+                t(Type::B32),
+            ],
+        ),
+        Op::Shl(c) => (Shl, vec![t(class_type(c))]),
+        Op::Shr(x) => (Shr, vec![t(it_type(x))]),
+        Op::Setp {
+            cmp,
+            lohi,
+            t: ct,
+            bop,
+            ftz,
+        } => {
+            let mut m = vec![cmp_mod(cmp, lohi)];
+            if let Some(o) = bop {
+                m.push(bop_mod(o));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(cmp_type(ct)));
+            (Setp, m)
+        }
+        Op::Set {
+            cmp,
+            t: ct,
+            d: dt,
+            bop,
+            ftz,
+        } => {
+            let mut m = vec![cmp_mod(cmp, false)];
+            if let Some(o) = bop {
+                m.push(bop_mod(o));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(match dt {
+                SetD::U32 => Type::U32,
+                SetD::S32 => Type::S32,
+                SetD::F32 => Type::F32,
+            }));
+            m.push(t(cmp_type(ct)));
+            (Set, m)
+        }
+        Op::Selp(c) => (Selp, vec![t(class_type(c))]),
+        Op::Slct(c) => (Slct, vec![t(class_type(c)), t(Type::S32)]),
+        Op::Fbin {
+            op,
+            ft,
+            rnd,
+            ftz,
+            sat,
+        } => {
+            let mut m = vec![];
+            if let Some(r) = rnd {
+                m.push(Modifier::Rounding(rounding(r)));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            m.push(t(ft_type(ft)));
+            (
+                match op {
+                    Fop::Add => Add,
+                    Fop::Sub => Sub,
+                    Fop::Mul => Mul,
+                    Fop::Div => Div,
+                },
+                m,
+            )
+        }
+        Op::Fma {
+            ft,
+            rnd,
+            ftz,
+            sat,
+            mad,
+        } => {
+            let mut m = vec![Modifier::Rounding(rounding(rnd))];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            m.push(t(ft_type(ft)));
+            (if mad { Mad } else { Fma }, m)
+        }
+        Op::Rcp { ft, rnd, ftz } | Op::Sqrt { ft, rnd, ftz } => {
+            let mut m = vec![Modifier::Rounding(rounding(rnd))];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(ft_type(ft)));
+            (if matches!(i.op, Op::Rcp { .. }) { Rcp } else { Sqrt }, m)
+        }
+        Op::Fabs { ft, ftz } | Op::Fneg { ft, ftz } => {
+            let mut m = vec![];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(ft_type(ft)));
+            (if matches!(i.op, Op::Fabs { .. }) { Abs } else { Neg }, m)
+        }
+        Op::Fminmax {
+            ft,
+            max,
+            ftz,
+            nan,
+            xorsign,
+        } => {
+            let mut m = vec![];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if nan {
+                m.push(f(Flag::NaN));
+            }
+            if xorsign {
+                m.push(f(Flag::XorSign));
+                m.push(f(Flag::Abs));
+            }
+            m.push(t(ft_type(ft)));
+            (if max { Max } else { Min }, m)
+        }
+        Op::Copysign(ft) => (Copysign, vec![t(ft_type(ft))]),
+        Op::Testp { ft, class } => (
+            Testp,
+            vec![
+                f([
+                    Flag::Finite,
+                    Flag::Infinite,
+                    Flag::Number,
+                    Flag::NotANumber,
+                    Flag::Normal,
+                    Flag::Subnormal,
+                ][class as usize % 6]),
+                t(ft_type(ft)),
+            ],
+        ),
+        Op::Approx { kind, ftz } => {
+            let opc = match kind {
+                Approx::Sin => Sin,
+                Approx::Cos => Cos,
+                Approx::Ex2 => Ex2,
+                Approx::Lg2 => Lg2,
+                Approx::Rcp => Rcp,
+                Approx::Sqrt => Sqrt,
+                Approx::Rsqrt => Rsqrt,
+                Approx::Tanh => Tanh,
+                Approx::Div | Approx::DivFull => Div,
+            };
+            let mut m = vec![f(if kind == Approx::DivFull {
+                Flag::Full
+            } else {
+                Flag::Approx
+            })];
+            if ftz && kind != Approx::Tanh {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(Type::F32));
+            (opc, m)
+        }
+        Op::Cvt {
+            d: dt,
+            s: st,
+            rnd,
+            ftz,
+            sat,
+        } => {
+            let mut m = vec![];
+            match rnd {
+                Some(CvtRnd::F(r)) => m.push(Modifier::Rounding(rounding(r))),
+                Some(CvtRnd::I(r)) => m.push(Modifier::Rounding(irounding(r))),
+                None => {}
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            m.push(t(cvt_type(dt)));
+            m.push(t(cvt_type(st)));
+            (Cvt, m)
+        }
+        Op::Mov(c) => (Mov, vec![t(class_type(c))]),
+        Op::Shfl { mode, c } => {
+            srcs.push(Operand::Int(c as i64));
+            srcs.push(mask_reg(b, depth));
+            (
+                Shfl,
+                vec![
+                    f(Flag::Sync),
+                    f(match mode {
+                        ShflMode::Up => Flag::Up,
+                        ShflMode::Down => Flag::Down,
+                        ShflMode::Bfly => Flag::Bfly,
+                        ShflMode::Idx => Flag::Idx,
+                    }),
+                    t(Type::B32),
+                ],
+            )
+        }
+        Op::Vote { mode, .. } => {
+            srcs.push(mask_reg(b, depth));
+            let (fl, ty) = match mode {
+                VoteMode::All => (Flag::All, Type::Pred),
+                VoteMode::Any => (Flag::Any, Type::Pred),
+                VoteMode::Uni => (Flag::Uni, Type::Pred),
+                VoteMode::Ballot => (Flag::Ballot, Type::B32),
+            };
+            (Vote, vec![f(Flag::Sync), f(fl), t(ty)])
+        }
+        Op::Redux { op, signed } => {
+            srcs.push(mask_reg(b, depth));
+            let (o, ty) = match op {
+                ReduxOp::Add => (MOp::Add, if signed { Type::S32 } else { Type::U32 }),
+                ReduxOp::Min => (MOp::Min, if signed { Type::S32 } else { Type::U32 }),
+                ReduxOp::Max => (MOp::Max, if signed { Type::S32 } else { Type::U32 }),
+                ReduxOp::And => (MOp::And, Type::B32),
+                ReduxOp::Or => (MOp::Or, Type::B32),
+                ReduxOp::Xor => (MOp::Xor, Type::B32),
+            };
+            (Redux, vec![f(Flag::Sync), Modifier::Op(o), t(ty)])
+        }
+        Op::Match { all, wide } => {
+            srcs.push(mask_reg(b, depth));
+            (
+                Match,
+                vec![
+                    f(if all { Flag::All } else { Flag::Any }),
+                    f(Flag::Sync),
+                    t(if wide { Type::B64 } else { Type::B32 }),
+                ],
+            )
+        }
+    };
+    ops.extend(srcs);
+    b.emit(guard, op, mods, ops);
+}
+
+fn cmp_mod(c: Cmp, lohi: bool) -> Modifier {
+    match (c, lohi) {
+        (Cmp::Lt, true) => f(Flag::Lo),
+        (Cmp::Gt, true) => f(Flag::Hi),
+        _ => Modifier::Cmp(c),
+    }
+}
+
+fn bop_mod(o: Bop) -> Modifier {
+    Modifier::Op(match o {
+        Bop::And => MOp::And,
+        Bop::Or => MOp::Or,
+        Bop::Xor => MOp::Xor,
+    })
+}
+
+fn cmp_type(t: CmpT) -> Type {
+    match t {
+        CmpT::Int(x) => it_type(x),
+        CmpT::Bits(b) => bits_type(b as u32),
+        CmpT::F(f) => ft_type(f),
+    }
+}
+
+fn cvt_type(t: CvtT) -> Type {
+    match t {
+        CvtT::Int(b, s) => int_type(b, s),
+        CvtT::F(f) => ft_type(f),
+    }
+}
+
+/// Whether integer immediates of `op` are written signed.
+fn op_signed(op: &Op) -> bool {
+    match op {
+        Op::Add(t)
+        | Op::Sub(t)
+        | Op::MulLo(t)
+        | Op::MulHi(t)
+        | Op::MulWide(t)
+        | Op::MadLo(t)
+        | Op::MadHi(t)
+        | Op::MadWide(t)
+        | Op::Sad(t)
+        | Op::Div(t)
+        | Op::Rem(t)
+        | Op::Abs(t)
+        | Op::Neg(t)
+        | Op::Min(t)
+        | Op::Max(t)
+        | Op::Bfe(t)
+        | Op::Shr(t) => t.signed,
+        Op::AddSat(_) | Op::MadHiSat | Op::Relu { .. } => true,
+        Op::Setp { t: CmpT::Int(x), .. } | Op::Set { t: CmpT::Int(x), .. } => x.signed,
+        Op::Cvt {
+            s: CvtT::Int(_, s), ..
+        } => *s,
+        _ => false,
+    }
+}

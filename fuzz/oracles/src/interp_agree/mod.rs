@@ -1,0 +1,394 @@
+//! The interpreter-agreement oracle.
+//!
+//! A typed generator ([`prog`]) draws a well-defined kernel under a swarm configuration
+//! ([`prog::Swarm`]: which instruction families, roundings, `.ftz`/`.sat`, guards, branches,
+//! loops and immediates may appear). The kernel is lowered to IR ([`lower`]) and run by the
+//! interpreter three ways — from the IR, from its printed-and-reparsed text, and from its
+//! decoded bytecode — which must give identical results (buffers and errors alike). Where the
+//! reference ([`eval`], [`fref`]) knows the answer (every family but the approximate
+//! functions), the output must equal it bit for bit.
+//!
+//! A failure is shrunk (instructions and regions removed, stores narrowed to the registers that
+//! differ, launch reduced) and reported as a regression file with `expect: run`.
+//!
+//! Adding a family: a variant of [`prog::Family`], its operations in [`prog::Op`] with a
+//! [`prog::signature`], a generator arm in [`prog::Gen`], the lowering in [`lower`] and the
+//! semantics in [`eval::eval`] (or none, for three-way agreement only).
+
+pub mod eval;
+pub mod fref;
+pub mod lower;
+pub mod prog;
+
+use crate::regress;
+use arbitrary::Unstructured;
+use prog::{Family, Gen, Node, Program, Swarm};
+use ptx_ir_core::Module;
+use ptx_ir_interp::{Arg, Program as Loaded};
+
+/// Fuel for one launch (thread-instructions): generated kernels need far less.
+const FUEL: u64 = 20_000_000;
+
+/// Runs the oracle on one input.
+pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
+    let swarm = Swarm::arbitrary(u, &Family::ALL)?;
+    let p = Gen::new(&swarm).program(u)?;
+    if let Err(f) = check(&p) {
+        report(&p, f);
+    }
+    Ok(())
+}
+
+/// How a generated program failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The printed kernel does not read back, or reads back as different IR.
+    Text(String),
+    /// The interpreter rejected or failed on the kernel (from its IR).
+    Error(String),
+    /// The three runs disagree.
+    Disagree(String),
+    /// The interpreter's output differs from the reference's.
+    Reference {
+        /// First differing thread.
+        thread: u32,
+        /// Registers whose stored value differs (in any thread).
+        regs: Vec<prog::Reg>,
+        /// Description of the first difference.
+        detail: String,
+    },
+}
+
+impl Failure {
+    fn kind(&self) -> u8 {
+        match self {
+            Failure::Text(_) => 0,
+            Failure::Error(_) => 1,
+            Failure::Disagree(_) => 2,
+            Failure::Reference { .. } => 3,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            Failure::Text(s) => format!("text round trip: {s}"),
+            Failure::Error(s) => format!("interpreter error on a well-defined kernel: {s}"),
+            Failure::Disagree(s) => format!("IR, text and bytecode runs disagree: {s}"),
+            Failure::Reference { detail, .. } => format!("differs from the reference: {detail}"),
+        }
+    }
+}
+
+/// Launches `m` with the given input and a zeroed output of `out_len` bytes; returns the
+/// output buffer or the error text.
+pub fn launch(m: &Module, grid: u32, block: u32, input: &[u8], out_len: usize) -> Result<Vec<u8>, String> {
+    let prog = Loaded::load(m).map_err(|e| format!("load: {e}"))?;
+    let o = prog
+        .launch("k")
+        .grid([grid, 1, 1])
+        .block([block, 1, 1])
+        .fuel(FUEL)
+        .arg(Arg::Buffer(input.to_vec()))
+        .arg(Arg::Buffer(vec![0; out_len]))
+        .run()
+        .map_err(|f| f.error.to_string())?;
+    o.buffers.last().cloned().ok_or_else(|| "no buffers".to_string())
+}
+
+/// The `ptx run` arguments of a program's launch.
+pub fn run_args(p: &Program) -> String {
+    let (_, rec) = p.record_layout();
+    format!(
+        "--entry k --grid {} --block {} --arg hex:{} --arg zeros:{}",
+        p.grid,
+        p.block,
+        regress::hex(&lower::input(p)),
+        rec * p.block * p.grid
+    )
+}
+
+/// Runs `m` from its IR, its printed-and-reparsed text and its decoded bytecode; all three
+/// must agree. Returns the common result.
+pub fn three_ways(m: &Module, grid: u32, block: u32, input: &[u8], out_len: usize) -> Result<Result<Vec<u8>, String>, Failure> {
+    let text = ptx_ir_text::print(m);
+    let m2 = ptx_ir_text::parse(&text).map_err(|e| Failure::Text(format!("printed kernel does not parse: {e}")))?;
+    if &m2 != m {
+        return Err(Failure::Text(format!(
+            "printed kernel reads back differently: {}",
+            crate::roundtrip::first_difference(m, &m2)
+        )));
+    }
+    let bytes = ptx_ir_binary::encode(m).map_err(|e| Failure::Text(format!("encode: {e}")))?;
+    let m3 = ptx_ir_binary::decode(&bytes).map_err(|e| Failure::Text(format!("decode: {e}")))?;
+    let r1 = launch(m, grid, block, input, out_len);
+    let r2 = launch(&m2, grid, block, input, out_len);
+    let r3 = launch(&m3, grid, block, input, out_len);
+    if r1 != r2 || r1 != r3 {
+        let show = |r: &Result<Vec<u8>, String>| match r {
+            Ok(b) => format!("ok ({} bytes, hash {:016x})", b.len(), fnv(b)),
+            Err(e) => format!("error: {e}"),
+        };
+        return Err(Failure::Disagree(format!(
+            "IR: {}; text: {}; bytecode: {}",
+            show(&r1),
+            show(&r2),
+            show(&r3)
+        )));
+    }
+    Ok(r1)
+}
+
+fn fnv(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+        (h ^ x as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Checks one program: three-way agreement, no error, and agreement with the reference.
+pub fn check(p: &Program) -> Result<(), Failure> {
+    let m = lower::module(p);
+    let input = lower::input(p);
+    let (offs, rec) = p.record_layout();
+    let out_len = (rec * p.block * p.grid) as usize;
+    let got = three_ways(&m, p.grid, p.block, &input, out_len)?.map_err(Failure::Error)?;
+    let Some(exp) = eval::run(p) else {
+        return Ok(());
+    };
+    let mut first = None;
+    let mut regs = Vec::new();
+    for th in 0..p.block * p.grid {
+        for (r, &o) in p.outputs.iter().zip(&offs) {
+            let n = match r.class {
+                prog::Class::P => 1,
+                c => (c.bits() / 8) as usize,
+            };
+            let at = (th * rec + o) as usize;
+            let range = at..at + n;
+            if !exp.known[range.clone()].iter().all(|&k| k) {
+                continue;
+            }
+            if got[range.clone()] != exp.bytes[range.clone()] {
+                if !regs.contains(r) {
+                    regs.push(*r);
+                }
+                if first.is_none() {
+                    let le = |b: &[u8]| {
+                        let mut w = [0u8; 8];
+                        w[..b.len()].copy_from_slice(b);
+                        u64::from_le_bytes(w)
+                    };
+                    first = Some((
+                        th,
+                        format!(
+                            "thread {th}: {}{} is {:#x}, expected {:#x}",
+                            r.class.prefix(),
+                            r.idx,
+                            le(&got[range.clone()]),
+                            le(&exp.bytes[range])
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    match first {
+        None => Ok(()),
+        Some((thread, detail)) => Err(Failure::Reference {
+            thread,
+            regs,
+            detail,
+        }),
+    }
+}
+
+/// Whether `p` fails the same way as `f` did (same kind of failure).
+fn fails_like(p: &Program, f: &Failure) -> Option<Failure> {
+    match check(p) {
+        Err(g) if g.kind() == f.kind() => Some(g),
+        _ => None,
+    }
+}
+
+/// Every way of removing one node (or unwrapping one region) from `ns`.
+fn variants(ns: &[Node]) -> Vec<Vec<Node>> {
+    let mut out = Vec::new();
+    for k in 0..ns.len() {
+        let mut v = ns.to_vec();
+        v.remove(k);
+        out.push(v);
+        match &ns[k] {
+            Node::If { cond, then, els } => {
+                for (arm, other) in [(then, false), (els, true)] {
+                    let mut v = ns.to_vec();
+                    v.splice(k..=k, arm.iter().cloned());
+                    out.push(v);
+                    let _ = other;
+                }
+                for sub in variants(then) {
+                    let mut v = ns.to_vec();
+                    v[k] = Node::If {
+                        cond: *cond,
+                        then: sub,
+                        els: els.clone(),
+                    };
+                    out.push(v);
+                }
+                for sub in variants(els) {
+                    let mut v = ns.to_vec();
+                    v[k] = Node::If {
+                        cond: *cond,
+                        then: then.clone(),
+                        els: sub,
+                    };
+                    out.push(v);
+                }
+            }
+            Node::Loop { trips, body } => {
+                let mut v = ns.to_vec();
+                v.splice(k..=k, body.iter().cloned());
+                out.push(v);
+                for sub in variants(body) {
+                    let mut v = ns.to_vec();
+                    v[k] = Node::Loop {
+                        trips: *trips,
+                        body: sub,
+                    };
+                    out.push(v);
+                }
+            }
+            Node::Inst(_) => {}
+        }
+    }
+    out
+}
+
+/// Shrinks a failing program: narrower stores, fewer nodes, a smaller launch.
+pub fn shrink(p: &Program, f: &Failure) -> (Program, Failure) {
+    let mut best = p.clone();
+    let mut fail = f.clone();
+    let mut budget = 400;
+    if let Failure::Reference { regs, .. } = &fail {
+        let mut q = best.clone();
+        q.outputs = regs.clone();
+        if let Some(g) = fails_like(&q, &fail) {
+            best = q;
+            fail = g;
+        }
+    }
+    for (grid, block) in [(1, best.block), (1, 32)] {
+        let mut q = best.clone();
+        q.grid = grid;
+        q.block = block.min(best.block);
+        if q != best {
+            if let Some(g) = fails_like(&q, &fail) {
+                best = q;
+                fail = g;
+            }
+        }
+    }
+    let mut progress = true;
+    while progress && budget > 0 {
+        progress = false;
+        for body in variants(&best.body) {
+            budget -= 1;
+            if budget == 0 {
+                break;
+            }
+            let mut q = best.clone();
+            q.body = body;
+            if let Some(g) = fails_like(&q, &fail) {
+                best = q;
+                fail = g;
+                progress = true;
+                break;
+            }
+        }
+    }
+    if let Failure::Reference { regs, .. } = &fail {
+        let mut q = best.clone();
+        q.outputs = regs.clone();
+        if let Some(g) = fails_like(&q, &fail) {
+            best = q;
+            fail = g;
+        }
+    }
+    (best, fail)
+}
+
+/// Shrinks the failure and panics with a ready-to-commit regression file.
+fn report(p: &Program, f: Failure) -> ! {
+    let (q, g) = shrink(p, &f);
+    let m = lower::module(&q);
+    let text = ptx_ir_text::print(&m);
+    let expected = match &g {
+        // The reference's answer where it has one, the interpreter's elsewhere.
+        Failure::Reference { .. } => {
+            let exp = eval::run(&q).expect("the reference ran before");
+            let (_, rec) = q.record_layout();
+            let got = launch(&m, q.grid, q.block, &lower::input(&q), (rec * q.block * q.grid) as usize)
+                .unwrap_or_default();
+            exp.bytes
+                .iter()
+                .zip(&exp.known)
+                .enumerate()
+                .map(|(k, (&b, &known))| if known { b } else { got.get(k).copied().unwrap_or(b) })
+                .collect()
+        }
+        _ => eval::run(&q).map(|e| e.bytes).unwrap_or_default(),
+    };
+    let file = regress::Case::run(&g.message(), &text, &run_args(&q), &expected).render();
+    panic!(
+        "interp_agree oracle: {}\n--- regression file (save as corpus/regress/NAME.ptx):\n{file}",
+        g.message()
+    );
+}
+
+/// Runs a regression file's kernel with `run` (the arguments of `ptx run`) three ways and
+/// compares the last buffer with `out`.
+pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
+    let m = ptx_ir_text::parse(text).map_err(|e| format!("does not parse: {e}"))?;
+    let toks: Vec<&str> = run.split_whitespace().collect();
+    let (mut grid, mut block, mut entry) = (1u32, 32u32, "k");
+    let mut args = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let v = toks.get(i + 1).copied().unwrap_or("");
+        match toks[i] {
+            "--entry" => entry = v,
+            "--grid" => grid = v.split(',').next().unwrap_or("1").parse().map_err(|_| "bad --grid")?,
+            "--block" => block = v.split(',').next().unwrap_or("1").parse().map_err(|_| "bad --block")?,
+            "--arg" => args.push(Arg::parse_spec(v)?.0),
+            t => return Err(format!("unknown RUN token `{t}`")),
+        }
+        i += 2;
+    }
+    if entry != "k" || args.len() != 2 {
+        return Err("expected `--entry k` with an input and an output buffer".into());
+    }
+    let (Arg::Buffer(input), Arg::Buffer(zeros)) = (&args[0], &args[1]) else {
+        return Err("expected two buffer arguments".into());
+    };
+    let got = three_ways(&m, grid, block, input, zeros.len())
+        .map_err(|f| f.message())?
+        .map_err(|e| format!("interpreter error: {e}"))?;
+    if got != out {
+        let k = got.iter().zip(out).position(|(a, b)| a != b).unwrap_or(0);
+        return Err(format!(
+            "output differs from `out:` first at byte {k}: {:#04x} instead of {:#04x}",
+            got.get(k).copied().unwrap_or(0),
+            out.get(k).copied().unwrap_or(0)
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smoke() {
+        let done = crate::smoke(run, 0x5eed_0004, 300, 4096);
+        assert!(done >= 100, "only {done} of 300 inputs completed");
+    }
+}

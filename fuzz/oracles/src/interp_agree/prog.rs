@@ -1,0 +1,1575 @@
+//! The generated program: a typed, structured kernel body over a fixed register file, and the
+//! generator that draws it under a swarm configuration.
+//!
+//! Registers come in classes ([`Class`]); every register is initialised from the input pool
+//! before the body runs, so no instruction reads an undefined value. Instructions ([`Inst`])
+//! carry a semantic operation ([`Op`]) that both the lowering to PTX and the reference
+//! evaluator understand. Control flow is structured ([`Node::If`], [`Node::Loop`]) so that the
+//! set of lanes executing each region is known statically; warp-synchronous instructions name
+//! exactly that set as their membermask.
+
+use arbitrary::{Result, Unstructured};
+
+/// Register classes of the generated kernels.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// `.pred` `%p<N>`
+    P,
+    /// `.b16` `%h<N>`
+    H,
+    /// `.b32` `%r<N>`
+    R,
+    /// `.b64` `%rd<N>`
+    D,
+    /// `.f32` `%f<N>`
+    F,
+    /// `.f64` `%fd<N>`
+    Fd,
+}
+
+impl Class {
+    /// Every class.
+    pub const ALL: [Class; 6] = [Class::P, Class::H, Class::R, Class::D, Class::F, Class::Fd];
+
+    /// Width in bits of a register's value.
+    pub fn bits(self) -> u32 {
+        match self {
+            Class::P => 1,
+            Class::H => 16,
+            Class::R | Class::F => 32,
+            Class::D | Class::Fd => 64,
+        }
+    }
+
+    /// Number of registers of the class.
+    pub fn count(self) -> u8 {
+        match self {
+            Class::P => 4,
+            Class::H => 4,
+            Class::R => 8,
+            Class::D => 6,
+            Class::F => 6,
+            Class::Fd => 6,
+        }
+    }
+
+    /// Register name prefix.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Class::P => "%p",
+            Class::H => "%h",
+            Class::R => "%r",
+            Class::D => "%rd",
+            Class::F => "%f",
+            Class::Fd => "%fd",
+        }
+    }
+
+    /// The class of an integer of `bits` bits.
+    pub fn int(bits: u8) -> Class {
+        match bits {
+            8 | 16 => Class::H,
+            32 => Class::R,
+            _ => Class::D,
+        }
+    }
+}
+
+/// A register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg {
+    /// Its class.
+    pub class: Class,
+    /// Its number.
+    pub idx: u8,
+}
+
+/// A source operand.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Src {
+    /// A register.
+    Reg(Reg),
+    /// An immediate: the value's bits at the operand's width (floats as `0f`/`0d` bits).
+    Imm(u64),
+    /// `%laneid`
+    Lane,
+}
+
+/// An integer type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct It {
+    /// 16, 32 or 64.
+    pub bits: u8,
+    /// `.s` rather than `.u`.
+    pub signed: bool,
+}
+
+/// A float format.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ft {
+    /// `.f32`
+    F32,
+    /// `.f64`
+    F64,
+}
+
+impl Ft {
+    /// The register class.
+    pub fn class(self) -> Class {
+        match self {
+            Ft::F32 => Class::F,
+            Ft::F64 => Class::Fd,
+        }
+    }
+}
+
+/// IEEE rounding modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rnd {
+    /// `.rn`
+    Rn,
+    /// `.rz`
+    Rz,
+    /// `.rm`
+    Rm,
+    /// `.rp`
+    Rp,
+}
+
+/// Binary float operations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Fop {
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `mul`
+    Mul,
+    /// `div` (always with a rounding modifier)
+    Div,
+}
+
+/// Comparison operand types.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CmpT {
+    /// `.u16` ... `.s64`
+    Int(It),
+    /// `.b16`/`.b32`/`.b64` (only `eq`/`ne`)
+    Bits(u8),
+    /// `.f32`/`.f64`
+    F(Ft),
+}
+
+/// Boolean combination of `setp`/`set`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Bop {
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+}
+
+/// Destination types of `set`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SetD {
+    /// `.u32`: all ones or zero
+    U32,
+    /// `.s32`: all ones or zero
+    S32,
+    /// `.f32`: 1.0 or 0.0
+    F32,
+}
+
+/// `cvt` operand types.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CvtT {
+    /// An integer of 8, 16, 32 or 64 bits.
+    Int(u8, bool),
+    /// A float.
+    F(Ft),
+}
+
+impl CvtT {
+    /// The register class holding a value of this type.
+    pub fn class(self) -> Class {
+        match self {
+            CvtT::Int(b, _) => Class::int(b),
+            CvtT::F(f) => f.class(),
+        }
+    }
+}
+
+/// `cvt` roundings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CvtRnd {
+    /// A float rounding (`.rn` ...).
+    F(Rnd),
+    /// An integer rounding (`.rni` ...), given by the corresponding float mode.
+    I(Rnd),
+}
+
+/// Approximate float operations (checked three ways only: no reference).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Approx {
+    /// `sin.approx.f32`
+    Sin,
+    /// `cos.approx.f32`
+    Cos,
+    /// `ex2.approx.f32`
+    Ex2,
+    /// `lg2.approx.f32`
+    Lg2,
+    /// `rcp.approx.f32`
+    Rcp,
+    /// `sqrt.approx.f32`
+    Sqrt,
+    /// `rsqrt.approx.f32`
+    Rsqrt,
+    /// `tanh.approx.f32`
+    Tanh,
+    /// `div.approx.f32`
+    Div,
+    /// `div.full.f32`
+    DivFull,
+}
+
+/// `shfl` modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    /// `.up`
+    Up,
+    /// `.down`
+    Down,
+    /// `.bfly`
+    Bfly,
+    /// `.idx`
+    Idx,
+}
+
+/// `vote` modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VoteMode {
+    /// `.all.pred`
+    All,
+    /// `.any.pred`
+    Any,
+    /// `.uni.pred`
+    Uni,
+    /// `.ballot.b32`
+    Ballot,
+}
+
+/// `redux` operations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ReduxOp {
+    /// `.add`
+    Add,
+    /// `.min`
+    Min,
+    /// `.max`
+    Max,
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+}
+
+/// The semantic operation of a generated instruction, with its modifiers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    // ---------------------------------------------------------------- integer
+    /// `add.T`
+    Add(It),
+    /// `sub.T`
+    Sub(It),
+    /// `add.sat.s32` / `sub.sat.s32` (true: sub)
+    AddSat(bool),
+    /// `mul.lo.T`
+    MulLo(It),
+    /// `mul.hi.T`
+    MulHi(It),
+    /// `mul.wide.T` (16 or 32 bits)
+    MulWide(It),
+    /// `mad.lo.T`
+    MadLo(It),
+    /// `mad.hi.T`
+    MadHi(It),
+    /// `mad.wide.T`
+    MadWide(It),
+    /// `mad.hi.sat.s32`
+    MadHiSat,
+    /// `mul24.(lo|hi).(u32|s32)`
+    Mul24 {
+        /// `.hi`
+        hi: bool,
+        /// `.s32`
+        signed: bool,
+    },
+    /// `mad24.(lo|hi).(u32|s32)`
+    Mad24 {
+        /// `.hi`
+        hi: bool,
+        /// `.s32`
+        signed: bool,
+    },
+    /// `sad.T`
+    Sad(It),
+    /// `div.T`, divisor guarded against 0 and -1
+    Div(It),
+    /// `rem.T`, divisor guarded against 0 and -1
+    Rem(It),
+    /// `abs.T` (signed)
+    Abs(It),
+    /// `neg.T` (signed)
+    Neg(It),
+    /// `min.T`
+    Min(It),
+    /// `max.T`
+    Max(It),
+    /// `min.relu.s32` / `max.relu.s32`
+    Relu {
+        /// `max`
+        max: bool,
+    },
+    // ---------------------------------------------------------------- bit manipulation
+    /// `popc.b32/b64`
+    Popc(u8),
+    /// `clz.b32/b64`
+    Clz(u8),
+    /// `brev.b32/b64`
+    Brev(u8),
+    /// `bfind{.shiftamt}.T`
+    Bfind {
+        /// The type (32 or 64 bits).
+        t: It,
+        /// `.shiftamt`
+        shiftamt: bool,
+    },
+    /// `bfe.T`
+    Bfe(It),
+    /// `bfi.b32/b64`
+    Bfi(u8),
+    /// `dp4a.A.B`
+    Dp4a {
+        /// `a` signed
+        sa: bool,
+        /// `b` signed
+        sb: bool,
+    },
+    /// `dp2a.(lo|hi).A.B`
+    Dp2a {
+        /// `.hi`
+        hi: bool,
+        /// `a` signed
+        sa: bool,
+        /// `b` signed
+        sb: bool,
+    },
+    /// `prmt.b32` (default mode) or `prmt.b32.f4e`
+    Prmt {
+        /// `.f4e`
+        f4e: bool,
+    },
+    // ---------------------------------------------------------------- logic and shift
+    /// `and.T` (`.pred`, `.b16`, `.b32`, `.b64` by class)
+    And(Class),
+    /// `or.T`
+    Or(Class),
+    /// `xor.T`
+    Xor(Class),
+    /// `not.T`
+    Not(Class),
+    /// `cnot.T`
+    Cnot(Class),
+    /// `lop3.b32` with this lookup table
+    Lop3(u8),
+    /// `shf.(l|r).(clamp|wrap).b32`
+    Shf {
+        /// `.l`
+        left: bool,
+        /// `.clamp`
+        clamp: bool,
+    },
+    /// `shl.bN`
+    Shl(Class),
+    /// `shr.T` (`.bN`/`.uN` logical, `.sN` arithmetic)
+    Shr(It),
+    // ---------------------------------------------------------------- comparison and selection
+    /// `setp.CMP{.BOP}{.ftz}.T p{|q}, a, b{, {!}c}`
+    Setp {
+        /// The comparison.
+        cmp: ptx_ir_core::Cmp,
+        /// `.lo`/`.hi` spellings of unsigned `lt`/`gt` (only for unsigned `Lt`/`Gt`).
+        lohi: bool,
+        /// Operand type.
+        t: CmpT,
+        /// Boolean combination with a third predicate operand.
+        bop: Option<Bop>,
+        /// `.ftz` (f32)
+        ftz: bool,
+    },
+    /// `set.CMP{.BOP}{.ftz}.D.T d, a, b{, {!}c}`
+    Set {
+        /// The comparison.
+        cmp: ptx_ir_core::Cmp,
+        /// Operand type.
+        t: CmpT,
+        /// Destination type.
+        d: SetD,
+        /// Boolean combination.
+        bop: Option<Bop>,
+        /// `.ftz` (f32)
+        ftz: bool,
+    },
+    /// `selp.T d, a, b, p`
+    Selp(Class),
+    /// `slct.T.s32 d, a, b, c`
+    Slct(Class),
+    // ---------------------------------------------------------------- floating point
+    /// `add`/`sub`/`mul`/`div` on floats
+    Fbin {
+        /// The operation.
+        op: Fop,
+        /// The format.
+        ft: Ft,
+        /// Rounding (required for `div`).
+        rnd: Option<Rnd>,
+        /// `.ftz` (f32)
+        ftz: bool,
+        /// `.sat` (f32)
+        sat: bool,
+    },
+    /// `fma.RND` / `mad.RND`
+    Fma {
+        /// The format.
+        ft: Ft,
+        /// Rounding.
+        rnd: Rnd,
+        /// `.ftz` (f32)
+        ftz: bool,
+        /// `.sat` (f32)
+        sat: bool,
+        /// Spelled `mad`.
+        mad: bool,
+    },
+    /// `rcp.RND`
+    Rcp {
+        /// The format.
+        ft: Ft,
+        /// Rounding.
+        rnd: Rnd,
+        /// `.ftz` (f32)
+        ftz: bool,
+    },
+    /// `sqrt.RND`
+    Sqrt {
+        /// The format.
+        ft: Ft,
+        /// Rounding.
+        rnd: Rnd,
+        /// `.ftz` (f32)
+        ftz: bool,
+    },
+    /// `abs{.ftz}`
+    Fabs {
+        /// The format.
+        ft: Ft,
+        /// `.ftz` (f32)
+        ftz: bool,
+    },
+    /// `neg{.ftz}`
+    Fneg {
+        /// The format.
+        ft: Ft,
+        /// `.ftz` (f32)
+        ftz: bool,
+    },
+    /// `min`/`max` on floats
+    Fminmax {
+        /// The format.
+        ft: Ft,
+        /// `max`
+        max: bool,
+        /// `.ftz` (f32)
+        ftz: bool,
+        /// `.NaN` (f32)
+        nan: bool,
+        /// `.xorsign.abs` (f32)
+        xorsign: bool,
+    },
+    /// `copysign.T d, a, b`: `b` with the sign of `a`
+    Copysign(Ft),
+    /// `testp.CLASS.T`
+    Testp {
+        /// The format.
+        ft: Ft,
+        /// 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal, 5 subnormal
+        class: u8,
+    },
+    /// Approximate single-precision operations
+    Approx {
+        /// Which.
+        kind: Approx,
+        /// `.ftz`
+        ftz: bool,
+    },
+    // ---------------------------------------------------------------- conversion and movement
+    /// `cvt{.RND}{.ftz}{.sat}.D.S`
+    Cvt {
+        /// Destination type.
+        d: CvtT,
+        /// Source type.
+        s: CvtT,
+        /// Rounding.
+        rnd: Option<CvtRnd>,
+        /// `.ftz`
+        ftz: bool,
+        /// `.sat`
+        sat: bool,
+    },
+    /// `mov.T`
+    Mov(Class),
+    // ---------------------------------------------------------------- warp
+    /// `shfl.sync.MODE.b32 d{|p}, a, b, c, membermask` with `c` an immediate
+    Shfl {
+        /// Mode.
+        mode: ShflMode,
+        /// The `c` operand (clamp and segment mask).
+        c: u32,
+    },
+    /// `vote.sync.MODE d, {!}a, membermask`
+    Vote {
+        /// Mode.
+        mode: VoteMode,
+        /// `!a`
+        negate: bool,
+    },
+    /// `redux.sync.OP.T d, a, membermask`
+    Redux {
+        /// Operation.
+        op: ReduxOp,
+        /// `.s32` (add/min/max)
+        signed: bool,
+    },
+    /// `match.(any|all).sync.(b32|b64) d{|p}, a, membermask`
+    Match {
+        /// `.all`
+        all: bool,
+        /// `.b64`
+        wide: bool,
+    },
+}
+
+/// Instruction families (the unit of swarm configuration and of the README table).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// Integer arithmetic.
+    Int,
+    /// Bit manipulation.
+    Bits,
+    /// Logic and shifts.
+    Logic,
+    /// Comparison and selection.
+    Cmp,
+    /// Single- and double-precision arithmetic.
+    Float,
+    /// Approximate single-precision functions (three-way agreement only).
+    Approx,
+    /// Conversions and moves.
+    Cvt,
+    /// Warp-synchronous instructions.
+    Warp,
+}
+
+impl Family {
+    /// Every family.
+    pub const ALL: [Family; 8] = [
+        Family::Int,
+        Family::Bits,
+        Family::Logic,
+        Family::Cmp,
+        Family::Float,
+        Family::Approx,
+        Family::Cvt,
+        Family::Warp,
+    ];
+}
+
+/// One generated instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inst {
+    /// `@p` / `@!p`: predicate register and negation.
+    pub guard: Option<(u8, bool)>,
+    /// The operation.
+    pub op: Op,
+    /// The destination.
+    pub dst: Reg,
+    /// A second destination (`p|q` of `setp`, `d|p` of `shfl`/`match`).
+    pub dst2: Option<Reg>,
+    /// The sources, in operand order (the membermask of warp instructions is not listed: it
+    /// is the region's mask).
+    pub srcs: Vec<Src>,
+    /// Negation of a predicate source (`setp` `c`, `vote` `a`).
+    pub neg_pred: bool,
+}
+
+/// A branch condition.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Cond {
+    /// A predicate register, possibly negated.
+    Pred(u8, bool),
+    /// `%laneid < k`
+    LaneBelow(u32),
+    /// bit `k` of `%laneid` set
+    LaneBit(u32),
+}
+
+/// Where a loop's trip count comes from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Trips {
+    /// The same count `k` for every lane (uniform).
+    Const(u32),
+    /// `(r & 3) + k` for register `%r<idx>`.
+    Reg(u8, u32),
+    /// `(%laneid & 3) + k`.
+    Lane(u32),
+}
+
+/// A node of the structured body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// An instruction.
+    Inst(Inst),
+    /// A two-way branch that reconverges after both arms.
+    If {
+        /// The condition.
+        cond: Cond,
+        /// Lanes where it holds.
+        then: Vec<Node>,
+        /// The others.
+        els: Vec<Node>,
+    },
+    /// A bounded loop.
+    Loop {
+        /// Trip count per lane.
+        trips: Trips,
+        /// The body.
+        body: Vec<Node>,
+    },
+}
+
+/// A whole generated test: the kernel body, its input pool, which registers it stores and the
+/// launch shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// The body.
+    pub body: Vec<Node>,
+    /// For each register of each class in [`Class::ALL`] order, the pool index multiplier and
+    /// offset of its initial value: register `i` of class `c` starts as
+    /// `pool_c[(gid * mul + add) % 16]` (predicates: bit 0 of the 32-bit pool).
+    pub init: Vec<(Reg, u32, u32)>,
+    /// The 16-entry pools, per class (`H`, `R`, `D`, `F`, `Fd`), as raw bits.
+    pub pools: [[u64; 16]; 5],
+    /// Registers stored to the output after the body, in record order.
+    pub outputs: Vec<Reg>,
+    /// Threads per CTA (a multiple of 32).
+    pub block: u32,
+    /// CTAs.
+    pub grid: u32,
+}
+
+/// The swarm configuration of one test: which families and options may appear.
+#[derive(Clone, Debug)]
+pub struct Swarm {
+    /// Enabled families.
+    pub families: Vec<Family>,
+    /// Floating-point roundings that may appear.
+    pub rnds: Vec<Rnd>,
+    /// Whether `.ftz` may appear.
+    pub ftz: bool,
+    /// Whether `.sat` may appear.
+    pub sat: bool,
+    /// Whether instructions may be guarded.
+    pub guards: bool,
+    /// Whether divergent branches may appear.
+    pub branches: bool,
+    /// Whether loops may appear.
+    pub loops: bool,
+    /// Whether immediates may appear as sources.
+    pub imms: bool,
+    /// Most instructions.
+    pub max_insts: usize,
+}
+
+impl Swarm {
+    /// Draws a configuration: each family and option on or off.
+    pub fn arbitrary(u: &mut Unstructured, families: &[Family]) -> Result<Swarm> {
+        let mut fam: Vec<Family> = Vec::new();
+        for &f in families {
+            if u.ratio(1, 2)? {
+                fam.push(f);
+            }
+        }
+        if fam.is_empty() {
+            fam.push(*u.choose(families)?);
+        }
+        let mut rnds = Vec::new();
+        for r in [Rnd::Rn, Rnd::Rz, Rnd::Rm, Rnd::Rp] {
+            if u.ratio(2, 3)? {
+                rnds.push(r);
+            }
+        }
+        if rnds.is_empty() {
+            rnds.push(Rnd::Rn);
+        }
+        Ok(Swarm {
+            families: fam,
+            rnds,
+            ftz: u.arbitrary()?,
+            sat: u.arbitrary()?,
+            guards: u.arbitrary()?,
+            branches: u.ratio(2, 3)?,
+            loops: u.arbitrary()?,
+            imms: u.ratio(2, 3)?,
+            max_insts: u.int_in_range(4..=40)?,
+        })
+    }
+}
+
+/// Interesting values of each pool class.
+const H_VALUES: &[u64] = &[0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x1234, 31, 16];
+const R_VALUES: &[u64] = &[
+    0,
+    1,
+    2,
+    3,
+    31,
+    32,
+    33,
+    0x7f,
+    0xff,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_ffff,
+    0xffff_fffe,
+    0x0001_0000,
+    0x00ff_ff00,
+    0x8000_0001,
+];
+const D_VALUES: &[u64] = &[
+    0,
+    1,
+    63,
+    64,
+    0xffff_ffff,
+    0x1_0000_0000,
+    0x7fff_ffff_ffff_ffff,
+    0x8000_0000_0000_0000,
+    u64::MAX,
+    0x8000_0000,
+    0xffff_ffff_8000_0000,
+];
+const F_VALUES: &[u64] = &[
+    0x0000_0000, // +0
+    0x8000_0000, // -0
+    0x3f80_0000, // 1
+    0xbf80_0000, // -1
+    0x3f00_0000, // 0.5
+    0x4040_0000, // 3
+    0x7f80_0000, // inf
+    0xff80_0000, // -inf
+    0x7fc0_0000, // qNaN
+    0x7fa0_0001, // sNaN
+    0xffc1_2345, // -NaN with payload
+    0x0000_0001, // min subnormal
+    0x807f_ffff, // -max subnormal
+    0x0080_0000, // min normal
+    0x7f7f_ffff, // max
+    0x4b80_0000, // 2^24
+    0x3eaa_aaab, // 1/3
+    0x4f00_0000, // 2^31
+    0xcf00_0000, // -2^31
+    0x5f80_0000, // 2^64
+    0x3fc0_0000, // 1.5
+    0x4020_0000, // 2.5
+];
+const FD_VALUES: &[u64] = &[
+    0x0000_0000_0000_0000,
+    0x8000_0000_0000_0000,
+    0x3ff0_0000_0000_0000,
+    0xbff0_0000_0000_0000,
+    0x3fe0_0000_0000_0000,
+    0x7ff0_0000_0000_0000,
+    0xfff0_0000_0000_0000,
+    0x7ff8_0000_0000_0000,
+    0x7ff4_0000_0000_0001,
+    0xfff8_0000_dead_beef,
+    0x0000_0000_0000_0001,
+    0x800f_ffff_ffff_ffff,
+    0x0010_0000_0000_0000,
+    0x7fef_ffff_ffff_ffff,
+    0x3fd5_5555_5555_5555,
+    0x41e0_0000_0000_0000, // 2^31
+    0x43e0_0000_0000_0000, // 2^63
+    0x3ff8_0000_0000_0000, // 1.5
+    0x4004_0000_0000_0000, // 2.5
+    0x47ef_ffff_e000_0000, // f32 max as f64
+    0x36a0_0000_0000_0000, // f32 min subnormal as f64
+    0x3690_0000_0000_0000, // half of it
+];
+
+fn pool_value(u: &mut Unstructured, interesting: &[u64], bits: u32) -> Result<u64> {
+    let m = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    Ok(match u.int_in_range(0..=3u8)? {
+        0 | 1 => *u.choose(interesting)?,
+        2 => {
+            let v: u64 = u.arbitrary()?;
+            v & m
+        }
+        _ => {
+            // Small integers (and their floats) make arithmetic land on exact results.
+            let v: i8 = u.arbitrary()?;
+            match bits {
+                32 if interesting == F_VALUES => (v as f32).to_bits() as u64,
+                64 if interesting == FD_VALUES => (v as f64).to_bits(),
+                _ => (v as i64 as u64) & m,
+            }
+        }
+    })
+}
+
+/// Generation state: the swarm and the structure of the region being filled.
+pub struct Gen<'s> {
+    /// The configuration.
+    pub swarm: &'s Swarm,
+    insts: usize,
+}
+
+/// What the generator knows about the region it is filling.
+#[derive(Copy, Clone, Debug)]
+struct Region {
+    /// Whether every lane of the warp executes the region.
+    full: bool,
+    /// Nesting depth of ifs and loops.
+    depth: u32,
+    /// Loop nesting depth.
+    loops: u32,
+}
+
+impl<'s> Gen<'s> {
+    /// A generator for `swarm`.
+    pub fn new(swarm: &'s Swarm) -> Gen<'s> {
+        Gen { swarm, insts: 0 }
+    }
+
+    /// Draws a whole program.
+    pub fn program(&mut self, u: &mut Unstructured) -> Result<Program> {
+        let mut pools = [[0u64; 16]; 5];
+        let tables: [(&[u64], u32); 5] = [
+            (H_VALUES, 16),
+            (R_VALUES, 32),
+            (D_VALUES, 64),
+            (F_VALUES, 32),
+            (FD_VALUES, 64),
+        ];
+        for (p, (vals, bits)) in pools.iter_mut().zip(tables) {
+            for v in p.iter_mut() {
+                *v = pool_value(u, vals, bits)?;
+            }
+        }
+        let mut init = Vec::new();
+        for c in Class::ALL {
+            for idx in 0..c.count() {
+                let mul = 2 * u.int_in_range(0..=7u32)? + 1;
+                let add = u.int_in_range(0..=15u32)?;
+                init.push((Reg { class: c, idx }, mul, add));
+            }
+        }
+        let region = Region {
+            full: true,
+            depth: 0,
+            loops: 0,
+        };
+        let body = self.nodes(u, region)?;
+        let mut outputs = Vec::new();
+        for c in [Class::D, Class::Fd, Class::R, Class::F, Class::H, Class::P] {
+            for idx in 0..c.count() {
+                outputs.push(Reg { class: c, idx });
+            }
+        }
+        Ok(Program {
+            body,
+            init,
+            pools,
+            outputs,
+            block: 32 * u.int_in_range(1..=2u32)?,
+            grid: u.int_in_range(1..=2u32)?,
+        })
+    }
+
+    fn nodes(&mut self, u: &mut Unstructured, r: Region) -> Result<Vec<Node>> {
+        let mut out = Vec::new();
+        let n = u.int_in_range(1..=12usize)?;
+        for _ in 0..n {
+            if self.insts >= self.swarm.max_insts || u.is_empty() {
+                break;
+            }
+            let k = u.int_in_range(0..=15u8)?;
+            if k == 0 && self.swarm.branches && r.depth < 3 {
+                let cond = match u.int_in_range(0..=2u8)? {
+                    0 => Cond::Pred(u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?),
+                    1 => Cond::LaneBelow(u.int_in_range(0..=32)?),
+                    _ => Cond::LaneBit(u.int_in_range(0..=4)?),
+                };
+                let inner = Region {
+                    full: false,
+                    depth: r.depth + 1,
+                    loops: r.loops,
+                };
+                let then = self.nodes(u, inner)?;
+                let els = if u.arbitrary()? {
+                    self.nodes(u, inner)?
+                } else {
+                    Vec::new()
+                };
+                out.push(Node::If { cond, then, els });
+            } else if k == 1 && self.swarm.loops && r.depth < 3 && r.loops < 2 {
+                let trips = match u.int_in_range(0..=2u8)? {
+                    0 => Trips::Const(u.int_in_range(0..=3)?),
+                    1 => Trips::Reg(u.int_in_range(0..=Class::R.count() - 1)?, u.int_in_range(0..=2)?),
+                    _ => Trips::Lane(u.int_in_range(0..=2)?),
+                };
+                let inner = Region {
+                    full: r.full && matches!(trips, Trips::Const(_)),
+                    depth: r.depth + 1,
+                    loops: r.loops + 1,
+                };
+                let body = self.nodes(u, inner)?;
+                out.push(Node::Loop { trips, body });
+            } else {
+                let fam = *u.choose(&self.swarm.families)?;
+                if let Some(i) = self.inst(u, fam, r)? {
+                    self.insts += 1;
+                    out.push(Node::Inst(i));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn reg(&self, u: &mut Unstructured, class: Class) -> Result<Reg> {
+        Ok(Reg {
+            class,
+            idx: u.int_in_range(0..=class.count() - 1)?,
+        })
+    }
+
+    /// A source of `class`: a register, or sometimes an immediate or `%laneid`.
+    fn src(&self, u: &mut Unstructured, class: Class) -> Result<Src> {
+        if self.swarm.imms && class != Class::P && u.ratio(1, 5)? {
+            let v = match class {
+                Class::H => pool_value(u, H_VALUES, 16)?,
+                Class::R => pool_value(u, R_VALUES, 32)?,
+                Class::D => pool_value(u, D_VALUES, 64)?,
+                Class::F => pool_value(u, F_VALUES, 32)?,
+                _ => pool_value(u, FD_VALUES, 64)?,
+            };
+            return Ok(Src::Imm(v));
+        }
+        if class == Class::R && u.ratio(1, 12)? {
+            return Ok(Src::Lane);
+        }
+        Ok(Src::Reg(self.reg(u, class)?))
+    }
+
+    fn it(&self, u: &mut Unstructured, bits: &[u8]) -> Result<It> {
+        Ok(It {
+            bits: *u.choose(bits)?,
+            signed: u.arbitrary()?,
+        })
+    }
+
+    fn rnd(&self, u: &mut Unstructured) -> Result<Rnd> {
+        Ok(*u.choose(&self.swarm.rnds)?)
+    }
+
+    fn ftz(&self, u: &mut Unstructured, ft: Ft) -> Result<bool> {
+        Ok(ft == Ft::F32 && self.swarm.ftz && u.arbitrary()?)
+    }
+
+    fn sat(&self, u: &mut Unstructured, ft: Ft) -> Result<bool> {
+        Ok(ft == Ft::F32 && self.swarm.sat && u.ratio(1, 3)?)
+    }
+
+    fn ft(&self, u: &mut Unstructured) -> Result<Ft> {
+        Ok(if u.arbitrary()? { Ft::F32 } else { Ft::F64 })
+    }
+
+    /// One instruction of family `fam`, or `None` when the family has nothing valid here.
+    fn inst(&mut self, u: &mut Unstructured, fam: Family, r: Region) -> Result<Option<Inst>> {
+        let op = match fam {
+            Family::Int => self.int_op(u)?,
+            Family::Bits => self.bits_op(u)?,
+            Family::Logic => self.logic_op(u)?,
+            Family::Cmp => self.cmp_op(u)?,
+            Family::Float => self.float_op(u)?,
+            Family::Approx => Op::Approx {
+                kind: *u.choose(&[
+                    Approx::Sin,
+                    Approx::Cos,
+                    Approx::Ex2,
+                    Approx::Lg2,
+                    Approx::Rcp,
+                    Approx::Sqrt,
+                    Approx::Rsqrt,
+                    Approx::Tanh,
+                    Approx::Div,
+                    Approx::DivFull,
+                ])?,
+                ftz: self.swarm.ftz && u.arbitrary()?,
+            },
+            Family::Cvt => self.cvt_op(u)?,
+            Family::Warp => {
+                // `shfl` reads other lanes: only where every lane is active.
+                let k = if r.full {
+                    u.int_in_range(0..=4u8)?
+                } else {
+                    u.int_in_range(2..=4u8)?
+                };
+                match k {
+                    0 | 1 => Op::Shfl {
+                        mode: *u.choose(&[
+                            ShflMode::Up,
+                            ShflMode::Down,
+                            ShflMode::Bfly,
+                            ShflMode::Idx,
+                        ])?,
+                        c: {
+                            let clamp: u32 = u.int_in_range(0..=31)?;
+                            let seg: u32 = *u.choose(&[0, 0x10, 0x18, 0x1c, 0x1e, 0x1f])?;
+                            (seg << 8) | clamp
+                        },
+                    },
+                    2 => Op::Vote {
+                        mode: *u.choose(&[
+                            VoteMode::All,
+                            VoteMode::Any,
+                            VoteMode::Uni,
+                            VoteMode::Ballot,
+                        ])?,
+                        negate: u.arbitrary()?,
+                    },
+                    3 => Op::Redux {
+                        op: *u.choose(&[
+                            ReduxOp::Add,
+                            ReduxOp::Min,
+                            ReduxOp::Max,
+                            ReduxOp::And,
+                            ReduxOp::Or,
+                            ReduxOp::Xor,
+                        ])?,
+                        signed: u.arbitrary()?,
+                    },
+                    _ => Op::Match {
+                        all: u.arbitrary()?,
+                        wide: u.arbitrary()?,
+                    },
+                }
+            }
+        };
+        let sig = signature(&op);
+        let mut srcs = Vec::with_capacity(sig.srcs.len());
+        for (k, &c) in sig.srcs.iter().enumerate() {
+            let imm_ok = !sig.no_imm.contains(&k);
+            let s = if imm_ok {
+                self.src(u, c)?
+            } else {
+                Src::Reg(self.reg(u, c)?)
+            };
+            srcs.push(s);
+        }
+        let dst = self.reg(u, sig.dst)?;
+        let dst2 = match sig.dst2 {
+            Some(c) if u.arbitrary()? => {
+                let mut d2 = self.reg(u, c)?;
+                if d2 == dst {
+                    d2.idx = (d2.idx + 1) % c.count();
+                }
+                Some(d2)
+            }
+            _ => None,
+        };
+        let warp = fam == Family::Warp;
+        let guard = if !warp && self.swarm.guards && u.ratio(1, 4)? {
+            Some((u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?))
+        } else {
+            None
+        };
+        let neg_pred = sig.pred_src && u.arbitrary()?;
+        Ok(Some(Inst {
+            guard,
+            op,
+            dst,
+            dst2,
+            srcs,
+            neg_pred,
+        }))
+    }
+
+    fn int_op(&self, u: &mut Unstructured) -> Result<Op> {
+        const ALL: &[u8] = &[16, 32, 64];
+        Ok(match u.int_in_range(0..=19u8)? {
+            0 => Op::Add(self.it(u, ALL)?),
+            1 => Op::Sub(self.it(u, ALL)?),
+            2 => Op::AddSat(u.arbitrary()?),
+            3 => Op::MulLo(self.it(u, ALL)?),
+            4 => Op::MulHi(self.it(u, ALL)?),
+            5 => Op::MulWide(self.it(u, &[16, 32])?),
+            6 => Op::MadLo(self.it(u, ALL)?),
+            7 => Op::MadHi(self.it(u, ALL)?),
+            8 => Op::MadWide(self.it(u, &[16, 32])?),
+            9 => Op::MadHiSat,
+            10 => Op::Mul24 {
+                hi: u.arbitrary()?,
+                signed: u.arbitrary()?,
+            },
+            11 => Op::Mad24 {
+                hi: u.arbitrary()?,
+                signed: u.arbitrary()?,
+            },
+            12 => Op::Sad(self.it(u, ALL)?),
+            13 => Op::Div(self.it(u, ALL)?),
+            14 => Op::Rem(self.it(u, ALL)?),
+            15 => Op::Abs(It {
+                bits: *u.choose(ALL)?,
+                signed: true,
+            }),
+            16 => Op::Neg(It {
+                bits: *u.choose(ALL)?,
+                signed: true,
+            }),
+            17 => Op::Min(self.it(u, ALL)?),
+            18 => Op::Max(self.it(u, ALL)?),
+            _ => Op::Relu {
+                max: u.arbitrary()?,
+            },
+        })
+    }
+
+    fn bits_op(&self, u: &mut Unstructured) -> Result<Op> {
+        Ok(match u.int_in_range(0..=8u8)? {
+            0 => Op::Popc(*u.choose(&[32, 64])?),
+            1 => Op::Clz(*u.choose(&[32, 64])?),
+            2 => Op::Brev(*u.choose(&[32, 64])?),
+            3 => Op::Bfind {
+                t: self.it(u, &[32, 64])?,
+                shiftamt: u.arbitrary()?,
+            },
+            4 => Op::Bfe(self.it(u, &[32, 64])?),
+            5 => Op::Bfi(*u.choose(&[32, 64])?),
+            6 => Op::Dp4a {
+                sa: u.arbitrary()?,
+                sb: u.arbitrary()?,
+            },
+            7 => Op::Dp2a {
+                hi: u.arbitrary()?,
+                sa: u.arbitrary()?,
+                sb: u.arbitrary()?,
+            },
+            _ => Op::Prmt {
+                f4e: u.arbitrary()?,
+            },
+        })
+    }
+
+    fn logic_op(&self, u: &mut Unstructured) -> Result<Op> {
+        let lc = *u.choose(&[Class::P, Class::H, Class::R, Class::D])?;
+        let bc = *u.choose(&[Class::H, Class::R, Class::D])?;
+        Ok(match u.int_in_range(0..=8u8)? {
+            0 => Op::And(lc),
+            1 => Op::Or(lc),
+            2 => Op::Xor(lc),
+            3 => Op::Not(lc),
+            4 => Op::Cnot(bc),
+            5 => Op::Lop3(u.arbitrary()?),
+            6 => Op::Shf {
+                left: u.arbitrary()?,
+                clamp: u.arbitrary()?,
+            },
+            7 => Op::Shl(bc),
+            _ => Op::Shr(self.it(u, &[16, 32, 64])?),
+        })
+    }
+
+    fn cmp_op(&self, u: &mut Unstructured) -> Result<Op> {
+        use ptx_ir_core::Cmp;
+        let t = match u.int_in_range(0..=3u8)? {
+            0 => CmpT::Bits(*u.choose(&[16, 32, 64])?),
+            1 => CmpT::Int(self.it(u, &[16, 32, 64])?),
+            _ => CmpT::F(self.ft(u)?),
+        };
+        let cmp = match t {
+            CmpT::Bits(_) => *u.choose(&[Cmp::Eq, Cmp::Ne])?,
+            CmpT::Int(it) if it.signed => {
+                *u.choose(&[Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge])?
+            }
+            CmpT::Int(_) => *u.choose(&[
+                Cmp::Eq,
+                Cmp::Ne,
+                Cmp::Lt,
+                Cmp::Le,
+                Cmp::Gt,
+                Cmp::Ge,
+                Cmp::Ls,
+                Cmp::Hs,
+            ])?,
+            CmpT::F(_) => *u.choose(&[
+                Cmp::Eq,
+                Cmp::Ne,
+                Cmp::Lt,
+                Cmp::Le,
+                Cmp::Gt,
+                Cmp::Ge,
+                Cmp::Equ,
+                Cmp::Neu,
+                Cmp::Ltu,
+                Cmp::Leu,
+                Cmp::Gtu,
+                Cmp::Geu,
+                Cmp::Num,
+                Cmp::Nan,
+            ])?,
+        };
+        let lohi = matches!(t, CmpT::Int(it) if !it.signed)
+            && matches!(cmp, Cmp::Lt | Cmp::Gt)
+            && u.arbitrary()?;
+        let bop = if u.ratio(1, 3)? {
+            Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+        } else {
+            None
+        };
+        let ftz = t == CmpT::F(Ft::F32) && self.swarm.ftz && u.arbitrary()?;
+        Ok(match u.int_in_range(0..=5u8)? {
+            0..=2 => Op::Setp {
+                cmp,
+                lohi,
+                t,
+                bop,
+                ftz,
+            },
+            3 => {
+                // `set` takes 32-bit comparisons' types only in some combinations; keep to
+                // the integer and float forms every table line accepts.
+                let d = *u.choose(&[SetD::U32, SetD::S32, SetD::F32])?;
+                Op::Set {
+                    cmp,
+                    t: match t {
+                        CmpT::Bits(b) => CmpT::Bits(b),
+                        other => other,
+                    },
+                    d,
+                    bop,
+                    ftz,
+                }
+            }
+            4 => Op::Selp(*u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?),
+            _ => Op::Slct(*u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?),
+        })
+    }
+
+    fn float_op(&self, u: &mut Unstructured) -> Result<Op> {
+        let ft = self.ft(u)?;
+        Ok(match u.int_in_range(0..=11u8)? {
+            0..=3 => {
+                let op = *u.choose(&[Fop::Add, Fop::Sub, Fop::Mul, Fop::Div])?;
+                let rnd = if op == Fop::Div || u.ratio(3, 4)? {
+                    Some(self.rnd(u)?)
+                } else {
+                    None
+                };
+                Op::Fbin {
+                    op,
+                    ft,
+                    rnd,
+                    ftz: self.ftz(u, ft)?,
+                    sat: op != Fop::Div && self.sat(u, ft)?,
+                }
+            }
+            4 | 5 => Op::Fma {
+                ft,
+                rnd: self.rnd(u)?,
+                ftz: self.ftz(u, ft)?,
+                sat: self.sat(u, ft)?,
+                mad: u.arbitrary()?,
+            },
+            6 => Op::Rcp {
+                ft,
+                rnd: self.rnd(u)?,
+                ftz: self.ftz(u, ft)?,
+            },
+            7 => Op::Sqrt {
+                ft,
+                rnd: self.rnd(u)?,
+                ftz: self.ftz(u, ft)?,
+            },
+            8 => {
+                if u.arbitrary()? {
+                    Op::Fabs {
+                        ft,
+                        ftz: self.ftz(u, ft)?,
+                    }
+                } else {
+                    Op::Fneg {
+                        ft,
+                        ftz: self.ftz(u, ft)?,
+                    }
+                }
+            }
+            9 => {
+                let f32 = ft == Ft::F32;
+                Op::Fminmax {
+                    ft,
+                    max: u.arbitrary()?,
+                    ftz: self.ftz(u, ft)?,
+                    nan: f32 && u.arbitrary()?,
+                    xorsign: f32 && u.ratio(1, 4)?,
+                }
+            }
+            10 => Op::Copysign(ft),
+            _ => Op::Testp {
+                ft,
+                class: u.int_in_range(0..=5)?,
+            },
+        })
+    }
+
+    fn cvt_op(&self, u: &mut Unstructured) -> Result<Op> {
+        const TYPES: &[CvtT] = &[
+            CvtT::Int(8, false),
+            CvtT::Int(8, true),
+            CvtT::Int(16, false),
+            CvtT::Int(16, true),
+            CvtT::Int(32, false),
+            CvtT::Int(32, true),
+            CvtT::Int(64, false),
+            CvtT::Int(64, true),
+            CvtT::F(Ft::F32),
+            CvtT::F(Ft::F64),
+        ];
+        if u.ratio(1, 8)? {
+            return Ok(Op::Mov(*u.choose(&Class::ALL)?));
+        }
+        let d = *u.choose(TYPES)?;
+        let s = *u.choose(TYPES)?;
+        let rnd = match (d, s) {
+            (CvtT::Int(..), CvtT::F(_)) => Some(CvtRnd::I(self.rnd(u)?)),
+            (CvtT::F(_), CvtT::Int(..)) => Some(CvtRnd::F(self.rnd(u)?)),
+            (CvtT::F(Ft::F32), CvtT::F(Ft::F64)) => Some(CvtRnd::F(self.rnd(u)?)),
+            (CvtT::F(a), CvtT::F(b)) if a == b => {
+                if u.arbitrary()? {
+                    Some(CvtRnd::I(self.rnd(u)?))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        let f32_involved = d == CvtT::F(Ft::F32) || s == CvtT::F(Ft::F32);
+        let ftz = f32_involved && self.swarm.ftz && u.arbitrary()?;
+        let sat = self.swarm.sat && u.ratio(1, 3)? && {
+            // `.sat` on an integer destination saturates; on a float destination it clamps
+            // to [0, 1]; both are allowed.
+            true
+        };
+        Ok(Op::Cvt {
+            d,
+            s,
+            rnd,
+            ftz,
+            sat,
+        })
+    }
+}
+
+/// The operand classes of an operation.
+pub struct Sig {
+    /// Destination class.
+    pub dst: Class,
+    /// Class of a possible second destination.
+    pub dst2: Option<Class>,
+    /// Source classes.
+    pub srcs: Vec<Class>,
+    /// Sources that must be registers.
+    pub no_imm: Vec<usize>,
+    /// Whether the last source is a predicate that may be negated.
+    pub pred_src: bool,
+}
+
+fn sig(dst: Class, srcs: &[Class]) -> Sig {
+    Sig {
+        dst,
+        dst2: None,
+        srcs: srcs.to_vec(),
+        no_imm: Vec::new(),
+        pred_src: false,
+    }
+}
+
+/// The operand classes of `op`.
+pub fn signature(op: &Op) -> Sig {
+    use Class::*;
+    let ic = |t: &It| Class::int(t.bits);
+    match op {
+        Op::Add(t) | Op::Sub(t) | Op::MulLo(t) | Op::MulHi(t) | Op::Div(t) | Op::Rem(t) => {
+            let c = ic(t);
+            let mut s = sig(c, &[c, c]);
+            if matches!(op, Op::Div(_) | Op::Rem(_)) {
+                // The guard sequence compares the divisor: keep it a register.
+                s.no_imm = vec![1];
+            }
+            s
+        }
+        Op::Min(t) | Op::Max(t) => sig(ic(t), &[ic(t), ic(t)]),
+        Op::AddSat(_) => sig(R, &[R, R]),
+        Op::Relu { .. } => sig(R, &[R, R]),
+        Op::MulWide(t) => {
+            let c = ic(t);
+            sig(Class::int(t.bits * 2), &[c, c])
+        }
+        Op::MadLo(t) | Op::MadHi(t) | Op::Sad(t) => {
+            let c = ic(t);
+            sig(c, &[c, c, c])
+        }
+        Op::MadWide(t) => {
+            let c = ic(t);
+            let w = Class::int(t.bits * 2);
+            sig(w, &[c, c, w])
+        }
+        Op::MadHiSat => sig(R, &[R, R, R]),
+        Op::Mul24 { .. } => sig(R, &[R, R]),
+        Op::Mad24 { .. } => sig(R, &[R, R, R]),
+        Op::Abs(t) | Op::Neg(t) => sig(ic(t), &[ic(t)]),
+        Op::Popc(w) | Op::Clz(w) => sig(R, &[Class::int(*w)]),
+        Op::Brev(w) => sig(Class::int(*w), &[Class::int(*w)]),
+        Op::Bfind { t, .. } => sig(R, &[ic(t)]),
+        Op::Bfe(t) => sig(ic(t), &[ic(t), R, R]),
+        Op::Bfi(w) => {
+            let c = Class::int(*w);
+            sig(c, &[c, c, R, R])
+        }
+        Op::Dp4a { .. } | Op::Dp2a { .. } => sig(R, &[R, R, R]),
+        Op::Prmt { .. } => sig(R, &[R, R, R]),
+        Op::And(c) | Op::Or(c) | Op::Xor(c) => sig(*c, &[*c, *c]),
+        Op::Not(c) | Op::Cnot(c) => sig(*c, &[*c]),
+        Op::Lop3(_) => sig(R, &[R, R, R]),
+        Op::Shf { .. } => sig(R, &[R, R, R]),
+        Op::Shl(c) => sig(*c, &[*c, R]),
+        Op::Shr(t) => sig(ic(t), &[ic(t), R]),
+        Op::Setp { t, bop, .. } => {
+            let c = cmp_class(t);
+            let mut s = sig(P, &[c, c]);
+            s.dst2 = Some(P);
+            if bop.is_some() {
+                s.srcs.push(P);
+                s.pred_src = true;
+            }
+            s
+        }
+        Op::Set { t, d, bop, .. } => {
+            let c = cmp_class(t);
+            let dc = if *d == SetD::F32 { F } else { R };
+            let mut s = sig(dc, &[c, c]);
+            if bop.is_some() {
+                s.srcs.push(P);
+                s.pred_src = true;
+            }
+            s
+        }
+        Op::Selp(c) => sig(*c, &[*c, *c, P]),
+        Op::Slct(c) => sig(*c, &[*c, *c, R]),
+        Op::Fbin { ft, .. } => sig(ft.class(), &[ft.class(), ft.class()]),
+        Op::Fma { ft, .. } => sig(ft.class(), &[ft.class(), ft.class(), ft.class()]),
+        Op::Rcp { ft, .. } | Op::Sqrt { ft, .. } | Op::Fabs { ft, .. } | Op::Fneg { ft, .. } => {
+            sig(ft.class(), &[ft.class()])
+        }
+        Op::Fminmax { ft, .. } | Op::Copysign(ft) => sig(ft.class(), &[ft.class(), ft.class()]),
+        Op::Testp { ft, .. } => sig(P, &[ft.class()]),
+        Op::Approx { kind, .. } => match kind {
+            Approx::Div | Approx::DivFull => sig(F, &[F, F]),
+            _ => sig(F, &[F]),
+        },
+        Op::Cvt { d, s, .. } => sig(d.class(), &[s.class()]),
+        Op::Mov(c) => sig(*c, &[*c]),
+        Op::Shfl { .. } => {
+            let mut s = sig(R, &[R, R]);
+            s.dst2 = Some(P);
+            s.no_imm = vec![0];
+            s
+        }
+        Op::Vote { mode, .. } => {
+            let d = if *mode == VoteMode::Ballot { R } else { P };
+            let mut s = sig(d, &[P]);
+            s.pred_src = true;
+            s
+        }
+        Op::Redux { .. } => {
+            let mut s = sig(R, &[R]);
+            s.no_imm = vec![0];
+            s
+        }
+        Op::Match { wide, .. } => {
+            let mut s = sig(R, &[if *wide { D } else { R }]);
+            s.dst2 = Some(P);
+            s.no_imm = vec![0];
+            s
+        }
+    }
+}
+
+fn cmp_class(t: &CmpT) -> Class {
+    match t {
+        CmpT::Int(it) => Class::int(it.bits),
+        CmpT::Bits(b) => Class::int(*b),
+        CmpT::F(f) => f.class(),
+    }
+}
+
+impl Program {
+    /// Number of instructions (recursively).
+    pub fn instruction_count(&self) -> usize {
+        fn count(ns: &[Node]) -> usize {
+            ns.iter()
+                .map(|n| match n {
+                    Node::Inst(_) => 1,
+                    Node::If { then, els, .. } => count(then) + count(els),
+                    Node::Loop { body, .. } => count(body),
+                })
+                .sum()
+        }
+        count(&self.body)
+    }
+
+    /// Bytes of output per thread, with each register at its natural alignment.
+    pub fn record_layout(&self) -> (Vec<u32>, u32) {
+        let mut offs = Vec::with_capacity(self.outputs.len());
+        let mut at = 0u32;
+        for r in &self.outputs {
+            let size = match r.class {
+                Class::P => 1,
+                c => c.bits() / 8,
+            };
+            at = at.div_ceil(size) * size;
+            offs.push(at);
+            at += size;
+        }
+        (offs, at.div_ceil(8) * 8)
+    }
+}

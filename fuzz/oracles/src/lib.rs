@@ -1,0 +1,92 @@
+//! The fuzzing oracles of `ptx-ir`.
+//!
+//! Each oracle is a module with `pub fn run(u: &mut Unstructured) -> arbitrary::Result<()>` that
+//! panics when it finds a bug. The cargo-fuzz targets in `fuzz/fuzz_targets/` only call `run`;
+//! the `smoke` test of each module runs it a few hundred times on bytes from a fixed seed, so
+//! `cargo test` exercises every oracle too.
+//!
+//! | oracle | checks |
+//! | --- | --- |
+//! | [`roundtrip`] | generated well-formed modules (every module-level construct, every opcode and form): print -> parse equals the IR, encode -> decode equals the IR, printing is a fixpoint; real PTX text given as input round-trips the same way |
+//! | [`parse`] | arbitrary and mutated text: the reader returns a module or an error, never panics; whatever parses round-trips |
+//! | [`decode`] | arbitrary and mutated bytecode: the decoder returns a module or an error, never panics; whatever decodes prints and re-encodes to bytes that decode to the same module |
+//! | [`interp_agree`] | generated well-defined kernels run three ways (IR, reparsed text, decoded bytecode) with identical results, equal to an independent reference per family |
+//!
+//! A failure panics with the failing case written as a regression file (see [`regress`]),
+//! ready to be saved under `corpus/regress/` and committed.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod decode;
+pub mod interp_agree;
+pub mod parse;
+pub mod regress;
+pub mod roundtrip;
+pub mod seeds;
+
+use arbitrary::Unstructured;
+
+/// A deterministic byte source (xorshift64*), so that smoke runs are reproducible.
+#[derive(Clone, Debug)]
+pub struct Bytes {
+    state: u64,
+}
+
+impl Bytes {
+    /// A source seeded with `seed` (any value; zero is replaced).
+    pub fn new(seed: u64) -> Bytes {
+        Bytes {
+            state: seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+        }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// `n` random bytes.
+    pub fn fill(&mut self, n: usize) -> Vec<u8> {
+        let mut v = Vec::with_capacity(n + 8);
+        while v.len() < n {
+            v.extend_from_slice(&self.next_u64().to_le_bytes());
+        }
+        v.truncate(n);
+        v
+    }
+}
+
+/// Runs `oracle` `iterations` times on random byte strings of 1 to `max_len` bytes from a
+/// fixed seed; returns how many runs completed (did not run out of bytes). A bug panics inside
+/// the oracle.
+pub fn smoke(
+    oracle: fn(&mut Unstructured) -> arbitrary::Result<()>,
+    seed: u64,
+    iterations: usize,
+    max_len: usize,
+) -> usize {
+    let mut src = Bytes::new(seed);
+    let mut done = 0;
+    for _ in 0..iterations {
+        let len = 1 + (src.next_u64() as usize % max_len);
+        let data = src.fill(len);
+        let mut u = Unstructured::new(&data);
+        if oracle(&mut u).is_ok() {
+            done += 1;
+        }
+    }
+    done
+}
+
+/// Whether `data` looks like PTX text rather than fuzzer-structured bytes: the oracles that
+/// take both treat text seeds (the corpus files) as text.
+pub fn looks_like_text(data: &[u8]) -> bool {
+    matches!(data.first(), Some(b'.' | b'/' | b' ' | b'\t' | b'\n' | b'\r'))
+        && std::str::from_utf8(data).is_ok()
+}

@@ -1,0 +1,171 @@
+//! The round-trip oracle: well-formed IR survives text and bytecode unchanged.
+//!
+//! Input bytes drive one of three generators:
+//!
+//! - [`ptx_ir_core::generate::full::module`] (most inputs): every module-level construct —
+//!   variables with initialisers (packed ones included), functions with parameters, return
+//!   parameters and directives, nested blocks, labels, `.loc`/`.pragma`, branch and call target
+//!   lists, call prototypes, sections, files, aliases — and instructions drawn from every form of
+//!   every opcode of the instruction table, in the canonical form the reader produces;
+//! - [`ptx_ir_core::generate::module`]: one kernel of generated instructions;
+//! - the IR's derived `Arbitrary` impls, unconstrained: such a module need not print to readable
+//!   text, so it is checked through the bytecode only (it must decode equal when it satisfies
+//!   [`ptx_ir_binary::validate`], and be rejected otherwise).
+//!
+//! Names are renumbered into print order ([`ptx_ir_core::visit::renumber_names`]), then: print ->
+//! parse equals the IR; encode -> decode equals the IR (both codecs, deterministic bytes);
+//! printing the re-read IR gives the same text. Input that is PTX text (a corpus file given as
+//! a seed) is parsed and its IR checked the same way.
+
+use crate::regress;
+use arbitrary::{Arbitrary, Unstructured};
+use ptx_ir_binary::{decode_with, encode_with, validate, Codec, DecodeError, DecodeLimits};
+use ptx_ir_core::generate::{self, full};
+use ptx_ir_core::{visit, Module};
+use ptx_ir_text::{parse, print};
+
+/// Generated modules can nest deeper than the default decode depth limit allows.
+const LIMITS: DecodeLimits = DecodeLimits {
+    max_depth: 4096,
+    ..DecodeLimits::DEFAULT
+};
+
+/// Runs the oracle on one input.
+pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
+    let data = u.peek_bytes(u.len()).unwrap_or_default();
+    if crate::looks_like_text(data) {
+        let text = std::str::from_utf8(data).unwrap_or_default();
+        u.bytes(u.len())?;
+        if let Ok(m) = parse(text) {
+            if let Err(e) = check(&m) {
+                fail(&m, &e);
+            }
+        }
+        return Ok(());
+    }
+    match u.int_in_range(0..=9u8)? {
+        0..=6 => {
+            let m = full::module(u, &full::Config::default())?;
+            if let Err(e) = check(&m) {
+                fail(&m, &e);
+            }
+        }
+        7 | 8 => {
+            let m = generate::module(u)?;
+            if let Err(e) = check(&m) {
+                fail(&m, &e);
+            }
+        }
+        _ => {
+            let mut m = Module::arbitrary(u)?;
+            let _ = visit::renumber_names(&mut m);
+            if let Err(e) = check_bytecode(&m, validate(&m).is_ok()) {
+                panic!("bytecode round trip of an arbitrary module: {e}\n{m:?}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// All identities on a well-formed module; `Err` says which broke.
+pub fn check(m: &Module) -> Result<(), String> {
+    let t1 = print(m);
+    let m2 = parse(&t1).map_err(|e| format!("printed text does not parse: {e}"))?;
+    if &m2 != m {
+        return Err(format!(
+            "IR differs after print -> parse: {}",
+            first_difference(m, &m2)
+        ));
+    }
+    let t2 = print(&m2);
+    if t1 != t2 {
+        let line = t1
+            .lines()
+            .zip(t2.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        return Err(format!(
+            "printing is not a fixpoint (first difference at printed line {})",
+            line + 1
+        ));
+    }
+    check_bytecode(m, true)
+}
+
+/// encode -> decode equals the module (both codecs, deterministic), or is rejected with
+/// `InvalidIr` when `valid` is false.
+pub fn check_bytecode(m: &Module, valid: bool) -> Result<(), String> {
+    for codec in [Codec::Stored, Codec::Zstd] {
+        let b = encode_with(m, codec).map_err(|e| format!("encode ({codec:?}): {e}"))?;
+        if encode_with(m, codec).ok().as_ref() != Some(&b) {
+            return Err(format!("encoding ({codec:?}) is not deterministic"));
+        }
+        match decode_with(&b, &LIMITS) {
+            Ok(d) if valid && &d == m => {}
+            Ok(d) if valid => {
+                return Err(format!(
+                    "IR differs after encode -> decode ({codec:?}): {}",
+                    first_difference(m, &d)
+                ))
+            }
+            Ok(_) => return Err(format!("an invalid module decoded ({codec:?})")),
+            Err(DecodeError::InvalidIr { .. }) if !valid => {}
+            Err(e) => return Err(format!("decode ({codec:?}): {e} (valid: {valid})")),
+        }
+    }
+    Ok(())
+}
+
+/// Where two modules first differ, for messages.
+pub fn first_difference(a: &Module, b: &Module) -> String {
+    if a.version != b.version || a.target != b.target || a.address_size != b.address_size {
+        return "module header differs".into();
+    }
+    if a.items.len() != b.items.len() {
+        return format!("{} items before, {} after", a.items.len(), b.items.len());
+    }
+    for (k, (x, y)) in a.items.iter().zip(&b.items).enumerate() {
+        if x == y {
+            continue;
+        }
+        if let (ptx_ir_core::Item::Function(f), ptx_ir_core::Item::Function(g)) = (x, y) {
+            if let (Some(bf), Some(bg)) = (&f.body, &g.body) {
+                for (j, (s, t)) in bf.iter().zip(bg).enumerate() {
+                    if s != t {
+                        return format!("item {k}, statement {j}: {s:?} became {t:?}");
+                    }
+                }
+            }
+        }
+        return format!("item {k}: {x:?} became {y:?}");
+    }
+    if a.names != b.names {
+        return "name tables differ (names interned in a different order)".into();
+    }
+    "modules differ".into()
+}
+
+/// Panics with the failing module as a ready-to-commit regression file.
+fn fail(m: &Module, err: &str) -> ! {
+    let file = regress::Case::roundtrip(err, &print(m)).render();
+    panic!("roundtrip oracle: {err}\n--- regression file (save as corpus/regress/NAME.ptx):\n{file}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smoke() {
+        let done = crate::smoke(run, 0x5eed_0001, 400, 4096);
+        assert!(done >= 200, "only {done} of 400 inputs completed");
+    }
+
+    #[test]
+    fn corpus_seeds_round_trip() {
+        for (name, text) in crate::seeds::TEXT {
+            let m = parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            check(&m).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}
