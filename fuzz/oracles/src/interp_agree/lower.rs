@@ -288,7 +288,8 @@ fn prologue(b: &mut B, p: &Program) {
         b.e(Mad, vec![f(Flag::Lo), t(Type::U32)], vec![t4.clone(), t3.clone(), Operand::Int(mul as i64), Operand::Int(add as i64)]);
         b.e(And, vec![t(Type::B32)], vec![t4.clone(), t4.clone(), Operand::Int(15)]);
         b.e(Mul, vec![f(Flag::Wide), t(Type::U32)], vec![td2.clone(), t4.clone(), Operand::Int(size)]);
-        b.e(Add, vec![t(Type::S64)], vec![td2.clone(), td0_op(b), td2.clone()]);
+        let td0 = b.r("%td0");
+        b.e(Add, vec![t(Type::S64)], vec![td2.clone(), td0, td2.clone()]);
         let base = b.name("%td2");
         let addr = Operand::addr(base, POOL_OFFSETS[pool] as i64);
         let ty = match r.class {
@@ -308,10 +309,6 @@ fn prologue(b: &mut B, p: &Program) {
             b.e(Ld, vec![Modifier::Space(Space::Global), t(ty)], vec![d, addr]);
         }
     }
-}
-
-fn td0_op(b: &mut B) -> Operand {
-    b.r("%td0")
 }
 
 fn epilogue(b: &mut B, p: &Program) {
