@@ -890,3 +890,43 @@ mod tests {
         assert_eq!(t(90, A).introduced(), Version { major: 8, minor: 0 });
     }
 }
+
+#[cfg(test)]
+mod coverage {
+    use super::*;
+
+    #[test]
+    fn rules_refine_their_base() {
+        for r in RULES {
+            let (ptx, _) = base(r.opcode);
+            assert!(r.ptx >= ptx, "{} `{}` predates its opcode", r.opcode.name(), r.when);
+        }
+    }
+
+    /// `cargo test -p ptx-ir-core coverage -- --nocapture` prints the table's coverage.
+    #[test]
+    fn coverage() {
+        let with_rules: std::collections::BTreeSet<_> = RULES.iter().map(|r| r.opcode).collect();
+        let specific = RULES
+            .iter()
+            .filter(|r| matches!(r.sm, SmReq::Only { .. }))
+            .count();
+        let base_specific = Opcode::ALL
+            .iter()
+            .filter(|&&o| matches!(base(o).1, SmReq::Only { .. }))
+            .count();
+        let atoms: usize = RULES
+            .iter()
+            .map(|r| r.when.split(['|', '+']).count())
+            .sum();
+        eprintln!(
+            "opcodes: {} with a base requirement ({} a/f-specific); {} conditional rules on {} opcodes ({} a/f-specific, {} condition atoms)",
+            Opcode::COUNT,
+            base_specific,
+            RULES.len(),
+            with_rules.len(),
+            specific,
+            atoms
+        );
+    }
+}

@@ -703,7 +703,6 @@ pub mod full {
                 ".debug_str",
                 ".debug_loc",
                 ".nv_debug_info_ptx",
-                ".nv.shared::cta",
             ])?;
             let name = if u.ratio(1, 4)? {
                 format!("{base}{}", u.int_in_range(0..=99u8)?)
