@@ -28,9 +28,14 @@ pub struct RunArgs {
     /// Bytes of dynamic shared memory.
     #[arg(long, default_value_t = 0)]
     shared: u32,
+    /// Most clusters running at once (the rest wait in the launch queue, where
+    /// clusterlaunchcontrol.try_cancel can cancel them).
+    #[arg(long, default_value_t = 1)]
+    resident: u32,
     /// A kernel argument, in parameter order: u32:7, s64:-3, f32:1.5, f64:0d3FF0000000000000,
     /// buf:PATH (read, and written back after the run), zeros:BYTES, hex:BYTES, iota32:N
-    /// (printed as hex after the run).
+    /// (printed as hex after the run), tmap:buf=ARG,type=T,dims=AxB,box=AxB[,strides=..]
+    /// [,swizzle=128][,fill=nan] (a tensor map over argument ARG's buffer).
     #[arg(long = "arg")]
     args: Vec<String>,
     /// Print the outcome as JSON.
@@ -46,6 +51,10 @@ pub struct VectorsArgs {
     /// Run only cases of this family (repeatable).
     #[arg(long = "family")]
     families: Vec<String>,
+    /// Also write each case with `out` replaced by the interpreter's result (cases the
+    /// interpreter rejects are left out) to this file.
+    #[arg(long)]
+    write: Option<PathBuf>,
 }
 
 fn dims(s: &str) -> Result<[u32; 3], String> {
@@ -101,7 +110,8 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         .launch(&a.entry)
         .grid(dims(&a.grid)?)
         .block(dims(&a.block)?)
-        .dynamic_shared(a.shared);
+        .dynamic_shared(a.shared)
+        .resident_clusters(a.resident);
     if let Some(c) = &a.cluster {
         launch = launch.cluster(dims(c)?);
     }
@@ -178,9 +188,39 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
     let parse = |s: &str| ptx_ir::text::parse(s).map_err(|e| e.to_string());
     let report = ptx_ir::interp::vectors::run_text(&text, &a.families, &parse);
     print!("{}", report.render());
+    if let Some(path) = &a.write {
+        write_interpreted(&text, &a.families, &parse, path)?;
+    }
     if report.failed() == 0 {
         Ok(())
     } else {
         Err(String::new())
     }
+}
+
+/// `ptx vectors --write`: the cases with the interpreter's `out`.
+fn write_interpreted(
+    text: &str,
+    families: &[String],
+    parse: &dyn Fn(&str) -> Result<ptx_ir::ir::Module, String>,
+    path: &std::path::Path,
+) -> Result<(), String> {
+    use ptx_ir::interp::vectors;
+    let mut out = String::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(c) = vectors::parse_case(line) else {
+            continue;
+        };
+        if !families.is_empty() && !families.contains(&c.family) {
+            continue;
+        }
+        let Ok(got) = vectors::interpret(&c, parse) else {
+            continue;
+        };
+        let mut v: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        v["out"]["hex"] = json!(vectors::out_hex(&c, &got));
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    std::fs::write(path, out).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -117,7 +117,10 @@ fn each_rule_fires() {
         ("\tcall.uni %rd1, (%r1);", Rule::CallTargets),
         ("\tld.global.u32 %r1, [smem];", Rule::StateSpace),
         ("\tst.shared.u32 [gvar], %r1;", Rule::StateSpace),
-        ("\tmapa.shared::cluster.u64 %rd1, gvar, %r1;", Rule::StateSpace),
+        (
+            "\tmapa.shared::cluster.u64 %rd1, gvar, %r1;",
+            Rule::StateSpace,
+        ),
         ("\tcvta.shared.u64 %rd1, gvar;", Rule::StateSpace),
         ("\tadd.f32x2 %rd1, %rd2, %rd3;", Rule::TargetTooOld),
         ("\twgmma.fence.sync.aligned;", Rule::TargetUnsupported),

@@ -45,6 +45,8 @@ mod fmt;
 pub mod int;
 pub mod load;
 pub mod mem;
+pub mod tc;
+pub mod tmap;
 pub mod vectors;
 
 pub use error::{Error, FaultKind, Site, Thread};

@@ -73,6 +73,8 @@ pub enum Opnd {
     Sink,
     /// A register with a byte/half selector (`%r.b1`), which only video instructions take.
     Selected(u32, Selector),
+    /// `[a, {b, c}]`: a bracketed tuple (tensor map and coordinates).
+    Tuple(Box<[Opnd]>),
 }
 
 /// An instruction decoded for execution.
@@ -147,6 +149,14 @@ pub struct Func {
     pub call_lists: Vec<CallList>,
     /// `.reqnctapercluster`, if given.
     pub req_cluster: Option<[u32; 3]>,
+    /// `.explicitcluster`
+    pub explicit_cluster: bool,
+    /// `.maxclusterrank`, if given.
+    pub max_cluster_rank: Option<u32>,
+    /// `.reqntid`, if given.
+    pub req_ntid: Option<[u32; 3]>,
+    /// `.maxntid`, if given.
+    pub max_ntid: Option<[u32; 3]>,
 }
 
 /// A loaded module, ready to launch.
@@ -184,7 +194,9 @@ fn patch_extern(o: &mut Opnd, dyn_off: u64) {
     match o {
         Opnd::Imm(v) => fix(v),
         Opnd::Mem(MemBase::Static(v), _) => fix(v),
-        Opnd::Vec(v) | Opnd::Args(v) => v.iter_mut().for_each(|x| patch_extern(x, dyn_off)),
+        Opnd::Vec(v) | Opnd::Args(v) | Opnd::Tuple(v) => {
+            v.iter_mut().for_each(|x| patch_extern(x, dyn_off))
+        }
         Opnd::Pair(p) => p.iter_mut().for_each(|x| patch_extern(x, dyn_off)),
         _ => {}
     }
@@ -364,16 +376,34 @@ impl<'m> Loader<'m> {
             let id = self.funcs.len() as FuncId;
             self.func_ids.insert(f.name, id);
             self.module.syms.insert(f.name, Sym::Func(id));
-            let req_cluster = f.directives.iter().find_map(|d| match d {
-                ptx_ir_core::FuncDirective::ReqNctaPerCluster(v) => {
-                    let mut c = [1u32; 3];
-                    for (i, x) in v.iter().enumerate().take(3) {
-                        c[i] = *x;
-                    }
-                    Some(c)
+            let dims3 = |v: &[u32]| {
+                let mut c = [1u32; 3];
+                for (i, x) in v.iter().enumerate().take(3) {
+                    c[i] = *x;
                 }
+                c
+            };
+            use ptx_ir_core::FuncDirective as FD;
+            let req_cluster = f.directives.iter().find_map(|d| match d {
+                FD::ReqNctaPerCluster(v) => Some(dims3(v)),
                 _ => None,
             });
+            let req_ntid = f.directives.iter().find_map(|d| match d {
+                FD::ReqNtid(v) => Some(dims3(v)),
+                _ => None,
+            });
+            let max_ntid = f.directives.iter().find_map(|d| match d {
+                FD::MaxNtid(v) => Some(dims3(v)),
+                _ => None,
+            });
+            let max_cluster_rank = f.directives.iter().find_map(|d| match d {
+                FD::MaxClusterRank(n) => Some(*n),
+                _ => None,
+            });
+            let explicit_cluster = f
+                .directives
+                .iter()
+                .any(|d| matches!(d, FD::ExplicitCluster));
             self.funcs.push(Func {
                 name: self.name(f.name).to_string(),
                 kind: f.kind,
@@ -387,6 +417,10 @@ impl<'m> Loader<'m> {
                 branch_tables: Vec::new(),
                 call_lists: Vec::new(),
                 req_cluster,
+                explicit_cluster,
+                max_cluster_rank,
+                req_ntid,
+                max_ntid,
             });
         }
     }
@@ -676,6 +710,11 @@ impl<'m> Loader<'m> {
             branch_tables: Vec::new(),
             call_lists: Vec::new(),
             pending_targets: Vec::new(),
+            kernel_params: if f.kind == FunctionKind::Entry {
+                f.params.iter().flatten().map(|p| p.name).collect()
+            } else {
+                Vec::new()
+            },
         };
         fl.block(body)?;
         fl.resolve_pending()?;
@@ -802,6 +841,8 @@ struct Flatten<'a, 'm> {
     call_lists: Vec<CallList>,
     /// `.branchtargets` whose labels are resolved after the whole body is seen.
     pending_targets: Vec<(u32, Vec<Name>)>,
+    /// Names of the kernel's parameters (none for `.func`).
+    kernel_params: Vec<Name>,
 }
 
 impl<'a, 'm> Flatten<'a, 'm> {
@@ -819,6 +860,23 @@ impl<'a, 'm> Flatten<'a, 'm> {
 
     fn err(&self, inst: Option<&Instruction>, msg: impl Into<String>) -> Error {
         load_err(self.fname, inst.map(|i| fmt::inst(&self.l.m.names, i)), msg)
+    }
+
+    /// The generic address of a statically placed variable: kernel parameters and `.const`
+    /// variables have their own windows, `.global` ones are identical.
+    fn generic_of_static(&self, n: Name, a: u64) -> u64 {
+        if (KPARAM_BASE..KPARAM_BASE + (1 << 24)).contains(&a) && self.kernel_params.contains(&n) {
+            return mem::PARAM_WINDOW + a;
+        }
+        let konst = self.l.m.items.iter().any(|it| match it {
+            Item::Variable(v) => v.space == Space::Const && v.names.iter().any(|d| d.name == n),
+            _ => false,
+        });
+        if konst {
+            mem::CONST_WINDOW + a
+        } else {
+            a
+        }
     }
 
     fn block(&mut self, body: &'m [Statement]) -> Result<(), Error> {
@@ -1151,9 +1209,21 @@ impl<'a, 'm> Flatten<'a, 'm> {
                 }
                 Opnd::Args(out.into_boxed_slice())
             }
-            Operand::Tuple(_) => {
-                // Texture/tensor tuples: decoded lazily by instructions that support them.
-                Opnd::Sink
+            Operand::Tuple(v) => {
+                let mut out = Vec::with_capacity(v.len());
+                for (k, x) in v.iter().enumerate() {
+                    let o = self.operand(i, x, None)?;
+                    // A variable named as the head of a tuple (the tensor map) is its generic
+                    // address, as a register holding it would be.
+                    let o = match (k, x, o) {
+                        (0, Operand::Reg { name, .. }, Opnd::Imm(a)) => {
+                            Opnd::Imm(self.generic_of_static(*name, a))
+                        }
+                        (_, _, o) => o,
+                    };
+                    out.push(o);
+                }
+                Opnd::Tuple(out.into_boxed_slice())
             }
             Operand::Pair(p) => Opnd::Pair(Box::new([
                 self.operand(i, &p[0], ty)?,

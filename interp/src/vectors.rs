@@ -40,6 +40,10 @@ pub struct Case {
     pub args: Vec<Buf>,
     /// Expected output.
     pub out: Buf,
+    /// Bytes of dynamic shared memory (`"shared"`, default 0).
+    pub shared: u32,
+    /// Tensor maps passed after the four buffers (`"tmaps"`).
+    pub tmaps: Vec<crate::tmap::TensorMapArg>,
 }
 
 fn dims(v: Option<&Value>) -> Option<[u32; 3]> {
@@ -86,7 +90,53 @@ pub fn parse_case(line: &str) -> Result<Case, String> {
             .map(|a| a.iter().filter_map(buf).collect())
             .unwrap_or_default(),
         out: v.get("out").and_then(buf).ok_or("bad `out`")?,
+        shared: v.get("shared").and_then(Value::as_u64).unwrap_or(0) as u32,
+        tmaps: v
+            .get("tmaps")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(tmap).collect::<Result<Vec<_>, String>>())
+            .transpose()?
+            .unwrap_or_default(),
     })
+}
+
+/// A tensor-map entry: `{"buffer": 1, "type": "f16", "dims": [..], "strides": [..],
+/// "box": [..], "estrides": [..], "swizzle": 128, "fill": "zero"}`; `buffer` counts the
+/// kernel's buffers (0 = `out`, 1 = `in0`, ...); `strides` (bytes, dimensions 1..rank) and
+/// `estrides` are optional.
+fn tmap(v: &Value) -> Result<crate::tmap::TensorMapArg, String> {
+    let list = |k: &str| -> Option<String> {
+        v.get(k)?.as_array().map(|a| {
+            a.iter()
+                .map(|x| x.as_u64().unwrap_or(0).to_string())
+                .collect::<Vec<_>>()
+                .join("x")
+        })
+    };
+    let mut spec = format!(
+        "buf={},type={},dims={},box={}",
+        v.get("buffer")
+            .and_then(Value::as_u64)
+            .ok_or("tensor map without `buffer`")?,
+        v.get("type")
+            .and_then(Value::as_str)
+            .ok_or("tensor map without `type`")?,
+        list("dims").ok_or("tensor map without `dims`")?,
+        list("box").ok_or("tensor map without `box`")?
+    );
+    if let Some(s) = list("strides").filter(|s| !s.is_empty()) {
+        spec.push_str(&format!(",strides={s}"));
+    }
+    if let Some(s) = list("estrides") {
+        spec.push_str(&format!(",estrides={s}"));
+    }
+    if let Some(s) = v.get("swizzle").and_then(Value::as_u64) {
+        spec.push_str(&format!(",swizzle={s}"));
+    }
+    if let Some(f) = v.get("fill").and_then(Value::as_str) {
+        spec.push_str(&format!(",fill={f}"));
+    }
+    crate::tmap::TensorMapArg::parse(&spec)
 }
 
 fn elem_bytes(hex: &[String]) -> usize {
@@ -158,6 +208,47 @@ fn ulp(got: &[u8], want: &[u8], f: Fmt, n: usize) -> u64 {
     m
 }
 
+/// Runs a case's kernel in the interpreter; returns the `out` buffer.
+pub fn interpret(
+    c: &Case,
+    parse: &dyn Fn(&str) -> Result<Module, String>,
+) -> Result<Vec<u8>, String> {
+    let m = parse(&c.ptx)?;
+    let p = Program::load(&m).map_err(|e| e.to_string())?;
+    let es = elem_bytes(&c.out.hex);
+    let mut args = vec![Arg::Buffer(vec![0xab; es * c.out.hex.len()])];
+    for i in 0..3 {
+        args.push(Arg::Buffer(match c.args.get(i) {
+            Some(b) => to_bytes(b)?,
+            None => vec![0],
+        }));
+    }
+    for t in &c.tmaps {
+        args.push(Arg::TensorMap(t.clone()));
+    }
+    let mut l = p
+        .launch(&c.entry)
+        .grid(c.grid)
+        .block(c.block)
+        .dynamic_shared(c.shared)
+        .args(args);
+    if let Some(cl) = c.cluster {
+        l = l.cluster(cl);
+    }
+    let o = l.run().map_err(|f| f.error.to_string())?;
+    o.buffers
+        .into_iter()
+        .next()
+        .ok_or_else(|| "no output".into())
+}
+
+/// The hex strings of `out` as the interpreter computes them (same element width as the
+/// case's `out`), for writing the interpreter's own vectors.
+pub fn out_hex(c: &Case, got: &[u8]) -> Vec<String> {
+    let es = elem_bytes(&c.out.hex);
+    got.chunks(es).map(to_hex).collect()
+}
+
 /// Runs one case.
 pub fn run_case(c: &Case, parse: &dyn Fn(&str) -> Result<Module, String>) -> CaseResult {
     let mut r = CaseResult {
@@ -168,27 +259,7 @@ pub fn run_case(c: &Case, parse: &dyn Fn(&str) -> Result<Module, String>) -> Cas
         bad_lanes: 0,
         max_ulp: None,
     };
-    let outcome = (|| -> Result<Vec<u8>, String> {
-        let m = parse(&c.ptx)?;
-        let p = Program::load(&m).map_err(|e| e.to_string())?;
-        let es = elem_bytes(&c.out.hex);
-        let mut args = vec![Arg::Buffer(vec![0xab; es * c.out.hex.len()])];
-        for i in 0..3 {
-            args.push(Arg::Buffer(match c.args.get(i) {
-                Some(b) => to_bytes(b)?,
-                None => vec![0],
-            }));
-        }
-        let mut l = p.launch(&c.entry).grid(c.grid).block(c.block).args(args);
-        if let Some(cl) = c.cluster {
-            l = l.cluster(cl);
-        }
-        let o = l.run().map_err(|f| f.error.to_string())?;
-        o.buffers
-            .into_iter()
-            .next()
-            .ok_or_else(|| "no output".into())
-    })();
+    let outcome = interpret(c, parse);
     let got = match outcome {
         Ok(g) => g,
         Err(e) => {

@@ -36,8 +36,8 @@ fn run_line(prog: &Program, line: &str) -> String {
     let toks: Vec<&str> = line.split_whitespace().collect();
     let mut launch = None;
     let mut entry = "k".to_string();
-    let (mut grid, mut block, mut cluster, mut fuel, mut shared) =
-        ([1, 1, 1], [1, 1, 1], None, None, 0u32);
+    let (mut grid, mut block, mut cluster, mut fuel, mut shared, mut resident) =
+        ([1, 1, 1], [1, 1, 1], None, None, 0u32, 1u32);
     let mut args = Vec::new();
     let mut i = 0;
     while i < toks.len() {
@@ -49,6 +49,7 @@ fn run_line(prog: &Program, line: &str) -> String {
             "--cluster" => cluster = Some(dims(v)),
             "--fuel" => fuel = Some(v.parse::<u64>().expect("fuel")),
             "--shared" => shared = v.parse().expect("shared"),
+            "--resident" => resident = v.parse().expect("resident"),
             "--arg" => args.push(v.to_string()),
             t => panic!("unknown RUN token `{t}`"),
         }
@@ -58,7 +59,8 @@ fn run_line(prog: &Program, line: &str) -> String {
         .launch(&entry)
         .grid(grid)
         .block(block)
-        .dynamic_shared(shared);
+        .dynamic_shared(shared)
+        .resident_clusters(resident);
     if let Some(c) = cluster {
         l = l.cluster(c);
     }

@@ -127,6 +127,17 @@ impl Sm {
         }
     }
 
+    /// Sort key from the most to the least portable target: by architecture, then plain before
+    /// family-specific before architecture-specific.
+    pub fn portability_key(self) -> (u16, u8) {
+        let s = match self.suffix {
+            ArchSuffix::None => 0,
+            ArchSuffix::F => 1,
+            ArchSuffix::A => 2,
+        };
+        (self.arch, s)
+    }
+
     /// Whether the `.target` string exists at all (`sm_90f` does not).
     pub fn exists(self) -> bool {
         let plain = KNOWN.contains(&self.arch);
@@ -899,7 +910,12 @@ mod coverage {
     fn rules_refine_their_base() {
         for r in RULES {
             let (ptx, _) = base(r.opcode);
-            assert!(r.ptx >= ptx, "{} `{}` predates its opcode", r.opcode.name(), r.when);
+            assert!(
+                r.ptx >= ptx,
+                "{} `{}` predates its opcode",
+                r.opcode.name(),
+                r.when
+            );
         }
     }
 
@@ -915,10 +931,7 @@ mod coverage {
             .iter()
             .filter(|&&o| matches!(base(o).1, SmReq::Only { .. }))
             .count();
-        let atoms: usize = RULES
-            .iter()
-            .map(|r| r.when.split(['|', '+']).count())
-            .sum();
+        let atoms: usize = RULES.iter().map(|r| r.when.split(['|', '+']).count()).sum();
         eprintln!(
             "opcodes: {} with a base requirement ({} a/f-specific); {} conditional rules on {} opcodes ({} a/f-specific, {} condition atoms)",
             Opcode::COUNT,

@@ -177,6 +177,8 @@ fn vector(u: &mut Unstructured, pool: &mut NamePool, dst: bool) -> Result<Operan
     Ok(Operand::Vector(Box::new(items)))
 }
 
+// `call` is threaded through for forms that treat call operands specially.
+#[allow(clippy::only_used_in_recursion)]
 fn operand(
     u: &mut Unstructured,
     pool: &mut NamePool,
@@ -415,6 +417,15 @@ pub mod full {
             s.push(*u.choose(STRING_CHARS)? as char);
         }
         Ok(s.into())
+    }
+
+    /// An `i64`, often one at the edge of the range (where readers overflow).
+    fn edgy(u: &mut Unstructured) -> Result<i64> {
+        Ok(if u.ratio(1, 4)? {
+            *u.choose(&[i64::MIN, i64::MIN + 1, i64::MAX, -1, 0, 1, u32::MAX as i64])?
+        } else {
+            u.arbitrary()?
+        })
     }
 
     fn pow2(u: &mut Unstructured) -> Result<u32> {
@@ -681,7 +692,7 @@ pub mod full {
 
         fn atom(&mut self, u: &mut Unstructured) -> Result<Expr> {
             Ok(match u.int_in_range(0..=8u8)? {
-                0 | 1 => Expr::Int(u.arbitrary()?),
+                0 | 1 => Expr::Int(edgy(u)?),
                 2 => Expr::Int(u.int_in_range(-16..=300)?),
                 3 => Expr::Uint(u.arbitrary()?),
                 4 => Expr::F32(u.arbitrary()?),
@@ -887,11 +898,7 @@ pub mod full {
                     inlined: if u.arbitrary()? {
                         Some(Box::new(InlinedAt {
                             function_name: self.name(u)?,
-                            offset: if u.arbitrary()? {
-                                0
-                            } else {
-                                u.arbitrary()?
-                            },
+                            offset: if u.arbitrary()? { 0 } else { edgy(u)? },
                             file: u.arbitrary()?,
                             line: u.arbitrary()?,
                             col: u.arbitrary()?,

@@ -384,7 +384,7 @@ fn candidates() -> Vec<Sm> {
         })
         .filter(|s| s.exists())
         .collect();
-    c.sort_by_key(|s| (s.arch, s.suffix as u8));
+    c.sort_by_key(|s| s.portability_key());
     c
 }
 
@@ -407,9 +407,10 @@ fn target_cases(g: &mut Gen, src: &str, iso: &Module) {
     if let Some(&lowest) = all.iter().find(|s| meets_all(**s, &req)) {
         g.push("target-at-min", true, src, &with_target(iso, lowest, V90));
         // Below it: the highest supported target that fails a requirement: invalid.
-        let below = all.iter().rev().find(|s| {
-            (s.arch, s.suffix as u8) < (lowest.arch, lowest.suffix as u8) && !meets_all(**s, &req)
-        });
+        let below = all
+            .iter()
+            .rev()
+            .find(|s| s.portability_key() < lowest.portability_key() && !meets_all(**s, &req));
         if let Some(&b) = below {
             g.push("target-too-old", false, src, &with_target(iso, b, V90));
         }
@@ -820,10 +821,86 @@ fn whole_file_cases(g: &mut Gen, src: &str, m: &Module) {
                         }
                     }
                     g.push("call-signature-bad", false, src, &x);
+                    // The callee renamed to a function that does not exist.
+                    let mut x = m.clone();
+                    let nowhere = x.names.intern("no_such_function");
+                    if let Item::Function(f) = &mut x.items[*item] {
+                        if let Some(i) = f.body.as_deref_mut().and_then(|b| inst_at_mut(b, &path)) {
+                            if let Some(o) = i.operands.iter_mut().find(|o| o.as_name().is_some()) {
+                                *o = Operand::reg(nowhere);
+                            }
+                        }
+                    }
+                    g.push("call-undeclared", false, src, &x);
                 }
                 _ => {}
             }
         }
+        branch_target_cases(g, src, m, *item, own, &funcs, fi);
+    }
+}
+
+/// `brx.idx` with a `.branchtargets` list of the function's labels: declared before the
+/// branch (valid), after it (invalid), or naming another function's label (invalid).
+fn branch_target_cases(
+    g: &mut Gen,
+    src: &str,
+    m: &Module,
+    item: usize,
+    own: &[Name],
+    funcs: &[(usize, Vec<Name>)],
+    fi: usize,
+) {
+    use ptx_ir::ir::Opcode as O;
+    if own.len() < 2 {
+        return;
+    }
+    let foreign = funcs
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != fi)
+        .find_map(|(_, (_, ls))| ls.iter().find(|l| !own.contains(l)).copied());
+    for (kind, valid) in [
+        ("branchtargets-ok", true),
+        ("branchtargets-after-use", false),
+        ("branchtargets-foreign-label", false),
+    ] {
+        let mut x = m.clone();
+        let idx = x.names.intern("%bx_idx");
+        let list = x.names.intern("$bx_targets");
+        let targets = match kind {
+            "branchtargets-foreign-label" => match foreign {
+                Some(f) => vec![own[0], f],
+                None => continue,
+            },
+            _ => vec![own[0], own[1]],
+        };
+        let Item::Function(f) = &mut x.items[item] else {
+            return;
+        };
+        let Some(body) = f.body.as_mut() else { return };
+        let Some(at) = body.iter().position(|s| matches!(s, Statement::Label(_))) else {
+            return;
+        };
+        let decl = reg_decl(idx, Type::U32);
+        let bt = Statement::BranchTargets {
+            label: list,
+            targets,
+        };
+        let brx = Statement::Inst(Instruction::new(
+            O::BrxIdx,
+            [],
+            [Operand::reg(idx), Operand::reg(list)],
+        ));
+        let seq = if kind == "branchtargets-after-use" {
+            vec![decl, brx, bt]
+        } else {
+            vec![decl, bt, brx]
+        };
+        for (k, st) in seq.into_iter().enumerate() {
+            body.insert(at + k, st);
+        }
+        g.push(kind, valid, src, &x);
     }
 }
 

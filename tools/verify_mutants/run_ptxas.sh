@@ -13,6 +13,7 @@ set -u
 dir=${1:-.carry/mutants}
 out=${OUT:-./out}
 mkdir -p "$out"
+export PATH="$PATH:/usr/local/cuda/bin"
 command -v ptxas >/dev/null || { echo "ptxas not found" >&2; exit 2; }
 ptxas --version | tail -1
 one() {

@@ -65,12 +65,18 @@ impl Bytes {
 /// Runs `oracle` `iterations` times on random byte strings of 1 to `max_len` bytes from a
 /// fixed seed; returns how many runs completed (did not run out of bytes). A bug panics inside
 /// the oracle.
+///
+/// `ORACLE_ITERS=N` multiplies the iterations by `N` and `ORACLE_SEED=S` changes the seed, for
+/// longer runs under `cargo test` without libFuzzer.
 pub fn smoke(
     oracle: fn(&mut Unstructured) -> arbitrary::Result<()>,
     seed: u64,
     iterations: usize,
     max_len: usize,
 ) -> usize {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let iterations = iterations * env("ORACLE_ITERS").unwrap_or(1).max(1) as usize;
+    let seed = seed ^ env("ORACLE_SEED").unwrap_or(0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut src = Bytes::new(seed);
     let mut done = 0;
     for _ in 0..iterations {

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! // regress: <oracle>: <what went wrong when the file was written>
-//! // expect: roundtrip | parse | decode | run
+//! // expect: roundtrip | parse | error | decode | run
 //! // xfail: <why>                      (optional: a known open bug; see below)
 //! // input: <hex>                      (parse/decode: the exact input bytes, split over lines)
 //! // RUN: ptx run --entry k --grid G --block B --arg hex:<in> --arg zeros:<n>   (run)
@@ -17,6 +17,7 @@
 //!   encode -> decode gives the same IR.
 //! - `parse`: the input (the `input:` bytes if present, else the text after the header) is
 //!   read without a panic; if it parses, it round-trips.
+//! - `error`: the text is rejected by the reader (an error, not a panic).
 //! - `decode`: the `input:` bytes decode without a panic; if they decode, the module prints and
 //!   re-encodes to the same module.
 //! - `run`: the text runs (from its IR, from its printed-and-reparsed text and from its decoded
@@ -35,6 +36,8 @@ pub enum Expect {
     Roundtrip,
     /// Reading does not panic; what parses round-trips.
     Parse,
+    /// The reader rejects the text.
+    Error,
     /// Decoding does not panic; what decodes prints and re-encodes.
     Decode,
     /// Runs to the expected output.
@@ -46,6 +49,7 @@ impl Expect {
         match self {
             Expect::Roundtrip => "roundtrip",
             Expect::Parse => "parse",
+            Expect::Error => "error",
             Expect::Decode => "decode",
             Expect::Run => "run",
         }
@@ -221,6 +225,7 @@ impl Case {
                     expect = Some(match value.trim() {
                         "roundtrip" => Expect::Roundtrip,
                         "parse" => Expect::Parse,
+                        "error" => Expect::Error,
                         "decode" => Expect::Decode,
                         "run" => Expect::Run,
                         other => return Err(format!("unknown expectation `{other}`")),
@@ -293,6 +298,10 @@ impl Case {
                 crate::parse::check_text(&text);
                 Ok(())
             }
+            Expect::Error => match ptx_ir_text::parse(&self.body) {
+                Ok(_) => Err("the reader accepts it".into()),
+                Err(_) => Ok(()),
+            },
             Expect::Decode => {
                 let b = self.input.as_deref().ok_or("no `input:` bytes")?;
                 crate::decode::check(b, &ptx_ir_binary::DecodeLimits::DEFAULT);
@@ -346,7 +355,11 @@ pub fn run_dir(dir: &std::path::Path) -> (Vec<String>, usize) {
         match (case.check(), &case.xfail) {
             (Ok(()), None) => {}
             (Err(e), None) => failures.push(format!("{name}: {e}")),
-            (Err(_), Some(_)) => {}
+            (Err(e), Some(_)) => {
+                if std::env::var_os("REGRESS_VERBOSE").is_some() {
+                    eprintln!("{name}: fails as expected (xfail): {e}");
+                }
+            }
             (Ok(()), Some(why)) => eprintln!(
                 "{name}: passes now although marked `xfail: {why}`; remove the xfail line"
             ),

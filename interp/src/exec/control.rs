@@ -384,7 +384,21 @@ pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `barrier.cluster.arrive` / `.wait`
 pub fn barrier_cluster(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let live = x.w.valid & !x.w.exited;
+    if x.inst.has(Flag::Aligned) && x.emask != live {
+        let l = (live & !x.emask).trailing_zeros() as usize & 31;
+        return Err(x.undefined(
+            l,
+            "barrier.cluster.aligned executed by only part of the warp (PTX ISA 9.7.13.3: all threads in the warp must execute it)",
+        ));
+    }
     if x.inst.has(Flag::Arrive) {
+        if let Some(l) = lanes(x.emask).find(|&l| x.w.cluster_arrived[l] == x.cl.cbar_phase) {
+            return Err(x.undefined(
+                l,
+                "barrier.cluster.arrive twice before the barrier completed (PTX ISA 9.7.13.3: each thread must arrive only once before the barrier completes)",
+            ));
+        }
         Ok(Flow::ClusterArrive)
     } else {
         Ok(Flow::ClusterWait)

@@ -61,7 +61,8 @@ impl AddrSpace {
         }
     }
 
-    fn name(self) -> &'static str {
+    /// The space's name in messages.
+    pub fn name(self) -> &'static str {
         match self {
             AddrSpace::Generic => "generic",
             AddrSpace::Global => "global",
@@ -100,6 +101,8 @@ pub struct Ctx<'a, 'p> {
     pub gmask: u32,
     /// The lanes whose guard holds.
     pub emask: u32,
+    /// The instruction asks the scheduler to run another warp next (a failed poll).
+    pub yield_warp: bool,
 }
 
 impl<'a, 'p> Ctx<'a, 'p> {
@@ -199,12 +202,25 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
+    /// Notes a register write for the wgmma fence rule (only after a `wgmma.fence`).
+    #[inline]
+    fn note_write(&mut self, slot: u32, bits: u16) {
+        if let Some(s) = &mut self.w.wg {
+            if s.fenced {
+                s.mark(self.depth, slot, if bits > 64 { 2 } else { 1 });
+            }
+        }
+    }
+
     /// Writes `v` (masked to the register's width) to a destination operand for the lanes in
     /// `mask`. A sink or immediate destination discards.
     #[inline]
     pub fn write(&mut self, o: &Opnd, v: &Lanes, mask: u32) -> Result<(), Error> {
         match o {
             Opnd::Reg { slot, bits } => {
+                if self.w.wg.is_some() {
+                    self.note_write(*slot, *bits);
+                }
                 let m = if *bits >= 64 {
                     u64::MAX
                 } else {
@@ -239,6 +255,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
     pub fn set(&mut self, o: &Opnd, lane: usize, v: u64) -> Result<(), Error> {
         match o {
             Opnd::Reg { slot, bits } => {
+                if self.w.wg.is_some() {
+                    self.note_write(*slot, *bits);
+                }
                 let m = if *bits >= 64 {
                     u64::MAX
                 } else {
@@ -256,6 +275,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
     pub fn set128(&mut self, o: &Opnd, lane: usize, lo: u64, hi: u64) -> Result<(), Error> {
         match o {
             Opnd::Reg { slot, bits } if *bits > 64 => {
+                if self.w.wg.is_some() {
+                    self.note_write(*slot, *bits);
+                }
                 let s = *slot as usize;
                 self.w.regs[self.depth][s * 32 + lane] = lo;
                 self.w.regs[self.depth][(s + 1) * 32 + lane] = hi;
@@ -344,7 +366,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
-    fn fault(
+    /// A memory fault of this instruction.
+    pub fn fault(
         &self,
         kind: FaultKind,
         space: AddrSpace,
@@ -378,10 +401,147 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if align > 1 && addr % align as u64 != 0 {
             return Err(self.fault(FaultKind::Misaligned, space, addr, size, lane));
         }
+        if self.cl.inflight.watch || !self.m.gwatch.is_empty() {
+            self.watch(space, addr, size, lane, write)?;
+        }
+        if write {
+            self.m.events += 1;
+        }
         match self.resolve(space, addr, size, lane, write) {
             Ok(b) => Ok(f(b)),
             Err(k) => Err(self.fault(k, space, addr, size, lane)),
         }
+    }
+
+    /// Where a checked access lands: `Some(Ok((rank, off)))` for shared memory,
+    /// `Some(Err(addr))` for global memory, `None` for the other spaces.
+    fn locate(&self, space: AddrSpace, addr: u64) -> Option<Result<(u32, u32), u64>> {
+        let (region, a) = match space {
+            AddrSpace::Generic => mem::decode_generic(addr),
+            AddrSpace::Global => (Region::Global, addr),
+            AddrSpace::Shared | AddrSpace::SharedCluster => (Region::Shared(u32::MAX), addr),
+            _ => return None,
+        };
+        match region {
+            Region::Global => Some(Err(a)),
+            Region::Shared(_) => {
+                let (rank, off) = mem::split_cluster(a);
+                Some(Ok((rank.unwrap_or(self.w.cta), off as u32)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Checks a generic-proxy access against asynchronous operations in flight and mbarrier
+    /// objects.
+    fn watch(
+        &self,
+        space: AddrSpace,
+        addr: u64,
+        size: usize,
+        lane: usize,
+        write: bool,
+    ) -> Result<(), Error> {
+        use super::inflight::Conflict;
+        let verb = if write { "write to" } else { "read of" };
+        match self.locate(space, addr) {
+            Some(Ok((rank, off))) => {
+                let Some(c) = self.cl.inflight.check_shared(rank, off, size as u32, write) else {
+                    return Ok(());
+                };
+                let op = self
+                    .cl
+                    .inflight
+                    .op_at(rank, off, size as u32, true)
+                    .map(|o| super::inflight::describe(self.m, o))
+                    .unwrap_or_default();
+                let rule = match c {
+                    Conflict::Mbarrier => format!(
+                        "{verb} shared memory {off:#x} (CTA rank {rank}), which holds an initialised mbarrier object (PTX ISA 9.7.13.15: non-mbarrier operations on an initialised mbarrier object are undefined)"
+                    ),
+                    Conflict::PendingWrite => format!(
+                        "{verb} shared memory {off:#x} (CTA rank {rank}) before the asynchronous operation {op} that writes it has completed (PTX ISA 9.7.9.25.1: wait for it with its completion mechanism first)"
+                    ),
+                    Conflict::PendingRead => format!(
+                        "{verb} shared memory {off:#x} (CTA rank {rank}) while the asynchronous operation {op} still reads it (PTX ISA 9.7.9.25.1: modifying the source before completion is undefined)"
+                    ),
+                };
+                Err(self.undefined(lane, rule))
+            }
+            Some(Err(a)) => {
+                match self.m.gwatch.check(a, size as u64, write) {
+                    None => Ok(()),
+                    Some((c, id)) => {
+                        let op = self
+                            .cl
+                            .inflight
+                            .ops
+                            .iter()
+                            .find(|o| o.id == id)
+                            .map(|o| super::inflight::describe(self.m, o))
+                            .unwrap_or_else(|| format!("#{id} of another cluster"));
+                        let what = match c {
+                        Conflict::PendingRead => "still reads it (modifying the source before completion is undefined)",
+                        _ => "writes it and has not completed (wait for it first)",
+                    };
+                        Err(self.undefined(
+                        lane,
+                        format!("{verb} global memory {a:#x} while the asynchronous operation {op} {what} (PTX ISA 9.7.9.25.1)"),
+                    ))
+                    }
+                }
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// A shared-memory operand of an asynchronous or mbarrier instruction: (cluster rank,
+    /// offset), checked to lie in shared memory (in the executing CTA's with `cta_only`) with
+    /// `size` bytes in bounds.
+    pub fn shared_loc(
+        &self,
+        space: AddrSpace,
+        addr: u64,
+        size: usize,
+        lane: usize,
+        cta_only: bool,
+    ) -> Result<(u32, u32), Error> {
+        let a = match space {
+            AddrSpace::Generic => match mem::decode_generic(addr) {
+                (Region::Shared(_), a) => a,
+                _ => {
+                    return Err(self.undefined(
+                        lane,
+                        format!(
+                            "generic address {addr:#x} is not in the shared memory window (PTX ISA: the behaviour is undefined)"
+                        ),
+                    ))
+                }
+            },
+            AddrSpace::Shared | AddrSpace::SharedCluster => addr,
+            _ => {
+                return Err(self.undefined(
+                    lane,
+                    format!("address {addr:#x} is not a shared memory address"),
+                ))
+            }
+        };
+        let (rank, off) = mem::split_cluster(a);
+        let own = self.w.cta;
+        let r = rank.unwrap_or(own);
+        if cta_only && r != own {
+            return Err(self.undefined(
+                lane,
+                format!(
+                    "address {addr:#x} is in the shared memory of CTA rank {r}, not in the .shared::cta window of the executing CTA (PTX ISA: the behaviour is undefined)"
+                ),
+            ));
+        }
+        let len = self.cl.shared.get(r as usize).map(|s| s.len()).unwrap_or(0) as u64;
+        if off.saturating_add(size as u64) > len {
+            return Err(self.fault(FaultKind::OutOfBounds, space, addr, size, lane));
+        }
+        Ok((r, off as u32))
     }
 
     /// Loads up to 8 bytes little-endian.

@@ -1,166 +1,381 @@
-//! mbarrier objects: 64-bit barriers in shared memory with arrival counts, a transaction count
-//! and a phase.
+//! mbarrier objects (PTX ISA 9.7.13.15): phases, arrival counts and transaction counts.
 //!
-//! The hardware's encoding of the 64 bits is opaque to programs; the interpreter stores the
-//! expected count in bits 0..21, the pending count in bits 21..42, the transaction count (two's
-//! complement) in bits 42..63 and the phase parity in bit 63. The state token returned by an
-//! arrive is the object's value before the arrival. Asynchronous copies complete at once in the
-//! interpreter, so `try_wait` never needs to suspend: it reports the phase as `test_wait` does.
+//! The state of an initialised mbarrier lives in a side table of its cluster, keyed by (CTA
+//! rank, shared-memory offset); the 8 bytes in shared memory are marked in the shadow of
+//! [`super::inflight`], so that any non-mbarrier access to them is reported (the ISA makes it
+//! undefined), as is any mbarrier operation on memory that holds no initialised object.
+//!
+//! Per object: the expected arrival count (1..2^20-1), the pending arrival count, the tx-count
+//! (-(2^20-1)..2^20-1), the phase number, and whether a `test_wait`/`try_wait` has returned
+//! `True` for the last completed phase. A phase completes when the pending count and the
+//! tx-count are both zero; then the phase number advances and the pending count is reloaded
+//! with the expected count. Misuse is reported with the rule it breaks: counts out of range, an
+//! arrive-on of more arrivals than are pending, `.noComplete` completing the phase, an arrive-on
+//! in a phase whose predecessor nobody observed complete (9.7.13.15.4), a state token from
+//! another object or an older phase, `.parity` other than 0 or 1, remote arrivals asking for a
+//! state, waits on a remote object.
+//!
+//! The state token returned by an arrive (opaque to programs) is
+//! `1 << 63 | phase mod 2^23 << 40 | (offset / 8) mod 2^18 << 22 | noComplete << 21 |
+//! pending-before`. `try_wait` suspends the thread until the phase completes; when no thread of
+//! the launch can make progress any more it times out (returns `False`), as the hardware's time
+//! limit allows.
 
 use super::ctx::{lanes, AddrSpace, Ctx};
+use super::inflight;
 use super::step::Flow;
+use super::Cluster;
 use crate::error::Error;
-use crate::mem;
+use crate::load::Opnd;
 use ptx_ir_core::{Flag, Opcode};
 
-const FIELD: u64 = (1 << 21) - 1;
+/// The largest arrival count and tx-count magnitude.
+pub const MAX_COUNT: i64 = (1 << 20) - 1;
 
-fn expected(v: u64) -> u64 {
-    v & FIELD
+/// One initialised mbarrier object.
+#[derive(Clone, Copy, Debug)]
+pub struct Mbar {
+    /// Expected arrivals per phase.
+    pub expected: u32,
+    /// Arrivals still pending in the current phase.
+    pub pending: u32,
+    /// Transaction count.
+    pub tx: i64,
+    /// Phase number.
+    pub phase: u64,
+    /// A wait has returned `True` for the last completed phase (vacuously true in phase 0).
+    pub observed: bool,
 }
 
-fn pending(v: u64) -> u64 {
-    (v >> 21) & FIELD
-}
+const RULE_OBSERVE: &str = "an arrive-on operation in a phase whose preceding phase no test_wait/try_wait has observed complete (PTX ISA 9.7.13.15.4: for each phase at least one test_wait or try_wait must return True before an arrive-on in the subsequent phase)";
 
-fn tx(v: u64) -> i64 {
-    let t = (v >> 42) & FIELD;
-    ((t << 43) as i64) >> 43
-}
-
-fn phase(v: u64) -> u64 {
-    v >> 63
-}
-
-fn pack(expected: u64, pending: u64, tx: i64, phase: u64) -> u64 {
-    (expected & FIELD) | ((pending & FIELD) << 21) | (((tx as u64) & FIELD) << 42) | (phase << 63)
-}
-
-fn space(x: &Ctx<'_, '_>) -> AddrSpace {
-    AddrSpace::of(x.inst.space())
-}
-
-/// Completes the phase when nothing is pending.
-fn settle(v: u64) -> u64 {
-    if pending(v) == 0 && tx(v) == 0 {
-        pack(expected(v), expected(v), 0, phase(v) ^ 1)
-    } else {
-        v
+fn settle_phase(b: &mut Mbar) {
+    if b.pending == 0 && b.tx == 0 {
+        b.phase += 1;
+        b.pending = b.expected;
+        b.observed = false;
     }
 }
 
-/// Every `mbarrier.*` instruction and `cp.async.mbarrier.arrive`.
+fn tx_check(t: i64) -> Result<(), String> {
+    if t.abs() > MAX_COUNT {
+        return Err(format!(
+            "mbarrier tx-count {t} out of range -(2^20-1)..2^20-1 (PTX ISA 9.7.13.15.2)"
+        ));
+    }
+    Ok(())
+}
+
+fn not_valid(rank: u32, off: u32) -> String {
+    format!("mbarrier operation on shared memory (CTA rank {rank}, {off:#x}) that holds no initialised mbarrier object (PTX ISA 9.7.13.15: undefined on an uninitialised object)")
+}
+
+/// A complete-tx of `n` bytes (from an asynchronous operation finishing).
+pub fn complete_tx(cl: &mut Cluster, key: (u32, u32), n: i64) -> Result<(), String> {
+    let b = cl
+        .mbars
+        .get_mut(&key)
+        .ok_or_else(|| not_valid(key.0, key.1))?;
+    b.tx -= n;
+    tx_check(b.tx)?;
+    settle_phase(b);
+    Ok(())
+}
+
+fn arrive_on(b: &mut Mbar, count: u32, no_complete: bool) -> Result<(), String> {
+    if count == 0 || count as i64 > MAX_COUNT {
+        return Err(format!(
+            "mbarrier arrive count {count} out of range 1..2^20-1 (PTX ISA 9.7.13.15.2)"
+        ));
+    }
+    if count > b.pending {
+        return Err(format!(
+            "mbarrier arrive-on with count {count} when only {} arrivals are pending (PTX ISA 9.7.13.15.2: the pending count cannot go below 0)",
+            b.pending
+        ));
+    }
+    if !b.observed {
+        return Err(RULE_OBSERVE.into());
+    }
+    b.pending -= count;
+    if no_complete {
+        if b.pending == 0 && b.tx == 0 {
+            return Err("mbarrier.arrive.noComplete completed the current phase (PTX ISA 9.7.13.15.13: undefined)".into());
+        }
+    } else {
+        settle_phase(b);
+    }
+    Ok(())
+}
+
+/// The arrive-on of a `cp.async.mbarrier.arrive` once its copies are done.
+pub fn async_arrive(cl: &mut Cluster, key: (u32, u32)) -> Result<(), String> {
+    let b = cl
+        .mbars
+        .get_mut(&key)
+        .ok_or_else(|| not_valid(key.0, key.1))?;
+    arrive_on(b, 1, false)
+}
+
+/// `cp.async.mbarrier.arrive` without `.noinc`: the pending count goes up by one first.
+pub fn async_arrive_inc(cl: &mut Cluster, key: (u32, u32)) -> Result<(), String> {
+    let b = cl
+        .mbars
+        .get_mut(&key)
+        .ok_or_else(|| not_valid(key.0, key.1))?;
+    if b.pending as i64 + 1 > MAX_COUNT {
+        return Err("cp.async.mbarrier.arrive raised the pending count beyond 2^20-1 (PTX ISA 9.7.13.15.15)".into());
+    }
+    b.pending += 1;
+    Ok(())
+}
+
+fn token(phase: u64, pending: u32, no_complete: bool, off: u32) -> u64 {
+    (1 << 63)
+        | ((phase & 0x7f_ffff) << 40)
+        | ((((off >> 3) & 0x3_ffff) as u64) << 22)
+        | ((no_complete as u64) << 21)
+        | (pending as u64 & 0x1f_ffff)
+}
+
+/// The (rank, offset) of an mbarrier operand in one lane; `cta_only` for the operations that
+/// only work on the executing CTA's objects.
+pub fn locate(
+    x: &mut Ctx<'_, '_>,
+    o: &Opnd,
+    lane: usize,
+    cta_only: bool,
+) -> Result<(u32, u32), Error> {
+    let sp = AddrSpace::of(x.inst.space());
+    let addr = x.addr(o, lane)?;
+    let (rank, off) = x.shared_loc(sp, addr, 8, lane, cta_only)?;
+    if off % 8 != 0 {
+        return Err(x.fault(crate::error::FaultKind::Misaligned, sp, addr, 8, lane));
+    }
+    Ok((rank, off))
+}
+
+/// Every `mbarrier.*` instruction.
 pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let sp = space(x);
     let op = x.d.op;
-    // Operand positions: the address is operand 0 for init/inval/expect_tx/complete_tx and
-    // cp.async.mbarrier.arrive, operand 1 for the forms with a result.
+    if op == Opcode::MbarrierPendingCount {
+        return pending_count(x);
+    }
+    if matches!(op, Opcode::MbarrierTestWait | Opcode::MbarrierTryWait) {
+        return wait(x);
+    }
     let (ai, has_dest) = match op {
         Opcode::MbarrierInit
         | Opcode::MbarrierInval
         | Opcode::MbarrierExpectTx
-        | Opcode::MbarrierCompleteTx
-        | Opcode::CpAsyncMbarrierArrive => (0, false),
+        | Opcode::MbarrierCompleteTx => (0, false),
         _ => (1, true),
     };
-    if op == Opcode::MbarrierPendingCount {
-        let s = x.read(x.op(1)?, x.emask)?;
-        let mut out = [0u64; 32];
-        for l in lanes(x.emask) {
-            out[l] = pending(s[l]);
-        }
-        let d = x.op(0)?;
-        x.write(d, &out, x.emask)?;
-        return Ok(Flow::Next);
-    }
+    let own = x.w.cta;
     let mut out = [0u64; 32];
+    let ao = x.op(ai)?;
     for l in lanes(x.emask) {
-        let addr = x.addr(x.op(ai)?, l)?;
         let arg = match x.d.opnds.get(ai + 1) {
-            Some(o) => Some(x.get(o, l)?),
+            Some(o) => Some(x.get(o, l)? & 0xffff_ffff),
             None => None,
         };
-        let old = x.access(sp, addr, 8, 8, l, false, |b| mem::get_le(b))?;
-        let (new, result) = match op {
+        let cta_only = matches!(op, Opcode::MbarrierInit | Opcode::MbarrierInval);
+        let key = locate(x, ao, l, cta_only)?;
+        let (rank, off) = key;
+        match op {
             Opcode::MbarrierInit => {
-                let n = arg.unwrap_or(1) & 0xffff_ffff;
-                if n == 0 || n > FIELD {
-                    return Err(x.undefined(l, format!("mbarrier.init with count {n}")));
+                let n = arg.unwrap_or(0) as i64;
+                if x.cl.mbars.contains_key(&key) {
+                    return Err(x.undefined(l, "mbarrier.init on a location that holds a valid mbarrier object; invalidate it with mbarrier.inval first (PTX ISA 9.7.13.15.9)"));
                 }
-                (pack(n, n, 0, 0), 0)
-            }
-            Opcode::MbarrierInval => (0, 0),
-            Opcode::MbarrierExpectTx => {
-                let t = (arg.unwrap_or(0) & 0xffff_ffff) as i64;
-                (
-                    pack(expected(old), pending(old), tx(old) + t, phase(old)),
-                    0,
-                )
-            }
-            Opcode::MbarrierCompleteTx => {
-                let t = (arg.unwrap_or(0) & 0xffff_ffff) as i64;
-                (
-                    settle(pack(expected(old), pending(old), tx(old) - t, phase(old))),
-                    0,
-                )
-            }
-            Opcode::CpAsyncMbarrierArrive => {
-                // Without .noinc the pending count is raised before the (immediate) arrive.
-                if x.inst.has(Flag::NoInc) {
-                    let p = pending(old);
-                    if p == 0 {
-                        return Err(x.undefined(l, "mbarrier arrive with no pending arrivals"));
-                    }
-                    (settle(pack(expected(old), p - 1, tx(old), phase(old))), 0)
-                } else {
-                    (old, 0)
-                }
-            }
-            Opcode::MbarrierArrive | Opcode::MbarrierArriveDrop => {
-                let (count, txc) = if x.inst.has(Flag::ExpectTx) {
-                    (1, (arg.unwrap_or(0) & 0xffff_ffff) as i64)
-                } else {
-                    (arg.unwrap_or(1) & 0xffff_ffff, 0)
-                };
-                let p = pending(old);
-                if count > p {
+                if !(1..=MAX_COUNT).contains(&n) {
                     return Err(x.undefined(
                         l,
-                        format!("mbarrier arrive of {count} with {p} arrivals pending"),
+                        format!(
+                            "mbarrier.init count {n} out of range 1..2^20-1 (PTX ISA 9.7.13.15.9)"
+                        ),
                     ));
                 }
-                let exp = if op == Opcode::MbarrierArriveDrop {
-                    expected(old).saturating_sub(count)
-                } else {
-                    expected(old)
-                };
-                let v = pack(exp, p - count, tx(old) + txc, phase(old));
-                let v = if x.inst.has(Flag::NoComplete) {
-                    v
-                } else {
-                    settle(v)
-                };
-                (v, old)
+                let sizes: Vec<usize> = x.cl.shared.iter().map(|s| s.len()).collect();
+                x.cl.inflight.ensure_shadow(&sizes);
+                if x.cl.inflight.check_shared(rank, off, 8, true).is_some() {
+                    return Err(x.undefined(l, "mbarrier.init on memory an asynchronous operation in flight still accesses (PTX ISA 9.7.9.25.1)"));
+                }
+                x.cl.mbars.insert(
+                    key,
+                    Mbar {
+                        expected: n as u32,
+                        pending: n as u32,
+                        tx: 0,
+                        phase: 0,
+                        observed: true,
+                    },
+                );
+                x.cl.inflight.set_mbar(rank, off, true);
             }
-            Opcode::MbarrierTestWait | Opcode::MbarrierTryWait => {
-                let a = arg.unwrap_or(0);
-                let want = if x.inst.has(Flag::Parity) {
-                    a & 1
+            Opcode::MbarrierInval => {
+                if !x.cl.mbars.contains_key(&key) {
+                    return Err(x.undefined(l, not_valid(rank, off)));
+                }
+                let busy =
+                    x.cl.inflight
+                        .ops
+                        .iter()
+                        .any(|o| o.parts.iter().any(|p| p.mbar == Some(key)))
+                        || x.cl.inflight.arrives.iter().any(|a| a.mbar == key);
+                if busy {
+                    return Err(x.undefined(l, "mbarrier.inval while asynchronous operations still signal the object (their complete-tx or arrive-on would act on invalid memory)"));
+                }
+                x.cl.mbars.remove(&key);
+                x.cl.inflight.set_mbar(rank, off, false);
+            }
+            Opcode::MbarrierExpectTx | Opcode::MbarrierCompleteTx => {
+                let n = arg.unwrap_or(0) as i64;
+                let b = x.cl.mbars.get_mut(&key).ok_or_else(|| not_valid(rank, off));
+                let r = b.and_then(|b| {
+                    if op == Opcode::MbarrierExpectTx {
+                        b.tx += n;
+                        tx_check(b.tx)
+                    } else {
+                        b.tx -= n;
+                        tx_check(b.tx)?;
+                        settle_phase(b);
+                        Ok(())
+                    }
+                });
+                r.map_err(|e| x.undefined(l, e))?;
+            }
+            Opcode::MbarrierArrive | Opcode::MbarrierArriveDrop => {
+                let remote = rank != own;
+                if remote && has_dest && !matches!(x.op(0)?, Opnd::Sink) {
+                    return Err(x.undefined(l, "mbarrier arrive on an object in another CTA's shared memory cannot return a state; the destination must be `_` (PTX ISA 9.7.13.15.13)"));
+                }
+                let expect = x.inst.has(Flag::ExpectTx);
+                let (count, txc) = if expect {
+                    (1u32, arg.unwrap_or(0) as i64)
                 } else {
-                    phase(a)
+                    (arg.unwrap_or(1) as u32, 0)
                 };
-                (old, (phase(old) != want) as u64)
+                let no_complete = x.inst.has(Flag::NoComplete);
+                let drop = op == Opcode::MbarrierArriveDrop;
+                let b = x.cl.mbars.get_mut(&key).ok_or_else(|| not_valid(rank, off));
+                let r = b.and_then(|b| {
+                    let before = token(b.phase, b.pending, no_complete, off);
+                    if expect {
+                        b.tx += txc;
+                        tx_check(b.tx)?;
+                    }
+                    if drop {
+                        if count >= b.expected {
+                            return Err(format!(
+                                "mbarrier.arrive_drop of {count} would leave the expected arrival count at {} (PTX ISA 9.7.13.15.2: at least 1)",
+                                b.expected as i64 - count as i64
+                            ));
+                        }
+                        b.expected -= count;
+                    }
+                    arrive_on(b, count, no_complete)?;
+                    Ok(before)
+                });
+                out[l] = r.map_err(|e| x.undefined(l, e))?;
             }
             _ => return Err(x.unsupported("mbarrier form")),
-        };
-        if new != old {
-            x.access(sp, addr, 8, 8, l, true, |b| mem::put_le(b, new))?;
         }
-        out[l] = result;
+        x.m.events += 1;
     }
     if has_dest {
         let d = x.op(0)?;
         x.write(d, &out, x.emask)?;
     }
+    Ok(Flow::Next)
+}
+
+fn pending_count(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let s = x.read(x.op(1)?, x.emask)?;
+    let mut out = [0u64; 32];
+    for l in lanes(x.emask) {
+        let t = s[l];
+        if t >> 63 == 0 || (t >> 21) & 1 == 0 {
+            return Err(x.undefined(l, "mbarrier.pending_count of a state that no mbarrier.arrive.noComplete / arrive_drop.noComplete returned (PTX ISA 9.7.13.15.17)"));
+        }
+        out[l] = t & 0x1f_ffff;
+    }
+    let d = x.op(0)?;
+    x.write(d, &out, x.emask)?;
+    Ok(Flow::Next)
+}
+
+fn wait(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let parity = x.inst.has(Flag::Parity);
+    let try_wait = x.d.op == Opcode::MbarrierTryWait;
+    let ao = x.op(1)?;
+    let so = x.op(2)?;
+    let mut out = [0u64; 32];
+    let mut keys: [(u32, u32); 32] = [(0, 0); 32];
+    let mut all = true;
+    for l in lanes(x.emask) {
+        let key = locate(x, ao, l, true)?;
+        keys[l] = key;
+        if !x.cl.mbars.contains_key(&key) {
+            return Err(x.undefined(l, not_valid(key.0, key.1)));
+        }
+        inflight::settle(x.m, x.cl, key)?;
+        let b = match x.cl.mbars.get(&key) {
+            Some(b) => *b,
+            None => return Err(x.undefined(l, not_valid(key.0, key.1))),
+        };
+        let v = x.get(so, l)?;
+        let done = if parity {
+            let p = v & 0xffff_ffff;
+            if p > 1 {
+                return Err(x.undefined(
+                    l,
+                    format!("phaseParity {p} is neither 0 nor 1 (PTX ISA 9.7.13.15.16)"),
+                ));
+            }
+            p != b.phase & 1
+        } else {
+            if v >> 63 == 0 || ((v >> 22) & 0x3_ffff) as u32 != (key.1 >> 3) & 0x3_ffff {
+                return Err(x.undefined(l, "the state operand was not returned by an mbarrier.arrive on this mbarrier object (PTX ISA 9.7.13.15.16)"));
+            }
+            let p = (v >> 40) & 0x7f_ffff;
+            let cur = b.phase & 0x7f_ffff;
+            if p == cur {
+                false
+            } else if p == (b.phase.wrapping_sub(1)) & 0x7f_ffff {
+                true
+            } else {
+                return Err(x.undefined(l, "the state operand is from neither the current nor the immediately preceding phase of the mbarrier object (PTX ISA 9.7.13.15.16)"));
+            }
+        };
+        out[l] = done as u64;
+        all &= done;
+    }
+    if !all {
+        // Suspended until the phase completes (or the launch has nothing else to do); not when
+        // another group of the warp could run, since the scheduler retries the first ready
+        // group of a warp.
+        let others =
+            x.w.groups
+                .iter()
+                .filter(|g| g.wait == super::warp::Wait::Ready)
+                .count()
+                > 1;
+        if try_wait && !x.m.try_timeout && !others {
+            return Ok(Flow::Retry);
+        }
+        if !try_wait {
+            x.yield_warp = true;
+        }
+    }
+    for l in lanes(x.emask) {
+        if out[l] != 0 {
+            if let Some(b) = x.cl.mbars.get_mut(&keys[l]) {
+                b.observed = true;
+            }
+        }
+    }
+    let d = x.op(0)?;
+    x.write(d, &out, x.emask)?;
     Ok(Flow::Next)
 }

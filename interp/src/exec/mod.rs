@@ -3,27 +3,44 @@
 //! Memory model: one warp-instruction executes at a time, its lanes in lane order, so every
 //! execution is sequentially consistent; weak, relaxed, volatile, acquire and release accesses,
 //! `.nc` and `ldu` loads, fences and `membar` are all accepted and need no further action.
-//! Clusters run one after another (a grid that needs CTAs of different clusters to run at once
-//! to make progress is reported as a deadlock); the CTAs of one cluster and the warps of a CTA
-//! are interleaved round-robin, [`SLICE`] warp-instructions at a time, so spin-waits on memory
-//! written by another warp terminate.
+//! Asynchronous operations (`cp.async*`, bulk and tensor copies) complete as late as their
+//! completion mechanism allows and are checked against early accesses ([`inflight`]).
+//! Clusters are queued in launch order and at most [`Launch::resident_clusters`] (default 1) run
+//! at once (a grid that needs more clusters at once to make progress is reported as a
+//! deadlock); the CTAs of the running clusters and the warps of a CTA are interleaved
+//! round-robin, [`SLICE`] warp-instructions at a time, so spin-waits on memory written by
+//! another warp terminate.
 
 pub mod ctx;
 pub mod special;
 mod step;
 pub mod warp;
 
+pub mod inflight;
+
 mod arith;
+mod async_copy;
+mod bulk;
+mod cluster;
 mod control;
+mod matrix;
 mod mbarrier;
 mod memops;
+mod mma;
+mod tensor;
+mod tmem;
+mod warpgroup;
 mod warpops;
+pub mod wgmma;
 
 use crate::error::Error;
 use crate::load::{FuncId, ParamLoc, Program};
 use crate::mem::{self, Global};
+use crate::tmap::TensorMapArg;
 use ptx_ir_core::FunctionKind;
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+use std::collections::VecDeque;
 use warp::{Group, Wait, Warp};
 
 /// Warp-instructions a warp runs before the scheduler moves to the next warp.
@@ -39,6 +56,9 @@ pub enum Arg {
     Scalar(Vec<u8>),
     /// A global-memory buffer; the parameter receives its address. Read back after the run.
     Buffer(Vec<u8>),
+    /// A tensor map over another argument's buffer (see [`crate::tmap`]): a 128-byte parameter
+    /// receives the object itself, an 8-byte one the address of a global copy.
+    TensorMap(TensorMapArg),
 }
 
 /// What an argument specification asked for, beyond the argument itself.
@@ -98,7 +118,8 @@ impl Arg {
     /// Parses an argument specification: `u32:7`, `s64:-3`, `f32:1.5`,
     /// `f64:0d3FF0000000000000` (any of `u8 s8 b8 u16 s16 b16 u32 s32 b32 u64 s64 b64 f32 f64`),
     /// `buf:PATH`, `zeros:BYTES`, `hex:BYTES-IN-HEX` (memory order), `iota32:N` (N `.u32` words
-    /// 0, 1, ..., N-1).
+    /// 0, 1, ..., N-1), `tmap:buf=ARG,type=T,dims=..,box=..[,...]` (a tensor map, see
+    /// [`TensorMapArg::parse`]).
     pub fn parse_spec(s: &str) -> Result<(Arg, Spec), String> {
         let (kind, v) = s
             .split_once(':')
@@ -130,6 +151,7 @@ impl Arg {
                     .collect::<Result<Vec<u8>, String>>()?;
                 Ok((Arg::Buffer(b), Spec::Shown))
             }
+            "tmap" => Ok((Arg::TensorMap(TensorMapArg::parse(v)?), Spec::Scalar)),
             "iota32" => {
                 let n: u32 = v.parse().map_err(|_| format!("bad count `{v}`"))?;
                 let b = (0..n).flat_map(|i| i.to_le_bytes()).collect();
@@ -211,6 +233,7 @@ pub struct Launch<'p> {
     cluster: Option<[u32; 3]>,
     fuel: u64,
     dyn_smem: u32,
+    resident: u32,
     args: Vec<Arg>,
 }
 
@@ -225,6 +248,7 @@ impl Program {
             cluster: None,
             fuel: DEFAULT_FUEL,
             dyn_smem: 0,
+            resident: 1,
             args: Vec::new(),
         }
     }
@@ -254,6 +278,23 @@ pub struct Machine<'p> {
     pub fuel: u64,
     /// Counters.
     pub stats: Stats,
+    /// Counts state changes (stores, mbarrier and barrier operations, completions, exits), so
+    /// that a launch in which only polls run can be recognised as stuck.
+    pub events: u64,
+    /// The last asynchronous operation id handed out.
+    pub next_op: u64,
+    /// Global ranges of asynchronous operations in flight.
+    pub gwatch: inflight::GlobalWatch,
+    /// Clusters not yet launched, in launch order.
+    pub queue: VecDeque<[u32; 3]>,
+    /// Clusters cancelled by `clusterlaunchcontrol.try_cancel`.
+    pub cancelled: u64,
+    /// Most clusters running at once.
+    pub resident: u32,
+    /// `mbarrier.try_wait` returns instead of suspending (nothing else could run).
+    pub try_timeout: bool,
+    stalls: u32,
+    stall_events: u64,
 }
 
 /// A CTA barrier's state.
@@ -280,6 +321,20 @@ pub struct Cluster {
     pub cbar_arrived: u32,
     /// The cluster barrier's phase.
     pub cbar_phase: u64,
+    /// Asynchronous operations in flight and the shared-memory shadow.
+    pub inflight: inflight::Inflight,
+    /// Initialised mbarrier objects by (rank, offset).
+    pub mbars: FxHashMap<(u32, u32), mbarrier::Mbar>,
+    /// Tensor memory of each CTA.
+    pub tmem: Vec<tmem::CtaTmem>,
+    /// `.cta_group::2` tensor-memory requests waiting for the peer CTA.
+    pub tmem_pair: Vec<tmem::PairReq>,
+    /// CTAs that observed a failed `clusterlaunchcontrol.try_cancel`.
+    pub clc_failed: Vec<bool>,
+    /// CTAs all of whose threads exited.
+    pub cta_done: Vec<bool>,
+    /// `setmaxnreg` sequences per (rank, warpgroup).
+    pub setmaxnreg: FxHashMap<(u32, u32), warpgroup::Seq>,
 }
 
 /// What a warp-instruction asks of the scheduler.
@@ -297,8 +352,10 @@ pub enum Event {
         /// Lanes whose `bar.red` predicate is true.
         preds: u32,
     },
-    /// Lanes exited.
-    Exited,
+    /// These lanes exited.
+    Exited(u32),
+    /// Let another warp run (a poll failed).
+    Yield,
     /// Lanes arrived at the cluster barrier.
     ClusterArrive(u32),
 }
@@ -309,6 +366,8 @@ pub enum Progress {
     Ran(Event),
     /// Nothing can run in this warp now.
     Blocked,
+    /// The instruction must wait and will be retried (not progress).
+    Retry,
 }
 
 impl<'p> Launch<'p> {
@@ -339,6 +398,13 @@ impl<'p> Launch<'p> {
     /// Bytes of dynamic shared memory.
     pub fn dynamic_shared(mut self, bytes: u32) -> Self {
         self.dyn_smem = bytes;
+        self
+    }
+
+    /// Most clusters that run at once (default 1; at least 1). Clusters not yet running can be
+    /// cancelled by `clusterlaunchcontrol.try_cancel`.
+    pub fn resident_clusters(mut self, n: u32) -> Self {
+        self.resident = n.max(1);
         self
     }
 
@@ -396,13 +462,19 @@ impl<'p> Launch<'p> {
                 ))));
             }
         }
+        cluster::launch_checks(ef, self.block, self.cluster).map_err(|e| fail(Error::Launch(e)))?;
+        tmem::check_cta_group(prog, entry).map_err(fail)?;
         let mut global = Global::new();
         for (align, bytes) in &prog.globals {
             global.alloc(bytes.clone(), *align);
         }
         let nglobals = global.allocs.len();
         // Kernel parameters.
-        if self.args.len() != ef.params.len() {
+        // Arguments beyond the parameters are buffers that only tensor maps refer to.
+        let extra_ok = self.args[ef.params.len().min(self.args.len())..]
+            .iter()
+            .all(|a| matches!(a, Arg::Buffer(_)));
+        if self.args.len() < ef.params.len() || !extra_ok {
             return Err(fail(Error::Launch(format!(
                 "`{}` takes {} parameters, {} given",
                 self.entry,
@@ -421,6 +493,18 @@ impl<'p> Launch<'p> {
             .unwrap_or(0);
         let mut kparams = vec![0u8; ksize as usize];
         let mut buffer_ids = Vec::new();
+        // Buffers first, so that tensor maps can name any of them.
+        let mut addrs: Vec<Option<u64>> = Vec::new();
+        for a in &self.args {
+            addrs.push(match a {
+                Arg::Buffer(b) => {
+                    let addr = global.alloc(b.clone(), 256);
+                    buffer_ids.push(global.allocs.len() - 1);
+                    Some(addr)
+                }
+                _ => None,
+            });
+        }
         for (i, (a, p)) in self.args.iter().zip(&ef.params).enumerate() {
             let ParamLoc::Mem(off) = p.loc else {
                 return Err(fail(Error::Launch("kernel .reg parameters".into())));
@@ -436,9 +520,31 @@ impl<'p> Launch<'p> {
                     }
                     b.clone()
                 }
-                Arg::Buffer(b) => {
-                    let addr = global.alloc(b.clone(), 256);
-                    buffer_ids.push(global.allocs.len() - 1);
+                Arg::TensorMap(t) => {
+                    let base = addrs.get(t.buffer).copied().flatten().ok_or_else(|| {
+                        fail(Error::Launch(format!(
+                            "tensor map argument {i} names argument {}, which is not a buffer",
+                            t.buffer
+                        )))
+                    })?;
+                    let mut map = t.map.clone();
+                    map.addr = base.wrapping_add(t.offset);
+                    map.check().map_err(|e| {
+                        fail(Error::Launch(format!("tensor map argument {i}: {e}")))
+                    })?;
+                    let obj = map.encode().to_vec();
+                    match p.size {
+                        128 => obj,
+                        8 => global.alloc(obj, 64).to_le_bytes().to_vec(),
+                        n => {
+                            return Err(fail(Error::Launch(format!(
+                                "tensor map argument {i} for a {n}-byte parameter (128 or 8)"
+                            ))))
+                        }
+                    }
+                }
+                Arg::Buffer(_) => {
+                    let addr = addrs[i].unwrap_or(0);
                     let v = addr.to_le_bytes();
                     if p.size == 8 {
                         v.to_vec()
@@ -470,6 +576,15 @@ impl<'p> Launch<'p> {
             dyn_smem: self.dyn_smem,
             fuel: self.fuel,
             stats: Stats::default(),
+            events: 0,
+            next_op: 0,
+            gwatch: inflight::GlobalWatch::default(),
+            queue: VecDeque::new(),
+            cancelled: 0,
+            resident: self.resident,
+            try_timeout: false,
+            stalls: 0,
+            stall_events: 0,
         };
         let res = run_grid(&mut m, entry);
         let outcome = Outcome {
@@ -492,11 +607,166 @@ fn run_grid(m: &mut Machine<'_>, entry: FuncId) -> Result<(), Error> {
     for cz in 0..nclusters[2] {
         for cy in 0..nclusters[1] {
             for cx in 0..nclusters[0] {
-                run_cluster(m, entry, [cx, cy, cz])?;
+                m.queue.push_back([cx, cy, cz]);
             }
         }
     }
-    Ok(())
+    let mut active: Vec<Active> = Vec::new();
+    loop {
+        while active.len() < m.resident as usize {
+            match m.queue.pop_front() {
+                Some(cid) => active.push(start_cluster(m, entry, cid)),
+                None => break,
+            }
+        }
+        if active.is_empty() {
+            return Ok(());
+        }
+        let mut progressed = false;
+        let mut retried = false;
+        let mut i = 0;
+        while i < active.len() {
+            let (p, r) = round(m, &mut active[i])?;
+            progressed |= p;
+            retried |= r;
+            if active[i].warps.iter().all(|ws| ws.iter().all(|w| w.done())) {
+                let mut a = active.remove(i);
+                inflight::drain(m, &mut a.cl)?;
+                progressed = true;
+            } else {
+                i += 1;
+            }
+        }
+        if progressed {
+            m.try_timeout = false;
+            continue;
+        }
+        if retried {
+            // Only suspended instructions are left: let `try_wait` time out, and give up when
+            // that changes nothing for a while.
+            if m.events != m.stall_events {
+                m.stall_events = m.events;
+                m.stalls = 0;
+            }
+            m.stalls += 1;
+            if m.stalls <= STALL_LIMIT {
+                m.try_timeout = true;
+                continue;
+            }
+        }
+        let text: Vec<String> = active
+            .iter()
+            .map(|a| describe_deadlock(m, &a.cl, &a.warps))
+            .collect();
+        return Err(Error::Deadlock(text.join("; ")));
+    }
+}
+
+/// Rounds of nothing but suspended instructions (and polls) without any state change after
+/// which a launch counts as deadlocked.
+const STALL_LIMIT: u32 = 64;
+
+/// A running cluster.
+struct Active {
+    cl: Cluster,
+    warps: Vec<Vec<Warp>>,
+}
+
+fn start_cluster(m: &Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Active {
+    let c = m.cluster;
+    let mut ctaid = Vec::new();
+    for z in 0..c[2] {
+        for y in 0..c[1] {
+            for x in 0..c[0] {
+                ctaid.push([cid[0] * c[0] + x, cid[1] * c[1] + y, cid[2] * c[2] + z]);
+            }
+        }
+    }
+    let ncta = ctaid.len();
+    let smem = m.prog.shared_dynamic_offset as usize + m.dyn_smem as usize;
+    let cl = Cluster {
+        id: cid,
+        ctaid,
+        shared: vec![vec![0u8; smem]; ncta],
+        bars: vec![[Bar::default(); 16]; ncta],
+        cbar_arrived: 0,
+        cbar_phase: 0,
+        inflight: inflight::Inflight::default(),
+        mbars: FxHashMap::default(),
+        tmem: vec![tmem::CtaTmem::default(); ncta],
+        tmem_pair: Vec::new(),
+        clc_failed: vec![false; ncta],
+        cta_done: vec![false; ncta],
+        setmaxnreg: FxHashMap::default(),
+    };
+    let warps: Vec<Vec<Warp>> = (0..ncta as u32).map(|r| new_warps(m, entry, r)).collect();
+    Active { cl, warps }
+}
+
+/// One pass over every warp of a running cluster: (some instruction ran, some instruction was
+/// suspended).
+fn round(m: &mut Machine<'_>, a: &mut Active) -> Result<(bool, bool), Error> {
+    let Active { cl, warps } = a;
+    let ncta = warps.len();
+    let mut progressed = false;
+    let mut retried = false;
+    for r in 0..ncta {
+        for wi in 0..warps[r].len() {
+            if warps[r][wi].done() {
+                continue;
+            }
+            for _ in 0..SLICE {
+                let p = step::step(m, cl, &mut warps[r][wi])?;
+                match p {
+                    Progress::Blocked => break,
+                    Progress::Retry => {
+                        retried = true;
+                        break;
+                    }
+                    Progress::Ran(ev) => {
+                        progressed = true;
+                        let mut yielded = false;
+                        match ev {
+                            Event::None => {}
+                            Event::Yield => yielded = true,
+                            Event::Bar {
+                                id,
+                                count,
+                                lanes,
+                                preds,
+                            } => {
+                                m.events += 1;
+                                bar_arrive(m, cl, &mut warps[r], r, id, count, lanes, preds)?;
+                            }
+                            Event::Exited(lanes) => {
+                                m.events += 1;
+                                let w = &warps[r][wi];
+                                let (cta, base) = (w.cta, w.index * 32);
+                                for l in ctx::lanes(lanes) {
+                                    inflight::thread_exit(m, cl, (cta, base + l as u32))?;
+                                }
+                                recheck_bars(m, cl, &mut warps[r], r)?;
+                                cluster_check(cl, warps);
+                                if !cl.cta_done[r] && warps[r].iter().all(|w| w.done()) {
+                                    cl.cta_done[r] = true;
+                                    tmem::cta_exit(m.prog, &cl.tmem[r])?;
+                                }
+                            }
+                            Event::ClusterArrive(lanes) => {
+                                m.events += 1;
+                                cl.cbar_arrived += lanes.count_ones();
+                                cluster_check(cl, warps);
+                            }
+                        }
+                        if yielded || warps[r][wi].done() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok((progressed, retried))
 }
 
 fn new_warps(m: &Machine<'_>, entry: FuncId, cta: u32) -> Vec<Warp> {
@@ -539,90 +809,10 @@ fn new_warps(m: &Machine<'_>, entry: FuncId, cta: u32) -> Vec<Warp> {
                 cluster_arrived: [u64::MAX; 32],
                 spins: 0,
                 avoid: None,
+                wg: None,
             }
         })
         .collect()
-}
-
-fn run_cluster(m: &mut Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Result<(), Error> {
-    let c = m.cluster;
-    let mut ctaid = Vec::new();
-    for z in 0..c[2] {
-        for y in 0..c[1] {
-            for x in 0..c[0] {
-                ctaid.push([cid[0] * c[0] + x, cid[1] * c[1] + y, cid[2] * c[2] + z]);
-            }
-        }
-    }
-    let ncta = ctaid.len();
-    let smem = m.prog.shared_dynamic_offset as usize + m.dyn_smem as usize;
-    let mut cl = Cluster {
-        id: cid,
-        ctaid,
-        shared: vec![vec![0u8; smem]; ncta],
-        bars: vec![[Bar::default(); 16]; ncta],
-        cbar_arrived: 0,
-        cbar_phase: 0,
-    };
-    let mut warps: Vec<Vec<Warp>> = (0..ncta as u32).map(|r| new_warps(m, entry, r)).collect();
-    loop {
-        let mut progressed = false;
-        let mut all_done = true;
-        for r in 0..ncta {
-            for wi in 0..warps[r].len() {
-                if warps[r][wi].done() {
-                    continue;
-                }
-                all_done = false;
-                for _ in 0..SLICE {
-                    let p = step::step(m, &mut cl, &mut warps[r][wi])?;
-                    match p {
-                        Progress::Blocked => break,
-                        Progress::Ran(ev) => {
-                            progressed = true;
-                            match ev {
-                                Event::None => {}
-                                Event::Bar {
-                                    id,
-                                    count,
-                                    lanes,
-                                    preds,
-                                } => {
-                                    bar_arrive(
-                                        m,
-                                        &mut cl,
-                                        &mut warps[r],
-                                        r,
-                                        id,
-                                        count,
-                                        lanes,
-                                        preds,
-                                    )?;
-                                }
-                                Event::Exited => {
-                                    recheck_bars(m, &mut cl, &mut warps[r], r)?;
-                                    cluster_check(&mut cl, &mut warps);
-                                }
-                                Event::ClusterArrive(lanes) => {
-                                    cl.cbar_arrived += lanes.count_ones();
-                                    cluster_check(&mut cl, &mut warps);
-                                }
-                            }
-                            if warps[r][wi].done() {
-                                break;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if all_done {
-            return Ok(());
-        }
-        if !progressed {
-            return Err(Error::Deadlock(describe_deadlock(m, &cl, &warps)));
-        }
-    }
 }
 
 fn live_threads(warps: &[Warp]) -> u32 {
@@ -755,7 +945,7 @@ fn describe_deadlock(m: &Machine<'_>, cl: &Cluster, warps: &[Vec<Warp>]) -> Stri
         for w in ws {
             for g in &w.groups {
                 let what = match g.wait {
-                    Wait::Ready => "ready".to_string(),
+                    Wait::Ready => "cannot complete this instruction (it waits for something no thread can bring about)".to_string(),
                     Wait::Barrier(id) => format!(
                         "waits at barrier {id} ({} of {} threads arrived)",
                         cl.bars[r][id as usize].arrived,

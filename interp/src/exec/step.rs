@@ -7,7 +7,10 @@
 
 use super::ctx::Ctx;
 use super::warp::{Group, Wait, Warp};
-use super::{arith, control, mbarrier, memops, warpops, Cluster, Event, Machine, Progress};
+use super::{
+    arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, tensor, tmem,
+    warpgroup, warpops, wgmma, Cluster, Event, Machine, Progress,
+};
 use crate::error::Error;
 use ptx_ir_core::Opcode;
 use smallvec::SmallVec;
@@ -46,6 +49,8 @@ pub enum Flow {
     ClusterArrive,
     /// The group waits for the cluster barrier's phase (if it has not completed already).
     ClusterWait,
+    /// The instruction cannot complete yet; it runs again later (not counted as progress).
+    Retry,
 }
 
 /// Runs one instruction of warp `w`.
@@ -100,8 +105,22 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
         base,
         gmask: mask,
         emask,
+        yield_warp: false,
     };
+    if let Some(s) = &x.w.wg {
+        if !s.busy.is_empty() && super::wgmma::busy_slot(s, d, depth).is_some() {
+            let lane = emask.trailing_zeros() as usize & 31;
+            return Err(x.undefined(lane, "the instruction accesses an accumulator or A register of a wgmma.mma_async that no wgmma.wait_group has waited for (PTX ISA 9.7.15.7.3: undefined)"));
+        }
+    }
     let flow = dispatch(&mut x, gi)?;
+    let yielded = x.yield_warp;
+    if let Flow::Retry = flow {
+        m.fuel += lanes;
+        m.stats.thread_instructions -= lanes;
+        m.stats.warp_instructions -= 1;
+        return Ok(Progress::Retry);
+    }
     if let Flow::Next = flow {
         // The common case: move on in place, re-sorting only if the group caught up with or
         // passed the next one.
@@ -112,7 +131,11 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
             let g = w.groups.remove(gi);
             w.insert(g);
         }
-        return Ok(Progress::Ran(Event::None));
+        return Ok(Progress::Ran(if yielded {
+            Event::Yield
+        } else {
+            Event::None
+        }));
     }
     let g = w.groups.remove(gi);
     finish(cl, w, g, flow)
@@ -176,15 +199,16 @@ fn finish(cl: &mut Cluster, w: &mut Warp, mut g: Group, flow: Flow) -> Result<Pr
             }
         }
         Flow::Exit(lanes) => {
-            w.exited |= lanes & g.mask;
+            let gone = lanes & g.mask;
+            w.exited |= gone;
             let rest = g.mask & !lanes;
             if rest != 0 {
                 g.mask = rest;
                 g.pc += 1;
                 w.insert(g);
             }
-            if lanes != 0 {
-                ev = Event::Exited;
+            if gone != 0 {
+                ev = Event::Exited(gone);
             }
         }
         Flow::Block(wait) => {
@@ -209,6 +233,9 @@ fn finish(cl: &mut Cluster, w: &mut Warp, mut g: Group, flow: Flow) -> Result<Pr
             } else {
                 g.wait = Wait::Barrier(id);
             }
+            w.insert(g);
+        }
+        Flow::Retry => {
             w.insert(g);
         }
         Flow::ClusterArrive => {
@@ -309,17 +336,16 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
             Err(x.unsupported("multimem and asynchronous stores are not modelled"))
         }
         // asynchronous copies
-        CpAsync => memops::cp_async(x),
-        CpAsyncCommitGroup | CpAsyncWaitGroup | CpAsyncWaitAll => Ok(Flow::Next),
-        CpAsyncBulk
-        | CpReduceAsyncBulk
-        | CpAsyncBulkPrefetch
-        | CpAsyncBulkTensor
-        | CpReduceAsyncBulkTensor
-        | CpAsyncBulkPrefetchTensor
-        | CpAsyncBulkCommitGroup
-        | CpAsyncBulkWaitGroup
-        | TensormapReplace => Err(x.unsupported("bulk and tensor copies are not modelled")),
+        CpAsync => async_copy::cp_async(x),
+        CpAsyncCommitGroup | CpAsyncWaitGroup | CpAsyncWaitAll => async_copy::group(x),
+        CpAsyncBulk | CpReduceAsyncBulk => bulk::bulk(x),
+        CpAsyncBulkPrefetch => bulk::prefetch(x),
+        CpAsyncBulkCommitGroup | CpAsyncBulkWaitGroup => bulk::group(x),
+        CpAsyncBulkTensor | CpReduceAsyncBulkTensor => tensor::tensor(x),
+        CpAsyncBulkPrefetchTensor => tensor::prefetch(x),
+        TensormapReplace => Err(x.unsupported(
+            "tensormap.replace is not modelled (tensor maps come from launch arguments)",
+        )),
         // texture and surface
         Tex | Tld4 | Txq | Istypep | Suld | Sust | Sured | Suq => {
             Err(x.unsupported("textures and surfaces are not modelled"))
@@ -349,6 +375,8 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
             split_guard(x, gi);
             control::barrier_cluster(x)
         }
+        // One instruction at a time in program order is sequentially consistent across proxies
+        // too, and a dependent grid never runs concurrently with this one.
         Membar | Fence | Griddepcontrol => Ok(Flow::Next),
         Atom | Red => memops::atom(x),
         RedAsync => Err(x.unsupported("red.async is not modelled")),
@@ -369,39 +397,37 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
             split_guard(x, gi);
             warpops::elect(x)
         }
-        MbarrierInit
-        | MbarrierInval
-        | MbarrierExpectTx
-        | MbarrierCompleteTx
-        | MbarrierArrive
-        | MbarrierArriveDrop
-        | MbarrierTestWait
-        | MbarrierTryWait
-        | MbarrierPendingCount
-        | CpAsyncMbarrierArrive => mbarrier::mbarrier(x),
-        TensormapCpFenceproxy | ClusterlaunchcontrolTryCancel | ClusterlaunchcontrolQueryCancel => {
-            Err(x.unsupported("tensormap and cluster launch control are not modelled"))
+        MbarrierInit | MbarrierInval | MbarrierExpectTx | MbarrierCompleteTx | MbarrierArrive
+        | MbarrierArriveDrop | MbarrierTestWait | MbarrierTryWait | MbarrierPendingCount => {
+            mbarrier::mbarrier(x)
         }
+        CpAsyncMbarrierArrive => async_copy::mbarrier_arrive(x),
+        TensormapCpFenceproxy => Err(x.unsupported("tensormap.cp_fenceproxy is not modelled")),
+        ClusterlaunchcontrolTryCancel => cluster::try_cancel(x),
+        ClusterlaunchcontrolQueryCancel => cluster::query_cancel(x),
         // matrix instructions
-        WmmaLoad | WmmaStore | WmmaMma | Mma | Ldmatrix | Stmatrix | Movmatrix => {
-            Err(x.unsupported("warp-level matrix instructions are not modelled"))
+        WmmaLoad | WmmaStore | WmmaMma => Err(x.unsupported("wmma is not modelled")),
+        Mma => {
+            split_guard(x, gi);
+            mma::mma(x)
+        }
+        Ldmatrix | Stmatrix | Movmatrix => {
+            split_guard(x, gi);
+            matrix::matrix(x)
         }
         WgmmaMmaAsync | WgmmaFence | WgmmaCommitGroup | WgmmaWaitGroup => {
-            Err(x.unsupported("wgmma is not modelled"))
+            split_guard(x, gi);
+            wgmma::wgmma(x)
         }
-        Tcgen05Alloc
-        | Tcgen05Dealloc
-        | Tcgen05RelinquishAllocPermit
-        | Tcgen05Ld
-        | Tcgen05St
-        | Tcgen05WaitLd
-        | Tcgen05WaitSt
-        | Tcgen05Cp
-        | Tcgen05Shift
-        | Tcgen05Mma
-        | Tcgen05Commit
-        | Tcgen05FenceBeforeThreadSync
-        | Tcgen05FenceAfterThreadSync => Err(x.unsupported("tcgen05 is not modelled")),
+        Tcgen05Alloc | Tcgen05Dealloc | Tcgen05RelinquishAllocPermit => {
+            split_guard(x, gi);
+            tmem::tmem(x)
+        }
+        Tcgen05FenceBeforeThreadSync | Tcgen05FenceAfterThreadSync => Ok(Flow::Next),
+        Tcgen05Ld | Tcgen05St | Tcgen05WaitLd | Tcgen05WaitSt | Tcgen05Cp | Tcgen05Shift
+        | Tcgen05Mma | Tcgen05Commit => {
+            Err(x.unsupported("tcgen05 data movement and MMA are not modelled (allocation is)"))
+        }
         // stack
         Stacksave | Stackrestore | Alloca => {
             Err(x.unsupported("dynamic stack allocation is not modelled"))
@@ -418,6 +444,10 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
                 thread: x.thread(lane),
             })
         }
-        Nanosleep | Pmevent | Setmaxnreg => Ok(Flow::Next),
+        Nanosleep | Pmevent => Ok(Flow::Next),
+        Setmaxnreg => {
+            split_guard(x, gi);
+            warpgroup::setmaxnreg(x)
+        }
     }
 }

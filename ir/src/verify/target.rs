@@ -257,8 +257,8 @@ pub struct Requirements {
     /// The lowest target (plain before `f` before `a`, older before newer) meeting every
     /// requirement; `None` if no target of the ISA does (e.g. features of two families).
     pub target: Option<Sm>,
-    /// The features that set the requirements: the ones needing the highest version, and every
-    /// one with a target requirement above "any", deduplicated.
+    /// The features that set the requirements: the ones needing the highest version, the
+    /// highest plain `sm_XX`, or an architecture- or family-specific target; deduplicated.
     pub features: Vec<Feature>,
 }
 
@@ -299,14 +299,23 @@ pub fn requirements(m: &Module) -> Requirements {
         })
         .filter(|s| s.exists())
         .collect();
-    candidates.sort_by_key(|s| (s.arch, s.suffix as u8));
+    candidates.sort_by_key(|s| s.portability_key());
     let target = candidates
         .into_iter()
         .find(|s| all.iter().all(|f| s.satisfies(f.sm)));
     let ptx = target.map_or(ptx_needed, |t| ptx_needed.max(t.introduced()));
+    let max_min = all
+        .iter()
+        .filter_map(|f| match f.sm {
+            SmReq::Min(n) => Some(n),
+            _ => None,
+        })
+        .max();
     let mut features: Vec<Feature> = Vec::new();
     for f in all {
-        let drives = f.ptx == ptx_needed || f.sm != SmReq::Any;
+        let drives = f.ptx == ptx_needed
+            || matches!(f.sm, SmReq::Only { .. })
+            || (matches!(f.sm, SmReq::Min(n) if Some(n) == max_min));
         if drives && !features.iter().any(|g| g.what == f.what) {
             features.push(f);
         }

@@ -181,9 +181,18 @@ impl Reader {
         let (x, offset) = if matches!(x.first(), Some(b'+' | b'-')) {
             let neg = x[0] == b'-';
             let (y, ()) = ws_inline(&x[1..]);
+            let at = y;
             let (y, v) = lex::uint_u64(y)?;
-            let v = v as i64;
-            (y, if neg { -v } else { v })
+            // `-9223372036854775808` is the one offset whose magnitude does not fit `i64`.
+            let v = if neg {
+                0i64.checked_sub_unsigned(v)
+            } else {
+                i64::try_from(v).ok()
+            };
+            match v {
+                Some(v) => (y, v),
+                None => return fail(at, "`.loc` label offset out of range"),
+            }
         } else {
             (x, 0)
         };

@@ -150,11 +150,12 @@ fn round32(s: f64, tail: Ordering, m: Rnd) -> f32 {
     pick(rr as f64, above, neg, m, up32, down32) as f32
 }
 
-/// `TwoSum`: the rounding error of `s = a + b` (exact for finite values).
+/// The rounding error of `s = a + b` (`Fast2Sum` with the operands ordered by magnitude: exact
+/// for finite values, and without the intermediate overflow of `TwoSum` near the top of the
+/// range).
 fn two_sum_err(a: f64, b: f64, s: f64) -> f64 {
-    let bb = s - a;
-    let aa = s - bb;
-    (a - aa) + (b - bb)
+    let (a, b) = if a.abs() >= b.abs() { (a, b) } else { (b, a) };
+    b - (s - a)
 }
 
 fn sign(x: f64) -> Ordering {
@@ -392,7 +393,7 @@ pub fn fma64(a: f64, b: f64, c: f64, m: Rnd) -> f64 {
         return overflow64(r, m);
     }
     let p = a * b;
-    if !safe(p) || !safe(c) || !safe(r) {
+    if !safe(p) || p == 0.0 || !safe(c) || !safe(r) {
         use rustc_apfloat::Float;
         return soft64(m, |rd| d(a).mul_add_r(d(b), d(c), rd).value);
     }
@@ -439,26 +440,30 @@ pub fn int_to_f64(v: i128, m: Rnd) -> f64 {
     pick(rr, above, v < 0, m, next_up64, next_down64)
 }
 
-/// Rounds to an integral value in mode `m` (ties to even for `Rn`).
+/// Rounds to an integral value in mode `m` (ties to even for `Rn`); a zero result keeps the
+/// sign of `x`.
 pub fn round_int64(x: f64, m: Rnd) -> f64 {
-    match m {
+    if !x.is_finite() {
+        return x;
+    }
+    let r = match m {
         Rnd::Rn => {
             let f = x.floor();
             let diff = x - f;
             if diff > 0.5 || (diff == 0.5 && (f / 2.0).floor() * 2.0 != f) {
                 f + 1.0
             } else {
-                // Keep the sign of zero: -0.3 rounds to -0.
-                if f == 0.0 && x.is_sign_negative() {
-                    -0.0
-                } else {
-                    f
-                }
+                f
             }
         }
         Rnd::Rz => x.trunc(),
         Rnd::Rm => x.floor(),
         Rnd::Rp => x.ceil(),
+    };
+    if r == 0.0 {
+        0f64.copysign(x)
+    } else {
+        r
     }
 }
 

@@ -277,7 +277,8 @@ fn prologue(b: &mut B, p: &Program) {
     let m0 = b.r("%m0");
     b.e(Mov, vec![t(Type::B32)], vec![m0, Operand::Int(0xffff_ffff)]);
     let (t4, t5, td2) = (b.r("%t4"), b.r("%t5"), b.r("%td2"));
-    for &(r, mul, add) in &p.init {
+    let used = p.used();
+    for &(r, mul, add) in p.init.iter().filter(|(r, ..)| used.contains(r)) {
         let (pool, size) = match r.class {
             Class::H => (0, 2),
             Class::P | Class::R => (1, 4),

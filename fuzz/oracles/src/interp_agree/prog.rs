@@ -541,12 +541,10 @@ pub enum Op {
         /// The `c` operand (clamp and segment mask).
         c: u32,
     },
-    /// `vote.sync.MODE d, {!}a, membermask`
+    /// `vote.sync.MODE d, {!}a, membermask` (the negation is [`Inst::neg_pred`])
     Vote {
         /// Mode.
         mode: VoteMode,
-        /// `!a`
-        negate: bool,
     },
     /// `redux.sync.OP.T d, a, membermask`
     Redux {
@@ -982,7 +980,16 @@ impl<'s> Gen<'s> {
                 Class::F => pool_value(u, F_VALUES, 32)?,
                 _ => pool_value(u, FD_VALUES, 64)?,
             };
-            return Ok(Src::Imm(v));
+            // NaN immediates are left to registers: ptxas folds constant operands with NaN
+            // rules of its own, so the GPU could not confirm the reference on them.
+            let nan = match class {
+                Class::F => super::fref::nan32(v),
+                Class::Fd => super::fref::nan64(v),
+                _ => false,
+            };
+            if !nan {
+                return Ok(Src::Imm(v));
+            }
         }
         if class == Class::R && u.ratio(1, 12)? {
             return Ok(Src::Lane);
@@ -1065,7 +1072,6 @@ impl<'s> Gen<'s> {
                             VoteMode::Uni,
                             VoteMode::Ballot,
                         ])?,
-                        negate: u.arbitrary()?,
                     },
                     3 => Op::Redux {
                         op: *u.choose(&[
@@ -1089,11 +1095,20 @@ impl<'s> Gen<'s> {
         let mut srcs = Vec::with_capacity(sig.srcs.len());
         for (k, &c) in sig.srcs.iter().enumerate() {
             let imm_ok = !sig.no_imm.contains(&k);
-            let s = if imm_ok {
+            let mut s = if imm_ok {
                 self.src(u, c)?
             } else {
                 Src::Reg(self.reg(u, c)?)
             };
+            // ptxas takes immediate bit positions and lengths in 0..=255 only.
+            let position = match op {
+                Op::Bfe(_) => k >= 1,
+                Op::Bfi(_) => k >= 2,
+                _ => false,
+            };
+            if let (true, Src::Imm(v)) = (position, &mut s) {
+                *v &= 0xff;
+            }
             srcs.push(s);
         }
         let dst = self.reg(u, sig.dst)?;
@@ -1384,11 +1399,16 @@ impl<'s> Gen<'s> {
         };
         let f32_involved = d == CvtT::F(Ft::F32) || s == CvtT::F(Ft::F32);
         let ftz = f32_involved && self.swarm.ftz && u.arbitrary()?;
-        let sat = self.swarm.sat && u.ratio(1, 3)? && {
-            // `.sat` on an integer destination saturates; on a float destination it clamps
-            // to [0, 1]; both are allowed.
-            true
+        // `.sat` clamps a float result to [0, 1] and saturates an integer one; ptxas rejects
+        // it on integer conversions that cannot overflow ("Illegal modifier").
+        let can_sat = match (d, s) {
+            (CvtT::Int(db, ds), CvtT::Int(sb, ss)) => {
+                let fits = if ss { ds && db >= sb } else { db > sb || (!ds && db == sb) };
+                !fits
+            }
+            _ => true,
         };
+        let sat = can_sat && self.swarm.sat && u.ratio(1, 3)?;
         Ok(Op::Cvt {
             d,
             s,
@@ -1525,9 +1545,10 @@ pub fn signature(op: &Op) -> Sig {
             s.no_imm = vec![0];
             s
         }
-        Op::Match { wide, .. } => {
+        Op::Match { wide, all } => {
             let mut s = sig(R, &[if *wide { D } else { R }]);
-            s.dst2 = Some(P);
+            // Only `match.all` has the `d|p` form.
+            s.dst2 = all.then_some(P);
             s.no_imm = vec![0];
             s
         }
@@ -1543,6 +1564,46 @@ fn cmp_class(t: &CmpT) -> Class {
 }
 
 impl Program {
+    /// Every register the body reads or writes, or the epilogue stores.
+    pub fn used(&self) -> Vec<Reg> {
+        fn walk(ns: &[Node], out: &mut Vec<Reg>) {
+            for n in ns {
+                match n {
+                    Node::Inst(i) => {
+                        out.push(i.dst);
+                        out.extend(i.dst2);
+                        if let Some((p, _)) = i.guard {
+                            out.push(Reg { class: Class::P, idx: p });
+                        }
+                        for s in &i.srcs {
+                            if let Src::Reg(r) = s {
+                                out.push(*r);
+                            }
+                        }
+                    }
+                    Node::If { cond, then, els } => {
+                        if let Cond::Pred(p, _) = cond {
+                            out.push(Reg { class: Class::P, idx: *p });
+                        }
+                        walk(then, out);
+                        walk(els, out);
+                    }
+                    Node::Loop { trips, body } => {
+                        if let Trips::Reg(r, _) = trips {
+                            out.push(Reg { class: Class::R, idx: *r });
+                        }
+                        walk(body, out);
+                    }
+                }
+            }
+        }
+        let mut out = self.outputs.clone();
+        walk(&self.body, &mut out);
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Number of instructions (recursively).
     pub fn instruction_count(&self) -> usize {
         fn count(ns: &[Node]) -> usize {

@@ -1,0 +1,146 @@
+//! Writes a batch of generated interpreter-agreement kernels for a run on real hardware
+//! (`fuzz/tools/hw_run.py` on the GPU machine), with the reference's and the interpreter's
+//! answers, so that `fuzz/tools/hw_compare.py` can check the reference (and the interpreter)
+//! against the GPU.
+//!
+//! `cargo run --release -p ptx-ir-oracles --example hw_batch -- DIR [COUNT] [SEED]`
+
+use arbitrary::Unstructured;
+use ptx_ir_oracles::interp_agree::{eval, launch, lower, prog};
+use ptx_ir_oracles::{regress::hex, Bytes};
+use std::io::Write;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let dir = std::path::PathBuf::from(args.get(1).expect("usage: hw_batch DIR [COUNT] [SEED]"));
+    let count: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    std::fs::create_dir_all(&dir).expect("output directory");
+    let mut src = Bytes::new(seed);
+    let mut index = std::fs::File::create(dir.join("cases.jsonl")).expect("cases.jsonl");
+    let mut launches = std::fs::File::create(dir.join("launch.jsonl")).expect("launch.jsonl");
+    let mut written = 0;
+    while written < count {
+        let data = src.fill(4096);
+        let mut u = Unstructured::new(&data);
+        let Ok(mut swarm) = prog::Swarm::arbitrary(&mut u, &prog::Family::ALL) else {
+            continue;
+        };
+        // Mostly one family and a few instructions, so that a difference names its cause.
+        let fam = prog::Family::ALL[(written / 2) % prog::Family::ALL.len()];
+        if written % 2 == 0 {
+            swarm.families = vec![fam];
+            swarm.max_insts = 1 + (written / 2) % 4;
+            swarm.branches = (written / 2) % 4 == 0;
+            swarm.loops = false;
+        }
+        let Ok(mut p) = prog::Gen::new(&swarm).program(&mut u) else {
+            continue;
+        };
+        if p.instruction_count() == 0 {
+            continue;
+        }
+        // ptxas drops the guard of a predicated `testp` (the H200 writes the destination of
+        // `@!p testp` whatever `p` is): keep testp unguarded so the GPU answers the PTX.
+        unguard_testp(&mut p.body);
+        // Store only what the body writes (small records).
+        let mut written_regs = Vec::new();
+        dsts(&p.body, &mut written_regs);
+        p.outputs.retain(|r| written_regs.contains(r));
+        let m = lower::module(&p);
+        let text = ptx_ir_text::print(&m);
+        let input = lower::input(&p);
+        let (offs, rec) = p.record_layout();
+        let out_len = (rec * p.block * p.grid) as usize;
+        let interp = launch(&m, p.grid, p.block, &input, out_len);
+        let exp = eval::run(&p);
+        let name = format!("case{written:05}");
+        std::fs::write(dir.join(format!("{name}.ptx")), &text).expect("write ptx");
+        let outputs: Vec<String> = p
+            .outputs
+            .iter()
+            .zip(&offs)
+            .map(|(r, o)| format!("[\"{}{}\", {o}, {}]", r.class.prefix(), r.idx, match r.class {
+                prog::Class::P => 1,
+                c => c.bits() / 8,
+            }))
+            .collect();
+        let (exp_hex, known_hex) = match &exp {
+            Some(e) => (
+                format!("\"{}\"", hex(&e.bytes)),
+                format!("\"{}\"", hex(&e.known.iter().map(|&k| k as u8).collect::<Vec<_>>())),
+            ),
+            None => ("null".into(), "null".into()),
+        };
+        let (interp_hex, interp_err) = match &interp {
+            Ok(b) => (format!("\"{}\"", hex(b)), "null".to_string()),
+            Err(e) => ("null".to_string(), json_string(e)),
+        };
+        writeln!(
+            launches,
+            "{{\"name\": \"{name}\", \"grid\": {}, \"block\": {}, \"input\": \"{}\", \"out_len\": {out_len}}}",
+            p.grid,
+            p.block,
+            hex(&input)
+        )
+        .expect("write launches");
+        writeln!(
+            index,
+            "{{\"name\": \"{name}\", \"grid\": {}, \"block\": {}, \"input\": \"{}\", \"out_len\": {out_len}, \"record\": {rec}, \"outputs\": [{}], \"reference\": {exp_hex}, \"known\": {known_hex}, \"interp\": {interp_hex}, \"interp_error\": {interp_err}}}",
+            p.grid,
+            p.block,
+            hex(&input),
+            outputs.join(", ")
+        )
+        .expect("write index");
+        written += 1;
+    }
+    eprintln!("{written} cases in {}", dir.display());
+}
+
+fn unguard_testp(ns: &mut [prog::Node]) {
+    for n in ns {
+        match n {
+            prog::Node::Inst(i) => {
+                if matches!(i.op, prog::Op::Testp { .. }) {
+                    i.guard = None;
+                }
+            }
+            prog::Node::If { then, els, .. } => {
+                unguard_testp(then);
+                unguard_testp(els);
+            }
+            prog::Node::Loop { body, .. } => unguard_testp(body),
+        }
+    }
+}
+
+fn dsts(ns: &[prog::Node], out: &mut Vec<prog::Reg>) {
+    for n in ns {
+        match n {
+            prog::Node::Inst(i) => {
+                out.push(i.dst);
+                out.extend(i.dst2);
+            }
+            prog::Node::If { then, els, .. } => {
+                dsts(then, out);
+                dsts(els, out);
+            }
+            prog::Node::Loop { body, .. } => dsts(body, out),
+        }
+    }
+}
+
+fn json_string(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}

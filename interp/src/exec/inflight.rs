@@ -1,0 +1,690 @@
+//! Asynchronous operations in flight: `cp.async`, the bulk and tensor copies, cluster launch
+//! control responses.
+//!
+//! An asynchronous operation reads its source when it is issued and writes its destination only
+//! when it *completes*. It completes as late as the PTX completion mechanism that tracks it
+//! allows, so that a program which looks at the destination too early is caught:
+//!
+//! - async-group tracked operations (`cp.async` with `commit_group`/`wait_group`, bulk copies
+//!   with `.bulk_group`) complete at the `wait_group` that covers their group, or when the
+//!   issuing thread exits;
+//! - mbarrier tracked operations (`.mbarrier::complete_tx::bytes`, `cp.async.mbarrier.arrive`)
+//!   complete when some thread tests that mbarrier (`test_wait`/`try_wait`), which is the
+//!   earliest moment a program may rely on them; their complete-tx (or arrive-on) happens then;
+//! - whatever is left when the cluster finishes completes then (global writes land).
+//!
+//! While an operation is in flight its destination bytes are marked *pending write* and its
+//! source bytes *pending read* (shared memory: a counter per 4-byte word of each CTA; global
+//! memory: a list of ranges). A generic-proxy access that reads or writes a pending-write byte,
+//! or writes a pending-read byte, is undefined (PTX ISA 9.7.9.25.1: "modifying the source memory
+//! location or tensor descriptor or reading from the destination memory location before the
+//! asynchronous operation completes, exhibits undefined behavior") and reported with the
+//! operation that is still in flight. Two operations in flight that write the same byte are
+//! reported too (no ordering exists between them). Initialised mbarrier objects are marked in
+//! the same shadow: any non-mbarrier access to one is undefined (PTX ISA 9.7.13.15).
+
+use super::{mbarrier, Cluster, Machine};
+use crate::error::{Error, Site, Thread};
+use crate::float::{self, BinOp, Fmt, MinMax, Mode};
+use crate::int::mask;
+use crate::load::FuncId;
+use crate::mem;
+use ptx_ir_core::{Op as RedOp, Type};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+/// Identifies an operation (unique in a launch).
+pub type OpId = u64;
+
+/// A place in memory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Loc {
+    /// Shared memory of the CTA with cluster rank `rank`, at byte `off`.
+    Shared {
+        /// Cluster rank.
+        rank: u32,
+        /// Byte offset.
+        off: u32,
+    },
+    /// Global memory.
+    Global(u64),
+}
+
+/// An element-wise reduction applied at the destination (`cp.reduce.async.bulk`).
+#[derive(Copy, Clone, Debug)]
+pub struct Reduce {
+    /// The operation.
+    pub op: RedOp,
+    /// The element type.
+    pub ty: Type,
+}
+
+/// One destination chunk of an operation.
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// Where the bytes go.
+    pub dest: Loc,
+    /// The bytes (the source data read at issue).
+    pub data: Vec<u8>,
+    /// `.cp_mask`: bit i of the mask says whether byte i of each 16-byte chunk is written.
+    pub byte_mask: Option<u16>,
+    /// Reduce into the destination instead of writing it.
+    pub reduce: Option<Reduce>,
+    /// mbarrier (rank, offset) that receives a complete-tx of `tx` bytes on completion.
+    pub mbar: Option<(u32, u32)>,
+    /// Transaction bytes.
+    pub tx: u32,
+}
+
+/// A source range read by an operation.
+#[derive(Copy, Clone, Debug)]
+pub enum Src {
+    /// Shared memory of CTA `rank`.
+    Shared {
+        /// Cluster rank.
+        rank: u32,
+        /// Byte offset.
+        off: u32,
+        /// Bytes.
+        len: u32,
+    },
+    /// Global memory.
+    Global {
+        /// First byte.
+        addr: u64,
+        /// Bytes.
+        len: u64,
+    },
+}
+
+/// How an operation's completion is tracked.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Track {
+    /// `cp.async`: cp.async-groups and/or `cp.async.mbarrier.arrive`.
+    CpAsync,
+    /// Bulk async-groups.
+    Bulk,
+    /// The mbarriers of its parts.
+    Mbar,
+}
+
+/// Who issued an operation, for messages.
+#[derive(Copy, Clone, Debug)]
+pub struct Issuer {
+    /// Cluster rank of the issuing CTA.
+    pub cta: u32,
+    /// Thread index in the CTA (warp * 32 + lane).
+    pub tix: u32,
+    /// Function of the instruction.
+    pub func: FuncId,
+    /// Its pc.
+    pub pc: u32,
+    /// Coordinates.
+    pub thread: Thread,
+}
+
+/// An operation in flight.
+#[derive(Clone, Debug)]
+pub struct Op {
+    /// Its id.
+    pub id: OpId,
+    /// The issuing thread and instruction.
+    pub issuer: Issuer,
+    /// Destination chunks.
+    pub parts: Vec<Part>,
+    /// Source ranges still being read.
+    pub srcs: Vec<Src>,
+    /// Completion tracking.
+    pub track: Track,
+}
+
+/// A `cp.async.mbarrier.arrive`: an arrive-on that happens when the listed operations are done.
+#[derive(Clone, Debug)]
+pub struct AsyncArrive {
+    /// The mbarrier (rank, offset).
+    pub mbar: (u32, u32),
+    /// The operations it waits for.
+    pub ops: Vec<OpId>,
+    /// The issuing thread and instruction.
+    pub issuer: Issuer,
+}
+
+/// A thread's async-groups of one kind.
+#[derive(Clone, Debug, Default)]
+pub struct Groups {
+    /// Operations not yet committed.
+    pub uncommitted: Vec<OpId>,
+    /// Committed groups, oldest first.
+    pub groups: VecDeque<Vec<OpId>>,
+}
+
+/// Per-word shadow state of one CTA's shared memory.
+#[derive(Clone, Debug, Default)]
+pub struct Shadow {
+    w: Vec<u16>,
+    r: Vec<u16>,
+    mbar: Vec<bool>,
+}
+
+/// What a generic access ran into.
+#[derive(Copy, Clone, Debug)]
+pub enum Conflict {
+    /// The bytes are the destination of an operation in flight.
+    PendingWrite,
+    /// The bytes are the source of an operation in flight (writes only).
+    PendingRead,
+    /// The bytes hold an initialised mbarrier object.
+    Mbarrier,
+}
+
+/// In-flight global ranges of a launch (all clusters).
+#[derive(Clone, Debug, Default)]
+pub struct GlobalWatch {
+    /// `[lo, hi)` written by an operation in flight.
+    pub writes: Vec<(u64, u64, OpId)>,
+    /// `[lo, hi)` read by an operation in flight.
+    pub reads: Vec<(u64, u64, OpId)>,
+}
+
+impl GlobalWatch {
+    /// Whether nothing is watched.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty() && self.reads.is_empty()
+    }
+
+    /// The operation an access of `[a, a + n)` conflicts with.
+    pub fn check(&self, a: u64, n: u64, write: bool) -> Option<(Conflict, OpId)> {
+        let hit = |&&(lo, hi, _): &&(u64, u64, OpId)| a < hi && lo < a.saturating_add(n);
+        if let Some(&(_, _, id)) = self.writes.iter().find(hit) {
+            return Some((Conflict::PendingWrite, id));
+        }
+        if write {
+            if let Some(&(_, _, id)) = self.reads.iter().find(hit) {
+                return Some((Conflict::PendingRead, id));
+            }
+        }
+        None
+    }
+
+    fn remove(&mut self, id: OpId, reads_only: bool) {
+        self.reads.retain(|r| r.2 != id);
+        if !reads_only {
+            self.writes.retain(|r| r.2 != id);
+        }
+    }
+}
+
+/// The asynchronous state of one cluster.
+#[derive(Clone, Debug, Default)]
+pub struct Inflight {
+    /// Operations in flight, in issue order.
+    pub ops: Vec<Op>,
+    /// cp.async-groups per thread (rank, tix).
+    pub cp: FxHashMap<(u32, u32), Groups>,
+    /// Bulk async-groups per thread (rank, tix).
+    pub bulk: FxHashMap<(u32, u32), Groups>,
+    /// Pending `cp.async.mbarrier.arrive`s.
+    pub arrives: Vec<AsyncArrive>,
+    /// Shadow of each CTA's shared memory (empty until something is watched).
+    pub shadow: Vec<Shadow>,
+    /// Whether generic shared accesses must be checked.
+    pub watch: bool,
+}
+
+fn words(off: u32, len: u32) -> std::ops::Range<usize> {
+    let lo = off as usize / 4;
+    let hi = (off as usize + len as usize).div_ceil(4);
+    lo..hi
+}
+
+impl Inflight {
+    /// Makes the shadow exist (one per CTA, sized to its shared memory).
+    pub fn ensure_shadow(&mut self, sizes: &[usize]) {
+        if self.shadow.is_empty() {
+            self.shadow = sizes
+                .iter()
+                .map(|&s| {
+                    let n = s.div_ceil(4);
+                    Shadow {
+                        w: vec![0; n],
+                        r: vec![0; n],
+                        mbar: vec![false; n],
+                    }
+                })
+                .collect();
+        }
+        self.watch = true;
+    }
+
+    /// The conflict of a generic access to CTA `rank`'s shared memory, if any.
+    pub fn check_shared(&self, rank: u32, off: u32, len: u32, write: bool) -> Option<Conflict> {
+        let s = self.shadow.get(rank as usize)?;
+        for i in words(off, len) {
+            if s.mbar.get(i).copied().unwrap_or(false) {
+                return Some(Conflict::Mbarrier);
+            }
+            if s.w.get(i).copied().unwrap_or(0) > 0 {
+                return Some(Conflict::PendingWrite);
+            }
+            if write && s.r.get(i).copied().unwrap_or(0) > 0 {
+                return Some(Conflict::PendingRead);
+            }
+        }
+        None
+    }
+
+    /// The operation in flight that writes (or, with `reads`, reads) shared byte range.
+    pub fn op_at(&self, rank: u32, off: u32, len: u32, reads: bool) -> Option<&Op> {
+        let hit = |o: u32, l: u32| off < o + l && o < off + len;
+        self.ops.iter().find(|op| {
+            op.parts.iter().any(|p| match p.dest {
+                Loc::Shared { rank: r, off: o } => r == rank && hit(o, p.data.len() as u32),
+                Loc::Global(_) => false,
+            }) || (reads
+                && op.srcs.iter().any(|s| match *s {
+                    Src::Shared {
+                        rank: r,
+                        off: o,
+                        len: l,
+                    } => r == rank && hit(o, l),
+                    Src::Global { .. } => false,
+                }))
+        })
+    }
+
+    /// Marks or unmarks the mbarrier object at (rank, off).
+    pub fn set_mbar(&mut self, rank: u32, off: u32, on: bool) {
+        if let Some(s) = self.shadow.get_mut(rank as usize) {
+            for i in words(off, 8) {
+                if let Some(m) = s.mbar.get_mut(i) {
+                    *m = on;
+                }
+            }
+        }
+    }
+
+    fn mark(&mut self, rank: u32, off: u32, len: u32, write: bool, up: bool) {
+        if let Some(s) = self.shadow.get_mut(rank as usize) {
+            let v = if write { &mut s.w } else { &mut s.r };
+            for i in words(off, len) {
+                if let Some(c) = v.get_mut(i) {
+                    *c = if up {
+                        c.saturating_add(1)
+                    } else {
+                        c.saturating_sub(1)
+                    };
+                }
+            }
+        }
+    }
+
+    fn pending_w(&self, rank: u32, off: u32, len: u32) -> bool {
+        self.shadow
+            .get(rank as usize)
+            .is_some_and(|s| words(off, len).any(|i| s.w.get(i).copied().unwrap_or(0) > 0))
+    }
+
+    /// The groups of a thread.
+    pub fn groups(&mut self, bulk: bool, key: (u32, u32)) -> &mut Groups {
+        if bulk {
+            self.bulk.entry(key).or_default()
+        } else {
+            self.cp.entry(key).or_default()
+        }
+    }
+}
+
+/// The site of an operation's instruction.
+pub fn issuer_site(m: &Machine<'_>, i: &Issuer) -> Site {
+    Site {
+        function: m
+            .prog
+            .funcs
+            .get(i.func as usize)
+            .map(|f| f.name.clone())
+            .unwrap_or_default(),
+        index: i.pc,
+        inst: m.prog.inst_text(i.func, i.pc),
+    }
+}
+
+/// Describes an operation for messages: "`inst` (issued by lane ...)".
+pub fn describe(m: &Machine<'_>, op: &Op) -> String {
+    format!(
+        "`{}` issued by {}",
+        m.prog.inst_text(op.issuer.func, op.issuer.pc),
+        op.issuer.thread
+    )
+}
+
+/// Starts an operation: checks its ranges against those in flight, marks them, and records it.
+/// `Err` is the rule it breaks.
+pub fn issue(m: &mut Machine<'_>, cl: &mut Cluster, mut op: Op) -> Result<OpId, String> {
+    let sizes: Vec<usize> = cl.shared.iter().map(|s| s.len()).collect();
+    cl.inflight.ensure_shadow(&sizes);
+    // Sources must not be pending writes of another operation in flight.
+    for s in &op.srcs {
+        match *s {
+            Src::Shared { rank, off, len } => {
+                if cl.inflight.pending_w(rank, off, len) {
+                    let other = cl
+                        .inflight
+                        .op_at(rank, off, len, false)
+                        .map(|o| describe(m, o))
+                        .unwrap_or_default();
+                    return Err(format!(
+                        "the source (shared memory {off:#x}, {len} bytes) is still being written by the asynchronous operation {other}, which has not completed (PTX ISA 9.7.9.25.1)"
+                    ));
+                }
+            }
+            Src::Global { addr, len } => {
+                if let Some((_, id)) = m.gwatch.check(addr, len, false) {
+                    return Err(format!(
+                        "the source (global memory {addr:#x}, {len} bytes) is still being written by asynchronous operation #{id}, which has not completed (PTX ISA 9.7.9.25.1)"
+                    ));
+                }
+            }
+        }
+    }
+    for p in &op.parts {
+        let len = p.data.len() as u32;
+        match p.dest {
+            Loc::Shared { rank, off } => {
+                if let Some(c) = cl.inflight.check_shared(rank, off, len, true) {
+                    let what = match c {
+                        Conflict::Mbarrier => {
+                            "holds an initialised mbarrier object (PTX ISA 9.7.13.15)".to_string()
+                        }
+                        Conflict::PendingWrite | Conflict::PendingRead => format!(
+                            "is also accessed by the asynchronous operation {}, which has not completed; operations in flight are unordered (PTX ISA 9.7.9.25.3.2)",
+                            cl.inflight
+                                .op_at(rank, off, len, true)
+                                .map(|o| describe(m, o))
+                                .unwrap_or_default()
+                        ),
+                    };
+                    return Err(format!(
+                        "the destination (shared memory of CTA rank {rank} at {off:#x}, {len} bytes) {what}"
+                    ));
+                }
+            }
+            Loc::Global(a) => {
+                if let Some((_, id)) = m.gwatch.check(a, len as u64, true) {
+                    return Err(format!(
+                        "the destination (global memory {a:#x}, {len} bytes) is also accessed by asynchronous operation #{id}, which has not completed"
+                    ));
+                }
+            }
+        }
+    }
+    m.next_op += 1;
+    op.id = m.next_op;
+    let id = op.id;
+    for p in &op.parts {
+        let len = p.data.len() as u32;
+        match p.dest {
+            Loc::Shared { rank, off } => cl.inflight.mark(rank, off, len, true, true),
+            Loc::Global(a) => m.gwatch.writes.push((a, a + len as u64, id)),
+        }
+    }
+    for s in &op.srcs {
+        match *s {
+            Src::Shared { rank, off, len } => cl.inflight.mark(rank, off, len, false, true),
+            Src::Global { addr, len } => m.gwatch.reads.push((addr, addr + len, id)),
+        }
+    }
+    cl.inflight.ops.push(op);
+    m.events += 1;
+    Ok(id)
+}
+
+fn release_reads(m: &mut Machine<'_>, cl: &mut Cluster, idx: usize) {
+    let srcs = std::mem::take(&mut cl.inflight.ops[idx].srcs);
+    let id = cl.inflight.ops[idx].id;
+    for s in srcs {
+        if let Src::Shared { rank, off, len } = s {
+            cl.inflight.mark(rank, off, len, false, false);
+        }
+    }
+    m.gwatch.remove(id, true);
+}
+
+/// Finishes reading the sources of operation `id` (`cp.async.bulk.wait_group.read`).
+pub fn complete_reads(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) {
+    if let Some(i) = cl.inflight.ops.iter().position(|o| o.id == id) {
+        release_reads(m, cl, i);
+    }
+}
+
+fn reduce_elem(r: Reduce, old: u64, src: u64) -> u64 {
+    let w = r.ty.bits();
+    let f = Fmt::of(r.ty);
+    let v = match (r.op, f) {
+        (RedOp::Add, Some(f)) => {
+            // f32 add flushes subnormal inputs and results; f16/bf16 take `.noftz`.
+            let m = Mode {
+                ftz: f == Fmt::F32,
+                ..Mode::default()
+            };
+            float::bin(BinOp::Add, f, old, src, m)
+        }
+        (RedOp::Min | RedOp::Max, Some(f)) => float::min_max(
+            f,
+            old,
+            src,
+            MinMax {
+                max: r.op == RedOp::Max,
+                ..Default::default()
+            },
+        ),
+        (_, Some(_)) => old,
+        (RedOp::Add, None) => old.wrapping_add(src),
+        (RedOp::And, None) => old & src,
+        (RedOp::Or, None) => old | src,
+        (RedOp::Xor, None) => old ^ src,
+        (RedOp::Inc, None) => {
+            let (o, s) = (old & mask(w), src & mask(w));
+            if o >= s {
+                0
+            } else {
+                o + 1
+            }
+        }
+        (RedOp::Dec, None) => {
+            let (o, s) = (old & mask(w), src & mask(w));
+            if o == 0 || o > s {
+                s
+            } else {
+                o - 1
+            }
+        }
+        (RedOp::Min | RedOp::Max, None) => {
+            let s = r.ty.is_signed();
+            let (p, q) = (crate::int::wide(old, w, s), crate::int::wide(src, w, s));
+            if (p <= q) == (r.op == RedOp::Min) {
+                old
+            } else {
+                src
+            }
+        }
+        (_, None) => old,
+    };
+    v & mask(w)
+}
+
+fn apply(dst: &mut [u8], p: &Part) {
+    match p.reduce {
+        Some(r) => {
+            let eb = (r.ty.bits() / 8).max(1) as usize;
+            for (d, s) in dst.chunks_mut(eb).zip(p.data.chunks(eb)) {
+                let v = reduce_elem(r, mem::get_le(d), mem::get_le(s));
+                mem::put_le(d, v);
+            }
+        }
+        None => match p.byte_mask {
+            Some(bm) => {
+                for (i, (d, s)) in dst.iter_mut().zip(&p.data).enumerate() {
+                    if bm >> (i % 16) & 1 != 0 {
+                        *d = *s;
+                    }
+                }
+            }
+            None => dst.copy_from_slice(&p.data),
+        },
+    }
+}
+
+/// Completes operation `id`: writes its destinations, signals its mbarriers, releases its
+/// ranges. Completing an operation that already completed does nothing.
+pub fn complete(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) -> Result<(), Error> {
+    let Some(i) = cl.inflight.ops.iter().position(|o| o.id == id) else {
+        return Ok(());
+    };
+    release_reads(m, cl, i);
+    let op = cl.inflight.ops.remove(i);
+    m.gwatch.remove(id, false);
+    m.events += 1;
+    let fail = |m: &Machine<'_>, rule: String| Error::Undefined {
+        site: issuer_site(m, &op.issuer),
+        thread: op.issuer.thread,
+        rule,
+    };
+    for p in &op.parts {
+        let len = p.data.len();
+        match p.dest {
+            Loc::Shared { rank, off } => {
+                cl.inflight.mark(rank, off, len as u32, true, false);
+                if let Some(sh) = cl.shared.get_mut(rank as usize) {
+                    if let Ok(d) = mem::flat(sh, off as u64, len) {
+                        apply(d, p);
+                    }
+                }
+            }
+            Loc::Global(a) => match m.global.slice_mut(a, len) {
+                Ok(d) => apply(d, p),
+                Err(_) => {
+                    return Err(fail(
+                        m,
+                        format!("asynchronous write to global memory {a:#x} out of bounds"),
+                    ))
+                }
+            },
+        }
+        if let Some(key) = p.mbar {
+            mbarrier::complete_tx(cl, key, p.tx as i64).map_err(|r| fail(m, r))?;
+        }
+    }
+    Ok(())
+}
+
+/// Completes everything that an mbarrier tracks (called before the mbarrier is tested): the
+/// operations with a part signalling it, then its pending `cp.async.mbarrier.arrive`s.
+pub fn settle(m: &mut Machine<'_>, cl: &mut Cluster, key: (u32, u32)) -> Result<(), Error> {
+    let ids: Vec<OpId> = cl
+        .inflight
+        .ops
+        .iter()
+        .filter(|o| o.parts.iter().any(|p| p.mbar == Some(key)))
+        .map(|o| o.id)
+        .collect();
+    for id in ids {
+        complete(m, cl, id)?;
+    }
+    let mut k = 0;
+    while k < cl.inflight.arrives.len() {
+        if cl.inflight.arrives[k].mbar != key {
+            k += 1;
+            continue;
+        }
+        let a = cl.inflight.arrives.remove(k);
+        for id in &a.ops {
+            complete(m, cl, *id)?;
+        }
+        mbarrier::async_arrive(cl, key).map_err(|rule| Error::Undefined {
+            site: issuer_site(m, &a.issuer),
+            thread: a.issuer.thread,
+            rule,
+        })?;
+        m.events += 1;
+    }
+    Ok(())
+}
+
+/// Commits a thread's uncommitted operations of one kind into a new group.
+pub fn commit(cl: &mut Cluster, bulk: bool, key: (u32, u32)) {
+    let g = cl.inflight.groups(bulk, key);
+    let ops = std::mem::take(&mut g.uncommitted);
+    g.groups.push_back(ops);
+}
+
+/// Waits until at most `n` of a thread's most recent groups are pending: completes the older
+/// ones (only their reads with `read_only`).
+pub fn wait_groups(
+    m: &mut Machine<'_>,
+    cl: &mut Cluster,
+    bulk: bool,
+    key: (u32, u32),
+    n: usize,
+    read_only: bool,
+) -> Result<(), Error> {
+    let g = cl.inflight.groups(bulk, key);
+    let mut done = Vec::new();
+    if read_only {
+        let k = g.groups.len().saturating_sub(n);
+        for grp in g.groups.iter().take(k) {
+            done.extend(grp.iter().copied());
+        }
+        for id in done {
+            complete_reads(m, cl, id);
+        }
+        return Ok(());
+    }
+    while g.groups.len() > n {
+        if let Some(grp) = g.groups.pop_front() {
+            done.extend(grp);
+        }
+    }
+    for id in done {
+        complete(m, cl, id)?;
+    }
+    Ok(())
+}
+
+/// A thread exits: operations it tracks by async-groups complete (their writes land).
+pub fn thread_exit(m: &mut Machine<'_>, cl: &mut Cluster, key: (u32, u32)) -> Result<(), Error> {
+    let mut ids = Vec::new();
+    for bulk in [false, true] {
+        let map = if bulk {
+            &mut cl.inflight.bulk
+        } else {
+            &mut cl.inflight.cp
+        };
+        if let Some(g) = map.remove(&key) {
+            ids.extend(g.uncommitted);
+            for grp in g.groups {
+                ids.extend(grp);
+            }
+        }
+    }
+    // cp.async operations named by a pending cp.async.mbarrier.arrive complete with it.
+    ids.retain(|id| !cl.inflight.arrives.iter().any(|a| a.ops.contains(id)));
+    for id in ids {
+        complete(m, cl, id)?;
+    }
+    Ok(())
+}
+
+/// The cluster is done: every operation still in flight completes.
+pub fn drain(m: &mut Machine<'_>, cl: &mut Cluster) -> Result<(), Error> {
+    while let Some(op) = cl.inflight.ops.first() {
+        let id = op.id;
+        // Nobody can observe an mbarrier any more: the data just lands.
+        for p in cl.inflight.ops[0].parts.iter_mut() {
+            p.mbar = None;
+        }
+        complete(m, cl, id)?;
+    }
+    cl.inflight.arrives.clear();
+    Ok(())
+}

@@ -1,0 +1,307 @@
+//! `mma.sync.aligned` (PTX ISA 9.7.14.5.14): warp-level matrix multiply-accumulate.
+//!
+//! Supported: `.m16n8k16` and `.m16n8k8` with `.f16`/`.bf16` inputs and `.f32` (or `.f16` for
+//! f16) accumulators, `.m16n8k8`/`.m16n8k4` `.tf32`, `.m16n8k16`/`.m16n8k32` `.e4m3`/`.e5m2`
+//! (sm_89+), `.m8n8k16`/`.m16n8k16`/`.m16n8k32` `.s8`/`.u8`, `.m8n8k32`/`.m16n8k32` `.s4`/`.u4`
+//! (with and without `.satfinite`) and `.m16n8k{4,8,16}` `.f64` with its rounding modifiers.
+//! The fragment layouts are those of PTX ISA 9.7.14.5.3-10 (row/column formulas in terms of
+//! `groupID = laneid >> 2` and `threadID_in_group = laneid % 4`). The floating-point sums follow
+//! [`crate::tc`]; `.tf32` inputs lose their low 13 bits. Sparse (`.sp`), block-scaled and
+//! single-bit variants and the quad-pair `.m8n8k4` are explicit `Unsupported`.
+
+use super::ctx::Ctx;
+use super::matrix::full_warp;
+use super::step::Flow;
+use crate::error::Error;
+use crate::float::{self, Fmt, Mode};
+use crate::int::mask;
+use crate::load::Opnd;
+use crate::tc;
+use ptx_ir_core::{Flag, Modifier, Type};
+
+/// Which matrix of the instruction.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Which {
+    /// Multiplicand A (M x K).
+    A,
+    /// Multiplicand B (K x N).
+    B,
+    /// Accumulator C or result D (M x N).
+    C,
+}
+
+/// Elements per lane and (row, column) of element `i` held by `lane`, for an
+/// `m x n x k` warp MMA with `bits`-wide elements of this matrix; `None` if not modelled.
+pub fn layout(
+    w: Which,
+    (m, n, k): (u32, u32, u32),
+    bits: u32,
+    lane: usize,
+    i: usize,
+) -> Option<(usize, usize)> {
+    let g = lane >> 2;
+    let tg = lane & 3;
+    Some(match (w, m, n, k, bits) {
+        (Which::C, 16, 8, _, _) => (g + 8 * (i >> 1), 2 * tg + (i & 1)),
+        (Which::C, 8, 8, _, _) => (g, 2 * tg + i),
+        (Which::A, 16, 8, 16, 16) => (g + 8 * ((i >> 1) & 1), 2 * tg + (i & 1) + 8 * (i >> 2)),
+        (Which::A, 16, 8, 8, 16) => (g + 8 * (i >> 1), 2 * tg + (i & 1)),
+        (Which::A, 16, 8, 8, 32) | (Which::A, 16, 8, 8, 64) | (Which::A, 16, 8, 16, 64) => {
+            (g + 8 * (i & 1), tg + 4 * (i >> 1))
+        }
+        (Which::A, 16, 8, 4, _) => (g + 8 * i, tg),
+        (Which::A, 16, 8, 16, 8) => (g + 8 * (i >> 2), 4 * tg + (i & 3)),
+        (Which::A, 16, 8, 32, 8) => (g + 8 * ((i >> 2) & 1), 4 * tg + (i & 3) + 16 * (i >> 3)),
+        (Which::A, 8, 8, 16, 8) => (g, 4 * tg + i),
+        (Which::A, 8, 8, 32, 4) => (g, 8 * tg + i),
+        (Which::A, 16, 8, 32, 4) => (g + 8 * (i >> 3), 8 * tg + (i & 7)),
+        (Which::B, 16, 8, 16, 16) => (2 * tg + (i & 1) + 8 * (i >> 1), g),
+        (Which::B, 16, 8, 8, 16) => (2 * tg + i, g),
+        (Which::B, 16, 8, 8, 32) | (Which::B, 16, 8, 8, 64) | (Which::B, 16, 8, 16, 64) => {
+            (tg + 4 * i, g)
+        }
+        (Which::B, 16, 8, 4, _) => (tg, g),
+        (Which::B, 16, 8, 16, 8) | (Which::B, 8, 8, 16, 8) => (4 * tg + i, g),
+        (Which::B, 16, 8, 32, 8) => (4 * tg + (i & 3) + 16 * (i >> 2), g),
+        (Which::B, 8, 8, 32, 4) | (Which::B, 16, 8, 32, 4) => (8 * tg + i, g),
+        _ => return None,
+    })
+}
+
+fn bits_of(t: Type) -> u32 {
+    match t {
+        Type::F16 | Type::Bf16 => 16,
+        Type::Tf32 | Type::F32 | Type::S32 => 32,
+        Type::E4m3 | Type::E5m2 | Type::S8 | Type::U8 => 8,
+        Type::S4 | Type::U4 => 4,
+        Type::F64 => 64,
+        _ => 0,
+    }
+}
+
+/// Reads a matrix (`rows x cols`, row-major) from the fragments in `regs` of all 32 lanes.
+pub fn gather(
+    x: &Ctx<'_, '_>,
+    regs: &[Opnd],
+    w: Which,
+    shape: (u32, u32, u32),
+    bits: u32,
+    cols: usize,
+    out: &mut [u64],
+) -> Result<(), Error> {
+    let per = if bits >= 32 { 1 } else { (32 / bits) as usize };
+    let n = regs.len() * per;
+    for lane in 0..32 {
+        for i in 0..n {
+            let (r, c) = layout(w, shape, bits, lane, i)
+                .ok_or_else(|| x.unsupported("this mma shape and type"))?;
+            let v = x.get(&regs[i / per], lane)?;
+            let e = if bits >= 64 {
+                v
+            } else {
+                (v >> (bits as usize * (i % per))) & mask(bits)
+            };
+            if let Some(slot) = out.get_mut(r * cols + c) {
+                *slot = e;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes matrix D (`rows x cols`, row-major) to the fragments in `regs` of all 32 lanes.
+pub fn scatter(
+    x: &mut Ctx<'_, '_>,
+    regs: &[Opnd],
+    shape: (u32, u32, u32),
+    bits: u32,
+    cols: usize,
+    d: &[u64],
+) -> Result<(), Error> {
+    let per = if bits >= 32 { 1 } else { (32 / bits) as usize };
+    let mut vals = vec![[0u64; 32]; regs.len()];
+    for (lane, _) in (0..32).enumerate() {
+        for i in 0..regs.len() * per {
+            let (r, c) = layout(Which::C, shape, bits, lane, i)
+                .ok_or_else(|| x.unsupported("this mma shape and type"))?;
+            let e = d.get(r * cols + c).copied().unwrap_or(0);
+            let sh = if bits >= 64 {
+                0
+            } else {
+                bits as usize * (i % per)
+            };
+            vals[i / per][lane] |= (e & mask(bits.min(64))) << sh;
+        }
+    }
+    for (reg, v) in regs.iter().zip(&vals) {
+        x.write(reg, v, u32::MAX)?;
+    }
+    Ok(())
+}
+
+fn fmt_of(t: Type) -> Option<Fmt> {
+    Some(match t {
+        Type::F16 => Fmt::F16,
+        Type::Bf16 => Fmt::Bf16,
+        Type::Tf32 | Type::F32 => Fmt::F32,
+        Type::E4m3 => Fmt::E4m3,
+        Type::E5m2 => Fmt::E5m2,
+        Type::F64 => Fmt::F64,
+        _ => return None,
+    })
+}
+
+/// The multiply-accumulate of row-major `a` (M x K), `b` (K x N), `c` (M x N) into `d`.
+#[allow(clippy::too_many_arguments)]
+pub fn compute(
+    (m, n, k): (usize, usize, usize),
+    at: Type,
+    bt: Type,
+    ct: Type,
+    dt: Type,
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    satfinite: bool,
+    rnd: Option<ptx_ir_core::Rounding>,
+) -> Result<Vec<u64>, String> {
+    let mut d = vec![0u64; m * n];
+    let mut col = vec![0u64; k];
+    let mut row;
+    match (fmt_of(at), fmt_of(bt)) {
+        (Some(Fmt::F64), Some(Fmt::F64)) => {
+            let mode = Mode {
+                rnd,
+                ..Mode::default()
+            };
+            for i in 0..m {
+                for j in 0..n {
+                    let mut acc = c[i * n + j];
+                    for kk in 0..k {
+                        acc = float::fma(Fmt::F64, a[i * k + kk], b[kk * n + j], acc, mode);
+                    }
+                    d[i * n + j] = acc;
+                }
+            }
+        }
+        (Some(af), Some(bf)) => {
+            let (cf, df) = match (fmt_of(ct), fmt_of(dt)) {
+                (Some(cf), Some(df)) => (cf, df),
+                _ => return Err("accumulator type".into()),
+            };
+            let model = tc::model(af, k);
+            let tf32 = at == Type::Tf32;
+            for i in 0..m {
+                row = a[i * k..(i + 1) * k].to_vec();
+                if tf32 {
+                    row.iter_mut().for_each(|v| *v &= !0x1fff);
+                }
+                for j in 0..n {
+                    for kk in 0..k {
+                        col[kk] = b[kk * n + j];
+                        if tf32 {
+                            col[kk] &= !0x1fff;
+                        }
+                    }
+                    let cv = c[i * n + j];
+                    // A C of another format than D (f16 C with f32 D does not exist on the
+                    // MMAs modelled) is converted exactly.
+                    let cv = if cf == df {
+                        cv
+                    } else {
+                        float::convert_bits(cv, cf, df, ptx_ir_core::Rounding::Rn)
+                    };
+                    d[i * n + j] = tc::dot(model, &row, af, &col, bf, cv, df);
+                }
+            }
+        }
+        (None, None) => {
+            let (sa, sb) = (at.is_signed(), bt.is_signed());
+            let (wa, wb) = (bits_of(at), bits_of(bt));
+            for i in 0..m {
+                for j in 0..n {
+                    let mut acc = crate::int::wide(c[i * n + j], 32, true);
+                    for kk in 0..k {
+                        acc += crate::int::wide(a[i * k + kk], wa, sa)
+                            * crate::int::wide(b[kk * n + j], wb, sb);
+                    }
+                    d[i * n + j] = if satfinite {
+                        crate::int::saturate(acc, 32, true)
+                    } else {
+                        acc as u64 & 0xffff_ffff
+                    };
+                }
+            }
+        }
+        _ => return Err("mixed integer and floating-point inputs".into()),
+    }
+    Ok(d)
+}
+
+/// `mma.sync.aligned`
+pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    full_warp(x)?;
+    for f in [Flag::Sp, Flag::SpOrderedMetadata, Flag::BlockScale] {
+        if x.inst.has(f) {
+            return Err(x.unsupported(format!("mma .{} is not modelled", f.as_str())));
+        }
+    }
+    if x.inst.mods.iter().any(|m| matches!(m, Modifier::Kind(_)))
+        && !x.inst.has(ptx_ir_core::Kind::F8f6f4)
+    {
+        return Err(x.unsupported("block-scaled mma kinds are not modelled"));
+    }
+    let shape = x
+        .inst
+        .mods
+        .iter()
+        .find_map(|m| match m {
+            Modifier::Shape(s) => Some(s.dims()),
+            _ => None,
+        })
+        .ok_or_else(|| x.unsupported("mma without a shape"))?;
+    let (m, n, k) = (shape.0 as u32, shape.1 as u32, shape.2 as u32);
+    if (m, n, k) == (8, 8, 4) {
+        return Err(x.unsupported("the quad-pair mma.m8n8k4 is not modelled"));
+    }
+    let ts = x.inst.types();
+    if ts.len() != 4 {
+        return Err(x.unsupported("single-bit mma is not modelled"));
+    }
+    let (dt, at, bt, ct) = (ts[0], ts[1], ts[2], ts[3]);
+    let (ab, bb) = (bits_of(at), bits_of(bt));
+    if ab == 0 || bb == 0 || (ab != bb) {
+        return Err(x.unsupported("this mma type combination"));
+    }
+    let shp = (m, n, k);
+    let vecs: Vec<Vec<Opnd>> = (0..4)
+        .map(|i| match x.op(i) {
+            Ok(Opnd::Vec(v)) => Ok(v.to_vec()),
+            Ok(o) => Ok(vec![o.clone()]),
+            Err(e) => Err(e),
+        })
+        .collect::<Result<_, _>>()?;
+    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    let mut a = vec![0u64; mu * ku];
+    let mut b = vec![0u64; ku * nu];
+    let mut c = vec![0u64; mu * nu];
+    gather(x, &vecs[1], Which::A, shp, ab, ku, &mut a)?;
+    gather(x, &vecs[2], Which::B, shp, bb, nu, &mut b)?;
+    let cb = bits_of(ct);
+    gather(x, &vecs[3], Which::C, shp, cb, nu, &mut c)?;
+    let d = compute(
+        (mu, nu, ku),
+        at,
+        bt,
+        ct,
+        dt,
+        &a,
+        &b,
+        &c,
+        x.inst.has(Flag::SatFinite),
+        x.inst.rounding(),
+    )
+    .map_err(|e| x.unsupported(e))?;
+    scatter(x, &vecs[0], shp, bits_of(dt), nu, &d)?;
+    Ok(Flow::Next)
+}

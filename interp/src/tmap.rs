@@ -1,0 +1,474 @@
+//! Tensor maps: the interpreter's own 128-byte encoding of a `CUtensorMap`.
+//!
+//! The hardware's tensor-map object is 128 opaque bytes written by `cuTensorMapEncodeTiled`; PTX
+//! only ever passes its address to `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor` and
+//! `cp.async.bulk.prefetch.tensor`. A launch supplies a tensor map as a *description* (the
+//! arguments of `cuTensorMapEncodeTiled`), which the interpreter encodes in the layout below and
+//! places where the kernel expects the object: in the parameter itself for a `.param .b8 p[128]`
+//! (Triton's and CUTLASS's `__grid_constant__` maps), or in a 64-byte aligned global allocation
+//! whose address is passed for an 8-byte parameter. The GPU side of the same test builds the real
+//! object from the same description, so the two agree on meaning, not on bytes.
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 0..4 | magic `0x50414d54` ("TMAP" little-endian) |
+//! | 4 | version (1) |
+//! | 5 | rank, 1..=5 |
+//! | 6 | element type, numbered as `CUtensorMapDataType` (0 u8, 1 u16, 2 u32, 3 s32, 4 u64, 5 s64, 6 f16, 7 f32, 8 f64, 9 bf16, 10 f32-ftz, 11 tf32, 12 tf32-ftz) |
+//! | 7 | swizzle, as `CUtensorMapSwizzle` (0 none, 1 32B, 2 64B, 3 128B) |
+//! | 8 | interleave (0: none; others are not modelled) |
+//! | 9 | out-of-bounds fill (0 zeros, 1 NaN) |
+//! | 16..24 | global address |
+//! | 24..44 | `globalDim[5]` (u32 each) |
+//! | 48..80 | `globalStrides[4]` in bytes, of dimensions 1..rank (u64 each) |
+//! | 80..100 | `boxDim[5]` (u32 each) |
+//! | 100..120 | `elementStrides[5]` (u32 each) |
+//!
+//! Unused entries are zero. The constraints of `cuTensorMapEncodeTiled` are checked when a map
+//! is made ([`TensorMap::check`]) and again when an instruction reads one.
+
+/// The magic number in the first four bytes.
+pub const MAGIC: u32 = 0x5041_4d54;
+
+/// An element type of a tensor map (numbered as `CUtensorMapDataType`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ElemType {
+    /// `UINT8`
+    U8 = 0,
+    /// `UINT16`
+    U16 = 1,
+    /// `UINT32`
+    U32 = 2,
+    /// `INT32`
+    S32 = 3,
+    /// `UINT64`
+    U64 = 4,
+    /// `INT64`
+    S64 = 5,
+    /// `FLOAT16`
+    F16 = 6,
+    /// `FLOAT32`
+    F32 = 7,
+    /// `FLOAT64`
+    F64 = 8,
+    /// `BFLOAT16`
+    Bf16 = 9,
+    /// `FLOAT32_FTZ`
+    F32Ftz = 10,
+    /// `TFLOAT32`
+    Tf32 = 11,
+    /// `TFLOAT32_FTZ`
+    Tf32Ftz = 12,
+}
+
+impl ElemType {
+    const ALL: [ElemType; 13] = [
+        ElemType::U8,
+        ElemType::U16,
+        ElemType::U32,
+        ElemType::S32,
+        ElemType::U64,
+        ElemType::S64,
+        ElemType::F16,
+        ElemType::F32,
+        ElemType::F64,
+        ElemType::Bf16,
+        ElemType::F32Ftz,
+        ElemType::Tf32,
+        ElemType::Tf32Ftz,
+    ];
+
+    /// Element size in bytes.
+    pub fn bytes(self) -> u32 {
+        match self {
+            ElemType::U8 => 1,
+            ElemType::U16 | ElemType::F16 | ElemType::Bf16 => 2,
+            ElemType::U32
+            | ElemType::S32
+            | ElemType::F32
+            | ElemType::F32Ftz
+            | ElemType::Tf32
+            | ElemType::Tf32Ftz => 4,
+            ElemType::U64 | ElemType::S64 | ElemType::F64 => 8,
+        }
+    }
+
+    /// The name used in descriptions (`f16`, `u8`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::U8 => "u8",
+            ElemType::U16 => "u16",
+            ElemType::U32 => "u32",
+            ElemType::S32 => "s32",
+            ElemType::U64 => "u64",
+            ElemType::S64 => "s64",
+            ElemType::F16 => "f16",
+            ElemType::F32 => "f32",
+            ElemType::F64 => "f64",
+            ElemType::Bf16 => "bf16",
+            ElemType::F32Ftz => "f32ftz",
+            ElemType::Tf32 => "tf32",
+            ElemType::Tf32Ftz => "tf32ftz",
+        }
+    }
+
+    /// Parses a name.
+    pub fn parse(s: &str) -> Option<ElemType> {
+        ElemType::ALL.iter().copied().find(|t| t.name() == s)
+    }
+
+    fn from_code(c: u8) -> Option<ElemType> {
+        ElemType::ALL.get(c as usize).copied()
+    }
+
+    /// Whether out-of-bounds elements may be filled with NaN (floating-point types only).
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            ElemType::F16
+                | ElemType::F32
+                | ElemType::F64
+                | ElemType::Bf16
+                | ElemType::F32Ftz
+                | ElemType::Tf32
+                | ElemType::Tf32Ftz
+        )
+    }
+
+    /// The bits written for an out-of-bounds element in NaN-fill mode: the canonical NaN of the
+    /// type (the ISA calls it "OOB-NaN" without giving its bits; the hardware vectors check it).
+    pub fn nan_fill(self) -> u64 {
+        match self {
+            ElemType::F16 => 0x7fff,
+            ElemType::Bf16 => 0x7fff,
+            ElemType::F64 => 0x7fff_ffff_ffff_ffff,
+            _ => 0x7fff_ffff,
+        }
+    }
+}
+
+/// A tensor map's description (the arguments of `cuTensorMapEncodeTiled`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorMap {
+    /// Element type.
+    pub elem: ElemType,
+    /// Number of dimensions, 1..=5.
+    pub rank: u32,
+    /// Global address of element 0.
+    pub addr: u64,
+    /// Elements in each dimension (dimension 0 innermost).
+    pub dims: [u32; 5],
+    /// Byte strides of dimensions 1..rank (`strides[0]` is dimension 1's).
+    pub strides: [u64; 4],
+    /// Box (bounding box) size in each dimension, in elements.
+    pub boxdim: [u32; 5],
+    /// Traversal stride in each dimension.
+    pub estrides: [u32; 5],
+    /// Swizzle span in bytes: 0, 32, 64 or 128.
+    pub swizzle: u32,
+    /// Out-of-bounds elements read as NaN instead of zero.
+    pub nan_fill: bool,
+}
+
+impl TensorMap {
+    /// Elements of the box actually transferred in dimension `i` (the box size divided by the
+    /// traversal stride, rounded up).
+    pub fn box_elems(&self, i: usize) -> u32 {
+        self.boxdim[i].div_ceil(self.estrides[i].max(1))
+    }
+
+    /// Bytes one box occupies in shared memory (and the transaction count of a load).
+    pub fn box_bytes(&self) -> u64 {
+        (0..self.rank as usize)
+            .map(|i| self.box_elems(i) as u64)
+            .product::<u64>()
+            * self.elem.bytes() as u64
+    }
+
+    /// The constraints `cuTensorMapEncodeTiled` enforces (a map that breaks one cannot exist).
+    pub fn check(&self) -> Result<(), String> {
+        let r = self.rank as usize;
+        if !(1..=5).contains(&r) {
+            return Err(format!("tensor rank {r} is not in 1..=5"));
+        }
+        if self.addr % 16 != 0 {
+            return Err(format!(
+                "global address {:#x} is not 16-byte aligned",
+                self.addr
+            ));
+        }
+        for i in 0..r {
+            if self.dims[i] == 0 {
+                return Err(format!("globalDim[{i}] is zero"));
+            }
+            if self.boxdim[i] == 0 || self.boxdim[i] > 256 {
+                return Err(format!(
+                    "boxDim[{i}] = {} is not in 1..=256",
+                    self.boxdim[i]
+                ));
+            }
+            if self.estrides[i] == 0 || self.estrides[i] > 8 {
+                return Err(format!(
+                    "elementStrides[{i}] = {} is not in 1..=8",
+                    self.estrides[i]
+                ));
+            }
+        }
+        if self.estrides[0] != 1 {
+            return Err(format!(
+                "elementStrides[0] = {} (the traversal stride of dimension 0 must be 1 without interleave, PTX ISA 5.5.3.2)",
+                self.estrides[0]
+            ));
+        }
+        for i in 1..r {
+            let s = self.strides[i - 1];
+            if s % 16 != 0 || s >= 1 << 40 {
+                return Err(format!(
+                    "globalStrides[{}] = {s} is not a multiple of 16 below 2^40",
+                    i - 1
+                ));
+            }
+        }
+        let inner = self.boxdim[0] as u64 * self.elem.bytes() as u64;
+        if inner % 16 != 0 {
+            return Err(format!(
+                "boxDim[0] * element size = {inner} bytes is not a multiple of 16"
+            ));
+        }
+        match self.swizzle {
+            0 => {}
+            32 | 64 | 128 => {
+                if inner > self.swizzle as u64 {
+                    return Err(format!(
+                        "the inner box dimension ({inner} bytes) exceeds the {}-byte swizzle span",
+                        self.swizzle
+                    ));
+                }
+            }
+            s => return Err(format!("swizzle {s} is not 0, 32, 64 or 128")),
+        }
+        if self.nan_fill && !self.elem.is_float() {
+            return Err("NaN fill needs a floating-point element type".into());
+        }
+        Ok(())
+    }
+
+    /// The 128-byte object.
+    pub fn encode(&self) -> [u8; 128] {
+        let mut b = [0u8; 128];
+        b[0..4].copy_from_slice(&MAGIC.to_le_bytes());
+        b[4] = 1;
+        b[5] = self.rank as u8;
+        b[6] = self.elem as u8;
+        b[7] = match self.swizzle {
+            32 => 1,
+            64 => 2,
+            128 => 3,
+            _ => 0,
+        };
+        b[9] = self.nan_fill as u8;
+        b[16..24].copy_from_slice(&self.addr.to_le_bytes());
+        for i in 0..5 {
+            b[24 + 4 * i..28 + 4 * i].copy_from_slice(&self.dims[i].to_le_bytes());
+            b[80 + 4 * i..84 + 4 * i].copy_from_slice(&self.boxdim[i].to_le_bytes());
+            b[100 + 4 * i..104 + 4 * i].copy_from_slice(&self.estrides[i].to_le_bytes());
+        }
+        for i in 0..4 {
+            b[48 + 8 * i..56 + 8 * i].copy_from_slice(&self.strides[i].to_le_bytes());
+        }
+        b
+    }
+
+    /// Reads a 128-byte object; `Err` says why the bytes are not a tensor map.
+    pub fn decode(b: &[u8]) -> Result<TensorMap, String> {
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let u64_at = |o: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[o..o + 8]);
+            u64::from_le_bytes(a)
+        };
+        if b.len() < 128 || u32_at(0) != MAGIC || b[4] != 1 {
+            return Err("the 128 bytes at the tensor-map address are not a tensor map (supply one with a `tmap:` launch argument)".into());
+        }
+        if b[8] != 0 {
+            return Err("interleaved tensor maps are not modelled".into());
+        }
+        let elem = ElemType::from_code(b[6]).ok_or("unknown tensor-map element type")?;
+        let mut t = TensorMap {
+            elem,
+            rank: b[5] as u32,
+            addr: u64_at(16),
+            dims: [0; 5],
+            strides: [0; 4],
+            boxdim: [0; 5],
+            estrides: [0; 5],
+            swizzle: match b[7] {
+                0 => 0,
+                1 => 32,
+                2 => 64,
+                3 => 128,
+                _ => return Err("unknown tensor-map swizzle mode".into()),
+            },
+            nan_fill: b[9] != 0,
+        };
+        for i in 0..5 {
+            t.dims[i] = u32_at(24 + 4 * i);
+            t.boxdim[i] = u32_at(80 + 4 * i);
+            t.estrides[i] = u32_at(100 + 4 * i);
+        }
+        for i in 0..4 {
+            t.strides[i] = u64_at(48 + 8 * i);
+        }
+        t.check()?;
+        Ok(t)
+    }
+
+    /// Byte offset of the element at in-bounds coordinates `c` from the global address.
+    pub fn offset(&self, c: &[u64; 5]) -> u64 {
+        let r = self.rank as usize;
+        c[0] * self.elem.bytes() as u64
+            + c[1..r]
+                .iter()
+                .zip(&self.strides)
+                .map(|(x, s)| x * s)
+                .sum::<u64>()
+    }
+}
+
+/// A tensor map as a launch argument: the description with the global address given as
+/// "the buffer of argument `buffer`, plus `offset` bytes".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorMapArg {
+    /// Index of the launch argument whose buffer holds the tensor.
+    pub buffer: usize,
+    /// Byte offset of element 0 in that buffer.
+    pub offset: u64,
+    /// The rest of the description (`addr` is filled in at launch).
+    pub map: TensorMap,
+}
+
+fn list<T: std::str::FromStr>(v: &str) -> Result<Vec<T>, String> {
+    v.split(['x', ':'])
+        .map(|p| {
+            p.trim()
+                .parse::<T>()
+                .map_err(|_| format!("bad number `{p}`"))
+        })
+        .collect()
+}
+
+impl TensorMapArg {
+    /// Parses `buf=ARG,type=f16,dims=D0xD1..,strides=S1x..,box=B0xB1..[,estrides=E0x..]
+    /// [,swizzle=0|32|64|128][,fill=zero|nan][,offset=BYTES]` (the part after `tmap:`).
+    /// `strides` lists the byte strides of dimensions 1..rank; omitted, the tensor is packed.
+    pub fn parse(s: &str) -> Result<TensorMapArg, String> {
+        let mut buffer = None;
+        let mut elem = None;
+        let mut dims: Vec<u32> = Vec::new();
+        let mut strides: Option<Vec<u64>> = None;
+        let mut boxd: Vec<u32> = Vec::new();
+        let mut es: Option<Vec<u32>> = None;
+        let mut swizzle = 0;
+        let mut nan = false;
+        let mut offset = 0;
+        for kv in s.split(',') {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("bad tensor-map field `{kv}` (expected KEY=VALUE)"))?;
+            match k.trim() {
+                "buf" => buffer = Some(v.parse::<usize>().map_err(|_| format!("bad buf `{v}`"))?),
+                "type" => {
+                    elem = Some(
+                        ElemType::parse(v.trim())
+                            .ok_or_else(|| format!("unknown tensor-map type `{v}`"))?,
+                    )
+                }
+                "dims" => dims = list(v)?,
+                "strides" => strides = Some(list(v)?),
+                "box" => boxd = list(v)?,
+                "estrides" => es = Some(list(v)?),
+                "swizzle" => {
+                    swizzle = v
+                        .trim_end_matches('B')
+                        .parse()
+                        .map_err(|_| format!("bad swizzle `{v}`"))?
+                }
+                "fill" => {
+                    nan = match v {
+                        "zero" => false,
+                        "nan" => true,
+                        _ => return Err(format!("bad fill `{v}` (zero or nan)")),
+                    }
+                }
+                "offset" => offset = v.parse().map_err(|_| format!("bad offset `{v}`"))?,
+                _ => return Err(format!("unknown tensor-map field `{k}`")),
+            }
+        }
+        let elem = elem.ok_or("tensor map without `type=`")?;
+        let rank = dims.len();
+        if !(1..=5).contains(&rank) || boxd.len() != rank {
+            return Err("tensor map needs 1 to 5 `dims` and as many `box` sizes".into());
+        }
+        let mut map = TensorMap {
+            elem,
+            rank: rank as u32,
+            addr: 0,
+            dims: [1; 5],
+            strides: [0; 4],
+            boxdim: [1; 5],
+            estrides: [1; 5],
+            swizzle,
+            nan_fill: nan,
+        };
+        map.dims[..rank].copy_from_slice(&dims);
+        map.boxdim[..rank].copy_from_slice(&boxd);
+        match strides {
+            Some(st) => {
+                if st.len() != rank - 1 {
+                    return Err(format!(
+                        "a rank-{rank} tensor map takes {} strides",
+                        rank - 1
+                    ));
+                }
+                map.strides[..rank - 1].copy_from_slice(&st);
+            }
+            None => {
+                let mut s = elem.bytes() as u64;
+                for i in 1..rank {
+                    s *= dims[i - 1] as u64;
+                    map.strides[i - 1] = s;
+                }
+            }
+        }
+        if let Some(e) = es {
+            if e.len() != rank {
+                return Err("`estrides` needs one entry per dimension".into());
+            }
+            map.estrides[..rank].copy_from_slice(&e);
+        }
+        Ok(TensorMapArg {
+            buffer: buffer.ok_or("tensor map without `buf=`")?,
+            offset,
+            map,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_checks() {
+        let a = TensorMapArg::parse("buf=1,type=f16,dims=64x128,box=64x32,swizzle=128").unwrap();
+        assert_eq!(a.map.strides[0], 128);
+        let mut m = a.map.clone();
+        m.addr = 0x1_0000_0100;
+        let b = m.encode();
+        assert_eq!(TensorMap::decode(&b).unwrap(), m);
+        assert_eq!(m.box_bytes(), 64 * 32 * 2);
+        m.swizzle = 64;
+        assert!(m.check().is_err());
+        assert!(TensorMap::decode(&[0u8; 128]).is_err());
+    }
+}

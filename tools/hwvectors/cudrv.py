@@ -1,0 +1,163 @@
+"""Minimal CUDA driver API through ctypes: load PTX, allocate, build tensor maps, launch.
+
+Used by `hopper.py` and `triton_run.py` on the GPU machine. Only the driver library
+(`libcuda.so.1`) is needed; kernels are JIT-compiled from PTX by the driver. Parameters are
+passed as raw bytes, so 128-byte `__grid_constant__` tensor maps (`.param .align 64 .b8 p[128]`)
+are passed by value like any other parameter.
+"""
+
+import ctypes
+import struct
+
+# Errors after which the context is unusable (the kernel trapped or faulted).
+STICKY = {700, 701, 702, 710, 714, 715, 716, 717, 718, 719, 720}
+
+DTYPES = {"u8": 0, "u16": 1, "u32": 2, "s32": 3, "u64": 4, "s64": 5, "f16": 6, "f32": 7,
+          "f64": 8, "bf16": 9, "f32ftz": 10, "tf32": 11, "tf32ftz": 12}
+SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}
+ELEM_BYTES = {"u8": 1, "u16": 2, "u32": 4, "s32": 4, "u64": 8, "s64": 8, "f16": 2, "f32": 4,
+              "f64": 8, "bf16": 2, "f32ftz": 4, "tf32": 4, "tf32ftz": 4}
+
+
+class CudaError(Exception):
+    def __init__(self, code, name, what, log=""):
+        super().__init__("%s: %s (%d)%s" % (what, name, code, ("\n" + log) if log else ""))
+        self.code = code
+        self.sticky = code in STICKY
+
+
+class Driver:
+    def __init__(self, device=0):
+        self.lib = ctypes.CDLL("libcuda.so.1")
+        self.device = device
+        self._check(self.lib.cuInit(0), "cuInit")
+        dev = ctypes.c_int()
+        self._check(self.lib.cuDeviceGet(ctypes.byref(dev), device), "cuDeviceGet")
+        self.dev = dev.value
+        self.ctx = None
+        self._retain()
+
+    def _retain(self):
+        ctx = ctypes.c_void_p()
+        self._check(self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), self.dev),
+                    "cuDevicePrimaryCtxRetain")
+        self.ctx = ctx
+        self._check(self.lib.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+
+    def reset(self):
+        """Recovers from a sticky error: destroys and recreates the primary context."""
+        release = getattr(self.lib, "cuDevicePrimaryCtxRelease_v2", None)
+        (release or self.lib.cuDevicePrimaryCtxRelease)(self.dev)
+        reset = getattr(self.lib, "cuDevicePrimaryCtxReset_v2", None)
+        (reset or self.lib.cuDevicePrimaryCtxReset)(self.dev)
+        self._retain()
+
+    def _name(self, code):
+        s = ctypes.c_char_p()
+        self.lib.cuGetErrorName(code, ctypes.byref(s))
+        return s.value.decode() if s.value else "?"
+
+    def _check(self, code, what, log=""):
+        if code != 0:
+            raise CudaError(code, self._name(code), what, log)
+
+    def attribute(self, attr):
+        v = ctypes.c_int()
+        self._check(self.lib.cuDeviceGetAttribute(ctypes.byref(v), attr, self.dev),
+                    "cuDeviceGetAttribute")
+        return v.value
+
+    # ------------------------------------------------------------------ modules
+
+    def load(self, ptx):
+        """JIT-compiles a PTX module; returns the CUmodule (errors carry the JIT log)."""
+        mod = ctypes.c_void_p()
+        logsz = 1 << 14
+        log = ctypes.create_string_buffer(logsz)
+        opts = (ctypes.c_int * 2)(5, 6)  # CU_JIT_ERROR_LOG_BUFFER, ..._SIZE_BYTES
+        vals = (ctypes.c_void_p * 2)(ctypes.cast(log, ctypes.c_void_p), ctypes.c_void_p(logsz))
+        src = ptx.encode() + b"\0"
+        code = self.lib.cuModuleLoadDataEx(ctypes.byref(mod), src, 2, opts, vals)
+        self._check(code, "cuModuleLoadDataEx", log.value.decode(errors="replace"))
+        return mod
+
+    def unload(self, mod):
+        self.lib.cuModuleUnload(mod)
+
+    def function(self, mod, name, shared=0):
+        f = ctypes.c_void_p()
+        self._check(self.lib.cuModuleGetFunction(ctypes.byref(f), mod, name.encode()),
+                    "cuModuleGetFunction")
+        if shared > 48 * 1024:
+            # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            self._check(self.lib.cuFuncSetAttribute(f, 8, shared), "cuFuncSetAttribute")
+        return f
+
+    # ------------------------------------------------------------------ memory
+
+    def alloc(self, data):
+        p = ctypes.c_uint64()
+        n = max(len(data), 1)
+        self._check(self.lib.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)), "cuMemAlloc")
+        if data:
+            self._check(self.lib.cuMemcpyHtoD_v2(p, bytes(data), ctypes.c_size_t(len(data))),
+                        "cuMemcpyHtoD")
+        else:
+            self._check(self.lib.cuMemsetD8_v2(p, 0, ctypes.c_size_t(n)), "cuMemsetD8")
+        return p.value
+
+    def read(self, ptr, n):
+        buf = ctypes.create_string_buffer(n)
+        self._check(self.lib.cuMemcpyDtoH_v2(buf, ctypes.c_uint64(ptr), ctypes.c_size_t(n)),
+                    "cuMemcpyDtoH")
+        return buf.raw
+
+    def free(self, ptr):
+        self.lib.cuMemFree_v2(ctypes.c_uint64(ptr))
+
+    # ------------------------------------------------------------------ tensor maps
+
+    def tensor_map(self, addr, desc):
+        """cuTensorMapEncodeTiled from a description (the `tmaps` entries of the vectors
+        format); returns the 128 bytes."""
+        rank = len(desc["dims"])
+        et = desc["type"]
+        eb = ELEM_BYTES[et]
+        strides = desc.get("strides")
+        if not strides:
+            strides, s = [], eb
+            for i in range(1, rank):
+                s *= desc["dims"][i - 1]
+                strides.append(s)
+        raw = ctypes.create_string_buffer(128 + 64)
+        base = (ctypes.addressof(raw) + 63) & ~63
+        dims = (ctypes.c_uint64 * 5)(*desc["dims"])
+        st = (ctypes.c_uint64 * 4)(*(strides + [0] * (4 - len(strides))))
+        box = (ctypes.c_uint32 * 5)(*desc["box"])
+        es = (ctypes.c_uint32 * 5)(*(desc.get("estrides") or [1] * rank))
+        fill = 1 if desc.get("fill") == "nan" else 0
+        code = self.lib.cuTensorMapEncodeTiled(
+            ctypes.c_void_p(base), DTYPES[et], rank, ctypes.c_void_p(addr), dims, st, box, es,
+            0, SWIZZLE[desc.get("swizzle", 0)], 0, fill)
+        self._check(code, "cuTensorMapEncodeTiled")
+        return ctypes.string_at(base, 128)
+
+    # ------------------------------------------------------------------ launch
+
+    def launch(self, f, grid, block, params, shared=0):
+        """params: a list of bytes objects, one per kernel parameter, in order."""
+        bufs = [ctypes.create_string_buffer(p, len(p)) for p in params]
+        arr = (ctypes.c_void_p * max(len(bufs), 1))(
+            *[ctypes.cast(b, ctypes.c_void_p) for b in bufs])
+        code = self.lib.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1],
+                                       block[2], shared, None, arr, None)
+        self._check(code, "cuLaunchKernel")
+        self._check(self.lib.cuCtxSynchronize(), "cuCtxSynchronize")
+
+
+def u64(v):
+    return struct.pack("<Q", v & (2 ** 64 - 1))
+
+
+def u32(v):
+    return struct.pack("<I", v & 0xFFFFFFFF)
