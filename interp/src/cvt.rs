@@ -167,11 +167,7 @@ fn tf32(b: u64, o: Opts) -> u64 {
     };
     let mut r = r;
     if o.satfinite && r & 0x7f80_0000 == 0x7f80_0000 {
-        r = if rna {
-            r - 0x2000
-        } else {
-            sign | 0x7f7f_e000
-        };
+        r = if rna { r - 0x2000 } else { sign | 0x7f7f_e000 };
     }
     if o.relu && r & 0x8000_0000 != 0 {
         r = 0;
@@ -300,5 +296,84 @@ fn extend(r: u64, w: u32, signed: bool) -> u64 {
         sext(r, w) as u64
     } else {
         r & mask(w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(dt: Type, st: Type, a: u64, o: Opts) -> u64 {
+        cvt(dt, st, a, 0, o)
+    }
+
+    fn rnd(r: Rounding) -> Opts {
+        Opts {
+            rnd: Some(r),
+            ..Opts::default()
+        }
+    }
+
+    /// The measured NaN rules (values from corpus/vectors/hw.jsonl).
+    #[test]
+    fn nan_rules() {
+        use Type::*;
+        let rzi = rnd(Rounding::Rzi);
+        assert_eq!(c(S32, F32, 0x7fc0_0000, rzi), 0);
+        assert_eq!(
+            c(S32, F64, 0x7ff8_0000_0000_0000, rzi) & 0xffff_ffff,
+            0x8000_0000
+        );
+        assert_eq!(c(U8, F64, 0x7ff8_0000_0000_0000, rzi), 0x80);
+        assert_eq!(c(S8, F64, 0x7ff8_0000_0000_0000, rzi) & 0xffff, 0xff80);
+        assert_eq!(c(U64, F16, 0x7e00, rzi), 0x8000_0000_0000_0000);
+        assert_eq!(
+            c(F64, F32, 0xffbf_ffff, Opts::default()),
+            0xffff_ffff_e000_0000
+        );
+        assert_eq!(c(F64, F16, 0x7c01, Opts::default()), 0x7ff8_0400_0000_0000);
+        assert_eq!(
+            c(F64, F64, 0x7ff4_0000_0000_0000, rnd(Rounding::Rni)),
+            0x7ffc_0000_0000_0000
+        );
+        assert_eq!(c(F32, Bf16, 0x7f81, Opts::default()), 0x7f81_0000);
+        let ftz = Opts {
+            ftz: true,
+            ..Opts::default()
+        };
+        assert_eq!(c(F32, Bf16, 0x7f81, ftz), 0x7fff_ffff);
+        assert_eq!(c(F16, Bf16, 0x7fa0, rnd(Rounding::Rn)), 0x7fff);
+    }
+
+    #[test]
+    fn ftz_into_f16_keeps_f32_subnormals() {
+        let o = Opts {
+            rnd: Some(Rounding::Rm),
+            ftz: true,
+            ..Opts::default()
+        };
+        assert_eq!(c(Type::F16, Type::F32, 0x8000_0001, o), 0x8001);
+        assert_eq!(c(Type::Bf16, Type::F32, 0x8000_0001, o), 0x8000);
+    }
+
+    #[test]
+    fn tf32_rules() {
+        let (t, f) = (Type::Tf32, Type::F32);
+        assert_eq!(c(t, f, 0x7f80_0001, rnd(Rounding::Rna)), 0x7f80_0000);
+        assert_eq!(c(t, f, 0xffbf_ffff, rnd(Rounding::Rna)), 0xffbf_e000);
+        assert_eq!(c(t, f, 0x7fc0_0000, rnd(Rounding::Rn)), 0x7fff_e000);
+        let sf = Opts {
+            rnd: Some(Rounding::Rna),
+            satfinite: true,
+            ..Opts::default()
+        };
+        assert_eq!(c(t, f, 0x7fc0_0000, sf), 0x7fbf_e000);
+        assert_eq!(c(t, f, 0xff80_0000, sf), 0xff7f_e000);
+        let relu = Opts {
+            rnd: Some(Rounding::Rn),
+            relu: true,
+            ..Opts::default()
+        };
+        assert_eq!(c(t, f, 0xff80_0000, relu), 0);
     }
 }
