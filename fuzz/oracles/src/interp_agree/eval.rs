@@ -388,7 +388,9 @@ fn f64v(b: u64) -> f64 {
     f64::from_bits(b)
 }
 
-/// NaN result of an f64 operation with inputs `ins`.
+/// NaN result of an f64 operation with inputs `ins` listed in the hardware's priority order
+/// (measured: `add`/`sub`/`mul` return the second operand's NaN first, `fma` `b`, `c`, `a`,
+/// `div` `a`, `b`; see `docs/INTERP.md`).
 fn nan64_result(ins: &[u64]) -> u64 {
     ins.iter()
         .find(|&&x| nan64(x))
@@ -485,17 +487,26 @@ fn arith32(ins: &[u64], ftz: bool, sat: bool, f: impl Fn(&[f32]) -> f32) -> u64 
     }
 }
 
-/// f64 arithmetic with PTX's NaN rule.
-fn arith64(ins: &[u64], f: impl Fn(&[f64]) -> f64) -> u64 {
+/// f64 arithmetic with PTX's NaN rule (`order`: the operands in NaN-priority order).
+fn arith64(ins: &[u64], order: &[u64], f: impl Fn(&[f64]) -> f64) -> u64 {
     if ins.iter().any(|&x| nan64(x)) {
-        return nan64_result(ins);
+        return nan64_result(order);
     }
     let xs: Vec<f64> = ins.iter().map(|&x| f64v(x)).collect();
     let v = f(&xs);
     if v.is_nan() {
-        nan64_result(ins)
+        nan64_result(order)
     } else {
         v.to_bits()
+    }
+}
+
+/// Two-operand f64 NaN priority: `div` its first operand, the others their second.
+fn nan_order2(op: Fop, a: u64, b: u64) -> [u64; 2] {
+    if matches!(op, Fop::Div) {
+        [a, b]
+    } else {
+        [b, a]
     }
 }
 
@@ -541,8 +552,12 @@ fn bfe(a: u64, b: u64, c: u64, t: It) -> u64 {
 
 fn bfi(a: u64, b: u64, c: u64, d: u64, w: u8) -> u64 {
     let msb = w as u64 - 1;
-    let pos = c & 0xff;
-    let len = d & 0xff;
+    // Measured: the (compiler-emulated) 64-bit form reads the whole 32-bit operands.
+    let (pos, len) = if w == 64 {
+        (c & 0xffff_ffff, d & 0xffff_ffff)
+    } else {
+        (c & 0xff, d & 0xff)
+    };
     let mut f = b & mask(w as u32);
     let mut i = 0;
     while i < len && pos + i <= msb {
@@ -602,6 +617,10 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
                 Ft::F32 => f32v(if ftz { flush32(a) } else { a }) as f64,
                 Ft::F64 => f64v(a),
             };
+            if x.is_nan() && (ft == Ft::F64 || db == 64) {
+                // Measured: NaN from f64, or into 64 bits, is the most negative pattern.
+                return cvt_int_extend(1i128 << (db - 1), db as u32, ds);
+            }
             let r = fref::float_to_int(x, mode(rnd), db as u32, ds);
             cvt_int_extend(r, db as u32, ds)
         }
@@ -644,7 +663,10 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
         (CvtT::F(Ft::F64), CvtT::F(Ft::F32)) => {
             let a = if ftz { flush32(a) } else { a };
             if nan32(a) {
-                return if sat { 0 } else { F64_NAN };
+                // Measured: sign and payload kept, quieted.
+                let w =
+                    ((a & 0x8000_0000) << 32) | 0x7ff8_0000_0000_0000 | ((a & 0x007f_ffff) << 29);
+                return if sat { 0 } else { w };
             }
             let r = f32v(a) as f64;
             if sat {
@@ -673,7 +695,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
         }
         (CvtT::F(Ft::F64), CvtT::F(Ft::F64)) => {
             if nan64(a) {
-                return if sat { 0 } else { F64_NAN };
+                return if sat { 0 } else { a | (1 << 51) };
             }
             let x = f64v(a);
             let r = match rnd {
@@ -717,6 +739,10 @@ fn minmax(ft: Ft, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64
     }
     let isnan = |x: u64| if ft == Ft::F32 { nan32(x) } else { nan64(x) };
     let (na, nb) = (isnan(a), isnan(b));
+    if na && nb && ft == Ft::F64 && !nan {
+        // Measured: two f64 NaNs give the second, quieted.
+        return b | (1 << 51);
+    }
     if na && nb || (nan && (na || nb)) {
         return qnan;
     }
@@ -748,14 +774,14 @@ fn minmax(ft: Ft, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64
 }
 
 fn testp(ft: Ft, class: u8, a: u64) -> bool {
-    let (nan, inf, zero, sub) = match ft {
+    let (nan, inf, sub) = match ft {
         Ft::F32 => {
             let x = f32v(a);
-            (x.is_nan(), x.is_infinite(), x == 0.0, x.is_subnormal())
+            (x.is_nan(), x.is_infinite(), x.is_subnormal())
         }
         Ft::F64 => {
             let x = f64v(a);
-            (x.is_nan(), x.is_infinite(), x == 0.0, x.is_subnormal())
+            (x.is_nan(), x.is_infinite(), x.is_subnormal())
         }
     };
     match class {
@@ -763,7 +789,8 @@ fn testp(ft: Ft, class: u8, a: u64) -> bool {
         1 => inf,
         2 => !nan,
         3 => nan,
-        4 => !nan && !inf && !zero && !sub,
+        // "As a special case, positive and negative zero are considered normal numbers."
+        4 => !nan && !inf && !sub,
         _ => sub,
     }
 }
@@ -982,7 +1009,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                     Fop::Mul => fref::mul32(x[0], x[1], m),
                     Fop::Div => fref::div32(x[0], x[1], m),
                 }),
-                Ft::F64 => arith64(&s[..2], |x| match op {
+                Ft::F64 => arith64(&s[..2], &nan_order2(op, s[0], s[1]), |x| match op {
                     Fop::Add => fref::add64(x[0], x[1], m),
                     Fop::Sub => fref::add64(x[0], -x[1], m),
                     Fop::Mul => fref::mul64(x[0], x[1], m),
@@ -994,15 +1021,17 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             ft, rnd, ftz, sat, ..
         } => one(match ft {
             Ft::F32 => arith32(&s[..3], ftz, sat, |x| fref::fma32(x[0], x[1], x[2], rnd)),
-            Ft::F64 => arith64(&s[..3], |x| fref::fma64(x[0], x[1], x[2], rnd)),
+            Ft::F64 => arith64(&s[..3], &[s[1], s[2], s[0]], |x| {
+                fref::fma64(x[0], x[1], x[2], rnd)
+            }),
         }),
         Op::Rcp { ft, rnd, ftz } => one(match ft {
             Ft::F32 => arith32(&s[..1], ftz, false, |x| fref::div32(1.0, x[0], rnd)),
-            Ft::F64 => arith64(&s[..1], |x| fref::div64(1.0, x[0], rnd)),
+            Ft::F64 => arith64(&s[..1], &s[..1], |x| fref::div64(1.0, x[0], rnd)),
         }),
         Op::Sqrt { ft, rnd, ftz } => one(match ft {
             Ft::F32 => arith32(&s[..1], ftz, false, |x| fref::sqrt32(x[0], rnd)),
-            Ft::F64 => arith64(&s[..1], |x| fref::sqrt64(x[0], rnd)),
+            Ft::F64 => arith64(&s[..1], &s[..1], |x| fref::sqrt64(x[0], rnd)),
         }),
         Op::Fabs { ft, ftz } | Op::Fneg { ft, ftz } => {
             let neg = matches!(i.op, Op::Fneg { .. });
@@ -1021,7 +1050,10 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                     }
                 }
                 Ft::F64 => {
-                    if neg {
+                    if nan64(s[0]) {
+                        // Measured: the NaN comes back quieted with its own sign.
+                        s[0] | (1 << 51)
+                    } else if neg {
                         s[0] ^ (1 << 63)
                     } else {
                         s[0] & !(1 << 63)
