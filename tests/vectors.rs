@@ -1,18 +1,66 @@
-//! The hardware-truth vectors of `../shared/hwtruth/dev.jsonl`: every case of a non-approximate
-//! family must agree with the GPU bit for bit.
-//!
-//! One exception is listed by name: `div.full.f32` is filed under `f32` in `dev.jsonl`, but
-//! PTX defines it as an approximation (2 ulp) computed through the hardware reciprocal
-//! (`rcp.approx`), whose tables are not published; it is measured and reported like the
-//! approximate families.
+//! The hardware-truth vectors: `../shared/hwtruth/dev.jsonl` and the project's own
+//! `corpus/vectors/*.jsonl`. Every case of a non-approximate family must agree with the GPU bit
+//! for bit, except the cases listed with a reason in `corpus/vectors/known_failures.txt`
+//! (`NAME  reason`, one per line; `#` starts a comment). An entry must have a reason, and an
+//! entry whose case is present and passes is stale and fails the test.
 
 use std::path::Path;
 
-/// Cases of non-approximate families that depend on the special-function unit's tables.
-const HARDWARE_APPROXIMATIONS: &[&str] = &["div.full.f32", "div.full.ftz.f32"];
-
 fn parse(s: &str) -> Result<ptx_ir::ir::Module, String> {
     ptx_ir::text::parse(s).map_err(|e| e.to_string())
+}
+
+/// `(name, reason)` of each listed known failure.
+fn known_failures() -> Vec<(String, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors/known_failures.txt");
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut out = Vec::new();
+    for l in text.lines() {
+        let l = l.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let (name, reason) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
+        assert!(
+            !reason.trim().is_empty(),
+            "known_failures.txt: `{name}` has no reason"
+        );
+        out.push((name.to_string(), reason.trim().to_string()));
+    }
+    out
+}
+
+/// Runs a vectors file and returns the non-approximate cases that disagree and are not listed,
+/// plus the listed entries whose cases are present here and all pass (stale entries).
+fn check(text: &str, known: &[(String, String)]) -> (Vec<String>, Vec<String>) {
+    let report = ptx_ir::interp::vectors::run_text(text, &[], &parse);
+    print!("{}", report.render());
+    assert!(report.results.len() >= 100, "too few cases read");
+    let listed = |name: &str| {
+        let base = name.split('#').next().unwrap_or(name);
+        known.iter().any(|(k, _)| k == base || k == name)
+    };
+    let bad = report
+        .results
+        .iter()
+        .filter(|r| !r.passed && !r.family.ends_with("approx") && !listed(&r.name))
+        .map(|r| format!("{}: {}", r.name, r.detail.as_deref().unwrap_or("")))
+        .collect();
+    let mut stale = Vec::new();
+    for (k, _) in known {
+        let mine: Vec<_> = report
+            .results
+            .iter()
+            .filter(|r| {
+                !r.family.ends_with("approx")
+                    && (&r.name == k || r.name.split('#').next() == Some(k.as_str()))
+            })
+            .collect();
+        if !mine.is_empty() && mine.iter().all(|r| r.passed) {
+            stale.push(k.clone());
+        }
+    }
+    (bad, stale)
 }
 
 #[test]
@@ -22,23 +70,15 @@ fn dev_vectors_agree_with_the_hardware() {
         eprintln!("skipping: {} not found", path.display());
         return;
     };
-    let report = ptx_ir::interp::vectors::run_text(&text, &[], &parse);
-    print!("{}", report.render());
-    assert!(report.results.len() >= 100, "too few cases read");
-    let bad: Vec<_> = report
-        .results
-        .iter()
-        .filter(|r| {
-            !r.passed
-                && !r.family.ends_with("approx")
-                && !HARDWARE_APPROXIMATIONS.contains(&r.name.as_str())
-        })
-        .map(|r| format!("{}: {}", r.name, r.detail.as_deref().unwrap_or("")))
-        .collect();
+    let (bad, stale) = check(&text, &known_failures());
     assert!(
         bad.is_empty(),
         "non-approximate cases disagree:\n{}",
         bad.join("\n")
+    );
+    assert!(
+        stale.is_empty(),
+        "known_failures.txt lists cases that now pass: {stale:?}"
     );
 }
 
@@ -115,46 +155,36 @@ fn run_command_prints_buffers_and_errors() {
 }
 
 /// The project's own hardware vectors (`corpus/vectors/*.jsonl`, made by
-/// `tools/hwvectors/gen.py` on the GPU machine): every non-approximate case must agree, except
-/// those listed with a reason in `corpus/vectors/known_failures.txt` (`NAME  reason`).
+/// `tools/hwvectors/gen.py` on the GPU machine).
 #[test]
 fn own_vectors_agree_with_the_hardware() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors");
     let Ok(rd) = std::fs::read_dir(&dir) else {
         return;
     };
-    let known: Vec<String> = std::fs::read_to_string(dir.join("known_failures.txt"))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .collect();
+    let known = known_failures();
     let mut files: Vec<_> = rd
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     files.sort();
-    let mut bad = Vec::new();
+    let (mut bad, mut stale) = (Vec::new(), Vec::new());
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
-        let report = ptx_ir::interp::vectors::run_text(&text, &[], &parse);
-        println!("{}:\n{}", f.display(), report.render());
-        for r in &report.results {
-            let base = r.name.split('#').next().unwrap_or(&r.name);
-            if !r.passed
-                && !r.family.ends_with("approx")
-                && !HARDWARE_APPROXIMATIONS.contains(&base)
-                && !known.iter().any(|k| k == base || k == &r.name)
-            {
-                bad.push(format!("{}: {}", r.name, r.detail.as_deref().unwrap_or("")));
-            }
-        }
+        println!("{}:", f.display());
+        let (b, s) = check(&text, &known);
+        bad.extend(b);
+        stale.extend(s.into_iter().map(|k| format!("{k} ({})", f.display())));
     }
     assert!(
         bad.is_empty(),
         "{} cases disagree:\n{}",
         bad.len(),
         bad.join("\n")
+    );
+    assert!(
+        stale.is_empty(),
+        "known_failures.txt lists cases that now pass: {stale:?}"
     );
 }

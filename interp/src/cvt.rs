@@ -1,9 +1,19 @@
 //! `cvt`: every integer width, f16, bf16, f32, f64, tf32, FP8 (e4m3, e5m2) and the packed forms.
 //!
-//! NaN rules measured on the hardware: conversions from `f64` and `bf16` keep the NaN payload
-//! (truncated, quieted); conversions from `f32` and `f16` produce the destination's canonical
-//! NaN. Float-to-integer conversions saturate and map NaN to 0. Integer results narrower than
-//! the destination register are sign- or zero-extended by the destination type.
+//! NaN rules, measured on sm_90 (CUDA 13.0) where the ISA leaves them open:
+//! - float to float: when the source or the destination is `f64` the NaN keeps its sign and
+//!   payload (truncated or zero-extended) and is quieted; `cvt.f32.bf16` without `.ftz` is exact
+//!   (the bits shifted, so a signalling NaN stays signalling); every other conversion, `bf16` to
+//!   `f16` included, gives the destination's canonical NaN (`0x7fff`, `0x7fffffff`); `.sat`
+//!   gives `+0`;
+//! - float to integer: the ISA says "NaN inputs are converted to 0", which holds for 8- to
+//!   32-bit results from `f16`, `bf16` and `f32`; from `f64`, and into 64-bit integers from any
+//!   source, a NaN gives the destination's most negative pattern `1 << (width - 1)` (`0x80` for
+//!   `u8`, `0x8000_0000_0000_0000` for `u64`);
+//! - `tf32`: see [`tf32`].
+//!
+//! Out-of-range float-to-integer results saturate. Integer results narrower than the
+//! destination register are sign- or zero-extended by the destination type.
 
 use crate::float::{self, Fmt};
 use crate::int::{self, mask, sext};
@@ -61,8 +71,14 @@ pub fn supported(dt: Type, st: Type, nsrc: usize) -> bool {
 /// Float to float of a different format with PTX's NaN and saturation rules.
 fn f2f(b: u64, from: Fmt, to: Fmt, o: Opts) -> u64 {
     let mut b = b & from.mask();
-    if o.ftz && from == Fmt::F32 {
+    // `.ftz` flushes `f32` subnormal inputs, except into `f16` (measured: `cvt.rm.ftz.f16.f32`
+    // of `-2^-149` gives `0x8001`, and `cvt.rp.ftz.f16.f32` of `2^-127` gives `0x0001`).
+    if o.ftz && from == Fmt::F32 && to != Fmt::F16 {
         b = float::flush(b, from);
+    }
+    if from == Fmt::Bf16 && to == Fmt::F32 && !o.ftz && !o.sat && !o.relu {
+        // Exact: the bits move up by 16 (a signalling NaN is not quieted; measured).
+        return b << 16;
     }
     if float::is_nan(b, from) {
         if o.sat {
@@ -71,10 +87,14 @@ fn f2f(b: u64, from: Fmt, to: Fmt, o: Opts) -> u64 {
         if o.relu || matches!(to, Fmt::E4m3 | Fmt::E5m2) {
             return to.canonical_nan();
         }
-        return match from {
-            Fmt::F64 | Fmt::Bf16 => float::convert_round(b, from, to, Round::NearestTiesToEven),
-            _ => to.canonical_nan(),
-        };
+        if from == Fmt::F64 || to == Fmt::F64 {
+            // Payload kept (truncated or widened), sign kept, quieted.
+            return float::quiet(
+                float::convert_round(b, from, to, Round::NearestTiesToEven),
+                to,
+            ) & to.mask();
+        }
+        return to.canonical_nan();
     }
     let r = if from == to {
         b
@@ -112,47 +132,44 @@ fn finish(mut r: u64, to: Fmt, o: Opts) -> u64 {
     r
 }
 
-/// Rounds an f32 to tf32 (10 fraction bits), result in an f32 container.
+/// Rounds an f32 to tf32 (10 fraction bits), result in an f32 container with the low 13 bits
+/// clear. Measured on sm_90:
+/// - `.rn`/`.rz` (and `.relu`): a NaN gives `0x7fffe000`; `.relu` maps every negative value,
+///   `-inf` included, to `+0`;
+/// - `.rna`: infinities and NaNs are truncated, not rounded or quieted (`0x7f800001` gives
+///   `0x7f800000`, `0xffbfffff` gives `0xffbfe000`);
+/// - `.rna.satfinite`: any result whose exponent is all ones (an infinity, an overflow or a
+///   NaN) is decremented by one tf32 ulp: `±inf` and overflows give `±0x7f7fe000` as the ISA
+///   says, and a NaN gives its truncation minus `0x2000` (`0x7fc00000` gives `0x7fbfe000`).
 fn tf32(b: u64, o: Opts) -> u64 {
     let b = b & 0xffff_ffff;
-    if float::is_nan(b, Fmt::F32) {
-        return 0x7fff_ffff;
-    }
-    if float::is_inf(b, Fmt::F32) {
-        return if o.satfinite {
-            (b & 0x8000_0000) | 0x7f7f_e000
-        } else {
-            b
-        };
-    }
     let sign = b & 0x8000_0000;
     let mag = b & 0x7fff_ffff;
-    let lo = mag & 0x1fff;
-    let t = mag & !0x1fff;
-    let r = match o.rnd {
-        Some(Rounding::Rz) => t,
-        Some(Rounding::Rn) => {
-            if lo > 0x1000 || (lo == 0x1000 && t & 0x2000 != 0) {
-                t + 0x2000
-            } else {
-                t
-            }
+    let nan = float::is_nan(b, Fmt::F32);
+    let rna = !matches!(o.rnd, Some(Rounding::Rn | Rounding::Rz));
+    let r = if mag >= 0x7f80_0000 {
+        if rna {
+            b & !0x1fff
+        } else if nan {
+            return 0x7fff_e000;
+        } else {
+            b
         }
-        _ => {
-            if lo >= 0x1000 {
-                t + 0x2000
-            } else {
-                t
-            }
-        }
-    };
-    let r = if o.satfinite && r >= 0x7f80_0000 {
-        0x7f7f_e000
     } else {
-        r
+        let lo = mag & 0x1fff;
+        let t = mag & !0x1fff;
+        let up = match o.rnd {
+            Some(Rounding::Rz) => false,
+            Some(Rounding::Rn) => lo > 0x1000 || (lo == 0x1000 && t & 0x2000 != 0),
+            _ => lo >= 0x1000,
+        };
+        (if up { t + 0x2000 } else { t }) | sign
     };
-    let mut r = r | sign;
-    if o.relu && sign != 0 {
+    let mut r = r;
+    if o.satfinite && r & 0x7f80_0000 == 0x7f80_0000 {
+        r = if rna { r - 0x2000 } else { sign | 0x7f7f_e000 };
+    }
+    if o.relu && r & 0x8000_0000 != 0 {
         r = 0;
     }
     r
@@ -223,6 +240,17 @@ fn scalar(dt: Type, st: Type, a: u64, o: Opts) -> u64 {
             if o.ftz && f == Fmt::F32 {
                 a = float::flush(a, f);
             }
+            if float::is_nan(a, f) {
+                // "NaN inputs are converted to 0" (ISA) holds for f16/bf16/f32 into 8- to
+                // 32-bit integers; f64 sources and 64-bit destinations give the most negative
+                // pattern instead (measured).
+                let r = if f == Fmt::F64 || dw == 64 {
+                    1u64 << (dw - 1)
+                } else {
+                    0
+                };
+                return extend(r, dw, ds);
+            }
             let rnd = o.rnd.or(Some(Rounding::Rzi));
             let r = float::to_int(a, f, ds, dw, float::round(rnd)) & mask(dw);
             extend(r, dw, ds)
@@ -239,7 +267,14 @@ fn scalar(dt: Type, st: Type, a: u64, o: Opts) -> u64 {
                     b = float::flush(b, to);
                 }
                 if float::is_nan(b, to) {
-                    return to.canonical_nan();
+                    // f64 keeps the NaN, quieted (measured); the others give the canonical NaN.
+                    return if o.sat {
+                        0
+                    } else if to == Fmt::F64 {
+                        float::quiet(b, to)
+                    } else {
+                        to.canonical_nan()
+                    };
                 }
                 let r = match o.rnd {
                     Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi) => {
@@ -261,5 +296,84 @@ fn extend(r: u64, w: u32, signed: bool) -> u64 {
         sext(r, w) as u64
     } else {
         r & mask(w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(dt: Type, st: Type, a: u64, o: Opts) -> u64 {
+        cvt(dt, st, a, 0, o)
+    }
+
+    fn rnd(r: Rounding) -> Opts {
+        Opts {
+            rnd: Some(r),
+            ..Opts::default()
+        }
+    }
+
+    /// The measured NaN rules (values from corpus/vectors/hw.jsonl).
+    #[test]
+    fn nan_rules() {
+        use Type::*;
+        let rzi = rnd(Rounding::Rzi);
+        assert_eq!(c(S32, F32, 0x7fc0_0000, rzi), 0);
+        assert_eq!(
+            c(S32, F64, 0x7ff8_0000_0000_0000, rzi) & 0xffff_ffff,
+            0x8000_0000
+        );
+        assert_eq!(c(U8, F64, 0x7ff8_0000_0000_0000, rzi), 0x80);
+        assert_eq!(c(S8, F64, 0x7ff8_0000_0000_0000, rzi) & 0xffff, 0xff80);
+        assert_eq!(c(U64, F16, 0x7e00, rzi), 0x8000_0000_0000_0000);
+        assert_eq!(
+            c(F64, F32, 0xffbf_ffff, Opts::default()),
+            0xffff_ffff_e000_0000
+        );
+        assert_eq!(c(F64, F16, 0x7c01, Opts::default()), 0x7ff8_0400_0000_0000);
+        assert_eq!(
+            c(F64, F64, 0x7ff4_0000_0000_0000, rnd(Rounding::Rni)),
+            0x7ffc_0000_0000_0000
+        );
+        assert_eq!(c(F32, Bf16, 0x7f81, Opts::default()), 0x7f81_0000);
+        let ftz = Opts {
+            ftz: true,
+            ..Opts::default()
+        };
+        assert_eq!(c(F32, Bf16, 0x7f81, ftz), 0x7fff_ffff);
+        assert_eq!(c(F16, Bf16, 0x7fa0, rnd(Rounding::Rn)), 0x7fff);
+    }
+
+    #[test]
+    fn ftz_into_f16_keeps_f32_subnormals() {
+        let o = Opts {
+            rnd: Some(Rounding::Rm),
+            ftz: true,
+            ..Opts::default()
+        };
+        assert_eq!(c(Type::F16, Type::F32, 0x8000_0001, o), 0x8001);
+        assert_eq!(c(Type::Bf16, Type::F32, 0x8000_0001, o), 0x8000);
+    }
+
+    #[test]
+    fn tf32_rules() {
+        let (t, f) = (Type::Tf32, Type::F32);
+        assert_eq!(c(t, f, 0x7f80_0001, rnd(Rounding::Rna)), 0x7f80_0000);
+        assert_eq!(c(t, f, 0xffbf_ffff, rnd(Rounding::Rna)), 0xffbf_e000);
+        assert_eq!(c(t, f, 0x7fc0_0000, rnd(Rounding::Rn)), 0x7fff_e000);
+        let sf = Opts {
+            rnd: Some(Rounding::Rna),
+            satfinite: true,
+            ..Opts::default()
+        };
+        assert_eq!(c(t, f, 0x7fc0_0000, sf), 0x7fbf_e000);
+        assert_eq!(c(t, f, 0xff80_0000, sf), 0xff7f_e000);
+        let relu = Opts {
+            rnd: Some(Rounding::Rn),
+            relu: true,
+            ..Opts::default()
+        };
+        assert_eq!(c(t, f, 0xff80_0000, relu), 0);
     }
 }

@@ -135,13 +135,19 @@ pub fn bfe(a: u64, pos: u64, len: u64, w: u32, signed: bool) -> u64 {
     d
 }
 
-/// `bfi`: insert the low `len` bits of `a` into `b` at `pos`.
+/// `bfi`: insert the low `len` bits of `a` into `b` at `pos`. Like [`bfe`], the 32-bit form
+/// takes position and length from the low 8 bits of their operands (the ISA's rule) and the
+/// 64-bit form, which the compiler emulates, uses the whole 32-bit operands (measured:
+/// `bfi.b64` with length `0x8000` inserts all 64 bits rather than none).
 pub fn bfi(a: u64, b: u64, pos: u64, len: u64, w: u32) -> u64 {
-    let pos = (pos & 0xff) as u32;
-    let len = (len & 0xff) as u32;
+    let (pos, len) = if w == 64 {
+        (pos & 0xffff_ffff, len & 0xffff_ffff)
+    } else {
+        (pos & 0xff, len & 0xff)
+    };
     let mut f = b & mask(w);
-    let mut i = 0;
-    while i < len && pos + i < w {
+    let mut i = 0u64;
+    while i < len && pos + i < w as u64 {
         let bit = 1u64 << (pos + i);
         if (a >> i) & 1 == 1 {
             f |= bit;

@@ -181,14 +181,19 @@ CASES = []
 VARIANTS = 2  # input sets per case: the edge values first, then fresh random fill
 
 
-def case(name, family, body, ins, out, extra="", inputs=None):
+def case(name, family, body, ins, out, extra="", inputs=None, valid=True):
+    """Adds a case (VARIANTS input sets unless `inputs` is given). A form that is not valid PTX
+    for sm_90a (`valid=False`) is not added, but its inputs are still drawn, so that the other
+    cases keep the inputs recorded in corpus/vectors/hw.jsonl."""
     ins = [ty(t) if isinstance(t, str) else t for t in ins]
     out = ty(out) if isinstance(out, str) else out
     ptx = kernel(body, ins, out, extra)
     for k in range(1 if inputs is not None else VARIANTS):
         vals = inputs if inputs is not None else [pool(t.kind, t.width) for t in ins]
-        CASES.append({"name": name if k == 0 else "%s#%d" % (name, k + 1), "family": family,
-                      "ptx": ptx, "ins": [(t, v) for t, v in zip(ins, vals)], "out": out})
+        if valid:
+            CASES.append({"name": name if k == 0 else "%s#%d" % (name, k + 1),
+                          "family": family, "ptx": ptx,
+                          "ins": [(t, v) for t, v in zip(ins, vals)], "out": out})
 
 
 def hexs(vals, width):
@@ -327,17 +332,19 @@ def fam_float():
                          [t, t], t)
             for m in [".rn.sat", ".rn.ftz.sat", ".rz.ftz.sat", ""]:
                 base = "fma" if m else "mad"
+                # `mad.f32` without a rounding modifier is sm_1x-only: the driver rejects it.
                 case("%s%s.f32" % (base, m), fam, "%s%s.f32 %%d, %%a, %%b, %%c;" % (base, m),
-                     [t, t, t], t)
+                     [t, t, t], t, valid=bool(m))
             for op in ["abs", "neg"]:
                 for m in ["", ".ftz"]:
                     case("%s%s.f32" % (op, m), fam, "%s%s.f32 %%d, %%a;" % (op, m), [t], t)
             for op in ["min", "max"]:
                 for m in ["", ".ftz", ".NaN", ".ftz.NaN", ".xorsign.abs", ".NaN.xorsign.abs"]:
                     case("%s%s.f32" % (op, m), fam, "%s%s.f32 %%d, %%a, %%b;" % (op, m), [t, t], t)
+                # The three-input forms need sm_100 (not valid for sm_90a).
                 for m in ["", ".abs", ".NaN", ".NaN.abs"]:
                     case("%s%s.f32.3" % (op, m), fam, "%s%s.f32 %%d, %%a, %%b, %%c;" % (op, m),
-                         [t, t, t], t)
+                         [t, t, t], t, valid=False)
         else:
             for m in RNDS:
                 case("mad.%s.f64" % m, fam, "mad.%s.f64 %%d, %%a, %%b, %%c;" % m, [t, t, t], t)
@@ -449,24 +456,32 @@ def fam_cvt():
         return T(t if t not in ("u8", "s8") else ("u16" if t == "u8" else "s16"), w,
                  "i" if t in ints else ("bf" if t == "bf16" else "f"))
 
+    def fits(d, s):
+        # Every value of s is a value of d.
+        wd, ws = int(d[1:]), int(s[1:])
+        return wd >= ws if d[0] == s[0] else (d[0] == "s" and wd > ws)
+
+    # Not valid PTX (the driver rejects them): `.sat` on an integer conversion that cannot
+    # overflow, bf16 to and from 8-bit integers, `.sat` on float conversions involving bf16.
     for d in ints:
         for s in ints:
             if d == s:
                 continue
             for sat in ["", ".sat"]:
                 case("cvt%s.%s.%s" % (sat, d, s), "cvt", "cvt%s.%s.%s %%d, %%a;" % (sat, d, s),
-                     [reg_t(s)], reg_t(d))
+                     [reg_t(s)], reg_t(d), valid=not (sat and fits(d, s)))
     for d in ints:
         for s in floats:
             for r in ["rni", "rzi", "rmi", "rpi"]:
                 for ftz in ([""] if s != "f32" else ["", ".ftz"]):
                     case("cvt.%s%s.%s.%s" % (r, ftz, d, s), "cvt",
-                         "cvt.%s%s.%s.%s %%d, %%a;" % (r, ftz, d, s), [reg_t(s)], reg_t(d))
+                         "cvt.%s%s.%s.%s %%d, %%a;" % (r, ftz, d, s), [reg_t(s)], reg_t(d),
+                         valid=not (s == "bf16" and d in ("u8", "s8")))
     for d in floats:
         for s in ints:
             for r in RNDS:
                 case("cvt.%s.%s.%s" % (r, d, s), "cvt", "cvt.%s.%s.%s %%d, %%a;" % (r, d, s),
-                     [reg_t(s)], reg_t(d))
+                     [reg_t(s)], reg_t(d), valid=not (d == "bf16" and s in ("u8", "s8")))
     order = {"f16": 1, "bf16": 1, "f32": 2, "f64": 3}
     for d in floats:
         for s in floats:
@@ -483,13 +498,16 @@ def fam_cvt():
                 for extra in ["", ".sat"] + ([".ftz"] if "f32" in (d, s) and d != "f64" else []):
                     rr = "." + r if r else ""
                     case("cvt%s%s.%s.%s" % (rr, extra, d, s), "cvt",
-                         "cvt%s%s.%s.%s %%d, %%a;" % (rr, extra, d, s), [reg_t(s)], reg_t(d))
+                         "cvt%s%s.%s.%s %%d, %%a;" % (rr, extra, d, s), [reg_t(s)], reg_t(d),
+                         valid=not (extra == ".sat" and "bf16" in (d, s)))
     for d in ["f16x2", "bf16x2"]:
         for m in [".rn", ".rz", ".rn.relu", ".rz.relu", ".rn.satfinite", ".rn.relu.satfinite"]:
             case("cvt%s.%s.f32" % (m, d), "cvt", "cvt%s.%s.f32 %%d, %%a, %%b;" % (m, d),
                  ["f32", "f32"], "b32")
+    # `.rn.satfinite` into tf32 needs sm_100.
     for m in [".rna", ".rna.satfinite", ".rn", ".rz", ".rn.satfinite", ".rn.relu"]:
-        case("cvt%s.tf32.f32" % m, "cvt", "cvt%s.tf32.f32 %%d, %%a;" % m, ["f32"], "b32")
+        case("cvt%s.tf32.f32" % m, "cvt", "cvt%s.tf32.f32 %%d, %%a;" % m, ["f32"], "b32",
+             valid=m != ".rn.satfinite")
     for d in ["e4m3x2", "e5m2x2"]:
         for m in [".rn.satfinite", ".rn.satfinite.relu"]:
             case("cvt%s.%s.f32" % (m, d), "cvt", "cvt%s.%s.f32 %%d, %%a, %%b;" % (m, d),
@@ -632,9 +650,66 @@ def fam_mem():
              ["u32"], "u32")
 
 
+def fam_probe():
+    """Targeted inputs for rules established from the vectors (explicit inputs from a local
+    generator, so the other cases keep their recorded inputs)."""
+    rng = random.Random(4242)
+
+    def f32_bits(v):
+        return struct.unpack("<I", struct.pack("<f", v))[0]
+
+    # `.ftz` tininess: products (and fma results) whose exact value lies just below the smallest
+    # normal but round up to it. f16 is measured to flush them (tininess before rounding); f32
+    # is not yet measured.
+    a32, b32 = [0x00800000, 0x3F7FFFFF, 0x00800001, 0x3F7FFFFE], [0x3F7FFFFF, 0x00800000,
+                                                                   0x3F7FFFFE, 0x00800001]
+    while len(a32) < N:
+        e = rng.randint(-70, -57)
+        ma = 1.0 + rng.randrange(1 << 23) / float(1 << 23)
+        a = ma * 2.0 ** e
+        b = (2.0 ** -126) / a * (1.0 - rng.choice([2.0 ** -24, 2.0 ** -25, 2.0 ** -30, 0.0]))
+        a32.append(f32_bits(a))
+        b32.append(f32_bits(b))
+    for op in ["mul.rn.ftz", "mul.rp.ftz", "mul.rz.ftz"]:
+        case("%s.f32.tiny" % op, "f32", "%s.f32 %%d, %%a, %%b;" % op, ["f32", "f32"], "f32",
+             inputs=[a32, b32])
+    case("fma.rn.ftz.f32.tiny", "f32", "fma.rn.ftz.f32 %d, %a, %b, %c;", ["f32"] * 3, "f32",
+         inputs=[a32, b32, [rng.choice([0, 0x80000000, 0x00000001, 0x80000001])
+                            for _ in range(N)]])
+    a16 = [0x0400, 0x3BFF, 0x0401, 0x3BFE] + [rng.choice([0x0400, 0x0401, 0x0402, 0x0800,
+                                                          0x0C00, 0x1000, 0x2000, 0x1C00])
+                                              for _ in range(N - 4)]
+    b16 = [0x3BFF, 0x0400, 0x3BFE, 0x0401] + [rng.choice([0x3BFF, 0x3BFE, 0x37FF, 0x33FF,
+                                                          0x2FFF, 0x1BFF, 0x3800, 0x3400])
+                                              for _ in range(N - 4)]
+    for op in ["mul.rn.ftz", "fma.rn.ftz"]:
+        three = op.startswith("fma")
+        case("%s.f16.tiny" % op, "f16", "%s.f16 %%d, %%a, %%b%s;" % (op, ", %c" if three else ""),
+             ["f16"] * (3 if three else 2), "f16",
+             inputs=[a16, b16] + ([[rng.choice([0, 0x8000, 0x0001, 0x8001])
+                                    for _ in range(N)]] if three else []))
+    # f64 NaN propagation with several NaN operands (priority b, a for add/sub/mul/min/max;
+    # b, c, a for fma; a, b for div), signs and signalling NaNs.
+    nans = [0x7FF8000000000000, 0xFFF8000000000001, 0x7FF4000000000000, 0x7FF0000000000001,
+            0xFFF0000000000002, 0x7FFC0000000000AB, 0x3FF0000000000000, 0x7FF0000000000000]
+    cols = [[rng.choice(nans) for _ in range(N)] for _ in range(3)]
+    for op in ["add.rn", "sub.rn", "mul.rn", "div.rn", "min", "max"]:
+        case("%s.f64.nan2" % op, "f64", "%s.f64 %%d, %%a, %%b;" % op, ["f64", "f64"], "f64",
+             inputs=cols[:2])
+    case("fma.rn.f64.nan3", "f64", "fma.rn.f64 %d, %a, %b, %c;", ["f64"] * 3, "f64",
+         inputs=cols)
+    # f64 atomic add: NaN operands (kept unquieted), inf + -inf.
+    case("atom.global.add.f64.special", "mem",
+         "st.global.b64 [%ad0], %a; atom.global.add.f64 %c, [%ad0], %b; "
+         "ld.global.b64 %d, [%ad0]; xor.b64 %d, %d, %c;", ["f64", "f64", "f64"], "f64",
+         inputs=[cols[0], [rng.choice(nans + [0xFFF0000000000000, 0x8000000000000000])
+                           for _ in range(N)], cols[2]])
+
+
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
-            "warp": fam_warp, "control": fam_control, "mem": fam_mem}
+            "warp": fam_warp, "control": fam_control, "mem": fam_mem,
+            "probe": fam_probe}
 
 
 # ----------------------------------------------------------------------------- running

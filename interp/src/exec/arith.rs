@@ -193,7 +193,7 @@ fn float2(
                         BinOp::Div => p / q,
                     };
                     if r.is_nan() {
-                        float::nan_result(Fmt::F64, &[a, b])
+                        float::nan_result(Fmt::F64, &float::nan_order2(op, a, b))
                     } else {
                         r.to_bits()
                     }
@@ -233,7 +233,7 @@ fn float3(
                 return mapf::<3>(x, move |[a, b, c]| {
                     let r = f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c));
                     if r.is_nan() {
-                        float::nan_result(Fmt::F64, &[a, b, c])
+                        float::nan_result(Fmt::F64, &float::nan_order3(a, b, c))
                     } else {
                         r.to_bits()
                     }
@@ -258,6 +258,22 @@ pub fn add_sub(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let op = if sub { BinOp::Sub } else { BinOp::Add };
         return float2(x, fmt, n, src, m, op);
     }
+    if matches!(t, Type::U16x2 | Type::S16x2) {
+        // Two independent 16-bit halves; a carry out of the low half does not reach the high one.
+        return mapf::<2>(x, move |[a, b]| {
+            let mut r = 0u64;
+            for i in 0..2 {
+                let (p, q) = ((a >> (16 * i)) & 0xffff, (b >> (16 * i)) & 0xffff);
+                let v = if sub {
+                    p.wrapping_sub(q)
+                } else {
+                    p.wrapping_add(q)
+                };
+                r |= (v & 0xffff) << (16 * i);
+            }
+            r
+        });
+    }
     let (w, signed) = ity(t);
     let sat = x.inst.has(Flag::Sat);
     let cc_out = x.inst.has(Flag::Cc);
@@ -269,21 +285,6 @@ pub fn add_sub(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
         return mapf::<2>(x, move |[a, b]| a.wrapping_add(b) & m);
     }
-    if matches!(t, Type::U16x2 | Type::S16x2) {
-        return map::<2>(x, |_, _, [a, b]| {
-            let mut r = 0u64;
-            for i in 0..2 {
-                let (p, q) = ((a >> (16 * i)) & 0xffff, (b >> (16 * i)) & 0xffff);
-                let v = if sub {
-                    p.wrapping_sub(q)
-                } else {
-                    p.wrapping_add(q)
-                };
-                r |= (v & 0xffff) << (16 * i);
-            }
-            Ok(r)
-        });
-    }
     map::<2>(x, |x, l, [a, b]| {
         let m = mask(w);
         let cin = if cc_in { x.cc(l) } else { 0 };
@@ -293,15 +294,18 @@ pub fn add_sub(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             return Ok(int::saturate(v, w, signed));
         }
         let (a, b) = (a & m, b & m);
-        let (v, carry) = if sub {
-            let full = (a as u128)
-                .wrapping_sub(b as u128)
-                .wrapping_sub(cin as u128);
-            (full as u64 & m, (a as u128) < (b as u128 + cin as u128))
+        // The flag is the adder's carry out. Subtraction is `a + !b + 1` (`sub.cc`) or
+        // `a + !b + CF` (`subc`), so after a subtraction CF = 1 means "no borrow" and `subc`
+        // subtracts `1 - CF`. Measured on sm_90 (`sub.cc` then `addc`, `add.cc` then `subc`,
+        // `sub.cc`/`subc.cc`/`addc` chains); the ISA text writes `subc` as `a - (b + CC.CF)`
+        // with CF a borrow, which the hardware does not do.
+        let (b, cin) = if sub {
+            (!b & m, if cc_in { cin } else { 1 })
         } else {
-            let full = a as u128 + b as u128 + cin as u128;
-            (full as u64 & m, (full >> w) & 1 == 1)
+            (b, cin)
         };
+        let full = a as u128 + b as u128 + cin as u128;
+        let (v, carry) = (full as u64 & m, (full >> w) & 1 == 1);
         if cc_out {
             x.set_cc(l, carry);
         }
@@ -458,8 +462,15 @@ pub fn abs_neg(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return map::<1>(x, |_, _, [a]| {
             Ok(packed(fmt, n, &[a], |v| {
                 let mut b = v[0];
-                if fmt != Fmt::F64 && float::is_nan(b, fmt) {
-                    return fmt.canonical_nan();
+                if float::is_nan(b, fmt) {
+                    // f64 `abs`/`neg` run on the double-precision adder, which returns a NaN
+                    // operand quieted and with its own sign (measured); the others give the
+                    // canonical NaN.
+                    return if fmt == Fmt::F64 {
+                        float::quiet(b, fmt)
+                    } else {
+                        fmt.canonical_nan()
+                    };
                 }
                 if ftz {
                     b = float::flush(b, fmt);

@@ -218,14 +218,14 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 let mut r = 0u64;
                 for i in 0..n {
                     let sh = f.bits() * i;
-                    let v = float::bin(
-                        BinOp::Add,
-                        f,
-                        (old >> sh) & f.mask(),
-                        (b >> sh) & f.mask(),
-                        m,
-                    );
-                    r |= v << sh;
+                    let (p, q) = ((old >> sh) & f.mask(), (b >> sh) & f.mask());
+                    if f == Fmt::F64 && (float::is_nan(p, f) || float::is_nan(q, f)) {
+                        // The f64 atomic adder passes a NaN through unchanged, signalling ones
+                        // included, the operand's before memory's (measured on sm_90).
+                        r |= if float::is_nan(q, f) { q } else { p } << sh;
+                        continue;
+                    }
+                    r |= float::bin(BinOp::Add, f, p, q, m) << sh;
                 }
                 r
             }

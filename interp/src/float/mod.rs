@@ -7,8 +7,11 @@
 //!
 //! - `f32`, `f16`, `bf16` arithmetic returns the canonical NaN (`0x7fffffff`, `0x7fff`) for
 //!   any NaN result;
-//! - `f64` arithmetic returns the first NaN operand, quieted, or `0xfff8000000000000` for an
-//!   invalid operation;
+//! - `f64` arithmetic returns a NaN operand, quieted, or `0xfff8000000000000` for an invalid
+//!   operation. When several operands are NaN the one returned is, as measured on sm_90 with the
+//!   operands in registers: `add`/`sub`/`mul`/`min`/`max` the second (`b`), then `a`; `fma`/`mad`
+//!   `b`, then `c`, then `a`; `div` (a software sequence) `a`, then `b`; `abs`/`neg` return the
+//!   NaN operand quieted with its own sign (the ISA leaves all of this unspecified);
 //! - `.ftz` flushes subnormal inputs and results to zero of the same sign;
 //! - `.sat` clamps to `[+0, 1]` with NaN giving `+0`; `.relu` clamps negatives to `+0` and keeps
 //!   NaN canonical.
@@ -283,7 +286,15 @@ pub fn ieee_fma(f: Fmt, a: u64, b: u64, c: u64, r: Round) -> u64 {
     with_fmt!(f, T => soft_fma::<T>(a, b, c, r))
 }
 
-/// PTX's NaN result for an operation whose inputs are `ins` and whose IEEE result `res` is NaN.
+/// The quiet-bit of format `f` set in `b` (a NaN keeps its payload and sign).
+#[inline]
+pub fn quiet(b: u64, f: Fmt) -> u64 {
+    b | (1u64 << (f.man() - 1))
+}
+
+/// PTX's NaN result for an operation whose IEEE result is NaN: for `f64` the first NaN of `ins`,
+/// quieted, so callers list the operands in the hardware's priority order (see the module
+/// documentation; [`nan_order2`], [`nan_order3`]); otherwise the canonical NaN.
 #[inline]
 pub fn nan_result(f: Fmt, ins: &[u64]) -> u64 {
     if f == Fmt::F64 {
@@ -294,6 +305,41 @@ pub fn nan_result(f: Fmt, ins: &[u64]) -> u64 {
         }
     }
     f.canonical_nan()
+}
+
+/// The operands of a two-operand `f64` operation in NaN-priority order: `div` returns its
+/// dividend's NaN first, every other operation its second operand's (measured).
+#[inline]
+pub fn nan_order2(op: BinOp, a: u64, b: u64) -> [u64; 2] {
+    if op == BinOp::Div {
+        [a, b]
+    } else {
+        [b, a]
+    }
+}
+
+/// The operands of `fma`/`mad` `a * b + c` in NaN-priority order: `b`, `c`, `a` (measured: the
+/// multiplier's NaN wins over the addend's, which wins over the multiplicand's).
+#[inline]
+pub fn nan_order3(a: u64, b: u64, c: u64) -> [u64; 3] {
+    [b, c, a]
+}
+
+/// `.ftz` on `f16` detects tininess before rounding: a result whose exact value lies below the
+/// smallest normal is flushed even when it rounds up to the smallest normal (measured:
+/// `mul.ftz.f16 0x0400, 0x3bff` gives `0x0000` where the correctly rounded result is `0x0400`).
+/// `r` is the rounded result and `rz` the same operation rounded toward zero, which is below the
+/// smallest normal exactly when the exact value is.
+#[inline]
+fn flush_tiny_f16(r: u64, rz: impl FnOnce() -> u64) -> u64 {
+    let f = Fmt::F16;
+    if r & !f.sign() == 1 << f.man() {
+        let z = rz();
+        if is_subnormal(z, f) || is_zero(z, f) {
+            return r & f.sign();
+        }
+    }
+    r
 }
 
 /// Options of a float arithmetic instruction.
@@ -359,8 +405,11 @@ pub fn bin(op: BinOp, f: Fmt, a: u64, b: u64, m: Mode) -> u64 {
     } else {
         (a, b)
     };
-    let r = ieee_bin(op, f, a, b, round(m.rnd));
-    finish(f, r, &[a, b], m)
+    let mut r = ieee_bin(op, f, a, b, round(m.rnd));
+    if m.ftz && f == Fmt::F16 {
+        r = flush_tiny_f16(r, || ieee_bin(op, f, a, b, Round::TowardZero));
+    }
+    finish(f, r, &nan_order2(op, a, b), m)
 }
 
 /// `a * b + c` with PTX's rules.
@@ -371,8 +420,11 @@ pub fn fma(f: Fmt, a: u64, b: u64, c: u64, m: Mode) -> u64 {
     } else {
         (a, b, c)
     };
-    let r = ieee_fma(f, a, b, c, round(m.rnd));
-    finish(f, r, &[a, b, c], m)
+    let mut r = ieee_fma(f, a, b, c, round(m.rnd));
+    if m.ftz && f == Fmt::F16 {
+        r = flush_tiny_f16(r, || ieee_fma(f, a, b, c, Round::TowardZero));
+    }
+    finish(f, r, &nan_order3(a, b, c), m)
 }
 
 /// Converts between float formats with rounding `r` (NaN payload kept as far as it fits,
@@ -479,7 +531,8 @@ pub struct MinMax {
     pub ftz: bool,
 }
 
-/// `min`/`max` of two values. `-0` is less than `+0`.
+/// `min`/`max` of two values. `-0` is less than `+0`. Two NaNs give the canonical NaN, except in
+/// `f64`, which returns the second operand quieted (measured).
 pub fn min_max(f: Fmt, a: u64, b: u64, o: MinMax) -> u64 {
     let (mut a, mut b) = (a & f.mask(), b & f.mask());
     if o.ftz {
@@ -492,6 +545,7 @@ pub fn min_max(f: Fmt, a: u64, b: u64, o: MinMax) -> u64 {
         b &= !f.sign();
     }
     let r = match (is_nan(a, f), is_nan(b, f)) {
+        (true, true) if f == Fmt::F64 => return quiet(b, f),
         (true, true) => return f.canonical_nan(),
         (true, false) | (false, true) if o.nan => return f.canonical_nan(),
         (true, false) => b,
@@ -523,7 +577,8 @@ pub enum Class {
     Number,
     /// NaN.
     NotANumber,
-    /// Normal (not zero, subnormal, inf or NaN).
+    /// Normal or zero (not subnormal, inf or NaN): "as a special case, positive and negative
+    /// zero are considered normal numbers" (PTX ISA, `testp`).
     Normal,
     /// Subnormal.
     Subnormal,
@@ -538,7 +593,7 @@ pub fn test_class(b: u64, f: Fmt, c: Class) -> bool {
         Class::Infinite => inf,
         Class::Number => !nan,
         Class::NotANumber => nan,
-        Class::Normal => !nan && !inf && !is_zero(b, f) && !is_subnormal(b, f),
+        Class::Normal => !nan && !inf && !is_subnormal(b, f),
         Class::Subnormal => is_subnormal(b, f),
     }
 }

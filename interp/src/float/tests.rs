@@ -222,3 +222,75 @@ fn nan_rules() {
         0xfff8_0000_0000_0000
     );
 }
+
+/// The measured f64 NaN priorities (values from corpus/vectors/hw.jsonl).
+#[test]
+fn f64_nan_priority() {
+    let m = Mode::default();
+    let (q1, s4, neg1) = (
+        0x7ff8_0000_0000_0000u64,
+        0x7ff4_0000_0000_0000u64,
+        0xfff8_0000_0000_0001u64,
+    );
+    assert_eq!(bin(BinOp::Add, Fmt::F64, s4, q1, m), q1);
+    assert_eq!(
+        bin(BinOp::Sub, Fmt::F64, 0x7ff0_0000_0000_0001, neg1, m),
+        neg1
+    );
+    assert_eq!(bin(BinOp::Div, Fmt::F64, s4, q1, m), 0x7ffc_0000_0000_0000);
+    let one = 0x3ff0_0000_0000_0000;
+    assert_eq!(fma(Fmt::F64, s4, one, neg1, m), neg1);
+    assert_eq!(
+        fma(Fmt::F64, 0x7ff0_0000_0000_0001, s4, one, m),
+        0x7ffc_0000_0000_0000
+    );
+    assert_eq!(fma(Fmt::F64, one, q1, s4, m), q1);
+    let mm = MinMax::default();
+    assert_eq!(
+        min_max(Fmt::F64, neg1, 0x7ff0_0000_0000_0001, mm),
+        0x7ff8_0000_0000_0001
+    );
+}
+
+#[test]
+fn f16_ftz_flushes_before_rounding() {
+    let m = Mode {
+        ftz: true,
+        ..Mode::default()
+    };
+    assert_eq!(bin(BinOp::Mul, Fmt::F16, 0x0400, 0x3bff, m), 0);
+    assert_eq!(bin(BinOp::Mul, Fmt::F16, 0x0400, 0x3c00, m), 0x0400);
+}
+
+#[test]
+fn testp_normal_includes_zero() {
+    assert!(test_class(0x8000_0000, Fmt::F32, Class::Normal));
+    assert!(!test_class(0x0000_0001, Fmt::F32, Class::Normal));
+}
+
+#[test]
+fn approx_models() {
+    // MUFU.RCP64H reads the upper word only: 0x7ff0000000000001 is +inf.
+    assert_eq!(approx::rcp_f64(0x7ff0_0000_0000_0001), 0);
+    assert_eq!(
+        approx::rcp_f64(0x7ff8_0000_0000_0000),
+        0x7fff_ffff_0000_0000
+    );
+    assert_eq!(
+        approx::rcp_f64(0x4009_21fb_5444_2d18),
+        0x3fd4_5f30_0000_0000
+    );
+    assert_eq!(
+        approx::rsqrt_f64(0x7fef_ffff_ffff_ffff, true),
+        0x1ff0_0000_0000_0000
+    );
+    // sin of 2^24 - 1 turns into half a turn: -0; cos of 2^24: three quarters: +0.
+    assert_eq!(approx::sincos_f32(0x4b7f_ffff, false, false), 0x8000_0000);
+    assert_eq!(approx::sincos_f32(0x4b80_0000, false, true), 0);
+    // div.approx: b = 2^126 has a normal reciprocal; larger divisors give 0.
+    assert_eq!(
+        approx::div_approx_f32(0x3f80_0000, 0x7e80_0000, false),
+        0x0080_0000
+    );
+    assert_eq!(approx::div_approx_f32(0x7f7f_ffff, 0x7f7f_ffff, false), 0);
+}

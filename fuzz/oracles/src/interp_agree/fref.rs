@@ -12,8 +12,9 @@
 //! interpreter uses apfloat for every directed operation, so the two still differ in code path.
 //!
 //! PTX's rules on top (measured on the hardware; see `interp/src/float/mod.rs` and
-//! `../shared/hwtruth`): f32 NaN results are `0x7fffffff`; f64 NaN results are the first NaN
-//! operand quieted, else `0xfff8000000000000`; `.ftz` flushes subnormal f32 inputs and results
+//! `../shared/hwtruth`): f32 NaN results are `0x7fffffff`; f64 NaN results are a NaN operand
+//! quieted (the caller lists the operands in the measured priority order), else
+//! `0xfff8000000000000`; `.ftz` flushes subnormal f32 inputs and results
 //! to zero of the same sign; `.sat` clamps to `[+0, 1]` with NaN giving `+0`.
 
 use super::prog::Rnd;
