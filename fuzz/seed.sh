@@ -5,7 +5,8 @@
 #                     execution down; tests/corpus.rs covers them);
 #   decode:           the golden .ptxb files and the same text seeds encoded with both codecs
 #                     by this build (`ptx encode`), so that their table fingerprint is current;
-#   interp_agree:     nothing: its input is structured bytes, libFuzzer grows it from empty.
+#   interp_agree:     16 random 4 KiB inputs (its input is structured bytes: long inputs give
+#                     whole kernels at once instead of libFuzzer's slow growth from empty).
 # Usage: fuzz/seed.sh   (from anywhere; needs cargo for `ptx encode`)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +27,9 @@ for f in corpus/golden/print/*.ptx corpus/golden/bytecode/*.ptx corpus/interp/*.
     name=$(echo "$f" | sed 's#/#_#g')
     "$ptx" encode "$f" -o "fuzz/corpus/decode/$name.ptxb" 2>/dev/null || true
     "$ptx" encode --uncompressed "$f" -o "fuzz/corpus/decode/$name.stored.ptxb" 2>/dev/null || true
+done
+for k in $(seq 1 16); do
+    head -c 4096 /dev/urandom > "fuzz/corpus/interp_agree/random$k"
 done
 for t in roundtrip parse decode interp_agree; do
     echo "fuzz/corpus/$t: $(ls "fuzz/corpus/$t" | wc -l) files"

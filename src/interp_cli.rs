@@ -13,10 +13,10 @@ pub struct RunArgs {
     /// The kernel to launch.
     #[arg(long)]
     entry: String,
-    /// Grid dimensions in CTAs: X[,Y[,Z]].
+    /// Grid dimensions in CTAs: `X[,Y[,Z]]`.
     #[arg(long, default_value = "1")]
     grid: String,
-    /// CTA dimensions in threads: X[,Y[,Z]].
+    /// CTA dimensions in threads: `X[,Y[,Z]]`.
     #[arg(long, default_value = "1")]
     block: String,
     /// Cluster dimensions in CTAs: X,Y,Z.
@@ -35,7 +35,7 @@ pub struct RunArgs {
     /// A kernel argument, in parameter order: u32:7, s64:-3, f32:1.5, f64:0d3FF0000000000000,
     /// buf:PATH (read, and written back after the run), zeros:BYTES, hex:BYTES, iota32:N
     /// (printed as hex after the run), tmap:buf=ARG,type=T,dims=AxB,box=AxB[,strides=..]
-    /// [,swizzle=128][,fill=nan] (a tensor map over argument ARG's buffer).
+    /// `[,swizzle=128][,fill=nan]` (a tensor map over argument ARG's buffer).
     #[arg(long = "arg")]
     args: Vec<String>,
     /// Print the outcome as JSON.

@@ -229,8 +229,11 @@ const ISA: &[(&str, &str, &str)] = &[
 ];
 
 fn parse_one(inst: &str) -> Result<Opcode, String> {
-    let src = format!(".version 9.0\n.target sm_100a\n.address_size 64\n.entry k()\n{{\nL1:\n\t{inst}\n}}\n");
-    let m = ptx_ir::roundtrip::check_text(&src, "coverage").map_err(|e| format!("`{inst}`: {e}"))?;
+    let src = format!(
+        ".version 9.0\n.target sm_100a\n.address_size 64\n.entry k()\n{{\nL1:\n\t{inst}\n}}\n"
+    );
+    let m =
+        ptx_ir::roundtrip::check_text(&src, "coverage").map_err(|e| format!("`{inst}`: {e}"))?;
     let f = m.functions().next().ok_or("no function")?;
     f.body
         .as_ref()
@@ -258,7 +261,11 @@ fn table() -> Result<String, String> {
             op.forms().len()
         ));
     }
-    let missing: Vec<_> = Opcode::ALL.iter().filter(|o| !seen.contains(o)).map(|o| o.name()).collect();
+    let missing: Vec<_> = Opcode::ALL
+        .iter()
+        .filter(|o| !seen.contains(o))
+        .map(|o| o.name())
+        .collect();
     if !missing.is_empty() {
         return Err(format!("opcodes without an ISA row: {missing:?}"));
     }

@@ -10,7 +10,7 @@
 //!   32-bit results from `f16`, `bf16` and `f32`; from `f64`, and into 64-bit integers from any
 //!   source, a NaN gives the destination's most negative pattern `1 << (width - 1)` (`0x80` for
 //!   `u8`, `0x8000_0000_0000_0000` for `u64`);
-//! - `tf32`: see [`tf32`].
+//! - `tf32`: see `tf32` below.
 //!
 //! Out-of-range float-to-integer results saturate. Integer results narrower than the
 //! destination register are sign- or zero-extended by the destination type.

@@ -358,7 +358,7 @@ mod tests {
         let args = Operand::Args(Box::default());
         assert!(f.match_operands(&[Operand::reg(n)]));
         assert!(f.match_operands(&[args.clone(), Operand::reg(n), args.clone(), Operand::reg(n)]));
-        assert!(!f.match_operands(&[args.clone()]));
+        assert!(!f.match_operands(std::slice::from_ref(&args)));
     }
 
     #[test]

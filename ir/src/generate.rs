@@ -323,9 +323,9 @@ pub fn module(u: &mut Unstructured) -> Result<Module> {
 pub mod full {
     use super::{instruction, NamePool};
     use crate::module::{
-        ArchSuffix, Attribute, Declarator, FileDecl, FuncDirective, Function, FunctionKind,
-        InlinedAt, Init, Item, Linkage, Loc, Module, Param, Prototype, PtrAttr, Section,
-        SectionEntry, Statement, Target, VarDecl, Version,
+        ArchSuffix, Attribute, Declarator, FileDecl, FuncDirective, Function, FunctionKind, Init,
+        InlinedAt, Item, Linkage, Loc, Module, Param, Prototype, PtrAttr, Section, SectionEntry,
+        Statement, Target, VarDecl, Version,
     };
     use crate::operand::{BinaryOp, Expr, UnaryOp};
     use crate::visit::renumber_names;
@@ -625,9 +625,7 @@ pub mod full {
                     }
                     // A non-empty list of plain integers that fit the type is read as packed:
                     // keep one element that is not.
-                    let plain = |i: &Init| {
-                        matches!(i, Init::Expr(Expr::Int(_) | Expr::Uint(_)))
-                    };
+                    let plain = |i: &Init| matches!(i, Init::Expr(Expr::Int(_) | Expr::Uint(_)));
                     if packs && depth == 0 && !items.is_empty() && items.iter().all(plain) {
                         items[0] = Init::Expr(Expr::Sym(self.name(u)?));
                     }

@@ -142,7 +142,7 @@ mod tests {
 
     #[test]
     fn table_is_consistent() {
-        assert!(Shape::COUNT <= 256);
+        const { assert!(Shape::COUNT <= 256) };
         let names: std::collections::HashSet<_> = Shape::all().map(|s| s.as_str()).collect();
         assert_eq!(names.len(), Shape::COUNT, "duplicate shape spellings");
         let s = Shape::all().find(|s| s.as_str() == "m64n128k16").unwrap();

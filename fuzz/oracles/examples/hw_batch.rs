@@ -60,15 +60,25 @@ fn main() {
             .outputs
             .iter()
             .zip(&offs)
-            .map(|(r, o)| format!("[\"{}{}\", {o}, {}]", r.class.prefix(), r.idx, match r.class {
-                prog::Class::P => 1,
-                c => c.bits() / 8,
-            }))
+            .map(|(r, o)| {
+                format!(
+                    "[\"{}{}\", {o}, {}]",
+                    r.class.prefix(),
+                    r.idx,
+                    match r.class {
+                        prog::Class::P => 1,
+                        c => c.bits() / 8,
+                    }
+                )
+            })
             .collect();
         let (exp_hex, known_hex) = match &exp {
             Some(e) => (
                 format!("\"{}\"", hex(&e.bytes)),
-                format!("\"{}\"", hex(&e.known.iter().map(|&k| k as u8).collect::<Vec<_>>())),
+                format!(
+                    "\"{}\"",
+                    hex(&e.known.iter().map(|&k| k as u8).collect::<Vec<_>>())
+                ),
             ),
             None => ("null".into(), "null".into()),
         };

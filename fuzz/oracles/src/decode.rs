@@ -91,7 +91,10 @@ pub fn check(bytes: &[u8], limits: &DecodeLimits) {
     if let Err(e) = validate(&m) {
         fail(
             bytes,
-            &format!("a decoded module breaks an invariant: {} at {}", e.detail, e.path),
+            &format!(
+                "a decoded module breaks an invariant: {} at {}",
+                e.detail, e.path
+            ),
         );
     }
     let _ = print(&m);
@@ -110,9 +113,7 @@ pub fn check(bytes: &[u8], limits: &DecodeLimits) {
 
 fn fail(bytes: &[u8], err: &str) -> ! {
     let file = regress::Case::decode(err, bytes).render();
-    panic!(
-        "decode oracle: {err}\n--- regression file (save as corpus/regress/NAME.ptx):\n{file}"
-    );
+    panic!("decode oracle: {err}\n--- regression file (save as corpus/regress/NAME.ptx):\n{file}");
 }
 
 #[cfg(test)]

@@ -76,7 +76,10 @@ pub fn smoke(
 ) -> usize {
     let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
     let iterations = iterations * env("ORACLE_ITERS").unwrap_or(1).max(1) as usize;
-    let seed = seed ^ env("ORACLE_SEED").unwrap_or(0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let seed = seed
+        ^ env("ORACLE_SEED")
+            .unwrap_or(0)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut src = Bytes::new(seed);
     let mut done = 0;
     for _ in 0..iterations {
@@ -93,6 +96,8 @@ pub fn smoke(
 /// Whether `data` looks like PTX text rather than fuzzer-structured bytes: the oracles that
 /// take both treat text seeds (the corpus files) as text.
 pub fn looks_like_text(data: &[u8]) -> bool {
-    matches!(data.first(), Some(b'.' | b'/' | b' ' | b'\t' | b'\n' | b'\r'))
-        && std::str::from_utf8(data).is_ok()
+    matches!(
+        data.first(),
+        Some(b'.' | b'/' | b' ' | b'\t' | b'\n' | b'\r')
+    ) && std::str::from_utf8(data).is_ok()
 }

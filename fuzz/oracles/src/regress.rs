@@ -287,7 +287,8 @@ impl Case {
     fn check_inner(&self) -> Result<(), String> {
         match self.expect {
             Expect::Roundtrip => {
-                let m = ptx_ir_text::parse(&self.body).map_err(|e| format!("does not parse: {e}"))?;
+                let m =
+                    ptx_ir_text::parse(&self.body).map_err(|e| format!("does not parse: {e}"))?;
                 crate::roundtrip::check(&m)
             }
             Expect::Parse => {

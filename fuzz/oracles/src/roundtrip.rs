@@ -148,7 +148,9 @@ pub fn first_difference(a: &Module, b: &Module) -> String {
 /// Panics with the failing module as a ready-to-commit regression file.
 fn fail(m: &Module, err: &str) -> ! {
     let file = regress::Case::roundtrip(err, &print(m)).render();
-    panic!("roundtrip oracle: {err}\n--- regression file (save as corpus/regress/NAME.ptx):\n{file}");
+    panic!(
+        "roundtrip oracle: {err}\n--- regression file (save as corpus/regress/NAME.ptx):\n{file}"
+    );
 }
 
 #[cfg(test)]

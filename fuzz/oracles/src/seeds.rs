@@ -36,7 +36,10 @@ pub const TEXT: &[(&str, &str)] = &[
         "interp/indirect.ptx",
         include_str!("../../../corpus/interp/indirect.ptx"),
     ),
-    ("interp/loop.ptx", include_str!("../../../corpus/interp/loop.ptx")),
+    (
+        "interp/loop.ptx",
+        include_str!("../../../corpus/interp/loop.ptx"),
+    ),
     (
         "interp/memory.ptx",
         include_str!("../../../corpus/interp/memory.ptx"),
@@ -45,7 +48,10 @@ pub const TEXT: &[(&str, &str)] = &[
         "interp/recursion.ptx",
         include_str!("../../../corpus/interp/recursion.ptx"),
     ),
-    ("interp/warp.ptx", include_str!("../../../corpus/interp/warp.ptx")),
+    (
+        "interp/warp.ptx",
+        include_str!("../../../corpus/interp/warp.ptx"),
+    ),
 ];
 
 /// The modules of [`TEXT`] encoded with both codecs (computed once; encoding at run time keeps
@@ -71,11 +77,49 @@ pub fn bytecode() -> &'static [Vec<u8>] {
 /// range elsewhere, or splice in a token that PTX text uses often.
 pub fn mutate(u: &mut arbitrary::Unstructured, b: &mut Vec<u8>, max_edits: usize) {
     const TOKENS: &[&[u8]] = &[
-        b".", b";", b",", b"{", b"}", b"[", b"]", b"(", b")", b"%r1", b"_", b"|", b"!", b"@",
-        b"-", b"+", b"0f7FC00000", b"0d7FF8000000000000", b"0x", b"9223372036854775808",
-        b"18446744073709551616", b"1e999", b"\"", b"//", b"/*", b"*/", b"\n", b"::", b"<",
-        b">", b".reg", b".b32", b".u64", b".param", b".entry", b".func", b".loc", b".pragma",
-        b".section", b"function_name", b"inlined_at", b"-9223372036854775808", b"4294967296",
+        b".",
+        b";",
+        b",",
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b"(",
+        b")",
+        b"%r1",
+        b"_",
+        b"|",
+        b"!",
+        b"@",
+        b"-",
+        b"+",
+        b"0f7FC00000",
+        b"0d7FF8000000000000",
+        b"0x",
+        b"9223372036854775808",
+        b"18446744073709551616",
+        b"1e999",
+        b"\"",
+        b"//",
+        b"/*",
+        b"*/",
+        b"\n",
+        b"::",
+        b"<",
+        b">",
+        b".reg",
+        b".b32",
+        b".u64",
+        b".param",
+        b".entry",
+        b".func",
+        b".loc",
+        b".pragma",
+        b".section",
+        b"function_name",
+        b"inlined_at",
+        b"-9223372036854775808",
+        b"4294967296",
     ];
     let n = u.int_in_range(1..=max_edits.max(1)).unwrap_or(1);
     for _ in 0..n {

@@ -2,22 +2,34 @@
 //! `lg2`, `ex2`, `tanh`, `div.approx`, `div.full`).
 //!
 //! The hardware computes these in its special-function unit (`MUFU`) with table-driven
-//! interpolation whose tables are not published. The model here is: the exact function,
-//! computed in `f64`, rounded to nearest in the result format, wrapped in the input and output
-//! transformations the compiler and the unit are measured to apply:
-//! - `MUFU` flushes subnormal inputs and results to zero ([`mufu_rcp`]);
-//! - `sin`/`cos` multiply by `1/(2π)` (the `f32` constant `0x3e22f983`) rounding toward zero,
-//!   keep the fraction of the turn in fixed point with 25 bits (truncated), and evaluate per
-//!   quadrant, so zeros come out signed as the quadrant says;
+//! interpolation whose tables are not published. `rcp`, `rsqrt`, `sqrt`, `lg2` and `ex2` use
+//! the unit's outputs measured exhaustively over one or two binades ([`super::sfu`]) and the
+//! rules that extend them, measured around the unit:
+//! - within a binade the result depends only on the significand: other exponents shift the
+//!   table's result (`rcp`, `rsqrt`, `sqrt`; the exponent sweeps of `corpus/sfu/tables.json`);
+//!   the unit flushes subnormal inputs and results to zero;
+//! - `ex2` truncates `|x|` to fixed point with 23 fraction bits and multiplies the table's
+//!   value of the fraction (of the sign's table) by `2^±int(|x|)`;
+//! - `lg2` outside the table's `[0.5, 2)` adds the exponent to the table's value of the
+//!   significand in `[1, 2)` and truncates the sum toward zero;
+//! - the non-`.ftz` forms scale subnormal operands (and results, for `rcp` and `ex2`) around
+//!   the unit by powers of two, rounding the final product to nearest;
 //! - `div.approx` is `a * rcp(b)` (non-`.ftz`: a subnormal divisor is first scaled by 2^24
 //!   with the dividend); `div.full` scales a divisor outside `[2^-126, 2^126)` into range;
 //! - `rcp.approx.ftz.f64` and `rsqrt.approx.ftz.f64` (`MUFU.RCP64H`/`RSQ64H`) read only the
-//!   upper 32 bits of the operand, compute in single precision and return 20 fraction bits
-//!   (truncated) with the low word zero.
+//!   upper 32 bits of the operand and return the single-precision unit's result for that
+//!   significand with 20 fraction bits (truncated) and the low word zero (all 2^20 and 2^21
+//!   significands of the measured `f64` tables agree);
+//! - `sin`/`cos` (not tabulated) multiply by `1/(2π)` (the `f32` constant `0x3e22f983`) rounding
+//!   toward zero, keep the fraction of the turn in fixed point with 25 bits (truncated), and
+//!   evaluate the exact function per quadrant, so zeros come out signed as the quadrant says;
+//!   `tanh` and `rsqrt.approx.f64` are the correctly rounded function.
 //!
-//! The special cases (zeros, infinities, NaN, negative inputs) follow the PTX ISA. The measured
-//! distance to the hardware is reported by `ptx vectors` per family and in `docs/INTERP.md`.
+//! Each rule agrees with every lane of the hardware vectors that exercises it; the measured
+//! distances are in `docs/INTERP.md`. Should a table fail to decode (it is compiled in, so only
+//! a broken build could), the function falls back to the correctly rounded value.
 
+use super::sfu::Table;
 use super::{flush, is_inf, is_nan, is_subnormal, is_zero, neg, Fmt};
 
 const F32: Fmt = Fmt::F32;
@@ -59,11 +71,53 @@ fn post(r: u64, ftz: bool) -> u64 {
     }
 }
 
+/// `2^24` and `2^-24` as `f32` bits: the compiler's scale factors around the unit.
+const TWO_24: u64 = 0x4b80_0000;
+const TWO_M24: u64 = 0x3380_0000;
+
+/// The single-precision product, rounded to nearest (subnormal results kept).
+fn mul32(a: u64, b: u64) -> u64 {
+    (f32::from_bits(a as u32) * f32::from_bits(b as u32)).to_bits() as u64
+}
+
+/// The single-precision sum, rounded to nearest.
+fn add32(a: u64, b: f32) -> u64 {
+    (f32::from_bits(a as u32) + b).to_bits() as u64
+}
+
+/// The positive normal `t` times `2^n`: an exponent that leaves the range flushes to zero or
+/// saturates to infinity, as the unit does.
+fn scale_exp(t: u32, n: i32) -> u64 {
+    let e = ((t >> 23) & 0xff) as i32 + n;
+    if e <= 0 {
+        0
+    } else if e >= 0xff {
+        0x7f80_0000
+    } else {
+        ((t & 0x807f_ffff) | ((e as u32) << 23)) as u64
+    }
+}
+
+fn exponent(b: u64) -> i32 {
+    ((b >> 23) & 0xff) as i32
+}
+
+fn fraction(b: u64) -> u32 {
+    (b & 0x7f_ffff) as u32
+}
+
+/// `|x| = 2^(2k + odd) * 1.m`: the index of `x`'s significand in the `[1, 4)` tables of
+/// `rsqrt`/`sqrt` and `k`.
+fn sqrt_index(b: u64) -> (u32, i32) {
+    let e = exponent(b) - 127;
+    let odd = e.rem_euclid(2);
+    (((odd as u32) << 23) | fraction(b), (e - odd) / 2)
+}
+
 /// The special-function unit's single-precision reciprocal (`MUFU.RCP`): subnormal inputs and
 /// results flush to zero of the same sign, `±0` gives `±inf`, `±inf` gives `±0`, NaN the
-/// canonical NaN. Within range the value is modelled as the correctly rounded reciprocal; the
-/// hardware differs from it by one unit in the last place on about one input in ten (see
-/// `docs/INTERP.md`).
+/// canonical NaN; otherwise the measured table's value for the significand, shifted by the
+/// exponent (exact on every significand and on the 13 exponents swept).
 pub fn mufu_rcp(b: u64) -> u64 {
     let b = flush(b & 0xffff_ffff, F32);
     if is_nan(b, F32) {
@@ -75,11 +129,16 @@ pub fn mufu_rcp(b: u64) -> u64 {
     if is_inf(b, F32) {
         return b & 0x8000_0000;
     }
-    flush(to_f32_bits(1.0 / x32(b)), F32)
+    match Table::Rcp.get(fraction(b)) {
+        Some(t) => (b & 0x8000_0000) | scale_exp(t, 127 - exponent(b)),
+        None => flush(to_f32_bits(1.0 / x32(b)), F32),
+    }
 }
 
-/// `rcp.approx.f32`: `MUFU.RCP` with `.ftz`; without it, subnormal operands and results are
-/// handled around the unit, as the correctly rounded reciprocal.
+/// `rcp.approx.f32`: `MUFU.RCP` with `.ftz`; without it a subnormal operand is scaled up by
+/// 2^24 before the unit and the result by 2^24 after it, and an operand of at least 2^126
+/// (whose reciprocal is subnormal) is scaled down likewise, the final product rounding to
+/// nearest (measured on the subnormal and huge lanes of the hardware vectors).
 pub fn rcp_f32(b: u64, ftz: bool) -> u64 {
     let b = b & 0xffff_ffff;
     if ftz {
@@ -94,16 +153,18 @@ pub fn rcp_f32(b: u64, ftz: bool) -> u64 {
     if is_inf(b, F32) {
         return b & 0x8000_0000;
     }
-    let r = mufu_rcp(b);
-    if is_subnormal(b, F32) || is_zero(r, F32) {
-        return to_f32_bits(1.0 / x32(b));
+    if is_subnormal(b, F32) {
+        return mul32(mufu_rcp(mul32(b, TWO_24)), TWO_24);
     }
-    r
+    if exponent(b) >= 253 {
+        return mul32(mufu_rcp(mul32(b, TWO_M24)), TWO_M24);
+    }
+    mufu_rcp(b)
 }
 
-/// `sqrt.approx.f32`
-pub fn sqrt_f32(b: u64, ftz: bool) -> u64 {
-    let b = pre(b, ftz);
+/// `MUFU.SQRT`: the `[1, 4)` table shifted by half the even part of the exponent.
+fn mufu_sqrt(b: u64) -> u64 {
+    let b = flush(b & 0xffff_ffff, F32);
     if is_nan(b, F32) {
         return NAN32;
     }
@@ -113,12 +174,19 @@ pub fn sqrt_f32(b: u64, ftz: bool) -> u64 {
     if neg(b, F32) {
         return NAN32;
     }
-    post(to_f32_bits(x32(b).sqrt()), ftz)
+    if is_inf(b, F32) {
+        return b;
+    }
+    let (i, k) = sqrt_index(b);
+    match Table::Sqrt.get(i) {
+        Some(t) => scale_exp(t, k),
+        None => to_f32_bits(x32(b).sqrt()),
+    }
 }
 
-/// `rsqrt.approx.f32`
-pub fn rsqrt_f32(b: u64, ftz: bool) -> u64 {
-    let b = pre(b, ftz);
+/// `MUFU.RSQ`: the `[1, 4)` table shifted by minus half the even part of the exponent.
+fn mufu_rsqrt(b: u64) -> u64 {
+    let b = flush(b & 0xffff_ffff, F32);
     if is_nan(b, F32) {
         return NAN32;
     }
@@ -131,7 +199,31 @@ pub fn rsqrt_f32(b: u64, ftz: bool) -> u64 {
     if is_inf(b, F32) {
         return 0;
     }
-    post(to_f32_bits(1.0 / x32(b).sqrt()), ftz)
+    let (i, k) = sqrt_index(b);
+    match Table::Rsqrt.get(i) {
+        Some(t) => scale_exp(t, -k),
+        None => flush(to_f32_bits(1.0 / x32(b).sqrt()), F32),
+    }
+}
+
+/// `sqrt.approx.f32`: `MUFU.SQRT`; without `.ftz` a subnormal operand is scaled by 2^24 and
+/// the result by 2^-12.
+pub fn sqrt_f32(b: u64, ftz: bool) -> u64 {
+    let b = b & 0xffff_ffff;
+    if !ftz && is_subnormal(b, F32) {
+        return mul32(mufu_sqrt(mul32(b, TWO_24)), 0x3980_0000);
+    }
+    mufu_sqrt(b)
+}
+
+/// `rsqrt.approx.f32`: `MUFU.RSQ`; without `.ftz` a subnormal operand is scaled by 2^24 and
+/// the result by 2^12.
+pub fn rsqrt_f32(b: u64, ftz: bool) -> u64 {
+    let b = b & 0xffff_ffff;
+    if !ftz && is_subnormal(b, F32) {
+        return mul32(mufu_rsqrt(mul32(b, TWO_24)), 0x4580_0000);
+    }
+    mufu_rsqrt(b)
 }
 
 /// `sin.approx.f32` / `cos.approx.f32`, reduced as the hardware does it: `t = x * 1/(2π)` in
@@ -184,9 +276,24 @@ fn mul_rz_f32(x: f64, y: f64) -> f64 {
 /// Fixed-point resolution of the reduced argument of `sin`/`cos`, in steps per turn.
 const TURN_STEPS: f64 = (1u64 << 25) as f64;
 
-/// `lg2.approx.f32`
-pub fn lg2_f32(b: u64, ftz: bool) -> u64 {
-    let b = pre(b, ftz);
+/// Rounds toward zero to single precision.
+fn rz32(v: f64) -> u64 {
+    let r = v as f32;
+    if (r as f64).abs() > v.abs() {
+        // `as` rounded away from zero: one unit back toward it (same sign, smaller magnitude).
+        (r.to_bits() - 1) as u64
+    } else {
+        r.to_bits() as u64
+    }
+}
+
+/// `MUFU.LG2`. On `[0.5, 2)` the measured table. Elsewhere `x = 2^k * 1.m` gives the exponent
+/// plus the table's value at `1.m`, truncated toward zero; at the exact powers of two the unit
+/// behaves as if `lg2(1)` were slightly positive (it is exactly 0 only in the table's binade:
+/// `lg2(2^-126)` is `0xc2fbffff`, one unit toward zero from -126, as are `2^-23` and `2^-24`).
+/// Agrees with every hardware lane outside the table too (256 `.ftz` lanes).
+fn mufu_lg2(b: u64) -> u64 {
+    let b = flush(b & 0xffff_ffff, F32);
     if is_nan(b, F32) {
         return NAN32;
     }
@@ -199,19 +306,83 @@ pub fn lg2_f32(b: u64, ftz: bool) -> u64 {
     if is_inf(b, F32) {
         return b;
     }
-    post(to_f32_bits(x32(b).log2()), ftz)
+    if (0x3f00_0000..0x4000_0000).contains(&b) {
+        if let Some(t) = Table::Lg2.get((b - 0x3f00_0000) as u32) {
+            return t as u64;
+        }
+    }
+    let k = exponent(b) - 127;
+    let m = fraction(b);
+    let Some(t) = Table::Lg2.get((1 << 23) + m) else {
+        return to_f32_bits(x32(b).log2());
+    };
+    if m == 0 {
+        let kb = (k as f32).to_bits() as u64;
+        // k is neither -1 nor 0 here (those binades are the table's).
+        return if k < 0 { kb - 1 } else { kb };
+    }
+    rz32(k as f64 + f32::from_bits(t) as f64)
 }
 
-/// `ex2.approx.f32`
-pub fn ex2_f32(b: u64, ftz: bool) -> u64 {
-    let b = pre(b, ftz);
+/// `lg2.approx.f32`: `MUFU.LG2`; without `.ftz` a subnormal operand is scaled by 2^24 and 24
+/// subtracted from the result (rounded to nearest).
+pub fn lg2_f32(b: u64, ftz: bool) -> u64 {
+    let b = b & 0xffff_ffff;
+    if !ftz && is_subnormal(b, F32) {
+        if neg(b, F32) {
+            return NAN32;
+        }
+        return add32(mufu_lg2(mul32(b, TWO_24)), -24.0);
+    }
+    mufu_lg2(b)
+}
+
+/// `MUFU.EX2`: `|x|` truncated to fixed point with 23 fraction bits, `n + f`; the result is the
+/// table of `x`'s sign at `f` times `2^±n`, flushed or saturated out of range (exact on every
+/// hardware lane, grid points or not).
+fn mufu_ex2(b: u64) -> u64 {
+    let b = flush(b & 0xffff_ffff, F32);
     if is_nan(b, F32) {
         return NAN32;
     }
     if is_inf(b, F32) {
         return if neg(b, F32) { 0 } else { b };
     }
-    post(to_f32_bits(x32(b).exp2()), ftz)
+    let negative = neg(b, F32);
+    let e = exponent(b);
+    if e >= 127 + 8 {
+        return if negative { 0 } else { 0x7f80_0000 };
+    }
+    let sig = (fraction(b) | 0x80_0000) as u64;
+    // q = floor(|x| * 2^23)
+    let q = if e == 0 {
+        0
+    } else if e >= 127 {
+        sig << (e - 127)
+    } else {
+        sig.checked_shr((127 - e) as u32).unwrap_or(0)
+    };
+    let (n, f) = ((q >> 23) as i32, (q & 0x7f_ffff) as u32);
+    let (table, n) = if negative {
+        (Table::Ex2Neg, -n)
+    } else {
+        (Table::Ex2Pos, n)
+    };
+    match table.get(f) {
+        Some(t) => scale_exp(t, n),
+        None => flush(to_f32_bits(x32(b).exp2()), F32),
+    }
+}
+
+/// `ex2.approx.f32`: `MUFU.EX2`; without `.ftz` an operand below -126 (a subnormal result) is
+/// raised by 24 before the unit and the result scaled by 2^-24, rounding to nearest (measured
+/// on two lanes; the offset is not determined by them).
+pub fn ex2_f32(b: u64, ftz: bool) -> u64 {
+    let b = b & 0xffff_ffff;
+    if !ftz && !is_nan(b, F32) && !is_inf(b, F32) && x32(b) < -126.0 {
+        return mul32(mufu_ex2(add32(b, 24.0)), TWO_M24);
+    }
+    mufu_ex2(b)
 }
 
 /// `tanh.approx.f32`
@@ -303,17 +474,18 @@ fn mufu64h(b: u64, rsqrt: bool) -> u64 {
     if rsqrt && sign != 0 {
         return NAN64H;
     }
-    // The significand 1.m in single precision (20 fraction bits fit), the exponent apart.
-    let sig = f32::from_bits(0x3f80_0000 | (m << 3) as u32) as f64;
+    // The single-precision unit's result for the significand 1.m (20 fraction bits fit), the
+    // exponent apart.
+    let sig = 0x3f80_0000 | (m << 3);
     let ex = e - 1023;
     let (y, ey) = if rsqrt {
         // x = sig * 2^ex = (sig * 2^(ex mod 2)) * 2^(ex - ex mod 2)
         let odd = ex.rem_euclid(2);
-        let v = sig * (1 << odd) as f64;
-        ((1.0 / v.sqrt()) as f32, -(ex - odd) / 2)
+        (mufu_rsqrt(sig + ((odd as u64) << 23)), -(ex - odd) / 2)
     } else {
-        ((1.0 / sig) as f32, -ex)
+        (mufu_rcp(sig), -ex)
     };
+    let y = f32::from_bits(y as u32);
     // y in (0.25, 1]: keep 20 fraction bits of its f64 form and add the exponent.
     let yb = (y as f64).to_bits() & !0xffff_ffff;
     let exp = ((yb >> 52) & 0x7ff) as i64 + ey;
@@ -326,13 +498,13 @@ fn mufu64h(b: u64, rsqrt: bool) -> u64 {
     sign | ((exp as u64) << 52) | (yb & 0x000f_ffff_ffff_ffff)
 }
 
-/// `rcp.approx.ftz.f64`: `MUFU.RCP64H` (see [`mufu64h`]; measured on every lane of the hardware
+/// `rcp.approx.ftz.f64`: `MUFU.RCP64H` (see `mufu64h`; measured on every lane of the hardware
 /// vectors).
 pub fn rcp_f64(b: u64) -> u64 {
     mufu64h(b, false)
 }
 
-/// `rsqrt.approx.f64`: with `.ftz` the unit's `MUFU.RSQ64H` (see [`mufu64h`]); without it a
+/// `rsqrt.approx.f64`: with `.ftz` the unit's `MUFU.RSQ64H` (see `mufu64h`); without it a
 /// refined double-precision result, modelled as the correctly rounded one.
 pub fn rsqrt_f64(b: u64, ftz: bool) -> u64 {
     if ftz {

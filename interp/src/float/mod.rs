@@ -17,6 +17,7 @@
 //!   NaN canonical.
 
 pub mod approx;
+pub mod sfu;
 pub mod sqrt;
 
 use ptx_ir_core::{Rounding, Type};
@@ -325,21 +326,81 @@ pub fn nan_order3(a: u64, b: u64, c: u64) -> [u64; 3] {
     [b, c, a]
 }
 
-/// `.ftz` on `f16` detects tininess before rounding: a result whose exact value lies below the
-/// smallest normal is flushed even when it rounds up to the smallest normal (measured:
-/// `mul.ftz.f16 0x0400, 0x3bff` gives `0x0000` where the correctly rounded result is `0x0400`).
-/// `r` is the rounded result and `rz` the same operation rounded toward zero, which is below the
-/// smallest normal exactly when the exact value is.
-#[inline]
-fn flush_tiny_f16(r: u64, rz: impl FnOnce() -> u64) -> u64 {
-    let f = Fmt::F16;
-    if r & !f.sign() == 1 << f.man() {
-        let z = rz();
-        if is_subnormal(z, f) || is_zero(z, f) {
-            return r & f.sign();
+/// Single precision with the exponent range of double precision: the result of an operation
+/// "rounded as if the exponent range were unbounded", which IEEE 754 uses to define tininess
+/// after rounding.
+struct WideSingleS;
+impl rustc_apfloat::ieee::Semantics for WideSingleS {
+    const BITS: usize = 35;
+    const EXP_BITS: usize = 11;
+}
+type WideSingle = rustc_apfloat::ieee::IeeeFloat<WideSingleS>;
+
+/// Half precision with a single-precision exponent range (see [`WideSingleS`]).
+struct WideHalfS;
+impl rustc_apfloat::ieee::Semantics for WideHalfS {
+    const BITS: usize = 19;
+    const EXP_BITS: usize = 8;
+}
+type WideHalf = rustc_apfloat::ieee::IeeeFloat<WideHalfS>;
+
+/// The operations whose `.ftz` result is decided by tininess after rounding.
+#[derive(Copy, Clone)]
+enum Tiny {
+    Bin(BinOp),
+    Fma,
+}
+
+fn tiny_in<F, W>(op: Tiny, ins: &[u64], r: Round) -> bool
+where
+    F: Float + FloatConvert<W>,
+    W: Float,
+{
+    let w = |b: u64| -> W {
+        let mut loses = false;
+        F::from_bits(b as u128).convert(&mut loses).value
+    };
+    let v = match (op, ins) {
+        (Tiny::Bin(o), &[a, b]) => {
+            let (x, y) = (w(a), w(b));
+            match o {
+                BinOp::Add => x.add_r(y, r),
+                BinOp::Sub => x.sub_r(y, r),
+                BinOp::Mul => x.mul_r(y, r),
+                BinOp::Div => x.div_r(y, r),
+            }
+            .value
         }
+        (Tiny::Fma, &[a, b, c]) => w(a).mul_add_r(w(b), w(c), r).value,
+        _ => return false,
+    };
+    let min: W = w(F::smallest_normalized().to_bits() as u64);
+    v.abs() < min
+}
+
+/// `.ftz` in `f32` and `f16` detects tininess *after* rounding: a result is flushed when the
+/// exact value, rounded to the format's precision as if the exponent range were unbounded, lies
+/// below the smallest normal (measured on `mul`/`fma` `.rn`/`.rp`/`.rz`, `corpus/vectors/
+/// probe.jsonl`: `mul.rn.ftz.f32 0x00800000, 0x3f7fffff` is `2^-126 (1 - 2^-24)`, exactly
+/// representable with an unbounded exponent, and gives 0; `mul.rn.ftz.f16 0x0401, 0x3bfe` is
+/// `2^-14 (1 - 2^-20)`, which rounds to `2^-14` at 11 bits, and gives `0x0400`). The IEEE
+/// result `r` (rounded with subnormals) differs from that only when it is the smallest normal:
+/// below it the wide rounding is tiny too, so [`flush`] of `r` suffices.
+#[inline]
+fn flush_tiny(f: Fmt, r: u64, op: Tiny, ins: &[u64], rnd: Round) -> u64 {
+    if r & f.mask() & !f.sign() != 1 << f.man() {
+        return flush(r, f);
     }
-    r
+    let tiny = match f {
+        Fmt::F32 => tiny_in::<Single, WideSingle>(op, ins, rnd),
+        Fmt::F16 => tiny_in::<Half, WideHalf>(op, ins, rnd),
+        _ => false,
+    };
+    if tiny {
+        r & f.sign()
+    } else {
+        r
+    }
 }
 
 /// Options of a float arithmetic instruction.
@@ -406,8 +467,8 @@ pub fn bin(op: BinOp, f: Fmt, a: u64, b: u64, m: Mode) -> u64 {
         (a, b)
     };
     let mut r = ieee_bin(op, f, a, b, round(m.rnd));
-    if m.ftz && f == Fmt::F16 {
-        r = flush_tiny_f16(r, || ieee_bin(op, f, a, b, Round::TowardZero));
+    if m.ftz && !is_nan(r, f) {
+        r = flush_tiny(f, r, Tiny::Bin(op), &[a, b], round(m.rnd));
     }
     finish(f, r, &nan_order2(op, a, b), m)
 }
@@ -421,8 +482,8 @@ pub fn fma(f: Fmt, a: u64, b: u64, c: u64, m: Mode) -> u64 {
         (a, b, c)
     };
     let mut r = ieee_fma(f, a, b, c, round(m.rnd));
-    if m.ftz && f == Fmt::F16 {
-        r = flush_tiny_f16(r, || ieee_fma(f, a, b, c, Round::TowardZero));
+    if m.ftz && !is_nan(r, f) {
+        r = flush_tiny(f, r, Tiny::Fma, &[a, b, c], round(m.rnd));
     }
     finish(f, r, &nan_order3(a, b, c), m)
 }

@@ -253,13 +253,33 @@ fn f64_nan_priority() {
 }
 
 #[test]
-fn f16_ftz_flushes_before_rounding() {
+fn ftz_detects_tininess_after_rounding() {
     let m = Mode {
         ftz: true,
         ..Mode::default()
     };
+    // 2^-14 (1 - 2^-11) is representable at 11 bits: tiny, flushed.
     assert_eq!(bin(BinOp::Mul, Fmt::F16, 0x0400, 0x3bff, m), 0);
     assert_eq!(bin(BinOp::Mul, Fmt::F16, 0x0400, 0x3c00, m), 0x0400);
+    // 2^-14 (1 - 2^-20) rounds to 2^-14 at 11 bits: not tiny.
+    assert_eq!(bin(BinOp::Mul, Fmt::F16, 0x0401, 0x3bfe, m), 0x0400);
+    assert_eq!(fma(Fmt::F16, 0x0401, 0x3bfe, 0x8000, m), 0x0400);
+    // f32: 2^-126 (1 - 2^-24) is representable at 24 bits: flushed in every rounding.
+    assert_eq!(bin(BinOp::Mul, Fmt::F32, 0x0080_0000, 0x3f7f_ffff, m), 0);
+    assert_eq!(
+        bin(BinOp::Mul, Fmt::F32, 0x8080_0000, 0x3f7f_ffff, m),
+        0x8000_0000
+    );
+    let rp = Mode {
+        rnd: Some(ptx_ir_core::Rounding::Rp),
+        ..m
+    };
+    assert_eq!(bin(BinOp::Mul, Fmt::F32, 0x0080_0000, 0x3f7f_ffff, rp), 0);
+    // Half an ulp (of the wide format) below 2^-126 rounds up to it: kept.
+    assert_eq!(
+        bin(BinOp::Mul, Fmt::F32, 0x236a_6ae7, 0x1c8b_c8e4, rp),
+        0x0080_0000
+    );
 }
 
 #[test]

@@ -97,7 +97,14 @@ fn next_down64(x: f64) -> f64 {
 
 /// The directed result from a neighbour `rr` of the exact value, the sign of `exact - rr`
 /// and the sign of the exact value (needed for `.rz` when `rr` is zero).
-fn pick(rr: f64, above: Ordering, exact_neg: bool, m: Rnd, up: fn(f64) -> f64, down: fn(f64) -> f64) -> f64 {
+fn pick(
+    rr: f64,
+    above: Ordering,
+    exact_neg: bool,
+    m: Rnd,
+    up: fn(f64) -> f64,
+    down: fn(f64) -> f64,
+) -> f64 {
     use Ordering::*;
     match (m, above) {
         (_, Equal) | (Rnd::Rn, _) => rr,
@@ -408,7 +415,14 @@ pub fn fma64(a: f64, b: f64, c: f64, m: Rnd) -> f64 {
         };
         return zero_result(if p == 0.0 { pz } else { p }, c, m);
     }
-    pick(r, tail, r < 0.0 || (r == 0.0 && tail == Ordering::Less), m, next_up64, next_down64)
+    pick(
+        r,
+        tail,
+        r < 0.0 || (r == 0.0 && tail == Ordering::Less),
+        m,
+        next_up64,
+        next_down64,
+    )
 }
 
 // ------------------------------------------------------------------ conversions
@@ -511,8 +525,19 @@ mod tests {
     fn directed_rounding_matches_apfloat() {
         let mut src = crate::Bytes::new(7);
         let edge32 = [
-            0u32, 0x8000_0000, 1, 0x8000_0001, 0x007f_ffff, 0x0080_0000, 0x3f80_0000, 0x7f7f_ffff,
-            0xff7f_ffff, 0x3eaa_aaab, 0x4b80_0001, 0x3400_0000, 0x0040_0000,
+            0u32,
+            0x8000_0000,
+            1,
+            0x8000_0001,
+            0x007f_ffff,
+            0x0080_0000,
+            0x3f80_0000,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x3eaa_aaab,
+            0x4b80_0001,
+            0x3400_0000,
+            0x0040_0000,
         ];
         let edge64 = [
             0u64,
@@ -569,23 +594,80 @@ mod tests {
                 Single::from_bits(b.to_bits() as u128),
                 Single::from_bits(c.to_bits() as u128),
             );
-            let same = |x: u32, y: u32| x == y || (f32::from_bits(x).is_nan() && f32::from_bits(y).is_nan());
-            assert!(same(add32(a, b, m).to_bits(), ap32(m, |_, r| sa.add_r(sb, r).value)), "add32 {a:e} {b:e} {m:?}");
-            assert!(same(mul32(a, b, m).to_bits(), ap32(m, |_, r| sa.mul_r(sb, r).value)), "mul32 {a:e} {b:e} {m:?}");
-            assert!(same(div32(a, b, m).to_bits(), ap32(m, |_, r| sa.div_r(sb, r).value)), "div32 {a:e} {b:e} {m:?}");
-            assert!(same(fma32(a, b, c, m).to_bits(), ap32(m, |_, r| sa.mul_add_r(sb, sc, r).value)), "fma32 {a:e} {b:e} {c:e} {m:?}");
+            let same = |x: u32, y: u32| {
+                x == y || (f32::from_bits(x).is_nan() && f32::from_bits(y).is_nan())
+            };
+            assert!(
+                same(
+                    add32(a, b, m).to_bits(),
+                    ap32(m, |_, r| sa.add_r(sb, r).value)
+                ),
+                "add32 {a:e} {b:e} {m:?}"
+            );
+            assert!(
+                same(
+                    mul32(a, b, m).to_bits(),
+                    ap32(m, |_, r| sa.mul_r(sb, r).value)
+                ),
+                "mul32 {a:e} {b:e} {m:?}"
+            );
+            assert!(
+                same(
+                    div32(a, b, m).to_bits(),
+                    ap32(m, |_, r| sa.div_r(sb, r).value)
+                ),
+                "div32 {a:e} {b:e} {m:?}"
+            );
+            assert!(
+                same(
+                    fma32(a, b, c, m).to_bits(),
+                    ap32(m, |_, r| sa.mul_add_r(sb, sc, r).value)
+                ),
+                "fma32 {a:e} {b:e} {c:e} {m:?}"
+            );
             let (x, y, z) = (pick64(&mut src), pick64(&mut src), pick64(&mut src));
             let (dx, dy, dz) = (d(x), d(y), d(z));
-            let same64 = |p: u64, q: u64| p == q || (f64::from_bits(p).is_nan() && f64::from_bits(q).is_nan());
-            assert!(same64(add64(x, y, m).to_bits(), ap64(m, |_, r| dx.add_r(dy, r).value)), "add64 {x:e} {y:e} {m:?}");
-            assert!(same64(mul64(x, y, m).to_bits(), ap64(m, |_, r| dx.mul_r(dy, r).value)), "mul64 {x:e} {y:e} {m:?}");
-            assert!(same64(div64(x, y, m).to_bits(), ap64(m, |_, r| dx.div_r(dy, r).value)), "div64 {x:e} {y:e} {m:?}");
-            assert!(same64(fma64(x, y, z, m).to_bits(), ap64(m, |_, r| dx.mul_add_r(dy, dz, r).value)), "fma64 {x:e} {y:e} {z:e} {m:?}");
-            assert!(same64(f64_to_f32(x, m).to_bits() as u64, {
-                let mut loses = false;
-                let v: Single = rustc_apfloat::FloatConvert::convert_r(dx, apfloat_round(m), &mut loses).value;
-                v.to_bits() as u64
-            }), "f64_to_f32 {x:e} {m:?}");
+            let same64 = |p: u64, q: u64| {
+                p == q || (f64::from_bits(p).is_nan() && f64::from_bits(q).is_nan())
+            };
+            assert!(
+                same64(
+                    add64(x, y, m).to_bits(),
+                    ap64(m, |_, r| dx.add_r(dy, r).value)
+                ),
+                "add64 {x:e} {y:e} {m:?}"
+            );
+            assert!(
+                same64(
+                    mul64(x, y, m).to_bits(),
+                    ap64(m, |_, r| dx.mul_r(dy, r).value)
+                ),
+                "mul64 {x:e} {y:e} {m:?}"
+            );
+            assert!(
+                same64(
+                    div64(x, y, m).to_bits(),
+                    ap64(m, |_, r| dx.div_r(dy, r).value)
+                ),
+                "div64 {x:e} {y:e} {m:?}"
+            );
+            assert!(
+                same64(
+                    fma64(x, y, z, m).to_bits(),
+                    ap64(m, |_, r| dx.mul_add_r(dy, dz, r).value)
+                ),
+                "fma64 {x:e} {y:e} {z:e} {m:?}"
+            );
+            assert!(
+                same64(f64_to_f32(x, m).to_bits() as u64, {
+                    let mut loses = false;
+                    let v: Single =
+                        rustc_apfloat::FloatConvert::convert_r(dx, apfloat_round(m), &mut loses)
+                            .value;
+                    v.to_bits() as u64
+                }),
+                "f64_to_f32 {x:e} {m:?}"
+            );
         }
     }
 }

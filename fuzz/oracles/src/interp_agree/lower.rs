@@ -265,15 +265,47 @@ fn special(r: SpecialReg, x: bool) -> Operand {
 fn prologue(b: &mut B, p: &Program) {
     use Opcode::*;
     let (td0, td1, in_, out) = (b.r("%td0"), b.r("%td1"), b.name("in"), b.name("out"));
-    b.e(Ld, vec![Modifier::Space(Space::Param), t(Type::U64)], vec![td0.clone(), Operand::addr(in_, 0)]);
-    b.e(Ld, vec![Modifier::Space(Space::Param), t(Type::U64)], vec![td1.clone(), Operand::addr(out, 0)]);
-    b.e(Cvta, vec![f(Flag::To), Modifier::Space(Space::Global), t(Type::U64)], vec![td0.clone(), td0.clone()]);
-    b.e(Cvta, vec![f(Flag::To), Modifier::Space(Space::Global), t(Type::U64)], vec![td1.clone(), td1]);
+    b.e(
+        Ld,
+        vec![Modifier::Space(Space::Param), t(Type::U64)],
+        vec![td0.clone(), Operand::addr(in_, 0)],
+    );
+    b.e(
+        Ld,
+        vec![Modifier::Space(Space::Param), t(Type::U64)],
+        vec![td1.clone(), Operand::addr(out, 0)],
+    );
+    b.e(
+        Cvta,
+        vec![f(Flag::To), Modifier::Space(Space::Global), t(Type::U64)],
+        vec![td0.clone(), td0.clone()],
+    );
+    b.e(
+        Cvta,
+        vec![f(Flag::To), Modifier::Space(Space::Global), t(Type::U64)],
+        vec![td1.clone(), td1],
+    );
     let (t0, t1, t2, t3) = (b.r("%t0"), b.r("%t1"), b.r("%t2"), b.r("%t3"));
-    b.e(Mov, vec![t(Type::U32)], vec![t0.clone(), special(SpecialReg::Tid, true)]);
-    b.e(Mov, vec![t(Type::U32)], vec![t1.clone(), special(SpecialReg::Ctaid, true)]);
-    b.e(Mov, vec![t(Type::U32)], vec![t2.clone(), special(SpecialReg::Ntid, true)]);
-    b.e(Mad, vec![f(Flag::Lo), t(Type::U32)], vec![t3.clone(), t1, t2, t0]);
+    b.e(
+        Mov,
+        vec![t(Type::U32)],
+        vec![t0.clone(), special(SpecialReg::Tid, true)],
+    );
+    b.e(
+        Mov,
+        vec![t(Type::U32)],
+        vec![t1.clone(), special(SpecialReg::Ctaid, true)],
+    );
+    b.e(
+        Mov,
+        vec![t(Type::U32)],
+        vec![t2.clone(), special(SpecialReg::Ntid, true)],
+    );
+    b.e(
+        Mad,
+        vec![f(Flag::Lo), t(Type::U32)],
+        vec![t3.clone(), t1, t2, t0],
+    );
     let m0 = b.r("%m0");
     b.e(Mov, vec![t(Type::B32)], vec![m0, Operand::Int(0xffff_ffff)]);
     let (t4, t5, td2) = (b.r("%t4"), b.r("%t5"), b.r("%td2"));
@@ -286,9 +318,26 @@ fn prologue(b: &mut B, p: &Program) {
             Class::F => (3, 4),
             Class::Fd => (4, 8),
         };
-        b.e(Mad, vec![f(Flag::Lo), t(Type::U32)], vec![t4.clone(), t3.clone(), Operand::Int(mul as i64), Operand::Int(add as i64)]);
-        b.e(And, vec![t(Type::B32)], vec![t4.clone(), t4.clone(), Operand::Int(15)]);
-        b.e(Mul, vec![f(Flag::Wide), t(Type::U32)], vec![td2.clone(), t4.clone(), Operand::Int(size)]);
+        b.e(
+            Mad,
+            vec![f(Flag::Lo), t(Type::U32)],
+            vec![
+                t4.clone(),
+                t3.clone(),
+                Operand::Int(mul as i64),
+                Operand::Int(add as i64),
+            ],
+        );
+        b.e(
+            And,
+            vec![t(Type::B32)],
+            vec![t4.clone(), t4.clone(), Operand::Int(15)],
+        );
+        b.e(
+            Mul,
+            vec![f(Flag::Wide), t(Type::U32)],
+            vec![td2.clone(), t4.clone(), Operand::Int(size)],
+        );
         let td0 = b.r("%td0");
         b.e(Add, vec![t(Type::S64)], vec![td2.clone(), td0, td2.clone()]);
         let base = b.name("%td2");
@@ -301,13 +350,29 @@ fn prologue(b: &mut B, p: &Program) {
             Class::Fd => Type::F64,
         };
         if r.class == Class::P {
-            b.e(Ld, vec![Modifier::Space(Space::Global), t(ty)], vec![t5.clone(), addr]);
-            b.e(And, vec![t(Type::B32)], vec![t5.clone(), t5.clone(), Operand::Int(1)]);
+            b.e(
+                Ld,
+                vec![Modifier::Space(Space::Global), t(ty)],
+                vec![t5.clone(), addr],
+            );
+            b.e(
+                And,
+                vec![t(Type::B32)],
+                vec![t5.clone(), t5.clone(), Operand::Int(1)],
+            );
             let d = b.reg(r);
-            b.e(Setp, vec![Modifier::Cmp(Cmp::Ne), t(Type::B32)], vec![d, t5.clone(), Operand::Int(0)]);
+            b.e(
+                Setp,
+                vec![Modifier::Cmp(Cmp::Ne), t(Type::B32)],
+                vec![d, t5.clone(), Operand::Int(0)],
+            );
         } else {
             let d = b.reg(r);
-            b.e(Ld, vec![Modifier::Space(Space::Global), t(ty)], vec![d, addr]);
+            b.e(
+                Ld,
+                vec![Modifier::Space(Space::Global), t(ty)],
+                vec![d, addr],
+            );
         }
     }
 }
@@ -316,7 +381,11 @@ fn epilogue(b: &mut B, p: &Program) {
     use Opcode::*;
     let (offs, rec) = p.record_layout();
     let (td3, t3, td1) = (b.r("%td3"), b.r("%t3"), b.r("%td1"));
-    b.e(Mul, vec![f(Flag::Wide), t(Type::U32)], vec![td3.clone(), t3, Operand::Int(rec as i64)]);
+    b.e(
+        Mul,
+        vec![f(Flag::Wide), t(Type::U32)],
+        vec![td3.clone(), t3, Operand::Int(rec as i64)],
+    );
     b.e(Add, vec![t(Type::S64)], vec![td3.clone(), td1, td3]);
     let base = b.name("%td3");
     let th0 = b.r("%th0");
@@ -326,7 +395,11 @@ fn epilogue(b: &mut B, p: &Program) {
         let g = Modifier::Space(Space::Global);
         match r.class {
             Class::P => {
-                b.e(Selp, vec![t(Type::U16)], vec![th0.clone(), Operand::Int(1), Operand::Int(0), v]);
+                b.e(
+                    Selp,
+                    vec![t(Type::U16)],
+                    vec![th0.clone(), Operand::Int(1), Operand::Int(0), v],
+                );
                 b.e(St, vec![g, t(Type::U8)], vec![addr, th0.clone()]);
             }
             c => b.e(St, vec![g, t(class_type(c))], vec![addr, v]),
@@ -347,21 +420,38 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 let q = b.r(&format!("%q{depth}"));
                 let qn = b.name(&format!("%q{depth}"));
                 let (pred, neg) = match *cond {
-                    Cond::Pred(p, neg) => (
-                        b.name(&format!("%p{p}")),
-                        neg,
-                    ),
+                    Cond::Pred(p, neg) => (b.name(&format!("%p{p}")), neg),
                     Cond::LaneBelow(k) => {
                         let t7 = b.r("%t7");
-                        b.e(Mov, vec![t(Type::U32)], vec![t7.clone(), special(SpecialReg::Laneid, false)]);
-                        b.e(Setp, vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)], vec![q, t7, Operand::Int(k as i64)]);
+                        b.e(
+                            Mov,
+                            vec![t(Type::U32)],
+                            vec![t7.clone(), special(SpecialReg::Laneid, false)],
+                        );
+                        b.e(
+                            Setp,
+                            vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)],
+                            vec![q, t7, Operand::Int(k as i64)],
+                        );
                         (qn, false)
                     }
                     Cond::LaneBit(k) => {
                         let t7 = b.r("%t7");
-                        b.e(Mov, vec![t(Type::U32)], vec![t7.clone(), special(SpecialReg::Laneid, false)]);
-                        b.e(And, vec![t(Type::B32)], vec![t7.clone(), t7.clone(), Operand::Int(1 << k)]);
-                        b.e(Setp, vec![Modifier::Cmp(Cmp::Ne), t(Type::U32)], vec![q, t7, Operand::Int(0)]);
+                        b.e(
+                            Mov,
+                            vec![t(Type::U32)],
+                            vec![t7.clone(), special(SpecialReg::Laneid, false)],
+                        );
+                        b.e(
+                            And,
+                            vec![t(Type::B32)],
+                            vec![t7.clone(), t7.clone(), Operand::Int(1 << k)],
+                        );
+                        b.e(
+                            Setp,
+                            vec![Modifier::Cmp(Cmp::Ne), t(Type::U32)],
+                            vec![q, t7, Operand::Int(0)],
+                        );
                         (qn, false)
                     }
                 };
@@ -371,7 +461,11 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 } else {
                     Operand::reg(pred)
                 };
-                b.e(Vote, vec![f(Flag::Sync), f(Flag::Ballot), t(Type::B32)], vec![mi.clone(), c, mo.clone()]);
+                b.e(
+                    Vote,
+                    vec![f(Flag::Sync), f(Flag::Ballot), t(Type::B32)],
+                    vec![mi.clone(), c, mo.clone()],
+                );
                 let (else_l, _) = b.label("else");
                 let (end_l, _) = b.label("end");
                 b.emit(
@@ -394,19 +488,43 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
             Node::Loop { trips, body } => {
                 let c = b.r(&format!("%c{depth}"));
                 match *trips {
-                    Trips::Const(k) => b.e(Mov, vec![t(Type::U32)], vec![c.clone(), Operand::Int(k as i64)]),
+                    Trips::Const(k) => b.e(
+                        Mov,
+                        vec![t(Type::U32)],
+                        vec![c.clone(), Operand::Int(k as i64)],
+                    ),
                     Trips::Reg(r, k) => {
                         let src = b.reg(Reg {
                             class: Class::R,
                             idx: r,
                         });
-                        b.e(And, vec![t(Type::B32)], vec![c.clone(), src, Operand::Int(3)]);
-                        b.e(Add, vec![t(Type::U32)], vec![c.clone(), c.clone(), Operand::Int(k as i64)]);
+                        b.e(
+                            And,
+                            vec![t(Type::B32)],
+                            vec![c.clone(), src, Operand::Int(3)],
+                        );
+                        b.e(
+                            Add,
+                            vec![t(Type::U32)],
+                            vec![c.clone(), c.clone(), Operand::Int(k as i64)],
+                        );
                     }
                     Trips::Lane(k) => {
-                        b.e(Mov, vec![t(Type::U32)], vec![c.clone(), special(SpecialReg::Laneid, false)]);
-                        b.e(And, vec![t(Type::B32)], vec![c.clone(), c.clone(), Operand::Int(3)]);
-                        b.e(Add, vec![t(Type::U32)], vec![c.clone(), c.clone(), Operand::Int(k as i64)]);
+                        b.e(
+                            Mov,
+                            vec![t(Type::U32)],
+                            vec![c.clone(), special(SpecialReg::Laneid, false)],
+                        );
+                        b.e(
+                            And,
+                            vec![t(Type::B32)],
+                            vec![c.clone(), c.clone(), Operand::Int(3)],
+                        );
+                        b.e(
+                            Add,
+                            vec![t(Type::U32)],
+                            vec![c.clone(), c.clone(), Operand::Int(k as i64)],
+                        );
                     }
                 }
                 let uni = matches!(trips, Trips::Const(_));
@@ -417,8 +535,16 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 b.body.push(Statement::Label(head));
                 let qn = b.name(&format!("%q{depth}"));
                 let q = Operand::reg(qn);
-                b.e(Setp, vec![Modifier::Cmp(Cmp::Ne), t(Type::U32)], vec![q.clone(), c.clone(), Operand::Int(0)]);
-                b.e(Vote, vec![f(Flag::Sync), f(Flag::Ballot), t(Type::B32)], vec![mi.clone(), q, mi.clone()]);
+                b.e(
+                    Setp,
+                    vec![Modifier::Cmp(Cmp::Ne), t(Type::U32)],
+                    vec![q.clone(), c.clone(), Operand::Int(0)],
+                );
+                b.e(
+                    Vote,
+                    vec![f(Flag::Sync), f(Flag::Ballot), t(Type::B32)],
+                    vec![mi.clone(), q, mi.clone()],
+                );
                 let uni_mods = if uni { vec![f(Flag::Uni)] } else { vec![] };
                 b.emit(
                     Some(Guard {
@@ -458,7 +584,11 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
     // `%laneid` goes through a register: special registers are read with `mov`.
     if i.srcs.contains(&Src::Lane) {
         let t7 = b.r("%t7");
-        b.e(Opcode::Mov, vec![t(Type::U32)], vec![t7, special(SpecialReg::Laneid, false)]);
+        b.e(
+            Opcode::Mov,
+            vec![t(Type::U32)],
+            vec![t7, special(SpecialReg::Laneid, false)],
+        );
     }
     let mut srcs: Vec<Operand> = Vec::with_capacity(i.srcs.len() + 2);
     for (k, (&s, &c)) in i.srcs.iter().zip(&sig.srcs).enumerate() {
@@ -487,7 +617,10 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
     let (op, mods): (Opcode, Vec<Modifier>) = match i.op {
         Op::Add(x) => (Add, vec![t(it_type(x))]),
         Op::Sub(x) => (Sub, vec![t(it_type(x))]),
-        Op::AddSat(sub) => (if sub { Sub } else { Add }, vec![f(Flag::Sat), t(Type::S32)]),
+        Op::AddSat(sub) => (
+            if sub { Sub } else { Add },
+            vec![f(Flag::Sat), t(Type::S32)],
+        ),
         Op::MulLo(x) => (Mul, vec![f(Flag::Lo), t(it_type(x))]),
         Op::MulHi(x) => (Mul, vec![f(Flag::Hi), t(it_type(x))]),
         Op::MulWide(x) => (Mul, vec![f(Flag::Wide), t(it_type(x))]),
@@ -496,7 +629,11 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
         Op::MadWide(x) => (Mad, vec![f(Flag::Wide), t(it_type(x))]),
         Op::MadHiSat => (Mad, vec![f(Flag::Hi), f(Flag::Sat), t(Type::S32)]),
         Op::Mul24 { hi, signed } | Op::Mad24 { hi, signed } => (
-            if matches!(i.op, Op::Mul24 { .. }) { Mul24 } else { Mad24 },
+            if matches!(i.op, Op::Mul24 { .. }) {
+                Mul24
+            } else {
+                Mad24
+            },
             vec![
                 f(if hi { Flag::Hi } else { Flag::Lo }),
                 t(if signed { Type::S32 } else { Type::U32 }),
@@ -510,21 +647,43 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             let tg = b.r(guard_temp(class));
             let tp = b.r("%tp0");
             let dv = srcs[1].clone();
-            b.e(Setp, vec![Modifier::Cmp(Cmp::Eq), t(bt)], vec![tp.clone(), dv.clone(), Operand::Int(0)]);
-            b.e(Selp, vec![t(bt)], vec![tg.clone(), Operand::Int(1), dv, tp.clone()]);
+            b.e(
+                Setp,
+                vec![Modifier::Cmp(Cmp::Eq), t(bt)],
+                vec![tp.clone(), dv.clone(), Operand::Int(0)],
+            );
+            b.e(
+                Selp,
+                vec![t(bt)],
+                vec![tg.clone(), Operand::Int(1), dv, tp.clone()],
+            );
             if x.signed {
                 let ones = int_imm(super::eval::mask(x.bits as u32) as i128);
-                b.e(Setp, vec![Modifier::Cmp(Cmp::Eq), t(bt)], vec![tp.clone(), tg.clone(), ones]);
-                b.e(Selp, vec![t(bt)], vec![tg.clone(), Operand::Int(1), tg.clone(), tp]);
+                b.e(
+                    Setp,
+                    vec![Modifier::Cmp(Cmp::Eq), t(bt)],
+                    vec![tp.clone(), tg.clone(), ones],
+                );
+                b.e(
+                    Selp,
+                    vec![t(bt)],
+                    vec![tg.clone(), Operand::Int(1), tg.clone(), tp],
+                );
             }
             srcs[1] = tg;
-            (if matches!(i.op, Op::Div(_)) { Div } else { Rem }, vec![t(it_type(x))])
+            (
+                if matches!(i.op, Op::Div(_)) { Div } else { Rem },
+                vec![t(it_type(x))],
+            )
         }
         Op::Abs(x) => (Abs, vec![t(it_type(x))]),
         Op::Neg(x) => (Neg, vec![t(it_type(x))]),
         Op::Min(x) => (Min, vec![t(it_type(x))]),
         Op::Max(x) => (Max, vec![t(it_type(x))]),
-        Op::Relu { max } => (if max { Max } else { Min }, vec![f(Flag::Relu), t(Type::S32)]),
+        Op::Relu { max } => (
+            if max { Max } else { Min },
+            vec![f(Flag::Relu), t(Type::S32)],
+        ),
         Op::Popc(w) => (Popc, vec![t(bits_type(w as u32))]),
         Op::Clz(w) => (Clz, vec![t(bits_type(w as u32))]),
         Op::Brev(w) => (Brev, vec![t(bits_type(w as u32))]),
@@ -671,7 +830,14 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 m.push(f(Flag::Ftz));
             }
             m.push(t(ft_type(ft)));
-            (if matches!(i.op, Op::Rcp { .. }) { Rcp } else { Sqrt }, m)
+            (
+                if matches!(i.op, Op::Rcp { .. }) {
+                    Rcp
+                } else {
+                    Sqrt
+                },
+                m,
+            )
         }
         Op::Fabs { ft, ftz } | Op::Fneg { ft, ftz } => {
             let mut m = vec![];
@@ -679,7 +845,14 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 m.push(f(Flag::Ftz));
             }
             m.push(t(ft_type(ft)));
-            (if matches!(i.op, Op::Fabs { .. }) { Abs } else { Neg }, m)
+            (
+                if matches!(i.op, Op::Fabs { .. }) {
+                    Abs
+                } else {
+                    Neg
+                },
+                m,
+            )
         }
         Op::Fminmax {
             ft,
@@ -871,7 +1044,12 @@ fn op_signed(op: &Op) -> bool {
         | Op::Bfe(t)
         | Op::Shr(t) => t.signed,
         Op::AddSat(_) | Op::MadHiSat | Op::Relu { .. } => true,
-        Op::Setp { t: CmpT::Int(x), .. } | Op::Set { t: CmpT::Int(x), .. } => x.signed,
+        Op::Setp {
+            t: CmpT::Int(x), ..
+        }
+        | Op::Set {
+            t: CmpT::Int(x), ..
+        } => x.signed,
         Op::Cvt {
             s: CvtT::Int(_, s), ..
         } => *s,

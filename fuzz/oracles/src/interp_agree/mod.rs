@@ -81,7 +81,13 @@ impl Failure {
 
 /// Launches `m` with the given input and a zeroed output of `out_len` bytes; returns the
 /// output buffer or the error text.
-pub fn launch(m: &Module, grid: u32, block: u32, input: &[u8], out_len: usize) -> Result<Vec<u8>, String> {
+pub fn launch(
+    m: &Module,
+    grid: u32,
+    block: u32,
+    input: &[u8],
+    out_len: usize,
+) -> Result<Vec<u8>, String> {
     let prog = Loaded::load(m).map_err(|e| format!("load: {e}"))?;
     let o = prog
         .launch("k")
@@ -92,7 +98,10 @@ pub fn launch(m: &Module, grid: u32, block: u32, input: &[u8], out_len: usize) -
         .arg(Arg::Buffer(vec![0; out_len]))
         .run()
         .map_err(|f| f.error.to_string())?;
-    o.buffers.last().cloned().ok_or_else(|| "no buffers".to_string())
+    o.buffers
+        .last()
+        .cloned()
+        .ok_or_else(|| "no buffers".to_string())
 }
 
 /// The `ptx run` arguments of a program's launch.
@@ -109,9 +118,16 @@ pub fn run_args(p: &Program) -> String {
 
 /// Runs `m` from its IR, its printed-and-reparsed text and its decoded bytecode; all three
 /// must agree. Returns the common result.
-pub fn three_ways(m: &Module, grid: u32, block: u32, input: &[u8], out_len: usize) -> Result<Result<Vec<u8>, String>, Failure> {
+pub fn three_ways(
+    m: &Module,
+    grid: u32,
+    block: u32,
+    input: &[u8],
+    out_len: usize,
+) -> Result<Result<Vec<u8>, String>, Failure> {
     let text = ptx_ir_text::print(m);
-    let m2 = ptx_ir_text::parse(&text).map_err(|e| Failure::Text(format!("printed kernel does not parse: {e}")))?;
+    let m2 = ptx_ir_text::parse(&text)
+        .map_err(|e| Failure::Text(format!("printed kernel does not parse: {e}")))?;
     if &m2 != m {
         return Err(Failure::Text(format!(
             "printed kernel reads back differently: {}",
@@ -325,13 +341,25 @@ fn report(p: &Program, f: Failure) -> ! {
         Failure::Reference { .. } => {
             let exp = eval::run(&q).expect("the reference ran before");
             let (_, rec) = q.record_layout();
-            let got = launch(&m, q.grid, q.block, &lower::input(&q), (rec * q.block * q.grid) as usize)
-                .unwrap_or_default();
+            let got = launch(
+                &m,
+                q.grid,
+                q.block,
+                &lower::input(&q),
+                (rec * q.block * q.grid) as usize,
+            )
+            .unwrap_or_default();
             exp.bytes
                 .iter()
                 .zip(&exp.known)
                 .enumerate()
-                .map(|(k, (&b, &known))| if known { b } else { got.get(k).copied().unwrap_or(b) })
+                .map(|(k, (&b, &known))| {
+                    if known {
+                        b
+                    } else {
+                        got.get(k).copied().unwrap_or(b)
+                    }
+                })
                 .collect()
         }
         _ => eval::run(&q).map(|e| e.bytes).unwrap_or_default(),
@@ -355,8 +383,22 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
         let v = toks.get(i + 1).copied().unwrap_or("");
         match toks[i] {
             "--entry" => entry = v,
-            "--grid" => grid = v.split(',').next().unwrap_or("1").parse().map_err(|_| "bad --grid")?,
-            "--block" => block = v.split(',').next().unwrap_or("1").parse().map_err(|_| "bad --block")?,
+            "--grid" => {
+                grid = v
+                    .split(',')
+                    .next()
+                    .unwrap_or("1")
+                    .parse()
+                    .map_err(|_| "bad --grid")?
+            }
+            "--block" => {
+                block = v
+                    .split(',')
+                    .next()
+                    .unwrap_or("1")
+                    .parse()
+                    .map_err(|_| "bad --block")?
+            }
             "--arg" => args.push(Arg::parse_spec(v)?.0),
             t => return Err(format!("unknown RUN token `{t}`")),
         }
@@ -372,12 +414,26 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
         .map_err(|f| f.message())?
         .map_err(|e| format!("interpreter error: {e}"))?;
     if got != out {
-        let k = got.iter().zip(out).position(|(a, b)| a != b).unwrap_or(0);
-        return Err(format!(
-            "output differs from `out:` first at byte {k}: {:#04x} instead of {:#04x}",
-            got.get(k).copied().unwrap_or(0),
-            out.get(k).copied().unwrap_or(0)
-        ));
+        // The differing 8-byte words (the slots of most regression kernels), first few.
+        let word = |b: &[u8], k: usize| {
+            let mut w = [0u8; 8];
+            let chunk = b.get(8 * k..(8 * k + 8).min(b.len())).unwrap_or(&[]);
+            w[..chunk.len()].copy_from_slice(chunk);
+            u64::from_le_bytes(w)
+        };
+        let words = got.len().max(out.len()).div_ceil(8);
+        let diffs: Vec<String> = (0..words)
+            .filter(|&k| word(&got, k) != word(out, k))
+            .take(4)
+            .map(|k| {
+                format!(
+                    "word {k}: {:#018x} instead of {:#018x}",
+                    word(&got, k),
+                    word(out, k)
+                )
+            })
+            .collect();
+        return Err(format!("output differs from `out:`: {}", diffs.join("; ")));
     }
     Ok(())
 }

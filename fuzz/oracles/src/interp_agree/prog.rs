@@ -739,7 +739,9 @@ impl Swarm {
 }
 
 /// Interesting values of each pool class.
-const H_VALUES: &[u64] = &[0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x1234, 31, 16];
+const H_VALUES: &[u64] = &[
+    0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x1234, 31, 16,
+];
 const R_VALUES: &[u64] = &[
     0,
     1,
@@ -942,7 +944,10 @@ impl<'s> Gen<'s> {
             } else if k == 1 && self.swarm.loops && r.depth < 3 && r.loops < 2 {
                 let trips = match u.int_in_range(0..=2u8)? {
                     0 => Trips::Const(u.int_in_range(0..=3)?),
-                    1 => Trips::Reg(u.int_in_range(0..=Class::R.count() - 1)?, u.int_in_range(0..=2)?),
+                    1 => Trips::Reg(
+                        u.int_in_range(0..=Class::R.count() - 1)?,
+                        u.int_in_range(0..=2)?,
+                    ),
                     _ => Trips::Lane(u.int_in_range(0..=2)?),
                 };
                 let inner = Region {
@@ -1403,7 +1408,11 @@ impl<'s> Gen<'s> {
         // it on integer conversions that cannot overflow ("Illegal modifier").
         let can_sat = match (d, s) {
             (CvtT::Int(db, ds), CvtT::Int(sb, ss)) => {
-                let fits = if ss { ds && db >= sb } else { db > sb || (!ds && db == sb) };
+                let fits = if ss {
+                    ds && db >= sb
+                } else {
+                    db > sb || (!ds && db == sb)
+                };
                 !fits
             }
             _ => true,
@@ -1573,7 +1582,10 @@ impl Program {
                         out.push(i.dst);
                         out.extend(i.dst2);
                         if let Some((p, _)) = i.guard {
-                            out.push(Reg { class: Class::P, idx: p });
+                            out.push(Reg {
+                                class: Class::P,
+                                idx: p,
+                            });
                         }
                         for s in &i.srcs {
                             if let Src::Reg(r) = s {
@@ -1583,14 +1595,20 @@ impl Program {
                     }
                     Node::If { cond, then, els } => {
                         if let Cond::Pred(p, _) = cond {
-                            out.push(Reg { class: Class::P, idx: *p });
+                            out.push(Reg {
+                                class: Class::P,
+                                idx: *p,
+                            });
                         }
                         walk(then, out);
                         walk(els, out);
                     }
                     Node::Loop { trips, body } => {
                         if let Trips::Reg(r, _) = trips {
-                            out.push(Reg { class: Class::R, idx: *r });
+                            out.push(Reg {
+                                class: Class::R,
+                                idx: *r,
+                            });
                         }
                         walk(body, out);
                     }

@@ -1,0 +1,167 @@
+//! The special-function unit's (`MUFU`) tables, measured on the GPU.
+//!
+//! `tools/hwvectors/sfu_tables.py` ran each approximate instruction on every significand of one
+//! or two binades (H200, CUDA 13.0) and stored the outputs in `corpus/sfu/` (see
+//! `corpus/sfu/tables.json`): little-endian `u32` words `d[i] = out[i] - out[i-1]` (mod 2^32,
+//! `out[-1] = 0`), xz-compressed. The files are compiled in and decoded on first use.
+//!
+//! In memory a table keeps one signed byte per input: the output minus a reference computed
+//! from the index (the correctly rounded function in `f64`, rounded to `f32`), with the few
+//! outputs farther than 127 units from it in a sorted side list. The reference only has to be
+//! the same at decoding and at lookup, which it is within one process, so the host's `log2` and
+//! `exp2` serve. This keeps the six tables at 72 MB instead of 288 MB.
+
+use std::io::Write;
+use std::sync::OnceLock;
+
+/// One measured table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// `rcp.approx.ftz.f32` on `x = 0x3f800000 + i`, `i < 2^23` (`[1, 2)`).
+    Rcp,
+    /// `rsqrt.approx.ftz.f32` on `x = 0x3f800000 + i`, `i < 2^24` (`[1, 4)`).
+    Rsqrt,
+    /// `sqrt.approx.ftz.f32` on `x = 0x3f800000 + i`, `i < 2^24` (`[1, 4)`).
+    Sqrt,
+    /// `lg2.approx.ftz.f32` on `x = 0x3f000000 + i`, `i < 2^24` (`[0.5, 2)`).
+    Lg2,
+    /// `ex2.approx.ftz.f32` on `x = i * 2^-23`, `i < 2^23` (`[0, 1)`).
+    Ex2Pos,
+    /// `ex2.approx.ftz.f32` on `x = -i * 2^-23`, `i < 2^23` (`(-1, 0]`).
+    Ex2Neg,
+}
+
+impl Table {
+    fn count(self) -> usize {
+        match self {
+            Table::Rcp | Table::Ex2Pos | Table::Ex2Neg => 1 << 23,
+            Table::Rsqrt | Table::Sqrt | Table::Lg2 => 1 << 24,
+        }
+    }
+
+    fn data(self) -> &'static [u8] {
+        match self {
+            Table::Rcp => include_bytes!("../../../corpus/sfu/rcp.approx.ftz.f32.u32.xz"),
+            Table::Rsqrt => include_bytes!("../../../corpus/sfu/rsqrt.approx.ftz.f32.u32.xz"),
+            Table::Sqrt => include_bytes!("../../../corpus/sfu/sqrt.approx.ftz.f32.u32.xz"),
+            Table::Lg2 => include_bytes!("../../../corpus/sfu/lg2.approx.ftz.f32.u32.xz"),
+            Table::Ex2Pos => include_bytes!("../../../corpus/sfu/ex2.approx.ftz.f32.pos.u32.xz"),
+            Table::Ex2Neg => include_bytes!("../../../corpus/sfu/ex2.approx.ftz.f32.neg.u32.xz"),
+        }
+    }
+
+    fn cell(self) -> &'static OnceLock<Option<Packed>> {
+        static CELLS: [OnceLock<Option<Packed>>; 6] = [
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+        ];
+        &CELLS[self as usize]
+    }
+
+    /// The input of entry `i`, as `f64`.
+    fn input(self, i: u32) -> f64 {
+        let bits = |b: u32| f32::from_bits(b) as f64;
+        let grid = i as f64 * (1.0 / (1u64 << 23) as f64);
+        match self {
+            Table::Rcp | Table::Rsqrt | Table::Sqrt => bits(0x3f80_0000 + i),
+            Table::Lg2 => bits(0x3f00_0000 + i),
+            Table::Ex2Pos => grid,
+            Table::Ex2Neg => -grid,
+        }
+    }
+
+    /// The reference the stored bytes are relative to: the function in `f64` rounded to `f32`.
+    fn reference(self, i: u32) -> u32 {
+        let x = self.input(i);
+        let y = match self {
+            Table::Rcp => 1.0 / x,
+            Table::Rsqrt => 1.0 / x.sqrt(),
+            Table::Sqrt => x.sqrt(),
+            Table::Lg2 => x.log2(),
+            Table::Ex2Pos | Table::Ex2Neg => x.exp2(),
+        };
+        (y as f32).to_bits()
+    }
+
+    /// The unit's output for entry `i`, or `None` if `i` is outside the table or the table
+    /// could not be decoded (callers then fall back to the correctly rounded function).
+    pub fn get(self, i: u32) -> Option<u32> {
+        let p = self.cell().get_or_init(|| decode(self)).as_ref()?;
+        let r = *p.residual.get(i as usize)?;
+        if r == ESCAPE {
+            let k = p.far.binary_search_by_key(&i, |&(j, _)| j).ok()?;
+            return Some(p.far[k].1);
+        }
+        Some(self.reference(i).wrapping_add(r as i32 as u32))
+    }
+}
+
+/// Marks an entry kept in the side list.
+const ESCAPE: i8 = i8::MIN;
+
+struct Packed {
+    residual: Vec<i8>,
+    far: Vec<(u32, u32)>,
+}
+
+/// Receives the decompressed words and packs them as they arrive, so the full `u32` table
+/// never exists in memory.
+struct Packer {
+    table: Table,
+    partial: [u8; 4],
+    have: usize,
+    prev: u32,
+    out: Packed,
+}
+
+impl Packer {
+    fn word(&mut self, d: u32) {
+        let v = self.prev.wrapping_add(d);
+        self.prev = v;
+        let i = self.out.residual.len() as u32;
+        let r = v.wrapping_sub(self.table.reference(i)) as i32;
+        if r > i8::MIN as i32 && r <= i8::MAX as i32 {
+            self.out.residual.push(r as i8);
+        } else {
+            self.out.residual.push(ESCAPE);
+            self.out.far.push((i, v));
+        }
+    }
+}
+
+impl Write for Packer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for &b in buf {
+            self.partial[self.have] = b;
+            self.have += 1;
+            if self.have == 4 {
+                self.have = 0;
+                self.word(u32::from_le_bytes(self.partial));
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn decode(table: Table) -> Option<Packed> {
+    let mut p = Packer {
+        table,
+        partial: [0; 4],
+        have: 0,
+        prev: 0,
+        out: Packed {
+            residual: Vec::with_capacity(table.count()),
+            far: Vec::new(),
+        },
+    };
+    lzma_rs::xz_decompress(&mut table.data(), &mut p).ok()?;
+    (p.have == 0 && p.out.residual.len() == table.count()).then_some(p.out)
+}
