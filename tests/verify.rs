@@ -122,6 +122,18 @@ fn each_rule_fires() {
             Rule::StateSpace,
         ),
         ("\tcvta.shared.u64 %rd1, gvar;", Rule::StateSpace),
+        (
+            "\tmbarrier.arrive.release.cluster.shared::cluster.b64 %rd1, [%r1];",
+            Rule::StateSpace,
+        ),
+        (
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [smem], 48;",
+            Rule::ImmediateRange,
+        ),
+        (
+            "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 1024;",
+            Rule::ImmediateRange,
+        ),
         ("\tadd.f32x2 %rd1, %rd2, %rd3;", Rule::TargetTooOld),
         ("\twgmma.fence.sync.aligned;", Rule::TargetUnsupported),
         (

@@ -1231,6 +1231,9 @@ def main():
                     help="family to run (%s)" % ", ".join(FAMILIES))
     ap.add_argument("--list", action="store_true", help="print the cases; no GPU needed")
     ap.add_argument("--dry", metavar="PATH", help="write the cases with zero outputs (no GPU)")
+    ap.add_argument("--start", type=int, default=0,
+                    help="first case index to run, appending to --out (used to go on in a fresh "
+                    "process after an error that leaves the CUDA context unusable)")
     a = ap.parse_args()
     for name, f in FAMILIES.items():
         if not a.family or name in a.family:
@@ -1256,20 +1259,29 @@ def main():
     drv = cudrv.Driver()
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
     ok = bad = 0
-    with open(a.out, "w") as f:
-        for c in CASES:
+    # An illegal instruction or address leaves the process's CUDA context unusable (the primary
+    # context cannot be retained again), so after such an error the remaining cases run in a
+    # fresh process that appends to the same file.
+    with open(a.out, "a" if a.start else "w") as f:
+        for i, c in enumerate(CASES):
+            if i < a.start:
+                continue
             try:
                 vals = run_case(drv, c)
             except cudrv.CudaError as e:
-                bad += 1
                 print("skip %s: %s" % (c["name"], str(e)[:2000]), file=sys.stderr)
                 if e.sticky:
-                    drv.reset()
+                    f.flush()
+                    sys.stderr.flush()
+                    argv = [a for a in sys.argv if not a.startswith("--start")]
+                    os.execv(sys.executable, [sys.executable] + argv + ["--start=%d" % (i + 1)])
+                bad += 1
                 continue
             f.write(json.dumps(record(c, vals)) + "\n")
             f.flush()
             ok += 1
-    print("%d cases written to %s, %d skipped" % (ok, a.out, bad), file=sys.stderr)
+    print("%d cases written to %s from index %d, %d skipped" % (ok, a.out, a.start, bad),
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,15 @@ F64H_TABLES = [
     ("rsqrt.approx.ftz.f64", "rsqrt.approx.ftz.f64", 0x3FF00000, 1 << 21),
 ]
 
+# Half-precision functions, exhaustively: every 16-bit input (%x = i, i < 65536), the 16-bit
+# result zero-extended. The interpreter looks these up directly (the .x2 forms per half).
+HALF_TABLES = [
+    ("ex2.approx.f16", "ex2.approx.f16"),
+    ("ex2.approx.ftz.bf16", "ex2.approx.ftz.bf16"),
+    ("tanh.approx.f16", "tanh.approx.f16"),
+    ("tanh.approx.bf16", "tanh.approx.bf16"),
+]
+
 # Exponent sweeps: (table, exponent fields): the whole binade 2^(e-127) * [1, 2) is run and
 # compared with the table shifted; the unit flushes subnormal results to zero.
 SWEEPS = [
@@ -64,9 +73,12 @@ SWEEPS = [
 ]
 
 
-def kernel(body, inputs, f64h=False):
+def kernel(body, inputs, f64h=False, half=False):
     if f64h:
         op = ("mov.b64 %d, {%z, %x}; " + body + " %e, %d; mov.b64 {%z, %y}, %e;")
+    elif half:
+        op = ("mov.b32 {%hx, %hz}, %x; " + body + " %hy, %hx; mov.b32 %y, {%hy, %hz0};"
+              " and.b32 %y, %y, 65535;")
     else:
         op = body
     return HEADER + """.visible .entry k(.param .u64 p_out, .param .u32 p_base, .param .u32 p_n,
@@ -75,6 +87,7 @@ def kernel(body, inputs, f64h=False):
   .reg .pred %p, %q;
   .reg .b32 %i, %x, %y, %z, %t1, %t2, %t3, %base, %n, %step;
   .reg .b64 %o, %off, %d, %e;
+  .reg .b16 %hx, %hy, %hz, %hz0;
   mov.u32 %t1, %tid.x;
   mov.u32 %t2, %ctaid.x;
   mov.u32 %t3, %ntid.x;
@@ -85,6 +98,7 @@ def kernel(body, inputs, f64h=False):
   ld.param.u32 %base, [p_base];
   ld.param.u32 %step, [p_step];
   mov.b32 %z, 0;
+  mov.b16 %hz0, 0;
   """ + INPUTS[inputs] + """
   """ + op + """
   ld.param.u64 %o, [p_out];
@@ -233,6 +247,22 @@ def main():
                  "input_formula": "upper word of x[i] = 0x%08x + i, lower word 0" % base,
                  "output": "upper word of the result (the lower word is checked to be zero "
                            "by the hardware vectors)",
+                 "sha256": hashlib.sha256(hw.astype("<u4").tobytes()).hexdigest(),
+                 "file": name + ".u32.xz"}
+        blob = encode(np, hw)
+        with open(os.path.join(a.out, entry["file"]), "wb") as f:
+            f.write(blob)
+        entry["file_bytes"] = len(blob)
+        meta["tables"].append(entry)
+        print("%-24s %9d outputs, %8d bytes" % (name, n, len(blob)), file=sys.stderr)
+    for name, inst in HALF_TABLES:
+        if not want(name):
+            continue
+        n = 1 << 16
+        hw = dev.run(kernel(inst, "bits", half=True), n, 0, 0)
+        entry = {"name": name, "ptx": inst, "inputs": "bits", "count": n,
+                 "input_formula": "bits(x[i]) = i (16-bit)",
+                 "output": "the 16-bit result, zero-extended",
                  "sha256": hashlib.sha256(hw.astype("<u4").tobytes()).hexdigest(),
                  "file": name + ".u32.xz"}
         blob = encode(np, hw)

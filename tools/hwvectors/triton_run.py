@@ -158,7 +158,7 @@ def run_gpu(path):
                 ptrs[i] = drv.alloc(b"\0" * int(spec[6:]))
         params = []
         for i, (spec, data) in enumerate(c["args"]):
-            kind, v = spec.split(":", 1)
+            kind, _, v = spec.partition(":")
             if i in ptrs:
                 params.append(cudrv.u64(ptrs[i]))
             elif kind == "u32":
@@ -182,6 +182,8 @@ def run_gpu(path):
                 outs[str(idx)] = drv.read(ptrs[idx], n).hex()
             results[c["name"]] = outs
             print("ran %s" % c["name"], file=sys.stderr)
+            with open(path, "w") as fh:
+                json.dump(results, fh, indent=1)
         except cudrv.CudaError as e:
             print("failed %s: %s" % (c["name"], e), file=sys.stderr)
             if e.sticky:

@@ -9,8 +9,8 @@
 //! destination's CTA; with `.multicast::cluster` in every CTA of `ctaMask`, at the same offsets)
 //! or the bulk async-group; see [`super::inflight`]. `.cp_mask` writes only the bytes whose
 //! bit is set in `byteMask`. Reductions act element-wise on the destination when the operation
-//! completes, with the rules of `atom`/`red` (`.add.f32` flushes subnormals, f16/bf16 need
-//! `.noftz`).
+//! completes, with the rules of `atom`/`red` except that `.add.f32` keeps subnormals (measured;
+//! see `inflight::reduce_elem`); f16/bf16 need `.noftz`.
 
 use super::async_copy::{issuer, key};
 use super::ctx::{lanes, AddrSpace, Ctx};

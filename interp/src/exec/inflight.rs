@@ -462,12 +462,10 @@ fn reduce_elem(r: Reduce, old: u64, src: u64) -> u64 {
     let f = Fmt::of(r.ty);
     let v = match (r.op, f) {
         (RedOp::Add, Some(f)) => {
-            // f32 add flushes subnormal inputs and results; f16/bf16 take `.noftz`.
-            let m = Mode {
-                ftz: f == Fmt::F32,
-                ..Mode::default()
-            };
-            float::bin(BinOp::Add, f, old, src, m)
+            // Unlike `atom.add.f32`, the bulk reductions keep subnormal inputs and results
+            // (measured on an H200: `cp.reduce.async.bulk.global.add.f32` of 0x2a and 0x03
+            // gives 0x2d; NaN operands give the canonical NaN); f16/bf16 take `.noftz`.
+            float::bin(BinOp::Add, f, old, src, Mode::default())
         }
         (RedOp::Min | RedOp::Max, Some(f)) => float::min_max(
             f,

@@ -80,8 +80,27 @@ fn address_value(cx: &mut Cx<'_>, fx: &FnCx<'_>, inst: &Instruction) {
     }
 }
 
+/// An arrival on an mbarrier in `.shared::cluster` may target another CTA's barrier, whose
+/// state the arriving thread cannot receive: the destination must be the sink `_` (PTX ISA
+/// 9.7.13.15.13; ptxas rejects anything else).
+fn remote_arrive(cx: &mut Cx<'_>, inst: &Instruction) {
+    if matches!(
+        inst.opcode,
+        Opcode::MbarrierArrive | Opcode::MbarrierArriveDrop
+    ) && inst.space() == Some(Space::SharedCluster)
+        && !matches!(inst.operands.first(), Some(Operand::Sink))
+    {
+        let msg = format!(
+            "`{}` on `.shared::cluster` cannot return a state: the destination must be `_`",
+            inst.opcode.name()
+        );
+        cx.report(Rule::StateSpace, Some(inst), msg);
+    }
+}
+
 pub(crate) fn check<'m>(cx: &mut Cx<'m>, fx: &FnCx<'m>, inst: &'m Instruction) {
     address_value(cx, fx, inst);
+    remote_arrive(cx, inst);
     let spaces = operand_spaces(inst);
     if spaces.is_empty() {
         return;

@@ -422,6 +422,16 @@ fn immediates(cx: &mut Cx<'_>, inst: &Instruction) {
                 }
             }
         }
+        Opcode::Tcgen05Alloc | Opcode::Tcgen05Dealloc => {
+            if let Some(v) = lit(1) {
+                if !(32..=512).contains(&v) || v.count_ones() != 1 {
+                    bad(
+                        cx,
+                        format!("{v} columns: nCols must be a power of 2 in 32..=512"),
+                    );
+                }
+            }
+        }
         Opcode::Pmevent => {
             if let Some(v) = lit(0) {
                 let max = if inst.has(crate::vocab::Flag::Mask) {
