@@ -141,6 +141,10 @@ fn each_rule_fires() {
             Rule::PtxTooOld,
         ),
         ("\tshfl.up.b32 %r1, %r2, 1, 0;", Rule::RemovedInstruction),
+        (
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [smem], 32;\n\ttcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;",
+            Rule::CtaGroupMismatch,
+        ),
     ];
     let mut failed = Vec::new();
     for (body, rule) in cases {

@@ -5,6 +5,7 @@
 #
 #   corpus/interp/{clc_steal,clc_errors,tcgen05_alloc}.ptx   ptxas -arch=sm_100a
 #   corpus/interp/async_errors.ptx                           ptxas -arch=sm_90a
+#   corpus/interp/tcgen05_mixed.ptx                          must be rejected (sm_100a)
 #   every kernel of tools/hwvectors/hopper.py                ptxas -arch=sm_90a
 #
 # Usage: bash tools/hwvectors/ptxas_tests.sh   (writes $OUT/ptxas_tests.log, or ./out)
@@ -26,6 +27,12 @@ for f in corpus/interp/clc_steal.ptx corpus/interp/clc_errors.ptx corpus/interp/
     check sm_100a "$f"
 done
 check sm_90a corpus/interp/async_errors.ptx
+# Must be rejected: mixed .cta_group (the verifier's cta-group-mismatch).
+if ptxas -arch=sm_100a corpus/interp/tcgen05_mixed.ptx -o /dev/null > /dev/null 2>&1; then
+    fail=$((fail + 1)); echo "FAIL sm_100a corpus/interp/tcgen05_mixed.ptx accepted (should be rejected)" >> "$log"
+else
+    pass=$((pass + 1)); echo "ok   sm_100a corpus/interp/tcgen05_mixed.ptx rejected, as expected" >> "$log"
+fi
 tmp=$(mktemp -d)
 python3 tools/hwvectors/hopper.py --dry "$tmp/cases.jsonl" 2>/dev/null
 python3 - "$tmp" <<'PY'

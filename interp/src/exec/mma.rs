@@ -164,6 +164,7 @@ pub fn compute(
     c: &[u64],
     satfinite: bool,
     rnd: Option<ptx_ir_core::Rounding>,
+    wgmma: bool,
 ) -> Result<Vec<u64>, String> {
     let mut d = vec![0u64; m * n];
     let mut col = vec![0u64; k];
@@ -189,7 +190,7 @@ pub fn compute(
                 (Some(cf), Some(df)) => (cf, df),
                 _ => return Err("accumulator type".into()),
             };
-            let model = tc::model(af, k);
+            let model = tc::model(af, k, wgmma);
             let tf32 = at == Type::Tf32;
             for i in 0..m {
                 row = a[i * k..(i + 1) * k].to_vec();
@@ -300,6 +301,7 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         &c,
         x.inst.has(Flag::SatFinite),
         x.inst.rounding(),
+        false,
     )
     .map_err(|e| x.unsupported(e))?;
     scatter(x, &vecs[0], shp, bits_of(dt), nu, &d)?;

@@ -387,6 +387,7 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         &c,
         x.inst.has(Flag::SatFinite),
         None,
+        true,
     )
     .map_err(|e| x.unsupported(e))?;
     // Write D without marking the registers dirty (chained wgmmas are ordered).

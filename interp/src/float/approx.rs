@@ -526,8 +526,19 @@ pub fn rsqrt_f64(b: u64, ftz: bool) -> u64 {
     (1.0 / f64::from_bits(b).sqrt()).to_bits()
 }
 
-/// Half-precision `ex2.approx` (`f16` or `bf16`), through single precision.
+/// Half-precision `ex2.approx` (`f16`, or `bf16` which is always `.ftz`): the measured table
+/// of every input; through single precision should the table be unreadable.
 pub fn ex2_half(b: u64, f: Fmt, ftz: bool) -> u64 {
+    let t = if f == Fmt::F16 && !ftz {
+        Some(super::sfu::HalfTable::Ex2F16)
+    } else if f == Fmt::Bf16 && ftz {
+        Some(super::sfu::HalfTable::Ex2Bf16)
+    } else {
+        None
+    };
+    if let Some(r) = t.and_then(|t| t.get(b as u16)) {
+        return r as u64;
+    }
     let b = if ftz { flush(b, f) } else { b };
     if is_nan(b, f) {
         return f.canonical_nan();
@@ -542,8 +553,16 @@ pub fn ex2_half(b: u64, f: Fmt, ftz: bool) -> u64 {
     }
 }
 
-/// Half-precision `tanh.approx`.
+/// Half-precision `tanh.approx`: the measured table of every input; through single precision
+/// should the table be unreadable.
 pub fn tanh_half(b: u64, f: Fmt) -> u64 {
+    let t = match f {
+        Fmt::F16 => super::sfu::HalfTable::TanhF16,
+        _ => super::sfu::HalfTable::TanhBf16,
+    };
+    if let Some(r) = t.get(b as u16) {
+        return r as u64;
+    }
     if is_nan(b, f) {
         return f.canonical_nan();
     }

@@ -165,3 +165,55 @@ fn decode(table: Table) -> Option<Packed> {
     lzma_rs::xz_decompress(&mut table.data(), &mut p).ok()?;
     (p.have == 0 && p.out.residual.len() == table.count()).then_some(p.out)
 }
+
+/// A half-precision function measured on every 16-bit input (`tools/hwvectors/sfu_tables.py`,
+/// `HALF_TABLES`; H100, CUDA 13.0): the result for input `x` is entry `x`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HalfTable {
+    /// `ex2.approx.f16`.
+    Ex2F16,
+    /// `ex2.approx.ftz.bf16`.
+    Ex2Bf16,
+    /// `tanh.approx.f16`.
+    TanhF16,
+    /// `tanh.approx.bf16`.
+    TanhBf16,
+}
+
+impl HalfTable {
+    fn data(self) -> &'static [u8] {
+        match self {
+            HalfTable::Ex2F16 => include_bytes!("../../../corpus/sfu/ex2.approx.f16.u32.xz"),
+            HalfTable::Ex2Bf16 => include_bytes!("../../../corpus/sfu/ex2.approx.ftz.bf16.u32.xz"),
+            HalfTable::TanhF16 => include_bytes!("../../../corpus/sfu/tanh.approx.f16.u32.xz"),
+            HalfTable::TanhBf16 => include_bytes!("../../../corpus/sfu/tanh.approx.bf16.u32.xz"),
+        }
+    }
+
+    /// The unit's output for input `x`, or `None` if the table could not be decoded.
+    pub fn get(self, x: u16) -> Option<u16> {
+        static CELLS: [OnceLock<Option<Vec<u16>>>; 4] = [
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+        ];
+        let t = CELLS[self as usize].get_or_init(|| {
+            let mut raw = Vec::new();
+            lzma_rs::xz_decompress(&mut self.data(), &mut raw).ok()?;
+            if raw.len() != 4 << 16 {
+                return None;
+            }
+            let mut prev = 0u32;
+            Some(
+                raw.chunks_exact(4)
+                    .map(|w| {
+                        prev = prev.wrapping_add(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                        prev as u16
+                    })
+                    .collect(),
+            )
+        });
+        t.as_ref().map(|t| t[x as usize])
+    }
+}

@@ -109,6 +109,8 @@ rules! {
     /// An instruction removed for the target (`shfl`/`vote` without `.sync` on `sm_70`+ from
     /// PTX 6.4).
     RemovedInstruction = "removed-instruction", Error;
+    /// tcgen05 instructions of one function with different `.cta_group` qualifiers.
+    CtaGroupMismatch = "cta-group-mismatch", Error;
 }
 
 impl fmt::Display for Rule {
@@ -243,6 +245,8 @@ pub(crate) struct FnCx<'m> {
     pub(crate) call_targets: rustc_hash::FxHashMap<Name, &'m [Name]>,
     /// `.callprototype`s seen so far, by label.
     pub(crate) prototypes: rustc_hash::FxHashMap<Name, &'m crate::module::Prototype>,
+    /// The `.cta_group` of the function's first tcgen05 instruction that names one.
+    pub(crate) cta_group: Option<crate::vocab::Flag>,
 }
 
 impl<'m> Cx<'m> {
@@ -282,6 +286,7 @@ impl<'m> Cx<'m> {
             branch_targets: Default::default(),
             call_targets: Default::default(),
             prototypes: Default::default(),
+            cta_group: None,
         };
         scope::enter_function(self, &mut fx);
         if let Some(body) = &f.body {
@@ -333,6 +338,7 @@ impl<'m> Cx<'m> {
         types::check(self, fx, inst, form);
         control::check(self, fx, inst);
         space::check(self, fx, inst);
+        cta_group(self, fx, inst);
         let loc = self.location();
         let before = self.out.len();
         self.tc.check_instruction(inst, &mut self.out, &loc);
@@ -354,4 +360,33 @@ pub fn checks_operand_types(inst: &Instruction) -> bool {
 /// Whether the diagnostics contain an error (not only warnings).
 pub fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity() == Severity::Error)
+}
+
+/// All tcgen05 instructions of a kernel must give the same `.cta_group` (PTX ISA 9.7.16.7.1);
+/// ptxas checks it per function.
+fn cta_group<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, inst: &'m Instruction) {
+    use crate::vocab::Flag;
+    if inst.opcode.family() != crate::table::Family::Tcgen05 {
+        return;
+    }
+    let g = if inst.has(Flag::CtaGroup1) {
+        Flag::CtaGroup1
+    } else if inst.has(Flag::CtaGroup2) {
+        Flag::CtaGroup2
+    } else {
+        return;
+    };
+    match fx.cta_group {
+        None => fx.cta_group = Some(g),
+        Some(first) if first != g => {
+            let msg = format!(
+                "`.{}` here but `.{}` earlier in the function: all tcgen05 instructions of a \
+                 kernel must give the same `.cta_group`",
+                g.as_str(),
+                first.as_str()
+            );
+            cx.report(Rule::CtaGroupMismatch, Some(inst), msg);
+        }
+        Some(_) => {}
+    }
 }
