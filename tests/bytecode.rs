@@ -152,3 +152,26 @@ fn the_cli_encodes_decodes_and_reads_either_form() {
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The deepest nesting the reader accepts (initialiser lists, expressions, `{ }` blocks) encodes
+/// and decodes with the default limits, and deeper text is an error, not a crash.
+#[test]
+fn deepest_readable_nesting_decodes() {
+    let e = format!("{}1{}", "(".repeat(250), ")".repeat(250));
+    let init = format!("{}{e}{}", "{".repeat(63), "}".repeat(63));
+    let blocks = format!("{}ret;\n{}", "{\n".repeat(64), "}\n".repeat(64));
+    let text = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 x[1] = {init};\n.entry k()\n{{\n{blocks}}}\n"
+    );
+    let m = ptx_ir::text::parse(&text).expect("parses");
+    let bytes = ptx_ir::binary::encode(&m).expect("encodes");
+    let d = ptx_ir::binary::decode(&bytes).expect("decodes with the default limits");
+    assert_eq!(d, m);
+    let too_deep = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 x[1] = {}1{};\n",
+        "{".repeat(100_000),
+        "}".repeat(100_000)
+    );
+    let err = ptx_ir::text::parse(&too_deep).expect_err("rejected");
+    assert!(err.to_string().contains("nested too deeply"), "{err}");
+}

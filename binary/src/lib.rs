@@ -74,7 +74,8 @@ impl DecodeLimits {
         max_input: 64 << 20,
         max_section: 64 << 20,
         max_expansion: 32,
-        max_depth: 128,
+        // Twice `validate::MAX_NESTING` and the module's own levels: every valid module.
+        max_depth: 1024,
         verify_checksum: true,
     };
 }

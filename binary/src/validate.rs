@@ -10,9 +10,20 @@
 //! - every packed initialiser belongs to a declaration of an 8-, 16-, 32- or 64-bit type and
 //!   holds a whole number of elements (the printer reads each element into a `u64`).
 //!
-//! Nesting depth is bounded while decoding (see [`crate::guard`]), so the recursion here is
+//! - recursive values (`{ }` blocks, initialiser lists, nested operands, expressions) nest at
+//!   most [`MAX_NESTING`] levels, the most the reader produces; the decoder's default depth
+//!   limit admits that, so every module that passes `validate` decodes with the default limits.
+//!
+//! Nesting depth is also bounded while decoding (see [`crate::guard`]), so the recursion here is
 //! bounded too. The walk matches every IR enum exhaustively: a new variant does not compile
 //! until it is handled here.
+
+use std::cell::Cell;
+
+/// The deepest nesting of recursive IR values a valid module has: the reader's limits (256
+/// levels of expression inside 64 levels of initialiser list) with room to spare. Each level
+/// costs the decoder at most two levels of its own ([`crate::DecodeLimits::max_depth`]).
+pub const MAX_NESTING: u32 = 384;
 
 use ptx_ir_core::{
     Declarator, Expr, FuncDirective, Function, Init, Instruction, Item, Modifier, Module, Name,
@@ -33,7 +44,10 @@ type R = Result<(), String>;
 
 /// Checks the invariants listed in the module documentation.
 pub fn validate(m: &Module) -> Result<(), Invalid> {
-    let v = V { n: m.names.len() };
+    let v = V {
+        n: m.names.len(),
+        depth: Cell::new(0),
+    };
     for (i, item) in m.items.iter().enumerate() {
         v.item(item).map_err(|detail| Invalid {
             detail,
@@ -45,9 +59,22 @@ pub fn validate(m: &Module) -> Result<(), Invalid> {
 
 struct V {
     n: usize,
+    depth: Cell<u32>,
 }
 
 impl V {
+    /// Runs `f` one nesting level deeper.
+    fn nest(&self, f: impl FnOnce() -> R) -> R {
+        let d = self.depth.get() + 1;
+        if d > MAX_NESTING {
+            return Err(format!("values nest deeper than {MAX_NESTING} levels"));
+        }
+        self.depth.set(d);
+        let r = f();
+        self.depth.set(d - 1);
+        r
+    }
+
     #[inline]
     fn name(&self, n: Name) -> R {
         if n.index() < self.n {
@@ -146,7 +173,7 @@ impl V {
     fn init(&self, i: &Init, ty: Type) -> R {
         match i {
             Init::Expr(e) => self.expr(e),
-            Init::List(items) => items.iter().try_for_each(|i| self.init(i, ty)),
+            Init::List(items) => self.nest(|| items.iter().try_for_each(|i| self.init(i, ty))),
             Init::Packed(bytes) => {
                 let bits = ty.bits();
                 if !matches!(bits, 8 | 16 | 32 | 64) {
@@ -182,7 +209,7 @@ impl V {
                 None => Ok(()),
             },
             Statement::Pragma(_) => Ok(()),
-            Statement::Block(b) => self.statements(b),
+            Statement::Block(b) => self.nest(|| self.statements(b)),
             Statement::BranchTargets { label, targets }
             | Statement::CallTargets { label, targets } => {
                 self.name(*label)?;
@@ -251,10 +278,10 @@ impl V {
                 None => Ok(()),
             },
             Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
-                v.iter().try_for_each(|o| self.operand(o))
+                self.nest(|| v.iter().try_for_each(|o| self.operand(o)))
             }
-            Operand::Pair(p) => p.iter().try_for_each(|o| self.operand(o)),
-            Operand::Neg(o) => self.operand(o),
+            Operand::Pair(p) => self.nest(|| p.iter().try_for_each(|o| self.operand(o))),
+            Operand::Neg(o) => self.nest(|| self.operand(o)),
         }
     }
 
@@ -266,11 +293,11 @@ impl V {
         match e {
             Expr::Int(_) | Expr::Uint(_) | Expr::F32(_) | Expr::F64(_) | Expr::Dec(_) => Ok(()),
             Expr::Sym(n) | Expr::Generic(n) => self.name(*n),
-            Expr::Unary(_, e) | Expr::Paren(e) => self.expr(e),
-            Expr::Binary(_, a, b) => {
+            Expr::Unary(_, e) | Expr::Paren(e) => self.nest(|| self.expr(e)),
+            Expr::Binary(_, a, b) => self.nest(|| {
                 self.expr(a)?;
                 self.expr(b)
-            }
+            }),
         }
     }
 }

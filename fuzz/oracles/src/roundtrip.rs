@@ -109,7 +109,9 @@ pub fn check_bytecode(m: &Module, valid: bool) -> Result<(), String> {
                 ))
             }
             Ok(_) => return Err(format!("an invalid module decoded ({codec:?})")),
-            Err(DecodeError::InvalidIr { .. }) if !valid => {}
+            // An invalid module may also nest deeper than the decoder allows (`validate`
+            // bounds the nesting of valid ones below the default limit).
+            Err(DecodeError::InvalidIr { .. } | DecodeError::TooDeep { .. }) if !valid => {}
             Err(e) => return Err(format!("decode ({codec:?}): {e} (valid: {valid})")),
         }
     }

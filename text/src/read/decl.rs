@@ -236,7 +236,7 @@ impl Reader {
                 [Some(n)] => usize::try_from(*n).unwrap_or(0),
                 _ => 0,
             };
-            let (x, v) = self.init(x, ty, packable.then_some(hint))?;
+            let (x, v) = self.init(x, ty, packable.then_some(hint), 0)?;
             init = Some(v);
             r = x;
         }
@@ -253,7 +253,13 @@ impl Reader {
 
     /// An initialiser; `packable` (with the expected element count, or 0) allows the packed
     /// form.
-    fn init<'a>(&mut self, i: &'a [u8], ty: Type, packable: Option<usize>) -> PResult<'a, Init> {
+    fn init<'a>(
+        &mut self,
+        i: &'a [u8],
+        ty: Type,
+        packable: Option<usize>,
+        depth: u32,
+    ) -> PResult<'a, Init> {
         if i.first() != Some(&b'{') {
             let (r, e) = self.expr(i, false)?;
             return Ok((r, Init::Expr(e)));
@@ -263,13 +269,16 @@ impl Reader {
                 return Ok((r, Init::Packed(bytes.into_boxed_slice())));
             }
         }
+        if depth >= MAX_INIT_DEPTH {
+            return fail(i, "initialiser lists nested too deeply");
+        }
         let (mut r, ()) = ws(&i[1..])?;
         let mut items = Vec::new();
         if r.first() == Some(&b'}') {
             return Ok((&r[1..], Init::List(items)));
         }
         loop {
-            let (x, item) = self.init(r, ty, None)?;
+            let (x, item) = self.init(r, ty, None, depth + 1)?;
             items.push(item);
             let (x, ()) = ws(x)?;
             match x.first() {
@@ -277,7 +286,16 @@ impl Reader {
                     let (y, ()) = ws(&x[1..])?;
                     r = y;
                 }
-                Some(b'}') => return Ok((&x[1..], Init::List(items))),
+                Some(b'}') => {
+                    // Literals the fast path did not take (`- 1`, `+7`) still make a list
+                    // of plain integers, which must read the same as its printed form does.
+                    if packable.is_some() {
+                        if let Some(bytes) = pack_items(&items, ty) {
+                            return Ok((&x[1..], Init::Packed(bytes.into_boxed_slice())));
+                        }
+                    }
+                    return Ok((&x[1..], Init::List(items)));
+                }
                 _ => return fail(x, "expected `,` or `}` in an initialiser"),
             }
         }
@@ -468,6 +486,38 @@ fn dims3(i: &[u8]) -> PResult<'_, SmallVec<[u32; 3]>> {
 /// The fast path for `{1, 2, 3, ...}` of plain integers that fit `ty`: packed little-endian.
 /// Returns `None` (and the caller re-reads the list generally) if any element is not one.
 /// `hint` is the expected number of elements (0 if unknown).
+/// Deepest nesting of `{ }` in an initialiser (arrays have far fewer dimensions; the bound keeps
+/// hostile input from exhausting the stack).
+const MAX_INIT_DEPTH: u32 = 64;
+
+/// The packed bytes of a non-empty list of integer literals that all fit `ty` (as
+/// [`packed_list`] reads them from text), or `None`.
+fn pack_items(items: &[Init], ty: Type) -> Option<Vec<u8>> {
+    let width = (ty.bits() / 8) as usize;
+    let max_pos = u64::MAX >> (64 - ty.bits());
+    let max_neg = 1u64 << (ty.bits() - 1);
+    if items.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(items.len() * width);
+    for it in items {
+        let v = match it {
+            Init::Expr(ptx_ir_core::operand::Expr::Int(v))
+                if *v < 0 && v.unsigned_abs() <= max_neg =>
+            {
+                *v as u64
+            }
+            Init::Expr(ptx_ir_core::operand::Expr::Int(v)) if *v >= 0 && (*v as u64) <= max_pos => {
+                *v as u64
+            }
+            Init::Expr(ptx_ir_core::operand::Expr::Uint(v)) if *v <= max_pos => *v,
+            _ => return None,
+        };
+        out.extend_from_slice(&v.to_le_bytes()[..width]);
+    }
+    Some(out)
+}
+
 fn packed_list(i: &[u8], ty: Type, hint: usize) -> Option<(&[u8], Vec<u8>)> {
     let width = (ty.bits() / 8) as usize;
     let bits = ty.bits();
