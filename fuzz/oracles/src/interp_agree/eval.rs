@@ -17,6 +17,9 @@ use ptx_ir_core::Cmp;
 pub struct Regs {
     v: [[u64; 8]; 6],
     k: [[bool; 8]; 6],
+    /// The carry flag (`CC.CF`) and whether it is known: unknown until a `.cc` instruction
+    /// writes it, since PTX leaves its initial value undefined.
+    cf: Option<bool>,
 }
 
 fn ci(c: Class) -> usize {
@@ -165,6 +168,9 @@ fn srcs_known(i: &Inst, regs: &Regs) -> bool {
 }
 
 fn forget_dsts(i: &Inst, regs: &mut Regs) {
+    if carry_flags(&i.op).1 {
+        regs.cf = None;
+    }
     regs.forget(i.dst);
     if let Some(d2) = i.dst2 {
         regs.forget(d2);
@@ -386,11 +392,75 @@ fn lane(i: &Inst, lane: u32, regs: &mut Regs) {
         forget_dsts(i, regs);
         return;
     }
+    let (cin, cout) = carry_flags(&i.op);
+    if cin || cout {
+        let cf = match (cin, regs.cf) {
+            (false, _) => false,
+            (true, Some(c)) => c,
+            // Reading the flag before any `.cc` instruction wrote it: undefined.
+            (true, None) => {
+                forget_dsts(i, regs);
+                return;
+            }
+        };
+        let (d, c) = carry(&i.op, &s, cf);
+        regs.set(i.dst, d);
+        if cout {
+            regs.cf = Some(c);
+        }
+        return;
+    }
     let (d, d2) = eval(i, &s);
     regs.set(i.dst, d);
     if let (Some(r), Some(v)) = (i.dst2, d2) {
         regs.set(r, v);
     }
+}
+
+/// Whether `op` reads and whether it writes the carry flag.
+pub fn carry_flags(op: &Op) -> (bool, bool) {
+    match *op {
+        Op::AddCc { cin, cout, .. } | Op::MadCc { cin, cout, .. } => (cin, cout),
+        _ => (false, false),
+    }
+}
+
+/// An extended-precision instruction with carry-in `cf`: its result and carry out. The flag
+/// is the carry out of the `w`-bit adder. A subtraction adds the complement of `b` and a carry
+/// in of 1 (`sub.cc`) or CF (`subc`), so after a subtraction CF = 1 means "no borrow" and
+/// `subc` computes `a - b - (1 - CF)`: measured on the H200 (`corpus/vectors/hw.jsonl`,
+/// `sub.cc+subc`, `add.cc+subc`, `sub.cc+addc`), where the ISA text reads CF as a borrow.
+fn carry(op: &Op, s: &[u64], cf: bool) -> (u64, bool) {
+    let cf = cf as u128;
+    let (w, full) = match *op {
+        Op::AddCc { sub, cin, t, .. } => {
+            let w = t.bits as u32;
+            let (a, b) = ((s[0] & mask(w)) as u128, (s[1] & mask(w)) as u128);
+            let full = if sub {
+                a + (!b & mask(w) as u128) + if cin { cf } else { 1 }
+            } else {
+                a + b + if cin { cf } else { 0 }
+            };
+            (w, full)
+        }
+        Op::MadCc { hi, cin, t, .. } => {
+            let w = t.bits as u32;
+            // The 2w-bit product as two's complement bits (u128 holds every case: a signed
+            // product is below 2^126 in magnitude, an unsigned one below 2^128).
+            let p = if t.signed {
+                (sx(s[0], w) * sx(s[1], w)) as u128
+            } else {
+                (s[0] & mask(w)) as u128 * (s[1] & mask(w)) as u128
+            };
+            let half = if hi { p >> w } else { p } & mask(w) as u128;
+            (
+                w,
+                half + (s[2] & mask(w)) as u128 + if cin { cf } else { 0 },
+            )
+        }
+        _ => unreachable!("not an extended-precision instruction"),
+    };
+    (full as u64 & mask(w), (full >> w) & 1 == 1)
 }
 
 fn f32v(b: u64) -> f32 {
@@ -585,13 +655,24 @@ fn bfi(a: u64, b: u64, c: u64, d: u64, w: u8) -> u64 {
     f
 }
 
-fn prmt(a: u64, b: u64, c: u64, f4e: bool) -> u64 {
+/// `prmt`: the ISA's table of source bytes for each mode and `c[1:0]`, listed from `d.b0` up
+/// (checked against the H200 vectors `prmt.b32.MODE` of `corpus/vectors/hw.jsonl`).
+fn prmt(a: u64, b: u64, c: u64, mode: PrmtMode) -> u64 {
     let bytes = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
     let byte = |k: u64| (bytes >> (8 * (k & 7))) & 0xff;
+    let table: Option<[[u64; 4]; 4]> = match mode {
+        PrmtMode::Default => None,
+        PrmtMode::F4e => Some([[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]]),
+        PrmtMode::B4e => Some([[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]]),
+        PrmtMode::Rc8 => Some([[0; 4], [1; 4], [2; 4], [3; 4]]),
+        PrmtMode::Ecl => Some([[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]]),
+        PrmtMode::Ecr => Some([[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]]),
+        PrmtMode::Rc16 => Some([[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]]),
+    };
     let mut d = 0u64;
     for i in 0..4u64 {
-        let v = if f4e {
-            byte((c & 3) + i)
+        let v = if let Some(tab) = table {
+            byte(tab[(c & 3) as usize][i as usize])
         } else {
             let sel = (c >> (4 * i)) & 0xf;
             let v = byte(sel & 7);
@@ -608,6 +689,64 @@ fn prmt(a: u64, b: u64, c: u64, f4e: bool) -> u64 {
         d |= v << (8 * i);
     }
     d
+}
+
+/// `bmsk`, after the ISA's pseudocode (`a` the start, `b` the width).
+fn bmsk(a: u64, b: u64, clamp: bool) -> u64 {
+    let ones = 0xffff_ffffu64;
+    let a1 = a & 31;
+    let mut mask0 = (ones << a1) & ones;
+    let b1 = b & 31;
+    let sum = a1 + b1;
+    let mut mask1 = if sum >= 32 { 0 } else { (ones << sum) & ones };
+    let (mut pos_over, mut width_over) = (false, false);
+    if clamp {
+        if a >= 32 {
+            pos_over = true;
+            mask0 = 0;
+        }
+        width_over = b >= 32;
+    }
+    if sum >= 32 || pos_over || width_over {
+        mask1 = 0;
+    } else if b1 == 0 {
+        mask1 = ones;
+    }
+    mask0 & !mask1 & ones
+}
+
+/// `szext`, after the ISA's pseudocode.
+fn szext(a: u64, b: u64, clamp: bool, signed: bool) -> u64 {
+    let ones = 0xffff_ffffu64;
+    let b1 = b & 31;
+    let too_large = b >= 32 && clamp;
+    let mask = if too_large { 0 } else { (ones << b1) & ones };
+    let sign_pos = (b1.wrapping_sub(1)) & 31;
+    let sign = !(b1 == 0 || too_large || !signed) && (a >> sign_pos) & 1 == 1;
+    ((a & !mask) | if sign { mask } else { 0 }) & ones
+}
+
+/// `fns`: the position of the `|offset|`-th set bit of `mask` from `base` upwards (positive
+/// offsets) or downwards (negative), `base` itself for offset 0 if its bit is set, else
+/// `0xffffffff` (the ISA's pseudocode).
+fn fns(mask: u64, base: u64, offset: i128) -> u64 {
+    let bit = |p: i64| (mask >> p) & 1 == 1;
+    if offset == 0 {
+        return if bit(base as i64) { base } else { 0xffff_ffff };
+    }
+    let inc = if offset > 0 { 1 } else { -1 };
+    let mut count = offset.unsigned_abs() - 1;
+    let mut pos = base as i64;
+    while (0..32).contains(&pos) {
+        if bit(pos) {
+            if count == 0 {
+                return pos as u64;
+            }
+            count -= 1;
+        }
+        pos += inc;
+    }
+    0xffff_ffff
 }
 
 fn cvt_int_extend(r: i128, bits: u32, signed: bool) -> u64 {
@@ -1042,7 +1181,15 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             let sum = half(0) * byte(base) + half(1) * byte(base + 1);
             one(tr(sum + zx(s[2], 32), 32))
         }
-        Op::Prmt { f4e } => one(prmt(s[0], s[1], s[2], f4e)),
+        Op::Prmt(mode) => one(prmt(s[0], s[1], s[2], mode)),
+        Op::Bmsk { clamp } => one(bmsk(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp)),
+        Op::Szext { clamp, signed } => {
+            one(szext(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp, signed))
+        }
+        Op::Fns => one(fns(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, sx(s[2], 32))),
+        Op::AddCc { .. } | Op::MadCc { .. } => {
+            unreachable!("carry-flag instructions are evaluated with the flag")
+        }
         Op::And(c) => one(s[0] & s[1] & mask(c.bits())),
         Op::Or(c) => one((s[0] | s[1]) & mask(c.bits())),
         Op::Xor(c) => one((s[0] ^ s[1]) & mask(c.bits())),

@@ -712,12 +712,66 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 t(if sb { Type::S32 } else { Type::U32 }),
             ],
         ),
-        Op::Prmt { f4e } => {
+        Op::Prmt(mode) => {
             let mut m = vec![t(Type::B32)];
-            if f4e {
-                m.push(f(Flag::F4e));
-            }
+            let fl = match mode {
+                PrmtMode::Default => None,
+                PrmtMode::F4e => Some(Flag::F4e),
+                PrmtMode::B4e => Some(Flag::B4e),
+                PrmtMode::Rc8 => Some(Flag::Rc8),
+                PrmtMode::Ecl => Some(Flag::Ecl),
+                PrmtMode::Ecr => Some(Flag::Ecr),
+                PrmtMode::Rc16 => Some(Flag::Rc16),
+            };
+            m.extend(fl.map(f));
             (Prmt, m)
+        }
+        Op::Bmsk { clamp } => (
+            Bmsk,
+            vec![
+                f(if clamp { Flag::Clamp } else { Flag::Wrap }),
+                t(Type::B32),
+            ],
+        ),
+        Op::Szext { clamp, signed } => (
+            Szext,
+            vec![
+                f(if clamp { Flag::Clamp } else { Flag::Wrap }),
+                t(if signed { Type::S32 } else { Type::U32 }),
+            ],
+        ),
+        Op::Fns => (Fns, vec![t(Type::B32)]),
+        Op::AddCc {
+            sub,
+            cin,
+            cout,
+            t: x,
+        } => {
+            let mut m = vec![];
+            if cout {
+                m.push(f(Flag::Cc));
+            }
+            m.push(t(it_type(x)));
+            let op = match (sub, cin) {
+                (false, false) => Add,
+                (false, true) => Addc,
+                (true, false) => Sub,
+                (true, true) => Subc,
+            };
+            (op, m)
+        }
+        Op::MadCc {
+            hi,
+            cin,
+            cout,
+            t: x,
+        } => {
+            let mut m = vec![f(if hi { Flag::Hi } else { Flag::Lo })];
+            if cout {
+                m.push(f(Flag::Cc));
+            }
+            m.push(t(it_type(x)));
+            (if cin { Madc } else { Mad }, m)
         }
         Op::And(c) => (And, vec![t(class_type(c))]),
         Op::Or(c) => (Or, vec![t(class_type(c))]),
@@ -1042,7 +1096,11 @@ fn op_signed(op: &Op) -> bool {
         | Op::Min(t)
         | Op::Max(t)
         | Op::Bfe(t)
-        | Op::Shr(t) => t.signed,
+        | Op::Shr(t)
+        | Op::AddCc { t, .. }
+        | Op::MadCc { t, .. } => t.signed,
+        // `fns`'s offset is `.s32`.
+        Op::Fns => true,
         Op::AddSat(_) | Op::MadHiSat | Op::Relu { .. } => true,
         Op::Setp {
             t: CmpT::Int(x), ..

@@ -235,6 +235,25 @@ pub enum Approx {
     DivFull,
 }
 
+/// `prmt` modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PrmtMode {
+    /// No mode: four 4-bit selectors.
+    Default,
+    /// `.f4e`
+    F4e,
+    /// `.b4e`
+    B4e,
+    /// `.rc8`
+    Rc8,
+    /// `.ecl`
+    Ecl,
+    /// `.ecr`
+    Ecr,
+    /// `.rc16`
+    Rc16,
+}
+
 /// `shfl` modes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ShflMode {
@@ -369,10 +388,45 @@ pub enum Op {
         /// `b` signed
         sb: bool,
     },
-    /// `prmt.b32` (default mode) or `prmt.b32.f4e`
-    Prmt {
-        /// `.f4e`
-        f4e: bool,
+    /// `prmt.b32{.mode}`
+    Prmt(PrmtMode),
+    /// `bmsk.(clamp|wrap).b32 d, a, b`
+    Bmsk {
+        /// `.clamp`
+        clamp: bool,
+    },
+    /// `szext.(clamp|wrap).(u32|s32) d, a, b`
+    Szext {
+        /// `.clamp`
+        clamp: bool,
+        /// `.s32`
+        signed: bool,
+    },
+    /// `fns.b32 d, mask, base, offset` (`base` an immediate in 0..=31 or `%laneid`: larger
+    /// bases are undefined)
+    Fns,
+    // ---------------------------------------------------------------- extended precision
+    /// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}` (32 or 64 bits)
+    AddCc {
+        /// `sub`/`subc`
+        sub: bool,
+        /// Reads the carry flag (`addc`/`subc`).
+        cin: bool,
+        /// Writes the carry flag (`.cc`).
+        cout: bool,
+        /// The type.
+        t: It,
+    },
+    /// `mad.(lo|hi).cc`, `madc.(lo|hi){.cc}` (32 or 64 bits)
+    MadCc {
+        /// `.hi`
+        hi: bool,
+        /// Reads the carry flag (`madc`).
+        cin: bool,
+        /// Writes the carry flag (`.cc`).
+        cout: bool,
+        /// The type.
+        t: It,
     },
     // ---------------------------------------------------------------- logic and shift
     /// `and.T` (`.pred`, `.b16`, `.b32`, `.b64` by class)
@@ -581,11 +635,14 @@ pub enum Family {
     Cvt,
     /// Warp-synchronous instructions.
     Warp,
+    /// Extended-precision arithmetic: chains of `.cc` producers and `addc`/`subc`/`madc`
+    /// consumers of the carry flag.
+    Carry,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 9] = [
         Family::Int,
         Family::Bits,
         Family::Logic,
@@ -594,6 +651,7 @@ impl Family {
         Family::Approx,
         Family::Cvt,
         Family::Warp,
+        Family::Carry,
     ];
 }
 
@@ -959,7 +1017,12 @@ impl<'s> Gen<'s> {
                 out.push(Node::Loop { trips, body });
             } else {
                 let fam = *u.choose(&self.swarm.families)?;
-                if let Some(i) = self.inst(u, fam, r)? {
+                if fam == Family::Carry {
+                    for i in self.carry_chain(u)? {
+                        self.insts += 1;
+                        out.push(Node::Inst(i));
+                    }
+                } else if let Some(i) = self.inst(u, fam, r)? {
                     self.insts += 1;
                     out.push(Node::Inst(i));
                 }
@@ -1049,6 +1112,8 @@ impl<'s> Gen<'s> {
                 ftz: self.swarm.ftz && u.arbitrary()?,
             },
             Family::Cvt => self.cvt_op(u)?,
+            // Carry-flag instructions come in chains ([`Gen::carry_chain`]).
+            Family::Carry => return Ok(None),
             Family::Warp => {
                 // `shfl` reads other lanes: only where every lane is active.
                 let k = if r.full {
@@ -1096,6 +1161,41 @@ impl<'s> Gen<'s> {
                 }
             }
         };
+        self.operands(u, op, fam).map(Some)
+    }
+
+    /// A chain of extended-precision instructions: a `.cc` producer, then one to three
+    /// consumers of the carry flag (some of them `.cc` too), all of one type.
+    fn carry_chain(&mut self, u: &mut Unstructured) -> Result<Vec<Inst>> {
+        let t = self.it(u, &[32, 64])?;
+        let n = u.int_in_range(1..=3usize)?;
+        let mut out = Vec::with_capacity(n + 1);
+        for k in 0..=n {
+            let cin = k > 0;
+            // The producer writes the flag; consumers pass it on except, often, the last.
+            let cout = k == 0 || (k < n || u.ratio(1, 3)?);
+            let op = if u.ratio(1, 3)? {
+                Op::MadCc {
+                    hi: u.arbitrary()?,
+                    cin,
+                    cout,
+                    t,
+                }
+            } else {
+                Op::AddCc {
+                    sub: u.arbitrary()?,
+                    cin,
+                    cout,
+                    t,
+                }
+            };
+            out.push(self.operands(u, op, Family::Carry)?);
+        }
+        Ok(out)
+    }
+
+    /// Operands, destination(s) and guard of an instruction doing `op`.
+    fn operands(&mut self, u: &mut Unstructured, op: Op, fam: Family) -> Result<Inst> {
         let sig = signature(&op);
         let mut srcs = Vec::with_capacity(sig.srcs.len());
         for (k, &c) in sig.srcs.iter().enumerate() {
@@ -1116,6 +1216,14 @@ impl<'s> Gen<'s> {
             }
             srcs.push(s);
         }
+        if op == Op::Fns {
+            // `base` above 31 is undefined: an immediate in range or `%laneid`.
+            srcs[1] = if u.ratio(1, 4)? {
+                Src::Lane
+            } else {
+                Src::Imm(u.int_in_range(0..=31)?)
+            };
+        }
         let dst = self.reg(u, sig.dst)?;
         let dst2 = match sig.dst2 {
             Some(c) if u.arbitrary()? => {
@@ -1134,14 +1242,14 @@ impl<'s> Gen<'s> {
             None
         };
         let neg_pred = sig.pred_src && u.arbitrary()?;
-        Ok(Some(Inst {
+        Ok(Inst {
             guard,
             op,
             dst,
             dst2,
             srcs,
             neg_pred,
-        }))
+        })
     }
 
     fn int_op(&self, u: &mut Unstructured) -> Result<Op> {
@@ -1185,7 +1293,7 @@ impl<'s> Gen<'s> {
     }
 
     fn bits_op(&self, u: &mut Unstructured) -> Result<Op> {
-        Ok(match u.int_in_range(0..=8u8)? {
+        Ok(match u.int_in_range(0..=11u8)? {
             0 => Op::Popc(*u.choose(&[32, 64])?),
             1 => Op::Clz(*u.choose(&[32, 64])?),
             2 => Op::Brev(*u.choose(&[32, 64])?),
@@ -1204,9 +1312,23 @@ impl<'s> Gen<'s> {
                 sa: u.arbitrary()?,
                 sb: u.arbitrary()?,
             },
-            _ => Op::Prmt {
-                f4e: u.arbitrary()?,
+            8 => Op::Prmt(*u.choose(&[
+                PrmtMode::Default,
+                PrmtMode::F4e,
+                PrmtMode::B4e,
+                PrmtMode::Rc8,
+                PrmtMode::Ecl,
+                PrmtMode::Ecr,
+                PrmtMode::Rc16,
+            ])?),
+            9 => Op::Bmsk {
+                clamp: u.arbitrary()?,
             },
+            10 => Op::Szext {
+                clamp: u.arbitrary()?,
+                signed: u.arbitrary()?,
+            },
+            _ => Op::Fns,
         })
     }
 
@@ -1495,7 +1617,10 @@ pub fn signature(op: &Op) -> Sig {
             sig(c, &[c, c, R, R])
         }
         Op::Dp4a { .. } | Op::Dp2a { .. } => sig(R, &[R, R, R]),
-        Op::Prmt { .. } => sig(R, &[R, R, R]),
+        Op::Prmt(_) | Op::Fns => sig(R, &[R, R, R]),
+        Op::Bmsk { .. } | Op::Szext { .. } => sig(R, &[R, R]),
+        Op::AddCc { t, .. } => sig(ic(t), &[ic(t), ic(t)]),
+        Op::MadCc { t, .. } => sig(ic(t), &[ic(t), ic(t), ic(t)]),
         Op::And(c) | Op::Or(c) | Op::Xor(c) => sig(*c, &[*c, *c]),
         Op::Not(c) | Op::Cnot(c) => sig(*c, &[*c]),
         Op::Lop3(_) => sig(R, &[R, R, R]),
