@@ -10,6 +10,7 @@
 use super::fref::{self, flush32, nan32, nan64, sat32, F32_NAN, F64_NAN};
 use super::prog::*;
 use ptx_ir_core::Cmp;
+use std::cmp::Ordering;
 
 /// Per-lane registers: `[class][index]`, each value masked to its class width, and whether
 /// the reference knows it (values computed from approximate functions are unknown).
@@ -943,6 +944,11 @@ pub fn known_issue(i: &Inst, s: &[u64]) -> Option<&'static str> {
 /// and which NaN an f64 operation with several NaN operands returns.
 fn unspecified(i: &Inst, s: &[u64]) -> bool {
     match i.op {
+        // As for f32: which NaN `abs`/`neg` give is left open.
+        Op::Hsign { hf, x2, .. } => {
+            let fmt = hfmt(hf);
+            fmt.nan(s[0]) || (x2 && fmt.nan(s[0] >> 16))
+        }
         Op::Fabs { ft, .. } | Op::Fneg { ft, .. } => match ft {
             Ft::F32 => nan32(s[0]),
             Ft::F64 => nan64(s[0]),
@@ -1346,10 +1352,271 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             sat,
         } => one(cvt(d, st, rnd, ftz, sat, s[0])),
         Op::Mov(_) => one(s[0]),
+        Op::Hbin {
+            op,
+            hf,
+            x2,
+            ftz,
+            sat,
+            ..
+        } => one(halves(x2, s, 2, |h| {
+            let fmt = hfmt(hf);
+            half_arith(fmt, h, ftz, sat, false, |v| match op {
+                Fop::Add => sum2(v[0], v[1]),
+                Fop::Sub => sum2(v[0], -v[1]),
+                // Exact: two 11-bit significands, and bf16's exponent range squared fits a
+                // double's.
+                _ => (v[0] * v[1], Ordering::Equal),
+            })
+        })),
+        Op::Hfma {
+            hf,
+            x2,
+            ftz,
+            sat,
+            relu,
+        } => one(halves(x2, s, 3, |h| {
+            let fmt = hfmt(hf);
+            half_arith(fmt, h, ftz, sat, relu, |v| sum2(v[0] * v[1], v[2]))
+        })),
+        Op::Hsign { abs, hf, x2, ftz } => one(halves(x2, s, 1, |h| {
+            let a = if ftz { hfmt(hf).flush(h[0]) } else { h[0] };
+            if abs {
+                a & 0x7fff
+            } else {
+                a ^ 0x8000
+            }
+        })),
+        Op::Hminmax {
+            hf,
+            x2,
+            max,
+            ftz,
+            nan,
+            xorsign,
+        } => one(halves(x2, s, 2, |h| {
+            hminmax(hfmt(hf), max, ftz, nan, xorsign, h[0], h[1])
+        })),
+        Op::CvtToHalf {
+            hf,
+            rnd,
+            ftz,
+            sat,
+            relu,
+            satfinite,
+        } => one(to_half(hfmt(hf), rnd, ftz, sat, relu, satfinite, s[0])),
+        Op::CvtFromHalf { hf, ftz } => one(from_half(hfmt(hf), ftz, s[0])),
+        Op::CvtPack {
+            hf,
+            rz,
+            relu,
+            satfinite,
+        } => {
+            let m = if rz { Rnd::Rz } else { Rnd::Rn };
+            let cv = |x: u64| to_half(hfmt(hf), m, false, false, relu, satfinite, x);
+            one((cv(s[0]) << 16) | cv(s[1]))
+        }
         Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. } => {
             unreachable!("warp instructions are evaluated per warp")
         }
     }
+}
+
+fn hfmt(hf: Hf) -> fref::HalfFmt {
+    match hf {
+        Hf::F16 => fref::F16,
+        Hf::Bf16 => fref::BF16,
+    }
+}
+
+/// Applies `f` to the 16-bit operands (the first `n` sources) once, or per half of packed
+/// pairs, and assembles the result.
+fn halves(x2: bool, s: &[u64], n: usize, f: impl Fn(&[u64]) -> u64) -> u64 {
+    let part = |k: u32| {
+        let h: Vec<u64> = s[..n].iter().map(|&v| (v >> (16 * k)) & 0xffff).collect();
+        f(&h) & 0xffff
+    };
+    if x2 {
+        part(0) | (part(1) << 16)
+    } else {
+        part(0)
+    }
+}
+
+/// `a + b` as the nearest double and the sign of its rounding error (exact for finite
+/// values: `Fast2Sum`).
+fn sum2(a: f64, b: f64) -> (f64, Ordering) {
+    let s = a + b;
+    if !s.is_finite() {
+        return (s, Ordering::Equal);
+    }
+    let (x, y) = if a.abs() >= b.abs() { (a, b) } else { (b, a) };
+    let err = y - (s - x);
+    (s, err.partial_cmp(&0.0).unwrap_or(Ordering::Equal))
+}
+
+/// Half-precision arithmetic (always round to nearest even) with PTX's rules: a NaN result is
+/// the canonical `0x7fff`; `.ftz` flushes subnormal inputs and results tiny after rounding
+/// (measured for f16, see `interp/src/float`); `.sat` clamps to `[+0, 1]` with NaN giving `+0`;
+/// `.relu` turns negative results (`-0` included) into `+0` and keeps the NaN. `exact` gives
+/// the exact result as a double and the sign of what it leaves out.
+fn half_arith(
+    fmt: fref::HalfFmt,
+    ins: &[u64],
+    ftz: bool,
+    sat: bool,
+    relu: bool,
+    exact: impl Fn(&[f64]) -> (f64, Ordering),
+) -> u64 {
+    let ins: Vec<u64> = ins
+        .iter()
+        .map(|&x| if ftz { fmt.flush(x) } else { x })
+        .collect();
+    let r = if ins.iter().any(|&x| fmt.nan(x)) {
+        fref::HALF_NAN
+    } else {
+        let vals: Vec<f64> = ins.iter().map(|&x| fmt.value(x)).collect();
+        let (v, tail) = exact(&vals);
+        if v.is_nan() {
+            fref::HALF_NAN
+        } else if v.is_infinite() {
+            fmt.inf(v < 0.0)
+        } else {
+            let (r, tiny) = fref::round_half(v, tail, fmt, Rnd::Rn);
+            if ftz && tiny {
+                r & 0x8000
+            } else {
+                r
+            }
+        }
+    };
+    if fmt.nan(r) {
+        return if sat { 0 } else { fref::HALF_NAN };
+    }
+    if sat {
+        return half_sat(fmt, r);
+    }
+    if relu && r & 0x8000 != 0 {
+        return 0;
+    }
+    r
+}
+
+/// Clamps a non-NaN half to `[+0, 1]`.
+fn half_sat(fmt: fref::HalfFmt, r: u64) -> u64 {
+    let v = fmt.value(r);
+    if r & 0x8000 != 0 {
+        0
+    } else if v > 1.0 {
+        // 1.0: the exponent field holds the bias.
+        ((1u64 << (fmt.ebits - 1)) - 1) << fmt.mbits
+    } else {
+        r
+    }
+}
+
+/// `min`/`max` on halves: as [`minmax`] (NaN operands ignored unless both are NaN or `.NaN` is
+/// given, then the canonical NaN; `-0 < +0`; `.xorsign.abs` compares magnitudes and gives the
+/// result the exclusive or of the operands' signs).
+fn hminmax(
+    fmt: fref::HalfFmt,
+    max: bool,
+    ftz: bool,
+    nan: bool,
+    xorsign: bool,
+    a: u64,
+    b: u64,
+) -> u64 {
+    let (mut a, mut b) = if ftz {
+        (fmt.flush(a), fmt.flush(b))
+    } else {
+        (a & 0xffff, b & 0xffff)
+    };
+    let sign = (a ^ b) & 0x8000;
+    if xorsign {
+        a &= 0x7fff;
+        b &= 0x7fff;
+    }
+    let (na, nb) = (fmt.nan(a), fmt.nan(b));
+    if (na && nb) || (nan && (na || nb)) {
+        return fref::HALF_NAN;
+    }
+    let key = |x: u64| {
+        let mag = (x & 0x7fff) as i32;
+        if x & 0x8000 != 0 {
+            -mag - 1
+        } else {
+            mag
+        }
+    };
+    // A single NaN operand is ignored.
+    let pick_a = nb || (!na && (key(a) < key(b)) != max);
+    let r = if pick_a { a } else { b };
+    if xorsign {
+        r | sign
+    } else {
+        r
+    }
+}
+
+/// `cvt` from f32 to a half. Measured rules (docs/INTERP.md): NaN gives the canonical NaN
+/// (`+0` with `.sat`); `.ftz` flushes subnormal f32 inputs into bf16 and changes nothing into
+/// f16; `.relu` maps negative values (`-0`, `-inf`) to `+0` and keeps NaN; `.satfinite` turns
+/// infinities (and overflow) into the largest finite value of the sign.
+fn to_half(
+    fmt: fref::HalfFmt,
+    m: Rnd,
+    ftz: bool,
+    sat: bool,
+    relu: bool,
+    satfinite: bool,
+    a: u64,
+) -> u64 {
+    let a = a & 0xffff_ffff;
+    if nan32(a) {
+        return if sat { 0 } else { fref::HALF_NAN };
+    }
+    let a = if ftz && fmt == fref::BF16 {
+        flush32(a)
+    } else {
+        a
+    };
+    let x = f32v(a) as f64;
+    let mut r = if x.is_infinite() {
+        fmt.inf(x < 0.0)
+    } else {
+        fref::round_half(x, Ordering::Equal, fmt, m).0
+    };
+    if satfinite && r & 0x7fff == fmt.inf(false) {
+        r = fmt.max_finite(r & 0x8000 != 0);
+    }
+    if sat {
+        return half_sat(fmt, r);
+    }
+    if relu && r & 0x8000 != 0 {
+        return 0;
+    }
+    r
+}
+
+/// `cvt.f32` from a half (measured): exact; an f16 NaN gives the canonical f32 NaN and `.ftz`
+/// does not flush f16 subnormals (they are normal in f32); bf16 is the bit shift (NaN payloads
+/// kept) unless `.ftz`, which flushes subnormals and canonicalises NaN.
+fn from_half(fmt: fref::HalfFmt, ftz: bool, a: u64) -> u64 {
+    let a = a & 0xffff;
+    if fmt == fref::BF16 {
+        if !ftz {
+            return a << 16;
+        }
+        if fmt.nan(a) {
+            return F32_NAN;
+        }
+        return fmt.flush(a) << 16;
+    }
+    if fmt.nan(a) {
+        return F32_NAN;
+    }
+    (fmt.value(a) as f32).to_bits() as u64
 }
 
 /// Whether the reference covers `op` (approximate functions are checked three ways only).

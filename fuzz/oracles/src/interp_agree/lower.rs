@@ -991,6 +991,139 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             (Cvt, m)
         }
         Op::Mov(c) => (Mov, vec![t(class_type(c))]),
+        Op::Hbin {
+            op,
+            hf,
+            x2,
+            rn,
+            ftz,
+            sat,
+        } => {
+            let mut m = vec![];
+            if rn {
+                m.push(Modifier::Rounding(Rounding::Rn));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            m.push(t(half_type(hf, x2)));
+            (
+                match op {
+                    Fop::Add => Add,
+                    Fop::Sub => Sub,
+                    _ => Mul,
+                },
+                m,
+            )
+        }
+        Op::Hfma {
+            hf,
+            x2,
+            ftz,
+            sat,
+            relu,
+        } => {
+            let mut m = vec![Modifier::Rounding(Rounding::Rn)];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            if relu {
+                m.push(f(Flag::Relu));
+            }
+            m.push(t(half_type(hf, x2)));
+            (Fma, m)
+        }
+        Op::Hsign { abs, hf, x2, ftz } => {
+            let mut m = vec![];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(half_type(hf, x2)));
+            (if abs { Abs } else { Neg }, m)
+        }
+        Op::Hminmax {
+            hf,
+            x2,
+            max,
+            ftz,
+            nan,
+            xorsign,
+        } => {
+            let mut m = vec![];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if nan {
+                m.push(f(Flag::NaN));
+            }
+            if xorsign {
+                m.push(f(Flag::XorSign));
+                m.push(f(Flag::Abs));
+            }
+            m.push(t(half_type(hf, x2)));
+            (if max { Max } else { Min }, m)
+        }
+        Op::CvtToHalf {
+            hf,
+            rnd,
+            ftz,
+            sat,
+            relu,
+            satfinite,
+        } => {
+            let mut m = vec![Modifier::Rounding(rounding(rnd))];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            if relu {
+                m.push(f(Flag::Relu));
+            }
+            if satfinite {
+                m.push(f(Flag::SatFinite));
+            }
+            m.push(t(half_type(hf, false)));
+            m.push(t(Type::F32));
+            (Cvt, m)
+        }
+        Op::CvtFromHalf { hf, ftz } => {
+            let mut m = vec![];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(Type::F32));
+            m.push(t(half_type(hf, false)));
+            (Cvt, m)
+        }
+        Op::CvtPack {
+            hf,
+            rz,
+            relu,
+            satfinite,
+        } => {
+            let mut m = vec![Modifier::Rounding(if rz {
+                Rounding::Rz
+            } else {
+                Rounding::Rn
+            })];
+            if relu {
+                m.push(f(Flag::Relu));
+            }
+            if satfinite {
+                m.push(f(Flag::SatFinite));
+            }
+            m.push(t(half_type(hf, true)));
+            m.push(t(Type::F32));
+            (Cvt, m)
+        }
         Op::Shfl { mode, c } => {
             srcs.push(Operand::Int(c as i64));
             srcs.push(mask_reg(b, depth));
@@ -1067,6 +1200,15 @@ fn cmp_type(t: CmpT) -> Type {
         CmpT::Int(x) => it_type(x),
         CmpT::Bits(b) => bits_type(b as u32),
         CmpT::F(f) => ft_type(f),
+    }
+}
+
+fn half_type(hf: Hf, x2: bool) -> Type {
+    match (hf, x2) {
+        (Hf::F16, false) => Type::F16,
+        (Hf::F16, true) => Type::F16x2,
+        (Hf::Bf16, false) => Type::Bf16,
+        (Hf::Bf16, true) => Type::Bf16x2,
     }
 }
 

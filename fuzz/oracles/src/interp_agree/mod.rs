@@ -31,7 +31,13 @@ const FUEL: u64 = 20_000_000;
 
 /// Runs the oracle on one input.
 pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
-    let swarm = Swarm::arbitrary(u, &Family::ALL)?;
+    run_families(u, &Family::ALL)
+}
+
+/// Runs the oracle on one input with the swarm drawn from `families` only (focused smoke
+/// tests: every configuration then exercises the families under test).
+pub fn run_families(u: &mut Unstructured, families: &[Family]) -> arbitrary::Result<()> {
+    let swarm = Swarm::arbitrary(u, families)?;
     let p = Gen::new(&swarm).program(u)?;
     if let Err(f) = check(&p) {
         report(&p, f);
@@ -446,5 +452,25 @@ mod tests {
     fn smoke() {
         let done = crate::smoke(run, 0x5eed_0004, 300, 4096);
         assert!(done >= 100, "only {done} of 300 inputs completed");
+    }
+
+    fn run_half(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Half])
+    }
+
+    fn run_carry_bits(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Carry, Family::Bits])
+    }
+
+    #[test]
+    fn smoke_half() {
+        let done = crate::smoke(run_half, 0x5eed_0005, 150, 4096);
+        assert!(done >= 50, "only {done} of 150 inputs completed");
+    }
+
+    #[test]
+    fn smoke_carry_bits() {
+        let done = crate::smoke(run_carry_bits, 0x5eed_0006, 150, 4096);
+        assert!(done >= 50, "only {done} of 150 inputs completed");
     }
 }

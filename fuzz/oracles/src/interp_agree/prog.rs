@@ -235,6 +235,15 @@ pub enum Approx {
     DivFull,
 }
 
+/// Half-precision formats (scalars in `.b16` registers, pairs in `.b32` registers).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Hf {
+    /// `.f16`
+    F16,
+    /// `.bf16`
+    Bf16,
+}
+
 /// `prmt` modes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PrmtMode {
@@ -571,6 +580,94 @@ pub enum Op {
         /// `.ftz`
         ftz: bool,
     },
+    // ---------------------------------------------------------------- half precision
+    /// `add`/`sub`/`mul{.rn}{.ftz}{.sat}.f16{x2}`, `add`/`sub`/`mul{.rn}.bf16{x2}`
+    Hbin {
+        /// The operation (not `Div`).
+        op: Fop,
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// `.rn` written out (the only rounding).
+        rn: bool,
+        /// `.ftz` (f16)
+        ftz: bool,
+        /// `.sat` (f16)
+        sat: bool,
+    },
+    /// `fma.rn{.ftz}{.sat|.relu}.f16{x2}`, `fma.rn{.relu}.bf16{x2}`
+    Hfma {
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// `.ftz` (f16)
+        ftz: bool,
+        /// `.sat` (f16)
+        sat: bool,
+        /// `.relu`
+        relu: bool,
+    },
+    /// `neg`/`abs{.ftz}` on halves
+    Hsign {
+        /// `abs`
+        abs: bool,
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// `.ftz` (f16)
+        ftz: bool,
+    },
+    /// `min`/`max{.ftz}{.NaN}{.xorsign.abs}` on halves
+    Hminmax {
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// `max`
+        max: bool,
+        /// `.ftz` (f16)
+        ftz: bool,
+        /// `.NaN`
+        nan: bool,
+        /// `.xorsign.abs`
+        xorsign: bool,
+    },
+    /// `cvt.RND{.ftz}{.sat}.(f16|bf16).f32` or `cvt.(rn|rz){.relu}{.satfinite}.(f16|bf16).f32`
+    CvtToHalf {
+        /// The format.
+        hf: Hf,
+        /// Rounding (`.rn`/`.rz` with `.relu`/`.satfinite`).
+        rnd: Rnd,
+        /// `.ftz`
+        ftz: bool,
+        /// `.sat` (f16)
+        sat: bool,
+        /// `.relu`
+        relu: bool,
+        /// `.satfinite`
+        satfinite: bool,
+    },
+    /// `cvt{.ftz}.f32.(f16|bf16)`
+    CvtFromHalf {
+        /// The format.
+        hf: Hf,
+        /// `.ftz`
+        ftz: bool,
+    },
+    /// `cvt.(rn|rz){.relu}{.satfinite}.(f16x2|bf16x2).f32 d, a, b` (`a` to the upper half)
+    CvtPack {
+        /// The format.
+        hf: Hf,
+        /// `.rz` rather than `.rn`
+        rz: bool,
+        /// `.relu`
+        relu: bool,
+        /// `.satfinite`
+        satfinite: bool,
+    },
     // ---------------------------------------------------------------- conversion and movement
     /// `cvt{.RND}{.ftz}{.sat}.D.S`
     Cvt {
@@ -638,11 +735,13 @@ pub enum Family {
     /// Extended-precision arithmetic: chains of `.cc` producers and `addc`/`subc`/`madc`
     /// consumers of the carry flag.
     Carry,
+    /// Half-precision (`f16`, `bf16`, scalar and packed) arithmetic and conversions.
+    Half,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 9] = [
+    pub const ALL: [Family; 10] = [
         Family::Int,
         Family::Bits,
         Family::Logic,
@@ -652,6 +751,7 @@ impl Family {
         Family::Cvt,
         Family::Warp,
         Family::Carry,
+        Family::Half,
     ];
 }
 
@@ -799,6 +899,12 @@ impl Swarm {
 /// Interesting values of each pool class.
 const H_VALUES: &[u64] = &[
     0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x1234, 31, 16,
+    // f16: 1, -1, 0.5, 2, inf, -inf, qNaN, sNaN, max subnormal, min normal, max, 1/3
+    0x3c00, 0xbc00, 0x3800, 0x4000, 0x7c00, 0xfc00, 0x7e00, 0x7d00, 0x03ff, 0x0400, 0x7bff, 0x3555,
+    // f16 products near the smallest normal decide `.ftz`'s tininess after rounding:
+    // 0x0401 * 0x3bfe rounds to 2^-14 at 11 bits, 0x0400 * 0x3bff is below it.
+    0x0401, 0x3bfe, 0x3bff, // bf16: 1, -1, inf, qNaN, min normal, max, 1 + ulp
+    0x3f80, 0xbf80, 0x7f80, 0x7fc0, 0x0080, 0x7f7f, 0x3f81,
 ];
 const R_VALUES: &[u64] = &[
     0,
@@ -817,6 +923,11 @@ const R_VALUES: &[u64] = &[
     0x0001_0000,
     0x00ff_ff00,
     0x8000_0001,
+    // Packed halves: f16 (1, -1), (qNaN, min subnormal), (max, min normal); bf16 (1, inf).
+    0x3c00_bc00,
+    0x7e00_0001,
+    0x7bff_0400,
+    0x3f80_7f80,
 ];
 const D_VALUES: &[u64] = &[
     0,
@@ -854,6 +965,13 @@ const F_VALUES: &[u64] = &[
     0x5f80_0000, // 2^64
     0x3fc0_0000, // 1.5
     0x4020_0000, // 2.5
+    0x477f_e000, // 65504, the largest f16
+    0x477f_f000, // 65520, where f16 rounding overflows
+    0x3380_0000, // 2^-24, the smallest f16 subnormal
+    0x3300_0000, // 2^-25
+    0x3f80_1000, // 1 + 2^-11, an f16 tie
+    0x3f80_8000, // 1 + 2^-8, a bf16 tie
+    0x3881_0000, // just above the smallest f16 normal
 ];
 const FD_VALUES: &[u64] = &[
     0x0000_0000_0000_0000,
@@ -1112,6 +1230,7 @@ impl<'s> Gen<'s> {
                 ftz: self.swarm.ftz && u.arbitrary()?,
             },
             Family::Cvt => self.cvt_op(u)?,
+            Family::Half => self.half_op(u)?,
             // Carry-flag instructions come in chains ([`Gen::carry_chain`]).
             Family::Carry => return Ok(None),
             Family::Warp => {
@@ -1493,6 +1612,80 @@ impl<'s> Gen<'s> {
         })
     }
 
+    fn half_op(&self, u: &mut Unstructured) -> Result<Op> {
+        let hf = if u.arbitrary()? { Hf::F16 } else { Hf::Bf16 };
+        let f16 = hf == Hf::F16;
+        let x2 = u.arbitrary()?;
+        // `.ftz` and `.sat` exist for f16 only.
+        let ftz = f16 && self.swarm.ftz && u.arbitrary()?;
+        let sat = f16 && self.swarm.sat && u.ratio(1, 3)?;
+        Ok(match u.int_in_range(0..=9u8)? {
+            0..=2 => Op::Hbin {
+                op: *u.choose(&[Fop::Add, Fop::Sub, Fop::Mul])?,
+                hf,
+                x2,
+                rn: u.arbitrary()?,
+                ftz,
+                sat,
+            },
+            3 | 4 => {
+                let relu = !sat && u.ratio(1, 3)?;
+                Op::Hfma {
+                    hf,
+                    x2,
+                    ftz,
+                    sat,
+                    relu,
+                }
+            }
+            5 => Op::Hsign {
+                abs: u.arbitrary()?,
+                hf,
+                x2,
+                ftz,
+            },
+            6 => Op::Hminmax {
+                hf,
+                x2,
+                max: u.arbitrary()?,
+                ftz,
+                nan: u.arbitrary()?,
+                xorsign: u.ratio(1, 4)?,
+            },
+            7 => {
+                if u.arbitrary()? {
+                    Op::CvtToHalf {
+                        hf,
+                        rnd: self.rnd(u)?,
+                        ftz: self.swarm.ftz && u.arbitrary()?,
+                        sat,
+                        relu: false,
+                        satfinite: false,
+                    }
+                } else {
+                    Op::CvtToHalf {
+                        hf,
+                        rnd: *u.choose(&[Rnd::Rn, Rnd::Rz])?,
+                        ftz: false,
+                        sat: false,
+                        relu: u.arbitrary()?,
+                        satfinite: u.arbitrary()?,
+                    }
+                }
+            }
+            8 => Op::CvtFromHalf {
+                hf,
+                ftz: self.swarm.ftz && u.arbitrary()?,
+            },
+            _ => Op::CvtPack {
+                hf,
+                rz: u.arbitrary()?,
+                relu: u.arbitrary()?,
+                satfinite: u.arbitrary()?,
+            },
+        })
+    }
+
     fn cvt_op(&self, u: &mut Unstructured) -> Result<Op> {
         const TYPES: &[CvtT] = &[
             CvtT::Int(8, false),
@@ -1661,6 +1854,16 @@ pub fn signature(op: &Op) -> Sig {
             _ => sig(F, &[F]),
         },
         Op::Cvt { d, s, .. } => sig(d.class(), &[s.class()]),
+        Op::Hbin { x2, .. } | Op::Hminmax { x2, .. } => half_sig(*x2, 2),
+        Op::Hfma { x2, .. } => half_sig(*x2, 3),
+        Op::Hsign { x2, .. } => half_sig(*x2, 1),
+        Op::CvtToHalf { .. } => sig(H, &[F]),
+        Op::CvtFromHalf { .. } => {
+            let mut s = sig(F, &[H]);
+            s.no_imm = vec![0];
+            s
+        }
+        Op::CvtPack { .. } => sig(R, &[F, F]),
         Op::Mov(c) => sig(*c, &[*c]),
         Op::Shfl { .. } => {
             let mut s = sig(R, &[R, R]);
@@ -1687,6 +1890,15 @@ pub fn signature(op: &Op) -> Sig {
             s
         }
     }
+}
+
+/// Half-precision operands are registers only (the ISA takes no immediates of the `.f16`,
+/// `.bf16` or packed types).
+fn half_sig(x2: bool, n: usize) -> Sig {
+    let c = if x2 { Class::R } else { Class::H };
+    let mut s = sig(c, &vec![c; n]);
+    s.no_imm = (0..n).collect();
+    s
 }
 
 fn cmp_class(t: &CmpT) -> Class {
