@@ -51,7 +51,7 @@ fn main() {
         let text = ptx_ir_text::print(&m);
         let input = lower::input(&p);
         let (offs, rec) = p.record_layout();
-        let out_len = (rec * p.block * p.grid) as usize;
+        let out_len = p.out_len() as usize;
         let interp = launch(&m, p.grid, p.block, &input, out_len);
         let exp = eval::run(&p);
         let name = format!("case{written:05}");
@@ -121,6 +121,7 @@ fn unguard_testp(ns: &mut [prog::Node]) {
                 unguard_testp(els);
             }
             prog::Node::Loop { body, .. } => unguard_testp(body),
+            prog::Node::Barrier => {}
         }
     }
 }
@@ -137,6 +138,7 @@ fn dsts(ns: &[prog::Node], out: &mut Vec<prog::Reg>) {
                 dsts(els, out);
             }
             prog::Node::Loop { body, .. } => dsts(body, out),
+            prog::Node::Barrier => {}
         }
     }
 }

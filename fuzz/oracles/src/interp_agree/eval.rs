@@ -131,30 +131,353 @@ pub struct Expected {
 }
 
 /// Runs the program for every thread and returns the expected output buffer, or `None` when a
-/// branch depends on a value the reference does not know.
+/// branch depends on a value the reference does not know or shared-memory accesses race.
+///
+/// The warps of a CTA run one after the other up to each top-level barrier (a segment), with
+/// the CTA's shared memory; the generator keeps segments race-free (threads write only their
+/// own slots, read other threads' slots from the buffer the previous segment wrote, and only
+/// one commutative operation reaches a cell), and [`Mem`] checks it.
 pub fn run(p: &Program) -> Option<Expected> {
     let (offs, rec) = p.record_layout();
     let threads = p.block * p.grid;
-    let mut out = vec![0u8; (rec * threads) as usize];
-    let mut known = vec![false; out.len()];
-    for warp in 0..threads / 32 {
-        let mut lanes: Vec<Regs> = (0..32).map(|l| initial(p, warp * 32 + l)).collect();
-        exec(&p.body, u32::MAX, &mut lanes)?;
-        for (l, regs) in lanes.iter().enumerate() {
-            let base = ((warp * 32 + l as u32) * rec) as usize;
-            for (r, &o) in p.outputs.iter().zip(&offs) {
-                let v = regs.get(*r);
-                let n = match r.class {
-                    Class::P => 1,
-                    c => (c.bits() / 8) as usize,
+    let out_len = p.out_len() as usize;
+    let mut out = vec![0u8; out_len];
+    let mut known = vec![false; out_len];
+    let uses = p.uses_mem();
+    let mut mem = Mem::new(p.block, threads);
+    let segments: Vec<&[Node]> = p.body.split(|n| *n == Node::Barrier).collect();
+    for cta in 0..p.grid {
+        let base = cta * p.block;
+        let mut warps: Vec<Vec<Regs>> = (0..p.block / 32)
+            .map(|w| (0..32).map(|l| initial(p, base + w * 32 + l)).collect())
+            .collect();
+        mem.reset_shared();
+        if uses {
+            for (w, lanes) in warps.iter().enumerate() {
+                for (l, regs) in lanes.iter().enumerate() {
+                    mem.init_thread(w as u32 * 32 + l as u32, regs);
+                }
+            }
+        }
+        for seg in &segments {
+            mem.begin_segment();
+            for (w, lanes) in warps.iter_mut().enumerate() {
+                let mut cx = Cx {
+                    mem: &mut mem,
+                    tid0: w as u32 * 32,
+                    gid0: base + w as u32 * 32,
                 };
-                let at = base + o as usize;
-                out[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
-                known[at..at + n].fill(regs.known(*r));
+                exec(seg, u32::MAX, lanes, &mut cx)?;
+            }
+            if mem.race {
+                return None;
+            }
+        }
+        for (w, lanes) in warps.iter().enumerate() {
+            for (l, regs) in lanes.iter().enumerate() {
+                let th = base + w as u32 * 32 + l as u32;
+                let at0 = (th * rec) as usize;
+                for (r, &o) in p.outputs.iter().zip(&offs) {
+                    let v = regs.get(*r);
+                    let n = match r.class {
+                        Class::P => 1,
+                        c => (c.bits() / 8) as usize,
+                    };
+                    let at = at0 + o as usize;
+                    out[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+                    known[at..at + n].fill(regs.known(*r));
+                }
             }
         }
     }
+    if uses {
+        let tail = (rec * threads) as usize;
+        out[tail..].copy_from_slice(&mem.global);
+        known[tail..].copy_from_slice(&mem.gknown);
+    }
     Some(Expected { bytes: out, known })
+}
+
+/// The reference's memory: the current CTA's shared array and the global scratch area (the
+/// output buffer after the records), each byte with whether its value is known, and per
+/// shared byte the threads that wrote, read or atomically updated it in the current segment.
+pub struct Mem {
+    shared: Vec<u8>,
+    sknown: Vec<bool>,
+    wr: Vec<u64>,
+    rd: Vec<u64>,
+    awr: Vec<u64>,
+    /// Whether two threads' accesses in one segment conflict (the result would depend on
+    /// their order).
+    pub race: bool,
+    ntid: u32,
+    global: Vec<u8>,
+    gknown: Vec<bool>,
+}
+
+/// What an instruction needs besides its lane's registers.
+pub struct Cx<'m> {
+    mem: &'m mut Mem,
+    /// `%tid.x` of lane 0.
+    tid0: u32,
+    /// Global thread id of lane 0.
+    gid0: u32,
+}
+
+impl Mem {
+    fn new(ntid: u32, threads: u32) -> Mem {
+        let n = super::lower::SHARED_LEN as usize;
+        let g = (8 * threads + 32) as usize;
+        Mem {
+            shared: vec![0; n],
+            sknown: vec![false; n],
+            wr: vec![0; n],
+            rd: vec![0; n],
+            awr: vec![0; n],
+            race: false,
+            ntid,
+            // The output buffer starts zeroed.
+            global: vec![0; g],
+            gknown: vec![true; g],
+        }
+    }
+
+    /// A new CTA: shared memory undefined.
+    fn reset_shared(&mut self) {
+        self.shared.fill(0);
+        self.sknown.fill(false);
+    }
+
+    /// What the kernel's prologue stores for thread `tid` (see `lower::mem_prologue`).
+    fn init_thread(&mut self, tid: u32, regs: &Regs) {
+        let d = |k: u8| {
+            regs.get(Reg {
+                class: Class::D,
+                idx: k,
+            })
+        };
+        let slot = |buf: u32| (buf * super::lower::BUF1 + tid * super::lower::SLOT) as usize;
+        for (buf, k) in [(0, 0), (1, 2)] {
+            let at = slot(buf);
+            self.shared[at..at + 8].copy_from_slice(&d(k).to_le_bytes());
+            self.shared[at + 8..at + 16].copy_from_slice(&d(k + 1).to_le_bytes());
+            self.sknown[at..at + 16].fill(true);
+        }
+        if tid < 4 {
+            let at = (super::lower::CELLS + 8 * tid) as usize;
+            self.shared[at..at + 8].copy_from_slice(&d(4).to_le_bytes());
+            self.sknown[at..at + 8].fill(true);
+        }
+    }
+
+    fn begin_segment(&mut self) {
+        self.wr.fill(0);
+        self.rd.fill(0);
+        self.awr.fill(0);
+    }
+
+    /// Records an access by `tid` to shared bytes `at..at + n`: `read`, `write` (plain or
+    /// the thread's own atomic), or `cell` (an atomic update another thread may also make).
+    fn track(&mut self, tid: u32, at: usize, n: usize, read: bool, write: bool, cell: bool) {
+        let me = 1u64 << tid;
+        for x in at..at + n {
+            let others = !me;
+            if read && (self.wr[x] | self.awr[x]) & others != 0 {
+                self.race = true;
+            }
+            if write && (self.rd[x] | self.wr[x] | self.awr[x]) & others != 0 {
+                self.race = true;
+            }
+            if cell && (self.rd[x] | self.wr[x]) & others != 0 {
+                self.race = true;
+            }
+            if read {
+                self.rd[x] |= me;
+            }
+            if write {
+                self.wr[x] |= me;
+            }
+            if cell {
+                self.awr[x] |= me;
+            }
+        }
+    }
+
+    fn load(&self, global: bool, at: usize, n: usize) -> (u64, bool) {
+        let (b, k) = if global {
+            (&self.global, &self.gknown)
+        } else {
+            (&self.shared, &self.sknown)
+        };
+        let mut w = [0u8; 8];
+        w[..n].copy_from_slice(&b[at..at + n]);
+        (u64::from_le_bytes(w), k[at..at + n].iter().all(|&x| x))
+    }
+
+    fn store(&mut self, global: bool, at: usize, n: usize, v: u64, known: bool) {
+        let (b, k) = if global {
+            (&mut self.global, &mut self.gknown)
+        } else {
+            (&mut self.shared, &mut self.sknown)
+        };
+        b[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        k[at..at + n].fill(known);
+    }
+}
+
+/// One lane of a memory instruction; `sure` is false when its guard is unknown (then what it
+/// writes becomes unknown).
+fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
+    use super::lower::{BUF1, CELLS, SLOT};
+    let tid = cx.tid0 + lane;
+    let slot = |buf: u8, t: u32, off: u8| (buf as u32 * BUF1 + t * SLOT + off as u32) as usize;
+    match i.op {
+        Op::St {
+            buf,
+            vec,
+            class,
+            off,
+        } => {
+            let first = match i.srcs[0] {
+                Src::Reg(r) => r.idx,
+                _ => 0,
+            };
+            let n = (class.bits() / 8) as usize;
+            for k in 0..vec {
+                let r = Reg {
+                    class,
+                    idx: (first + k) % class.count(),
+                };
+                let at = slot(buf, tid, off) + k as usize * n;
+                cx.mem.track(tid, at, n, false, true, false);
+                cx.mem
+                    .store(false, at, n, regs.get(r), sure && regs.known(r));
+            }
+        }
+        Op::Ld {
+            buf,
+            peer,
+            vec,
+            class,
+            off,
+        } => {
+            let from = (tid + peer as u32) % cx.mem.ntid;
+            let n = (class.bits() / 8) as usize;
+            for k in 0..vec {
+                let r = Reg {
+                    class,
+                    idx: (i.dst.idx + k) % class.count(),
+                };
+                let at = slot(buf, from, off) + k as usize * n;
+                cx.mem.track(tid, at, n, true, false, false);
+                let (v, known) = cx.mem.load(false, at, n);
+                if known && sure {
+                    regs.set(r, v);
+                } else {
+                    regs.forget(r);
+                }
+            }
+        }
+        Op::Atom { op, t, target, red } => {
+            let s: Vec<u64> = i.srcs.iter().map(|&x| src(x, lane, regs)).collect();
+            let ops_known = sure && srcs_known(i, regs);
+            let n = (t.bits() / 8) as usize;
+            // `common`: an address other threads update too.
+            let (global, at, common) = match target {
+                Target::Own { buf, off } => (false, slot(buf, tid, off), false),
+                Target::Cell(j) => (false, (CELLS + 8 * j as u32) as usize, true),
+                Target::GlobalOwn => (true, 8 * (cx.gid0 + lane) as usize, false),
+                Target::GlobalCell(j) => (true, cx.mem.global.len() - 32 + 8 * j as usize, true),
+            };
+            if !global {
+                cx.mem.track(tid, at, n, !common, !common, common);
+            }
+            let (old, old_known) = cx.mem.load(global, at, n);
+            let (new, ok) = atom_apply(op, t, old, s[0], s.get(1).copied().unwrap_or(0));
+            cx.mem
+                .store(global, at, n, new, old_known && ops_known && ok);
+            // Where several threads update one address, the value each gets back depends on
+            // their order: not compared.
+            if red || common || !sure || !old_known {
+                if !red {
+                    regs.forget(i.dst);
+                }
+            } else {
+                regs.set(i.dst, old);
+            }
+        }
+        _ => unreachable!("not a memory instruction"),
+    }
+}
+
+/// An atomic operation on `old` with operands `b` (and `c` for `cas`): the new value and
+/// whether the reference knows it. `atom.add.f32` rounds to nearest even and flushes
+/// subnormal inputs and results (the ISA); with a NaN the result is left unknown.
+fn atom_apply(op: AtomOp, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
+    let w = t.bits();
+    let m = mask(w);
+    let (old, b, c) = (old & m, b & m, c & m);
+    let key = |x: u64| match t {
+        AtomT::Int(it) => val(x, it),
+        _ => x as i128,
+    };
+    let v = match op {
+        AtomOp::Add => {
+            if t == AtomT::F32 {
+                let (x, y) = (flush32(old), flush32(b));
+                if nan32(x) || nan32(y) {
+                    return (0, false);
+                }
+                let r = (f32v(x) + f32v(y)).to_bits() as u64;
+                if nan32(r) {
+                    return (0, false);
+                }
+                flush32(r)
+            } else {
+                old.wrapping_add(b) & m
+            }
+        }
+        AtomOp::Min => {
+            if key(b) < key(old) {
+                b
+            } else {
+                old
+            }
+        }
+        AtomOp::Max => {
+            if key(b) > key(old) {
+                b
+            } else {
+                old
+            }
+        }
+        AtomOp::And => old & b,
+        AtomOp::Or => old | b,
+        AtomOp::Xor => old ^ b,
+        AtomOp::Inc => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+    };
+    (v, true)
 }
 
 fn lanes_of(m: u32) -> impl Iterator<Item = usize> {
@@ -178,7 +501,7 @@ fn forget_dsts(i: &Inst, regs: &mut Regs) {
     }
 }
 
-fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
+fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<()> {
     for n in nodes {
         match n {
             Node::Inst(i) => {
@@ -192,18 +515,25 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
                     }
                 } else {
                     for l in lanes_of(active) {
+                        let mut sure = true;
                         if let Some((p, neg)) = i.guard {
                             let g = Reg {
                                 class: Class::P,
                                 idx: p,
                             };
                             if !lanes[l].known(g) {
-                                forget_dsts(i, &mut lanes[l]);
+                                sure = false;
+                            } else if (lanes[l].get(g) != 0) == neg {
                                 continue;
                             }
-                            if (lanes[l].get(g) != 0) == neg {
-                                continue;
-                            }
+                        }
+                        if is_mem(&i.op) {
+                            mem_lane(i, l as u32, &mut lanes[l], cx, sure);
+                            continue;
+                        }
+                        if !sure {
+                            forget_dsts(i, &mut lanes[l]);
+                            continue;
                         }
                         if !has_reference(&i.op) || !srcs_known(i, &lanes[l]) {
                             forget_dsts(i, &mut lanes[l]);
@@ -235,12 +565,14 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
                     }
                 }
                 if m != 0 {
-                    exec(then, m, lanes)?;
+                    exec(then, m, lanes, cx)?;
                 }
                 if active & !m != 0 {
-                    exec(els, active & !m, lanes)?;
+                    exec(els, active & !m, lanes, cx)?;
                 }
             }
+            // Barriers are only at the top level, where [`run`] splits the body at them.
+            Node::Barrier => {}
             Node::Loop { trips, body } => {
                 let mut count = [0u32; 32];
                 for l in lanes_of(active) {
@@ -267,7 +599,7 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
                     if m == 0 {
                         break;
                     }
-                    exec(body, m, lanes)?;
+                    exec(body, m, lanes, cx)?;
                     for l in lanes_of(m) {
                         count[l] -= 1;
                     }
@@ -276,6 +608,11 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
         }
     }
     Some(())
+}
+
+/// Whether `op` accesses memory (evaluated by [`mem_lane`]).
+pub fn is_mem(op: &Op) -> bool {
+    matches!(op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. })
 }
 
 /// Whether `op` is a warp-synchronous instruction.
@@ -1195,6 +1532,9 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
         Op::Fns => one(fns(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, sx(s[2], 32))),
         Op::AddCc { .. } | Op::MadCc { .. } => {
             unreachable!("carry-flag instructions are evaluated with the flag")
+        }
+        Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
+            unreachable!("memory instructions are evaluated with the memory")
         }
         Op::And(c) => one(s[0] & s[1] & mask(c.bits())),
         Op::Or(c) => one((s[0] | s[1]) & mask(c.bits())),

@@ -13,11 +13,19 @@ use super::prog::*;
 use ptx_ir_core::{
     ArchSuffix, Cmp, Declarator, Flag, Function, FunctionKind, Guard, Instruction, Item, Linkage,
     Modifier, Module, Name, Op as MOp, Opcode, Operand, Param, Rounding, Selector, Space,
-    SpecialReg, Statement, Target, Type, VarDecl, Version,
+    SpecialReg, Statement, Target as Arch, Type, VarDecl, Vector, Version,
 };
 
 /// Byte offset of each pool (`H`, `R`, `D`, `F`, `Fd`) in the input buffer.
 pub const POOL_OFFSETS: [u32; 5] = [0, 32, 96, 224, 288];
+/// Bytes of one thread's slot in each shared buffer.
+pub const SLOT: u32 = 16;
+/// Byte offset of the second shared buffer (64 threads' slots per buffer).
+pub const BUF1: u32 = 64 * SLOT;
+/// Byte offset of the four shared 8-byte cells.
+pub const CELLS: u32 = 2 * BUF1;
+/// Size of the shared array `smem`.
+pub const SHARED_LEN: u32 = CELLS + 32;
 /// Size of the input buffer.
 pub const INPUT_LEN: usize = 416;
 
@@ -200,7 +208,7 @@ pub fn module(p: &Program) -> Module {
     let mut b = B {
         m: Module::new(
             Version { major: 8, minor: 7 },
-            vec![Target::Sm {
+            vec![Arch::Sm {
                 arch: 90,
                 suffix: ArchSuffix::None,
             }],
@@ -219,7 +227,29 @@ pub fn module(p: &Program) -> Module {
     b.decl(Type::B32, "%m", 6);
     b.decl(Type::B32, "%c", 4);
     b.decl(Type::Pred, "%q", 4);
+    let mem = p.uses_mem();
+    if mem {
+        b.decl(Type::B64, "%tm", 6);
+        let name = b.name("smem");
+        b.body.push(Statement::Decl(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Shared,
+            attributes: Vec::new(),
+            align: Some(16),
+            vector: None,
+            ty: Type::B8,
+            names: vec![Declarator {
+                name,
+                range: None,
+                dims: std::iter::once(Some(SHARED_LEN as u64)).collect(),
+                init: None,
+            }],
+        })));
+    }
     prologue(&mut b, p);
+    if mem {
+        mem_prologue(&mut b, p);
+    }
     let body = p.body.clone();
     nodes(&mut b, &body, 0);
     epilogue(&mut b, p);
@@ -377,6 +407,94 @@ fn prologue(b: &mut B, p: &Program) {
     }
 }
 
+/// Memory registers: `%tm0` the thread's own slot of buffer 0, `%tm1` its global scratch word,
+/// `%tm2` the global cells, `%tm3` a peer's slot, `%tm4` `smem`, `%tm5` the thread's cell.
+/// Fills the thread's slots of both buffers with `%rd0`..`%rd3` and (threads 0 to 3) cell
+/// `tid` with `%rd4`, then waits at a barrier: shared memory starts undefined.
+fn mem_prologue(b: &mut B, p: &Program) {
+    use Opcode::*;
+    let tm = |b: &mut B, k: u32| b.r(&format!("%tm{k}"));
+    let (t0, t3) = (b.r("%t0"), b.r("%t3"));
+    let smem = b.name("smem");
+    let (tm0, tm1, tm2, tm4, tm5) = (tm(b, 0), tm(b, 1), tm(b, 2), tm(b, 4), tm(b, 5));
+    b.e(
+        Mov,
+        vec![t(Type::U64)],
+        vec![tm4.clone(), Operand::reg(smem)],
+    );
+    b.e(
+        Mad,
+        vec![f(Flag::Wide), t(Type::U32)],
+        vec![
+            tm0.clone(),
+            t0.clone(),
+            Operand::Int(SLOT as i64),
+            tm4.clone(),
+        ],
+    );
+    b.e(
+        Mad,
+        vec![f(Flag::Wide), t(Type::U32)],
+        vec![tm5.clone(), t0.clone(), Operand::Int(8), tm4],
+    );
+    let (_, rec) = p.record_layout();
+    let threads = p.block * p.grid;
+    let td1 = b.r("%td1");
+    b.e(
+        Mad,
+        vec![f(Flag::Wide), t(Type::U32)],
+        vec![tm1.clone(), t3, Operand::Int(8), td1.clone()],
+    );
+    b.e(
+        Add,
+        vec![t(Type::S64)],
+        vec![tm1.clone(), tm1, Operand::Int((rec * threads) as i64)],
+    );
+    b.e(
+        Add,
+        vec![t(Type::S64)],
+        vec![tm2, td1, Operand::Int(((rec + 8) * threads) as i64)],
+    );
+    let d = |b: &mut B, k: u8| {
+        b.reg(Reg {
+            class: Class::D,
+            idx: k,
+        })
+    };
+    let base = b.name("%tm0");
+    for (buf, k) in [(0, 0), (BUF1, 2)] {
+        let v = Operand::vector([d(b, k), d(b, k + 1)]);
+        b.e(
+            St,
+            vec![
+                Modifier::Space(Space::Shared),
+                Modifier::Vector(Vector::V2),
+                t(Type::B64),
+            ],
+            vec![Operand::addr(base, buf as i64), v],
+        );
+    }
+    let tp1 = b.r("%tp1");
+    b.e(
+        Setp,
+        vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)],
+        vec![tp1, t0, Operand::Int(4)],
+    );
+    let cell = b.name("%tm5");
+    let rd4 = d(b, 4);
+    let pred = b.name("%tp1");
+    b.emit(
+        Some(Guard {
+            pred,
+            negated: false,
+        }),
+        St,
+        vec![Modifier::Space(Space::Shared), t(Type::B64)],
+        vec![Operand::addr(cell, CELLS as i64), rd4],
+    );
+    b.e(Bar, vec![f(Flag::Sync)], vec![Operand::Int(0)]);
+}
+
 fn epilogue(b: &mut B, p: &Program) {
     use Opcode::*;
     let (offs, rec) = p.record_layout();
@@ -416,6 +534,7 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
     for n in ns {
         match n {
             Node::Inst(i) => inst(b, i, depth),
+            Node::Barrier => b.e(Bar, vec![f(Flag::Sync)], vec![Operand::Int(0)]),
             Node::If { cond, then, els } => {
                 let q = b.r(&format!("%q{depth}"));
                 let qn = b.name(&format!("%q{depth}"));
@@ -991,6 +1110,101 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             (Cvt, m)
         }
         Op::Mov(c) => (Mov, vec![t(class_type(c))]),
+        Op::Ld {
+            buf,
+            peer,
+            vec,
+            class,
+            off,
+        } => {
+            let addr = slot_addr(b, buf, peer, off);
+            let regs: Vec<Operand> = (0..vec)
+                .map(|k| {
+                    b.reg(Reg {
+                        class,
+                        idx: (i.dst.idx + k) % class.count(),
+                    })
+                })
+                .collect();
+            ops = vec![if vec == 1 {
+                regs[0].clone()
+            } else {
+                Operand::vector(regs)
+            }];
+            srcs = vec![addr];
+            (Ld, mem_mods(Space::Shared, vec, class_type(class)))
+        }
+        Op::St {
+            buf,
+            vec,
+            class,
+            off,
+        } => {
+            let addr = slot_addr(b, buf, 0, off);
+            let first = match i.srcs[0] {
+                Src::Reg(r) => r.idx,
+                _ => 0,
+            };
+            let regs: Vec<Operand> = (0..vec)
+                .map(|k| {
+                    b.reg(Reg {
+                        class,
+                        idx: (first + k) % class.count(),
+                    })
+                })
+                .collect();
+            ops = vec![addr];
+            srcs = vec![if vec == 1 {
+                regs[0].clone()
+            } else {
+                Operand::vector(regs)
+            }];
+            (St, mem_mods(Space::Shared, vec, class_type(class)))
+        }
+        Op::Atom {
+            op,
+            t: at,
+            target,
+            red,
+        } => {
+            let (space, addr) = match target {
+                Target::Own { buf, off } => (Space::Shared, slot_addr(b, buf, 0, off)),
+                Target::Cell(j) => (
+                    Space::Shared,
+                    Operand::addr(b.name("smem"), (CELLS + 8 * j as u32) as i64),
+                ),
+                Target::GlobalOwn => (Space::Global, Operand::addr(b.name("%tm1"), 0)),
+                Target::GlobalCell(j) => {
+                    (Space::Global, Operand::addr(b.name("%tm2"), 8 * j as i64))
+                }
+            };
+            if red {
+                ops = vec![addr];
+            } else {
+                ops.push(addr);
+            }
+            let ty = match at {
+                AtomT::Int(x) => it_type(x),
+                AtomT::Bits(w) => bits_type(w as u32),
+                AtomT::F32 => Type::F32,
+            };
+            let o = match op {
+                AtomOp::Add => MOp::Add,
+                AtomOp::Min => MOp::Min,
+                AtomOp::Max => MOp::Max,
+                AtomOp::And => MOp::And,
+                AtomOp::Or => MOp::Or,
+                AtomOp::Xor => MOp::Xor,
+                AtomOp::Inc => MOp::Inc,
+                AtomOp::Dec => MOp::Dec,
+                AtomOp::Exch => MOp::Exch,
+                AtomOp::Cas => MOp::Cas,
+            };
+            (
+                if red { Red } else { Atom },
+                vec![Modifier::Space(space), Modifier::Op(o), t(ty)],
+            )
+        }
         Op::Hbin {
             op,
             hf,
@@ -1201,6 +1415,40 @@ fn cmp_type(t: CmpT) -> Type {
         CmpT::Bits(b) => bits_type(b as u32),
         CmpT::F(f) => ft_type(f),
     }
+}
+
+fn mem_mods(space: Space, vec: u8, ty: Type) -> Vec<Modifier> {
+    let mut m = vec![Modifier::Space(space)];
+    match vec {
+        2 => m.push(Modifier::Vector(Vector::V2)),
+        4 => m.push(Modifier::Vector(Vector::V4)),
+        _ => {}
+    }
+    m.push(t(ty));
+    m
+}
+
+/// The address of byte `off` of a slot of shared buffer `buf`: the thread's own (`peer` 0) or
+/// that of thread `(tid + peer) % ntid`, computed into `%tm3`.
+fn slot_addr(b: &mut B, buf: u8, peer: u8, off: u8) -> Operand {
+    use Opcode::*;
+    let disp = (buf as u32 * BUF1 + off as u32) as i64;
+    if peer == 0 {
+        return Operand::addr(b.name("%tm0"), disp);
+    }
+    let (t7, t0, t2, tm3, tm4) = (b.r("%t7"), b.r("%t0"), b.r("%t2"), b.r("%tm3"), b.r("%tm4"));
+    b.e(
+        Add,
+        vec![t(Type::U32)],
+        vec![t7.clone(), t0, Operand::Int(peer as i64)],
+    );
+    b.e(Rem, vec![t(Type::U32)], vec![t7.clone(), t7.clone(), t2]);
+    b.e(
+        Mad,
+        vec![f(Flag::Wide), t(Type::U32)],
+        vec![tm3, t7, Operand::Int(SLOT as i64), tm4],
+    );
+    Operand::addr(b.name("%tm3"), disp)
 }
 
 fn half_type(hf: Hf, x2: bool) -> Type {

@@ -244,6 +244,82 @@ pub enum Hf {
     Bf16,
 }
 
+/// `atom`/`red` operations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    /// `.add`
+    Add,
+    /// `.min`
+    Min,
+    /// `.max`
+    Max,
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+    /// `.inc` (u32)
+    Inc,
+    /// `.dec` (u32)
+    Dec,
+    /// `.exch`
+    Exch,
+    /// `.cas`
+    Cas,
+}
+
+/// `atom`/`red` operand types.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomT {
+    /// `.u32`/`.s32`/`.u64`/`.s64`
+    Int(It),
+    /// `.b32`/`.b64`
+    Bits(u8),
+    /// `.f32`
+    F32,
+}
+
+impl AtomT {
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            AtomT::Int(t) => t.bits as u32,
+            AtomT::Bits(b) => b as u32,
+            AtomT::F32 => 32,
+        }
+    }
+
+    /// The register class of its values.
+    pub fn class(self) -> Class {
+        match self {
+            AtomT::F32 => Class::F,
+            t => Class::int(t.bits() as u8),
+        }
+    }
+}
+
+/// Where an atomic operation goes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The thread's own shared slot of buffer `buf`, at byte `off`: distinct per thread, so
+    /// the returned value is deterministic.
+    Own {
+        /// The buffer (the one the segment writes).
+        buf: u8,
+        /// Byte offset in the slot.
+        off: u8,
+    },
+    /// Shared cell `j`, common to the CTA: only commutative operations, returned value not
+    /// compared.
+    Cell(u8),
+    /// The thread's own 8-byte global scratch word.
+    GlobalOwn,
+    /// Global cell `j`, common to the grid: commutative operations only, returned value not
+    /// compared, final value compared.
+    GlobalCell(u8),
+}
+
 /// `prmt` modes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PrmtMode {
@@ -668,6 +744,45 @@ pub enum Op {
         /// `.satfinite`
         satfinite: bool,
     },
+    // ---------------------------------------------------------------- memory
+    /// `ld.shared{.v2|.v4}.T`: from the thread's own slot or, `peer` > 0, from the slot of
+    /// thread `(tid + peer) % ntid` of buffer `buf` (the one the previous segment wrote).
+    /// Vector destinations are `dst` and the registers after it (cyclically).
+    Ld {
+        /// Buffer 0 or 1.
+        buf: u8,
+        /// Peer distance (0: own slot).
+        peer: u8,
+        /// 1, 2 or 4 elements.
+        vec: u8,
+        /// Element class.
+        class: Class,
+        /// Byte offset in the 16-byte slot.
+        off: u8,
+    },
+    /// `st.shared{.v2|.v4}.T` to the thread's own slot of buffer `buf` (the one the segment
+    /// writes); vector sources are `srcs[0]` and the registers after it.
+    St {
+        /// Buffer 0 or 1.
+        buf: u8,
+        /// 1, 2 or 4 elements.
+        vec: u8,
+        /// Element class.
+        class: Class,
+        /// Byte offset in the 16-byte slot.
+        off: u8,
+    },
+    /// `atom`/`red` on shared or global memory
+    Atom {
+        /// The operation.
+        op: AtomOp,
+        /// The type.
+        t: AtomT,
+        /// The address.
+        target: Target,
+        /// `red` (no returned value) rather than `atom`.
+        red: bool,
+    },
     // ---------------------------------------------------------------- conversion and movement
     /// `cvt{.RND}{.ftz}{.sat}.D.S`
     Cvt {
@@ -737,11 +852,14 @@ pub enum Family {
     Carry,
     /// Half-precision (`f16`, `bf16`, scalar and packed) arithmetic and conversions.
     Half,
+    /// Shared-memory loads and stores (own and other threads' slots, vector widths), CTA
+    /// barriers, and atomics on shared and global memory.
+    Mem,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 10] = [
+    pub const ALL: [Family; 11] = [
         Family::Int,
         Family::Bits,
         Family::Logic,
@@ -752,6 +870,7 @@ impl Family {
         Family::Warp,
         Family::Carry,
         Family::Half,
+        Family::Mem,
     ];
 }
 
@@ -809,6 +928,9 @@ pub enum Node {
         /// The others.
         els: Vec<Node>,
     },
+    /// `bar.sync 0` (only at the top level, where the whole CTA is converged): ends a
+    /// segment of the shared-memory protocol.
+    Barrier,
     /// A bounded loop.
     Loop {
         /// Trip count per lane.
@@ -1027,7 +1149,70 @@ pub struct Gen<'s> {
     /// The configuration.
     pub swarm: &'s Swarm,
     insts: usize,
+    /// Barriers emitted so far: the segment being filled (its parity picks the shared buffer
+    /// it writes; peers' slots are read from the other one, written before the barrier).
+    segment: u32,
+    /// The one commutative operation and type of each shared cell and of each global cell
+    /// (mixing operations on a cell would make its value depend on the order).
+    cell_ops: [(AtomOp, AtomT); 8],
 }
+
+/// Commutative (and associative) atomic operations, allowed on addresses shared by threads.
+const CELL_OPS: &[(AtomOp, AtomT)] = &[
+    (
+        AtomOp::Add,
+        AtomT::Int(It {
+            bits: 32,
+            signed: false,
+        }),
+    ),
+    (
+        AtomOp::Add,
+        AtomT::Int(It {
+            bits: 32,
+            signed: true,
+        }),
+    ),
+    (
+        AtomOp::Add,
+        AtomT::Int(It {
+            bits: 64,
+            signed: false,
+        }),
+    ),
+    (
+        AtomOp::Min,
+        AtomT::Int(It {
+            bits: 32,
+            signed: true,
+        }),
+    ),
+    (
+        AtomOp::Min,
+        AtomT::Int(It {
+            bits: 64,
+            signed: false,
+        }),
+    ),
+    (
+        AtomOp::Max,
+        AtomT::Int(It {
+            bits: 32,
+            signed: false,
+        }),
+    ),
+    (
+        AtomOp::Max,
+        AtomT::Int(It {
+            bits: 64,
+            signed: true,
+        }),
+    ),
+    (AtomOp::And, AtomT::Bits(32)),
+    (AtomOp::Or, AtomT::Bits(64)),
+    (AtomOp::Xor, AtomT::Bits(32)),
+    (AtomOp::Xor, AtomT::Bits(64)),
+];
 
 /// What the generator knows about the region it is filling.
 #[derive(Copy, Clone, Debug)]
@@ -1043,7 +1228,12 @@ struct Region {
 impl<'s> Gen<'s> {
     /// A generator for `swarm`.
     pub fn new(swarm: &'s Swarm) -> Gen<'s> {
-        Gen { swarm, insts: 0 }
+        Gen {
+            swarm,
+            insts: 0,
+            segment: 0,
+            cell_ops: [CELL_OPS[0]; 8],
+        }
     }
 
     /// Draws a whole program.
@@ -1068,6 +1258,9 @@ impl<'s> Gen<'s> {
                 let add = u.int_in_range(0..=15u32)?;
                 init.push((Reg { class: c, idx }, mul, add));
             }
+        }
+        for c in self.cell_ops.iter_mut() {
+            *c = *u.choose(CELL_OPS)?;
         }
         let region = Region {
             full: true,
@@ -1099,7 +1292,12 @@ impl<'s> Gen<'s> {
                 break;
             }
             let k = u.int_in_range(0..=15u8)?;
-            if k == 0 && self.swarm.branches && r.depth < 3 {
+            let mem = self.swarm.families.contains(&Family::Mem);
+            if k == 2 && mem && r.depth == 0 {
+                // Only at the top level (outside branches and loops) is the CTA converged.
+                self.segment += 1;
+                out.push(Node::Barrier);
+            } else if k == 0 && self.swarm.branches && r.depth < 3 {
                 let cond = match u.int_in_range(0..=2u8)? {
                     0 => Cond::Pred(u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?),
                     1 => Cond::LaneBelow(u.int_in_range(0..=32)?),
@@ -1231,6 +1429,7 @@ impl<'s> Gen<'s> {
             },
             Family::Cvt => self.cvt_op(u)?,
             Family::Half => self.half_op(u)?,
+            Family::Mem => self.mem_op(u)?,
             // Carry-flag instructions come in chains ([`Gen::carry_chain`]).
             Family::Carry => return Ok(None),
             Family::Warp => {
@@ -1612,6 +1811,110 @@ impl<'s> Gen<'s> {
         })
     }
 
+    fn mem_op(&self, u: &mut Unstructured) -> Result<Op> {
+        let cur = (self.segment % 2) as u8;
+        let (class, vec) = *u.choose(&[
+            (Class::H, 1),
+            (Class::H, 2),
+            (Class::H, 4),
+            (Class::R, 1),
+            (Class::R, 2),
+            (Class::R, 4),
+            (Class::F, 1),
+            (Class::F, 4),
+            (Class::D, 1),
+            (Class::D, 2),
+            (Class::Fd, 1),
+            (Class::Fd, 2),
+        ])?;
+        let size = (class.bits() / 8) as u8 * vec;
+        let off = size * u.int_in_range(0..=16 / size - 1)?;
+        Ok(match u.int_in_range(0..=5u8)? {
+            0 | 1 => Op::St {
+                buf: cur,
+                vec,
+                class,
+                off,
+            },
+            2 | 3 => {
+                let peer = if u.arbitrary()? {
+                    u.int_in_range(1..=63)?
+                } else {
+                    0
+                };
+                Op::Ld {
+                    // Other threads' slots only from the buffer this segment does not write.
+                    buf: if peer > 0 {
+                        1 - cur
+                    } else {
+                        u.int_in_range(0..=1)?
+                    },
+                    peer,
+                    vec,
+                    class,
+                    off,
+                }
+            }
+            _ => {
+                let target = match u.int_in_range(0..=3u8)? {
+                    0 => Target::Own {
+                        buf: cur,
+                        off: 8 * u.int_in_range(0..=1)?,
+                    },
+                    // Shared cells of the segment's parity (loads read the others).
+                    1 => Target::Cell(cur + 2 * u.int_in_range(0..=1)?),
+                    2 => Target::GlobalOwn,
+                    _ => Target::GlobalCell(u.int_in_range(0..=3)?),
+                };
+                let (op, t) = match target {
+                    Target::Cell(j) => self.cell_ops[j as usize],
+                    Target::GlobalCell(j) => self.cell_ops[4 + j as usize],
+                    _ => {
+                        let op = *u.choose(&[
+                            AtomOp::Add,
+                            AtomOp::Min,
+                            AtomOp::Max,
+                            AtomOp::And,
+                            AtomOp::Or,
+                            AtomOp::Xor,
+                            AtomOp::Inc,
+                            AtomOp::Dec,
+                            AtomOp::Exch,
+                            AtomOp::Cas,
+                        ])?;
+                        let t = match op {
+                            AtomOp::Add => *u.choose(&[
+                                AtomT::Int(It {
+                                    bits: 32,
+                                    signed: false,
+                                }),
+                                AtomT::Int(It {
+                                    bits: 32,
+                                    signed: true,
+                                }),
+                                AtomT::Int(It {
+                                    bits: 64,
+                                    signed: false,
+                                }),
+                                AtomT::F32,
+                            ])?,
+                            AtomOp::Min | AtomOp::Max => AtomT::Int(self.it(u, &[32, 64])?),
+                            AtomOp::Inc | AtomOp::Dec => AtomT::Int(It {
+                                bits: 32,
+                                signed: false,
+                            }),
+                            _ => AtomT::Bits(*u.choose(&[32, 64])?),
+                        };
+                        (op, t)
+                    }
+                };
+                // `red` has no `exch`/`cas`.
+                let red = !matches!(op, AtomOp::Exch | AtomOp::Cas) && u.ratio(1, 3)?;
+                Op::Atom { op, t, target, red }
+            }
+        })
+    }
+
     fn half_op(&self, u: &mut Unstructured) -> Result<Op> {
         let hf = if u.arbitrary()? { Hf::F16 } else { Hf::Bf16 };
         let f16 = hf == Hf::F16;
@@ -1864,6 +2167,21 @@ pub fn signature(op: &Op) -> Sig {
             s
         }
         Op::CvtPack { .. } => sig(R, &[F, F]),
+        Op::Ld { class, .. } => sig(*class, &[]),
+        Op::St { class, .. } => {
+            // Vector sources are consecutive registers: the first is a register.
+            let mut s = sig(*class, &[*class]);
+            s.no_imm = vec![0];
+            s
+        }
+        Op::Atom { op, t, .. } => {
+            let c = t.class();
+            if *op == AtomOp::Cas {
+                sig(c, &[c, c])
+            } else {
+                sig(c, &[c])
+            }
+        }
         Op::Mov(c) => sig(*c, &[*c]),
         Op::Shfl { .. } => {
             let mut s = sig(R, &[R, R]);
@@ -1949,14 +2267,72 @@ impl Program {
                         }
                         walk(body, out);
                     }
+                    Node::Barrier => {}
                 }
             }
         }
         let mut out = self.outputs.clone();
         walk(&self.body, &mut out);
+        if self.uses_mem() {
+            // The prologue fills the shared slots and cells from these.
+            out.extend((0..5).map(|idx| Reg {
+                class: Class::D,
+                idx,
+            }));
+        }
+        for i in self.insts() {
+            if let Op::St { vec, class, .. } | Op::Ld { vec, class, .. } = i.op {
+                let first = match (i.op, i.srcs.first()) {
+                    (Op::St { .. }, Some(Src::Reg(r))) => r.idx,
+                    _ => i.dst.idx,
+                };
+                out.extend((0..vec).map(|k| Reg {
+                    class,
+                    idx: (first + k) % class.count(),
+                }));
+            }
+        }
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Every instruction (recursively, in program order).
+    pub fn insts(&self) -> Vec<&Inst> {
+        fn walk<'a>(ns: &'a [Node], out: &mut Vec<&'a Inst>) {
+            for n in ns {
+                match n {
+                    Node::Inst(i) => out.push(i),
+                    Node::If { then, els, .. } => {
+                        walk(then, out);
+                        walk(els, out);
+                    }
+                    Node::Loop { body, .. } => walk(body, out),
+                    Node::Barrier => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.body, &mut out);
+        out
+    }
+
+    /// Whether the kernel uses shared or global scratch memory (then its prologue fills the
+    /// shared slots and cells, and the output buffer has a scratch area after the records).
+    pub fn uses_mem(&self) -> bool {
+        self.body.contains(&Node::Barrier)
+            || self
+                .insts()
+                .iter()
+                .any(|i| matches!(i.op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. }))
+    }
+
+    /// Bytes of the output buffer: the records, then (when [`Program::uses_mem`]) an 8-byte
+    /// global scratch word per thread and four 8-byte global cells.
+    pub fn out_len(&self) -> u32 {
+        let (_, rec) = self.record_layout();
+        let threads = self.block * self.grid;
+        rec * threads + if self.uses_mem() { 8 * threads + 32 } else { 0 }
     }
 
     /// Number of instructions (recursively).
@@ -1967,6 +2343,7 @@ impl Program {
                     Node::Inst(_) => 1,
                     Node::If { then, els, .. } => count(then) + count(els),
                     Node::Loop { body, .. } => count(body),
+                    Node::Barrier => 0,
                 })
                 .sum()
         }
