@@ -121,6 +121,7 @@ fn unguard_testp(ns: &mut [prog::Node]) {
                 unguard_testp(els);
             }
             prog::Node::Loop { body, .. } => unguard_testp(body),
+            prog::Node::Switch { arms, .. } => arms.iter_mut().for_each(|a| unguard_testp(a)),
             prog::Node::Barrier => {}
         }
     }
@@ -138,6 +139,7 @@ fn dsts(ns: &[prog::Node], out: &mut Vec<prog::Reg>) {
                 dsts(els, out);
             }
             prog::Node::Loop { body, .. } => dsts(body, out),
+            prog::Node::Switch { arms, .. } => arms.iter().for_each(|a| dsts(a, out)),
             prog::Node::Barrier => {}
         }
     }

@@ -571,6 +571,31 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                     exec(els, active & !m, lanes, cx)?;
                 }
             }
+            Node::Switch { sel, arms } => {
+                let n = arms.len() as u64;
+                let mut masks = vec![0u32; arms.len()];
+                for l in lanes_of(active) {
+                    let v = match *sel {
+                        Sel::Lane => l as u64,
+                        Sel::Reg(r) => {
+                            let r = Reg {
+                                class: Class::R,
+                                idx: r,
+                            };
+                            if !lanes[l].known(r) {
+                                return None;
+                            }
+                            lanes[l].get(r)
+                        }
+                    };
+                    masks[(v % n) as usize] |= 1 << l;
+                }
+                for (arm, &m) in arms.iter().zip(&masks) {
+                    if m != 0 {
+                        exec(arm, m, lanes, cx)?;
+                    }
+                }
+            }
             // Barriers are only at the top level, where [`run`] splits the body at them.
             Node::Barrier => {}
             Node::Loop { trips, body } => {

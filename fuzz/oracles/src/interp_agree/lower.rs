@@ -227,6 +227,7 @@ pub fn module(p: &Program) -> Module {
     b.decl(Type::B32, "%m", 6);
     b.decl(Type::B32, "%c", 4);
     b.decl(Type::Pred, "%q", 4);
+    b.decl(Type::B32, "%ms", 16);
     let mem = p.uses_mem();
     if mem {
         b.decl(Type::B64, "%tm", 6);
@@ -535,6 +536,62 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
         match n {
             Node::Inst(i) => inst(b, i, depth),
             Node::Barrier => b.e(Bar, vec![f(Flag::Sync)], vec![Operand::Int(0)]),
+            Node::Switch { sel, arms } => {
+                // The arm index into %t7; each arm's mask (a ballot while the region is still
+                // converged) into %ms<4 * depth + arm>; then `brx.idx` through a target list.
+                let t7 = b.r("%t7");
+                let src = match *sel {
+                    Sel::Lane => {
+                        b.e(
+                            Mov,
+                            vec![t(Type::U32)],
+                            vec![t7.clone(), special(SpecialReg::Laneid, false)],
+                        );
+                        t7.clone()
+                    }
+                    Sel::Reg(r) => b.reg(Reg {
+                        class: Class::R,
+                        idx: r,
+                    }),
+                };
+                b.e(
+                    Rem,
+                    vec![t(Type::U32)],
+                    vec![t7.clone(), src, Operand::Int(arms.len() as i64)],
+                );
+                let q = b.r(&format!("%q{depth}"));
+                let mo = mask_reg(b, depth);
+                for k in 0..arms.len() {
+                    let ms = b.r(&format!("%ms{}", 4 * depth as usize + k));
+                    b.e(
+                        Setp,
+                        vec![Modifier::Cmp(Cmp::Eq), t(Type::U32)],
+                        vec![q.clone(), t7.clone(), Operand::Int(k as i64)],
+                    );
+                    b.e(
+                        Vote,
+                        vec![f(Flag::Sync), f(Flag::Ballot), t(Type::B32)],
+                        vec![ms, q.clone(), mo.clone()],
+                    );
+                }
+                let targets: Vec<Name> = (0..arms.len()).map(|_| b.label("arm").0).collect();
+                let (list, _) = b.label("targets");
+                let (end_l, _) = b.label("end");
+                b.body.push(Statement::BranchTargets {
+                    label: list,
+                    targets: targets.clone(),
+                });
+                b.e(BrxIdx, vec![], vec![t7, Operand::reg(list)]);
+                for (k, (arm, &lab)) in arms.iter().zip(&targets).enumerate() {
+                    b.body.push(Statement::Label(lab));
+                    let mi = mask_reg(b, depth + 1);
+                    let ms = b.r(&format!("%ms{}", 4 * depth as usize + k));
+                    b.e(Mov, vec![t(Type::B32)], vec![mi, ms]);
+                    nodes(b, arm, depth + 1);
+                    b.e(Bra, vec![], vec![Operand::reg(end_l)]);
+                }
+                b.body.push(Statement::Label(end_l));
+            }
             Node::If { cond, then, els } => {
                 let q = b.r(&format!("%q{depth}"));
                 let qn = b.name(&format!("%q{depth}"));

@@ -296,6 +296,23 @@ fn variants(ns: &[Node]) -> Vec<Vec<Node>> {
                     out.push(v);
                 }
             }
+            Node::Switch { sel, arms } => {
+                for (a, arm) in arms.iter().enumerate() {
+                    let mut v = ns.to_vec();
+                    v.splice(k..=k, arm.iter().cloned());
+                    out.push(v);
+                    for sub in variants(arm) {
+                        let mut v = ns.to_vec();
+                        let mut arms2 = arms.clone();
+                        arms2[a] = sub;
+                        v[k] = Node::Switch {
+                            sel: *sel,
+                            arms: arms2,
+                        };
+                        out.push(v);
+                    }
+                }
+            }
             Node::Inst(_) | Node::Barrier => {}
         }
     }

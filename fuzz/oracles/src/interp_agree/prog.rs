@@ -903,6 +903,15 @@ pub enum Cond {
     LaneBit(u32),
 }
 
+/// The selector of a [`Node::Switch`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Sel {
+    /// `%r<idx>`
+    Reg(u8),
+    /// `%laneid`
+    Lane,
+}
+
 /// Where a loop's trip count comes from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Trips {
@@ -927,6 +936,14 @@ pub enum Node {
         then: Vec<Node>,
         /// The others.
         els: Vec<Node>,
+    },
+    /// A multi-way branch through `brx.idx`: lanes run arm `value % arms.len()` of the
+    /// selector, and reconverge after the last arm.
+    Switch {
+        /// The selector.
+        sel: Sel,
+        /// Two to four arms.
+        arms: Vec<Vec<Node>>,
     },
     /// `bar.sync 0` (only at the top level, where the whole CTA is converged): ends a
     /// segment of the shared-memory protocol.
@@ -1297,6 +1314,27 @@ impl<'s> Gen<'s> {
                 // Only at the top level (outside branches and loops) is the CTA converged.
                 self.segment += 1;
                 out.push(Node::Barrier);
+            } else if k == 3 && self.swarm.branches && r.depth < 3 {
+                let sel = if u.arbitrary()? {
+                    Sel::Lane
+                } else {
+                    Sel::Reg(u.int_in_range(0..=Class::R.count() - 1)?)
+                };
+                let inner = Region {
+                    full: false,
+                    depth: r.depth + 1,
+                    loops: r.loops,
+                };
+                let n = u.int_in_range(2..=4usize)?;
+                let mut arms = Vec::with_capacity(n);
+                for _ in 0..n {
+                    arms.push(if u.arbitrary()? {
+                        self.nodes(u, inner)?
+                    } else {
+                        Vec::new()
+                    });
+                }
+                out.push(Node::Switch { sel, arms });
             } else if k == 0 && self.swarm.branches && r.depth < 3 {
                 let cond = match u.int_in_range(0..=2u8)? {
                     0 => Cond::Pred(u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?),
@@ -2267,6 +2305,17 @@ impl Program {
                         }
                         walk(body, out);
                     }
+                    Node::Switch { sel, arms } => {
+                        if let Sel::Reg(r) = sel {
+                            out.push(Reg {
+                                class: Class::R,
+                                idx: *r,
+                            });
+                        }
+                        for a in arms {
+                            walk(a, out);
+                        }
+                    }
                     Node::Barrier => {}
                 }
             }
@@ -2308,6 +2357,11 @@ impl Program {
                         walk(els, out);
                     }
                     Node::Loop { body, .. } => walk(body, out),
+                    Node::Switch { arms, .. } => {
+                        for a in arms {
+                            walk(a, out);
+                        }
+                    }
                     Node::Barrier => {}
                 }
             }
@@ -2343,6 +2397,7 @@ impl Program {
                     Node::Inst(_) => 1,
                     Node::If { then, els, .. } => count(then) + count(els),
                     Node::Loop { body, .. } => count(body),
+                    Node::Switch { arms, .. } => arms.iter().map(|a| count(a)).sum(),
                     Node::Barrier => 0,
                 })
                 .sum()
