@@ -4,6 +4,7 @@
 //! against the GPU.
 //!
 //! `cargo run --release -p ptx-ir-oracles --example hw_batch -- DIR [COUNT] [SEED]`
+//! (`HW_FAMILIES=Carry,Half,...` restricts the families).
 
 use arbitrary::Unstructured;
 use ptx_ir_oracles::interp_agree::{eval, launch, lower, prog};
@@ -27,7 +28,20 @@ fn main() {
             continue;
         };
         // Mostly one family and a few instructions, so that a difference names its cause.
-        let fam = prog::Family::ALL[(written / 2) % prog::Family::ALL.len()];
+        // `HW_FAMILIES=Carry,Half` restricts the batch to those families.
+        let fams: Vec<prog::Family> = match std::env::var("HW_FAMILIES") {
+            Ok(v) => prog::Family::ALL
+                .into_iter()
+                .filter(|f| v.split(',').any(|n| n == format!("{f:?}")))
+                .collect(),
+            Err(_) => prog::Family::ALL.to_vec(),
+        };
+        if !swarm.families.iter().any(|f| fams.contains(f)) {
+            swarm.families = fams.clone();
+        } else {
+            swarm.families.retain(|f| fams.contains(f));
+        }
+        let fam = fams[(written / 2) % fams.len()];
         if written % 2 == 0 {
             swarm.families = vec![fam];
             swarm.max_insts = 1 + (written / 2) % 4;
