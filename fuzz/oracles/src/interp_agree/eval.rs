@@ -166,6 +166,7 @@ pub fn run(p: &Program) -> Option<Expected> {
                     mem: &mut mem,
                     tid0: w as u32 * 32,
                     gid0: base + w as u32 * 32,
+                    funcs: &p.funcs,
                 };
                 exec(seg, u32::MAX, lanes, &mut cx)?;
             }
@@ -222,6 +223,8 @@ pub struct Cx<'m> {
     tid0: u32,
     /// Global thread id of lane 0.
     gid0: u32,
+    /// The program's device functions.
+    funcs: &'m [Func],
 }
 
 impl Mem {
@@ -513,6 +516,8 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                             forget_dsts(i, &mut lanes[l]);
                         }
                     }
+                } else if let Op::Call { f, n, params, .. } = i.op {
+                    call(i, f, &params[..n as usize], active, lanes, cx)?;
                 } else {
                     for l in lanes_of(active) {
                         let mut sure = true;
@@ -630,6 +635,72 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                     }
                 }
             }
+        }
+    }
+    Some(())
+}
+
+/// A call of device function `f` by the lanes of `active` whose guard holds: the callee runs
+/// with its own registers (its initial values, the arguments in the first registers of their
+/// classes) and its result goes to the destination.
+fn call(
+    i: &Inst,
+    f: u8,
+    params: &[Class],
+    active: u32,
+    lanes: &mut [Regs],
+    cx: &mut Cx,
+) -> Option<()> {
+    let func = &cx.funcs[f as usize];
+    let mut callee: Vec<Regs> = vec![Regs::default(); 32];
+    let mut m = 0u32;
+    for l in lanes_of(active) {
+        if let Some((p, neg)) = i.guard {
+            let g = Reg {
+                class: Class::P,
+                idx: p,
+            };
+            if !lanes[l].known(g) {
+                lanes[l].forget(i.dst);
+                continue;
+            }
+            if (lanes[l].get(g) != 0) == neg {
+                continue;
+            }
+        }
+        m |= 1 << l;
+        let regs = &mut callee[l];
+        for c in Class::ALL {
+            for idx in 0..c.count() {
+                regs.set(Reg { class: c, idx }, 0);
+            }
+        }
+        for &(r, v) in &func.init {
+            regs.set(r, v);
+        }
+        for (k, (&c, &s)) in params.iter().zip(&i.srcs).enumerate() {
+            let r = Reg {
+                class: c,
+                idx: params[..k].iter().filter(|&&x| x == c).count() as u8,
+            };
+            regs.set(r, src(s, l as u32, &lanes[l]));
+            if let Src::Reg(a) = s {
+                if !lanes[l].known(a) {
+                    regs.forget(r);
+                }
+            }
+        }
+    }
+    if m != 0 {
+        let body = func.body.clone();
+        exec(&body, m, &mut callee, cx)?;
+    }
+    for l in lanes_of(m) {
+        let r = cx.funcs[f as usize].result;
+        if callee[l].known(r) {
+            lanes[l].set(i.dst, callee[l].get(r));
+        } else {
+            lanes[l].forget(i.dst);
         }
     }
     Some(())
@@ -1561,6 +1632,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
         Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
             unreachable!("memory instructions are evaluated with the memory")
         }
+        Op::Call { .. } => unreachable!("calls are evaluated with the callee"),
         Op::And(c) => one(s[0] & s[1] & mask(c.bits())),
         Op::Or(c) => one((s[0] | s[1]) & mask(c.bits())),
         Op::Xor(c) => one((s[0] ^ s[1]) & mask(c.bits())),

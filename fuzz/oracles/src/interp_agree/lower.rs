@@ -217,6 +217,10 @@ pub fn module(p: &Program) -> Module {
         body: Vec::new(),
         labels: 0,
     };
+    for (k, f) in p.funcs.iter().enumerate() {
+        let item = func_item(&mut b, k, f);
+        b.m.items.push(item);
+    }
     for c in Class::ALL {
         b.decl(class_type(c), c.prefix(), c.count() as u32);
     }
@@ -789,6 +793,16 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
         }
         None => d,
     };
+    if let Op::Call {
+        f: k,
+        n,
+        params,
+        ret,
+    } = i.op
+    {
+        call(b, guard, k, &params[..n as usize], ret, srcs, dst);
+        return;
+    }
     let mut ops = vec![dst];
     let (op, mods): (Opcode, Vec<Modifier>) = match i.op {
         Op::Add(x) => (Add, vec![t(it_type(x))]),
@@ -1167,6 +1181,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             (Cvt, m)
         }
         Op::Mov(c) => (Mov, vec![t(class_type(c))]),
+        Op::Call { .. } => unreachable!("calls are lowered by `call`"),
         Op::Ld {
             buf,
             peer,
@@ -1472,6 +1487,168 @@ fn cmp_type(t: CmpT) -> Type {
         CmpT::Bits(b) => bits_type(b as u32),
         CmpT::F(f) => ft_type(f),
     }
+}
+
+/// The `.param` type of a value of class `c`.
+fn param_type(c: Class) -> Type {
+    match c {
+        Class::D => Type::B64,
+        Class::F => Type::F32,
+        _ => Type::B32,
+    }
+}
+
+fn param_decl(b: &mut B, name: &str, c: Class) -> Param {
+    Param {
+        space: Space::Param,
+        align: None,
+        vector: None,
+        ty: param_type(c),
+        ptr: None,
+        name: b.name(name),
+        dims: Default::default(),
+    }
+}
+
+/// A call site: a block declaring the `.param` arguments and return value, storing the
+/// arguments, calling, and loading the result (the call and the load under the guard).
+fn call(
+    b: &mut B,
+    guard: Option<Guard>,
+    k: u8,
+    params: &[Class],
+    ret: Class,
+    srcs: Vec<Operand>,
+    dst: Operand,
+) {
+    use Opcode::*;
+    let outer = std::mem::take(&mut b.body);
+    let decl = |b: &mut B, name: &str, c: Class| {
+        let name = b.name(name);
+        b.body.push(Statement::Decl(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Param,
+            attributes: Vec::new(),
+            align: None,
+            vector: None,
+            ty: param_type(c),
+            names: vec![Declarator {
+                name,
+                range: None,
+                dims: Default::default(),
+                init: None,
+            }],
+        })));
+    };
+    for (j, &c) in params.iter().enumerate() {
+        decl(b, &format!("a{j}"), c);
+    }
+    decl(b, "r", ret);
+    for (j, (&c, s)) in params.iter().zip(srcs).enumerate() {
+        let a = b.name(&format!("a{j}"));
+        b.e(
+            St,
+            vec![Modifier::Space(Space::Param), t(param_type(c))],
+            vec![Operand::addr(a, 0), s],
+        );
+    }
+    let args: Vec<Operand> = (0..params.len())
+        .map(|j| {
+            let a = b.name(&format!("a{j}"));
+            Operand::reg(a)
+        })
+        .collect();
+    let (r, fk) = (b.name("r"), b.name(&format!("f{k}")));
+    b.emit(
+        guard,
+        Call,
+        vec![],
+        vec![
+            Operand::Args(Box::new(std::iter::once(Operand::reg(r)).collect())),
+            Operand::reg(fk),
+            Operand::Args(Box::new(args.into_iter().collect())),
+        ],
+    );
+    b.emit(
+        guard,
+        Ld,
+        vec![Modifier::Space(Space::Param), t(param_type(ret))],
+        vec![dst, Operand::addr(r, 0)],
+    );
+    let inner = std::mem::replace(&mut b.body, outer);
+    b.body.push(Statement::Block(inner));
+}
+
+/// The device function `f<k>`: loads its parameters, sets its other registers, runs its body
+/// and stores its result.
+fn func_item(b: &mut B, k: usize, f: &Func) -> Item {
+    use Opcode::*;
+    let outer = std::mem::take(&mut b.body);
+    for c in Class::ALL {
+        b.decl(class_type(c), c.prefix(), c.count() as u32);
+    }
+    b.decl(Type::B32, "%t", 8);
+    b.decl(Type::B64, "%td", 5);
+    b.decl(Type::Pred, "%tp", 2);
+    b.decl(Type::B16, "%th", 2);
+    b.decl(Type::B32, "%m", 6);
+    let used = f.used();
+    for (j, &c) in f.params.iter().enumerate() {
+        let idx = f.params[..j].iter().filter(|&&x| x == c).count() as u8;
+        let d = b.reg(Reg { class: c, idx });
+        let a = b.name(&format!("a{j}"));
+        b.e(
+            Ld,
+            vec![Modifier::Space(Space::Param), t(param_type(c))],
+            vec![d, Operand::addr(a, 0)],
+        );
+    }
+    for &(r, v) in f.init.iter().filter(|(r, _)| used.contains(r)) {
+        let d = b.reg(r);
+        match r.class {
+            Class::P => {
+                let t0 = b.r("%t0");
+                b.e(
+                    Mov,
+                    vec![t(Type::U32)],
+                    vec![t0.clone(), Operand::Int(v as i64 & 1)],
+                );
+                b.e(
+                    Setp,
+                    vec![Modifier::Cmp(Cmp::Ne), t(Type::U32)],
+                    vec![d, t0, Operand::Int(0)],
+                );
+            }
+            c => {
+                // Bit moves, so that NaN payloads arrive unchanged.
+                let ty = bits_type(c.bits());
+                b.e(Mov, vec![t(ty)], vec![d, int_imm(v as i128)]);
+            }
+        }
+    }
+    nodes(b, &f.body, 1);
+    let (res, r) = (b.reg(f.result), b.name("r"));
+    b.e(
+        St,
+        vec![Modifier::Space(Space::Param), t(param_type(f.result.class))],
+        vec![Operand::addr(r, 0), res],
+    );
+    b.e(Ret, vec![], vec![]);
+    let body = std::mem::replace(&mut b.body, outer);
+    let params = (0..f.params.len())
+        .map(|j| param_decl(b, &format!("a{j}"), f.params[j]))
+        .collect();
+    let returns = vec![param_decl(b, "r", f.result.class)];
+    Item::Function(Box::new(Function {
+        linkage: None,
+        kind: FunctionKind::Func,
+        attributes: Vec::new(),
+        returns: Some(returns),
+        name: b.name(&format!("f{k}")),
+        params: Some(params),
+        directives: Vec::new(),
+        body: Some(body),
+    }))
 }
 
 fn mem_mods(space: Space, vec: u8, ty: Type) -> Vec<Modifier> {

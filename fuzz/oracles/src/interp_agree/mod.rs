@@ -490,6 +490,16 @@ mod tests {
         run_families(u, &[Family::Carry, Family::Bits])
     }
 
+    fn run_call(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Call, Family::Int, Family::Float, Family::Half])
+    }
+
+    #[test]
+    fn smoke_call() {
+        let done = crate::smoke(run_call, 0x5eed_0009, 100, 4096);
+        assert!(done >= 30, "only {done} of 100 inputs completed");
+    }
+
     fn run_mem(u: &mut Unstructured) -> arbitrary::Result<()> {
         run_families(u, &[Family::Mem, Family::Int])
     }

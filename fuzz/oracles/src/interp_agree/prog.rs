@@ -772,6 +772,18 @@ pub enum Op {
         /// Byte offset in the 16-byte slot.
         off: u8,
     },
+    /// A call of device function `f`: `.param` arguments (the sources) and a `.param` return
+    /// value (the destination).
+    Call {
+        /// Index into [`Program::funcs`].
+        f: u8,
+        /// Number of parameters.
+        n: u8,
+        /// Parameter classes (the first `n`).
+        params: [Class; 3],
+        /// Return class.
+        ret: Class,
+    },
     /// `atom`/`red` on shared or global memory
     Atom {
         /// The operation.
@@ -855,11 +867,13 @@ pub enum Family {
     /// Shared-memory loads and stores (own and other threads' slots, vector widths), CTA
     /// barriers, and atomics on shared and global memory.
     Mem,
+    /// Calls of generated device functions with `.param` arguments and return value.
+    Call,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 11] = [
+    pub const ALL: [Family; 12] = [
         Family::Int,
         Family::Bits,
         Family::Logic,
@@ -871,6 +885,7 @@ impl Family {
         Family::Carry,
         Family::Half,
         Family::Mem,
+        Family::Call,
     ];
 }
 
@@ -957,6 +972,37 @@ pub enum Node {
     },
 }
 
+/// A generated device function `.func (.param RET r) fK(.param P0 a0, ...)`: its registers
+/// start as `init` (parameter `k` in register `k` of its class), it runs `body` (straight
+/// line: no warp instructions, memory or carry flag), and returns `result`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Func {
+    /// Parameter classes.
+    pub params: Vec<Class>,
+    /// Initial values of the other registers.
+    pub init: Vec<(Reg, u64)>,
+    /// The body.
+    pub body: Vec<Node>,
+    /// The returned register.
+    pub result: Reg,
+}
+
+impl Func {
+    /// The registers the function reads or writes.
+    pub fn used(&self) -> Vec<Reg> {
+        let p = Program {
+            body: self.body.clone(),
+            init: Vec::new(),
+            pools: [[0; 16]; 5],
+            outputs: vec![self.result],
+            block: 32,
+            grid: 1,
+            funcs: Vec::new(),
+        };
+        p.used()
+    }
+}
+
 /// A whole generated test: the kernel body, its input pool, which registers it stores and the
 /// launch shape.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -975,6 +1021,8 @@ pub struct Program {
     pub block: u32,
     /// CTAs.
     pub grid: u32,
+    /// Device functions the body calls.
+    pub funcs: Vec<Func>,
 }
 
 /// The swarm configuration of one test: which families and options may appear.
@@ -1172,6 +1220,8 @@ pub struct Gen<'s> {
     /// The one commutative operation and type of each shared cell and of each global cell
     /// (mixing operations on a cell would make its value depend on the order).
     cell_ops: [(AtomOp, AtomT); 8],
+    /// Parameter and return classes of the program's device functions.
+    funcs: Vec<(Vec<Class>, Class)>,
 }
 
 /// Commutative (and associative) atomic operations, allowed on addresses shared by threads.
@@ -1250,6 +1300,7 @@ impl<'s> Gen<'s> {
             insts: 0,
             segment: 0,
             cell_ops: [CELL_OPS[0]; 8],
+            funcs: Vec::new(),
         }
     }
 
@@ -1284,6 +1335,20 @@ impl<'s> Gen<'s> {
             depth: 0,
             loops: 0,
         };
+        let funcs = if self.swarm.families.contains(&Family::Call) {
+            let n = u.int_in_range(1..=2)?;
+            let mut fs = Vec::with_capacity(n);
+            for _ in 0..n {
+                fs.push(self.func(u)?);
+            }
+            fs
+        } else {
+            Vec::new()
+        };
+        self.funcs = funcs
+            .iter()
+            .map(|f| (f.params.clone(), f.result.class))
+            .collect();
         let body = self.nodes(u, region)?;
         let mut outputs = Vec::new();
         for c in [Class::D, Class::Fd, Class::R, Class::F, Class::H, Class::P] {
@@ -1298,6 +1363,89 @@ impl<'s> Gen<'s> {
             outputs,
             block: 32 * u.int_in_range(1..=2u32)?,
             grid: u.int_in_range(1..=2u32)?,
+            funcs,
+        })
+    }
+
+    /// A device function: a straight-line body of lane-independent families.
+    fn func(&mut self, u: &mut Unstructured) -> Result<Func> {
+        const PURE: &[Family] = &[
+            Family::Int,
+            Family::Bits,
+            Family::Logic,
+            Family::Cmp,
+            Family::Float,
+            Family::Cvt,
+            Family::Half,
+        ];
+        let mut families: Vec<Family> = self
+            .swarm
+            .families
+            .iter()
+            .copied()
+            .filter(|f| PURE.contains(f))
+            .collect();
+        if families.is_empty() {
+            families.push(Family::Int);
+        }
+        let swarm = Swarm {
+            families,
+            branches: false,
+            loops: false,
+            max_insts: u.int_in_range(1..=8)?,
+            ..self.swarm.clone()
+        };
+        let mut g = Gen::new(&swarm);
+        let region = Region {
+            full: false,
+            depth: 1,
+            loops: 0,
+        };
+        let body = g.nodes(u, region)?;
+        let n = u.int_in_range(1..=3usize)?;
+        let mut params = Vec::with_capacity(n);
+        for _ in 0..n {
+            params.push(*u.choose(&[Class::R, Class::D, Class::F])?);
+        }
+        // Return what the last instruction computed where it can be returned.
+        let last = body.iter().rev().find_map(|n| match n {
+            Node::Inst(i) if matches!(i.dst.class, Class::R | Class::D | Class::F) => Some(i.dst),
+            _ => None,
+        });
+        let ret = match last {
+            Some(r) => r.class,
+            None => *u.choose(&[Class::R, Class::D, Class::F])?,
+        };
+        let mut init = Vec::new();
+        for c in Class::ALL {
+            for idx in 0..c.count() {
+                let taken = params.iter().enumerate().any(|(k, &pc)| {
+                    pc == c && params[..k].iter().filter(|&&x| x == c).count() == idx as usize
+                });
+                if !taken {
+                    let v = match c {
+                        Class::P => u.int_in_range(0..=1)?,
+                        Class::H => pool_value(u, H_VALUES, 16)?,
+                        Class::R => pool_value(u, R_VALUES, 32)?,
+                        Class::D => pool_value(u, D_VALUES, 64)?,
+                        Class::F => pool_value(u, F_VALUES, 32)?,
+                        Class::Fd => pool_value(u, FD_VALUES, 64)?,
+                    };
+                    init.push((Reg { class: c, idx }, v));
+                }
+            }
+        }
+        Ok(Func {
+            params,
+            init,
+            body,
+            result: match last {
+                Some(r) => r,
+                None => Reg {
+                    class: ret,
+                    idx: u.int_in_range(0..=ret.count() - 1)?,
+                },
+            },
         })
     }
 
@@ -1468,6 +1616,21 @@ impl<'s> Gen<'s> {
             Family::Cvt => self.cvt_op(u)?,
             Family::Half => self.half_op(u)?,
             Family::Mem => self.mem_op(u)?,
+            Family::Call => {
+                if self.funcs.is_empty() {
+                    return Ok(None);
+                }
+                let f = u.int_in_range(0..=self.funcs.len() - 1)?;
+                let (ps, ret) = &self.funcs[f];
+                let mut params = [Class::R; 3];
+                params[..ps.len()].copy_from_slice(ps);
+                Op::Call {
+                    f: f as u8,
+                    n: ps.len() as u8,
+                    params,
+                    ret: *ret,
+                }
+            }
             // Carry-flag instructions come in chains ([`Gen::carry_chain`]).
             Family::Carry => return Ok(None),
             Family::Warp => {
@@ -2206,6 +2369,7 @@ pub fn signature(op: &Op) -> Sig {
         }
         Op::CvtPack { .. } => sig(R, &[F, F]),
         Op::Ld { class, .. } => sig(*class, &[]),
+        Op::Call { n, params, ret, .. } => sig(*ret, &params[..*n as usize]),
         Op::St { class, .. } => {
             // Vector sources are consecutive registers: the first is a register.
             let mut s = sig(*class, &[*class]);
