@@ -8,6 +8,12 @@
 //! structured body keeps the mask of its lanes in `%m<depth>`, computed with
 //! `vote.sync.ballot` where the region starts, and warp-synchronous instructions use it as
 //! their membermask.
+//!
+//! Kernels of the memory family also declare `.shared .b8 smem[SHARED_LEN]` (two buffers of
+//! 16-byte slots per thread, then four 8-byte cells), fill each thread's slots and cells 0 to 3
+//! from `%rd0`..`%rd4` and wait at a barrier before the body; their output buffer holds, after
+//! the records, an 8-byte global scratch word per thread and four global cells. Kernels of the
+//! call family are preceded by their device functions `f<k>`.
 
 use super::prog::*;
 use ptx_ir_core::{
