@@ -1843,6 +1843,31 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             satfinite,
         } => one(to_half(hfmt(hf), rnd, ftz, sat, relu, satfinite, s[0])),
         Op::CvtFromHalf { hf, ftz } => one(from_half(hfmt(hf), ftz, s[0])),
+        Op::Hsetp {
+            cmp,
+            hf,
+            x2,
+            ftz,
+            bop: b,
+        } => {
+            let fmt = hfmt(hf);
+            let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
+            let half = |k: u32| {
+                let (mut x, mut y) = ((s[0] >> (16 * k)) & 0xffff, (s[1] >> (16 * k)) & 0xffff);
+                if ftz {
+                    x = fmt.flush(x);
+                    y = fmt.flush(y);
+                }
+                let v = |h: u64| if fmt.nan(h) { f64::NAN } else { fmt.value(h) };
+                bop(b, float_cmp(cmp, v(x), v(y)), c) as u64
+            };
+            if x2 {
+                (half(0), Some(half(1)))
+            } else {
+                // A scalar comparison writes only `p`.
+                (half(0), None)
+            }
+        }
         Op::CvtPack {
             hf,
             rz,

@@ -1331,6 +1331,23 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             m.push(t(half_type(hf, x2)));
             (Fma, m)
         }
+        Op::Hsetp {
+            cmp,
+            hf,
+            x2,
+            ftz,
+            bop,
+        } => {
+            let mut m = vec![cmp_mod(cmp, false)];
+            if let Some(o) = bop {
+                m.push(bop_mod(o));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(half_type(hf, x2)));
+            (Setp, m)
+        }
         Op::Hsign { abs, hf, x2, ftz } => {
             let mut m = vec![];
             if ftz {

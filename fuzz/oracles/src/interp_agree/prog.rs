@@ -711,6 +711,19 @@ pub enum Op {
         /// `.xorsign.abs`
         xorsign: bool,
     },
+    /// `setp.CMP{.BOP}{.ftz}.(f16|bf16)` `p`, or `.(f16x2|bf16x2)` `p|q` (lower half to `p`)
+    Hsetp {
+        /// The comparison (a float one).
+        cmp: ptx_ir_core::Cmp,
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// `.ftz` (f16)
+        ftz: bool,
+        /// Boolean combination with a predicate operand.
+        bop: Option<Bop>,
+    },
     /// `cvt.RND{.ftz}{.sat}.(f16|bf16).f32` or `cvt.(rn|rz){.relu}{.satfinite}.(f16|bf16).f32`
     CvtToHalf {
         /// The format.
@@ -1744,7 +1757,7 @@ impl<'s> Gen<'s> {
             };
         }
         let dst = self.reg(u, sig.dst)?;
-        let dst2 = match sig.dst2 {
+        let mut dst2 = match sig.dst2 {
             Some(c) if u.arbitrary()? => {
                 let mut d2 = self.reg(u, c)?;
                 if d2 == dst {
@@ -1754,6 +1767,15 @@ impl<'s> Gen<'s> {
             }
             _ => None,
         };
+        // The packed half comparison always writes `p|q` (the scalar one only `p`).
+        if let Op::Hsetp { x2: true, .. } = op {
+            if dst2.is_none() {
+                dst2 = Some(Reg {
+                    class: Class::P,
+                    idx: (dst.idx + 1) % Class::P.count(),
+                });
+            }
+        }
         let warp = fam == Family::Warp;
         let guard = if !warp && self.swarm.guards && u.ratio(1, 4)? {
             Some((u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?))
@@ -2123,7 +2145,36 @@ impl<'s> Gen<'s> {
         // `.ftz` and `.sat` exist for f16 only.
         let ftz = f16 && self.swarm.ftz && u.arbitrary()?;
         let sat = f16 && self.swarm.sat && u.ratio(1, 3)?;
-        Ok(match u.int_in_range(0..=9u8)? {
+        Ok(match u.int_in_range(0..=10u8)? {
+            10 => {
+                use ptx_ir_core::Cmp;
+                Op::Hsetp {
+                    cmp: *u.choose(&[
+                        Cmp::Eq,
+                        Cmp::Ne,
+                        Cmp::Lt,
+                        Cmp::Le,
+                        Cmp::Gt,
+                        Cmp::Ge,
+                        Cmp::Equ,
+                        Cmp::Neu,
+                        Cmp::Ltu,
+                        Cmp::Leu,
+                        Cmp::Gtu,
+                        Cmp::Geu,
+                        Cmp::Num,
+                        Cmp::Nan,
+                    ])?,
+                    hf,
+                    x2,
+                    ftz,
+                    bop: if u.ratio(1, 3)? {
+                        Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+                    } else {
+                        None
+                    },
+                }
+            }
             0..=2 => Op::Hbin {
                 op: *u.choose(&[Fop::Add, Fop::Sub, Fop::Mul])?,
                 hf,
@@ -2361,6 +2412,15 @@ pub fn signature(op: &Op) -> Sig {
         Op::Hbin { x2, .. } | Op::Hminmax { x2, .. } => half_sig(*x2, 2),
         Op::Hfma { x2, .. } => half_sig(*x2, 3),
         Op::Hsign { x2, .. } => half_sig(*x2, 1),
+        Op::Hsetp { x2, bop, .. } => {
+            let mut s = half_sig(*x2, 2);
+            s.dst = P;
+            if bop.is_some() {
+                s.srcs.push(P);
+                s.pred_src = true;
+            }
+            s
+        }
         Op::CvtToHalf { .. } => sig(H, &[F]),
         Op::CvtFromHalf { .. } => {
             let mut s = sig(F, &[H]);
