@@ -29,7 +29,15 @@ def body(ptx):
 
 
 def first_diff(c, a, b, known=None):
-    for th in range(len(a) // 2 // c["record"]):
+    threads = c["grid"] * c["block"]
+    # The memory family's global scratch words after the records.
+    for at in range(2 * threads * c["record"], len(a), 16):
+        if known is not None and not all(known[at + 2 * k + 1] == "1" for k in range(8)):
+            continue
+        if a[at:at + 16] != b[at:at + 16]:
+            le = lambda h: bytes.fromhex(h)[::-1].hex()
+            return f"global scratch word at byte {at // 2}: 0x{le(a[at:at + 16])} vs 0x{le(b[at:at + 16])}"
+    for th in range(threads if c["record"] else 0):
         for name, off, size in c["outputs"]:
             at = 2 * (th * c["record"] + off)
             if known is not None and not all(known[2 * (th * c["record"] + off + k) + 1] == "1" for k in range(size)):

@@ -4,6 +4,7 @@
 //! against the GPU.
 //!
 //! `cargo run --release -p ptx-ir-oracles --example hw_batch -- DIR [COUNT] [SEED]`
+//! (`HW_FAMILIES=Carry,Half,...` restricts the families).
 
 use arbitrary::Unstructured;
 use ptx_ir_oracles::interp_agree::{eval, launch, lower, prog};
@@ -27,7 +28,20 @@ fn main() {
             continue;
         };
         // Mostly one family and a few instructions, so that a difference names its cause.
-        let fam = prog::Family::ALL[(written / 2) % prog::Family::ALL.len()];
+        // `HW_FAMILIES=Carry,Half` restricts the batch to those families.
+        let fams: Vec<prog::Family> = match std::env::var("HW_FAMILIES") {
+            Ok(v) => prog::Family::ALL
+                .into_iter()
+                .filter(|f| v.split(',').any(|n| n == format!("{f:?}")))
+                .collect(),
+            Err(_) => prog::Family::ALL.to_vec(),
+        };
+        if !swarm.families.iter().any(|f| fams.contains(f)) {
+            swarm.families = fams.clone();
+        } else {
+            swarm.families.retain(|f| fams.contains(f));
+        }
+        let fam = fams[(written / 2) % fams.len()];
         if written % 2 == 0 {
             swarm.families = vec![fam];
             swarm.max_insts = 1 + (written / 2) % 4;
@@ -51,7 +65,7 @@ fn main() {
         let text = ptx_ir_text::print(&m);
         let input = lower::input(&p);
         let (offs, rec) = p.record_layout();
-        let out_len = (rec * p.block * p.grid) as usize;
+        let out_len = p.out_len() as usize;
         let interp = launch(&m, p.grid, p.block, &input, out_len);
         let exp = eval::run(&p);
         let name = format!("case{written:05}");
@@ -121,6 +135,8 @@ fn unguard_testp(ns: &mut [prog::Node]) {
                 unguard_testp(els);
             }
             prog::Node::Loop { body, .. } => unguard_testp(body),
+            prog::Node::Switch { arms, .. } => arms.iter_mut().for_each(|a| unguard_testp(a)),
+            prog::Node::Barrier => {}
         }
     }
 }
@@ -137,6 +153,8 @@ fn dsts(ns: &[prog::Node], out: &mut Vec<prog::Reg>) {
                 dsts(els, out);
             }
             prog::Node::Loop { body, .. } => dsts(body, out),
+            prog::Node::Switch { arms, .. } => arms.iter().for_each(|a| dsts(a, out)),
+            prog::Node::Barrier => {}
         }
     }
 }

@@ -10,6 +10,7 @@
 use super::fref::{self, flush32, nan32, nan64, sat32, F32_NAN, F64_NAN};
 use super::prog::*;
 use ptx_ir_core::Cmp;
+use std::cmp::Ordering;
 
 /// Per-lane registers: `[class][index]`, each value masked to its class width, and whether
 /// the reference knows it (values computed from approximate functions are unknown).
@@ -17,6 +18,9 @@ use ptx_ir_core::Cmp;
 pub struct Regs {
     v: [[u64; 8]; 6],
     k: [[bool; 8]; 6],
+    /// The carry flag (`CC.CF`) and whether it is known: unknown until a `.cc` instruction
+    /// writes it, since PTX leaves its initial value undefined.
+    cf: Option<bool>,
 }
 
 fn ci(c: Class) -> usize {
@@ -127,30 +131,356 @@ pub struct Expected {
 }
 
 /// Runs the program for every thread and returns the expected output buffer, or `None` when a
-/// branch depends on a value the reference does not know.
+/// branch depends on a value the reference does not know or shared-memory accesses race.
+///
+/// The warps of a CTA run one after the other up to each top-level barrier (a segment), with
+/// the CTA's shared memory; the generator keeps segments race-free (threads write only their
+/// own slots, read other threads' slots from the buffer the previous segment wrote, and only
+/// one commutative operation reaches a cell), and [`Mem`] checks it.
 pub fn run(p: &Program) -> Option<Expected> {
     let (offs, rec) = p.record_layout();
     let threads = p.block * p.grid;
-    let mut out = vec![0u8; (rec * threads) as usize];
-    let mut known = vec![false; out.len()];
-    for warp in 0..threads / 32 {
-        let mut lanes: Vec<Regs> = (0..32).map(|l| initial(p, warp * 32 + l)).collect();
-        exec(&p.body, u32::MAX, &mut lanes)?;
-        for (l, regs) in lanes.iter().enumerate() {
-            let base = ((warp * 32 + l as u32) * rec) as usize;
-            for (r, &o) in p.outputs.iter().zip(&offs) {
-                let v = regs.get(*r);
-                let n = match r.class {
-                    Class::P => 1,
-                    c => (c.bits() / 8) as usize,
+    let out_len = p.out_len() as usize;
+    let mut out = vec![0u8; out_len];
+    let mut known = vec![false; out_len];
+    let uses = p.uses_mem();
+    let mut mem = Mem::new(p.block, threads);
+    let segments: Vec<&[Node]> = p.body.split(|n| *n == Node::Barrier).collect();
+    for cta in 0..p.grid {
+        let base = cta * p.block;
+        let mut warps: Vec<Vec<Regs>> = (0..p.block / 32)
+            .map(|w| (0..32).map(|l| initial(p, base + w * 32 + l)).collect())
+            .collect();
+        mem.reset_shared();
+        if uses {
+            for (w, lanes) in warps.iter().enumerate() {
+                for (l, regs) in lanes.iter().enumerate() {
+                    mem.init_thread(w as u32 * 32 + l as u32, regs);
+                }
+            }
+        }
+        for seg in &segments {
+            mem.begin_segment();
+            for (w, lanes) in warps.iter_mut().enumerate() {
+                let mut cx = Cx {
+                    mem: &mut mem,
+                    tid0: w as u32 * 32,
+                    gid0: base + w as u32 * 32,
+                    funcs: &p.funcs,
                 };
-                let at = base + o as usize;
-                out[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
-                known[at..at + n].fill(regs.known(*r));
+                exec(seg, u32::MAX, lanes, &mut cx)?;
+            }
+            if mem.race {
+                return None;
+            }
+        }
+        for (w, lanes) in warps.iter().enumerate() {
+            for (l, regs) in lanes.iter().enumerate() {
+                let th = base + w as u32 * 32 + l as u32;
+                let at0 = (th * rec) as usize;
+                for (r, &o) in p.outputs.iter().zip(&offs) {
+                    let v = regs.get(*r);
+                    let n = match r.class {
+                        Class::P => 1,
+                        c => (c.bits() / 8) as usize,
+                    };
+                    let at = at0 + o as usize;
+                    out[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+                    known[at..at + n].fill(regs.known(*r));
+                }
             }
         }
     }
+    if uses {
+        let tail = (rec * threads) as usize;
+        out[tail..].copy_from_slice(&mem.global);
+        known[tail..].copy_from_slice(&mem.gknown);
+    }
     Some(Expected { bytes: out, known })
+}
+
+/// The reference's memory: the current CTA's shared array and the global scratch area (the
+/// output buffer after the records), each byte with whether its value is known, and per
+/// shared byte the threads that wrote, read or atomically updated it in the current segment.
+pub struct Mem {
+    shared: Vec<u8>,
+    sknown: Vec<bool>,
+    wr: Vec<u64>,
+    rd: Vec<u64>,
+    awr: Vec<u64>,
+    /// Whether two threads' accesses in one segment conflict (the result would depend on
+    /// their order).
+    pub race: bool,
+    ntid: u32,
+    global: Vec<u8>,
+    gknown: Vec<bool>,
+}
+
+/// What an instruction needs besides its lane's registers.
+pub struct Cx<'m> {
+    mem: &'m mut Mem,
+    /// `%tid.x` of lane 0.
+    tid0: u32,
+    /// Global thread id of lane 0.
+    gid0: u32,
+    /// The program's device functions.
+    funcs: &'m [Func],
+}
+
+impl Mem {
+    fn new(ntid: u32, threads: u32) -> Mem {
+        let n = super::lower::SHARED_LEN as usize;
+        let g = (8 * threads + 32) as usize;
+        Mem {
+            shared: vec![0; n],
+            sknown: vec![false; n],
+            wr: vec![0; n],
+            rd: vec![0; n],
+            awr: vec![0; n],
+            race: false,
+            ntid,
+            // The output buffer starts zeroed.
+            global: vec![0; g],
+            gknown: vec![true; g],
+        }
+    }
+
+    /// A new CTA: shared memory undefined.
+    fn reset_shared(&mut self) {
+        self.shared.fill(0);
+        self.sknown.fill(false);
+    }
+
+    /// What the kernel's prologue stores for thread `tid` (see `lower::mem_prologue`).
+    fn init_thread(&mut self, tid: u32, regs: &Regs) {
+        let d = |k: u8| {
+            regs.get(Reg {
+                class: Class::D,
+                idx: k,
+            })
+        };
+        let slot = |buf: u32| (buf * super::lower::BUF1 + tid * super::lower::SLOT) as usize;
+        for (buf, k) in [(0, 0), (1, 2)] {
+            let at = slot(buf);
+            self.shared[at..at + 8].copy_from_slice(&d(k).to_le_bytes());
+            self.shared[at + 8..at + 16].copy_from_slice(&d(k + 1).to_le_bytes());
+            self.sknown[at..at + 16].fill(true);
+        }
+        if tid < 4 {
+            let at = (super::lower::CELLS + 8 * tid) as usize;
+            self.shared[at..at + 8].copy_from_slice(&d(4).to_le_bytes());
+            self.sknown[at..at + 8].fill(true);
+        }
+    }
+
+    fn begin_segment(&mut self) {
+        self.wr.fill(0);
+        self.rd.fill(0);
+        self.awr.fill(0);
+    }
+
+    /// Records an access by `tid` to shared bytes `at..at + n`: `read`, `write` (plain or
+    /// the thread's own atomic), or `cell` (an atomic update another thread may also make).
+    fn track(&mut self, tid: u32, at: usize, n: usize, read: bool, write: bool, cell: bool) {
+        let me = 1u64 << tid;
+        for x in at..at + n {
+            let others = !me;
+            if read && (self.wr[x] | self.awr[x]) & others != 0 {
+                self.race = true;
+            }
+            if write && (self.rd[x] | self.wr[x] | self.awr[x]) & others != 0 {
+                self.race = true;
+            }
+            if cell && (self.rd[x] | self.wr[x]) & others != 0 {
+                self.race = true;
+            }
+            if read {
+                self.rd[x] |= me;
+            }
+            if write {
+                self.wr[x] |= me;
+            }
+            if cell {
+                self.awr[x] |= me;
+            }
+        }
+    }
+
+    fn load(&self, global: bool, at: usize, n: usize) -> (u64, bool) {
+        let (b, k) = if global {
+            (&self.global, &self.gknown)
+        } else {
+            (&self.shared, &self.sknown)
+        };
+        let mut w = [0u8; 8];
+        w[..n].copy_from_slice(&b[at..at + n]);
+        (u64::from_le_bytes(w), k[at..at + n].iter().all(|&x| x))
+    }
+
+    fn store(&mut self, global: bool, at: usize, n: usize, v: u64, known: bool) {
+        let (b, k) = if global {
+            (&mut self.global, &mut self.gknown)
+        } else {
+            (&mut self.shared, &mut self.sknown)
+        };
+        b[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        k[at..at + n].fill(known);
+    }
+}
+
+/// One lane of a memory instruction; `sure` is false when its guard is unknown (then what it
+/// writes becomes unknown).
+fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
+    use super::lower::{BUF1, CELLS, SLOT};
+    let tid = cx.tid0 + lane;
+    let slot = |buf: u8, t: u32, off: u8| (buf as u32 * BUF1 + t * SLOT + off as u32) as usize;
+    match i.op {
+        Op::St {
+            buf,
+            vec,
+            class,
+            off,
+        } => {
+            let first = match i.srcs[0] {
+                Src::Reg(r) => r.idx,
+                _ => 0,
+            };
+            let n = (class.bits() / 8) as usize;
+            for k in 0..vec {
+                let r = Reg {
+                    class,
+                    idx: (first + k) % class.count(),
+                };
+                let at = slot(buf, tid, off) + k as usize * n;
+                cx.mem.track(tid, at, n, false, true, false);
+                cx.mem
+                    .store(false, at, n, regs.get(r), sure && regs.known(r));
+            }
+        }
+        Op::Ld {
+            buf,
+            peer,
+            vec,
+            class,
+            off,
+        } => {
+            let from = (tid + peer as u32) % cx.mem.ntid;
+            let n = (class.bits() / 8) as usize;
+            for k in 0..vec {
+                let r = Reg {
+                    class,
+                    idx: (i.dst.idx + k) % class.count(),
+                };
+                let at = slot(buf, from, off) + k as usize * n;
+                cx.mem.track(tid, at, n, true, false, false);
+                let (v, known) = cx.mem.load(false, at, n);
+                if known && sure {
+                    regs.set(r, v);
+                } else {
+                    regs.forget(r);
+                }
+            }
+        }
+        Op::Atom { op, t, target, red } => {
+            let s: Vec<u64> = i.srcs.iter().map(|&x| src(x, lane, regs)).collect();
+            let ops_known = sure && srcs_known(i, regs);
+            let n = (t.bits() / 8) as usize;
+            // `common`: an address other threads update too.
+            let (global, at, common) = match target {
+                Target::Own { buf, off } => (false, slot(buf, tid, off), false),
+                Target::Cell(j) => (false, (CELLS + 8 * j as u32) as usize, true),
+                Target::GlobalOwn => (true, 8 * (cx.gid0 + lane) as usize, false),
+                Target::GlobalCell(j) => (true, cx.mem.global.len() - 32 + 8 * j as usize, true),
+            };
+            if !global {
+                cx.mem.track(tid, at, n, !common, !common, common);
+            }
+            let (old, old_known) = cx.mem.load(global, at, n);
+            let (new, ok) = atom_apply(op, t, old, s[0], s.get(1).copied().unwrap_or(0));
+            cx.mem
+                .store(global, at, n, new, old_known && ops_known && ok);
+            // Where several threads update one address, the value each gets back depends on
+            // their order: not compared.
+            if red || common || !sure || !old_known {
+                if !red {
+                    regs.forget(i.dst);
+                }
+            } else {
+                regs.set(i.dst, old);
+            }
+        }
+        _ => unreachable!("not a memory instruction"),
+    }
+}
+
+/// An atomic operation on `old` with operands `b` (and `c` for `cas`): the new value and
+/// whether the reference knows it. `atom.add.f32` rounds to nearest even and flushes
+/// subnormal inputs and results (the ISA); with a NaN the result is left unknown.
+fn atom_apply(op: AtomOp, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
+    let w = t.bits();
+    let m = mask(w);
+    let (old, b, c) = (old & m, b & m, c & m);
+    let key = |x: u64| match t {
+        AtomT::Int(it) => val(x, it),
+        _ => x as i128,
+    };
+    let v = match op {
+        AtomOp::Add => {
+            if t == AtomT::F32 {
+                let (x, y) = (flush32(old), flush32(b));
+                if nan32(x) || nan32(y) {
+                    return (0, false);
+                }
+                let r = (f32v(x) + f32v(y)).to_bits() as u64;
+                if nan32(r) {
+                    return (0, false);
+                }
+                flush32(r)
+            } else {
+                old.wrapping_add(b) & m
+            }
+        }
+        AtomOp::Min => {
+            if key(b) < key(old) {
+                b
+            } else {
+                old
+            }
+        }
+        AtomOp::Max => {
+            if key(b) > key(old) {
+                b
+            } else {
+                old
+            }
+        }
+        AtomOp::And => old & b,
+        AtomOp::Or => old | b,
+        AtomOp::Xor => old ^ b,
+        AtomOp::Inc => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+    };
+    (v, true)
 }
 
 fn lanes_of(m: u32) -> impl Iterator<Item = usize> {
@@ -165,13 +495,16 @@ fn srcs_known(i: &Inst, regs: &Regs) -> bool {
 }
 
 fn forget_dsts(i: &Inst, regs: &mut Regs) {
+    if carry_flags(&i.op).1 {
+        regs.cf = None;
+    }
     regs.forget(i.dst);
     if let Some(d2) = i.dst2 {
         regs.forget(d2);
     }
 }
 
-fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
+fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<()> {
     for n in nodes {
         match n {
             Node::Inst(i) => {
@@ -183,20 +516,29 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
                             forget_dsts(i, &mut lanes[l]);
                         }
                     }
+                } else if let Op::Call { f, n, params, .. } = i.op {
+                    call(i, f, &params[..n as usize], active, lanes, cx)?;
                 } else {
                     for l in lanes_of(active) {
+                        let mut sure = true;
                         if let Some((p, neg)) = i.guard {
                             let g = Reg {
                                 class: Class::P,
                                 idx: p,
                             };
                             if !lanes[l].known(g) {
-                                forget_dsts(i, &mut lanes[l]);
+                                sure = false;
+                            } else if (lanes[l].get(g) != 0) == neg {
                                 continue;
                             }
-                            if (lanes[l].get(g) != 0) == neg {
-                                continue;
-                            }
+                        }
+                        if is_mem(&i.op) {
+                            mem_lane(i, l as u32, &mut lanes[l], cx, sure);
+                            continue;
+                        }
+                        if !sure {
+                            forget_dsts(i, &mut lanes[l]);
+                            continue;
                         }
                         if !has_reference(&i.op) || !srcs_known(i, &lanes[l]) {
                             forget_dsts(i, &mut lanes[l]);
@@ -228,12 +570,39 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
                     }
                 }
                 if m != 0 {
-                    exec(then, m, lanes)?;
+                    exec(then, m, lanes, cx)?;
                 }
                 if active & !m != 0 {
-                    exec(els, active & !m, lanes)?;
+                    exec(els, active & !m, lanes, cx)?;
                 }
             }
+            Node::Switch { sel, arms } => {
+                let n = arms.len() as u64;
+                let mut masks = vec![0u32; arms.len()];
+                for l in lanes_of(active) {
+                    let v = match *sel {
+                        Sel::Lane => l as u64,
+                        Sel::Reg(r) => {
+                            let r = Reg {
+                                class: Class::R,
+                                idx: r,
+                            };
+                            if !lanes[l].known(r) {
+                                return None;
+                            }
+                            lanes[l].get(r)
+                        }
+                    };
+                    masks[(v % n) as usize] |= 1 << l;
+                }
+                for (arm, &m) in arms.iter().zip(&masks) {
+                    if m != 0 {
+                        exec(arm, m, lanes, cx)?;
+                    }
+                }
+            }
+            // Barriers are only at the top level, where [`run`] splits the body at them.
+            Node::Barrier => {}
             Node::Loop { trips, body } => {
                 let mut count = [0u32; 32];
                 for l in lanes_of(active) {
@@ -260,7 +629,7 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
                     if m == 0 {
                         break;
                     }
-                    exec(body, m, lanes)?;
+                    exec(body, m, lanes, cx)?;
                     for l in lanes_of(m) {
                         count[l] -= 1;
                     }
@@ -269,6 +638,77 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs]) -> Option<()> {
         }
     }
     Some(())
+}
+
+/// A call of device function `f` by the lanes of `active` whose guard holds: the callee runs
+/// with its own registers (its initial values, the arguments in the first registers of their
+/// classes) and its result goes to the destination.
+fn call(
+    i: &Inst,
+    f: u8,
+    params: &[Class],
+    active: u32,
+    lanes: &mut [Regs],
+    cx: &mut Cx,
+) -> Option<()> {
+    let func = &cx.funcs[f as usize];
+    let mut callee: Vec<Regs> = vec![Regs::default(); 32];
+    let mut m = 0u32;
+    for l in lanes_of(active) {
+        if let Some((p, neg)) = i.guard {
+            let g = Reg {
+                class: Class::P,
+                idx: p,
+            };
+            if !lanes[l].known(g) {
+                lanes[l].forget(i.dst);
+                continue;
+            }
+            if (lanes[l].get(g) != 0) == neg {
+                continue;
+            }
+        }
+        m |= 1 << l;
+        let regs = &mut callee[l];
+        for c in Class::ALL {
+            for idx in 0..c.count() {
+                regs.set(Reg { class: c, idx }, 0);
+            }
+        }
+        for &(r, v) in &func.init {
+            regs.set(r, v);
+        }
+        for (k, (&c, &s)) in params.iter().zip(&i.srcs).enumerate() {
+            let r = Reg {
+                class: c,
+                idx: params[..k].iter().filter(|&&x| x == c).count() as u8,
+            };
+            regs.set(r, src(s, l as u32, &lanes[l]));
+            if let Src::Reg(a) = s {
+                if !lanes[l].known(a) {
+                    regs.forget(r);
+                }
+            }
+        }
+    }
+    if m != 0 {
+        let body = func.body.clone();
+        exec(&body, m, &mut callee, cx)?;
+    }
+    for l in lanes_of(m) {
+        let r = cx.funcs[f as usize].result;
+        if callee[l].known(r) {
+            lanes[l].set(i.dst, callee[l].get(r));
+        } else {
+            lanes[l].forget(i.dst);
+        }
+    }
+    Some(())
+}
+
+/// Whether `op` accesses memory (evaluated by [`mem_lane`]).
+pub fn is_mem(op: &Op) -> bool {
+    matches!(op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. })
 }
 
 /// Whether `op` is a warp-synchronous instruction.
@@ -386,11 +826,75 @@ fn lane(i: &Inst, lane: u32, regs: &mut Regs) {
         forget_dsts(i, regs);
         return;
     }
+    let (cin, cout) = carry_flags(&i.op);
+    if cin || cout {
+        let cf = match (cin, regs.cf) {
+            (false, _) => false,
+            (true, Some(c)) => c,
+            // Reading the flag before any `.cc` instruction wrote it: undefined.
+            (true, None) => {
+                forget_dsts(i, regs);
+                return;
+            }
+        };
+        let (d, c) = carry(&i.op, &s, cf);
+        regs.set(i.dst, d);
+        if cout {
+            regs.cf = Some(c);
+        }
+        return;
+    }
     let (d, d2) = eval(i, &s);
     regs.set(i.dst, d);
     if let (Some(r), Some(v)) = (i.dst2, d2) {
         regs.set(r, v);
     }
+}
+
+/// Whether `op` reads and whether it writes the carry flag.
+pub fn carry_flags(op: &Op) -> (bool, bool) {
+    match *op {
+        Op::AddCc { cin, cout, .. } | Op::MadCc { cin, cout, .. } => (cin, cout),
+        _ => (false, false),
+    }
+}
+
+/// An extended-precision instruction with carry-in `cf`: its result and carry out. The flag
+/// is the carry out of the `w`-bit adder. A subtraction adds the complement of `b` and a carry
+/// in of 1 (`sub.cc`) or CF (`subc`), so after a subtraction CF = 1 means "no borrow" and
+/// `subc` computes `a - b - (1 - CF)`: measured on the H200 (`corpus/vectors/hw.jsonl`,
+/// `sub.cc+subc`, `add.cc+subc`, `sub.cc+addc`), where the ISA text reads CF as a borrow.
+fn carry(op: &Op, s: &[u64], cf: bool) -> (u64, bool) {
+    let cf = cf as u128;
+    let (w, full) = match *op {
+        Op::AddCc { sub, cin, t, .. } => {
+            let w = t.bits as u32;
+            let (a, b) = ((s[0] & mask(w)) as u128, (s[1] & mask(w)) as u128);
+            let full = if sub {
+                a + (!b & mask(w) as u128) + if cin { cf } else { 1 }
+            } else {
+                a + b + if cin { cf } else { 0 }
+            };
+            (w, full)
+        }
+        Op::MadCc { hi, cin, t, .. } => {
+            let w = t.bits as u32;
+            // The 2w-bit product as two's complement bits (u128 holds every case: a signed
+            // product is below 2^126 in magnitude, an unsigned one below 2^128).
+            let p = if t.signed {
+                (sx(s[0], w) * sx(s[1], w)) as u128
+            } else {
+                (s[0] & mask(w)) as u128 * (s[1] & mask(w)) as u128
+            };
+            let half = if hi { p >> w } else { p } & mask(w) as u128;
+            (
+                w,
+                half + (s[2] & mask(w)) as u128 + if cin { cf } else { 0 },
+            )
+        }
+        _ => unreachable!("not an extended-precision instruction"),
+    };
+    (full as u64 & mask(w), (full >> w) & 1 == 1)
 }
 
 fn f32v(b: u64) -> f32 {
@@ -585,13 +1089,24 @@ fn bfi(a: u64, b: u64, c: u64, d: u64, w: u8) -> u64 {
     f
 }
 
-fn prmt(a: u64, b: u64, c: u64, f4e: bool) -> u64 {
+/// `prmt`: the ISA's table of source bytes for each mode and `c[1:0]`, listed from `d.b0` up
+/// (checked against the H200 vectors `prmt.b32.MODE` of `corpus/vectors/hw.jsonl`).
+fn prmt(a: u64, b: u64, c: u64, mode: PrmtMode) -> u64 {
     let bytes = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
     let byte = |k: u64| (bytes >> (8 * (k & 7))) & 0xff;
+    let table: Option<[[u64; 4]; 4]> = match mode {
+        PrmtMode::Default => None,
+        PrmtMode::F4e => Some([[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]]),
+        PrmtMode::B4e => Some([[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]]),
+        PrmtMode::Rc8 => Some([[0; 4], [1; 4], [2; 4], [3; 4]]),
+        PrmtMode::Ecl => Some([[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]]),
+        PrmtMode::Ecr => Some([[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]]),
+        PrmtMode::Rc16 => Some([[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]]),
+    };
     let mut d = 0u64;
     for i in 0..4u64 {
-        let v = if f4e {
-            byte((c & 3) + i)
+        let v = if let Some(tab) = table {
+            byte(tab[(c & 3) as usize][i as usize])
         } else {
             let sel = (c >> (4 * i)) & 0xf;
             let v = byte(sel & 7);
@@ -608,6 +1123,64 @@ fn prmt(a: u64, b: u64, c: u64, f4e: bool) -> u64 {
         d |= v << (8 * i);
     }
     d
+}
+
+/// `bmsk`, after the ISA's pseudocode (`a` the start, `b` the width).
+fn bmsk(a: u64, b: u64, clamp: bool) -> u64 {
+    let ones = 0xffff_ffffu64;
+    let a1 = a & 31;
+    let mut mask0 = (ones << a1) & ones;
+    let b1 = b & 31;
+    let sum = a1 + b1;
+    let mut mask1 = if sum >= 32 { 0 } else { (ones << sum) & ones };
+    let (mut pos_over, mut width_over) = (false, false);
+    if clamp {
+        if a >= 32 {
+            pos_over = true;
+            mask0 = 0;
+        }
+        width_over = b >= 32;
+    }
+    if sum >= 32 || pos_over || width_over {
+        mask1 = 0;
+    } else if b1 == 0 {
+        mask1 = ones;
+    }
+    mask0 & !mask1 & ones
+}
+
+/// `szext`, after the ISA's pseudocode.
+fn szext(a: u64, b: u64, clamp: bool, signed: bool) -> u64 {
+    let ones = 0xffff_ffffu64;
+    let b1 = b & 31;
+    let too_large = b >= 32 && clamp;
+    let mask = if too_large { 0 } else { (ones << b1) & ones };
+    let sign_pos = (b1.wrapping_sub(1)) & 31;
+    let sign = !(b1 == 0 || too_large || !signed) && (a >> sign_pos) & 1 == 1;
+    ((a & !mask) | if sign { mask } else { 0 }) & ones
+}
+
+/// `fns`: the position of the `|offset|`-th set bit of `mask` from `base` upwards (positive
+/// offsets) or downwards (negative), `base` itself for offset 0 if its bit is set, else
+/// `0xffffffff` (the ISA's pseudocode).
+fn fns(mask: u64, base: u64, offset: i128) -> u64 {
+    let bit = |p: i64| (mask >> p) & 1 == 1;
+    if offset == 0 {
+        return if bit(base as i64) { base } else { 0xffff_ffff };
+    }
+    let inc = if offset > 0 { 1 } else { -1 };
+    let mut count = offset.unsigned_abs() - 1;
+    let mut pos = base as i64;
+    while (0..32).contains(&pos) {
+        if bit(pos) {
+            if count == 0 {
+                return pos as u64;
+            }
+            count -= 1;
+        }
+        pos += inc;
+    }
+    0xffff_ffff
 }
 
 fn cvt_int_extend(r: i128, bits: u32, signed: bool) -> u64 {
@@ -804,6 +1377,11 @@ pub fn known_issue(i: &Inst, s: &[u64]) -> Option<&'static str> {
 /// and which NaN an f64 operation with several NaN operands returns.
 fn unspecified(i: &Inst, s: &[u64]) -> bool {
     match i.op {
+        // As for f32: which NaN `abs`/`neg` give is left open.
+        Op::Hsign { hf, x2, .. } => {
+            let fmt = hfmt(hf);
+            fmt.nan(s[0]) || (x2 && fmt.nan(s[0] >> 16))
+        }
         Op::Fabs { ft, .. } | Op::Fneg { ft, .. } => match ft {
             Ft::F32 => nan32(s[0]),
             Ft::F64 => nan64(s[0]),
@@ -1042,7 +1620,19 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             let sum = half(0) * byte(base) + half(1) * byte(base + 1);
             one(tr(sum + zx(s[2], 32), 32))
         }
-        Op::Prmt { f4e } => one(prmt(s[0], s[1], s[2], f4e)),
+        Op::Prmt(mode) => one(prmt(s[0], s[1], s[2], mode)),
+        Op::Bmsk { clamp } => one(bmsk(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp)),
+        Op::Szext { clamp, signed } => {
+            one(szext(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp, signed))
+        }
+        Op::Fns => one(fns(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, sx(s[2], 32))),
+        Op::AddCc { .. } | Op::MadCc { .. } => {
+            unreachable!("carry-flag instructions are evaluated with the flag")
+        }
+        Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
+            unreachable!("memory instructions are evaluated with the memory")
+        }
+        Op::Call { .. } => unreachable!("calls are evaluated with the callee"),
         Op::And(c) => one(s[0] & s[1] & mask(c.bits())),
         Op::Or(c) => one((s[0] | s[1]) & mask(c.bits())),
         Op::Xor(c) => one((s[0] ^ s[1]) & mask(c.bits())),
@@ -1199,10 +1789,296 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             sat,
         } => one(cvt(d, st, rnd, ftz, sat, s[0])),
         Op::Mov(_) => one(s[0]),
+        Op::Hbin {
+            op,
+            hf,
+            x2,
+            ftz,
+            sat,
+            ..
+        } => one(halves(x2, s, 2, |h| {
+            let fmt = hfmt(hf);
+            half_arith(fmt, h, ftz, sat, false, |v| match op {
+                Fop::Add => sum2(v[0], v[1]),
+                Fop::Sub => sum2(v[0], -v[1]),
+                // Exact: two 11-bit significands, and bf16's exponent range squared fits a
+                // double's.
+                _ => (v[0] * v[1], Ordering::Equal),
+            })
+        })),
+        Op::Hfma {
+            hf,
+            x2,
+            ftz,
+            sat,
+            relu,
+        } => one(halves(x2, s, 3, |h| {
+            let fmt = hfmt(hf);
+            half_arith(fmt, h, ftz, sat, relu, |v| sum2(v[0] * v[1], v[2]))
+        })),
+        Op::Hsign { abs, hf, x2, ftz } => one(halves(x2, s, 1, |h| {
+            let a = if ftz { hfmt(hf).flush(h[0]) } else { h[0] };
+            if abs {
+                a & 0x7fff
+            } else {
+                a ^ 0x8000
+            }
+        })),
+        Op::Hminmax {
+            hf,
+            x2,
+            max,
+            ftz,
+            nan,
+            xorsign,
+        } => one(halves(x2, s, 2, |h| {
+            hminmax(hfmt(hf), max, ftz, nan, xorsign, h[0], h[1])
+        })),
+        Op::CvtToHalf {
+            hf,
+            rnd,
+            ftz,
+            sat,
+            relu,
+            satfinite,
+        } => one(to_half(hfmt(hf), rnd, ftz, sat, relu, satfinite, s[0])),
+        Op::CvtFromHalf { hf, ftz } => one(from_half(hfmt(hf), ftz, s[0])),
+        Op::Hsetp {
+            cmp,
+            hf,
+            x2,
+            ftz,
+            bop: b,
+        } => {
+            let fmt = hfmt(hf);
+            let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
+            let half = |k: u32| {
+                let (mut x, mut y) = ((s[0] >> (16 * k)) & 0xffff, (s[1] >> (16 * k)) & 0xffff);
+                if ftz {
+                    x = fmt.flush(x);
+                    y = fmt.flush(y);
+                }
+                let v = |h: u64| if fmt.nan(h) { f64::NAN } else { fmt.value(h) };
+                bop(b, float_cmp(cmp, v(x), v(y)), c) as u64
+            };
+            if x2 {
+                (half(0), Some(half(1)))
+            } else {
+                // A scalar comparison writes only `p`.
+                (half(0), None)
+            }
+        }
+        Op::CvtPack {
+            hf,
+            rz,
+            relu,
+            satfinite,
+        } => {
+            let m = if rz { Rnd::Rz } else { Rnd::Rn };
+            let cv = |x: u64| to_half(hfmt(hf), m, false, false, relu, satfinite, x);
+            one((cv(s[0]) << 16) | cv(s[1]))
+        }
         Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. } => {
             unreachable!("warp instructions are evaluated per warp")
         }
     }
+}
+
+fn hfmt(hf: Hf) -> fref::HalfFmt {
+    match hf {
+        Hf::F16 => fref::F16,
+        Hf::Bf16 => fref::BF16,
+    }
+}
+
+/// Applies `f` to the 16-bit operands (the first `n` sources) once, or per half of packed
+/// pairs, and assembles the result.
+fn halves(x2: bool, s: &[u64], n: usize, f: impl Fn(&[u64]) -> u64) -> u64 {
+    let part = |k: u32| {
+        let h: Vec<u64> = s[..n].iter().map(|&v| (v >> (16 * k)) & 0xffff).collect();
+        f(&h) & 0xffff
+    };
+    if x2 {
+        part(0) | (part(1) << 16)
+    } else {
+        part(0)
+    }
+}
+
+/// `a + b` as the nearest double and the sign of its rounding error (exact for finite
+/// values: `Fast2Sum`).
+fn sum2(a: f64, b: f64) -> (f64, Ordering) {
+    let s = a + b;
+    if !s.is_finite() {
+        return (s, Ordering::Equal);
+    }
+    let (x, y) = if a.abs() >= b.abs() { (a, b) } else { (b, a) };
+    let err = y - (s - x);
+    (s, err.partial_cmp(&0.0).unwrap_or(Ordering::Equal))
+}
+
+/// Half-precision arithmetic (always round to nearest even) with PTX's rules: a NaN result is
+/// the canonical `0x7fff`; `.ftz` flushes subnormal inputs and results tiny after rounding
+/// (measured for f16, see `interp/src/float`); `.sat` clamps to `[+0, 1]` with NaN giving `+0`;
+/// `.relu` turns negative results (`-0` included) into `+0` and keeps the NaN. `exact` gives
+/// the exact result as a double and the sign of what it leaves out.
+fn half_arith(
+    fmt: fref::HalfFmt,
+    ins: &[u64],
+    ftz: bool,
+    sat: bool,
+    relu: bool,
+    exact: impl Fn(&[f64]) -> (f64, Ordering),
+) -> u64 {
+    let ins: Vec<u64> = ins
+        .iter()
+        .map(|&x| if ftz { fmt.flush(x) } else { x })
+        .collect();
+    let r = if ins.iter().any(|&x| fmt.nan(x)) {
+        fref::HALF_NAN
+    } else {
+        let vals: Vec<f64> = ins.iter().map(|&x| fmt.value(x)).collect();
+        let (v, tail) = exact(&vals);
+        if v.is_nan() {
+            fref::HALF_NAN
+        } else if v.is_infinite() {
+            fmt.inf(v < 0.0)
+        } else {
+            let (r, tiny) = fref::round_half(v, tail, fmt, Rnd::Rn);
+            if ftz && tiny {
+                r & 0x8000
+            } else {
+                r
+            }
+        }
+    };
+    if fmt.nan(r) {
+        return if sat { 0 } else { fref::HALF_NAN };
+    }
+    if sat {
+        return half_sat(fmt, r);
+    }
+    if relu && r & 0x8000 != 0 {
+        return 0;
+    }
+    r
+}
+
+/// Clamps a non-NaN half to `[+0, 1]`.
+fn half_sat(fmt: fref::HalfFmt, r: u64) -> u64 {
+    let v = fmt.value(r);
+    if r & 0x8000 != 0 {
+        0
+    } else if v > 1.0 {
+        // 1.0: the exponent field holds the bias.
+        ((1u64 << (fmt.ebits - 1)) - 1) << fmt.mbits
+    } else {
+        r
+    }
+}
+
+/// `min`/`max` on halves: as [`minmax`] (NaN operands ignored unless both are NaN or `.NaN` is
+/// given, then the canonical NaN; `-0 < +0`; `.xorsign.abs` compares magnitudes and gives the
+/// result the exclusive or of the operands' signs).
+fn hminmax(
+    fmt: fref::HalfFmt,
+    max: bool,
+    ftz: bool,
+    nan: bool,
+    xorsign: bool,
+    a: u64,
+    b: u64,
+) -> u64 {
+    let (mut a, mut b) = if ftz {
+        (fmt.flush(a), fmt.flush(b))
+    } else {
+        (a & 0xffff, b & 0xffff)
+    };
+    let sign = (a ^ b) & 0x8000;
+    if xorsign {
+        a &= 0x7fff;
+        b &= 0x7fff;
+    }
+    let (na, nb) = (fmt.nan(a), fmt.nan(b));
+    if (na && nb) || (nan && (na || nb)) {
+        return fref::HALF_NAN;
+    }
+    let key = |x: u64| {
+        let mag = (x & 0x7fff) as i32;
+        if x & 0x8000 != 0 {
+            -mag - 1
+        } else {
+            mag
+        }
+    };
+    // A single NaN operand is ignored.
+    let pick_a = nb || (!na && (key(a) < key(b)) != max);
+    let r = if pick_a { a } else { b };
+    if xorsign {
+        r | sign
+    } else {
+        r
+    }
+}
+
+/// `cvt` from f32 to a half. Measured rules (docs/INTERP.md): NaN gives the canonical NaN
+/// (`+0` with `.sat`); `.ftz` flushes subnormal f32 inputs into bf16 and changes nothing into
+/// f16; `.relu` maps negative values (`-0`, `-inf`) to `+0` and keeps NaN; `.satfinite` turns
+/// infinities (and overflow) into the largest finite value of the sign.
+fn to_half(
+    fmt: fref::HalfFmt,
+    m: Rnd,
+    ftz: bool,
+    sat: bool,
+    relu: bool,
+    satfinite: bool,
+    a: u64,
+) -> u64 {
+    let a = a & 0xffff_ffff;
+    if nan32(a) {
+        return if sat { 0 } else { fref::HALF_NAN };
+    }
+    let a = if ftz && fmt == fref::BF16 {
+        flush32(a)
+    } else {
+        a
+    };
+    let x = f32v(a) as f64;
+    let mut r = if x.is_infinite() {
+        fmt.inf(x < 0.0)
+    } else {
+        fref::round_half(x, Ordering::Equal, fmt, m).0
+    };
+    if satfinite && r & 0x7fff == fmt.inf(false) {
+        r = fmt.max_finite(r & 0x8000 != 0);
+    }
+    if sat {
+        return half_sat(fmt, r);
+    }
+    if relu && r & 0x8000 != 0 {
+        return 0;
+    }
+    r
+}
+
+/// `cvt.f32` from a half (measured): exact; an f16 NaN gives the canonical f32 NaN and `.ftz`
+/// does not flush f16 subnormals (they are normal in f32); bf16 is the bit shift (NaN payloads
+/// kept) unless `.ftz`, which flushes subnormals and canonicalises NaN.
+fn from_half(fmt: fref::HalfFmt, ftz: bool, a: u64) -> u64 {
+    let a = a & 0xffff;
+    if fmt == fref::BF16 {
+        if !ftz {
+            return a << 16;
+        }
+        if fmt.nan(a) {
+            return F32_NAN;
+        }
+        return fmt.flush(a) << 16;
+    }
+    if fmt.nan(a) {
+        return F32_NAN;
+    }
+    (fmt.value(a) as f32).to_bits() as u64
 }
 
 /// Whether the reference covers `op` (approximate functions are checked three ways only).

@@ -671,3 +671,326 @@ mod tests {
         }
     }
 }
+
+// ---------------------------------------------------------------- half precision
+
+/// A 16-bit float format.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct HalfFmt {
+    /// Exponent bits.
+    pub ebits: u32,
+    /// Stored significand bits.
+    pub mbits: u32,
+}
+
+/// IEEE binary16.
+pub const F16: HalfFmt = HalfFmt {
+    ebits: 5,
+    mbits: 10,
+};
+/// bfloat16.
+pub const BF16: HalfFmt = HalfFmt { ebits: 8, mbits: 7 };
+
+/// The NaN PTX produces for `f16` and `bf16` results (measured: canonical for both).
+pub const HALF_NAN: u64 = 0x7fff;
+
+impl HalfFmt {
+    fn bias(self) -> i64 {
+        (1 << (self.ebits - 1)) - 1
+    }
+
+    /// Whether `b` is a NaN.
+    pub fn nan(self, b: u64) -> bool {
+        let b = b & 0xffff;
+        let exp = (b >> self.mbits) & ((1 << self.ebits) - 1);
+        exp == (1 << self.ebits) - 1 && b & ((1 << self.mbits) - 1) != 0
+    }
+
+    /// Whether `b` is subnormal (non-zero with a zero exponent field).
+    pub fn subnormal(self, b: u64) -> bool {
+        let b = b & 0x7fff;
+        b != 0 && b >> self.mbits == 0
+    }
+
+    /// Flushes a subnormal to zero of the same sign.
+    pub fn flush(self, b: u64) -> u64 {
+        if self.subnormal(b) {
+            b & 0x8000
+        } else {
+            b & 0xffff
+        }
+    }
+
+    /// The exact value of `b` (not a NaN) as a double (every 16-bit float is one).
+    pub fn value(self, b: u64) -> f64 {
+        let b = b & 0xffff;
+        let neg = b & 0x8000 != 0;
+        let exp = ((b >> self.mbits) & ((1 << self.ebits) - 1)) as i64;
+        let man = b & ((1 << self.mbits) - 1);
+        let mag = if exp == (1 << self.ebits) - 1 {
+            f64::INFINITY
+        } else if exp == 0 {
+            man as f64 * pow2(1 - self.bias() - self.mbits as i64)
+        } else {
+            ((1u64 << self.mbits) | man) as f64 * pow2(exp - self.bias() - self.mbits as i64)
+        };
+        if neg {
+            -mag
+        } else {
+            mag
+        }
+    }
+
+    /// The largest finite value's bits with sign `neg`.
+    pub fn max_finite(self, neg: bool) -> u64 {
+        let m = (((1u64 << self.ebits) - 2) << self.mbits) | ((1 << self.mbits) - 1);
+        m | if neg { 0x8000 } else { 0 }
+    }
+
+    /// Infinity's bits with sign `neg`.
+    pub fn inf(self, neg: bool) -> u64 {
+        (((1u64 << self.ebits) - 1) << self.mbits) | if neg { 0x8000 } else { 0 }
+    }
+}
+
+/// `2^e` as a double (`e` within the double range, subnormals included).
+fn pow2(e: i64) -> f64 {
+    if e >= -1022 {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1u64 << (e + 1074))
+    }
+}
+
+/// Rounds the exact value `x + tail` (`x` a finite non-NaN double, `tail` known by its sign
+/// and far smaller than an ulp of `x`) to `fmt` in mode `m`. Returns the bits and whether the
+/// result is tiny after rounding (the value rounded to the format's precision with an
+/// unbounded exponent range lies below the smallest normal), which decides `.ftz`.
+///
+/// Integer arithmetic on the significand: the exact value is `M * 2^E` (+ tail); the
+/// quantum is `2^q` with `q = max(e, emin) - mbits` (`e` the exponent of the leading bit).
+pub fn round_half(x: f64, tail: Ordering, fmt: HalfFmt, m: Rnd) -> (u64, bool) {
+    let neg = x < 0.0 || (x == 0.0 && (x.is_sign_negative() || tail == Ordering::Less));
+    if x == 0.0 && tail == Ordering::Equal {
+        return (if x.is_sign_negative() { 0x8000 } else { 0 }, true);
+    }
+    // Magnitude direction of the tail.
+    let mag_tail = if neg { tail.reverse() } else { tail };
+    let emin = 1 - fmt.bias();
+    let emax = fmt.bias();
+    let (man, e2) = if x == 0.0 {
+        // Only a tail: the magnitude is positive and far below any quantum.
+        (0u128, -2000i64)
+    } else {
+        let b = x.abs().to_bits();
+        let (exp, frac) = ((b >> 52) as i64, (b & ((1 << 52) - 1)) as u128);
+        if exp == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1 << 52), exp - 1075)
+        }
+    };
+    let mut lead = if man == 0 {
+        i64::MIN / 2
+    } else {
+        127 - man.leading_zeros() as i64 + e2
+    };
+    if mag_tail == Ordering::Less && man.is_power_of_two() {
+        // Just below a power of two: the leading bit is one lower.
+        lead -= 1;
+    }
+    let round_at = |q: i64| -> (u128, bool) {
+        // (n, whether rounded up) for quantum 2^q.
+        let shift = q - e2;
+        let (mut n, rem_cmp, inexact);
+        if man == 0 {
+            n = 0;
+            // Below half a quantum, above zero.
+            rem_cmp = Ordering::Less;
+            inexact = true;
+        } else if shift <= 0 {
+            n = man << (-shift).min(100);
+            if mag_tail == Ordering::Less {
+                // Just below n * 2^q: the truncation is n - 1 and the rest close to a quantum.
+                n -= 1;
+                rem_cmp = Ordering::Greater;
+                inexact = true;
+            } else {
+                rem_cmp = if mag_tail == Ordering::Greater {
+                    Ordering::Less
+                } else {
+                    Ordering::Equal
+                };
+                inexact = mag_tail == Ordering::Greater;
+            }
+        } else {
+            let sh = shift.min(120) as u32;
+            n = man >> sh;
+            let rem = man & ((1u128 << sh) - 1);
+            let half = 1u128 << (sh - 1);
+            if rem == 0 && mag_tail == Ordering::Less {
+                n -= 1;
+                rem_cmp = Ordering::Greater;
+                inexact = true;
+            } else {
+                rem_cmp = match rem.cmp(&half) {
+                    Ordering::Equal => mag_tail,
+                    o => o,
+                };
+                inexact = rem != 0 || mag_tail != Ordering::Equal;
+            }
+            // rem_cmp: comparison of the discarded part with half a quantum (Equal: a tie).
+            let _ = inexact;
+        }
+        let up = match m {
+            Rnd::Rn => rem_cmp == Ordering::Greater || (rem_cmp == Ordering::Equal && n & 1 == 1),
+            Rnd::Rz => false,
+            Rnd::Rp => inexact && !neg,
+            Rnd::Rm => inexact && neg,
+        };
+        // A tie needs a non-zero discarded part: `Equal` with nothing discarded is exact.
+        let up = up && (inexact || rem_cmp != Ordering::Equal);
+        (n + up as u128, up)
+    };
+    // Tininess after rounding: round at the precision with an unbounded exponent.
+    let qu = lead - fmt.mbits as i64;
+    let (nu, _) = round_at(qu);
+    let e_after = if man == 0 {
+        i64::MIN / 2
+    } else if nu >> (fmt.mbits + 1) != 0 {
+        lead + 1
+    } else {
+        lead
+    };
+    let tiny = e_after < emin;
+    let mut q = lead.max(emin) - fmt.mbits as i64;
+    let (mut n, _) = round_at(q);
+    if n >> (fmt.mbits + 1) != 0 {
+        n >>= 1;
+        q += 1;
+    }
+    let sign = if neg { 0x8000 } else { 0 };
+    if n != 0 && q + fmt.mbits as i64 > emax {
+        let to_inf = match m {
+            Rnd::Rn => true,
+            Rnd::Rz => false,
+            Rnd::Rp => !neg,
+            Rnd::Rm => neg,
+        };
+        return (
+            if to_inf {
+                fmt.inf(neg)
+            } else {
+                fmt.max_finite(neg)
+            },
+            false,
+        );
+    }
+    let bits = if n >> fmt.mbits == 0 {
+        n as u64
+    } else {
+        let be = (q + fmt.mbits as i64 + fmt.bias()) as u64;
+        (be << fmt.mbits) | (n as u64 & ((1 << fmt.mbits) - 1))
+    };
+    (sign | bits, tiny)
+}
+
+#[cfg(test)]
+mod half_tests {
+    use super::*;
+
+    /// Every finite 16-bit value reads back exactly; the midpoints between neighbours round
+    /// to the even one (up with `.rp`, down with `.rm` for positive values); a tail breaks
+    /// the tie.
+    #[test]
+    fn round_half_grid() {
+        for fmt in [F16, BF16] {
+            for b in 0u64..0x7fff {
+                if fmt.nan(b) || b == fmt.inf(false) {
+                    continue;
+                }
+                let v = fmt.value(b);
+                assert_eq!(round_half(v, Ordering::Equal, fmt, Rnd::Rn).0, b);
+                assert_eq!(round_half(-v, Ordering::Equal, fmt, Rnd::Rz).0, b | 0x8000);
+                if b + 1 >= fmt.inf(false) {
+                    continue;
+                }
+                let mid = (v + fmt.value(b + 1)) / 2.0;
+                let even = if b & 1 == 0 { b } else { b + 1 };
+                assert_eq!(round_half(mid, Ordering::Equal, fmt, Rnd::Rn).0, even);
+                assert_eq!(round_half(mid, Ordering::Greater, fmt, Rnd::Rn).0, b + 1);
+                assert_eq!(round_half(mid, Ordering::Less, fmt, Rnd::Rn).0, b);
+                assert_eq!(round_half(mid, Ordering::Equal, fmt, Rnd::Rp).0, b + 1);
+                assert_eq!(round_half(mid, Ordering::Equal, fmt, Rnd::Rm).0, b);
+                assert_eq!(
+                    round_half(-mid, Ordering::Equal, fmt, Rnd::Rz).0,
+                    b | 0x8000
+                );
+                // Just below an exact value: directed modes step down.
+                if b > 0 {
+                    assert_eq!(round_half(v, Ordering::Less, fmt, Rnd::Rz).0, b - 1);
+                    assert_eq!(round_half(v, Ordering::Less, fmt, Rnd::Rn).0, b);
+                }
+            }
+        }
+    }
+
+    /// bf16 round to nearest even of f32 values, by the integer trick on the bits.
+    #[test]
+    fn round_half_bf16_from_f32() {
+        let mut x = 0x1234_5678u32;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let f = f32::from_bits(x);
+            if !f.is_finite() {
+                continue;
+            }
+            let want = ((x as u64 + 0x7fff + ((x as u64 >> 16) & 1)) >> 16) & 0xffff;
+            if BF16.nan(want) {
+                continue;
+            }
+            let got = round_half(f as f64, Ordering::Equal, BF16, Rnd::Rn).0;
+            assert_eq!(got, want, "{x:#x}");
+            let trunc = (x >> 16) as u64;
+            assert_eq!(
+                round_half(f as f64, Ordering::Equal, BF16, Rnd::Rz).0,
+                trunc
+            );
+        }
+    }
+
+    /// Tininess after rounding (the measured `.ftz` rule) and overflow.
+    #[test]
+    fn round_half_edges() {
+        let min = 2f64.powi(-14);
+        // 2^-14 (1 - 2^-11): exact at 11 bits, so tiny; IEEE rounding gives 2^-14.
+        assert_eq!(
+            round_half(min * (1.0 - 2f64.powi(-11)), Ordering::Equal, F16, Rnd::Rn),
+            (0x0400, true)
+        );
+        // 2^-14 (1 - 2^-20) rounds to 2^-14 at 11 bits: not tiny.
+        assert_eq!(
+            round_half(min * (1.0 - 2f64.powi(-20)), Ordering::Equal, F16, Rnd::Rn),
+            (0x0400, false)
+        );
+        assert_eq!(round_half(65520.0, Ordering::Equal, F16, Rnd::Rn).0, 0x7c00);
+        assert_eq!(round_half(65520.0, Ordering::Less, F16, Rnd::Rn).0, 0x7bff);
+        assert_eq!(round_half(1e9, Ordering::Equal, F16, Rnd::Rz).0, 0x7bff);
+        assert_eq!(round_half(-1e9, Ordering::Equal, F16, Rnd::Rp).0, 0xfbff);
+        assert_eq!(round_half(-1e9, Ordering::Equal, F16, Rnd::Rm).0, 0xfc00);
+        assert_eq!(
+            round_half(2f64.powi(-26), Ordering::Equal, F16, Rnd::Rp).0,
+            1
+        );
+        assert_eq!(
+            round_half(2f64.powi(-26), Ordering::Equal, F16, Rnd::Rn).0,
+            0
+        );
+        assert_eq!(
+            round_half(-2f64.powi(-26), Ordering::Equal, F16, Rnd::Rn).0,
+            0x8000
+        );
+    }
+}

@@ -8,16 +8,30 @@
 //! structured body keeps the mask of its lanes in `%m<depth>`, computed with
 //! `vote.sync.ballot` where the region starts, and warp-synchronous instructions use it as
 //! their membermask.
+//!
+//! Kernels of the memory family also declare `.shared .b8 smem[SHARED_LEN]` (two buffers of
+//! 16-byte slots per thread, then four 8-byte cells), fill each thread's slots and cells 0 to 3
+//! from `%rd0`..`%rd4` and wait at a barrier before the body; their output buffer holds, after
+//! the records, an 8-byte global scratch word per thread and four global cells. Kernels of the
+//! call family are preceded by their device functions `f<k>`.
 
 use super::prog::*;
 use ptx_ir_core::{
     ArchSuffix, Cmp, Declarator, Flag, Function, FunctionKind, Guard, Instruction, Item, Linkage,
     Modifier, Module, Name, Op as MOp, Opcode, Operand, Param, Rounding, Selector, Space,
-    SpecialReg, Statement, Target, Type, VarDecl, Version,
+    SpecialReg, Statement, Target as Arch, Type, VarDecl, Vector, Version,
 };
 
 /// Byte offset of each pool (`H`, `R`, `D`, `F`, `Fd`) in the input buffer.
 pub const POOL_OFFSETS: [u32; 5] = [0, 32, 96, 224, 288];
+/// Bytes of one thread's slot in each shared buffer.
+pub const SLOT: u32 = 16;
+/// Byte offset of the second shared buffer (64 threads' slots per buffer).
+pub const BUF1: u32 = 64 * SLOT;
+/// Byte offset of the four shared 8-byte cells.
+pub const CELLS: u32 = 2 * BUF1;
+/// Size of the shared array `smem`.
+pub const SHARED_LEN: u32 = CELLS + 32;
 /// Size of the input buffer.
 pub const INPUT_LEN: usize = 416;
 
@@ -200,7 +214,7 @@ pub fn module(p: &Program) -> Module {
     let mut b = B {
         m: Module::new(
             Version { major: 8, minor: 7 },
-            vec![Target::Sm {
+            vec![Arch::Sm {
                 arch: 90,
                 suffix: ArchSuffix::None,
             }],
@@ -209,6 +223,10 @@ pub fn module(p: &Program) -> Module {
         body: Vec::new(),
         labels: 0,
     };
+    for (k, f) in p.funcs.iter().enumerate() {
+        let item = func_item(&mut b, k, f);
+        b.m.items.push(item);
+    }
     for c in Class::ALL {
         b.decl(class_type(c), c.prefix(), c.count() as u32);
     }
@@ -219,7 +237,30 @@ pub fn module(p: &Program) -> Module {
     b.decl(Type::B32, "%m", 6);
     b.decl(Type::B32, "%c", 4);
     b.decl(Type::Pred, "%q", 4);
+    b.decl(Type::B32, "%ms", 16);
+    let mem = p.uses_mem();
+    if mem {
+        b.decl(Type::B64, "%tm", 6);
+        let name = b.name("smem");
+        b.body.push(Statement::Decl(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Shared,
+            attributes: Vec::new(),
+            align: Some(16),
+            vector: None,
+            ty: Type::B8,
+            names: vec![Declarator {
+                name,
+                range: None,
+                dims: std::iter::once(Some(SHARED_LEN as u64)).collect(),
+                init: None,
+            }],
+        })));
+    }
     prologue(&mut b, p);
+    if mem {
+        mem_prologue(&mut b, p);
+    }
     let body = p.body.clone();
     nodes(&mut b, &body, 0);
     epilogue(&mut b, p);
@@ -377,6 +418,94 @@ fn prologue(b: &mut B, p: &Program) {
     }
 }
 
+/// Memory registers: `%tm0` the thread's own slot of buffer 0, `%tm1` its global scratch word,
+/// `%tm2` the global cells, `%tm3` a peer's slot, `%tm4` `smem`, `%tm5` the thread's cell.
+/// Fills the thread's slots of both buffers with `%rd0`..`%rd3` and (threads 0 to 3) cell
+/// `tid` with `%rd4`, then waits at a barrier: shared memory starts undefined.
+fn mem_prologue(b: &mut B, p: &Program) {
+    use Opcode::*;
+    let tm = |b: &mut B, k: u32| b.r(&format!("%tm{k}"));
+    let (t0, t3) = (b.r("%t0"), b.r("%t3"));
+    let smem = b.name("smem");
+    let (tm0, tm1, tm2, tm4, tm5) = (tm(b, 0), tm(b, 1), tm(b, 2), tm(b, 4), tm(b, 5));
+    b.e(
+        Mov,
+        vec![t(Type::U64)],
+        vec![tm4.clone(), Operand::reg(smem)],
+    );
+    b.e(
+        Mad,
+        vec![f(Flag::Wide), t(Type::U32)],
+        vec![
+            tm0.clone(),
+            t0.clone(),
+            Operand::Int(SLOT as i64),
+            tm4.clone(),
+        ],
+    );
+    b.e(
+        Mad,
+        vec![f(Flag::Wide), t(Type::U32)],
+        vec![tm5.clone(), t0.clone(), Operand::Int(8), tm4],
+    );
+    let (_, rec) = p.record_layout();
+    let threads = p.block * p.grid;
+    let td1 = b.r("%td1");
+    b.e(
+        Mad,
+        vec![f(Flag::Wide), t(Type::U32)],
+        vec![tm1.clone(), t3, Operand::Int(8), td1.clone()],
+    );
+    b.e(
+        Add,
+        vec![t(Type::S64)],
+        vec![tm1.clone(), tm1, Operand::Int((rec * threads) as i64)],
+    );
+    b.e(
+        Add,
+        vec![t(Type::S64)],
+        vec![tm2, td1, Operand::Int(((rec + 8) * threads) as i64)],
+    );
+    let d = |b: &mut B, k: u8| {
+        b.reg(Reg {
+            class: Class::D,
+            idx: k,
+        })
+    };
+    let base = b.name("%tm0");
+    for (buf, k) in [(0, 0), (BUF1, 2)] {
+        let v = Operand::vector([d(b, k), d(b, k + 1)]);
+        b.e(
+            St,
+            vec![
+                Modifier::Space(Space::Shared),
+                Modifier::Vector(Vector::V2),
+                t(Type::B64),
+            ],
+            vec![Operand::addr(base, buf as i64), v],
+        );
+    }
+    let tp1 = b.r("%tp1");
+    b.e(
+        Setp,
+        vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)],
+        vec![tp1, t0, Operand::Int(4)],
+    );
+    let cell = b.name("%tm5");
+    let rd4 = d(b, 4);
+    let pred = b.name("%tp1");
+    b.emit(
+        Some(Guard {
+            pred,
+            negated: false,
+        }),
+        St,
+        vec![Modifier::Space(Space::Shared), t(Type::B64)],
+        vec![Operand::addr(cell, CELLS as i64), rd4],
+    );
+    b.e(Bar, vec![f(Flag::Sync)], vec![Operand::Int(0)]);
+}
+
 fn epilogue(b: &mut B, p: &Program) {
     use Opcode::*;
     let (offs, rec) = p.record_layout();
@@ -416,6 +545,63 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
     for n in ns {
         match n {
             Node::Inst(i) => inst(b, i, depth),
+            Node::Barrier => b.e(Bar, vec![f(Flag::Sync)], vec![Operand::Int(0)]),
+            Node::Switch { sel, arms } => {
+                // The arm index into %t7; each arm's mask (a ballot while the region is still
+                // converged) into %ms<4 * depth + arm>; then `brx.idx` through a target list.
+                let t7 = b.r("%t7");
+                let src = match *sel {
+                    Sel::Lane => {
+                        b.e(
+                            Mov,
+                            vec![t(Type::U32)],
+                            vec![t7.clone(), special(SpecialReg::Laneid, false)],
+                        );
+                        t7.clone()
+                    }
+                    Sel::Reg(r) => b.reg(Reg {
+                        class: Class::R,
+                        idx: r,
+                    }),
+                };
+                b.e(
+                    Rem,
+                    vec![t(Type::U32)],
+                    vec![t7.clone(), src, Operand::Int(arms.len() as i64)],
+                );
+                let q = b.r(&format!("%q{depth}"));
+                let mo = mask_reg(b, depth);
+                for k in 0..arms.len() {
+                    let ms = b.r(&format!("%ms{}", 4 * depth as usize + k));
+                    b.e(
+                        Setp,
+                        vec![Modifier::Cmp(Cmp::Eq), t(Type::U32)],
+                        vec![q.clone(), t7.clone(), Operand::Int(k as i64)],
+                    );
+                    b.e(
+                        Vote,
+                        vec![f(Flag::Sync), f(Flag::Ballot), t(Type::B32)],
+                        vec![ms, q.clone(), mo.clone()],
+                    );
+                }
+                let targets: Vec<Name> = (0..arms.len()).map(|_| b.label("arm").0).collect();
+                let (list, _) = b.label("targets");
+                let (end_l, _) = b.label("end");
+                b.body.push(Statement::BranchTargets {
+                    label: list,
+                    targets: targets.clone(),
+                });
+                b.e(BrxIdx, vec![], vec![t7, Operand::reg(list)]);
+                for (k, (arm, &lab)) in arms.iter().zip(&targets).enumerate() {
+                    b.body.push(Statement::Label(lab));
+                    let mi = mask_reg(b, depth + 1);
+                    let ms = b.r(&format!("%ms{}", 4 * depth as usize + k));
+                    b.e(Mov, vec![t(Type::B32)], vec![mi, ms]);
+                    nodes(b, arm, depth + 1);
+                    b.e(Bra, vec![], vec![Operand::reg(end_l)]);
+                }
+                b.body.push(Statement::Label(end_l));
+            }
             Node::If { cond, then, els } => {
                 let q = b.r(&format!("%q{depth}"));
                 let qn = b.name(&format!("%q{depth}"));
@@ -613,6 +799,16 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
         }
         None => d,
     };
+    if let Op::Call {
+        f: k,
+        n,
+        params,
+        ret,
+    } = i.op
+    {
+        call(b, guard, k, &params[..n as usize], ret, srcs, dst);
+        return;
+    }
     let mut ops = vec![dst];
     let (op, mods): (Opcode, Vec<Modifier>) = match i.op {
         Op::Add(x) => (Add, vec![t(it_type(x))]),
@@ -712,12 +908,66 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 t(if sb { Type::S32 } else { Type::U32 }),
             ],
         ),
-        Op::Prmt { f4e } => {
+        Op::Prmt(mode) => {
             let mut m = vec![t(Type::B32)];
-            if f4e {
-                m.push(f(Flag::F4e));
-            }
+            let fl = match mode {
+                PrmtMode::Default => None,
+                PrmtMode::F4e => Some(Flag::F4e),
+                PrmtMode::B4e => Some(Flag::B4e),
+                PrmtMode::Rc8 => Some(Flag::Rc8),
+                PrmtMode::Ecl => Some(Flag::Ecl),
+                PrmtMode::Ecr => Some(Flag::Ecr),
+                PrmtMode::Rc16 => Some(Flag::Rc16),
+            };
+            m.extend(fl.map(f));
             (Prmt, m)
+        }
+        Op::Bmsk { clamp } => (
+            Bmsk,
+            vec![
+                f(if clamp { Flag::Clamp } else { Flag::Wrap }),
+                t(Type::B32),
+            ],
+        ),
+        Op::Szext { clamp, signed } => (
+            Szext,
+            vec![
+                f(if clamp { Flag::Clamp } else { Flag::Wrap }),
+                t(if signed { Type::S32 } else { Type::U32 }),
+            ],
+        ),
+        Op::Fns => (Fns, vec![t(Type::B32)]),
+        Op::AddCc {
+            sub,
+            cin,
+            cout,
+            t: x,
+        } => {
+            let mut m = vec![];
+            if cout {
+                m.push(f(Flag::Cc));
+            }
+            m.push(t(it_type(x)));
+            let op = match (sub, cin) {
+                (false, false) => Add,
+                (false, true) => Addc,
+                (true, false) => Sub,
+                (true, true) => Subc,
+            };
+            (op, m)
+        }
+        Op::MadCc {
+            hi,
+            cin,
+            cout,
+            t: x,
+        } => {
+            let mut m = vec![f(if hi { Flag::Hi } else { Flag::Lo })];
+            if cout {
+                m.push(f(Flag::Cc));
+            }
+            m.push(t(it_type(x)));
+            (if cin { Madc } else { Mad }, m)
         }
         Op::And(c) => (And, vec![t(class_type(c))]),
         Op::Or(c) => (Or, vec![t(class_type(c))]),
@@ -937,6 +1187,252 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             (Cvt, m)
         }
         Op::Mov(c) => (Mov, vec![t(class_type(c))]),
+        Op::Call { .. } => unreachable!("calls are lowered by `call`"),
+        Op::Ld {
+            buf,
+            peer,
+            vec,
+            class,
+            off,
+        } => {
+            let addr = slot_addr(b, buf, peer, off);
+            let regs: Vec<Operand> = (0..vec)
+                .map(|k| {
+                    b.reg(Reg {
+                        class,
+                        idx: (i.dst.idx + k) % class.count(),
+                    })
+                })
+                .collect();
+            ops = vec![if vec == 1 {
+                regs[0].clone()
+            } else {
+                Operand::vector(regs)
+            }];
+            srcs = vec![addr];
+            (Ld, mem_mods(Space::Shared, vec, class_type(class)))
+        }
+        Op::St {
+            buf,
+            vec,
+            class,
+            off,
+        } => {
+            let addr = slot_addr(b, buf, 0, off);
+            let first = match i.srcs[0] {
+                Src::Reg(r) => r.idx,
+                _ => 0,
+            };
+            let regs: Vec<Operand> = (0..vec)
+                .map(|k| {
+                    b.reg(Reg {
+                        class,
+                        idx: (first + k) % class.count(),
+                    })
+                })
+                .collect();
+            ops = vec![addr];
+            srcs = vec![if vec == 1 {
+                regs[0].clone()
+            } else {
+                Operand::vector(regs)
+            }];
+            (St, mem_mods(Space::Shared, vec, class_type(class)))
+        }
+        Op::Atom {
+            op,
+            t: at,
+            target,
+            red,
+        } => {
+            let (space, addr) = match target {
+                Target::Own { buf, off } => (Space::Shared, slot_addr(b, buf, 0, off)),
+                Target::Cell(j) => (
+                    Space::Shared,
+                    Operand::addr(b.name("smem"), (CELLS + 8 * j as u32) as i64),
+                ),
+                Target::GlobalOwn => (Space::Global, Operand::addr(b.name("%tm1"), 0)),
+                Target::GlobalCell(j) => {
+                    (Space::Global, Operand::addr(b.name("%tm2"), 8 * j as i64))
+                }
+            };
+            if red {
+                ops = vec![addr];
+            } else {
+                ops.push(addr);
+            }
+            let ty = match at {
+                AtomT::Int(x) => it_type(x),
+                AtomT::Bits(w) => bits_type(w as u32),
+                AtomT::F32 => Type::F32,
+            };
+            let o = match op {
+                AtomOp::Add => MOp::Add,
+                AtomOp::Min => MOp::Min,
+                AtomOp::Max => MOp::Max,
+                AtomOp::And => MOp::And,
+                AtomOp::Or => MOp::Or,
+                AtomOp::Xor => MOp::Xor,
+                AtomOp::Inc => MOp::Inc,
+                AtomOp::Dec => MOp::Dec,
+                AtomOp::Exch => MOp::Exch,
+                AtomOp::Cas => MOp::Cas,
+            };
+            (
+                if red { Red } else { Atom },
+                vec![Modifier::Space(space), Modifier::Op(o), t(ty)],
+            )
+        }
+        Op::Hbin {
+            op,
+            hf,
+            x2,
+            rn,
+            ftz,
+            sat,
+        } => {
+            let mut m = vec![];
+            if rn {
+                m.push(Modifier::Rounding(Rounding::Rn));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            m.push(t(half_type(hf, x2)));
+            (
+                match op {
+                    Fop::Add => Add,
+                    Fop::Sub => Sub,
+                    _ => Mul,
+                },
+                m,
+            )
+        }
+        Op::Hfma {
+            hf,
+            x2,
+            ftz,
+            sat,
+            relu,
+        } => {
+            let mut m = vec![Modifier::Rounding(Rounding::Rn)];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            if relu {
+                m.push(f(Flag::Relu));
+            }
+            m.push(t(half_type(hf, x2)));
+            (Fma, m)
+        }
+        Op::Hsetp {
+            cmp,
+            hf,
+            x2,
+            ftz,
+            bop,
+        } => {
+            let mut m = vec![cmp_mod(cmp, false)];
+            if let Some(o) = bop {
+                m.push(bop_mod(o));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(half_type(hf, x2)));
+            (Setp, m)
+        }
+        Op::Hsign { abs, hf, x2, ftz } => {
+            let mut m = vec![];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(half_type(hf, x2)));
+            (if abs { Abs } else { Neg }, m)
+        }
+        Op::Hminmax {
+            hf,
+            x2,
+            max,
+            ftz,
+            nan,
+            xorsign,
+        } => {
+            let mut m = vec![];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if nan {
+                m.push(f(Flag::NaN));
+            }
+            if xorsign {
+                m.push(f(Flag::XorSign));
+                m.push(f(Flag::Abs));
+            }
+            m.push(t(half_type(hf, x2)));
+            (if max { Max } else { Min }, m)
+        }
+        Op::CvtToHalf {
+            hf,
+            rnd,
+            ftz,
+            sat,
+            relu,
+            satfinite,
+        } => {
+            let mut m = vec![Modifier::Rounding(rounding(rnd))];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            if relu {
+                m.push(f(Flag::Relu));
+            }
+            if satfinite {
+                m.push(f(Flag::SatFinite));
+            }
+            m.push(t(half_type(hf, false)));
+            m.push(t(Type::F32));
+            (Cvt, m)
+        }
+        Op::CvtFromHalf { hf, ftz } => {
+            let mut m = vec![];
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(Type::F32));
+            m.push(t(half_type(hf, false)));
+            (Cvt, m)
+        }
+        Op::CvtPack {
+            hf,
+            rz,
+            relu,
+            satfinite,
+        } => {
+            let mut m = vec![Modifier::Rounding(if rz {
+                Rounding::Rz
+            } else {
+                Rounding::Rn
+            })];
+            if relu {
+                m.push(f(Flag::Relu));
+            }
+            if satfinite {
+                m.push(f(Flag::SatFinite));
+            }
+            m.push(t(half_type(hf, true)));
+            m.push(t(Type::F32));
+            (Cvt, m)
+        }
         Op::Shfl { mode, c } => {
             srcs.push(Operand::Int(c as i64));
             srcs.push(mask_reg(b, depth));
@@ -1016,6 +1512,211 @@ fn cmp_type(t: CmpT) -> Type {
     }
 }
 
+/// The `.param` type of a value of class `c`.
+fn param_type(c: Class) -> Type {
+    match c {
+        Class::D => Type::B64,
+        Class::F => Type::F32,
+        _ => Type::B32,
+    }
+}
+
+fn param_decl(b: &mut B, name: &str, c: Class) -> Param {
+    Param {
+        space: Space::Param,
+        align: None,
+        vector: None,
+        ty: param_type(c),
+        ptr: None,
+        name: b.name(name),
+        dims: Default::default(),
+    }
+}
+
+/// A call site: a block declaring the `.param` arguments and return value, storing the
+/// arguments, calling, and loading the result (the call and the load under the guard).
+fn call(
+    b: &mut B,
+    guard: Option<Guard>,
+    k: u8,
+    params: &[Class],
+    ret: Class,
+    srcs: Vec<Operand>,
+    dst: Operand,
+) {
+    use Opcode::*;
+    let outer = std::mem::take(&mut b.body);
+    let decl = |b: &mut B, name: &str, c: Class| {
+        let name = b.name(name);
+        b.body.push(Statement::Decl(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Param,
+            attributes: Vec::new(),
+            align: None,
+            vector: None,
+            ty: param_type(c),
+            names: vec![Declarator {
+                name,
+                range: None,
+                dims: Default::default(),
+                init: None,
+            }],
+        })));
+    };
+    for (j, &c) in params.iter().enumerate() {
+        decl(b, &format!("a{j}"), c);
+    }
+    decl(b, "r", ret);
+    for (j, (&c, s)) in params.iter().zip(srcs).enumerate() {
+        let a = b.name(&format!("a{j}"));
+        b.e(
+            St,
+            vec![Modifier::Space(Space::Param), t(param_type(c))],
+            vec![Operand::addr(a, 0), s],
+        );
+    }
+    let args: Vec<Operand> = (0..params.len())
+        .map(|j| {
+            let a = b.name(&format!("a{j}"));
+            Operand::reg(a)
+        })
+        .collect();
+    let (r, fk) = (b.name("r"), b.name(&format!("f{k}")));
+    b.emit(
+        guard,
+        Call,
+        vec![],
+        vec![
+            Operand::Args(Box::new(std::iter::once(Operand::reg(r)).collect())),
+            Operand::reg(fk),
+            Operand::Args(Box::new(args.into_iter().collect())),
+        ],
+    );
+    b.emit(
+        guard,
+        Ld,
+        vec![Modifier::Space(Space::Param), t(param_type(ret))],
+        vec![dst, Operand::addr(r, 0)],
+    );
+    let inner = std::mem::replace(&mut b.body, outer);
+    b.body.push(Statement::Block(inner));
+}
+
+/// The device function `f<k>`: loads its parameters, sets its other registers, runs its body
+/// and stores its result.
+fn func_item(b: &mut B, k: usize, f: &Func) -> Item {
+    use Opcode::*;
+    let outer = std::mem::take(&mut b.body);
+    for c in Class::ALL {
+        b.decl(class_type(c), c.prefix(), c.count() as u32);
+    }
+    b.decl(Type::B32, "%t", 8);
+    b.decl(Type::B64, "%td", 5);
+    b.decl(Type::Pred, "%tp", 2);
+    b.decl(Type::B16, "%th", 2);
+    b.decl(Type::B32, "%m", 6);
+    let used = f.used();
+    for (j, &c) in f.params.iter().enumerate() {
+        let idx = f.params[..j].iter().filter(|&&x| x == c).count() as u8;
+        let d = b.reg(Reg { class: c, idx });
+        let a = b.name(&format!("a{j}"));
+        b.e(
+            Ld,
+            vec![Modifier::Space(Space::Param), t(param_type(c))],
+            vec![d, Operand::addr(a, 0)],
+        );
+    }
+    for &(r, v) in f.init.iter().filter(|(r, _)| used.contains(r)) {
+        let d = b.reg(r);
+        match r.class {
+            Class::P => {
+                let t0 = b.r("%t0");
+                b.e(
+                    Mov,
+                    vec![t(Type::U32)],
+                    vec![t0.clone(), Operand::Int(v as i64 & 1)],
+                );
+                b.e(
+                    Setp,
+                    vec![Modifier::Cmp(Cmp::Ne), t(Type::U32)],
+                    vec![d, t0, Operand::Int(0)],
+                );
+            }
+            c => {
+                // Bit moves, so that NaN payloads arrive unchanged.
+                let ty = bits_type(c.bits());
+                b.e(Mov, vec![t(ty)], vec![d, int_imm(v as i128)]);
+            }
+        }
+    }
+    nodes(b, &f.body, 1);
+    let (res, r) = (b.reg(f.result), b.name("r"));
+    b.e(
+        St,
+        vec![Modifier::Space(Space::Param), t(param_type(f.result.class))],
+        vec![Operand::addr(r, 0), res],
+    );
+    b.e(Ret, vec![], vec![]);
+    let body = std::mem::replace(&mut b.body, outer);
+    let params = (0..f.params.len())
+        .map(|j| param_decl(b, &format!("a{j}"), f.params[j]))
+        .collect();
+    let returns = vec![param_decl(b, "r", f.result.class)];
+    Item::Function(Box::new(Function {
+        linkage: None,
+        kind: FunctionKind::Func,
+        attributes: Vec::new(),
+        returns: Some(returns),
+        name: b.name(&format!("f{k}")),
+        params: Some(params),
+        directives: Vec::new(),
+        body: Some(body),
+    }))
+}
+
+fn mem_mods(space: Space, vec: u8, ty: Type) -> Vec<Modifier> {
+    let mut m = vec![Modifier::Space(space)];
+    match vec {
+        2 => m.push(Modifier::Vector(Vector::V2)),
+        4 => m.push(Modifier::Vector(Vector::V4)),
+        _ => {}
+    }
+    m.push(t(ty));
+    m
+}
+
+/// The address of byte `off` of a slot of shared buffer `buf`: the thread's own (`peer` 0) or
+/// that of thread `(tid + peer) % ntid`, computed into `%tm3`.
+fn slot_addr(b: &mut B, buf: u8, peer: u8, off: u8) -> Operand {
+    use Opcode::*;
+    let disp = (buf as u32 * BUF1 + off as u32) as i64;
+    if peer == 0 {
+        return Operand::addr(b.name("%tm0"), disp);
+    }
+    let (t7, t0, t2, tm3, tm4) = (b.r("%t7"), b.r("%t0"), b.r("%t2"), b.r("%tm3"), b.r("%tm4"));
+    b.e(
+        Add,
+        vec![t(Type::U32)],
+        vec![t7.clone(), t0, Operand::Int(peer as i64)],
+    );
+    b.e(Rem, vec![t(Type::U32)], vec![t7.clone(), t7.clone(), t2]);
+    b.e(
+        Mad,
+        vec![f(Flag::Wide), t(Type::U32)],
+        vec![tm3, t7, Operand::Int(SLOT as i64), tm4],
+    );
+    Operand::addr(b.name("%tm3"), disp)
+}
+
+fn half_type(hf: Hf, x2: bool) -> Type {
+    match (hf, x2) {
+        (Hf::F16, false) => Type::F16,
+        (Hf::F16, true) => Type::F16x2,
+        (Hf::Bf16, false) => Type::Bf16,
+        (Hf::Bf16, true) => Type::Bf16x2,
+    }
+}
+
 fn cvt_type(t: CvtT) -> Type {
     match t {
         CvtT::Int(b, s) => int_type(b, s),
@@ -1042,7 +1743,11 @@ fn op_signed(op: &Op) -> bool {
         | Op::Min(t)
         | Op::Max(t)
         | Op::Bfe(t)
-        | Op::Shr(t) => t.signed,
+        | Op::Shr(t)
+        | Op::AddCc { t, .. }
+        | Op::MadCc { t, .. } => t.signed,
+        // `fns`'s offset is `.s32`.
+        Op::Fns => true,
         Op::AddSat(_) | Op::MadHiSat | Op::Relu { .. } => true,
         Op::Setp {
             t: CmpT::Int(x), ..

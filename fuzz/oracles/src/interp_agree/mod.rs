@@ -31,7 +31,13 @@ const FUEL: u64 = 20_000_000;
 
 /// Runs the oracle on one input.
 pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
-    let swarm = Swarm::arbitrary(u, &Family::ALL)?;
+    run_families(u, &Family::ALL)
+}
+
+/// Runs the oracle on one input with the swarm drawn from `families` only (focused smoke
+/// tests: every configuration then exercises the families under test).
+pub fn run_families(u: &mut Unstructured, families: &[Family]) -> arbitrary::Result<()> {
+    let swarm = Swarm::arbitrary(u, families)?;
     let p = Gen::new(&swarm).program(u)?;
     if let Err(f) = check(&p) {
         report(&p, f);
@@ -106,13 +112,12 @@ pub fn launch(
 
 /// The `ptx run` arguments of a program's launch.
 pub fn run_args(p: &Program) -> String {
-    let (_, rec) = p.record_layout();
     format!(
         "--entry k --grid {} --block {} --arg hex:{} --arg zeros:{}",
         p.grid,
         p.block,
         regress::hex(&lower::input(p)),
-        rec * p.block * p.grid
+        p.out_len()
     )
 }
 
@@ -165,7 +170,7 @@ pub fn check(p: &Program) -> Result<(), Failure> {
     let m = lower::module(p);
     let input = lower::input(p);
     let (offs, rec) = p.record_layout();
-    let out_len = (rec * p.block * p.grid) as usize;
+    let out_len = p.out_len() as usize;
     let got = three_ways(&m, p.grid, p.block, &input, out_len)?.map_err(Failure::Error)?;
     let Some(exp) = eval::run(p) else {
         return Ok(());
@@ -205,6 +210,25 @@ pub fn check(p: &Program) -> Result<(), Failure> {
                     ));
                 }
             }
+        }
+    }
+    // The global scratch area after the records (memory family): whole 8-byte words.
+    let tail = (rec * p.block * p.grid) as usize;
+    for at in (tail..out_len).step_by(8) {
+        let range = at..at + 8;
+        if first.is_none()
+            && exp.known[range.clone()].iter().all(|&k| k)
+            && got[range.clone()] != exp.bytes[range.clone()]
+        {
+            let le = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+            first = Some((
+                0,
+                format!(
+                    "global scratch word at byte {at} is {:#x}, expected {:#x}",
+                    le(&got[range.clone()]),
+                    le(&exp.bytes[range])
+                ),
+            ));
         }
     }
     match first {
@@ -272,7 +296,24 @@ fn variants(ns: &[Node]) -> Vec<Vec<Node>> {
                     out.push(v);
                 }
             }
-            Node::Inst(_) => {}
+            Node::Switch { sel, arms } => {
+                for (a, arm) in arms.iter().enumerate() {
+                    let mut v = ns.to_vec();
+                    v.splice(k..=k, arm.iter().cloned());
+                    out.push(v);
+                    for sub in variants(arm) {
+                        let mut v = ns.to_vec();
+                        let mut arms2 = arms.clone();
+                        arms2[a] = sub;
+                        v[k] = Node::Switch {
+                            sel: *sel,
+                            arms: arms2,
+                        };
+                        out.push(v);
+                    }
+                }
+            }
+            Node::Inst(_) | Node::Barrier => {}
         }
     }
     out
@@ -340,15 +381,8 @@ fn report(p: &Program, f: Failure) -> ! {
         // The reference's answer where it has one, the interpreter's elsewhere.
         Failure::Reference { .. } => {
             let exp = eval::run(&q).expect("the reference ran before");
-            let (_, rec) = q.record_layout();
-            let got = launch(
-                &m,
-                q.grid,
-                q.block,
-                &lower::input(&q),
-                (rec * q.block * q.grid) as usize,
-            )
-            .unwrap_or_default();
+            let got = launch(&m, q.grid, q.block, &lower::input(&q), q.out_len() as usize)
+                .unwrap_or_default();
             exp.bytes
                 .iter()
                 .zip(&exp.known)
@@ -446,5 +480,82 @@ mod tests {
     fn smoke() {
         let done = crate::smoke(run, 0x5eed_0004, 300, 4096);
         assert!(done >= 100, "only {done} of 300 inputs completed");
+    }
+
+    fn run_half(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Half])
+    }
+
+    fn run_carry_bits(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Carry, Family::Bits])
+    }
+
+    fn run_call(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Call, Family::Int, Family::Float, Family::Half])
+    }
+
+    #[test]
+    fn smoke_call() {
+        let done = crate::smoke(run_call, 0x5eed_0009, 100, 4096);
+        assert!(done >= 30, "only {done} of 100 inputs completed");
+    }
+
+    fn run_mem(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Mem, Family::Int])
+    }
+
+    #[test]
+    fn smoke_mem() {
+        let done = crate::smoke(run_mem, 0x5eed_0007, 150, 4096);
+        assert!(done >= 50, "only {done} of 150 inputs completed");
+    }
+
+    /// The memory family's protocol (own slots, peers' slots from the other buffer, one
+    /// operation per cell) keeps segments race-free: the reference, which gives up on a race,
+    /// answers for (nearly) every generated kernel, and the kernels do use barriers and read
+    /// other threads' slots.
+    #[test]
+    fn mem_kernels_are_race_free() {
+        let mut src = crate::Bytes::new(0x5eed_0008);
+        let (mut mem, mut answered, mut barriers, mut peers) = (0, 0, 0, 0);
+        for _ in 0..300 {
+            let data = src.fill(4096);
+            let mut u = Unstructured::new(&data);
+            let Ok(swarm) = Swarm::arbitrary(&mut u, &[Family::Mem, Family::Int]) else {
+                continue;
+            };
+            let Ok(p) = Gen::new(&swarm).program(&mut u) else {
+                continue;
+            };
+            if !p.uses_mem() {
+                continue;
+            }
+            mem += 1;
+            answered += eval::run(&p).is_some() as usize;
+            barriers += p.body.iter().filter(|n| **n == Node::Barrier).count();
+            peers += p
+                .insts()
+                .iter()
+                .filter(|i| matches!(i.op, prog::Op::Ld { peer, .. } if peer > 0))
+                .count();
+        }
+        assert!(mem >= 100, "{mem} kernels use memory");
+        assert!(answered * 100 >= mem * 95, "{answered} of {mem} answered");
+        assert!(
+            barriers >= 30 && peers >= 100,
+            "{barriers} barriers, {peers} peer loads"
+        );
+    }
+
+    #[test]
+    fn smoke_half() {
+        let done = crate::smoke(run_half, 0x5eed_0005, 150, 4096);
+        assert!(done >= 50, "only {done} of 150 inputs completed");
+    }
+
+    #[test]
+    fn smoke_carry_bits() {
+        let done = crate::smoke(run_carry_bits, 0x5eed_0006, 150, 4096);
+        assert!(done >= 50, "only {done} of 150 inputs completed");
     }
 }

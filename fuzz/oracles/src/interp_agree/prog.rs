@@ -235,6 +235,110 @@ pub enum Approx {
     DivFull,
 }
 
+/// Half-precision formats (scalars in `.b16` registers, pairs in `.b32` registers).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Hf {
+    /// `.f16`
+    F16,
+    /// `.bf16`
+    Bf16,
+}
+
+/// `atom`/`red` operations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    /// `.add`
+    Add,
+    /// `.min`
+    Min,
+    /// `.max`
+    Max,
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+    /// `.inc` (u32)
+    Inc,
+    /// `.dec` (u32)
+    Dec,
+    /// `.exch`
+    Exch,
+    /// `.cas`
+    Cas,
+}
+
+/// `atom`/`red` operand types.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomT {
+    /// `.u32`/`.s32`/`.u64`/`.s64`
+    Int(It),
+    /// `.b32`/`.b64`
+    Bits(u8),
+    /// `.f32`
+    F32,
+}
+
+impl AtomT {
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            AtomT::Int(t) => t.bits as u32,
+            AtomT::Bits(b) => b as u32,
+            AtomT::F32 => 32,
+        }
+    }
+
+    /// The register class of its values.
+    pub fn class(self) -> Class {
+        match self {
+            AtomT::F32 => Class::F,
+            t => Class::int(t.bits() as u8),
+        }
+    }
+}
+
+/// Where an atomic operation goes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The thread's own shared slot of buffer `buf`, at byte `off`: distinct per thread, so
+    /// the returned value is deterministic.
+    Own {
+        /// The buffer (the one the segment writes).
+        buf: u8,
+        /// Byte offset in the slot.
+        off: u8,
+    },
+    /// Shared cell `j`, common to the CTA: only commutative operations, returned value not
+    /// compared.
+    Cell(u8),
+    /// The thread's own 8-byte global scratch word.
+    GlobalOwn,
+    /// Global cell `j`, common to the grid: commutative operations only, returned value not
+    /// compared, final value compared.
+    GlobalCell(u8),
+}
+
+/// `prmt` modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PrmtMode {
+    /// No mode: four 4-bit selectors.
+    Default,
+    /// `.f4e`
+    F4e,
+    /// `.b4e`
+    B4e,
+    /// `.rc8`
+    Rc8,
+    /// `.ecl`
+    Ecl,
+    /// `.ecr`
+    Ecr,
+    /// `.rc16`
+    Rc16,
+}
+
 /// `shfl` modes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ShflMode {
@@ -369,10 +473,45 @@ pub enum Op {
         /// `b` signed
         sb: bool,
     },
-    /// `prmt.b32` (default mode) or `prmt.b32.f4e`
-    Prmt {
-        /// `.f4e`
-        f4e: bool,
+    /// `prmt.b32{.mode}`
+    Prmt(PrmtMode),
+    /// `bmsk.(clamp|wrap).b32 d, a, b`
+    Bmsk {
+        /// `.clamp`
+        clamp: bool,
+    },
+    /// `szext.(clamp|wrap).(u32|s32) d, a, b`
+    Szext {
+        /// `.clamp`
+        clamp: bool,
+        /// `.s32`
+        signed: bool,
+    },
+    /// `fns.b32 d, mask, base, offset` (`base` an immediate in 0..=31 or `%laneid`: larger
+    /// bases are undefined)
+    Fns,
+    // ---------------------------------------------------------------- extended precision
+    /// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}` (32 or 64 bits)
+    AddCc {
+        /// `sub`/`subc`
+        sub: bool,
+        /// Reads the carry flag (`addc`/`subc`).
+        cin: bool,
+        /// Writes the carry flag (`.cc`).
+        cout: bool,
+        /// The type.
+        t: It,
+    },
+    /// `mad.(lo|hi).cc`, `madc.(lo|hi){.cc}` (32 or 64 bits)
+    MadCc {
+        /// `.hi`
+        hi: bool,
+        /// Reads the carry flag (`madc`).
+        cin: bool,
+        /// Writes the carry flag (`.cc`).
+        cout: bool,
+        /// The type.
+        t: It,
     },
     // ---------------------------------------------------------------- logic and shift
     /// `and.T` (`.pred`, `.b16`, `.b32`, `.b64` by class)
@@ -517,6 +656,158 @@ pub enum Op {
         /// `.ftz`
         ftz: bool,
     },
+    // ---------------------------------------------------------------- half precision
+    /// `add`/`sub`/`mul{.rn}{.ftz}{.sat}.f16{x2}`, `add`/`sub`/`mul{.rn}.bf16{x2}`
+    Hbin {
+        /// The operation (not `Div`).
+        op: Fop,
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// `.rn` written out (the only rounding).
+        rn: bool,
+        /// `.ftz` (f16)
+        ftz: bool,
+        /// `.sat` (f16)
+        sat: bool,
+    },
+    /// `fma.rn{.ftz}{.sat|.relu}.f16{x2}`, `fma.rn{.relu}.bf16{x2}`
+    Hfma {
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// `.ftz` (f16)
+        ftz: bool,
+        /// `.sat` (f16)
+        sat: bool,
+        /// `.relu`
+        relu: bool,
+    },
+    /// `neg`/`abs{.ftz}` on halves
+    Hsign {
+        /// `abs`
+        abs: bool,
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// `.ftz` (f16)
+        ftz: bool,
+    },
+    /// `min`/`max{.ftz}{.NaN}{.xorsign.abs}` on halves
+    Hminmax {
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// `max`
+        max: bool,
+        /// `.ftz` (f16)
+        ftz: bool,
+        /// `.NaN`
+        nan: bool,
+        /// `.xorsign.abs`
+        xorsign: bool,
+    },
+    /// `setp.CMP{.BOP}{.ftz}.(f16|bf16)` `p`, or `.(f16x2|bf16x2)` `p|q` (lower half to `p`)
+    Hsetp {
+        /// The comparison (a float one).
+        cmp: ptx_ir_core::Cmp,
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// `.ftz` (f16)
+        ftz: bool,
+        /// Boolean combination with a predicate operand.
+        bop: Option<Bop>,
+    },
+    /// `cvt.RND{.ftz}{.sat}.(f16|bf16).f32` or `cvt.(rn|rz){.relu}{.satfinite}.(f16|bf16).f32`
+    CvtToHalf {
+        /// The format.
+        hf: Hf,
+        /// Rounding (`.rn`/`.rz` with `.relu`/`.satfinite`).
+        rnd: Rnd,
+        /// `.ftz`
+        ftz: bool,
+        /// `.sat` (f16)
+        sat: bool,
+        /// `.relu`
+        relu: bool,
+        /// `.satfinite`
+        satfinite: bool,
+    },
+    /// `cvt{.ftz}.f32.(f16|bf16)`
+    CvtFromHalf {
+        /// The format.
+        hf: Hf,
+        /// `.ftz`
+        ftz: bool,
+    },
+    /// `cvt.(rn|rz){.relu}{.satfinite}.(f16x2|bf16x2).f32 d, a, b` (`a` to the upper half)
+    CvtPack {
+        /// The format.
+        hf: Hf,
+        /// `.rz` rather than `.rn`
+        rz: bool,
+        /// `.relu`
+        relu: bool,
+        /// `.satfinite`
+        satfinite: bool,
+    },
+    // ---------------------------------------------------------------- memory
+    /// `ld.shared{.v2|.v4}.T`: from the thread's own slot or, `peer` > 0, from the slot of
+    /// thread `(tid + peer) % ntid` of buffer `buf` (the one the previous segment wrote).
+    /// Vector destinations are `dst` and the registers after it (cyclically).
+    Ld {
+        /// Buffer 0 or 1.
+        buf: u8,
+        /// Peer distance (0: own slot).
+        peer: u8,
+        /// 1, 2 or 4 elements.
+        vec: u8,
+        /// Element class.
+        class: Class,
+        /// Byte offset in the 16-byte slot.
+        off: u8,
+    },
+    /// `st.shared{.v2|.v4}.T` to the thread's own slot of buffer `buf` (the one the segment
+    /// writes); vector sources are `srcs[0]` and the registers after it.
+    St {
+        /// Buffer 0 or 1.
+        buf: u8,
+        /// 1, 2 or 4 elements.
+        vec: u8,
+        /// Element class.
+        class: Class,
+        /// Byte offset in the 16-byte slot.
+        off: u8,
+    },
+    /// A call of device function `f`: `.param` arguments (the sources) and a `.param` return
+    /// value (the destination).
+    Call {
+        /// Index into [`Program::funcs`].
+        f: u8,
+        /// Number of parameters.
+        n: u8,
+        /// Parameter classes (the first `n`).
+        params: [Class; 3],
+        /// Return class.
+        ret: Class,
+    },
+    /// `atom`/`red` on shared or global memory
+    Atom {
+        /// The operation.
+        op: AtomOp,
+        /// The type.
+        t: AtomT,
+        /// The address.
+        target: Target,
+        /// `red` (no returned value) rather than `atom`.
+        red: bool,
+    },
     // ---------------------------------------------------------------- conversion and movement
     /// `cvt{.RND}{.ftz}{.sat}.D.S`
     Cvt {
@@ -581,11 +872,21 @@ pub enum Family {
     Cvt,
     /// Warp-synchronous instructions.
     Warp,
+    /// Extended-precision arithmetic: chains of `.cc` producers and `addc`/`subc`/`madc`
+    /// consumers of the carry flag.
+    Carry,
+    /// Half-precision (`f16`, `bf16`, scalar and packed) arithmetic and conversions.
+    Half,
+    /// Shared-memory loads and stores (own and other threads' slots, vector widths), CTA
+    /// barriers, and atomics on shared and global memory.
+    Mem,
+    /// Calls of generated device functions with `.param` arguments and return value.
+    Call,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 12] = [
         Family::Int,
         Family::Bits,
         Family::Logic,
@@ -594,6 +895,10 @@ impl Family {
         Family::Approx,
         Family::Cvt,
         Family::Warp,
+        Family::Carry,
+        Family::Half,
+        Family::Mem,
+        Family::Call,
     ];
 }
 
@@ -626,6 +931,15 @@ pub enum Cond {
     LaneBit(u32),
 }
 
+/// The selector of a [`Node::Switch`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Sel {
+    /// `%r<idx>`
+    Reg(u8),
+    /// `%laneid`
+    Lane,
+}
+
 /// Where a loop's trip count comes from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Trips {
@@ -651,6 +965,17 @@ pub enum Node {
         /// The others.
         els: Vec<Node>,
     },
+    /// A multi-way branch through `brx.idx`: lanes run arm `value % arms.len()` of the
+    /// selector, and reconverge after the last arm.
+    Switch {
+        /// The selector.
+        sel: Sel,
+        /// Two to four arms.
+        arms: Vec<Vec<Node>>,
+    },
+    /// `bar.sync 0` (only at the top level, where the whole CTA is converged): ends a
+    /// segment of the shared-memory protocol.
+    Barrier,
     /// A bounded loop.
     Loop {
         /// Trip count per lane.
@@ -658,6 +983,37 @@ pub enum Node {
         /// The body.
         body: Vec<Node>,
     },
+}
+
+/// A generated device function `.func (.param RET r) fK(.param P0 a0, ...)`: its registers
+/// start as `init` (parameter `k` in register `k` of its class), it runs `body` (straight
+/// line: no warp instructions, memory or carry flag), and returns `result`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Func {
+    /// Parameter classes.
+    pub params: Vec<Class>,
+    /// Initial values of the other registers.
+    pub init: Vec<(Reg, u64)>,
+    /// The body.
+    pub body: Vec<Node>,
+    /// The returned register.
+    pub result: Reg,
+}
+
+impl Func {
+    /// The registers the function reads or writes.
+    pub fn used(&self) -> Vec<Reg> {
+        let p = Program {
+            body: self.body.clone(),
+            init: Vec::new(),
+            pools: [[0; 16]; 5],
+            outputs: vec![self.result],
+            block: 32,
+            grid: 1,
+            funcs: Vec::new(),
+        };
+        p.used()
+    }
 }
 
 /// A whole generated test: the kernel body, its input pool, which registers it stores and the
@@ -678,6 +1034,8 @@ pub struct Program {
     pub block: u32,
     /// CTAs.
     pub grid: u32,
+    /// Device functions the body calls.
+    pub funcs: Vec<Func>,
 }
 
 /// The swarm configuration of one test: which families and options may appear.
@@ -741,6 +1099,12 @@ impl Swarm {
 /// Interesting values of each pool class.
 const H_VALUES: &[u64] = &[
     0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x1234, 31, 16,
+    // f16: 1, -1, 0.5, 2, inf, -inf, qNaN, sNaN, max subnormal, min normal, max, 1/3
+    0x3c00, 0xbc00, 0x3800, 0x4000, 0x7c00, 0xfc00, 0x7e00, 0x7d00, 0x03ff, 0x0400, 0x7bff, 0x3555,
+    // f16 products near the smallest normal decide `.ftz`'s tininess after rounding:
+    // 0x0401 * 0x3bfe rounds to 2^-14 at 11 bits, 0x0400 * 0x3bff is below it.
+    0x0401, 0x3bfe, 0x3bff, // bf16: 1, -1, inf, qNaN, min normal, max, 1 + ulp
+    0x3f80, 0xbf80, 0x7f80, 0x7fc0, 0x0080, 0x7f7f, 0x3f81,
 ];
 const R_VALUES: &[u64] = &[
     0,
@@ -759,6 +1123,11 @@ const R_VALUES: &[u64] = &[
     0x0001_0000,
     0x00ff_ff00,
     0x8000_0001,
+    // Packed halves: f16 (1, -1), (qNaN, min subnormal), (max, min normal); bf16 (1, inf).
+    0x3c00_bc00,
+    0x7e00_0001,
+    0x7bff_0400,
+    0x3f80_7f80,
 ];
 const D_VALUES: &[u64] = &[
     0,
@@ -796,6 +1165,13 @@ const F_VALUES: &[u64] = &[
     0x5f80_0000, // 2^64
     0x3fc0_0000, // 1.5
     0x4020_0000, // 2.5
+    0x477f_e000, // 65504, the largest f16
+    0x477f_f000, // 65520, where f16 rounding overflows
+    0x3380_0000, // 2^-24, the smallest f16 subnormal
+    0x3300_0000, // 2^-25
+    0x3f80_1000, // 1 + 2^-11, an f16 tie
+    0x3f80_8000, // 1 + 2^-8, a bf16 tie
+    0x3881_0000, // just above the smallest f16 normal
 ];
 const FD_VALUES: &[u64] = &[
     0x0000_0000_0000_0000,
@@ -851,7 +1227,72 @@ pub struct Gen<'s> {
     /// The configuration.
     pub swarm: &'s Swarm,
     insts: usize,
+    /// Barriers emitted so far: the segment being filled (its parity picks the shared buffer
+    /// it writes; peers' slots are read from the other one, written before the barrier).
+    segment: u32,
+    /// The one commutative operation and type of each shared cell and of each global cell
+    /// (mixing operations on a cell would make its value depend on the order).
+    cell_ops: [(AtomOp, AtomT); 8],
+    /// Parameter and return classes of the program's device functions.
+    funcs: Vec<(Vec<Class>, Class)>,
 }
+
+/// Commutative (and associative) atomic operations, allowed on addresses shared by threads.
+const CELL_OPS: &[(AtomOp, AtomT)] = &[
+    (
+        AtomOp::Add,
+        AtomT::Int(It {
+            bits: 32,
+            signed: false,
+        }),
+    ),
+    (
+        AtomOp::Add,
+        AtomT::Int(It {
+            bits: 32,
+            signed: true,
+        }),
+    ),
+    (
+        AtomOp::Add,
+        AtomT::Int(It {
+            bits: 64,
+            signed: false,
+        }),
+    ),
+    (
+        AtomOp::Min,
+        AtomT::Int(It {
+            bits: 32,
+            signed: true,
+        }),
+    ),
+    (
+        AtomOp::Min,
+        AtomT::Int(It {
+            bits: 64,
+            signed: false,
+        }),
+    ),
+    (
+        AtomOp::Max,
+        AtomT::Int(It {
+            bits: 32,
+            signed: false,
+        }),
+    ),
+    (
+        AtomOp::Max,
+        AtomT::Int(It {
+            bits: 64,
+            signed: true,
+        }),
+    ),
+    (AtomOp::And, AtomT::Bits(32)),
+    (AtomOp::Or, AtomT::Bits(64)),
+    (AtomOp::Xor, AtomT::Bits(32)),
+    (AtomOp::Xor, AtomT::Bits(64)),
+];
 
 /// What the generator knows about the region it is filling.
 #[derive(Copy, Clone, Debug)]
@@ -867,7 +1308,13 @@ struct Region {
 impl<'s> Gen<'s> {
     /// A generator for `swarm`.
     pub fn new(swarm: &'s Swarm) -> Gen<'s> {
-        Gen { swarm, insts: 0 }
+        Gen {
+            swarm,
+            insts: 0,
+            segment: 0,
+            cell_ops: [CELL_OPS[0]; 8],
+            funcs: Vec::new(),
+        }
     }
 
     /// Draws a whole program.
@@ -893,11 +1340,28 @@ impl<'s> Gen<'s> {
                 init.push((Reg { class: c, idx }, mul, add));
             }
         }
+        for c in self.cell_ops.iter_mut() {
+            *c = *u.choose(CELL_OPS)?;
+        }
         let region = Region {
             full: true,
             depth: 0,
             loops: 0,
         };
+        let funcs = if self.swarm.families.contains(&Family::Call) {
+            let n = u.int_in_range(1..=2)?;
+            let mut fs = Vec::with_capacity(n);
+            for _ in 0..n {
+                fs.push(self.func(u)?);
+            }
+            fs
+        } else {
+            Vec::new()
+        };
+        self.funcs = funcs
+            .iter()
+            .map(|f| (f.params.clone(), f.result.class))
+            .collect();
         let body = self.nodes(u, region)?;
         let mut outputs = Vec::new();
         for c in [Class::D, Class::Fd, Class::R, Class::F, Class::H, Class::P] {
@@ -912,6 +1376,89 @@ impl<'s> Gen<'s> {
             outputs,
             block: 32 * u.int_in_range(1..=2u32)?,
             grid: u.int_in_range(1..=2u32)?,
+            funcs,
+        })
+    }
+
+    /// A device function: a straight-line body of lane-independent families.
+    fn func(&mut self, u: &mut Unstructured) -> Result<Func> {
+        const PURE: &[Family] = &[
+            Family::Int,
+            Family::Bits,
+            Family::Logic,
+            Family::Cmp,
+            Family::Float,
+            Family::Cvt,
+            Family::Half,
+        ];
+        let mut families: Vec<Family> = self
+            .swarm
+            .families
+            .iter()
+            .copied()
+            .filter(|f| PURE.contains(f))
+            .collect();
+        if families.is_empty() {
+            families.push(Family::Int);
+        }
+        let swarm = Swarm {
+            families,
+            branches: false,
+            loops: false,
+            max_insts: u.int_in_range(1..=8)?,
+            ..self.swarm.clone()
+        };
+        let mut g = Gen::new(&swarm);
+        let region = Region {
+            full: false,
+            depth: 1,
+            loops: 0,
+        };
+        let body = g.nodes(u, region)?;
+        let n = u.int_in_range(1..=3usize)?;
+        let mut params = Vec::with_capacity(n);
+        for _ in 0..n {
+            params.push(*u.choose(&[Class::R, Class::D, Class::F])?);
+        }
+        // Return what the last instruction computed where it can be returned.
+        let last = body.iter().rev().find_map(|n| match n {
+            Node::Inst(i) if matches!(i.dst.class, Class::R | Class::D | Class::F) => Some(i.dst),
+            _ => None,
+        });
+        let ret = match last {
+            Some(r) => r.class,
+            None => *u.choose(&[Class::R, Class::D, Class::F])?,
+        };
+        let mut init = Vec::new();
+        for c in Class::ALL {
+            for idx in 0..c.count() {
+                let taken = params.iter().enumerate().any(|(k, &pc)| {
+                    pc == c && params[..k].iter().filter(|&&x| x == c).count() == idx as usize
+                });
+                if !taken {
+                    let v = match c {
+                        Class::P => u.int_in_range(0..=1)?,
+                        Class::H => pool_value(u, H_VALUES, 16)?,
+                        Class::R => pool_value(u, R_VALUES, 32)?,
+                        Class::D => pool_value(u, D_VALUES, 64)?,
+                        Class::F => pool_value(u, F_VALUES, 32)?,
+                        Class::Fd => pool_value(u, FD_VALUES, 64)?,
+                    };
+                    init.push((Reg { class: c, idx }, v));
+                }
+            }
+        }
+        Ok(Func {
+            params,
+            init,
+            body,
+            result: match last {
+                Some(r) => r,
+                None => Reg {
+                    class: ret,
+                    idx: u.int_in_range(0..=ret.count() - 1)?,
+                },
+            },
         })
     }
 
@@ -923,7 +1470,33 @@ impl<'s> Gen<'s> {
                 break;
             }
             let k = u.int_in_range(0..=15u8)?;
-            if k == 0 && self.swarm.branches && r.depth < 3 {
+            let mem = self.swarm.families.contains(&Family::Mem);
+            if k == 2 && mem && r.depth == 0 {
+                // Only at the top level (outside branches and loops) is the CTA converged.
+                self.segment += 1;
+                out.push(Node::Barrier);
+            } else if k == 3 && self.swarm.branches && r.depth < 3 {
+                let sel = if u.arbitrary()? {
+                    Sel::Lane
+                } else {
+                    Sel::Reg(u.int_in_range(0..=Class::R.count() - 1)?)
+                };
+                let inner = Region {
+                    full: false,
+                    depth: r.depth + 1,
+                    loops: r.loops,
+                };
+                let n = u.int_in_range(2..=4usize)?;
+                let mut arms = Vec::with_capacity(n);
+                for _ in 0..n {
+                    arms.push(if u.arbitrary()? {
+                        self.nodes(u, inner)?
+                    } else {
+                        Vec::new()
+                    });
+                }
+                out.push(Node::Switch { sel, arms });
+            } else if k == 0 && self.swarm.branches && r.depth < 3 {
                 let cond = match u.int_in_range(0..=2u8)? {
                     0 => Cond::Pred(u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?),
                     1 => Cond::LaneBelow(u.int_in_range(0..=32)?),
@@ -959,7 +1532,12 @@ impl<'s> Gen<'s> {
                 out.push(Node::Loop { trips, body });
             } else {
                 let fam = *u.choose(&self.swarm.families)?;
-                if let Some(i) = self.inst(u, fam, r)? {
+                if fam == Family::Carry {
+                    for i in self.carry_chain(u)? {
+                        self.insts += 1;
+                        out.push(Node::Inst(i));
+                    }
+                } else if let Some(i) = self.inst(u, fam, r)? {
                     self.insts += 1;
                     out.push(Node::Inst(i));
                 }
@@ -1049,6 +1627,25 @@ impl<'s> Gen<'s> {
                 ftz: self.swarm.ftz && u.arbitrary()?,
             },
             Family::Cvt => self.cvt_op(u)?,
+            Family::Half => self.half_op(u)?,
+            Family::Mem => self.mem_op(u)?,
+            Family::Call => {
+                if self.funcs.is_empty() {
+                    return Ok(None);
+                }
+                let f = u.int_in_range(0..=self.funcs.len() - 1)?;
+                let (ps, ret) = &self.funcs[f];
+                let mut params = [Class::R; 3];
+                params[..ps.len()].copy_from_slice(ps);
+                Op::Call {
+                    f: f as u8,
+                    n: ps.len() as u8,
+                    params,
+                    ret: *ret,
+                }
+            }
+            // Carry-flag instructions come in chains ([`Gen::carry_chain`]).
+            Family::Carry => return Ok(None),
             Family::Warp => {
                 // `shfl` reads other lanes: only where every lane is active.
                 let k = if r.full {
@@ -1096,6 +1693,41 @@ impl<'s> Gen<'s> {
                 }
             }
         };
+        self.operands(u, op, fam).map(Some)
+    }
+
+    /// A chain of extended-precision instructions: a `.cc` producer, then one to three
+    /// consumers of the carry flag (some of them `.cc` too), all of one type.
+    fn carry_chain(&mut self, u: &mut Unstructured) -> Result<Vec<Inst>> {
+        let t = self.it(u, &[32, 64])?;
+        let n = u.int_in_range(1..=3usize)?;
+        let mut out = Vec::with_capacity(n + 1);
+        for k in 0..=n {
+            let cin = k > 0;
+            // The producer writes the flag; consumers pass it on except, often, the last.
+            let cout = k == 0 || (k < n || u.ratio(1, 3)?);
+            let op = if u.ratio(1, 3)? {
+                Op::MadCc {
+                    hi: u.arbitrary()?,
+                    cin,
+                    cout,
+                    t,
+                }
+            } else {
+                Op::AddCc {
+                    sub: u.arbitrary()?,
+                    cin,
+                    cout,
+                    t,
+                }
+            };
+            out.push(self.operands(u, op, Family::Carry)?);
+        }
+        Ok(out)
+    }
+
+    /// Operands, destination(s) and guard of an instruction doing `op`.
+    fn operands(&mut self, u: &mut Unstructured, op: Op, fam: Family) -> Result<Inst> {
         let sig = signature(&op);
         let mut srcs = Vec::with_capacity(sig.srcs.len());
         for (k, &c) in sig.srcs.iter().enumerate() {
@@ -1116,8 +1748,16 @@ impl<'s> Gen<'s> {
             }
             srcs.push(s);
         }
+        if op == Op::Fns {
+            // `base` above 31 is undefined: an immediate in range or `%laneid`.
+            srcs[1] = if u.ratio(1, 4)? {
+                Src::Lane
+            } else {
+                Src::Imm(u.int_in_range(0..=31)?)
+            };
+        }
         let dst = self.reg(u, sig.dst)?;
-        let dst2 = match sig.dst2 {
+        let mut dst2 = match sig.dst2 {
             Some(c) if u.arbitrary()? => {
                 let mut d2 = self.reg(u, c)?;
                 if d2 == dst {
@@ -1127,6 +1767,15 @@ impl<'s> Gen<'s> {
             }
             _ => None,
         };
+        // The packed half comparison always writes `p|q` (the scalar one only `p`).
+        if let Op::Hsetp { x2: true, .. } = op {
+            if dst2.is_none() {
+                dst2 = Some(Reg {
+                    class: Class::P,
+                    idx: (dst.idx + 1) % Class::P.count(),
+                });
+            }
+        }
         let warp = fam == Family::Warp;
         let guard = if !warp && self.swarm.guards && u.ratio(1, 4)? {
             Some((u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?))
@@ -1134,14 +1783,14 @@ impl<'s> Gen<'s> {
             None
         };
         let neg_pred = sig.pred_src && u.arbitrary()?;
-        Ok(Some(Inst {
+        Ok(Inst {
             guard,
             op,
             dst,
             dst2,
             srcs,
             neg_pred,
-        }))
+        })
     }
 
     fn int_op(&self, u: &mut Unstructured) -> Result<Op> {
@@ -1185,7 +1834,7 @@ impl<'s> Gen<'s> {
     }
 
     fn bits_op(&self, u: &mut Unstructured) -> Result<Op> {
-        Ok(match u.int_in_range(0..=8u8)? {
+        Ok(match u.int_in_range(0..=11u8)? {
             0 => Op::Popc(*u.choose(&[32, 64])?),
             1 => Op::Clz(*u.choose(&[32, 64])?),
             2 => Op::Brev(*u.choose(&[32, 64])?),
@@ -1204,9 +1853,23 @@ impl<'s> Gen<'s> {
                 sa: u.arbitrary()?,
                 sb: u.arbitrary()?,
             },
-            _ => Op::Prmt {
-                f4e: u.arbitrary()?,
+            8 => Op::Prmt(*u.choose(&[
+                PrmtMode::Default,
+                PrmtMode::F4e,
+                PrmtMode::B4e,
+                PrmtMode::Rc8,
+                PrmtMode::Ecl,
+                PrmtMode::Ecr,
+                PrmtMode::Rc16,
+            ])?),
+            9 => Op::Bmsk {
+                clamp: u.arbitrary()?,
             },
+            10 => Op::Szext {
+                clamp: u.arbitrary()?,
+                signed: u.arbitrary()?,
+            },
+            _ => Op::Fns,
         })
     }
 
@@ -1371,6 +2034,213 @@ impl<'s> Gen<'s> {
         })
     }
 
+    fn mem_op(&self, u: &mut Unstructured) -> Result<Op> {
+        let cur = (self.segment % 2) as u8;
+        let (class, vec) = *u.choose(&[
+            (Class::H, 1),
+            (Class::H, 2),
+            (Class::H, 4),
+            (Class::R, 1),
+            (Class::R, 2),
+            (Class::R, 4),
+            (Class::F, 1),
+            (Class::F, 4),
+            (Class::D, 1),
+            (Class::D, 2),
+            (Class::Fd, 1),
+            (Class::Fd, 2),
+        ])?;
+        let size = (class.bits() / 8) as u8 * vec;
+        let off = size * u.int_in_range(0..=16 / size - 1)?;
+        Ok(match u.int_in_range(0..=5u8)? {
+            0 | 1 => Op::St {
+                buf: cur,
+                vec,
+                class,
+                off,
+            },
+            2 | 3 => {
+                let peer = if u.arbitrary()? {
+                    u.int_in_range(1..=63)?
+                } else {
+                    0
+                };
+                Op::Ld {
+                    // Other threads' slots only from the buffer this segment does not write.
+                    buf: if peer > 0 {
+                        1 - cur
+                    } else {
+                        u.int_in_range(0..=1)?
+                    },
+                    peer,
+                    vec,
+                    class,
+                    off,
+                }
+            }
+            _ => {
+                let target = match u.int_in_range(0..=3u8)? {
+                    0 => Target::Own {
+                        buf: cur,
+                        off: 8 * u.int_in_range(0..=1)?,
+                    },
+                    // Shared cells of the segment's parity (loads read the others).
+                    1 => Target::Cell(cur + 2 * u.int_in_range(0..=1)?),
+                    2 => Target::GlobalOwn,
+                    _ => Target::GlobalCell(u.int_in_range(0..=3)?),
+                };
+                let (op, t) = match target {
+                    Target::Cell(j) => self.cell_ops[j as usize],
+                    Target::GlobalCell(j) => self.cell_ops[4 + j as usize],
+                    _ => {
+                        let op = *u.choose(&[
+                            AtomOp::Add,
+                            AtomOp::Min,
+                            AtomOp::Max,
+                            AtomOp::And,
+                            AtomOp::Or,
+                            AtomOp::Xor,
+                            AtomOp::Inc,
+                            AtomOp::Dec,
+                            AtomOp::Exch,
+                            AtomOp::Cas,
+                        ])?;
+                        let t = match op {
+                            AtomOp::Add => *u.choose(&[
+                                AtomT::Int(It {
+                                    bits: 32,
+                                    signed: false,
+                                }),
+                                AtomT::Int(It {
+                                    bits: 32,
+                                    signed: true,
+                                }),
+                                AtomT::Int(It {
+                                    bits: 64,
+                                    signed: false,
+                                }),
+                                AtomT::F32,
+                            ])?,
+                            AtomOp::Min | AtomOp::Max => AtomT::Int(self.it(u, &[32, 64])?),
+                            AtomOp::Inc | AtomOp::Dec => AtomT::Int(It {
+                                bits: 32,
+                                signed: false,
+                            }),
+                            _ => AtomT::Bits(*u.choose(&[32, 64])?),
+                        };
+                        (op, t)
+                    }
+                };
+                // `red` has no `exch`/`cas`.
+                let red = !matches!(op, AtomOp::Exch | AtomOp::Cas) && u.ratio(1, 3)?;
+                Op::Atom { op, t, target, red }
+            }
+        })
+    }
+
+    fn half_op(&self, u: &mut Unstructured) -> Result<Op> {
+        let hf = if u.arbitrary()? { Hf::F16 } else { Hf::Bf16 };
+        let f16 = hf == Hf::F16;
+        let x2 = u.arbitrary()?;
+        // `.ftz` and `.sat` exist for f16 only.
+        let ftz = f16 && self.swarm.ftz && u.arbitrary()?;
+        let sat = f16 && self.swarm.sat && u.ratio(1, 3)?;
+        Ok(match u.int_in_range(0..=10u8)? {
+            10 => {
+                use ptx_ir_core::Cmp;
+                Op::Hsetp {
+                    cmp: *u.choose(&[
+                        Cmp::Eq,
+                        Cmp::Ne,
+                        Cmp::Lt,
+                        Cmp::Le,
+                        Cmp::Gt,
+                        Cmp::Ge,
+                        Cmp::Equ,
+                        Cmp::Neu,
+                        Cmp::Ltu,
+                        Cmp::Leu,
+                        Cmp::Gtu,
+                        Cmp::Geu,
+                        Cmp::Num,
+                        Cmp::Nan,
+                    ])?,
+                    hf,
+                    x2,
+                    ftz,
+                    bop: if u.ratio(1, 3)? {
+                        Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+                    } else {
+                        None
+                    },
+                }
+            }
+            0..=2 => Op::Hbin {
+                op: *u.choose(&[Fop::Add, Fop::Sub, Fop::Mul])?,
+                hf,
+                x2,
+                rn: u.arbitrary()?,
+                ftz,
+                sat,
+            },
+            3 | 4 => {
+                let relu = !sat && u.ratio(1, 3)?;
+                Op::Hfma {
+                    hf,
+                    x2,
+                    ftz,
+                    sat,
+                    relu,
+                }
+            }
+            5 => Op::Hsign {
+                abs: u.arbitrary()?,
+                hf,
+                x2,
+                ftz,
+            },
+            6 => Op::Hminmax {
+                hf,
+                x2,
+                max: u.arbitrary()?,
+                ftz,
+                nan: u.arbitrary()?,
+                xorsign: u.ratio(1, 4)?,
+            },
+            7 => {
+                if u.arbitrary()? {
+                    Op::CvtToHalf {
+                        hf,
+                        rnd: self.rnd(u)?,
+                        ftz: self.swarm.ftz && u.arbitrary()?,
+                        sat,
+                        relu: false,
+                        satfinite: false,
+                    }
+                } else {
+                    Op::CvtToHalf {
+                        hf,
+                        rnd: *u.choose(&[Rnd::Rn, Rnd::Rz])?,
+                        ftz: false,
+                        sat: false,
+                        relu: u.arbitrary()?,
+                        satfinite: u.arbitrary()?,
+                    }
+                }
+            }
+            8 => Op::CvtFromHalf {
+                hf,
+                ftz: self.swarm.ftz && u.arbitrary()?,
+            },
+            _ => Op::CvtPack {
+                hf,
+                rz: u.arbitrary()?,
+                relu: u.arbitrary()?,
+                satfinite: u.arbitrary()?,
+            },
+        })
+    }
+
     fn cvt_op(&self, u: &mut Unstructured) -> Result<Op> {
         const TYPES: &[CvtT] = &[
             CvtT::Int(8, false),
@@ -1495,7 +2365,10 @@ pub fn signature(op: &Op) -> Sig {
             sig(c, &[c, c, R, R])
         }
         Op::Dp4a { .. } | Op::Dp2a { .. } => sig(R, &[R, R, R]),
-        Op::Prmt { .. } => sig(R, &[R, R, R]),
+        Op::Prmt(_) | Op::Fns => sig(R, &[R, R, R]),
+        Op::Bmsk { .. } | Op::Szext { .. } => sig(R, &[R, R]),
+        Op::AddCc { t, .. } => sig(ic(t), &[ic(t), ic(t)]),
+        Op::MadCc { t, .. } => sig(ic(t), &[ic(t), ic(t), ic(t)]),
         Op::And(c) | Op::Or(c) | Op::Xor(c) => sig(*c, &[*c, *c]),
         Op::Not(c) | Op::Cnot(c) => sig(*c, &[*c]),
         Op::Lop3(_) => sig(R, &[R, R, R]),
@@ -1536,6 +2409,41 @@ pub fn signature(op: &Op) -> Sig {
             _ => sig(F, &[F]),
         },
         Op::Cvt { d, s, .. } => sig(d.class(), &[s.class()]),
+        Op::Hbin { x2, .. } | Op::Hminmax { x2, .. } => half_sig(*x2, 2),
+        Op::Hfma { x2, .. } => half_sig(*x2, 3),
+        Op::Hsign { x2, .. } => half_sig(*x2, 1),
+        Op::Hsetp { x2, bop, .. } => {
+            let mut s = half_sig(*x2, 2);
+            s.dst = P;
+            if bop.is_some() {
+                s.srcs.push(P);
+                s.pred_src = true;
+            }
+            s
+        }
+        Op::CvtToHalf { .. } => sig(H, &[F]),
+        Op::CvtFromHalf { .. } => {
+            let mut s = sig(F, &[H]);
+            s.no_imm = vec![0];
+            s
+        }
+        Op::CvtPack { .. } => sig(R, &[F, F]),
+        Op::Ld { class, .. } => sig(*class, &[]),
+        Op::Call { n, params, ret, .. } => sig(*ret, &params[..*n as usize]),
+        Op::St { class, .. } => {
+            // Vector sources are consecutive registers: the first is a register.
+            let mut s = sig(*class, &[*class]);
+            s.no_imm = vec![0];
+            s
+        }
+        Op::Atom { op, t, .. } => {
+            let c = t.class();
+            if *op == AtomOp::Cas {
+                sig(c, &[c, c])
+            } else {
+                sig(c, &[c])
+            }
+        }
         Op::Mov(c) => sig(*c, &[*c]),
         Op::Shfl { .. } => {
             let mut s = sig(R, &[R, R]);
@@ -1562,6 +2470,15 @@ pub fn signature(op: &Op) -> Sig {
             s
         }
     }
+}
+
+/// Half-precision operands are registers only (the ISA takes no immediates of the `.f16`,
+/// `.bf16` or packed types).
+fn half_sig(x2: bool, n: usize) -> Sig {
+    let c = if x2 { Class::R } else { Class::H };
+    let mut s = sig(c, &vec![c; n]);
+    s.no_imm = (0..n).collect();
+    s
 }
 
 fn cmp_class(t: &CmpT) -> Class {
@@ -1612,14 +2529,88 @@ impl Program {
                         }
                         walk(body, out);
                     }
+                    Node::Switch { sel, arms } => {
+                        if let Sel::Reg(r) = sel {
+                            out.push(Reg {
+                                class: Class::R,
+                                idx: *r,
+                            });
+                        }
+                        for a in arms {
+                            walk(a, out);
+                        }
+                    }
+                    Node::Barrier => {}
                 }
             }
         }
         let mut out = self.outputs.clone();
         walk(&self.body, &mut out);
+        if self.uses_mem() {
+            // The prologue fills the shared slots and cells from these.
+            out.extend((0..5).map(|idx| Reg {
+                class: Class::D,
+                idx,
+            }));
+        }
+        for i in self.insts() {
+            if let Op::St { vec, class, .. } | Op::Ld { vec, class, .. } = i.op {
+                let first = match (i.op, i.srcs.first()) {
+                    (Op::St { .. }, Some(Src::Reg(r))) => r.idx,
+                    _ => i.dst.idx,
+                };
+                out.extend((0..vec).map(|k| Reg {
+                    class,
+                    idx: (first + k) % class.count(),
+                }));
+            }
+        }
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Every instruction (recursively, in program order).
+    pub fn insts(&self) -> Vec<&Inst> {
+        fn walk<'a>(ns: &'a [Node], out: &mut Vec<&'a Inst>) {
+            for n in ns {
+                match n {
+                    Node::Inst(i) => out.push(i),
+                    Node::If { then, els, .. } => {
+                        walk(then, out);
+                        walk(els, out);
+                    }
+                    Node::Loop { body, .. } => walk(body, out),
+                    Node::Switch { arms, .. } => {
+                        for a in arms {
+                            walk(a, out);
+                        }
+                    }
+                    Node::Barrier => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.body, &mut out);
+        out
+    }
+
+    /// Whether the kernel uses shared or global scratch memory (then its prologue fills the
+    /// shared slots and cells, and the output buffer has a scratch area after the records).
+    pub fn uses_mem(&self) -> bool {
+        self.body.contains(&Node::Barrier)
+            || self
+                .insts()
+                .iter()
+                .any(|i| matches!(i.op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. }))
+    }
+
+    /// Bytes of the output buffer: the records, then (when [`Program::uses_mem`]) an 8-byte
+    /// global scratch word per thread and four 8-byte global cells.
+    pub fn out_len(&self) -> u32 {
+        let (_, rec) = self.record_layout();
+        let threads = self.block * self.grid;
+        rec * threads + if self.uses_mem() { 8 * threads + 32 } else { 0 }
     }
 
     /// Number of instructions (recursively).
@@ -1630,6 +2621,8 @@ impl Program {
                     Node::Inst(_) => 1,
                     Node::If { then, els, .. } => count(then) + count(els),
                     Node::Loop { body, .. } => count(body),
+                    Node::Switch { arms, .. } => arms.iter().map(|a| count(a)).sum(),
+                    Node::Barrier => 0,
                 })
                 .sum()
         }
