@@ -31,7 +31,7 @@ pub mod wire;
 
 pub use codec::Codec;
 pub use error::{DecodeError, EncodeError, Section};
-pub use validate::{validate, Invalid};
+pub use validate::{validate, Invalid, MAX_NESTING};
 
 use ptx_ir_core::{Interner, Item, Module, Target, Version};
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error as _, SeqAccess, Visitor};

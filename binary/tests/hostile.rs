@@ -7,7 +7,7 @@
 //! guard, not just the CRC.
 
 use ptx_ir_binary::{
-    decode, decode_with, encode_with, Codec, DecodeError, DecodeLimits, HEADER_LEN,
+    decode, decode_with, encode_with, Codec, DecodeError, DecodeLimits, HEADER_LEN, MAX_NESTING,
 };
 use ptx_ir_core::{
     Function, FunctionKind, Instruction, Item, Modifier, Module, Name, Opcode, Shape, Statement,
@@ -402,14 +402,19 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
     };
     // Within the limit: fine. Past it (built as IR): an error.
     assert!(decode(&encode_with(&nest(40), Codec::DEFAULT).unwrap()).is_ok());
-    let e = decode(&encode_with(&nest(200), Codec::DEFAULT).unwrap()).expect_err("200 blocks");
-    assert!(matches!(e, DecodeError::TooDeep { limit: 128, .. }), "{e}");
-    // A configurable limit.
+    let e = decode(&encode_with(&nest(600), Codec::DEFAULT).unwrap()).expect_err("600 blocks");
+    assert!(matches!(e, DecodeError::TooDeep { limit: 1024, .. }), "{e}");
+    // The deepest valid module decodes with the default limit; a lower limit refuses it.
+    let deepest = encode_with(&nest(MAX_NESTING as usize), Codec::DEFAULT).unwrap();
+    assert!(decode(&deepest).is_ok());
     let lim = DecodeLimits {
-        max_depth: 1000,
+        max_depth: 500,
         ..DecodeLimits::DEFAULT
     };
-    assert!(decode_with(&encode_with(&nest(200), Codec::DEFAULT).unwrap(), &lim).is_ok());
+    assert!(matches!(
+        decode_with(&deepest, &lim),
+        Err(DecodeError::TooDeep { limit: 500, .. })
+    ));
 
     // Crafted: a million nested blocks in 2 MB.
     let (p, x, y, s) = split(&body_of(&nest(0)), &body_of(&nest(1)));
