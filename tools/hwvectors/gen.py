@@ -698,6 +698,18 @@ def fam_probe():
              inputs=cols[:2])
     case("fma.rn.f64.nan3", "f64", "fma.rn.f64 %d, %a, %b, %c;", ["f64"] * 3, "f64",
          inputs=cols)
+    # fns with offsets far beyond 32 (found by the interp_agree hardware batch: `fns.b32 d,
+    # m, base, m` gives 0 on the H100 where the ISA pseudocode gives 0xffffffff).
+    offs = [0x80000000, 0x7FFFFFFF, 33, 34, 63, 64, 65, 100, 0x10000, 0xFFFFFFDF, 0xFFFFFFC0,
+            0xFFFFFF9C, 0x80000001, 0xFFFF0000, 31, 32, 0xFFFFFFE0, 0xFFFFFFE1]
+    masks = [0xFFFFFFFF, 0x80000000, 0x00000001, 0xAAAAAAAA, 0x55555555, 0x0000FFFF, 0xFFFF0000]
+    fm, fb, fo = [], [], []
+    for k in range(N):
+        fm.append(masks[k % len(masks)] if k < 64 else rng.getrandbits(32))
+        fb.append(rng.choice([0, 1, 5, 16, 24, 30, 31]))
+        fo.append(offs[k % len(offs)] if k < 96 else fm[-1])
+    case("fns.b32.far", "bits", "{ .reg .b32 %x; and.b32 %x, %b, 31; fns.b32 %d, %a, %x, %c; }",
+         ["b32", "b32", "b32"], "b32", inputs=[fm, fb, fo])
     # f64 atomic add: NaN operands (kept unquieted), inf + -inf.
     case("atom.global.add.f64.special", "mem",
          "st.global.b64 [%ad0], %a; atom.global.add.f64 %c, [%ad0], %b; "
