@@ -710,6 +710,35 @@ def fam_probe():
         fo.append(offs[k % len(offs)] if k < 96 else fm[-1])
     case("fns.b32.far", "bits", "{ .reg .b32 %x; and.b32 %x, %b, 31; fns.b32 %d, %a, %x, %c; }",
          ["b32", "b32", "b32"], "b32", inputs=[fm, fb, fo])
+    # Bit-field instructions with immediate positions and lengths past the register width
+    # (the interp_agree hardware batch: `bfi.b32 d, a, a, 3, 32` left the H100's d equal to b),
+    # against the same operands in registers.
+    vals = [rng.getrandbits(32) for _ in range(N)]
+    for pos, ln in [(3, 32), (3, 29), (0, 32), (8, 40), (31, 2), (118, 55), (40, 8)]:
+        case("bfi.b32.imm.%d.%d" % (pos, ln), "bits", "bfi.b32 %%d, %%a, %%b, %d, %d;" % (pos, ln),
+             ["b32", "b32"], "b32", inputs=[vals, vals[::-1]])
+        case("bfi.b32.reg.%d.%d" % (pos, ln), "bits",
+             "{ .reg .b32 %%x, %%y; mov.b32 %%x, %d; mov.b32 %%y, %d; "
+             "bfi.b32 %%d, %%a, %%b, %%x, %%y; }" % (pos, ln),
+             ["b32", "b32"], "b32", inputs=[vals, vals[::-1]])
+        for t in ["u32", "s32"]:
+            case("bfe.%s.imm.%d.%d" % (t, pos, ln), "bits",
+                 "bfe.%s %%d, %%a, %d, %d;" % (t, pos, ln), [t], t, inputs=[vals])
+    # Sweeps of (pos, len) in 0..=41 x 0..=41 (packed as pos | len << 8 in %b): bfi of all ones
+    # into zero (the output is the inserted mask) and bfe.s32/u32 of a positive and a negative
+    # value.
+    combos = [p | (l << 8) for p in range(42) for l in range(42)]
+    for k in range(0, len(combos), N):
+        chunk = (combos[k:k + N] + [0] * N)[:N]
+        case("bfi.b32.sweep#%d" % (k // N), "bits",
+             "{ .reg .b32 %x, %y; and.b32 %x, %b, 255; shr.b32 %y, %b, 8; "
+             "bfi.b32 %d, %a, 0, %x, %y; }", ["b32", "b32"], "b32",
+             inputs=[[0xFFFFFFFF] * N, chunk])
+        for t, v in [("s32", 0x7FFFFFFF), ("s32", 0x80000001), ("u32", 0xF0F0F0F1)]:
+            case("bfe.%s.%08x.sweep#%d" % (t, v, k // N), "bits",
+                 "{ .reg .b32 %%x, %%y; and.b32 %%x, %%b, 255; shr.b32 %%y, %%b, 8; "
+                 "bfe.%s %%d, %%a, %%x, %%y; }" % t, [t, "b32"], t,
+                 inputs=[[v] * N, chunk])
     # f64 atomic add: NaN operands (kept unquieted), inf + -inf.
     case("atom.global.add.f64.special", "mem",
          "st.global.b64 [%ad0], %a; atom.global.add.f64 %c, [%ad0], %b; "
