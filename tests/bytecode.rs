@@ -4,27 +4,11 @@
 
 use ptx_ir::binary::{self, Codec};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
-}
-
-fn ptx_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            ptx_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "ptx") {
-            out.push(p);
-        }
-    }
-}
+mod common;
+use common::{corpus_dir, ptx_files};
 
 #[test]
 fn corpus_round_trips_through_bytecode() {

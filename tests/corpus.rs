@@ -1,26 +1,7 @@
 //! Every file of `../shared/corpus` parses, round-trips on the IR, and prints as a fixpoint.
 
-use std::path::{Path, PathBuf};
-
-/// The shared corpus, beside the project root.
-pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
-}
-
-fn ptx_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            ptx_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "ptx") {
-            out.push(p);
-        }
-    }
-}
+mod common;
+use common::{corpus_dir, ptx_files};
 
 #[test]
 fn corpus_round_trips() {
