@@ -9,7 +9,8 @@
 use pretty::RcDoc;
 use ptx_ir_core::{
     Attribute, Declarator, Expr, FuncDirective, Function, FunctionKind, Init, Instruction, Item,
-    Loc, Module, Name, Operand, Param, Prototype, Section, SectionEntry, Statement, Type, VarDecl,
+    Loc, Module, Name, Operand, Param, Prototype, Section, SectionEntry, Statement, Type, UnaryOp,
+    VarDecl,
 };
 use std::fmt::Write;
 
@@ -581,7 +582,20 @@ impl<'a> Printer<'a> {
             }
             Operand::Neg(o) => {
                 s.push('-');
-                self.operand_into(o, s);
+                // `-5` would read back as a negative literal; `-(5)` (or `- 0f...`, since a
+                // parenthesised operand must be an integer) reads as this negation.
+                match **o {
+                    Operand::Int(0..) | Operand::Uint(_) => {
+                        s.push('(');
+                        self.operand_into(o, s);
+                        s.push(')');
+                    }
+                    Operand::F32(_) | Operand::F64(_) | Operand::Dec(_) => {
+                        s.push(' ');
+                        self.operand_into(o, s);
+                    }
+                    _ => self.operand_into(o, s),
+                }
             }
             Operand::Sink => s.push('_'),
         }
@@ -625,6 +639,15 @@ impl<'a> Printer<'a> {
             }
             Expr::Unary(op, e) => {
                 s.push_str(op.as_str());
+                // `-` before a digit would read back as a negative literal.
+                if *op == UnaryOp::Neg
+                    && matches!(
+                        **e,
+                        Expr::Int(0..) | Expr::Uint(_) | Expr::F32(_) | Expr::F64(_) | Expr::Dec(_)
+                    )
+                {
+                    s.push(' ');
+                }
                 self.expr_into(e, s);
             }
             Expr::Binary(op, a, b) => {

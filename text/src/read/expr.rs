@@ -45,14 +45,17 @@ impl Reader {
         }
         match i.first() {
             Some(b'-') => {
-                let (r, ()) = ws(&i[1..])?;
-                if r.first().is_some_and(|b| b.is_ascii_digit()) {
+                // `-5` is a negative literal; `- 5` (which the printer writes for a negated
+                // literal) stays a negation, so that both read back as they print.
+                if i.get(1).is_some_and(|b| b.is_ascii_digit()) {
+                    let r = &i[1..];
                     let (r2, n) = lex::number(r)?;
                     return match negate(n) {
                         Some(e) => Ok((r2, e)),
                         None => fail(r, "literal out of range"),
                     };
                 }
+                let (r, ()) = ws(&i[1..])?;
                 let (r, e) = self.unary(r, sec, depth + 1)?;
                 Ok((r, Expr::Unary(UnaryOp::Neg, Box::new(e))))
             }

@@ -192,14 +192,16 @@ impl Reader {
                 Ok((r, Operand::Not(n)))
             }
             b'-' => {
-                let (r, ()) = ws(&i[1..])?;
-                if r.first().is_some_and(|b| b.is_ascii_digit()) {
+                // As in expressions: only `-` directly before a digit makes a negative literal.
+                if i.get(1).is_some_and(|b| b.is_ascii_digit()) {
+                    let r = &i[1..];
                     let (r2, n) = lex::number(r)?;
                     return match negate(n) {
                         Some(e) => Ok((r2, expr_operand(e))),
                         None => fail(r, "literal out of range"),
                     };
                 }
+                let (r, ()) = ws(&i[1..])?;
                 let (r, o) = self.operand_single(r, call, depth + 1)?;
                 Ok((r, Operand::Neg(Box::new(o))))
             }

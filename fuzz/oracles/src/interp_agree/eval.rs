@@ -706,7 +706,7 @@ fn call(
     Some(())
 }
 
-/// Whether `op` accesses memory (evaluated by [`mem_lane`]).
+/// Whether `op` accesses memory (evaluated by `mem_lane`).
 pub fn is_mem(op: &Op) -> bool {
     matches!(op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. })
 }
