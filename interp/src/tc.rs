@@ -5,8 +5,8 @@
 //! multiply-add model in the family of Fasi, Higham, Mikaitis and Pranesh ("Numerical behavior of
 //! NVIDIA tensor cores", PeerJ CS 7:e330, 2021) and Khattak and Mikaitis ("Accurate models of
 //! NVIDIA tensor cores", arXiv:2512.07004, 2025), with the parameters fitted to our own H100
-//! measurements (`tools/hwvectors/hopper.py`, families `mma` and `wgmma`;
-//! `tools/hwvectors/tc_fit.py` searches the parameters):
+//! measurements (`tools/hwvectors/hopper.py`, families `mma` and `wgmma`; how the parameters
+//! were searched is in `docs/INTERP.md`):
 //!
 //! 1. every product `a_k * b_k` is exact;
 //! 2. the products of a block and the accumulator `c` are added in one step. The alignment
@@ -21,9 +21,9 @@
 //!    subnormal inputs are exact, subnormal results are kept (gradual underflow).
 //!
 //! With `frac` 25 and one block per instruction this reproduces every measured element of the
-//! `f16`, `bf16` and `tf32` `mma.sync` shapes (5312 of 5312 `f32` results and all the `f16`
-//! ones). FP8 inputs (`e4m3`/`e5m2`) use the same model, which the hardware does not follow
-//! exactly (about a third of the elements differ by one unit in the last place; see
+//! `f16`, `bf16` and `tf32` `mma.sync` and `wgmma` shapes. FP8 (`e4m3`/`e5m2`) `wgmma` aligns to
+//! 13 bits and keeps 13 bits of each result (every measured `f32`-accumulator element); FP8
+//! `mma.sync` is closest to one correctly rounded sum (94% of the measured elements; see
 //! `docs/INTERP.md`). Integer MMAs are exact (wrapping, or saturating with `.satfinite`); `f64`
 //! MMAs are chains of IEEE `fma` in K order with the instruction's rounding mode.
 
