@@ -13,6 +13,19 @@ fn qc() -> QuickCheck {
         .rng(quickcheck::Gen::new(1024))
 }
 
+/// print -> parse gives the same IR, and printing that IR again gives the same text.
+fn round_trip(m: &ptx_ir_core::Module) -> Result<(), String> {
+    let text = print(m);
+    let back = parse(&text).map_err(|e| format!("{e}\n--- printed:\n{text}"))?;
+    if &back != m {
+        return Err(format!("IR differs after re-reading\n--- printed:\n{text}"));
+    }
+    if print(&back) != text {
+        return Err(format!("printing is not a fixpoint\n--- printed:\n{text}"));
+    }
+    Ok(())
+}
+
 /// Generated modules (every opcode, every form) print to text that reads back to the same IR,
 /// and printing that IR again gives the same text.
 #[test]
@@ -22,15 +35,10 @@ fn generated_modules_round_trip() {
         let Ok(m) = generate::module(&mut u) else {
             return TestResult::discard();
         };
-        let text = print(&m);
-        let back = match parse(&text) {
-            Ok(b) => b,
-            Err(e) => return TestResult::error(format!("{e}\n--- printed:\n{text}")),
-        };
-        if back != m {
-            return TestResult::error(format!("IR differs after re-reading\n--- printed:\n{text}"));
+        match round_trip(&m) {
+            Ok(()) => TestResult::passed(),
+            Err(e) => TestResult::error(e),
         }
-        TestResult::from_bool(print(&back) == text)
     }
     qc().quickcheck(prop as fn(Vec<u8>) -> TestResult);
 }
@@ -143,15 +151,10 @@ fn full_modules_round_trip() {
         let Ok(m) = generate::full::module(&mut u, &generate::full::Config::default()) else {
             return TestResult::discard();
         };
-        let text = print(&m);
-        let back = match parse(&text) {
-            Ok(b) => b,
-            Err(e) => return TestResult::error(format!("{e}\n--- printed:\n{text}")),
-        };
-        if back != m {
-            return TestResult::error(format!("IR differs after re-reading\n--- printed:\n{text}"));
+        match round_trip(&m) {
+            Ok(()) => TestResult::passed(),
+            Err(e) => TestResult::error(e),
         }
-        TestResult::from_bool(print(&back) == text)
     }
     qc().quickcheck(prop as fn(Vec<u8>) -> TestResult);
 }
@@ -190,8 +193,5 @@ fn negated_literals_round_trip() {
         \tadd.s32 %r1, %r2, - 5;\n\tadd.s32 %r1, %r2, -(5);\n\tadd.s32 %r1, %r2, -5;\n\
         \tadd.f32 %f1, %f2, - 0f3F800000;\n\tadd.f32 %f1, %f2, -0f3F800000;\n\tret;\n}\n";
     let m = parse(src).expect("parses");
-    let t = print(&m);
-    let m2 = parse(&t).unwrap_or_else(|e| panic!("printed text does not parse: {e}\n{t}"));
-    assert_eq!(m, m2, "{t}");
-    assert_eq!(print(&m2), t);
+    round_trip(&m).unwrap();
 }

@@ -493,24 +493,16 @@ const MAX_INIT_DEPTH: u32 = 64;
 /// The packed bytes of a non-empty list of integer literals that all fit `ty` (as
 /// [`packed_list`] reads them from text), or `None`.
 fn pack_items(items: &[Init], ty: Type) -> Option<Vec<u8>> {
-    let width = (ty.bits() / 8) as usize;
-    let max_pos = u64::MAX >> (64 - ty.bits());
-    let max_neg = 1u64 << (ty.bits() - 1);
+    use ptx_ir_core::operand::Expr;
     if items.is_empty() {
         return None;
     }
+    let width = (ty.bits() / 8) as usize;
     let mut out = Vec::with_capacity(items.len() * width);
     for it in items {
         let v = match it {
-            Init::Expr(ptx_ir_core::operand::Expr::Int(v))
-                if *v < 0 && v.unsigned_abs() <= max_neg =>
-            {
-                *v as u64
-            }
-            Init::Expr(ptx_ir_core::operand::Expr::Int(v)) if *v >= 0 && (*v as u64) <= max_pos => {
-                *v as u64
-            }
-            Init::Expr(ptx_ir_core::operand::Expr::Uint(v)) if *v <= max_pos => *v,
+            Init::Expr(Expr::Int(v)) => packed_element(*v < 0, v.unsigned_abs(), ty.bits())?,
+            Init::Expr(Expr::Uint(v)) => packed_element(false, *v, ty.bits())?,
             _ => return None,
         };
         out.extend_from_slice(&v.to_le_bytes()[..width]);
@@ -518,12 +510,19 @@ fn pack_items(items: &[Init], ty: Type) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The bits of the literal `-mag` (or `mag`) as an element of a `bits`-wide integer type, if
+/// it is in the type's range (`-2^(bits-1) ..= 2^bits - 1`, as the reader accepts them).
+#[inline]
+fn packed_element(neg: bool, mag: u64, bits: u32) -> Option<u64> {
+    if neg {
+        (mag <= 1u64 << (bits - 1)).then(|| mag.wrapping_neg())
+    } else {
+        (mag <= u64::MAX >> (64 - bits)).then_some(mag)
+    }
+}
+
 fn packed_list(i: &[u8], ty: Type, hint: usize) -> Option<(&[u8], Vec<u8>)> {
     let width = (ty.bits() / 8) as usize;
-    let bits = ty.bits();
-    // The element type's range, as magnitudes: `-max_neg ..= max_pos`.
-    let max_pos = u64::MAX >> (64 - bits);
-    let max_neg = 1u64 << (bits - 1);
     // Each element takes at least two bytes of text: trust the hint only that far.
     let mut out = Vec::with_capacity(hint.min(i.len() / 2 + 1) * width);
     let (mut r, ()) = ws(&i[1..]).ok()?;
@@ -561,17 +560,7 @@ fn packed_list(i: &[u8], ty: Type, hint: usize) -> Option<(&[u8], Vec<u8>)> {
                 _ => return None,
             }
         };
-        let v = if neg {
-            if mag > max_neg {
-                return None;
-            }
-            mag.wrapping_neg()
-        } else {
-            if mag > max_pos {
-                return None;
-            }
-            mag
-        };
+        let v = packed_element(neg, mag, ty.bits())?;
         let bytes = v.to_le_bytes();
         if width == 1 {
             out.push(bytes[0]);

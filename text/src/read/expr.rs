@@ -45,15 +45,8 @@ impl Reader {
         }
         match i.first() {
             Some(b'-') => {
-                // `-5` is a negative literal; `- 5` (which the printer writes for a negated
-                // literal) stays a negation, so that both read back as they print.
-                if i.get(1).is_some_and(|b| b.is_ascii_digit()) {
-                    let r = &i[1..];
-                    let (r2, n) = lex::number(r)?;
-                    return match negate(n) {
-                        Some(e) => Ok((r2, e)),
-                        None => fail(r, "literal out of range"),
-                    };
+                if let Some(lit) = negative_literal(i) {
+                    return lit;
                 }
                 let (r, ()) = ws(&i[1..])?;
                 let (r, e) = self.unary(r, sec, depth + 1)?;
@@ -141,6 +134,20 @@ pub(crate) fn number_expr(n: Number) -> Expr {
 }
 
 /// `-literal`, folded into the literal (sign bit flipped for floats).
+/// At a `-`: the negative literal it starts when a digit follows directly (`-5`), else `None`.
+/// `- 5`, which the printer writes for a negated literal, stays a negation, so that both read
+/// back as they print.
+pub(crate) fn negative_literal(i: &[u8]) -> Option<PResult<'_, Expr>> {
+    if !i.get(1).is_some_and(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let r = &i[1..];
+    Some(lex::number(r).and_then(|(rest, n)| match negate(n) {
+        Some(e) => Ok((rest, e)),
+        None => fail(r, "literal out of range"),
+    }))
+}
+
 pub(crate) fn negate(n: Number) -> Option<Expr> {
     Some(match n {
         Number::Int(v) => Expr::Int(v.checked_neg()?),

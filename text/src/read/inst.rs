@@ -1,6 +1,6 @@
 //! Instructions and operands: the reader's hot path.
 
-use super::expr::{eval_int, negate};
+use super::expr::{eval_int, negative_literal};
 use super::{fail, ws_inline, NameTable, Reader, WordInfo};
 use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ident, inst_word, is_ident_char, qual_word, ws, Number};
@@ -192,14 +192,9 @@ impl Reader {
                 Ok((r, Operand::Not(n)))
             }
             b'-' => {
-                // As in expressions: only `-` directly before a digit makes a negative literal.
-                if i.get(1).is_some_and(|b| b.is_ascii_digit()) {
-                    let r = &i[1..];
-                    let (r2, n) = lex::number(r)?;
-                    return match negate(n) {
-                        Some(e) => Ok((r2, expr_operand(e))),
-                        None => fail(r, "literal out of range"),
-                    };
+                if let Some(lit) = negative_literal(i) {
+                    let (r, e) = lit?;
+                    return Ok((r, expr_operand(e)));
                 }
                 let (r, ()) = ws(&i[1..])?;
                 let (r, o) = self.operand_single(r, call, depth + 1)?;

@@ -121,6 +121,22 @@ fn t(x: Type) -> Modifier {
     Modifier::Type(x)
 }
 
+/// The flags of a float `min`/`max` (before its type), shared by the single and half formats.
+fn minmax_mods(ftz: bool, nan: bool, xorsign: bool) -> Vec<Modifier> {
+    let mut m = vec![];
+    if ftz {
+        m.push(f(Flag::Ftz));
+    }
+    if nan {
+        m.push(f(Flag::NaN));
+    }
+    if xorsign {
+        m.push(f(Flag::XorSign));
+        m.push(f(Flag::Abs));
+    }
+    m
+}
+
 fn f(x: Flag) -> Modifier {
     Modifier::Flag(x)
 }
@@ -1111,17 +1127,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             nan,
             xorsign,
         } => {
-            let mut m = vec![];
-            if ftz {
-                m.push(f(Flag::Ftz));
-            }
-            if nan {
-                m.push(f(Flag::NaN));
-            }
-            if xorsign {
-                m.push(f(Flag::XorSign));
-                m.push(f(Flag::Abs));
-            }
+            let mut m = minmax_mods(ftz, nan, xorsign);
             m.push(t(ft_type(ft)));
             (if max { Max } else { Min }, m)
         }
@@ -1364,17 +1370,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             nan,
             xorsign,
         } => {
-            let mut m = vec![];
-            if ftz {
-                m.push(f(Flag::Ftz));
-            }
-            if nan {
-                m.push(f(Flag::NaN));
-            }
-            if xorsign {
-                m.push(f(Flag::XorSign));
-                m.push(f(Flag::Abs));
-            }
+            let mut m = minmax_mods(ftz, nan, xorsign);
             m.push(t(half_type(hf, x2)));
             (if max { Max } else { Min }, m)
         }
