@@ -22,9 +22,10 @@
 //!
 //! With `frac` 25 and one block per instruction this reproduces every measured element of the
 //! `f16`, `bf16` and `tf32` `mma.sync` and `wgmma` shapes. FP8 (`e4m3`/`e5m2`) `wgmma` aligns to
-//! 13 bits and keeps 13 bits of each result (every measured `f32`-accumulator element); FP8
-//! `mma.sync` is closest to one correctly rounded sum (94% of the measured elements; see
-//! `docs/INTERP.md`). Integer MMAs are exact (wrapping, or saturating with `.satfinite`); `f64`
+//! 13 bits and keeps 13 bits of each `f32` result (an `f16` result is rounded from the aligned
+//! sum). FP8 `mma.sync` has no unit on sm_90: ptxas lowers it to two `f16` MMAs and an add,
+//! which [`model`] describes and which matches every measured element. Integer MMAs are exact
+//! (wrapping, or saturating with `.satfinite`); `f64`
 //! MMAs are chains of IEEE `fma` in K order with the instruction's rounding mode.
 
 use crate::float::{self, Fmt};
@@ -50,37 +51,45 @@ pub struct Model {
     /// Significand bits of each block's `f32` result kept below the leading bit (the rest are
     /// truncated): 23 keeps them all.
     pub keep: u32,
+    /// FP8 `mma.sync` as ptxas lowers it for sm_90, which has no FP8 `mma.sync` unit: see
+    /// [`model`].
+    pub fp8_split: bool,
 }
 
-/// The model for an input format (`f16`, `bf16`, `tf32`, `e4m3`/`e5m2`), the instruction's K
-/// and whether the instruction is `wgmma` (whose FP8 path is narrower than `mma.sync`'s).
-pub fn model(input: Fmt, k: usize, wgmma: bool) -> Model {
+/// The model for an input format (`f16`, `bf16`, `tf32`, `e4m3`/`e5m2`), the accumulator format
+/// (`f32` or `f16`), the instruction's K and whether the instruction is `wgmma` (whose FP8 path
+/// is narrower than `mma.sync`'s).
+pub fn model(input: Fmt, out: Fmt, k: usize, wgmma: bool) -> Model {
     let fp8 = matches!(input, Fmt::E4m3 | Fmt::E5m2);
+    let f16 = Model {
+        block: k,
+        frac: 25,
+        round: Rnd::Zero,
+        keep: 23,
+        fp8_split: false,
+    };
     if fp8 && wgmma {
-        // Measured: FP8 `wgmma` aligns to 13 bits and keeps 13 bits of each result (the
-        // "14-bit accumulation" reported for Hopper FP8 GEMMs).
+        // Measured: FP8 `wgmma` aligns to 13 bits and, into an f32 accumulator, keeps 13 bits
+        // of each result (the "14-bit accumulation" reported for Hopper FP8 GEMMs); into an f16
+        // accumulator the aligned sum is rounded to f16 directly.
         Model {
-            block: k,
             frac: 13,
-            round: Rnd::Zero,
-            keep: 13,
+            keep: if out == Fmt::F32 { 13 } else { 23 },
+            ..f16
         }
     } else if fp8 {
-        // FP8 `mma.sync`: nearer to one correctly rounded sum (94% of the measured elements;
-        // the exact structure is not known, see `docs/INTERP.md`).
+        // sm_90 has no FP8 `mma.sync`: ptxas (CUDA 13.0) converts the FP8 operands to f16
+        // (`F2FP.F16.E4M3.UNPACK_B`, exact) and issues two f16 MMAs (`HMMA.16816` for k32,
+        // `HMMA.1688` for k16), the first over the low halves of the operand registers with a
+        // zero accumulator, the second over the high halves, then adds C with `FADD` (`HADD2`
+        // for an f16 accumulator). Seen in `cuobjdump -sass` of the measured kernels.
         Model {
-            block: k,
-            frac: 48,
-            round: Rnd::Nearest,
-            keep: 23,
+            block: k / 2,
+            fp8_split: true,
+            ..f16
         }
     } else {
-        Model {
-            block: k,
-            frac: 25,
-            round: Rnd::Zero,
-            keep: 23,
-        }
+        f16
     }
 }
 
@@ -280,11 +289,6 @@ fn encode(v: Val, out: Fmt) -> u64 {
 /// differ for FP8), `c` and the result in `out` (`f32` or `f16`). `tf32` inputs are passed as
 /// `F32` with their low 13 bits already cleared.
 pub fn dot(m: Model, a: &[u64], af: Fmt, b: &[u64], bf: Fmt, c: u64, out: Fmt) -> u64 {
-    // An f16 accumulator is widened exactly; the sum is computed in f32 and rounded once.
-    let mut acc = decode(c, out);
-    if out != Fmt::F32 {
-        acc = decode(encode(acc, Fmt::F32), Fmt::F32);
-    }
     let prods: Vec<(Val, Option<i32>)> = a
         .iter()
         .zip(b)
@@ -297,10 +301,42 @@ pub fn dot(m: Model, a: &[u64], af: Fmt, b: &[u64], bf: Fmt, c: u64, out: Fmt) -
             (mul(x, y), e)
         })
         .collect();
+    if m.fp8_split {
+        return split_fp8(m, &prods, c, out);
+    }
+    // An f16 accumulator is widened exactly; the sum is computed in f32 and rounded once.
+    let mut acc = decode(c, out);
+    if out != Fmt::F32 {
+        acc = decode(encode(acc, Fmt::F32), Fmt::F32);
+    }
     for chunk in prods.chunks(m.block.max(1)) {
         acc = block(m, acc, chunk);
     }
     encode(acc, out)
+}
+
+/// FP8 `mma.sync` as two f16 MMAs and an add (see [`model`]). An FP8 operand register holds
+/// four consecutive k; its low half (k % 4 in 0..2) feeds the first MMA and its high half the
+/// second, in every fragment of the k16 and k32 shapes, so the split is by `k % 4`.
+fn split_fp8(m: Model, prods: &[(Val, Option<i32>)], c: u64, out: Fmt) -> u64 {
+    let half = |hi: bool| -> Vec<(Val, Option<i32>)> {
+        prods
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (k % 4 >= 2) == hi)
+            .map(|(_, p)| *p)
+            .collect()
+    };
+    let mut acc = Val::Zero(false);
+    for hi in [false, true] {
+        acc = block(m, acc, &half(hi));
+        if out != Fmt::F32 {
+            // `HMMA.F16` rounds each MMA's result to f16.
+            acc = decode(encode(acc, out), out);
+        }
+    }
+    let mode = float::Mode::default();
+    float::bin(float::BinOp::Add, out, c, encode(acc, out), mode)
 }
 
 #[cfg(test)]
@@ -316,7 +352,7 @@ mod tests {
 
     #[test]
     fn exact_cases() {
-        let m = model(Fmt::F16, 16, false);
+        let m = model(Fmt::F16, Fmt::F32, 16, false);
         let a: Vec<u64> = (0..16).map(|i| h(i as f32)).collect();
         let b: Vec<u64> = (0..16).map(|_| h(0.5)).collect();
         let r = dot(m, &a, Fmt::F16, &b, Fmt::F16, f(1.0), Fmt::F32);
@@ -346,7 +382,7 @@ mod tests {
     fn alignment_uses_the_operand_exponents() {
         // 1.5 * 1.5 = 2.25 aligns at exponent 0 (the sum of the operands' exponents), not 1,
         // so a 2^-25 term survives the 25-bit alignment (measured on an H100).
-        let m = model(Fmt::F16, 16, false);
+        let m = model(Fmt::F16, Fmt::F32, 16, false);
         let a = [h(1.5), h(-1.5), h(2f32.powi(-13))];
         let b = [h(1.5), h(1.5), h(2f32.powi(-12))];
         let r = dot(m, &a, Fmt::F16, &b, Fmt::F16, 0, Fmt::F32);

@@ -190,7 +190,7 @@ pub fn compute(
                 (Some(cf), Some(df)) => (cf, df),
                 _ => return Err("accumulator type".into()),
             };
-            let model = tc::model(af, k, wgmma);
+            let model = tc::model(af, df, k, wgmma);
             let tf32 = at == Type::Tf32;
             for i in 0..m {
                 row = a[i * k..(i + 1) * k].to_vec();

@@ -60,6 +60,30 @@ fn check_mode(x: &Ctx<'_, '_>) -> Result<(), Error> {
     Ok(())
 }
 
+/// The start of a tile-mode box in the innermost dimension must be 16-byte aligned: the H100
+/// stops the kernel with an illegal-instruction error otherwise (measured with
+/// `tools/hwvectors/hopper_probe.py`, probes `tmap.*`: loads and stores alike, in bounds or not;
+/// `cuTensorMapEncodeTiled` cannot check it, the coordinates being run-time values).
+fn check_inner_alignment(
+    x: &Ctx<'_, '_>,
+    t: &TensorMap,
+    start: &[i64; 5],
+    l: usize,
+) -> Result<(), Error> {
+    let off = start[0] * i64::from(t.elem.bytes());
+    if off % 16 != 0 {
+        return Err(x.undefined(
+            l,
+            format!(
+                "the box starts {off} bytes into the innermost dimension (coordinate {} of {}-byte elements), not a multiple of 16 bytes; the GPU stops with an illegal instruction",
+                start[0],
+                t.elem.bytes()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Reads and decodes the tensor map of a `[tensorMap, {coords}]` operand for one lane; returns
 /// the map, the coordinates and the map's global address when it lives in global memory.
 fn map_and_coords(
@@ -237,6 +261,7 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let da = x.addr(x.op(0)?, l)?;
         let to = x.op(1)?;
         let (t, start, gmap) = map_and_coords(x, to, dim, l)?;
+        check_inner_alignment(x, &t, &start, l)?;
         let ma = x.addr(x.op(2)?, l)?;
         let mask = if multicast {
             Some(x.get(x.op(3)?, l)?)
@@ -366,6 +391,7 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
     for l in lanes(x.emask) {
         let to = x.op(0)?;
         let (t, start, gmap) = map_and_coords(x, to, dim, l)?;
+        check_inner_alignment(x, &t, &start, l)?;
         if let Some(i) = (0..dim).find(|&i| start[i] < 0) {
             return Err(x.undefined(l, format!("tensor store coordinate {i} is negative ({}); the .global.shared::cta direction needs non-negative coordinates (PTX ISA 9.7.9.27.1.1)", start[i])));
         }
