@@ -335,11 +335,15 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
     let tid = cx.tid0 + lane;
     let slot = |buf: u8, t: u32, off: u8| (buf as u32 * BUF1 + t * SLOT + off as u32) as usize;
     match i.op {
+        // Generic accesses reach the same bytes: the reference ignores how the address is
+        // written (the invariant under test: `cvta` of a shared or global address names the
+        // same location).
         Op::St {
             buf,
             vec,
             class,
             off,
+            ..
         } => {
             let first = match i.srcs[0] {
                 Src::Reg(r) => r.idx,
@@ -363,6 +367,7 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
             vec,
             class,
             off,
+            ..
         } => {
             let from = (tid + peer as u32) % cx.mem.ntid;
             let n = (class.bits() / 8) as usize;
@@ -381,7 +386,9 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
                 }
             }
         }
-        Op::Atom { op, t, target, red } => {
+        Op::Atom {
+            op, t, target, red, ..
+        } => {
             let s: Vec<u64> = i.srcs.iter().map(|&x| src(x, lane, regs)).collect();
             let ops_known = sure && srcs_known(i, regs);
             let n = (t.bits() / 8) as usize;
@@ -426,7 +433,31 @@ fn atom_apply(op: AtomOp, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
     };
     let v = match op {
         AtomOp::Add => {
-            if t == AtomT::F32 {
+            if let AtomT::Half(hf, x2) = t {
+                // `.noftz`: round to nearest even, subnormals kept; a NaN leaves it unknown.
+                let fmt = hfmt(hf);
+                let parts = [old, b].map(|v| [v & 0xffff, (v >> 16) & 0xffff]);
+                let n = 1 + x2 as usize;
+                if (0..n).any(|k| fmt.nan(parts[0][k]) || fmt.nan(parts[1][k])) {
+                    return (0, false);
+                }
+                let r = halves(x2, &[old, b], 2, |h| {
+                    half_arith(fmt, h, false, false, false, |v| sum2(v[0], v[1]))
+                });
+                if (0..n).any(|k| fmt.nan((r >> (16 * k)) & 0xffff)) {
+                    return (0, false);
+                }
+                r
+            } else if t == AtomT::F64 {
+                if nan64(old) || nan64(b) {
+                    return (0, false);
+                }
+                let r = (f64v(old) + f64v(b)).to_bits();
+                if nan64(r) {
+                    return (0, false);
+                }
+                r
+            } else if t == AtomT::F32 {
                 let (x, y) = (flush32(old), flush32(b));
                 if nan32(x) || nan32(y) {
                     return (0, false);
@@ -1637,6 +1668,15 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             unreachable!("memory instructions are evaluated with the memory")
         }
         Op::Call { .. } => unreachable!("calls are evaluated with the callee"),
+        // The generic address space maps each state space through its own window: an address
+        // made by `cvta` from space `ptr` is in `ptr` and in no other space, except that the
+        // executing CTA's shared memory is part of the cluster's.
+        Op::Isspacep { space, ptr } => {
+            let shared = |w: Win| matches!(w, Win::Shared | Win::SharedCta | Win::SharedCluster);
+            one((space == ptr || (shared(space) && shared(ptr))) as u64)
+        }
+        // `cvta.to.X(cvta.X(a)) == a`.
+        Op::CvtaRound { .. } => one(s[0]),
         Op::And(c) => one(s[0] & s[1] & mask(c.bits())),
         Op::Or(c) => one((s[0] | s[1]) & mask(c.bits())),
         Op::Xor(c) => one((s[0] ^ s[1]) & mask(c.bits())),

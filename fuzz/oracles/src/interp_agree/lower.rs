@@ -257,6 +257,7 @@ pub fn module(p: &Program) -> Module {
     let mem = p.uses_mem();
     if mem {
         b.decl(Type::B64, "%tm", 6);
+        b.decl(Type::B64, "%tg", 2);
         let name = b.name("smem");
         b.body.push(Statement::Decl(Box::new(VarDecl {
             linkage: None,
@@ -269,6 +270,23 @@ pub fn module(p: &Program) -> Module {
                 name,
                 range: None,
                 dims: std::iter::once(Some(SHARED_LEN as u64)).collect(),
+                init: None,
+            }],
+        })));
+    }
+    if p.insts().iter().any(|i| uses_local(&i.op)) {
+        let name = b.name("lmem");
+        b.body.push(Statement::Decl(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Local,
+            attributes: Vec::new(),
+            align: Some(8),
+            vector: None,
+            ty: Type::B8,
+            names: vec![Declarator {
+                name,
+                range: None,
+                dims: std::iter::once(Some(16)).collect(),
                 init: None,
             }],
         })));
@@ -1194,14 +1212,45 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
         }
         Op::Mov(c) => (Mov, vec![t(class_type(c))]),
         Op::Call { .. } => unreachable!("calls are lowered by `call`"),
+        Op::Isspacep { space, ptr } => {
+            let tg1 = b.r("%tg1");
+            win_base(b, ptr, &tg1);
+            b.e(
+                Cvta,
+                vec![Modifier::Space(win_space(ptr)), t(Type::U64)],
+                vec![tg1.clone(), tg1.clone()],
+            );
+            srcs = vec![tg1];
+            (Isspacep, vec![Modifier::Space(win_space(space))])
+        }
+        Op::CvtaRound { space } => {
+            let (tg0, tg1) = (b.r("%tg0"), b.r("%tg1"));
+            win_base(b, space, &tg0);
+            let sp = Modifier::Space(win_space(space));
+            b.e(
+                Cvta,
+                vec![sp.clone(), t(Type::U64)],
+                vec![tg1.clone(), tg0.clone()],
+            );
+            b.e(
+                Cvta,
+                vec![f(Flag::To), sp, t(Type::U64)],
+                vec![tg1.clone(), tg1.clone()],
+            );
+            b.e(Sub, vec![t(Type::S64)], vec![tg1.clone(), tg1.clone(), tg0]);
+            srcs.push(tg1);
+            (Add, vec![t(Type::S64)])
+        }
         Op::Ld {
             buf,
             peer,
             vec,
             class,
             off,
+            generic,
         } => {
             let addr = slot_addr(b, buf, peer, off);
+            let (space, addr) = generic_addr(b, generic, Space::Shared, addr);
             let regs: Vec<Operand> = (0..vec)
                 .map(|k| {
                     b.reg(Reg {
@@ -1216,15 +1265,17 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 Operand::vector(regs)
             }];
             srcs = vec![addr];
-            (Ld, mem_mods(Space::Shared, vec, class_type(class)))
+            (Ld, mem_mods(space, vec, class_type(class)))
         }
         Op::St {
             buf,
             vec,
             class,
             off,
+            generic,
         } => {
             let addr = slot_addr(b, buf, 0, off);
+            let (space, addr) = generic_addr(b, generic, Space::Shared, addr);
             let first = match i.srcs[0] {
                 Src::Reg(r) => r.idx,
                 _ => 0,
@@ -1243,13 +1294,16 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             } else {
                 Operand::vector(regs)
             }];
-            (St, mem_mods(Space::Shared, vec, class_type(class)))
+            (St, mem_mods(space, vec, class_type(class)))
         }
         Op::Atom {
             op,
             t: at,
             target,
             red,
+            sem,
+            scope,
+            generic,
         } => {
             let (space, addr) = match target {
                 Target::Own { buf, off } => (Space::Shared, slot_addr(b, buf, 0, off)),
@@ -1262,6 +1316,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                     (Space::Global, Operand::addr(b.name("%tm2"), 8 * j as i64))
                 }
             };
+            let (space, addr) = generic_addr(b, generic, space, addr);
             if red {
                 ops = vec![addr];
             } else {
@@ -1271,6 +1326,8 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 AtomT::Int(x) => it_type(x),
                 AtomT::Bits(w) => bits_type(w as u32),
                 AtomT::F32 => Type::F32,
+                AtomT::F64 => Type::F64,
+                AtomT::Half(hf, x2) => half_type(hf, x2),
             };
             let o = match op {
                 AtomOp::Add => MOp::Add,
@@ -1284,10 +1341,35 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 AtomOp::Exch => MOp::Exch,
                 AtomOp::Cas => MOp::Cas,
             };
-            (
-                if red { Red } else { Atom },
-                vec![Modifier::Space(space), Modifier::Op(o), t(ty)],
-            )
+            let sem = sem.map(|x| {
+                Modifier::Sem(match x {
+                    Sem::Relaxed => ptx_ir_core::Sem::Relaxed,
+                    Sem::Acquire => ptx_ir_core::Sem::Acquire,
+                    Sem::Release => ptx_ir_core::Sem::Release,
+                    Sem::AcqRel => ptx_ir_core::Sem::AcqRel,
+                })
+            });
+            let scope = scope.map(|x| {
+                Modifier::Scope(match x {
+                    Scope::Cta => ptx_ir_core::Scope::Cta,
+                    Scope::Cluster => ptx_ir_core::Scope::Cluster,
+                    Scope::Gpu => ptx_ir_core::Scope::Gpu,
+                    Scope::Sys => ptx_ir_core::Scope::Sys,
+                })
+            });
+            let space = space.map(Modifier::Space);
+            // The table's orders: `atom{.sem}{.scope}{.space}`, `red{.space}{.sem}{.scope}`.
+            let mut m: Vec<Modifier> = if red {
+                space.into_iter().chain(sem).chain(scope).collect()
+            } else {
+                sem.into_iter().chain(scope).chain(space).collect()
+            };
+            m.push(Modifier::Op(o));
+            if matches!(at, AtomT::Half(..)) {
+                m.push(f(Flag::NoFtz));
+            }
+            m.push(t(ty));
+            (if red { Red } else { Atom }, m)
         }
         Op::Hbin {
             op,
@@ -1670,8 +1752,8 @@ fn func_item(b: &mut B, k: usize, f: &Func) -> Item {
     }))
 }
 
-fn mem_mods(space: Space, vec: u8, ty: Type) -> Vec<Modifier> {
-    let mut m = vec![Modifier::Space(space)];
+fn mem_mods(space: Option<Space>, vec: u8, ty: Type) -> Vec<Modifier> {
+    let mut m: Vec<Modifier> = space.map(Modifier::Space).into_iter().collect();
     match vec {
         2 => m.push(Modifier::Vector(Vector::V2)),
         4 => m.push(Modifier::Vector(Vector::V4)),
@@ -1679,6 +1761,36 @@ fn mem_mods(space: Space, vec: u8, ty: Type) -> Vec<Modifier> {
     }
     m.push(t(ty));
     m
+}
+
+/// The address `addr` (a register plus displacement) of `space`, or, when `generic`, the same
+/// location as a generic address: the register is converted with `cvta` into `%tg0` (no space
+/// modifier on the access then).
+fn generic_addr(b: &mut B, generic: bool, space: Space, addr: Operand) -> (Option<Space>, Operand) {
+    if !generic {
+        return (Some(space), addr);
+    }
+    let (base, disp) = match addr {
+        Operand::Addr {
+            base: Some(base),
+            offset,
+            ..
+        } => (base, offset),
+        a => unreachable!("memory operands are register plus offset: {a:?}"),
+    };
+    let tg0 = b.r("%tg0");
+    // A `smem` operand is the array's shared address: bring it into a register first.
+    b.e(
+        Opcode::Mov,
+        vec![t(Type::U64)],
+        vec![tg0.clone(), Operand::reg(base)],
+    );
+    b.e(
+        Opcode::Cvta,
+        vec![Modifier::Space(space), t(Type::U64)],
+        vec![tg0.clone(), tg0],
+    );
+    (None, Operand::addr(b.name("%tg0"), disp))
 }
 
 /// The address of byte `off` of a slot of shared buffer `buf`: the thread's own (`peer` 0) or
@@ -1702,6 +1814,29 @@ fn slot_addr(b: &mut B, buf: u8, peer: u8, off: u8) -> Operand {
         vec![tm3, t7, Operand::Int(SLOT as i64), tm4],
     );
     Operand::addr(b.name("%tm3"), disp)
+}
+
+fn win_space(w: Win) -> Space {
+    match w {
+        Win::Global => Space::Global,
+        Win::Shared => Space::Shared,
+        Win::SharedCta => Space::SharedCta,
+        Win::SharedCluster => Space::SharedCluster,
+        Win::Local => Space::Local,
+        Win::Const => Space::Const,
+    }
+}
+
+/// Moves into `d` the thread's own address in `w`'s space: its shared slot (`%tm0`), its
+/// global scratch word (`%tm1`) or the `.local` array `lmem`.
+fn win_base(b: &mut B, w: Win, d: &Operand) {
+    let src = match w {
+        Win::Global => b.r("%tm1"),
+        Win::Local => b.r("lmem"),
+        Win::Const => unreachable!("no `.const` addresses are generated"),
+        _ => b.r("%tm0"),
+    };
+    b.e(Opcode::Mov, vec![t(Type::U64)], vec![d.clone(), src]);
 }
 
 fn half_type(hf: Hf, x2: bool) -> Type {

@@ -547,6 +547,92 @@ mod tests {
         );
     }
 
+    fn run_generic(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Generic, Family::Mem, Family::Int])
+    }
+
+    #[test]
+    fn smoke_generic() {
+        let done = crate::smoke(run_generic, 0x5eed_000a, 150, 4096);
+        assert!(done >= 50, "only {done} of 150 inputs completed");
+    }
+
+    /// Counts, over generated kernels of `families`, those the reference answers and the
+    /// instructions matching each predicate of `kinds`.
+    fn census(
+        seed: u64,
+        families: &[Family],
+        kinds: &[fn(&prog::Op) -> bool],
+    ) -> (usize, usize, Vec<usize>) {
+        let mut src = crate::Bytes::new(seed);
+        let (mut kernels, mut answered) = (0, 0);
+        let mut counts = vec![0; kinds.len()];
+        for _ in 0..300 {
+            let data = src.fill(4096);
+            let mut u = Unstructured::new(&data);
+            let Ok(swarm) = Swarm::arbitrary(&mut u, families) else {
+                continue;
+            };
+            let Ok(p) = Gen::new(&swarm).program(&mut u) else {
+                continue;
+            };
+            kernels += 1;
+            answered += eval::run(&p).is_some() as usize;
+            for i in p.insts() {
+                for (c, k) in counts.iter_mut().zip(kinds) {
+                    *c += k(&i.op) as usize;
+                }
+            }
+        }
+        (kernels, answered, counts)
+    }
+
+    /// The generic-addressing kernels use every kind of instruction, and the reference answers
+    /// (nearly) all of them.
+    #[test]
+    fn generic_kernels_are_answered() {
+        use prog::Op;
+        let (kernels, answered, c) = census(
+            0x5eed_000b,
+            &[Family::Generic, Family::Int],
+            &[
+                |o| matches!(o, Op::Isspacep { .. }),
+                |o| matches!(o, Op::CvtaRound { .. }),
+                |o| {
+                    matches!(
+                        o,
+                        Op::Ld { generic: true, .. } | Op::St { generic: true, .. }
+                    )
+                },
+                |o| matches!(o, Op::Atom { generic: true, .. }),
+                |o| {
+                    matches!(
+                        o,
+                        Op::Atom {
+                            t: prog::AtomT::Half(..) | prog::AtomT::F64,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::Atom {
+                            sem: Some(_),
+                            scope: Some(_),
+                            ..
+                        }
+                    )
+                },
+            ],
+        );
+        assert!(
+            answered * 100 >= kernels * 90,
+            "{answered} of {kernels} answered"
+        );
+        assert!(c.iter().all(|&n| n >= 5), "instruction counts {c:?}");
+    }
+
     #[test]
     fn smoke_half() {
         let done = crate::smoke(run_half, 0x5eed_0005, 150, 4096);

@@ -278,6 +278,11 @@ pub enum AtomT {
     Bits(u8),
     /// `.f32`
     F32,
+    /// `.f64` (`add` only)
+    F64,
+    /// `.noftz.f16`/`.noftz.bf16`, or the packed pair (`add` only): scalars in `.b16`, pairs
+    /// in `.b32` registers.
+    Half(Hf, bool),
 }
 
 impl AtomT {
@@ -287,6 +292,8 @@ impl AtomT {
             AtomT::Int(t) => t.bits as u32,
             AtomT::Bits(b) => b as u32,
             AtomT::F32 => 32,
+            AtomT::F64 => 64,
+            AtomT::Half(_, x2) => 16 << x2 as u32,
         }
     }
 
@@ -294,9 +301,37 @@ impl AtomT {
     pub fn class(self) -> Class {
         match self {
             AtomT::F32 => Class::F,
+            AtomT::F64 => Class::Fd,
             t => Class::int(t.bits() as u8),
         }
     }
+}
+
+/// Memory-ordering semantics of `atom`/`red` (`.relaxed` ... `.acq_rel`); on the generator's
+/// race-free accesses they change no result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Sem {
+    /// `.relaxed`
+    Relaxed,
+    /// `.acquire` (`atom` only)
+    Acquire,
+    /// `.release`
+    Release,
+    /// `.acq_rel` (`atom` only)
+    AcqRel,
+}
+
+/// Memory scopes of `atom`/`red`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// `.cta`
+    Cta,
+    /// `.cluster`
+    Cluster,
+    /// `.gpu`
+    Gpu,
+    /// `.sys`
+    Sys,
 }
 
 /// Where an atomic operation goes.
@@ -318,6 +353,23 @@ pub enum Target {
     /// Global cell `j`, common to the grid: commutative operations only, returned value not
     /// compared, final value compared.
     GlobalCell(u8),
+}
+
+/// State spaces of generic addressing (`cvta`, `isspacep`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Win {
+    /// `.global`
+    Global,
+    /// `.shared`
+    Shared,
+    /// `.shared::cta`
+    SharedCta,
+    /// `.shared::cluster`
+    SharedCluster,
+    /// `.local`
+    Local,
+    /// `.const`
+    Const,
 }
 
 /// `prmt` modes.
@@ -772,6 +824,8 @@ pub enum Op {
         class: Class,
         /// Byte offset in the 16-byte slot.
         off: u8,
+        /// Through a generic address (`cvta.shared` of the slot's) rather than `.shared`.
+        generic: bool,
     },
     /// `st.shared{.v2|.v4}.T` to the thread's own slot of buffer `buf` (the one the segment
     /// writes); vector sources are `srcs[0]` and the registers after it.
@@ -784,6 +838,22 @@ pub enum Op {
         class: Class,
         /// Byte offset in the 16-byte slot.
         off: u8,
+        /// Through a generic address (`cvta.shared` of the slot's) rather than `.shared`.
+        generic: bool,
+    },
+    /// `isspacep.SPACE p, a` of a generic address `a` made by `cvta` from the thread's own
+    /// shared slot, global scratch word or local array.
+    Isspacep {
+        /// The space asked about.
+        space: Win,
+        /// Where the address points.
+        ptr: Win,
+    },
+    /// `cvta.SPACE.u64` of the thread's own address in `space`, then `cvta.to.SPACE.u64` back:
+    /// `d = a + (round trip - original)`, which is `a` when the round trip is the identity.
+    CvtaRound {
+        /// The state space.
+        space: Win,
     },
     /// A call of device function `f`: `.param` arguments (the sources) and a `.param` return
     /// value (the destination).
@@ -807,6 +877,13 @@ pub enum Op {
         target: Target,
         /// `red` (no returned value) rather than `atom`.
         red: bool,
+        /// Memory-ordering semantics.
+        sem: Option<Sem>,
+        /// Memory scope.
+        scope: Option<Scope>,
+        /// Through a generic address (`cvta` of the thread's shared slot or global word)
+        /// rather than a `.shared`/`.global` one.
+        generic: bool,
     },
     // ---------------------------------------------------------------- conversion and movement
     /// `cvt{.RND}{.ftz}{.sat}.D.S`
@@ -882,11 +959,14 @@ pub enum Family {
     Mem,
     /// Calls of generated device functions with `.param` arguments and return value.
     Call,
+    /// Generic addressing: `cvta` to and from the state spaces, `isspacep`, and the memory
+    /// family's loads, stores and atomics through generic addresses.
+    Generic,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 12] = [
+    pub const ALL: [Family; 13] = [
         Family::Int,
         Family::Bits,
         Family::Logic,
@@ -899,6 +979,7 @@ impl Family {
         Family::Half,
         Family::Mem,
         Family::Call,
+        Family::Generic,
     ];
 }
 
@@ -1470,7 +1551,8 @@ impl<'s> Gen<'s> {
                 break;
             }
             let k = u.int_in_range(0..=15u8)?;
-            let mem = self.swarm.families.contains(&Family::Mem);
+            let mem = self.swarm.families.contains(&Family::Mem)
+                || self.swarm.families.contains(&Family::Generic);
             if k == 2 && mem && r.depth == 0 {
                 // Only at the top level (outside branches and loops) is the CTA converged.
                 self.segment += 1;
@@ -1628,7 +1710,33 @@ impl<'s> Gen<'s> {
             },
             Family::Cvt => self.cvt_op(u)?,
             Family::Half => self.half_op(u)?,
-            Family::Mem => self.mem_op(u)?,
+            Family::Mem => self.mem_op(u, false)?,
+            Family::Generic => {
+                const PTRS: &[Win] = &[Win::Global, Win::Shared, Win::Local];
+                match u.int_in_range(0..=5u8)? {
+                    0..=2 => self.mem_op(u, true)?,
+                    3 | 4 => Op::Isspacep {
+                        space: *u.choose(&[
+                            Win::Global,
+                            Win::Shared,
+                            Win::SharedCta,
+                            Win::SharedCluster,
+                            Win::Local,
+                            Win::Const,
+                        ])?,
+                        ptr: *u.choose(PTRS)?,
+                    },
+                    _ => Op::CvtaRound {
+                        space: *u.choose(&[
+                            Win::Global,
+                            Win::Shared,
+                            Win::SharedCta,
+                            Win::SharedCluster,
+                            Win::Local,
+                        ])?,
+                    },
+                }
+            }
             Family::Call => {
                 if self.funcs.is_empty() {
                     return Ok(None);
@@ -2034,7 +2142,8 @@ impl<'s> Gen<'s> {
         })
     }
 
-    fn mem_op(&self, u: &mut Unstructured) -> Result<Op> {
+    /// A memory operation of the shared-slot protocol; `generic`: through a generic address.
+    fn mem_op(&self, u: &mut Unstructured, generic: bool) -> Result<Op> {
         let cur = (self.segment % 2) as u8;
         let (class, vec) = *u.choose(&[
             (Class::H, 1),
@@ -2058,6 +2167,7 @@ impl<'s> Gen<'s> {
                 vec,
                 class,
                 off,
+                generic,
             },
             2 | 3 => {
                 let peer = if u.arbitrary()? {
@@ -2076,6 +2186,7 @@ impl<'s> Gen<'s> {
                     vec,
                     class,
                     off,
+                    generic,
                 }
             }
             _ => {
@@ -2120,6 +2231,11 @@ impl<'s> Gen<'s> {
                                     signed: false,
                                 }),
                                 AtomT::F32,
+                                AtomT::F64,
+                                AtomT::Half(Hf::F16, false),
+                                AtomT::Half(Hf::F16, true),
+                                AtomT::Half(Hf::Bf16, false),
+                                AtomT::Half(Hf::Bf16, true),
                             ])?,
                             AtomOp::Min | AtomOp::Max => AtomT::Int(self.it(u, &[32, 64])?),
                             AtomOp::Inc | AtomOp::Dec => AtomT::Int(It {
@@ -2133,7 +2249,31 @@ impl<'s> Gen<'s> {
                 };
                 // `red` has no `exch`/`cas`.
                 let red = !matches!(op, AtomOp::Exch | AtomOp::Cas) && u.ratio(1, 3)?;
-                Op::Atom { op, t, target, red }
+                // Orderings and scopes change nothing on race-free accesses; `red` takes only
+                // `.relaxed` and `.release`.
+                let sem = if u.ratio(1, 3)? {
+                    Some(if red {
+                        *u.choose(&[Sem::Relaxed, Sem::Release])?
+                    } else {
+                        *u.choose(&[Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel])?
+                    })
+                } else {
+                    None
+                };
+                let scope = if u.ratio(1, 3)? {
+                    Some(*u.choose(&[Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys])?)
+                } else {
+                    None
+                };
+                Op::Atom {
+                    op,
+                    t,
+                    target,
+                    red,
+                    sem,
+                    scope,
+                    generic,
+                }
             }
         })
     }
@@ -2429,6 +2569,8 @@ pub fn signature(op: &Op) -> Sig {
         }
         Op::CvtPack { .. } => sig(R, &[F, F]),
         Op::Ld { class, .. } => sig(*class, &[]),
+        Op::Isspacep { .. } => sig(P, &[]),
+        Op::CvtaRound { .. } => sig(D, &[D]),
         Op::Call { n, params, ret, .. } => sig(*ret, &params[..*n as usize]),
         Op::St { class, .. } => {
             // Vector sources are consecutive registers: the first is a register.
@@ -2487,6 +2629,23 @@ fn cmp_class(t: &CmpT) -> Class {
         CmpT::Bits(b) => Class::int(*b),
         CmpT::F(f) => f.class(),
     }
+}
+
+/// Whether `op` makes a generic address from the memory prologue's registers (`isspacep`,
+/// `cvta`), so that the kernel needs the prologue.
+pub fn is_generic(op: &Op) -> bool {
+    matches!(op, Op::Isspacep { .. } | Op::CvtaRound { .. })
+}
+
+/// Whether `op` uses the kernel's `.local` array.
+pub fn uses_local(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Isspacep {
+            ptr: Win::Local,
+            ..
+        } | Op::CvtaRound { space: Win::Local }
+    )
 }
 
 impl Program {
@@ -2602,7 +2761,7 @@ impl Program {
             || self
                 .insts()
                 .iter()
-                .any(|i| matches!(i.op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. }))
+                .any(|i| super::eval::is_mem(&i.op) || is_generic(&i.op))
     }
 
     /// Bytes of the output buffer: the records, then (when [`Program::uses_mem`]) an 8-byte
