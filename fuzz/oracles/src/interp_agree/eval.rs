@@ -145,7 +145,19 @@ pub fn run(p: &Program) -> Option<Expected> {
     let mut known = vec![false; out_len];
     let uses = p.uses_mem();
     let mut mem = Mem::new(p.block, threads);
-    let segments: Vec<&[Node]> = p.body.split(|n| *n == Node::Barrier).collect();
+    // Uniform loops with barriers run as their bodies repeated; the kernel is then a sequence
+    // of segments, each ended by a barrier (or the end).
+    let mut flat = Vec::new();
+    flatten(&p.body, &mut flat);
+    let mut segments: Vec<(&[Node], Option<Bar>)> = Vec::new();
+    let mut start = 0;
+    for (k, n) in flat.iter().enumerate() {
+        if let Node::Barrier(b) = n {
+            segments.push((&flat[start..k], Some(*b)));
+            start = k + 1;
+        }
+    }
+    segments.push((&flat[start..], None));
     for cta in 0..p.grid {
         let base = cta * p.block;
         let mut warps: Vec<Vec<Regs>> = (0..p.block / 32)
@@ -159,7 +171,7 @@ pub fn run(p: &Program) -> Option<Expected> {
                 }
             }
         }
-        for seg in &segments {
+        for &(seg, bar) in &segments {
             mem.begin_segment();
             for (w, lanes) in warps.iter_mut().enumerate() {
                 let mut cx = Cx {
@@ -172,6 +184,9 @@ pub fn run(p: &Program) -> Option<Expected> {
             }
             if mem.race {
                 return None;
+            }
+            if let Some(Bar::Red { op, p: pi, neg, .. }) = bar {
+                bar_red(op, pi, neg, bar.and_then(Bar::regs), &mut warps);
             }
         }
         for (w, lanes) in warps.iter().enumerate() {
@@ -197,6 +212,57 @@ pub fn run(p: &Program) -> Option<Expected> {
         known[tail..].copy_from_slice(&mem.gknown);
     }
     Some(Expected { bytes: out, known })
+}
+
+/// Copies `ns` with every loop of constant trip count that holds a barrier replaced by that
+/// many copies of its body (those loops are uniform over the CTA, so this is how it runs).
+fn flatten(ns: &[Node], out: &mut Vec<Node>) {
+    fn barrier(ns: &[Node]) -> bool {
+        ns.iter().any(|n| match n {
+            Node::Barrier(_) => true,
+            Node::Loop { body, .. } => barrier(body),
+            _ => false,
+        })
+    }
+    for n in ns {
+        match n {
+            Node::Loop {
+                trips: Trips::Const(k),
+                body,
+            } if barrier(body) => {
+                for _ in 0..*k {
+                    flatten(body, out);
+                }
+            }
+            n => out.push(n.clone()),
+        }
+    }
+}
+
+/// `bar.red`: every thread of the CTA gets the reduction of all the CTA's predicates (each
+/// negated if `neg`), unknown if any of them is.
+fn bar_red(op: BarRed, p: u8, neg: bool, regs: Option<(Reg, Reg)>, warps: &mut [Vec<Regs>]) {
+    let Some((d, _)) = regs else { return };
+    let pr = Reg {
+        class: Class::P,
+        idx: p,
+    };
+    let all = warps.iter().flatten();
+    let known = all.clone().all(|r| r.known(pr));
+    let count = all.clone().filter(|r| (r.get(pr) != 0) != neg).count() as u64;
+    let n = warps.iter().map(|w| w.len()).sum::<usize>() as u64;
+    let v = match op {
+        BarRed::Popc => count,
+        BarRed::And => (count == n) as u64,
+        BarRed::Or => (count > 0) as u64,
+    };
+    for r in warps.iter_mut().flatten() {
+        if known {
+            r.set(d, v);
+        } else {
+            r.forget(d);
+        }
+    }
 }
 
 /// The reference's memory: the current CTA's shared array and the global scratch area (the
@@ -632,8 +698,8 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                     }
                 }
             }
-            // Barriers are only at the top level, where [`run`] splits the body at them.
-            Node::Barrier => {}
+            // Barriers are only where the CTA is converged, and [`run`] splits the body at them.
+            Node::Barrier(_) => {}
             Node::Loop { trips, body } => {
                 let mut count = [0u32; 32];
                 for l in lanes_of(active) {

@@ -579,7 +579,7 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
     for n in ns {
         match n {
             Node::Inst(i) => inst(b, i, depth),
-            Node::Barrier => b.e(Bar, vec![f(Flag::Sync)], vec![Operand::Int(0)]),
+            Node::Barrier(k) => barrier(b, *k),
             Node::Switch { sel, arms } => {
                 // The arm index into %t7; each arm's mask (a ballot while the region is still
                 // converged) into %ms<4 * depth + arm>; then `brx.idx` through a target list.
@@ -780,6 +780,56 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 b.e(Bra, uni_mods, vec![Operand::reg(head)]);
                 b.body.push(Statement::Label(done));
             }
+        }
+    }
+}
+
+/// A CTA barrier. `bar.sync ID, COUNT` takes the CTA's size from `%ntid.x` (`%t2`).
+fn barrier(b: &mut B, k: Bar) {
+    match k {
+        Bar::Sync => b.e(Opcode::Bar, vec![f(Flag::Sync)], vec![Operand::Int(0)]),
+        Bar::SyncId {
+            id,
+            barrier,
+            aligned,
+            count,
+        } => {
+            let mut m = vec![f(Flag::Sync)];
+            if aligned {
+                m.push(f(Flag::Aligned));
+            }
+            let mut ops = vec![Operand::Int(id as i64)];
+            if count {
+                ops.push(b.r("%t2"));
+            }
+            b.e(
+                if barrier {
+                    Opcode::Barrier
+                } else {
+                    Opcode::Bar
+                },
+                m,
+                ops,
+            );
+        }
+        Bar::Red { op, id, d, p, neg } => {
+            let (m, ty, dc) = match op {
+                BarRed::Popc => (MOp::Popc, Type::U32, Class::R),
+                BarRed::And => (MOp::And, Type::Pred, Class::P),
+                BarRed::Or => (MOp::Or, Type::Pred, Class::P),
+            };
+            let d = b.reg(Reg { class: dc, idx: d });
+            let pn = b.name(&format!("%p{p}"));
+            let src = if neg {
+                Operand::Not(pn)
+            } else {
+                Operand::reg(pn)
+            };
+            b.e(
+                Opcode::Bar,
+                vec![f(Flag::Red), Modifier::Op(m), t(ty)],
+                vec![d, Operand::Int(id as i64), src],
+            );
         }
     }
 }

@@ -313,7 +313,7 @@ fn variants(ns: &[Node]) -> Vec<Vec<Node>> {
                     }
                 }
             }
-            Node::Inst(_) | Node::Barrier => {}
+            Node::Inst(_) | Node::Barrier(_) => {}
         }
     }
     out
@@ -532,7 +532,11 @@ mod tests {
             }
             mem += 1;
             answered += eval::run(&p).is_some() as usize;
-            barriers += p.body.iter().filter(|n| **n == Node::Barrier).count();
+            barriers += p
+                .body
+                .iter()
+                .filter(|n| matches!(n, Node::Barrier(_)))
+                .count();
             peers += p
                 .insts()
                 .iter()
@@ -631,6 +635,61 @@ mod tests {
             "{answered} of {kernels} answered"
         );
         assert!(c.iter().all(|&n| n >= 5), "instruction counts {c:?}");
+    }
+
+    fn run_barrier(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Barrier, Family::Mem, Family::Cmp])
+    }
+
+    #[test]
+    fn smoke_barrier() {
+        let done = crate::smoke(run_barrier, 0x5eed_000c, 150, 4096);
+        assert!(done >= 50, "only {done} of 150 inputs completed");
+    }
+
+    /// Barrier kernels have barriers in loops and reductions, and the reference answers
+    /// (nearly) all of them.
+    #[test]
+    fn barrier_kernels_are_answered() {
+        let mut src = crate::Bytes::new(0x5eed_000d);
+        let (mut kernels, mut answered, mut in_loops, mut reds) = (0, 0, 0, 0);
+        fn walk(ns: &[Node], in_loop: bool, in_loops: &mut usize, reds: &mut usize) {
+            for n in ns {
+                match n {
+                    Node::Barrier(b) => {
+                        *in_loops += in_loop as usize;
+                        *reds += matches!(b, prog::Bar::Red { .. }) as usize;
+                    }
+                    Node::Loop { body, .. } => walk(body, true, in_loops, reds),
+                    _ => {}
+                }
+            }
+        }
+        for _ in 0..300 {
+            let data = src.fill(4096);
+            let mut u = Unstructured::new(&data);
+            let Ok(swarm) = Swarm::arbitrary(&mut u, &[Family::Barrier, Family::Cmp]) else {
+                continue;
+            };
+            let Ok(p) = Gen::new(&swarm).program(&mut u) else {
+                continue;
+            };
+            if !p.has_barrier() {
+                continue;
+            }
+            kernels += 1;
+            answered += eval::run(&p).is_some() as usize;
+            walk(&p.body, false, &mut in_loops, &mut reds);
+        }
+        assert!(kernels >= 100, "{kernels} kernels with barriers");
+        assert!(
+            answered * 100 >= kernels * 90,
+            "{answered} of {kernels} answered"
+        );
+        assert!(
+            in_loops >= 20 && reds >= 50,
+            "{in_loops} in loops, {reds} reductions"
+        );
     }
 
     #[test]

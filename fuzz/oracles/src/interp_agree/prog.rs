@@ -959,6 +959,9 @@ pub enum Family {
     Mem,
     /// Calls of generated device functions with `.param` arguments and return value.
     Call,
+    /// CTA barriers: `bar.sync`/`barrier.sync{.aligned}` with barrier numbers and thread
+    /// counts, barriers inside uniform loops, and `bar.red.popc`/`.and`/`.or`.
+    Barrier,
     /// Generic addressing: `cvta` to and from the state spaces, `isspacep`, and the memory
     /// family's loads, stores and atomics through generic addresses.
     Generic,
@@ -966,7 +969,7 @@ pub enum Family {
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 13] = [
+    pub const ALL: [Family; 14] = [
         Family::Int,
         Family::Bits,
         Family::Logic,
@@ -980,6 +983,7 @@ impl Family {
         Family::Mem,
         Family::Call,
         Family::Generic,
+        Family::Barrier,
     ];
 }
 
@@ -1032,6 +1036,73 @@ pub enum Trips {
     Lane(u32),
 }
 
+/// A CTA-wide barrier over all the CTA's threads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Bar {
+    /// `bar.sync 0`
+    Sync,
+    /// `barrier.sync{.aligned} ID` or `bar.sync ID, ntid` (the explicit thread count is the
+    /// whole CTA's).
+    SyncId {
+        /// Barrier number (0 to 15).
+        id: u8,
+        /// `barrier.sync` rather than `bar.sync`.
+        barrier: bool,
+        /// `.aligned` (with `barrier`).
+        aligned: bool,
+        /// Thread count operand (the CTA's size).
+        count: bool,
+    },
+    /// `bar.red.popc.u32 %r<d>, ID, {!}%p<p>` or `bar.red.(and|or).pred %p<d>, ID, {!}%p<p>`:
+    /// the reduction over the CTA's threads of their predicates.
+    Red {
+        /// The reduction.
+        op: BarRed,
+        /// Barrier number.
+        id: u8,
+        /// Destination register index (`%r` for `popc`, `%p` otherwise).
+        d: u8,
+        /// Predicate source index.
+        p: u8,
+        /// Negated predicate source.
+        neg: bool,
+    },
+}
+
+/// `bar.red` reductions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BarRed {
+    /// `.popc.u32`: how many threads' predicates are true.
+    Popc,
+    /// `.and.pred`
+    And,
+    /// `.or.pred`
+    Or,
+}
+
+impl Bar {
+    /// The register a reduction writes, and the one it reads.
+    pub fn regs(self) -> Option<(Reg, Reg)> {
+        match self {
+            Bar::Red { op, d, p, .. } => Some((
+                Reg {
+                    class: if op == BarRed::Popc {
+                        Class::R
+                    } else {
+                        Class::P
+                    },
+                    idx: d,
+                },
+                Reg {
+                    class: Class::P,
+                    idx: p,
+                },
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// A node of the structured body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Node {
@@ -1054,9 +1125,9 @@ pub enum Node {
         /// Two to four arms.
         arms: Vec<Vec<Node>>,
     },
-    /// `bar.sync 0` (only at the top level, where the whole CTA is converged): ends a
-    /// segment of the shared-memory protocol.
-    Barrier,
+    /// A CTA barrier (only where the whole CTA is converged: the top level and uniform loops
+    /// there): ends a segment of the shared-memory protocol.
+    Barrier(Bar),
     /// A bounded loop.
     Loop {
         /// Trip count per lane.
@@ -1384,6 +1455,8 @@ struct Region {
     depth: u32,
     /// Loop nesting depth.
     loops: u32,
+    /// Whether the whole CTA runs the region (converged): barriers may appear.
+    cta: bool,
 }
 
 impl<'s> Gen<'s> {
@@ -1428,6 +1501,7 @@ impl<'s> Gen<'s> {
             full: true,
             depth: 0,
             loops: 0,
+            cta: true,
         };
         let funcs = if self.swarm.families.contains(&Family::Call) {
             let n = u.int_in_range(1..=2)?;
@@ -1494,6 +1568,7 @@ impl<'s> Gen<'s> {
             full: false,
             depth: 1,
             loops: 0,
+            cta: false,
         };
         let body = g.nodes(u, region)?;
         let n = u.int_in_range(1..=3usize)?;
@@ -1553,10 +1628,16 @@ impl<'s> Gen<'s> {
             let k = u.int_in_range(0..=15u8)?;
             let mem = self.swarm.families.contains(&Family::Mem)
                 || self.swarm.families.contains(&Family::Generic);
-            if k == 2 && mem && r.depth == 0 {
-                // Only at the top level (outside branches and loops) is the CTA converged.
+            let bars = self.swarm.families.contains(&Family::Barrier);
+            if k == 2 && (mem || bars) && r.cta {
+                // Only at the top level (outside branches) and in uniform loops there is the
+                // CTA converged.
                 self.segment += 1;
-                out.push(Node::Barrier);
+                out.push(Node::Barrier(if bars {
+                    self.barrier(u)?
+                } else {
+                    Bar::Sync
+                }));
             } else if k == 3 && self.swarm.branches && r.depth < 3 {
                 let sel = if u.arbitrary()? {
                     Sel::Lane
@@ -1567,6 +1648,7 @@ impl<'s> Gen<'s> {
                     full: false,
                     depth: r.depth + 1,
                     loops: r.loops,
+                    cta: false,
                 };
                 let n = u.int_in_range(2..=4usize)?;
                 let mut arms = Vec::with_capacity(n);
@@ -1588,6 +1670,7 @@ impl<'s> Gen<'s> {
                     full: false,
                     depth: r.depth + 1,
                     loops: r.loops,
+                    cta: false,
                 };
                 let then = self.nodes(u, inner)?;
                 let els = if u.arbitrary()? {
@@ -1605,16 +1688,31 @@ impl<'s> Gen<'s> {
                     ),
                     _ => Trips::Lane(u.int_in_range(0..=2)?),
                 };
+                let uniform = matches!(trips, Trips::Const(_));
                 let inner = Region {
-                    full: r.full && matches!(trips, Trips::Const(_)),
+                    full: r.full && uniform,
                     depth: r.depth + 1,
                     loops: r.loops + 1,
+                    // Only the barrier family puts barriers in loops.
+                    cta: r.cta && uniform && self.swarm.families.contains(&Family::Barrier),
                 };
-                let body = self.nodes(u, inner)?;
+                let segment = self.segment;
+                let mut body = self.nodes(u, inner)?;
+                if (self.segment - segment) % 2 == 1 {
+                    // Each iteration must end on the buffer parity it started with: the body's
+                    // memory operations were drawn for fixed parities.
+                    self.segment += 1;
+                    body.push(Node::Barrier(Bar::Sync));
+                }
                 out.push(Node::Loop { trips, body });
             } else {
                 let fam = *u.choose(&self.swarm.families)?;
-                if fam == Family::Carry {
+                if fam == Family::Barrier {
+                    if r.cta {
+                        self.segment += 1;
+                        out.push(Node::Barrier(self.barrier(u)?));
+                    }
+                } else if fam == Family::Carry {
                     for i in self.carry_chain(u)? {
                         self.insts += 1;
                         out.push(Node::Inst(i));
@@ -1626,6 +1724,38 @@ impl<'s> Gen<'s> {
             }
         }
         Ok(out)
+    }
+
+    /// A barrier of the barrier family.
+    fn barrier(&self, u: &mut Unstructured) -> Result<Bar> {
+        let id = u.int_in_range(0..=15)?;
+        Ok(match u.int_in_range(0..=3u8)? {
+            0 => Bar::Sync,
+            1 => {
+                let barrier = u.arbitrary()?;
+                Bar::SyncId {
+                    id,
+                    barrier,
+                    aligned: barrier && u.arbitrary()?,
+                    count: u.arbitrary()?,
+                }
+            }
+            _ => {
+                let op = *u.choose(&[BarRed::Popc, BarRed::And, BarRed::Or])?;
+                let dc = if op == BarRed::Popc {
+                    Class::R
+                } else {
+                    Class::P
+                };
+                Bar::Red {
+                    op,
+                    id,
+                    d: u.int_in_range(0..=dc.count() - 1)?,
+                    p: u.int_in_range(0..=Class::P.count() - 1)?,
+                    neg: u.arbitrary()?,
+                }
+            }
+        })
     }
 
     fn reg(&self, u: &mut Unstructured, class: Class) -> Result<Reg> {
@@ -1752,8 +1882,9 @@ impl<'s> Gen<'s> {
                     ret: *ret,
                 }
             }
-            // Carry-flag instructions come in chains ([`Gen::carry_chain`]).
-            Family::Carry => return Ok(None),
+            // Carry-flag instructions come in chains ([`Gen::carry_chain`]), barriers are
+            // nodes of their own.
+            Family::Carry | Family::Barrier => return Ok(None),
             Family::Warp => {
                 // `shfl` reads other lanes: only where every lane is active.
                 let k = if r.full {
@@ -2699,7 +2830,12 @@ impl Program {
                             walk(a, out);
                         }
                     }
-                    Node::Barrier => {}
+                    Node::Barrier(b) => {
+                        if let Some((d, p)) = b.regs() {
+                            out.push(d);
+                            out.push(p);
+                        }
+                    }
                 }
             }
         }
@@ -2745,7 +2881,7 @@ impl Program {
                             walk(a, out);
                         }
                     }
-                    Node::Barrier => {}
+                    Node::Barrier(_) => {}
                 }
             }
         }
@@ -2754,10 +2890,22 @@ impl Program {
         out
     }
 
+    /// Whether the body has a barrier (at the top level or in a loop there).
+    pub fn has_barrier(&self) -> bool {
+        fn walk(ns: &[Node]) -> bool {
+            ns.iter().any(|n| match n {
+                Node::Barrier(_) => true,
+                Node::Loop { body, .. } => walk(body),
+                _ => false,
+            })
+        }
+        walk(&self.body)
+    }
+
     /// Whether the kernel uses shared or global scratch memory (then its prologue fills the
     /// shared slots and cells, and the output buffer has a scratch area after the records).
     pub fn uses_mem(&self) -> bool {
-        self.body.contains(&Node::Barrier)
+        self.has_barrier()
             || self
                 .insts()
                 .iter()
@@ -2781,7 +2929,7 @@ impl Program {
                     Node::If { then, els, .. } => count(then) + count(els),
                     Node::Loop { body, .. } => count(body),
                     Node::Switch { arms, .. } => arms.iter().map(|a| count(a)).sum(),
-                    Node::Barrier => 0,
+                    Node::Barrier(_) => 0,
                 })
                 .sum()
         }
