@@ -1741,6 +1741,16 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             let shared = |w: Win| matches!(w, Win::Shared | Win::SharedCta | Win::SharedCluster);
             one((space == ptr || (shared(space) && shared(ptr))) as u64)
         }
+        Op::Rec { .. } => {
+            fn rec(n: u32, x: u32) -> u32 {
+                if n == 0 {
+                    x
+                } else {
+                    rec(n - 1, x.wrapping_mul(3).wrapping_add(n)) ^ n
+                }
+            }
+            one(rec(s[0] as u32 & 7, s[1] as u32) as u64)
+        }
         // `cvta.to.X(cvta.X(a)) == a`.
         Op::CvtaRound { .. } => one(s[0]),
         Op::And(c) => one(s[0] & s[1] & mask(c.bits())),

@@ -692,6 +692,44 @@ mod tests {
         );
     }
 
+    /// Call kernels use indirect calls of both kinds and both recursive functions, and the
+    /// reference answers (nearly) all of them.
+    #[test]
+    fn call_kernels_are_answered() {
+        use prog::{Op, Via};
+        let (kernels, answered, c) = census(
+            0x5eed_000e,
+            &[Family::Call, Family::Int],
+            &[
+                |o| {
+                    matches!(
+                        o,
+                        Op::Call {
+                            via: Via::Proto,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::Call {
+                            via: Via::Targets,
+                            ..
+                        }
+                    )
+                },
+                |o| matches!(o, Op::Rec { reg: false }),
+                |o| matches!(o, Op::Rec { reg: true }),
+            ],
+        );
+        assert!(
+            answered * 100 >= kernels * 90,
+            "{answered} of {kernels} answered"
+        );
+        assert!(c.iter().all(|&n| n >= 20), "instruction counts {c:?}");
+    }
+
     #[test]
     fn smoke_half() {
         let done = crate::smoke(run_half, 0x5eed_0005, 150, 4096);

@@ -372,6 +372,18 @@ pub enum Win {
     Const,
 }
 
+/// How a call names its callee.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// Directly: `call (r), f, (...)`.
+    Direct,
+    /// Through a register holding the function's address (`mov.u64 %rd, f`) and a
+    /// `.callprototype`.
+    Proto,
+    /// Through a register and a `.calltargets` list.
+    Targets,
+}
+
 /// `prmt` modes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PrmtMode {
@@ -866,6 +878,14 @@ pub enum Op {
         params: [Class; 3],
         /// Return class.
         ret: Class,
+        /// How the callee is named.
+        via: Via,
+    },
+    /// A call of the recursive function `d = rec(a & 7, b)` with `rec(0, x) = x` and
+    /// `rec(n, x) = rec(n - 1, 3x + n) ^ n` (u32): the depth differs per lane.
+    Rec {
+        /// The function takes and returns `.reg` parameters rather than `.param` ones.
+        reg: bool,
     },
     /// `atom`/`red` on shared or global memory
     Atom {
@@ -1875,11 +1895,18 @@ impl<'s> Gen<'s> {
                 let (ps, ret) = &self.funcs[f];
                 let mut params = [Class::R; 3];
                 params[..ps.len()].copy_from_slice(ps);
-                Op::Call {
-                    f: f as u8,
-                    n: ps.len() as u8,
-                    params,
-                    ret: *ret,
+                if u.ratio(1, 4)? {
+                    Op::Rec {
+                        reg: u.arbitrary()?,
+                    }
+                } else {
+                    Op::Call {
+                        f: f as u8,
+                        n: ps.len() as u8,
+                        params,
+                        ret: *ret,
+                        via: *u.choose(&[Via::Direct, Via::Proto, Via::Targets])?,
+                    }
                 }
             }
             // Carry-flag instructions come in chains ([`Gen::carry_chain`]), barriers are
@@ -2703,6 +2730,11 @@ pub fn signature(op: &Op) -> Sig {
         Op::Isspacep { .. } => sig(P, &[]),
         Op::CvtaRound { .. } => sig(D, &[D]),
         Op::Call { n, params, ret, .. } => sig(*ret, &params[..*n as usize]),
+        Op::Rec { .. } => {
+            let mut s = sig(R, &[R, R]);
+            s.no_imm = vec![1];
+            s
+        }
         Op::St { class, .. } => {
             // Vector sources are consecutive registers: the first is a register.
             let mut s = sig(*class, &[*class]);
