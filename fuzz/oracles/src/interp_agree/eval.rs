@@ -1988,6 +1988,49 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 (half(0), None)
             }
         }
+        Op::Hset {
+            cmp,
+            hf,
+            x2,
+            d,
+            ftz,
+            bop: b,
+        } => {
+            let fmt = hfmt(hf);
+            let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
+            let half = |k: u32| {
+                let (mut x, mut y) = ((s[0] >> (16 * k)) & 0xffff, (s[1] >> (16 * k)) & 0xffff);
+                if ftz {
+                    x = fmt.flush(x);
+                    y = fmt.flush(y);
+                }
+                let v = |h: u64| if fmt.nan(h) { f64::NAN } else { fmt.value(h) };
+                bop(b, float_cmp(cmp, v(x), v(y)), c)
+            };
+            // True is 1.0 of the format, or all ones of the destination (of each half for
+            // pairs); false is zero.
+            let one_of = |t: bool| match (t, d) {
+                (false, _) => 0,
+                (true, HSetD::Half) => {
+                    // 1.0: the exponent field holds the bias.
+                    ((1u64 << (fmt.ebits - 1)) - 1) << fmt.mbits
+                }
+                (true, HSetD::U32 | HSetD::S32) if !x2 => 0xffff_ffff,
+                (true, _) => 0xffff,
+            };
+            one(if x2 {
+                one_of(half(0)) | (one_of(half(1)) << 16)
+            } else {
+                one_of(half(0))
+            })
+        }
+        Op::CvtHalfX {
+            hf,
+            peer,
+            to_half,
+            rnd,
+            sat,
+        } => one(cvt_half_x(hfmt(hf), peer, to_half, rnd, sat, s[0])),
         Op::CvtPack {
             hf,
             rz,
@@ -2199,6 +2242,107 @@ fn from_half(fmt: fref::HalfFmt, ftz: bool, a: u64) -> u64 {
         return F32_NAN;
     }
     (fmt.value(a) as f32).to_bits() as u64
+}
+
+/// `cvt` between a half and an integer, `f64` or the other half format. Measured rules
+/// (docs/INTERP.md, `corpus/vectors/probe.jsonl`): a NaN into an integer gives 0 below 64 bits
+/// and the most negative pattern (`1 << 63`) into 64 bits; a NaN between a half and `f64`
+/// keeps its sign and the leading bits of its payload and is quieted; between the two half
+/// formats it is the canonical `0x7fff`; `.sat` clamps to `[0, 1]` and takes NaN to `+0`.
+/// Otherwise the value is exact in a double, and integers are rounded through a double and the
+/// sign of what it leaves out.
+fn cvt_half_x(
+    fmt: fref::HalfFmt,
+    peer: HPeer,
+    to_half: bool,
+    rnd: Option<CvtRnd>,
+    sat: bool,
+    a: u64,
+) -> u64 {
+    let m = match rnd {
+        Some(CvtRnd::F(m) | CvtRnd::I(m)) => m,
+        None => Rnd::Rn,
+    };
+    // Payload bits below the quiet bit of each format.
+    let payload = fmt.mbits - 1;
+    if !to_half {
+        let a = a & 0xffff;
+        return match peer {
+            HPeer::Int(bits, signed) => {
+                if fmt.nan(a) {
+                    let r = if bits == 64 { 1i128 << 63 } else { 0 };
+                    return cvt_int_extend(r, bits as u32, signed);
+                }
+                let r = fref::float_to_int(fmt.value(a), m, bits as u32, signed);
+                cvt_int_extend(r, bits as u32, signed)
+            }
+            HPeer::F64 => {
+                if fmt.nan(a) {
+                    if sat {
+                        return 0;
+                    }
+                    let pl = a & ((1 << payload) - 1);
+                    return ((a & 0x8000) << 48) | 0x7ff8_0000_0000_0000 | (pl << (51 - payload));
+                }
+                let r = fmt.value(a);
+                if sat {
+                    sat64(r)
+                } else {
+                    r.to_bits()
+                }
+            }
+            HPeer::Half => unreachable!("half to half is generated towards `hf`"),
+        };
+    }
+    let (x, tail) = match peer {
+        HPeer::Int(bits, signed) => {
+            let v = if signed {
+                sx(a, bits as u32)
+            } else {
+                zx(a, bits as u32)
+            };
+            let x = v as f64;
+            // `x` is exact below 2^53; above, the sign of `v - x` is the tail's.
+            (x, v.cmp(&(x as i128)))
+        }
+        HPeer::F64 => {
+            if nan64(a) {
+                if sat {
+                    return 0;
+                }
+                let pl = (a >> (51 - payload)) & ((1 << payload) - 1);
+                let exp = ((1u64 << fmt.ebits) - 1) << fmt.mbits;
+                return ((a >> 48) & 0x8000) | exp | (1 << payload) | pl;
+            }
+            (f64v(a), Ordering::Equal)
+        }
+        HPeer::Half => {
+            let other = if fmt == fref::F16 {
+                fref::BF16
+            } else {
+                fref::F16
+            };
+            let a = a & 0xffff;
+            if other.nan(a) {
+                return fref::HALF_NAN;
+            }
+            (other.value(a), Ordering::Equal)
+        }
+    };
+    let r = if x.is_infinite() {
+        fmt.inf(x < 0.0)
+    } else {
+        fref::round_half(x, tail, fmt, m).0
+    };
+    if sat {
+        if fmt.nan(r) {
+            0
+        } else {
+            half_sat(fmt, r)
+        }
+    } else {
+        r
+    }
 }
 
 /// Whether the reference covers `op` (approximate functions are checked three ways only).

@@ -1497,6 +1497,60 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             m.push(t(half_type(hf, x2)));
             (Setp, m)
         }
+        Op::Hset {
+            cmp,
+            hf,
+            x2,
+            d,
+            ftz,
+            bop,
+        } => {
+            let mut m = vec![cmp_mod(cmp, false)];
+            if let Some(o) = bop {
+                m.push(bop_mod(o));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(match d {
+                HSetD::Half => half_type(hf, x2),
+                HSetD::U16 => Type::U16,
+                HSetD::S16 => Type::S16,
+                HSetD::U32 => Type::U32,
+                HSetD::S32 => Type::S32,
+            }));
+            m.push(t(half_type(hf, x2)));
+            (Set, m)
+        }
+        Op::CvtHalfX {
+            hf,
+            peer,
+            to_half,
+            rnd,
+            sat,
+        } => {
+            let mut m = vec![];
+            match rnd {
+                Some(CvtRnd::F(r)) => m.push(Modifier::Rounding(rounding(r))),
+                Some(CvtRnd::I(r)) => m.push(Modifier::Rounding(irounding(r))),
+                None => {}
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            let h = half_type(hf, false);
+            let other = match peer {
+                HPeer::Int(bits, signed) => int_type(bits, signed),
+                HPeer::F64 => Type::F64,
+                HPeer::Half => half_type(if hf == Hf::F16 { Hf::Bf16 } else { Hf::F16 }, false),
+            };
+            if to_half {
+                m.extend([t(h), t(other)]);
+            } else {
+                m.extend([t(other), t(h)]);
+            }
+            (Cvt, m)
+        }
         Op::Hsign { abs, hf, x2, ftz } => {
             let mut m = vec![];
             if ftz {
@@ -2183,6 +2237,11 @@ fn op_signed(op: &Op) -> bool {
         } => x.signed,
         Op::Cvt {
             s: CvtT::Int(_, s), ..
+        } => *s,
+        Op::CvtHalfX {
+            peer: HPeer::Int(_, s),
+            to_half: true,
+            ..
         } => *s,
         _ => false,
     }

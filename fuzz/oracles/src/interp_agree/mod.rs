@@ -730,6 +730,63 @@ mod tests {
         assert!(c.iter().all(|&n| n >= 20), "instruction counts {c:?}");
     }
 
+    /// Half kernels use the half conversions and `set`, and the reference answers (nearly) all
+    /// of them.
+    #[test]
+    fn half_kernels_are_answered() {
+        use prog::{HPeer, Op};
+        let (kernels, answered, c) = census(
+            0x5eed_000f,
+            &[Family::Half],
+            &[
+                |o| {
+                    matches!(
+                        o,
+                        Op::CvtHalfX {
+                            peer: HPeer::Int(..),
+                            to_half: true,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::CvtHalfX {
+                            peer: HPeer::Int(..),
+                            to_half: false,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::CvtHalfX {
+                            peer: HPeer::F64,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::CvtHalfX {
+                            peer: HPeer::Half,
+                            ..
+                        }
+                    )
+                },
+                |o| matches!(o, Op::Hset { .. }),
+            ],
+        );
+        assert!(
+            answered * 100 >= kernels * 90,
+            "{answered} of {kernels} answered"
+        );
+        assert!(c.iter().all(|&n| n >= 20), "instruction counts {c:?}");
+    }
+
     #[test]
     fn smoke_half() {
         let done = crate::smoke(run_half, 0x5eed_0005, 150, 4096);

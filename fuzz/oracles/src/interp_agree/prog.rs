@@ -372,6 +372,33 @@ pub enum Win {
     Const,
 }
 
+/// The non-half type of [`Op::CvtHalfX`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HPeer {
+    /// An integer of 8 (f16 only), 16, 32 or 64 bits, and its signedness.
+    Int(u8, bool),
+    /// `.f64`
+    F64,
+    /// The other half format (to the half only).
+    Half,
+}
+
+/// Destination types of half-precision `set`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HSetD {
+    /// The source's format (`.f16`, `.f16x2`, `.bf16x2`; the ISA has no scalar
+    /// `set.CMP.bf16.bf16`): 1.0 or 0.0.
+    Half,
+    /// `.u16` (scalars only)
+    U16,
+    /// `.s16` (scalars only)
+    S16,
+    /// `.u32`
+    U32,
+    /// `.s32`
+    S32,
+}
+
 /// How a call names its callee.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Via {
@@ -802,6 +829,38 @@ pub enum Op {
         relu: bool,
         /// `.satfinite`
         satfinite: bool,
+    },
+    /// `cvt` between a half and an integer, `f64` or the other half format:
+    /// `cvt.RND{.sat}.(f16|bf16).T` (to the half), `cvt.RNDI.T.(f16|bf16)` (to an integer),
+    /// `cvt{.sat}.f64.(f16|bf16)`; `.sat` only where ptxas takes it (f16 and f64 with each
+    /// other).
+    CvtHalfX {
+        /// The half format.
+        hf: Hf,
+        /// The other type.
+        peer: HPeer,
+        /// Converts to the half (rather than from it).
+        to_half: bool,
+        /// Rounding (required except when widening to f64).
+        rnd: Option<CvtRnd>,
+        /// `.sat`
+        sat: bool,
+    },
+    /// `set.CMP{.BOP}{.ftz}.D.(f16|bf16){x2} d, a, b{, {!}c}`: 1.0 of the half format, or all
+    /// ones (per half for pairs), where the comparison holds.
+    Hset {
+        /// The comparison (a float one).
+        cmp: ptx_ir_core::Cmp,
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// Destination type.
+        d: HSetD,
+        /// `.ftz` (f16)
+        ftz: bool,
+        /// Boolean combination with a predicate operand.
+        bop: Option<Bop>,
     },
     /// `cvt{.ftz}.f32.(f16|bf16)`
     CvtFromHalf {
@@ -2443,7 +2502,69 @@ impl<'s> Gen<'s> {
         // `.ftz` and `.sat` exist for f16 only.
         let ftz = f16 && self.swarm.ftz && u.arbitrary()?;
         let sat = f16 && self.swarm.sat && u.ratio(1, 3)?;
-        Ok(match u.int_in_range(0..=10u8)? {
+        Ok(match u.int_in_range(0..=13u8)? {
+            11 | 12 => {
+                let peer = match u.int_in_range(0..=5u8)? {
+                    0..=3 => {
+                        // ptxas takes 8-bit integers with f16 only.
+                        let bits: &[u8] = if f16 { &[8, 16, 32, 64] } else { &[16, 32, 64] };
+                        HPeer::Int(*u.choose(bits)?, u.arbitrary()?)
+                    }
+                    4 => HPeer::F64,
+                    _ => HPeer::Half,
+                };
+                let to_half = peer == HPeer::Half || u.arbitrary()?;
+                let rnd = match (peer, to_half) {
+                    (HPeer::Int(..), false) => Some(CvtRnd::I(self.rnd(u)?)),
+                    (HPeer::F64, false) => None,
+                    _ => Some(CvtRnd::F(self.rnd(u)?)),
+                };
+                Op::CvtHalfX {
+                    hf,
+                    peer,
+                    to_half,
+                    rnd,
+                    sat: f16 && peer == HPeer::F64 && self.swarm.sat && u.ratio(1, 3)?,
+                }
+            }
+            13 => {
+                use ptx_ir_core::Cmp;
+                let d = if x2 {
+                    *u.choose(&[HSetD::Half, HSetD::U32, HSetD::S32])?
+                } else if !f16 {
+                    // The ISA has no scalar `set.CMP.bf16.bf16`.
+                    *u.choose(&[HSetD::U16, HSetD::S16, HSetD::U32, HSetD::S32])?
+                } else {
+                    *u.choose(&[HSetD::Half, HSetD::U16, HSetD::S16, HSetD::U32, HSetD::S32])?
+                };
+                Op::Hset {
+                    cmp: *u.choose(&[
+                        Cmp::Eq,
+                        Cmp::Ne,
+                        Cmp::Lt,
+                        Cmp::Le,
+                        Cmp::Gt,
+                        Cmp::Ge,
+                        Cmp::Equ,
+                        Cmp::Neu,
+                        Cmp::Ltu,
+                        Cmp::Leu,
+                        Cmp::Gtu,
+                        Cmp::Geu,
+                        Cmp::Num,
+                        Cmp::Nan,
+                    ])?,
+                    hf,
+                    x2,
+                    d,
+                    ftz,
+                    bop: if u.ratio(1, 3)? {
+                        Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+                    } else {
+                        None
+                    },
+                }
+            }
             10 => {
                 use ptx_ir_core::Cmp;
                 Op::Hsetp {
@@ -2720,6 +2841,38 @@ pub fn signature(op: &Op) -> Sig {
             s
         }
         Op::CvtToHalf { .. } => sig(H, &[F]),
+        Op::CvtHalfX { peer, to_half, .. } => {
+            let pc = match peer {
+                HPeer::Int(b, _) => Class::int(*b),
+                HPeer::F64 => Fd,
+                HPeer::Half => H,
+            };
+            // Half operands are registers only.
+            if *to_half {
+                let mut s = sig(H, &[pc]);
+                if *peer == HPeer::Half {
+                    s.no_imm = vec![0];
+                }
+                s
+            } else {
+                let mut s = sig(pc, &[H]);
+                s.no_imm = vec![0];
+                s
+            }
+        }
+        Op::Hset { x2, d, bop, .. } => {
+            let mut s = half_sig(*x2, 2);
+            s.dst = match d {
+                HSetD::U32 | HSetD::S32 => R,
+                _ if *x2 => R,
+                _ => H,
+            };
+            if bop.is_some() {
+                s.srcs.push(P);
+                s.pred_src = true;
+            }
+            s
+        }
         Op::CvtFromHalf { .. } => {
             let mut s = sig(F, &[H]);
             s.no_imm = vec![0];
