@@ -12,8 +12,11 @@
 //! Kernels of the memory family also declare `.shared .b8 smem[SHARED_LEN]` (two buffers of
 //! 16-byte slots per thread, then four 8-byte cells), fill each thread's slots and cells 0 to 3
 //! from `%rd0`..`%rd4` and wait at a barrier before the body; their output buffer holds, after
-//! the records, an 8-byte global scratch word per thread and four global cells. Kernels of the
-//! call family are preceded by their device functions `f<k>`.
+//! the records, an 8-byte global scratch word per thread and four global cells. Generic
+//! accesses, `cvta` and `isspacep` convert those addresses (and that of a `.local` array
+//! `lmem`) in `%tg0`/`%tg1` just before use. Kernels of the call family are preceded by their
+//! device functions `f<k>` and, where called, the recursive `rp` (`.param` parameters) and `rr`
+//! (`.reg` parameters).
 
 use super::prog::*;
 use ptx_ir_core::{
@@ -1288,11 +1291,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             let (tg0, tg1) = (b.r("%tg0"), b.r("%tg1"));
             win_base(b, space, &tg0);
             let sp = Modifier::Space(win_space(space));
-            b.e(
-                Cvta,
-                vec![sp.clone(), t(Type::U64)],
-                vec![tg1.clone(), tg0.clone()],
-            );
+            b.e(Cvta, vec![sp, t(Type::U64)], vec![tg1.clone(), tg0.clone()]);
             b.e(
                 Cvta,
                 vec![f(Flag::To), sp, t(Type::U64)],
