@@ -661,6 +661,7 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                         }
                         Cond::LaneBelow(k) => (l as u32) < k,
                         Cond::LaneBit(k) => (l >> k) & 1 != 0,
+                        Cond::Consumer => cx.tid0 + l as u32 >= 32,
                     };
                     if c {
                         m |= 1 << l;

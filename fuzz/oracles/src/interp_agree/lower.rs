@@ -664,6 +664,15 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                         );
                         (qn, false)
                     }
+                    Cond::Consumer => {
+                        let t0 = b.r("%t0");
+                        b.e(
+                            Setp,
+                            vec![Modifier::Cmp(Cmp::Ge), t(Type::U32)],
+                            vec![q, t0, Operand::Int(32)],
+                        );
+                        (qn, false)
+                    }
                     Cond::LaneBit(k) => {
                         let t7 = b.r("%t7");
                         b.e(
@@ -820,6 +829,26 @@ fn barrier(b: &mut B, k: Bar) {
                 m,
                 ops,
             );
+        }
+        Bar::Arrive { id } => {
+            // The first warp arrives, the others wait; the count is the whole CTA.
+            let tp0 = b.r("%tp0");
+            let t0 = b.r("%t0");
+            b.e(
+                Opcode::Setp,
+                vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)],
+                vec![tp0, t0, Operand::Int(32)],
+            );
+            let pred = b.name("%tp0");
+            for (negated, flag) in [(false, Flag::Arrive), (true, Flag::Sync)] {
+                let ntid = b.r("%t2");
+                b.emit(
+                    Some(Guard { pred, negated }),
+                    Opcode::Bar,
+                    vec![f(flag)],
+                    vec![Operand::Int(id as i64), ntid],
+                );
+            }
         }
         Bar::Red { op, id, d, p, neg } => {
             let (m, ty, dc) = match op {

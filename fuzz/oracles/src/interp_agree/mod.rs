@@ -647,20 +647,23 @@ mod tests {
         assert!(done >= 50, "only {done} of 150 inputs completed");
     }
 
-    /// Barrier kernels have barriers in loops and reductions, and the reference answers
-    /// (nearly) all of them.
+    /// Barrier kernels have barriers in loops, reductions and producer/consumer hand-offs, and
+    /// the reference answers (nearly) all of them.
     #[test]
     fn barrier_kernels_are_answered() {
         let mut src = crate::Bytes::new(0x5eed_000d);
-        let (mut kernels, mut answered, mut in_loops, mut reds) = (0, 0, 0, 0);
-        fn walk(ns: &[Node], in_loop: bool, in_loops: &mut usize, reds: &mut usize) {
+        let (mut kernels, mut answered) = (0, 0);
+        // Barriers in loops, reductions, hand-offs.
+        let mut c = [0usize; 3];
+        fn walk(ns: &[Node], in_loop: bool, c: &mut [usize; 3]) {
             for n in ns {
                 match n {
                     Node::Barrier(b) => {
-                        *in_loops += in_loop as usize;
-                        *reds += matches!(b, prog::Bar::Red { .. }) as usize;
+                        c[0] += in_loop as usize;
+                        c[1] += matches!(b, prog::Bar::Red { .. }) as usize;
+                        c[2] += matches!(b, prog::Bar::Arrive { .. }) as usize;
                     }
-                    Node::Loop { body, .. } => walk(body, true, in_loops, reds),
+                    Node::Loop { body, .. } => walk(body, true, c),
                     _ => {}
                 }
             }
@@ -679,7 +682,7 @@ mod tests {
             }
             kernels += 1;
             answered += eval::run(&p).is_some() as usize;
-            walk(&p.body, false, &mut in_loops, &mut reds);
+            walk(&p.body, false, &mut c);
         }
         assert!(kernels >= 100, "{kernels} kernels with barriers");
         assert!(
@@ -687,8 +690,11 @@ mod tests {
             "{answered} of {kernels} answered"
         );
         assert!(
-            in_loops >= 20 && reds >= 50,
-            "{in_loops} in loops, {reds} reductions"
+            c[0] >= 20 && c[1] >= 50 && c[2] >= 20,
+            "{} in loops, {} reductions, {} hand-offs",
+            c[0],
+            c[1],
+            c[2]
         );
     }
 

@@ -1093,6 +1093,8 @@ pub enum Cond {
     LaneBelow(u32),
     /// bit `k` of `%laneid` set
     LaneBit(u32),
+    /// `%tid.x >= 32`: every warp but the first (the consumers after a [`Bar::Arrive`]).
+    Consumer,
 }
 
 /// The selector of a [`Node::Switch`].
@@ -1131,6 +1133,14 @@ pub enum Bar {
         aligned: bool,
         /// Thread count operand (the CTA's size).
         count: bool,
+    },
+    /// `bar.arrive ID, ntid` in the first warp (producers, which do not wait) and
+    /// `bar.sync ID, ntid` in the others (consumers): always followed by a region that only
+    /// the consumers run ([`Cond::Consumer`]) and a full barrier, so that the producers touch
+    /// nothing between their arrival and that barrier.
+    Arrive {
+        /// Barrier number (1 to 15).
+        id: u8,
     },
     /// `bar.red.popc.u32 %r<d>, ID, {!}%p<p>` or `bar.red.(and|or).pred %p<d>, ID, {!}%p<p>`:
     /// the reduction over the CTA's threads of their predicates.
@@ -1787,7 +1797,28 @@ impl<'s> Gen<'s> {
             } else {
                 let fam = *u.choose(&self.swarm.families)?;
                 if fam == Family::Barrier {
-                    if r.cta {
+                    if r.cta && u.ratio(1, 4)? {
+                        // A producer/consumer hand-off: consumers read what every thread wrote
+                        // before it (two segments: the consumers' region, then the rest).
+                        self.segment += 1;
+                        out.push(Node::Barrier(Bar::Arrive {
+                            id: u.int_in_range(1..=15)?,
+                        }));
+                        let inner = Region {
+                            full: r.full,
+                            depth: r.depth + 1,
+                            loops: r.loops,
+                            cta: false,
+                        };
+                        let then = self.nodes(u, inner)?;
+                        out.push(Node::If {
+                            cond: Cond::Consumer,
+                            then,
+                            els: Vec::new(),
+                        });
+                        self.segment += 1;
+                        out.push(Node::Barrier(Bar::Sync));
+                    } else if r.cta {
                         self.segment += 1;
                         out.push(Node::Barrier(self.barrier(u)?));
                     }
