@@ -246,6 +246,23 @@ pub fn module(p: &Program) -> Module {
         let item = func_item(&mut b, k, f);
         b.m.items.push(item);
     }
+    if p.insts().iter().any(|i| uses_const(&i.op)) {
+        let name = b.name("cdata");
+        b.m.items.push(Item::Variable(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Const,
+            attributes: Vec::new(),
+            align: Some(8),
+            vector: None,
+            ty: Type::B8,
+            names: vec![Declarator {
+                name,
+                range: None,
+                dims: std::iter::once(Some(16)).collect(),
+                init: None,
+            }],
+        })));
+    }
     for reg in [false, true] {
         if p.insts().iter().any(|i| i.op == Op::Rec { reg }) {
             let item = rec_item(&mut b, reg);
@@ -2201,16 +2218,19 @@ fn win_space(w: Win) -> Space {
         Win::SharedCluster => Space::SharedCluster,
         Win::Local => Space::Local,
         Win::Const => Space::Const,
+        Win::Param => Space::Param,
     }
 }
 
 /// Moves into `d` the thread's own address in `w`'s space: its shared slot (`%tm0`), its
-/// global scratch word (`%tm1`) or the `.local` array `lmem`.
+/// global scratch word (`%tm1`), the `.local` array `lmem`, the module's `.const` array `cdata`
+/// or the kernel parameter `in`.
 fn win_base(b: &mut B, w: Win, d: &Operand) {
     let src = match w {
         Win::Global => b.r("%tm1"),
         Win::Local => b.r("lmem"),
-        Win::Const => unreachable!("no `.const` addresses are generated"),
+        Win::Const => b.r("cdata"),
+        Win::Param => b.r("in"),
         _ => b.r("%tm0"),
     };
     b.e(Opcode::Mov, vec![t(Type::U64)], vec![d.clone(), src]);

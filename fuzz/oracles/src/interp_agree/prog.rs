@@ -370,6 +370,8 @@ pub enum Win {
     Local,
     /// `.const`
     Const,
+    /// `.param` (a kernel parameter's address)
+    Param,
 }
 
 /// The non-half type of [`Op::CvtHalfX`].
@@ -920,7 +922,8 @@ pub enum Op {
         /// Where the address points.
         ptr: Win,
     },
-    /// `cvta.SPACE.u64` of the thread's own address in `space`, then `cvta.to.SPACE.u64` back:
+    /// `cvta.SPACE.u64` of the thread's own address in `space` (for `.const` a module array,
+    /// for `.param` the kernel parameter `in`), then `cvta.to.SPACE.u64` back:
     /// `d = a + (round trip - original)`, which is `a` when the round trip is the identity.
     CvtaRound {
         /// The state space.
@@ -1973,6 +1976,8 @@ impl<'s> Gen<'s> {
                             Win::SharedCta,
                             Win::SharedCluster,
                             Win::Local,
+                            Win::Const,
+                            Win::Param,
                         ])?,
                     },
                 }
@@ -2982,6 +2987,11 @@ fn cmp_class(t: &CmpT) -> Class {
 /// `cvta`), so that the kernel needs the prologue.
 pub fn is_generic(op: &Op) -> bool {
     matches!(op, Op::Isspacep { .. } | Op::CvtaRound { .. })
+}
+
+/// Whether `op` uses the module's `.const` array.
+pub fn uses_const(op: &Op) -> bool {
+    matches!(op, Op::CvtaRound { space: Win::Const })
 }
 
 /// Whether `op` uses the kernel's `.local` array.
