@@ -1353,10 +1353,10 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             vec,
             class,
             off,
-            generic,
+            addr: kind,
         } => {
             let addr = slot_addr(b, buf, peer, off);
-            let (space, addr) = generic_addr(b, generic, Space::Shared, addr);
+            let (space, addr) = generic_addr(b, kind, Space::Shared, addr);
             let regs: Vec<Operand> = (0..vec)
                 .map(|k| {
                     b.reg(Reg {
@@ -1378,10 +1378,10 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             vec,
             class,
             off,
-            generic,
+            addr: kind,
         } => {
             let addr = slot_addr(b, buf, 0, off);
-            let (space, addr) = generic_addr(b, generic, Space::Shared, addr);
+            let (space, addr) = generic_addr(b, kind, Space::Shared, addr);
             let first = match i.srcs[0] {
                 Src::Reg(r) => r.idx,
                 _ => 0,
@@ -1409,7 +1409,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             red,
             sem,
             scope,
-            generic,
+            addr: kind,
         } => {
             let (space, addr) = match target {
                 Target::Own { buf, off } => (Space::Shared, slot_addr(b, buf, 0, off)),
@@ -1422,7 +1422,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                     (Space::Global, Operand::addr(b.name("%tm2"), 8 * j as i64))
                 }
             };
-            let (space, addr) = generic_addr(b, generic, space, addr);
+            let (space, addr) = generic_addr(b, kind, space, addr);
             if red {
                 ops = vec![addr];
             } else {
@@ -2157,12 +2157,20 @@ fn mem_mods(space: Option<Space>, vec: u8, ty: Type) -> Vec<Modifier> {
     m
 }
 
-/// The address `addr` (a register plus displacement) of `space`, or, when `generic`, the same
-/// location as a generic address: the register is converted with `cvta` into `%tg0` (no space
-/// modifier on the access then).
-fn generic_addr(b: &mut B, generic: bool, space: Space, addr: Operand) -> (Option<Space>, Operand) {
-    if !generic {
-        return (Some(space), addr);
+/// The address `addr` (a register plus displacement) of `space` with the space qualifier
+/// `kind` asks for, or, for [`AddrKind::Generic`], the same location as a generic address: the
+/// register is converted with `cvta` into `%tg0` (no space qualifier on the access then).
+fn generic_addr(
+    b: &mut B,
+    kind: AddrKind,
+    space: Space,
+    addr: Operand,
+) -> (Option<Space>, Operand) {
+    match (kind, space) {
+        (AddrKind::Generic, _) => {}
+        (AddrKind::Cta, Space::Shared) => return (Some(Space::SharedCta), addr),
+        (AddrKind::Cluster, Space::Shared) => return (Some(Space::SharedCluster), addr),
+        _ => return (Some(space), addr),
     }
     let (base, disp) = match addr {
         Operand::Addr {

@@ -595,7 +595,7 @@ mod tests {
     /// (nearly) all of them.
     #[test]
     fn generic_kernels_are_answered() {
-        use prog::Op;
+        use prog::{AddrKind, Op};
         let (kernels, answered, c) = census(
             0x5eed_000b,
             &[Family::Generic, Family::Int],
@@ -605,10 +605,24 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::Ld { generic: true, .. } | Op::St { generic: true, .. }
+                        Op::Ld {
+                            addr: AddrKind::Generic,
+                            ..
+                        } | Op::St {
+                            addr: AddrKind::Generic,
+                            ..
+                        }
                     )
                 },
-                |o| matches!(o, Op::Atom { generic: true, .. }),
+                |o| {
+                    matches!(
+                        o,
+                        Op::Atom {
+                            addr: AddrKind::Generic,
+                            ..
+                        }
+                    )
+                },
                 |o| {
                     matches!(
                         o,

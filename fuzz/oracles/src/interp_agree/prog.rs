@@ -374,6 +374,20 @@ pub enum Win {
     Param,
 }
 
+/// How a memory instruction of the shared-slot protocol writes its address.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AddrKind {
+    /// In its state space: `.shared` or `.global`.
+    Space,
+    /// `.shared::cta` (a `.global` access stays `.global`).
+    Cta,
+    /// `.shared::cluster`: the executing CTA's shared addresses are cluster addresses too (a
+    /// `.global` access stays `.global`).
+    Cluster,
+    /// A generic address (`cvta` of the state-space one), no space qualifier.
+    Generic,
+}
+
 /// The non-half type of [`Op::CvtHalfX`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum HPeer {
@@ -897,8 +911,8 @@ pub enum Op {
         class: Class,
         /// Byte offset in the 16-byte slot.
         off: u8,
-        /// Through a generic address (`cvta.shared` of the slot's) rather than `.shared`.
-        generic: bool,
+        /// How the address is written.
+        addr: AddrKind,
     },
     /// `st.shared{.v2|.v4}.T` to the thread's own slot of buffer `buf` (the one the segment
     /// writes); vector sources are `srcs[0]` and the registers after it.
@@ -911,8 +925,8 @@ pub enum Op {
         class: Class,
         /// Byte offset in the 16-byte slot.
         off: u8,
-        /// Through a generic address (`cvta.shared` of the slot's) rather than `.shared`.
-        generic: bool,
+        /// How the address is written.
+        addr: AddrKind,
     },
     /// `isspacep.SPACE p, a` of a generic address `a` made by `cvta` from the thread's own
     /// shared slot, global scratch word or local array.
@@ -963,9 +977,8 @@ pub enum Op {
         sem: Option<Sem>,
         /// Memory scope.
         scope: Option<Scope>,
-        /// Through a generic address (`cvta` of the thread's shared slot or global word)
-        /// rather than a `.shared`/`.global` one.
-        generic: bool,
+        /// How the address is written.
+        addr: AddrKind,
     },
     // ---------------------------------------------------------------- conversion and movement
     /// `cvt{.RND}{.ftz}{.sat}.D.S`
@@ -2398,6 +2411,16 @@ impl<'s> Gen<'s> {
     /// A memory operation of the shared-slot protocol; `generic`: through a generic address.
     fn mem_op(&self, u: &mut Unstructured, generic: bool) -> Result<Op> {
         let cur = (self.segment % 2) as u8;
+        let addr = if generic {
+            AddrKind::Generic
+        } else {
+            *u.choose(&[
+                AddrKind::Space,
+                AddrKind::Space,
+                AddrKind::Cta,
+                AddrKind::Cluster,
+            ])?
+        };
         let (class, vec) = *u.choose(&[
             (Class::H, 1),
             (Class::H, 2),
@@ -2420,7 +2443,7 @@ impl<'s> Gen<'s> {
                 vec,
                 class,
                 off,
-                generic,
+                addr,
             },
             2 | 3 => {
                 let peer = if u.arbitrary()? {
@@ -2439,7 +2462,7 @@ impl<'s> Gen<'s> {
                     vec,
                     class,
                     off,
-                    generic,
+                    addr,
                 }
             }
             _ => {
@@ -2525,7 +2548,7 @@ impl<'s> Gen<'s> {
                     red,
                     sem,
                     scope,
-                    generic,
+                    addr,
                 }
             }
         })
