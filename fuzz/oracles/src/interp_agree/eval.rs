@@ -2325,7 +2325,8 @@ fn cvt_half_x(
             };
             let a = a & 0xffff;
             if other.nan(a) {
-                return fref::HALF_NAN;
+                // `.sat` flushes NaN results to +0 (ISA).
+                return if sat { 0 } else { fref::HALF_NAN };
             }
             (other.value(a), Ordering::Equal)
         }

@@ -848,8 +848,8 @@ pub enum Op {
     },
     /// `cvt` between a half and an integer, `f64` or the other half format:
     /// `cvt.RND{.sat}.(f16|bf16).T` (to the half), `cvt.RNDI.T.(f16|bf16)` (to an integer),
-    /// `cvt{.sat}.f64.(f16|bf16)`; `.sat` only where ptxas takes it (f16 and f64 with each
-    /// other).
+    /// `cvt{.sat}.f64.(f16|bf16)`; `.sat` only into f16 and f64 (the ISA's `.sat` is for
+    /// `.f16`, `.f32` and `.f64` destinations).
     CvtHalfX {
         /// The half format.
         hf: Hf,
@@ -2583,7 +2583,10 @@ impl<'s> Gen<'s> {
                     peer,
                     to_half,
                     rnd,
-                    sat: f16 && peer == HPeer::F64 && self.swarm.sat && u.ratio(1, 3)?,
+                    // The ISA's `.sat` clamps float results of f16, f32 and f64 only (not bf16).
+                    sat: (if to_half { f16 } else { peer == HPeer::F64 })
+                        && self.swarm.sat
+                        && u.ratio(1, 3)?,
                 }
             }
             13 => {
