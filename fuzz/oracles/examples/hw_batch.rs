@@ -136,7 +136,7 @@ fn unguard_testp(ns: &mut [prog::Node]) {
             }
             prog::Node::Loop { body, .. } => unguard_testp(body),
             prog::Node::Switch { arms, .. } => arms.iter_mut().for_each(|a| unguard_testp(a)),
-            prog::Node::Barrier => {}
+            prog::Node::Barrier(_) => {}
         }
     }
 }
@@ -154,7 +154,7 @@ fn dsts(ns: &[prog::Node], out: &mut Vec<prog::Reg>) {
             }
             prog::Node::Loop { body, .. } => dsts(body, out),
             prog::Node::Switch { arms, .. } => arms.iter().for_each(|a| dsts(a, out)),
-            prog::Node::Barrier => {}
+            prog::Node::Barrier(b) => out.extend(b.regs().map(|(d, _)| d)),
         }
     }
 }

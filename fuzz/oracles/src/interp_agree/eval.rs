@@ -145,7 +145,19 @@ pub fn run(p: &Program) -> Option<Expected> {
     let mut known = vec![false; out_len];
     let uses = p.uses_mem();
     let mut mem = Mem::new(p.block, threads);
-    let segments: Vec<&[Node]> = p.body.split(|n| *n == Node::Barrier).collect();
+    // Uniform loops with barriers run as their bodies repeated; the kernel is then a sequence
+    // of segments, each ended by a barrier (or the end).
+    let mut flat = Vec::new();
+    flatten(&p.body, &mut flat);
+    let mut segments: Vec<(&[Node], Option<Bar>)> = Vec::new();
+    let mut start = 0;
+    for (k, n) in flat.iter().enumerate() {
+        if let Node::Barrier(b) = n {
+            segments.push((&flat[start..k], Some(*b)));
+            start = k + 1;
+        }
+    }
+    segments.push((&flat[start..], None));
     for cta in 0..p.grid {
         let base = cta * p.block;
         let mut warps: Vec<Vec<Regs>> = (0..p.block / 32)
@@ -159,7 +171,7 @@ pub fn run(p: &Program) -> Option<Expected> {
                 }
             }
         }
-        for seg in &segments {
+        for &(seg, bar) in &segments {
             mem.begin_segment();
             for (w, lanes) in warps.iter_mut().enumerate() {
                 let mut cx = Cx {
@@ -172,6 +184,9 @@ pub fn run(p: &Program) -> Option<Expected> {
             }
             if mem.race {
                 return None;
+            }
+            if let Some(Bar::Red { op, p: pi, neg, .. }) = bar {
+                bar_red(op, pi, neg, bar.and_then(Bar::regs), &mut warps);
             }
         }
         for (w, lanes) in warps.iter().enumerate() {
@@ -197,6 +212,57 @@ pub fn run(p: &Program) -> Option<Expected> {
         known[tail..].copy_from_slice(&mem.gknown);
     }
     Some(Expected { bytes: out, known })
+}
+
+/// Copies `ns` with every loop of constant trip count that holds a barrier replaced by that
+/// many copies of its body (those loops are uniform over the CTA, so this is how it runs).
+fn flatten(ns: &[Node], out: &mut Vec<Node>) {
+    fn barrier(ns: &[Node]) -> bool {
+        ns.iter().any(|n| match n {
+            Node::Barrier(_) => true,
+            Node::Loop { body, .. } => barrier(body),
+            _ => false,
+        })
+    }
+    for n in ns {
+        match n {
+            Node::Loop {
+                trips: Trips::Const(k),
+                body,
+            } if barrier(body) => {
+                for _ in 0..*k {
+                    flatten(body, out);
+                }
+            }
+            n => out.push(n.clone()),
+        }
+    }
+}
+
+/// `bar.red`: every thread of the CTA gets the reduction of all the CTA's predicates (each
+/// negated if `neg`), unknown if any of them is.
+fn bar_red(op: BarRed, p: u8, neg: bool, regs: Option<(Reg, Reg)>, warps: &mut [Vec<Regs>]) {
+    let Some((d, _)) = regs else { return };
+    let pr = Reg {
+        class: Class::P,
+        idx: p,
+    };
+    let all = warps.iter().flatten();
+    let known = all.clone().all(|r| r.known(pr));
+    let count = all.clone().filter(|r| (r.get(pr) != 0) != neg).count() as u64;
+    let n = warps.iter().map(|w| w.len()).sum::<usize>() as u64;
+    let v = match op {
+        BarRed::Popc => count,
+        BarRed::And => (count == n) as u64,
+        BarRed::Or => (count > 0) as u64,
+    };
+    for r in warps.iter_mut().flatten() {
+        if known {
+            r.set(d, v);
+        } else {
+            r.forget(d);
+        }
+    }
 }
 
 /// The reference's memory: the current CTA's shared array and the global scratch area (the
@@ -335,11 +401,15 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
     let tid = cx.tid0 + lane;
     let slot = |buf: u8, t: u32, off: u8| (buf as u32 * BUF1 + t * SLOT + off as u32) as usize;
     match i.op {
+        // Generic accesses reach the same bytes: the reference ignores how the address is
+        // written (the invariant under test: `cvta` of a shared or global address names the
+        // same location).
         Op::St {
             buf,
             vec,
             class,
             off,
+            ..
         } => {
             let first = match i.srcs[0] {
                 Src::Reg(r) => r.idx,
@@ -363,6 +433,7 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
             vec,
             class,
             off,
+            ..
         } => {
             let from = (tid + peer as u32) % cx.mem.ntid;
             let n = (class.bits() / 8) as usize;
@@ -381,7 +452,9 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
                 }
             }
         }
-        Op::Atom { op, t, target, red } => {
+        Op::Atom {
+            op, t, target, red, ..
+        } => {
             let s: Vec<u64> = i.srcs.iter().map(|&x| src(x, lane, regs)).collect();
             let ops_known = sure && srcs_known(i, regs);
             let n = (t.bits() / 8) as usize;
@@ -426,7 +499,31 @@ fn atom_apply(op: AtomOp, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
     };
     let v = match op {
         AtomOp::Add => {
-            if t == AtomT::F32 {
+            if let AtomT::Half(hf, x2) = t {
+                // `.noftz`: round to nearest even, subnormals kept; a NaN leaves it unknown.
+                let fmt = hfmt(hf);
+                let parts = [old, b].map(|v| [v & 0xffff, (v >> 16) & 0xffff]);
+                let n = 1 + x2 as usize;
+                if (0..n).any(|k| fmt.nan(parts[0][k]) || fmt.nan(parts[1][k])) {
+                    return (0, false);
+                }
+                let r = halves(x2, &[old, b], 2, |h| {
+                    half_arith(fmt, h, false, false, false, |v| sum2(v[0], v[1]))
+                });
+                if (0..n).any(|k| fmt.nan((r >> (16 * k)) & 0xffff)) {
+                    return (0, false);
+                }
+                r
+            } else if t == AtomT::F64 {
+                if nan64(old) || nan64(b) {
+                    return (0, false);
+                }
+                let r = (f64v(old) + f64v(b)).to_bits();
+                if nan64(r) {
+                    return (0, false);
+                }
+                r
+            } else if t == AtomT::F32 {
                 let (x, y) = (flush32(old), flush32(b));
                 if nan32(x) || nan32(y) {
                     return (0, false);
@@ -564,6 +661,7 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                         }
                         Cond::LaneBelow(k) => (l as u32) < k,
                         Cond::LaneBit(k) => (l >> k) & 1 != 0,
+                        Cond::Consumer => cx.tid0 + l as u32 >= 32,
                     };
                     if c {
                         m |= 1 << l;
@@ -601,8 +699,8 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                     }
                 }
             }
-            // Barriers are only at the top level, where [`run`] splits the body at them.
-            Node::Barrier => {}
+            // Barriers are only where the CTA is converged, and [`run`] splits the body at them.
+            Node::Barrier(_) => {}
             Node::Loop { trips, body } => {
                 let mut count = [0u32; 32];
                 for l in lanes_of(active) {
@@ -1637,6 +1735,25 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             unreachable!("memory instructions are evaluated with the memory")
         }
         Op::Call { .. } => unreachable!("calls are evaluated with the callee"),
+        // The generic address space maps each state space through its own window: an address
+        // made by `cvta` from space `ptr` is in `ptr` and in no other space, except that the
+        // executing CTA's shared memory is part of the cluster's.
+        Op::Isspacep { space, ptr } => {
+            let shared = |w: Win| matches!(w, Win::Shared | Win::SharedCta | Win::SharedCluster);
+            one((space == ptr || (shared(space) && shared(ptr))) as u64)
+        }
+        Op::Rec { .. } => {
+            fn rec(n: u32, x: u32) -> u32 {
+                if n == 0 {
+                    x
+                } else {
+                    rec(n - 1, x.wrapping_mul(3).wrapping_add(n)) ^ n
+                }
+            }
+            one(rec(s[0] as u32 & 7, s[1] as u32) as u64)
+        }
+        // `cvta.to.X(cvta.X(a)) == a`.
+        Op::CvtaRound { .. } => one(s[0]),
         Op::And(c) => one(s[0] & s[1] & mask(c.bits())),
         Op::Or(c) => one((s[0] | s[1]) & mask(c.bits())),
         Op::Xor(c) => one((s[0] ^ s[1]) & mask(c.bits())),
@@ -1872,6 +1989,49 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 (half(0), None)
             }
         }
+        Op::Hset {
+            cmp,
+            hf,
+            x2,
+            d,
+            ftz,
+            bop: b,
+        } => {
+            let fmt = hfmt(hf);
+            let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
+            let half = |k: u32| {
+                let (mut x, mut y) = ((s[0] >> (16 * k)) & 0xffff, (s[1] >> (16 * k)) & 0xffff);
+                if ftz {
+                    x = fmt.flush(x);
+                    y = fmt.flush(y);
+                }
+                let v = |h: u64| if fmt.nan(h) { f64::NAN } else { fmt.value(h) };
+                bop(b, float_cmp(cmp, v(x), v(y)), c)
+            };
+            // True is 1.0 of the format, or all ones of the destination (of each half for
+            // pairs); false is zero.
+            let one_of = |t: bool| match (t, d) {
+                (false, _) => 0,
+                (true, HSetD::Half) => {
+                    // 1.0: the exponent field holds the bias.
+                    ((1u64 << (fmt.ebits - 1)) - 1) << fmt.mbits
+                }
+                (true, HSetD::U32 | HSetD::S32) if !x2 => 0xffff_ffff,
+                (true, _) => 0xffff,
+            };
+            one(if x2 {
+                one_of(half(0)) | (one_of(half(1)) << 16)
+            } else {
+                one_of(half(0))
+            })
+        }
+        Op::CvtHalfX {
+            hf,
+            peer,
+            to_half,
+            rnd,
+            sat,
+        } => one(cvt_half_x(hfmt(hf), peer, to_half, rnd, sat, s[0])),
         Op::CvtPack {
             hf,
             rz,
@@ -2083,6 +2243,108 @@ fn from_half(fmt: fref::HalfFmt, ftz: bool, a: u64) -> u64 {
         return F32_NAN;
     }
     (fmt.value(a) as f32).to_bits() as u64
+}
+
+/// `cvt` between a half and an integer, `f64` or the other half format. Measured rules
+/// (docs/INTERP.md, `corpus/vectors/probe.jsonl`): a NaN into an integer gives 0 below 64 bits
+/// and the most negative pattern (`1 << 63`) into 64 bits; a NaN between a half and `f64`
+/// keeps its sign and the leading bits of its payload and is quieted; between the two half
+/// formats it is the canonical `0x7fff`; `.sat` clamps to `[0, 1]` and takes NaN to `+0`.
+/// Otherwise the value is exact in a double, and integers are rounded through a double and the
+/// sign of what it leaves out.
+fn cvt_half_x(
+    fmt: fref::HalfFmt,
+    peer: HPeer,
+    to_half: bool,
+    rnd: Option<CvtRnd>,
+    sat: bool,
+    a: u64,
+) -> u64 {
+    let m = match rnd {
+        Some(CvtRnd::F(m) | CvtRnd::I(m)) => m,
+        None => Rnd::Rn,
+    };
+    // Payload bits below the quiet bit of each format.
+    let payload = fmt.mbits - 1;
+    if !to_half {
+        let a = a & 0xffff;
+        return match peer {
+            HPeer::Int(bits, signed) => {
+                if fmt.nan(a) {
+                    let r = if bits == 64 { 1i128 << 63 } else { 0 };
+                    return cvt_int_extend(r, bits as u32, signed);
+                }
+                let r = fref::float_to_int(fmt.value(a), m, bits as u32, signed);
+                cvt_int_extend(r, bits as u32, signed)
+            }
+            HPeer::F64 => {
+                if fmt.nan(a) {
+                    if sat {
+                        return 0;
+                    }
+                    let pl = a & ((1 << payload) - 1);
+                    return ((a & 0x8000) << 48) | 0x7ff8_0000_0000_0000 | (pl << (51 - payload));
+                }
+                let r = fmt.value(a);
+                if sat {
+                    sat64(r)
+                } else {
+                    r.to_bits()
+                }
+            }
+            HPeer::Half => unreachable!("half to half is generated towards `hf`"),
+        };
+    }
+    let (x, tail) = match peer {
+        HPeer::Int(bits, signed) => {
+            let v = if signed {
+                sx(a, bits as u32)
+            } else {
+                zx(a, bits as u32)
+            };
+            let x = v as f64;
+            // `x` is exact below 2^53; above, the sign of `v - x` is the tail's.
+            (x, v.cmp(&(x as i128)))
+        }
+        HPeer::F64 => {
+            if nan64(a) {
+                if sat {
+                    return 0;
+                }
+                let pl = (a >> (51 - payload)) & ((1 << payload) - 1);
+                let exp = ((1u64 << fmt.ebits) - 1) << fmt.mbits;
+                return ((a >> 48) & 0x8000) | exp | (1 << payload) | pl;
+            }
+            (f64v(a), Ordering::Equal)
+        }
+        HPeer::Half => {
+            let other = if fmt == fref::F16 {
+                fref::BF16
+            } else {
+                fref::F16
+            };
+            let a = a & 0xffff;
+            if other.nan(a) {
+                // `.sat` flushes NaN results to +0 (ISA).
+                return if sat { 0 } else { fref::HALF_NAN };
+            }
+            (other.value(a), Ordering::Equal)
+        }
+    };
+    let r = if x.is_infinite() {
+        fmt.inf(x < 0.0)
+    } else {
+        fref::round_half(x, tail, fmt, m).0
+    };
+    if sat {
+        if fmt.nan(r) {
+            0
+        } else {
+            half_sat(fmt, r)
+        }
+    } else {
+        r
+    }
 }
 
 /// Whether the reference covers `op` (approximate functions are checked three ways only).

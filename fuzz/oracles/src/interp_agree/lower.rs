@@ -12,8 +12,11 @@
 //! Kernels of the memory family also declare `.shared .b8 smem[SHARED_LEN]` (two buffers of
 //! 16-byte slots per thread, then four 8-byte cells), fill each thread's slots and cells 0 to 3
 //! from `%rd0`..`%rd4` and wait at a barrier before the body; their output buffer holds, after
-//! the records, an 8-byte global scratch word per thread and four global cells. Kernels of the
-//! call family are preceded by their device functions `f<k>`.
+//! the records, an 8-byte global scratch word per thread and four global cells. Generic
+//! accesses, `cvta` and `isspacep` convert those addresses (and that of a `.local` array
+//! `lmem`) in `%tg0`/`%tg1` just before use. Kernels of the call family are preceded by their
+//! device functions `f<k>` and, where called, the recursive `rp` (`.param` parameters) and `rr`
+//! (`.reg` parameters).
 
 use super::prog::*;
 use ptx_ir_core::{
@@ -243,6 +246,29 @@ pub fn module(p: &Program) -> Module {
         let item = func_item(&mut b, k, f);
         b.m.items.push(item);
     }
+    if p.insts().iter().any(|i| uses_const(&i.op)) {
+        let name = b.name("cdata");
+        b.m.items.push(Item::Variable(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Const,
+            attributes: Vec::new(),
+            align: Some(8),
+            vector: None,
+            ty: Type::B8,
+            names: vec![Declarator {
+                name,
+                range: None,
+                dims: std::iter::once(Some(16)).collect(),
+                init: None,
+            }],
+        })));
+    }
+    for reg in [false, true] {
+        if p.insts().iter().any(|i| i.op == Op::Rec { reg }) {
+            let item = rec_item(&mut b, reg);
+            b.m.items.push(item);
+        }
+    }
     for c in Class::ALL {
         b.decl(class_type(c), c.prefix(), c.count() as u32);
     }
@@ -257,6 +283,7 @@ pub fn module(p: &Program) -> Module {
     let mem = p.uses_mem();
     if mem {
         b.decl(Type::B64, "%tm", 6);
+        b.decl(Type::B64, "%tg", 2);
         let name = b.name("smem");
         b.body.push(Statement::Decl(Box::new(VarDecl {
             linkage: None,
@@ -269,6 +296,23 @@ pub fn module(p: &Program) -> Module {
                 name,
                 range: None,
                 dims: std::iter::once(Some(SHARED_LEN as u64)).collect(),
+                init: None,
+            }],
+        })));
+    }
+    if p.insts().iter().any(|i| uses_local(&i.op)) {
+        let name = b.name("lmem");
+        b.body.push(Statement::Decl(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Local,
+            attributes: Vec::new(),
+            align: Some(8),
+            vector: None,
+            ty: Type::B8,
+            names: vec![Declarator {
+                name,
+                range: None,
+                dims: std::iter::once(Some(16)).collect(),
                 init: None,
             }],
         })));
@@ -561,7 +605,7 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
     for n in ns {
         match n {
             Node::Inst(i) => inst(b, i, depth),
-            Node::Barrier => b.e(Bar, vec![f(Flag::Sync)], vec![Operand::Int(0)]),
+            Node::Barrier(k) => barrier(b, *k),
             Node::Switch { sel, arms } => {
                 // The arm index into %t7; each arm's mask (a ballot while the region is still
                 // converged) into %ms<4 * depth + arm>; then `brx.idx` through a target list.
@@ -634,6 +678,15 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                             Setp,
                             vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)],
                             vec![q, t7, Operand::Int(k as i64)],
+                        );
+                        (qn, false)
+                    }
+                    Cond::Consumer => {
+                        let t0 = b.r("%t0");
+                        b.e(
+                            Setp,
+                            vec![Modifier::Cmp(Cmp::Ge), t(Type::U32)],
+                            vec![q, t0, Operand::Int(32)],
                         );
                         (qn, false)
                     }
@@ -766,6 +819,76 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
     }
 }
 
+/// A CTA barrier. `bar.sync ID, COUNT` takes the CTA's size from `%ntid.x` (`%t2`).
+fn barrier(b: &mut B, k: Bar) {
+    match k {
+        Bar::Sync => b.e(Opcode::Bar, vec![f(Flag::Sync)], vec![Operand::Int(0)]),
+        Bar::SyncId {
+            id,
+            barrier,
+            aligned,
+            count,
+        } => {
+            let mut m = vec![f(Flag::Sync)];
+            if aligned {
+                m.push(f(Flag::Aligned));
+            }
+            let mut ops = vec![Operand::Int(id as i64)];
+            if count {
+                ops.push(b.r("%t2"));
+            }
+            b.e(
+                if barrier {
+                    Opcode::Barrier
+                } else {
+                    Opcode::Bar
+                },
+                m,
+                ops,
+            );
+        }
+        Bar::Arrive { id } => {
+            // The first warp arrives, the others wait; the count is the whole CTA.
+            let tp0 = b.r("%tp0");
+            let t0 = b.r("%t0");
+            b.e(
+                Opcode::Setp,
+                vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)],
+                vec![tp0, t0, Operand::Int(32)],
+            );
+            let pred = b.name("%tp0");
+            for (negated, flag) in [(false, Flag::Arrive), (true, Flag::Sync)] {
+                let ntid = b.r("%t2");
+                b.emit(
+                    Some(Guard { pred, negated }),
+                    Opcode::Bar,
+                    vec![f(flag)],
+                    vec![Operand::Int(id as i64), ntid],
+                );
+            }
+        }
+        Bar::Red { op, id, d, p, neg } => {
+            let (m, ty, dc) = match op {
+                BarRed::Popc => (MOp::Popc, Type::U32, Class::R),
+                BarRed::And => (MOp::And, Type::Pred, Class::P),
+                BarRed::Or => (MOp::Or, Type::Pred, Class::P),
+            };
+            let d = b.reg(Reg { class: dc, idx: d });
+            let pn = b.name(&format!("%p{p}"));
+            let src = if neg {
+                Operand::Not(pn)
+            } else {
+                Operand::reg(pn)
+            };
+            b.e(
+                Opcode::Bar,
+                vec![f(Flag::Red), Modifier::Op(m), t(ty)],
+                vec![d, Operand::Int(id as i64), src],
+            );
+        }
+    }
+}
+
 /// The temporary register of `class` used by division guards.
 fn guard_temp(class: Class) -> &'static str {
     match class {
@@ -820,9 +943,14 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
         n,
         params,
         ret,
+        via,
     } = i.op
     {
-        call(b, guard, k, &params[..n as usize], ret, srcs, dst);
+        call(b, guard, k, &params[..n as usize], ret, via, srcs, dst);
+        return;
+    }
+    if let Op::Rec { reg } = i.op {
+        rec_call(b, guard, reg, srcs, dst);
         return;
     }
     let mut ops = vec![dst];
@@ -1193,15 +1321,42 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             (Cvt, m)
         }
         Op::Mov(c) => (Mov, vec![t(class_type(c))]),
-        Op::Call { .. } => unreachable!("calls are lowered by `call`"),
+        Op::Call { .. } | Op::Rec { .. } => unreachable!("calls are lowered by `call`"),
+        Op::Isspacep { space, ptr } => {
+            let tg1 = b.r("%tg1");
+            win_base(b, ptr, &tg1);
+            b.e(
+                Cvta,
+                vec![Modifier::Space(win_space(ptr)), t(Type::U64)],
+                vec![tg1.clone(), tg1.clone()],
+            );
+            srcs = vec![tg1];
+            (Isspacep, vec![Modifier::Space(win_space(space))])
+        }
+        Op::CvtaRound { space } => {
+            let (tg0, tg1) = (b.r("%tg0"), b.r("%tg1"));
+            win_base(b, space, &tg0);
+            let sp = Modifier::Space(win_space(space));
+            b.e(Cvta, vec![sp, t(Type::U64)], vec![tg1.clone(), tg0.clone()]);
+            b.e(
+                Cvta,
+                vec![f(Flag::To), sp, t(Type::U64)],
+                vec![tg1.clone(), tg1.clone()],
+            );
+            b.e(Sub, vec![t(Type::S64)], vec![tg1.clone(), tg1.clone(), tg0]);
+            srcs.push(tg1);
+            (Add, vec![t(Type::S64)])
+        }
         Op::Ld {
             buf,
             peer,
             vec,
             class,
             off,
+            addr: kind,
         } => {
             let addr = slot_addr(b, buf, peer, off);
+            let (space, addr) = generic_addr(b, kind, Space::Shared, addr);
             let regs: Vec<Operand> = (0..vec)
                 .map(|k| {
                     b.reg(Reg {
@@ -1216,15 +1371,17 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 Operand::vector(regs)
             }];
             srcs = vec![addr];
-            (Ld, mem_mods(Space::Shared, vec, class_type(class)))
+            (Ld, mem_mods(space, vec, class_type(class)))
         }
         Op::St {
             buf,
             vec,
             class,
             off,
+            addr: kind,
         } => {
             let addr = slot_addr(b, buf, 0, off);
+            let (space, addr) = generic_addr(b, kind, Space::Shared, addr);
             let first = match i.srcs[0] {
                 Src::Reg(r) => r.idx,
                 _ => 0,
@@ -1243,13 +1400,16 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             } else {
                 Operand::vector(regs)
             }];
-            (St, mem_mods(Space::Shared, vec, class_type(class)))
+            (St, mem_mods(space, vec, class_type(class)))
         }
         Op::Atom {
             op,
             t: at,
             target,
             red,
+            sem,
+            scope,
+            addr: kind,
         } => {
             let (space, addr) = match target {
                 Target::Own { buf, off } => (Space::Shared, slot_addr(b, buf, 0, off)),
@@ -1262,6 +1422,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                     (Space::Global, Operand::addr(b.name("%tm2"), 8 * j as i64))
                 }
             };
+            let (space, addr) = generic_addr(b, kind, space, addr);
             if red {
                 ops = vec![addr];
             } else {
@@ -1271,6 +1432,8 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 AtomT::Int(x) => it_type(x),
                 AtomT::Bits(w) => bits_type(w as u32),
                 AtomT::F32 => Type::F32,
+                AtomT::F64 => Type::F64,
+                AtomT::Half(hf, x2) => half_type(hf, x2),
             };
             let o = match op {
                 AtomOp::Add => MOp::Add,
@@ -1284,10 +1447,35 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 AtomOp::Exch => MOp::Exch,
                 AtomOp::Cas => MOp::Cas,
             };
-            (
-                if red { Red } else { Atom },
-                vec![Modifier::Space(space), Modifier::Op(o), t(ty)],
-            )
+            let sem = sem.map(|x| {
+                Modifier::Sem(match x {
+                    Sem::Relaxed => ptx_ir_core::Sem::Relaxed,
+                    Sem::Acquire => ptx_ir_core::Sem::Acquire,
+                    Sem::Release => ptx_ir_core::Sem::Release,
+                    Sem::AcqRel => ptx_ir_core::Sem::AcqRel,
+                })
+            });
+            let scope = scope.map(|x| {
+                Modifier::Scope(match x {
+                    Scope::Cta => ptx_ir_core::Scope::Cta,
+                    Scope::Cluster => ptx_ir_core::Scope::Cluster,
+                    Scope::Gpu => ptx_ir_core::Scope::Gpu,
+                    Scope::Sys => ptx_ir_core::Scope::Sys,
+                })
+            });
+            let space = space.map(Modifier::Space);
+            // The table's orders: `atom{.sem}{.scope}{.space}`, `red{.space}{.sem}{.scope}`.
+            let mut m: Vec<Modifier> = if red {
+                space.into_iter().chain(sem).chain(scope).collect()
+            } else {
+                sem.into_iter().chain(scope).chain(space).collect()
+            };
+            m.push(Modifier::Op(o));
+            if matches!(at, AtomT::Half(..)) {
+                m.push(f(Flag::NoFtz));
+            }
+            m.push(t(ty));
+            (if red { Red } else { Atom }, m)
         }
         Op::Hbin {
             op,
@@ -1353,6 +1541,60 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             }
             m.push(t(half_type(hf, x2)));
             (Setp, m)
+        }
+        Op::Hset {
+            cmp,
+            hf,
+            x2,
+            d,
+            ftz,
+            bop,
+        } => {
+            let mut m = vec![cmp_mod(cmp, false)];
+            if let Some(o) = bop {
+                m.push(bop_mod(o));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(match d {
+                HSetD::Half => half_type(hf, x2),
+                HSetD::U16 => Type::U16,
+                HSetD::S16 => Type::S16,
+                HSetD::U32 => Type::U32,
+                HSetD::S32 => Type::S32,
+            }));
+            m.push(t(half_type(hf, x2)));
+            (Set, m)
+        }
+        Op::CvtHalfX {
+            hf,
+            peer,
+            to_half,
+            rnd,
+            sat,
+        } => {
+            let mut m = vec![];
+            match rnd {
+                Some(CvtRnd::F(r)) => m.push(Modifier::Rounding(rounding(r))),
+                Some(CvtRnd::I(r)) => m.push(Modifier::Rounding(irounding(r))),
+                None => {}
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            let h = half_type(hf, false);
+            let other = match peer {
+                HPeer::Int(bits, signed) => int_type(bits, signed),
+                HPeer::F64 => Type::F64,
+                HPeer::Half => half_type(if hf == Hf::F16 { Hf::Bf16 } else { Hf::F16 }, false),
+            };
+            if to_half {
+                m.extend([t(h), t(other)]);
+            } else {
+                m.extend([t(other), t(h)]);
+            }
+            (Cvt, m)
         }
         Op::Hsign { abs, hf, x2, ftz } => {
             let mut m = vec![];
@@ -1530,13 +1772,17 @@ fn param_decl(b: &mut B, name: &str, c: Class) -> Param {
 }
 
 /// A call site: a block declaring the `.param` arguments and return value, storing the
-/// arguments, calling, and loading the result (the call and the load under the guard).
+/// arguments, calling, and loading the result (the call and the load under the guard). An
+/// indirect call takes the callee's address into `%td4` and names a `.callprototype` or a
+/// `.calltargets` list.
+#[allow(clippy::too_many_arguments)]
 fn call(
     b: &mut B,
     guard: Option<Guard>,
     k: u8,
     params: &[Class],
     ret: Class,
+    via: Via,
     srcs: Vec<Operand>,
     dst: Operand,
 ) {
@@ -1578,16 +1824,39 @@ fn call(
         })
         .collect();
     let (r, fk) = (b.name("r"), b.name(&format!("f{k}")));
-    b.emit(
-        guard,
-        Call,
-        vec![],
-        vec![
-            Operand::Args(Box::new(std::iter::once(Operand::reg(r)).collect())),
-            Operand::reg(fk),
-            Operand::Args(Box::new(args.into_iter().collect())),
-        ],
-    );
+    let mut ops = vec![
+        Operand::Args(Box::new(std::iter::once(Operand::reg(r)).collect())),
+        Operand::reg(fk),
+        Operand::Args(Box::new(args.into_iter().collect())),
+    ];
+    if via != Via::Direct {
+        let td4 = b.r("%td4");
+        b.e(Mov, vec![t(Type::U64)], vec![td4.clone(), Operand::reg(fk)]);
+        ops[1] = td4;
+        let (label, _) = b.label("callees");
+        let st = if via == Via::Proto {
+            let anon = |b: &mut B, c: Class| Param {
+                name: b.name("_"),
+                ..param_decl(b, "_", c)
+            };
+            Statement::CallPrototype {
+                label,
+                proto: Box::new(ptx_ir_core::Prototype {
+                    returns: Some(vec![anon(b, ret)]),
+                    params: Some(params.iter().map(|&c| anon(b, c)).collect()),
+                    directives: Vec::new(),
+                }),
+            }
+        } else {
+            Statement::CallTargets {
+                label,
+                targets: vec![fk],
+            }
+        };
+        b.body.push(st);
+        ops.push(Operand::reg(label));
+    }
+    b.emit(guard, Call, vec![], ops);
     b.emit(
         guard,
         Ld,
@@ -1596,6 +1865,213 @@ fn call(
     );
     let inner = std::mem::replace(&mut b.body, outer);
     b.body.push(Statement::Block(inner));
+}
+
+/// A call of the recursive function (`rp` with `.param`, `rr` with `.reg` parameters) with
+/// depth `srcs[0] & 7` (into `%t6`) and value `srcs[1]`.
+fn rec_call(b: &mut B, guard: Option<Guard>, reg: bool, srcs: Vec<Operand>, dst: Operand) {
+    use Opcode::*;
+    let t6 = b.r("%t6");
+    let mut srcs = srcs.into_iter();
+    let (depth, x) = (srcs.next().expect("depth"), srcs.next().expect("value"));
+    b.e(
+        And,
+        vec![t(Type::B32)],
+        vec![t6.clone(), depth, Operand::Int(7)],
+    );
+    let args = |v: Vec<Operand>| Operand::Args(Box::new(v.into_iter().collect()));
+    if reg {
+        let f = b.name("rr");
+        b.emit(
+            guard,
+            Call,
+            vec![],
+            vec![args(vec![dst]), Operand::reg(f), args(vec![t6, x])],
+        );
+        return;
+    }
+    let outer = std::mem::take(&mut b.body);
+    let names = ["a0", "a1", "r"].map(|n| b.name(n));
+    for n in ["a0", "a1", "r"] {
+        let p = param_decl(b, n, Class::R);
+        b.body.push(Statement::Decl(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Param,
+            attributes: Vec::new(),
+            align: None,
+            vector: None,
+            ty: p.ty,
+            names: vec![Declarator {
+                name: p.name,
+                range: None,
+                dims: Default::default(),
+                init: None,
+            }],
+        })));
+    }
+    for (a, v) in names[..2].iter().zip([t6, x]) {
+        b.e(
+            St,
+            vec![Modifier::Space(Space::Param), t(Type::B32)],
+            vec![Operand::addr(*a, 0), v],
+        );
+    }
+    let f = b.name("rp");
+    b.emit(
+        guard,
+        Call,
+        vec![],
+        vec![
+            args(vec![Operand::reg(names[2])]),
+            Operand::reg(f),
+            args(vec![Operand::reg(names[0]), Operand::reg(names[1])]),
+        ],
+    );
+    b.emit(
+        guard,
+        Ld,
+        vec![Modifier::Space(Space::Param), t(Type::B32)],
+        vec![dst, Operand::addr(names[2], 0)],
+    );
+    let inner = std::mem::replace(&mut b.body, outer);
+    b.body.push(Statement::Block(inner));
+}
+
+/// The recursive function `rp` (`.param` parameters) or `rr` (`.reg` parameters):
+/// `rec(n, x) = n == 0 ? x : rec(n - 1, 3x + n) ^ n`, keeping `n` in a register across the
+/// recursive call.
+fn rec_item(b: &mut B, reg: bool) -> Item {
+    use Opcode::*;
+    let outer = std::mem::take(&mut b.body);
+    b.decl(Type::B32, "%r", 5);
+    b.decl(Type::Pred, "%p", 1);
+    let r = |b: &mut B, k: u32| b.r(&format!("%r{k}"));
+    let (r0, r1, r2, r3, r4) = (r(b, 0), r(b, 1), r(b, 2), r(b, 3), r(b, 4));
+    let (a0, a1, ret) = (b.name("a0"), b.name("a1"), b.name("r"));
+    let fname = b.name(if reg { "rr" } else { "rp" });
+    if reg {
+        b.e(Mov, vec![t(Type::B32)], vec![r0.clone(), Operand::reg(a0)]);
+        b.e(Mov, vec![t(Type::B32)], vec![r1.clone(), Operand::reg(a1)]);
+    } else {
+        for (d, a) in [(&r0, a0), (&r1, a1)] {
+            b.e(
+                Ld,
+                vec![Modifier::Space(Space::Param), t(Type::B32)],
+                vec![d.clone(), Operand::addr(a, 0)],
+            );
+        }
+    }
+    let p0 = b.r("%p0");
+    b.e(
+        Setp,
+        vec![Modifier::Cmp(Cmp::Eq), t(Type::U32)],
+        vec![p0, r0.clone(), Operand::Int(0)],
+    );
+    let (base, _) = b.label("base");
+    let pn = b.name("%p0");
+    b.emit(
+        Some(Guard {
+            pred: pn,
+            negated: false,
+        }),
+        Bra,
+        vec![],
+        vec![Operand::reg(base)],
+    );
+    b.e(
+        Sub,
+        vec![t(Type::U32)],
+        vec![r2.clone(), r0.clone(), Operand::Int(1)],
+    );
+    b.e(
+        Mad,
+        vec![f(Flag::Lo), t(Type::U32)],
+        vec![r3.clone(), r1.clone(), Operand::Int(3), r0.clone()],
+    );
+    let args = |v: Vec<Operand>| Operand::Args(Box::new(v.into_iter().collect()));
+    if reg {
+        b.e(
+            Call,
+            vec![],
+            vec![
+                args(vec![r4.clone()]),
+                Operand::reg(fname),
+                args(vec![r2, r3]),
+            ],
+        );
+    } else {
+        let outer2 = std::mem::take(&mut b.body);
+        let names = ["c0", "c1", "cr"].map(|n| b.name(n));
+        for n in names {
+            b.body.push(Statement::Decl(Box::new(VarDecl {
+                linkage: None,
+                space: Space::Param,
+                attributes: Vec::new(),
+                align: None,
+                vector: None,
+                ty: Type::B32,
+                names: vec![Declarator {
+                    name: n,
+                    range: None,
+                    dims: Default::default(),
+                    init: None,
+                }],
+            })));
+        }
+        for (a, v) in names[..2].iter().zip([r2, r3]) {
+            b.e(
+                St,
+                vec![Modifier::Space(Space::Param), t(Type::B32)],
+                vec![Operand::addr(*a, 0), v],
+            );
+        }
+        b.e(
+            Call,
+            vec![],
+            vec![
+                args(vec![Operand::reg(names[2])]),
+                Operand::reg(fname),
+                args(vec![Operand::reg(names[0]), Operand::reg(names[1])]),
+            ],
+        );
+        b.e(
+            Ld,
+            vec![Modifier::Space(Space::Param), t(Type::B32)],
+            vec![r4.clone(), Operand::addr(names[2], 0)],
+        );
+        let inner = std::mem::replace(&mut b.body, outer2);
+        b.body.push(Statement::Block(inner));
+    }
+    b.e(Xor, vec![t(Type::B32)], vec![r1.clone(), r4, r0]);
+    b.body.push(Statement::Label(base));
+    if reg {
+        b.e(Mov, vec![t(Type::B32)], vec![Operand::reg(ret), r1]);
+    } else {
+        b.e(
+            St,
+            vec![Modifier::Space(Space::Param), t(Type::B32)],
+            vec![Operand::addr(ret, 0), r1],
+        );
+    }
+    b.e(Ret, vec![], vec![]);
+    let body = std::mem::replace(&mut b.body, outer);
+    let space = if reg { Space::Reg } else { Space::Param };
+    let p = |b: &mut B, n: &str| Param {
+        space,
+        ..param_decl(b, n, Class::R)
+    };
+    let params = vec![p(b, "a0"), p(b, "a1")];
+    let returns = vec![p(b, "r")];
+    Item::Function(Box::new(Function {
+        linkage: None,
+        kind: FunctionKind::Func,
+        attributes: Vec::new(),
+        returns: Some(returns),
+        name: fname,
+        params: Some(params),
+        directives: Vec::new(),
+        body: Some(body),
+    }))
 }
 
 /// The device function `f<k>`: loads its parameters, sets its other registers, runs its body
@@ -1670,8 +2146,8 @@ fn func_item(b: &mut B, k: usize, f: &Func) -> Item {
     }))
 }
 
-fn mem_mods(space: Space, vec: u8, ty: Type) -> Vec<Modifier> {
-    let mut m = vec![Modifier::Space(space)];
+fn mem_mods(space: Option<Space>, vec: u8, ty: Type) -> Vec<Modifier> {
+    let mut m: Vec<Modifier> = space.map(Modifier::Space).into_iter().collect();
     match vec {
         2 => m.push(Modifier::Vector(Vector::V2)),
         4 => m.push(Modifier::Vector(Vector::V4)),
@@ -1679,6 +2155,44 @@ fn mem_mods(space: Space, vec: u8, ty: Type) -> Vec<Modifier> {
     }
     m.push(t(ty));
     m
+}
+
+/// The address `addr` (a register plus displacement) of `space` with the space qualifier
+/// `kind` asks for, or, for [`AddrKind::Generic`], the same location as a generic address: the
+/// register is converted with `cvta` into `%tg0` (no space qualifier on the access then).
+fn generic_addr(
+    b: &mut B,
+    kind: AddrKind,
+    space: Space,
+    addr: Operand,
+) -> (Option<Space>, Operand) {
+    match (kind, space) {
+        (AddrKind::Generic, _) => {}
+        (AddrKind::Cta, Space::Shared) => return (Some(Space::SharedCta), addr),
+        (AddrKind::Cluster, Space::Shared) => return (Some(Space::SharedCluster), addr),
+        _ => return (Some(space), addr),
+    }
+    let (base, disp) = match addr {
+        Operand::Addr {
+            base: Some(base),
+            offset,
+            ..
+        } => (base, offset),
+        a => unreachable!("memory operands are register plus offset: {a:?}"),
+    };
+    let tg0 = b.r("%tg0");
+    // A `smem` operand is the array's shared address: bring it into a register first.
+    b.e(
+        Opcode::Mov,
+        vec![t(Type::U64)],
+        vec![tg0.clone(), Operand::reg(base)],
+    );
+    b.e(
+        Opcode::Cvta,
+        vec![Modifier::Space(space), t(Type::U64)],
+        vec![tg0.clone(), tg0],
+    );
+    (None, Operand::addr(b.name("%tg0"), disp))
 }
 
 /// The address of byte `off` of a slot of shared buffer `buf`: the thread's own (`peer` 0) or
@@ -1702,6 +2216,32 @@ fn slot_addr(b: &mut B, buf: u8, peer: u8, off: u8) -> Operand {
         vec![tm3, t7, Operand::Int(SLOT as i64), tm4],
     );
     Operand::addr(b.name("%tm3"), disp)
+}
+
+fn win_space(w: Win) -> Space {
+    match w {
+        Win::Global => Space::Global,
+        Win::Shared => Space::Shared,
+        Win::SharedCta => Space::SharedCta,
+        Win::SharedCluster => Space::SharedCluster,
+        Win::Local => Space::Local,
+        Win::Const => Space::Const,
+        Win::Param => Space::Param,
+    }
+}
+
+/// Moves into `d` the thread's own address in `w`'s space: its shared slot (`%tm0`), its
+/// global scratch word (`%tm1`), the `.local` array `lmem`, the module's `.const` array `cdata`
+/// or the kernel parameter `in`.
+fn win_base(b: &mut B, w: Win, d: &Operand) {
+    let src = match w {
+        Win::Global => b.r("%tm1"),
+        Win::Local => b.r("lmem"),
+        Win::Const => b.r("cdata"),
+        Win::Param => b.r("in"),
+        _ => b.r("%tm0"),
+    };
+    b.e(Opcode::Mov, vec![t(Type::U64)], vec![d.clone(), src]);
 }
 
 fn half_type(hf: Hf, x2: bool) -> Type {
@@ -1753,6 +2293,11 @@ fn op_signed(op: &Op) -> bool {
         } => x.signed,
         Op::Cvt {
             s: CvtT::Int(_, s), ..
+        } => *s,
+        Op::CvtHalfX {
+            peer: HPeer::Int(_, s),
+            to_half: true,
+            ..
         } => *s,
         _ => false,
     }

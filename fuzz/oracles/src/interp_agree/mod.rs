@@ -313,7 +313,7 @@ fn variants(ns: &[Node]) -> Vec<Vec<Node>> {
                     }
                 }
             }
-            Node::Inst(_) | Node::Barrier => {}
+            Node::Inst(_) | Node::Barrier(_) => {}
         }
     }
     out
@@ -532,7 +532,11 @@ mod tests {
             }
             mem += 1;
             answered += eval::run(&p).is_some() as usize;
-            barriers += p.body.iter().filter(|n| **n == Node::Barrier).count();
+            barriers += p
+                .body
+                .iter()
+                .filter(|n| matches!(n, Node::Barrier(_)))
+                .count();
             peers += p
                 .insts()
                 .iter()
@@ -545,6 +549,262 @@ mod tests {
             barriers >= 30 && peers >= 100,
             "{barriers} barriers, {peers} peer loads"
         );
+    }
+
+    fn run_generic(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Generic, Family::Mem, Family::Int])
+    }
+
+    #[test]
+    fn smoke_generic() {
+        let done = crate::smoke(run_generic, 0x5eed_000a, 150, 4096);
+        assert!(done >= 50, "only {done} of 150 inputs completed");
+    }
+
+    /// Counts, over generated kernels of `families`, those the reference answers and the
+    /// instructions matching each predicate of `kinds`.
+    fn census(
+        seed: u64,
+        families: &[Family],
+        kinds: &[fn(&prog::Op) -> bool],
+    ) -> (usize, usize, Vec<usize>) {
+        let mut src = crate::Bytes::new(seed);
+        let (mut kernels, mut answered) = (0, 0);
+        let mut counts = vec![0; kinds.len()];
+        for _ in 0..300 {
+            let data = src.fill(4096);
+            let mut u = Unstructured::new(&data);
+            let Ok(swarm) = Swarm::arbitrary(&mut u, families) else {
+                continue;
+            };
+            let Ok(p) = Gen::new(&swarm).program(&mut u) else {
+                continue;
+            };
+            kernels += 1;
+            answered += eval::run(&p).is_some() as usize;
+            for i in p.insts() {
+                for (c, k) in counts.iter_mut().zip(kinds) {
+                    *c += k(&i.op) as usize;
+                }
+            }
+        }
+        (kernels, answered, counts)
+    }
+
+    /// The generic-addressing kernels use every kind of instruction, and the reference answers
+    /// (nearly) all of them.
+    #[test]
+    fn generic_kernels_are_answered() {
+        use prog::{AddrKind, Op};
+        let (kernels, answered, c) = census(
+            0x5eed_000b,
+            &[Family::Generic, Family::Int],
+            &[
+                |o| matches!(o, Op::Isspacep { .. }),
+                |o| matches!(o, Op::CvtaRound { .. }),
+                |o| {
+                    matches!(
+                        o,
+                        Op::Ld {
+                            addr: AddrKind::Generic,
+                            ..
+                        } | Op::St {
+                            addr: AddrKind::Generic,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::Atom {
+                            addr: AddrKind::Generic,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::Atom {
+                            t: prog::AtomT::Half(..) | prog::AtomT::F64,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::Atom {
+                            sem: Some(_),
+                            scope: Some(_),
+                            ..
+                        }
+                    )
+                },
+            ],
+        );
+        assert!(
+            answered * 100 >= kernels * 90,
+            "{answered} of {kernels} answered"
+        );
+        assert!(c.iter().all(|&n| n >= 5), "instruction counts {c:?}");
+    }
+
+    fn run_barrier(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Barrier, Family::Mem, Family::Cmp])
+    }
+
+    #[test]
+    fn smoke_barrier() {
+        let done = crate::smoke(run_barrier, 0x5eed_000c, 150, 4096);
+        assert!(done >= 50, "only {done} of 150 inputs completed");
+    }
+
+    /// Barrier kernels have barriers in loops, reductions and producer/consumer hand-offs, and
+    /// the reference answers (nearly) all of them.
+    #[test]
+    fn barrier_kernels_are_answered() {
+        let mut src = crate::Bytes::new(0x5eed_000d);
+        let (mut kernels, mut answered) = (0, 0);
+        // Barriers in loops, reductions, hand-offs.
+        let mut c = [0usize; 3];
+        fn walk(ns: &[Node], in_loop: bool, c: &mut [usize; 3]) {
+            for n in ns {
+                match n {
+                    Node::Barrier(b) => {
+                        c[0] += in_loop as usize;
+                        c[1] += matches!(b, prog::Bar::Red { .. }) as usize;
+                        c[2] += matches!(b, prog::Bar::Arrive { .. }) as usize;
+                    }
+                    Node::Loop { body, .. } => walk(body, true, c),
+                    _ => {}
+                }
+            }
+        }
+        for _ in 0..300 {
+            let data = src.fill(4096);
+            let mut u = Unstructured::new(&data);
+            let Ok(swarm) = Swarm::arbitrary(&mut u, &[Family::Barrier, Family::Cmp]) else {
+                continue;
+            };
+            let Ok(p) = Gen::new(&swarm).program(&mut u) else {
+                continue;
+            };
+            if !p.has_barrier() {
+                continue;
+            }
+            kernels += 1;
+            answered += eval::run(&p).is_some() as usize;
+            walk(&p.body, false, &mut c);
+        }
+        assert!(kernels >= 100, "{kernels} kernels with barriers");
+        assert!(
+            answered * 100 >= kernels * 90,
+            "{answered} of {kernels} answered"
+        );
+        assert!(
+            c[0] >= 20 && c[1] >= 50 && c[2] >= 20,
+            "{} in loops, {} reductions, {} hand-offs",
+            c[0],
+            c[1],
+            c[2]
+        );
+    }
+
+    /// Call kernels use indirect calls of both kinds and both recursive functions, and the
+    /// reference answers (nearly) all of them.
+    #[test]
+    fn call_kernels_are_answered() {
+        use prog::{Op, Via};
+        let (kernels, answered, c) = census(
+            0x5eed_000e,
+            &[Family::Call, Family::Int],
+            &[
+                |o| {
+                    matches!(
+                        o,
+                        Op::Call {
+                            via: Via::Proto,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::Call {
+                            via: Via::Targets,
+                            ..
+                        }
+                    )
+                },
+                |o| matches!(o, Op::Rec { reg: false }),
+                |o| matches!(o, Op::Rec { reg: true }),
+            ],
+        );
+        assert!(
+            answered * 100 >= kernels * 90,
+            "{answered} of {kernels} answered"
+        );
+        assert!(c.iter().all(|&n| n >= 20), "instruction counts {c:?}");
+    }
+
+    /// Half kernels use the half conversions and `set`, and the reference answers (nearly) all
+    /// of them.
+    #[test]
+    fn half_kernels_are_answered() {
+        use prog::{HPeer, Op};
+        let (kernels, answered, c) = census(
+            0x5eed_000f,
+            &[Family::Half],
+            &[
+                |o| {
+                    matches!(
+                        o,
+                        Op::CvtHalfX {
+                            peer: HPeer::Int(..),
+                            to_half: true,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::CvtHalfX {
+                            peer: HPeer::Int(..),
+                            to_half: false,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::CvtHalfX {
+                            peer: HPeer::F64,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::CvtHalfX {
+                            peer: HPeer::Half,
+                            ..
+                        }
+                    )
+                },
+                |o| matches!(o, Op::Hset { .. }),
+            ],
+        );
+        assert!(
+            answered * 100 >= kernels * 90,
+            "{answered} of {kernels} answered"
+        );
+        assert!(c.iter().all(|&n| n >= 20), "instruction counts {c:?}");
     }
 
     #[test]

@@ -278,6 +278,11 @@ pub enum AtomT {
     Bits(u8),
     /// `.f32`
     F32,
+    /// `.f64` (`add` only)
+    F64,
+    /// `.noftz.f16`/`.noftz.bf16`, or the packed pair (`add` only): scalars in `.b16`, pairs
+    /// in `.b32` registers.
+    Half(Hf, bool),
 }
 
 impl AtomT {
@@ -287,6 +292,8 @@ impl AtomT {
             AtomT::Int(t) => t.bits as u32,
             AtomT::Bits(b) => b as u32,
             AtomT::F32 => 32,
+            AtomT::F64 => 64,
+            AtomT::Half(_, x2) => 16 << x2 as u32,
         }
     }
 
@@ -294,9 +301,37 @@ impl AtomT {
     pub fn class(self) -> Class {
         match self {
             AtomT::F32 => Class::F,
+            AtomT::F64 => Class::Fd,
             t => Class::int(t.bits() as u8),
         }
     }
+}
+
+/// Memory-ordering semantics of `atom`/`red` (`.relaxed` ... `.acq_rel`); on the generator's
+/// race-free accesses they change no result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Sem {
+    /// `.relaxed`
+    Relaxed,
+    /// `.acquire` (`atom` only)
+    Acquire,
+    /// `.release`
+    Release,
+    /// `.acq_rel` (`atom` only)
+    AcqRel,
+}
+
+/// Memory scopes of `atom`/`red`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// `.cta`
+    Cta,
+    /// `.cluster`
+    Cluster,
+    /// `.gpu`
+    Gpu,
+    /// `.sys`
+    Sys,
 }
 
 /// Where an atomic operation goes.
@@ -318,6 +353,78 @@ pub enum Target {
     /// Global cell `j`, common to the grid: commutative operations only, returned value not
     /// compared, final value compared.
     GlobalCell(u8),
+}
+
+/// State spaces of generic addressing (`cvta`, `isspacep`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Win {
+    /// `.global`
+    Global,
+    /// `.shared`
+    Shared,
+    /// `.shared::cta`
+    SharedCta,
+    /// `.shared::cluster`
+    SharedCluster,
+    /// `.local`
+    Local,
+    /// `.const`
+    Const,
+    /// `.param` (a kernel parameter's address)
+    Param,
+}
+
+/// How a memory instruction of the shared-slot protocol writes its address.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AddrKind {
+    /// In its state space: `.shared` or `.global`.
+    Space,
+    /// `.shared::cta` (a `.global` access stays `.global`).
+    Cta,
+    /// `.shared::cluster`: the executing CTA's shared addresses are cluster addresses too (a
+    /// `.global` access stays `.global`).
+    Cluster,
+    /// A generic address (`cvta` of the state-space one), no space qualifier.
+    Generic,
+}
+
+/// The non-half type of [`Op::CvtHalfX`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HPeer {
+    /// An integer of 8 (f16 only), 16, 32 or 64 bits, and its signedness.
+    Int(u8, bool),
+    /// `.f64`
+    F64,
+    /// The other half format (to the half only).
+    Half,
+}
+
+/// Destination types of half-precision `set`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HSetD {
+    /// The source's format (`.f16`, `.f16x2`, `.bf16x2`; the ISA has no scalar
+    /// `set.CMP.bf16.bf16`): 1.0 or 0.0.
+    Half,
+    /// `.u16` (scalars only)
+    U16,
+    /// `.s16` (scalars only)
+    S16,
+    /// `.u32`
+    U32,
+    /// `.s32`
+    S32,
+}
+
+/// How a call names its callee.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// Directly: `call (r), f, (...)`.
+    Direct,
+    /// Through a register holding the function's address (`mov.u64 %rd, f`) and a
+    /// `.callprototype`.
+    Proto,
+    /// Through a register and a `.calltargets` list.
+    Targets,
 }
 
 /// `prmt` modes.
@@ -739,6 +846,38 @@ pub enum Op {
         /// `.satfinite`
         satfinite: bool,
     },
+    /// `cvt` between a half and an integer, `f64` or the other half format:
+    /// `cvt.RND{.sat}.(f16|bf16).T` (to the half), `cvt.RNDI.T.(f16|bf16)` (to an integer),
+    /// `cvt{.sat}.f64.(f16|bf16)`; `.sat` only into f16 and f64 (the ISA's `.sat` is for
+    /// `.f16`, `.f32` and `.f64` destinations).
+    CvtHalfX {
+        /// The half format.
+        hf: Hf,
+        /// The other type.
+        peer: HPeer,
+        /// Converts to the half (rather than from it).
+        to_half: bool,
+        /// Rounding (required except when widening to f64).
+        rnd: Option<CvtRnd>,
+        /// `.sat`
+        sat: bool,
+    },
+    /// `set.CMP{.BOP}{.ftz}.D.(f16|bf16){x2} d, a, b{, {!}c}`: 1.0 of the half format, or all
+    /// ones (per half for pairs), where the comparison holds.
+    Hset {
+        /// The comparison (a float one).
+        cmp: ptx_ir_core::Cmp,
+        /// The format.
+        hf: Hf,
+        /// Packed pair.
+        x2: bool,
+        /// Destination type.
+        d: HSetD,
+        /// `.ftz` (f16)
+        ftz: bool,
+        /// Boolean combination with a predicate operand.
+        bop: Option<Bop>,
+    },
     /// `cvt{.ftz}.f32.(f16|bf16)`
     CvtFromHalf {
         /// The format.
@@ -772,6 +911,8 @@ pub enum Op {
         class: Class,
         /// Byte offset in the 16-byte slot.
         off: u8,
+        /// How the address is written.
+        addr: AddrKind,
     },
     /// `st.shared{.v2|.v4}.T` to the thread's own slot of buffer `buf` (the one the segment
     /// writes); vector sources are `srcs[0]` and the registers after it.
@@ -784,6 +925,23 @@ pub enum Op {
         class: Class,
         /// Byte offset in the 16-byte slot.
         off: u8,
+        /// How the address is written.
+        addr: AddrKind,
+    },
+    /// `isspacep.SPACE p, a` of a generic address `a` made by `cvta` from the thread's own
+    /// shared slot, global scratch word or local array.
+    Isspacep {
+        /// The space asked about.
+        space: Win,
+        /// Where the address points.
+        ptr: Win,
+    },
+    /// `cvta.SPACE.u64` of the thread's own address in `space` (for `.const` a module array,
+    /// for `.param` the kernel parameter `in`), then `cvta.to.SPACE.u64` back:
+    /// `d = a + (round trip - original)`, which is `a` when the round trip is the identity.
+    CvtaRound {
+        /// The state space.
+        space: Win,
     },
     /// A call of device function `f`: `.param` arguments (the sources) and a `.param` return
     /// value (the destination).
@@ -796,6 +954,14 @@ pub enum Op {
         params: [Class; 3],
         /// Return class.
         ret: Class,
+        /// How the callee is named.
+        via: Via,
+    },
+    /// A call of the recursive function `d = rec(a & 7, b)` with `rec(0, x) = x` and
+    /// `rec(n, x) = rec(n - 1, 3x + n) ^ n` (u32): the depth differs per lane.
+    Rec {
+        /// The function takes and returns `.reg` parameters rather than `.param` ones.
+        reg: bool,
     },
     /// `atom`/`red` on shared or global memory
     Atom {
@@ -807,6 +973,12 @@ pub enum Op {
         target: Target,
         /// `red` (no returned value) rather than `atom`.
         red: bool,
+        /// Memory-ordering semantics.
+        sem: Option<Sem>,
+        /// Memory scope.
+        scope: Option<Scope>,
+        /// How the address is written.
+        addr: AddrKind,
     },
     // ---------------------------------------------------------------- conversion and movement
     /// `cvt{.RND}{.ftz}{.sat}.D.S`
@@ -882,11 +1054,17 @@ pub enum Family {
     Mem,
     /// Calls of generated device functions with `.param` arguments and return value.
     Call,
+    /// CTA barriers: `bar.sync`/`barrier.sync{.aligned}` with barrier numbers and thread
+    /// counts, barriers inside uniform loops, and `bar.red.popc`/`.and`/`.or`.
+    Barrier,
+    /// Generic addressing: `cvta` to and from the state spaces, `isspacep`, and the memory
+    /// family's loads, stores and atomics through generic addresses.
+    Generic,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 12] = [
+    pub const ALL: [Family; 14] = [
         Family::Int,
         Family::Bits,
         Family::Logic,
@@ -899,6 +1077,8 @@ impl Family {
         Family::Half,
         Family::Mem,
         Family::Call,
+        Family::Generic,
+        Family::Barrier,
     ];
 }
 
@@ -929,6 +1109,8 @@ pub enum Cond {
     LaneBelow(u32),
     /// bit `k` of `%laneid` set
     LaneBit(u32),
+    /// `%tid.x >= 32`: every warp but the first (the consumers after a [`Bar::Arrive`]).
+    Consumer,
 }
 
 /// The selector of a [`Node::Switch`].
@@ -949,6 +1131,81 @@ pub enum Trips {
     Reg(u8, u32),
     /// `(%laneid & 3) + k`.
     Lane(u32),
+}
+
+/// A CTA-wide barrier over all the CTA's threads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Bar {
+    /// `bar.sync 0`
+    Sync,
+    /// `barrier.sync{.aligned} ID` or `bar.sync ID, ntid` (the explicit thread count is the
+    /// whole CTA's).
+    SyncId {
+        /// Barrier number (0 to 15).
+        id: u8,
+        /// `barrier.sync` rather than `bar.sync`.
+        barrier: bool,
+        /// `.aligned` (with `barrier`).
+        aligned: bool,
+        /// Thread count operand (the CTA's size).
+        count: bool,
+    },
+    /// `bar.arrive ID, ntid` in the first warp (producers, which do not wait) and
+    /// `bar.sync ID, ntid` in the others (consumers): always followed by a region that only
+    /// the consumers run ([`Cond::Consumer`]) and a full barrier, so that the producers touch
+    /// nothing between their arrival and that barrier.
+    Arrive {
+        /// Barrier number (1 to 15).
+        id: u8,
+    },
+    /// `bar.red.popc.u32 %r<d>, ID, {!}%p<p>` or `bar.red.(and|or).pred %p<d>, ID, {!}%p<p>`:
+    /// the reduction over the CTA's threads of their predicates.
+    Red {
+        /// The reduction.
+        op: BarRed,
+        /// Barrier number.
+        id: u8,
+        /// Destination register index (`%r` for `popc`, `%p` otherwise).
+        d: u8,
+        /// Predicate source index.
+        p: u8,
+        /// Negated predicate source.
+        neg: bool,
+    },
+}
+
+/// `bar.red` reductions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BarRed {
+    /// `.popc.u32`: how many threads' predicates are true.
+    Popc,
+    /// `.and.pred`
+    And,
+    /// `.or.pred`
+    Or,
+}
+
+impl Bar {
+    /// The register a reduction writes, and the one it reads.
+    pub fn regs(self) -> Option<(Reg, Reg)> {
+        match self {
+            Bar::Red { op, d, p, .. } => Some((
+                Reg {
+                    class: if op == BarRed::Popc {
+                        Class::R
+                    } else {
+                        Class::P
+                    },
+                    idx: d,
+                },
+                Reg {
+                    class: Class::P,
+                    idx: p,
+                },
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// A node of the structured body.
@@ -973,9 +1230,9 @@ pub enum Node {
         /// Two to four arms.
         arms: Vec<Vec<Node>>,
     },
-    /// `bar.sync 0` (only at the top level, where the whole CTA is converged): ends a
-    /// segment of the shared-memory protocol.
-    Barrier,
+    /// A CTA barrier (only where the whole CTA is converged: the top level and uniform loops
+    /// there): ends a segment of the shared-memory protocol.
+    Barrier(Bar),
     /// A bounded loop.
     Loop {
         /// Trip count per lane.
@@ -1303,6 +1560,8 @@ struct Region {
     depth: u32,
     /// Loop nesting depth.
     loops: u32,
+    /// Whether the whole CTA runs the region (converged): barriers may appear.
+    cta: bool,
 }
 
 impl<'s> Gen<'s> {
@@ -1347,6 +1606,7 @@ impl<'s> Gen<'s> {
             full: true,
             depth: 0,
             loops: 0,
+            cta: true,
         };
         let funcs = if self.swarm.families.contains(&Family::Call) {
             let n = u.int_in_range(1..=2)?;
@@ -1413,6 +1673,7 @@ impl<'s> Gen<'s> {
             full: false,
             depth: 1,
             loops: 0,
+            cta: false,
         };
         let body = g.nodes(u, region)?;
         let n = u.int_in_range(1..=3usize)?;
@@ -1470,11 +1731,18 @@ impl<'s> Gen<'s> {
                 break;
             }
             let k = u.int_in_range(0..=15u8)?;
-            let mem = self.swarm.families.contains(&Family::Mem);
-            if k == 2 && mem && r.depth == 0 {
-                // Only at the top level (outside branches and loops) is the CTA converged.
+            let mem = self.swarm.families.contains(&Family::Mem)
+                || self.swarm.families.contains(&Family::Generic);
+            let bars = self.swarm.families.contains(&Family::Barrier);
+            if k == 2 && (mem || bars) && r.cta {
+                // Only at the top level (outside branches) and in uniform loops there is the
+                // CTA converged.
                 self.segment += 1;
-                out.push(Node::Barrier);
+                out.push(Node::Barrier(if bars {
+                    self.barrier(u)?
+                } else {
+                    Bar::Sync
+                }));
             } else if k == 3 && self.swarm.branches && r.depth < 3 {
                 let sel = if u.arbitrary()? {
                     Sel::Lane
@@ -1485,6 +1753,7 @@ impl<'s> Gen<'s> {
                     full: false,
                     depth: r.depth + 1,
                     loops: r.loops,
+                    cta: false,
                 };
                 let n = u.int_in_range(2..=4usize)?;
                 let mut arms = Vec::with_capacity(n);
@@ -1506,6 +1775,7 @@ impl<'s> Gen<'s> {
                     full: false,
                     depth: r.depth + 1,
                     loops: r.loops,
+                    cta: false,
                 };
                 let then = self.nodes(u, inner)?;
                 let els = if u.arbitrary()? {
@@ -1523,16 +1793,52 @@ impl<'s> Gen<'s> {
                     ),
                     _ => Trips::Lane(u.int_in_range(0..=2)?),
                 };
+                let uniform = matches!(trips, Trips::Const(_));
                 let inner = Region {
-                    full: r.full && matches!(trips, Trips::Const(_)),
+                    full: r.full && uniform,
                     depth: r.depth + 1,
                     loops: r.loops + 1,
+                    // Only the barrier family puts barriers in loops.
+                    cta: r.cta && uniform && self.swarm.families.contains(&Family::Barrier),
                 };
-                let body = self.nodes(u, inner)?;
+                let segment = self.segment;
+                let mut body = self.nodes(u, inner)?;
+                if (self.segment - segment) % 2 == 1 {
+                    // Each iteration must end on the buffer parity it started with: the body's
+                    // memory operations were drawn for fixed parities.
+                    self.segment += 1;
+                    body.push(Node::Barrier(Bar::Sync));
+                }
                 out.push(Node::Loop { trips, body });
             } else {
                 let fam = *u.choose(&self.swarm.families)?;
-                if fam == Family::Carry {
+                if fam == Family::Barrier {
+                    if r.cta && u.ratio(1, 4)? {
+                        // A producer/consumer hand-off: consumers read what every thread wrote
+                        // before it (two segments: the consumers' region, then the rest).
+                        self.segment += 1;
+                        out.push(Node::Barrier(Bar::Arrive {
+                            id: u.int_in_range(1..=15)?,
+                        }));
+                        let inner = Region {
+                            full: r.full,
+                            depth: r.depth + 1,
+                            loops: r.loops,
+                            cta: false,
+                        };
+                        let then = self.nodes(u, inner)?;
+                        out.push(Node::If {
+                            cond: Cond::Consumer,
+                            then,
+                            els: Vec::new(),
+                        });
+                        self.segment += 1;
+                        out.push(Node::Barrier(Bar::Sync));
+                    } else if r.cta {
+                        self.segment += 1;
+                        out.push(Node::Barrier(self.barrier(u)?));
+                    }
+                } else if fam == Family::Carry {
                     for i in self.carry_chain(u)? {
                         self.insts += 1;
                         out.push(Node::Inst(i));
@@ -1544,6 +1850,38 @@ impl<'s> Gen<'s> {
             }
         }
         Ok(out)
+    }
+
+    /// A barrier of the barrier family.
+    fn barrier(&self, u: &mut Unstructured) -> Result<Bar> {
+        let id = u.int_in_range(0..=15)?;
+        Ok(match u.int_in_range(0..=3u8)? {
+            0 => Bar::Sync,
+            1 => {
+                let barrier = u.arbitrary()?;
+                Bar::SyncId {
+                    id,
+                    barrier,
+                    aligned: barrier && u.arbitrary()?,
+                    count: u.arbitrary()?,
+                }
+            }
+            _ => {
+                let op = *u.choose(&[BarRed::Popc, BarRed::And, BarRed::Or])?;
+                let dc = if op == BarRed::Popc {
+                    Class::R
+                } else {
+                    Class::P
+                };
+                Bar::Red {
+                    op,
+                    id,
+                    d: u.int_in_range(0..=dc.count() - 1)?,
+                    p: u.int_in_range(0..=Class::P.count() - 1)?,
+                    neg: u.arbitrary()?,
+                }
+            }
+        })
     }
 
     fn reg(&self, u: &mut Unstructured, class: Class) -> Result<Reg> {
@@ -1628,7 +1966,35 @@ impl<'s> Gen<'s> {
             },
             Family::Cvt => self.cvt_op(u)?,
             Family::Half => self.half_op(u)?,
-            Family::Mem => self.mem_op(u)?,
+            Family::Mem => self.mem_op(u, false)?,
+            Family::Generic => {
+                const PTRS: &[Win] = &[Win::Global, Win::Shared, Win::Local];
+                match u.int_in_range(0..=5u8)? {
+                    0..=2 => self.mem_op(u, true)?,
+                    3 | 4 => Op::Isspacep {
+                        space: *u.choose(&[
+                            Win::Global,
+                            Win::Shared,
+                            Win::SharedCta,
+                            Win::SharedCluster,
+                            Win::Local,
+                            Win::Const,
+                        ])?,
+                        ptr: *u.choose(PTRS)?,
+                    },
+                    _ => Op::CvtaRound {
+                        space: *u.choose(&[
+                            Win::Global,
+                            Win::Shared,
+                            Win::SharedCta,
+                            Win::SharedCluster,
+                            Win::Local,
+                            Win::Const,
+                            Win::Param,
+                        ])?,
+                    },
+                }
+            }
             Family::Call => {
                 if self.funcs.is_empty() {
                     return Ok(None);
@@ -1637,15 +2003,23 @@ impl<'s> Gen<'s> {
                 let (ps, ret) = &self.funcs[f];
                 let mut params = [Class::R; 3];
                 params[..ps.len()].copy_from_slice(ps);
-                Op::Call {
-                    f: f as u8,
-                    n: ps.len() as u8,
-                    params,
-                    ret: *ret,
+                if u.ratio(1, 4)? {
+                    Op::Rec {
+                        reg: u.arbitrary()?,
+                    }
+                } else {
+                    Op::Call {
+                        f: f as u8,
+                        n: ps.len() as u8,
+                        params,
+                        ret: *ret,
+                        via: *u.choose(&[Via::Direct, Via::Proto, Via::Targets])?,
+                    }
                 }
             }
-            // Carry-flag instructions come in chains ([`Gen::carry_chain`]).
-            Family::Carry => return Ok(None),
+            // Carry-flag instructions come in chains ([`Gen::carry_chain`]), barriers are
+            // nodes of their own.
+            Family::Carry | Family::Barrier => return Ok(None),
             Family::Warp => {
                 // `shfl` reads other lanes: only where every lane is active.
                 let k = if r.full {
@@ -2034,8 +2408,19 @@ impl<'s> Gen<'s> {
         })
     }
 
-    fn mem_op(&self, u: &mut Unstructured) -> Result<Op> {
+    /// A memory operation of the shared-slot protocol; `generic`: through a generic address.
+    fn mem_op(&self, u: &mut Unstructured, generic: bool) -> Result<Op> {
         let cur = (self.segment % 2) as u8;
+        let addr = if generic {
+            AddrKind::Generic
+        } else {
+            *u.choose(&[
+                AddrKind::Space,
+                AddrKind::Space,
+                AddrKind::Cta,
+                AddrKind::Cluster,
+            ])?
+        };
         let (class, vec) = *u.choose(&[
             (Class::H, 1),
             (Class::H, 2),
@@ -2058,6 +2443,7 @@ impl<'s> Gen<'s> {
                 vec,
                 class,
                 off,
+                addr,
             },
             2 | 3 => {
                 let peer = if u.arbitrary()? {
@@ -2076,6 +2462,7 @@ impl<'s> Gen<'s> {
                     vec,
                     class,
                     off,
+                    addr,
                 }
             }
             _ => {
@@ -2120,6 +2507,11 @@ impl<'s> Gen<'s> {
                                     signed: false,
                                 }),
                                 AtomT::F32,
+                                AtomT::F64,
+                                AtomT::Half(Hf::F16, false),
+                                AtomT::Half(Hf::F16, true),
+                                AtomT::Half(Hf::Bf16, false),
+                                AtomT::Half(Hf::Bf16, true),
                             ])?,
                             AtomOp::Min | AtomOp::Max => AtomT::Int(self.it(u, &[32, 64])?),
                             AtomOp::Inc | AtomOp::Dec => AtomT::Int(It {
@@ -2133,7 +2525,31 @@ impl<'s> Gen<'s> {
                 };
                 // `red` has no `exch`/`cas`.
                 let red = !matches!(op, AtomOp::Exch | AtomOp::Cas) && u.ratio(1, 3)?;
-                Op::Atom { op, t, target, red }
+                // Orderings and scopes change nothing on race-free accesses; `red` takes only
+                // `.relaxed` and `.release`.
+                let sem = if u.ratio(1, 3)? {
+                    Some(if red {
+                        *u.choose(&[Sem::Relaxed, Sem::Release])?
+                    } else {
+                        *u.choose(&[Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel])?
+                    })
+                } else {
+                    None
+                };
+                let scope = if u.ratio(1, 3)? {
+                    Some(*u.choose(&[Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys])?)
+                } else {
+                    None
+                };
+                Op::Atom {
+                    op,
+                    t,
+                    target,
+                    red,
+                    sem,
+                    scope,
+                    addr,
+                }
             }
         })
     }
@@ -2145,7 +2561,72 @@ impl<'s> Gen<'s> {
         // `.ftz` and `.sat` exist for f16 only.
         let ftz = f16 && self.swarm.ftz && u.arbitrary()?;
         let sat = f16 && self.swarm.sat && u.ratio(1, 3)?;
-        Ok(match u.int_in_range(0..=10u8)? {
+        Ok(match u.int_in_range(0..=13u8)? {
+            11 | 12 => {
+                let peer = match u.int_in_range(0..=5u8)? {
+                    0..=3 => {
+                        // ptxas takes 8-bit integers with f16 only.
+                        let bits: &[u8] = if f16 { &[8, 16, 32, 64] } else { &[16, 32, 64] };
+                        HPeer::Int(*u.choose(bits)?, u.arbitrary()?)
+                    }
+                    4 => HPeer::F64,
+                    _ => HPeer::Half,
+                };
+                let to_half = peer == HPeer::Half || u.arbitrary()?;
+                let rnd = match (peer, to_half) {
+                    (HPeer::Int(..), false) => Some(CvtRnd::I(self.rnd(u)?)),
+                    (HPeer::F64, false) => None,
+                    _ => Some(CvtRnd::F(self.rnd(u)?)),
+                };
+                Op::CvtHalfX {
+                    hf,
+                    peer,
+                    to_half,
+                    rnd,
+                    // The ISA's `.sat` clamps float results of f16, f32 and f64 only (not bf16).
+                    sat: (if to_half { f16 } else { peer == HPeer::F64 })
+                        && self.swarm.sat
+                        && u.ratio(1, 3)?,
+                }
+            }
+            13 => {
+                use ptx_ir_core::Cmp;
+                let d = if x2 {
+                    *u.choose(&[HSetD::Half, HSetD::U32, HSetD::S32])?
+                } else if !f16 {
+                    // The ISA has no scalar `set.CMP.bf16.bf16`.
+                    *u.choose(&[HSetD::U16, HSetD::S16, HSetD::U32, HSetD::S32])?
+                } else {
+                    *u.choose(&[HSetD::Half, HSetD::U16, HSetD::S16, HSetD::U32, HSetD::S32])?
+                };
+                Op::Hset {
+                    cmp: *u.choose(&[
+                        Cmp::Eq,
+                        Cmp::Ne,
+                        Cmp::Lt,
+                        Cmp::Le,
+                        Cmp::Gt,
+                        Cmp::Ge,
+                        Cmp::Equ,
+                        Cmp::Neu,
+                        Cmp::Ltu,
+                        Cmp::Leu,
+                        Cmp::Gtu,
+                        Cmp::Geu,
+                        Cmp::Num,
+                        Cmp::Nan,
+                    ])?,
+                    hf,
+                    x2,
+                    d,
+                    ftz,
+                    bop: if u.ratio(1, 3)? {
+                        Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+                    } else {
+                        None
+                    },
+                }
+            }
             10 => {
                 use ptx_ir_core::Cmp;
                 Op::Hsetp {
@@ -2422,6 +2903,38 @@ pub fn signature(op: &Op) -> Sig {
             s
         }
         Op::CvtToHalf { .. } => sig(H, &[F]),
+        Op::CvtHalfX { peer, to_half, .. } => {
+            let pc = match peer {
+                HPeer::Int(b, _) => Class::int(*b),
+                HPeer::F64 => Fd,
+                HPeer::Half => H,
+            };
+            // Half operands are registers only.
+            if *to_half {
+                let mut s = sig(H, &[pc]);
+                if *peer == HPeer::Half {
+                    s.no_imm = vec![0];
+                }
+                s
+            } else {
+                let mut s = sig(pc, &[H]);
+                s.no_imm = vec![0];
+                s
+            }
+        }
+        Op::Hset { x2, d, bop, .. } => {
+            let mut s = half_sig(*x2, 2);
+            s.dst = match d {
+                HSetD::U32 | HSetD::S32 => R,
+                _ if *x2 => R,
+                _ => H,
+            };
+            if bop.is_some() {
+                s.srcs.push(P);
+                s.pred_src = true;
+            }
+            s
+        }
         Op::CvtFromHalf { .. } => {
             let mut s = sig(F, &[H]);
             s.no_imm = vec![0];
@@ -2429,7 +2942,14 @@ pub fn signature(op: &Op) -> Sig {
         }
         Op::CvtPack { .. } => sig(R, &[F, F]),
         Op::Ld { class, .. } => sig(*class, &[]),
+        Op::Isspacep { .. } => sig(P, &[]),
+        Op::CvtaRound { .. } => sig(D, &[D]),
         Op::Call { n, params, ret, .. } => sig(*ret, &params[..*n as usize]),
+        Op::Rec { .. } => {
+            let mut s = sig(R, &[R, R]);
+            s.no_imm = vec![1];
+            s
+        }
         Op::St { class, .. } => {
             // Vector sources are consecutive registers: the first is a register.
             let mut s = sig(*class, &[*class]);
@@ -2489,6 +3009,28 @@ fn cmp_class(t: &CmpT) -> Class {
     }
 }
 
+/// Whether `op` makes a generic address from the memory prologue's registers (`isspacep`,
+/// `cvta`), so that the kernel needs the prologue.
+pub fn is_generic(op: &Op) -> bool {
+    matches!(op, Op::Isspacep { .. } | Op::CvtaRound { .. })
+}
+
+/// Whether `op` uses the module's `.const` array.
+pub fn uses_const(op: &Op) -> bool {
+    matches!(op, Op::CvtaRound { space: Win::Const })
+}
+
+/// Whether `op` uses the kernel's `.local` array.
+pub fn uses_local(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Isspacep {
+            ptr: Win::Local,
+            ..
+        } | Op::CvtaRound { space: Win::Local }
+    )
+}
+
 impl Program {
     /// Every register the body reads or writes, or the epilogue stores.
     pub fn used(&self) -> Vec<Reg> {
@@ -2540,7 +3082,12 @@ impl Program {
                             walk(a, out);
                         }
                     }
-                    Node::Barrier => {}
+                    Node::Barrier(b) => {
+                        if let Some((d, p)) = b.regs() {
+                            out.push(d);
+                            out.push(p);
+                        }
+                    }
                 }
             }
         }
@@ -2586,7 +3133,7 @@ impl Program {
                             walk(a, out);
                         }
                     }
-                    Node::Barrier => {}
+                    Node::Barrier(_) => {}
                 }
             }
         }
@@ -2595,14 +3142,26 @@ impl Program {
         out
     }
 
+    /// Whether the body has a barrier (at the top level or in a loop there).
+    pub fn has_barrier(&self) -> bool {
+        fn walk(ns: &[Node]) -> bool {
+            ns.iter().any(|n| match n {
+                Node::Barrier(_) => true,
+                Node::Loop { body, .. } => walk(body),
+                _ => false,
+            })
+        }
+        walk(&self.body)
+    }
+
     /// Whether the kernel uses shared or global scratch memory (then its prologue fills the
     /// shared slots and cells, and the output buffer has a scratch area after the records).
     pub fn uses_mem(&self) -> bool {
-        self.body.contains(&Node::Barrier)
+        self.has_barrier()
             || self
                 .insts()
                 .iter()
-                .any(|i| matches!(i.op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. }))
+                .any(|i| super::eval::is_mem(&i.op) || is_generic(&i.op))
     }
 
     /// Bytes of the output buffer: the records, then (when [`Program::uses_mem`]) an 8-byte
@@ -2622,7 +3181,7 @@ impl Program {
                     Node::If { then, els, .. } => count(then) + count(els),
                     Node::Loop { body, .. } => count(body),
                     Node::Switch { arms, .. } => arms.iter().map(|a| count(a)).sum(),
-                    Node::Barrier => 0,
+                    Node::Barrier(_) => 0,
                 })
                 .sum()
         }
