@@ -19,6 +19,7 @@
 #![deny(missing_docs)]
 
 pub mod decode;
+pub mod hopper_agree;
 pub mod interp_agree;
 pub mod parse;
 pub mod regress;
