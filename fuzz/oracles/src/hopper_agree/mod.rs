@@ -294,6 +294,13 @@ impl Asm {
         self.i(format!("st.global.u32 [%rd60+{at}], {reg};"));
     }
 
+    /// As [`Asm::slot`], for the threads where predicate `pred` holds.
+    pub fn slot_if(&mut self, pred: &str, reg: &str, per: u32, at: u32) {
+        self.i(format!("mul.wide.u32 %rd60, %gtid, {per};"));
+        self.i("add.s64 %rd60, %rout, %rd60;");
+        self.i(format!("@{pred} st.global.u32 [%rd60+{at}], {reg};"));
+    }
+
     /// Copies `bytes` (a multiple of 4) of shared memory from the shared address in `base` to
     /// the output at byte `at + %cta * bytes`, word `i` by thread `i % ntid`. The caller makes
     /// the shared memory complete and visible first (a barrier).
@@ -389,5 +396,26 @@ mod tests {
     fn smoke_matrix() {
         let done = smoke_family(Family::Matrix, 0x5eed_0105, 150);
         assert!(done >= 100, "only {done} of 150 inputs completed");
+    }
+}
+#[cfg(test)]
+mod tmpdebug {
+    #[test]
+    fn tmp_print() {
+        let mut src = crate::Bytes::new(7);
+        let mut tot = std::collections::BTreeMap::new();
+        for i in 0..100 {
+            let d = src.fill(2048);
+            let mut u = arbitrary::Unstructured::new(&d);
+            let s = super::mbar::Spec::arbitrary(&mut u).unwrap();
+            let k = super::Protocol::build(&s);
+            for l in k.text.lines() {
+                for w in ["mbarrier.arrive", "arrive_drop", "expect_tx", "complete_tx", "test_wait", "try_wait", "pending_count", "arrive.noComplete"] {
+                    if l.contains(w) { *tot.entry(w).or_insert(0) += 1; }
+                }
+            }
+            if i == 3 { println!("{}", k.text); }
+        }
+        println!("{tot:?}");
     }
 }
