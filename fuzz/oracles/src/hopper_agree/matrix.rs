@@ -162,13 +162,13 @@ impl Protocol for Spec {
             .collect();
         let mut slots = vec![vec![0u32; SLOTS as usize]; block as usize];
         let mut next = 0u32;
-        // Input words of the register operands: lane l's word j is word (l * 8 + j + k) of
+        // Input words of the register operands: thread t's word j is word (t * 8 + j + k) of
         // the input's upper half.
         let nw = IN / 8;
         let word = |l: u32, j: u32, k: u32| le32(&self.input, (IN / 2 + ((l * 8 + j + k) % nw) * 4) as usize);
         let load_regs = |a: &mut Asm, first: u32, n: u32, k: u32| {
             for j in 0..n {
-                a.i(format!("mad.lo.u32 %r13, %r5, 8, {};", j + k));
+                a.i(format!("mad.lo.u32 %r13, %tx, 8, {};", j + k));
                 a.i(format!("rem.u32 %r13, %r13, {nw};"));
                 a.i("mul.wide.u32 %rd13, %r13, 4;");
                 a.i("add.s64 %rd13, %rin, %rd13;");
