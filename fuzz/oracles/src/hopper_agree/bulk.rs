@@ -32,21 +32,66 @@ pub struct Red {
 
 /// The valid operation/type pairs generated.
 pub const REDS: [Red; 15] = [
-    Red { op: "add", ty: "u32" },
-    Red { op: "add", ty: "s32" },
-    Red { op: "add", ty: "u64" },
-    Red { op: "min", ty: "u32" },
-    Red { op: "min", ty: "s32" },
-    Red { op: "min", ty: "u64" },
-    Red { op: "min", ty: "s64" },
-    Red { op: "max", ty: "u32" },
-    Red { op: "max", ty: "s64" },
-    Red { op: "inc", ty: "u32" },
-    Red { op: "dec", ty: "u32" },
-    Red { op: "and", ty: "b32" },
-    Red { op: "or", ty: "b64" },
-    Red { op: "xor", ty: "b32" },
-    Red { op: "xor", ty: "b64" },
+    Red {
+        op: "add",
+        ty: "u32",
+    },
+    Red {
+        op: "add",
+        ty: "s32",
+    },
+    Red {
+        op: "add",
+        ty: "u64",
+    },
+    Red {
+        op: "min",
+        ty: "u32",
+    },
+    Red {
+        op: "min",
+        ty: "s32",
+    },
+    Red {
+        op: "min",
+        ty: "u64",
+    },
+    Red {
+        op: "min",
+        ty: "s64",
+    },
+    Red {
+        op: "max",
+        ty: "u32",
+    },
+    Red {
+        op: "max",
+        ty: "s64",
+    },
+    Red {
+        op: "inc",
+        ty: "u32",
+    },
+    Red {
+        op: "dec",
+        ty: "u32",
+    },
+    Red {
+        op: "and",
+        ty: "b32",
+    },
+    Red {
+        op: "or",
+        ty: "b64",
+    },
+    Red {
+        op: "xor",
+        ty: "b32",
+    },
+    Red {
+        op: "xor",
+        ty: "b64",
+    },
 ];
 
 impl Red {
@@ -225,7 +270,9 @@ impl Protocol for Spec {
         a.i("shl.b32 %r8, %tx, 4;");
         a.i("add.u32 %r8, %r4, %r8;");
         for w in (0..SMEM).step_by(16 * block as usize) {
-            a.i(format!("st.shared.v4.u32 [%r8+{w}], {{%r6, %r6, %r6, %r6}};"));
+            a.i(format!(
+                "st.shared.v4.u32 [%r8+{w}], {{%r6, %r6, %r6, %r6}};"
+            ));
         }
         a.i("@%p0 mbarrier.init.shared::cta.b64 [%r7], 1;");
         a.i("fence.mbarrier_init.release.cluster;");
@@ -264,10 +311,11 @@ impl Protocol for Spec {
                             kept.push((d, s, n));
                         }
                     }
-                    if kept
-                        .iter()
-                        .any(|&(d, _, n)| pending.iter().any(|p| !p.read_done && overlap(p.read, (d, n))))
-                    {
+                    if kept.iter().any(|&(d, _, n)| {
+                        pending
+                            .iter()
+                            .any(|p| !p.read_done && overlap(p.read, (d, n)))
+                    }) {
                         drain(&mut a, &mut pending, &mut groups, true);
                     }
                     let sum: u32 = kept.iter().map(|p| p.2).sum();
@@ -276,10 +324,16 @@ impl Protocol for Spec {
                             "@%p0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], {sum};"
                         ));
                     }
-                    let space = if *cluster { "shared::cluster" } else { "shared::cta" };
+                    let space = if *cluster {
+                        "shared::cluster"
+                    } else {
+                        "shared::cta"
+                    };
                     for &(d, s, n) in &kept {
                         if !*total {
-                            a.i(format!("@%p0 mbarrier.expect_tx.shared::cta.b64 [%r7], {n};"));
+                            a.i(format!(
+                                "@%p0 mbarrier.expect_tx.shared::cta.b64 [%r7], {n};"
+                            ));
                         }
                         a.i(format!("add.s64 %rd10, %rin, {s};"));
                         a.i(format!(
@@ -363,7 +417,11 @@ impl Protocol for Spec {
                 &Step::Poke(k) => {
                     let words = SMEM / 4;
                     let hit = |t: u32| ((t * 4 + k) % words) * 4;
-                    if (0..block).any(|t| pending.iter().any(|p| !p.read_done && overlap(p.read, (hit(t), 4)))) {
+                    if (0..block).any(|t| {
+                        pending
+                            .iter()
+                            .any(|p| !p.read_done && overlap(p.read, (hit(t), 4)))
+                    }) {
                         drain(&mut a, &mut pending, &mut groups, true);
                     }
                     // Thread 0's waits (here or earlier) come before the other threads' stores.

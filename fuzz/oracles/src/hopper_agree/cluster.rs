@@ -226,9 +226,9 @@ impl Protocol for Spec {
                 a.i(format!("mov.u32 %r12, {s};"));
             }
             a.slot("%r12", SLOTS * 4, k as u32 * 4);
-            for g in 0..threads {
+            for (g, s) in slots.iter_mut().enumerate() {
                 let cta = g as u32 / block;
-                slots[g][k] = [cta % c, c, cta / c, self.clusters, cta % c, c, 1][k];
+                s[k] = [cta % c, c, cta / c, self.clusters, cta % c, c, 1][k];
             }
         }
         let mut next = sregs.len();
@@ -263,7 +263,7 @@ impl Protocol for Spec {
             }
             match *step {
                 Step::Store { d, k, gen } => {
-                    a.i(format!("mul.lo.u32 %r16, %gtid, 5;"));
+                    a.i("mul.lo.u32 %r16, %gtid, 5;");
                     a.i(format!("add.u32 %r16, %r16, {k};"));
                     a.i(format!("rem.u32 %r16, %r16, {nin};"));
                     a.i("mul.wide.u32 %rd16, %r16, 4;");
@@ -299,7 +299,7 @@ impl Protocol for Spec {
                     next += 1;
                 }
                 Step::Atom { d, cell, op, red } => {
-                    a.i(format!("mul.lo.u32 %r16, %gtid, 5;"));
+                    a.i("mul.lo.u32 %r16, %gtid, 5;");
                     a.i(format!("add.u32 %r16, %r16, {cell};"));
                     a.i(format!("rem.u32 %r16, %r16, {nin};"));
                     a.i("mul.wide.u32 %rd16, %r16, 4;");
@@ -310,7 +310,10 @@ impl Protocol for Spec {
                     if red {
                         a.i(format!("red.shared::cluster.{} [%r14], %r17;", op.name()));
                     } else {
-                        a.i(format!("atom.shared::cluster.{} %r19, [%r14], %r17;", op.name()));
+                        a.i(format!(
+                            "atom.shared::cluster.{} %r19, [%r14], %r17;",
+                            op.name()
+                        ));
                     }
                     for g in 0..grid * block {
                         let cta = g / block;

@@ -154,11 +154,16 @@ impl Protocol for Spec {
         a.i(format!("mad.lo.u32 %r5, %tx, {REGION}, %r4;"));
         a.i("mov.u32 %r6, 0;");
         for w in (0..REGION).step_by(16) {
-            a.i(format!("st.shared.v4.u32 [%r5+{w}], {{%r6, %r6, %r6, %r6}};"));
+            a.i(format!(
+                "st.shared.v4.u32 [%r5+{w}], {{%r6, %r6, %r6, %r6}};"
+            ));
         }
         a.i("mov.u32 %r7, mb;");
         a.i("setp.eq.u32 %p0, %tx, 0;");
-        a.i(format!("@%p0 mbarrier.init.shared::cta.b64 [%r7], {};", self.block));
+        a.i(format!(
+            "@%p0 mbarrier.init.shared::cta.b64 [%r7], {};",
+            self.block
+        ));
         a.i("bar.sync 0;");
 
         // The reference: per thread, the region's bytes and the loaded words.

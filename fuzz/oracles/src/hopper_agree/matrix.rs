@@ -153,8 +153,12 @@ impl Protocol for Spec {
         a.i("shl.b32 %r8, %r5, 5;");
         a.i("add.u32 %r8, %r4, %r8;");
         for w in [0, 16] {
-            a.i(format!("ld.global.v4.u32 {{%r9, %r10, %r11, %r12}}, [%rd7+{w}];"));
-            a.i(format!("st.shared.v4.u32 [%r8+{w}], {{%r9, %r10, %r11, %r12}};"));
+            a.i(format!(
+                "ld.global.v4.u32 {{%r9, %r10, %r11, %r12}}, [%rd7+{w}];"
+            ));
+            a.i(format!(
+                "st.shared.v4.u32 [%r8+{w}], {{%r9, %r10, %r11, %r12}};"
+            ));
         }
         a.i("bar.warp.sync -1;");
         let mut mem: Vec<Vec<u8>> = (0..self.warps as usize)
@@ -165,14 +169,20 @@ impl Protocol for Spec {
         // Input words of the register operands: thread t's word j is word (t * 8 + j + k) of
         // the input's upper half.
         let nw = IN / 8;
-        let word = |l: u32, j: u32, k: u32| le32(&self.input, (IN / 2 + ((l * 8 + j + k) % nw) * 4) as usize);
+        let word = |l: u32, j: u32, k: u32| {
+            le32(&self.input, (IN / 2 + ((l * 8 + j + k) % nw) * 4) as usize)
+        };
         let load_regs = |a: &mut Asm, first: u32, n: u32, k: u32| {
             for j in 0..n {
                 a.i(format!("mad.lo.u32 %r13, %tx, 8, {};", j + k));
                 a.i(format!("rem.u32 %r13, %r13, {nw};"));
                 a.i("mul.wide.u32 %rd13, %r13, 4;");
                 a.i("add.s64 %rd13, %rin, %rd13;");
-                a.i(format!("ld.global.u32 %r{}, [%rd13+{}];", first + j, IN / 2));
+                a.i(format!(
+                    "ld.global.u32 %r{}, [%rd13+{}];",
+                    first + j,
+                    IN / 2
+                ));
             }
         };
         // Lane address of an m8n8 step: lanes 8i..8i+8 give matrix i's rows (the others a
@@ -286,7 +296,9 @@ impl Protocol for Spec {
                     record(&mut a, &mut next, 44, 1);
                     for w in 0..self.warps {
                         // Element (r, c) of the source is in lane 4r + c/2, half c % 2.
-                        let src = |r: u32, c: u32| word(w * 32 + 4 * r + c / 2, 0, k) >> (16 * (c % 2)) & 0xffff;
+                        let src = |r: u32, c: u32| {
+                            word(w * 32 + 4 * r + c / 2, 0, k) >> (16 * (c % 2)) & 0xffff
+                        };
                         for l in 0..32 {
                             slots[(w * 32 + l) as usize][next as usize - 1] =
                                 frag(l, |r, c| src(c, r));

@@ -206,7 +206,10 @@ impl Protocol for Spec {
         let mut a = Asm::new("", &[".shared .align 8 .b64 mb;".to_string()]);
         a.i("mov.u32 %r7, mb;");
         a.i("setp.eq.u32 %p0, %tx, 0;");
-        a.i(format!("@%p0 mbarrier.init.shared.b64 [%r7], {};", self.count));
+        a.i(format!(
+            "@%p0 mbarrier.init.shared.b64 [%r7], {};",
+            self.count
+        ));
         a.i("bar.sync 0;");
         let mut bar = Bar {
             expected: self.count,
@@ -232,7 +235,12 @@ impl Protocol for Spec {
         for step in &self.steps {
             let completed_before = bar.phase;
             match *step {
-                Step::Arrive { who, count, nc, sem } => {
+                Step::Arrive {
+                    who,
+                    count,
+                    nc,
+                    sem,
+                } => {
                     let n = members(who).count() as u32;
                     let total = n * count;
                     if n == 0 || total > bar.pending || (nc && total >= bar.pending) {
@@ -324,17 +332,23 @@ impl Protocol for Spec {
                     bar.settle();
                 }
                 Step::Rest => {
-                    let Some(c) = (1..=4).find(|&c| bar.pending % c == 0 && bar.pending / c <= block)
+                    let Some(c) =
+                        (1..=4).find(|&c| bar.pending % c == 0 && bar.pending / c <= block)
                     else {
                         continue;
                     };
                     if bar.tx > 0 {
-                        a.i(format!("@%p0 mbarrier.complete_tx.shared::cta.b64 [%r7], {};", bar.tx));
+                        a.i(format!(
+                            "@%p0 mbarrier.complete_tx.shared::cta.b64 [%r7], {};",
+                            bar.tx
+                        ));
                         bar.tx = 0;
                     }
                     let who = Who::Below(bar.pending / c);
                     who.emit(&mut a);
-                    a.i(format!("@%p3 mbarrier.arrive.shared.b64 %rd20, [%r7], {c};"));
+                    a.i(format!(
+                        "@%p3 mbarrier.arrive.shared.b64 %rd20, [%r7], {c};"
+                    ));
                     for t in members(who) {
                         token[t as usize] = Some(bar.phase);
                     }
@@ -345,7 +359,11 @@ impl Protocol for Spec {
                     // True for the immediately preceding phase (phase - 1, or the phase
                     // "before" a new barrier: parity 1).
                     let done = parity != bar.phase & 1;
-                    let op = if try_ && done { "try_wait" } else { "test_wait" };
+                    let op = if try_ && done {
+                        "try_wait"
+                    } else {
+                        "test_wait"
+                    };
                     a.i("setp.eq.u32 %p3, %tx, %tx;");
                     a.i(format!(
                         "mbarrier.{op}.parity.shared.b64 %p4, [%r7], {parity};"
@@ -359,13 +377,18 @@ impl Protocol for Spec {
                 }
                 Step::State { who, try_ } => {
                     let ph = bar.phase;
-                    let ok = |t: u32| matches!(token[t as usize], Some(p) if p == ph || p + 1 == ph);
+                    let ok =
+                        |t: u32| matches!(token[t as usize], Some(p) if p == ph || p + 1 == ph);
                     if members(who).next().is_none() || !members(who).all(ok) {
                         continue;
                     }
                     // try_wait only where it returns at once (every token's phase complete).
                     let all_done = members(who).all(|t| token[t as usize] != Some(ph));
-                    let op = if try_ && all_done { "try_wait" } else { "test_wait" };
+                    let op = if try_ && all_done {
+                        "try_wait"
+                    } else {
+                        "test_wait"
+                    };
                     who.emit(&mut a);
                     a.i(format!("@%p3 mbarrier.{op}.shared.b64 %p4, [%r7], %rd20;"));
                     a.i("selp.u32 %r22, 2, 1, %p4;");
@@ -392,8 +415,8 @@ impl Protocol for Spec {
         }
         a.i("@%p0 mbarrier.inval.shared.b64 [%r7];");
         let mut expected = vec![0u8; out_len];
-        for t in 0..block as usize {
-            for (k, v) in slots[t].iter().enumerate() {
+        for (t, s) in slots.iter().enumerate() {
+            for (k, v) in s.iter().enumerate() {
                 let at = (t * SLOTS as usize + k) * 4;
                 expected[at..at + 4].copy_from_slice(&v.to_le_bytes());
             }

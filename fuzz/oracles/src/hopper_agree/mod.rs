@@ -149,8 +149,8 @@ fn message(f: &Failure) -> String {
 pub fn check(k: &Kernel) -> Result<(), Failure> {
     let m = ptx_ir_text::parse(&k.text)
         .map_err(|e| Failure::Text(format!("generated kernel does not parse: {e}")))?;
-    let got = three_ways(&m, k.grid, k.block, &k.input, k.expected.len())?
-        .map_err(Failure::Error)?;
+    let got =
+        three_ways(&m, k.grid, k.block, &k.input, k.expected.len())?.map_err(Failure::Error)?;
     // Compare in 4-byte words so that a difference reads as a value.
     for at in (0..got.len()).step_by(4) {
         let end = (at + 4).min(got.len());
