@@ -1,10 +1,19 @@
-//! `cargo fuzz run --sanitizer none interp_agree`: see fuzz/README.md and the oracle's documentation
-//! (`ptx_ir_oracles::interp_agree`).
+//! `cargo fuzz run --sanitizer none interp_agree`: see fuzz/README.md and the oracles'
+//! documentation (`ptx_ir_oracles::interp_agree`, `ptx_ir_oracles::hopper_agree`).
 #![no_main]
 
 use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = ptx_ir_oracles::interp_agree::run(&mut Unstructured::new(data));
+    // The first byte picks the generator: one input in four drives the Hopper/Blackwell
+    // protocol generator, the rest the SIMT arithmetic generator.
+    match data.split_first() {
+        Some((b, rest)) if b % 4 == 3 => {
+            let _ = ptx_ir_oracles::hopper_agree::run(&mut Unstructured::new(rest));
+        }
+        _ => {
+            let _ = ptx_ir_oracles::interp_agree::run(&mut Unstructured::new(data));
+        }
+    }
 });

@@ -11,6 +11,7 @@
 //! | [`parse`] | arbitrary and mutated text: the reader returns a module or an error, never panics; whatever parses round-trips |
 //! | [`decode`] | arbitrary and mutated bytecode: the decoder returns a module or an error, never panics; whatever decodes prints and re-encodes to bytes that decode to the same module |
 //! | [`interp_agree`] | generated well-defined kernels run three ways (IR, reparsed text, decoded bytecode) with identical results, equal to an independent reference per family |
+//! | [`hopper_agree`] | the same for the Hopper/Blackwell families (asynchronous and bulk copies, mbarriers, clusters, matrix instructions): generated protocols, each with its own reference |
 //!
 //! A failure panics with the failing case written as a regression file (see [`regress`]),
 //! ready to be saved under `corpus/regress/` and committed.
@@ -19,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod decode;
+pub mod hopper_agree;
 pub mod interp_agree;
 pub mod parse;
 pub mod regress;

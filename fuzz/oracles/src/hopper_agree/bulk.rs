@@ -1,0 +1,477 @@
+//! Bulk copies: `cp.async.bulk` global -> shared (`.mbarrier::complete_tx::bytes`), shared ->
+//! global (`.bulk_group`), `cp.reduce.async.bulk` shared -> global (`.add .min .max .inc .dec
+//! .and .or .xor` on the integer types of PTX ISA 9.7.9.25.4.2), with
+//! `cp.async.bulk.commit_group` / `wait_group{.read} N`, and generic-proxy stores to shared
+//! memory between them (ordered by `fence.proxy.async`).
+//!
+//! Thread 0 of each CTA issues the copies; every thread waits on the mbarrier of a
+//! global -> shared batch and stores to shared memory. The builder keeps the kernel well
+//! defined (9.7.9.25.1): no two operations in flight write the same bytes, no shared source is
+//! written while a bulk read of it is pending, and a batch's destinations never overlap each
+//! other; where a drawn step would break a rule it first inserts a commit and a wait.
+//!
+//! Reference: plain array copies and element-wise reductions, applied in program order (which
+//! is the completion order of any two operations on the same bytes); `inc`/`dec` as in the ISA
+//! (`old >= b ? 0 : old + 1`, `old == 0 || old > b ? b : old - 1`).
+
+use super::{input, Asm, Kernel, Protocol};
+use arbitrary::Unstructured;
+
+const SMEM: u32 = 2048;
+const SCRATCH: u32 = 1024;
+const IN: u32 = 4096;
+
+/// A reduction operation with its type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Red {
+    /// Operation name (`add`, `min`, ...).
+    pub op: &'static str,
+    /// Type name (`u32`, `s64`, ...).
+    pub ty: &'static str,
+}
+
+/// The valid operation/type pairs generated.
+pub const REDS: [Red; 15] = [
+    Red {
+        op: "add",
+        ty: "u32",
+    },
+    Red {
+        op: "add",
+        ty: "s32",
+    },
+    Red {
+        op: "add",
+        ty: "u64",
+    },
+    Red {
+        op: "min",
+        ty: "u32",
+    },
+    Red {
+        op: "min",
+        ty: "s32",
+    },
+    Red {
+        op: "min",
+        ty: "u64",
+    },
+    Red {
+        op: "min",
+        ty: "s64",
+    },
+    Red {
+        op: "max",
+        ty: "u32",
+    },
+    Red {
+        op: "max",
+        ty: "s64",
+    },
+    Red {
+        op: "inc",
+        ty: "u32",
+    },
+    Red {
+        op: "dec",
+        ty: "u32",
+    },
+    Red {
+        op: "and",
+        ty: "b32",
+    },
+    Red {
+        op: "or",
+        ty: "b64",
+    },
+    Red {
+        op: "xor",
+        ty: "b32",
+    },
+    Red {
+        op: "xor",
+        ty: "b64",
+    },
+];
+
+impl Red {
+    fn apply(self, old: u64, b: u64) -> u64 {
+        let wide = self.ty.ends_with("64");
+        let (m, sx): (u64, fn(u64) -> i64) = if wide {
+            (u64::MAX, |x| x as i64)
+        } else {
+            (u32::MAX as u64, |x| x as u32 as i32 as i64)
+        };
+        let signed = self.ty.starts_with('s');
+        let r = match self.op {
+            "add" => old.wrapping_add(b),
+            "min" if signed => {
+                if sx(old) <= sx(b) {
+                    old
+                } else {
+                    b
+                }
+            }
+            "max" if signed => {
+                if sx(old) >= sx(b) {
+                    old
+                } else {
+                    b
+                }
+            }
+            "min" => old.min(b),
+            "max" => old.max(b),
+            "inc" => {
+                if old >= b {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            "dec" => {
+                if old == 0 || old > b {
+                    b
+                } else {
+                    old - 1
+                }
+            }
+            "and" => old & b,
+            "or" => old | b,
+            _ => old ^ b,
+        };
+        r & m
+    }
+
+    fn width(self) -> usize {
+        if self.ty.ends_with("64") {
+            8
+        } else {
+            4
+        }
+    }
+}
+
+/// One step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A batch of global -> shared copies `(dst, src, size)` on the mbarrier, then a wait.
+    Load {
+        /// The copies.
+        parts: Vec<(u32, u32, u32)>,
+        /// One `arrive.expect_tx` of the total (else `expect_tx` per copy and an `arrive`).
+        total: bool,
+        /// `.shared::cluster` destination spelling (else `.shared::cta`).
+        cluster: bool,
+    },
+    /// Shared -> global copy `(dst in scratch, src in shared, size)`.
+    Store(u32, u32, u32),
+    /// Reduction `(dst in scratch, src in shared, size)`.
+    Reduce(Red, u32, u32, u32),
+    /// `cp.async.bulk.commit_group`.
+    Commit,
+    /// `cp.async.bulk.wait_group{.read} n`.
+    Wait(u32, bool),
+    /// Every thread stores an input word to shared word `(tid * 4 + k) % (SMEM / 4)`.
+    Poke(u32),
+}
+
+/// A generated bulk-copy kernel.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    grid: u32,
+    block: u32,
+    input: Vec<u8>,
+    steps: Vec<Step>,
+}
+
+fn range(u: &mut Unstructured, limit: u32) -> arbitrary::Result<(u32, u32)> {
+    let size = 16 * u.int_in_range(1..=16)?;
+    let at = 16 * u.int_in_range(0..=(limit - size) / 16)?;
+    Ok((at, size))
+}
+
+impl Spec {
+    /// Draws a kernel.
+    pub fn arbitrary(u: &mut Unstructured) -> arbitrary::Result<Spec> {
+        let grid = u.int_in_range(1..=2)?;
+        let block = 32 * u.int_in_range(1..=2)?;
+        let n = u.int_in_range(1..=16)?;
+        let mut steps = Vec::new();
+        for _ in 0..n {
+            steps.push(match u.int_in_range(0..=9)? {
+                0..=2 => {
+                    let mut parts = Vec::new();
+                    for _ in 0..u.int_in_range(1..=3)? {
+                        let (dst, size) = range(u, SMEM)?;
+                        parts.push((dst, 16 * u.int_in_range(0..=(IN - size) / 16)?, size));
+                    }
+                    Step::Load {
+                        parts,
+                        total: u.arbitrary()?,
+                        cluster: u.arbitrary()?,
+                    }
+                }
+                3 | 4 => {
+                    let (dst, size) = range(u, SCRATCH)?;
+                    Step::Store(dst, 16 * u.int_in_range(0..=(SMEM - size) / 16)?, size)
+                }
+                5 | 6 => {
+                    let (dst, size) = range(u, SCRATCH)?;
+                    let red = *u.choose(&REDS)?;
+                    Step::Reduce(red, dst, 16 * u.int_in_range(0..=(SMEM - size) / 16)?, size)
+                }
+                7 => Step::Commit,
+                8 => Step::Wait(u.int_in_range(0..=1)?, u.arbitrary()?),
+                _ => Step::Poke(u.int_in_range(0..=SMEM / 4 - 1)?),
+            });
+        }
+        let input = input(u, IN as usize)?;
+        Ok(Spec {
+            grid,
+            block,
+            input,
+            steps,
+        })
+    }
+}
+
+/// A bulk operation in flight: shared bytes it reads, global bytes it writes, its group.
+struct Pending {
+    read: (u32, u32),
+    write: (u32, u32),
+    group: Option<u32>,
+    /// Reads already finished (a `.read` wait covered it).
+    read_done: bool,
+}
+
+fn overlap(a: (u32, u32), b: (u32, u32)) -> bool {
+    a.0 < b.0 + b.1 && b.0 < a.0 + a.1
+}
+
+impl Protocol for Spec {
+    fn build(&self) -> Kernel {
+        let (grid, block) = (self.grid, self.block);
+        let out_len = (grid * (SCRATCH + SMEM)) as usize;
+        let mut a = Asm::new(
+            "",
+            &[
+                format!(".shared .align 128 .b8 sm[{SMEM}];"),
+                ".shared .align 8 .b64 mb;".to_string(),
+            ],
+        );
+        a.i("mov.u32 %r4, sm;");
+        a.i("mov.u32 %r7, mb;");
+        a.i("setp.eq.u32 %p0, %tx, 0;");
+        // %rd5: this CTA's scratch area of the output.
+        a.i(format!("mul.wide.u32 %rd5, %cta, {SCRATCH};"));
+        a.i("add.s64 %rd5, %rout, %rd5;");
+        // Shared memory starts undefined: zero it.
+        a.i("mov.u32 %r6, 0;");
+        a.i("shl.b32 %r8, %tx, 4;");
+        a.i("add.u32 %r8, %r4, %r8;");
+        for w in (0..SMEM).step_by(16 * block as usize) {
+            a.i(format!(
+                "st.shared.v4.u32 [%r8+{w}], {{%r6, %r6, %r6, %r6}};"
+            ));
+        }
+        a.i("@%p0 mbarrier.init.shared::cta.b64 [%r7], 1;");
+        a.i("fence.mbarrier_init.release.cluster;");
+        a.i("fence.proxy.async.shared::cta;");
+        a.i("bar.sync 0;");
+
+        // The reference: per CTA the same (the CTAs differ only in their scratch area).
+        let mut smem = vec![0u8; SMEM as usize];
+        let mut scratch = vec![0u8; SCRATCH as usize];
+        let mut pending: Vec<Pending> = Vec::new();
+        let (mut groups, mut phase) = (0u32, 0u32);
+        // Commit and wait until everything matching `f` is done.
+        let drain = |a: &mut Asm, pending: &mut Vec<Pending>, groups: &mut u32, read: bool| {
+            a.i("@%p0 cp.async.bulk.commit_group;");
+            *groups += 1;
+            if read {
+                a.i("@%p0 cp.async.bulk.wait_group.read 0;");
+                for p in pending.iter_mut() {
+                    p.read_done = true;
+                }
+            } else {
+                a.i("@%p0 cp.async.bulk.wait_group 0;");
+                pending.clear();
+            }
+        };
+        for step in &self.steps {
+            match step {
+                Step::Load {
+                    parts,
+                    total,
+                    cluster,
+                } => {
+                    let mut kept: Vec<(u32, u32, u32)> = Vec::new();
+                    for &(d, s, n) in parts {
+                        if kept.iter().all(|&(d2, _, n2)| !overlap((d, n), (d2, n2))) {
+                            kept.push((d, s, n));
+                        }
+                    }
+                    if kept.iter().any(|&(d, _, n)| {
+                        pending
+                            .iter()
+                            .any(|p| !p.read_done && overlap(p.read, (d, n)))
+                    }) {
+                        drain(&mut a, &mut pending, &mut groups, true);
+                    }
+                    let sum: u32 = kept.iter().map(|p| p.2).sum();
+                    if *total {
+                        a.i(format!(
+                            "@%p0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], {sum};"
+                        ));
+                    }
+                    let space = if *cluster {
+                        "shared::cluster"
+                    } else {
+                        "shared::cta"
+                    };
+                    for &(d, s, n) in &kept {
+                        if !*total {
+                            a.i(format!(
+                                "@%p0 mbarrier.expect_tx.shared::cta.b64 [%r7], {n};"
+                            ));
+                        }
+                        a.i(format!("add.s64 %rd10, %rin, {s};"));
+                        a.i(format!(
+                            "@%p0 cp.async.bulk.{space}.global.mbarrier::complete_tx::bytes [%r4+{d}], [%rd10], {n}, [%r7];"
+                        ));
+                        smem[d as usize..(d + n) as usize]
+                            .copy_from_slice(&self.input[s as usize..(s + n) as usize]);
+                    }
+                    if !*total {
+                        a.i("@%p0 mbarrier.arrive.shared::cta.b64 %rd11, [%r7];");
+                    }
+                    let l = a.label();
+                    a.place(&l);
+                    a.i(format!(
+                        "mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], {};",
+                        phase & 1
+                    ));
+                    a.i(format!("@!%p2 bra {l};"));
+                    // Every thread has seen the phase before thread 0 starts the next one.
+                    a.i("bar.sync 0;");
+                    phase += 1;
+                }
+                &Step::Store(d, s, n) | &Step::Reduce(_, d, s, n) => {
+                    if pending.iter().any(|p| overlap(p.write, (d, n))) {
+                        drain(&mut a, &mut pending, &mut groups, false);
+                    }
+                    a.i(format!("add.s64 %rd10, %rd5, {d};"));
+                    match step {
+                        Step::Reduce(r, ..) => {
+                            a.i(format!(
+                                "@%p0 cp.reduce.async.bulk.global.shared::cta.bulk_group.{}.{} [%rd10], [%r4+{s}], {n};",
+                                r.op, r.ty
+                            ));
+                            let w = r.width();
+                            for k in (0..n as usize).step_by(w) {
+                                let get = |b: &[u8], at: usize| {
+                                    let mut x = [0u8; 8];
+                                    x[..w].copy_from_slice(&b[at..at + w]);
+                                    u64::from_le_bytes(x)
+                                };
+                                let old = get(&scratch, d as usize + k);
+                                let v = r.apply(old, get(&smem, s as usize + k));
+                                scratch[d as usize + k..d as usize + k + w]
+                                    .copy_from_slice(&v.to_le_bytes()[..w]);
+                            }
+                        }
+                        _ => {
+                            a.i(format!(
+                                "@%p0 cp.async.bulk.global.shared::cta.bulk_group [%rd10], [%r4+{s}], {n};"
+                            ));
+                            scratch[d as usize..(d + n) as usize]
+                                .copy_from_slice(&smem[s as usize..(s + n) as usize]);
+                        }
+                    }
+                    pending.push(Pending {
+                        read: (s, n),
+                        write: (d, n),
+                        group: None,
+                        read_done: false,
+                    });
+                }
+                Step::Commit => {
+                    a.i("@%p0 cp.async.bulk.commit_group;");
+                    for p in pending.iter_mut().filter(|p| p.group.is_none()) {
+                        p.group = Some(groups);
+                    }
+                    groups += 1;
+                }
+                &Step::Wait(n, read) => {
+                    let covered = |p: &Pending| p.group.is_some_and(|g| g + n < groups);
+                    if read {
+                        a.i(format!("@%p0 cp.async.bulk.wait_group.read {n};"));
+                        for p in pending.iter_mut().filter(|p| covered(p)) {
+                            p.read_done = true;
+                        }
+                    } else {
+                        a.i(format!("@%p0 cp.async.bulk.wait_group {n};"));
+                        pending.retain(|p| !covered(p));
+                    }
+                }
+                &Step::Poke(k) => {
+                    let words = SMEM / 4;
+                    let hit = |t: u32| ((t * 4 + k) % words) * 4;
+                    if (0..block).any(|t| {
+                        pending
+                            .iter()
+                            .any(|p| !p.read_done && overlap(p.read, (hit(t), 4)))
+                    }) {
+                        drain(&mut a, &mut pending, &mut groups, true);
+                    }
+                    // Thread 0's waits (here or earlier) come before the other threads' stores.
+                    a.i("bar.sync 0;");
+                    a.i(format!("mad.lo.u32 %r10, %tx, 4, {k};"));
+                    a.i(format!("rem.u32 %r10, %r10, {words};"));
+                    a.i("shl.b32 %r10, %r10, 2;");
+                    a.i("cvt.u64.u32 %rd12, %r10;");
+                    a.i("add.s64 %rd12, %rin, %rd12;");
+                    a.i("ld.global.u32 %r11, [%rd12];");
+                    a.i("add.u32 %r10, %r4, %r10;");
+                    a.i("st.shared.u32 [%r10], %r11;");
+                    // Generic-proxy writes before async-proxy reads (9.7.9.25.1).
+                    a.i("fence.proxy.async.shared::cta;");
+                    a.i("bar.sync 0;");
+                    for t in 0..block {
+                        let at = hit(t) as usize;
+                        smem[at..at + 4].copy_from_slice(&self.input[at..at + 4]);
+                    }
+                }
+            }
+        }
+        a.i("@%p0 cp.async.bulk.commit_group;");
+        a.i("@%p0 cp.async.bulk.wait_group 0;");
+        a.i("bar.sync 0;");
+        a.dump_shared("%r4", SMEM, block, (grid * SCRATCH) as u64);
+        let mut expected = vec![0u8; out_len];
+        for c in 0..grid as usize {
+            let s = c * SCRATCH as usize;
+            expected[s..s + SCRATCH as usize].copy_from_slice(&scratch);
+            let m = (grid * SCRATCH) as usize + c * SMEM as usize;
+            expected[m..m + SMEM as usize].copy_from_slice(&smem);
+        }
+        Kernel {
+            text: a.finish(),
+            grid,
+            block,
+            input: self.input.clone(),
+            known: vec![true; out_len],
+            expected,
+        }
+    }
+
+    fn smaller(&self) -> Vec<Spec> {
+        (0..self.steps.len())
+            .map(|k| {
+                let mut s = self.clone();
+                s.steps.remove(k);
+                s
+            })
+            .collect()
+    }
+}
