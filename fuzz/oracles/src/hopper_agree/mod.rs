@@ -23,6 +23,7 @@
 //! | `mbarrier` phase sequences | [`mbar`] |
 //! | clusters, distributed shared memory, `elect.sync` | [`cluster`] |
 //! | `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync` | [`matrix`] |
+//! | tile-mode `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor` | [`tensor`] |
 //!
 //! Every kernel has the signature `k(.param .u64 in, .param .u64 out)`: a random input buffer
 //! and a zeroed output buffer, so that a finding is an ordinary `ptx run` regression file.
@@ -32,8 +33,9 @@ pub mod cluster;
 pub mod copy;
 pub mod matrix;
 pub mod mbar;
+pub mod tensor;
 
-use crate::interp_agree::{three_ways, Failure};
+use crate::interp_agree::{three_ways_maps, Failure};
 use crate::regress;
 use arbitrary::Unstructured;
 use std::fmt::Write;
@@ -53,18 +55,25 @@ pub struct Kernel {
     pub expected: Vec<u8>,
     /// Which bytes of `expected` the reference knows (the rest are not compared).
     pub known: Vec<bool>,
+    /// Tensor-map arguments after the two buffers (`ptx run --arg tmap:DESC`, `buf=0` the
+    /// input, `buf=1` the output); empty for kernels without tensor maps.
+    pub tmaps: Vec<String>,
 }
 
 impl Kernel {
     /// The `ptx run` arguments of the kernel's launch.
     pub fn run_args(&self) -> String {
-        format!(
+        let mut s = format!(
             "--entry k --grid {} --block {} --arg hex:{} --arg zeros:{}",
             self.grid,
             self.block,
             regress::hex(&self.input),
             self.expected.len()
-        )
+        );
+        for t in &self.tmaps {
+            let _ = write!(s, " --arg tmap:{t}");
+        }
+        s
     }
 }
 
@@ -89,16 +98,19 @@ pub enum Family {
     Cluster,
     /// Matrix load/store/transpose and `mma.sync`.
     Matrix,
+    /// Tile-mode tensor copies over launch-supplied tensor maps.
+    Tensor,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 5] = [
+    pub const ALL: [Family; 6] = [
         Family::Async,
         Family::Bulk,
         Family::Mbarrier,
         Family::Cluster,
         Family::Matrix,
+        Family::Tensor,
     ];
 }
 
@@ -116,6 +128,13 @@ pub fn run_family(u: &mut Unstructured, f: Family) -> arbitrary::Result<()> {
         Family::Mbarrier => run_protocol(mbar::Spec::arbitrary(u)?),
         Family::Cluster => run_protocol(cluster::Spec::arbitrary(u)?),
         Family::Matrix => run_protocol(matrix::Spec::arbitrary(u)?),
+        Family::Tensor => {
+            if u.ratio(1, 8)? {
+                tensor::check_misaligned(&tensor::Misaligned::arbitrary(u)?)
+            } else {
+                run_protocol(tensor::Spec::arbitrary(u)?)
+            }
+        }
     }
     Ok(())
 }
@@ -149,8 +168,8 @@ fn message(f: &Failure) -> String {
 pub fn check(k: &Kernel) -> Result<(), Failure> {
     let m = ptx_ir_text::parse(&k.text)
         .map_err(|e| Failure::Text(format!("generated kernel does not parse: {e}")))?;
-    let got =
-        three_ways(&m, k.grid, k.block, &k.input, k.expected.len())?.map_err(Failure::Error)?;
+    let got = three_ways_maps(&m, k.grid, k.block, &k.input, k.expected.len(), &k.tmaps)?
+        .map_err(Failure::Error)?;
     // Compare in 4-byte words so that a difference reads as a value.
     for at in (0..got.len()).step_by(4) {
         let end = (at + 4).min(got.len());
@@ -369,6 +388,7 @@ mod tests {
             Family::Mbarrier => |u| run_family(u, Family::Mbarrier),
             Family::Cluster => |u| run_family(u, Family::Cluster),
             Family::Matrix => |u| run_family(u, Family::Matrix),
+            Family::Tensor => |u| run_family(u, Family::Tensor),
         };
         crate::smoke(oracle, seed, iters, 2048)
     }
@@ -401,5 +421,11 @@ mod tests {
     fn smoke_matrix() {
         let done = smoke_family(Family::Matrix, 0x5eed_0105, 150);
         assert!(done >= 100, "only {done} of 150 inputs completed");
+    }
+
+    #[test]
+    fn smoke_tensor() {
+        let done = smoke_family(Family::Tensor, 0x5eed_0106, 500);
+        assert!(done >= 350, "only {done} of 500 inputs completed");
     }
 }
