@@ -696,3 +696,33 @@ pub fn check_misaligned(m: &Misaligned) {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tensor kernel's regression file (its `ptx run` line carries the `tmap:` arguments)
+    /// replays to the reference's output.
+    #[test]
+    fn regression_file_carries_tensor_maps() {
+        let mut src = crate::Bytes::new(0x7e45_0a11);
+        let mut checked = 0;
+        for _ in 0..40 {
+            let data = src.fill(1024);
+            let mut u = Unstructured::new(&data);
+            let Ok(s) = Spec::arbitrary(&mut u) else {
+                continue;
+            };
+            if !s.steps.iter().any(|x| matches!(x, Step::Load(..))) {
+                continue;
+            }
+            let k = s.build();
+            let file =
+                crate::regress::Case::run("replay", &k.text, &k.run_args(), &k.expected).render();
+            let case = crate::regress::Case::parse_file(&file).expect("regression file parses");
+            case.check().expect("regression file replays");
+            checked += 1;
+        }
+        assert!(checked >= 5, "only {checked} kernels with a load");
+    }
+}

@@ -439,6 +439,7 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
     let toks: Vec<&str> = run.split_whitespace().collect();
     let (mut grid, mut block, mut entry) = (1u32, 32u32, "k");
     let mut args = Vec::new();
+    let mut tmaps = Vec::new();
     let mut i = 0;
     while i < toks.len() {
         let v = toks.get(i + 1).copied().unwrap_or("");
@@ -460,6 +461,8 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
                     .parse()
                     .map_err(|_| "bad --block")?
             }
+            // Tensor maps (after the two buffers) go to the launch as their descriptions.
+            "--arg" if v.starts_with("tmap:") => tmaps.push(v["tmap:".len()..].to_string()),
             "--arg" => args.push(Arg::parse_spec(v)?.0),
             t => return Err(format!("unknown RUN token `{t}`")),
         }
@@ -471,7 +474,7 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
     let (Arg::Buffer(input), Arg::Buffer(zeros)) = (&args[0], &args[1]) else {
         return Err("expected two buffer arguments".into());
     };
-    let got = three_ways(&m, grid, block, input, zeros.len())
+    let got = three_ways_maps(&m, grid, block, input, zeros.len(), &tmaps)
         .map_err(|f| f.message())?
         .map_err(|e| format!("interpreter error: {e}"))?;
     if got != out {
