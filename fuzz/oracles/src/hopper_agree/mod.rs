@@ -23,6 +23,7 @@
 //! | `mbarrier` phase sequences | [`mbar`] |
 //! | clusters, distributed shared memory, `elect.sync` | [`cluster`] |
 //! | `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync` | [`matrix`] |
+//! | multicast and CTA-to-CTA `cp.async.bulk` in a cluster | [`mcast`] |
 //! | tile-mode `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor` | [`tensor`] |
 //!
 //! Every kernel has the signature `k(.param .u64 in, .param .u64 out)`: a random input buffer
@@ -33,6 +34,7 @@ pub mod cluster;
 pub mod copy;
 pub mod matrix;
 pub mod mbar;
+pub mod mcast;
 pub mod tensor;
 
 use crate::interp_agree::{three_ways_maps, Failure};
@@ -100,17 +102,20 @@ pub enum Family {
     Matrix,
     /// Tile-mode tensor copies over launch-supplied tensor maps.
     Tensor,
+    /// Multicast and CTA-to-CTA bulk copies in a cluster.
+    Multicast,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 6] = [
+    pub const ALL: [Family; 7] = [
         Family::Async,
         Family::Bulk,
         Family::Mbarrier,
         Family::Cluster,
         Family::Matrix,
         Family::Tensor,
+        Family::Multicast,
     ];
 }
 
@@ -135,6 +140,7 @@ pub fn run_family(u: &mut Unstructured, f: Family) -> arbitrary::Result<()> {
                 run_protocol(tensor::Spec::arbitrary(u)?)
             }
         }
+        Family::Multicast => run_protocol(mcast::Spec::arbitrary(u)?),
     }
     Ok(())
 }
@@ -389,6 +395,7 @@ mod tests {
             Family::Cluster => |u| run_family(u, Family::Cluster),
             Family::Matrix => |u| run_family(u, Family::Matrix),
             Family::Tensor => |u| run_family(u, Family::Tensor),
+            Family::Multicast => |u| run_family(u, Family::Multicast),
         };
         crate::smoke(oracle, seed, iters, 2048)
     }
@@ -427,5 +434,11 @@ mod tests {
     fn smoke_tensor() {
         let done = smoke_family(Family::Tensor, 0x5eed_0106, 500);
         assert!(done >= 350, "only {done} of 500 inputs completed");
+    }
+
+    #[test]
+    fn smoke_multicast() {
+        let done = smoke_family(Family::Multicast, 0x5eed_0107, 200);
+        assert!(done >= 130, "only {done} of 200 inputs completed");
     }
 }
