@@ -24,6 +24,7 @@
 //! | clusters, distributed shared memory, `elect.sync` | [`cluster`] |
 //! | `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync` | [`matrix`] |
 //! | multicast and CTA-to-CTA `cp.async.bulk` in a cluster | [`mcast`] |
+//! | `tcgen05.alloc`, `dealloc`, `relinquish_alloc_permit` (`sm_100a`) | [`tmem`] |
 //! | tile-mode `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor` | [`tensor`] |
 //!
 //! Every kernel has the signature `k(.param .u64 in, .param .u64 out)`: a random input buffer
@@ -36,6 +37,7 @@ pub mod matrix;
 pub mod mbar;
 pub mod mcast;
 pub mod tensor;
+pub mod tmem;
 
 use crate::interp_agree::{three_ways_maps, Failure};
 use crate::regress;
@@ -104,11 +106,13 @@ pub enum Family {
     Tensor,
     /// Multicast and CTA-to-CTA bulk copies in a cluster.
     Multicast,
+    /// Tensor-memory allocation.
+    Tmem,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 7] = [
+    pub const ALL: [Family; 8] = [
         Family::Async,
         Family::Bulk,
         Family::Mbarrier,
@@ -116,6 +120,7 @@ impl Family {
         Family::Matrix,
         Family::Tensor,
         Family::Multicast,
+        Family::Tmem,
     ];
 }
 
@@ -141,6 +146,7 @@ pub fn run_family(u: &mut Unstructured, f: Family) -> arbitrary::Result<()> {
             }
         }
         Family::Multicast => run_protocol(mcast::Spec::arbitrary(u)?),
+        Family::Tmem => tmem::check(&tmem::Spec::arbitrary(u)?),
     }
     Ok(())
 }
@@ -396,6 +402,7 @@ mod tests {
             Family::Matrix => |u| run_family(u, Family::Matrix),
             Family::Tensor => |u| run_family(u, Family::Tensor),
             Family::Multicast => |u| run_family(u, Family::Multicast),
+            Family::Tmem => |u| run_family(u, Family::Tmem),
         };
         crate::smoke(oracle, seed, iters, 2048)
     }
@@ -440,5 +447,11 @@ mod tests {
     fn smoke_multicast() {
         let done = smoke_family(Family::Multicast, 0x5eed_0107, 200);
         assert!(done >= 130, "only {done} of 200 inputs completed");
+    }
+
+    #[test]
+    fn smoke_tmem() {
+        let done = smoke_family(Family::Tmem, 0x5eed_0108, 300);
+        assert!(done >= 200, "only {done} of 300 inputs completed");
     }
 }
