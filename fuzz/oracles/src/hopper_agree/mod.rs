@@ -25,12 +25,14 @@
 //! | `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync` | [`matrix`] |
 //! | multicast and CTA-to-CTA `cp.async.bulk` in a cluster | [`mcast`] |
 //! | `tcgen05.alloc`, `dealloc`, `relinquish_alloc_permit` (`sm_100a`) | [`tmem`] |
+//! | `clusterlaunchcontrol` work stealing (`sm_100a`) | [`clc`] |
 //! | tile-mode `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor` | [`tensor`] |
 //!
 //! Every kernel has the signature `k(.param .u64 in, .param .u64 out)`: a random input buffer
 //! and a zeroed output buffer, so that a finding is an ordinary `ptx run` regression file.
 
 pub mod bulk;
+pub mod clc;
 pub mod cluster;
 pub mod copy;
 pub mod matrix;
@@ -108,11 +110,13 @@ pub enum Family {
     Multicast,
     /// Tensor-memory allocation.
     Tmem,
+    /// Cluster launch control work stealing.
+    Clc,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 9] = [
         Family::Async,
         Family::Bulk,
         Family::Mbarrier,
@@ -121,6 +125,7 @@ impl Family {
         Family::Tensor,
         Family::Multicast,
         Family::Tmem,
+        Family::Clc,
     ];
 }
 
@@ -147,6 +152,7 @@ pub fn run_family(u: &mut Unstructured, f: Family) -> arbitrary::Result<()> {
         }
         Family::Multicast => run_protocol(mcast::Spec::arbitrary(u)?),
         Family::Tmem => tmem::check(&tmem::Spec::arbitrary(u)?),
+        Family::Clc => run_protocol(clc::Spec::arbitrary(u)?),
     }
     Ok(())
 }
@@ -403,6 +409,7 @@ mod tests {
             Family::Tensor => |u| run_family(u, Family::Tensor),
             Family::Multicast => |u| run_family(u, Family::Multicast),
             Family::Tmem => |u| run_family(u, Family::Tmem),
+            Family::Clc => |u| run_family(u, Family::Clc),
         };
         crate::smoke(oracle, seed, iters, 2048)
     }
@@ -453,5 +460,11 @@ mod tests {
     fn smoke_tmem() {
         let done = smoke_family(Family::Tmem, 0x5eed_0108, 300);
         assert!(done >= 200, "only {done} of 300 inputs completed");
+    }
+
+    #[test]
+    fn smoke_clc() {
+        let done = smoke_family(Family::Clc, 0x5eed_0109, 100);
+        assert!(done >= 70, "only {done} of 100 inputs completed");
     }
 }
