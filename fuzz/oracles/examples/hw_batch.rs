@@ -21,7 +21,11 @@ fn main() {
     let mut index = std::fs::File::create(dir.join("cases.jsonl")).expect("cases.jsonl");
     let mut launches = std::fs::File::create(dir.join("launch.jsonl")).expect("launch.jsonl");
     let mut written = 0;
+    // Draws for the current case: a family that makes no instruction on its own (`Barrier`)
+    // gets the batch's other families after a few tries instead of looping forever.
+    let mut tries = 0;
     while written < count {
+        tries += 1;
         let data = src.fill(4096);
         let mut u = Unstructured::new(&data);
         let Ok(mut swarm) = prog::Swarm::arbitrary(&mut u, &prog::Family::ALL) else {
@@ -42,7 +46,7 @@ fn main() {
             swarm.families.retain(|f| fams.contains(f));
         }
         let fam = fams[(written / 2) % fams.len()];
-        if written % 2 == 0 {
+        if written % 2 == 0 && tries < 20 {
             swarm.families = vec![fam];
             swarm.max_insts = 1 + (written / 2) % 4;
             swarm.branches = (written / 2) % 4 == 0;
@@ -118,6 +122,7 @@ fn main() {
         )
         .expect("write index");
         written += 1;
+        tries = 0;
     }
     eprintln!("{written} cases in {}", dir.display());
 }
