@@ -131,7 +131,9 @@ impl Spec {
             let (na, nb, nc) = sh.regs();
             let pack = |f: Fmt, n: u32, salt: u64| -> Vec<u32> {
                 let p = 32 / f.width();
-                let e = op.draw.values(f, (32 * n * p) as usize, salt ^ (s as u64) << 8);
+                let e = op
+                    .draw
+                    .values(f, (32 * n * p) as usize, salt ^ (s as u64) << 8);
                 e.chunks(p as usize)
                     .map(|c| {
                         c.iter()
@@ -142,7 +144,15 @@ impl Spec {
             };
             let a = pack(sh.a, na, 1);
             let b = pack(sh.b, nb, 2);
-            let c = pack(if sh.acc == Fmt::F16 { Fmt::F16 } else { Fmt::F32 }, nc, 3);
+            let c = pack(
+                if sh.acc == Fmt::F16 {
+                    Fmt::F16
+                } else {
+                    Fmt::F32
+                },
+                nc,
+                3,
+            );
             for l in 0..32usize {
                 let mut w = Vec::new();
                 w.extend_from_slice(&a[l * na as usize..(l + 1) * na as usize]);
@@ -169,7 +179,8 @@ pub fn reference(sh: Shape, words: impl Fn(u32, u32) -> u32) -> Vec<Vec<u32>> {
         for j in 0..na {
             for h in 0..32 / sh.a.width() {
                 let (r, c) = sh.a_at(l, j, h);
-                am[r as usize][c as usize] = tcref::decode(elem(words(l, j), h, sh.a.width()), sh.a);
+                am[r as usize][c as usize] =
+                    tcref::decode(elem(words(l, j), h, sh.a.width()), sh.a);
             }
         }
         for j in 0..nb {
@@ -234,7 +245,11 @@ impl Protocol for Spec {
             a.i(format!("mul.wide.u32 %rd1, %tx, {};", PER * 4));
             a.i("add.s64 %rd1, %rin, %rd1;");
             for j in 0..na + nb + nc {
-                a.i(format!("ld.global.u32 %r{}, [%rd1+{}];", 20 + j, base + 4 * j));
+                a.i(format!(
+                    "ld.global.u32 %r{}, [%rd1+{}];",
+                    20 + j,
+                    base + 4 * j
+                ));
             }
             a.i(format!(
                 "mma.sync.aligned.m16n8k{}.row.col.{}.{}.{}.{} {{{}}}, {{{}}}, {{{}}}, {{{}}};",
@@ -249,7 +264,11 @@ impl Protocol for Spec {
                 regs(20 + na + nb, nc)
             ));
             for j in 0..nc {
-                a.slot(&format!("%r{}", 40 + j), out_per * 4, (4 * s as u32 + j) * 4);
+                a.slot(
+                    &format!("%r{}", 40 + j),
+                    out_per * 4,
+                    (4 * s as u32 + j) * 4,
+                );
             }
             let words = |l: u32, j: u32| le32(&input, (base + (l * PER + j) * 4) as usize);
             for (l, d) in reference(sh, words).into_iter().enumerate() {

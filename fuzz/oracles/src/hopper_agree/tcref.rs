@@ -417,7 +417,7 @@ impl Draw {
                         1 => sign,
                         2 => (r >> 8) as u32 & ((1 << mb) - 1), // subnormal
                         3 => (r >> 8) as u32 & sign | ((1 << eb) - 1) << mb, // inf (NaN for e4m3)
-                        4 => ((1 << eb) - 1) << mb | 1,                      // NaN
+                        4 => ((1 << eb) - 1) << mb | 1,         // NaN
                         5 => (((1 << eb) - 2) << mb) | ((r >> 8) as u32 & ((1 << mb) - 1)), // huge
                         6 => (r >> 8) as u32 & ((1 << (eb + mb)) - 1) | ((r >> 40) as u32 & sign),
                         _ => moderate(r >> 4),
