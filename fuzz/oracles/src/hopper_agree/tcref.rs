@@ -87,7 +87,7 @@ impl V {
     }
 
     /// The negated value.
-    pub fn neg(self) -> V {
+    pub fn negated(self) -> V {
         match self {
             V::Nan => V::Nan,
             V::Inf(n) => V::Inf(!n),

@@ -221,8 +221,8 @@ impl Spec {
                         .map(|x| {
                             let (a, b) = (am[r][x], bm[c][x]);
                             (
-                                if st.neg_a { a.neg() } else { a },
-                                if st.neg_b { b.neg() } else { b },
+                                if st.neg_a { a.negated() } else { a },
+                                if st.neg_b { b.negated() } else { b },
                             )
                         })
                         .collect();
@@ -306,7 +306,7 @@ impl Protocol for Spec {
         for (s, st) in self.steps.iter().enumerate() {
             let base = s as u32 * (sa + sb);
             if st.a_regs {
-                a.i(format!("mul.wide.u32 %rd4, %tx, 16;"));
+                a.i("mul.wide.u32 %rd4, %tx, 16;");
                 a.i("add.s64 %rd4, %rin, %rd4;");
                 for j in 0..4 {
                     a.i(format!(
