@@ -303,3 +303,51 @@ impl Protocol for Spec {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference against the H100's own answers (`corpus/vectors/hopper.jsonl`, family
+    /// `mma`: two warps, A, B and C registers per thread in three buffers).
+    #[test]
+    fn reference_matches_gpu() {
+        let mut checked = 0;
+        for (name, arrays) in tcref::gpu_cases("mma.m16n8k") {
+            let f: Vec<&str> = name.split(['.', '#']).collect();
+            let k: u32 = f[1]
+                .rsplit('k')
+                .next()
+                .and_then(|k| k.parse().ok())
+                .expect("k");
+            let (Some(acc), Some(a), Some(b)) = (
+                tcref::fmt_named(f[2]),
+                tcref::fmt_named(f[3]),
+                tcref::fmt_named(f[4]),
+            ) else {
+                continue;
+            };
+            let sh = Shape { k, a, b, acc };
+            let (na, nb, nc) = sh.regs();
+            for w in 0..2 {
+                let words = |l: u32, j: u32| {
+                    let t = (32 * w + l) as usize;
+                    if j < na {
+                        arrays[0][t * na as usize + j as usize]
+                    } else if j < na + nb {
+                        arrays[1][t * nb as usize + (j - na) as usize]
+                    } else {
+                        arrays[2][t * nc as usize + (j - na - nb) as usize]
+                    }
+                };
+                for (l, d) in reference(sh, words).into_iter().enumerate() {
+                    let t = 32 * w as usize + l;
+                    let got = &arrays[3][t * nc as usize..(t + 1) * nc as usize];
+                    assert_eq!(d, got, "{name}: thread {t}");
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 42, "only {checked} GPU cases checked");
+    }
+}

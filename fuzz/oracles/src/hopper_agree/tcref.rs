@@ -375,7 +375,7 @@ pub fn fp8_wgmma(terms: &[(V, V)], c: V, acc: Fmt) -> u32 {
 }
 
 /// How a kernel draws its operands.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Draw {
     mode: u8,
     pool: [u32; 4],
@@ -442,4 +442,53 @@ impl Draw {
             })
             .collect()
     }
+}
+
+/// The format named `s` in PTX.
+pub fn fmt_named(s: &str) -> Option<Fmt> {
+    Some(match s {
+        "f16" => Fmt::F16,
+        "bf16" => Fmt::Bf16,
+        "tf32" => Fmt::Tf32,
+        "e4m3" => Fmt::E4m3,
+        "e5m2" => Fmt::E5m2,
+        "f32" => Fmt::F32,
+        _ => return None,
+    })
+}
+
+/// GPU-recorded cases of `corpus/vectors/hopper.jsonl` for the reference's own tests: per case
+/// its name and its `hex` word arrays in order (the arguments, then the output).
+#[cfg(test)]
+pub fn gpu_cases(prefix: &str) -> Vec<(String, Vec<Vec<u32>>)> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../corpus/vectors/hopper.jsonl"
+    );
+    let text = std::fs::read_to_string(path).expect("corpus/vectors/hopper.jsonl");
+    let mut v = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("{\"name\": \"") else {
+            continue;
+        };
+        let name = &rest[..rest.find('"').expect("name")];
+        if !name.starts_with(prefix) {
+            continue;
+        }
+        let arrays = line
+            .split("\"hex\": [")
+            .skip(1)
+            .map(|a| {
+                a[..a.find(']').expect("array")]
+                    .split(',')
+                    .map(|w| {
+                        u64::from_str_radix(w.trim().trim_matches('"'), 16).expect("hex word")
+                            as u32
+                    })
+                    .collect()
+            })
+            .collect();
+        v.push((name.to_string(), arrays));
+    }
+    v
 }

@@ -389,3 +389,64 @@ impl Protocol for Spec {
         v
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference against the H100's own answers (`corpus/vectors/hopper.jsonl`, family
+    /// `wgmma`): the cases with one `mma_async`, A and B K-major without swizzle (A, B and C
+    /// in three buffers, LBO 128 and SBO 256 as here with `k_inner`).
+    #[test]
+    fn reference_matches_gpu() {
+        let mut checked = 0;
+        for (name, arrays) in tcref::gpu_cases("wgmma.m64n") {
+            let f: Vec<&str> = name.split('.').collect();
+            if f[5..9] != ["aK", "bK", "sw0", "k1"] {
+                continue;
+            }
+            let (Some(acc), Some(a), Some(b)) = (
+                tcref::fmt_named(f[2]),
+                tcref::fmt_named(f[3]),
+                tcref::fmt_named(f[4]),
+            ) else {
+                continue;
+            };
+            let n: u32 = f[1][4..f[1].find('k').expect("k")].parse().expect("n");
+            let neg = f[9..]
+                .iter()
+                .find_map(|x| x.strip_prefix("neg"))
+                .unwrap_or("11");
+            let spec = Spec {
+                n,
+                a,
+                b,
+                acc,
+                k_inner: true,
+                scale_d: !f[9..].contains(&"nod"),
+                c_draw: tcref::Draw::default(),
+                steps: vec![Step {
+                    draw: tcref::Draw::default(),
+                    a_regs: false,
+                    neg_a: neg.starts_with('-'),
+                    neg_b: neg.ends_with("-1"),
+                }],
+            };
+            let (sa, sb) = spec.sizes();
+            let nd = spec.nd();
+            let bytes = |w: &[u32], n: u32| -> Vec<u8> {
+                w.iter()
+                    .flat_map(|x| x.to_le_bytes())
+                    .take(n as usize)
+                    .collect()
+            };
+            let mut input = bytes(&arrays[0], sa);
+            input.extend(bytes(&arrays[1], sb));
+            input.extend(bytes(&arrays[2], 128 * nd * 4));
+            let got: Vec<u32> = spec.reference(&input).concat();
+            assert_eq!(got, arrays[3][..got.len()], "{name}");
+            checked += 1;
+        }
+        assert!(checked >= 3, "only {checked} GPU cases checked");
+    }
+}
