@@ -23,6 +23,8 @@
 //! | `mbarrier` phase sequences | [`mbar`] |
 //! | clusters, distributed shared memory, `elect.sync` | [`cluster`] |
 //! | `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync` | [`matrix`] |
+//! | floating-point `mma.sync` | [`fmma`] (arithmetic: [`tcref`]) |
+//! | `wgmma.mma_async` | [`wgmma`] |
 //!
 //! Every kernel has the signature `k(.param .u64 in, .param .u64 out)`: a random input buffer
 //! and a zeroed output buffer, so that a finding is an ordinary `ptx run` regression file.
@@ -30,8 +32,11 @@
 pub mod bulk;
 pub mod cluster;
 pub mod copy;
+pub mod fmma;
 pub mod matrix;
 pub mod mbar;
+pub mod tcref;
+pub mod wgmma;
 
 use crate::interp_agree::{three_ways, Failure};
 use crate::regress;
@@ -89,16 +94,22 @@ pub enum Family {
     Cluster,
     /// Matrix load/store/transpose and `mma.sync`.
     Matrix,
+    /// Floating-point `mma.sync`.
+    Fmma,
+    /// `wgmma.mma_async`.
+    Wgmma,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 5] = [
+    pub const ALL: [Family; 7] = [
         Family::Async,
         Family::Bulk,
         Family::Mbarrier,
         Family::Cluster,
         Family::Matrix,
+        Family::Fmma,
+        Family::Wgmma,
     ];
 }
 
@@ -116,6 +127,8 @@ pub fn run_family(u: &mut Unstructured, f: Family) -> arbitrary::Result<()> {
         Family::Mbarrier => run_protocol(mbar::Spec::arbitrary(u)?),
         Family::Cluster => run_protocol(cluster::Spec::arbitrary(u)?),
         Family::Matrix => run_protocol(matrix::Spec::arbitrary(u)?),
+        Family::Fmma => run_protocol(fmma::Spec::arbitrary(u)?),
+        Family::Wgmma => run_protocol(wgmma::Spec::arbitrary(u)?),
     }
     Ok(())
 }
@@ -369,6 +382,8 @@ mod tests {
             Family::Mbarrier => |u| run_family(u, Family::Mbarrier),
             Family::Cluster => |u| run_family(u, Family::Cluster),
             Family::Matrix => |u| run_family(u, Family::Matrix),
+            Family::Fmma => |u| run_family(u, Family::Fmma),
+            Family::Wgmma => |u| run_family(u, Family::Wgmma),
         };
         crate::smoke(oracle, seed, iters, 2048)
     }
@@ -401,5 +416,17 @@ mod tests {
     fn smoke_matrix() {
         let done = smoke_family(Family::Matrix, 0x5eed_0105, 150);
         assert!(done >= 100, "only {done} of 150 inputs completed");
+    }
+
+    #[test]
+    fn smoke_fmma() {
+        let done = smoke_family(Family::Fmma, 0x5eed_0106, 300);
+        assert!(done >= 200, "only {done} of 300 inputs completed");
+    }
+
+    #[test]
+    fn smoke_wgmma() {
+        let done = smoke_family(Family::Wgmma, 0x5eed_0107, 100);
+        assert!(done >= 60, "only {done} of 100 inputs completed");
     }
 }
