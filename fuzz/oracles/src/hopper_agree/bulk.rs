@@ -462,6 +462,7 @@ impl Protocol for Spec {
             input: self.input.clone(),
             known: vec![true; out_len],
             expected,
+            tmaps: Vec::new(),
         }
     }
 

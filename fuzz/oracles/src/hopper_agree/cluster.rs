@@ -386,6 +386,7 @@ impl Protocol for Spec {
             input: self.input.clone(),
             known: vec![true; out_len],
             expected,
+            tmaps: Vec::new(),
         }
     }
 

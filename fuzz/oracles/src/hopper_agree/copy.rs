@@ -310,6 +310,7 @@ impl Protocol for Spec {
             input: self.input.clone(),
             known: vec![true; out_len],
             expected,
+            tmaps: Vec::new(),
         }
     }
 

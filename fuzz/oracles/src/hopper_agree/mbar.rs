@@ -428,6 +428,7 @@ impl Protocol for Spec {
             input: vec![0; 4],
             known: vec![true; out_len],
             expected,
+            tmaps: Vec::new(),
         }
     }
 

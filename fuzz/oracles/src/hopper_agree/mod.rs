@@ -25,6 +25,9 @@
 //! | `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync` | [`matrix`] |
 //! | floating-point `mma.sync` | [`fmma`] (arithmetic: [`tcref`]) |
 //! | `wgmma.mma_async` | [`wgmma`] |
+//! | multicast and CTA-to-CTA `cp.async.bulk` in a cluster | [`mcast`] |
+//! | `tcgen05.alloc`, `dealloc`, `relinquish_alloc_permit` (`sm_100a`) | [`tmem`] |
+//! | tile-mode `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor` | [`tensor`] |
 //!
 //! Every kernel has the signature `k(.param .u64 in, .param .u64 out)`: a random input buffer
 //! and a zeroed output buffer, so that a finding is an ordinary `ptx run` regression file.
@@ -37,8 +40,11 @@ pub mod matrix;
 pub mod mbar;
 pub mod tcref;
 pub mod wgmma;
+pub mod mcast;
+pub mod tensor;
+pub mod tmem;
 
-use crate::interp_agree::{three_ways, Failure};
+use crate::interp_agree::{three_ways_maps, Failure};
 use crate::regress;
 use arbitrary::Unstructured;
 use std::fmt::Write;
@@ -58,18 +64,25 @@ pub struct Kernel {
     pub expected: Vec<u8>,
     /// Which bytes of `expected` the reference knows (the rest are not compared).
     pub known: Vec<bool>,
+    /// Tensor-map arguments after the two buffers (`ptx run --arg tmap:DESC`, `buf=0` the
+    /// input, `buf=1` the output); empty for kernels without tensor maps.
+    pub tmaps: Vec<String>,
 }
 
 impl Kernel {
     /// The `ptx run` arguments of the kernel's launch.
     pub fn run_args(&self) -> String {
-        format!(
+        let mut s = format!(
             "--entry k --grid {} --block {} --arg hex:{} --arg zeros:{}",
             self.grid,
             self.block,
             regress::hex(&self.input),
             self.expected.len()
-        )
+        );
+        for t in &self.tmaps {
+            let _ = write!(s, " --arg tmap:{t}");
+        }
+        s
     }
 }
 
@@ -98,11 +111,17 @@ pub enum Family {
     Fmma,
     /// `wgmma.mma_async`.
     Wgmma,
+    /// Tile-mode tensor copies over launch-supplied tensor maps.
+    Tensor,
+    /// Multicast and CTA-to-CTA bulk copies in a cluster.
+    Multicast,
+    /// Tensor-memory allocation.
+    Tmem,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 7] = [
+    pub const ALL: [Family; 10] = [
         Family::Async,
         Family::Bulk,
         Family::Mbarrier,
@@ -110,6 +129,9 @@ impl Family {
         Family::Matrix,
         Family::Fmma,
         Family::Wgmma,
+        Family::Tensor,
+        Family::Multicast,
+        Family::Tmem,
     ];
 }
 
@@ -129,6 +151,15 @@ pub fn run_family(u: &mut Unstructured, f: Family) -> arbitrary::Result<()> {
         Family::Matrix => run_protocol(matrix::Spec::arbitrary(u)?),
         Family::Fmma => run_protocol(fmma::Spec::arbitrary(u)?),
         Family::Wgmma => run_protocol(wgmma::Spec::arbitrary(u)?),
+        Family::Tensor => {
+            if u.ratio(1, 8)? {
+                tensor::check_misaligned(&tensor::Misaligned::arbitrary(u)?)
+            } else {
+                run_protocol(tensor::Spec::arbitrary(u)?)
+            }
+        }
+        Family::Multicast => run_protocol(mcast::Spec::arbitrary(u)?),
+        Family::Tmem => tmem::check(&tmem::Spec::arbitrary(u)?),
     }
     Ok(())
 }
@@ -162,8 +193,8 @@ fn message(f: &Failure) -> String {
 pub fn check(k: &Kernel) -> Result<(), Failure> {
     let m = ptx_ir_text::parse(&k.text)
         .map_err(|e| Failure::Text(format!("generated kernel does not parse: {e}")))?;
-    let got =
-        three_ways(&m, k.grid, k.block, &k.input, k.expected.len())?.map_err(Failure::Error)?;
+    let got = three_ways_maps(&m, k.grid, k.block, &k.input, k.expected.len(), &k.tmaps)?
+        .map_err(Failure::Error)?;
     // Compare in 4-byte words so that a difference reads as a value.
     for at in (0..got.len()).step_by(4) {
         let end = (at + 4).min(got.len());
@@ -384,6 +415,9 @@ mod tests {
             Family::Matrix => |u| run_family(u, Family::Matrix),
             Family::Fmma => |u| run_family(u, Family::Fmma),
             Family::Wgmma => |u| run_family(u, Family::Wgmma),
+            Family::Tensor => |u| run_family(u, Family::Tensor),
+            Family::Multicast => |u| run_family(u, Family::Multicast),
+            Family::Tmem => |u| run_family(u, Family::Tmem),
         };
         crate::smoke(oracle, seed, iters, 2048)
     }
@@ -428,5 +462,23 @@ mod tests {
     fn smoke_wgmma() {
         let done = smoke_family(Family::Wgmma, 0x5eed_0107, 100);
         assert!(done >= 60, "only {done} of 100 inputs completed");
+    }
+
+    #[test]
+    fn smoke_tensor() {
+        let done = smoke_family(Family::Tensor, 0x5eed_0108, 500);
+        assert!(done >= 350, "only {done} of 500 inputs completed");
+    }
+
+    #[test]
+    fn smoke_multicast() {
+        let done = smoke_family(Family::Multicast, 0x5eed_0109, 200);
+        assert!(done >= 130, "only {done} of 200 inputs completed");
+    }
+
+    #[test]
+    fn smoke_tmem() {
+        let done = smoke_family(Family::Tmem, 0x5eed_010a, 300);
+        assert!(done >= 200, "only {done} of 300 inputs completed");
     }
 }

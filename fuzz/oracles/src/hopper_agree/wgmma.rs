@@ -368,6 +368,7 @@ impl Protocol for Spec {
             input,
             known: vec![true; expected.len()],
             expected,
+            tmaps: Vec::new(),
         }
     }
 

@@ -94,16 +94,31 @@ pub fn launch(
     input: &[u8],
     out_len: usize,
 ) -> Result<Vec<u8>, String> {
+    launch_maps(m, grid, block, input, out_len, &[])
+}
+
+/// As [`launch`], with tensor-map arguments after the two buffers: each is the description
+/// `ptx run --arg tmap:DESC` takes (`buf=0` is the input buffer, `buf=1` the output).
+pub fn launch_maps(
+    m: &Module,
+    grid: u32,
+    block: u32,
+    input: &[u8],
+    out_len: usize,
+    tmaps: &[String],
+) -> Result<Vec<u8>, String> {
     let prog = Loaded::load(m).map_err(|e| format!("load: {e}"))?;
-    let o = prog
+    let mut l = prog
         .launch("k")
         .grid([grid, 1, 1])
         .block([block, 1, 1])
         .fuel(FUEL)
         .arg(Arg::Buffer(input.to_vec()))
-        .arg(Arg::Buffer(vec![0; out_len]))
-        .run()
-        .map_err(|f| f.error.to_string())?;
+        .arg(Arg::Buffer(vec![0; out_len]));
+    for t in tmaps {
+        l = l.arg(Arg::TensorMap(ptx_ir_interp::tmap::TensorMapArg::parse(t)?));
+    }
+    let o = l.run().map_err(|f| f.error.to_string())?;
     o.buffers
         .last()
         .cloned()
@@ -130,6 +145,18 @@ pub fn three_ways(
     input: &[u8],
     out_len: usize,
 ) -> Result<Result<Vec<u8>, String>, Failure> {
+    three_ways_maps(m, grid, block, input, out_len, &[])
+}
+
+/// As [`three_ways`], with tensor-map arguments (see [`launch_maps`]).
+pub fn three_ways_maps(
+    m: &Module,
+    grid: u32,
+    block: u32,
+    input: &[u8],
+    out_len: usize,
+    tmaps: &[String],
+) -> Result<Result<Vec<u8>, String>, Failure> {
     let text = ptx_ir_text::print(m);
     let m2 = ptx_ir_text::parse(&text)
         .map_err(|e| Failure::Text(format!("printed kernel does not parse: {e}")))?;
@@ -151,9 +178,9 @@ pub fn three_ways(
     }
     let bytes = ptx_ir_binary::encode(m).map_err(|e| Failure::Text(format!("encode: {e}")))?;
     let m3 = ptx_ir_binary::decode(&bytes).map_err(|e| Failure::Text(format!("decode: {e}")))?;
-    let r1 = launch(m, grid, block, input, out_len);
-    let r2 = launch(&m2, grid, block, input, out_len);
-    let r3 = launch(&m3, grid, block, input, out_len);
+    let r1 = launch_maps(m, grid, block, input, out_len, tmaps);
+    let r2 = launch_maps(&m2, grid, block, input, out_len, tmaps);
+    let r3 = launch_maps(&m3, grid, block, input, out_len, tmaps);
     if r1 != r2 || r1 != r3 {
         let show = |r: &Result<Vec<u8>, String>| match r {
             Ok(b) => format!("ok ({} bytes, hash {:016x})", b.len(), fnv(b)),
@@ -422,6 +449,7 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
     let toks: Vec<&str> = run.split_whitespace().collect();
     let (mut grid, mut block, mut entry) = (1u32, 32u32, "k");
     let mut args = Vec::new();
+    let mut tmaps = Vec::new();
     let mut i = 0;
     while i < toks.len() {
         let v = toks.get(i + 1).copied().unwrap_or("");
@@ -443,6 +471,8 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
                     .parse()
                     .map_err(|_| "bad --block")?
             }
+            // Tensor maps (after the two buffers) go to the launch as their descriptions.
+            "--arg" if v.starts_with("tmap:") => tmaps.push(v["tmap:".len()..].to_string()),
             "--arg" => args.push(Arg::parse_spec(v)?.0),
             t => return Err(format!("unknown RUN token `{t}`")),
         }
@@ -454,7 +484,7 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
     let (Arg::Buffer(input), Arg::Buffer(zeros)) = (&args[0], &args[1]) else {
         return Err("expected two buffer arguments".into());
     };
-    let got = three_ways(&m, grid, block, input, zeros.len())
+    let got = three_ways_maps(&m, grid, block, input, zeros.len(), &tmaps)
         .map_err(|f| f.message())?
         .map_err(|e| format!("interpreter error: {e}"))?;
     if got != out {
