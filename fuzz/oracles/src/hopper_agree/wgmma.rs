@@ -3,12 +3,14 @@
 //! `f32` or `f16`. A kernel chains one to three `mma_async` on one accumulator (the first
 //! with a random `scale-d`, each with random `imm-scale-a/b` of ±1), B always and A mostly
 //! from shared-memory descriptors without swizzle (K-major, in one of two arrangements of the
-//! core matrices), A otherwise from registers; between `wgmma.fence` and one
-//! `commit_group` + `wait_group 0`.
+//! core matrices, or for f16/bf16 MN-major with `imm-trans-a/b` 1), A otherwise from
+//! registers; between `wgmma.fence` and one `commit_group` + `wait_group 0`.
 //!
 //! Reference: the PTX ISA's canonical K-major layout without swizzle (9.7.15.5.1.2: an 8-row
 //! by 16-byte core matrix is 128 contiguous bytes; element `(row, k)` is at
-//! `start + (row / 8) · SBO + (16-byte chunk of k) · LBO + (row % 8) · 16 + byte in chunk`),
+//! `start + (row / 8) · SBO + (16-byte chunk of k) · LBO + (row % 8) · 16 + byte in chunk`;
+//! MN-major, a core matrix is 8 K-rows of 16 bytes of MN, element `(mn, k)` at
+//! `start + (16-byte chunk of mn) · SBO + (k / 8) · LBO + (k % 8) · 16 + byte in chunk`),
 //! the descriptor fields of 9.7.15.5.1.2 (start, LBO, SBO >> 4 at bits 0, 16, 32), the
 //! register fragments of 9.7.15.5.1 (warp `w` holds rows `16 w ..`, as `mma.m16n8`: `D`
 //! element `i` at row `16 w + groupID + 8 ((i / 2) % 2)`, column `8 (i / 4) + 2
@@ -39,6 +41,8 @@ pub struct Spec {
     /// The core-matrix arrangement: K-adjacent core matrices contiguous (LBO = 128) or
     /// row-adjacent ones (SBO = 128).
     k_inner: bool,
+    /// A and B MN-major (`imm-trans-a/b` 1; f16/bf16 only).
+    mn_major: (bool, bool),
     /// `scale-d` of the first step.
     scale_d: bool,
     c_draw: tcref::Draw,
@@ -78,6 +82,11 @@ impl Spec {
             b,
             acc,
             k_inner: u.arbitrary()?,
+            mn_major: if matches!(a, F16 | Bf16) {
+                (u.arbitrary()?, u.arbitrary()?)
+            } else {
+                (false, false)
+            },
             scale_d: u.int_in_range(0..=3)? != 0,
             c_draw: tcref::Draw::arbitrary(u)?,
             steps,
@@ -103,8 +112,12 @@ impl Spec {
     }
 
     /// (LBO, SBO) of an operand of `rows` rows.
-    fn lbo_sbo(&self, rows: u32) -> (u32, u32) {
-        if self.k_inner {
+    fn lbo_sbo(&self, rows: u32, mn: bool) -> (u32, u32) {
+        if mn {
+            // MN-major: core matrices of 8 K-rows by 16 bytes of MN, MN-adjacent ones
+            // contiguous (SBO 128), K-adjacent ones LBO apart.
+            (rows / 8 * 128, 128)
+        } else if self.k_inner {
             (128, ROW / 16 * 128)
         } else {
             (rows / 8 * 128, 128)
@@ -112,8 +125,13 @@ impl Spec {
     }
 
     /// Byte of element `(row, k)` of an operand of `rows` rows and `esize`-byte elements.
-    fn at(&self, rows: u32, row: u32, k: u32, ebits: u32) -> u32 {
-        let (lbo, sbo) = self.lbo_sbo(rows);
+    fn at(&self, rows: u32, row: u32, k: u32, ebits: u32, mn: bool) -> u32 {
+        let (lbo, sbo) = self.lbo_sbo(rows, mn);
+        if mn {
+            let rb = row * ebits / 8;
+            let kper = 8;
+            return rb / 16 * sbo + k / kper * lbo + k % kper * 16 + rb % 16;
+        }
         let kb = k * ebits / 8;
         row / 8 * sbo + kb / 16 * lbo + row % 8 * 16 + kb % 16
     }
@@ -202,7 +220,7 @@ impl Spec {
             } else {
                 for (r, row) in am.iter_mut().enumerate() {
                     for (x, v) in row.iter_mut().enumerate() {
-                        let at = base + self.at(64, r as u32, x as u32, wa);
+                        let at = base + self.at(64, r as u32, x as u32, wa, self.mn_major.0);
                         *v = tcref::decode(elem(at, wa), self.a);
                     }
                 }
@@ -210,7 +228,7 @@ impl Spec {
             let mut bm = vec![vec![V::zero(false); k]; n];
             for (r, row) in bm.iter_mut().enumerate() {
                 for (x, v) in row.iter_mut().enumerate() {
-                    let at = base + sa + self.at(self.n, r as u32, x as u32, wb);
+                    let at = base + sa + self.at(self.n, r as u32, x as u32, wb, self.mn_major.1);
                     *v = tcref::decode(elem(at, wb), self.b);
                 }
             }
@@ -294,8 +312,8 @@ impl Protocol for Spec {
             .map(|i| format!("%d{i}"))
             .collect::<Vec<_>>()
             .join(", ");
-        let desc = |a: &mut Asm, reg: &str, off: u32, rows: u32| {
-            let (lbo, sbo) = self.lbo_sbo(rows);
+        let desc = |a: &mut Asm, reg: &str, off: u32, rows: u32, mn: bool| {
+            let (lbo, sbo) = self.lbo_sbo(rows, mn);
             let con = ((lbo as u64 >> 4) << 16) | ((sbo as u64 >> 4) << 32);
             a.i(format!("add.u32 %r5, %r1, {off};"));
             a.i("shr.u32 %r5, %r5, 4;");
@@ -316,9 +334,15 @@ impl Protocol for Spec {
                     ));
                 }
             } else {
-                desc(&mut a, &format!("%rd{}", 10 + s), base, 64);
+                desc(&mut a, &format!("%rd{}", 10 + s), base, 64, self.mn_major.0);
             }
-            desc(&mut a, &format!("%rd{}", 20 + s), base + sa, self.n);
+            desc(
+                &mut a,
+                &format!("%rd{}", 20 + s),
+                base + sa,
+                self.n,
+                self.mn_major.1,
+            );
         }
         a.i("wgmma.fence.sync.aligned;");
         let half = matches!(self.a, Fmt::F16 | Fmt::Bf16);
@@ -337,7 +361,12 @@ impl Protocol for Spec {
             let sc = |n: bool| if n { -1 } else { 1 };
             let mut imm = format!(", {}, {}", sc(st.neg_a), sc(st.neg_b));
             if half {
-                imm += if st.a_regs { ", 0" } else { ", 0, 0" };
+                let (ta, tb) = (self.mn_major.0 as u32, self.mn_major.1 as u32);
+                imm += &if st.a_regs {
+                    format!(", {tb}")
+                } else {
+                    format!(", {ta}, {tb}")
+                };
             }
             a.i(format!(
                 "wgmma.mma_async.sync.aligned.m64n{}k{}.{}.{}.{} {{{d}}}, {adesc}, %rd{}, {}{imm};",
@@ -424,6 +453,7 @@ mod tests {
                 b,
                 acc,
                 k_inner: true,
+                mn_major: (false, false),
                 scale_d: !f[9..].contains(&"nod"),
                 c_draw: tcref::Draw::default(),
                 steps: vec![Step {
