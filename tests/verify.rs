@@ -73,7 +73,10 @@ fn clean_kernel() {
             "\tld.param.u64 %rd1, [p];\n\tadd.s32 %r1, %r2, 4;\n\tsetp.ne.s32 %p1, %r1, 0;\n\
              \t@%p1 bra L_end;\n\tmov.b64 %rd2, {%r1, %r2};\n\tld.shared.v2.u32 {%r3, %r4}, [smem];\n\
              \tcvt.u16.u32 %rs1, %r1;\n\tcvt.u32.u16 %r1, %rs1;\n\tld.global.u8 %r5, [%rd1];\n\
-             \t{\n\t.reg .b32 %r1;\n\tmov.b32 %r1, 7;\n\t}\n\tmapa.shared::cluster.u64 %rd3, %rd2, %r1;"
+             \t{\n\t.reg .b32 %r1;\n\tmov.b32 %r1, 7;\n\t}\n\tmapa.shared::cluster.u64 %rd3, %rd2, %r1;\n\
+             \t{\n\t.param .b32 a;\n\t.param .b64 b;\n\t.param .b32 r;\n\t@%p1 call (r), callee, (a, b);\n\
+             \tld.param.b32 %r1, [r];\n\t}\n\t@%p1 ld.param.u64 %rd1, [p];\n\tcvt.rn.sat.f16.f32 %rs1, %f1;\n\
+             \tred.global.add.noftz.f16x2 [%rd1], %r1;"
         ),
         vec![]
     );
@@ -144,6 +147,21 @@ fn each_rule_fires() {
         (
             "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [smem], 32;\n\ttcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;",
             Rule::CtaGroupMismatch,
+        ),
+        (
+            "\t{\n\t.param .b32 a;\n\t.param .b64 b;\n\t.param .b32 r;\n\t@%p1 call (r), callee, (a, b);\n\t@%p1 ld.param.b32 %r1, [r];\n\t}",
+            Rule::PredicatedParamLoad,
+        ),
+        ("\tcvt.rn.sat.f16.bf16 %rs1, %rs2;", Rule::ModifierType),
+        ("\tcvt.sat.f32.bf16 %f1, %rs2;", Rule::ModifierType),
+        ("\tcvt.rn.sat.bf16.f32 %rs1, %f1;", Rule::ModifierType),
+        (
+            "\tred.global.add.noftz.f16x2 [%rd1], 3;",
+            Rule::OperandType,
+        ),
+        (
+            "\tatom.global.add.noftz.bf16 %rs1, [%rd1], 1;",
+            Rule::OperandType,
         ),
     ];
     let mut failed = Vec::new();

@@ -31,6 +31,19 @@ pub(crate) fn check<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, inst: &'m Instructio
             }
         }
         Opcode::Call => call(cx, fx, inst),
+        Opcode::Ld if inst.guard.is_some() && inst.space() == Some(Space::Param) => {
+            // Found by running generated kernels through ptxas: a call's return value must be
+            // loaded unconditionally (branch around the call sequence instead).
+            if let Some(Operand::Addr { base: Some(b), .. }) = inst.operands.get(1) {
+                if fx.call_returns.contains(b) {
+                    let msg = format!(
+                        "`{}` receives a call's return value; ptxas does not allow a predicated `ld.param` of it",
+                        cx.name(*b)
+                    );
+                    cx.report(Rule::PredicatedParamLoad, Some(inst), msg);
+                }
+            }
+        }
         _ => {}
     }
 }
@@ -116,6 +129,8 @@ fn call<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, inst: &'m Instruction) {
         }
         _ => None,
     };
+    fx.call_returns
+        .extend(rets.into_iter().flatten().filter_map(Operand::as_name));
     let Some(target) = ops.get(i).and_then(Operand::as_name) else {
         return;
     };

@@ -111,6 +111,12 @@ rules! {
     RemovedInstruction = "removed-instruction", Error;
     /// tcgen05 instructions of one function with different `.cta_group` qualifiers.
     CtaGroupMismatch = "cta-group-mismatch", Error;
+    /// A predicated `ld.param` of a call's return parameter (ptxas: "Illegal to predicate
+    /// instruction 'ld.param'").
+    PredicatedParamLoad = "predicated-param-load", Error;
+    /// A modifier that the instruction takes, but not with these types (`cvt.sat` to or from
+    /// `.bf16`).
+    ModifierType = "modifier-type", Error;
 }
 
 impl fmt::Display for Rule {
@@ -247,6 +253,8 @@ pub(crate) struct FnCx<'m> {
     pub(crate) prototypes: rustc_hash::FxHashMap<Name, &'m crate::module::Prototype>,
     /// The `.cta_group` of the function's first tcgen05 instruction that names one.
     pub(crate) cta_group: Option<crate::vocab::Flag>,
+    /// `.param` variables that a call so far received its return value in.
+    pub(crate) call_returns: rustc_hash::FxHashSet<Name>,
 }
 
 impl<'m> Cx<'m> {
@@ -287,6 +295,7 @@ impl<'m> Cx<'m> {
             call_targets: Default::default(),
             prototypes: Default::default(),
             cta_group: None,
+            call_returns: Default::default(),
         };
         scope::enter_function(self, &mut fx);
         if let Some(body) = &f.body {

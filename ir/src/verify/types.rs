@@ -261,6 +261,7 @@ fn cvt_scalar(t: Type) -> bool {
 pub(crate) fn check<'m>(cx: &mut Cx<'m>, fx: &FnCx<'m>, inst: &'m Instruction, _form: &Form) {
     immediates(cx, inst);
     vectors(cx, fx, inst);
+    half_rules(cx, inst);
     if let Some(g) = inst.guard {
         if let Some(v) = scope::var(cx, fx, g.pred) {
             if v.is_reg() && v.ty != Type::Pred {
@@ -378,6 +379,32 @@ fn operand<'m>(
                     cx.report(Rule::ImmediateWidth, Some(inst), msg);
                 }
             }
+        }
+        _ => {}
+    }
+}
+
+/// Half-precision restrictions that ptxas enforces beyond the forms (found by running generated
+/// kernels through ptxas): no `.sat` on a conversion to or from `.bf16`, no immediate operand of a
+/// half or packed-half `atom`/`red`.
+fn half_rules(cx: &mut Cx<'_>, inst: &Instruction) {
+    let types = inst.types();
+    match inst.opcode {
+        Opcode::Cvt if inst.has(crate::vocab::Flag::Sat) && types.contains(&Type::Bf16) => {
+            let msg = "`.sat` is not allowed on a conversion to or from `.bf16`".to_string();
+            cx.report(Rule::ModifierType, Some(inst), msg);
+        }
+        Opcode::Atom | Opcode::Red
+            if types
+                .iter()
+                .any(|t| matches!(t, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2))
+                && inst.operands.iter().any(Operand::is_immediate) =>
+        {
+            let msg = format!(
+                "`.{}` atomics take register operands only, not immediates",
+                types[0].as_str()
+            );
+            cx.report(Rule::OperandType, Some(inst), msg);
         }
         _ => {}
     }

@@ -23,6 +23,8 @@
 //! | `mbarrier` phase sequences | [`mbar`] |
 //! | clusters, distributed shared memory, `elect.sync` | [`cluster`] |
 //! | `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync` | [`matrix`] |
+//! | floating-point `mma.sync` | [`fmma`] (arithmetic: [`tcref`]) |
+//! | `wgmma.mma_async` | [`wgmma`] |
 //! | multicast and CTA-to-CTA `cp.async.bulk` in a cluster | [`mcast`] |
 //! | `tcgen05.alloc`, `dealloc`, `relinquish_alloc_permit` (`sm_100a`) | [`tmem`] |
 //! | `clusterlaunchcontrol` work stealing (`sm_100a`) | [`clc`] |
@@ -35,11 +37,14 @@ pub mod bulk;
 pub mod clc;
 pub mod cluster;
 pub mod copy;
+pub mod fmma;
 pub mod matrix;
 pub mod mbar;
 pub mod mcast;
+pub mod tcref;
 pub mod tensor;
 pub mod tmem;
+pub mod wgmma;
 
 use crate::interp_agree::{three_ways_maps, Failure};
 use crate::regress;
@@ -104,6 +109,10 @@ pub enum Family {
     Cluster,
     /// Matrix load/store/transpose and `mma.sync`.
     Matrix,
+    /// Floating-point `mma.sync`.
+    Fmma,
+    /// `wgmma.mma_async`.
+    Wgmma,
     /// Tile-mode tensor copies over launch-supplied tensor maps.
     Tensor,
     /// Multicast and CTA-to-CTA bulk copies in a cluster.
@@ -116,12 +125,14 @@ pub enum Family {
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 9] = [
+    pub const ALL: [Family; 11] = [
         Family::Async,
         Family::Bulk,
         Family::Mbarrier,
         Family::Cluster,
         Family::Matrix,
+        Family::Fmma,
+        Family::Wgmma,
         Family::Tensor,
         Family::Multicast,
         Family::Tmem,
@@ -143,6 +154,8 @@ pub fn run_family(u: &mut Unstructured, f: Family) -> arbitrary::Result<()> {
         Family::Mbarrier => run_protocol(mbar::Spec::arbitrary(u)?),
         Family::Cluster => run_protocol(cluster::Spec::arbitrary(u)?),
         Family::Matrix => run_protocol(matrix::Spec::arbitrary(u)?),
+        Family::Fmma => run_protocol(fmma::Spec::arbitrary(u)?),
+        Family::Wgmma => run_protocol(wgmma::Spec::arbitrary(u)?),
         Family::Tensor => {
             if u.ratio(1, 8)? {
                 tensor::check_misaligned(&tensor::Misaligned::arbitrary(u)?)
@@ -406,6 +419,8 @@ mod tests {
             Family::Mbarrier => |u| run_family(u, Family::Mbarrier),
             Family::Cluster => |u| run_family(u, Family::Cluster),
             Family::Matrix => |u| run_family(u, Family::Matrix),
+            Family::Fmma => |u| run_family(u, Family::Fmma),
+            Family::Wgmma => |u| run_family(u, Family::Wgmma),
             Family::Tensor => |u| run_family(u, Family::Tensor),
             Family::Multicast => |u| run_family(u, Family::Multicast),
             Family::Tmem => |u| run_family(u, Family::Tmem),
@@ -445,26 +460,38 @@ mod tests {
     }
 
     #[test]
+    fn smoke_fmma() {
+        let done = smoke_family(Family::Fmma, 0x5eed_0106, 300);
+        assert!(done >= 200, "only {done} of 300 inputs completed");
+    }
+
+    #[test]
+    fn smoke_wgmma() {
+        let done = smoke_family(Family::Wgmma, 0x5eed_0107, 100);
+        assert!(done >= 60, "only {done} of 100 inputs completed");
+    }
+
+    #[test]
     fn smoke_tensor() {
-        let done = smoke_family(Family::Tensor, 0x5eed_0106, 500);
+        let done = smoke_family(Family::Tensor, 0x5eed_0108, 500);
         assert!(done >= 350, "only {done} of 500 inputs completed");
     }
 
     #[test]
     fn smoke_multicast() {
-        let done = smoke_family(Family::Multicast, 0x5eed_0107, 200);
+        let done = smoke_family(Family::Multicast, 0x5eed_0109, 200);
         assert!(done >= 130, "only {done} of 200 inputs completed");
     }
 
     #[test]
     fn smoke_tmem() {
-        let done = smoke_family(Family::Tmem, 0x5eed_0108, 300);
+        let done = smoke_family(Family::Tmem, 0x5eed_010a, 300);
         assert!(done >= 200, "only {done} of 300 inputs completed");
     }
 
     #[test]
     fn smoke_clc() {
-        let done = smoke_family(Family::Clc, 0x5eed_0109, 100);
+        let done = smoke_family(Family::Clc, 0x5eed_010b, 100);
         assert!(done >= 70, "only {done} of 100 inputs completed");
     }
 }

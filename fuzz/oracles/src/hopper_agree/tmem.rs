@@ -183,8 +183,17 @@ impl Spec {
             a.i(format!("@%p1 bra {l};"));
             match *s {
                 Step::Alloc(_, n) => {
+                    // A bad column count goes through a register: as an immediate the verifier
+                    // already rejects the kernel, and the interpreter's run-time check is the
+                    // one under test.
+                    let cols = if (32..=512).contains(&n) && n.is_power_of_two() {
+                        n.to_string()
+                    } else {
+                        a.i(format!("mov.u32 %r11, {n};"));
+                        "%r11".to_string()
+                    };
                     a.i(format!(
-                        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4+{}], {n};",
+                        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4+{}], {cols};",
                         4 * next
                     ));
                     next += 1;

@@ -946,11 +946,13 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
         via,
     } = i.op
     {
-        call(b, guard, k, &params[..n as usize], ret, via, srcs, dst);
+        skip_unless(b, guard, |b| {
+            call(b, k, &params[..n as usize], ret, via, srcs, dst)
+        });
         return;
     }
     if let Op::Rec { reg } = i.op {
-        rec_call(b, guard, reg, srcs, dst);
+        skip_unless(b, guard, |b| rec_call(b, reg, srcs, dst));
         return;
     }
     let mut ops = vec![dst];
@@ -1772,13 +1774,11 @@ fn param_decl(b: &mut B, name: &str, c: Class) -> Param {
 }
 
 /// A call site: a block declaring the `.param` arguments and return value, storing the
-/// arguments, calling, and loading the result (the call and the load under the guard). An
+/// arguments, calling, and loading the result (a guard becomes a branch around it: `skip_unless`). An
 /// indirect call takes the callee's address into `%td4` and names a `.callprototype` or a
 /// `.calltargets` list.
-#[allow(clippy::too_many_arguments)]
 fn call(
     b: &mut B,
-    guard: Option<Guard>,
     k: u8,
     params: &[Class],
     ret: Class,
@@ -1856,9 +1856,8 @@ fn call(
         b.body.push(st);
         ops.push(Operand::reg(label));
     }
-    b.emit(guard, Call, vec![], ops);
-    b.emit(
-        guard,
+    b.e(Call, vec![], ops);
+    b.e(
         Ld,
         vec![Modifier::Space(Space::Param), t(param_type(ret))],
         vec![dst, Operand::addr(r, 0)],
@@ -1867,9 +1866,31 @@ fn call(
     b.body.push(Statement::Block(inner));
 }
 
+/// Emits what `f` emits so that only the lanes where `guard` holds run it: a guarded call
+/// site becomes a branch around an unguarded one, because ptxas rejects a predicated `ld.param`
+/// of a call's return parameter ("Illegal to predicate instruction 'ld.param'", every such
+/// kernel of a GPU batch); the lanes that skip keep their destination, as under a guard.
+fn skip_unless(b: &mut B, guard: Option<Guard>, f: impl FnOnce(&mut B)) {
+    let Some(g) = guard else {
+        return f(b);
+    };
+    let (skip, _) = b.label("skip");
+    b.emit(
+        Some(Guard {
+            negated: !g.negated,
+            ..g
+        }),
+        Opcode::Bra,
+        vec![],
+        vec![Operand::reg(skip)],
+    );
+    f(b);
+    b.body.push(Statement::Label(skip));
+}
+
 /// A call of the recursive function (`rp` with `.param`, `rr` with `.reg` parameters) with
 /// depth `srcs[0] & 7` (into `%t6`) and value `srcs[1]`.
-fn rec_call(b: &mut B, guard: Option<Guard>, reg: bool, srcs: Vec<Operand>, dst: Operand) {
+fn rec_call(b: &mut B, reg: bool, srcs: Vec<Operand>, dst: Operand) {
     use Opcode::*;
     let t6 = b.r("%t6");
     let mut srcs = srcs.into_iter();
@@ -1882,8 +1903,7 @@ fn rec_call(b: &mut B, guard: Option<Guard>, reg: bool, srcs: Vec<Operand>, dst:
     let args = |v: Vec<Operand>| Operand::Args(Box::new(v.into_iter().collect()));
     if reg {
         let f = b.name("rr");
-        b.emit(
-            guard,
+        b.e(
             Call,
             vec![],
             vec![args(vec![dst]), Operand::reg(f), args(vec![t6, x])],
@@ -1917,8 +1937,7 @@ fn rec_call(b: &mut B, guard: Option<Guard>, reg: bool, srcs: Vec<Operand>, dst:
         );
     }
     let f = b.name("rp");
-    b.emit(
-        guard,
+    b.e(
         Call,
         vec![],
         vec![
@@ -1927,8 +1946,7 @@ fn rec_call(b: &mut B, guard: Option<Guard>, reg: bool, srcs: Vec<Operand>, dst:
             args(vec![Operand::reg(names[0]), Operand::reg(names[1])]),
         ],
     );
-    b.emit(
-        guard,
+    b.e(
         Ld,
         vec![Modifier::Space(Space::Param), t(Type::B32)],
         vec![dst, Operand::addr(names[2], 0)],

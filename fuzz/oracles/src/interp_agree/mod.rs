@@ -166,6 +166,16 @@ pub fn three_ways_maps(
             crate::roundtrip::first_difference(m, &m2)
         )));
     }
+    // A generated kernel must be one ptxas accepts: the verifier holds the rules that GPU
+    // batches found the generators breaking (so a local run catches them).
+    if let Some(d) = ptx_ir_core::verify::verify(m)
+        .into_iter()
+        .find(|d| d.severity() == ptx_ir_core::verify::Severity::Error)
+    {
+        return Err(Failure::Text(format!(
+            "the verifier rejects the kernel: {d}"
+        )));
+    }
     let bytes = ptx_ir_binary::encode(m).map_err(|e| Failure::Text(format!("encode: {e}")))?;
     let m3 = ptx_ir_binary::decode(&bytes).map_err(|e| Failure::Text(format!("decode: {e}")))?;
     let r1 = launch_maps(m, grid, block, input, out_len, tmaps);

@@ -2003,7 +2003,13 @@ impl<'s> Gen<'s> {
                 let (ps, ret) = &self.funcs[f];
                 let mut params = [Class::R; 3];
                 params[..ps.len()].copy_from_slice(ps);
-                if u.ratio(1, 4)? {
+                // After a call that recursed to different depths per lane, the H100's CTA
+                // barrier reductions count partial groups (a `barrier.red.popc` of a true
+                // predicate over 64 threads gave 8, 24 and 32 in one CTA, with or without
+                // `bar.warp.sync` or `.aligned`), so recursion stays out of kernels with barriers.
+                let barriers = self.swarm.families.contains(&Family::Barrier)
+                    || self.swarm.families.contains(&Family::Mem);
+                if !barriers && u.ratio(1, 4)? {
                     Op::Rec {
                         reg: u.arbitrary()?,
                     }
@@ -2583,8 +2589,15 @@ impl<'s> Gen<'s> {
                     peer,
                     to_half,
                     rnd,
-                    // The ISA's `.sat` clamps float results of f16, f32 and f64 only (not bf16).
-                    sat: (if to_half { f16 } else { peer == HPeer::F64 })
+                    // The ISA's `.sat` clamps float results of f16, f32 and f64 only (not bf16),
+                    // and ptxas also rejects it from a bf16 source (`cvt.sat.f64.bf16`,
+                    // `cvt.rn.sat.f16.bf16`: "Illegal modifier '.sat'", GPU batch).
+                    sat: f16
+                        && (if to_half {
+                            peer != HPeer::Half
+                        } else {
+                            peer == HPeer::F64
+                        })
                         && self.swarm.sat
                         && u.ratio(1, 3)?,
                 }
@@ -2958,11 +2971,17 @@ pub fn signature(op: &Op) -> Sig {
         }
         Op::Atom { op, t, .. } => {
             let c = t.class();
-            if *op == AtomOp::Cas {
+            let mut s = if *op == AtomOp::Cas {
                 sig(c, &[c, c])
             } else {
                 sig(c, &[c])
+            };
+            if matches!(t, AtomT::Half(..)) {
+                // ptxas takes no immediate for a half or packed-half atomic ("Arguments
+                // mismatch for instruction 'atom'", GPU batch).
+                s.no_imm = (0..s.srcs.len()).collect();
             }
+            s
         }
         Op::Mov(c) => sig(*c, &[*c]),
         Op::Shfl { .. } => {
