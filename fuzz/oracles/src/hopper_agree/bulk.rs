@@ -96,50 +96,7 @@ pub const REDS: [Red; 15] = [
 
 impl Red {
     fn apply(self, old: u64, b: u64) -> u64 {
-        let wide = self.ty.ends_with("64");
-        let (m, sx): (u64, fn(u64) -> i64) = if wide {
-            (u64::MAX, |x| x as i64)
-        } else {
-            (u32::MAX as u64, |x| x as u32 as i32 as i64)
-        };
-        let signed = self.ty.starts_with('s');
-        let r = match self.op {
-            "add" => old.wrapping_add(b),
-            "min" if signed => {
-                if sx(old) <= sx(b) {
-                    old
-                } else {
-                    b
-                }
-            }
-            "max" if signed => {
-                if sx(old) >= sx(b) {
-                    old
-                } else {
-                    b
-                }
-            }
-            "min" => old.min(b),
-            "max" => old.max(b),
-            "inc" => {
-                if old >= b {
-                    0
-                } else {
-                    old + 1
-                }
-            }
-            "dec" => {
-                if old == 0 || old > b {
-                    b
-                } else {
-                    old - 1
-                }
-            }
-            "and" => old & b,
-            "or" => old | b,
-            _ => old ^ b,
-        };
-        r & m
+        reduce(self.op, self.ty, old, b)
     }
 
     fn width(self) -> usize {
@@ -475,4 +432,52 @@ impl Protocol for Spec {
             })
             .collect()
     }
+}
+
+/// `old OP b` of an integer bulk reduction at the width of `ty` (`inc`/`dec` as in the ISA:
+/// `old >= b ? 0 : old + 1`, `old == 0 || old > b ? b : old - 1`).
+pub(super) fn reduce(op: &str, ty: &str, old: u64, b: u64) -> u64 {
+    let (m, sx): (u64, fn(u64) -> i64) = if ty.ends_with("64") {
+        (u64::MAX, |x| x as i64)
+    } else {
+        (u32::MAX as u64, |x| x as u32 as i32 as i64)
+    };
+    let signed = ty.starts_with('s');
+    let r = match op {
+        "add" => old.wrapping_add(b),
+        "min" if signed => {
+            if sx(old) <= sx(b) {
+                old
+            } else {
+                b
+            }
+        }
+        "max" if signed => {
+            if sx(old) >= sx(b) {
+                old
+            } else {
+                b
+            }
+        }
+        "min" => old.min(b),
+        "max" => old.max(b),
+        "inc" => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        "dec" => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        "and" => old & b,
+        "or" => old | b,
+        _ => old ^ b,
+    };
+    r & m
 }

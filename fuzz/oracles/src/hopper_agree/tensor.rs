@@ -278,56 +278,10 @@ impl Map {
     }
 }
 
-/// A reduction of `cp.reduce.async.bulk.tensor` on an integer map (`inc`/`dec` as in the ISA:
-/// `old >= b ? 0 : old + 1`, `old == 0 || old > b ? b : old - 1`).
+/// A reduction of `cp.reduce.async.bulk.tensor` on an integer map: the same integer reduction
+/// as the bulk copies' ([`super::bulk::reduce`]).
 fn reduce(op: &str, ty: &str, old: u64, b: u64) -> u64 {
-    let wide = ty.ends_with("64");
-    let m = if wide { u64::MAX } else { u32::MAX as u64 };
-    let sx = |x: u64| {
-        if wide {
-            x as i64
-        } else {
-            x as u32 as i32 as i64
-        }
-    };
-    let signed = ty.starts_with('s');
-    let r = match op {
-        "add" => old.wrapping_add(b),
-        "min" if signed => {
-            if sx(old) <= sx(b) {
-                old
-            } else {
-                b
-            }
-        }
-        "max" if signed => {
-            if sx(old) >= sx(b) {
-                old
-            } else {
-                b
-            }
-        }
-        "min" => old.min(b),
-        "max" => old.max(b),
-        "inc" => {
-            if old >= b {
-                0
-            } else {
-                old + 1
-            }
-        }
-        "dec" => {
-            if old == 0 || old > b {
-                b
-            } else {
-                old - 1
-            }
-        }
-        "and" => old & b,
-        "or" => old | b,
-        _ => old ^ b,
-    };
-    r & m
+    super::bulk::reduce(op, ty, old, b)
 }
 
 /// The reduction operations generated for an element type (none for the others).
