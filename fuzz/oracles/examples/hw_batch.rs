@@ -133,7 +133,9 @@ fn main() {
 ///   the upper half even where the guard is false (three kernels of a batch);
 /// - `min`/`max` of a half register with itself is folded to the register, so a NaN keeps its
 ///   payload instead of becoming the canonical NaN (probe on the H100: `min.f16` of 0xffb6
-///   with itself gives 0xffb6; of two different NaNs, 0x7fff).
+///   with itself gives 0xffb6; of two different NaNs, 0x7fff);
+/// - and of `activemask`, whose value depends on how the hardware happens to schedule the
+///   warp's threads.
 fn avoid_ptxas_rewrites(ns: &mut [prog::Node]) {
     for n in ns {
         match n {
@@ -150,6 +152,14 @@ fn avoid_ptxas_rewrites(ns: &mut [prog::Node]) {
                             b.idx = (b.idx + 1) % b.class.count();
                         }
                     }
+                }
+                // `activemask` reports the threads that happen to run together: the H100 left
+                // lanes out after `brx.idx` arms had rejoined (0xdd55dd55 instead of all 32)
+                // and inside a branch arm, where the interpreter (and the reference) run every
+                // thread of the arm together. Not a rewrite, but not comparable either.
+                prog::Op::Activemask => {
+                    i.op = prog::Op::Mov(prog::Class::R);
+                    i.srcs = vec![prog::Src::Imm(0)];
                 }
                 _ => {}
             },
@@ -172,6 +182,13 @@ fn dsts(ns: &[prog::Node], out: &mut Vec<prog::Reg>) {
             prog::Node::Inst(i) => {
                 out.push(i.dst);
                 out.extend(i.dst2);
+                // Vector loads write the registers after `dst` too.
+                if let prog::Op::Ld { vec, class, .. } | prog::Op::LdIn { vec, class, .. } = i.op {
+                    out.extend((1..vec).map(|k| prog::Reg {
+                        class,
+                        idx: (i.dst.idx + k) % class.count(),
+                    }));
+                }
             }
             prog::Node::If { then, els, .. } => {
                 dsts(then, out);

@@ -347,11 +347,12 @@ pub fn isspacep(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             Some(Space::Local) => inw(v, mem::LOCAL_WINDOW),
             Some(Space::Const) => inw(v, mem::CONST_WINDOW),
             Some(Space::Param | Space::ParamEntry) => inw(v, mem::PARAM_WINDOW),
+            // The ISA: "isspacep.global returns 1 for Kernel Function Parameters as .param
+            // window is contained within the .global window" (and so does an H100).
             Some(Space::Global) => {
                 !inw(v, mem::SHARED_WINDOW)
                     && !inw(v, mem::LOCAL_WINDOW)
                     && !inw(v, mem::CONST_WINDOW)
-                    && !inw(v, mem::PARAM_WINDOW)
             }
             _ => false,
         } as u64;

@@ -179,6 +179,7 @@ pub fn run(p: &Program) -> Option<Expected> {
                     tid0: w as u32 * 32,
                     gid0: base + w as u32 * 32,
                     funcs: &p.funcs,
+                    pools: &p.pools,
                 };
                 exec(seg, u32::MAX, lanes, &mut cx)?;
             }
@@ -291,6 +292,8 @@ pub struct Cx<'m> {
     gid0: u32,
     /// The program's device functions.
     funcs: &'m [Func],
+    /// The input pools (what [`Op::LdIn`] reads).
+    pools: &'m [[u64; 16]; 5],
 }
 
 impl Mem {
@@ -633,6 +636,25 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                             mem_lane(i, l as u32, &mut lanes[l], cx, sure);
                             continue;
                         }
+                        if let Op::LdIn {
+                            class, slot, vec, ..
+                        } = i.op
+                        {
+                            // The input buffer holds the pools, and nothing writes it.
+                            let pool = &cx.pools[pool_index(class)];
+                            for k in 0..vec {
+                                let r = Reg {
+                                    class,
+                                    idx: (i.dst.idx + k) % class.count(),
+                                };
+                                if sure {
+                                    lanes[l].set(r, pool[(slot + k) as usize]);
+                                } else {
+                                    lanes[l].forget(r);
+                                }
+                            }
+                            continue;
+                        }
                         if !sure {
                             forget_dsts(i, &mut lanes[l]);
                             continue;
@@ -813,8 +835,19 @@ pub fn is_mem(op: &Op) -> bool {
 pub fn is_warp(op: &Op) -> bool {
     matches!(
         op,
-        Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. }
+        Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. } | Op::Activemask
     )
+}
+
+/// The input pool of registers of `class` (predicates start from the 32-bit pool).
+fn pool_index(class: Class) -> usize {
+    match class {
+        Class::H => 0,
+        Class::P | Class::R => 1,
+        Class::D => 2,
+        Class::F => 3,
+        Class::Fd => 4,
+    }
 }
 
 fn src(s: Src, lane: u32, regs: &Regs) -> u64 {
@@ -827,9 +860,14 @@ fn src(s: Src, lane: u32, regs: &Regs) -> u64 {
 
 fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
     let a: Vec<u64> = (0..32)
-        .map(|l| src(i.srcs[0], l as u32, &lanes[l]))
+        .map(|l| i.srcs.first().map_or(0, |&s| src(s, l as u32, &lanes[l])))
         .collect();
     match i.op {
+        Op::Activemask => {
+            for l in lanes_of(m) {
+                lanes[l].set(i.dst, m as u64);
+            }
+        }
         Op::Shfl { mode, c } => {
             let mut res = [(0u64, 0u64); 32];
             for l in lanes_of(m) {
@@ -1737,10 +1775,13 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
         Op::Call { .. } => unreachable!("calls are evaluated with the callee"),
         // The generic address space maps each state space through its own window: an address
         // made by `cvta` from space `ptr` is in `ptr` and in no other space, except that the
-        // executing CTA's shared memory is part of the cluster's.
+        // executing CTA's shared memory is part of the cluster's, and the kernel parameters'
+        // window lies in the global one (the ISA's `isspacep`, confirmed on an H100).
         Op::Isspacep { space, ptr } => {
             let shared = |w: Win| matches!(w, Win::Shared | Win::SharedCta | Win::SharedCluster);
-            one((space == ptr || (shared(space) && shared(ptr))) as u64)
+            one((space == ptr
+                || (shared(space) && shared(ptr))
+                || (space == Win::Global && ptr == Win::Param)) as u64)
         }
         Op::Rec { .. } => {
             fn rec(n: u32, x: u32) -> u32 {
@@ -2042,7 +2083,30 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             let cv = |x: u64| to_half(hfmt(hf), m, false, false, relu, satfinite, x);
             one((cv(s[0]) << 16) | cv(s[1]))
         }
-        Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. } => {
+        // Saturate each `.s32` source to the format, `a` above `b`, and shift `c` in above the
+        // pair (for formats narrower than 16 bits).
+        Op::PackSat(pt) => {
+            let (w, signed) = pt.format();
+            let (lo, hi) = if signed {
+                (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1)
+            } else {
+                (0, (1i64 << w) - 1)
+            };
+            let sat = |x: u64| (x as u32 as i32 as i64).clamp(lo, hi) as u64 & mask(w);
+            let pair = (sat(s[0]) << w) | sat(s[1]);
+            one(if pt.with_c() {
+                (pair | (s[2] << (2 * w))) & 0xffff_ffff
+            } else {
+                pair
+            })
+        }
+        Op::Hint(_) => one(s[0]),
+        Op::LdIn { .. } => unreachable!("input loads are evaluated with the pools"),
+        Op::Shfl { .. }
+        | Op::Vote { .. }
+        | Op::Redux { .. }
+        | Op::Match { .. }
+        | Op::Activemask => {
             unreachable!("warp instructions are evaluated per warp")
         }
     }

@@ -263,6 +263,30 @@ pub fn module(p: &Program) -> Module {
             }],
         })));
     }
+    if p.insts().iter().any(|i| uses_discard(&i.op)) {
+        let name = b.name("dsc");
+        b.m.items.push(Item::Variable(Box::new(VarDecl {
+            linkage: None,
+            space: Space::Global,
+            attributes: Vec::new(),
+            align: Some(128),
+            vector: None,
+            ty: Type::B8,
+            names: vec![Declarator {
+                name,
+                range: None,
+                dims: std::iter::once(Some(128)).collect(),
+                init: None,
+            }],
+        })));
+    }
+    let maxnreg = p.insts().iter().any(|i| is_setmaxnreg(&i.op));
+    if maxnreg {
+        b.m.target = vec![Arch::Sm {
+            arch: 90,
+            suffix: ArchSuffix::A,
+        }];
+    }
     for reg in [false, true] {
         if p.insts().iter().any(|i| i.op == Op::Rec { reg }) {
             let item = rec_item(&mut b, reg);
@@ -280,6 +304,8 @@ pub fn module(p: &Program) -> Module {
     b.decl(Type::B32, "%c", 4);
     b.decl(Type::Pred, "%q", 4);
     b.decl(Type::B32, "%ms", 16);
+    b.decl(Type::B64, "%tq", 2);
+    b.decl(Type::B32, "%tz", 1);
     let mem = p.uses_mem();
     if mem {
         b.decl(Type::B64, "%tm", 6);
@@ -345,7 +371,14 @@ pub fn module(p: &Program) -> Module {
         returns: None,
         name,
         params: Some(params),
-        directives: Vec::new(),
+        // ptxas asks for a launch bound with `setmaxnreg`.
+        directives: if maxnreg {
+            vec![ptx_ir_core::FuncDirective::MaxNtid(
+                [p.block, 1, 1].into_iter().collect(),
+            )]
+        } else {
+            Vec::new()
+        },
         body: Some(body),
     })));
     let _ = ptx_ir_core::visit::renumber_names(&mut b.m);
@@ -1712,6 +1745,51 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             };
             (Redux, vec![f(Flag::Sync), Modifier::Op(o), t(ty)])
         }
+        Op::Activemask => (Activemask, vec![t(Type::B32)]),
+        Op::PackSat(pt) => {
+            let ty = match pt {
+                PackT::U16 => Type::U16,
+                PackT::S16 => Type::S16,
+                PackT::U8 => Type::U8,
+                PackT::S8 => Type::S8,
+                PackT::U4 => Type::U4,
+                PackT::S4 => Type::S4,
+                PackT::U2 => Type::U2,
+                PackT::S2 => Type::S2,
+            };
+            let mut m = vec![f(Flag::Sat), t(ty), t(Type::S32)];
+            if pt.with_c() {
+                m.push(t(Type::B32));
+            }
+            (CvtPack, m)
+        }
+        Op::LdIn {
+            how,
+            class,
+            slot,
+            vec,
+        } => {
+            let (op, m, src) = ld_in(b, guard, how, class, slot, vec);
+            let regs: Vec<Operand> = (0..vec)
+                .map(|k| {
+                    b.reg(Reg {
+                        class,
+                        idx: (i.dst.idx + k) % class.count(),
+                    })
+                })
+                .collect();
+            ops = vec![if vec == 1 {
+                regs[0].clone()
+            } else {
+                Operand::vector(regs)
+            }];
+            srcs = src;
+            (op, m)
+        }
+        Op::Hint(h) => {
+            hint(b, guard, h);
+            (Mov, vec![t(Type::B32)])
+        }
         Op::Match { all, wide } => {
             srcs.push(mask_reg(b, depth));
             (
@@ -1726,6 +1804,246 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
     };
     ops.extend(srcs);
     b.emit(guard, op, mods, ops);
+}
+
+/// The eviction priority `k` of `createpolicy` (0 `evict_last`, 1 `evict_normal`,
+/// 2 `evict_first`, 3 `evict_unchanged`) and the optional secondary one.
+fn policy_mods(primary: u8, secondary: Option<bool>) -> Vec<Modifier> {
+    use ptx_ir_core::Cache;
+    let mut m = vec![Modifier::Cache(match primary {
+        0 => Cache::L2EvictLast,
+        1 => Cache::L2EvictNormal,
+        2 => Cache::L2EvictFirst,
+        _ => Cache::L2EvictUnchanged,
+    })];
+    if let Some(unchanged) = secondary {
+        m.push(Modifier::Cache(if unchanged {
+            Cache::L2EvictUnchanged
+        } else {
+            Cache::L2EvictFirst
+        }));
+    }
+    m
+}
+
+/// The instructions before an input-pool load that `how` asks for, and the load's opcode,
+/// qualifiers and address operands: `[%td0+offset]` (the input buffer) and, with a cache
+/// policy, the policy register.
+fn ld_in(
+    b: &mut B,
+    guard: Option<Guard>,
+    how: LdHow,
+    class: Class,
+    slot: u8,
+    vec: u8,
+) -> (Opcode, Vec<Modifier>, Vec<Operand>) {
+    use ptx_ir_core::Cache;
+    let pool = match class {
+        Class::H => 0,
+        Class::P | Class::R => 1,
+        Class::D => 2,
+        Class::F => 3,
+        Class::Fd => 4,
+    };
+    let off = POOL_OFFSETS[pool] + slot as u32 * class.bits() / 8;
+    let td0 = b.name("%td0");
+    let addr = Operand::addr(td0, off as i64);
+    let g = Modifier::Space(Space::Global);
+    let ty = class_type(class);
+    let plain = |extra: Vec<Modifier>| {
+        let mut m = vec![g];
+        m.extend(extra);
+        m.extend(mem_mods(None, vec, ty));
+        m
+    };
+    match how {
+        LdHow::Ldu => (Opcode::Ldu, mem_mods(Some(Space::Global), vec, ty), vec![addr]),
+        LdHow::Nc(k) => {
+            let mut extra = vec![f(Flag::Nc)];
+            match k {
+                1 => extra.push(Modifier::Cache(Cache::L1EvictLast)),
+                2 => extra.push(Modifier::Cache(Cache::L1NoAllocate)),
+                3 => extra.push(Modifier::Cache(Cache::L2B256)),
+                _ => {}
+            }
+            (Opcode::Ld, plain(extra), vec![addr])
+        }
+        LdHow::Policy(pol) => {
+            let tq0 = b.r("%tq0");
+            match pol {
+                Policy::Fractional {
+                    primary,
+                    secondary,
+                    fraction,
+                } => {
+                    let mut m = vec![f(Flag::CreatePolicyFractional)];
+                    m.extend(policy_mods(primary, secondary));
+                    m.push(t(Type::B64));
+                    let mut ops = vec![tq0.clone()];
+                    ops.extend(fraction.map(Operand::F32));
+                    b.e(Opcode::Createpolicy, m, ops);
+                }
+                Policy::Range {
+                    primary,
+                    secondary,
+                    size,
+                    total,
+                } => {
+                    let mut m = vec![f(Flag::Range), g];
+                    m.extend(policy_mods(primary, secondary));
+                    m.push(t(Type::B64));
+                    b.e(
+                        Opcode::Createpolicy,
+                        m,
+                        vec![
+                            tq0.clone(),
+                            Operand::addr(td0, 0),
+                            Operand::Int(size as i64),
+                            Operand::Int(total as i64),
+                        ],
+                    );
+                }
+            }
+            (
+                Opcode::Ld,
+                plain(vec![Modifier::Cache(Cache::L2CacheHint)]),
+                vec![addr, tq0],
+            )
+        }
+        LdHow::Prefetch(pf) => {
+            let generic = matches!(pf, Pf::GenericL2 | Pf::Uniform);
+            let at = if generic {
+                let tq1 = b.r("%tq1");
+                b.e(
+                    Opcode::Cvta,
+                    vec![g, t(Type::U64)],
+                    vec![tq1, Operand::reg(td0)],
+                );
+                Operand::addr(b.name("%tq1"), off as i64)
+            } else {
+                addr.clone()
+            };
+            let (op, m) = match pf {
+                Pf::GlobalL1 => (Opcode::Prefetch, vec![g, Modifier::Cache(Cache::L1)]),
+                Pf::GlobalL2 => (Opcode::Prefetch, vec![g, Modifier::Cache(Cache::L2)]),
+                Pf::EvictLast => (Opcode::Prefetch, vec![g, Modifier::Cache(Cache::L2EvictLast)]),
+                Pf::EvictNormal => (
+                    Opcode::Prefetch,
+                    vec![g, Modifier::Cache(Cache::L2EvictNormal)],
+                ),
+                Pf::GenericL2 => (Opcode::Prefetch, vec![Modifier::Cache(Cache::L2)]),
+                Pf::Uniform => (Opcode::Prefetchu, vec![Modifier::Cache(Cache::L1)]),
+            };
+            b.emit(guard, op, m, vec![at]);
+            (Opcode::Ld, plain(vec![]), vec![addr])
+        }
+        LdHow::Applypriority => {
+            b.emit(
+                guard,
+                Opcode::Applypriority,
+                vec![g, Modifier::Cache(Cache::L2EvictNormal)],
+                vec![Operand::addr(td0, 0), Operand::Int(128)],
+            );
+            (Opcode::Ld, plain(vec![]), vec![addr])
+        }
+    }
+}
+
+/// Emits the instruction of `h` (under `guard`).
+fn hint(b: &mut B, guard: Option<Guard>, h: HintOp) {
+    use ptx_ir_core::{Cache, Scope, Sem};
+    let scope = |k: u8| {
+        Modifier::Scope(match k {
+            0 => Scope::Cta,
+            1 => Scope::Cluster,
+            2 => Scope::Gpu,
+            _ => Scope::Sys,
+        })
+    };
+    let (op, m, ops) = match h {
+        HintOp::Membar(k) => (
+            Opcode::Membar,
+            vec![Modifier::Scope(match k {
+                0 => Scope::Cta,
+                1 => Scope::Gl,
+                _ => Scope::Sys,
+            })],
+            vec![],
+        ),
+        HintOp::Fence { sem, scope: sc } => {
+            let mut m = match sem {
+                1 => vec![Modifier::Sem(Sem::Sc)],
+                2 => vec![Modifier::Sem(Sem::AcqRel)],
+                _ => vec![],
+            };
+            m.push(scope(sc));
+            (Opcode::Fence, m, vec![])
+        }
+        HintOp::Proxy(k) => {
+            let (op, tail) = match k {
+                0 => (Opcode::Fence, vec![f(Flag::Alias)]),
+                1 => (Opcode::Fence, vec![f(Flag::Async)]),
+                2 => (
+                    Opcode::Fence,
+                    vec![f(Flag::Async), Modifier::Space(Space::Global)],
+                ),
+                3 => (
+                    Opcode::Fence,
+                    vec![f(Flag::Async), Modifier::Space(Space::SharedCta)],
+                ),
+                _ => (Opcode::Membar, vec![f(Flag::Alias)]),
+            };
+            let mut m = vec![f(Flag::Proxy)];
+            m.extend(tail);
+            (op, m, vec![])
+        }
+        HintOp::Sleep(ns) => (
+            Opcode::Nanosleep,
+            vec![t(Type::U32)],
+            vec![Operand::Int(ns as i64)],
+        ),
+        HintOp::SleepReg => {
+            // A different time per thread: `gid & 255` nanoseconds.
+            let (tz, t3) = (b.r("%tz0"), b.r("%t3"));
+            b.e(
+                Opcode::And,
+                vec![t(Type::B32)],
+                vec![tz.clone(), t3, Operand::Int(255)],
+            );
+            (Opcode::Nanosleep, vec![t(Type::U32)], vec![tz])
+        }
+        HintOp::Pmevent(k) => (Opcode::Pmevent, vec![], vec![Operand::Int(k as i64)]),
+        HintOp::PmeventMask(k) => (
+            Opcode::Pmevent,
+            vec![f(Flag::Mask)],
+            vec![Operand::Int(k as i64)],
+        ),
+        HintOp::Griddep(wait) => (
+            Opcode::Griddepcontrol,
+            vec![f(if wait {
+                Flag::Wait
+            } else {
+                Flag::LaunchDependents
+            })],
+            vec![],
+        ),
+        HintOp::Discard => (
+            Opcode::Discard,
+            vec![Modifier::Space(Space::Global), Modifier::Cache(Cache::L2)],
+            vec![Operand::addr(b.name("dsc"), 0), Operand::Int(128)],
+        ),
+        HintOp::Setmaxnreg { inc, n } => (
+            Opcode::Setmaxnreg,
+            vec![
+                Modifier::Op(if inc { MOp::Inc } else { MOp::Dec }),
+                f(Flag::Sync),
+                f(Flag::Aligned),
+                t(Type::U32),
+            ],
+            vec![Operand::Int(n as i64)],
+        ),
+    };
+    b.emit(guard, op, m, ops);
 }
 
 fn cmp_mod(c: Cmp, lohi: bool) -> Modifier {
@@ -2302,6 +2620,8 @@ fn op_signed(op: &Op) -> bool {
         | Op::MadCc { t, .. } => t.signed,
         // `fns`'s offset is `.s32`.
         Op::Fns => true,
+        // `a` and `b` are `.s32` (`c`, `.b32`, is a register).
+        Op::PackSat(_) => true,
         Op::AddSat(_) | Op::MadHiSat | Op::Relu { .. } => true,
         Op::Setp {
             t: CmpT::Int(x), ..

@@ -641,6 +641,15 @@ mod tests {
             &[Family::Generic, Family::Int],
             &[
                 |o| matches!(o, Op::Isspacep { .. }),
+                |o| {
+                    matches!(
+                        o,
+                        Op::Isspacep {
+                            ptr: prog::Win::Const | prog::Win::Param,
+                            ..
+                        }
+                    )
+                },
                 |o| matches!(o, Op::CvtaRound { .. }),
                 |o| {
                     matches!(
@@ -689,6 +698,51 @@ mod tests {
             "{answered} of {kernels} answered"
         );
         assert!(c.iter().all(|&n| n >= 5), "instruction counts {c:?}");
+    }
+
+    fn run_hint(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Hint, Family::Warp, Family::Int])
+    }
+
+    #[test]
+    fn smoke_hint() {
+        let done = crate::smoke(run_hint, 0x5eed_0010, 200, 4096);
+        assert!(done >= 60, "only {done} of 200 inputs completed");
+    }
+
+    /// The hint family draws every kind of instruction (`setmaxnreg` too, which needs a
+    /// kernel of whole warpgroups), and the reference answers (nearly) every kernel.
+    #[test]
+    fn hint_kernels_are_answered() {
+        use prog::{HintOp, LdHow, Op};
+        let (kernels, answered, c) = census(
+            0x5eed_0011,
+            &[Family::Hint, Family::Warp],
+            &[
+                |o| matches!(o, Op::PackSat(t) if t.with_c()),
+                |o| matches!(o, Op::PackSat(t) if !t.with_c()),
+                |o| matches!(o, Op::LdIn { how: LdHow::Ldu, .. }),
+                |o| matches!(o, Op::LdIn { how: LdHow::Nc(_), .. }),
+                |o| matches!(o, Op::LdIn { how: LdHow::Policy(_), .. }),
+                |o| matches!(o, Op::LdIn { how: LdHow::Prefetch(_), .. }),
+                |o| matches!(o, Op::LdIn { how: LdHow::Applypriority, .. }),
+                |o| matches!(o, Op::LdIn { vec: 4, .. }),
+                |o| matches!(o, Op::Hint(HintOp::Setmaxnreg { inc: true, .. })),
+                |o| matches!(o, Op::Hint(HintOp::Setmaxnreg { inc: false, .. })),
+                |o| matches!(o, Op::Hint(HintOp::Fence { .. } | HintOp::Membar(_))),
+                |o| matches!(o, Op::Hint(HintOp::Proxy(_))),
+                |o| matches!(o, Op::Hint(HintOp::Sleep(_) | HintOp::SleepReg)),
+                |o| matches!(o, Op::Hint(HintOp::Pmevent(_) | HintOp::PmeventMask(_))),
+                |o| matches!(o, Op::Hint(HintOp::Griddep(_))),
+                |o| matches!(o, Op::Hint(HintOp::Discard)),
+                |o| matches!(o, Op::Activemask),
+            ],
+        );
+        assert!(
+            answered * 100 >= kernels * 90,
+            "{answered} of {kernels} answered"
+        );
+        assert!(c.iter().all(|&n| n >= 3), "instruction counts {c:?}");
     }
 
     fn run_barrier(u: &mut Unstructured) -> arbitrary::Result<()> {

@@ -1023,6 +1023,177 @@ pub enum Op {
         /// `.b64`
         wide: bool,
     },
+    /// `activemask.b32 d`: the lanes running the instruction (the region's mask).
+    Activemask,
+    // ---------------------------------------------------------------- hints and no-ops
+    /// `cvt.pack.sat.T.s32 d, a, b` (16-bit `T`) or `cvt.pack.sat.T.s32.b32 d, a, b, c`
+    /// (narrower `T`, `c` shifted in above the pair).
+    PackSat(PackT),
+    /// A load of `vec` consecutive entries of the input pool of `class`, from entry `slot` (a
+    /// multiple of `vec`): the same address in every thread, of data nothing writes.
+    LdIn {
+        /// The access path.
+        how: LdHow,
+        /// The pool (not `P`).
+        class: Class,
+        /// First entry.
+        slot: u8,
+        /// 1, 2 or 4 entries.
+        vec: u8,
+    },
+    /// An instruction with no effect on the kernel's values, then `mov.b32 d, a`.
+    Hint(HintOp),
+}
+
+/// Destination formats of the integer `cvt.pack.sat`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PackT {
+    /// `.u16` (two sources)
+    U16,
+    /// `.s16` (two sources)
+    S16,
+    /// `.u8` (with `c`)
+    U8,
+    /// `.s8` (with `c`)
+    S8,
+    /// `.u4` (with `c`)
+    U4,
+    /// `.s4` (with `c`)
+    S4,
+    /// `.u2` (with `c`)
+    U2,
+    /// `.s2` (with `c`)
+    S2,
+}
+
+impl PackT {
+    /// Every format.
+    pub const ALL: [PackT; 8] = [
+        PackT::U16,
+        PackT::S16,
+        PackT::U8,
+        PackT::S8,
+        PackT::U4,
+        PackT::S4,
+        PackT::U2,
+        PackT::S2,
+    ];
+
+    /// Width in bits and signedness.
+    pub fn format(self) -> (u32, bool) {
+        match self {
+            PackT::U16 => (16, false),
+            PackT::S16 => (16, true),
+            PackT::U8 => (8, false),
+            PackT::S8 => (8, true),
+            PackT::U4 => (4, false),
+            PackT::S4 => (4, true),
+            PackT::U2 => (2, false),
+            PackT::S2 => (2, true),
+        }
+    }
+
+    /// Whether the form takes the third source `c`.
+    pub fn with_c(self) -> bool {
+        self.format().0 < 16
+    }
+}
+
+/// How [`Op::LdIn`] reads the input buffer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LdHow {
+    /// `ldu.global`
+    Ldu,
+    /// `ld.global.nc`, with nothing (0), `.L1::evict_last` (1), `.L1::no_allocate` (2) or
+    /// `.L2::256B` (3)
+    Nc(u8),
+    /// `createpolicy` into a register, then `ld.global.L2::cache_hint` with it
+    Policy(Policy),
+    /// A prefetch of the same location first
+    Prefetch(Pf),
+    /// `applypriority.global.L2::evict_normal` of the input's first 128 bytes first
+    Applypriority,
+}
+
+/// A `createpolicy` form.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// `createpolicy.fractional.PRIMARY{.SECONDARY}.b64 d{, fraction}`
+    Fractional {
+        /// Primary priority: 0 `evict_last`, 1 `evict_normal`, 2 `evict_first`,
+        /// 3 `evict_unchanged`.
+        primary: u8,
+        /// Secondary priority: `evict_first` (false) or `evict_unchanged` (true).
+        secondary: Option<bool>,
+        /// The fraction, as `f32` bits (in (0, 1]).
+        fraction: Option<u32>,
+    },
+    /// `createpolicy.range.global.PRIMARY{.SECONDARY}.b64 d, [in], primary, total`
+    Range {
+        /// As for [`Policy::Fractional`].
+        primary: u8,
+        /// As for [`Policy::Fractional`].
+        secondary: Option<bool>,
+        /// Bytes given the primary priority.
+        size: u32,
+        /// Bytes in all.
+        total: u32,
+    },
+}
+
+/// A prefetch form.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Pf {
+    /// `prefetch.global.L1`
+    GlobalL1,
+    /// `prefetch.global.L2`
+    GlobalL2,
+    /// `prefetch.global.L2::evict_last`
+    EvictLast,
+    /// `prefetch.global.L2::evict_normal`
+    EvictNormal,
+    /// `prefetch.L2` of the generic address
+    GenericL2,
+    /// `prefetchu.L1` of the generic address
+    Uniform,
+}
+
+/// An instruction with no effect on the values the kernel computes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HintOp {
+    /// `membar.(cta|gl|sys)`: 0, 1, 2.
+    Membar(u8),
+    /// `fence{.sc|.acq_rel}.(cta|cluster|gpu|sys)`: semantics 0 none, 1 `.sc`, 2 `.acq_rel`;
+    /// scope 0 to 3.
+    Fence {
+        /// Ordering.
+        sem: u8,
+        /// Scope.
+        scope: u8,
+    },
+    /// `fence.proxy.alias`, `fence.proxy.async`, `fence.proxy.async.global`,
+    /// `fence.proxy.async.shared::cta`, `membar.proxy.alias`: 0 to 4.
+    Proxy(u8),
+    /// `nanosleep.u32 t` with an immediate `t`.
+    Sleep(u16),
+    /// `nanosleep.u32 t` with `t` the source register masked to 0..=255 first.
+    SleepReg,
+    /// `pmevent a` (0 to 15).
+    Pmevent(u8),
+    /// `pmevent.mask a`.
+    PmeventMask(u16),
+    /// `griddepcontrol.launch_dependents` (false) or `griddepcontrol.wait` (true).
+    Griddep(bool),
+    /// `discard.global.L2 [dsc], 128` of a module array nothing reads.
+    Discard,
+    /// `setmaxnreg.(inc|dec).sync.aligned.u32 n`: only at the top level of a kernel of whole
+    /// warpgroups, where every warp runs the same sequence.
+    Setmaxnreg {
+        /// `.inc`
+        inc: bool,
+        /// The register count.
+        n: u16,
+    },
 }
 
 /// Instruction families (the unit of swarm configuration and of the README table).
@@ -1060,11 +1231,16 @@ pub enum Family {
     /// Generic addressing: `cvta` to and from the state spaces, `isspacep`, and the memory
     /// family's loads, stores and atomics through generic addresses.
     Generic,
+    /// Cache and scheduling hints and other instructions without effect on values: `ldu`,
+    /// `ld.global.nc`, `createpolicy` with `.L2::cache_hint` loads, `prefetch{u}`,
+    /// `applypriority`, `discard`, `membar`/`fence`, `nanosleep`, `pmevent`, `griddepcontrol`,
+    /// `setmaxnreg`; and the integer `cvt.pack`.
+    Hint,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 14] = [
+    pub const ALL: [Family; 15] = [
         Family::Int,
         Family::Bits,
         Family::Logic,
@@ -1079,6 +1255,7 @@ impl Family {
         Family::Call,
         Family::Generic,
         Family::Barrier,
+        Family::Hint,
     ];
 }
 
@@ -1492,6 +1669,8 @@ pub struct Gen<'s> {
     cell_ops: [(AtomOp, AtomT); 8],
     /// Parameter and return classes of the program's device functions.
     funcs: Vec<(Vec<Class>, Class)>,
+    /// The register count the last `setmaxnreg` set.
+    nreg: Option<u16>,
 }
 
 /// Commutative (and associative) atomic operations, allowed on addresses shared by threads.
@@ -1573,6 +1752,7 @@ impl<'s> Gen<'s> {
             segment: 0,
             cell_ops: [CELL_OPS[0]; 8],
             funcs: Vec::new(),
+            nreg: None,
         }
     }
 
@@ -1634,7 +1814,12 @@ impl<'s> Gen<'s> {
             init,
             pools,
             outputs,
-            block: 32 * u.int_in_range(1..=2u32)?,
+            // `setmaxnreg` needs whole warpgroups.
+            block: if self.nreg.is_some() {
+                128
+            } else {
+                32 * u.int_in_range(1..=2u32)?
+            },
             grid: u.int_in_range(1..=2u32)?,
             funcs,
         })
@@ -1968,7 +2153,13 @@ impl<'s> Gen<'s> {
             Family::Half => self.half_op(u)?,
             Family::Mem => self.mem_op(u, false)?,
             Family::Generic => {
-                const PTRS: &[Win] = &[Win::Global, Win::Shared, Win::Local];
+                const PTRS: &[Win] = &[
+                    Win::Global,
+                    Win::Shared,
+                    Win::Local,
+                    Win::Const,
+                    Win::Param,
+                ];
                 match u.int_in_range(0..=5u8)? {
                     0..=2 => self.mem_op(u, true)?,
                     3 | 4 => Op::Isspacep {
@@ -1979,6 +2170,7 @@ impl<'s> Gen<'s> {
                             Win::SharedCluster,
                             Win::Local,
                             Win::Const,
+                            Win::Param,
                         ])?,
                         ptr: *u.choose(PTRS)?,
                     },
@@ -2029,9 +2221,9 @@ impl<'s> Gen<'s> {
             Family::Warp => {
                 // `shfl` reads other lanes: only where every lane is active.
                 let k = if r.full {
-                    u.int_in_range(0..=4u8)?
+                    u.int_in_range(0..=5u8)?
                 } else {
-                    u.int_in_range(2..=4u8)?
+                    u.int_in_range(2..=5u8)?
                 };
                 match k {
                     0 | 1 => Op::Shfl {
@@ -2066,12 +2258,14 @@ impl<'s> Gen<'s> {
                         ])?,
                         signed: u.arbitrary()?,
                     },
-                    _ => Op::Match {
+                    4 => Op::Match {
                         all: u.arbitrary()?,
                         wide: u.arbitrary()?,
                     },
+                    _ => Op::Activemask,
                 }
             }
+            Family::Hint => self.hint_op(u, r)?,
         };
         self.operands(u, op, fam).map(Some)
     }
@@ -2156,7 +2350,7 @@ impl<'s> Gen<'s> {
                 });
             }
         }
-        let warp = fam == Family::Warp;
+        let warp = fam == Family::Warp || matches!(op, Op::Hint(HintOp::Setmaxnreg { .. }));
         let guard = if !warp && self.swarm.guards && u.ratio(1, 4)? {
             Some((u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?))
         } else {
@@ -2170,6 +2364,123 @@ impl<'s> Gen<'s> {
             dst2,
             srcs,
             neg_pred,
+        })
+    }
+
+    /// An operation of the hint family.
+    fn hint_op(&mut self, u: &mut Unstructured, r: Region) -> Result<Op> {
+        let k = u.int_in_range(0..=11u8)?;
+        Ok(match k {
+            0 | 1 => Op::PackSat(*u.choose(&PackT::ALL)?),
+            2..=5 => {
+                let class = *u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?;
+                // `.v4` of 64-bit elements is a 256-bit access (sm_100).
+                let vec = if class.bits() == 64 {
+                    *u.choose(&[1u8, 2])?
+                } else {
+                    *u.choose(&[1u8, 2, 4])?
+                };
+                let slot = vec * u.int_in_range(0..=16 / vec - 1)?;
+                let prio = |u: &mut Unstructured| -> Result<(u8, Option<bool>)> {
+                    Ok((
+                        u.int_in_range(0..=3u8)?,
+                        if u.arbitrary()? {
+                            Some(u.arbitrary()?)
+                        } else {
+                            None
+                        },
+                    ))
+                };
+                let how = match u.int_in_range(0..=4u8)? {
+                    0 => LdHow::Ldu,
+                    1 => LdHow::Nc(u.int_in_range(0..=3u8)?),
+                    2 => {
+                        let (primary, secondary) = prio(u)?;
+                        LdHow::Policy(if u.arbitrary()? {
+                            Policy::Fractional {
+                                primary,
+                                secondary,
+                                fraction: if u.arbitrary()? {
+                                    Some(*u.choose(&[0x3f80_0000u32, 0x3f00_0000, 0x3e80_0000])?)
+                                } else {
+                                    None
+                                },
+                            }
+                        } else {
+                            let total = *u.choose(&[256u32, 416, 4096])?;
+                            Policy::Range {
+                                primary,
+                                secondary,
+                                size: total / *u.choose(&[1u32, 2, 4])?,
+                                total,
+                            }
+                        })
+                    }
+                    3 => LdHow::Prefetch(*u.choose(&[
+                        Pf::GlobalL1,
+                        Pf::GlobalL2,
+                        Pf::EvictLast,
+                        Pf::EvictNormal,
+                        Pf::GenericL2,
+                        Pf::Uniform,
+                    ])?),
+                    _ => LdHow::Applypriority,
+                };
+                Op::LdIn {
+                    how,
+                    class,
+                    slot,
+                    vec,
+                }
+            }
+            _ => {
+                let mem = [Family::Mem, Family::Generic, Family::Barrier]
+                    .iter()
+                    .any(|f| self.swarm.families.contains(f));
+                // All warps of a warpgroup run the same `setmaxnreg` sequence: only where the
+                // whole CTA runs straight-line code, in kernels that can have 128 threads (the
+                // memory families' layouts are for 64).
+                if k == 11 && !mem && r.cta && r.full && r.depth == 0 && r.loops == 0 {
+                    const COUNTS: [u16; 5] = [224, 232, 240, 248, 256];
+                    let (inc, n) = match self.nreg {
+                        Some(cur) if u.arbitrary()? => {
+                            let lower: Vec<u16> = COUNTS.iter().copied().filter(|&n| n < cur).collect();
+                            if lower.is_empty() {
+                                (true, cur)
+                            } else {
+                                (false, *u.choose(&lower)?)
+                            }
+                        }
+                        cur => {
+                            let from = cur.unwrap_or(0);
+                            let higher: Vec<u16> = COUNTS.iter().copied().filter(|&n| n >= from).collect();
+                            (true, *u.choose(&higher)?)
+                        }
+                    };
+                    self.nreg = Some(n);
+                    return Ok(Op::Hint(HintOp::Setmaxnreg { inc, n }));
+                }
+                Op::Hint(match u.int_in_range(0..=8u8)? {
+                    0 => HintOp::Membar(u.int_in_range(0..=2)?),
+                    1 => HintOp::Fence {
+                        sem: u.int_in_range(0..=2)?,
+                        scope: u.int_in_range(0..=3)?,
+                    },
+                    2 => HintOp::Proxy(u.int_in_range(0..=4)?),
+                    3 => HintOp::Sleep(u.int_in_range(0..=1000)?),
+                    4 => HintOp::SleepReg,
+                    5 => {
+                        if u.arbitrary()? {
+                            HintOp::Pmevent(u.int_in_range(0..=15)?)
+                        } else {
+                            HintOp::PmeventMask(u.int_in_range(1..=0xffff)?)
+                        }
+                    }
+                    6 => HintOp::Griddep(u.arbitrary()?),
+                    7 => HintOp::Discard,
+                    _ => HintOp::Proxy(u.int_in_range(0..=4)?),
+                })
+            }
         })
     }
 
@@ -3001,6 +3312,19 @@ pub fn signature(op: &Op) -> Sig {
             s.no_imm = vec![0];
             s
         }
+        Op::Activemask => sig(R, &[]),
+        Op::PackSat(t) => {
+            let mut s = if t.with_c() {
+                sig(R, &[R, R, R])
+            } else {
+                sig(R, &[R, R])
+            };
+            // `c` is `.b32` while `a` and `b` are `.s32`: immediates of one signedness only.
+            s.no_imm = if t.with_c() { vec![2] } else { vec![] };
+            s
+        }
+        Op::LdIn { class, .. } => sig(*class, &[]),
+        Op::Hint(_) => sig(R, &[R]),
         Op::Match { wide, all } => {
             let mut s = sig(R, &[if *wide { D } else { R }]);
             // Only `match.all` has the `d|p` form.
@@ -3036,7 +3360,24 @@ pub fn is_generic(op: &Op) -> bool {
 
 /// Whether `op` uses the module's `.const` array.
 pub fn uses_const(op: &Op) -> bool {
-    matches!(op, Op::CvtaRound { space: Win::Const })
+    matches!(
+        op,
+        Op::CvtaRound { space: Win::Const }
+            | Op::Isspacep {
+                ptr: Win::Const,
+                ..
+            }
+    )
+}
+
+/// Whether `op` uses the module's `.global` array `dsc` (the target of `discard`).
+pub fn uses_discard(op: &Op) -> bool {
+    matches!(op, Op::Hint(HintOp::Discard))
+}
+
+/// Whether `op` is a `setmaxnreg` (the kernel is then for `sm_90a`, with 128 threads).
+pub fn is_setmaxnreg(op: &Op) -> bool {
+    matches!(op, Op::Hint(HintOp::Setmaxnreg { .. }))
 }
 
 /// Whether `op` uses the kernel's `.local` array.
