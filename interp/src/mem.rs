@@ -37,8 +37,15 @@ pub const KPARAM_BASE: u64 = 0x4000_0000;
 /// `.shared::cluster` addresses of CTA rank `r` start at `(r + 1) << CLUSTER_SHIFT`; addresses
 /// below `1 << CLUSTER_SHIFT` are the executing CTA's own.
 pub const CLUSTER_SHIFT: u32 = 24;
-/// The most stack (local memory) one thread may use.
+/// The most stack (local memory) one thread may use: module `.local` variables, the frames of
+/// the active call chain and the live `alloca` memory together.
 pub const STACK_LIMIT: u32 = 1 << 20;
+/// `.local` address just above each thread's dynamic (`alloca`) area, which grows down from here
+/// (as the PTX stack does: `alloca` returns the lowest address of its block). Frames use
+/// `[0, STACK_LIMIT)` and grow up, so the two never share an address: frame bases stay the same
+/// for every lane of a group whatever each lane allocated, and the `alloca` area occupies
+/// `[DYN_TOP - STACK_LIMIT, DYN_TOP)` at most. A multiple of every alignment the area can honour.
+pub const DYN_TOP: u32 = 2 * STACK_LIMIT;
 
 /// A concrete state space after generic decoding.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

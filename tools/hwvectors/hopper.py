@@ -18,7 +18,8 @@ output buffer (filled with 0xAB before the launch) is recorded. Families:
   cluster  cluster registers, barrier.cluster, mapa/getctarank, ld/st/atom/red on
            .shared::cluster, remote mbarrier arrive, elect.sync, griddepcontrol, fences
   misc     shared-memory atomics, bar.red, divergent recursion, indirect calls, elect.sync and
-           redux.sync (integer) with partial masks, setmaxnreg
+           redux.sync (integer) with partial masks, setmaxnreg, alloca/stacksave/stackrestore
+           (the kernels of corpus/interp/alloca.ptx)
   ldmatrix ldmatrix/stmatrix (.x1/.x2/.x4, .trans), movmatrix
   mma      mma.sync f16/bf16/tf32/e4m3/e5m2/s8/u8/s4/f64 shapes
   wgmma    wgmma.mma_async f16/bf16/tf32/e4m3/e5m2/s8 with shared-memory descriptors
@@ -894,6 +895,15 @@ setmaxnreg.dec.sync.aligned.u32 96;
 st.global.u32 [%rd2], %r2;"""
     case("setmaxnreg", "misc", kernel(body, directives=".maxntid 128, 1, 1\n"), "u32", 128,
          ins=[("u32", 32, rand_words(128))], block=(128, 1, 1))
+    # alloca / stacksave / stackrestore: the kernels of the golden program
+    # corpus/interp/alloca.ptx (its comments list each output word; none depends on where the
+    # stack lies). The launcher runs the entry `k`, so the .u32 kernel is renamed for its case.
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                            "corpus", "interp", "alloca.ptx")).read()
+    case("alloca.u64", "misc", src, "u32", 16 * 40, block=(40, 1, 1))
+    case("alloca.u32", "misc",
+         src.replace(".entry k(", ".entry k64(").replace(".entry k32(", ".entry k("),
+         "u32", 4 * 32)
 
 
 def fam_ldmatrix():

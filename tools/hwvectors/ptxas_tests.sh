@@ -5,6 +5,7 @@
 #
 #   corpus/interp/{clc_steal,clc_errors,tcgen05_alloc}.ptx   ptxas -arch=sm_100a
 #   corpus/interp/async_errors.ptx                           ptxas -arch=sm_90a
+#   corpus/interp/alloca.ptx                                 ptxas -arch=sm_90
 #   corpus/interp/tcgen05_mixed.ptx                          must be rejected (sm_100a)
 #   every kernel of tools/hwvectors/hopper.py                ptxas -arch=sm_90a
 #
@@ -27,6 +28,7 @@ for f in corpus/interp/clc_steal.ptx corpus/interp/clc_errors.ptx corpus/interp/
     check sm_100a "$f"
 done
 check sm_90a corpus/interp/async_errors.ptx
+check sm_90 corpus/interp/alloca.ptx
 # Must be rejected: mixed .cta_group (the verifier's cta-group-mismatch).
 if ptxas -arch=sm_100a corpus/interp/tcgen05_mixed.ptx -o /dev/null > /dev/null 2>&1; then
     fail=$((fail + 1)); echo "FAIL sm_100a corpus/interp/tcgen05_mixed.ptx accepted (should be rejected)" >> "$log"

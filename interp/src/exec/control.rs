@@ -2,7 +2,7 @@
 
 use super::ctx::{lanes, Ctx};
 use super::step::Flow;
-use super::warp::{Frame, Group, Wait, Warp};
+use super::warp::{Frame, Group, SpFrame, Wait, Warp};
 use super::Machine;
 use crate::error::Error;
 use crate::load::{CallList, FParam, Opnd, ParamLoc, Program};
@@ -185,11 +185,20 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
         if !super::ensure_stack(x.w, mask, base.saturating_add(callee.frame_size)) {
             return Err(x.undefined(
                 mask.trailing_zeros() as usize,
-                "stack overflow (local memory per thread exceeds 1 MiB)",
+                "stack overflow (the callee's frame, the frames of its callers and the live alloca memory need more than the 1 MiB of local memory per thread)",
             ));
         }
         if x.w.regs.len() <= depth + 1 {
             x.w.regs.resize(depth + 2, Vec::new());
+        }
+        // The callee's `alloca`s start at each lane's current stack pointer, below the caller's
+        // live ones; its return gives back whatever it allocated.
+        if x.w.sp_frames.len() <= depth + 1 {
+            x.w.sp_frames
+                .resize(depth + 2, [SpFrame::at(mem::DYN_TOP); 32]);
+        }
+        for l in lanes(mask) {
+            x.w.sp_frames[depth + 1][l] = SpFrame::at(x.w.sp[l]);
         }
         let need = callee.nslots as usize * 32;
         if x.w.regs[depth + 1].len() < need {
@@ -275,6 +284,13 @@ fn do_ret(prog: &Program, w: &mut Warp, g: &Group, lanes_mask: u32) -> Result<Gr
                 }
                 _ => {}
             }
+        }
+    }
+    // Returning releases the callee's `alloca` memory (PTX ISA 9.7.17.3).
+    if let Some(f) = w.sp_frames.get(depth) {
+        let f = *f;
+        for l in lanes(lanes_mask) {
+            w.sp[l] = f[l].entry;
         }
     }
     let mut callers = g.callers.clone();

@@ -348,6 +348,17 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 mem::flat(sh, off, size)
             }
             Region::Local => {
+                if a >= mem::STACK_LIMIT as u64 {
+                    // The `alloca` area: its vector holds the addresses just below `DYN_TOP`.
+                    let st = self
+                        .w
+                        .dyn_stacks
+                        .get_mut(lane)
+                        .ok_or(FaultKind::OutOfBounds)?;
+                    let start = mem::DYN_TOP as u64 - st.len() as u64;
+                    let off = a.checked_sub(start).ok_or(FaultKind::OutOfBounds)?;
+                    return mem::flat(st, off, size);
+                }
                 let st = self.w.stacks.get_mut(lane).ok_or(FaultKind::OutOfBounds)?;
                 mem::flat(st, a, size)
             }

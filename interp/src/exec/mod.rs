@@ -27,6 +27,7 @@ mod matrix;
 mod mbarrier;
 mod memops;
 mod mma;
+mod stack;
 mod tensor;
 mod tmem;
 mod warpgroup;
@@ -805,6 +806,9 @@ fn new_warps(m: &Machine<'_>, entry: FuncId, cta: u32) -> Vec<Warp> {
                 }],
                 regs: vec![vec![0u64; f.nslots as usize * 32]],
                 stacks: (0..32).map(|_| vec![0u8; stack_size]).collect(),
+                dyn_stacks: vec![Vec::new(); 32],
+                sp: [mem::DYN_TOP; 32],
+                sp_frames: vec![[warp::SpFrame::at(mem::DYN_TOP); 32]],
                 tid,
                 cluster_arrived: [u64::MAX; 32],
                 spins: 0,
@@ -976,9 +980,15 @@ fn describe_deadlock(m: &Machine<'_>, cl: &Cluster, warps: &[Vec<Warp>]) -> Stri
     parts.join("; ")
 }
 
-/// The stack a lane needs for a frame of `size` bytes at `base`.
+/// Grows the lanes' stacks to hold frames up to `end`; `false` (and nothing grown) when frames
+/// up to `end` and a lane's live `alloca` memory would exceed [`mem::STACK_LIMIT`].
 pub fn ensure_stack(w: &mut Warp, lanes_mask: u32, end: u32) -> bool {
-    if end > mem::STACK_LIMIT {
+    let fits = |l: usize| {
+        let dynamic = mem::DYN_TOP - w.sp[l];
+        end.checked_add(dynamic)
+            .is_some_and(|t| t <= mem::STACK_LIMIT)
+    };
+    if !ctx::lanes(lanes_mask).all(fits) {
         return false;
     }
     for l in ctx::lanes(lanes_mask) {

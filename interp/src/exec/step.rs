@@ -8,7 +8,7 @@
 use super::ctx::Ctx;
 use super::warp::{Group, Wait, Warp};
 use super::{
-    arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, tensor, tmem,
+    arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, stack, tensor, tmem,
     warpgroup, warpops, wgmma, Cluster, Event, Machine, Progress,
 };
 use crate::error::Error;
@@ -429,9 +429,9 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
             Err(x.unsupported("tcgen05 data movement and MMA are not modelled (allocation is)"))
         }
         // stack
-        Stacksave | Stackrestore | Alloca => {
-            Err(x.unsupported("dynamic stack allocation is not modelled"))
-        }
+        Stacksave => stack::stacksave(x),
+        Stackrestore => stack::stackrestore(x),
+        Alloca => stack::alloca(x),
         // video
         Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset | Vadd2 | Vsub2
         | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4 | Vabsdiff4

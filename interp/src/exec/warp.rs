@@ -25,6 +25,22 @@ pub struct Frame {
     pub base: u32,
 }
 
+/// A lane's stack pointer bounds in one function activation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpFrame {
+    /// The stack pointer when the function was entered.
+    pub entry: u32,
+    /// The lowest stack pointer `alloca` has produced in this activation.
+    pub low: u32,
+}
+
+impl SpFrame {
+    /// Bounds of an activation entered with stack pointer `sp`.
+    pub const fn at(sp: u32) -> SpFrame {
+        SpFrame { entry: sp, low: sp }
+    }
+}
+
 /// Why a group is not runnable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wait {
@@ -107,8 +123,18 @@ pub struct Warp {
     pub groups: Vec<Group>,
     /// Registers per call depth: `regs[d][slot * 32 + lane]`.
     pub regs: Vec<Vec<u64>>,
-    /// Each lane's local memory (module `.local`, then frames).
+    /// Each lane's local memory (module `.local`, then frames), from address 0.
     pub stacks: Vec<Vec<u8>>,
+    /// Each lane's `alloca` memory, the `.local` addresses `[DYN_TOP - len, DYN_TOP)`
+    /// ([`crate::mem::DYN_TOP`]); grown (never shrunk) as the lane's stack pointer goes down.
+    pub dyn_stacks: Vec<Vec<u8>>,
+    /// Each lane's stack pointer: the lowest address of its live `alloca` memory (`DYN_TOP`
+    /// when there is none). What `stacksave` reads and `stackrestore` writes.
+    pub sp: [u32; 32],
+    /// Per call depth and lane: the stack pointer at entry to the function (restored by its
+    /// return) and the lowest value it has had in that function (the bounds of a
+    /// `stackrestore` there).
+    pub sp_frames: Vec<[SpFrame; 32]>,
     /// `%tid` per lane.
     pub tid: [[u32; 3]; 32],
     /// Cluster-barrier phase each lane last arrived in (`u64::MAX`: not arrived).
