@@ -2100,7 +2100,8 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 pair
             })
         }
-        Op::Hint(_) => one(s[0]),
+        // The block is the thread's own and aligned as asked: what is stored reads back.
+        Op::Hint(_) | Op::Alloca { .. } => one(s[0]),
         Op::LdIn { .. } => unreachable!("input loads are evaluated with the pools"),
         Op::Shfl { .. }
         | Op::Vote { .. }

@@ -304,8 +304,8 @@ pub fn module(p: &Program) -> Module {
     b.decl(Type::B32, "%c", 4);
     b.decl(Type::Pred, "%q", 4);
     b.decl(Type::B32, "%ms", 16);
-    b.decl(Type::B64, "%tq", 2);
-    b.decl(Type::B32, "%tz", 1);
+    b.decl(Type::B64, "%tq", 3);
+    b.decl(Type::B32, "%tz", 2);
     let mem = p.uses_mem();
     if mem {
         b.decl(Type::B64, "%tm", 6);
@@ -1790,6 +1790,85 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             hint(b, guard, h);
             (Mov, vec![t(Type::B32)])
         }
+        Op::Alloca {
+            size,
+            lane_size,
+            align,
+            restore,
+            generic,
+        } => {
+            let (tq0, tq1, tq2) = (b.r("%tq0"), b.r("%tq1"), b.r("%tq2"));
+            let (tz0, tz1, t3) = (b.r("%tz0"), b.r("%tz1"), b.r("%t3"));
+            let u64t = || vec![t(Type::U64)];
+            if restore {
+                b.emit(guard, Stacksave, u64t(), vec![tq1.clone()]);
+            }
+            let sz = if lane_size {
+                b.e(
+                    And,
+                    vec![t(Type::B32)],
+                    vec![tz0.clone(), t3, Operand::Int(31)],
+                );
+                b.e(
+                    Add,
+                    vec![t(Type::U32)],
+                    vec![tz0.clone(), tz0.clone(), Operand::Int(4)],
+                );
+                b.e(
+                    Cvt,
+                    vec![t(Type::U64), t(Type::U32)],
+                    vec![tq2.clone(), tz0.clone()],
+                );
+                tq2
+            } else {
+                Operand::Int(size as i64)
+            };
+            let mut ops = vec![tq0.clone(), sz];
+            ops.extend(align.map(|a| Operand::Int(a as i64)));
+            b.emit(guard, Alloca, u64t(), ops);
+            let a = align.unwrap_or(8) as i64;
+            b.emit(
+                guard,
+                Cvt,
+                vec![t(Type::U32), t(Type::U64)],
+                vec![tz0.clone(), tq0.clone()],
+            );
+            b.emit(
+                guard,
+                And,
+                vec![t(Type::B32)],
+                vec![tz0.clone(), tz0.clone(), Operand::Int(a - 1)],
+            );
+            let space = if generic {
+                b.emit(
+                    guard,
+                    Cvta,
+                    vec![Modifier::Space(Space::Local), t(Type::U64)],
+                    vec![tq0.clone(), tq0.clone()],
+                );
+                None
+            } else {
+                Some(Space::Local)
+            };
+            let at = Operand::addr(b.name("%tq0"), 0);
+            b.emit(
+                guard,
+                St,
+                mem_mods(space, 1, Type::B32),
+                vec![at.clone(), srcs[0].clone()],
+            );
+            b.emit(
+                guard,
+                Ld,
+                mem_mods(space, 1, Type::B32),
+                vec![tz1.clone(), at],
+            );
+            if restore {
+                b.emit(guard, Stackrestore, u64t(), vec![tq1]);
+            }
+            srcs = vec![tz1, tz0];
+            (Add, vec![t(Type::U32)])
+        }
         Op::Match { all, wide } => {
             srcs.push(mask_reg(b, depth));
             (
@@ -1857,7 +1936,11 @@ fn ld_in(
         m
     };
     match how {
-        LdHow::Ldu => (Opcode::Ldu, mem_mods(Some(Space::Global), vec, ty), vec![addr]),
+        LdHow::Ldu => (
+            Opcode::Ldu,
+            mem_mods(Some(Space::Global), vec, ty),
+            vec![addr],
+        ),
         LdHow::Nc(k) => {
             let mut extra = vec![f(Flag::Nc)];
             match k {
@@ -1926,7 +2009,10 @@ fn ld_in(
             let (op, m) = match pf {
                 Pf::GlobalL1 => (Opcode::Prefetch, vec![g, Modifier::Cache(Cache::L1)]),
                 Pf::GlobalL2 => (Opcode::Prefetch, vec![g, Modifier::Cache(Cache::L2)]),
-                Pf::EvictLast => (Opcode::Prefetch, vec![g, Modifier::Cache(Cache::L2EvictLast)]),
+                Pf::EvictLast => (
+                    Opcode::Prefetch,
+                    vec![g, Modifier::Cache(Cache::L2EvictLast)],
+                ),
                 Pf::EvictNormal => (
                     Opcode::Prefetch,
                     vec![g, Modifier::Cache(Cache::L2EvictNormal)],

@@ -721,11 +721,51 @@ mod tests {
             &[
                 |o| matches!(o, Op::PackSat(t) if t.with_c()),
                 |o| matches!(o, Op::PackSat(t) if !t.with_c()),
-                |o| matches!(o, Op::LdIn { how: LdHow::Ldu, .. }),
-                |o| matches!(o, Op::LdIn { how: LdHow::Nc(_), .. }),
-                |o| matches!(o, Op::LdIn { how: LdHow::Policy(_), .. }),
-                |o| matches!(o, Op::LdIn { how: LdHow::Prefetch(_), .. }),
-                |o| matches!(o, Op::LdIn { how: LdHow::Applypriority, .. }),
+                |o| {
+                    matches!(
+                        o,
+                        Op::LdIn {
+                            how: LdHow::Ldu,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::LdIn {
+                            how: LdHow::Nc(_),
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::LdIn {
+                            how: LdHow::Policy(_),
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::LdIn {
+                            how: LdHow::Prefetch(_),
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Op::LdIn {
+                            how: LdHow::Applypriority,
+                            ..
+                        }
+                    )
+                },
                 |o| matches!(o, Op::LdIn { vec: 4, .. }),
                 |o| matches!(o, Op::Hint(HintOp::Setmaxnreg { inc: true, .. })),
                 |o| matches!(o, Op::Hint(HintOp::Setmaxnreg { inc: false, .. })),
@@ -736,6 +776,18 @@ mod tests {
                 |o| matches!(o, Op::Hint(HintOp::Griddep(_))),
                 |o| matches!(o, Op::Hint(HintOp::Discard)),
                 |o| matches!(o, Op::Activemask),
+                |o| matches!(o, Op::Alloca { restore: true, .. }),
+                |o| matches!(o, Op::Alloca { restore: false, .. }),
+                |o| {
+                    matches!(
+                        o,
+                        Op::Alloca {
+                            lane_size: true,
+                            generic: true,
+                            ..
+                        }
+                    )
+                },
             ],
         );
         assert!(

@@ -1043,6 +1043,21 @@ pub enum Op {
     },
     /// An instruction with no effect on the kernel's values, then `mov.b32 d, a`.
     Hint(HintOp),
+    /// `d = a` through a block of the thread's stack: `{stacksave.u64 s;} alloca.u64 p, size{,
+    /// align}; {cvta.local.u64 p, p;} st{.local}.b32 [p], a; ld{.local}.b32 t, [p];
+    /// {stackrestore.u64 s;} add.u32 d, t, p & (align - 1)` (all under the guard).
+    Alloca {
+        /// Bytes (4 or more), or with `lane_size`, 4 plus the global thread id modulo 32.
+        size: u8,
+        /// The size comes from a register and differs per thread.
+        lane_size: bool,
+        /// `immAlign` (a power of two from 8 to 64), if written.
+        align: Option<u8>,
+        /// Saved and restored around the block (otherwise it lives until the kernel ends).
+        restore: bool,
+        /// Accessed through a generic address.
+        generic: bool,
+    },
 }
 
 /// Destination formats of the integer `cvt.pack.sat`.
@@ -1671,6 +1686,9 @@ pub struct Gen<'s> {
     funcs: Vec<(Vec<Class>, Class)>,
     /// The register count the last `setmaxnreg` set.
     nreg: Option<u16>,
+    /// `alloca` blocks never released (each lives until the kernel ends: a few keep the stack
+    /// within the GPU's default per-thread size).
+    kept: u8,
 }
 
 /// Commutative (and associative) atomic operations, allowed on addresses shared by threads.
@@ -1753,6 +1771,7 @@ impl<'s> Gen<'s> {
             cell_ops: [CELL_OPS[0]; 8],
             funcs: Vec::new(),
             nreg: None,
+            kept: 0,
         }
     }
 
@@ -2153,13 +2172,8 @@ impl<'s> Gen<'s> {
             Family::Half => self.half_op(u)?,
             Family::Mem => self.mem_op(u, false)?,
             Family::Generic => {
-                const PTRS: &[Win] = &[
-                    Win::Global,
-                    Win::Shared,
-                    Win::Local,
-                    Win::Const,
-                    Win::Param,
-                ];
+                const PTRS: &[Win] =
+                    &[Win::Global, Win::Shared, Win::Local, Win::Const, Win::Param];
                 match u.int_in_range(0..=5u8)? {
                     0..=2 => self.mem_op(u, true)?,
                     3 | 4 => Op::Isspacep {
@@ -2440,11 +2454,28 @@ impl<'s> Gen<'s> {
                 // All warps of a warpgroup run the same `setmaxnreg` sequence: only where the
                 // whole CTA runs straight-line code, in kernels that can have 128 threads (the
                 // memory families' layouts are for 64).
+                if k == 10 {
+                    // Outside loops only, a block may stay allocated.
+                    let restore = r.loops > 0 || self.kept >= 4 || u.ratio(3, 4)?;
+                    self.kept += !restore as u8;
+                    return Ok(Op::Alloca {
+                        size: *u.choose(&[4u8, 8, 12, 16, 24, 32, 40, 64])?,
+                        lane_size: u.ratio(1, 3)?,
+                        align: if u.arbitrary()? {
+                            Some(*u.choose(&[8u8, 16, 32, 64])?)
+                        } else {
+                            None
+                        },
+                        restore,
+                        generic: u.arbitrary()?,
+                    });
+                }
                 if k == 11 && !mem && r.cta && r.full && r.depth == 0 && r.loops == 0 {
                     const COUNTS: [u16; 5] = [224, 232, 240, 248, 256];
                     let (inc, n) = match self.nreg {
                         Some(cur) if u.arbitrary()? => {
-                            let lower: Vec<u16> = COUNTS.iter().copied().filter(|&n| n < cur).collect();
+                            let lower: Vec<u16> =
+                                COUNTS.iter().copied().filter(|&n| n < cur).collect();
                             if lower.is_empty() {
                                 (true, cur)
                             } else {
@@ -2453,7 +2484,8 @@ impl<'s> Gen<'s> {
                         }
                         cur => {
                             let from = cur.unwrap_or(0);
-                            let higher: Vec<u16> = COUNTS.iter().copied().filter(|&n| n >= from).collect();
+                            let higher: Vec<u16> =
+                                COUNTS.iter().copied().filter(|&n| n >= from).collect();
                             (true, *u.choose(&higher)?)
                         }
                     };
@@ -3324,7 +3356,7 @@ pub fn signature(op: &Op) -> Sig {
             s
         }
         Op::LdIn { class, .. } => sig(*class, &[]),
-        Op::Hint(_) => sig(R, &[R]),
+        Op::Hint(_) | Op::Alloca { .. } => sig(R, &[R]),
         Op::Match { wide, all } => {
             let mut s = sig(R, &[if *wide { D } else { R }]);
             // Only `match.all` has the `d|p` form.
