@@ -130,6 +130,8 @@ pub enum Step {
     Wait(u32, bool),
     /// Every thread stores an input word to shared word `(tid * 4 + k) % (SMEM / 4)`.
     Poke(u32),
+    /// `cp.async.bulk.prefetch.L2.global [in + src], size` (no effect on values).
+    Prefetch(u32, u32),
 }
 
 /// A generated bulk-copy kernel.
@@ -155,7 +157,7 @@ impl Spec {
         let n = u.int_in_range(1..=16)?;
         let mut steps = Vec::new();
         for _ in 0..n {
-            steps.push(match u.int_in_range(0..=9)? {
+            steps.push(match u.int_in_range(0..=10)? {
                 0..=2 => {
                     let mut parts = Vec::new();
                     for _ in 0..u.int_in_range(1..=3)? {
@@ -179,7 +181,11 @@ impl Spec {
                 }
                 7 => Step::Commit,
                 8 => Step::Wait(u.int_in_range(0..=1)?, u.arbitrary()?),
-                _ => Step::Poke(u.int_in_range(0..=SMEM / 4 - 1)?),
+                9 => Step::Poke(u.int_in_range(0..=SMEM / 4 - 1)?),
+                _ => {
+                    let (src, size) = range(u, IN)?;
+                    Step::Prefetch(src, size)
+                }
             });
         }
         let input = input(u, IN as usize)?;
@@ -370,6 +376,12 @@ impl Protocol for Spec {
                         a.i(format!("@%p0 cp.async.bulk.wait_group {n};"));
                         pending.retain(|p| !covered(p));
                     }
+                }
+                &Step::Prefetch(s, n) => {
+                    a.i(format!("add.s64 %rd10, %rin, {s};"));
+                    a.i(format!(
+                        "@%p0 cp.async.bulk.prefetch.L2.global [%rd10], {n};"
+                    ));
                 }
                 &Step::Poke(k) => {
                     let words = SMEM / 4;

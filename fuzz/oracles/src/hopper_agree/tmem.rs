@@ -210,7 +210,10 @@ impl Spec {
                 }
             }
             a.place(&l);
+            // The ISA's pattern around a thread synchronisation that orders tcgen05 work.
+            a.i("tcgen05.fence::before_thread_sync;");
             a.i("bar.sync 0;");
+            a.i("tcgen05.fence::after_thread_sync;");
         }
         // Thread 0 writes the addresses of this CTA's allocations.
         a.i("setp.eq.u32 %p0, %tx, 0;");

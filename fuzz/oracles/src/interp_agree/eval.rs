@@ -194,6 +194,26 @@ pub fn run(p: &Program) -> Option<Expected> {
             for (l, regs) in lanes.iter().enumerate() {
                 let th = base + w as u32 * 32 + l as u32;
                 let at0 = (th * rec) as usize;
+                // A thread that exits before the stores leaves its record zero.
+                let exits = match p.exit {
+                    None => Some(false),
+                    Some(Cond::Pred(i, neg)) => {
+                        let r = Reg {
+                            class: Class::P,
+                            idx: i,
+                        };
+                        regs.known(r).then(|| (regs.get(r) != 0) != neg)
+                    }
+                    Some(Cond::LaneBelow(k)) => Some((l as u32) < k),
+                    Some(Cond::LaneBit(k)) => Some((l >> k) & 1 != 0),
+                    Some(Cond::Consumer) => Some(w > 0),
+                };
+                if exits != Some(false) {
+                    let n = rec as usize;
+                    out[at0..at0 + n].fill(0);
+                    known[at0..at0 + n].fill(exits.is_some());
+                    continue;
+                }
                 for (r, &o) in p.outputs.iter().zip(&offs) {
                     let v = regs.get(*r);
                     let n = match r.class {
@@ -2101,7 +2121,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             })
         }
         // The block is the thread's own and aligned as asked: what is stored reads back.
-        Op::Hint(_) | Op::Alloca { .. } => one(s[0]),
+        Op::Hint(_) | Op::Alloca { .. } | Op::WarpSync => one(s[0]),
         Op::LdIn { .. } => unreachable!("input loads are evaluated with the pools"),
         Op::Shfl { .. }
         | Op::Vote { .. }

@@ -349,6 +349,10 @@ pub fn module(p: &Program) -> Module {
     }
     let body = p.body.clone();
     nodes(&mut b, &body, 0);
+    if let Some(c) = p.exit {
+        let (pred, negated) = cond_pred(&mut b, c, 0);
+        b.emit(Some(Guard { pred, negated }), Opcode::Exit, vec![], vec![]);
+    }
     epilogue(&mut b, p);
     b.e(Opcode::Ret, vec![], vec![]);
 
@@ -633,6 +637,59 @@ fn mask_reg(b: &mut B, depth: u32) -> Operand {
     b.r(&format!("%m{depth}"))
 }
 
+/// The predicate (and its negation) that holds where `cond` does, computed into `%q<depth>`
+/// unless `cond` names a predicate register.
+fn cond_pred(b: &mut B, cond: Cond, depth: u32) -> (Name, bool) {
+    use Opcode::*;
+    let q = b.r(&format!("%q{depth}"));
+    let qn = b.name(&format!("%q{depth}"));
+    match cond {
+        Cond::Pred(p, neg) => (b.name(&format!("%p{p}")), neg),
+        Cond::LaneBelow(k) => {
+            let t7 = b.r("%t7");
+            b.e(
+                Mov,
+                vec![t(Type::U32)],
+                vec![t7.clone(), special(SpecialReg::Laneid, false)],
+            );
+            b.e(
+                Setp,
+                vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)],
+                vec![q, t7, Operand::Int(k as i64)],
+            );
+            (qn, false)
+        }
+        Cond::Consumer => {
+            let t0 = b.r("%t0");
+            b.e(
+                Setp,
+                vec![Modifier::Cmp(Cmp::Ge), t(Type::U32)],
+                vec![q, t0, Operand::Int(32)],
+            );
+            (qn, false)
+        }
+        Cond::LaneBit(k) => {
+            let t7 = b.r("%t7");
+            b.e(
+                Mov,
+                vec![t(Type::U32)],
+                vec![t7.clone(), special(SpecialReg::Laneid, false)],
+            );
+            b.e(
+                And,
+                vec![t(Type::B32)],
+                vec![t7.clone(), t7.clone(), Operand::Int(1 << k)],
+            );
+            b.e(
+                Setp,
+                vec![Modifier::Cmp(Cmp::Ne), t(Type::U32)],
+                vec![q, t7, Operand::Int(0)],
+            );
+            (qn, false)
+        }
+    }
+}
+
 fn nodes(b: &mut B, ns: &[Node], depth: u32) {
     use Opcode::*;
     for n in ns {
@@ -696,53 +753,7 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 b.body.push(Statement::Label(end_l));
             }
             Node::If { cond, then, els } => {
-                let q = b.r(&format!("%q{depth}"));
-                let qn = b.name(&format!("%q{depth}"));
-                let (pred, neg) = match *cond {
-                    Cond::Pred(p, neg) => (b.name(&format!("%p{p}")), neg),
-                    Cond::LaneBelow(k) => {
-                        let t7 = b.r("%t7");
-                        b.e(
-                            Mov,
-                            vec![t(Type::U32)],
-                            vec![t7.clone(), special(SpecialReg::Laneid, false)],
-                        );
-                        b.e(
-                            Setp,
-                            vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)],
-                            vec![q, t7, Operand::Int(k as i64)],
-                        );
-                        (qn, false)
-                    }
-                    Cond::Consumer => {
-                        let t0 = b.r("%t0");
-                        b.e(
-                            Setp,
-                            vec![Modifier::Cmp(Cmp::Ge), t(Type::U32)],
-                            vec![q, t0, Operand::Int(32)],
-                        );
-                        (qn, false)
-                    }
-                    Cond::LaneBit(k) => {
-                        let t7 = b.r("%t7");
-                        b.e(
-                            Mov,
-                            vec![t(Type::U32)],
-                            vec![t7.clone(), special(SpecialReg::Laneid, false)],
-                        );
-                        b.e(
-                            And,
-                            vec![t(Type::B32)],
-                            vec![t7.clone(), t7.clone(), Operand::Int(1 << k)],
-                        );
-                        b.e(
-                            Setp,
-                            vec![Modifier::Cmp(Cmp::Ne), t(Type::U32)],
-                            vec![q, t7, Operand::Int(0)],
-                        );
-                        (qn, false)
-                    }
-                };
+                let (pred, neg) = cond_pred(b, *cond, depth);
                 let (mo, mi) = (mask_reg(b, depth), mask_reg(b, depth + 1));
                 let c = if neg {
                     Operand::Not(pred)
@@ -1746,6 +1757,11 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             (Redux, vec![f(Flag::Sync), Modifier::Op(o), t(ty)])
         }
         Op::Activemask => (Activemask, vec![t(Type::B32)]),
+        Op::WarpSync => {
+            let m = mask_reg(b, depth);
+            b.e(BarWarpSync, vec![], vec![m]);
+            (Mov, vec![t(Type::B32)])
+        }
         Op::PackSat(pt) => {
             let ty = match pt {
                 PackT::U16 => Type::U16,

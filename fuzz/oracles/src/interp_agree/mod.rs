@@ -369,6 +369,14 @@ pub fn shrink(p: &Program, f: &Failure) -> (Program, Failure) {
             fail = g;
         }
     }
+    if best.exit.is_some() {
+        let mut q = best.clone();
+        q.exit = None;
+        if let Some(g) = fails_like(&q, &fail) {
+            best = q;
+            fail = g;
+        }
+    }
     for (grid, block) in [(1, best.block), (1, 32)] {
         let mut q = best.clone();
         q.grid = grid;
@@ -795,6 +803,38 @@ mod tests {
             "{answered} of {kernels} answered"
         );
         assert!(c.iter().all(|&n| n >= 3), "instruction counts {c:?}");
+    }
+
+    /// Some kernels end with a divergent `exit` (its lanes store nothing), `bar.warp.sync`
+    /// appears, and such kernels agree three ways and with the reference.
+    #[test]
+    fn exit_and_warp_sync_are_generated() {
+        let mut src = crate::Bytes::new(0x5eed_0012);
+        let (mut exits, mut syncs, mut checked) = (0, 0, 0);
+        for _ in 0..200 {
+            let data = src.fill(4096);
+            let mut u = Unstructured::new(&data);
+            let Ok(swarm) = Swarm::arbitrary(&mut u, &[Family::Warp, Family::Int]) else {
+                continue;
+            };
+            let Ok(p) = Gen::new(&swarm).program(&mut u) else {
+                continue;
+            };
+            exits += p.exit.is_some() as usize;
+            syncs += p
+                .insts()
+                .iter()
+                .filter(|i| i.op == prog::Op::WarpSync)
+                .count();
+            if p.exit.is_some() {
+                if let Err(f) = check(&p) {
+                    panic!("{}", f.message());
+                }
+                checked += 1;
+            }
+        }
+        assert!(exits >= 20 && syncs >= 20, "{exits} exits, {syncs} bar.warp.sync");
+        assert_eq!(checked, exits);
     }
 
     fn run_barrier(u: &mut Unstructured) -> arbitrary::Result<()> {

@@ -1025,6 +1025,8 @@ pub enum Op {
     },
     /// `activemask.b32 d`: the lanes running the instruction (the region's mask).
     Activemask,
+    /// `bar.warp.sync membermask` (the region's mask), then `mov.b32 d, a`.
+    WarpSync,
     // ---------------------------------------------------------------- hints and no-ops
     /// `cvt.pack.sat.T.s32 d, a, b` (16-bit `T`) or `cvt.pack.sat.T.s32.b32 d, a, b, c`
     /// (narrower `T`, `c` shifted in above the pair).
@@ -1460,6 +1462,7 @@ impl Func {
             block: 32,
             grid: 1,
             funcs: Vec::new(),
+            exit: None,
         };
         p.used()
     }
@@ -1485,6 +1488,9 @@ pub struct Program {
     pub grid: u32,
     /// Device functions the body calls.
     pub funcs: Vec<Func>,
+    /// `exit` after the body (before the stores) in the threads where this holds: their
+    /// records stay zero.
+    pub exit: Option<Cond>,
 }
 
 /// The swarm configuration of one test: which families and options may appear.
@@ -1822,6 +1828,15 @@ impl<'s> Gen<'s> {
             .map(|f| (f.params.clone(), f.result.class))
             .collect();
         let body = self.nodes(u, region)?;
+        let exit = if self.swarm.branches && u.ratio(1, 4)? {
+            Some(match u.int_in_range(0..=2u8)? {
+                0 => Cond::Pred(u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?),
+                1 => Cond::LaneBelow(u.int_in_range(0..=32)?),
+                _ => Cond::LaneBit(u.int_in_range(0..=4)?),
+            })
+        } else {
+            None
+        };
         let mut outputs = Vec::new();
         for c in [Class::D, Class::Fd, Class::R, Class::F, Class::H, Class::P] {
             for idx in 0..c.count() {
@@ -1841,6 +1856,7 @@ impl<'s> Gen<'s> {
             },
             grid: u.int_in_range(1..=2u32)?,
             funcs,
+            exit,
         })
     }
 
@@ -2235,9 +2251,9 @@ impl<'s> Gen<'s> {
             Family::Warp => {
                 // `shfl` reads other lanes: only where every lane is active.
                 let k = if r.full {
-                    u.int_in_range(0..=5u8)?
+                    u.int_in_range(0..=6u8)?
                 } else {
-                    u.int_in_range(2..=5u8)?
+                    u.int_in_range(2..=6u8)?
                 };
                 match k {
                     0 | 1 => Op::Shfl {
@@ -2276,7 +2292,8 @@ impl<'s> Gen<'s> {
                         all: u.arbitrary()?,
                         wide: u.arbitrary()?,
                     },
-                    _ => Op::Activemask,
+                    5 => Op::Activemask,
+                    _ => Op::WarpSync,
                 }
             }
             Family::Hint => self.hint_op(u, r)?,
@@ -3356,7 +3373,7 @@ pub fn signature(op: &Op) -> Sig {
             s
         }
         Op::LdIn { class, .. } => sig(*class, &[]),
-        Op::Hint(_) | Op::Alloca { .. } => sig(R, &[R]),
+        Op::Hint(_) | Op::Alloca { .. } | Op::WarpSync => sig(R, &[R]),
         Op::Match { wide, all } => {
             let mut s = sig(R, &[if *wide { D } else { R }]);
             // Only `match.all` has the `d|p` form.
@@ -3485,6 +3502,13 @@ impl Program {
         }
         let mut out = self.outputs.clone();
         walk(&self.body, &mut out);
+        if let Some(Cond::Pred(p, _)) = self.exit {
+            out.push(Reg {
+                class: Class::P,
+                idx: p,
+            });
+        }
+
         if self.uses_mem() {
             // The prologue fills the shared slots and cells from these.
             out.extend((0..5).map(|idx| Reg {
