@@ -12,6 +12,9 @@ import sys
 
 import cupy as cp
 
+# Exit status after a case that left the CUDA context unusable (its line is written).
+STICKY = 3
+
 
 def main():
     d, outfile = sys.argv[1], sys.argv[2]
@@ -31,6 +34,19 @@ def main():
                 res["error"] = str(e)[:500]
             out.write(json.dumps(res) + "\n")
             out.flush()
+            if "error" in res and not usable():
+                # A trap or fault leaves the context unusable: every later launch would fail.
+                # `hw_run_all.py` goes on with the next case in a fresh process.
+                sys.exit(STICKY)
+
+
+def usable():
+    try:
+        cp.zeros(1, dtype=cp.uint8).get()
+        cp.cuda.runtime.deviceSynchronize()
+        return True
+    except Exception:  # noqa: BLE001
+        return False
 
 
 if __name__ == "__main__":

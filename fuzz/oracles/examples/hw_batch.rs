@@ -131,6 +131,8 @@ fn main() {
 ///   `@!p testp` whatever `p` is);
 /// - a predicated `set.CMP.(u32|s32).(f16|bf16)` widens the destination's old low half into
 ///   the upper half even where the guard is false (three kernels of a batch);
+/// - a predicated `set.CMP.f32.T` converts the destination's old bits to a float where the
+///   guard is false (0.5, bits 0x3f000000, became 1056964608.0; nine kernels of a batch);
 /// - `min`/`max` of a half register with itself is folded to the register, so a NaN keeps its
 ///   payload instead of becoming the canonical NaN (probe on the H100: `min.f16` of 0xffb6
 ///   with itself gives 0xffb6; of two different NaNs, 0x7fff);
@@ -145,6 +147,9 @@ fn avoid_ptxas_rewrites(ns: &mut [prog::Node]) {
                     x2: false,
                     d: prog::HSetD::U32 | prog::HSetD::S32,
                     ..
+                }
+                | prog::Op::Set {
+                    d: prog::SetD::F32, ..
                 } => i.guard = None,
                 prog::Op::Hminmax { .. } => {
                     if let [prog::Src::Reg(a), prog::Src::Reg(b), ..] = &mut i.srcs[..] {

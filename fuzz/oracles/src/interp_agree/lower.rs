@@ -1816,8 +1816,13 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             let (tq0, tq1, tq2) = (b.r("%tq0"), b.r("%tq1"), b.r("%tq2"));
             let (tz0, tz1, t3) = (b.r("%tz0"), b.r("%tz1"), b.r("%t3"));
             let u64t = || vec![t(Type::U64)];
+            // Saved and restored in every thread, whatever the guard: on the H100 a guarded
+            // `stacksave`/`stackrestore` pair in a divergent loop, followed by another
+            // `alloca`, stopped the kernel with an illegal instruction (the skipped threads'
+            // saved value was never written; the hardware seems to keep one stack pointer per
+            // warp). Unguarded, the pair leaves a skipped thread's pointer as it was.
             if restore {
-                b.emit(guard, Stacksave, u64t(), vec![tq1.clone()]);
+                b.e(Stacksave, u64t(), vec![tq1.clone()]);
             }
             let sz = if lane_size {
                 b.e(
@@ -1880,7 +1885,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 vec![tz1.clone(), at],
             );
             if restore {
-                b.emit(guard, Stackrestore, u64t(), vec![tq1]);
+                b.e(Stackrestore, u64t(), vec![tq1]);
             }
             srcs = vec![tz1, tz0];
             (Add, vec![t(Type::U32)])

@@ -833,7 +833,10 @@ mod tests {
                 checked += 1;
             }
         }
-        assert!(exits >= 20 && syncs >= 20, "{exits} exits, {syncs} bar.warp.sync");
+        assert!(
+            exits >= 20 && syncs >= 20,
+            "{exits} exits, {syncs} bar.warp.sync"
+        );
         assert_eq!(checked, exits);
     }
 

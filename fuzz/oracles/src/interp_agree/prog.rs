@@ -1047,7 +1047,8 @@ pub enum Op {
     Hint(HintOp),
     /// `d = a` through a block of the thread's stack: `{stacksave.u64 s;} alloca.u64 p, size{,
     /// align}; {cvta.local.u64 p, p;} st{.local}.b32 [p], a; ld{.local}.b32 t, [p];
-    /// {stackrestore.u64 s;} add.u32 d, t, p & (align - 1)` (all under the guard).
+    /// {stackrestore.u64 s;} add.u32 d, t, p & (align - 1)` (all but the save and restore
+    /// under the guard).
     Alloca {
         /// Bytes (4 or more), or with `lane_size`, 4 plus the global thread id modulo 32.
         size: u8,
