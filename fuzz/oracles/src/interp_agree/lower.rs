@@ -1403,19 +1403,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
         } => {
             let addr = slot_addr(b, buf, peer, off);
             let (space, addr) = generic_addr(b, kind, Space::Shared, addr);
-            let regs: Vec<Operand> = (0..vec)
-                .map(|k| {
-                    b.reg(Reg {
-                        class,
-                        idx: (i.dst.idx + k) % class.count(),
-                    })
-                })
-                .collect();
-            ops = vec![if vec == 1 {
-                regs[0].clone()
-            } else {
-                Operand::vector(regs)
-            }];
+            ops = vec![vec_regs(b, class, i.dst.idx, vec)];
             srcs = vec![addr];
             (Ld, mem_mods(space, vec, class_type(class)))
         }
@@ -1432,20 +1420,8 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
                 Src::Reg(r) => r.idx,
                 _ => 0,
             };
-            let regs: Vec<Operand> = (0..vec)
-                .map(|k| {
-                    b.reg(Reg {
-                        class,
-                        idx: (first + k) % class.count(),
-                    })
-                })
-                .collect();
             ops = vec![addr];
-            srcs = vec![if vec == 1 {
-                regs[0].clone()
-            } else {
-                Operand::vector(regs)
-            }];
+            srcs = vec![vec_regs(b, class, first, vec)];
             (St, mem_mods(space, vec, class_type(class)))
         }
         Op::Atom {
@@ -1786,19 +1762,7 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
             vec,
         } => {
             let (op, m, src) = ld_in(b, guard, how, class, slot, vec);
-            let regs: Vec<Operand> = (0..vec)
-                .map(|k| {
-                    b.reg(Reg {
-                        class,
-                        idx: (i.dst.idx + k) % class.count(),
-                    })
-                })
-                .collect();
-            ops = vec![if vec == 1 {
-                regs[0].clone()
-            } else {
-                Operand::vector(regs)
-            }];
+            ops = vec![vec_regs(b, class, i.dst.idx, vec)];
             srcs = src;
             (op, m)
         }
@@ -1904,6 +1868,24 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
     };
     ops.extend(srcs);
     b.emit(guard, op, mods, ops);
+}
+
+/// `vec` consecutive registers of `class` from index `first` (cyclically): one register, or a
+/// vector operand.
+fn vec_regs(b: &mut B, class: Class, first: u8, vec: u8) -> Operand {
+    let regs: Vec<Operand> = (0..vec)
+        .map(|k| {
+            b.reg(Reg {
+                class,
+                idx: (first + k) % class.count(),
+            })
+        })
+        .collect();
+    if vec == 1 {
+        regs[0].clone()
+    } else {
+        Operand::vector(regs)
+    }
 }
 
 /// The eviction priority `k` of `createpolicy` (0 `evict_last`, 1 `evict_normal`,
