@@ -35,7 +35,7 @@ pub fn alloca(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         Some(Opnd::Imm(v)) => *v,
         Some(_) => return Err(x.unsupported("alloca alignment is not an integer constant")),
     };
-    // The verifier does not look at the value, so a bad one is refused here.
+    // The verifier reports a bad value too (`immediate-range`), but unverified IR runs here.
     if !align.is_power_of_two() || align > MAX_ALIGN {
         return Err(x.undefined(
             first,

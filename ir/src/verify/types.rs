@@ -459,6 +459,16 @@ fn immediates(cx: &mut Cx<'_>, inst: &Instruction) {
                 }
             }
         }
+        Opcode::Alloca => {
+            if let Some(v) = lit(2) {
+                if !(1..=1 << 23).contains(&v) || v.count_ones() != 1 {
+                    bad(
+                        cx,
+                        format!("alignment {v} of `alloca` is not a power of 2 up to 2^23"),
+                    );
+                }
+            }
+        }
         Opcode::Pmevent => {
             if let Some(v) = lit(0) {
                 let max = if inst.has(crate::vocab::Flag::Mask) {
