@@ -1,0 +1,89 @@
+//! Writes a batch of generated `hopper_agree` kernels (the `sm_90a` families) with their launches
+//! and the reference's answers, for a run on an H100/H200 with `fuzz/tools/hw_run_maps.py` and a
+//! comparison with `fuzz/tools/hw_compare_maps.py`.
+//!
+//! `cargo run --release -p ptx-ir-oracles --example hopper_batch -- DIR [PER_FAMILY] [SEED]`
+//! (`HW_FAMILIES=Bulk,Tensor,...` restricts the families). The `sm_100a` families (`Tmem`,
+//! `Clc`) and the tensor family's misalignment arm (which traps by design) are left out.
+
+use arbitrary::Unstructured;
+use ptx_ir_oracles::hopper_agree::{self as ha, Family, Protocol};
+use ptx_ir_oracles::interp_agree::launch_maps;
+use ptx_ir_oracles::{regress::hex, Bytes};
+use std::io::Write;
+
+fn build(f: Family, u: &mut Unstructured) -> arbitrary::Result<Option<ha::Kernel>> {
+    Ok(Some(match f {
+        Family::Async => ha::copy::Spec::arbitrary(u)?.build(),
+        Family::Bulk => ha::bulk::Spec::arbitrary(u)?.build(),
+        Family::Mbarrier => ha::mbar::Spec::arbitrary(u)?.build(),
+        Family::Cluster => ha::cluster::Spec::arbitrary(u)?.build(),
+        Family::Matrix => ha::matrix::Spec::arbitrary(u)?.build(),
+        Family::Fmma => ha::fmma::Spec::arbitrary(u)?.build(),
+        Family::Wgmma => ha::wgmma::Spec::arbitrary(u)?.build(),
+        Family::Tensor => ha::tensor::Spec::arbitrary(u)?.build(),
+        Family::Multicast => ha::mcast::Spec::arbitrary(u)?.build(),
+        Family::Tmem | Family::Clc => return Ok(None),
+    }))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let dir = std::path::PathBuf::from(
+        args.get(1)
+            .expect("usage: hopper_batch DIR [PER_FAMILY] [SEED]"),
+    );
+    let per: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(50);
+    let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    std::fs::create_dir_all(&dir).expect("output directory");
+    let fams: Vec<Family> = match std::env::var("HW_FAMILIES") {
+        Ok(v) => Family::ALL
+            .into_iter()
+            .filter(|f| v.split(',').any(|n| n == format!("{f:?}")))
+            .collect(),
+        Err(_) => Family::ALL.to_vec(),
+    };
+    let mut src = Bytes::new(seed);
+    let mut index = std::fs::File::create(dir.join("cases.jsonl")).expect("cases.jsonl");
+    let mut n = 0;
+    for f in fams {
+        let mut written = 0;
+        let mut tries = 0;
+        while written < per && tries < 20 * per {
+            tries += 1;
+            let data = src.fill(8192);
+            let mut u = Unstructured::new(&data);
+            let Ok(Some(k)) = build(f, &mut u) else {
+                continue;
+            };
+            let name = format!("case{n:05}");
+            let interp = launch_maps_text(&k);
+            std::fs::write(dir.join(format!("{name}.ptx")), &k.text).expect("write ptx");
+            let tmaps: Vec<String> = k.tmaps.iter().map(|t| format!("\"{t}\"")).collect();
+            let (ihex, ierr) = match interp {
+                Ok(b) => (format!("\"{}\"", hex(&b)), "null".to_string()),
+                Err(e) => ("null".to_string(), format!("{:?}", e)),
+            };
+            writeln!(
+                index,
+                "{{\"name\": \"{name}\", \"family\": \"{f:?}\", \"grid\": {}, \"block\": {}, \"input\": \"{}\", \"out_len\": {}, \"tmaps\": [{}], \"reference\": \"{}\", \"known\": \"{}\", \"interp\": {ihex}, \"interp_error\": {ierr}}}",
+                k.grid,
+                k.block,
+                hex(&k.input),
+                k.expected.len(),
+                tmaps.join(", "),
+                hex(&k.expected),
+                hex(&k.known.iter().map(|&b| b as u8).collect::<Vec<_>>()),
+            )
+            .expect("write index");
+            written += 1;
+            n += 1;
+        }
+    }
+    eprintln!("{n} cases in {}", dir.display());
+}
+
+fn launch_maps_text(k: &ha::Kernel) -> Result<Vec<u8>, String> {
+    let m = ptx_ir_text::parse(&k.text).map_err(|e| e.to_string())?;
+    launch_maps(&m, k.grid, k.block, &k.input, k.expected.len(), &k.tmaps)
+}
