@@ -142,7 +142,26 @@ fn swizzle(a: u64, span: u32) -> u64 {
 /// the byte offset in the (unswizzled) box, the element count, and the global byte offset of
 /// the run's first element or `None` if the run is out of bounds. Runs are single elements when
 /// the traversal stride of dimension 0 is not 1.
-fn for_runs(t: &TensorMap, start: &[i64; 5], mut f: impl FnMut(u64, u64, Option<u64>)) {
+fn for_runs(t: &TensorMap, start: &[i64; 5], f: impl FnMut(u64, u64, Option<u64>)) {
+    for_runs_bound(t, start, t.dims[0] as u64, f)
+}
+
+/// As [`for_runs`] for a store or reduction: the H100 writes a row's last 16-byte chunk whole,
+/// so elements past the end of dimension 0 inside it are written too (measured with generated
+/// tensor stores: a `u16` row of 14 elements also got elements 14 and 15; 10 of 17 differing
+/// kernels of a batch agree with this rule and no recorded vector disagrees). Loads fill those
+/// elements as usual (`tensor.2d.f16.padded`).
+fn for_store_runs(t: &TensorMap, start: &[i64; 5], f: impl FnMut(u64, u64, Option<u64>)) {
+    let es = t.elem.bytes() as u64;
+    for_runs_bound(t, start, (t.dims[0] as u64 * es).div_ceil(16) * 16 / es, f)
+}
+
+fn for_runs_bound(
+    t: &TensorMap,
+    start: &[i64; 5],
+    dim0: u64,
+    mut f: impl FnMut(u64, u64, Option<u64>),
+) {
     let r = t.rank as usize;
     let be: Vec<u64> = (0..5)
         .map(|i| if i < r { t.box_elems(i) as u64 } else { 1 })
@@ -168,7 +187,7 @@ fn for_runs(t: &TensorMap, start: &[i64; 5], mut f: impl FnMut(u64, u64, Option<
             // Split the row into out-of-bounds / in-bounds / out-of-bounds runs.
             let s0 = start[0];
             let lo = (-s0).clamp(0, n0 as i64) as u64;
-            let hi = (t.dims[0] as i64 - s0).clamp(0, n0 as i64) as u64;
+            let hi = (dim0 as i64 - s0).clamp(0, n0 as i64) as u64;
             let hi = hi.max(lo);
             if lo > 0 {
                 f(boff, lo, None);
@@ -184,7 +203,7 @@ fn for_runs(t: &TensorMap, start: &[i64; 5], mut f: impl FnMut(u64, u64, Option<
         } else {
             for i0 in 0..n0 {
                 let c0 = start[0] + (i0 * t.estrides[0] as u64) as i64;
-                if c0 < 0 || c0 >= t.dims[0] as i64 {
+                if c0 < 0 || c0 >= dim0 as i64 {
                     f(boff + i0 * es, 1, None);
                 } else {
                     let mut c = outer;
@@ -432,7 +451,7 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
         let mut bad = None;
         {
             let global = &mut x.m.global;
-            for_runs(&t, &start, |boff, n, g| {
+            for_store_runs(&t, &start, |boff, n, g| {
                 if let Some(go) = g {
                     let a = t.addr.wrapping_add(go);
                     let len = n as usize * es;

@@ -139,7 +139,8 @@ impl Map {
             .collect::<arbitrary::Result<_>>()?;
         let strides_of = |dims: &[u32]| {
             let mut s = Vec::new();
-            let mut ext = dims[0] as u64 * eb as u64;
+            // Stores write a row's last 16-byte chunk whole (see `each_store`).
+            let mut ext = (dims[0] as u64 * eb as u64).div_ceil(16) * 16;
             for i in 1..rank {
                 let st = ext.div_ceil(16) * 16 + 16 * pads[i - 1];
                 s.push(st);
@@ -208,7 +209,18 @@ impl Map {
 
     /// Visits the box at `c` in dense order: `(byte offset in the box, global byte offset of
     /// the element or None when out of bounds)`.
-    fn each(&self, c: &[i32], mut f: impl FnMut(usize, Option<usize>)) {
+    fn each(&self, c: &[i32], f: impl FnMut(usize, Option<usize>)) {
+        self.each_bound(c, self.dims[0] as usize, f)
+    }
+
+    /// As [`Map::each`] for a store or reduction: the H100 writes a row's last 16-byte chunk
+    /// whole, so elements past the row's end inside it count as in bounds.
+    fn each_store(&self, c: &[i32], f: impl FnMut(usize, Option<usize>)) {
+        let eb = self.elem.bytes as usize;
+        self.each_bound(c, (self.dims[0] as usize * eb).div_ceil(16) * 16 / eb, f)
+    }
+
+    fn each_bound(&self, c: &[i32], dim0: usize, mut f: impl FnMut(usize, Option<usize>)) {
         let r = self.rank();
         let n: Vec<u32> = (0..r).map(|i| self.box_elems(i)).collect();
         let total: u32 = n.iter().product();
@@ -221,7 +233,12 @@ impl Map {
                 let j = rest % n[i];
                 rest /= n[i];
                 let x = c[i] as i64 + (j * self.es[i]) as i64;
-                if x < 0 || x >= self.dims[i] as i64 {
+                let bound = if i == 0 {
+                    dim0 as i64
+                } else {
+                    self.dims[i] as i64
+                };
+                if x < 0 || x >= bound {
                     inb = false;
                 } else if i == 0 {
                     off += x as u64 * eb as u64;
@@ -497,7 +514,7 @@ impl Protocol for Spec {
                     let n = sm_.box_bytes();
                     let eb = sm_.elem.bytes as usize;
                     let mut write = HashSet::new();
-                    sm_.each(c, |_, g| {
+                    sm_.each_store(c, |_, g| {
                         if let Some(g) = g {
                             write.extend(g..g + eb);
                         }
@@ -516,7 +533,7 @@ impl Protocol for Spec {
                             "@%p0 cp.async.bulk.tensor.{r}d.global.shared::cta.tile.bulk_group [%rd21, {{{regs}}}], [%r9];"
                         )),
                     }
-                    sm_.each(c, |p, g| {
+                    sm_.each_store(c, |p, g| {
                         let Some(g) = g else { return };
                         let mut v = [0u8; 8];
                         for (k, b) in v.iter_mut().enumerate().take(eb) {
