@@ -14,6 +14,7 @@ Probes:
   tmap.*   the tensor-copy loads that stopped the H100 (tensor.3d.u8, tensor.3d.bf16,
            tensor.2d.f16.nanfill, tensor.2d.f16.padded) and variants that change one parameter
            each (inner box width, fill, strides, rank), to find which parameter is at fault
+  tred.*   tensor reductions of every operation into maps of u32/s32/u64/s64 elements
   dsmem.*  the distributed-shared-memory 64-bit reduction of cluster.dsmem in isolation: red and
            atom, xor/or/add, b64/b32, remote and own rank
 
@@ -121,6 +122,36 @@ def dsmem_probes():
                "red.relaxed.cluster.shared::cluster.xor.b64 [%r12], %rd5;", nxt)
 
 
+def tred_probes():
+    """Tensor reductions per map element type and operation: a generated-kernel batch trapped
+    on `and`/`or`/`xor`/`min` into `s64` maps while `max` ran."""
+    from hopper import rand_words, tmap_param
+    ops = {"u32": ["add", "min", "max", "inc", "dec", "and", "or", "xor"],
+           "s32": ["add", "min", "max", "and", "or", "xor"],
+           "u64": ["add", "min", "max", "and", "or", "xor"],
+           "s64": ["add", "min", "max", "and", "or", "xor"]}
+    for ty, names in ops.items():
+        eb = 8 if ty.endswith("64") else 4
+        box = 128 // eb
+        dims = [4 * box]
+        nbytes = box * eb
+        for red in names:
+            sh = "  .shared .align 1024 .b8 sm[1024];\n"
+            op = "cp.reduce.async.bulk.tensor.1d.global.shared::cta.%s.tile.bulk_group" % red
+            body = (tmap_param() + "mov.u32 %%r20, %d;\nmov.u32 %%r1, sm;\n" % box
+                    + "mov.u32 %%r40, %%tx;\nL_f:\nsetp.ge.u32 %%p15, %%r40, %d;\n@%%p15 bra L_fd;\n" % (nbytes // 4) +
+                    addr("%rd30", "%ra", "%r40", 4) + "\nld.global.u32 %r43, [%rd30];\n"
+                    "shl.b32 %r41, %r40, 2;\nadd.u32 %r42, %r1, %r41;\nst.shared.u32 [%r42], %r43;\n"
+                    "add.u32 %r40, %r40, %nt;\nbra L_f;\nL_fd:\n"
+                    "fence.proxy.async.shared::cta;\nbar.sync 0;\nsetp.eq.u32 %p1, %tx, 0;\n"
+                    + "@%%p1 %s [%%rd10, {%%r20}], [%%r1];\n" % op +
+                    "@%p1 cp.async.bulk.commit_group;\n@%p1 cp.async.bulk.wait_group 0;\n")
+            tm = {"buffer": 0, "type": ty, "dims": dims, "box": [box], "swizzle": 0}
+            case("tred.%s.%s" % (ty, red), "tensor", kernel(body, shared=sh, tmaps=1), "u32",
+                 dims[0] * eb // 4, ins=[("u32", 32, rand_words(nbytes // 4))],
+                 block=(128, 1, 1), tmaps=[tm])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
@@ -132,6 +163,7 @@ def main():
     hopper.CASES.clear()
     tmap_probes()
     dsmem_probes()
+    tred_probes()
     cases = [c for c in hopper.CASES if c["name"].startswith(a.only)]
     if a.one is not None:
         import cudrv

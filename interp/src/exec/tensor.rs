@@ -423,6 +423,21 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
             }),
             None => None,
         };
+        // The ISA's reduction types have `add` on `.u64` and the bitwise operations on `.b64`,
+        // not on signed 64-bit elements; the H100 stops such a copy with an illegal
+        // instruction (probes `tred.s64.*`: add/and/or/xor trap, min/max run).
+        if let Some(r) = &red {
+            use ptx_ir_core::Op as R;
+            if r.ty == Type::S64 && !matches!(r.op, R::Min | R::Max) {
+                return Err(x.undefined(
+                    l,
+                    format!(
+                        "tensor reduction .{} on a tensor map of .s64 elements (only min and max take .s64; the H100 traps)",
+                        r.op.as_str()
+                    ),
+                ));
+            }
+        }
         let sa = x.addr(x.op(1)?, l)?;
         let total = t.box_bytes();
         if sa % 16 != 0 {
