@@ -637,6 +637,17 @@ fn mask_reg(b: &mut B, depth: u32) -> Operand {
     b.r(&format!("%m{depth}"))
 }
 
+/// `mov.u32 %t7, %laneid` (special registers are read with `mov`); returns `%t7`.
+fn lane_to_t7(b: &mut B) -> Operand {
+    let t7 = b.r("%t7");
+    b.e(
+        Opcode::Mov,
+        vec![t(Type::U32)],
+        vec![t7.clone(), special(SpecialReg::Laneid, false)],
+    );
+    t7
+}
+
 /// The predicate (and its negation) that holds where `cond` does, computed into `%q<depth>`
 /// unless `cond` names a predicate register.
 fn cond_pred(b: &mut B, cond: Cond, depth: u32) -> (Name, bool) {
@@ -646,12 +657,7 @@ fn cond_pred(b: &mut B, cond: Cond, depth: u32) -> (Name, bool) {
     match cond {
         Cond::Pred(p, neg) => (b.name(&format!("%p{p}")), neg),
         Cond::LaneBelow(k) => {
-            let t7 = b.r("%t7");
-            b.e(
-                Mov,
-                vec![t(Type::U32)],
-                vec![t7.clone(), special(SpecialReg::Laneid, false)],
-            );
+            let t7 = lane_to_t7(b);
             b.e(
                 Setp,
                 vec![Modifier::Cmp(Cmp::Lt), t(Type::U32)],
@@ -669,12 +675,7 @@ fn cond_pred(b: &mut B, cond: Cond, depth: u32) -> (Name, bool) {
             (qn, false)
         }
         Cond::LaneBit(k) => {
-            let t7 = b.r("%t7");
-            b.e(
-                Mov,
-                vec![t(Type::U32)],
-                vec![t7.clone(), special(SpecialReg::Laneid, false)],
-            );
+            let t7 = lane_to_t7(b);
             b.e(
                 And,
                 vec![t(Type::B32)],
@@ -701,14 +702,7 @@ fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 // converged) into %ms<4 * depth + arm>; then `brx.idx` through a target list.
                 let t7 = b.r("%t7");
                 let src = match *sel {
-                    Sel::Lane => {
-                        b.e(
-                            Mov,
-                            vec![t(Type::U32)],
-                            vec![t7.clone(), special(SpecialReg::Laneid, false)],
-                        );
-                        t7.clone()
-                    }
+                    Sel::Lane => lane_to_t7(b),
                     Sel::Reg(r) => b.reg(Reg {
                         class: Class::R,
                         idx: r,
@@ -950,14 +944,9 @@ fn inst(b: &mut B, i: &Inst, depth: u32) {
     });
     let sig = signature(&i.op);
     let signed = op_signed(&i.op);
-    // `%laneid` goes through a register: special registers are read with `mov`.
+    // `%laneid` goes through a register.
     if i.srcs.contains(&Src::Lane) {
-        let t7 = b.r("%t7");
-        b.e(
-            Opcode::Mov,
-            vec![t(Type::U32)],
-            vec![t7, special(SpecialReg::Laneid, false)],
-        );
+        lane_to_t7(b);
     }
     let mut srcs: Vec<Operand> = Vec::with_capacity(i.srcs.len() + 2);
     for (k, (&s, &c)) in i.srcs.iter().zip(&sig.srcs).enumerate() {
