@@ -424,25 +424,13 @@ impl Protocol for Spec {
             let m = (grid * SCRATCH) as usize + c * SMEM as usize;
             expected[m..m + SMEM as usize].copy_from_slice(&smem);
         }
-        Kernel {
-            text: a.finish(),
-            grid,
-            block,
-            input: self.input.clone(),
-            known: vec![true; out_len],
-            expected,
-            tmaps: Vec::new(),
-        }
+        Kernel::known(a.finish(), grid, block, self.input.clone(), expected)
     }
 
     fn smaller(&self) -> Vec<Spec> {
-        (0..self.steps.len())
-            .map(|k| {
-                let mut s = self.clone();
-                s.steps.remove(k);
-                s
-            })
-            .collect()
+        super::drop_each(self, self.steps.len(), |s, k| {
+            s.steps.remove(k);
+        })
     }
 }
 

@@ -91,16 +91,7 @@ impl Protocol for Spec {
             put32(&mut expected, 8 * i, 1);
             put32(&mut expected, 8 * i + 4, w * block * (block + 1) / 2);
         }
-        let out_len = expected.len();
-        Kernel {
-            text,
-            grid,
-            block,
-            input: vec![0; 16],
-            expected,
-            known: vec![true; out_len],
-            tmaps: Vec::new(),
-        }
+        Kernel::known(text, grid, block, vec![0; 16], expected)
     }
 
     fn smaller(&self) -> Vec<Spec> {

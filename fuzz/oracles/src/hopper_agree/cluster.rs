@@ -379,25 +379,13 @@ impl Protocol for Spec {
                 put(cnt_at as usize + (q * COUNTERS as usize + w) * 4, v);
             }
         }
-        Kernel {
-            text: a.finish(),
-            grid,
-            block,
-            input: self.input.clone(),
-            known: vec![true; out_len],
-            expected,
-            tmaps: Vec::new(),
-        }
+        Kernel::known(a.finish(), grid, block, self.input.clone(), expected)
     }
 
     fn smaller(&self) -> Vec<Spec> {
-        let mut v: Vec<Spec> = (0..self.steps.len())
-            .map(|k| {
-                let mut s = self.clone();
-                s.steps.remove(k);
-                s
-            })
-            .collect();
+        let mut v: Vec<Spec> = super::drop_each(self, self.steps.len(), |s, k| {
+            s.steps.remove(k);
+        });
         if self.clusters > 1 {
             v.push(Spec {
                 clusters: 1,

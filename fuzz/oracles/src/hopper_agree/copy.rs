@@ -303,15 +303,13 @@ impl Protocol for Spec {
             let at = slots as usize + g * REGION as usize;
             expected[at..at + REGION as usize].copy_from_slice(&regions[g]);
         }
-        Kernel {
-            text: a.finish(),
-            grid: self.grid,
-            block: self.block,
-            input: self.input.clone(),
-            known: vec![true; out_len],
+        Kernel::known(
+            a.finish(),
+            self.grid,
+            self.block,
+            self.input.clone(),
             expected,
-            tmaps: Vec::new(),
-        }
+        )
     }
 
     fn smaller(&self) -> Vec<Spec> {

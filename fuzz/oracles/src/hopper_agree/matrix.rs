@@ -396,25 +396,13 @@ impl Protocol for Spec {
             let at = slot_bytes as usize + w * REGION as usize;
             expected[at..at + REGION as usize].copy_from_slice(m);
         }
-        Kernel {
-            text,
-            grid: 1,
-            block,
-            input: self.input.clone(),
-            known: vec![true; out_len],
-            expected,
-            tmaps: Vec::new(),
-        }
+        Kernel::known(text, 1, block, self.input.clone(), expected)
     }
 
     fn smaller(&self) -> Vec<Spec> {
-        let mut v: Vec<Spec> = (0..self.steps.len())
-            .map(|k| {
-                let mut s = self.clone();
-                s.steps.remove(k);
-                s
-            })
-            .collect();
+        let mut v: Vec<Spec> = super::drop_each(self, self.steps.len(), |s, k| {
+            s.steps.remove(k);
+        });
         if self.warps > 1 {
             v.push(Spec {
                 warps: 1,

@@ -421,24 +421,12 @@ impl Protocol for Spec {
                 expected[at..at + 4].copy_from_slice(&v.to_le_bytes());
             }
         }
-        Kernel {
-            text: a.finish(),
-            grid: 1,
-            block,
-            input: vec![0; 4],
-            known: vec![true; out_len],
-            expected,
-            tmaps: Vec::new(),
-        }
+        Kernel::known(a.finish(), 1, block, vec![0; 4], expected)
     }
 
     fn smaller(&self) -> Vec<Spec> {
-        (0..self.steps.len())
-            .map(|k| {
-                let mut s = self.clone();
-                s.steps.remove(k);
-                s
-            })
-            .collect()
+        super::drop_each(self, self.steps.len(), |s, k| {
+            s.steps.remove(k);
+        })
     }
 }

@@ -224,25 +224,12 @@ impl Protocol for Spec {
         }
         a.dump_shared("%r4", SMEM, block, 0);
         let expected: Vec<u8> = smem.concat();
-        let out_len = expected.len();
-        Kernel {
-            text: a.finish(),
-            grid,
-            block,
-            input: self.input.clone(),
-            known: vec![true; out_len],
-            expected,
-            tmaps: Vec::new(),
-        }
+        Kernel::known(a.finish(), grid, block, self.input.clone(), expected)
     }
 
     fn smaller(&self) -> Vec<Spec> {
-        (0..self.steps.len())
-            .map(|k| {
-                let mut s = self.clone();
-                s.steps.remove(k);
-                s
-            })
-            .collect()
+        super::drop_each(self, self.steps.len(), |s, k| {
+            s.steps.remove(k);
+        })
     }
 }

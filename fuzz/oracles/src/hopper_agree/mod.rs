@@ -72,6 +72,20 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// A kernel without tensor maps whose whole output the reference knows.
+    pub fn known(text: String, grid: u32, block: u32, input: Vec<u8>, expected: Vec<u8>) -> Kernel {
+        let n = expected.len();
+        Kernel {
+            text,
+            grid,
+            block,
+            input,
+            expected,
+            known: vec![true; n],
+            tmaps: Vec::new(),
+        }
+    }
+
     /// The `ptx run` arguments of the kernel's launch.
     pub fn run_args(&self) -> String {
         let mut s = format!(
@@ -94,6 +108,18 @@ pub trait Protocol: Clone + std::fmt::Debug {
     fn build(&self) -> Kernel;
     /// Candidate protocols one step smaller (for shrinking); each must still be well defined.
     fn smaller(&self) -> Vec<Self>;
+}
+
+/// `spec` with each of its `n` steps removed in turn (`remove(spec, k)` removes step `k`): the
+/// shrinking candidates most protocols start from.
+pub(crate) fn drop_each<S: Clone>(spec: &S, n: usize, remove: impl Fn(&mut S, usize)) -> Vec<S> {
+    (0..n)
+        .map(|k| {
+            let mut s = spec.clone();
+            remove(&mut s, k);
+            s
+        })
+        .collect()
 }
 
 /// The families of this oracle.

@@ -592,13 +592,9 @@ impl Protocol for Spec {
     }
 
     fn smaller(&self) -> Vec<Spec> {
-        (0..self.steps.len())
-            .map(|k| {
-                let mut s = self.clone();
-                s.steps.remove(k);
-                s
-            })
-            .collect()
+        super::drop_each(self, self.steps.len(), |s, k| {
+            s.steps.remove(k);
+        })
     }
 }
 

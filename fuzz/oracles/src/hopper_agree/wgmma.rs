@@ -402,14 +402,15 @@ impl Protocol for Spec {
     }
 
     fn smaller(&self) -> Vec<Spec> {
-        let mut v: Vec<Spec> = (0..self.steps.len())
-            .filter(|_| self.steps.len() > 1)
-            .map(|k| {
-                let mut s = self.clone();
-                s.steps.remove(k);
-                s
-            })
-            .collect();
+        // At least one step stays.
+        let n = if self.steps.len() > 1 {
+            self.steps.len()
+        } else {
+            0
+        };
+        let mut v = super::drop_each(self, n, |s, k| {
+            s.steps.remove(k);
+        });
         if self.n > 8 {
             v.push(Spec {
                 n: 8,
