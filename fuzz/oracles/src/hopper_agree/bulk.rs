@@ -308,13 +308,7 @@ impl Protocol for Spec {
                     if !*total {
                         a.i("@%p0 mbarrier.arrive.shared::cta.b64 %rd11, [%r7];");
                     }
-                    let l = a.label();
-                    a.place(&l);
-                    a.i(format!(
-                        "mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], {};",
-                        phase & 1
-                    ));
-                    a.i(format!("@!%p2 bra {l};"));
+                    a.wait_phase(phase);
                     // Every thread has seen the phase before thread 0 starts the next one.
                     a.i("bar.sync 0;");
                     phase += 1;

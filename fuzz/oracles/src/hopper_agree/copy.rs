@@ -277,13 +277,7 @@ impl Protocol for Spec {
                         a.i("cp.async.mbarrier.arrive.shared.b64 [%r7];");
                         a.i("mbarrier.arrive.shared::cta.b64 %rd11, [%r7];");
                     }
-                    let l = a.label();
-                    a.place(&l);
-                    a.i(format!(
-                        "mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], {};",
-                        phase & 1
-                    ));
-                    a.i(format!("@!%p2 bra {l};"));
+                    a.wait_phase(phase);
                     phase += 1;
                     // The mbarrier tracks every earlier cp.async of the thread.
                     pending.clear();

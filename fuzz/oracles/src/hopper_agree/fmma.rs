@@ -282,15 +282,7 @@ impl Protocol for Spec {
                 expected.extend_from_slice(&x.to_le_bytes());
             }
         }
-        Kernel {
-            text: a.finish(),
-            grid: 1,
-            block: 32,
-            input,
-            known: vec![true; expected.len()],
-            expected,
-            tmaps: Vec::new(),
-        }
+        Kernel::known(a.finish(), 1, 32, input, expected)
     }
 
     fn smaller(&self) -> Vec<Spec> {

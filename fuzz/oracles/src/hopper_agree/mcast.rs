@@ -128,14 +128,7 @@ impl Protocol for Spec {
         a.i("add.s64 %rd22, %rd22, %rd23;");
         a.i("shl.b32 %r8, %tx, 4;");
         a.i("add.u32 %r8, %r4, %r8;");
-        for w in (0..SMEM).step_by(16 * block as usize) {
-            a.i(format!(
-                "ld.global.v4.u32 {{%r10, %r11, %r12, %r13}}, [%rd22+{w}];"
-            ));
-            a.i(format!(
-                "st.shared.v4.u32 [%r8+{w}], {{%r10, %r11, %r12, %r13}};"
-            ));
-        }
+        a.fill_shared(SMEM, block);
         a.i("@%p0 mbarrier.init.shared::cta.b64 [%r7], 1;");
         a.i("fence.mbarrier_init.release.cluster;");
         a.i("fence.proxy.async.shared::cta;");
@@ -212,13 +205,7 @@ impl Protocol for Spec {
                     }
                 }
             }
-            let l = a.label();
-            a.place(&l);
-            a.i(format!(
-                "mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], {};",
-                phase & 1
-            ));
-            a.i(format!("@!%p2 bra {l};"));
+            a.wait_phase(phase as u32);
             a.i("barrier.cluster.arrive.release.aligned;");
             a.i("barrier.cluster.wait.acquire.aligned;");
         }

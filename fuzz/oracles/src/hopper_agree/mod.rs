@@ -362,6 +362,32 @@ impl Asm {
         let _ = writeln!(self.out, "{l}:");
     }
 
+    /// Spins until the mbarrier at the shared address in `%r7` completes the phase of parity
+    /// `phase & 1` (`try_wait.parity` in a loop, result in `%p2`).
+    pub fn wait_phase(&mut self, phase: u32) {
+        let l = self.label();
+        self.place(&l);
+        self.i(format!(
+            "mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], {};",
+            phase & 1
+        ));
+        self.i(format!("@!%p2 bra {l};"));
+    }
+
+    /// Copies `bytes` (a multiple of `16 * block`) from the global address in `%rd22` (plus
+    /// `16 * %tx`, which the caller has added) to the shared address in `%r8` (likewise), 16
+    /// bytes per thread and round.
+    pub fn fill_shared(&mut self, bytes: u32, block: u32) {
+        for w in (0..bytes).step_by(16 * block as usize) {
+            self.i(format!(
+                "ld.global.v4.u32 {{%r10, %r11, %r12, %r13}}, [%rd22+{w}];"
+            ));
+            self.i(format!(
+                "st.shared.v4.u32 [%r8+{w}], {{%r10, %r11, %r12, %r13}};"
+            ));
+        }
+    }
+
     /// Stores the u32 register `reg` to output byte offset `%gtid * per + at` (a per-thread
     /// result slot); `per` and `at` are multiples of 4.
     pub fn slot(&mut self, reg: &str, per: u32, at: u32) {

@@ -424,14 +424,7 @@ fn prologue(block: u32) -> Asm {
     a.i("cvt.u64.u32 %rd22, %r8;");
     a.i("add.s64 %rd22, %rin, %rd22;");
     a.i("add.u32 %r8, %r4, %r8;");
-    for w in (0..SMEM).step_by(16 * block as usize) {
-        a.i(format!(
-            "ld.global.v4.u32 {{%r10, %r11, %r12, %r13}}, [%rd22+{w}];"
-        ));
-        a.i(format!(
-            "st.shared.v4.u32 [%r8+{w}], {{%r10, %r11, %r12, %r13}};"
-        ));
-    }
+    a.fill_shared(SMEM, block);
     a.i("@%p0 mbarrier.init.shared::cta.b64 [%r7], 1;");
     a.i("fence.mbarrier_init.release.cluster;");
     a.i("fence.proxy.async.shared::cta;");
@@ -490,13 +483,7 @@ impl Protocol for Spec {
                         "@%p0 cp.async.bulk.tensor.{}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r9], [%rd20, {{{regs}}}], [%r7];",
                         lm.rank()
                     ));
-                    let l = a.label();
-                    a.place(&l);
-                    a.i(format!(
-                        "mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], {};",
-                        phase & 1
-                    ));
-                    a.i(format!("@!%p2 bra {l};"));
+                    a.wait_phase(phase);
                     // Every thread has seen the phase before thread 0 starts the next one.
                     a.i("bar.sync 0;");
                     phase += 1;

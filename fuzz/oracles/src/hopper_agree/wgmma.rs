@@ -390,15 +390,7 @@ impl Protocol for Spec {
                 expected.extend_from_slice(&x.to_le_bytes());
             }
         }
-        Kernel {
-            text: a.finish(),
-            grid: 1,
-            block: 128,
-            input,
-            known: vec![true; expected.len()],
-            expected,
-            tmaps: Vec::new(),
-        }
+        Kernel::known(a.finish(), 1, 128, input, expected)
     }
 
     fn smaller(&self) -> Vec<Spec> {
