@@ -201,7 +201,7 @@ fn redefined_between(
 fn fuse(m: &mut Module, careful: bool) -> usize {
     let mut total = 0;
     for f in m.functions_mut() {
-        let Some(body) = f.body.as_mut() else {
+        let Some(body) = f.statements_mut() else {
             continue;
         };
         let (removed, mut replaced) = plan(body, careful);
@@ -222,7 +222,7 @@ fn fuse(m: &mut Module, careful: bool) -> usize {
 
 fn count(m: &Module, op: Opcode) -> usize {
     m.functions()
-        .filter_map(|f| f.body.as_deref())
+        .filter_map(|f| f.statements())
         .map(|b| instructions(b).filter(|(_, i)| i.opcode == op).count())
         .sum()
 }

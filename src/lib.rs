@@ -27,7 +27,7 @@
 //!            \tld.param.u32 %r1, [p];\n\tmul.lo.u32 %r2, %r1, 8;\n\tret;\n}\n";
 //! let mut m = text::parse(src).unwrap();
 //! for f in m.functions_mut() {
-//!     let Some(body) = f.body.as_mut() else { continue };
+//!     let Some(body) = f.statements_mut() else { continue };
 //!     for_each_instruction_mut(body, &mut |_path, i| {
 //!         let pow2 = i.operands.get(2).and_then(Operand::as_int).filter(|v| *v > 0 && v.count_ones() == 1);
 //!         if let (Opcode::Mul, [Modifier::Flag(Flag::Lo), Modifier::Type(t)], Some(v)) =
@@ -107,7 +107,7 @@
 //!            \tadd.u32 %r2, %r1, 1;\nEND:\n\tret;\n}\n";
 //! let m = ptx_ir::text::parse(src).unwrap();
 //! let f = m.function("k").unwrap();
-//! let body = f.body.as_deref().unwrap();
+//! let body = f.statements().unwrap();
 //!
 //! let du = DefUse::of_function(f);
 //! let r1 = m.names.find("%r1").unwrap();

@@ -62,7 +62,7 @@ const DEFUSE: &str = r#"
 #[test]
 fn defs_and_uses_per_instruction() {
     let m = parse(DEFUSE);
-    let body = func(&m, "k").body.as_deref().unwrap();
+    let body = func(&m, "k").statements().unwrap();
     let by_op = |op: Opcode, k: usize| {
         instructions(body)
             .filter(|(_, i)| i.opcode == op)
@@ -100,7 +100,7 @@ fn def_use_index() {
     let f = func(&m, "k");
     let du = DefUse::of_function(f);
     let n = |s: &str| m.names.find(s).unwrap();
-    let body = f.body.as_deref().unwrap();
+    let body = f.statements().unwrap();
     let op_at = |p: &Path| walk::instruction(body, p).unwrap().opcode;
     // %r3: defined by the mul, used once by the add.
     let d = du.single_def(n("%r3")).unwrap();
@@ -164,7 +164,7 @@ DONE:
 fn cfg_of_branches_switches_and_returns() {
     let m = parse(CFG);
     let f = func(&m, "c");
-    let body = f.body.as_deref().unwrap();
+    let body = f.statements().unwrap();
     let cfg = Cfg::of_function(f).unwrap();
     let succs: Vec<Vec<usize>> = cfg.blocks().iter().map(|b| b.succs.clone()).collect();
     assert_eq!(
@@ -326,9 +326,9 @@ fn visitors_and_rewrites_on_parsed_ptx() {
     // Remove every `red` and duplicate every `ret`, by original path.
     let f = m
         .functions_mut()
-        .find(|f| f.body.as_ref().is_some_and(|b| b.len() > 5))
+        .find(|f| f.statements().is_some_and(|b| b.len() > 5))
         .unwrap();
-    let body = f.body.as_mut().unwrap();
+    let body = f.statements_mut().unwrap();
     let before = ptx_ir::ir::count_instructions(body);
     walk::rewrite(body, &mut |_, s| match s {
         Statement::Inst(i) if i.opcode == Opcode::Red => Edit::Remove,

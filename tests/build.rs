@@ -432,7 +432,7 @@ fn misuse_is_an_error_with_a_diagnosis() {
     f.ret().unwrap();
     f.finish().unwrap();
     let m = mb.finish();
-    assert_eq!(m.function("k2").unwrap().body.as_ref().unwrap().len(), 2);
+    assert_eq!(m.function("k2").unwrap().statements().unwrap().len(), 2);
     round_trip(&m);
 }
 

@@ -235,8 +235,7 @@ fn parse_one(inst: &str) -> Result<Opcode, String> {
     let m =
         ptx_ir::roundtrip::check_text(&src, "coverage").map_err(|e| format!("`{inst}`: {e}"))?;
     let f = m.functions().next().ok_or("no function")?;
-    f.body
-        .as_ref()
+    f.statements()
         .and_then(|b| {
             b.iter().find_map(|s| match s {
                 Statement::Inst(i) => Some(i.opcode),

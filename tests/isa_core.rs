@@ -814,7 +814,7 @@ fn every_form_of_the_core_families_parses_and_round_trips() {
             failures.push(format!("`{body}`: round trip: {e}"));
         }
         let f = m.function("k").expect("the wrapper's function");
-        let mut stack: Vec<&Statement> = f.body.as_ref().unwrap().iter().collect();
+        let mut stack: Vec<&Statement> = f.statements().unwrap().iter().collect();
         while let Some(s) = stack.pop() {
             match s {
                 Statement::Inst(i) => {

@@ -339,7 +339,7 @@ fn wrap(inst: &str) -> String {
 
 fn the_instruction(m: &ptx_ir::ir::Module) -> Option<&ptx_ir::ir::Instruction> {
     m.items.iter().find_map(|it| match it {
-        Item::Function(f) => f.body.as_ref()?.iter().find_map(|s| match s {
+        Item::Function(f) => f.statements()?.iter().find_map(|s| match s {
             Statement::Inst(i) => Some(i),
             _ => None,
         }),

@@ -45,7 +45,7 @@ pub const MAGIC: [u8; 8] = *b"\x89PTXB\r\n\x1a";
 
 /// The format version this build writes and reads. Bump it for any change to the layout or to
 /// the IR's serialized shape (see `FORMAT.md`).
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 24;

@@ -26,8 +26,8 @@ use std::cell::Cell;
 pub const MAX_NESTING: u32 = 384;
 
 use ptx_ir_core::{
-    Declarator, Expr, FuncDirective, Function, Init, Instruction, Item, Modifier, Module, Name,
-    Operand, Param, Prototype, Section, SectionEntry, Selector, SpecialReg, Statement, Type,
+    BodyRef, Declarator, Expr, FuncDirective, Function, Init, InstRef, Item, Modifier, Module,
+    Name, Operand, Param, Prototype, Section, SectionEntry, Selector, SpecialReg, StmtRef, Type,
     VarDecl,
 };
 
@@ -150,7 +150,7 @@ impl V {
         self.params(&f.params)?;
         self.directives(&f.directives)?;
         if let Some(body) = &f.body {
-            self.statements(body)?;
+            self.statements(body.as_ref())?;
         }
         Ok(())
     }
@@ -191,7 +191,7 @@ impl V {
         }
     }
 
-    fn statements(&self, body: &[Statement]) -> R {
+    fn statements(&self, body: BodyRef<'_>) -> R {
         for (i, s) in body.iter().enumerate() {
             self.statement(s)
                 .map_err(|e| format!("{e} (body statement {i})"))?;
@@ -199,24 +199,23 @@ impl V {
         Ok(())
     }
 
-    fn statement(&self, s: &Statement) -> R {
+    fn statement(&self, s: StmtRef<'_>) -> R {
         match s {
-            Statement::Inst(i) => self.inst(i),
-            Statement::Label(n) => self.name(*n),
-            Statement::Decl(d) => self.decl(d),
-            Statement::Loc(l) => match &l.inlined {
+            StmtRef::Inst(i) => self.inst(i),
+            StmtRef::Label(n) => self.name(n),
+            StmtRef::Decl(d) => self.decl(d),
+            StmtRef::Loc(l) => match &l.inlined {
                 Some(i) => self.name(i.function_name),
                 None => Ok(()),
             },
-            Statement::Pragma(_) => Ok(()),
-            Statement::Block(b) => self.nest(|| self.statements(b)),
-            Statement::BranchTargets { label, targets }
-            | Statement::CallTargets { label, targets } => {
-                self.name(*label)?;
+            StmtRef::Pragma(_) => Ok(()),
+            StmtRef::Block(b) => self.nest(|| self.statements(b)),
+            StmtRef::BranchTargets { label, targets } | StmtRef::CallTargets { label, targets } => {
+                self.name(label)?;
                 targets.iter().try_for_each(|t| self.name(*t))
             }
-            Statement::CallPrototype { label, proto } => {
-                self.name(*label)?;
+            StmtRef::CallPrototype { label, proto } => {
+                self.name(label)?;
                 self.prototype(proto)
             }
         }
@@ -228,11 +227,11 @@ impl V {
         self.directives(&p.directives)
     }
 
-    fn inst(&self, i: &Instruction) -> R {
+    fn inst(&self, i: InstRef<'_>) -> R {
         if let Some(g) = i.guard {
             self.name(g.pred)?;
         }
-        for m in &i.mods {
+        for m in i.mods {
             if let Modifier::Shape(s) = m {
                 if ptx_ir_core::Shape::from_ordinal(s.ordinal()).is_none() {
                     return Err(format!(

@@ -63,7 +63,7 @@ fn kernel(names: usize, body: Vec<Statement>) -> Module {
         name: Name::from_index(0),
         params: None,
         directives: vec![],
-        body: Some(body),
+        body: Some(ptx_ir_core::Body::from(body)),
     })));
     m
 }

@@ -38,7 +38,7 @@ fn generate(bytes: &[u8]) -> arbitrary::Result<Module> {
             body.push(Statement::arbitrary(&mut u)?);
         }
     }
-    f.body = Some(body);
+    f.body = Some(ptx_ir_core::Body::from(body));
     m.items.push(Item::Function(Box::new(f)));
     Ok(m)
 }

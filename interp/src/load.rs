@@ -694,7 +694,7 @@ impl<'m> Loader<'m> {
         let mut st = FnState::default();
         let mut top = FxHashMap::default();
         let (params, returns) = self.formals(f, &mut top, &mut st);
-        let body = f.body.as_deref().unwrap_or(&[]);
+        let body = f.statements().unwrap_or(&[]);
         // Every label of the function, for branches into nested blocks.
         let mut all_labels = FxHashMap::default();
         let mut pc = 0u32;
@@ -879,7 +879,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
         }
     }
 
-    fn block(&mut self, body: &'m [Statement]) -> Result<(), Error> {
+    fn block(&mut self, body: &[Statement]) -> Result<(), Error> {
         let mut scope: FxHashMap<Name, Sym> = FxHashMap::default();
         // Labels and directives of this block are visible throughout it.
         let mut pc = self.code.len() as u32;

@@ -264,7 +264,7 @@ impl Cfg {
 
     /// The graph of a function's body (a declaration has one empty block).
     pub fn of_function(f: &Function) -> Result<Cfg, CfgError> {
-        Cfg::new(f.body.as_deref().unwrap_or(&[]))
+        Cfg::new(f.statements().unwrap_or(&[]))
     }
 
     /// The entry block (always 0).

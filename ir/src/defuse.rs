@@ -171,7 +171,7 @@ impl DefUse {
 
     /// The index of a function's body (empty for a declaration).
     pub fn of_function(f: &Function) -> DefUse {
-        f.body.as_deref().map(DefUse::new).unwrap_or_default()
+        f.statements().map(DefUse::new).unwrap_or_default()
     }
 
     /// The instructions that write `n`.
@@ -219,7 +219,7 @@ pub fn registers(names: &Interner, f: &Function) -> FxHashSet<Name> {
             set.insert(p.name);
         }
     }
-    for (_, s) in statements(f.body.as_deref().unwrap_or(&[])) {
+    for (_, s) in statements(f.statements().unwrap_or(&[])) {
         let Statement::Decl(d) = s else { continue };
         if d.space != Space::Reg {
             continue;

@@ -307,7 +307,10 @@ pub fn module(u: &mut Unstructured) -> Result<Module> {
         name,
         params: Some(Vec::new()),
         directives: Vec::new(),
-        body: Some(body),
+        body: Some(
+            crate::body::Body::try_from_statements(&body)
+                .map_err(|_| arbitrary::Error::IncorrectFormat)?,
+        ),
     })));
     // Every generated name is in range by construction.
     let _ = renumber_names(&mut m);
@@ -853,7 +856,11 @@ pub mod full {
             let body = if u.ratio(1, 6)? {
                 None
             } else {
-                Some(self.statements(u, 0)?)
+                let stmts = self.statements(u, 0)?;
+                Some(
+                    crate::body::Body::try_from_statements(&stmts)
+                        .map_err(|_| arbitrary::Error::IncorrectFormat)?,
+                )
             };
             Ok(Function {
                 linkage,

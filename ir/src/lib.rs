@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod avail;
+pub mod body;
 pub mod build;
 pub mod cfg;
 pub mod check;
@@ -35,6 +36,7 @@ pub mod visit;
 pub mod vocab;
 pub mod walk;
 
+pub use body::{Body, BodyBuilder, BodyRef, InstRef, StmtRef};
 pub use inst::{Compare, Guard, Instruction, Mods};
 pub use module::*;
 pub use names::{Interner, Name};

@@ -1,5 +1,6 @@
 //! Modules, directives, declarations, functions and statements.
 
+use crate::body::Body;
 use crate::inst::Instruction;
 use crate::names::{Interner, Name};
 use crate::operand::Expr;
@@ -185,7 +186,7 @@ pub struct Function {
     /// Directives between the signature and the body, in source order.
     pub directives: Vec<FuncDirective>,
     /// The body; `None` for a declaration ending in `;`.
-    pub body: Option<Vec<Statement>>,
+    pub body: Option<Body>,
 }
 
 /// Performance-tuning and ABI directives of a function.
@@ -388,6 +389,23 @@ pub enum Statement {
     },
 }
 
+impl Function {
+    /// The body as a statement tree (`None` for a declaration); see [`Body::statements`].
+    pub fn statements(&self) -> Option<&[Statement]> {
+        self.body.as_ref().map(Body::statements)
+    }
+
+    /// The body as an editable statement tree; see [`Body::statements_mut`].
+    pub fn statements_mut(&mut self) -> Option<&mut Vec<Statement>> {
+        self.body.as_mut().map(Body::statements_mut)
+    }
+
+    /// Replaces the body with `stmts` (`None` makes a declaration).
+    pub fn set_statements(&mut self, stmts: Option<Vec<Statement>>) {
+        self.body = stmts.map(Body::from);
+    }
+}
+
 impl Module {
     /// An empty module for the given version and target.
     pub fn new(version: Version, target: Vec<Target>, address_size: Option<u32>) -> Module {
@@ -432,8 +450,8 @@ impl Module {
     /// Number of instructions in all function bodies.
     pub fn instruction_count(&self) -> usize {
         self.functions()
-            .filter_map(|f| f.body.as_deref())
-            .map(count_instructions)
+            .filter_map(|f| f.body.as_ref())
+            .map(Body::instruction_count)
             .sum()
     }
 }

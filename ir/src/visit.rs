@@ -6,13 +6,14 @@
 //! interner in print order so that such a module equals the result of printing and re-reading
 //! it.
 
+use crate::body::Body;
 use crate::module::Module;
 use crate::names::{Interner, Name};
 
 /// One definition of the walk, instantiated for shared and for mutable access so the two can
 /// never disagree on the order.
 macro_rules! walker {
-    ($modname:ident, [$($m:ident)?], $iter_expr:ident, $iter_inst:ident) => {
+    ($modname:ident, [$($m:ident)?], $iter_expr:ident, $iter_inst:ident, $body_fn:ident) => {
         mod $modname {
             use crate::module::{Declarator, Function, Init, Item, Module, Param, SectionEntry, Statement, VarDecl};
             use crate::names::Name;
@@ -59,7 +60,7 @@ macro_rules! walker {
                     params(p, f);
                 }
                 if let Some(body) = &$($m)? func.body {
-                    statements(body, f);
+                    super::$body_fn(body, f);
                 }
             }
 
@@ -123,8 +124,19 @@ macro_rules! walker {
     };
 }
 
-walker!(shared, [], for_each_name_ref, for_each_name_ref);
-walker!(exclusive, [mut], for_each_name_mut, for_each_name_mut);
+walker!(shared, [], for_each_name_ref, for_each_name_ref, body_names);
+walker!(exclusive, [mut], for_each_name_mut, for_each_name_mut, body_names_mut);
+
+// Bodies are walked through their statement tree, so that the order is the printer's.
+fn body_names(body: &Body, f: &mut impl FnMut(&Name)) {
+    shared::statements(body.statements(), f);
+}
+
+fn body_names_mut(body: &mut Body, f: &mut impl FnMut(&mut Name)) {
+    exclusive::statements(body.statements_mut(), f);
+    // Renaming leaves the shape alone, so the body fits its compact form again.
+    let _ = body.compact();
+}
 
 /// Calls `f` on every name of `m`, in the order the printer writes them.
 pub fn for_each_name(m: &Module, f: &mut impl FnMut(Name)) {

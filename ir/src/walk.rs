@@ -42,7 +42,7 @@
 //!
 //! // The adds of the first function, with their positions: statement 2 at top level (after
 //! // the register declaration and the `mov`), and the first statement of the block at 3.
-//! let body = m.functions().next().unwrap().body.as_deref().unwrap();
+//! let body = m.functions().next().unwrap().statements().unwrap();
 //! let adds: Vec<String> = instructions(body)
 //!     .filter(|(_, i)| i.opcode == Opcode::Add)
 //!     .map(|(p, _)| p.to_string())
@@ -339,7 +339,7 @@ pub fn walk_item<V: Visit + ?Sized>(v: &mut V, item: &Item) {
 
 /// Visits the body of `f`.
 pub fn walk_function<V: Visit + ?Sized>(v: &mut V, f: &Function) {
-    for s in f.body.iter().flatten() {
+    for s in f.statements().into_iter().flatten() {
         v.visit_statement(s);
     }
 }
@@ -430,7 +430,7 @@ pub fn walk_item_mut<V: VisitMut + ?Sized>(v: &mut V, item: &mut Item) {
 
 /// Visits the body of `f` mutably.
 pub fn walk_function_mut<V: VisitMut + ?Sized>(v: &mut V, f: &mut Function) {
-    for s in f.body.iter_mut().flatten() {
+    for s in f.statements_mut().into_iter().flatten() {
         v.visit_statement_mut(s);
     }
 }

@@ -8,9 +8,9 @@
 
 use pretty::RcDoc;
 use ptx_ir_core::{
-    Attribute, Declarator, Expr, FuncDirective, Function, FunctionKind, Init, Instruction, Item,
-    Loc, Module, Name, Operand, Param, Prototype, Section, SectionEntry, Statement, Type, UnaryOp,
-    VarDecl,
+    Attribute, BodyRef, Declarator, Expr, FuncDirective, Function, FunctionKind, Init, InstRef,
+    Item, Loc, Module, Name, Operand, Param, Prototype, Section, SectionEntry, StmtRef, Type,
+    UnaryOp, VarDecl,
 };
 use std::fmt::Write;
 
@@ -231,7 +231,7 @@ impl<'a> Printer<'a> {
             None => self.out.push_str(";\n"),
             Some(body) => {
                 self.out.push_str("\n{\n");
-                self.statements(body, 1);
+                self.statements(body.as_ref(), 1);
                 self.out.push_str("}\n");
             }
         }
@@ -337,7 +337,7 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn statements(&mut self, body: &[Statement], depth: usize) {
+    fn statements(&mut self, body: BodyRef<'_>, depth: usize) {
         for s in body {
             self.statement(s, depth);
         }
@@ -349,42 +349,41 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn statement(&mut self, s: &Statement, depth: usize) {
+    fn statement(&mut self, s: StmtRef<'_>, depth: usize) {
         match s {
-            Statement::Inst(inst) => {
+            StmtRef::Inst(inst) => {
                 self.indent(depth);
                 self.inst(inst, depth);
                 self.out.push('\n');
             }
-            Statement::Label(n) => {
-                self.out.push_str(nm(self.m, *n));
+            StmtRef::Label(n) => {
+                self.out.push_str(nm(self.m, n));
                 self.out.push_str(":\n");
             }
-            Statement::Decl(d) => {
+            StmtRef::Decl(d) => {
                 self.indent(depth);
                 self.decl(d);
                 self.out.push('\n');
             }
-            Statement::Loc(l) => {
+            StmtRef::Loc(l) => {
                 self.indent(depth);
                 self.loc(l);
                 self.out.push('\n');
             }
-            Statement::Pragma(p) => {
+            StmtRef::Pragma(p) => {
                 self.indent(depth);
                 let _ = writeln!(self.out, ".pragma \"{p}\";");
             }
-            Statement::Block(b) => {
+            StmtRef::Block(b) => {
                 self.indent(depth);
                 self.out.push_str("{\n");
                 self.statements(b, depth + 1);
                 self.indent(depth);
                 self.out.push_str("}\n");
             }
-            Statement::BranchTargets { label, targets }
-            | Statement::CallTargets { label, targets } => {
+            StmtRef::BranchTargets { label, targets } | StmtRef::CallTargets { label, targets } => {
                 self.indent(depth);
-                let kind = if matches!(s, Statement::BranchTargets { .. }) {
+                let kind = if matches!(s, StmtRef::BranchTargets { .. }) {
                     "branchtargets"
                 } else {
                     "calltargets"
@@ -393,14 +392,14 @@ impl<'a> Printer<'a> {
                 let _ = writeln!(
                     self.out,
                     "{}: .{} {};",
-                    nm(self.m, *label),
+                    nm(self.m, label),
                     kind,
                     list.join(", ")
                 );
             }
-            Statement::CallPrototype { label, proto } => {
+            StmtRef::CallPrototype { label, proto } => {
                 self.indent(depth);
-                let _ = write!(self.out, "{}: .callprototype", nm(self.m, *label));
+                let _ = write!(self.out, "{}: .callprototype", nm(self.m, label));
                 self.prototype(proto);
                 self.out.push_str(";\n");
             }
@@ -454,7 +453,7 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn inst(&mut self, inst: &Instruction, depth: usize) {
+    fn inst(&mut self, inst: InstRef<'_>, depth: usize) {
         if let Some(g) = inst.guard {
             let _ = write!(
                 self.out,
@@ -464,7 +463,7 @@ impl<'a> Printer<'a> {
             );
         }
         self.out.push_str(inst.opcode.name());
-        for m in &inst.mods {
+        for m in inst.mods {
             self.out.push('.');
             self.out.push_str(m.as_str());
         }

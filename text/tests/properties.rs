@@ -63,8 +63,7 @@ fn every_opcode_round_trips() {
                 generate::instruction(&mut u, &mut pool, Some(op)).unwrap()
             };
             if let ptx_ir_core::Item::Function(f) = &mut m.items[0] {
-                f.body
-                    .as_mut()
+                f.statements_mut()
                     .unwrap()
                     .push(ptx_ir_core::Statement::Inst(inst));
             }

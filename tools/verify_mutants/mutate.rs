@@ -217,7 +217,7 @@ fn isolate(m: &Module, f: &Function, inst: &Instruction) -> Option<Module> {
             _ => {}
         }
     }
-    let body = f.body.as_ref()?;
+    let body = f.statements()?;
     let mut new_body: Vec<Statement> = body
         .iter()
         .filter(|s| matches!(s, Statement::Decl(_)))
@@ -237,7 +237,7 @@ fn isolate(m: &Module, f: &Function, inst: &Instruction) -> Option<Module> {
             ptx_ir::ir::FuncDirective::NoReturn | ptx_ir::ir::FuncDirective::Pragma(_)
         )
     });
-    g.body = Some(new_body);
+    g.set_statements(Some(new_body));
     items.push(Item::Function(Box::new(g)));
     let target = m
         .target
@@ -259,7 +259,7 @@ fn iso_parts(m: &mut Module) -> (&mut Vec<Statement>, usize) {
     let Some(Item::Function(f)) = m.items.last_mut() else {
         unreachable!("isolate puts the function last")
     };
-    let body = f.body.as_mut().expect("isolated function has a body");
+    let body = f.statements_mut().expect("isolated function has a body");
     let k = body
         .iter()
         .position(|s| matches!(s, Statement::Inst(_)))
@@ -304,7 +304,7 @@ fn range_decl(name: Name, ty: Type, n: u32) -> Statement {
 fn reg_types(m: &Module) -> BTreeMap<String, (Type, Option<u32>)> {
     let mut out = BTreeMap::new();
     if let Some(Item::Function(f)) = m.items.last() {
-        for s in f.body.iter().flatten() {
+        for s in f.statements().into_iter().flatten() {
             if let Statement::Decl(d) = s {
                 if d.space == Space::Reg && d.vector.is_none() {
                     for x in &d.names {
@@ -742,7 +742,7 @@ fn whole_file_cases(g: &mut Gen, src: &str, m: &Module) {
         .iter()
         .enumerate()
         .filter_map(|(i, it)| match it {
-            Item::Function(f) => f.body.as_ref().map(|b| {
+            Item::Function(f) => f.statements().map(|b| {
                 let mut l = Vec::new();
                 labels(b, &mut l);
                 (i, l)
@@ -756,18 +756,18 @@ fn whole_file_cases(g: &mut Gen, src: &str, m: &Module) {
             continue;
         };
         let mut paths = Vec::new();
-        inst_paths(
-            f.body.as_deref().unwrap_or(&[]),
-            &mut Vec::new(),
-            &mut paths,
-        );
+        inst_paths(f.statements().unwrap_or(&[]), &mut Vec::new(), &mut paths);
         for path in paths {
-            let Some(inst) = inst_at(f.body.as_deref().unwrap_or(&[]), &path) else {
+            let Some(inst) = inst_at(f.statements().unwrap_or(&[]), &path) else {
                 continue;
             };
             let edit = |x: &mut Module, to: Name| {
                 if let Item::Function(f) = &mut x.items[*item] {
-                    if let Some(i) = f.body.as_deref_mut().and_then(|b| inst_at_mut(b, &path)) {
+                    if let Some(i) = f
+                        .statements_mut()
+                        .map(|b| b.as_mut_slice())
+                        .and_then(|b| inst_at_mut(b, &path))
+                    {
                         if i.opcode == O::Bra {
                             i.operands[0] = Operand::reg(to);
                         }
@@ -809,7 +809,11 @@ fn whole_file_cases(g: &mut Gen, src: &str, m: &Module) {
                     calls += 1;
                     let mut x = m.clone();
                     if let Item::Function(f) = &mut x.items[*item] {
-                        if let Some(i) = f.body.as_deref_mut().and_then(|b| inst_at_mut(b, &path)) {
+                        if let Some(i) = f
+                            .statements_mut()
+                            .map(|b| b.as_mut_slice())
+                            .and_then(|b| inst_at_mut(b, &path))
+                        {
                             if let Some(Operand::Args(a)) = i
                                 .operands
                                 .iter_mut()
@@ -825,7 +829,11 @@ fn whole_file_cases(g: &mut Gen, src: &str, m: &Module) {
                     let mut x = m.clone();
                     let nowhere = x.names.intern("no_such_function");
                     if let Item::Function(f) = &mut x.items[*item] {
-                        if let Some(i) = f.body.as_deref_mut().and_then(|b| inst_at_mut(b, &path)) {
+                        if let Some(i) = f
+                            .statements_mut()
+                            .map(|b| b.as_mut_slice())
+                            .and_then(|b| inst_at_mut(b, &path))
+                        {
                             if let Some(o) = i.operands.iter_mut().find(|o| o.as_name().is_some()) {
                                 *o = Operand::reg(nowhere);
                             }
@@ -878,7 +886,9 @@ fn branch_target_cases(
         let Item::Function(f) = &mut x.items[item] else {
             return;
         };
-        let Some(body) = f.body.as_mut() else { return };
+        let Some(body) = f.statements_mut() else {
+            return;
+        };
         let Some(at) = body.iter().position(|s| matches!(s, Statement::Label(_))) else {
             return;
         };
@@ -993,7 +1003,7 @@ pub fn generate(files: &[(String, String)]) -> Vec<Case> {
         let mut q = std::collections::VecDeque::new();
         let mut keys = BTreeSet::new();
         for (fi, f) in m.functions().enumerate() {
-            for (si, s) in f.body.iter().flatten().enumerate() {
+            for (si, s) in f.statements().into_iter().flatten().enumerate() {
                 let Statement::Inst(inst) = s else { continue };
                 if matches!(inst.opcode, O::Bra | O::BrxIdx | O::Call | O::Ret | O::Exit) {
                     continue;
@@ -1022,7 +1032,7 @@ pub fn generate(files: &[(String, String)]) -> Vec<Case> {
                 let Some(f) = m.functions().nth(fi) else {
                     continue;
                 };
-                let Some(Statement::Inst(inst)) = f.body.as_ref().and_then(|b| b.get(si)) else {
+                let Some(Statement::Inst(inst)) = f.statements().and_then(|b| b.get(si)) else {
                     continue;
                 };
                 let Some(iso) = isolate(m, f, inst) else {

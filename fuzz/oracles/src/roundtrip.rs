@@ -131,7 +131,7 @@ pub fn first_difference(a: &Module, b: &Module) -> String {
             continue;
         }
         if let (ptx_ir_core::Item::Function(f), ptx_ir_core::Item::Function(g)) = (x, y) {
-            if let (Some(bf), Some(bg)) = (&f.body, &g.body) {
+            if let (Some(bf), Some(bg)) = (f.statements(), g.statements()) {
                 for (j, (s, t)) in bf.iter().zip(bg).enumerate() {
                     if s != t {
                         return format!("item {k}, statement {j}: {s:?} became {t:?}");

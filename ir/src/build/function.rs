@@ -4,6 +4,7 @@
 use super::module::ModuleBuilder;
 use super::names::{check_identifier, check_not_fresh, class_of, CLASSES};
 use super::{BuildError, FnRef, Label, Reg, Var};
+use crate::body::Body;
 use crate::check::{check, spell};
 use crate::inst::{Guard, Instruction};
 use crate::module::{
@@ -417,7 +418,7 @@ impl<'m> FunctionBuilder<'m> {
         }
         body.append(&mut self.stack[0]);
         let mut func = self.func;
-        func.body = Some(body);
+        func.body = Some(Body::try_from_statements(&body).map_err(BuildError::Body)?);
         let name = func.name;
         self.mb.symbols.insert(name);
         self.mb.module.items.push(Item::Function(Box::new(func)));

@@ -102,6 +102,8 @@ pub enum BuildError {
         /// The name.
         name: String,
     },
+    /// The body does not fit a [`crate::Body`] (an instruction with too many operands).
+    Body(crate::body::BodyError),
 }
 
 impl fmt::Display for BuildError {
@@ -122,6 +124,7 @@ impl fmt::Display for BuildError {
             BuildError::Undeclared { name } => {
                 write!(f, "`{name}` is not declared in this function or module")
             }
+            BuildError::Body(e) => e.fmt(f),
         }
     }
 }

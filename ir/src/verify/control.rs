@@ -54,7 +54,7 @@ fn label_target<'m>(cx: &mut Cx<'m>, fx: &FnCx<'m>, inst: &'m Instruction, l: Na
     }
     let elsewhere =
         cx.m.functions()
-            .any(|f| f.name != fx.func.name && f.body.as_deref().is_some_and(|b| has_label(b, l)));
+            .any(|f| f.name != fx.func.name && f.statements().is_some_and(|b| has_label(b, l)));
     let msg = if elsewhere {
         format!("label `{}` belongs to another function", cx.name(l))
     } else {

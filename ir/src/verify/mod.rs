@@ -298,7 +298,7 @@ impl<'m> Cx<'m> {
             call_returns: Default::default(),
         };
         scope::enter_function(self, &mut fx);
-        if let Some(body) = &f.body {
+        if let Some(body) = f.statements() {
             scope::collect_labels(self, &mut fx, body);
             let mut counter = 0usize;
             self.block(&mut fx, body, &mut counter);

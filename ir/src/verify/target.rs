@@ -280,7 +280,7 @@ pub fn requirements(m: &Module) -> Requirements {
         match item {
             Item::Function(f) => {
                 all.extend(function_features(f));
-                if let Some(b) = &f.body {
+                if let Some(b) = f.statements() {
                     walk(b, &mut |x| all.push(x));
                 }
             }

@@ -3,22 +3,24 @@
 use super::{directive, fail, ws_inline, Reader};
 use crate::error::PResult;
 use crate::lex::{self, expect, is_ident_char, ws};
-use ptx_ir_core::{InlinedAt, Loc, Name, Prototype, Statement};
+use ptx_ir_core::{Body, InlinedAt, Loc, Name, Prototype, Statement};
 
 /// Nesting bound for `{ }` scopes.
 const MAX_BLOCK_DEPTH: u32 = 64;
 
 impl Reader {
-    /// Statements up to and including the closing `}`.
-    pub(crate) fn block<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Vec<Statement>> {
-        self.block_at(i, 0)
+    /// A function body: statements up to and including the closing `}`.
+    pub(crate) fn block<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Body> {
+        self.body.clear();
+        let (r, ()) = self.block_at(i, 0)?;
+        Ok((r, self.body.finish()))
     }
 
-    fn block_at<'a>(&mut self, i: &'a [u8], depth: u32) -> PResult<'a, Vec<Statement>> {
+    /// Appends the statements of a scope, up to and including its `}`, to the body being built.
+    fn block_at<'a>(&mut self, i: &'a [u8], depth: u32) -> PResult<'a, ()> {
         if depth > MAX_BLOCK_DEPTH {
             return fail(i, "scopes nested too deeply");
         }
-        let base = self.stmts.len();
         let mut r = i;
         loop {
             let (x, ()) = ws(r)?;
@@ -29,17 +31,19 @@ impl Reader {
                 self.mark_statement(x);
             }
             let (y, s) = match c {
-                b'}' => {
-                    let body: Vec<Statement> = self.stmts.drain(base..).collect();
-                    return Ok((&x[1..], body));
-                }
+                b'}' => return Ok((&x[1..], ())),
                 b'{' => {
-                    let (y, b) = self.block_at(&x[1..], depth + 1)?;
-                    (y, Statement::Block(b))
+                    let open = self.body.open_block();
+                    let (y, ()) = self.block_at(&x[1..], depth + 1)?;
+                    if let Err(e) = self.body.close_block(open) {
+                        return fail(x, e.to_string());
+                    }
+                    r = y;
+                    continue;
                 }
                 b'@' => {
-                    let (y, inst) = self.guarded(x)?;
-                    (y, Statement::Inst(inst))
+                    r = self.guarded(x)?.0;
+                    continue;
                 }
                 b'.' => self.body_directive(x)?,
                 _ => {
@@ -53,12 +57,14 @@ impl Reader {
                         let name = self.name(x, &x[..n])?;
                         self.after_label(&after[1..], name)?
                     } else {
-                        let (y, inst) = self.instruction(x, None)?;
-                        (y, Statement::Inst(inst))
+                        r = self.instruction(x, None)?.0;
+                        continue;
                     }
                 }
             };
-            self.stmts.push(s);
+            if let Err(e) = self.body.push_statement(s) {
+                return fail(x, e.to_string());
+            }
             r = y;
         }
     }

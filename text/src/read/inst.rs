@@ -6,8 +6,7 @@ use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ident, inst_word, is_ident_char, qual_word, ws, Number};
 use nom::Err;
 use ptx_ir_core::{
-    Expr, Guard, Instruction, Modifier, Mods, Name, Opcode, Operand, OperandList, Selector,
-    SpecialReg,
+    Expr, Guard, Modifier, Mods, Name, Opcode, Operand, OperandList, Selector, SpecialReg,
 };
 
 /// Nesting bound for operands (vectors inside pairs inside tuples ...).
@@ -15,7 +14,7 @@ const MAX_OPERAND_DEPTH: u32 = 16;
 
 impl Reader {
     /// `@p inst` / `@!p inst`.
-    pub(crate) fn guarded<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Instruction> {
+    pub(crate) fn guarded<'a>(&mut self, i: &'a [u8]) -> PResult<'a, ()> {
         let (r, ()) = ws(&i[1..])?;
         let (r, negated) = match r.first() {
             Some(b'!') => (&r[1..], true),
@@ -26,12 +25,8 @@ impl Reader {
         self.instruction(r, Some(Guard { pred, negated }))
     }
 
-    /// An instruction up to and including its `;`.
-    pub(crate) fn instruction<'a>(
-        &mut self,
-        i: &'a [u8],
-        guard: Option<Guard>,
-    ) -> PResult<'a, Instruction> {
+    /// An instruction up to and including its `;`, appended to the body being built.
+    pub(crate) fn instruction<'a>(&mut self, i: &'a [u8], guard: Option<Guard>) -> PResult<'a, ()> {
         let (r, word) =
             inst_word(i).map_err(|_| Err::Failure(PErr::at(i, "expected an instruction")))?;
         // Instruction words repeat: each distinct one is resolved once per module.
@@ -40,9 +35,9 @@ impl Reader {
             None => self.resolve_word(i, word)?,
         };
         let info = &self.word_info[word_id];
-        let (opcode, mods) = (info.opcode, Mods::from_slice(&info.mods));
+        let opcode = info.opcode;
         let call = opcode == Opcode::Call;
-        let mut operands = OperandList::new();
+        let from = self.body.operand_len();
         let (mut r, ()) = ws(r)?;
         if r.first() != Some(&b';') {
             loop {
@@ -50,7 +45,7 @@ impl Reader {
                     Some(x) => x,
                     None => self.operand(r, call, 0)?,
                 };
-                operands.push(o);
+                self.body.operands_mut().push(o);
                 let (x, ()) = ws(after)?;
                 match x.first() {
                     Some(b',') => {
@@ -74,22 +69,19 @@ impl Reader {
         // A form that takes these qualifiers and these operands makes the instruction valid
         // (as in `check`); otherwise the full check finds what is wrong.
         let forms = opcode.forms();
-        let fits = self.word_info[word_id]
+        let info = &self.word_info[word_id];
+        let operands = &self.body.operand_pool()[from..];
+        let fits = info
             .forms
             .iter()
-            .any(|&k| forms[k as usize].match_operands(&operands));
+            .any(|&k| forms[k as usize].match_operands(operands));
         if !fits {
-            check_forms(i, opcode, &mods, &operands)?;
+            check_forms(i, opcode, &info.mods, operands)?;
         }
-        Ok((
-            r,
-            Instruction {
-                guard,
-                opcode,
-                mods,
-                operands,
-            },
-        ))
+        if let Err(e) = self.body.push_inst(guard, opcode, &info.mods, from) {
+            return fail(i, e.to_string());
+        }
+        Ok((r, ()))
     }
 
     /// Splits and resolves a new instruction word (`ld.global.nc.v4.f32`) at `i`: the mnemonic,

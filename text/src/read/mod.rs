@@ -68,9 +68,9 @@ pub(crate) struct Reader {
     word_info: Vec<WordInfo>,
     /// Per name: whether it was read as an operand and is not a special register.
     plain: Vec<bool>,
-    /// Statements of the open blocks; each block takes its own off the top when it closes,
-    /// so that body vectors are allocated once, at their exact size.
-    stmts: Vec<ptx_ir_core::Statement>,
+    /// The function body being read; reused from body to body, so that each body's arrays
+    /// are allocated once, at their exact size.
+    body: ptx_ir_core::BodyBuilder,
 }
 
 /// What an instruction word resolved to.
@@ -108,7 +108,7 @@ impl Reader {
             words: Interner::new(),
             word_info: Vec::new(),
             plain: Vec::new(),
-            stmts: Vec::new(),
+            body: ptx_ir_core::BodyBuilder::default(),
         }
     }
 

@@ -383,7 +383,7 @@ pub fn module(p: &Program) -> Module {
         } else {
             Vec::new()
         },
-        body: Some(body),
+        body: Some(ptx_ir_core::Body::from(body)),
     })));
     let _ = ptx_ir_core::visit::renumber_names(&mut b.m);
     b.m
@@ -2484,7 +2484,7 @@ fn rec_item(b: &mut B, reg: bool) -> Item {
         name: fname,
         params: Some(params),
         directives: Vec::new(),
-        body: Some(body),
+        body: Some(ptx_ir_core::Body::from(body)),
     }))
 }
 
@@ -2556,7 +2556,7 @@ fn func_item(b: &mut B, k: usize, f: &Func) -> Item {
         name: b.name(&format!("f{k}")),
         params: Some(params),
         directives: Vec::new(),
-        body: Some(body),
+        body: Some(ptx_ir_core::Body::from(body)),
     }))
 }
 

@@ -1,0 +1,1048 @@
+//! Function bodies in compact form.
+//!
+//! A [`Body`] keeps its statements in one flat pre-order array of 16-byte entries, and the
+//! modifiers and operands of all its instructions in two pools, in instruction order. An
+//! instruction entry holds only its guard, opcode and the counts of its modifiers and operands;
+//! a `{ }` scope is an entry followed by its contents. This is about half the memory of a tree of
+//! [`Statement`]s (no per-instruction inline buffers sized for the worst case), and the
+//! bytecode maps onto it array by array.
+//!
+//! Reading: [`Body::iter`] yields [`StmtRef`]s, which mirror [`Statement`] with borrowed
+//! parts ([`InstRef`] has the fields of [`Instruction`]). [`Body::statements`] gives the
+//! statement tree, built on first use and kept. Editing: [`Body::statements_mut`] turns the body
+//! into its tree for good (until [`Body::compact`]); the compact form is canonical, so equal
+//! statement trees give equal bodies, whichever form each is in.
+
+use crate::inst::{Guard, Instruction};
+use crate::module::{Loc, Prototype, Statement, VarDecl};
+use crate::names::Name;
+use crate::operand::Operand;
+use crate::table::Opcode;
+use crate::vocab::Modifier;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// A function body: compact (statements in pre-order plus the modifier and operand pools), or a
+/// statement tree while it is being edited.
+#[derive(Default)]
+pub struct Body {
+    repr: Repr,
+    /// The statement tree of a compact body, once asked for.
+    tree: OnceLock<Vec<Statement>>,
+}
+
+#[derive(Clone)]
+enum Repr {
+    Compact(Compact),
+    Tree(Vec<Statement>),
+}
+
+impl Default for Repr {
+    fn default() -> Repr {
+        Repr::Compact(Compact::default())
+    }
+}
+
+/// The compact form.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawBody")]
+struct Compact {
+    stmts: Vec<Stmt>,
+    mods: Vec<Modifier>,
+    operands: Vec<Operand>,
+}
+
+/// The serialized fields of a [`Body`], checked before they become one.
+#[derive(Deserialize)]
+struct RawBody {
+    stmts: Vec<Stmt>,
+    mods: Vec<Modifier>,
+    operands: Vec<Operand>,
+}
+
+/// One entry of a [`Body`]'s statement array. Public for the bytecode's sake; read bodies
+/// through [`Body::iter`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Stmt {
+    /// An instruction; its modifiers and operands follow those of the previous one in the pools.
+    Inst(PackedInst),
+    /// A label `name:`.
+    Label(Name),
+    /// A declaration.
+    Decl(Box<VarDecl>),
+    /// A `.loc` debug location.
+    Loc(Box<Loc>),
+    /// `.pragma "..."` (a thin pointer, to keep entries at 16 bytes).
+    Pragma(Box<String>),
+    /// A `{ }` scope: the next `len` entries are its contents, which use `mods` modifiers and
+    /// `operands` operands of the pools.
+    Block {
+        /// Entries inside, nested scopes' contents included.
+        len: u32,
+        /// Modifiers used inside.
+        mods: u32,
+        /// Operands used inside.
+        operands: u32,
+    },
+    /// `label: .branchtargets ...;`
+    BranchTargets(Box<Targets>),
+    /// `label: .calltargets ...;`
+    CallTargets(Box<Targets>),
+    /// `label: .callprototype ...;`
+    CallPrototype(Box<(Name, Prototype)>),
+}
+
+/// The label and targets of a `.branchtargets` or `.calltargets` entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Targets {
+    /// The label naming the list.
+    pub label: Name,
+    /// The targets in order.
+    pub targets: Box<[Name]>,
+}
+
+/// An instruction entry: 12 bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackedInst {
+    guard: Option<Name>,
+    negated: bool,
+    n_mods: u8,
+    opcode: Opcode,
+    n_operands: u16,
+}
+
+impl PackedInst {
+    /// The guard.
+    pub fn guard(&self) -> Option<Guard> {
+        self.guard.map(|pred| Guard {
+            pred,
+            negated: self.negated,
+        })
+    }
+
+    /// The opcode.
+    pub fn opcode(&self) -> Opcode {
+        self.opcode
+    }
+
+    /// Number of modifiers.
+    pub fn mod_count(&self) -> usize {
+        self.n_mods as usize
+    }
+
+    /// Number of operands.
+    pub fn operand_count(&self) -> usize {
+        self.n_operands as usize
+    }
+}
+
+/// The most modifiers one instruction can have in a [`Body`].
+pub const MAX_MODS: usize = u8::MAX as usize;
+/// The most operands one instruction can have in a [`Body`] (nested lists count as one).
+pub const MAX_OPERANDS: usize = u16::MAX as usize;
+
+/// The deepest nesting of `{ }` scopes a decoded [`Body`] may have.
+pub const MAX_SCOPE_DEPTH: usize = 1024;
+
+/// Why a statement tree or serialized body cannot be a [`Body`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BodyError {
+    /// An instruction with more than [`MAX_MODS`] modifiers or [`MAX_OPERANDS`] operands.
+    TooMany {
+        /// What overflowed (`modifiers`, `operands`).
+        what: &'static str,
+        /// How many there were.
+        count: usize,
+    },
+    /// Entries, modifier or operand counts that do not add up.
+    Inconsistent(&'static str),
+    /// Scopes nested more than [`MAX_SCOPE_DEPTH`] deep.
+    TooDeep,
+}
+
+impl fmt::Display for BodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BodyError::TooMany { what, count } => {
+                write!(
+                    f,
+                    "an instruction has {count} {what}, more than a body can hold"
+                )
+            }
+            BodyError::Inconsistent(what) => write!(f, "inconsistent body: {what}"),
+            BodyError::TooDeep => {
+                write!(f, "scopes nested more than {MAX_SCOPE_DEPTH} deep")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BodyError {}
+
+/// A borrowed instruction of a [`Body`], with the fields of [`Instruction`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct InstRef<'a> {
+    /// `@p` / `@!p`, if present.
+    pub guard: Option<Guard>,
+    /// The instruction.
+    pub opcode: Opcode,
+    /// Its qualifiers, in source order.
+    pub mods: &'a [Modifier],
+    /// Its operands, in order.
+    pub operands: &'a [Operand],
+}
+
+impl InstRef<'_> {
+    /// An owned copy.
+    pub fn to_instruction(&self) -> Instruction {
+        Instruction {
+            guard: self.guard,
+            opcode: self.opcode,
+            mods: self.mods.iter().copied().collect(),
+            operands: self.operands.iter().cloned().collect(),
+        }
+    }
+}
+
+impl Instruction {
+    /// This instruction as an [`InstRef`].
+    pub fn as_ref(&self) -> InstRef<'_> {
+        InstRef {
+            guard: self.guard,
+            opcode: self.opcode,
+            mods: &self.mods,
+            operands: &self.operands,
+        }
+    }
+}
+
+/// A borrowed statement of a [`Body`], mirroring [`Statement`].
+#[derive(Copy, Clone, Debug)]
+pub enum StmtRef<'a> {
+    /// An instruction.
+    Inst(InstRef<'a>),
+    /// A label.
+    Label(Name),
+    /// A declaration.
+    Decl(&'a VarDecl),
+    /// A `.loc`.
+    Loc(&'a Loc),
+    /// A `.pragma`.
+    Pragma(&'a str),
+    /// A `{ }` scope.
+    Block(BodyRef<'a>),
+    /// `label: .branchtargets ...;`
+    BranchTargets {
+        /// The label.
+        label: Name,
+        /// The targets.
+        targets: &'a [Name],
+    },
+    /// `label: .calltargets ...;`
+    CallTargets {
+        /// The label.
+        label: Name,
+        /// The targets.
+        targets: &'a [Name],
+    },
+    /// `label: .callprototype ...;`
+    CallPrototype {
+        /// The label.
+        label: Name,
+        /// The signature.
+        proto: &'a Prototype,
+    },
+}
+
+/// A borrowed statement list: a whole [`Body`] or one scope of it. Iterating never panics,
+/// whatever the counts say: a [`Body`] is checked when built or decoded, and a short pool
+/// would only give short slices.
+#[derive(Copy, Clone, Debug)]
+pub struct BodyRef<'a>(RefRepr<'a>);
+
+#[derive(Copy, Clone, Debug)]
+enum RefRepr<'a> {
+    Compact {
+        stmts: &'a [Stmt],
+        mods: &'a [Modifier],
+        operands: &'a [Operand],
+    },
+    Tree(&'a [Statement]),
+}
+
+impl<'a> BodyRef<'a> {
+    /// Whether there are no statements.
+    pub fn is_empty(&self) -> bool {
+        match self.0 {
+            RefRepr::Compact { stmts, .. } => stmts.is_empty(),
+            RefRepr::Tree(t) => t.is_empty(),
+        }
+    }
+
+    /// The statements in order (a scope is one statement).
+    pub fn iter(&self) -> Iter<'a> {
+        Iter(match self.0 {
+            RefRepr::Compact {
+                stmts,
+                mods,
+                operands,
+            } => IterRepr::Compact {
+                stmts,
+                mods,
+                operands,
+            },
+            RefRepr::Tree(t) => IterRepr::Tree(t.iter()),
+        })
+    }
+}
+
+impl<'a> From<&'a [Statement]> for BodyRef<'a> {
+    fn from(t: &'a [Statement]) -> BodyRef<'a> {
+        BodyRef(RefRepr::Tree(t))
+    }
+}
+
+impl<'a> IntoIterator for BodyRef<'a> {
+    type Item = StmtRef<'a>;
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over the statements of a [`BodyRef`].
+#[derive(Clone, Debug)]
+pub struct Iter<'a>(IterRepr<'a>);
+
+#[derive(Clone, Debug)]
+enum IterRepr<'a> {
+    Compact {
+        stmts: &'a [Stmt],
+        mods: &'a [Modifier],
+        operands: &'a [Operand],
+    },
+    Tree(std::slice::Iter<'a, Statement>),
+}
+
+fn split<T>(s: &[T], n: usize) -> (&[T], &[T]) {
+    s.split_at(n.min(s.len()))
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = StmtRef<'a>;
+
+    fn next(&mut self) -> Option<StmtRef<'a>> {
+        let IterRepr::Compact {
+            stmts,
+            mods,
+            operands,
+        } = &mut self.0
+        else {
+            let IterRepr::Tree(t) = &mut self.0 else {
+                unreachable!()
+            };
+            return t.next().map(StmtRef::from);
+        };
+        let (first, rest) = stmts.split_first()?;
+        *stmts = rest;
+        Some(match first {
+            Stmt::Inst(p) => {
+                let (m, m_rest) = split(mods, p.n_mods as usize);
+                let (o, o_rest) = split(operands, p.n_operands as usize);
+                *mods = m_rest;
+                *operands = o_rest;
+                StmtRef::Inst(InstRef {
+                    guard: p.guard(),
+                    opcode: p.opcode,
+                    mods: m,
+                    operands: o,
+                })
+            }
+            Stmt::Label(n) => StmtRef::Label(*n),
+            Stmt::Decl(d) => StmtRef::Decl(d),
+            Stmt::Loc(l) => StmtRef::Loc(l),
+            Stmt::Pragma(p) => StmtRef::Pragma(p),
+            Stmt::Block {
+                len,
+                mods: n_mods,
+                operands: n_ops,
+            } => {
+                let (s, s_rest) = split(stmts, *len as usize);
+                let (m, m_rest) = split(mods, *n_mods as usize);
+                let (o, o_rest) = split(operands, *n_ops as usize);
+                *stmts = s_rest;
+                *mods = m_rest;
+                *operands = o_rest;
+                StmtRef::Block(BodyRef(RefRepr::Compact {
+                    stmts: s,
+                    mods: m,
+                    operands: o,
+                }))
+            }
+            Stmt::BranchTargets(t) => StmtRef::BranchTargets {
+                label: t.label,
+                targets: &t.targets,
+            },
+            Stmt::CallTargets(t) => StmtRef::CallTargets {
+                label: t.label,
+                targets: &t.targets,
+            },
+            Stmt::CallPrototype(p) => StmtRef::CallPrototype {
+                label: p.0,
+                proto: &p.1,
+            },
+        })
+    }
+}
+
+impl<'a> From<&'a Statement> for StmtRef<'a> {
+    fn from(s: &'a Statement) -> StmtRef<'a> {
+        match s {
+            Statement::Inst(i) => StmtRef::Inst(i.as_ref()),
+            Statement::Label(n) => StmtRef::Label(*n),
+            Statement::Decl(d) => StmtRef::Decl(d),
+            Statement::Loc(l) => StmtRef::Loc(l),
+            Statement::Pragma(p) => StmtRef::Pragma(p),
+            Statement::Block(b) => StmtRef::Block(BodyRef(RefRepr::Tree(b))),
+            Statement::BranchTargets { label, targets } => StmtRef::BranchTargets {
+                label: *label,
+                targets,
+            },
+            Statement::CallTargets { label, targets } => StmtRef::CallTargets {
+                label: *label,
+                targets,
+            },
+            Statement::CallPrototype { label, proto } => StmtRef::CallPrototype {
+                label: *label,
+                proto,
+            },
+        }
+    }
+}
+
+impl StmtRef<'_> {
+    /// An owned copy.
+    pub fn to_statement(&self) -> Statement {
+        match *self {
+            StmtRef::Inst(i) => Statement::Inst(i.to_instruction()),
+            StmtRef::Label(n) => Statement::Label(n),
+            StmtRef::Decl(d) => Statement::Decl(Box::new(d.clone())),
+            StmtRef::Loc(l) => Statement::Loc(l.clone()),
+            StmtRef::Pragma(p) => Statement::Pragma(p.into()),
+            StmtRef::Block(b) => Statement::Block(b.to_statements()),
+            StmtRef::BranchTargets { label, targets } => Statement::BranchTargets {
+                label,
+                targets: targets.to_vec(),
+            },
+            StmtRef::CallTargets { label, targets } => Statement::CallTargets {
+                label,
+                targets: targets.to_vec(),
+            },
+            StmtRef::CallPrototype { label, proto } => Statement::CallPrototype {
+                label,
+                proto: Box::new(proto.clone()),
+            },
+        }
+    }
+}
+
+impl BodyRef<'_> {
+    /// The statements as an owned tree.
+    pub fn to_statements(&self) -> Vec<Statement> {
+        self.iter().map(|s| s.to_statement()).collect()
+    }
+}
+
+impl Body {
+    /// An empty body.
+    pub fn new() -> Body {
+        Body::default()
+    }
+
+    fn from_compact(c: Compact) -> Body {
+        Body {
+            repr: Repr::Compact(c),
+            tree: OnceLock::new(),
+        }
+    }
+
+    /// The whole body, for iteration.
+    pub fn as_ref(&self) -> BodyRef<'_> {
+        BodyRef(match &self.repr {
+            Repr::Compact(c) => RefRepr::Compact {
+                stmts: &c.stmts,
+                mods: &c.mods,
+                operands: &c.operands,
+            },
+            Repr::Tree(t) => RefRepr::Tree(t),
+        })
+    }
+
+    /// The top-level statements in order (a scope is one statement).
+    pub fn iter(&self) -> Iter<'_> {
+        self.as_ref().iter()
+    }
+
+    /// The statements as a tree. A compact body builds the tree on first use and keeps it
+    /// (memory the size of the tree, until [`Body::drop_tree`] or an edit).
+    pub fn statements(&self) -> &[Statement] {
+        match &self.repr {
+            Repr::Tree(t) => t,
+            Repr::Compact(_) => self.tree.get_or_init(|| self.as_ref().to_statements()),
+        }
+    }
+
+    /// The statements as an editable tree. The body stays a tree (with the memory a tree takes)
+    /// until [`Body::compact`].
+    pub fn statements_mut(&mut self) -> &mut Vec<Statement> {
+        if let Repr::Compact(_) = self.repr {
+            let tree = match self.tree.take() {
+                Some(t) => t,
+                None => self.as_ref().to_statements(),
+            };
+            self.repr = Repr::Tree(tree);
+        }
+        match &mut self.repr {
+            Repr::Tree(t) => t,
+            Repr::Compact(_) => unreachable!("just made a tree"),
+        }
+    }
+
+    /// The statements as an owned tree.
+    pub fn to_statements(&self) -> Vec<Statement> {
+        self.statements().to_vec()
+    }
+
+    /// Back to the compact form after edits; fails (leaving the tree) for an instruction with
+    /// more than [`MAX_MODS`] modifiers or [`MAX_OPERANDS`] operands.
+    pub fn compact(&mut self) -> Result<(), BodyError> {
+        if let Repr::Tree(t) = &self.repr {
+            let c = Compact::from_statements(t)?;
+            self.repr = Repr::Compact(c);
+        }
+        Ok(())
+    }
+
+    /// Whether the body is in its compact form.
+    pub fn is_compact(&self) -> bool {
+        matches!(self.repr, Repr::Compact(_))
+    }
+
+    /// Frees the statement tree that [`Body::statements`] built for a compact body.
+    pub fn drop_tree(&mut self) {
+        self.tree.take();
+    }
+
+    /// Builds a compact body from a statement tree, or says why it cannot hold it.
+    pub fn try_from_statements(stmts: &[Statement]) -> Result<Body, BodyError> {
+        Compact::from_statements(stmts).map(Body::from_compact)
+    }
+
+    /// Whether there are no statements.
+    pub fn is_empty(&self) -> bool {
+        self.as_ref().is_empty()
+    }
+
+    /// Number of instructions, those inside scopes included.
+    pub fn instruction_count(&self) -> usize {
+        match &self.repr {
+            Repr::Compact(c) => c
+                .stmts
+                .iter()
+                .filter(|s| matches!(s, Stmt::Inst(_)))
+                .count(),
+            Repr::Tree(t) => crate::module::count_instructions(t),
+        }
+    }
+
+    /// Bytes of the compact form's arrays (for size reports); `None` for a tree.
+    pub fn pool_bytes(&self) -> Option<usize> {
+        match &self.repr {
+            Repr::Compact(c) => Some(
+                std::mem::size_of_val(c.stmts.as_slice())
+                    + std::mem::size_of_val(c.mods.as_slice())
+                    + std::mem::size_of_val(c.operands.as_slice()),
+            ),
+            Repr::Tree(_) => None,
+        }
+    }
+}
+
+impl Compact {
+    fn from_statements(stmts: &[Statement]) -> Result<Compact, BodyError> {
+        let mut b = BodyBuilder::default();
+        b.extend(stmts)?;
+        Ok(b.finish_compact())
+    }
+}
+
+impl Clone for Body {
+    fn clone(&self) -> Body {
+        Body {
+            repr: self.repr.clone(),
+            tree: OnceLock::new(),
+        }
+    }
+}
+
+impl PartialEq for Body {
+    fn eq(&self, other: &Body) -> bool {
+        match (&self.repr, &other.repr) {
+            (Repr::Compact(a), Repr::Compact(b)) => a == b,
+            _ => self.statements() == other.statements(),
+        }
+    }
+}
+
+impl Eq for Body {}
+
+impl Serialize for Body {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.repr {
+            Repr::Compact(c) => c.serialize(s),
+            Repr::Tree(t) => Compact::from_statements(t)
+                .map_err(serde::ser::Error::custom)?
+                .serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Body {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Body, D::Error> {
+        Compact::deserialize(d).map(Body::from_compact)
+    }
+}
+
+impl From<Vec<Statement>> for Body {
+    /// A compact body; panics only for an instruction with more than [`MAX_MODS`] modifiers or
+    /// [`MAX_OPERANDS`] operands (use [`Body::try_from_statements`] where that can happen).
+    fn from(stmts: Vec<Statement>) -> Body {
+        let mut b = BodyBuilder::default();
+        for s in stmts {
+            if let Err(e) = b.push_statement(s) {
+                panic!("{e}");
+            }
+        }
+        b.finish()
+    }
+}
+
+impl From<&[Statement]> for Body {
+    /// As `From<Vec<Statement>>`.
+    fn from(stmts: &[Statement]) -> Body {
+        match Body::try_from_statements(stmts) {
+            Ok(b) => b,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.statements()).finish()
+    }
+}
+
+impl TryFrom<RawBody> for Compact {
+    type Error = BodyError;
+
+    fn try_from(raw: RawBody) -> Result<Compact, BodyError> {
+        let body = Compact {
+            stmts: raw.stmts,
+            mods: raw.mods,
+            operands: raw.operands,
+        };
+        let (m, o) = check_counts(&body.stmts)?;
+        if m != body.mods.len() {
+            return Err(BodyError::Inconsistent("modifier count"));
+        }
+        if o != body.operands.len() {
+            return Err(BodyError::Inconsistent("operand count"));
+        }
+        Ok(body)
+    }
+}
+
+/// The modifiers and operands `stmts` use; checks that every scope's counts match its contents
+/// and that scopes nest at most [`MAX_SCOPE_DEPTH`] deep. Iterative, so that hostile input
+/// cannot exhaust the stack.
+fn check_counts(stmts: &[Stmt]) -> Result<(usize, usize), BodyError> {
+    struct Open {
+        end: usize,
+        mods: usize,
+        operands: usize,
+        mods_at: usize,
+        operands_at: usize,
+    }
+    let close = |o: &Open, m: usize, n: usize| {
+        if m - o.mods_at == o.mods && n - o.operands_at == o.operands {
+            Ok(())
+        } else {
+            Err(BodyError::Inconsistent("scope counts"))
+        }
+    };
+    let mut open: Vec<Open> = Vec::new();
+    let (mut m, mut o) = (0usize, 0usize);
+    for (i, s) in stmts.iter().enumerate() {
+        while let Some(top) = open.last() {
+            if top.end != i {
+                break;
+            }
+            close(top, m, o)?;
+            open.pop();
+        }
+        match s {
+            Stmt::Inst(p) => {
+                if p.guard.is_none() && p.negated {
+                    return Err(BodyError::Inconsistent("negated guard without a predicate"));
+                }
+                m += p.n_mods as usize;
+                o += p.n_operands as usize;
+            }
+            Stmt::Block {
+                len,
+                mods,
+                operands,
+            } => {
+                let end = i + 1 + *len as usize;
+                if end > open.last().map_or(stmts.len(), |t| t.end) {
+                    return Err(BodyError::Inconsistent("scope longer than its parent"));
+                }
+                if open.len() >= MAX_SCOPE_DEPTH {
+                    return Err(BodyError::TooDeep);
+                }
+                open.push(Open {
+                    end,
+                    mods: *mods as usize,
+                    operands: *operands as usize,
+                    mods_at: m,
+                    operands_at: o,
+                });
+            }
+            _ => {}
+        }
+    }
+    while let Some(top) = open.pop() {
+        close(&top, m, o)?;
+    }
+    Ok((m, o))
+}
+
+/// Builds a [`Body`] statement by statement; the reader's and the converters' way in. Reuse one
+/// builder for many bodies: [`BodyBuilder::finish`] copies out exact-size arrays and clears it.
+#[derive(Default, Debug)]
+pub struct BodyBuilder {
+    stmts: Vec<Stmt>,
+    mods: Vec<Modifier>,
+    operands: Vec<Operand>,
+}
+
+/// An open scope of a [`BodyBuilder`], returned by [`BodyBuilder::open_block`].
+#[derive(Copy, Clone, Debug)]
+pub struct OpenBlock {
+    at: usize,
+    mods: usize,
+    operands: usize,
+}
+
+impl BodyBuilder {
+    /// Appends a statement other than an instruction or scope.
+    pub fn push(&mut self, s: Stmt) {
+        self.stmts.push(s);
+    }
+
+    /// The operand pool, to which the next instruction's operands are appended.
+    pub fn operands_mut(&mut self) -> &mut Vec<Operand> {
+        &mut self.operands
+    }
+
+    /// Number of operands in the pool so far.
+    pub fn operand_len(&self) -> usize {
+        self.operands.len()
+    }
+
+    /// The operand pool so far.
+    pub fn operand_pool(&self) -> &[Operand] {
+        &self.operands
+    }
+
+    /// Appends an instruction whose operands are the pool's entries from `operands_from` on
+    /// (pushed there by the caller) and whose modifiers are `mods`.
+    pub fn push_inst(
+        &mut self,
+        guard: Option<Guard>,
+        opcode: Opcode,
+        mods: &[Modifier],
+        operands_from: usize,
+    ) -> Result<(), BodyError> {
+        let n_ops = self.operands.len().saturating_sub(operands_from);
+        if mods.len() > MAX_MODS {
+            return Err(BodyError::TooMany {
+                what: "modifiers",
+                count: mods.len(),
+            });
+        }
+        if n_ops > MAX_OPERANDS {
+            return Err(BodyError::TooMany {
+                what: "operands",
+                count: n_ops,
+            });
+        }
+        self.mods.extend_from_slice(mods);
+        self.stmts.push(Stmt::Inst(PackedInst {
+            guard: guard.map(|g| g.pred),
+            negated: guard.is_some_and(|g| g.negated),
+            n_mods: mods.len() as u8,
+            opcode,
+            n_operands: n_ops as u16,
+        }));
+        Ok(())
+    }
+
+    /// Appends an owned instruction.
+    pub fn push_instruction(&mut self, i: &Instruction) -> Result<(), BodyError> {
+        let from = self.operands.len();
+        self.operands.extend(i.operands.iter().cloned());
+        let r = self.push_inst(i.guard, i.opcode, &i.mods, from);
+        if r.is_err() {
+            self.operands.truncate(from);
+        }
+        r
+    }
+
+    /// Opens a `{ }` scope; close it with [`BodyBuilder::close_block`].
+    pub fn open_block(&mut self) -> OpenBlock {
+        let b = OpenBlock {
+            at: self.stmts.len(),
+            mods: self.mods.len(),
+            operands: self.operands.len(),
+        };
+        self.stmts.push(Stmt::Block {
+            len: 0,
+            mods: 0,
+            operands: 0,
+        });
+        b
+    }
+
+    /// Closes the scope `b` (scopes close innermost first).
+    pub fn close_block(&mut self, b: OpenBlock) -> Result<(), BodyError> {
+        let len = self.stmts.len() - b.at - 1;
+        let mods = self.mods.len() - b.mods;
+        let operands = self.operands.len() - b.operands;
+        let too_big = |n: usize| u32::try_from(n).map_err(|_| BodyError::Inconsistent("scope"));
+        let entry = Stmt::Block {
+            len: too_big(len)?,
+            mods: too_big(mods)?,
+            operands: too_big(operands)?,
+        };
+        match self.stmts.get_mut(b.at) {
+            Some(s @ Stmt::Block { .. }) => {
+                *s = entry;
+                Ok(())
+            }
+            _ => Err(BodyError::Inconsistent("scope closed twice")),
+        }
+    }
+
+    /// Appends a statement tree.
+    pub fn extend(&mut self, stmts: &[Statement]) -> Result<(), BodyError> {
+        for s in stmts {
+            match s {
+                Statement::Inst(i) => self.push_instruction(i)?,
+                Statement::Block(b) => {
+                    let open = self.open_block();
+                    self.extend(b)?;
+                    self.close_block(open)?;
+                }
+                other => self.push_statement(other.clone())?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a statement (a scope with everything in it).
+    pub fn push_statement(&mut self, s: Statement) -> Result<(), BodyError> {
+        let e = match s {
+            Statement::Inst(i) => return self.push_instruction(&i),
+            Statement::Block(b) => {
+                let open = self.open_block();
+                for s in b {
+                    self.push_statement(s)?;
+                }
+                return self.close_block(open);
+            }
+            Statement::Label(n) => Stmt::Label(n),
+            Statement::Decl(d) => Stmt::Decl(d),
+            Statement::Loc(l) => Stmt::Loc(Box::new(l)),
+            Statement::Pragma(p) => Stmt::Pragma(Box::new(p.into())),
+            Statement::BranchTargets { label, targets } => Stmt::BranchTargets(Box::new(Targets {
+                label,
+                targets: targets.into(),
+            })),
+            Statement::CallTargets { label, targets } => Stmt::CallTargets(Box::new(Targets {
+                label,
+                targets: targets.into(),
+            })),
+            Statement::CallPrototype { label, proto } => {
+                Stmt::CallPrototype(Box::new((label, *proto)))
+            }
+        };
+        self.stmts.push(e);
+        Ok(())
+    }
+
+    /// The body built so far, in exact-size arrays; the builder is left empty for the next.
+    pub fn finish(&mut self) -> Body {
+        Body::from_compact(self.finish_compact())
+    }
+
+    fn finish_compact(&mut self) -> Compact {
+        let c = Compact {
+            stmts: self.stmts.clone(),
+            mods: self.mods.clone(),
+            operands: self.operands.clone(),
+        };
+        self.clear();
+        c
+    }
+
+    /// Drops everything built so far.
+    pub fn clear(&mut self) {
+        self.stmts.clear();
+        self.mods.clear();
+        self.operands.clear();
+    }
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for Body {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        let stmts: Vec<Statement> = u.arbitrary()?;
+        Body::try_from_statements(&stmts).map_err(|_| arbitrary::Error::IncorrectFormat)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::Type;
+
+    #[test]
+    fn entries_are_small() {
+        assert_eq!(std::mem::size_of::<Stmt>(), 16);
+        assert_eq!(std::mem::size_of::<PackedInst>(), 12);
+    }
+
+    fn sample() -> Vec<Statement> {
+        let n = |i: usize| Name::from_index(i);
+        let add = Instruction::new(
+            Opcode::Add,
+            [Modifier::Type(Type::S32)],
+            [Operand::reg(n(1)), Operand::reg(n(2)), Operand::Int(3)],
+        );
+        let mut guarded = add.clone();
+        guarded.guard = Some(Guard {
+            pred: n(4),
+            negated: true,
+        });
+        vec![
+            Statement::Label(n(0)),
+            Statement::Inst(add.clone()),
+            Statement::Block(vec![
+                Statement::Inst(guarded.clone()),
+                Statement::Block(vec![]),
+                Statement::Block(vec![Statement::Inst(add.clone())]),
+                Statement::BranchTargets {
+                    label: n(5),
+                    targets: vec![n(0), n(0)],
+                },
+            ]),
+            Statement::Inst(guarded),
+            Statement::Inst(Instruction::new(Opcode::Ret, [], [])),
+        ]
+    }
+
+    #[test]
+    fn statements_round_trip() {
+        let s = sample();
+        let b = Body::from(s.clone());
+        assert!(b.is_compact());
+        assert_eq!(b.to_statements(), s);
+        assert_eq!(b.instruction_count(), 5);
+        assert_eq!(Body::from(b.to_statements()), b);
+        let mut edited = b.clone();
+        edited
+            .statements_mut()
+            .push(Statement::Label(Name::from_index(7)));
+        assert!(!edited.is_compact());
+        assert_ne!(edited, b);
+        edited.statements_mut().pop();
+        assert_eq!(edited, b);
+        edited.compact().unwrap();
+        assert!(edited.is_compact());
+        assert_eq!(edited, b);
+    }
+
+    #[test]
+    fn bad_counts_are_rejected() {
+        let b = Body::from(sample());
+        let Repr::Compact(c) = &b.repr else {
+            unreachable!()
+        };
+        let raw = |stmts: Vec<Stmt>, mods: Vec<Modifier>, operands: Vec<Operand>| {
+            Compact::try_from(RawBody {
+                stmts,
+                mods,
+                operands,
+            })
+        };
+        assert!(raw(c.stmts.clone(), c.mods.clone(), c.operands.clone()).is_ok());
+        let mut short = c.operands.clone();
+        short.pop();
+        assert!(raw(c.stmts.clone(), c.mods.clone(), short).is_err());
+        let mut stmts = c.stmts.clone();
+        stmts[2] = Stmt::Block {
+            len: 99,
+            mods: 0,
+            operands: 0,
+        };
+        assert!(raw(stmts, c.mods.clone(), c.operands.clone()).is_err());
+        let mut stmts = c.stmts.clone();
+        stmts[2] = Stmt::Block {
+            len: 5,
+            mods: 1,
+            operands: 3,
+        };
+        assert!(raw(stmts, c.mods.clone(), c.operands.clone()).is_err());
+    }
+
+    #[test]
+    fn deep_scopes_are_checked_without_recursion() {
+        let nest = |n: usize| -> Vec<Stmt> {
+            let mut v: Vec<Stmt> = (0..n)
+                .map(|i| Stmt::Block {
+                    len: (n - i) as u32,
+                    mods: 0,
+                    operands: 0,
+                })
+                .collect();
+            v.push(Stmt::Label(Name::from_index(0)));
+            v
+        };
+        assert_eq!(check_counts(&nest(MAX_SCOPE_DEPTH)), Ok((0, 0)));
+        assert_eq!(
+            check_counts(&nest(MAX_SCOPE_DEPTH + 1)),
+            Err(BodyError::TooDeep)
+        );
+        assert_eq!(check_counts(&nest(1_000_000)), Err(BodyError::TooDeep));
+        // Empty scopes, also last.
+        let empty = Stmt::Block {
+            len: 0,
+            mods: 0,
+            operands: 0,
+        };
+        assert_eq!(check_counts(&[empty.clone(), empty]), Ok((0, 0)));
+    }
+}
