@@ -176,7 +176,9 @@ impl<'de> Visitor<'de> for StringsSeed {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Interner, A::Error> {
-        let mut names = Interner::new();
+        // The guard has bounded the declared length by the section's size.
+        let n = seq.size_hint().unwrap_or(0);
+        let mut names = Interner::with_capacity(n, n * 8);
         while let Some(s) = seq.next_element::<&'de str>()? {
             let before = names.len();
             if names.intern(s).index() != before {

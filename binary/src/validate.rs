@@ -27,8 +27,8 @@ pub const MAX_NESTING: u32 = 384;
 
 use ptx_ir_core::{
     BodyRef, Declarator, Expr, FuncDirective, Function, Init, InstRef, Item, Modifier, Module,
-    Name, Operand, Param, Prototype, Section, SectionEntry, Selector, SpecialReg, StmtRef, Type,
-    VarDecl,
+    Name, Operand, Param, Prototype, Section, SectionEntry, Selector, SpecialReg, Stmt, StmtRef,
+    Type, VarDecl,
 };
 
 /// A broken invariant: what, and where (`items[3].body[12]`).
@@ -149,8 +149,59 @@ impl V {
         self.name(f.name)?;
         self.params(&f.params)?;
         self.directives(&f.directives)?;
-        if let Some(body) = &f.body {
-            self.statements(body.as_ref())?;
+        match f.body.as_ref().map(|b| (b, b.compact_parts())) {
+            Some((_, Some((stmts, mods, operands)))) => self.compact(stmts, mods, operands),
+            Some((b, None)) => self.statements(b.as_ref()),
+            None => Ok(()),
+        }
+    }
+
+    /// A compact body, scanned array by array: the same checks as [`V::statements`] without
+    /// walking the statement structure.
+    fn compact(&self, stmts: &[Stmt], mods: &[Modifier], operands: &[Operand]) -> R {
+        // Ends of the open scopes, to bound their nesting.
+        let mut open: Vec<usize> = Vec::new();
+        for (i, s) in stmts.iter().enumerate() {
+            while open.last() == Some(&i) {
+                open.pop();
+            }
+            let r = match s {
+                Stmt::Inst(p) => match p.guard() {
+                    Some(g) => self.name(g.pred),
+                    None => Ok(()),
+                },
+                Stmt::Label(n) => self.name(*n),
+                Stmt::Decl(d) => self.decl(d),
+                Stmt::Loc(l) => match &l.inlined {
+                    Some(x) => self.name(x.function_name),
+                    None => Ok(()),
+                },
+                Stmt::Pragma(_) => Ok(()),
+                Stmt::Block { len, .. } => {
+                    open.push(i + 1 + *len as usize);
+                    if open.len() > MAX_NESTING as usize {
+                        Err(format!("values nest deeper than {MAX_NESTING} levels"))
+                    } else {
+                        Ok(())
+                    }
+                }
+                Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
+                    self.name(t.label)?;
+                    t.targets.iter().try_for_each(|n| self.name(*n))
+                }
+                Stmt::CallPrototype(p) => {
+                    self.name(p.0)?;
+                    self.prototype(&p.1)
+                }
+            };
+            r.map_err(|e| format!("{e} (body entry {i})"))?;
+        }
+        mods.iter().try_for_each(|m| self.modifier(*m))?;
+        for (i, o) in operands.iter().enumerate() {
+            if !self.plain_operand_ok(o) {
+                self.operand(o)
+                    .map_err(|e| format!("{e} (operand {i} of the body)"))?;
+            }
         }
         Ok(())
     }
@@ -231,17 +282,36 @@ impl V {
         if let Some(g) = i.guard {
             self.name(g.pred)?;
         }
-        for m in i.mods {
-            if let Modifier::Shape(s) = m {
-                if ptx_ir_core::Shape::from_ordinal(s.ordinal()).is_none() {
-                    return Err(format!(
-                        "shape index {} outside the shape table",
-                        s.ordinal()
-                    ));
-                }
+        i.mods.iter().try_for_each(|m| self.modifier(*m))?;
+        i.operands.iter().try_for_each(|o| self.operand(o))
+    }
+
+    /// Whether `o` is a valid operand without nested operands: the common case, checked
+    /// without building a result (false sends it to [`V::operand`]).
+    #[inline]
+    fn plain_operand_ok(&self, o: &Operand) -> bool {
+        match o {
+            Operand::Reg { name, sel } => {
+                name.index() < self.n && (sel.is_none() || sel.is_valid())
+            }
+            Operand::Int(_) | Operand::Uint(_) | Operand::F32(_) | Operand::F64(_) => true,
+            Operand::Addr {
+                base: Some(name), ..
+            } => name.index() < self.n,
+            _ => false,
+        }
+    }
+
+    fn modifier(&self, m: Modifier) -> R {
+        if let Modifier::Shape(s) = m {
+            if ptx_ir_core::Shape::from_ordinal(s.ordinal()).is_none() {
+                return Err(format!(
+                    "shape index {} outside the shape table",
+                    s.ordinal()
+                ));
             }
         }
-        i.operands.iter().try_for_each(|o| self.operand(o))
+        Ok(())
     }
 
     #[inline]

@@ -127,6 +127,12 @@ fn map_error(
             detail: "malformed variable-length integer".into(),
             path,
         },
+        // The IR's own checks (a compact body's columns) report through serde's custom error.
+        B::OtherString(detail) => DecodeError::Invalid {
+            section,
+            detail,
+            path,
+        },
         other => DecodeError::Invalid {
             section,
             detail: other.to_string(),

@@ -337,7 +337,7 @@ fn an_out_of_range_name_is_rejected() {
 }
 
 #[test]
-fn an_out_of_range_shape_and_a_bad_tag_are_rejected() {
+fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
     let shape = |i: u8| {
         let s = Shape::from_ordinal(i).unwrap();
         kernel(
@@ -349,13 +349,16 @@ fn an_out_of_range_shape_and_a_bad_tag_are_rejected() {
             ))],
         )
     };
+    // Modifiers are their dense vocabulary index, two bytes little endian: neighbouring shapes
+    // differ in the low byte. 0xffff is past the vocabulary.
     let (p, x, _, s) = split(&body_of(&shape(1)), &body_of(&shape(2)));
-    assert_eq!(x, [1], "the shape is one byte");
+    assert_eq!(x.len(), 1, "the low byte of the modifier");
     let strings = sections(&encode_with(&shape(1), Codec::Stored).unwrap()).0;
-    let bad = [p.clone(), vec![250], s.clone()].concat();
-    let e = decode(&container(&strings, &bad)).expect_err("shape 250");
+    let bad = [p.clone(), vec![0xff, 0xff], s[1..].to_vec()].concat();
+    let e = decode(&container(&strings, &bad)).expect_err("modifier 0xffff");
     assert!(
-        matches!(&e, DecodeError::InvalidIr { detail, .. } if detail.contains("shape")),
+        matches!(&e, DecodeError::Invalid { detail, .. }
+            if detail.contains("(65535) outside the vocabulary")),
         "{e}"
     );
 
@@ -380,7 +383,7 @@ fn an_out_of_range_shape_and_a_bad_tag_are_rejected() {
     );
     assert!(e.to_string().contains("items[0]"), "path in {e}");
 
-    // A type tag outside `Type` inside an instruction's modifiers.
+    // The same inside another class.
     let t = |ty: Type| {
         kernel(
             &["k"],
@@ -393,10 +396,11 @@ fn an_out_of_range_shape_and_a_bad_tag_are_rejected() {
     };
     let (p, x, _, s) = split(&body_of(&t(Type::U32)), &body_of(&t(Type::S32)));
     assert_eq!(x.len(), 1);
-    let bad = [p, vec![200], s].concat();
-    let e = decode(&container(&strings, &bad)).expect_err("type 200");
+    let bad = [p, vec![0xf0, 0xff], s[1..].to_vec()].concat();
+    let e = decode(&container(&strings, &bad)).expect_err("modifier 0xfff0");
     assert!(
-        matches!(&e, DecodeError::InvalidTag { ty: "Type", .. }),
+        matches!(&e, DecodeError::Invalid { detail, .. }
+            if detail.contains("(65520) outside the vocabulary")),
         "{e}"
     );
 }
@@ -422,30 +426,35 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
         "{e}"
     );
 
-    // Crafted: a million nested scopes, each entry claiming the rest of the body.
-    let (p, x, y, s) = split(&body_of(&nest(0)), &body_of(&nest(1)));
-    assert_eq!(x, [1], "one statement");
-    assert_eq!(
-        y,
-        [2, 5, 1, 0, 0],
-        "two entries; a scope is a tag and three counts"
-    );
+    // Crafted: a million nested scopes, each entry claiming the rest of the body. One label
+    // is, in the body's columns: entries `[2, 0xff, 0xff]` (one non-instruction entry), no
+    // modifiers `[0]`, no operands `[0]`, others `[1, 1, 1]` (one `Label`, tag 1, of name 0,
+    // which serde writes as 1).
+    let one = body_of(&nest(0));
+    let pattern = [2, 0xff, 0xff, 0, 0, 1, 1, 1];
+    let at = find(&one, &pattern).unwrap_or_else(|| panic!("the columns of one label in {one:?}"));
     let strings = sections(&encode_with(&nest(0), Codec::Stored).unwrap()).0;
     let n = 1_000_000u32;
-    let mut body = p;
+    let mut body = one[..at].to_vec();
+    body.extend_from_slice(&varint(2 * (n as u64 + 1)));
+    body.extend(std::iter::repeat_n(0xff, 2 * (n as usize + 1)));
+    body.extend_from_slice(&[0, 0]);
     body.extend_from_slice(&varint(n as u64 + 1));
     for i in 0..n {
+        // `Stmt::Block { len, mods: 0, operands: 0 }`
         body.push(5);
         body.extend_from_slice(&varint((n - i) as u64));
         body.extend_from_slice(&[0, 0]);
     }
-    body.extend_from_slice(&s);
+    body.extend_from_slice(&[1, 1]);
+    body.extend_from_slice(&one[at + pattern.len()..]);
     let e = decode(&container(&strings, &body)).expect_err("a million scopes");
     assert!(e.to_string().contains("nested more than"), "{e}");
 
-    // Operands nest too: `-(-(-...%r))`.
+    // Operands nest too: `-(-(-...7654321))`. In the operands column, `Neg` is tag 15 and
+    // `Int` tag 3 followed by its zig-zag LEB128.
     let neg = |n: usize| {
-        let mut o = ptx_ir_core::Operand::reg(Name::from_index(0));
+        let mut o = ptx_ir_core::Operand::Int(7_654_321);
         for _ in 0..n {
             o = ptx_ir_core::Operand::Neg(Box::new(o));
         }
@@ -454,15 +463,23 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
             vec![Statement::Inst(Instruction::new(Opcode::Ret, [], [o]))],
         )
     };
-    let (p, x, y, s) = split(&body_of(&neg(1)), &body_of(&neg(2)));
-    assert!(x.is_empty(), "{y:?}");
-    let mut body = p;
-    for _ in 0..1_000_000 {
-        body.extend_from_slice(&y);
-    }
-    body.extend_from_slice(&s);
+    let one = body_of(&neg(1));
+    let int = [3, 0xe2, 0xae, 0xa6, 0x07];
+    let at = find(&one, &[&[15][..], &int].concat()).expect("the operand column");
+    assert_eq!(one[at - 1] as usize, 1 + int.len(), "the column's length");
+    let n = 1_000_000;
+    let mut body = one[..at - 1].to_vec();
+    body.extend_from_slice(&varint((n + int.len()) as u64));
+    body.extend(std::iter::repeat_n(15, n));
+    body.extend_from_slice(&int);
+    body.extend_from_slice(&one[at + 1 + int.len()..]);
     let e = decode(&container(&strings, &body)).expect_err("a million negations");
-    assert!(matches!(e, DecodeError::TooDeep { .. }), "{e}");
+    assert!(e.to_string().contains("operands nested more than"), "{e}");
+}
+
+/// Where `needle` first occurs in `hay`.
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 #[test]

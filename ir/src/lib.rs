@@ -18,6 +18,7 @@
 pub mod avail;
 pub mod body;
 pub mod build;
+mod bytes;
 pub mod cfg;
 pub mod check;
 pub mod defuse;
@@ -36,7 +37,7 @@ pub mod visit;
 pub mod vocab;
 pub mod walk;
 
-pub use body::{Body, BodyBuilder, BodyRef, InstRef, StmtRef};
+pub use body::{Body, BodyBuilder, BodyRef, InstRef, Stmt, StmtRef};
 pub use inst::{Compare, Guard, Instruction, Mods};
 pub use module::*;
 pub use names::{Interner, Name};

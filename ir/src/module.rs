@@ -147,7 +147,7 @@ pub enum SectionEntry {
     /// A label inside the section: `$L__info_string0:`.
     Label(Name),
     /// `.b8 1, 2, 3` with plain integer values only, stored compactly.
-    Bytes(SmallVec<[u8; 16]>),
+    Bytes(#[serde(with = "crate::bytes::small")] SmallVec<[u8; 16]>),
     /// `.bN v, ...` with any values (labels, label+offset, integers).
     Data {
         /// `.b8`, `.b16`, `.b32` or `.b64`.
@@ -305,7 +305,7 @@ pub enum Init {
     List(Vec<Init>),
     /// A brace list of plain integers that each fit the element type, stored little-endian at
     /// the element width (the common form of large lookup tables).
-    Packed(Box<[u8]>),
+    Packed(#[serde(with = "crate::bytes::boxed")] Box<[u8]>),
 }
 
 /// `.loc` debug location.

@@ -34,6 +34,11 @@ impl Selector {
         self.0
     }
 
+    /// The selector with raw encoding `bits`, which may not be valid ([`Selector::is_valid`]).
+    pub fn from_bits(bits: u16) -> Selector {
+        Selector(bits)
+    }
+
     /// A vector component `.x`, `.y`, `.z`, `.w` (0..=3) or `.r`, `.g`, `.b`, `.a` (4..=7).
     pub fn component(i: u8) -> Option<Selector> {
         (i < 8).then_some(Selector(i as u16 + 1))

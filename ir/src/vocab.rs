@@ -334,6 +334,14 @@ impl Modifier {
         CLASS_OFFSETS[self.class() as usize] + self.ordinal() as u16
     }
 
+    /// The modifier with dense index `i` (see [`Modifier::dense`]).
+    pub fn from_dense(i: u16) -> Option<Modifier> {
+        static ALL: std::sync::OnceLock<Vec<Modifier>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| Modifier::all().collect())
+            .get(i as usize)
+            .copied()
+    }
+
     /// Every modifier in the vocabulary, in dense order.
     pub fn all() -> impl Iterator<Item = Modifier> {
         ModClass::ALL
@@ -461,6 +469,8 @@ mod tests {
         assert_eq!(all.len(), vocabulary_size());
         for (i, m) in all.iter().enumerate() {
             assert_eq!(m.dense() as usize, i);
+            assert_eq!(Modifier::from_dense(i as u16), Some(*m));
         }
+        assert_eq!(Modifier::from_dense(all.len() as u16), None);
     }
 }

@@ -23,6 +23,10 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::OnceLock;
 
+mod columns;
+
+pub(crate) use columns::Blob;
+
 /// A function body: compact (statements in pre-order plus the modifier and operand pools), or a
 /// statement tree while it is being edited.
 #[derive(Default)]
@@ -45,17 +49,8 @@ impl Default for Repr {
 }
 
 /// The compact form.
-#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "RawBody")]
+#[derive(Clone, Default, PartialEq, Eq)]
 struct Compact {
-    stmts: Vec<Stmt>,
-    mods: Vec<Modifier>,
-    operands: Vec<Operand>,
-}
-
-/// The serialized fields of a [`Body`], checked before they become one.
-#[derive(Deserialize)]
-struct RawBody {
     stmts: Vec<Stmt>,
     mods: Vec<Modifier>,
     operands: Vec<Operand>,
@@ -524,6 +519,16 @@ impl Body {
         Ok(())
     }
 
+    /// The arrays of a compact body: its entries in pre-order, and the modifier and operand
+    /// pools in instruction order (`None` while the body is a tree). For whole-body scans that
+    /// need no statement structure.
+    pub fn compact_parts(&self) -> Option<(&[Stmt], &[Modifier], &[Operand])> {
+        match &self.repr {
+            Repr::Compact(c) => Some((&c.stmts, &c.mods, &c.operands)),
+            Repr::Tree(_) => None,
+        }
+    }
+
     /// Whether the body is in its compact form.
     pub fn is_compact(&self) -> bool {
         matches!(self.repr, Repr::Compact(_))
@@ -597,20 +602,22 @@ impl PartialEq for Body {
 
 impl Eq for Body {}
 
+/// Serialized as columns of bytes (see the `columns` module and `binary/FORMAT.md`).
 impl Serialize for Body {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match &self.repr {
-            Repr::Compact(c) => c.serialize(s),
-            Repr::Tree(t) => Compact::from_statements(t)
-                .map_err(serde::ser::Error::custom)?
-                .serialize(s),
+            Repr::Compact(c) => columns::serialize(c, s),
+            Repr::Tree(t) => {
+                let c = Compact::from_statements(t).map_err(serde::ser::Error::custom)?;
+                columns::serialize(&c, s)
+            }
         }
     }
 }
 
 impl<'de> Deserialize<'de> for Body {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Body, D::Error> {
-        Compact::deserialize(d).map(Body::from_compact)
+        columns::deserialize(d).map(Body::from_compact)
     }
 }
 
@@ -644,14 +651,17 @@ impl fmt::Debug for Body {
     }
 }
 
-impl TryFrom<RawBody> for Compact {
-    type Error = BodyError;
-
-    fn try_from(raw: RawBody) -> Result<Compact, BodyError> {
+impl Compact {
+    /// A compact body from its arrays, if they are consistent.
+    fn from_parts(
+        stmts: Vec<Stmt>,
+        mods: Vec<Modifier>,
+        operands: Vec<Operand>,
+    ) -> Result<Compact, BodyError> {
         let body = Compact {
-            stmts: raw.stmts,
-            mods: raw.mods,
-            operands: raw.operands,
+            stmts,
+            mods,
+            operands,
         };
         let (m, o) = check_counts(&body.stmts)?;
         if m != body.mods.len() {
@@ -992,11 +1002,7 @@ mod tests {
             unreachable!()
         };
         let raw = |stmts: Vec<Stmt>, mods: Vec<Modifier>, operands: Vec<Operand>| {
-            Compact::try_from(RawBody {
-                stmts,
-                mods,
-                operands,
-            })
+            Compact::from_parts(stmts, mods, operands)
         };
         assert!(raw(c.stmts.clone(), c.mods.clone(), c.operands.clone()).is_ok());
         let mut short = c.operands.clone();

@@ -1,0 +1,646 @@
+//! The serialized form of a compact body: three byte columns and a list.
+//!
+//! Serde's element-by-element decoding of the statement, modifier and operand arrays cost about
+//! 300 ns per instruction, more than reading the PTX text. A body is instead serialized as a
+//! struct of
+//!
+//! - `entries`: one record per statement entry, in pre-order. An instruction is its opcode
+//!   (`u16` little endian), a flags byte (bit 0: guarded, bit 1: negated guard), its modifier
+//!   count (`u8`), its operand count (LEB128) and, if guarded, the predicate's name index
+//!   (LEB128). Any other entry is the marker `0xffff`, standing for the next element of
+//!   `others`.
+//! - `mods`: two bytes per modifier, in instruction order: its dense index over the vocabulary
+//!   (`u16` little endian, [`Modifier::dense`]: the order of `vocab.rs`).
+//! - `operands`: the top-level operands of every instruction, in order, each a tag byte and its
+//!   payload (the `REG`... constants); lists hold their element count and elements.
+//! - `others`: the entries that are not instructions (labels, declarations, scopes, ...) through
+//!   their ordinary serde form.
+//!
+//! The three columns are byte strings, which formats like bincode copy (or borrow) whole.
+//! Decoding checks every tag, ordinal, count and length and stops at the first fault; names are
+//! range-checked by the caller, which knows the interner.
+
+use super::{Compact, PackedInst, Stmt};
+use crate::names::Name;
+use crate::operand::{Operand, OperandList, Selector};
+use crate::special::SpecialReg;
+use crate::table::Opcode;
+use crate::vocab::Modifier;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::borrow::Cow;
+use std::fmt;
+
+/// The `entries` record of a statement that is not an instruction.
+const OTHER: u16 = u16::MAX;
+/// Deepest operand nesting a decoded body may have (the reader produces at most 16).
+const MAX_OPERAND_DEPTH: u32 = 64;
+
+#[derive(Serialize, Deserialize)]
+struct Columns<'a> {
+    #[serde(borrow)]
+    entries: Blob<'a>,
+    #[serde(borrow)]
+    mods: Blob<'a>,
+    #[serde(borrow)]
+    operands: Blob<'a>,
+    others: Vec<Stmt>,
+}
+
+/// A byte string: serialized with `serialize_bytes`, borrowed from the input when the format
+/// allows.
+pub(crate) struct Blob<'a>(pub(crate) Cow<'a, [u8]>);
+
+impl Serialize for Blob<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Blob<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Blob<'a>, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Blob<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a byte string")
+            }
+            fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Blob<'a>, E> {
+                Ok(Blob(Cow::Borrowed(v)))
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Blob<'a>, E> {
+                Ok(Blob(Cow::Owned(v.to_vec())))
+            }
+            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Blob<'a>, E> {
+                Ok(Blob(Cow::Owned(v)))
+            }
+            // Formats without byte strings (JSON) write a sequence of numbers.
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Blob<'a>, A::Error> {
+                let mut v = Vec::new();
+                while let Some(b) = a.next_element::<u8>()? {
+                    v.push(b);
+                }
+                Ok(Blob(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_bytes(V(std::marker::PhantomData))
+    }
+}
+
+// Operand tags of the `operands` column, and their payloads.
+/// `name`
+const REG: u8 = 0;
+/// `name`, selector bits (`u16` LE)
+const REG_SEL: u8 = 1;
+/// kind (0 plain, 1 `%pm`, 2 `%pm_64`, 3 `%envreg`, 4 `%reserved_smem_offset_`), index or
+/// number (`u8`), selector bits (`u16` LE)
+const SPECIAL: u8 = 2;
+/// zig-zag LEB128
+const INT: u8 = 3;
+/// LEB128
+const UINT: u8 = 4;
+/// 4 bytes LE
+const F32: u8 = 5;
+/// 8 bytes LE
+const F64: u8 = 6;
+/// 8 bytes LE
+const DEC: u8 = 7;
+/// `name`, zig-zag offset
+const SYM: u8 = 8;
+/// flags (bit 0: base, bit 1: `.unified`), `name` if based, zig-zag offset
+const ADDR: u8 = 9;
+/// count, elements
+const VECTOR: u8 = 10;
+/// count, elements
+const TUPLE: u8 = 11;
+/// count, elements
+const ARGS: u8 = 12;
+/// two elements
+const PAIR: u8 = 13;
+/// `name`
+const NOT: u8 = 14;
+/// one element
+const NEG: u8 = 15;
+/// nothing
+const SINK: u8 = 16;
+/// Number of tags.
+const TAGS: u8 = SINK + 1;
+
+fn put_leb(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_zigzag(out: &mut Vec<u8>, v: i64) {
+    put_leb(out, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+fn put_name(out: &mut Vec<u8>, n: Name) {
+    put_leb(out, n.index() as u64);
+}
+
+fn special_parts(r: SpecialReg) -> (u8, u8) {
+    match r {
+        SpecialReg::Pm(n) => (1, n),
+        SpecialReg::Pm64(n) => (2, n),
+        SpecialReg::Envreg(n) => (3, n),
+        SpecialReg::ReservedSmemOffset(n) => (4, n),
+        plain => {
+            let i = SpecialReg::PLAIN.iter().position(|&p| p == plain);
+            (0, i.unwrap_or(0) as u8)
+        }
+    }
+}
+
+fn put_operand(out: &mut Vec<u8>, o: &Operand) {
+    match o {
+        Operand::Reg { name, sel } => {
+            if sel.is_none() {
+                out.push(REG);
+                put_name(out, *name);
+            } else {
+                out.push(REG_SEL);
+                put_name(out, *name);
+                out.extend_from_slice(&sel.bits().to_le_bytes());
+            }
+        }
+        Operand::Special { reg, sel } => {
+            let (kind, v) = special_parts(*reg);
+            out.extend_from_slice(&[SPECIAL, kind, v]);
+            out.extend_from_slice(&sel.bits().to_le_bytes());
+        }
+        Operand::Int(v) => {
+            out.push(INT);
+            put_zigzag(out, *v);
+        }
+        Operand::Uint(v) => {
+            out.push(UINT);
+            put_leb(out, *v);
+        }
+        Operand::F32(v) => {
+            out.push(F32);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Operand::F64(v) => {
+            out.push(F64);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Operand::Dec(v) => {
+            out.push(DEC);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Operand::Sym { name, offset } => {
+            out.push(SYM);
+            put_name(out, *name);
+            put_zigzag(out, *offset);
+        }
+        Operand::Addr {
+            base,
+            offset,
+            unified,
+        } => {
+            out.push(ADDR);
+            out.push(base.is_some() as u8 | (*unified as u8) << 1);
+            if let Some(b) = base {
+                put_name(out, *b);
+            }
+            put_zigzag(out, *offset);
+        }
+        Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
+            let tag = match o {
+                Operand::Vector(_) => VECTOR,
+                Operand::Tuple(_) => TUPLE,
+                _ => ARGS,
+            };
+            out.push(tag);
+            put_leb(out, v.len() as u64);
+            v.iter().for_each(|x| put_operand(out, x));
+        }
+        Operand::Pair(p) => {
+            out.push(PAIR);
+            put_operand(out, &p[0]);
+            put_operand(out, &p[1]);
+        }
+        Operand::Not(n) => {
+            out.push(NOT);
+            put_name(out, *n);
+        }
+        Operand::Neg(x) => {
+            out.push(NEG);
+            put_operand(out, x);
+        }
+        Operand::Sink => out.push(SINK),
+    }
+}
+
+/// Serializes `c` as [`Columns`].
+pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Error> {
+    let mut entries = Vec::with_capacity(c.stmts.len() * 5);
+    let mut others = Vec::new();
+    for st in &c.stmts {
+        match st {
+            Stmt::Inst(p) => {
+                entries.extend_from_slice(&(p.opcode as u16).to_le_bytes());
+                entries.push(p.guard.is_some() as u8 | (p.negated as u8) << 1);
+                entries.push(p.n_mods);
+                put_leb(&mut entries, p.n_operands as u64);
+                if let Some(g) = p.guard {
+                    put_name(&mut entries, g);
+                }
+            }
+            other => {
+                entries.extend_from_slice(&OTHER.to_le_bytes());
+                others.push(other.clone());
+            }
+        }
+    }
+    let mods: Vec<u8> = c
+        .mods
+        .iter()
+        .flat_map(|m| m.dense().to_le_bytes())
+        .collect();
+    let mut operands = Vec::with_capacity(c.operands.len() * 3);
+    c.operands
+        .iter()
+        .for_each(|o| put_operand(&mut operands, o));
+    Columns {
+        entries: Blob(Cow::Owned(entries)),
+        mods: Blob(Cow::Owned(mods)),
+        operands: Blob(Cow::Owned(operands)),
+        others,
+    }
+    .serialize(s)
+}
+
+/// A cursor over one column, with errors that name it.
+struct Cursor<'a> {
+    column: &'static str,
+    b: &'a [u8],
+    pos: usize,
+    /// The message of the first fault.
+    err: Option<String>,
+}
+
+/// A decoding fault; the message is in the cursor (a zero-size error keeps the hot `Result`s
+/// small).
+#[derive(Debug, PartialEq)]
+struct Fault;
+
+type Res<T> = Result<T, Fault>;
+
+impl<'a> Cursor<'a> {
+    fn new(column: &'static str, b: &'a [u8]) -> Cursor<'a> {
+        Cursor {
+            column,
+            b,
+            pos: 0,
+            err: None,
+        }
+    }
+
+    #[cold]
+    fn fail<T>(&mut self, what: impl fmt::Display) -> Res<T> {
+        self.err = Some(format!(
+            "{what} at byte {} of the body's {} column",
+            self.pos, self.column
+        ));
+        Err(Fault)
+    }
+
+    /// The message of the fault that stopped decoding.
+    fn message(&mut self) -> String {
+        self.err
+            .take()
+            .unwrap_or_else(|| format!("fault in the body's {} column", self.column))
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.b.len()
+    }
+
+    fn remaining(&self) -> usize {
+        self.b.len().saturating_sub(self.pos)
+    }
+
+    #[inline]
+    fn u8(&mut self) -> Res<u8> {
+        match self.b.get(self.pos) {
+            Some(&v) => {
+                self.pos += 1;
+                Ok(v)
+            }
+            None => self.fail("truncated"),
+        }
+    }
+
+    #[inline]
+    fn array<const N: usize>(&mut self) -> Res<[u8; N]> {
+        match self
+            .b
+            .get(self.pos..self.pos + N)
+            .and_then(|s| <[u8; N]>::try_from(s).ok())
+        {
+            Some(a) => {
+                self.pos += N;
+                Ok(a)
+            }
+            None => self.fail("truncated"),
+        }
+    }
+
+    #[inline]
+    fn leb(&mut self) -> Res<u64> {
+        if let Some(&b) = self.b.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(b as u64);
+            }
+        }
+        self.leb_long()
+    }
+
+    #[cold]
+    fn leb_long(&mut self) -> Res<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            let bits = (b & 0x7f) as u64;
+            if shift == 63 && bits > 1 {
+                return self.fail("LEB128 integer over 64 bits");
+            }
+            v |= bits << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        self.fail("LEB128 integer over 64 bits")
+    }
+
+    fn zigzag(&mut self) -> Res<i64> {
+        let v = self.leb()?;
+        Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+    }
+
+    #[inline]
+    fn name(&mut self) -> Res<Name> {
+        let i = self.leb()?;
+        // The interner bounds names far below this; the caller checks the exact range.
+        if i >= u32::MAX as u64 - 1 {
+            return self.fail(format!("name index {i} out of range"));
+        }
+        Ok(Name::from_index(i as usize))
+    }
+
+    fn selector(&mut self) -> Res<Selector> {
+        Ok(Selector::from_bits(u16::from_le_bytes(self.array()?)))
+    }
+
+    fn operand(&mut self, depth: u32) -> Res<Operand> {
+        let tag = self.u8()?;
+        let t = tag;
+        Ok(match tag {
+            REG => Operand::reg(self.name()?),
+            REG_SEL => Operand::Reg {
+                name: self.name()?,
+                sel: self.selector()?,
+            },
+            SPECIAL => {
+                let (kind, v) = (self.u8()?, self.u8()?);
+                let reg = match kind {
+                    0 => match SpecialReg::PLAIN.get(v as usize) {
+                        Some(&r) => r,
+                        None => return self.fail(format!("special register {v} out of range")),
+                    },
+                    1 => SpecialReg::Pm(v),
+                    2 => SpecialReg::Pm64(v),
+                    3 => SpecialReg::Envreg(v),
+                    4 => SpecialReg::ReservedSmemOffset(v),
+                    _ => return self.fail(format!("special register kind {kind}")),
+                };
+                // A number out of its family's range is representable; the caller's
+                // validation reports it with the other invariants of the IR.
+                Operand::Special {
+                    reg,
+                    sel: self.selector()?,
+                }
+            }
+            INT => Operand::Int(self.zigzag()?),
+            UINT => Operand::Uint(self.leb()?),
+            F32 => Operand::F32(u32::from_le_bytes(self.array()?)),
+            F64 => Operand::F64(u64::from_le_bytes(self.array()?)),
+            DEC => Operand::Dec(u64::from_le_bytes(self.array()?)),
+            SYM => Operand::Sym {
+                name: self.name()?,
+                offset: self.zigzag()?,
+            },
+            ADDR => {
+                let flags = self.u8()?;
+                if flags > 3 {
+                    return self.fail(format!("address flags {flags:#x}"));
+                }
+                let base = if flags & 1 != 0 {
+                    Some(self.name()?)
+                } else {
+                    None
+                };
+                Operand::Addr {
+                    base,
+                    offset: self.zigzag()?,
+                    unified: flags & 2 != 0,
+                }
+            }
+            VECTOR..=NEG => {
+                if depth >= MAX_OPERAND_DEPTH {
+                    return self.fail(format!(
+                        "operands nested more than {MAX_OPERAND_DEPTH} deep"
+                    ));
+                }
+                let d = depth + 1;
+                if t == PAIR {
+                    Operand::Pair(Box::new([self.operand(d)?, self.operand(d)?]))
+                } else if t == NOT {
+                    Operand::Not(self.name()?)
+                } else if t == NEG {
+                    Operand::Neg(Box::new(self.operand(d)?))
+                } else {
+                    let n = self.leb()?;
+                    // Every element takes at least a byte.
+                    if n > self.remaining() as u64 {
+                        return self.fail(format!("list of {n} operands in fewer bytes"));
+                    }
+                    let mut v = OperandList::with_capacity(n as usize);
+                    for _ in 0..n {
+                        v.push(self.operand(d)?);
+                    }
+                    let v = Box::new(v);
+                    match t {
+                        VECTOR => Operand::Vector(v),
+                        TUPLE => Operand::Tuple(v),
+                        _ => Operand::Args(v),
+                    }
+                }
+            }
+            SINK => Operand::Sink,
+            _ => {
+                self.pos -= 1;
+                return self.fail(format!("operand tag {tag} (there are {TAGS})"));
+            }
+        })
+    }
+}
+
+fn decode(c: Columns<'_>) -> Result<Compact, String> {
+    let mut e = Cursor::new("entries", &c.entries.0);
+    let (stmts, n_mods, n_ops) = entries(&mut e, c.others).map_err(|Fault| e.message())?;
+    let mods = modifiers(&c.mods.0, n_mods)?;
+    let mut o = Cursor::new("operands", &c.operands.0);
+    let operands = operand_list(&mut o, n_ops).map_err(|Fault| o.message())?;
+    Compact::from_parts(stmts, mods, operands).map_err(|e| e.to_string())
+}
+
+/// The statement entries, and how many modifiers and operands their instructions have.
+fn entries(e: &mut Cursor<'_>, others: Vec<Stmt>) -> Res<(Vec<Stmt>, usize, usize)> {
+    let mut stmts = Vec::with_capacity(e.remaining() / 2);
+    let mut others = others.into_iter();
+    let (mut n_mods, mut n_ops) = (0usize, 0usize);
+    while !e.at_end() {
+        let op = u16::from_le_bytes(e.array()?);
+        if op == OTHER {
+            match others.next() {
+                Some(Stmt::Inst(_)) => return e.fail("an instruction among the other entries"),
+                Some(s) => stmts.push(s),
+                None => return e.fail("more entries than the list of other entries holds"),
+            }
+            continue;
+        }
+        let Some(opcode) = Opcode::from_index(op as usize) else {
+            return e.fail(format!("opcode {op} outside the instruction table"));
+        };
+        let flags = e.u8()?;
+        if flags > 3 || flags == 2 {
+            return e.fail(format!("instruction flags {flags:#x}"));
+        }
+        let mods = e.u8()?;
+        let ops = e.leb()?;
+        let Ok(ops) = u16::try_from(ops) else {
+            return e.fail(format!("{ops} operands"));
+        };
+        let guard = if flags & 1 != 0 {
+            Some(e.name()?)
+        } else {
+            None
+        };
+        n_mods += mods as usize;
+        n_ops += ops as usize;
+        stmts.push(Stmt::Inst(PackedInst {
+            guard,
+            negated: flags & 2 != 0,
+            n_mods: mods,
+            opcode,
+            n_operands: ops,
+        }));
+    }
+    if others.next().is_some() {
+        return e.fail("the list of other entries is longer than the entries column says");
+    }
+    Ok((stmts, n_mods, n_ops))
+}
+
+fn modifiers(b: &[u8], n: usize) -> Result<Vec<Modifier>, String> {
+    if b.len() != 2 * n {
+        return Err(format!(
+            "the body's modifiers column has {} bytes; its instructions have {n} modifiers",
+            b.len()
+        ));
+    }
+    let mut mods = Vec::with_capacity(n);
+    for (i, pair) in b.chunks_exact(2).enumerate() {
+        let d = u16::from_le_bytes([pair[0], pair[1]]);
+        match Modifier::from_dense(d) {
+            Some(md) => mods.push(md),
+            None => {
+                return Err(format!(
+                    "modifier {i} ({d}) outside the vocabulary of {}",
+                    crate::vocab::vocabulary_size()
+                ))
+            }
+        }
+    }
+    Ok(mods)
+}
+
+fn operand_list(o: &mut Cursor<'_>, n: usize) -> Res<Vec<Operand>> {
+    // Every operand takes at least a byte.
+    if n > o.remaining() {
+        let have = o.remaining();
+        return o.fail(format!("{n} operands in {have} bytes"));
+    }
+    let mut operands = Vec::with_capacity(n);
+    for _ in 0..n {
+        // Most operands are registers whose name index takes one or two bytes.
+        match o.b.get(o.pos..o.pos + 3) {
+            Some(&[REG, a, _]) if a < 0x80 => {
+                o.pos += 2;
+                operands.push(Operand::reg(Name::from_index(a as usize)));
+            }
+            Some(&[REG, a, b]) if b < 0x80 => {
+                o.pos += 3;
+                let i = (a & 0x7f) as usize | (b as usize) << 7;
+                operands.push(Operand::reg(Name::from_index(i)));
+            }
+            _ => operands.push(o.operand(0)?),
+        }
+    }
+    if !o.at_end() {
+        return o.fail("bytes after the last operand");
+    }
+    Ok(operands)
+}
+
+/// Deserializes [`Columns`] into a checked compact body.
+pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Compact, D::Error> {
+    let c = Columns::deserialize(d)?;
+    decode(c).map_err(de::Error::custom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leb_and_zigzag_round_trip() {
+        for v in [0i64, 1, -1, 63, -64, 64, 1 << 40, i64::MIN, i64::MAX] {
+            let mut b = Vec::new();
+            put_zigzag(&mut b, v);
+            assert_eq!(Cursor::new("t", &b).zigzag(), Ok(v));
+        }
+        let mut b = Vec::new();
+        put_leb(&mut b, u64::MAX);
+        assert_eq!(Cursor::new("t", &b).leb(), Ok(u64::MAX));
+        assert!(Cursor::new("t", &[0xff; 11]).leb().is_err());
+        assert!(Cursor::new("t", &[0x80]).leb().is_err());
+    }
+
+    #[test]
+    fn every_special_register_round_trips() {
+        let mut all: Vec<SpecialReg> = SpecialReg::PLAIN.to_vec();
+        all.extend([
+            SpecialReg::Pm(7),
+            SpecialReg::Pm64(0),
+            SpecialReg::Envreg(31),
+            SpecialReg::ReservedSmemOffset(1),
+        ]);
+        for r in all {
+            let o = Operand::Special {
+                reg: r,
+                sel: Selector::component(0).unwrap_or_default(),
+            };
+            let mut b = Vec::new();
+            put_operand(&mut b, &o);
+            assert_eq!(Cursor::new("t", &b).operand(0), Ok(o));
+        }
+    }
+}
