@@ -21,8 +21,8 @@ static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
 /// The documented bound on the memory of one decode, for a file of `len` bytes whose sections
 /// decode to `decoded` bytes (`decoded` is at most `max_expansion` times `len`): a fixed
 /// allowance (zstd's decompression context, the error path) plus 128 bytes of IR per decoded
-/// byte (see `FORMAT.md`, "Hostile input"): the worst case is a 2-byte statement that becomes a
-/// 112-byte `Statement` in a vector that grew by doubling to twice the size it needs.
+/// byte (see `FORMAT.md`, "Hostile input"): the worst case is an empty vector operand, 2 bytes
+/// that become a 16-byte operand holding a 72-byte list.
 fn bound(decoded: usize) -> usize {
     (1 << 20) + 128 * decoded
 }
@@ -114,13 +114,13 @@ fn decoding_allocates_a_bounded_multiple_of_the_input() {
             cases.push((format!("{f} ({codec:?})"), encode_with(&m, codec).unwrap()));
         }
     }
-    // Worst cases for memory per encoded byte: empty statements, empty vector operands, short
-    // names.
-    // 1 MiB / 112 bytes = 9362 statements preallocated, then doubling: 16 * 9362 + 1 needs a
+    // Worst cases for memory per encoded byte: non-instruction entries (labels), empty vector
+    // operands, short names.
+    // 1 MiB / 16 bytes = 65536 entries preallocated, then doubling: 2 * 65536 + 1 needs a
     // vector of twice its size.
     let labels = kernel(
         1,
-        vec![Statement::Label(Name::from_index(0)); 16 * 9362 + 1],
+        vec![Statement::Label(Name::from_index(0)); 2 * 65536 + 1],
     );
     let vectors = kernel(
         1,
@@ -174,8 +174,8 @@ fn decoding_allocates_a_bounded_multiple_of_the_input() {
     cases.push(("noise".into(), noise));
 
     println!(
-        "size_of: Statement {}, Operand {}, Item {}, Function {}",
-        std::mem::size_of::<Statement>(),
+        "size_of: Stmt {}, Operand {}, Item {}, Function {}",
+        std::mem::size_of::<ptx_ir_core::Stmt>(),
         std::mem::size_of::<Operand>(),
         std::mem::size_of::<Item>(),
         std::mem::size_of::<Function>()

@@ -909,13 +909,12 @@ impl BodyBuilder {
     }
 
     fn finish_compact(&mut self) -> Compact {
-        let c = Compact {
-            stmts: self.stmts.clone(),
-            mods: self.mods.clone(),
-            operands: self.operands.clone(),
-        };
-        self.clear();
-        c
+        // Moved out (not cloned) into exact-size arrays; the builder keeps its capacity.
+        Compact {
+            stmts: self.stmts.drain(..).collect(),
+            mods: self.mods.drain(..).collect(),
+            operands: self.operands.drain(..).collect(),
+        }
     }
 
     /// Drops everything built so far.

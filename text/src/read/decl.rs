@@ -47,6 +47,8 @@ impl Reader {
                 _ => return fail(x, "expected `,` or `;` after a declaration"),
             }
         }
+        // Declarations stay in the IR: no growth slack.
+        names.shrink_to_fit();
         let decl = VarDecl {
             linkage,
             space: q.space,
@@ -398,7 +400,10 @@ impl Reader {
                     let (y, ()) = ws(&x[1..])?;
                     r = y;
                 }
-                Some(b')') => return Ok((&x[1..], out)),
+                Some(b')') => {
+                    out.shrink_to_fit();
+                    return Ok((&x[1..], out));
+                }
                 _ => return fail(x, "expected `,` or `)` in the parameter list"),
             }
         }
