@@ -39,6 +39,8 @@
 //!             i.operands[2] = Operand::Int(v.trailing_zeros() as i64);
 //!         }
 //!     });
+//!     // Edits go through the statement tree; back to the compact form, half the memory.
+//!     f.body.as_mut().unwrap().compact().unwrap();
 //! }
 //! let printed = text::print(&m);
 //! assert!(printed.contains("shl.b32 %r2, %r1, 3;"));

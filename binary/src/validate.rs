@@ -25,6 +25,9 @@ use std::cell::Cell;
 /// costs the decoder at most two levels of its own ([`crate::DecodeLimits::max_depth`]).
 pub const MAX_NESTING: u32 = 384;
 
+// Operands nested up to the bound must also get through the body columns' decoder.
+const _: () = assert!(ptx_ir_core::body::MAX_OPERAND_DEPTH >= MAX_NESTING);
+
 use ptx_ir_core::{
     BodyRef, Declarator, Expr, FuncDirective, Function, Init, InstRef, Item, Modifier, Module,
     Name, Operand, Param, Prototype, Section, SectionEntry, Selector, SpecialReg, Stmt, StmtRef,

@@ -463,6 +463,17 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
             vec![Statement::Inst(Instruction::new(Opcode::Ret, [], [o]))],
         )
     };
+    // Every module `validate` accepts decodes, operands nested as deep as it allows included
+    // (a fuzz finding: the body columns' bound was once below it); one level more is invalid IR.
+    let deepest = neg(MAX_NESTING as usize);
+    assert_eq!(
+        decode(&encode_with(&deepest, Codec::DEFAULT).unwrap()).unwrap(),
+        deepest
+    );
+    let e = decode(&encode_with(&neg(MAX_NESTING as usize + 1), Codec::DEFAULT).unwrap())
+        .expect_err("past the bound");
+    assert!(matches!(e, DecodeError::InvalidIr { .. }), "{e}");
+
     let one = body_of(&neg(1));
     let int = [3, 0xe2, 0xae, 0xa6, 0x07];
     let at = find(&one, &[&[15][..], &int].concat()).expect("the operand column");

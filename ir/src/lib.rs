@@ -5,7 +5,9 @@
 //! The IR is plain data: enums and structs with `serde` derives (the bytecode) and, with the
 //! `arbitrary` feature, `Arbitrary` derives (the fuzzers). Names are interned per module
 //! ([`Interner`]); instructions keep their qualifiers in source order as typed [`Modifier`]s and
-//! their operands as typed [`Operand`]s.
+//! their operands as typed [`Operand`]s. A function body is a compact [`Body`] (flat statement
+//! entries and modifier/operand pools); [`Body::statements`] gives it as a tree of
+//! [`Statement`]s and [`Body::statements_mut`] edits it as one.
 //!
 //! For compiler writers: [`build`] makes modules without writing text (every instruction
 //! checked against the table), [`walk`] visits and rewrites them in source order, [`defuse`]

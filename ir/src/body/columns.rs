@@ -33,8 +33,10 @@ use std::fmt;
 
 /// The `entries` record of a statement that is not an instruction.
 const OTHER: u16 = u16::MAX;
-/// Deepest operand nesting a decoded body may have (the reader produces at most 16).
-const MAX_OPERAND_DEPTH: u32 = 64;
+/// Deepest operand nesting a decoded body may have: above the bytecode's `validate` bound
+/// (`ptx_ir_binary::MAX_NESTING`, 384), so that every module it accepts decodes, and low enough
+/// for the recursive decoder's stack. The reader produces at most 16.
+pub const MAX_OPERAND_DEPTH: u32 = 1024;
 
 #[derive(Serialize, Deserialize)]
 struct Columns<'a> {

@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 mod columns;
 
 pub(crate) use columns::Blob;
+pub use columns::MAX_OPERAND_DEPTH;
 
 /// A function body: compact (statements in pre-order plus the modifier and operand pools), or a
 /// statement tree while it is being edited.
