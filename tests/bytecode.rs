@@ -159,3 +159,40 @@ fn deepest_readable_nesting_decodes() {
     let err = ptx_ir::text::parse(&too_deep).expect_err("rejected");
     assert!(err.to_string().contains("nested too deeply"), "{err}");
 }
+
+/// A body edited as a statement tree (`statements_mut`) is the same IR as its compact form:
+/// equal, printed alike, encoded to the same bytes, and compact again after `compact()`.
+#[test]
+fn tree_and_compact_bodies_agree_on_the_corpus() {
+    let dir = corpus_dir();
+    let mut files = Vec::new();
+    ptx_files(&dir, &mut files);
+    for f in &files {
+        let src = std::fs::read_to_string(f).expect("corpus file is UTF-8");
+        let m = ptx_ir::text::parse(&src).expect("corpus parses");
+        let mut t = m.clone();
+        for func in t.functions_mut() {
+            if let Some(stmts) = func.statements_mut() {
+                // Touch the tree so that it is the form in use.
+                let n = stmts.len();
+                stmts.truncate(n);
+            }
+            assert!(func.body.as_ref().is_none_or(|b| !b.is_compact()));
+        }
+        let name = f.display();
+        assert_eq!(t, m, "{name}: tree form differs");
+        assert_eq!(ptx_ir::text::print(&t), ptx_ir::text::print(&m), "{name}");
+        assert_eq!(
+            binary::encode_with(&t, Codec::Stored).unwrap(),
+            binary::encode_with(&m, Codec::Stored).unwrap(),
+            "{name}: bytecode"
+        );
+        for func in t.functions_mut() {
+            if let Some(b) = func.body.as_mut() {
+                b.compact().expect("fits");
+                assert!(b.is_compact());
+            }
+        }
+        assert_eq!(t, m, "{name}: compacted again");
+    }
+}
