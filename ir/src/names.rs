@@ -6,6 +6,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::num::NonZeroU32;
+use std::sync::OnceLock;
 
 /// An interned name; resolve it with [`Interner::get`].
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -42,14 +43,16 @@ impl<'a> arbitrary::Arbitrary<'a> for Name {
 ///
 /// All spellings live in one buffer (`buf`, with `ends[i]` the end of name `i`); an
 /// open-addressing table (`slots`, linear probing, at most half full) finds a spelling by its
-/// hash without allocating, and without a second copy of the string.
+/// hash without allocating, and without a second copy of the string. The table is an index:
+/// [`Interner::shrink_to_fit`] drops it (the reader does, once a module is read, since most
+/// consumers only resolve names by number) and the next lookup rebuilds it.
 #[derive(Clone, Default)]
 pub struct Interner {
     buf: String,
     ends: Vec<usize>,
     /// `0` is empty, otherwise `tag << 32 | (index + 1)`, where the tag holds hash bits and the
-    /// spelling's length. Empty or a power of two in length.
-    slots: Vec<u64>,
+    /// spelling's length. A power of two in length once built.
+    slots: OnceLock<Vec<u64>>,
 }
 
 const K: u64 = 0xf135_7aea_2e62_a9c5;
@@ -131,10 +134,10 @@ impl Interner {
         let mut me = Interner {
             buf: String::with_capacity(bytes),
             ends: Vec::with_capacity(names),
-            slots: Vec::new(),
+            slots: OnceLock::new(),
         };
         if names > 0 {
-            me.slots = vec![0; (2 * names).next_power_of_two().max(64)];
+            me.slots = OnceLock::from(vec![0; (2 * names).next_power_of_two().max(64)]);
         }
         me
     }
@@ -145,14 +148,44 @@ impl Interner {
         start..self.ends[i]
     }
 
+    /// The slot table for `n` names: the smallest power of two at least `2n` (and 64).
+    fn build_slots(&self, n: usize) -> Vec<u64> {
+        let cap = (2 * n).next_power_of_two().max(64);
+        let mut slots = vec![0u64; cap];
+        let mask = cap - 1;
+        for i in 0..self.ends.len() {
+            let s = &self.buf.as_bytes()[self.span(i)];
+            let h = hash_bytes(s);
+            let mut k = (h as usize) & mask;
+            while slots[k] != 0 {
+                k = (k + 1) & mask;
+            }
+            slots[k] = (tag(h, s.len()) << 32) | (i as u64 + 1);
+        }
+        slots
+    }
+
+    /// The slot table, built if it was dropped.
+    #[inline(always)]
+    fn slots(&self) -> &[u64] {
+        self.slots.get_or_init(|| self.build_slots(self.ends.len()))
+    }
+
+    /// Number of slots in the table as it stands (0 if dropped).
+    #[inline(always)]
+    fn slot_count(&self) -> usize {
+        self.slots.get().map_or(0, Vec::len)
+    }
+
     /// The slot of `s` (hash `h`): `Ok(name)` if present, `Err(empty slot)` otherwise.
     #[inline(always)]
     fn probe(&self, s: &[u8], h: u64) -> Result<Name, usize> {
-        let mask = self.slots.len() - 1;
+        let slots = self.slots();
+        let mask = slots.len() - 1;
         let t = tag(h, s.len());
         let mut k = (h as usize) & mask;
         loop {
-            let v = self.slots[k];
+            let v = slots[k];
             if v == 0 {
                 return Err(k);
             }
@@ -168,33 +201,25 @@ impl Interner {
         }
     }
 
+    /// Rebuilds the table with room for one more name (or builds a dropped one).
     fn grow(&mut self) {
-        let cap = (self.slots.len() * 2).max(64);
-        self.slots.clear();
-        self.slots.resize(cap, 0);
-        let mask = cap - 1;
-        for i in 0..self.ends.len() {
-            let s = &self.buf.as_bytes()[self.span(i)];
-            let h = hash_bytes(s);
-            let mut k = (h as usize) & mask;
-            while self.slots[k] != 0 {
-                k = (k + 1) & mask;
-            }
-            self.slots[k] = (tag(h, s.len()) << 32) | (i as u64 + 1);
-        }
+        let slots = self.build_slots(self.ends.len() + 1);
+        self.slots = OnceLock::from(slots);
     }
 
     fn insert_at(&mut self, s: &str, h: u64, slot: usize) -> Name {
         let n = Name::from_index(self.ends.len());
         self.buf.push_str(s);
         self.ends.push(self.buf.len());
-        self.slots[slot] = (tag(h, s.len()) << 32) | (n.index() as u64 + 1);
+        if let Some(slots) = self.slots.get_mut() {
+            slots[slot] = (tag(h, s.len()) << 32) | (n.index() as u64 + 1);
+        }
         n
     }
 
     /// Interns `s`, returning the existing name if it was seen before.
     pub fn intern(&mut self, s: &str) -> Name {
-        if 2 * (self.ends.len() + 1) > self.slots.len() {
+        if 2 * (self.ends.len() + 1) > self.slot_count() {
             self.grow();
         }
         let h = hash_bytes(s.as_bytes());
@@ -208,7 +233,7 @@ impl Interner {
     /// spelling neither allocates nor validates.
     #[inline]
     pub fn intern_bytes(&mut self, s: &[u8]) -> Result<Name, std::str::Utf8Error> {
-        if 2 * (self.ends.len() + 1) > self.slots.len() {
+        if 2 * (self.ends.len() + 1) > self.slot_count() {
             self.grow();
         }
         let h = hash_bytes(s);
@@ -229,7 +254,7 @@ impl Interner {
     /// The name for the spelling `s`, if it was interned.
     #[inline]
     pub fn find_bytes(&self, s: &[u8]) -> Option<Name> {
-        if self.slots.is_empty() {
+        if self.ends.is_empty() {
             return None;
         }
         self.probe(s, hash_bytes(s)).ok()
@@ -275,17 +300,19 @@ impl Interner {
         Ok(me)
     }
 
-    /// Gives back spare capacity of the spelling buffer (after a reader's estimate).
+    /// Gives back spare capacity of the spelling buffer (after a reader's estimate) and drops
+    /// the lookup table, which the next [`Interner::find`] or [`Interner::intern`] rebuilds.
     pub fn shrink_to_fit(&mut self) {
         self.buf.shrink_to_fit();
         self.ends.shrink_to_fit();
+        self.slots = OnceLock::new();
     }
 
     /// Heap bytes held by the table (for IR size reports).
     pub fn heap_bytes(&self) -> usize {
         self.buf.capacity()
             + self.ends.capacity() * std::mem::size_of::<usize>()
-            + self.slots.capacity() * std::mem::size_of::<u64>()
+            + self.slots.get().map_or(0, Vec::capacity) * std::mem::size_of::<u64>()
     }
 }
 
@@ -358,5 +385,14 @@ mod tests {
         assert_ne!(t, v);
         assert!(Interner::from_strings(["a".to_string(), "a".to_string()]).is_err());
         assert_eq!(Interner::new().find("a"), None);
+        // Dropping the table keeps every lookup working.
+        let mut w = t.clone();
+        w.shrink_to_fit();
+        assert_eq!(w.find("%r4999"), Some(Name::from_index(4999)));
+        let mut w = t.clone();
+        w.shrink_to_fit();
+        assert_eq!(w.intern("%r17"), Name::from_index(17));
+        assert_eq!(w.intern("new").index(), names.len());
+        assert_eq!(w.find("%r3"), Some(Name::from_index(3)));
     }
 }
