@@ -187,6 +187,8 @@ impl<'de> Visitor<'de> for StringsSeed {
                 )));
             }
         }
+        // As after reading text: the lookup table goes until a lookup needs it.
+        names.shrink_to_fit();
         Ok(names)
     }
 }
