@@ -726,11 +726,11 @@ pub mod full {
                 entries.push(match u.int_in_range(0..=2u8)? {
                     0 => SectionEntry::Label(self.name(u)?),
                     1 => {
-                        let mut b = SmallVec::new();
+                        let mut b = Vec::new();
                         for _ in 0..u.int_in_range(1..=20)? {
                             b.push(u.arbitrary()?);
                         }
-                        SectionEntry::Bytes(b)
+                        SectionEntry::Bytes(crate::module::ByteLine::new(&b))
                     }
                     _ => {
                         let ty = *u.choose(&[Type::B8, Type::B16, Type::B32, Type::B64])?;
@@ -743,7 +743,10 @@ pub mod full {
                         if ty == Type::B8 && values.iter().all(byte) {
                             values.push(Expr::Sym(self.name(u)?));
                         }
-                        SectionEntry::Data { ty, values }
+                        SectionEntry::Data {
+                            ty,
+                            values: values.into_boxed_slice(),
+                        }
                     }
                 });
             }

@@ -147,14 +147,90 @@ pub enum SectionEntry {
     /// A label inside the section: `$L__info_string0:`.
     Label(Name),
     /// `.b8 1, 2, 3` with plain integer values only, stored compactly.
-    Bytes(#[serde(with = "crate::bytes::small")] SmallVec<[u8; 16]>),
+    Bytes(ByteLine),
     /// `.bN v, ...` with any values (labels, label+offset, integers).
     Data {
         /// `.b8`, `.b16`, `.b32` or `.b64`.
         ty: Type,
         /// The values.
-        values: Vec<Expr>,
+        values: Box<[Expr]>,
     },
+}
+
+/// The bytes of one `.b8` line of a section: up to 14 inline (most debug-section lines hold
+/// one to four), longer lines on the heap. 16 bytes, so that a [`SectionEntry`] is 24.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ByteLine(ByteRepr);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum ByteRepr {
+    Inline { len: u8, bytes: [u8; 14] },
+    // A thin pointer: `Box<[u8]>` would make the line 24 bytes.
+    Heap(Box<Vec<u8>>),
+}
+
+impl ByteLine {
+    /// The line holding `bytes`.
+    pub fn new(bytes: &[u8]) -> ByteLine {
+        ByteLine(if bytes.len() <= 14 {
+            let mut b = [0u8; 14];
+            b[..bytes.len()].copy_from_slice(bytes);
+            ByteRepr::Inline {
+                len: bytes.len() as u8,
+                bytes: b,
+            }
+        } else {
+            ByteRepr::Heap(Box::new(bytes.to_vec()))
+        })
+    }
+
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        match &self.0 {
+            ByteRepr::Inline { len, bytes } => &bytes[..*len as usize],
+            ByteRepr::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::Deref for ByteLine {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl From<&[u8]> for ByteLine {
+    fn from(b: &[u8]) -> ByteLine {
+        ByteLine::new(b)
+    }
+}
+
+impl std::fmt::Debug for ByteLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+/// A byte string, as `Box<[u8]>` would be (same bincode bytes as a sequence of `u8`).
+impl Serialize for ByteLine {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.as_slice())
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteLine {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ByteLine, D::Error> {
+        crate::body::Blob::deserialize(d).map(|b| ByteLine::new(&b.0))
+    }
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for ByteLine {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        let v: Vec<u8> = u.arbitrary()?;
+        Ok(ByteLine::new(&v))
+    }
 }
 
 /// `.entry` or `.func`.
@@ -518,5 +594,24 @@ impl Target {
                 }
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_lines_are_small_and_keep_their_bytes() {
+        assert_eq!(std::mem::size_of::<ByteLine>(), 16);
+        assert_eq!(std::mem::size_of::<SectionEntry>(), 24);
+        for n in [0usize, 1, 13, 14, 15, 40] {
+            let v: Vec<u8> = (0..n as u8).collect();
+            let b = ByteLine::new(&v);
+            assert_eq!(b.as_slice(), v.as_slice());
+            assert_eq!(b, ByteLine::from(v.as_slice()));
+            assert_eq!(b.clone().len(), n);
+        }
+        assert_ne!(ByteLine::new(&[1, 2]), ByteLine::new(&[1, 2, 0]));
     }
 }

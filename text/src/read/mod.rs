@@ -478,10 +478,16 @@ impl Reader {
                 })
                 .collect();
             if let Some(b) = bytes {
-                return Ok((r, SectionEntry::Bytes(b)));
+                return Ok((r, SectionEntry::Bytes(ptx_ir_core::ByteLine::new(&b))));
             }
         }
-        Ok((r, SectionEntry::Data { ty, values }))
+        Ok((
+            r,
+            SectionEntry::Data {
+                ty,
+                values: values.into_boxed_slice(),
+            },
+        ))
     }
 }
 
