@@ -164,7 +164,10 @@ pub struct ByteLine(ByteRepr);
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum ByteRepr {
-    Inline { len: u8, bytes: [u8; 14] },
+    Inline {
+        len: u8,
+        bytes: [u8; 14],
+    },
     // A thin pointer: `Box<[u8]>` or a `Vec` would make the line 24 bytes.
     #[allow(clippy::box_collection)]
     Heap(Box<Vec<u8>>),
