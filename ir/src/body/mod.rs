@@ -623,26 +623,24 @@ impl<'de> Deserialize<'de> for Body {
 }
 
 impl From<Vec<Statement>> for Body {
-    /// A compact body; panics only for an instruction with more than [`MAX_MODS`] modifiers or
-    /// [`MAX_OPERANDS`] operands (use [`Body::try_from_statements`] where that can happen).
+    /// The compact body of `stmts`; or, for an instruction with more than [`MAX_MODS`]
+    /// modifiers or [`MAX_OPERANDS`] operands, which only a tree can hold, the tree itself (it
+    /// prints, but does not encode).
     fn from(stmts: Vec<Statement>) -> Body {
-        let mut b = BodyBuilder::default();
-        for s in stmts {
-            if let Err(e) = b.push_statement(s) {
-                panic!("{e}");
-            }
+        match Compact::from_statements(&stmts) {
+            Ok(c) => Body::from_compact(c),
+            Err(_) => Body {
+                repr: Repr::Tree(stmts),
+                tree: OnceLock::new(),
+            },
         }
-        b.finish()
     }
 }
 
 impl From<&[Statement]> for Body {
     /// As `From<Vec<Statement>>`.
     fn from(stmts: &[Statement]) -> Body {
-        match Body::try_from_statements(stmts) {
-            Ok(b) => b,
-            Err(e) => panic!("{e}"),
-        }
+        Body::from(stmts.to_vec())
     }
 }
 
@@ -1050,5 +1048,28 @@ mod tests {
             operands: 0,
         };
         assert_eq!(check_counts(&[empty.clone(), empty]), Ok((0, 0)));
+    }
+
+    #[test]
+    fn what_does_not_fit_stays_a_tree() {
+        let many = Instruction::new(
+            Opcode::Ret,
+            vec![Modifier::Type(Type::U32); MAX_MODS + 1],
+            [],
+        );
+        let stmts = vec![Statement::Inst(many)];
+        assert!(matches!(
+            Body::try_from_statements(&stmts),
+            Err(BodyError::TooMany {
+                what: "modifiers",
+                ..
+            })
+        ));
+        let b = Body::from(stmts.clone());
+        assert!(!b.is_compact());
+        assert_eq!(b.statements(), stmts.as_slice());
+        let mut c = b.clone();
+        assert!(c.compact().is_err());
+        assert_eq!(c, b);
     }
 }
