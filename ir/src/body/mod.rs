@@ -575,14 +575,6 @@ impl Body {
     }
 }
 
-impl Compact {
-    fn from_statements(stmts: &[Statement]) -> Result<Compact, BodyError> {
-        let mut b = BodyBuilder::default();
-        b.extend(stmts)?;
-        Ok(b.finish_compact())
-    }
-}
-
 impl Clone for Body {
     fn clone(&self) -> Body {
         Body {
@@ -651,6 +643,12 @@ impl fmt::Debug for Body {
 }
 
 impl Compact {
+    fn from_statements(stmts: &[Statement]) -> Result<Compact, BodyError> {
+        let mut b = BodyBuilder::default();
+        b.extend(stmts)?;
+        Ok(b.finish_compact())
+    }
+
     /// A compact body from its arrays, if they are consistent.
     fn from_parts(
         stmts: Vec<Stmt>,
@@ -756,14 +754,9 @@ pub struct OpenBlock {
 }
 
 impl BodyBuilder {
-    /// Appends a statement other than an instruction or scope.
-    pub fn push(&mut self, s: Stmt) {
-        self.stmts.push(s);
-    }
-
-    /// The operand pool, to which the next instruction's operands are appended.
-    pub fn operands_mut(&mut self) -> &mut Vec<Operand> {
-        &mut self.operands
+    /// Appends an operand of the next instruction (see [`BodyBuilder::push_inst`]).
+    pub fn push_operand(&mut self, o: Operand) {
+        self.operands.push(o);
     }
 
     /// Number of operands in the pool so far.

@@ -45,7 +45,7 @@ impl Reader {
                     Some(x) => x,
                     None => self.operand(r, call, 0)?,
                 };
-                self.body.operands_mut().push(o);
+                self.body.push_operand(o);
                 let (x, ()) = ws(after)?;
                 match x.first() {
                     Some(b',') => {
