@@ -128,6 +128,13 @@ fn map_error(
             path,
         },
         // The IR's own checks (a compact body's columns) report through serde's custom error.
+        B::OtherString(detail) if detail.starts_with(ptx_ir_core::body::NESTED_TOO_DEEP) => {
+            DecodeError::TooDeep {
+                section,
+                limit: ptx_ir_core::body::MAX_OPERAND_DEPTH,
+                path,
+            }
+        }
         B::OtherString(detail) => DecodeError::Invalid {
             section,
             detail,

@@ -457,7 +457,8 @@ impl<'a> Cursor<'a> {
             VECTOR..=NEG => {
                 if depth >= MAX_OPERAND_DEPTH {
                     return self.fail(format!(
-                        "operands nested more than {MAX_OPERAND_DEPTH} deep"
+                        "{} operands past {MAX_OPERAND_DEPTH} levels",
+                        super::NESTED_TOO_DEEP
                     ));
                 }
                 let d = depth + 1;

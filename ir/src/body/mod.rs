@@ -141,6 +141,14 @@ pub const MAX_OPERANDS: usize = u16::MAX as usize;
 /// The deepest nesting of `{ }` scopes a decoded [`Body`] may have.
 pub const MAX_SCOPE_DEPTH: usize = 1024;
 
+/// How the messages of decoding faults that are nesting past a bound begin (scopes past
+/// [`MAX_SCOPE_DEPTH`], operands past [`MAX_OPERAND_DEPTH`]), so that a decoder can report them
+/// as such.
+pub const NESTED_TOO_DEEP: &str = "nested too deep:";
+
+// One bound for both, so that one limit can be reported.
+const _: () = assert!(MAX_SCOPE_DEPTH == MAX_OPERAND_DEPTH as usize);
+
 /// Why a statement tree or serialized body cannot be a [`Body`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BodyError {
@@ -168,7 +176,7 @@ impl fmt::Display for BodyError {
             }
             BodyError::Inconsistent(what) => write!(f, "inconsistent body: {what}"),
             BodyError::TooDeep => {
-                write!(f, "scopes nested more than {MAX_SCOPE_DEPTH} deep")
+                write!(f, "{NESTED_TOO_DEEP} scopes past {MAX_SCOPE_DEPTH} levels")
             }
         }
     }
