@@ -763,22 +763,26 @@ pub struct OpenBlock {
 
 impl BodyBuilder {
     /// Appends an operand of the next instruction (see [`BodyBuilder::push_inst`]).
+    #[inline]
     pub fn push_operand(&mut self, o: Operand) {
         self.operands.push(o);
     }
 
     /// Number of operands in the pool so far.
+    #[inline]
     pub fn operand_len(&self) -> usize {
         self.operands.len()
     }
 
     /// The operand pool so far.
+    #[inline]
     pub fn operand_pool(&self) -> &[Operand] {
         &self.operands
     }
 
     /// Appends an instruction whose operands are the pool's entries from `operands_from` on
     /// (pushed there by the caller) and whose modifiers are `mods`.
+    #[inline]
     pub fn push_inst(
         &mut self,
         guard: Option<Guard>,
@@ -910,10 +914,16 @@ impl BodyBuilder {
 
     fn finish_compact(&mut self) -> Compact {
         // Moved out (not cloned) into exact-size arrays; the builder keeps its capacity.
+        fn take<T>(v: &mut Vec<T>) -> Vec<T> {
+            let mut out = Vec::with_capacity(v.len());
+            // `append` moves the elements with one copy; `drain().collect()` moved them one by one.
+            out.append(v);
+            out
+        }
         Compact {
-            stmts: self.stmts.drain(..).collect(),
-            mods: self.mods.drain(..).collect(),
-            operands: self.operands.drain(..).collect(),
+            stmts: take(&mut self.stmts),
+            mods: take(&mut self.mods),
+            operands: take(&mut self.operands),
         }
     }
 

@@ -1,7 +1,7 @@
 //! Instructions and operands: the reader's hot path.
 
 use super::expr::{eval_int, negative_literal};
-use super::{fail, ws_inline, NameTable, Reader, WordInfo};
+use super::{fail, ws_inline, NameTable, Reader, WordInfo, PLAIN};
 use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ident, inst_word, is_ident_char, qual_word, ws, Number};
 use nom::Err;
@@ -30,9 +30,18 @@ impl Reader {
         let (r, word) =
             inst_word(i).map_err(|_| Err::Failure(PErr::at(i, "expected an instruction")))?;
         // Instruction words repeat: each distinct one is resolved once per module.
-        let word_id = match self.words.find_bytes(word) {
-            Some(n) => n.index(),
-            None => self.resolve_word(i, word)?,
+        let word_id = match self.short_words.get(word, i) {
+            Some(v) => v as usize - 1,
+            None => {
+                let id = match self.words.find_bytes(word) {
+                    Some(n) => n.index(),
+                    None => self.resolve_word(i, word)?,
+                };
+                if let Ok(v) = u32::try_from(id + 1) {
+                    self.short_words.put(word, v);
+                }
+                id
+            }
         };
         let info = &self.word_info[word_id];
         let opcode = info.opcode;
@@ -225,7 +234,8 @@ impl Reader {
         Ok((r, Operand::Reg { name, sel }))
     }
 
-    /// The common operand: a `%` name directly followed by `,` or `;` (`None` for any other).
+    /// The common operand: a `%` name directly followed by `,`, `;` or `}` (`None` for any
+    /// other).
     #[inline]
     fn plain_register<'a>(
         &mut self,
@@ -237,7 +247,7 @@ impl Reader {
         let Ok((r, w)) = ident(i) else {
             return Ok(None);
         };
-        if !matches!(r.first(), Some(b',' | b';')) {
+        if !matches!(r.first(), Some(b',' | b';' | b'}')) {
             return Ok(None);
         }
         let o = match self.percent_name(i, w)? {
@@ -257,19 +267,26 @@ impl Reader {
     /// be special registers are found with one lookup.
     #[inline]
     fn percent_name(&mut self, at: &[u8], w: &[u8]) -> Result<Result<SpecialReg, Name>, Err<PErr>> {
+        if let Some(v) = self.short_names.get(w, at) {
+            if v & PLAIN != 0 {
+                return Ok(Err(Name::from_index((v & !PLAIN) as usize - 1)));
+            }
+        }
         if let Some(n) = self.find_name(w) {
             if self.plain.get(n.index()) == Some(&true) {
+                self.cache_name(w, n, true);
                 return Ok(Err(n));
             }
         }
         if let Some(reg) = std::str::from_utf8(w).ok().and_then(SpecialReg::lookup) {
             return Ok(Ok(reg));
         }
-        let n = self.name(at, w)?;
+        let n = self.name_in(NameTable::Names, at, w)?;
         if self.plain.len() <= n.index() {
             self.plain.resize(n.index() + 1, false);
         }
         self.plain[n.index()] = true;
+        self.cache_name(w, n, true);
         Ok(Err(n))
     }
 
@@ -342,7 +359,10 @@ impl Reader {
             return Ok((&r[1..], items));
         }
         loop {
-            let (x, o) = self.operand(r, call, depth + 1)?;
+            let (x, o) = match self.plain_register(r)? {
+                Some(x) => x,
+                None => self.operand(r, call, depth + 1)?,
+            };
             items.push(o);
             let (x, ()) = ws(x)?;
             match x.first() {

@@ -6,6 +6,7 @@
 //! the vocabulary's spelling table.
 
 mod body;
+mod cache;
 mod decl;
 mod expr;
 mod inst;
@@ -71,7 +72,15 @@ pub(crate) struct Reader {
     /// The function body being read; reused from body to body, so that each body's arrays
     /// are allocated once, at their exact size.
     body: ptx_ir_core::BodyBuilder,
+    /// Short names (up to 8 bytes: `%rd1234`) to their index plus one, with [`PLAIN`] set for
+    /// those read as operands that are not special registers.
+    short_names: cache::ShortCache<1>,
+    /// Short instruction words (up to 24 bytes) to their index in `word_info` plus one.
+    short_words: cache::ShortCache<3>,
 }
+
+/// In `short_names`: the name was read as an operand and is not a special register.
+const PLAIN: u32 = 1 << 31;
 
 /// What an instruction word resolved to.
 pub(crate) struct WordInfo {
@@ -109,6 +118,10 @@ impl Reader {
             word_info: Vec::new(),
             plain: Vec::new(),
             body: ptx_ir_core::BodyBuilder::default(),
+            // 4096 slots: a large function's registers stay cached (32 KiB of keys).
+            short_names: cache::ShortCache::new(12),
+            // Modules use a few hundred distinct instruction words.
+            short_words: cache::ShortCache::new(10),
         }
     }
 
@@ -160,12 +173,27 @@ impl Reader {
     /// Interns an identifier given as bytes (identifiers are ASCII).
     #[inline]
     pub(crate) fn name(&mut self, at: &[u8], s: &[u8]) -> Result<Name, Err<PErr>> {
-        self.name_in(NameTable::Names, at, s)
+        if let Some(v) = self.short_names.get(s, at) {
+            return Ok(Name::from_index(((v & !PLAIN) - 1) as usize));
+        }
+        let n = self.name_in(NameTable::Names, at, s)?;
+        self.cache_name(s, n, false);
+        Ok(n)
+    }
+
+    /// Remembers `n` as the name spelled `s`, `plain` as in [`PLAIN`].
+    #[inline]
+    pub(crate) fn cache_name(&mut self, s: &[u8], n: Name, plain: bool) {
+        if let Ok(v) = u32::try_from(n.index() + 1) {
+            if v < PLAIN {
+                self.short_names.put(s, if plain { v | PLAIN } else { v });
+            }
+        }
     }
 
     /// Interns `s` into one of the reader's tables.
     #[inline]
-    fn name_in(&mut self, t: NameTable, at: &[u8], s: &[u8]) -> Result<Name, Err<PErr>> {
+    pub(crate) fn name_in(&mut self, t: NameTable, at: &[u8], s: &[u8]) -> Result<Name, Err<PErr>> {
         let table = match t {
             NameTable::Names => &mut self.names,
             NameTable::Words => &mut self.words,

@@ -1,0 +1,120 @@
+//! A direct-mapped cache of short spellings (register names, instruction words) in front of the
+//! interners.
+//!
+//! Most operands are registers of a few bytes (`%rd12`) and most instruction words are short
+//! (`add.s32`). Their bytes, zero-padded into machine words, are an exact key: PTX spellings
+//! never contain a NUL byte, so the padding cannot collide with a real byte. A hit costs one
+//! multiply, one load and a compare of whole words; the interner's hash, probe and byte
+//! comparison run only on a miss.
+
+/// Bytes of a spelling kept as `W` little-endian words; longer spellings are not cached.
+#[derive(Clone)]
+pub(crate) struct ShortCache<const W: usize> {
+    keys: Box<[[u64; W]]>,
+    vals: Box<[u32]>,
+    /// `64 - log2(slots)`: the slot is the top bits of the key's product.
+    shift: u32,
+}
+
+/// The key of `s` (at most `8 * W` bytes, none of them NUL), or `None` if `s` is longer or
+/// empty. `after` is the input from the start of `s` on, read in whole words where it is long
+/// enough.
+#[inline(always)]
+fn key<const W: usize>(s: &[u8], after: &[u8]) -> Option<[u64; W]> {
+    let n = s.len();
+    if n == 0 || n > 8 * W {
+        return None;
+    }
+    let mut k = [0u64; W];
+    if after.len() >= 8 * W && after.as_ptr() == s.as_ptr() {
+        for (w, slot) in k.iter_mut().enumerate() {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&after[8 * w..8 * w + 8]);
+            let keep = n.saturating_sub(8 * w).min(8);
+            *slot = if keep == 0 {
+                0
+            } else {
+                u64::from_le_bytes(b) & (u64::MAX >> (64 - 8 * keep))
+            };
+        }
+    } else {
+        for (j, &b) in s.iter().enumerate() {
+            k[j / 8] |= u64::from(b) << (8 * (j % 8));
+        }
+    }
+    Some(k)
+}
+
+impl<const W: usize> ShortCache<W> {
+    /// An empty cache of `2^bits` slots.
+    pub(crate) fn new(bits: u32) -> Self {
+        ShortCache {
+            keys: vec![[0; W]; 1 << bits].into_boxed_slice(),
+            vals: vec![0; 1 << bits].into_boxed_slice(),
+            shift: 64 - bits,
+        }
+    }
+
+    #[inline(always)]
+    fn slot(&self, k: &[u64; W]) -> usize {
+        let mut h = 0u64;
+        for &w in k {
+            h = (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+        (h >> self.shift) as usize
+    }
+
+    /// The value cached for `s` (see [`key`] for `after`); `0` is never stored.
+    #[inline(always)]
+    pub(crate) fn get(&self, s: &[u8], after: &[u8]) -> Option<u32> {
+        let k = key::<W>(s, after)?;
+        let at = self.slot(&k);
+        match (self.keys.get(at), self.vals.get(at)) {
+            (Some(have), Some(&v)) if *have == k => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Caches `v` (non-zero) for `s`, replacing whatever shared its slot.
+    #[inline]
+    pub(crate) fn put(&mut self, s: &[u8], v: u32) {
+        debug_assert_ne!(v, 0);
+        if let Some(k) = key::<W>(s, &[]) {
+            let at = self.slot(&k);
+            if let (Some(key), Some(val)) = (self.keys.get_mut(at), self.vals.get_mut(at)) {
+                *key = k;
+                *val = v;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ShortCache;
+
+    #[test]
+    fn hits_only_the_exact_spelling() {
+        let mut c = ShortCache::<2>::new(11);
+        let src = b"%rd12, %rd1, %rd123456789012345;";
+        c.put(b"%rd12", 7);
+        assert_eq!(c.get(&src[..5], src), Some(7));
+        // A prefix or an extension of a cached spelling is a different key.
+        assert_eq!(c.get(&src[7..10], &src[7..]), None);
+        assert_eq!(c.get(b"%rd1", b"%rd1"), None);
+        c.put(b"%rd1", 9);
+        assert_eq!(c.get(&src[7..11], &src[7..]), Some(9));
+        assert_eq!(c.get(&src[..5], src), Some(7));
+        // Longer than 16 bytes: never cached.
+        let long = &src[13..31];
+        c.put(long, 3);
+        assert_eq!(c.get(long, &src[13..]), None);
+        // Whole-word reads and byte-by-byte reads give the same key.
+        let w = b"%rd1234567890";
+        c.put(w, 11);
+        assert_eq!(
+            c.get(&b"%rd1234567890, %r1;"[..13], b"%rd1234567890, %r1;"),
+            Some(11)
+        );
+    }
+}
