@@ -29,9 +29,9 @@ pub const MAX_NESTING: u32 = 384;
 const _: () = assert!(ptx_ir_core::body::MAX_OPERAND_DEPTH >= MAX_NESTING);
 
 use ptx_ir_core::{
-    BodyRef, Declarator, Expr, FuncDirective, Function, Init, InstRef, Item, Modifier, Module,
-    Name, Operand, Param, Prototype, Section, SectionEntry, Selector, SpecialReg, Stmt, StmtRef,
-    Type, VarDecl,
+    Atom, BodyRef, Declarator, Expr, FuncDirective, Function, Init, InstRef, Item, Modifier,
+    Module, Name, Operand, Operands, Param, Prototype, Section, SectionEntry, Selector, SpecialReg,
+    Stmt, StmtRef, Type, VarDecl,
 };
 
 /// A broken invariant: what, and where (`items[3].body[12]`).
@@ -161,7 +161,7 @@ impl V {
 
     /// A compact body, scanned array by array: the same checks as [`V::statements`] without
     /// walking the statement structure.
-    fn compact(&self, stmts: &[Stmt], mods: &[Modifier], operands: &[Operand]) -> R {
+    fn compact(&self, stmts: &[Stmt], mods: &[Modifier], operands: Operands<'_>) -> R {
         // Ends of the open scopes, to bound their nesting.
         let mut open: Vec<usize> = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
@@ -200,11 +200,20 @@ impl V {
             r.map_err(|e| format!("{e} (body entry {i})"))?;
         }
         mods.iter().try_for_each(|m| self.modifier(*m))?;
-        for (i, o) in operands.iter().enumerate() {
-            if !self.plain_operand_ok(o) {
-                self.operand(o)
-                    .map_err(|e| format!("{e} (operand {i} of the body)"))?;
+        let deepest = operands.scan(|i, a| {
+            match a {
+                Atom::Name(n) => self.name(n),
+                Atom::Selector(s) => self.selector(s),
+                Atom::Special(r) if !r.is_valid() => {
+                    Err(format!("special register {r:?} out of range"))
+                }
+                Atom::Special(_) => Ok(()),
+                Atom::Malformed => Err("malformed operand cells".to_string()),
             }
+            .map_err(|e| format!("{e} (operand {i} of the body)"))
+        })?;
+        if deepest > MAX_NESTING as usize {
+            return Err(format!("values nest deeper than {MAX_NESTING} levels"));
         }
         Ok(())
     }
@@ -286,23 +295,7 @@ impl V {
             self.name(g.pred)?;
         }
         i.mods.iter().try_for_each(|m| self.modifier(*m))?;
-        i.operands.iter().try_for_each(|o| self.operand(o))
-    }
-
-    /// Whether `o` is a valid operand without nested operands: the common case, checked
-    /// without building a result (false sends it to [`V::operand`]).
-    #[inline]
-    fn plain_operand_ok(&self, o: &Operand) -> bool {
-        match o {
-            Operand::Reg { name, sel } => {
-                name.index() < self.n && (sel.is_none() || sel.is_valid())
-            }
-            Operand::Int(_) | Operand::Uint(_) | Operand::F32(_) | Operand::F64(_) => true,
-            Operand::Addr {
-                base: Some(name), ..
-            } => name.index() < self.n,
-            _ => false,
-        }
+        i.operands.iter().try_for_each(|o| self.operand(&o))
     }
 
     fn modifier(&self, m: Modifier) -> R {

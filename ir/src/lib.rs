@@ -39,7 +39,7 @@ pub mod visit;
 pub mod vocab;
 pub mod walk;
 
-pub use body::{Body, BodyBuilder, BodyRef, InstRef, Stmt, StmtRef};
+pub use body::{Atom, Body, BodyBuilder, BodyRef, InstRef, Operands, OperandsIter, Stmt, StmtRef};
 pub use inst::{Compare, Guard, Instruction, Mods};
 pub use module::*;
 pub use names::{Interner, Name};

@@ -476,7 +476,7 @@ impl<'a> Printer<'a> {
             .iter()
             .any(|o| o.items().is_some_and(|v| v.len() > LONG_LIST));
         if long {
-            let docs = inst.operands.iter().map(|o| self.operand_doc(o));
+            let docs = inst.operands.iter().map(|o| self.operand_doc(&o));
             let doc = RcDoc::text(" ")
                 .append(
                     RcDoc::intersperse(docs, RcDoc::text(",").append(RcDoc::line()))
@@ -493,7 +493,7 @@ impl<'a> Printer<'a> {
                 self.out.push_str(", ");
             }
             let mut s = std::mem::take(self.out);
-            self.operand_into(o, &mut s);
+            self.operand_into(&o, &mut s);
             *self.out = s;
         }
         self.out.push(';');

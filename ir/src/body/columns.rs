@@ -20,10 +20,12 @@
 //! Decoding checks every tag, ordinal, count and length and stops at the first fault; names are
 //! range-checked by the caller, which knows the interner.
 
-use super::{Compact, PackedInst, Stmt};
+use super::cells::{self, Cell};
+use super::{BodyError, Compact, Operands, PackedInst, Stmt};
 use crate::names::Name;
-use crate::operand::{Operand, OperandList, Selector};
-use crate::special::SpecialReg;
+#[cfg(test)]
+use crate::operand::Operand;
+use crate::operand::Selector;
 use crate::table::Opcode;
 use crate::vocab::Modifier;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -144,114 +146,135 @@ fn put_name(out: &mut Vec<u8>, n: Name) {
     put_leb(out, n.index() as u64);
 }
 
-fn special_parts(r: SpecialReg) -> (u8, u8) {
-    match r {
-        SpecialReg::Pm(n) => (1, n),
-        SpecialReg::Pm64(n) => (2, n),
-        SpecialReg::Envreg(n) => (3, n),
-        SpecialReg::ReservedSmemOffset(n) => (4, n),
-        plain => {
-            let i = SpecialReg::PLAIN.iter().position(|&p| p == plain);
-            (0, i.unwrap_or(0) as u8)
+/// Writes the operands of `cells` in the operands column's form (pre-order, as the cells).
+fn put_cells(out: &mut Vec<u8>, cells: &[Cell]) {
+    use cells::View;
+    let mut pos = 0;
+    while pos < cells.len() {
+        // Cells are well formed by construction; a malformed rest would only end the column.
+        let Some(v) = cells::view(cells, &mut pos) else {
+            return;
+        };
+        match v {
+            View::Reg(n, sel) => {
+                if sel.is_none() {
+                    out.push(REG);
+                    put_leb(out, u64::from(n));
+                } else {
+                    out.push(REG_SEL);
+                    put_leb(out, u64::from(n));
+                    out.extend_from_slice(&sel.bits().to_le_bytes());
+                }
+            }
+            View::Special(kind, v, sel) => {
+                out.extend_from_slice(&[SPECIAL, kind, v]);
+                out.extend_from_slice(&sel.bits().to_le_bytes());
+            }
+            View::Int(v) => {
+                out.push(INT);
+                put_zigzag(out, v);
+            }
+            View::Uint(v) => {
+                out.push(UINT);
+                put_leb(out, v);
+            }
+            View::F32(v) => {
+                out.push(F32);
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            View::F64(v) => {
+                out.push(F64);
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            View::Dec(v) => {
+                out.push(DEC);
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            View::Sym(name, offset) => {
+                out.push(SYM);
+                put_name(out, name);
+                put_zigzag(out, offset);
+            }
+            View::Addr(base, offset, unified) => {
+                out.push(ADDR);
+                out.push(base.is_some() as u8 | (unified as u8) << 1);
+                if let Some(b) = base {
+                    put_name(out, b);
+                }
+                put_zigzag(out, offset);
+            }
+            View::List(kind, n) => {
+                out.push(match kind {
+                    cells::List::Vector => VECTOR,
+                    cells::List::Tuple => TUPLE,
+                    cells::List::Args => ARGS,
+                });
+                put_leb(out, n as u64);
+            }
+            View::Pair => out.push(PAIR),
+            View::Neg => out.push(NEG),
+            View::Not(n) => {
+                out.push(NOT);
+                put_name(out, n);
+            }
+            View::Sink => out.push(SINK),
         }
     }
 }
 
+/// Writes one operand in the operands column's form.
+#[cfg(test)]
 fn put_operand(out: &mut Vec<u8>, o: &Operand) {
-    match o {
-        Operand::Reg { name, sel } => {
-            if sel.is_none() {
-                out.push(REG);
-                put_name(out, *name);
-            } else {
-                out.push(REG_SEL);
-                put_name(out, *name);
-                out.extend_from_slice(&sel.bits().to_le_bytes());
-            }
+    let mut c = Vec::new();
+    cells::push(&mut c, o).expect("a small operand");
+    put_cells(out, &c);
+}
+
+/// For each entry, the operands (not cells) of the instructions before it, and one more
+/// for the end: the bytecode counts operands, the compact form cells.
+fn operands_before(c: &Compact) -> Vec<usize> {
+    let mut before = Vec::with_capacity(c.stmts.len() + 1);
+    let (mut total, mut pos) = (0, 0);
+    for st in &c.stmts {
+        before.push(total);
+        if let Stmt::Inst(p) = st {
+            let end = (pos + p.n_operands as usize).min(c.operands.len());
+            total += Operands::cells(&c.operands[pos.min(end)..end]).len();
+            pos = end;
         }
-        Operand::Special { reg, sel } => {
-            let (kind, v) = special_parts(*reg);
-            out.extend_from_slice(&[SPECIAL, kind, v]);
-            out.extend_from_slice(&sel.bits().to_le_bytes());
-        }
-        Operand::Int(v) => {
-            out.push(INT);
-            put_zigzag(out, *v);
-        }
-        Operand::Uint(v) => {
-            out.push(UINT);
-            put_leb(out, *v);
-        }
-        Operand::F32(v) => {
-            out.push(F32);
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        Operand::F64(v) => {
-            out.push(F64);
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        Operand::Dec(v) => {
-            out.push(DEC);
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        Operand::Sym { name, offset } => {
-            out.push(SYM);
-            put_name(out, *name);
-            put_zigzag(out, *offset);
-        }
-        Operand::Addr {
-            base,
-            offset,
-            unified,
-        } => {
-            out.push(ADDR);
-            out.push(base.is_some() as u8 | (*unified as u8) << 1);
-            if let Some(b) = base {
-                put_name(out, *b);
-            }
-            put_zigzag(out, *offset);
-        }
-        Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
-            let tag = match o {
-                Operand::Vector(_) => VECTOR,
-                Operand::Tuple(_) => TUPLE,
-                _ => ARGS,
-            };
-            out.push(tag);
-            put_leb(out, v.len() as u64);
-            v.iter().for_each(|x| put_operand(out, x));
-        }
-        Operand::Pair(p) => {
-            out.push(PAIR);
-            put_operand(out, &p[0]);
-            put_operand(out, &p[1]);
-        }
-        Operand::Not(n) => {
-            out.push(NOT);
-            put_name(out, *n);
-        }
-        Operand::Neg(x) => {
-            out.push(NEG);
-            put_operand(out, x);
-        }
-        Operand::Sink => out.push(SINK),
     }
+    before.push(total);
+    before
 }
 
 /// Serializes `c` as [`Columns`].
 pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Error> {
     let mut entries = Vec::with_capacity(c.stmts.len() * 5);
     let mut others = Vec::new();
-    for st in &c.stmts {
+    let before = operands_before(c);
+    let ops_in = |from: usize, to: usize| {
+        let at = |i: usize| before.get(i).copied().unwrap_or(0);
+        at(to).saturating_sub(at(from))
+    };
+    for (i, st) in c.stmts.iter().enumerate() {
         match st {
             Stmt::Inst(p) => {
                 entries.extend_from_slice(&(p.opcode as u16).to_le_bytes());
                 entries.push(p.guard.is_some() as u8 | (p.negated as u8) << 1);
                 entries.push(p.n_mods);
-                put_leb(&mut entries, p.n_operands as u64);
+                put_leb(&mut entries, ops_in(i, i + 1) as u64);
                 if let Some(g) = p.guard {
                     put_name(&mut entries, g);
                 }
+            }
+            Stmt::Block { len, mods, .. } => {
+                entries.extend_from_slice(&OTHER.to_le_bytes());
+                let inside = ops_in(i + 1, i + 1 + *len as usize);
+                others.push(Stmt::Block {
+                    len: *len,
+                    mods: *mods,
+                    operands: u32::try_from(inside).map_err(serde::ser::Error::custom)?,
+                });
             }
             other => {
                 entries.extend_from_slice(&OTHER.to_le_bytes());
@@ -265,9 +288,7 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
         .flat_map(|m| m.dense().to_le_bytes())
         .collect();
     let mut operands = Vec::with_capacity(c.operands.len() * 3);
-    c.operands
-        .iter()
-        .for_each(|o| put_operand(&mut operands, o));
+    put_cells(&mut operands, &c.operands);
     Columns {
         entries: Blob(Cow::Owned(entries)),
         mods: Blob(Cow::Owned(mods)),
@@ -399,45 +420,39 @@ impl<'a> Cursor<'a> {
     fn selector(&mut self) -> Res<Selector> {
         Ok(Selector::from_bits(u16::from_le_bytes(self.array()?)))
     }
+}
 
-    fn operand(&mut self, depth: u32) -> Res<Operand> {
+impl Cursor<'_> {
+    /// Reads one operand straight into cells (as [`Cursor::operand`] reads it, without
+    /// building the operand).
+    fn operand_into(&mut self, depth: u32, out: &mut Vec<Cell>) -> Res<()> {
         let tag = self.u8()?;
-        let t = tag;
-        Ok(match tag {
-            REG => Operand::reg(self.name()?),
-            REG_SEL => Operand::Reg {
-                name: self.name()?,
-                sel: self.selector()?,
-            },
+        match tag {
+            REG => out.push(cells::reg(self.name()?.index() as u32)),
+            REG_SEL => {
+                let n = self.name()?.index() as u32;
+                out.push(cells::reg_sel(n, self.selector()?));
+            }
             SPECIAL => {
                 let (kind, v) = (self.u8()?, self.u8()?);
-                let reg = match kind {
-                    0 => match SpecialReg::PLAIN.get(v as usize) {
-                        Some(&r) => r,
-                        None => return self.fail(format!("special register {v} out of range")),
-                    },
-                    1 => SpecialReg::Pm(v),
-                    2 => SpecialReg::Pm64(v),
-                    3 => SpecialReg::Envreg(v),
-                    4 => SpecialReg::ReservedSmemOffset(v),
-                    _ => return self.fail(format!("special register kind {kind}")),
-                };
-                // A number out of its family's range is representable; the caller's
-                // validation reports it with the other invariants of the IR.
-                Operand::Special {
-                    reg,
-                    sel: self.selector()?,
+                if cells::special_from_parts(kind, v).is_none() {
+                    return if kind == 0 {
+                        self.fail(format!("special register {v} out of range"))
+                    } else {
+                        self.fail(format!("special register kind {kind}"))
+                    };
                 }
+                out.push(cells::special(kind, v, self.selector()?));
             }
-            INT => Operand::Int(self.zigzag()?),
-            UINT => Operand::Uint(self.leb()?),
-            F32 => Operand::F32(u32::from_le_bytes(self.array()?)),
-            F64 => Operand::F64(u64::from_le_bytes(self.array()?)),
-            DEC => Operand::Dec(u64::from_le_bytes(self.array()?)),
-            SYM => Operand::Sym {
-                name: self.name()?,
-                offset: self.zigzag()?,
-            },
+            INT => cells::int(out, self.zigzag()?),
+            UINT => cells::uint(out, self.leb()?),
+            F32 => out.push(cells::f32_bits(u32::from_le_bytes(self.array()?))),
+            F64 => cells::f64_bits(out, u64::from_le_bytes(self.array()?)),
+            DEC => cells::dec_bits(out, u64::from_le_bytes(self.array()?)),
+            SYM => {
+                let n = self.name()?;
+                cells::sym(out, n, self.zigzag()?);
+            }
             ADDR => {
                 let flags = self.u8()?;
                 if flags > 3 {
@@ -448,11 +463,7 @@ impl<'a> Cursor<'a> {
                 } else {
                     None
                 };
-                Operand::Addr {
-                    base,
-                    offset: self.zigzag()?,
-                    unified: flags & 2 != 0,
-                }
+                cells::addr(out, base, self.zigzag()?, flags & 2 != 0);
             }
             VECTOR..=NEG => {
                 if depth >= MAX_OPERAND_DEPTH {
@@ -462,46 +473,86 @@ impl<'a> Cursor<'a> {
                     ));
                 }
                 let d = depth + 1;
-                if t == PAIR {
-                    Operand::Pair(Box::new([self.operand(d)?, self.operand(d)?]))
-                } else if t == NOT {
-                    Operand::Not(self.name()?)
-                } else if t == NEG {
-                    Operand::Neg(Box::new(self.operand(d)?))
-                } else {
-                    let n = self.leb()?;
-                    // Every element takes at least a byte.
-                    if n > self.remaining() as u64 {
-                        return self.fail(format!("list of {n} operands in fewer bytes"));
+                let closed = match tag {
+                    NOT => {
+                        out.push(cells::not(self.name()?));
+                        Ok(())
                     }
-                    let mut v = OperandList::with_capacity(n as usize);
-                    for _ in 0..n {
-                        v.push(self.operand(d)?);
+                    PAIR => {
+                        let at = cells::open(out);
+                        self.operand_into(d, out)?;
+                        self.operand_into(d, out)?;
+                        cells::close_pair(out, at)
                     }
-                    let v = Box::new(v);
-                    match t {
-                        VECTOR => Operand::Vector(v),
-                        TUPLE => Operand::Tuple(v),
-                        _ => Operand::Args(v),
+                    NEG => {
+                        let at = cells::open(out);
+                        self.operand_into(d, out)?;
+                        cells::close_neg(out, at)
                     }
+                    _ => {
+                        let n = self.leb()?;
+                        // Every element takes at least a byte.
+                        if n > self.remaining() as u64 {
+                            return self.fail(format!("list of {n} operands in fewer bytes"));
+                        }
+                        let at = cells::open(out);
+                        for _ in 0..n {
+                            self.operand_into(d, out)?;
+                        }
+                        let kind = match tag {
+                            VECTOR => cells::List::Vector,
+                            TUPLE => cells::List::Tuple,
+                            _ => cells::List::Args,
+                        };
+                        cells::close_list(out, at, kind, n as usize)
+                    }
+                };
+                if let Err(e) = closed {
+                    return self.fail(e);
                 }
             }
-            SINK => Operand::Sink,
+            SINK => out.push(cells::sink()),
             _ => {
                 self.pos -= 1;
                 return self.fail(format!("operand tag {tag} (there are {TAGS})"));
             }
-        })
+        }
+        Ok(())
     }
 }
 
 fn decode(c: Columns<'_>) -> Result<Compact, String> {
     let mut e = Cursor::new("entries", &c.entries.0);
-    let (stmts, n_mods, n_ops) = entries(&mut e, c.others).map_err(|Fault| e.message())?;
+    let (mut stmts, n_mods, n_ops) = entries(&mut e, c.others).map_err(|Fault| e.message())?;
+    // The counts are in operands here: check them before they become counts of cells.
+    let (m, o) = super::check_counts(&stmts).map_err(|e| e.to_string())?;
+    if (m, o) != (n_mods, n_ops) {
+        return Err(BodyError::Inconsistent("counts").to_string());
+    }
     let mods = modifiers(&c.mods.0, n_mods)?;
     let mut o = Cursor::new("operands", &c.operands.0);
-    let operands = operand_list(&mut o, n_ops).map_err(|Fault| o.message())?;
-    Compact::from_parts(stmts, mods, operands).map_err(|e| e.to_string())
+    let cells = operand_cells(&mut o, &mut stmts, n_ops).map_err(|Fault| o.message())?;
+    scope_cells(&mut stmts);
+    Compact::from_parts(stmts, mods, cells).map_err(|e| e.to_string())
+}
+
+/// Sets each scope's operand count to the cells its instructions take.
+fn scope_cells(stmts: &mut [Stmt]) {
+    let mut before = Vec::with_capacity(stmts.len() + 1);
+    let mut total = 0u32;
+    for st in stmts.iter() {
+        before.push(total);
+        if let Stmt::Inst(p) = st {
+            total = total.saturating_add(u32::from(p.n_operands));
+        }
+    }
+    before.push(total);
+    for (i, st) in stmts.iter_mut().enumerate() {
+        if let Stmt::Block { len, operands, .. } = st {
+            let at = |k: usize| before.get(k).copied().unwrap_or(total);
+            *operands = at(i + 1 + *len as usize).saturating_sub(at(i + 1));
+        }
+    }
 }
 
 /// The statement entries, and how many modifiers and operands their instructions have.
@@ -575,32 +626,43 @@ fn modifiers(b: &[u8], n: usize) -> Result<Vec<Modifier>, String> {
     Ok(mods)
 }
 
-fn operand_list(o: &mut Cursor<'_>, n: usize) -> Res<Vec<Operand>> {
+/// Reads each instruction's operands into cells, and sets its count to the cells they take.
+fn operand_cells(o: &mut Cursor<'_>, stmts: &mut [Stmt], n: usize) -> Res<Vec<Cell>> {
     // Every operand takes at least a byte.
     if n > o.remaining() {
         let have = o.remaining();
         return o.fail(format!("{n} operands in {have} bytes"));
     }
-    let mut operands = Vec::with_capacity(n);
-    for _ in 0..n {
-        // Most operands are registers whose name index takes one or two bytes.
-        match o.b.get(o.pos..o.pos + 3) {
-            Some(&[REG, a, _]) if a < 0x80 => {
-                o.pos += 2;
-                operands.push(Operand::reg(Name::from_index(a as usize)));
+    let mut cells = Vec::with_capacity(n);
+    for st in stmts.iter_mut() {
+        let Stmt::Inst(p) = st else { continue };
+        let at = cells.len();
+        for _ in 0..p.n_operands {
+            // Most operands are registers whose name index takes one or two bytes.
+            match o.b.get(o.pos..o.pos + 3) {
+                Some(&[REG, a, _]) if a < 0x80 => {
+                    o.pos += 2;
+                    cells.push(cells::reg(a as u32));
+                }
+                Some(&[REG, a, b]) if b < 0x80 => {
+                    o.pos += 3;
+                    cells.push(cells::reg(u32::from(a & 0x7f) | u32::from(b) << 7));
+                }
+                _ => o.operand_into(0, &mut cells)?,
             }
-            Some(&[REG, a, b]) if b < 0x80 => {
-                o.pos += 3;
-                let i = (a & 0x7f) as usize | (b as usize) << 7;
-                operands.push(Operand::reg(Name::from_index(i)));
+        }
+        match u16::try_from(cells.len() - at) {
+            Ok(k) if k as usize <= super::MAX_OPERANDS => p.n_operands = k,
+            _ => {
+                let k = cells.len() - at;
+                return o.fail(format!("an instruction whose operands take {k} cells"));
             }
-            _ => operands.push(o.operand(0)?),
         }
     }
     if !o.at_end() {
         return o.fail("bytes after the last operand");
     }
-    Ok(operands)
+    Ok(cells)
 }
 
 /// Deserializes [`Columns`] into a checked compact body.
@@ -612,6 +674,7 @@ pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Compact, D:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::special::SpecialReg;
 
     #[test]
     fn leb_and_zigzag_round_trip() {
@@ -643,7 +706,9 @@ mod tests {
             };
             let mut b = Vec::new();
             put_operand(&mut b, &o);
-            assert_eq!(Cursor::new("t", &b).operand(0), Ok(o));
+            let mut c = Vec::new();
+            assert_eq!(Cursor::new("t", &b).operand_into(0, &mut c), Ok(()));
+            assert_eq!(cells::read(&c, &mut 0), Some(o));
         }
     }
 }

@@ -23,7 +23,11 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::OnceLock;
 
+mod cells;
 mod columns;
+
+use cells::Cell;
+pub use cells::{Atom, Operands, OperandsIter};
 
 pub(crate) use columns::Blob;
 pub use columns::MAX_OPERAND_DEPTH;
@@ -54,7 +58,7 @@ impl Default for Repr {
 struct Compact {
     stmts: Vec<Stmt>,
     mods: Vec<Modifier>,
-    operands: Vec<Operand>,
+    operands: Vec<Cell>,
 }
 
 /// One entry of a [`Body`]'s statement array. Public for the bytecode's sake; read bodies
@@ -72,13 +76,13 @@ pub enum Stmt {
     /// `.pragma "..."` (a thin pointer, to keep entries at 16 bytes).
     Pragma(Box<String>),
     /// A `{ }` scope: the next `len` entries are its contents, which use `mods` modifiers and
-    /// `operands` operands of the pools.
+    /// `operands` cells of the pools.
     Block {
         /// Entries inside, nested scopes' contents included.
         len: u32,
         /// Modifiers used inside.
         mods: u32,
-        /// Operands used inside.
+        /// Operand cells used inside.
         operands: u32,
     },
     /// `label: .branchtargets ...;`
@@ -127,15 +131,16 @@ impl PackedInst {
         self.n_mods as usize
     }
 
-    /// Number of operands.
-    pub fn operand_count(&self) -> usize {
+    /// Number of cells its operands take in the pool (see [`Operands`]).
+    pub fn operand_cells(&self) -> usize {
         self.n_operands as usize
     }
 }
 
 /// The most modifiers one instruction can have in a [`Body`].
 pub const MAX_MODS: usize = u8::MAX as usize;
-/// The most operands one instruction can have in a [`Body`] (nested lists count as one).
+/// The most operand cells one instruction can have in a [`Body`]: one per operand and per
+/// list element, plus one for each 64-bit value that does not fit a cell's 56 bits.
 pub const MAX_OPERANDS: usize = u16::MAX as usize;
 
 /// The deepest nesting of `{ }` scopes a decoded [`Body`] may have.
@@ -194,7 +199,7 @@ pub struct InstRef<'a> {
     /// Its qualifiers, in source order.
     pub mods: &'a [Modifier],
     /// Its operands, in order.
-    pub operands: &'a [Operand],
+    pub operands: Operands<'a>,
 }
 
 impl InstRef<'_> {
@@ -204,7 +209,11 @@ impl InstRef<'_> {
             guard: self.guard,
             opcode: self.opcode,
             mods: self.mods.iter().copied().collect(),
-            operands: self.operands.iter().cloned().collect(),
+            operands: self
+                .operands
+                .iter()
+                .map(std::borrow::Cow::into_owned)
+                .collect(),
         }
     }
 }
@@ -216,7 +225,7 @@ impl Instruction {
             guard: self.guard,
             opcode: self.opcode,
             mods: &self.mods,
-            operands: &self.operands,
+            operands: Operands::from(&self.operands[..]),
         }
     }
 }
@@ -270,7 +279,7 @@ enum RefRepr<'a> {
     Compact {
         stmts: &'a [Stmt],
         mods: &'a [Modifier],
-        operands: &'a [Operand],
+        operands: &'a [Cell],
     },
     Tree(&'a [Statement]),
 }
@@ -324,7 +333,7 @@ enum IterRepr<'a> {
     Compact {
         stmts: &'a [Stmt],
         mods: &'a [Modifier],
-        operands: &'a [Operand],
+        operands: &'a [Cell],
     },
     Tree(std::slice::Iter<'a, Statement>),
 }
@@ -360,7 +369,7 @@ impl<'a> Iterator for Iter<'a> {
                     guard: p.guard(),
                     opcode: p.opcode,
                     mods: m,
-                    operands: o,
+                    operands: Operands::cells(o),
                 })
             }
             Stmt::Label(n) => StmtRef::Label(*n),
@@ -531,9 +540,9 @@ impl Body {
     /// The arrays of a compact body: its entries in pre-order, and the modifier and operand
     /// pools in instruction order (`None` while the body is a tree). For whole-body scans that
     /// need no statement structure.
-    pub fn compact_parts(&self) -> Option<(&[Stmt], &[Modifier], &[Operand])> {
+    pub fn compact_parts(&self) -> Option<(&[Stmt], &[Modifier], Operands<'_>)> {
         match &self.repr {
-            Repr::Compact(c) => Some((&c.stmts, &c.mods, &c.operands)),
+            Repr::Compact(c) => Some((&c.stmts, &c.mods, Operands::cells(&c.operands))),
             Repr::Tree(_) => None,
         }
     }
@@ -661,7 +670,7 @@ impl Compact {
     fn from_parts(
         stmts: Vec<Stmt>,
         mods: Vec<Modifier>,
-        operands: Vec<Operand>,
+        operands: Vec<Cell>,
     ) -> Result<Compact, BodyError> {
         let body = Compact {
             stmts,
@@ -750,7 +759,10 @@ fn check_counts(stmts: &[Stmt]) -> Result<(usize, usize), BodyError> {
 pub struct BodyBuilder {
     stmts: Vec<Stmt>,
     mods: Vec<Modifier>,
-    operands: Vec<Operand>,
+    /// The operand pool, as cells.
+    operands: Vec<Cell>,
+    /// Operands of the instruction being built, until [`BodyBuilder::push_inst`] encodes them.
+    pending: Vec<Operand>,
 }
 
 /// An open scope of a [`BodyBuilder`], returned by [`BodyBuilder::open_block`].
@@ -765,23 +777,24 @@ impl BodyBuilder {
     /// Appends an operand of the next instruction (see [`BodyBuilder::push_inst`]).
     #[inline]
     pub fn push_operand(&mut self, o: Operand) {
-        self.operands.push(o);
+        self.pending.push(o);
     }
 
-    /// Number of operands in the pool so far.
+    /// Number of operands pushed for the next instruction so far.
     #[inline]
     pub fn operand_len(&self) -> usize {
-        self.operands.len()
+        self.pending.len()
     }
 
-    /// The operand pool so far.
+    /// The operands pushed for the next instruction so far.
     #[inline]
     pub fn operand_pool(&self) -> &[Operand] {
-        &self.operands
+        &self.pending
     }
 
-    /// Appends an instruction whose operands are the pool's entries from `operands_from` on
-    /// (pushed there by the caller) and whose modifiers are `mods`.
+    /// Appends an instruction whose operands are those pushed from position `operands_from`
+    /// on (see [`BodyBuilder::operand_len`]) and whose modifiers are `mods`. The pushed
+    /// operands are consumed either way.
     #[inline]
     pub fn push_inst(
         &mut self,
@@ -790,18 +803,43 @@ impl BodyBuilder {
         mods: &[Modifier],
         operands_from: usize,
     ) -> Result<(), BodyError> {
-        let n_ops = self.operands.len().saturating_sub(operands_from);
+        let from = operands_from.min(self.pending.len());
+        let r = self.push_inst_of(guard, opcode, mods, from);
+        self.pending.truncate(from);
+        r
+    }
+
+    fn push_inst_of(
+        &mut self,
+        guard: Option<Guard>,
+        opcode: Opcode,
+        mods: &[Modifier],
+        from: usize,
+    ) -> Result<(), BodyError> {
         if mods.len() > MAX_MODS {
             return Err(BodyError::TooMany {
                 what: "modifiers",
                 count: mods.len(),
             });
         }
-        if n_ops > MAX_OPERANDS {
-            return Err(BodyError::TooMany {
-                what: "operands",
-                count: n_ops,
+        let at = self.operands.len();
+        let mut r = Ok(());
+        for o in &self.pending[from..] {
+            r = cells::push(&mut self.operands, o);
+            if r.is_err() {
+                break;
+            }
+        }
+        let n_cells = self.operands.len() - at;
+        if r.is_ok() && n_cells > MAX_OPERANDS {
+            r = Err(BodyError::TooMany {
+                what: "operand cells",
+                count: n_cells,
             });
+        }
+        if r.is_err() {
+            self.operands.truncate(at);
+            return r;
         }
         self.mods.extend_from_slice(mods);
         self.stmts.push(Stmt::Inst(PackedInst {
@@ -809,20 +847,16 @@ impl BodyBuilder {
             negated: guard.is_some_and(|g| g.negated),
             n_mods: mods.len() as u8,
             opcode,
-            n_operands: n_ops as u16,
+            n_operands: n_cells as u16,
         }));
         Ok(())
     }
 
     /// Appends an owned instruction.
     pub fn push_instruction(&mut self, i: &Instruction) -> Result<(), BodyError> {
-        let from = self.operands.len();
-        self.operands.extend(i.operands.iter().cloned());
-        let r = self.push_inst(i.guard, i.opcode, &i.mods, from);
-        if r.is_err() {
-            self.operands.truncate(from);
-        }
-        r
+        let from = self.pending.len();
+        self.pending.extend(i.operands.iter().cloned());
+        self.push_inst(i.guard, i.opcode, &i.mods, from)
     }
 
     /// Opens a `{ }` scope; close it with [`BodyBuilder::close_block`].
@@ -920,6 +954,8 @@ impl BodyBuilder {
             out.append(v);
             out
         }
+        // Operands pushed without their instruction belong to nothing.
+        self.pending.clear();
         Compact {
             stmts: take(&mut self.stmts),
             mods: take(&mut self.mods),
@@ -932,6 +968,7 @@ impl BodyBuilder {
         self.stmts.clear();
         self.mods.clear();
         self.operands.clear();
+        self.pending.clear();
     }
 }
 
@@ -1010,7 +1047,7 @@ mod tests {
         let Repr::Compact(c) = &b.repr else {
             unreachable!()
         };
-        let raw = |stmts: Vec<Stmt>, mods: Vec<Modifier>, operands: Vec<Operand>| {
+        let raw = |stmts: Vec<Stmt>, mods: Vec<Modifier>, operands: Vec<Cell>| {
             Compact::from_parts(stmts, mods, operands)
         };
         assert!(raw(c.stmts.clone(), c.mods.clone(), c.operands.clone()).is_ok());

@@ -79,6 +79,11 @@ pub(crate) struct Reader {
     short_words: cache::ShortCache<3>,
 }
 
+/// Bits of a cache's slot count for about `want` entries: at least 1, at most `max`.
+fn cache_bits(want: usize, max: u32) -> u32 {
+    (usize::BITS - want.leading_zeros()).clamp(1, max)
+}
+
 /// In `short_names`: the name was read as an operand and is not a special register.
 const PLAIN: u32 = 1 << 31;
 
@@ -118,10 +123,11 @@ impl Reader {
             word_info: Vec::new(),
             plain: Vec::new(),
             body: ptx_ir_core::BodyBuilder::default(),
-            // 4096 slots: a large function's registers stay cached (32 KiB of keys).
-            short_names: cache::ShortCache::new(12),
-            // Modules use a few hundred distinct instruction words.
-            short_words: cache::ShortCache::new(10),
+            // Up to 4096 slots (32 KiB of keys), so that a large function's registers stay
+            // cached, and a few hundred words; small texts (and the throwaway readers of
+            // constant expressions) get small caches.
+            short_names: cache::ShortCache::new(cache_bits(len / 64, 12)),
+            short_words: cache::ShortCache::new(cache_bits(len / 256, 10)),
         }
     }
 

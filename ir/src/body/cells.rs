@@ -1,0 +1,860 @@
+//! The operand pool of a compact body: operands as 8-byte cells.
+//!
+//! An [`Operand`] is 16 bytes, and a list operand (`{%r1, %r2}`) owns a heap buffer besides.
+//! Most operands are registers, small immediates and addresses with small offsets, which fit
+//! in 8 bytes with room for a tag. So the pool stores each operand in pre-order as one cell,
+//! plus one data cell for a 64-bit value that does not fit, and a list as a header cell
+//! followed by its elements' cells. The encoding is canonical (the short form whenever the
+//! value fits), so equal operands give equal cells and pools compare as arrays.
+//!
+//! Cells are built only from operands ([`push`]) or by the bytecode decoder through the same
+//! function, so a pool is well formed by construction; reading still checks every index and
+//! stops (rather than panics) at anything malformed.
+
+use super::BodyError;
+use crate::names::Name;
+use crate::operand::{Operand, OperandList, Selector};
+use crate::special::SpecialReg;
+use std::borrow::Cow;
+use std::fmt;
+
+/// One cell: the tag in the low byte, a 56-bit payload above it; or, after a tag that says
+/// so, a whole 64-bit value.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Cell(u64);
+
+impl fmt::Debug for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#018x}", self.0)
+    }
+}
+
+/// `name (32) | selector (16) << 32`
+const REG: u8 = 0;
+/// `kind (8) | number (8) << 8 | selector (16) << 16` (see [`special_parts`])
+const SPECIAL: u8 = 1;
+/// A signed value that fits 56 bits.
+const INT: u8 = 2;
+/// Followed by the value.
+const INT_WIDE: u8 = 3;
+/// An unsigned value that fits 56 bits.
+const UINT: u8 = 4;
+/// Followed by the value.
+const UINT_WIDE: u8 = 5;
+/// The bits.
+const F32: u8 = 6;
+/// Followed by the bits.
+const F64: u8 = 7;
+/// Followed by the bits.
+const DEC: u8 = 8;
+/// `name (32) | offset (24, signed) << 32`
+const SYM: u8 = 9;
+/// `name`, followed by the offset.
+const SYM_WIDE: u8 = 10;
+/// `base + 1 or 0 (32) | unified (1) << 32 | offset (23, signed) << 33`
+const ADDR: u8 = 11;
+/// `base + 1 or 0 (32) | unified (1) << 32`, followed by the offset.
+const ADDR_WIDE: u8 = 12;
+/// `items (28) | cells after the header (28) << 28`, followed by the elements.
+const VECTOR: u8 = 13;
+/// As [`VECTOR`].
+const TUPLE: u8 = 14;
+/// As [`VECTOR`].
+const ARGS: u8 = 15;
+/// `cells after the header`, followed by the two elements.
+const PAIR: u8 = 16;
+/// `name`
+const NOT: u8 = 17;
+/// `cells after the header`, followed by the element.
+const NEG: u8 = 18;
+/// Nothing.
+const SINK: u8 = 19;
+
+/// Largest count a list header holds (items or cells).
+const MAX_COUNT: u64 = (1 << 28) - 1;
+
+impl Cell {
+    fn new(tag: u8, payload: u64) -> Cell {
+        debug_assert!(payload < 1 << 56);
+        Cell(u64::from(tag) | payload << 8)
+    }
+
+    fn tag(self) -> u8 {
+        self.0 as u8
+    }
+
+    fn payload(self) -> u64 {
+        self.0 >> 8
+    }
+
+    /// The payload's low 32 bits as a name index (`u32::MAX` is none: names count from 1).
+    fn name(self) -> Option<Name> {
+        match self.payload() as u32 {
+            u32::MAX => None,
+            i => Some(Name::from_index(i as usize)),
+        }
+    }
+}
+
+/// The cell of a register with no selector.
+#[inline]
+pub(super) fn reg(index: u32) -> Cell {
+    reg_sel(index, Selector::NONE)
+}
+
+/// A family and a number for `r` (the bytecode writes the same pair).
+pub(super) fn special_parts(r: SpecialReg) -> (u8, u8) {
+    match r {
+        SpecialReg::Pm(n) => (1, n),
+        SpecialReg::Pm64(n) => (2, n),
+        SpecialReg::Envreg(n) => (3, n),
+        SpecialReg::ReservedSmemOffset(n) => (4, n),
+        plain => {
+            let i = SpecialReg::PLAIN.iter().position(|&p| p == plain);
+            (0, i.unwrap_or(0) as u8)
+        }
+    }
+}
+
+/// The special register of a family and number, if there is one.
+pub(super) fn special_from_parts(kind: u8, v: u8) -> Option<SpecialReg> {
+    Some(match kind {
+        0 => *SpecialReg::PLAIN.get(v as usize)?,
+        1 => SpecialReg::Pm(v),
+        2 => SpecialReg::Pm64(v),
+        3 => SpecialReg::Envreg(v),
+        4 => SpecialReg::ReservedSmemOffset(v),
+        _ => return None,
+    })
+}
+
+fn fits_signed(v: i64, bits: u32) -> bool {
+    let lim = 1i64 << (bits - 1);
+    (-lim..lim).contains(&v)
+}
+
+fn signed_field(v: i64, bits: u32) -> u64 {
+    (v as u64) & ((1u64 << bits) - 1)
+}
+
+fn from_signed_field(f: u64, bits: u32) -> i64 {
+    let shift = 64 - bits;
+    ((f << shift) as i64) >> shift
+}
+
+fn too_many(count: usize) -> BodyError {
+    BodyError::TooMany {
+        what: "operand cells",
+        count,
+    }
+}
+
+/// Appends the cells of `o`. Fails only for a list or nesting larger than a header can count
+/// (2^28 items or cells), which only a statement tree can hold.
+#[inline]
+pub(crate) fn push(out: &mut Vec<Cell>, o: &Operand) -> Result<(), BodyError> {
+    match o {
+        Operand::Reg { name, sel } => {
+            out.push(reg_sel(name.index() as u32, *sel));
+            Ok(())
+        }
+        _ => push_other(out, o),
+    }
+}
+
+fn push_other(out: &mut Vec<Cell>, o: &Operand) -> Result<(), BodyError> {
+    match o {
+        Operand::Reg { name, sel } => out.push(reg_sel(name.index() as u32, *sel)),
+        Operand::Special { reg, sel } => {
+            let (kind, v) = special_parts(*reg);
+            out.push(special(kind, v, *sel));
+        }
+        Operand::Int(v) => int(out, *v),
+        Operand::Uint(v) => uint(out, *v),
+        Operand::F32(v) => out.push(f32_bits(*v)),
+        Operand::F64(v) => f64_bits(out, *v),
+        Operand::Dec(v) => dec_bits(out, *v),
+        Operand::Sym { name, offset } => sym(out, *name, *offset),
+        Operand::Addr {
+            base,
+            offset,
+            unified,
+        } => addr(out, *base, *offset, *unified),
+        Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
+            let kind = match o {
+                Operand::Vector(_) => List::Vector,
+                Operand::Tuple(_) => List::Tuple,
+                _ => List::Args,
+            };
+            let at = open(out);
+            for x in v.iter() {
+                push(out, x)?;
+            }
+            close_list(out, at, kind, v.len())?;
+        }
+        Operand::Pair(p) => {
+            let at = open(out);
+            push(out, &p[0])?;
+            push(out, &p[1])?;
+            close_pair(out, at)?;
+        }
+        Operand::Neg(x) => {
+            let at = open(out);
+            push(out, x)?;
+            close_neg(out, at)?;
+        }
+        Operand::Not(n) => out.push(not(*n)),
+        Operand::Sink => out.push(sink()),
+    }
+    Ok(())
+}
+
+// The constructors below are the one definition of each cell (the bytecode decoder writes
+// cells through them too), so that cells stay canonical.
+
+/// A register with a selector (or none).
+pub(super) fn reg_sel(index: u32, sel: Selector) -> Cell {
+    Cell::new(REG, u64::from(index) | u64::from(sel.bits()) << 32)
+}
+
+/// A special register by family and number (see [`special_parts`]).
+pub(super) fn special(kind: u8, v: u8, sel: Selector) -> Cell {
+    Cell::new(
+        SPECIAL,
+        u64::from(kind) | u64::from(v) << 8 | u64::from(sel.bits()) << 16,
+    )
+}
+
+/// A signed integer.
+pub(super) fn int(out: &mut Vec<Cell>, v: i64) {
+    if fits_signed(v, 56) {
+        out.push(Cell::new(INT, signed_field(v, 56)));
+    } else {
+        out.extend([Cell::new(INT_WIDE, 0), Cell(v as u64)]);
+    }
+}
+
+/// An unsigned integer.
+pub(super) fn uint(out: &mut Vec<Cell>, v: u64) {
+    if v < 1 << 56 {
+        out.push(Cell::new(UINT, v));
+    } else {
+        out.extend([Cell::new(UINT_WIDE, 0), Cell(v)]);
+    }
+}
+
+/// A single-precision literal.
+pub(super) fn f32_bits(v: u32) -> Cell {
+    Cell::new(F32, u64::from(v))
+}
+
+/// A double-precision literal.
+pub(super) fn f64_bits(out: &mut Vec<Cell>, v: u64) {
+    out.extend([Cell::new(F64, 0), Cell(v)]);
+}
+
+/// A decimal literal.
+pub(super) fn dec_bits(out: &mut Vec<Cell>, v: u64) {
+    out.extend([Cell::new(DEC, 0), Cell(v)]);
+}
+
+/// A symbol with an offset.
+pub(super) fn sym(out: &mut Vec<Cell>, name: Name, offset: i64) {
+    let n = name.index() as u64;
+    if fits_signed(offset, 24) {
+        out.push(Cell::new(SYM, n | signed_field(offset, 24) << 32));
+    } else {
+        out.extend([Cell::new(SYM_WIDE, n), Cell(offset as u64)]);
+    }
+}
+
+/// An address.
+pub(super) fn addr(out: &mut Vec<Cell>, base: Option<Name>, offset: i64, unified: bool) {
+    let head = base.map_or(0, |b| b.index() as u64 + 1) | u64::from(unified) << 32;
+    if fits_signed(offset, 23) {
+        out.push(Cell::new(ADDR, head | signed_field(offset, 23) << 33));
+    } else {
+        out.extend([Cell::new(ADDR_WIDE, head), Cell(offset as u64)]);
+    }
+}
+
+/// A negated predicate.
+pub(super) fn not(n: Name) -> Cell {
+    Cell::new(NOT, n.index() as u64)
+}
+
+/// The sink `_`.
+pub(super) fn sink() -> Cell {
+    Cell::new(SINK, 0)
+}
+
+/// The bracket kinds of list operands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum List {
+    Vector,
+    Tuple,
+    Args,
+}
+
+/// Reserves the header of a list, pair or negation; its contents follow, then a `close_*`.
+pub(super) fn open(out: &mut Vec<Cell>) -> usize {
+    out.push(Cell::default());
+    out.len() - 1
+}
+
+/// Completes the list opened at `at`, of `items` operands.
+pub(super) fn close_list(
+    out: &mut [Cell],
+    at: usize,
+    kind: List,
+    items: usize,
+) -> Result<(), BodyError> {
+    let span = out.len() - at - 1;
+    if items as u64 > MAX_COUNT || span as u64 > MAX_COUNT {
+        return Err(too_many(span.max(items)));
+    }
+    let tag = match kind {
+        List::Vector => VECTOR,
+        List::Tuple => TUPLE,
+        List::Args => ARGS,
+    };
+    out[at] = Cell::new(tag, items as u64 | (span as u64) << 28);
+    Ok(())
+}
+
+fn close_nested(out: &mut [Cell], at: usize, tag: u8) -> Result<(), BodyError> {
+    let span = out.len() - at - 1;
+    if span as u64 > MAX_COUNT {
+        return Err(too_many(span));
+    }
+    out[at] = Cell::new(tag, span as u64);
+    Ok(())
+}
+
+/// Completes the pair opened at `at`.
+pub(super) fn close_pair(out: &mut [Cell], at: usize) -> Result<(), BodyError> {
+    close_nested(out, at, PAIR)
+}
+
+/// Completes the negation opened at `at`.
+pub(super) fn close_neg(out: &mut [Cell], at: usize) -> Result<(), BodyError> {
+    close_nested(out, at, NEG)
+}
+
+/// The data cell after the head at `pos`.
+fn data(cells: &[Cell], pos: &mut usize) -> Option<u64> {
+    let c = cells.get(*pos)?;
+    *pos += 1;
+    Some(c.0)
+}
+
+/// Reads the operand at `pos` and moves past it; `None` (and `pos` anywhere) if the cells are
+/// malformed.
+pub(crate) fn read(cells: &[Cell], pos: &mut usize) -> Option<Operand> {
+    let c = *cells.get(*pos)?;
+    *pos += 1;
+    let p = c.payload();
+    Some(match c.tag() {
+        REG => Operand::Reg {
+            name: c.name()?,
+            sel: Selector::from_bits((p >> 32) as u16),
+        },
+        SPECIAL => Operand::Special {
+            reg: special_from_parts(p as u8, (p >> 8) as u8)?,
+            sel: Selector::from_bits((p >> 16) as u16),
+        },
+        INT => Operand::Int(from_signed_field(p, 56)),
+        INT_WIDE => Operand::Int(data(cells, pos)? as i64),
+        UINT => Operand::Uint(p),
+        UINT_WIDE => Operand::Uint(data(cells, pos)?),
+        F32 => Operand::F32(p as u32),
+        F64 => Operand::F64(data(cells, pos)?),
+        DEC => Operand::Dec(data(cells, pos)?),
+        SYM => Operand::Sym {
+            name: c.name()?,
+            offset: from_signed_field(p >> 32, 24),
+        },
+        SYM_WIDE => Operand::Sym {
+            name: c.name()?,
+            offset: data(cells, pos)? as i64,
+        },
+        ADDR | ADDR_WIDE => {
+            let base = match p as u32 {
+                0 => None,
+                b => Some(Name::from_index(b as usize - 1)),
+            };
+            let offset = if c.tag() == ADDR {
+                from_signed_field(p >> 33, 23)
+            } else {
+                data(cells, pos)? as i64
+            };
+            Operand::Addr {
+                base,
+                offset,
+                unified: p >> 32 & 1 != 0,
+            }
+        }
+        VECTOR | TUPLE | ARGS => {
+            let n = (p & MAX_COUNT) as usize;
+            // Every element takes a cell: a count past the pool is malformed.
+            if n > cells.len().saturating_sub(*pos) {
+                return None;
+            }
+            let mut v = OperandList::with_capacity(n);
+            for _ in 0..n {
+                v.push(read(cells, pos)?);
+            }
+            let v = Box::new(v);
+            match c.tag() {
+                VECTOR => Operand::Vector(v),
+                TUPLE => Operand::Tuple(v),
+                _ => Operand::Args(v),
+            }
+        }
+        PAIR => Operand::Pair(Box::new([read(cells, pos)?, read(cells, pos)?])),
+        NEG => Operand::Neg(Box::new(read(cells, pos)?)),
+        NOT => Operand::Not(c.name()?),
+        SINK => Operand::Sink,
+        _ => return None,
+    })
+}
+
+/// Moves `pos` past the operand there, without building it.
+fn skip(cells: &[Cell], pos: &mut usize) -> Option<()> {
+    let c = *cells.get(*pos)?;
+    *pos += 1;
+    let span = match c.tag() {
+        INT_WIDE | UINT_WIDE | F64 | DEC | SYM_WIDE | ADDR_WIDE => 1,
+        VECTOR | TUPLE | ARGS => (c.payload() >> 28) as usize,
+        PAIR | NEG => c.payload() as usize,
+        REG | SPECIAL | INT | UINT | F32 | SYM | ADDR | NOT | SINK => 0,
+        _ => return None,
+    };
+    if span > cells.len() - *pos {
+        return None;
+    }
+    *pos += span;
+    Some(())
+}
+
+/// One cell's operand, with list contents left to the cells that follow: what an encoder
+/// that writes operands in pre-order needs, without building them.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(super) enum View {
+    Reg(u32, Selector),
+    Special(u8, u8, Selector),
+    Int(i64),
+    Uint(u64),
+    F32(u32),
+    F64(u64),
+    Dec(u64),
+    Sym(Name, i64),
+    Addr(Option<Name>, i64, bool),
+    /// A list of this many operands, which follow.
+    List(List, usize),
+    /// Two operands follow.
+    Pair,
+    /// One operand follows.
+    Neg,
+    Not(Name),
+    Sink,
+}
+
+/// The view of the cell at `pos` (moving past it and its data cell); `None` if malformed.
+pub(super) fn view(cells: &[Cell], pos: &mut usize) -> Option<View> {
+    let c = *cells.get(*pos)?;
+    *pos += 1;
+    let p = c.payload();
+    Some(match c.tag() {
+        REG => View::Reg(p as u32, Selector::from_bits((p >> 32) as u16)),
+        SPECIAL => View::Special(
+            p as u8,
+            (p >> 8) as u8,
+            Selector::from_bits((p >> 16) as u16),
+        ),
+        INT => View::Int(from_signed_field(p, 56)),
+        INT_WIDE => View::Int(data(cells, pos)? as i64),
+        UINT => View::Uint(p),
+        UINT_WIDE => View::Uint(data(cells, pos)?),
+        F32 => View::F32(p as u32),
+        F64 => View::F64(data(cells, pos)?),
+        DEC => View::Dec(data(cells, pos)?),
+        SYM => View::Sym(c.name()?, from_signed_field(p >> 32, 24)),
+        SYM_WIDE => View::Sym(c.name()?, data(cells, pos)? as i64),
+        ADDR | ADDR_WIDE => {
+            let base = (p as u32)
+                .checked_sub(1)
+                .map(|b| Name::from_index(b as usize));
+            let offset = if c.tag() == ADDR {
+                from_signed_field(p >> 33, 23)
+            } else {
+                data(cells, pos)? as i64
+            };
+            View::Addr(base, offset, p >> 32 & 1 != 0)
+        }
+        VECTOR => View::List(List::Vector, (p & MAX_COUNT) as usize),
+        TUPLE => View::List(List::Tuple, (p & MAX_COUNT) as usize),
+        ARGS => View::List(List::Args, (p & MAX_COUNT) as usize),
+        PAIR => View::Pair,
+        NEG => View::Neg,
+        NOT => View::Not(c.name()?),
+        SINK => View::Sink,
+        _ => return None,
+    })
+}
+
+/// The operands of an instruction (or of a whole pool): borrowed from a statement tree, or
+/// read from a compact body's cells. Iteration yields each operand; from cells, it is built
+/// on the fly (a list operand allocates its list).
+#[derive(Copy, Clone)]
+pub struct Operands<'a>(Repr<'a>);
+
+#[derive(Copy, Clone)]
+enum Repr<'a> {
+    Tree(&'a [Operand]),
+    Cells(&'a [Cell]),
+}
+
+impl<'a> Operands<'a> {
+    pub(crate) fn cells(cells: &'a [Cell]) -> Operands<'a> {
+        Operands(Repr::Cells(cells))
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        match self.0 {
+            Repr::Tree(t) => t.is_empty(),
+            Repr::Cells(c) => c.is_empty(),
+        }
+    }
+
+    /// How many there are (counted through the cells of a compact body).
+    pub fn len(&self) -> usize {
+        match self.0 {
+            Repr::Tree(t) => t.len(),
+            Repr::Cells(c) => {
+                let (mut pos, mut n) = (0, 0);
+                while pos < c.len() && skip(c, &mut pos).is_some() {
+                    n += 1;
+                }
+                n
+            }
+        }
+    }
+
+    /// The operands in order.
+    pub fn iter(&self) -> OperandsIter<'a> {
+        OperandsIter(match self.0 {
+            Repr::Tree(t) => IterRepr::Tree(t.iter()),
+            Repr::Cells(c) => IterRepr::Cells(c, 0),
+        })
+    }
+
+    /// The operands as an owned list.
+    pub fn to_vec(&self) -> Vec<Operand> {
+        self.iter().map(Cow::into_owned).collect()
+    }
+}
+
+/// What [`Operands::scan`] finds in an operand.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Atom {
+    /// A name: a register, a symbol, an address base, a negated predicate.
+    Name(Name),
+    /// A selector after a register or special register (never [`Selector::NONE`]).
+    Selector(Selector),
+    /// A special register.
+    Special(SpecialReg),
+    /// Cells that are not a well-formed operand (only a bug could make them).
+    Malformed,
+}
+
+impl<'a> Operands<'a> {
+    /// Calls `f` with the index of the operand and each name, selector and special register
+    /// in it, in order, and returns the deepest nesting of lists, pairs and negations (0 for
+    /// none). Scans cells without building operands; stops at the first error of `f`.
+    pub fn scan<E>(&self, mut f: impl FnMut(usize, Atom) -> Result<(), E>) -> Result<usize, E> {
+        match self.0 {
+            Repr::Tree(t) => {
+                let mut deepest = 0;
+                for (i, o) in t.iter().enumerate() {
+                    deepest = deepest.max(scan_operand(o, 0, &mut |a| f(i, a))?);
+                }
+                Ok(deepest)
+            }
+            Repr::Cells(c) => scan_cells(c, f),
+        }
+    }
+}
+
+fn scan_operand<E>(
+    o: &Operand,
+    depth: usize,
+    f: &mut impl FnMut(Atom) -> Result<(), E>,
+) -> Result<usize, E> {
+    let sel = |s: Selector, f: &mut dyn FnMut(Atom) -> Result<(), E>| {
+        if s.is_none() {
+            Ok(())
+        } else {
+            f(Atom::Selector(s))
+        }
+    };
+    match o {
+        Operand::Reg { name, sel: s } => {
+            f(Atom::Name(*name))?;
+            sel(*s, f)?;
+        }
+        Operand::Special { reg, sel: s } => {
+            f(Atom::Special(*reg))?;
+            sel(*s, f)?;
+        }
+        Operand::Sym { name, .. } | Operand::Not(name) => f(Atom::Name(*name))?,
+        Operand::Addr { base: Some(b), .. } => f(Atom::Name(*b))?,
+        Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
+            let mut deepest = depth + 1;
+            for x in v.iter() {
+                deepest = deepest.max(scan_operand(x, depth + 1, f)?);
+            }
+            return Ok(deepest);
+        }
+        Operand::Pair(p) => {
+            let a = scan_operand(&p[0], depth + 1, f)?;
+            return Ok(a.max(scan_operand(&p[1], depth + 1, f)?));
+        }
+        Operand::Neg(x) => return scan_operand(x, depth + 1, f),
+        _ => {}
+    }
+    Ok(depth)
+}
+
+fn scan_cells<E>(c: &[Cell], mut f: impl FnMut(usize, Atom) -> Result<(), E>) -> Result<usize, E> {
+    // Ends of the open lists, pairs and negations.
+    let mut open: Vec<usize> = Vec::new();
+    let (mut pos, mut index, mut deepest) = (0usize, 0usize, 0usize);
+    while pos < c.len() {
+        while open.last() == Some(&pos) {
+            open.pop();
+        }
+        if open.is_empty() && pos > 0 {
+            index += 1;
+        }
+        let cell = c[pos];
+        pos += 1;
+        let p = cell.payload();
+        let name = match cell.name() {
+            Some(n) => Atom::Name(n),
+            None => Atom::Malformed,
+        };
+        match cell.tag() {
+            REG => {
+                f(index, name)?;
+                let s = Selector::from_bits((p >> 32) as u16);
+                if !s.is_none() {
+                    f(index, Atom::Selector(s))?;
+                }
+            }
+            SPECIAL => {
+                match special_from_parts(p as u8, (p >> 8) as u8) {
+                    Some(r) => f(index, Atom::Special(r))?,
+                    None => f(index, Atom::Malformed)?,
+                }
+                let s = Selector::from_bits((p >> 16) as u16);
+                if !s.is_none() {
+                    f(index, Atom::Selector(s))?;
+                }
+            }
+            INT | UINT | F32 | SINK => {}
+            INT_WIDE | UINT_WIDE | F64 | DEC => pos += 1,
+            SYM | NOT => f(index, name)?,
+            SYM_WIDE => {
+                f(index, name)?;
+                pos += 1;
+            }
+            ADDR | ADDR_WIDE => {
+                if let Some(b) = (p as u32).checked_sub(1) {
+                    f(index, Atom::Name(Name::from_index(b as usize)))?;
+                }
+                if cell.tag() == ADDR_WIDE {
+                    pos += 1;
+                }
+            }
+            VECTOR | TUPLE | ARGS | PAIR | NEG => {
+                let span = match cell.tag() {
+                    PAIR | NEG => p as usize,
+                    _ => (p >> 28) as usize,
+                };
+                let end = pos.saturating_add(span);
+                if end > open.last().copied().unwrap_or(c.len()) {
+                    f(index, Atom::Malformed)?;
+                    return Ok(deepest);
+                }
+                open.push(end);
+                deepest = deepest.max(open.len());
+            }
+            _ => {
+                f(index, Atom::Malformed)?;
+                return Ok(deepest);
+            }
+        }
+    }
+    Ok(deepest)
+}
+
+impl<'a> From<&'a [Operand]> for Operands<'a> {
+    fn from(t: &'a [Operand]) -> Operands<'a> {
+        Operands(Repr::Tree(t))
+    }
+}
+
+impl<'a> IntoIterator for Operands<'a> {
+    type Item = Cow<'a, Operand>;
+    type IntoIter = OperandsIter<'a>;
+    fn into_iter(self) -> OperandsIter<'a> {
+        self.iter()
+    }
+}
+
+impl PartialEq for Operands<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.0, other.0) {
+            (Repr::Cells(a), Repr::Cells(b)) => a == b,
+            _ => self.iter().eq(other.iter()),
+        }
+    }
+}
+
+impl Eq for Operands<'_> {}
+
+impl fmt::Debug for Operands<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// Iterator over [`Operands`].
+#[derive(Clone)]
+pub struct OperandsIter<'a>(IterRepr<'a>);
+
+#[derive(Clone)]
+enum IterRepr<'a> {
+    Tree(std::slice::Iter<'a, Operand>),
+    Cells(&'a [Cell], usize),
+}
+
+impl<'a> Iterator for OperandsIter<'a> {
+    type Item = Cow<'a, Operand>;
+
+    fn next(&mut self) -> Option<Cow<'a, Operand>> {
+        match &mut self.0 {
+            IterRepr::Tree(t) => t.next().map(Cow::Borrowed),
+            IterRepr::Cells(c, pos) => {
+                let o = read(c, pos);
+                if o.is_none() {
+                    // Malformed or at the end: stop for good.
+                    *pos = c.len();
+                }
+                o.map(Cow::Owned)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(o: Operand) -> usize {
+        let mut cells = Vec::new();
+        push(&mut cells, &o).unwrap();
+        let mut pos = 0;
+        assert_eq!(read(&cells, &mut pos).as_ref(), Some(&o), "{o:?}");
+        assert_eq!(pos, cells.len());
+        let mut end = 0;
+        skip(&cells, &mut end).unwrap();
+        assert_eq!(end, cells.len());
+        cells.len()
+    }
+
+    #[test]
+    fn operands_round_trip_in_their_short_form_where_they_fit() {
+        let n = Name::from_index(7);
+        let big = Name::from_index(u32::MAX as usize - 1);
+        assert_eq!(round_trip(Operand::reg(n)), 1);
+        assert_eq!(round_trip(Operand::reg(big)), 1);
+        assert_eq!(
+            round_trip(Operand::Reg {
+                name: n,
+                sel: Selector::from_bits(0xffff)
+            }),
+            1
+        );
+        for v in [0, 1, -1, (1 << 55) - 1, -(1 << 55)] {
+            assert_eq!(round_trip(Operand::Int(v)), 1);
+        }
+        for v in [1 << 55, -(1 << 55) - 1, i64::MAX, i64::MIN] {
+            assert_eq!(round_trip(Operand::Int(v)), 2);
+        }
+        assert_eq!(round_trip(Operand::Uint((1 << 56) - 1)), 1);
+        assert_eq!(round_trip(Operand::Uint(u64::MAX)), 2);
+        assert_eq!(round_trip(Operand::F32(u32::MAX)), 1);
+        assert_eq!(round_trip(Operand::F64(u64::MAX)), 2);
+        assert_eq!(round_trip(Operand::Dec(0x3ff0_0000_0000_0000)), 2);
+        for (offset, len) in [(0, 1), ((1 << 23) - 1, 1), (-(1 << 23), 1), (1 << 23, 2)] {
+            assert_eq!(round_trip(Operand::Sym { name: big, offset }), len);
+        }
+        for (offset, len) in [(0, 1), ((1 << 22) - 1, 1), (-(1 << 22), 1), (1 << 22, 2)] {
+            for base in [None, Some(n), Some(big)] {
+                for unified in [false, true] {
+                    let a = Operand::Addr {
+                        base,
+                        offset,
+                        unified,
+                    };
+                    assert_eq!(round_trip(a), len);
+                }
+            }
+        }
+        for r in SpecialReg::PLAIN
+            .iter()
+            .copied()
+            .chain([SpecialReg::Pm(7), SpecialReg::Envreg(31)])
+        {
+            round_trip(Operand::Special {
+                reg: r,
+                sel: Selector::from_bits(3),
+            });
+        }
+        let v = Operand::Vector(Box::new(
+            [Operand::reg(n), Operand::Sink, Operand::Int(i64::MIN)]
+                .into_iter()
+                .collect(),
+        ));
+        assert_eq!(round_trip(v.clone()), 5);
+        let nested = Operand::Pair(Box::new([
+            Operand::Tuple(Box::new([v.clone(), Operand::Not(n)].into_iter().collect())),
+            Operand::Neg(Box::new(Operand::Args(Box::default()))),
+        ]));
+        assert_eq!(round_trip(nested), 10);
+    }
+
+    #[test]
+    fn malformed_cells_stop_reading_without_a_panic() {
+        let mut cells = Vec::new();
+        push(
+            &mut cells,
+            &Operand::Vector(Box::new([Operand::Int(i64::MAX)].into_iter().collect())),
+        )
+        .unwrap();
+        // Cut anywhere: reading and skipping stop.
+        for cut in 0..cells.len() {
+            let mut pos = 0;
+            assert!(read(&cells[..cut], &mut pos).is_none());
+            let mut pos = 0;
+            assert!(skip(&cells[..cut], &mut pos).is_none());
+        }
+        let bad = [Cell(0xff)];
+        assert!(read(&bad, &mut 0).is_none());
+        assert_eq!(Operands::cells(&bad).iter().count(), 0);
+        assert_eq!(Operands::cells(&bad).len(), 0);
+    }
+}
