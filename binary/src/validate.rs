@@ -200,18 +200,31 @@ impl V {
             r.map_err(|e| format!("{e} (body entry {i})"))?;
         }
         mods.iter().try_for_each(|m| self.modifier(*m))?;
-        let deepest = operands.scan(|i, a| {
-            match a {
-                Atom::Name(n) => self.name(n),
-                Atom::Selector(s) => self.selector(s),
-                Atom::Special(r) if !r.is_valid() => {
-                    Err(format!("special register {r:?} out of range"))
+        // A cheap test per atom (inlined into the scan); the message only for a failure.
+        let deepest = operands
+            .scan(|i, a| {
+                let ok = match a {
+                    Atom::Name(n) => n.index() < self.n,
+                    Atom::Selector(s) => s.is_valid(),
+                    Atom::Special(r) => r.is_valid(),
+                    Atom::Malformed => false,
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    Err((i, a))
                 }
-                Atom::Special(_) => Ok(()),
-                Atom::Malformed => Err("malformed operand cells".to_string()),
-            }
-            .map_err(|e| format!("{e} (operand {i} of the body)"))
-        })?;
+            })
+            .map_err(|(i, a)| {
+                let e = match a {
+                    Atom::Name(n) => self.name(n).err(),
+                    Atom::Selector(s) => self.selector(s).err(),
+                    Atom::Special(r) => Some(format!("special register {r:?} out of range")),
+                    Atom::Malformed => None,
+                };
+                let e = e.unwrap_or_else(|| "malformed operand cells".to_string());
+                format!("{e} (operand {i} of the body)")
+            })?;
         if deepest > MAX_NESTING as usize {
             return Err(format!("values nest deeper than {MAX_NESTING} levels"));
         }

@@ -471,10 +471,7 @@ impl<'a> Printer<'a> {
             self.out.push(';');
             return;
         }
-        let long = inst
-            .operands
-            .iter()
-            .any(|o| o.items().is_some_and(|v| v.len() > LONG_LIST));
+        let long = inst.operands.longest_list() > LONG_LIST;
         if long {
             let docs = inst.operands.iter().map(|o| self.operand_doc(&o));
             let doc = RcDoc::text(" ")

@@ -542,6 +542,30 @@ impl<'a> Operands<'a> {
         }
     }
 
+    /// The length of the longest list operand (`{...}`, `[...]`, `(...)`) at the top level, 0
+    /// if there is none. Reads only list headers.
+    pub fn longest_list(&self) -> usize {
+        match self.0 {
+            Repr::Tree(t) => t
+                .iter()
+                .filter_map(|o| o.items().map(<[Operand]>::len))
+                .max()
+                .unwrap_or(0),
+            Repr::Cells(c) => {
+                let (mut pos, mut longest) = (0, 0);
+                while let Some(&cell) = c.get(pos) {
+                    if matches!(cell.tag(), VECTOR | TUPLE | ARGS) {
+                        longest = longest.max((cell.payload() & MAX_COUNT) as usize);
+                    }
+                    if skip(c, &mut pos).is_none() {
+                        break;
+                    }
+                }
+                longest
+            }
+        }
+    }
+
     /// The operands in order.
     pub fn iter(&self) -> OperandsIter<'a> {
         OperandsIter(match self.0 {
@@ -573,6 +597,7 @@ impl<'a> Operands<'a> {
     /// Calls `f` with the index of the operand and each name, selector and special register
     /// in it, in order, and returns the deepest nesting of lists, pairs and negations (0 for
     /// none). Scans cells without building operands; stops at the first error of `f`.
+    #[inline]
     pub fn scan<E>(&self, mut f: impl FnMut(usize, Atom) -> Result<(), E>) -> Result<usize, E> {
         match self.0 {
             Repr::Tree(t) => {
@@ -627,6 +652,7 @@ fn scan_operand<E>(
     Ok(depth)
 }
 
+#[inline]
 fn scan_cells<E>(c: &[Cell], mut f: impl FnMut(usize, Atom) -> Result<(), E>) -> Result<usize, E> {
     // Ends of the open lists, pairs and negations.
     let mut open: Vec<usize> = Vec::new();
@@ -641,13 +667,13 @@ fn scan_cells<E>(c: &[Cell], mut f: impl FnMut(usize, Atom) -> Result<(), E>) ->
         let cell = c[pos];
         pos += 1;
         let p = cell.payload();
-        let name = match cell.name() {
+        let name = || match cell.name() {
             Some(n) => Atom::Name(n),
             None => Atom::Malformed,
         };
         match cell.tag() {
             REG => {
-                f(index, name)?;
+                f(index, name())?;
                 let s = Selector::from_bits((p >> 32) as u16);
                 if !s.is_none() {
                     f(index, Atom::Selector(s))?;
@@ -665,9 +691,9 @@ fn scan_cells<E>(c: &[Cell], mut f: impl FnMut(usize, Atom) -> Result<(), E>) ->
             }
             INT | UINT | F32 | SINK => {}
             INT_WIDE | UINT_WIDE | F64 | DEC => pos += 1,
-            SYM | NOT => f(index, name)?,
+            SYM | NOT => f(index, name())?,
             SYM_WIDE => {
-                f(index, name)?;
+                f(index, name())?;
                 pos += 1;
             }
             ADDR | ADDR_WIDE => {
@@ -744,10 +770,21 @@ enum IterRepr<'a> {
 impl<'a> Iterator for OperandsIter<'a> {
     type Item = Cow<'a, Operand>;
 
+    #[inline]
     fn next(&mut self) -> Option<Cow<'a, Operand>> {
         match &mut self.0 {
             IterRepr::Tree(t) => t.next().map(Cow::Borrowed),
             IterRepr::Cells(c, pos) => {
+                // Registers are most operands: built here, without the general reader's call.
+                if let Some(&cell) = c.get(*pos) {
+                    if cell.tag() == REG {
+                        if let Some(name) = cell.name() {
+                            *pos += 1;
+                            let sel = Selector::from_bits((cell.payload() >> 32) as u16);
+                            return Some(Cow::Owned(Operand::Reg { name, sel }));
+                        }
+                    }
+                }
                 let o = read(c, pos);
                 if o.is_none() {
                     // Malformed or at the end: stop for good.
