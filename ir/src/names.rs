@@ -14,11 +14,13 @@ pub struct Name(NonZeroU32);
 
 impl Name {
     /// The index of this name in its interner (0-based).
+    #[inline]
     pub fn index(self) -> usize {
         self.0.get() as usize - 1
     }
 
     /// The name with the given 0-based index. The caller keeps it within its interner.
+    #[inline]
     pub fn from_index(i: usize) -> Name {
         let v = u32::try_from(i + 1).expect("more than 2^32 names");
         Name(NonZeroU32::new(v).expect("non-zero by construction"))

@@ -151,7 +151,7 @@ fn too_many(count: usize) -> BodyError {
 
 /// Appends the cells of `o`. Fails only for a list or nesting larger than a header can count
 /// (2^28 items or cells), which only a statement tree can hold.
-#[inline]
+#[inline(always)]
 pub(crate) fn push(out: &mut Vec<Cell>, o: &Operand) -> Result<(), BodyError> {
     match o {
         Operand::Reg { name, sel } => {

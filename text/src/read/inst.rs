@@ -77,18 +77,25 @@ impl Reader {
         let r = &r[1..];
         // A form that takes these qualifiers and these operands makes the instruction valid
         // (as in `check`); otherwise the full check finds what is wrong.
-        let forms = opcode.forms();
         let info = &self.word_info[word_id];
+        let forms = info.all_forms;
         let operands = &self.body.operand_pool()[from..];
-        let fits = info
-            .forms
-            .iter()
-            .any(|&k| forms[k as usize].match_operands(operands));
+        // Whether operands fit depends only on their shapes: a word's last fitting shapes
+        // stand for the match.
+        let shape = shape_key(operands);
+        let fits = (shape.is_some() && shape == info.fits)
+            || info
+                .forms
+                .iter()
+                .any(|&k| forms[k as usize].match_operands(operands));
         if !fits {
             check_forms(i, opcode, &info.mods, operands)?;
         }
         if let Err(e) = self.body.push_inst(guard, opcode, &info.mods, from) {
             return fail(i, e.to_string());
+        }
+        if shape.is_some() {
+            self.word_info[word_id].fits = shape;
         }
         Ok((r, ()))
     }
@@ -143,6 +150,8 @@ impl Reader {
             opcode,
             mods,
             forms,
+            all_forms: opcode.forms(),
+            fits: None,
         });
         Ok(id)
     }
@@ -375,6 +384,38 @@ impl Reader {
             }
         }
     }
+}
+
+/// The shapes of up to 12 operands as one key (5 bits each, then the count), or `None` for more:
+/// what `Form::match_operands` looks at (the variant, and whether a register has a selector).
+#[inline]
+fn shape_key(ops: &[Operand]) -> Option<u64> {
+    if ops.len() > 12 {
+        return None;
+    }
+    let mut k = ops.len() as u64;
+    for o in ops {
+        let code: u64 = match o {
+            Operand::Reg { sel, .. } => u64::from(!sel.is_none()),
+            Operand::Special { .. } => 2,
+            Operand::Int(_) => 3,
+            Operand::Uint(_) => 4,
+            Operand::F32(_) => 5,
+            Operand::F64(_) => 6,
+            Operand::Dec(_) => 7,
+            Operand::Sym { .. } => 8,
+            Operand::Addr { .. } => 9,
+            Operand::Vector(_) => 10,
+            Operand::Tuple(_) => 11,
+            Operand::Args(_) => 12,
+            Operand::Pair(_) => 13,
+            Operand::Not(_) => 14,
+            Operand::Neg(_) => 15,
+            Operand::Sink => 16,
+        };
+        k = k << 5 | code;
+    }
+    Some(k)
 }
 
 /// Extends the name `w` (which starts `start`; `r` follows it) over `-name` parts written with no

@@ -93,6 +93,10 @@ pub(crate) struct WordInfo {
     mods: ptx_ir_core::Mods,
     /// Indices of the opcode's forms that accept `mods`, in table order.
     forms: smallvec::SmallVec<[u16; 6]>,
+    /// All the opcode's forms (`Opcode::forms`, kept to skip its table lookup).
+    all_forms: &'static [ptx_ir_core::form::Form],
+    /// The operand shapes (`inst::shape_key`) last seen to fit one of `forms`.
+    fits: Option<u64>,
 }
 
 /// The interners of a [`Reader`].
