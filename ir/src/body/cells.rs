@@ -351,51 +351,24 @@ fn data(cells: &[Cell], pos: &mut usize) -> Option<u64> {
 /// Reads the operand at `pos` and moves past it; `None` (and `pos` anywhere) if the cells are
 /// malformed.
 pub(crate) fn read(cells: &[Cell], pos: &mut usize) -> Option<Operand> {
-    let c = *cells.get(*pos)?;
-    *pos += 1;
-    let p = c.payload();
-    Some(match c.tag() {
-        REG => Operand::Reg {
-            name: c.name()?,
-            sel: Selector::from_bits((p >> 32) as u16),
+    Some(match view(cells, pos)? {
+        View::Reg(name, sel) => Operand::Reg { name, sel },
+        View::Special(kind, v, sel) => Operand::Special {
+            reg: special_from_parts(kind, v)?,
+            sel,
         },
-        SPECIAL => Operand::Special {
-            reg: special_from_parts(p as u8, (p >> 8) as u8)?,
-            sel: Selector::from_bits((p >> 16) as u16),
+        View::Int(v) => Operand::Int(v),
+        View::Uint(v) => Operand::Uint(v),
+        View::F32(v) => Operand::F32(v),
+        View::F64(v) => Operand::F64(v),
+        View::Dec(v) => Operand::Dec(v),
+        View::Sym(name, offset) => Operand::Sym { name, offset },
+        View::Addr(base, offset, unified) => Operand::Addr {
+            base,
+            offset,
+            unified,
         },
-        INT => Operand::Int(from_signed_field(p, 56)),
-        INT_WIDE => Operand::Int(data(cells, pos)? as i64),
-        UINT => Operand::Uint(p),
-        UINT_WIDE => Operand::Uint(data(cells, pos)?),
-        F32 => Operand::F32(p as u32),
-        F64 => Operand::F64(data(cells, pos)?),
-        DEC => Operand::Dec(data(cells, pos)?),
-        SYM => Operand::Sym {
-            name: c.name()?,
-            offset: from_signed_field(p >> 32, 24),
-        },
-        SYM_WIDE => Operand::Sym {
-            name: c.name()?,
-            offset: data(cells, pos)? as i64,
-        },
-        ADDR | ADDR_WIDE => {
-            let base = match p as u32 {
-                0 => None,
-                b => Some(Name::from_index(b as usize - 1)),
-            };
-            let offset = if c.tag() == ADDR {
-                from_signed_field(p >> 33, 23)
-            } else {
-                data(cells, pos)? as i64
-            };
-            Operand::Addr {
-                base,
-                offset,
-                unified: p >> 32 & 1 != 0,
-            }
-        }
-        VECTOR | TUPLE | ARGS => {
-            let n = (p & MAX_COUNT) as usize;
+        View::List(kind, n) => {
             // Every element takes a cell: a count past the pool is malformed.
             if n > cells.len().saturating_sub(*pos) {
                 return None;
@@ -405,17 +378,16 @@ pub(crate) fn read(cells: &[Cell], pos: &mut usize) -> Option<Operand> {
                 v.push(read(cells, pos)?);
             }
             let v = Box::new(v);
-            match c.tag() {
-                VECTOR => Operand::Vector(v),
-                TUPLE => Operand::Tuple(v),
-                _ => Operand::Args(v),
+            match kind {
+                List::Vector => Operand::Vector(v),
+                List::Tuple => Operand::Tuple(v),
+                List::Args => Operand::Args(v),
             }
         }
-        PAIR => Operand::Pair(Box::new([read(cells, pos)?, read(cells, pos)?])),
-        NEG => Operand::Neg(Box::new(read(cells, pos)?)),
-        NOT => Operand::Not(c.name()?),
-        SINK => Operand::Sink,
-        _ => return None,
+        View::Pair => Operand::Pair(Box::new([read(cells, pos)?, read(cells, pos)?])),
+        View::Neg => Operand::Neg(Box::new(read(cells, pos)?)),
+        View::Not(n) => Operand::Not(n),
+        View::Sink => Operand::Sink,
     })
 }
 
@@ -441,7 +413,7 @@ fn skip(cells: &[Cell], pos: &mut usize) -> Option<()> {
 /// that writes operands in pre-order needs, without building them.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub(super) enum View {
-    Reg(u32, Selector),
+    Reg(Name, Selector),
     Special(u8, u8, Selector),
     Int(i64),
     Uint(u64),
@@ -466,7 +438,7 @@ pub(super) fn view(cells: &[Cell], pos: &mut usize) -> Option<View> {
     *pos += 1;
     let p = c.payload();
     Some(match c.tag() {
-        REG => View::Reg(p as u32, Selector::from_bits((p >> 32) as u16)),
+        REG => View::Reg(c.name()?, Selector::from_bits((p >> 32) as u16)),
         SPECIAL => View::Special(
             p as u8,
             (p >> 8) as u8,

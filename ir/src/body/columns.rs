@@ -157,12 +157,9 @@ fn put_cells(out: &mut Vec<u8>, cells: &[Cell]) {
         };
         match v {
             View::Reg(n, sel) => {
-                if sel.is_none() {
-                    out.push(REG);
-                    put_leb(out, u64::from(n));
-                } else {
-                    out.push(REG_SEL);
-                    put_leb(out, u64::from(n));
+                out.push(if sel.is_none() { REG } else { REG_SEL });
+                put_name(out, n);
+                if !sel.is_none() {
                     out.extend_from_slice(&sel.bits().to_le_bytes());
                 }
             }
