@@ -433,6 +433,7 @@ pub(super) enum View {
 }
 
 /// The view of the cell at `pos` (moving past it and its data cell); `None` if malformed.
+#[inline]
 pub(super) fn view(cells: &[Cell], pos: &mut usize) -> Option<View> {
     let c = *cells.get(*pos)?;
     *pos += 1;
