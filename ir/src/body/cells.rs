@@ -848,6 +848,60 @@ mod tests {
     }
 
     #[test]
+    fn cells_and_trees_answer_alike() {
+        let n = Name::from_index(3);
+        let list = |v: Vec<Operand>| Box::new(v.into_iter().collect::<OperandList>());
+        let ops = vec![
+            Operand::Reg {
+                name: n,
+                sel: Selector::from_bits(2),
+            },
+            Operand::Special {
+                reg: SpecialReg::PLAIN[0],
+                sel: Selector::NONE,
+            },
+            Operand::Int(i64::MAX),
+            Operand::Addr {
+                base: Some(Name::from_index(9)),
+                offset: 1 << 40,
+                unified: false,
+            },
+            Operand::Vector(list(vec![Operand::reg(n); 11])),
+            Operand::Pair(Box::new([
+                Operand::Tuple(list(vec![Operand::Not(n), Operand::Sink])),
+                Operand::Neg(Box::new(Operand::Neg(Box::new(Operand::Sym {
+                    name: n,
+                    offset: -1,
+                })))),
+            ])),
+            Operand::Args(list(vec![])),
+        ];
+        let mut cells = Vec::new();
+        for o in &ops {
+            push(&mut cells, o).unwrap();
+        }
+        let tree = Operands::from(&ops[..]);
+        let packed = Operands::cells(&cells);
+        assert_eq!(packed.to_vec(), ops);
+        assert_eq!(packed, tree);
+        assert_eq!((packed.len(), tree.len()), (ops.len(), ops.len()));
+        assert_eq!((packed.longest_list(), tree.longest_list()), (11, 11));
+        let scan = |o: Operands<'_>| {
+            let mut atoms = Vec::new();
+            let depth = o.scan(|i, a| {
+                atoms.push((i, a));
+                Ok::<(), ()>(())
+            });
+            (depth, atoms)
+        };
+        let (depth, atoms) = scan(tree);
+        assert_eq!(depth, Ok(3));
+        assert_eq!(scan(packed), (depth, atoms.clone()));
+        assert_eq!(atoms.first(), Some(&(0, Atom::Name(n))));
+        assert_eq!(atoms.last(), Some(&(5, Atom::Name(n))));
+    }
+
+    #[test]
     fn malformed_cells_stop_reading_without_a_panic() {
         let mut cells = Vec::new();
         push(
