@@ -6,7 +6,7 @@
 //! `arbitrary` feature, `Arbitrary` derives (the fuzzers). Names are interned per module
 //! ([`Interner`]); instructions keep their qualifiers in source order as typed [`Modifier`]s and
 //! their operands as typed [`Operand`]s. A function body is a compact [`Body`] (flat statement
-//! entries and modifier/operand pools); [`Body::statements`] gives it as a tree of
+//! entries, a modifier pool and a pool of 8-byte operand cells); [`Body::statements`] gives it as a tree of
 //! [`Statement`]s and [`Body::statements_mut`] edits it as one.
 //!
 //! For compiler writers: [`build`] makes modules without writing text (every instruction

@@ -2,13 +2,15 @@
 //!
 //! A [`Body`] keeps its statements in one flat pre-order array of 16-byte entries, and the
 //! modifiers and operands of all its instructions in two pools, in instruction order. An
-//! instruction entry holds only its guard, opcode and the counts of its modifiers and operands;
-//! a `{ }` scope is an entry followed by its contents. This is about half the memory of a tree of
-//! [`Statement`]s (no per-instruction inline buffers sized for the worst case), and the
-//! bytecode maps onto it array by array.
+//! instruction entry holds only its guard, opcode and the counts of its modifiers and operand
+//! cells; a `{ }` scope is an entry followed by its contents. Operands are 8-byte cells (see
+//! `cells.rs`: a list is a header cell followed by its elements). This is about a third of the
+//! memory of a tree of [`Statement`]s (no per-instruction inline buffers sized for the worst
+//! case, no boxed operand lists), and the bytecode maps onto it array by array.
 //!
 //! Reading: [`Body::iter`] yields [`StmtRef`]s, which mirror [`Statement`] with borrowed
-//! parts ([`InstRef`] has the fields of [`Instruction`]). [`Body::statements`] gives the
+//! parts ([`InstRef`] has the fields of [`Instruction`]; its [`Operands`] yield each operand,
+//! built from its cells). [`Body::statements`] gives the
 //! statement tree, built on first use and kept. Editing: [`Body::statements_mut`] turns the body
 //! into its tree for good (until [`Body::compact`]); the compact form is canonical, so equal
 //! statement trees give equal bodies, whichever form each is in.
