@@ -825,24 +825,24 @@ impl BodyBuilder {
             });
         }
         let at = self.operands.len();
-        let mut r = Ok(());
-        for o in &self.pending[from..] {
-            r = cells::push(&mut self.operands, o);
-            if r.is_err() {
-                break;
-            }
-        }
-        let n_cells = self.operands.len() - at;
-        if r.is_ok() && n_cells > MAX_OPERANDS {
-            r = Err(BodyError::TooMany {
-                what: "operand cells",
-                count: n_cells,
+        let pool = &mut self.operands;
+        let encoded = self.pending[from..]
+            .iter()
+            .try_for_each(|o| cells::push(pool, o))
+            .and_then(|()| match pool.len() - at {
+                n if n > MAX_OPERANDS => Err(BodyError::TooMany {
+                    what: "operand cells",
+                    count: n,
+                }),
+                n => Ok(n),
             });
-        }
-        if r.is_err() {
-            self.operands.truncate(at);
-            return r;
-        }
+        let n_cells = match encoded {
+            Ok(n) => n,
+            Err(e) => {
+                self.operands.truncate(at);
+                return Err(e);
+            }
+        };
         self.mods.extend_from_slice(mods);
         self.stmts.push(Stmt::Inst(PackedInst {
             guard: guard.map(|g| g.pred),
