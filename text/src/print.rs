@@ -471,21 +471,24 @@ impl<'a> Printer<'a> {
             self.out.push(';');
             return;
         }
-        let long = inst.operands.longest_list() > LONG_LIST;
-        if long {
-            let docs = inst.operands.iter().map(|o| self.operand_doc(&o));
-            let doc = RcDoc::text(" ")
-                .append(
-                    RcDoc::intersperse(docs, RcDoc::text(",").append(RcDoc::line()))
-                        .nest(depth as isize + 1)
-                        .group(),
-                )
-                .append(RcDoc::text(";"));
-            render(doc, self.out);
-            return;
-        }
+        // Plain text unless an operand is a long list; then the operands are laid out again
+        // through `pretty` (rare: long lists are calls and wide vectors).
+        let start = self.out.len();
         self.out.push(' ');
         for (i, o) in inst.operands.iter().enumerate() {
+            if o.items().is_some_and(|v| v.len() > LONG_LIST) {
+                self.out.truncate(start);
+                let docs = inst.operands.iter().map(|o| self.operand_doc(&o));
+                let doc = RcDoc::text(" ")
+                    .append(
+                        RcDoc::intersperse(docs, RcDoc::text(",").append(RcDoc::line()))
+                            .nest(depth as isize + 1)
+                            .group(),
+                    )
+                    .append(RcDoc::text(";"));
+                render(doc, self.out);
+                return;
+            }
             if i > 0 {
                 self.out.push_str(", ");
             }
