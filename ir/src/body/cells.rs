@@ -603,74 +603,58 @@ fn scan_operand<E>(
 
 #[inline]
 fn scan_cells<E>(c: &[Cell], mut f: impl FnMut(usize, Atom) -> Result<(), E>) -> Result<usize, E> {
-    // Ends of the open lists, pairs and negations.
+    // Elements still to come of each open list, pair or negation.
     let mut open: Vec<usize> = Vec::new();
-    let (mut pos, mut index, mut deepest) = (0usize, 0usize, 0usize);
+    let (mut pos, mut top, mut deepest) = (0usize, 0usize, 0usize);
     while pos < c.len() {
-        while open.last() == Some(&pos) {
+        match open.last_mut() {
+            Some(left) => *left -= 1,
+            None => top += 1,
+        }
+        let index = top - 1;
+        let Some(v) = view(c, &mut pos) else {
+            f(index, Atom::Malformed)?;
+            return Ok(deepest);
+        };
+        let none = Selector::NONE;
+        let (atom, sel, elements) = match v {
+            View::Reg(n, s) => (Some(Atom::Name(n)), s, None),
+            View::Special(kind, x, s) => {
+                let r = special_from_parts(kind, x).map_or(Atom::Malformed, Atom::Special);
+                (Some(r), s, None)
+            }
+            View::Sym(n, _) | View::Not(n) | View::Addr(Some(n), ..) => {
+                (Some(Atom::Name(n)), none, None)
+            }
+            View::List(_, n) => (None, none, Some(n)),
+            View::Pair => (None, none, Some(2)),
+            View::Neg => (None, none, Some(1)),
+            View::Int(_)
+            | View::Uint(_)
+            | View::F32(_)
+            | View::F64(_)
+            | View::Dec(_)
+            | View::Addr(None, ..)
+            | View::Sink => (None, none, None),
+        };
+        if let Some(a) = atom {
+            f(index, a)?;
+        }
+        if !sel.is_none() {
+            f(index, Atom::Selector(sel))?;
+        }
+        if let Some(n) = elements {
+            // An empty list is a level too, as in the tree.
+            deepest = deepest.max(open.len() + 1);
+            open.push(n);
+        }
+        while open.last() == Some(&0) {
             open.pop();
         }
-        if open.is_empty() && pos > 0 {
-            index += 1;
-        }
-        let cell = c[pos];
-        pos += 1;
-        let p = cell.payload();
-        let name = || match cell.name() {
-            Some(n) => Atom::Name(n),
-            None => Atom::Malformed,
-        };
-        match cell.tag() {
-            REG => {
-                f(index, name())?;
-                let s = Selector::from_bits((p >> 32) as u16);
-                if !s.is_none() {
-                    f(index, Atom::Selector(s))?;
-                }
-            }
-            SPECIAL => {
-                match special_from_parts(p as u8, (p >> 8) as u8) {
-                    Some(r) => f(index, Atom::Special(r))?,
-                    None => f(index, Atom::Malformed)?,
-                }
-                let s = Selector::from_bits((p >> 16) as u16);
-                if !s.is_none() {
-                    f(index, Atom::Selector(s))?;
-                }
-            }
-            INT | UINT | F32 | SINK => {}
-            INT_WIDE | UINT_WIDE | F64 | DEC => pos += 1,
-            SYM | NOT => f(index, name())?,
-            SYM_WIDE => {
-                f(index, name())?;
-                pos += 1;
-            }
-            ADDR | ADDR_WIDE => {
-                if let Some(b) = (p as u32).checked_sub(1) {
-                    f(index, Atom::Name(Name::from_index(b as usize)))?;
-                }
-                if cell.tag() == ADDR_WIDE {
-                    pos += 1;
-                }
-            }
-            VECTOR | TUPLE | ARGS | PAIR | NEG => {
-                let span = match cell.tag() {
-                    PAIR | NEG => p as usize,
-                    _ => (p >> 28) as usize,
-                };
-                let end = pos.saturating_add(span);
-                if end > open.last().copied().unwrap_or(c.len()) {
-                    f(index, Atom::Malformed)?;
-                    return Ok(deepest);
-                }
-                open.push(end);
-                deepest = deepest.max(open.len());
-            }
-            _ => {
-                f(index, Atom::Malformed)?;
-                return Ok(deepest);
-            }
-        }
+    }
+    if !open.is_empty() {
+        // The cells end inside a list.
+        f(top.saturating_sub(1), Atom::Malformed)?;
     }
     Ok(deepest)
 }
@@ -725,13 +709,9 @@ impl<'a> Iterator for OperandsIter<'a> {
             IterRepr::Tree(t) => t.next().map(Cow::Borrowed),
             IterRepr::Cells(c, pos) => {
                 // Registers are most operands: built here, without the general reader's call.
-                if let Some(&cell) = c.get(*pos) {
-                    if cell.tag() == REG {
-                        if let Some(name) = cell.name() {
-                            *pos += 1;
-                            let sel = Selector::from_bits((cell.payload() >> 32) as u16);
-                            return Some(Cow::Owned(Operand::Reg { name, sel }));
-                        }
+                if c.get(*pos).is_some_and(|cell| cell.tag() == REG) {
+                    if let Some(View::Reg(name, sel)) = view(c, pos) {
+                        return Some(Cow::Owned(Operand::Reg { name, sel }));
                     }
                 }
                 let o = read(c, pos);

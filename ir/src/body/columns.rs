@@ -530,7 +530,18 @@ fn decode(c: Columns<'_>) -> Result<Compact, String> {
     let mut o = Cursor::new("operands", &c.operands.0);
     let cells = operand_cells(&mut o, &mut stmts, n_ops).map_err(|Fault| o.message())?;
     scope_cells(&mut stmts);
-    Compact::from_parts(stmts, mods, cells).map_err(|e| e.to_string())
+    // Consistent by construction: the counts were checked above in operands, every
+    // instruction's cell count is what it was given, and the scopes' are summed from them.
+    let body = Compact {
+        stmts,
+        mods,
+        operands: cells,
+    };
+    debug_assert_eq!(
+        super::check_counts(&body.stmts),
+        Ok((body.mods.len(), body.operands.len()))
+    );
+    Ok(body)
 }
 
 /// Sets each scope's operand count to the cells its instructions take.

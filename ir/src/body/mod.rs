@@ -668,7 +668,9 @@ impl Compact {
         Ok(b.finish_compact())
     }
 
-    /// A compact body from its arrays, if they are consistent.
+    /// A compact body from its arrays, if they are consistent (the decoder builds its bodies
+    /// consistent by construction; this checks hand-made ones).
+    #[cfg(test)]
     fn from_parts(
         stmts: Vec<Stmt>,
         mods: Vec<Modifier>,
