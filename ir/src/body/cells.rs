@@ -74,20 +74,24 @@ const SINK: u8 = 19;
 const MAX_COUNT: u64 = (1 << 28) - 1;
 
 impl Cell {
+    #[inline]
     fn new(tag: u8, payload: u64) -> Cell {
         debug_assert!(payload < 1 << 56);
         Cell(u64::from(tag) | payload << 8)
     }
 
+    #[inline]
     fn tag(self) -> u8 {
         self.0 as u8
     }
 
+    #[inline]
     fn payload(self) -> u64 {
         self.0 >> 8
     }
 
     /// The payload's low 32 bits as a name index (`u32::MAX` is none: names count from 1).
+    #[inline]
     fn name(self) -> Option<Name> {
         match self.payload() as u32 {
             u32::MAX => None,
@@ -612,6 +616,24 @@ fn scan_cells<E>(c: &[Cell], mut f: impl FnMut(usize, Atom) -> Result<(), E>) ->
             None => top += 1,
         }
         let index = top - 1;
+        // Most cells are registers: test them without building a view.
+        let cell = c[pos];
+        if cell.tag() == REG {
+            pos += 1;
+            let p = cell.payload();
+            if let Some(n) = cell.name() {
+                f(index, Atom::Name(n))?;
+                let sel = Selector::from_bits((p >> 32) as u16);
+                if !sel.is_none() {
+                    f(index, Atom::Selector(sel))?;
+                }
+                while open.last() == Some(&0) {
+                    open.pop();
+                }
+                continue;
+            }
+            pos -= 1;
+        }
         let Some(v) = view(c, &mut pos) else {
             f(index, Atom::Malformed)?;
             return Ok(deepest);
