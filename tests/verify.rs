@@ -76,7 +76,7 @@ fn clean_kernel() {
              \t{\n\t.reg .b32 %r1;\n\tmov.b32 %r1, 7;\n\t}\n\tmapa.shared::cluster.u64 %rd3, %rd2, %r1;\n\
              \t{\n\t.param .b32 a;\n\t.param .b64 b;\n\t.param .b32 r;\n\t@%p1 call (r), callee, (a, b);\n\
              \tld.param.b32 %r1, [r];\n\t}\n\t@%p1 ld.param.u64 %rd1, [p];\n\tcvt.rn.sat.f16.f32 %rs1, %f1;\n\
-             \tred.global.add.noftz.f16x2 [%rd1], %r1;"
+             \tred.global.add.noftz.f16x2 [%rd1], %r1;\n\tmov.u32 %r6, WARP_SZ;"
         ),
         vec![]
     );

@@ -850,7 +850,9 @@ pub fn special_need(reg: crate::special::SpecialReg) -> (Version, SmReq) {
         S::Pm(_) => (v(1, 3), ANY),
         S::Envreg(_) => (v(2, 1), ANY),
         S::Laneid | S::Warpid | S::Smid => (v(1, 3), ANY),
-        S::Tid | S::Ntid | S::Ctaid | S::Nctaid | S::Gridid | S::Clock => (v(1, 0), ANY),
+        S::Tid | S::Ntid | S::Ctaid | S::Nctaid | S::Gridid | S::Clock | S::WarpSz => {
+            (v(1, 0), ANY)
+        }
     }
 }
 

@@ -108,6 +108,9 @@ specials! {
     AggrSmemSize = "%aggr_smem_size": "u32", false;
     DynamicSmemSize = "%dynamic_smem_size": "u32", false;
     CurrentGraphExec = "%current_graph_exec": "u64", false;
+    // The predefined constant `WARP_SZ` (PTX ISA 4.4, predefined identifiers) is read like a
+    // special register; it is last so the bytecode numbers of the others stay as they were.
+    WarpSz = "WARP_SZ": "u32", false;
 }
 
 impl fmt::Display for SpecialReg {

@@ -230,6 +230,14 @@ impl Reader {
                 Ok(reg) => return Ok((r, Operand::Special { reg, sel })),
                 Err(name) => name,
             }
+        } else if w == b"WARP_SZ" {
+            return Ok((
+                r,
+                Operand::Special {
+                    reg: SpecialReg::WarpSz,
+                    sel,
+                },
+            ));
         } else {
             self.name(i, w)?
         };
