@@ -13,6 +13,9 @@ use std::sync::OnceLock;
 pub struct Name(NonZeroU32);
 
 impl Name {
+    /// The name of index 0.
+    pub(crate) const FIRST: Name = Name(NonZeroU32::MIN);
+
     /// The index of this name in its interner (0-based).
     #[inline]
     pub fn index(self) -> usize {
@@ -210,11 +213,17 @@ impl Interner {
     }
 
     fn insert_at(&mut self, s: &str, h: u64, slot: usize) -> Name {
-        let n = Name::from_index(self.ends.len());
         self.buf.push_str(s);
+        self.record(h, s.len(), slot)
+    }
+
+    /// Makes the spelling of `len` bytes just appended to the buffer a name, in `slot`.
+    #[inline]
+    fn record(&mut self, h: u64, len: usize, slot: usize) -> Name {
+        let n = Name::from_index(self.ends.len());
         self.ends.push(self.buf.len());
         if let Some(slots) = self.slots.get_mut() {
-            slots[slot] = (tag(h, s.len()) << 32) | (n.index() as u64 + 1);
+            slots[slot] = (tag(h, len) << 32) | (n.index() as u64 + 1);
         }
         n
     }
@@ -241,6 +250,12 @@ impl Interner {
         let h = hash_bytes(s);
         match self.probe(s, h) {
             Ok(n) => Ok(n),
+            Err(slot) if s.is_ascii() => {
+                // Readers' identifiers are ASCII: appended as characters, without a call to
+                // the general UTF-8 validator for every new name.
+                self.buf.extend(s.iter().map(|&b| char::from(b)));
+                Ok(self.record(h, s.len(), slot))
+            }
             Err(slot) => {
                 let s = std::str::from_utf8(s)?;
                 Ok(self.insert_at(s, h, slot))

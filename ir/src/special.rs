@@ -41,6 +41,24 @@ macro_rules! specials {
                 }
             }
 
+            /// Resolves a spelling given as bytes (with the `%`).
+            ///
+            /// Readers call this for every new `%` name, and most are numbered registers
+            /// (`%r123`, `%rd7`): a name ending in a digit is rejected at once unless it starts
+            /// like one of the numbered special registers.
+            #[inline]
+            pub fn lookup_bytes(s: &[u8]) -> Option<SpecialReg> {
+                if s.last().is_some_and(u8::is_ascii_digit)
+                    && !(s.starts_with(b"%pm")
+                        || s.starts_with(b"%envreg")
+                        || s.starts_with(b"%reserved_smem_offset_")
+                        || s == b"%clock64")
+                {
+                    return None;
+                }
+                std::str::from_utf8(s).ok().and_then(SpecialReg::lookup)
+            }
+
             /// Resolves a spelling (with the `%`).
             pub fn lookup(s: &str) -> Option<SpecialReg> {
                 match s {
@@ -153,7 +171,14 @@ mod tests {
         all.extend((0..2).map(SpecialReg::ReservedSmemOffset));
         for r in all {
             assert_eq!(SpecialReg::lookup(&r.to_string()), Some(r), "{r}");
+            assert_eq!(
+                SpecialReg::lookup_bytes(r.to_string().as_bytes()),
+                Some(r),
+                "{r}"
+            );
         }
+        assert_eq!(SpecialReg::lookup_bytes(b"%r12"), None);
+        assert_eq!(SpecialReg::lookup_bytes(b"%tid"), Some(SpecialReg::Tid));
         assert_eq!(SpecialReg::lookup("%pm8"), None);
         assert_eq!(SpecialReg::lookup("%envreg07"), None);
         assert_eq!(SpecialReg::lookup("%r1"), None);

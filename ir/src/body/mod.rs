@@ -784,6 +784,22 @@ impl BodyBuilder {
         self.pending.push(o);
     }
 
+    /// Appends a plain register operand (no selector): the reader's most common operand,
+    /// built in place after the room for it is made.
+    #[inline(always)]
+    pub fn push_register(&mut self, name: Name) {
+        // Pushed whole, then named: an operand built field by field in a stack slot and then
+        // copied whole is a store-forwarding stall on every register the reader reads.
+        const ANY: Operand = Operand::Reg {
+            name: Name::FIRST,
+            sel: crate::operand::Selector::NONE,
+        };
+        self.pending.push(ANY);
+        if let Some(Operand::Reg { name: n, .. }) = self.pending.last_mut() {
+            *n = name;
+        }
+    }
+
     /// Number of operands pushed for the next instruction so far.
     #[inline]
     pub fn operand_len(&self) -> usize {

@@ -526,6 +526,37 @@ fn packed_element(neg: bool, mag: u64, bits: u32) -> Option<u64> {
     }
 }
 
+/// Reads the run of `N, ` elements (`N` a plain decimal byte) at the start of `r` into `out`
+/// and returns the rest, which starts at the first element it did not take (the last one,
+/// before `}`, a negative one, a hexadecimal one...).
+///
+/// Byte tables (`curand`'s 100 KB matrices) are most of some modules' text, and their 1-3 digit
+/// values in random order make a digit loop mispredict once per element: the digits are found
+/// in a 4-byte word at once instead.
+#[inline]
+fn plain_bytes<'a>(mut r: &'a [u8], out: &mut Vec<u8>) -> &'a [u8] {
+    while let Some(&[b0, b1, b2, b3]) = r.get(..4) {
+        let t = u32::from_le_bytes([b0, b1, b2, b3]) ^ 0x3030_3030;
+        // The high bit of each byte that is not a digit: a digit's byte of `t` is below 10,
+        // so adding 0x76 leaves the bit clear (carries only come out of non-digit bytes,
+        // and only the first non-digit matters).
+        let non_digit = (t.wrapping_add(0x7676_7676) | t) & 0x8080_8080;
+        let k = (non_digit.trailing_zeros() / 8) as usize;
+        if k == 0 || k == 4 || (k > 1 && b0 == b'0') {
+            break;
+        }
+        // The digits moved to the top bytes: hundreds, tens, units.
+        let u = t << (32 - 8 * k as u32);
+        let v = ((u >> 8) & 0xff) * 100 + ((u >> 16) & 0xff) * 10 + (u >> 24);
+        if v > 255 || r.get(k..k + 2) != Some(b", ") {
+            break;
+        }
+        out.push(v as u8);
+        r = &r[k + 2..];
+    }
+    r
+}
+
 fn packed_list(i: &[u8], ty: Type, hint: usize) -> Option<(&[u8], Vec<u8>)> {
     let width = (ty.bits() / 8) as usize;
     // Each element takes at least two bytes of text: trust the hint only that far.
@@ -535,6 +566,9 @@ fn packed_list(i: &[u8], ty: Type, hint: usize) -> Option<(&[u8], Vec<u8>)> {
         return None;
     }
     loop {
+        if width == 1 {
+            r = plain_bytes(r, &mut out);
+        }
         let neg = r.first() == Some(&b'-');
         if neg {
             r = &r[1..];
@@ -588,5 +622,63 @@ fn packed_list(i: &[u8], ty: Type, hint: usize) -> Option<(&[u8], Vec<u8>)> {
             Some(b'}') => return Some((&x[1..], out)),
             _ => return None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{packed_list, plain_bytes};
+    use ptx_ir_core::Type;
+
+    #[test]
+    fn plain_bytes_stops_where_the_general_path_takes_over() {
+        let mut out = Vec::new();
+        let r = plain_bytes(b"0, 7, 42, 255, 100, 9}", &mut out);
+        assert_eq!(out, [0, 7, 42, 255, 100]);
+        assert_eq!(r, b"9}");
+        // Above a byte, a leading zero (octal), four digits, hexadecimal, a sign, `,` without
+        // a space: each stops the run at that element.
+        for (src, rest) in [
+            (&b"1, 256, 2}"[..], &b"256, 2}"[..]),
+            (b"1, 010, 2}", b"010, 2}"),
+            (b"1, 1000, 2}", b"1000, 2}"),
+            (b"1, 0x1f, 2}", b"0x1f, 2}"),
+            (b"1, -1, 2}", b"-1, 2}"),
+            (b"1, 2,3}", b"2,3}"),
+            (b"5, 6", b"6"),
+        ] {
+            let mut out = Vec::new();
+            assert_eq!(
+                plain_bytes(src, &mut out),
+                rest,
+                "{}",
+                String::from_utf8_lossy(src)
+            );
+            assert_eq!(out, [src[0] - b'0']);
+        }
+    }
+
+    #[test]
+    fn packed_bytes_match_the_values() {
+        // Every byte value, in every digit count, with the separators the general path reads.
+        let values: Vec<u8> = (0..=255u8).rev().chain(0..=255).collect();
+        let mut text = String::from("{");
+        for (k, v) in values.iter().enumerate() {
+            let sep = match k % 7 {
+                0 => ",\n  ",
+                3 => " ,",
+                _ => ", ",
+            };
+            if k > 0 {
+                text.push_str(sep);
+            }
+            text.push_str(&v.to_string());
+        }
+        text.push_str("};");
+        let (rest, bytes) = packed_list(text.as_bytes(), Type::B8, values.len()).unwrap();
+        assert_eq!(bytes, values);
+        assert_eq!(rest, b";");
+        let (_, bytes) = packed_list(b"{1, -1, 0x10, 255, 010}", Type::U8, 5).unwrap();
+        assert_eq!(bytes, [1, 255, 16, 255, 8]);
     }
 }

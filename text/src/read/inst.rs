@@ -50,11 +50,19 @@ impl Reader {
         let (mut r, ()) = ws(r)?;
         if r.first() != Some(&b';') {
             loop {
-                let (after, o) = match self.plain_register(r)? {
-                    Some(x) => x,
-                    None => self.operand(r, call, 0)?,
+                // Each path pushes its own operand: merged into one value, the operand would
+                // go through a stack slot written in parts and read whole, which stalls.
+                let after = if let Some((x, name)) = self.cached_register(r) {
+                    self.body.push_register(name);
+                    x
+                } else {
+                    let (x, o) = match self.plain_register(r)? {
+                        Some(x) => x,
+                        None => self.operand(r, call, 0)?,
+                    };
+                    self.body.push_operand(o);
+                    x
                 };
-                self.body.push_operand(o);
                 let (x, ()) = ws(after)?;
                 match x.first() {
                     Some(b',') => {
@@ -251,9 +259,24 @@ impl Reader {
         Ok((r, Operand::Reg { name, sel }))
     }
 
+    /// The most common operand: a `%` name directly followed by `,`, `;` or `}` that the
+    /// short-name cache knows to be a register.
+    #[inline(always)]
+    fn cached_register<'a>(&self, i: &'a [u8]) -> Option<(&'a [u8], Name)> {
+        if i.first() != Some(&b'%') {
+            return None;
+        }
+        let (r, w) = ident(i).ok()?;
+        if !matches!(r.first(), Some(b',' | b';' | b'}')) {
+            return None;
+        }
+        let v = self.short_names.get(w, i)?;
+        (v & PLAIN != 0).then(|| (r, Name::from_index((v & !PLAIN) as usize - 1)))
+    }
+
     /// The common operand: a `%` name directly followed by `,`, `;` or `}` (`None` for any
     /// other).
-    #[inline]
+    #[inline(always)]
     fn plain_register<'a>(
         &mut self,
         i: &'a [u8],
@@ -282,27 +305,30 @@ impl Reader {
 
     /// A `%` name: a special register (`Ok`) or an interned name (`Err`). Names known not to
     /// be special registers are found with one lookup.
-    #[inline]
+    #[inline(always)]
     fn percent_name(&mut self, at: &[u8], w: &[u8]) -> Result<Result<SpecialReg, Name>, Err<PErr>> {
         if let Some(v) = self.short_names.get(w, at) {
             if v & PLAIN != 0 {
                 return Ok(Err(Name::from_index((v & !PLAIN) as usize - 1)));
             }
         }
-        if let Some(n) = self.find_name(w) {
-            if self.plain.get(n.index()) == Some(&true) {
-                self.cache_name(w, n, true);
-                return Ok(Err(n));
-            }
-        }
-        if let Some(reg) = std::str::from_utf8(w).ok().and_then(SpecialReg::lookup) {
+        self.percent_name_uncached(at, w)
+    }
+
+    /// [`Self::percent_name`] past the short-name cache: kept out of line so that the cached
+    /// path stays small enough to inline and its result stays in registers.
+    #[inline(never)]
+    fn percent_name_uncached(
+        &mut self,
+        at: &[u8],
+        w: &[u8],
+    ) -> Result<Result<SpecialReg, Name>, Err<PErr>> {
+        // A special register's spelling is never marked plain, so testing for one first gives
+        // what a lookup of the name first would, with one hash of the name instead of two.
+        if let Some(reg) = SpecialReg::lookup_bytes(w) {
             return Ok(Ok(reg));
         }
         let n = self.name_in(NameTable::Names, at, w)?;
-        if self.plain.len() <= n.index() {
-            self.plain.resize(n.index() + 1, false);
-        }
-        self.plain[n.index()] = true;
         self.cache_name(w, n, true);
         Ok(Err(n))
     }
@@ -376,11 +402,20 @@ impl Reader {
             return Ok((&r[1..], items));
         }
         loop {
-            let (x, o) = match self.plain_register(r)? {
-                Some(x) => x,
-                None => self.operand(r, call, depth + 1)?,
+            let x = if let Some((x, name)) = self.cached_register(r) {
+                items.push(Operand::Reg {
+                    name,
+                    sel: Selector::NONE,
+                });
+                x
+            } else {
+                let (x, o) = match self.plain_register(r)? {
+                    Some(x) => x,
+                    None => self.operand(r, call, depth + 1)?,
+                };
+                items.push(o);
+                x
             };
-            items.push(o);
             let (x, ()) = ws(x)?;
             match x.first() {
                 Some(b',') => {

@@ -67,8 +67,6 @@ pub(crate) struct Reader {
     /// `word_info`.
     words: Interner,
     word_info: Vec<WordInfo>,
-    /// Per name: whether it was read as an operand and is not a special register.
-    plain: Vec<bool>,
     /// The function body being read; reused from body to body, so that each body's arrays
     /// are allocated once, at their exact size.
     body: ptx_ir_core::BodyBuilder,
@@ -119,26 +117,19 @@ impl Reader {
     /// A reader for `len` bytes of text.
     pub(crate) fn new(len: usize) -> Reader {
         // About one name per 256 bytes of PTX: room to start with, not a bound.
-        let names = len / 256;
+        let names = len / 64;
         Reader {
             names: Interner::with_capacity(names, names * 8),
             spans: None,
             words: Interner::new(),
             word_info: Vec::new(),
-            plain: Vec::new(),
             body: ptx_ir_core::BodyBuilder::default(),
             // Up to 4096 slots (32 KiB of keys), so that a large function's registers stay
             // cached, and a few hundred words; small texts (and the throwaway readers of
             // constant expressions) get small caches.
-            short_names: cache::ShortCache::new(cache_bits(len / 64, 12)),
+            short_names: cache::ShortCache::new(cache_bits(len / 64, 14)),
             short_words: cache::ShortCache::new(cache_bits(len / 256, 10)),
         }
-    }
-
-    /// The name already interned for `s`, if any.
-    #[inline]
-    pub(crate) fn find_name(&self, s: &[u8]) -> Option<Name> {
-        self.names.find_bytes(s)
     }
 
     /// Records that a statement starts at `i` (a no-op unless spans were asked for).
@@ -490,6 +481,11 @@ impl Reader {
     }
 
     fn section_data<'a>(&mut self, i: &'a [u8], ty: Type) -> PResult<'a, SectionEntry> {
+        if ty == Type::B8 {
+            if let Some((r, b)) = byte_line(i) {
+                return Ok((r, SectionEntry::Bytes(ptx_ir_core::ByteLine::new(&b))));
+            }
+        }
         let mut values = Vec::new();
         let mut r = i;
         loop {
@@ -529,6 +525,42 @@ impl Reader {
     }
 }
 
+/// The common `.b8` line of a debug section, `108,103,101` up to its newline: plain decimal
+/// bytes read without building an expression per value. `None` for anything else (another
+/// separator, an expression, a comment, a value above 255), which the expression reader then
+/// reads from the start of the line.
+fn byte_line(i: &[u8]) -> Option<(&[u8], smallvec::SmallVec<[u8; 16]>)> {
+    let (mut r, ()) = ws_inline(i);
+    let mut out = smallvec::SmallVec::new();
+    loop {
+        let mut v = 0u32;
+        let mut k = 0;
+        while let Some(d) = r.get(k).map(|b| b.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+            v = v * 10 + u32::from(d);
+            k += 1;
+            if k > 3 {
+                return None;
+            }
+        }
+        // `0` alone, or no leading zero (`010` is octal).
+        if k == 0 || v > 255 || (k > 1 && r[0] == b'0') {
+            return None;
+        }
+        out.push(v as u8);
+        match r.get(k) {
+            Some(b',') => {
+                r = &r[k + 1..];
+                if !r.first().is_some_and(u8::is_ascii_digit) {
+                    // Values may continue on the next line after a trailing comma.
+                    r = ws(r).ok()?.0;
+                }
+            }
+            Some(b'\n') => return Some((&r[k..], out)),
+            _ => return None,
+        }
+    }
+}
+
 /// Skips spaces and tabs only (not newlines): for directives whose extent is one line.
 pub(crate) fn ws_inline(i: &[u8]) -> (&[u8], ()) {
     let n = i
@@ -543,4 +575,36 @@ pub(crate) fn ws_inline(i: &[u8]) -> (&[u8], ()) {
         }
     }
     (i, ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::byte_line;
+
+    #[test]
+    fn byte_lines() {
+        let (r, b) = byte_line(b" 108,103,0,255\n.b8 1").unwrap();
+        assert_eq!(&b[..], [108, 103, 0, 255]);
+        assert_eq!(r, b"\n.b8 1");
+        // Values may go on after a trailing comma on the next line.
+        let (r, b) = byte_line(b"1,\n\t2,3\n}").unwrap();
+        assert_eq!(&b[..], [1, 2, 3]);
+        assert_eq!(r, b"\n}");
+        let (_, b) = byte_line(b"1, 2\n").unwrap();
+        assert_eq!(&b[..], [1, 2]);
+        // Anything else is left to the expression reader.
+        for s in [
+            &b"256\n"[..],
+            b"010\n",
+            b"1+2\n",
+            b"0x10\n",
+            b"-1\n",
+            b"1 // c\n",
+            b"1\r\n",
+            b"1",
+            b"1,\n.b8 2\n",
+        ] {
+            assert!(byte_line(s).is_none(), "{}", String::from_utf8_lossy(s));
+        }
+    }
 }
