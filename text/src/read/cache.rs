@@ -55,6 +55,19 @@ impl<const W: usize> ShortCache<W> {
         }
     }
 
+    /// An empty cache of `2^bits` slots, made from `old` when it has that many.
+    pub(crate) fn reuse(old: Option<Self>, bits: u32) -> Self {
+        match old {
+            Some(mut c) if c.shift == 64 - bits => {
+                // An all-zero key is no spelling's (spellings are not empty).
+                c.keys.fill([0; W]);
+                c.vals.fill(0);
+                c
+            }
+            _ => Self::new(bits),
+        }
+    }
+
     #[inline(always)]
     fn slot(&self, k: &[u64; W]) -> usize {
         let mut h = 0u64;
