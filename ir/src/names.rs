@@ -412,4 +412,46 @@ mod tests {
         assert_eq!(w.intern("new").index(), names.len());
         assert_eq!(w.find("%r3"), Some(Name::from_index(3)));
     }
+
+    /// Against a map, on registers of many prefixes and numbers, with leading zeros, and other
+    /// names; with the table dropped and rebuilt along the way.
+    #[test]
+    fn agrees_with_a_map() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let prefixes = [
+            "%r", "%rd", "%f", "%p", "%rs", "%fd", "%h", "%hh", "%a", "%b", "%c", "%d", "%e",
+            "%g", "%i", "%j", "%k", "%l", "%m", "%n", "%",
+        ];
+        let mut t = Interner::with_capacity(100, 800);
+        let mut model: std::collections::HashMap<String, Name> = Default::default();
+        for step in 0..40_000 {
+            let s = match next(10) {
+                0 => format!("$L__BB{}", next(500)),
+                1 => format!("%r0{}", next(50)),
+                2 => format!("{}{}", prefixes[next(prefixes.len() as u64) as usize], next(9_000_000)),
+                _ => format!("{}{}", prefixes[next(prefixes.len() as u64) as usize], next(3000)),
+            };
+            let n = t.intern(&s);
+            let fresh = Name::from_index(model.len());
+            let want = *model.entry(s.clone()).or_insert(fresh);
+            assert_eq!(n, want, "{s}");
+            assert_eq!(t.get(n), s);
+            if step % 9973 == 0 {
+                t.shrink_to_fit();
+            }
+            let probe = format!("{}{}", prefixes[next(prefixes.len() as u64) as usize], next(4000));
+            assert_eq!(t.find(&probe), model.get(&probe).copied(), "{probe}");
+        }
+        let rebuilt = Interner::from_strings(t.iter().map(|(_, s)| s.to_string())).unwrap();
+        assert_eq!(rebuilt, t);
+        for (n, s) in t.iter() {
+            assert_eq!(rebuilt.find(s), Some(n));
+        }
+    }
 }
