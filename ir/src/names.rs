@@ -425,8 +425,8 @@ mod tests {
             state % n
         };
         let prefixes = [
-            "%r", "%rd", "%f", "%p", "%rs", "%fd", "%h", "%hh", "%a", "%b", "%c", "%d", "%e",
-            "%g", "%i", "%j", "%k", "%l", "%m", "%n", "%",
+            "%r", "%rd", "%f", "%p", "%rs", "%fd", "%h", "%hh", "%a", "%b", "%c", "%d", "%e", "%g",
+            "%i", "%j", "%k", "%l", "%m", "%n", "%",
         ];
         let mut t = Interner::with_capacity(100, 800);
         let mut model: std::collections::HashMap<String, Name> = Default::default();
@@ -434,8 +434,16 @@ mod tests {
             let s = match next(10) {
                 0 => format!("$L__BB{}", next(500)),
                 1 => format!("%r0{}", next(50)),
-                2 => format!("{}{}", prefixes[next(prefixes.len() as u64) as usize], next(9_000_000)),
-                _ => format!("{}{}", prefixes[next(prefixes.len() as u64) as usize], next(3000)),
+                2 => format!(
+                    "{}{}",
+                    prefixes[next(prefixes.len() as u64) as usize],
+                    next(9_000_000)
+                ),
+                _ => format!(
+                    "{}{}",
+                    prefixes[next(prefixes.len() as u64) as usize],
+                    next(3000)
+                ),
             };
             let n = t.intern(&s);
             let fresh = Name::from_index(model.len());
@@ -445,7 +453,11 @@ mod tests {
             if step % 9973 == 0 {
                 t.shrink_to_fit();
             }
-            let probe = format!("{}{}", prefixes[next(prefixes.len() as u64) as usize], next(4000));
+            let probe = format!(
+                "{}{}",
+                prefixes[next(prefixes.len() as u64) as usize],
+                next(4000)
+            );
             assert_eq!(t.find(&probe), model.get(&probe).copied(), "{probe}");
         }
         let rebuilt = Interner::from_strings(t.iter().map(|(_, s)| s.to_string())).unwrap();

@@ -21,6 +21,14 @@ pub use error::ParseError;
 pub use print::{print, write_module};
 use ptx_ir_core::Module;
 
+/// Frees the scratch memory the reader keeps on the calling thread between modules (its
+/// function-body builder and name caches: a few hundred KiB, at most 8 MiB after a very large
+/// function). Reading keeps them so that the next module does not fault in fresh pages; a
+/// long-lived thread that is done reading can give them back.
+pub fn release_thread_scratch() {
+    read::release_spare();
+}
+
 /// Reads a module; errors name the file as `<input>`.
 pub fn parse(src: &str) -> Result<Module, ParseError> {
     read::parse_module(src, "<input>")

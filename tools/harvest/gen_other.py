@@ -9,6 +9,13 @@ which, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
 
 if which == "jax":
+    import subprocess
+
+    # Which XLA flags mention PTX (XLA aborts on an unknown flag, so they are listed, not tried).
+    helped = subprocess.run([sys.executable, "-c", "import jax; jax.numpy.zeros(1)"],
+                            env={**os.environ, "XLA_FLAGS": "--help"}, capture_output=True, text=True)
+    flags = sorted({w.split("=")[0] for w in (helped.stdout + helped.stderr).split() if w.startswith("--xla") and "ptx" in w})
+    print("xla flags mentioning ptx:", flags)
     import jax
     import jax.numpy as jnp
 
@@ -28,7 +35,11 @@ if which == "jax":
     print("jax int", jax.jit(lambda a: (a * 3 // 7 % 5 ^ (a << 2)).sum())(jnp.arange(1000, dtype=jnp.int32)))
     print("jax fft", jax.jit(lambda a: jnp.fft.fft(a).real.sum())(jnp.ones(1024)))
     dumped = [n for _, _, fs in os.walk(out) for n in fs]
-    print("jax dump:", len(dumped), "files,", sum(n.endswith(".ptx") for n in dumped), "PTX; e.g.", sorted(dumped)[:5])
+    suffixes = {}
+    for n in dumped:
+        k = n.rsplit(".", 1)[-1]
+        suffixes[k] = suffixes.get(k, 0) + 1
+    print("jax dump:", len(dumped), "files,", sum(n.endswith(".ptx") for n in dumped), "PTX; by suffix:", suffixes)
 elif which == "numba":
     import math
 

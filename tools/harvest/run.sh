@@ -93,7 +93,15 @@ done
 while [ "$(elapsed)" -lt 240 ] && [ -n "$(jobs -pr)" ]; do sleep 2; done
 for p in $pids; do kill -9 -- "-$p" 2>/dev/null && echo "generator group $p ended at the deadline"; done
 wait $pids 2>/dev/null  # not a bare wait: that would wait for the tee too
-for g in nvcc triton jax numba fatbin; do echo "--- $g"; tail -c 6000 "$w/$g.log"; done
+for g in nvcc triton jax numba fatbin; do
+    echo "--- $g"
+    # The head says what a generator set out to do, the tail how it ended.
+    if [ "$(wc -c < "$w/$g.log")" -gt 9000 ]; then
+        head -c 3000 "$w/$g.log"; echo "[...]"; tail -c 6000 "$w/$g.log"
+    else
+        cat "$w/$g.log"
+    fi
+done
 echo "generators done at $(elapsed) s"
 
 # 2. Distinct files, named by source.
@@ -132,7 +140,7 @@ ls "$w/all"/*.ptx | xargs -P 16 -I{} bash -c '
 echo "checked at $(elapsed) s"
 
 # 4. ptxas on original and printed form, for files that read, up to 3 MB, while time lasts.
-printf 'file\ttarget\torig_rc\tprinted_rc\n' > "$out/ptxas.tsv"
+printf 'file\ttarget\torig_rc\tprinted_rc\torig_error\n' > "$out/ptxas.tsv"
 awk -F'\t' 'NR > 1 && $4 == 0 && $5 == 0 && $3 < 3000000 { print $2 }' "$out/results.tsv" \
     | awk '{ n[$0 ~ /^lib__/]++; print (($0 ~ /^lib__/) ? 1 : 0) "\t" rand() "\t" $0 }' | sort -k1,1n -k2,2n | cut -f3 \
     > "$w/ptxas_todo.txt"
@@ -144,10 +152,11 @@ cat "$w/ptxas_todo.txt" | xargs -P 16 -I{} bash -c '
     t=$(grep -m1 -E "^\s*\.target" "$f" | sed -E "s/^\s*\.target\s+//; s/[,[:space:]].*//")
     g=""; grep -m1 -E "^\s*\.target" "$f" | grep -q debug && g="-g"
     left=$(( '"$deadline"' - $(date +%s) )); [ $left -lt 5 ] && exit 0
-    timeout $left ptxas -arch=$t $g -c -o /dev/null "$f" > /dev/null 2>&1; o=$?
+    timeout $left ptxas -arch=$t $g -c -o /dev/null "$f" > '"$w"'/fmt/$k.orig.ptxas 2>&1; o=$?
     left=$(( '"$deadline"' - $(date +%s) )); [ $left -lt 5 ] && exit 0
     timeout $left ptxas -arch=$t $g -c -o /dev/null "$p" > '"$w"'/fmt/$k.ptxas 2>&1; q=$?
-    printf "%s\t%s\t%s\t%s\n" "$k" "$t" "$o" "$q" >> '"$out"'/ptxas.tsv'
+    why=""; [ $o -ne 0 ] && why=$(grep -m1 -i error '"$w"'/fmt/$k.orig.ptxas | cut -c1-160 | tr "\t" " ")
+    printf "%s\t%s\t%s\t%s\t%s\n" "$k" "$t" "$o" "$q" "$why" >> '"$out"'/ptxas.tsv'
 echo "ptxas done at $(elapsed) s"
 
 # 5. Summary and the failing files.
@@ -157,6 +166,9 @@ echo "ptxas done at $(elapsed) s"
         END { for (s in n) printf "%-9s files %5d  MB %8.1f  check ok %5d  roundtrip ok %5d\n", s, n[s], b[s] / 1e6, c[s], r[s] }' "$out/results.tsv"
     awk -F'\t' 'NR > 1 { n++; if ($3 == 0) { o++; if ($4 == 0) p++; else if ($4 != "-") f++ } }
         END { printf "ptxas: %d files tried, %d originals accepted, printed accepted %d, printed rejected %d\n", n, o, p, f }' "$out/ptxas.tsv"
+    echo "originals that ptxas rejected, by its first error:"
+    awk -F'\t' 'NR > 1 && $3 != 0 && $3 != "-" { print $5 }' "$out/ptxas.tsv" \
+        | sed -E 's|^[^ ]*/||; s/[0-9]+/N/g' | sort | uniq -c | sort -rn | head -20
     echo "distinct first errors:"
     awk -F'\t' 'NR > 1 && $6 != "" { sub(/^[^ ]* /, "", $6); print $6 }' "$out/results.tsv" | sed -E 's/[0-9]+/N/g' | sort | uniq -c | sort -rn | head -60
 } > "$out/summary.txt"

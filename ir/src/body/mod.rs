@@ -800,6 +800,14 @@ impl BodyBuilder {
         }
     }
 
+    /// Heap bytes the builder holds (its arrays' capacity), kept from body to body.
+    pub fn heap_bytes(&self) -> usize {
+        self.stmts.capacity() * std::mem::size_of::<Stmt>()
+            + self.mods.capacity() * std::mem::size_of::<Modifier>()
+            + self.operands.capacity() * std::mem::size_of::<Cell>()
+            + self.pending.capacity() * std::mem::size_of::<Operand>()
+    }
+
     /// Number of operands pushed for the next instruction so far.
     #[inline]
     pub fn operand_len(&self) -> usize {

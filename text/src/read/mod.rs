@@ -129,6 +129,15 @@ thread_local! {
     static SPARE: std::cell::Cell<Option<Spare>> = const { std::cell::Cell::new(None) };
 }
 
+/// The most a thread keeps between modules in its body builder.
+const MAX_SPARE_BYTES: usize = 8 << 20;
+
+/// Frees the scratch structures the reader keeps on this thread between modules (see
+/// [`crate::release_thread_scratch`]).
+pub(crate) fn release_spare() {
+    SPARE.with(|s| s.set(None));
+}
+
 impl Reader {
     /// A reader for `len` bytes of text, with the scratch structures a previous reader on this
     /// thread gave back (see [`Reader::give_back`]).
@@ -136,8 +145,12 @@ impl Reader {
         Reader::from_parts(len, SPARE.with(std::cell::Cell::take))
     }
 
-    /// Keeps this reader's scratch structures for the next module read on this thread.
+    /// Keeps this reader's scratch structures for the next module read on this thread, unless
+    /// a very large function body left its builder holding more than [`MAX_SPARE_BYTES`].
     fn give_back(self) {
+        if self.body.heap_bytes() > MAX_SPARE_BYTES {
+            return;
+        }
         let spare = Spare {
             body: self.body,
             short_names: self.short_names,
@@ -620,6 +633,37 @@ pub(crate) fn ws_inline(i: &[u8]) -> (&[u8], ()) {
 #[cfg(test)]
 mod tests {
     use super::byte_line;
+
+    /// A module read after others on the same thread (reusing their caches and body builder)
+    /// and after the scratch was released reads as it did first.
+    #[test]
+    fn scratch_reuse_reads_the_same() {
+        let module = |regs: &str, k: u32| {
+            let mut s = String::from(".version 8.0\n.target sm_90\n.address_size 64\n");
+            s += &format!(".visible .entry k{k}()\n{{\n.reg .b32 %{regs}<200>;\n");
+            for i in 0..199 {
+                s += &format!("add.s32 %{regs}{}, %{regs}{i}, {k};\n", i + 1);
+            }
+            s + "ret;\n}\n"
+        };
+        let (a, b) = (module("r", 1), module("q", 2));
+        // The same names first seen in the opposite order: a cache entry left from `a` would
+        // give them `a`'s numbers.
+        let mut lines: Vec<&str> = a.lines().collect();
+        lines[6..205].reverse();
+        let reversed = lines.join("\n");
+        crate::release_thread_scratch();
+        let fresh = crate::parse(&reversed).unwrap();
+        let first = crate::parse(&a).unwrap();
+        let other = crate::parse(&b).unwrap();
+        assert_eq!(crate::parse(&a).unwrap(), first);
+        assert_eq!(crate::parse(&reversed).unwrap(), fresh);
+        assert_eq!(crate::parse(&b).unwrap(), other);
+        crate::release_thread_scratch();
+        assert_eq!(crate::parse(&a).unwrap(), first);
+        assert_ne!(first, other);
+        assert_ne!(first, fresh);
+    }
 
     #[test]
     fn byte_lines() {
