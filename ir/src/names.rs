@@ -250,12 +250,6 @@ impl Interner {
         let h = hash_bytes(s);
         match self.probe(s, h) {
             Ok(n) => Ok(n),
-            Err(slot) if s.is_ascii() => {
-                // Readers' identifiers are ASCII: appended as characters, without a call to
-                // the general UTF-8 validator for every new name.
-                self.buf.extend(s.iter().map(|&b| char::from(b)));
-                Ok(self.record(h, s.len(), slot))
-            }
             Err(slot) => {
                 let s = std::str::from_utf8(s)?;
                 Ok(self.insert_at(s, h, slot))
