@@ -275,7 +275,8 @@ impl Reader {
     }
 
     /// The common operand: a `%` name directly followed by `,`, `;` or `}` (`None` for any
-    /// other).
+    /// other). Called when [`Self::cached_register`] did not know it, so the cache is not
+    /// asked again.
     #[inline(always)]
     fn plain_register<'a>(
         &mut self,
@@ -290,7 +291,7 @@ impl Reader {
         if !matches!(r.first(), Some(b',' | b';' | b'}')) {
             return Ok(None);
         }
-        let o = match self.percent_name(i, w)? {
+        let o = match self.percent_name_uncached(i, w)? {
             Ok(reg) => Operand::Special {
                 reg,
                 sel: Selector::NONE,
