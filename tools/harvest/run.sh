@@ -155,7 +155,7 @@ cat "$w/ptxas_todo.txt" | xargs -P 16 -I{} bash -c '
     timeout $left ptxas -arch=$t $g -c -o /dev/null "$f" > '"$w"'/fmt/$k.orig.ptxas 2>&1; o=$?
     left=$(( '"$deadline"' - $(date +%s) )); [ $left -lt 5 ] && exit 0
     timeout $left ptxas -arch=$t $g -c -o /dev/null "$p" > '"$w"'/fmt/$k.ptxas 2>&1; q=$?
-    why=""; [ $o -ne 0 ] && why=$(grep -m1 -i error '"$w"'/fmt/$k.orig.ptxas | cut -c1-160 | tr "\t" " ")
+    why=""; [ $o -ne 0 ] && why=$(grep -v "aborted due to errors" '"$w"'/fmt/$k.orig.ptxas | grep -m1 . | cut -c1-160 | tr "\t" " ")
     printf "%s\t%s\t%s\t%s\t%s\n" "$k" "$t" "$o" "$q" "$why" >> '"$out"'/ptxas.tsv'
 echo "ptxas done at $(elapsed) s"
 
