@@ -156,6 +156,46 @@ pub fn inst_word(i: &[u8]) -> PResult<'_, &[u8]> {
     Ok((&i[n..], &i[..n]))
 }
 
+/// A plain decimal byte at the start of `r`: 1 to 3 digits without a leading zero (`010` is
+/// octal), at most 255, then a non-digit. Returns the value and the number of digits.
+///
+/// Byte tables (cuRAND's 100 KB initialisers) and debug sections are mostly such values, 1 to 3
+/// digits in random order: a digit loop would mispredict its exit once per value, so the
+/// digits are found in one 4-byte word.
+#[inline(always)]
+pub fn plain_byte(r: &[u8]) -> Option<(u8, usize)> {
+    match r.get(..4) {
+        Some(&[b0, b1, b2, b3]) => plain_byte_in([b0, b1, b2, b3]),
+        // Zero padding reads as a non-digit.
+        _ => {
+            let mut b = [0u8; 4];
+            b[..r.len()].copy_from_slice(r);
+            plain_byte_in(b)
+        }
+    }
+}
+
+/// [`plain_byte`] in the first four bytes of the text, `b`.
+#[inline(always)]
+pub fn plain_byte_in(b: [u8; 4]) -> Option<(u8, usize)> {
+    let t = u32::from_le_bytes(b) ^ 0x3030_3030;
+    // The high bit of each byte that is not a digit: a digit's byte of `t` is below 10, so
+    // adding 0x76 leaves the bit clear (carries only come out of non-digit bytes, and only the
+    // first non-digit matters).
+    let non_digit = (t.wrapping_add(0x7676_7676) | t) & 0x8080_8080;
+    let k = (non_digit.trailing_zeros() / 8) as usize;
+    if k == 0 || k == 4 || (k > 1 && b[0] == b'0') {
+        return None;
+    }
+    // The digits moved to the top bytes: hundreds, tens, units.
+    let u = t << (32 - 8 * k as u32);
+    let v = ((u >> 8) & 0xff) * 100 + ((u >> 16) & 0xff) * 10 + (u >> 24);
+    if v > 255 {
+        return None;
+    }
+    Some((v as u8, k))
+}
+
 /// Expects the byte `c` (after whitespace is skipped by the caller).
 #[inline]
 pub fn expect<'a>(i: &'a [u8], c: u8, what: &'static str) -> PResult<'a, ()> {

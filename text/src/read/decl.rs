@@ -526,32 +526,19 @@ fn packed_element(neg: bool, mag: u64, bits: u32) -> Option<u64> {
     }
 }
 
-/// Reads the run of `N, ` elements (`N` a plain decimal byte) at the start of `r` into `out`
+/// Reads the run of `N, ` elements (`N` a [`lex::plain_byte`]) at the start of `r` into `out`
 /// and returns the rest, which starts at the first element it did not take (the last one,
 /// before `}`, a negative one, a hexadecimal one...).
-///
-/// Byte tables (`curand`'s 100 KB matrices) are most of some modules' text, and their 1-3 digit
-/// values in random order make a digit loop mispredict once per element: the digits are found
-/// in a 4-byte word at once instead.
 #[inline]
 fn plain_bytes<'a>(mut r: &'a [u8], out: &mut Vec<u8>) -> &'a [u8] {
     while let Some(&[b0, b1, b2, b3]) = r.get(..4) {
-        let t = u32::from_le_bytes([b0, b1, b2, b3]) ^ 0x3030_3030;
-        // The high bit of each byte that is not a digit: a digit's byte of `t` is below 10,
-        // so adding 0x76 leaves the bit clear (carries only come out of non-digit bytes,
-        // and only the first non-digit matters).
-        let non_digit = (t.wrapping_add(0x7676_7676) | t) & 0x8080_8080;
-        let k = (non_digit.trailing_zeros() / 8) as usize;
-        if k == 0 || k == 4 || (k > 1 && b0 == b'0') {
+        let Some((v, k)) = lex::plain_byte_in([b0, b1, b2, b3]) else {
+            break;
+        };
+        if r.get(k..k + 2) != Some(b", ") {
             break;
         }
-        // The digits moved to the top bytes: hundreds, tens, units.
-        let u = t << (32 - 8 * k as u32);
-        let v = ((u >> 8) & 0xff) * 100 + ((u >> 16) & 0xff) * 10 + (u >> 24);
-        if v > 255 || r.get(k..k + 2) != Some(b", ") {
-            break;
-        }
-        out.push(v as u8);
+        out.push(v);
         r = &r[k + 2..];
     }
     r

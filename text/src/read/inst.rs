@@ -52,16 +52,22 @@ impl Reader {
             loop {
                 // Each path pushes its own operand: merged into one value, the operand would
                 // go through a stack slot written in parts and read whole, which stalls.
-                let after = if let Some((x, name)) = self.cached_register(r) {
-                    self.body.push_register(name);
-                    x
-                } else {
-                    let (x, o) = match self.plain_register(r)? {
-                        Some(x) => x,
-                        None => self.operand(r, call, 0)?,
-                    };
-                    self.body.push_operand(o);
-                    x
+                let after = match Self::register_token(r) {
+                    Some((x, w)) => {
+                        match self.cached_register(r, w) {
+                            Some(name) => self.body.push_register(name),
+                            None => {
+                                let o = self.uncached_register(r, w)?;
+                                self.body.push_operand(o);
+                            }
+                        }
+                        x
+                    }
+                    None => {
+                        let (x, o) = self.operand(r, call, 0)?;
+                        self.body.push_operand(o);
+                        x
+                    }
                 };
                 let (x, ()) = ws(after)?;
                 match x.first() {
@@ -259,39 +265,27 @@ impl Reader {
         Ok((r, Operand::Reg { name, sel }))
     }
 
-    /// The most common operand: a `%` name directly followed by `,`, `;` or `}` that the
-    /// short-name cache knows to be a register.
+    /// The common operand: a `%` name directly followed by `,`, `;` or `}`; returns the rest
+    /// and the name's spelling (`None` for any other operand).
     #[inline(always)]
-    fn cached_register<'a>(&self, i: &'a [u8]) -> Option<(&'a [u8], Name)> {
+    fn register_token(i: &[u8]) -> Option<(&[u8], &[u8])> {
         if i.first() != Some(&b'%') {
             return None;
         }
         let (r, w) = ident(i).ok()?;
-        if !matches!(r.first(), Some(b',' | b';' | b'}')) {
-            return None;
-        }
-        let v = self.short_names.get(w, i)?;
-        (v & PLAIN != 0).then(|| (r, Name::from_index((v & !PLAIN) as usize - 1)))
+        matches!(r.first(), Some(b',' | b';' | b'}')).then_some((r, w))
     }
 
-    /// The common operand: a `%` name directly followed by `,`, `;` or `}` (`None` for any
-    /// other). Called when [`Self::cached_register`] did not know it, so the cache is not
-    /// asked again.
+    /// The register the short-name cache knows `w` (read at `at`) to be, if it does.
     #[inline(always)]
-    fn plain_register<'a>(
-        &mut self,
-        i: &'a [u8],
-    ) -> Result<Option<(&'a [u8], Operand)>, Err<PErr>> {
-        if i.first() != Some(&b'%') {
-            return Ok(None);
-        }
-        let Ok((r, w)) = ident(i) else {
-            return Ok(None);
-        };
-        if !matches!(r.first(), Some(b',' | b';' | b'}')) {
-            return Ok(None);
-        }
-        let o = match self.percent_name_uncached(i, w)? {
+    fn cached_register(&self, at: &[u8], w: &[u8]) -> Option<Name> {
+        let v = self.short_names.get(w, at)?;
+        (v & PLAIN != 0).then(|| Name::from_index((v & !PLAIN) as usize - 1))
+    }
+
+    /// The operand a `%` name the cache did not know stands for.
+    fn uncached_register(&mut self, at: &[u8], w: &[u8]) -> Result<Operand, Err<PErr>> {
+        Ok(match self.percent_name_uncached(at, w)? {
             Ok(reg) => Operand::Special {
                 reg,
                 sel: Selector::NONE,
@@ -300,8 +294,7 @@ impl Reader {
                 name,
                 sel: Selector::NONE,
             },
-        };
-        Ok(Some((r, o)))
+        })
     }
 
     /// A `%` name: a special register (`Ok`) or an interned name (`Err`). Names known not to
@@ -403,19 +396,23 @@ impl Reader {
             return Ok((&r[1..], items));
         }
         loop {
-            let x = if let Some((x, name)) = self.cached_register(r) {
-                items.push(Operand::Reg {
-                    name,
-                    sel: Selector::NONE,
-                });
-                x
-            } else {
-                let (x, o) = match self.plain_register(r)? {
-                    Some(x) => x,
-                    None => self.operand(r, call, depth + 1)?,
-                };
-                items.push(o);
-                x
+            let x = match Self::register_token(r) {
+                Some((x, w)) => {
+                    let o = match self.cached_register(r, w) {
+                        Some(name) => Operand::Reg {
+                            name,
+                            sel: Selector::NONE,
+                        },
+                        None => self.uncached_register(r, w)?,
+                    };
+                    items.push(o);
+                    x
+                }
+                None => {
+                    let (x, o) = self.operand(r, call, depth + 1)?;
+                    items.push(o);
+                    x
+                }
             };
             let (x, ()) = ws(x)?;
             match x.first() {

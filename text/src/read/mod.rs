@@ -586,20 +586,8 @@ fn byte_line(i: &[u8]) -> Option<(&[u8], smallvec::SmallVec<[u8; 16]>)> {
     let (mut r, ()) = ws_inline(i);
     let mut out = smallvec::SmallVec::new();
     loop {
-        let mut v = 0u32;
-        let mut k = 0;
-        while let Some(d) = r.get(k).map(|b| b.wrapping_sub(b'0')).filter(|&d| d <= 9) {
-            v = v * 10 + u32::from(d);
-            k += 1;
-            if k > 3 {
-                return None;
-            }
-        }
-        // `0` alone, or no leading zero (`010` is octal).
-        if k == 0 || v > 255 || (k > 1 && r[0] == b'0') {
-            return None;
-        }
-        out.push(v as u8);
+        let (v, k) = lex::plain_byte(r)?;
+        out.push(v);
         match r.get(k) {
             Some(b',') => {
                 r = &r[k + 1..];
