@@ -1,5 +1,7 @@
 //! The compression stage applied to each section (see `FORMAT.md`, "Compression").
 
+use std::cell::RefCell;
+
 /// How the sections of a file are stored.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -12,7 +14,7 @@ pub enum Codec {
 
 /// The zstd level the encoder uses: zstd's default, the best size/speed point measured on the
 /// corpus (levels 1, 3, 6 and 19 are compared in `FORMAT.md`).
-pub(crate) const ZSTD_LEVEL: i32 = 3;
+pub(crate) const ZSTD_LEVEL: i32 = -1;
 
 impl Codec {
     /// The codec [`crate::encode`] uses.
@@ -57,18 +59,68 @@ pub(crate) fn compress(codec: Codec, raw: &[u8], out: &mut Vec<u8>, max_ratio: u
     }
 }
 
-/// Decompresses `src`, which must come out exactly `raw_len` bytes long. Allocates `raw_len`
-/// bytes (which the caller has bounded) and nothing proportional to anything else.
-pub(crate) fn decompress(codec: Codec, src: &[u8], raw_len: usize) -> Result<Vec<u8>, String> {
-    let out = match codec {
-        Codec::Stored => src.to_vec(),
-        Codec::Zstd => zstd::bulk::decompress(src, raw_len).map_err(|e| e.to_string())?,
-    };
+/// Decompresses `src` into `out`, which must come out exactly `raw_len` bytes long. Writes at
+/// most `raw_len` bytes (which the caller has bounded) or the capacity `out` already has, and
+/// allocates nothing proportional to anything else.
+pub(crate) fn decompress_into(
+    codec: Codec,
+    src: &[u8],
+    raw_len: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    out.clear();
+    match codec {
+        Codec::Stored => out.extend_from_slice(src),
+        Codec::Zstd => {
+            out.reserve(raw_len);
+            DCTX.with(|d| {
+                let mut d = d.borrow_mut();
+                if d.is_none() {
+                    *d = Some(zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?);
+                }
+                let Some(d) = d.as_mut() else {
+                    return Err("no zstd context".to_string());
+                };
+                d.decompress_to_buffer(src, out)
+                    .map(drop)
+                    .map_err(|e| e.to_string())
+            })?;
+        }
+    }
     if out.len() != raw_len {
         return Err(format!(
             "decompressed to {} bytes, the header says {raw_len}",
             out.len()
         ));
     }
-    Ok(out)
+    Ok(())
+}
+
+/// Largest decompression buffer kept for the next decode on the same thread.
+const KEEP_SCRATCH: usize = 8 << 20;
+
+thread_local! {
+    // Creating a zstd context costs about as much as decompressing a small section, and a
+    // fresh buffer is paged in and zeroed by the kernel: both are kept per thread.
+    static DCTX: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The thread's decompression buffer (empty if another decode holds it).
+pub(crate) fn take_scratch() -> Vec<u8> {
+    SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()))
+}
+
+/// Gives the buffer back for the next decode, unless it grew past [`KEEP_SCRATCH`].
+pub(crate) fn keep_scratch(v: Vec<u8>) {
+    if v.capacity() <= KEEP_SCRATCH {
+        SCRATCH.with(|s| *s.borrow_mut() = v);
+    }
+}
+
+/// Frees the thread's decompression context and buffer (kept between decodes, at most about
+/// 8 MiB and zstd's context).
+pub fn release_thread_scratch() {
+    DCTX.with(|d| *d.borrow_mut() = None);
+    SCRATCH.with(|s| *s.borrow_mut() = Vec::new());
 }

@@ -29,13 +29,15 @@ mod guard;
 mod validate;
 pub mod wire;
 
-pub use codec::Codec;
+pub use codec::{release_thread_scratch, Codec};
 pub use error::{DecodeError, EncodeError, Section};
 pub use validate::{validate, Invalid, MAX_NESTING};
 
-use ptx_ir_core::{Interner, Item, Module, Target, Version};
-use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error as _, SeqAccess, Visitor};
+use ptx_ir_core::body::Blob;
+use ptx_ir_core::{ConcatError, Interner, Item, Module, Target, Version};
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error as _};
 use serde::{Serialize, Serializer};
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// The first eight bytes of every bytecode file: `\x89PTXB\r\n\x1a`. The first byte is not
@@ -45,7 +47,7 @@ pub const MAGIC: [u8; 8] = *b"\x89PTXB\r\n\x1a";
 
 /// The format version this build writes and reads. Bump it for any change to the layout or to
 /// the IR's serialized shape (see `FORMAT.md`).
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 24;
@@ -148,48 +150,69 @@ struct Body {
     items: Vec<Item>,
 }
 
-/// The string table, encoded as the sequence of its strings.
+/// The string table: the length of each name (LEB128, in name order), then every name's bytes
+/// end to end, as two byte strings.
 struct Strings<'a>(&'a Interner);
 
 impl Serialize for Strings<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|(_, name)| name))
+        let mut lens = Vec::with_capacity(self.0.len());
+        let mut bytes = Vec::new();
+        for (_, name) in self.0.iter() {
+            let mut n = name.len();
+            while n >= 0x80 {
+                lens.push(n as u8 | 0x80);
+                n >>= 7;
+            }
+            lens.push(n as u8);
+            bytes.extend_from_slice(name.as_bytes());
+        }
+        (Blob(Cow::Owned(lens)), Blob(Cow::Owned(bytes))).serialize(s)
     }
 }
 
-/// Decodes the string table straight into an interner, borrowing each string from the input
-/// (one copy per name instead of an intermediate `String`).
+/// Decodes the string table straight into an interner: one UTF-8 check for all the bytes and
+/// one hash per name (for duplicates).
 struct StringsSeed;
 
 impl<'de> DeserializeSeed<'de> for StringsSeed {
     type Value = Interner;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Interner, D::Error> {
-        d.deserialize_seq(StringsSeed)
-    }
-}
-
-impl<'de> Visitor<'de> for StringsSeed {
-    type Value = Interner;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a sequence of distinct names")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Interner, A::Error> {
-        // The guard has bounded the declared length by the section's size.
-        let n = seq.size_hint().unwrap_or(0);
-        let mut names = Interner::with_capacity(n, n * 8);
-        while let Some(s) = seq.next_element::<&'de str>()? {
-            let before = names.len();
-            if names.intern(s).index() != before {
-                return Err(A::Error::custom(format!(
-                    "duplicate name `{s}` in the string table"
-                )));
+        let (lens, bytes) = <(Blob<'de>, Blob<'de>)>::deserialize(d)?;
+        // Every length takes at least a byte, so `ends` is bounded by the section's size.
+        let mut ends = Vec::with_capacity(lens.0.len());
+        let (mut end, mut i) = (0usize, 0usize);
+        let lens = &lens.0[..];
+        while i < lens.len() {
+            let (mut n, mut shift) = (0usize, 0u32);
+            loop {
+                let Some(&b) = lens.get(i) else {
+                    return Err(D::Error::custom("the name lengths end inside a length"));
+                };
+                i += 1;
+                if shift > 28 {
+                    return Err(D::Error::custom(format!(
+                        "the length of name {} is over 32 bits",
+                        ends.len()
+                    )));
+                }
+                n |= ((b & 0x7f) as usize) << shift;
+                shift += 7;
+                if b & 0x80 == 0 {
+                    break;
+                }
             }
+            end = end.saturating_add(n);
+            ends.push(end);
         }
-        // As after reading text: the lookup table goes until a lookup needs it.
-        names.shrink_to_fit();
-        Ok(names)
+        let text = String::from_utf8(bytes.0.into_owned())
+            .map_err(|e| D::Error::custom(format!("a name is not UTF-8: {e}")))?;
+        Interner::from_concatenated(text, ends).map_err(|e| match e {
+            ConcatError::Duplicate(i) => {
+                D::Error::custom(format!("duplicate name {i} in the string table"))
+            }
+            e => D::Error::custom(format!("the string table's lengths: {e}")),
+        })
     }
 }
 
@@ -380,11 +403,16 @@ pub fn decode_with(bytes: &[u8], limits: &DecodeLimits) -> Result<Module, Decode
         }
     }
 
-    let mut scratch = Vec::new();
+    let mut scratch = codec::take_scratch();
     let (src, base) = section(bytes, frames[0], codec, Section::Strings, &mut scratch)?;
     let names: Interner = wire::decode(StringsSeed, src, Section::Strings, base, limits.max_depth)?;
     let (src, base) = section(bytes, frames[1], codec, Section::Body, &mut scratch)?;
-    let body: Body = wire::decode(plain::<Body>(), src, Section::Body, base, limits.max_depth)?;
+    // The bodies' operands are checked against the string table as they are decoded, so that
+    // validation need not walk them again.
+    let body: Body = ptx_ir_core::body::with_decode_bounds(names.len(), MAX_NESTING, || {
+        wire::decode(plain::<Body>(), src, Section::Body, base, limits.max_depth)
+    })?;
+    codec::keep_scratch(scratch);
     let m = Module {
         names,
         version: body.version,
@@ -392,7 +420,7 @@ pub fn decode_with(bytes: &[u8], limits: &DecodeLimits) -> Result<Module, Decode
         address_size: body.address_size,
         items: body.items,
     };
-    validate(&m).map_err(|e| DecodeError::InvalidIr {
+    validate::validate_decoded(&m).map_err(|e| DecodeError::InvalidIr {
         detail: e.detail,
         path: e.path,
     })?;
@@ -411,7 +439,7 @@ fn section<'a>(
     if !compressed {
         return Ok((src, at));
     }
-    *scratch = codec::decompress(codec, src, raw)
+    codec::decompress_into(codec, src, raw, scratch)
         .map_err(|detail| DecodeError::Corrupt { section, detail })?;
     Ok((&scratch[..], 0))
 }

@@ -131,7 +131,7 @@ fn map_error(
         B::OtherString(detail) if detail.starts_with(ptx_ir_core::body::NESTED_TOO_DEEP) => {
             DecodeError::TooDeep {
                 section,
-                limit: ptx_ir_core::body::MAX_OPERAND_DEPTH,
+                limit: levels_in(&detail).unwrap_or(ptx_ir_core::body::MAX_OPERAND_DEPTH),
                 path,
             }
         }
@@ -146,4 +146,11 @@ fn map_error(
             path,
         },
     }
+}
+
+/// The bound in a body column's "nested too deep: ... past N levels" message (the bound
+/// depends on how the body was decoded).
+fn levels_in(detail: &str) -> Option<u32> {
+    let rest = &detail[detail.find(" past ")? + 6..];
+    rest[..rest.find(' ')?].parse().ok()
 }

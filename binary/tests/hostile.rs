@@ -7,7 +7,8 @@
 //! guard, not just the CRC.
 
 use ptx_ir_binary::{
-    decode, decode_with, encode_with, Codec, DecodeError, DecodeLimits, HEADER_LEN, MAX_NESTING,
+    decode, decode_with, encode_with, Codec, DecodeError, DecodeLimits, Section, HEADER_LEN,
+    MAX_NESTING,
 };
 use ptx_ir_core::{
     Function, FunctionKind, Instruction, Item, Modifier, Module, Name, Opcode, Shape, Statement,
@@ -307,6 +308,18 @@ fn an_out_of_range_name_is_rejected() {
     let m = kernel(&["k"], vec![Statement::Label(Name::from_index(5))]);
     let b = encode_with(&m, Codec::DEFAULT).unwrap();
     let e = decode(&b).expect_err("name 5 of a 1-name table");
+    // Labels are checked as their body is decoded: a fault in its columns.
+    assert!(
+        matches!(&e, DecodeError::Invalid { detail, .. }
+            if detail.contains("name index 5 outside the string table (1 names)")),
+        "{e}"
+    );
+    // Outside bodies, by validation.
+    let mut m = kernel(&["k"], vec![]);
+    if let Some(Item::Function(f)) = m.items.first_mut() {
+        f.name = Name::from_index(5);
+    }
+    let e = decode(&encode_with(&m, Codec::DEFAULT).unwrap()).expect_err("function name 5");
     assert!(
         matches!(&e, DecodeError::InvalidIr { detail, .. } if detail.contains("name index 5")),
         "{e}"
@@ -324,10 +337,14 @@ fn an_out_of_range_name_is_rejected() {
         negated: false,
     });
     let m = kernel(&["k", "L"], vec![Statement::Inst(i)]);
-    assert!(matches!(
-        decode(&encode_with(&m, Codec::DEFAULT).unwrap()),
-        Err(DecodeError::InvalidIr { .. })
-    ));
+    // Instructions' names are checked as their body is decoded: a fault in its columns.
+    let e = decode(&encode_with(&m, Codec::DEFAULT).unwrap()).expect_err("guard name 2");
+    assert!(
+        matches!(&e, DecodeError::Invalid { detail, path, .. }
+            if detail.contains("name index 2 outside the string table (2 names)")
+                && path.contains("body")),
+        "{e}"
+    );
     let mut m = kernel(&["k"], vec![]);
     m.names = ptx_ir_core::Interner::new();
     assert!(matches!(
@@ -362,13 +379,11 @@ fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
         "{e}"
     );
 
-    // A statement tag outside `Stmt`, the compact body's entry.
-    let a = kernel(&["k"], vec![Statement::Label(Name::from_index(0))]);
-    let b = kernel(&["k"], vec![Statement::Pragma("x".into())]);
-    let (p, x, _, _) = split(&body_of(&a), &body_of(&b));
-    let s = &body_of(&a)[p.len() + 1..];
-    assert_eq!(x.len(), 2, "label tag and name");
-    let bad = [p, vec![77], s.to_vec()].concat();
+    // A statement tag outside `Stmt`, the compact body's entry: in `others`, one `Pragma`
+    // (tag 4) of one byte.
+    let a = body_of(&kernel(&["k"], vec![Statement::Pragma("x".into())]));
+    let at = find(&a, &[1, 4, 1, b'x']).expect("the pragma") + 1;
+    let bad = [&a[..at], &[77], &a[at + 1..]].concat();
     let e = decode(&container(&strings, &bad)).expect_err("tag 77");
     assert!(
         matches!(
@@ -408,7 +423,7 @@ fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
 #[test]
 fn deep_nesting_is_rejected_without_overflowing_the_stack() {
     let nest = |n: usize| {
-        let mut s = Statement::Label(Name::from_index(0));
+        let mut s = Statement::Pragma("x".into());
         for _ in 0..n {
             s = Statement::Block(vec![s]);
         }
@@ -426,13 +441,13 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
         "{e}"
     );
 
-    // Crafted: a million nested scopes, each entry claiming the rest of the body. One label
-    // is, in the body's columns: entries `[2, 0xff, 0xff]` (one non-instruction entry), no
-    // modifiers `[0]`, no operands `[0]`, others `[1, 1, 1]` (one `Label`, tag 1, of name 0,
-    // which serde writes as 1).
+    // Crafted: a million nested scopes, each entry claiming the rest of the body. One pragma
+    // is, in the body's columns: entries `[2, 0xff, 0xff]` (one entry from `others`), no
+    // modifiers `[0]`, no operands `[0]`, others `[1, 4, 1, b'x']` (one `Pragma`, tag 4, of
+    // one byte).
     let one = body_of(&nest(0));
-    let pattern = [2, 0xff, 0xff, 0, 0, 1, 1, 1];
-    let at = find(&one, &pattern).unwrap_or_else(|| panic!("the columns of one label in {one:?}"));
+    let pattern = [2, 0xff, 0xff, 0, 0, 1, 4, 1, b'x'];
+    let at = find(&one, &pattern).unwrap_or_else(|| panic!("the columns of one pragma in {one:?}"));
     let strings = sections(&encode_with(&nest(0), Codec::Stored).unwrap()).0;
     let n = 1_000_000u32;
     let mut body = one[..at].to_vec();
@@ -446,7 +461,7 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
         body.extend_from_slice(&varint((n - i) as u64));
         body.extend_from_slice(&[0, 0]);
     }
-    body.extend_from_slice(&[1, 1]);
+    body.extend_from_slice(&[4, 1, b'x']);
     body.extend_from_slice(&one[at + pattern.len()..]);
     let e = decode(&container(&strings, &body)).expect_err("a million scopes");
     assert!(matches!(e, DecodeError::TooDeep { .. }), "{e}");
@@ -472,7 +487,10 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
     );
     let e = decode(&encode_with(&neg(MAX_NESTING as usize + 1), Codec::DEFAULT).unwrap())
         .expect_err("past the bound");
-    assert!(matches!(e, DecodeError::InvalidIr { .. }), "{e}");
+    assert!(
+        matches!(e, DecodeError::TooDeep { limit, .. } if limit == MAX_NESTING),
+        "{e}"
+    );
 
     let one = body_of(&neg(1));
     let int = [3, 0xe2, 0xae, 0xa6, 0x07];
@@ -498,7 +516,7 @@ fn huge_lengths_are_rejected_before_allocating() {
     let empty = Module::new(version(), vec![], None);
     let b = encode_with(&empty, Codec::Stored).unwrap();
     let (strings, body) = sections(&b);
-    assert_eq!(strings, [0], "no names");
+    assert_eq!(strings, [0, 0], "no names: no lengths, no bytes");
     assert_eq!(*body.last().unwrap(), 0, "no items");
     // varint u64 prefix 253, then the value.
     let huge = |v: u64| [vec![253], v.to_le_bytes().to_vec()].concat();
@@ -511,15 +529,34 @@ fn huge_lengths_are_rejected_before_allocating() {
             matches!(e, DecodeError::LengthTooLarge { len: l, .. } if l == len),
             "{e}"
         );
-        let e = decode(&container(&huge(len), &body)).expect_err("2^40 names");
-        assert!(matches!(e, DecodeError::LengthTooLarge { .. }), "{e}");
-        // One name of a huge length.
-        let one = [vec![1], huge(len)].concat();
-        let e = decode(&container(&one, &body)).expect_err("a huge string");
+        // A huge column of name lengths, then of name bytes.
+        for strings in [[huge(len), vec![0]].concat(), [vec![0], huge(len)].concat()] {
+            let e = decode(&container(&strings, &body)).expect_err("a huge byte string");
+            assert!(
+                matches!(
+                    e,
+                    DecodeError::Truncated { .. } | DecodeError::LimitExceeded { .. }
+                ),
+                "{e}"
+            );
+        }
+        // One name of a huge length (LEB128), with no bytes.
+        let mut leb = Vec::new();
+        let mut v = len;
+        while v >= 0x80 {
+            leb.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        leb.push(v as u8);
+        let one = [vec![leb.len() as u8], leb, vec![0]].concat();
+        let e = decode(&container(&one, &body)).expect_err("a huge name");
         assert!(
             matches!(
-                e,
-                DecodeError::Truncated { .. } | DecodeError::LimitExceeded { .. }
+                &e,
+                DecodeError::Invalid {
+                    section: Section::Strings,
+                    ..
+                }
             ),
             "{e}"
         );
@@ -528,9 +565,13 @@ fn huge_lengths_are_rejected_before_allocating() {
     // A compressed section that claims to expand past the limits.
     let m = parse(&golden("operands.ptx"));
     let z = encode_with(&m, Codec::Zstd).unwrap();
+    // The body's frame (a string table this small is stored as is).
+    let strings = u32::from_le_bytes(z[HEADER_LEN + 4..HEADER_LEN + 8].try_into().unwrap());
+    let at = HEADER_LEN + 8 + (strings & !(1 << 31)) as usize;
+    assert_eq!(z[at + 7] & 0x80, 0, "the body is compressed");
     let patch = |raw: u32| {
         let mut f = z.clone();
-        f[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&raw.to_le_bytes());
+        f[at..at + 4].copy_from_slice(&raw.to_le_bytes());
         seal(&mut f);
         decode(&f)
     };
@@ -542,7 +583,7 @@ fn huge_lengths_are_rejected_before_allocating() {
         patch(100 << 20),
         Err(DecodeError::LimitExceeded { .. })
     ));
-    let real = u32::from_le_bytes(z[HEADER_LEN..HEADER_LEN + 4].try_into().unwrap());
+    let real = u32::from_le_bytes(z[at..at + 4].try_into().unwrap());
     assert!(matches!(patch(real + 1), Err(DecodeError::Corrupt { .. })));
     assert!(matches!(patch(real - 1), Err(DecodeError::Corrupt { .. })));
     // Limits are configurable.

@@ -42,7 +42,7 @@ pub mod walk;
 pub use body::{Atom, Body, BodyBuilder, BodyRef, InstRef, Operands, OperandsIter, Stmt, StmtRef};
 pub use inst::{Compare, Guard, Instruction, Mods};
 pub use module::*;
-pub use names::{Interner, Name};
+pub use names::{ConcatError, Interner, Name};
 pub use operand::{BinaryOp, Expr, Operand, OperandList, Selector, UnaryOp};
 pub use shape::Shape;
 pub use special::SpecialReg;

@@ -311,6 +311,48 @@ impl Interner {
         Ok(me)
     }
 
+    /// Builds an interner from its spellings laid end to end in `buf`, name `i` ending at byte
+    /// `ends[i]`, as a serialized string table holds them: one hash per name (to find
+    /// duplicates) and no copying. The lookup table is dropped afterwards, as after
+    /// [`Interner::shrink_to_fit`].
+    pub fn from_concatenated(buf: String, ends: Vec<usize>) -> Result<Self, ConcatError> {
+        let mut prev = 0;
+        for (i, &e) in ends.iter().enumerate() {
+            if e < prev || !buf.is_char_boundary(e) {
+                return Err(ConcatError::BadEnd(i));
+            }
+            prev = e;
+        }
+        if prev != buf.len() {
+            return Err(ConcatError::TrailingBytes(buf.len() - prev));
+        }
+        let me = Interner {
+            buf,
+            ends,
+            slots: OnceLock::new(),
+        };
+        // The table as `build_slots` makes it, with each name looked up before it goes in.
+        let cap = (2 * me.ends.len()).next_power_of_two().max(64);
+        let mut slots = vec![0u64; cap];
+        let mask = cap - 1;
+        let bytes = me.buf.as_bytes();
+        for i in 0..me.ends.len() {
+            let s = &bytes[me.span(i)];
+            let h = hash_bytes(s);
+            let t = tag(h, s.len());
+            let mut k = (h as usize) & mask;
+            while slots[k] != 0 {
+                let v = slots[k];
+                if v >> 32 == t && same(&bytes[me.span((v as u32 - 1) as usize)], s) {
+                    return Err(ConcatError::Duplicate(i));
+                }
+                k = (k + 1) & mask;
+            }
+            slots[k] = (t << 32) | (i as u64 + 1);
+        }
+        Ok(me)
+    }
+
     /// Gives back spare capacity of the spelling buffer (after a reader's estimate) and drops
     /// the lookup table, which the next [`Interner::find`] or [`Interner::intern`] rebuilds.
     pub fn shrink_to_fit(&mut self) {
@@ -324,6 +366,30 @@ impl Interner {
         self.buf.capacity()
             + self.ends.capacity() * std::mem::size_of::<usize>()
             + self.slots.get().map_or(0, Vec::capacity) * std::mem::size_of::<u64>()
+    }
+}
+
+/// Why [`Interner::from_concatenated`] refused its input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConcatError {
+    /// Name `i` ends before the previous one, past the buffer or inside a character.
+    BadEnd(usize),
+    /// The buffer holds this many bytes after the last name.
+    TrailingBytes(usize),
+    /// Name `i` repeats an earlier spelling.
+    Duplicate(usize),
+}
+
+impl fmt::Display for ConcatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConcatError::BadEnd(i) => write!(
+                f,
+                "name {i} ends before the previous one, past the table or inside a character"
+            ),
+            ConcatError::TrailingBytes(n) => write!(f, "{n} bytes after the last name"),
+            ConcatError::Duplicate(i) => write!(f, "name {i} repeats an earlier name"),
+        }
     }
 }
 
@@ -395,6 +461,25 @@ mod tests {
         v.intern("x");
         assert_ne!(t, v);
         assert!(Interner::from_strings(["a".to_string(), "a".to_string()]).is_err());
+        let ends: Vec<usize> = names
+            .iter()
+            .scan(0, |e, s| {
+                *e += s.len();
+                Some(*e)
+            })
+            .collect();
+        let c = Interner::from_concatenated(names.concat(), ends.clone()).unwrap();
+        assert_eq!(c, t);
+        assert_eq!(c.find("%r4321"), Some(Name::from_index(4321)));
+        let dup = Interner::from_concatenated("abab".into(), vec![2, 4]);
+        assert_eq!(dup, Err(ConcatError::Duplicate(1)));
+        let e = |b: &str, ends: Vec<usize>| Interner::from_concatenated(b.into(), ends);
+        assert_eq!(e("ab", vec![2, 1]), Err(ConcatError::BadEnd(1)));
+        assert_eq!(e("ab", vec![3]), Err(ConcatError::BadEnd(0)));
+        assert_eq!(e("é", vec![1, 2]), Err(ConcatError::BadEnd(0)));
+        assert_eq!(e("abc", vec![2]), Err(ConcatError::TrailingBytes(1)));
+        assert_eq!(e("", vec![0, 0]), Err(ConcatError::Duplicate(1)));
+        assert_eq!(e("", vec![]).map(|i| i.len()), Ok(0));
         assert_eq!(Interner::new().find("a"), None);
         // Dropping the table keeps every lookup working.
         let mut w = t.clone();

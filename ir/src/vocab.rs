@@ -336,10 +336,13 @@ impl Modifier {
 
     /// The modifier with dense index `i` (see [`Modifier::dense`]).
     pub fn from_dense(i: u16) -> Option<Modifier> {
+        Modifier::dense_table().get(i as usize).copied()
+    }
+
+    /// Every modifier, indexed by [`Modifier::dense`].
+    pub(crate) fn dense_table() -> &'static [Modifier] {
         static ALL: std::sync::OnceLock<Vec<Modifier>> = std::sync::OnceLock::new();
         ALL.get_or_init(|| Modifier::all().collect())
-            .get(i as usize)
-            .copied()
     }
 
     /// Every modifier in the vocabulary, in dense order.

@@ -7,14 +7,15 @@
 //! - `entries`: one record per statement entry, in pre-order. An instruction is its opcode
 //!   (`u16` little endian), a flags byte (bit 0: guarded, bit 1: negated guard), its modifier
 //!   count (`u8`), its operand count (LEB128) and, if guarded, the predicate's name index
-//!   (LEB128). Any other entry is the marker `0xffff`, standing for the next element of
-//!   `others`.
+//!   (LEB128). A label is the marker `0xfffe` and its name; a `.loc` without an inlining part
+//!   the marker `0xfffd` and its file, line and column (LEB128). Any other entry is the marker
+//!   `0xffff`, standing for the next element of `others`.
 //! - `mods`: two bytes per modifier, in instruction order: its dense index over the vocabulary
 //!   (`u16` little endian, [`Modifier::dense`]: the order of `vocab.rs`).
 //! - `operands`: the top-level operands of every instruction, in order, each a tag byte and its
 //!   payload (the `REG`... constants); lists hold their element count and elements.
-//! - `others`: the entries that are not instructions (labels, declarations, scopes, ...) through
-//!   their ordinary serde form.
+//! - `others`: the other entries (declarations, scopes, pragmas, ...) through their ordinary
+//!   serde form.
 //!
 //! The three columns are byte strings, which formats like bincode copy (or borrow) whole.
 //! Decoding checks every tag, ordinal, count and length and stops at the first fault; names are
@@ -22,6 +23,7 @@
 
 use super::cells::{self, Cell};
 use super::{BodyError, Compact, Operands, PackedInst, Stmt};
+use crate::module::Loc;
 use crate::names::Name;
 #[cfg(test)]
 use crate::operand::Operand;
@@ -33,12 +35,64 @@ use serde::{Deserialize, Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
 
-/// The `entries` record of a statement that is not an instruction.
+/// The `entries` record of a statement that is not an instruction, a label or a plain `.loc`:
+/// the next element of `others`.
 const OTHER: u16 = u16::MAX;
+/// The `entries` record of a label: its name (LEB128).
+const LABEL: u16 = u16::MAX - 1;
+/// The `entries` record of a `.loc` without an inlining part: file, line and column (LEB128).
+const LOC: u16 = u16::MAX - 2;
+// Opcodes are the records below these.
+const _: () = assert!(Opcode::ALL.len() < LOC as usize);
 /// Deepest operand nesting a decoded body may have: above the bytecode's `validate` bound
 /// (`ptx_ir_binary::MAX_NESTING`, 384), so that every module it accepts decodes, and low enough
 /// for the recursive decoder's stack. The reader produces at most 16.
 pub const MAX_OPERAND_DEPTH: u32 = 1024;
+
+/// The checks a trusted decoder asks of the body columns it decodes on this thread (see
+/// [`with_decode_bounds`]).
+#[derive(Clone, Copy)]
+struct Bounds {
+    /// Names must index a string table of this many names.
+    names: u32,
+    /// Lists, pairs and negations nest at most this deep.
+    depth: u32,
+}
+
+impl Bounds {
+    /// What the columns themselves require: names that fit a [`Name`], nesting the decoder's
+    /// stack can take.
+    const STRUCTURAL: Bounds = Bounds {
+        names: u32::MAX - 1,
+        depth: MAX_OPERAND_DEPTH,
+    };
+}
+
+thread_local! {
+    static BOUNDS: std::cell::Cell<Option<Bounds>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` (which deserializes bodies on this thread) with every body's names checked against
+/// a string table of `names` names and its operands nested at most `max_depth` deep, while its
+/// columns are decoded. Lets a decoder that knows its string table skip the bodies' operands in
+/// a later validation: a body decoded here holds only names below `names`, valid selectors and
+/// special registers, and valid modifiers.
+pub fn with_decode_bounds<R>(names: usize, max_depth: u32, f: impl FnOnce() -> R) -> R {
+    struct Reset(Option<Bounds>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            BOUNDS.with(|b| b.set(self.0));
+        }
+    }
+    let bounds = Bounds {
+        names: u32::try_from(names)
+            .unwrap_or(u32::MAX)
+            .min(Bounds::STRUCTURAL.names),
+        depth: max_depth.min(MAX_OPERAND_DEPTH),
+    };
+    let _reset = Reset(BOUNDS.with(|b| b.replace(Some(bounds))));
+    f()
+}
 
 #[derive(Serialize, Deserialize)]
 struct Columns<'a> {
@@ -51,9 +105,9 @@ struct Columns<'a> {
     others: Vec<Stmt>,
 }
 
-/// A byte string: serialized with `serialize_bytes`, borrowed from the input when the format
-/// allows.
-pub(crate) struct Blob<'a>(pub(crate) Cow<'a, [u8]>);
+/// A byte string for serde: serialized with `serialize_bytes` (bincode: a length and the
+/// bytes), borrowed from the input when the format allows. The bytecode's columns are these.
+pub struct Blob<'a>(pub Cow<'a, [u8]>);
 
 impl Serialize for Blob<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -273,6 +327,16 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
                     operands: u32::try_from(inside).map_err(serde::ser::Error::custom)?,
                 });
             }
+            Stmt::Label(n) => {
+                entries.extend_from_slice(&LABEL.to_le_bytes());
+                put_name(&mut entries, *n);
+            }
+            Stmt::Loc(l) if l.inlined.is_none() => {
+                entries.extend_from_slice(&LOC.to_le_bytes());
+                for v in [l.file, l.line, l.col] {
+                    put_leb(&mut entries, v.into());
+                }
+            }
             other => {
                 entries.extend_from_slice(&OTHER.to_le_bytes());
                 others.push(other.clone());
@@ -300,6 +364,7 @@ struct Cursor<'a> {
     column: &'static str,
     b: &'a [u8],
     pos: usize,
+    bounds: Bounds,
     /// The message of the first fault.
     err: Option<String>,
 }
@@ -317,6 +382,7 @@ impl<'a> Cursor<'a> {
             column,
             b,
             pos: 0,
+            bounds: BOUNDS.with(|b| b.get()).unwrap_or(Bounds::STRUCTURAL),
             err: None,
         }
     }
@@ -399,6 +465,14 @@ impl<'a> Cursor<'a> {
         self.fail("LEB128 integer over 64 bits")
     }
 
+    fn u32(&mut self) -> Res<u32> {
+        let v = self.leb()?;
+        match u32::try_from(v) {
+            Ok(v) => Ok(v),
+            Err(_) => self.fail(format!("{v} does not fit 32 bits")),
+        }
+    }
+
     fn zigzag(&mut self) -> Res<i64> {
         let v = self.leb()?;
         Ok((v >> 1) as i64 ^ -((v & 1) as i64))
@@ -407,15 +481,46 @@ impl<'a> Cursor<'a> {
     #[inline]
     fn name(&mut self) -> Res<Name> {
         let i = self.leb()?;
-        // The interner bounds names far below this; the caller checks the exact range.
-        if i >= u32::MAX as u64 - 1 {
-            return self.fail(format!("name index {i} out of range"));
+        self.name_index(i)
+    }
+
+    #[inline]
+    fn name_index(&mut self, i: u64) -> Res<Name> {
+        if i >= u64::from(self.bounds.names) {
+            return self.bad_name(i);
         }
         Ok(Name::from_index(i as usize))
     }
 
+    #[cold]
+    fn bad_name<T>(&mut self, i: u64) -> Res<T> {
+        if self.bounds.names == Bounds::STRUCTURAL.names {
+            self.fail(format!("name index {i} out of range"))
+        } else {
+            let n = self.bounds.names;
+            self.fail(format!(
+                "name index {i} outside the string table ({n} names)"
+            ))
+        }
+    }
+
+    #[cold]
+    fn bad_special<T>(&mut self, kind: u8, v: u8) -> Res<T> {
+        match cells::special_from_parts(kind, v) {
+            Some(r) => self.fail(format!("special register {r:?} out of range")),
+            None if kind == 0 => self.fail(format!("special register {v} out of range")),
+            None => self.fail(format!("special register kind {kind}")),
+        }
+    }
+
     fn selector(&mut self) -> Res<Selector> {
-        Ok(Selector::from_bits(u16::from_le_bytes(self.array()?)))
+        let s = Selector::from_bits(u16::from_le_bytes(self.array()?));
+        if s.is_none() || s.is_valid() {
+            Ok(s)
+        } else {
+            self.pos -= 2;
+            self.fail(format!("invalid selector encoding {:#06x}", s.bits()))
+        }
     }
 }
 
@@ -432,12 +537,8 @@ impl Cursor<'_> {
             }
             SPECIAL => {
                 let (kind, v) = (self.u8()?, self.u8()?);
-                if cells::special_from_parts(kind, v).is_none() {
-                    return if kind == 0 {
-                        self.fail(format!("special register {v} out of range"))
-                    } else {
-                        self.fail(format!("special register kind {kind}"))
-                    };
+                if !cells::special_from_parts(kind, v).is_some_and(|r| r.is_valid()) {
+                    return self.bad_special(kind, v);
                 }
                 out.push(cells::special(kind, v, self.selector()?));
             }
@@ -462,19 +563,17 @@ impl Cursor<'_> {
                 };
                 cells::addr(out, base, self.zigzag()?, flags & 2 != 0);
             }
+            NOT => out.push(cells::not(self.name()?)),
             VECTOR..=NEG => {
-                if depth >= MAX_OPERAND_DEPTH {
+                if depth >= self.bounds.depth {
+                    let max = self.bounds.depth;
                     return self.fail(format!(
-                        "{} operands past {MAX_OPERAND_DEPTH} levels",
+                        "{} operands past {max} levels",
                         super::NESTED_TOO_DEEP
                     ));
                 }
                 let d = depth + 1;
                 let closed = match tag {
-                    NOT => {
-                        out.push(cells::not(self.name()?));
-                        Ok(())
-                    }
                     PAIR => {
                         let at = cells::open(out);
                         self.operand_into(d, out)?;
@@ -520,16 +619,22 @@ impl Cursor<'_> {
 
 fn decode(c: Columns<'_>) -> Result<Compact, String> {
     let mut e = Cursor::new("entries", &c.entries.0);
-    let (mut stmts, n_mods, n_ops) = entries(&mut e, c.others).map_err(|Fault| e.message())?;
-    // The counts are in operands here: check them before they become counts of cells.
-    let (m, o) = super::check_counts(&stmts).map_err(|e| e.to_string())?;
-    if (m, o) != (n_mods, n_ops) {
-        return Err(BodyError::Inconsistent("counts").to_string());
+    let (mut stmts, n_mods, n_ops, scopes) =
+        entries(&mut e, c.others).map_err(|Fault| e.message())?;
+    // The counts are in operands here: check the scopes' before they become counts of cells.
+    // (Without scopes the totals are what `entries` summed, and it has checked the guards.)
+    if scopes {
+        let (m, o) = super::check_counts(&stmts).map_err(|e| e.to_string())?;
+        if (m, o) != (n_mods, n_ops) {
+            return Err(BodyError::Inconsistent("counts").to_string());
+        }
     }
     let mods = modifiers(&c.mods.0, n_mods)?;
     let mut o = Cursor::new("operands", &c.operands.0);
     let cells = operand_cells(&mut o, &mut stmts, n_ops).map_err(|Fault| o.message())?;
-    scope_cells(&mut stmts);
+    if scopes {
+        scope_cells(&mut stmts);
+    }
     // Consistent by construction: the counts were checked above in operands, every
     // instruction's cell count is what it was given, and the scopes' are summed from them.
     let body = Compact {
@@ -563,19 +668,37 @@ fn scope_cells(stmts: &mut [Stmt]) {
     }
 }
 
-/// The statement entries, and how many modifiers and operands their instructions have.
-fn entries(e: &mut Cursor<'_>, others: Vec<Stmt>) -> Res<(Vec<Stmt>, usize, usize)> {
+/// The statement entries, how many modifiers and operands their instructions have, and
+/// whether there are scopes.
+fn entries(e: &mut Cursor<'_>, others: Vec<Stmt>) -> Res<(Vec<Stmt>, usize, usize, bool)> {
     let mut stmts = Vec::with_capacity(e.remaining() / 2);
     let mut others = others.into_iter();
-    let (mut n_mods, mut n_ops) = (0usize, 0usize);
+    let (mut n_mods, mut n_ops, mut scopes) = (0usize, 0usize, false);
     while !e.at_end() {
         let op = u16::from_le_bytes(e.array()?);
         if op == OTHER {
             match others.next() {
                 Some(Stmt::Inst(_)) => return e.fail("an instruction among the other entries"),
-                Some(s) => stmts.push(s),
+                Some(s) => {
+                    scopes |= matches!(s, Stmt::Block { .. });
+                    stmts.push(s)
+                }
                 None => return e.fail("more entries than the list of other entries holds"),
             }
+            continue;
+        }
+        if op == LABEL {
+            stmts.push(Stmt::Label(e.name()?));
+            continue;
+        }
+        if op == LOC {
+            let (file, line, col) = (e.u32()?, e.u32()?, e.u32()?);
+            stmts.push(Stmt::Loc(Box::new(Loc {
+                file,
+                line,
+                col,
+                inlined: None,
+            })));
             continue;
         }
         let Some(opcode) = Opcode::from_index(op as usize) else {
@@ -608,7 +731,7 @@ fn entries(e: &mut Cursor<'_>, others: Vec<Stmt>) -> Res<(Vec<Stmt>, usize, usiz
     if others.next().is_some() {
         return e.fail("the list of other entries is longer than the entries column says");
     }
-    Ok((stmts, n_mods, n_ops))
+    Ok((stmts, n_mods, n_ops, scopes))
 }
 
 fn modifiers(b: &[u8], n: usize) -> Result<Vec<Modifier>, String> {
@@ -619,9 +742,10 @@ fn modifiers(b: &[u8], n: usize) -> Result<Vec<Modifier>, String> {
         ));
     }
     let mut mods = Vec::with_capacity(n);
+    let table = Modifier::dense_table();
     for (i, pair) in b.chunks_exact(2).enumerate() {
         let d = u16::from_le_bytes([pair[0], pair[1]]);
-        match Modifier::from_dense(d) {
+        match table.get(d as usize).copied() {
             Some(md) => mods.push(md),
             None => {
                 return Err(format!(
@@ -648,11 +772,15 @@ fn operand_cells(o: &mut Cursor<'_>, stmts: &mut [Stmt], n: usize) -> Res<Vec<Ce
         for _ in 0..p.n_operands {
             // Most operands are registers whose name index takes one or two bytes.
             match o.b.get(o.pos..o.pos + 3) {
-                Some(&[REG, a, _]) if a < 0x80 => {
+                Some(&[REG, a, _]) if a < 0x80 && u32::from(a) < o.bounds.names => {
                     o.pos += 2;
                     cells.push(cells::reg(a as u32));
                 }
-                Some(&[REG, a, b]) if b < 0x80 => {
+                Some(&[REG, a, b])
+                    if a >= 0x80
+                        && b < 0x80
+                        && (u32::from(a & 0x7f) | u32::from(b) << 7) < o.bounds.names =>
+                {
                     o.pos += 3;
                     cells.push(cells::reg(u32::from(a & 0x7f) | u32::from(b) << 7));
                 }
