@@ -10,7 +10,8 @@
 use cap::Cap;
 use ptx_ir_binary::{decode, encode_with, Codec, DecodeLimits, HEADER_LEN};
 use ptx_ir_core::{
-    Function, FunctionKind, Instruction, Item, Module, Name, Opcode, Operand, Statement, Version,
+    Function, FunctionKind, Instruction, Item, Modifier, Module, Name, Opcode, Operand, Statement,
+    Type, Version,
 };
 use std::alloc::System;
 use std::path::Path;
@@ -139,8 +140,25 @@ fn decoding_allocates_a_bounded_multiple_of_the_input() {
             20_000
         ],
     );
+    // One word of 30 modifiers, reused: two bytes of entries per instruction.
+    let modifiers = kernel(
+        1,
+        vec![
+            Statement::Inst(Instruction::new(
+                Opcode::Ret,
+                vec![Modifier::Type(Type::U32); 30],
+                [],
+            ));
+            50_000
+        ],
+    );
     let names = kernel(50_000, vec![]);
-    for (what, m) in [("labels", labels), ("vectors", vectors), ("names", names)] {
+    for (what, m) in [
+        ("labels", labels),
+        ("vectors", vectors),
+        ("modifiers", modifiers),
+        ("names", names),
+    ] {
         for codec in [Codec::Stored, Codec::Zstd] {
             cases.push((
                 format!("{what} ({codec:?})"),

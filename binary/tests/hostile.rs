@@ -366,8 +366,8 @@ fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
             ))],
         )
     };
-    // Modifiers are their dense vocabulary index, two bytes little endian: neighbouring shapes
-    // differ in the low byte. 0xffff is past the vocabulary.
+    // Modifiers are their dense vocabulary index, two bytes little endian, in the body's words:
+    // neighbouring shapes differ in the low byte. 0xffff is past the vocabulary.
     let (p, x, _, s) = split(&body_of(&shape(1)), &body_of(&shape(2)));
     assert_eq!(x.len(), 1, "the low byte of the modifier");
     let strings = sections(&encode_with(&shape(1), Codec::Stored).unwrap()).0;
@@ -375,7 +375,7 @@ fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
     let e = decode(&container(&strings, &bad)).expect_err("modifier 0xffff");
     assert!(
         matches!(&e, DecodeError::Invalid { detail, .. }
-            if detail.contains("(65535) outside the vocabulary")),
+            if detail.contains("modifier 65535 outside the vocabulary")),
         "{e}"
     );
 
@@ -415,7 +415,7 @@ fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
     let e = decode(&container(&strings, &bad)).expect_err("modifier 0xfff0");
     assert!(
         matches!(&e, DecodeError::Invalid { detail, .. }
-            if detail.contains("(65520) outside the vocabulary")),
+            if detail.contains("modifier 65520 outside the vocabulary")),
         "{e}"
     );
 }
@@ -442,18 +442,19 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
     );
 
     // Crafted: a million nested scopes, each entry claiming the rest of the body. One pragma
-    // is, in the body's columns: entries `[2, 0xff, 0xff]` (one entry from `others`), no
-    // modifiers `[0]`, no operands `[0]`, others `[1, 4, 1, b'x']` (one `Pragma`, tag 4, of
-    // one byte).
+    // is, in the body's columns: no words `[0]`, entries `[1, 0xff]` (one entry from
+    // `others`), no operands `[0]`, others `[1, 4, 1, b'x']` (one `Pragma`, tag 4, of one
+    // byte).
     let one = body_of(&nest(0));
-    let pattern = [2, 0xff, 0xff, 0, 0, 1, 4, 1, b'x'];
+    let pattern = [0, 1, 0xff, 0, 1, 4, 1, b'x'];
     let at = find(&one, &pattern).unwrap_or_else(|| panic!("the columns of one pragma in {one:?}"));
     let strings = sections(&encode_with(&nest(0), Codec::Stored).unwrap()).0;
     let n = 1_000_000u32;
     let mut body = one[..at].to_vec();
-    body.extend_from_slice(&varint(2 * (n as u64 + 1)));
-    body.extend(std::iter::repeat_n(0xff, 2 * (n as usize + 1)));
-    body.extend_from_slice(&[0, 0]);
+    body.push(0);
+    body.extend_from_slice(&varint(n as u64 + 1));
+    body.extend(std::iter::repeat_n(0xff, n as usize + 1));
+    body.push(0);
     body.extend_from_slice(&varint(n as u64 + 1));
     for i in 0..n {
         // `Stmt::Block { len, mods: 0, operands: 0 }`

@@ -30,20 +30,31 @@ use crate::operand::Operand;
 use crate::operand::Selector;
 use crate::table::Opcode;
 use crate::vocab::Modifier;
+use rustc_hash::FxHashMap;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
 
-/// The `entries` record of a statement that is not an instruction, a label or a plain `.loc`:
+/// First byte of an `entries` record that is not an instruction, a label or a plain `.loc`:
 /// the next element of `others`.
-const OTHER: u16 = u16::MAX;
-/// The `entries` record of a label: its name (LEB128).
-const LABEL: u16 = u16::MAX - 1;
-/// The `entries` record of a `.loc` without an inlining part: file, line and column (LEB128).
-const LOC: u16 = u16::MAX - 2;
-// Opcodes are the records below these.
-const _: () = assert!(Opcode::ALL.len() < LOC as usize);
+const OTHER: u8 = 0xff;
+/// First byte of the `entries` record of a label, followed by its name (LEB128).
+const LABEL: u8 = 0xfe;
+/// First byte of the `entries` record of a `.loc` without an inlining part, followed by its
+/// file, line and column (LEB128).
+const LOC: u8 = 0xfd;
+/// First bytes from here on are not instructions (`0xfc` is unused).
+const MARKERS: u8 = 0xfc;
+/// Operand count field of an instruction's first byte (bits 2-7) meaning "the count follows
+/// as LEB128"; smaller values are the count.
+const MANY_OPERANDS: u8 = 62;
+const _: () = assert!((MANY_OPERANDS << 2 | 3) < MARKERS);
+/// Modifiers a body's instructions may take, per byte of its `entries` column, beyond the
+/// modifiers its words spell out once: bounds the memory a small column can claim through a
+/// word reused many times (every instruction record takes at least two bytes, so this allows 32
+/// modifiers per instruction on average; real instructions have at most about a dozen).
+const MODS_PER_ENTRY_BYTE: usize = 16;
 /// Deepest operand nesting a decoded body may have: above the bytecode's `validate` bound
 /// (`ptx_ir_binary::MAX_NESTING`, 384), so that every module it accepts decodes, and low enough
 /// for the recursive decoder's stack. The reader produces at most 16.
@@ -97,9 +108,9 @@ pub fn with_decode_bounds<R>(names: usize, max_depth: u32, f: impl FnOnce() -> R
 #[derive(Serialize, Deserialize)]
 struct Columns<'a> {
     #[serde(borrow)]
-    entries: Blob<'a>,
+    words: Blob<'a>,
     #[serde(borrow)]
-    mods: Blob<'a>,
+    entries: Blob<'a>,
     #[serde(borrow)]
     operands: Blob<'a>,
     others: Vec<Stmt>,
@@ -300,26 +311,52 @@ fn operands_before(c: &Compact) -> Vec<usize> {
 
 /// Serializes `c` as [`Columns`].
 pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Error> {
-    let mut entries = Vec::with_capacity(c.stmts.len() * 5);
+    let mut entries = Vec::with_capacity(c.stmts.len() * 3);
     let mut others = Vec::new();
     let before = operands_before(c);
     let ops_in = |from: usize, to: usize| {
         let at = |i: usize| before.get(i).copied().unwrap_or(0);
         at(to).saturating_sub(at(from))
     };
+    // The distinct opcode-and-modifier combinations, numbered in order of first use.
+    let mut words = Vec::new();
+    let mut index: FxHashMap<Vec<u16>, u32> = FxHashMap::default();
+    let mut key: Vec<u16> = Vec::new();
+    let (mut m, mut spelled, mut total) = (0usize, 0usize, 0usize);
     for (i, st) in c.stmts.iter().enumerate() {
         match st {
             Stmt::Inst(p) => {
-                entries.extend_from_slice(&(p.opcode as u16).to_le_bytes());
-                entries.push(p.guard.is_some() as u8 | (p.negated as u8) << 1);
-                entries.push(p.n_mods);
-                put_leb(&mut entries, ops_in(i, i + 1) as u64);
+                let mods = c.mods.get(m..m + p.n_mods as usize).unwrap_or_default();
+                m += mods.len();
+                total += mods.len();
+                key.clear();
+                key.push(p.opcode as u16);
+                key.extend(mods.iter().map(|md| md.dense()));
+                let w = match index.get(&key[..]) {
+                    Some(&w) => w,
+                    None => {
+                        let w = index.len() as u32;
+                        index.insert(key.clone(), w);
+                        words.extend_from_slice(&(p.opcode as u16).to_le_bytes());
+                        words.push(p.n_mods);
+                        words.extend(key[1..].iter().flat_map(|d| d.to_le_bytes()));
+                        spelled += mods.len();
+                        w
+                    }
+                };
+                let n = ops_in(i, i + 1);
+                let field = n.min(MANY_OPERANDS as usize) as u8;
+                entries.push(p.guard.is_some() as u8 | (p.negated as u8) << 1 | field << 2);
+                if field == MANY_OPERANDS {
+                    put_leb(&mut entries, n as u64);
+                }
+                put_leb(&mut entries, w.into());
                 if let Some(g) = p.guard {
                     put_name(&mut entries, g);
                 }
             }
             Stmt::Block { len, mods, .. } => {
-                entries.extend_from_slice(&OTHER.to_le_bytes());
+                entries.push(OTHER);
                 let inside = ops_in(i + 1, i + 1 + *len as usize);
                 others.push(Stmt::Block {
                     len: *len,
@@ -328,31 +365,34 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
                 });
             }
             Stmt::Label(n) => {
-                entries.extend_from_slice(&LABEL.to_le_bytes());
+                entries.push(LABEL);
                 put_name(&mut entries, *n);
             }
             Stmt::Loc(l) if l.inlined.is_none() => {
-                entries.extend_from_slice(&LOC.to_le_bytes());
+                entries.push(LOC);
                 for v in [l.file, l.line, l.col] {
                     put_leb(&mut entries, v.into());
                 }
             }
             other => {
-                entries.extend_from_slice(&OTHER.to_le_bytes());
+                entries.push(OTHER);
                 others.push(other.clone());
             }
         }
     }
-    let mods: Vec<u8> = c
-        .mods
-        .iter()
-        .flat_map(|m| m.dense().to_le_bytes())
-        .collect();
+    if total - spelled > MODS_PER_ENTRY_BYTE * entries.len() {
+        return Err(serde::ser::Error::custom(format!(
+            "a body whose instructions repeat {} modifiers in {} bytes of entries: more than \
+             the bytecode holds",
+            total - spelled,
+            entries.len()
+        )));
+    }
     let mut operands = Vec::with_capacity(c.operands.len() * 3);
     put_cells(&mut operands, &c.operands);
     Columns {
+        words: Blob(Cow::Owned(words)),
         entries: Blob(Cow::Owned(entries)),
-        mods: Blob(Cow::Owned(mods)),
         operands: Blob(Cow::Owned(operands)),
         others,
     }
@@ -618,18 +658,19 @@ impl Cursor<'_> {
 }
 
 fn decode(c: Columns<'_>) -> Result<Compact, String> {
+    let mut w = Cursor::new("words", &c.words.0);
+    let words = words(&mut w).map_err(|Fault| w.message())?;
     let mut e = Cursor::new("entries", &c.entries.0);
-    let (mut stmts, n_mods, n_ops, scopes) =
-        entries(&mut e, c.others).map_err(|Fault| e.message())?;
+    let (mut stmts, mods, n_ops, scopes) =
+        entries(&mut e, c.others, &words).map_err(|Fault| e.message())?;
     // The counts are in operands here: check the scopes' before they become counts of cells.
     // (Without scopes the totals are what `entries` summed, and it has checked the guards.)
     if scopes {
         let (m, o) = super::check_counts(&stmts).map_err(|e| e.to_string())?;
-        if (m, o) != (n_mods, n_ops) {
+        if (m, o) != (mods.len(), n_ops) {
             return Err(BodyError::Inconsistent("counts").to_string());
         }
     }
-    let mods = modifiers(&c.mods.0, n_mods)?;
     let mut o = Cursor::new("operands", &c.operands.0);
     let cells = operand_cells(&mut o, &mut stmts, n_ops).map_err(|Fault| o.message())?;
     if scopes {
@@ -649,6 +690,130 @@ fn decode(c: Columns<'_>) -> Result<Compact, String> {
     Ok(body)
 }
 
+/// A body's words: each its opcode and where its modifiers are in `mods`.
+struct Words {
+    words: Vec<(Opcode, u32, u8)>,
+    mods: Vec<Modifier>,
+}
+
+fn words(c: &mut Cursor<'_>) -> Res<Words> {
+    // Every word takes at least three bytes, every modifier two.
+    let mut words = Vec::with_capacity(c.remaining() / 3);
+    let mut mods = Vec::with_capacity(c.remaining() / 2);
+    let table = Modifier::dense_table();
+    while !c.at_end() {
+        let op = u16::from_le_bytes(c.array()?);
+        let Some(opcode) = Opcode::from_index(op as usize) else {
+            return c.fail(format!("opcode {op} outside the instruction table"));
+        };
+        let n = c.u8()?;
+        let at = mods.len() as u32;
+        for _ in 0..n {
+            let d = u16::from_le_bytes(c.array()?);
+            match table.get(d as usize) {
+                Some(&m) => mods.push(m),
+                None => {
+                    c.pos -= 2;
+                    return c.fail(format!(
+                        "modifier {d} outside the vocabulary of {}",
+                        crate::vocab::vocabulary_size()
+                    ));
+                }
+            }
+        }
+        words.push((opcode, at, n));
+    }
+    Ok(Words { words, mods })
+}
+
+/// The statement entries, the modifier pool, how many operands the instructions have, and
+/// whether there are scopes.
+fn entries(
+    e: &mut Cursor<'_>,
+    others: Vec<Stmt>,
+    words: &Words,
+) -> Res<(Vec<Stmt>, Vec<Modifier>, usize, bool)> {
+    let mut stmts = Vec::with_capacity(e.remaining() / 2);
+    let mut mods = Vec::with_capacity(e.remaining());
+    // Modifiers beyond those the words spell out are bounded by the entries' size.
+    let budget = MODS_PER_ENTRY_BYTE * e.b.len() + words.mods.len();
+    let mut others = others.into_iter();
+    let (mut n_ops, mut scopes) = (0usize, false);
+    while !e.at_end() {
+        let b = e.u8()?;
+        if b >= MARKERS {
+            match b {
+                OTHER => match others.next() {
+                    Some(Stmt::Inst(_)) => return e.fail("an instruction among the other entries"),
+                    Some(s) => {
+                        scopes |= matches!(s, Stmt::Block { .. });
+                        stmts.push(s)
+                    }
+                    None => return e.fail("more entries than the list of other entries holds"),
+                },
+                LABEL => stmts.push(Stmt::Label(e.name()?)),
+                LOC => {
+                    let (file, line, col) = (e.u32()?, e.u32()?, e.u32()?);
+                    stmts.push(Stmt::Loc(Box::new(Loc {
+                        file,
+                        line,
+                        col,
+                        inlined: None,
+                    })));
+                }
+                _ => {
+                    e.pos -= 1;
+                    return e.fail(format!("entry kind {b:#x}"));
+                }
+            }
+            continue;
+        }
+        let flags = b & 3;
+        if flags == 2 {
+            e.pos -= 1;
+            return e.fail("a negated guard without a predicate");
+        }
+        let ops = match b >> 2 {
+            MANY_OPERANDS => {
+                let n = e.leb()?;
+                match u16::try_from(n) {
+                    Ok(n) => n,
+                    Err(_) => return e.fail(format!("{n} operands")),
+                }
+            }
+            n => n as u16,
+        };
+        let w = e.leb()?;
+        let Some(&(opcode, at, n)) = words.words.get(w as usize) else {
+            return e.fail(format!("word {w} of {}", words.words.len()));
+        };
+        let guard = if flags & 1 != 0 {
+            Some(e.name()?)
+        } else {
+            None
+        };
+        if mods.len() + n as usize > budget {
+            return e.fail("more modifiers than the entries can hold");
+        }
+        // A few modifiers each: a loop, where `extend_from_slice` would call `memcpy`.
+        for &m in &words.mods[at as usize..at as usize + n as usize] {
+            mods.push(m);
+        }
+        n_ops += ops as usize;
+        stmts.push(Stmt::Inst(PackedInst {
+            guard,
+            negated: flags & 2 != 0,
+            n_mods: n,
+            opcode,
+            n_operands: ops,
+        }));
+    }
+    if others.next().is_some() {
+        return e.fail("the list of other entries is longer than the entries column says");
+    }
+    Ok((stmts, mods, n_ops, scopes))
+}
+
 /// Sets each scope's operand count to the cells its instructions take.
 fn scope_cells(stmts: &mut [Stmt]) {
     let mut before = Vec::with_capacity(stmts.len() + 1);
@@ -666,96 +831,6 @@ fn scope_cells(stmts: &mut [Stmt]) {
             *operands = at(i + 1 + *len as usize).saturating_sub(at(i + 1));
         }
     }
-}
-
-/// The statement entries, how many modifiers and operands their instructions have, and
-/// whether there are scopes.
-fn entries(e: &mut Cursor<'_>, others: Vec<Stmt>) -> Res<(Vec<Stmt>, usize, usize, bool)> {
-    let mut stmts = Vec::with_capacity(e.remaining() / 2);
-    let mut others = others.into_iter();
-    let (mut n_mods, mut n_ops, mut scopes) = (0usize, 0usize, false);
-    while !e.at_end() {
-        let op = u16::from_le_bytes(e.array()?);
-        if op == OTHER {
-            match others.next() {
-                Some(Stmt::Inst(_)) => return e.fail("an instruction among the other entries"),
-                Some(s) => {
-                    scopes |= matches!(s, Stmt::Block { .. });
-                    stmts.push(s)
-                }
-                None => return e.fail("more entries than the list of other entries holds"),
-            }
-            continue;
-        }
-        if op == LABEL {
-            stmts.push(Stmt::Label(e.name()?));
-            continue;
-        }
-        if op == LOC {
-            let (file, line, col) = (e.u32()?, e.u32()?, e.u32()?);
-            stmts.push(Stmt::Loc(Box::new(Loc {
-                file,
-                line,
-                col,
-                inlined: None,
-            })));
-            continue;
-        }
-        let Some(opcode) = Opcode::from_index(op as usize) else {
-            return e.fail(format!("opcode {op} outside the instruction table"));
-        };
-        let flags = e.u8()?;
-        if flags > 3 || flags == 2 {
-            return e.fail(format!("instruction flags {flags:#x}"));
-        }
-        let mods = e.u8()?;
-        let ops = e.leb()?;
-        let Ok(ops) = u16::try_from(ops) else {
-            return e.fail(format!("{ops} operands"));
-        };
-        let guard = if flags & 1 != 0 {
-            Some(e.name()?)
-        } else {
-            None
-        };
-        n_mods += mods as usize;
-        n_ops += ops as usize;
-        stmts.push(Stmt::Inst(PackedInst {
-            guard,
-            negated: flags & 2 != 0,
-            n_mods: mods,
-            opcode,
-            n_operands: ops,
-        }));
-    }
-    if others.next().is_some() {
-        return e.fail("the list of other entries is longer than the entries column says");
-    }
-    Ok((stmts, n_mods, n_ops, scopes))
-}
-
-fn modifiers(b: &[u8], n: usize) -> Result<Vec<Modifier>, String> {
-    if b.len() != 2 * n {
-        return Err(format!(
-            "the body's modifiers column has {} bytes; its instructions have {n} modifiers",
-            b.len()
-        ));
-    }
-    let mut mods = Vec::with_capacity(n);
-    let table = Modifier::dense_table();
-    for (i, pair) in b.chunks_exact(2).enumerate() {
-        let d = u16::from_le_bytes([pair[0], pair[1]]);
-        match table.get(d as usize).copied() {
-            Some(md) => mods.push(md),
-            None => {
-                return Err(format!(
-                    "modifier {i} ({d}) outside the vocabulary of {}",
-                    crate::vocab::vocabulary_size()
-                ))
-            }
-        }
-    }
-    Ok(mods)
 }
 
 /// Reads each instruction's operands into cells, and sets its count to the cells they take.
