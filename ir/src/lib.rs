@@ -31,6 +31,7 @@ pub mod inst;
 pub mod module;
 pub mod names;
 pub mod operand;
+mod section_columns;
 pub mod shape;
 pub mod special;
 pub mod table;

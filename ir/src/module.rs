@@ -137,6 +137,7 @@ pub struct Section {
     /// Section name as written (`.debug_info`).
     pub name: Box<str>,
     /// Entries in order.
+    #[serde(with = "crate::section_columns")]
     pub entries: Vec<SectionEntry>,
 }
 

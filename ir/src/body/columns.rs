@@ -83,6 +83,12 @@ thread_local! {
     static BOUNDS: std::cell::Cell<Option<Bounds>> = const { std::cell::Cell::new(None) };
 }
 
+/// The number of names a name read on this thread must stay below: the string table's size
+/// inside [`with_decode_bounds`], otherwise what a [`Name`] can hold.
+pub(crate) fn name_bound() -> u32 {
+    BOUNDS.with(|b| b.get()).unwrap_or(Bounds::STRUCTURAL).names
+}
+
 /// Runs `f` (which deserializes bodies on this thread) with every body's names checked against
 /// a string table of `names` names and its operands nested at most `max_depth` deep, while its
 /// columns are decoded. Lets a decoder that knows its string table skip the bodies' operands in

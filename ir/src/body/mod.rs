@@ -31,6 +31,7 @@ mod columns;
 use cells::Cell;
 pub use cells::{Atom, Operands, OperandsIter};
 
+pub(crate) use columns::name_bound;
 pub use columns::Blob;
 pub use columns::{with_decode_bounds, MAX_OPERAND_DEPTH};
 

@@ -1,0 +1,221 @@
+//! The serialized form of a section's entries: two byte columns and a list.
+//!
+//! Debug sections are long runs of `.b8` lines (25,000 in one nvcc file), which serde would
+//! decode entry by entry through its visitors, more slowly than the reader reads their text.
+//! `Section::entries` is instead serialized as the struct of
+//!
+//! - `records`: one LEB128 value per entry, in order: 0 is a label, followed by its name
+//!   (LEB128); 1 stands for the next element of `data`; 2 is a data line of plain values (the
+//!   dense index of its type as a modifier, the count, then each value as a tag byte and LEB128:
+//!   0 integer (zig-zag), 1 unsigned, 2 symbol (name)); `n + 3` is a `.b8` line of `n` bytes,
+//!   the next `n` of `bytes`.
+//! - `bytes`: the bytes of every `.b8` line, end to end.
+//! - `data`: the other entries (`.b32 label+4`, ...) through their ordinary serde form.
+//!
+//! Names are checked against the string table as they are read (see
+//! [`crate::body::with_decode_bounds`]).
+
+use crate::body::Blob;
+use crate::module::{ByteLine, SectionEntry};
+use crate::names::Name;
+use crate::operand::Expr;
+use crate::vocab::Modifier;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
+
+#[derive(Serialize, Deserialize)]
+struct Columns<'a> {
+    #[serde(borrow)]
+    records: Blob<'a>,
+    #[serde(borrow)]
+    bytes: Blob<'a>,
+    data: Vec<SectionEntry>,
+}
+
+const LABEL: u64 = 0;
+const DATA: u64 = 1;
+const PLAIN: u64 = 2;
+const LINE: u64 = 3;
+
+// Value tags of a plain data line.
+const INT: u8 = 0;
+const UINT: u8 = 1;
+const SYM: u8 = 2;
+
+/// Whether a data line's values all have a tag.
+fn plain(values: &[Expr]) -> bool {
+    values
+        .iter()
+        .all(|v| matches!(v, Expr::Int(_) | Expr::Uint(_) | Expr::Sym(_)))
+}
+
+fn put_leb(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// `#[serde(with = "crate::section_columns")]` for `Vec<SectionEntry>`.
+pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result<S::Ok, S::Error> {
+    let mut records = Vec::with_capacity(entries.len() + 8);
+    let mut bytes = Vec::new();
+    let mut data = Vec::new();
+    for e in entries {
+        match e {
+            SectionEntry::Label(n) => {
+                put_leb(&mut records, LABEL);
+                put_leb(&mut records, n.index() as u64);
+            }
+            SectionEntry::Bytes(b) => {
+                put_leb(&mut records, LINE + b.len() as u64);
+                bytes.extend_from_slice(b);
+            }
+            SectionEntry::Data { ty, values } if plain(values) => {
+                put_leb(&mut records, PLAIN);
+                put_leb(&mut records, Modifier::Type(*ty).dense().into());
+                put_leb(&mut records, values.len() as u64);
+                for v in values.iter() {
+                    match *v {
+                        Expr::Int(i) => {
+                            records.push(INT);
+                            put_leb(&mut records, ((i << 1) ^ (i >> 63)) as u64);
+                        }
+                        Expr::Uint(u) => {
+                            records.push(UINT);
+                            put_leb(&mut records, u);
+                        }
+                        Expr::Sym(n) => {
+                            records.push(SYM);
+                            put_leb(&mut records, n.index() as u64);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            SectionEntry::Data { .. } => {
+                put_leb(&mut records, DATA);
+                data.push(e.clone());
+            }
+        }
+    }
+    Columns {
+        records: Blob(Cow::Owned(records)),
+        bytes: Blob(Cow::Owned(bytes)),
+        data,
+    }
+    .serialize(s)
+}
+
+/// Reads one LEB128 value of at most 64 bits at `*pos`.
+fn leb(b: &[u8], pos: &mut usize) -> Result<u64, String> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let Some(&x) = b.get(*pos) else {
+            return Err(format!("truncated at byte {} of a section's records", *pos));
+        };
+        *pos += 1;
+        let bits = (x & 0x7f) as u64;
+        if shift == 63 && bits > 1 {
+            break;
+        }
+        v |= bits << shift;
+        if x & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(format!(
+        "LEB128 integer over 64 bits at byte {} of a section's records",
+        *pos
+    ))
+}
+
+/// A name index, checked against the string table's size.
+fn name(b: &[u8], pos: &mut usize, names: u32) -> Result<Name, String> {
+    let n = leb(b, pos)?;
+    if n >= u64::from(names) {
+        return Err(format!(
+            "name index {n} outside the string table ({names} names) in a section"
+        ));
+    }
+    Ok(Name::from_index(n as usize))
+}
+
+fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
+    let (records, bytes) = (&c.records.0[..], &c.bytes.0[..]);
+    // Every entry takes at least a byte of records.
+    let mut out = Vec::with_capacity(records.len().min(records.len() / 2 + c.data.len() + 1));
+    let mut data = c.data.into_iter();
+    let (mut pos, mut at) = (0usize, 0usize);
+    let names = crate::body::name_bound();
+    while pos < records.len() {
+        match leb(records, &mut pos)? {
+            LABEL => out.push(SectionEntry::Label(name(records, &mut pos, names)?)),
+            PLAIN => {
+                let d = leb(records, &mut pos)?;
+                let ty = match u16::try_from(d).ok().and_then(Modifier::from_dense) {
+                    Some(Modifier::Type(t)) => t,
+                    _ => return Err(format!("data type {d} in a section")),
+                };
+                let n = leb(records, &mut pos)?;
+                // Every value takes at least two bytes.
+                if n > (records.len() - pos) as u64 / 2 {
+                    return Err(format!("{n} data values in fewer bytes"));
+                }
+                let mut values = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    let tag = records.get(pos).copied();
+                    pos += 1;
+                    values.push(match tag {
+                        Some(INT) => {
+                            let v = leb(records, &mut pos)?;
+                            Expr::Int((v >> 1) as i64 ^ -((v & 1) as i64))
+                        }
+                        Some(UINT) => Expr::Uint(leb(records, &mut pos)?),
+                        Some(SYM) => Expr::Sym(name(records, &mut pos, names)?),
+                        _ => return Err(format!("data value tag {tag:?} in a section")),
+                    });
+                }
+                out.push(SectionEntry::Data {
+                    ty,
+                    values: values.into_boxed_slice(),
+                });
+            }
+            DATA => match data.next() {
+                Some(e @ SectionEntry::Data { .. }) => out.push(e),
+                Some(_) => return Err("a label or byte line among a section's data entries".into()),
+                None => return Err("more section entries than the data list holds".into()),
+            },
+            n => {
+                let len = n - LINE;
+                let Some(line) = usize::try_from(len)
+                    .ok()
+                    .and_then(|len| bytes.get(at..at.checked_add(len)?))
+                else {
+                    return Err(format!(
+                        "a byte line of {len} bytes past the section's bytes"
+                    ));
+                };
+                at += line.len();
+                out.push(SectionEntry::Bytes(ByteLine::new(line)));
+            }
+        }
+    }
+    if data.next().is_some() {
+        return Err("the section's data list is longer than its records say".into());
+    }
+    if at != bytes.len() {
+        return Err(format!(
+            "{} bytes after a section's last byte line",
+            bytes.len() - at
+        ));
+    }
+    Ok(out)
+}
+
+/// `#[serde(with = "crate::section_columns")]` for `Vec<SectionEntry>`.
+pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<SectionEntry>, D::Error> {
+    let c = Columns::deserialize(d)?;
+    decode(c).map_err(serde::de::Error::custom)
+}
