@@ -667,27 +667,18 @@ fn decode(c: Columns<'_>) -> Result<Compact, String> {
     let mut w = Cursor::new("words", &c.words.0);
     let words = words(&mut w).map_err(|Fault| w.message())?;
     let mut e = Cursor::new("entries", &c.entries.0);
-    let (mut stmts, mods, n_ops, scopes) =
-        entries(&mut e, c.others, &words).map_err(|Fault| e.message())?;
-    // The counts are in operands here: check the scopes' before they become counts of cells.
-    // (Without scopes the totals are what `entries` summed, and it has checked the guards.)
-    if scopes {
-        let (m, o) = super::check_counts(&stmts).map_err(|e| e.to_string())?;
-        if (m, o) != (mods.len(), n_ops) {
-            return Err(BodyError::Inconsistent("counts").to_string());
-        }
-    }
     let mut o = Cursor::new("operands", &c.operands.0);
-    let cells = operand_cells(&mut o, &mut stmts, n_ops).map_err(|Fault| o.message())?;
-    if scopes {
-        scope_cells(&mut stmts);
+    let mut body = Decoded::default();
+    match body.run(&mut e, &mut o, c.others, &words) {
+        Ok(()) => {}
+        Err(Stop::Entries) => return Err(e.message()),
+        Err(Stop::Operands) => return Err(o.message()),
+        Err(Stop::Body(b)) => return Err(b.to_string()),
     }
-    // Consistent by construction: the counts were checked above in operands, every
-    // instruction's cell count is what it was given, and the scopes' are summed from them.
     let body = Compact {
-        stmts,
-        mods,
-        operands: cells,
+        stmts: body.stmts,
+        mods: body.mods,
+        operands: body.cells,
     };
     debug_assert_eq!(
         super::check_counts(&body.stmts),
@@ -732,124 +723,100 @@ fn words(c: &mut Cursor<'_>) -> Res<Words> {
     Ok(Words { words, mods })
 }
 
-/// The statement entries, the modifier pool, how many operands the instructions have, and
-/// whether there are scopes.
-fn entries(
-    e: &mut Cursor<'_>,
-    others: Vec<Stmt>,
-    words: &Words,
-) -> Res<(Vec<Stmt>, Vec<Modifier>, usize, bool)> {
-    let mut stmts = Vec::with_capacity(e.remaining() / 2);
-    let mut mods = Vec::with_capacity(e.remaining());
-    // Modifiers beyond those the words spell out are bounded by the entries' size.
-    let budget = MODS_PER_ENTRY_BYTE * e.b.len() + words.mods.len();
-    let mut others = others.into_iter();
-    let (mut n_ops, mut scopes) = (0usize, false);
-    while !e.at_end() {
-        let b = e.u8()?;
-        if b >= MARKERS {
-            match b {
-                OTHER => match others.next() {
-                    Some(Stmt::Inst(_)) => return e.fail("an instruction among the other entries"),
-                    Some(s) => {
-                        scopes |= matches!(s, Stmt::Block { .. });
-                        stmts.push(s)
-                    }
-                    None => return e.fail("more entries than the list of other entries holds"),
-                },
-                LABEL => stmts.push(Stmt::Label(e.name()?)),
-                LOC => {
-                    let (file, line, col) = (e.u32()?, e.u32()?, e.u32()?);
-                    stmts.push(Stmt::Loc(Box::new(Loc {
-                        file,
-                        line,
-                        col,
-                        inlined: None,
-                    })));
-                }
-                _ => {
-                    e.pos -= 1;
-                    return e.fail(format!("entry kind {b:#x}"));
-                }
-            }
-            continue;
-        }
-        let flags = b & 3;
-        if flags == 2 {
-            e.pos -= 1;
-            return e.fail("a negated guard without a predicate");
-        }
-        let ops = match b >> 2 {
-            MANY_OPERANDS => {
-                let n = e.leb()?;
-                match u16::try_from(n) {
-                    Ok(n) => n,
-                    Err(_) => return e.fail(format!("{n} operands")),
-                }
-            }
-            n => n as u16,
-        };
-        let w = e.leb()?;
-        let Some(&(opcode, at, n)) = words.words.get(w as usize) else {
-            return e.fail(format!("word {w} of {}", words.words.len()));
-        };
-        let guard = if flags & 1 != 0 {
-            Some(e.name()?)
-        } else {
-            None
-        };
-        if mods.len() + n as usize > budget {
-            return e.fail("more modifiers than the entries can hold");
-        }
-        // A few modifiers each: a loop, where `extend_from_slice` would call `memcpy`.
-        for &m in &words.mods[at as usize..at as usize + n as usize] {
-            mods.push(m);
-        }
-        n_ops += ops as usize;
-        stmts.push(Stmt::Inst(PackedInst {
-            guard,
-            negated: flags & 2 != 0,
-            n_mods: n,
-            opcode,
-            n_operands: ops,
-        }));
-    }
-    if others.next().is_some() {
-        return e.fail("the list of other entries is longer than the entries column says");
-    }
-    Ok((stmts, mods, n_ops, scopes))
+/// Why [`Decoded::run`] stopped: a fault in a column (its message is in the column's cursor)
+/// or in the scopes' structure.
+enum Stop {
+    Entries,
+    Operands,
+    Body(BodyError),
 }
 
-/// Sets each scope's operand count to the cells its instructions take.
-fn scope_cells(stmts: &mut [Stmt]) {
-    let mut before = Vec::with_capacity(stmts.len() + 1);
-    let mut total = 0u32;
-    for st in stmts.iter() {
-        before.push(total);
-        if let Stmt::Inst(p) = st {
-            total = total.saturating_add(u32::from(p.n_operands));
-        }
-    }
-    before.push(total);
-    for (i, st) in stmts.iter_mut().enumerate() {
-        if let Stmt::Block { len, operands, .. } = st {
-            let at = |k: usize| before.get(k).copied().unwrap_or(total);
-            *operands = at(i + 1 + *len as usize).saturating_sub(at(i + 1));
-        }
-    }
+/// A scope being decoded: where it ends and what it must hold, in the column's counts.
+struct Open {
+    /// Index of its `Block` entry.
+    at: usize,
+    /// Index of the first entry after it.
+    end: usize,
+    mods: u32,
+    operands: u32,
+    /// Modifiers, operands and cells before it.
+    mods_at: usize,
+    operands_at: usize,
+    cells_at: usize,
 }
 
-/// Reads each instruction's operands into cells, and sets its count to the cells they take.
-fn operand_cells(o: &mut Cursor<'_>, stmts: &mut [Stmt], n: usize) -> Res<Vec<Cell>> {
-    // Every operand takes at least a byte.
-    if n > o.remaining() {
-        let have = o.remaining();
-        return o.fail(format!("{n} operands in {have} bytes"));
+/// A body decoded in one pass over its columns: each instruction's operands are read as its
+/// entry is, and scopes are checked (as `check_counts` does) and given their counts of cells
+/// as they close.
+#[derive(Default)]
+struct Decoded {
+    stmts: Vec<Stmt>,
+    mods: Vec<Modifier>,
+    cells: Vec<Cell>,
+    /// Operands read so far, as the column counts them.
+    operands: usize,
+    open: Vec<Open>,
+}
+
+impl Decoded {
+    fn run(
+        &mut self,
+        e: &mut Cursor<'_>,
+        o: &mut Cursor<'_>,
+        others: Vec<Stmt>,
+        words: &Words,
+    ) -> Result<(), Stop> {
+        self.stmts = Vec::with_capacity(e.remaining() / 2);
+        self.mods = Vec::with_capacity(e.remaining());
+        // Every operand takes at least a byte, and most a register's two.
+        self.cells = Vec::with_capacity(o.remaining() / 2);
+        // Modifiers beyond those the words spell out are bounded by the entries' size.
+        let budget = MODS_PER_ENTRY_BYTE * e.b.len() + words.mods.len();
+        let mut others = others.into_iter();
+        while !e.at_end() {
+            self.close_scopes()?;
+            let b = e.u8().map_err(|Fault| Stop::Entries)?;
+            if b >= MARKERS {
+                self.marker(e, b, &mut others)?;
+                continue;
+            }
+            let (p, w) = instruction(e, b, words).map_err(|Fault| Stop::Entries)?;
+            if self.mods.len() + p.n_mods as usize > budget {
+                return e
+                    .fail("more modifiers than the entries can hold")
+                    .map_err(|Fault| Stop::Entries);
+            }
+            let at = words.words[w].1 as usize;
+            // A few modifiers each: a loop, where `extend_from_slice` would call `memcpy`.
+            for &m in &words.mods[at..at + p.n_mods as usize] {
+                self.mods.push(m);
+            }
+            self.push_inst(o, p).map_err(|Fault| Stop::Operands)?;
+        }
+        if others.next().is_some() {
+            return e
+                .fail("the list of other entries is longer than the entries column says")
+                .map_err(|Fault| Stop::Entries);
+        }
+        self.close_scopes()?;
+        if !self.open.is_empty() {
+            return Err(Stop::Body(BodyError::Inconsistent(
+                "scope longer than its parent",
+            )));
+        }
+        if !o.at_end() {
+            return o
+                .fail("bytes after the last operand")
+                .map_err(|Fault| Stop::Operands);
+        }
+        Ok(())
     }
-    let mut cells = Vec::with_capacity(n);
-    for st in stmts.iter_mut() {
-        let Stmt::Inst(p) = st else { continue };
-        let at = cells.len();
+
+    /// Reads the instruction's operands into cells and pushes it with its count of cells.
+    #[inline]
+    fn push_inst(&mut self, o: &mut Cursor<'_>, mut p: PackedInst) -> Res<()> {
+        let at = self.cells.len();
+        let cells = &mut self.cells;
         for _ in 0..p.n_operands {
             // Most operands are registers whose name index takes one or two bytes.
             match o.b.get(o.pos..o.pos + 3) {
@@ -865,9 +832,10 @@ fn operand_cells(o: &mut Cursor<'_>, stmts: &mut [Stmt], n: usize) -> Res<Vec<Ce
                     o.pos += 3;
                     cells.push(cells::reg(u32::from(a & 0x7f) | u32::from(b) << 7));
                 }
-                _ => o.operand_into(0, &mut cells)?,
+                _ => o.operand_into(0, cells)?,
             }
         }
+        self.operands += p.n_operands as usize;
         match u16::try_from(cells.len() - at) {
             Ok(k) if k as usize <= super::MAX_OPERANDS => p.n_operands = k,
             _ => {
@@ -875,11 +843,142 @@ fn operand_cells(o: &mut Cursor<'_>, stmts: &mut [Stmt], n: usize) -> Res<Vec<Ce
                 return o.fail(format!("an instruction whose operands take {k} cells"));
             }
         }
+        self.stmts.push(Stmt::Inst(p));
+        Ok(())
     }
-    if !o.at_end() {
-        return o.fail("bytes after the last operand");
+
+    /// An entry that is not an instruction.
+    fn marker(
+        &mut self,
+        e: &mut Cursor<'_>,
+        b: u8,
+        others: &mut std::vec::IntoIter<Stmt>,
+    ) -> Result<(), Stop> {
+        let s = match b {
+            OTHER => match others.next() {
+                Some(Stmt::Inst(_)) => {
+                    return e
+                        .fail("an instruction among the other entries")
+                        .map_err(|Fault| Stop::Entries)
+                }
+                Some(s) => s,
+                None => {
+                    return e
+                        .fail("more entries than the list of other entries holds")
+                        .map_err(|Fault| Stop::Entries)
+                }
+            },
+            LABEL => Stmt::Label(e.name().map_err(|Fault| Stop::Entries)?),
+            LOC => {
+                let mut v = [0u32; 3];
+                for x in &mut v {
+                    *x = e.u32().map_err(|Fault| Stop::Entries)?;
+                }
+                Stmt::Loc(Box::new(Loc {
+                    file: v[0],
+                    line: v[1],
+                    col: v[2],
+                    inlined: None,
+                }))
+            }
+            _ => {
+                e.pos -= 1;
+                return e
+                    .fail(format!("entry kind {b:#x}"))
+                    .map_err(|Fault| Stop::Entries);
+            }
+        };
+        if let Stmt::Block {
+            len,
+            mods,
+            operands,
+        } = s
+        {
+            let at = self.stmts.len();
+            let end = at + 1 + len as usize;
+            if self.open.last().is_some_and(|t| end > t.end) {
+                return Err(Stop::Body(BodyError::Inconsistent(
+                    "scope longer than its parent",
+                )));
+            }
+            if self.open.len() >= super::MAX_SCOPE_DEPTH {
+                return Err(Stop::Body(BodyError::TooDeep));
+            }
+            self.open.push(Open {
+                at,
+                end,
+                mods,
+                operands,
+                mods_at: self.mods.len(),
+                operands_at: self.operands,
+                cells_at: self.cells.len(),
+            });
+        }
+        self.stmts.push(s);
+        Ok(())
     }
-    Ok(cells)
+
+    /// Closes the scopes that end here: checks their counts and sets their operand count to
+    /// the cells their instructions take.
+    #[inline]
+    fn close_scopes(&mut self) -> Result<(), Stop> {
+        while let Some(top) = self.open.last() {
+            if top.end != self.stmts.len() {
+                break;
+            }
+            if self.mods.len() - top.mods_at != top.mods as usize
+                || self.operands - top.operands_at != top.operands as usize
+            {
+                return Err(Stop::Body(BodyError::Inconsistent("scope counts")));
+            }
+            let cells = u32::try_from(self.cells.len() - top.cells_at).unwrap_or(u32::MAX);
+            if let Some(Stmt::Block { operands, .. }) = self.stmts.get_mut(top.at) {
+                *operands = cells;
+            }
+            self.open.pop();
+        }
+        Ok(())
+    }
+}
+
+/// The rest of an instruction's entry after its first byte `b`: the instruction (its operand
+/// count as the column counts) and the index of its word.
+#[inline]
+fn instruction(e: &mut Cursor<'_>, b: u8, words: &Words) -> Res<(PackedInst, usize)> {
+    let flags = b & 3;
+    if flags == 2 {
+        e.pos -= 1;
+        return e.fail("a negated guard without a predicate");
+    }
+    let ops = match b >> 2 {
+        MANY_OPERANDS => {
+            let n = e.leb()?;
+            match u16::try_from(n) {
+                Ok(n) => n,
+                Err(_) => return e.fail(format!("{n} operands")),
+            }
+        }
+        n => n as u16,
+    };
+    let w = e.leb()?;
+    let Some(&(opcode, _, n_mods)) = words.words.get(w as usize) else {
+        return e.fail(format!("word {w} of {}", words.words.len()));
+    };
+    let guard = if flags & 1 != 0 {
+        Some(e.name()?)
+    } else {
+        None
+    };
+    Ok((
+        PackedInst {
+            guard,
+            negated: flags & 2 != 0,
+            n_mods,
+            opcode,
+            n_operands: ops,
+        },
+        w as usize,
+    ))
 }
 
 /// Deserializes [`Columns`] into a checked compact body.
