@@ -4,32 +4,35 @@
 //! 300 ns per instruction, more than reading the PTX text. A body is instead serialized as a
 //! struct of
 //!
-//! - `entries`: one record per statement entry, in pre-order. An instruction is its opcode
-//!   (`u16` little endian), a flags byte (bit 0: guarded, bit 1: negated guard), its modifier
-//!   count (`u8`), its operand count (LEB128) and, if guarded, the predicate's name index
-//!   (LEB128). A label is the marker `0xfffe` and its name; a `.loc` without an inlining part
-//!   the marker `0xfffd` and its file, line and column (LEB128). Any other entry is the marker
-//!   `0xffff`, standing for the next element of `others`.
-//! - `mods`: two bytes per modifier, in instruction order: its dense index over the vocabulary
-//!   (`u16` little endian, [`Modifier::dense`]: the order of `vocab.rs`).
+//! - `words`: the body's distinct instruction words (opcode and modifiers), in order of first
+//!   use: each its opcode (`u16` little endian, its position in the instruction table), its
+//!   modifier count (`u8`) and its modifiers (`u16` little endian each: the dense index over the
+//!   vocabulary, [`Modifier::dense`], the order of `vocab.rs`).
+//! - `entries`: one record per statement entry, in pre-order, told apart by its first byte. An
+//!   instruction's first byte is below `0xfc`: bit 0 guarded, bit 1 negated guard, bits 2-7 its
+//!   operand count (62: the count follows as LEB128); then its word's index and, if guarded, the
+//!   predicate's name (LEB128). `0xfe` is a label (its name follows), `0xfd` a `.loc` without an
+//!   inlining part (file, line, column), `0xfc` a plain declaration (see [`DECL`]), `0xff` the
+//!   next element of `others`.
 //! - `operands`: the top-level operands of every instruction, in order, each a tag byte and its
 //!   payload (the `REG`... constants); lists hold their element count and elements.
-//! - `others`: the other entries (declarations, scopes, pragmas, ...) through their ordinary
-//!   serde form.
+//! - `others`: the other entries (scopes, pragmas, declarations with initialisers, ...) through
+//!   their ordinary serde form.
 //!
-//! The three columns are byte strings, which formats like bincode copy (or borrow) whole.
-//! Decoding checks every tag, ordinal, count and length and stops at the first fault; names are
-//! range-checked by the caller, which knows the interner.
+//! The three columns are byte strings, which formats like bincode copy (or borrow) whole; the
+//! decoder reads them in one pass. It checks every tag, ordinal, count and length and stops at
+//! the first fault; names are checked against the string table when the caller gives its size
+//! ([`with_decode_bounds`]).
 
 use super::cells::{self, Cell};
 use super::{BodyError, Compact, Operands, PackedInst, Stmt};
-use crate::module::Loc;
+use crate::module::{Declarator, Loc, VarDecl};
 use crate::names::Name;
 #[cfg(test)]
 use crate::operand::Operand;
 use crate::operand::Selector;
 use crate::table::Opcode;
-use crate::vocab::Modifier;
+use crate::vocab::{Modifier, Space, Type, Vector};
 use rustc_hash::FxHashMap;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
@@ -44,7 +47,13 @@ const LABEL: u8 = 0xfe;
 /// First byte of the `entries` record of a `.loc` without an inlining part, followed by its
 /// file, line and column (LEB128).
 const LOC: u8 = 0xfd;
-/// First bytes from here on are not instructions (`0xfc` is unused).
+/// First byte of the `entries` record of a plain declaration (one name, no linkage,
+/// attributes, array dimensions or initialiser: `.reg .b32 %r<9>;`, `.param .b64 p;`): a flags
+/// byte (bit 0: `.align`, bit 1: a vector width, bit 2: a register range), the space's and the
+/// type's ordinals (`u8`), then the alignment, the vector width's ordinal, the name and the
+/// range (LEB128) where present.
+const DECL: u8 = 0xfc;
+/// First bytes from here on are not instructions.
 const MARKERS: u8 = 0xfc;
 /// Operand count field of an instruction's first byte (bits 2-7) meaning "the count follows
 /// as LEB128"; smaller values are the count.
@@ -315,6 +324,53 @@ fn operands_before(c: &Compact) -> Vec<usize> {
     before
 }
 
+/// Whether `d` has a [`DECL`] record.
+fn plain_decl(d: &VarDecl) -> bool {
+    d.linkage.is_none()
+        && d.attributes.is_empty()
+        && matches!(&d.names[..], [x] if x.dims.is_empty() && x.init.is_none())
+}
+
+/// Reads the rest of a [`DECL`] record.
+fn decl(e: &mut Cursor<'_>) -> Res<VarDecl> {
+    let flags = e.u8()?;
+    if flags > 7 {
+        e.pos -= 1;
+        return e.fail(format!("declaration flags {flags:#x}"));
+    }
+    let (sp, ty) = (e.u8()?, e.u8()?);
+    let (Some(space), Some(ty)) = (Space::from_ordinal(sp), Type::from_ordinal(ty)) else {
+        e.pos -= 2;
+        return e.fail(format!("declaration space {sp} or type {ty}"));
+    };
+    let align = if flags & 1 != 0 { Some(e.u32()?) } else { None };
+    let vector = if flags & 2 != 0 {
+        let v = e.u32()?;
+        match u8::try_from(v).ok().and_then(Vector::from_ordinal) {
+            Some(v) => Some(v),
+            None => return e.fail(format!("vector width {v}")),
+        }
+    } else {
+        None
+    };
+    let name = e.name()?;
+    let range = if flags & 4 != 0 { Some(e.u32()?) } else { None };
+    Ok(VarDecl {
+        linkage: None,
+        space,
+        attributes: Vec::new(),
+        align,
+        vector,
+        ty,
+        names: vec![Declarator {
+            name,
+            range,
+            dims: Default::default(),
+            init: None,
+        }],
+    })
+}
+
 /// Serializes `c` as [`Columns`].
 pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Error> {
     let mut entries = Vec::with_capacity(c.stmts.len() * 3);
@@ -373,6 +429,26 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
             Stmt::Label(n) => {
                 entries.push(LABEL);
                 put_name(&mut entries, *n);
+            }
+            Stmt::Decl(d) if plain_decl(d) => {
+                let x = &d.names[0];
+                entries.push(DECL);
+                entries.push(
+                    d.align.is_some() as u8
+                        | (d.vector.is_some() as u8) << 1
+                        | (x.range.is_some() as u8) << 2,
+                );
+                entries.extend_from_slice(&[d.space.ordinal(), d.ty.ordinal()]);
+                if let Some(a) = d.align {
+                    put_leb(&mut entries, a.into());
+                }
+                if let Some(v) = d.vector {
+                    put_leb(&mut entries, v.ordinal().into());
+                }
+                put_name(&mut entries, x.name);
+                if let Some(r) = x.range {
+                    put_leb(&mut entries, r.into());
+                }
             }
             Stmt::Loc(l) if l.inlined.is_none() => {
                 entries.push(LOC);
@@ -869,6 +945,7 @@ impl Decoded {
                 }
             },
             LABEL => Stmt::Label(e.name().map_err(|Fault| Stop::Entries)?),
+            DECL => Stmt::Decl(Box::new(decl(e).map_err(|Fault| Stop::Entries)?)),
             LOC => {
                 let mut v = [0u32; 3];
                 for x in &mut v {
