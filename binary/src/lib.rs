@@ -407,11 +407,13 @@ pub fn decode_with(bytes: &[u8], limits: &DecodeLimits) -> Result<Module, Decode
     let (src, base) = section(bytes, frames[0], codec, Section::Strings, &mut scratch)?;
     let names: Interner = wire::decode(StringsSeed, src, Section::Strings, base, limits.max_depth)?;
     let (src, base) = section(bytes, frames[1], codec, Section::Body, &mut scratch)?;
-    // The bodies' operands are checked against the string table as they are decoded, so that
-    // validation need not walk them again.
-    let body: Body = ptx_ir_core::body::with_decode_bounds(names.len(), MAX_NESTING, || {
-        wire::decode(plain::<Body>(), src, Section::Body, base, limits.max_depth)
-    })?;
+    // Bodies are checked as they are decoded, so that validation need not walk them again.
+    let body: Body = ptx_ir_core::body::with_decode_bounds(
+        names.len(),
+        MAX_NESTING,
+        validate::body_entry,
+        || wire::decode(plain::<Body>(), src, Section::Body, base, limits.max_depth),
+    )?;
     codec::keep_scratch(scratch);
     let m = Module {
         names,

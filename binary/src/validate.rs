@@ -51,10 +51,21 @@ pub fn validate(m: &Module) -> Result<(), Invalid> {
 }
 
 /// [`validate`] for a module whose bodies were decoded under
-/// [`ptx_ir_core::body::with_decode_bounds`] with its string table's size and [`MAX_NESTING`]:
-/// their instructions' guards, modifiers and operands were checked while decoding.
+/// [`ptx_ir_core::body::with_decode_bounds`] with its string table's size, [`MAX_NESTING`] and
+/// [`body_entry`]: they were checked while decoding.
 pub(crate) fn validate_decoded(m: &Module) -> Result<(), Invalid> {
     validate_with(m, true)
+}
+
+/// The check of a body entry that the decoder reads through serde, for a string table of
+/// `names` names: what [`validate`] checks of it.
+pub(crate) fn body_entry(s: &Stmt, names: usize) -> Result<(), String> {
+    let v = V {
+        n: names,
+        depth: Cell::new(0),
+        decoded: true,
+    };
+    v.entry(s)
 }
 
 fn validate_with(m: &Module, decoded: bool) -> Result<(), Invalid> {
@@ -75,7 +86,7 @@ fn validate_with(m: &Module, decoded: bool) -> Result<(), Invalid> {
 struct V {
     n: usize,
     depth: Cell<u32>,
-    /// Compact bodies' instructions were checked by the decoder.
+    /// Compact bodies were checked by the decoder.
     decoded: bool,
 }
 
@@ -167,6 +178,8 @@ impl V {
         self.params(&f.params)?;
         self.directives(&f.directives)?;
         match f.body.as_ref().map(|b| (b, b.compact_parts())) {
+            // Checked entry by entry as it was decoded.
+            Some((_, Some(_))) if self.decoded => Ok(()),
             Some((_, Some((stmts, mods, operands)))) => self.compact(stmts, mods, operands),
             Some((b, None)) => self.statements(b.as_ref()),
             None => Ok(()),
@@ -183,18 +196,6 @@ impl V {
                 open.pop();
             }
             let r = match s {
-                Stmt::Inst(_) if self.decoded => Ok(()),
-                Stmt::Inst(p) => match p.guard() {
-                    Some(g) => self.name(g.pred),
-                    None => Ok(()),
-                },
-                Stmt::Label(n) => self.name(*n),
-                Stmt::Decl(d) => self.decl(d),
-                Stmt::Loc(l) => match &l.inlined {
-                    Some(x) => self.name(x.function_name),
-                    None => Ok(()),
-                },
-                Stmt::Pragma(_) => Ok(()),
                 Stmt::Block { len, .. } => {
                     open.push(i + 1 + *len as usize);
                     if open.len() > MAX_NESTING as usize {
@@ -203,19 +204,9 @@ impl V {
                         Ok(())
                     }
                 }
-                Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
-                    self.name(t.label)?;
-                    t.targets.iter().try_for_each(|n| self.name(*n))
-                }
-                Stmt::CallPrototype(p) => {
-                    self.name(p.0)?;
-                    self.prototype(&p.1)
-                }
+                s => self.entry(s),
             };
             r.map_err(|e| format!("{e} (body entry {i})"))?;
-        }
-        if self.decoded {
-            return Ok(());
         }
         mods.iter().try_for_each(|m| self.modifier(*m))?;
         // A cheap test per atom (inlined into the scan); the message only for a failure.
@@ -247,6 +238,31 @@ impl V {
             return Err(format!("values nest deeper than {MAX_NESTING} levels"));
         }
         Ok(())
+    }
+
+    /// A compact body's entry, scopes aside.
+    fn entry(&self, s: &Stmt) -> R {
+        match s {
+            Stmt::Inst(p) => match p.guard() {
+                Some(g) => self.name(g.pred),
+                None => Ok(()),
+            },
+            Stmt::Label(n) => self.name(*n),
+            Stmt::Decl(d) => self.decl(d),
+            Stmt::Loc(l) => match &l.inlined {
+                Some(x) => self.name(x.function_name),
+                None => Ok(()),
+            },
+            Stmt::Pragma(_) | Stmt::Block { .. } => Ok(()),
+            Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
+                self.name(t.label)?;
+                t.targets.iter().try_for_each(|n| self.name(*n))
+            }
+            Stmt::CallPrototype(p) => {
+                self.name(p.0)?;
+                self.prototype(&p.1)
+            }
+        }
     }
 
     fn decl(&self, d: &VarDecl) -> R {

@@ -429,17 +429,18 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
         }
         kernel(&["k"], vec![s])
     };
-    // Scopes are flat entries in the bytecode, so they do not nest in the decoder; the
-    // validator still bounds them at the depth the reader produces at most.
+    // Scopes are flat entries in the bytecode, so they do not nest in the decoder's stack; it
+    // still bounds them at the depth `validate` allows (the reader produces far less).
     assert!(decode(&encode_with(&nest(40), Codec::DEFAULT).unwrap()).is_ok());
     let deepest = encode_with(&nest(MAX_NESTING as usize), Codec::DEFAULT).unwrap();
     assert!(decode(&deepest).is_ok());
-    let e = decode(&encode_with(&nest(MAX_NESTING as usize + 1), Codec::DEFAULT).unwrap())
-        .expect_err("past the nesting bound");
+    let past = nest(MAX_NESTING as usize + 1);
+    let e = decode(&encode_with(&past, Codec::DEFAULT).unwrap()).expect_err("past the bound");
     assert!(
-        matches!(&e, DecodeError::InvalidIr { detail, .. } if detail.contains("nest")),
+        matches!(&e, DecodeError::TooDeep { limit, .. } if *limit == MAX_NESTING),
         "{e}"
     );
+    assert!(ptx_ir_binary::validate(&past).is_err());
 
     // Crafted: a million nested scopes, each entry claiming the rest of the body. One pragma
     // is, in the body's columns: no words `[0]`, entries `[1, 0xff]` (one entry from

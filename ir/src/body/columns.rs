@@ -75,9 +75,15 @@ pub const MAX_OPERAND_DEPTH: u32 = 1024;
 struct Bounds {
     /// Names must index a string table of this many names.
     names: u32,
-    /// Lists, pairs and negations nest at most this deep.
+    /// Lists, pairs and negations, and scopes, nest at most this deep.
     depth: u32,
+    /// The caller's check of the entries that come from `others`.
+    check: Option<CheckStmt>,
 }
+
+/// A decoder's check of a statement entry decoded through serde (a declaration with an
+/// initialiser, a pragma, a target list, ...), given the string table's size.
+pub type CheckStmt = fn(&Stmt, usize) -> Result<(), String>;
 
 impl Bounds {
     /// What the columns themselves require: names that fit a [`Name`], nesting the decoder's
@@ -85,6 +91,7 @@ impl Bounds {
     const STRUCTURAL: Bounds = Bounds {
         names: u32::MAX - 1,
         depth: MAX_OPERAND_DEPTH,
+        check: None,
     };
 }
 
@@ -98,12 +105,18 @@ pub(crate) fn name_bound() -> u32 {
     BOUNDS.with(|b| b.get()).unwrap_or(Bounds::STRUCTURAL).names
 }
 
-/// Runs `f` (which deserializes bodies on this thread) with every body's names checked against
-/// a string table of `names` names and its operands nested at most `max_depth` deep, while its
-/// columns are decoded. Lets a decoder that knows its string table skip the bodies' operands in
-/// a later validation: a body decoded here holds only names below `names`, valid selectors and
-/// special registers, and valid modifiers.
-pub fn with_decode_bounds<R>(names: usize, max_depth: u32, f: impl FnOnce() -> R) -> R {
+/// Runs `f` (which deserializes bodies on this thread) with every body checked while its
+/// columns are decoded: names against a string table of `names` names, operands and scopes
+/// nested at most `max_depth` deep, and the entries that come through serde by `check`. Lets a
+/// decoder that knows its string table skip bodies in a later validation: a body decoded here
+/// holds only names below `names`, valid selectors, special registers and modifiers, and
+/// entries `check` accepted.
+pub fn with_decode_bounds<R>(
+    names: usize,
+    max_depth: u32,
+    check: CheckStmt,
+    f: impl FnOnce() -> R,
+) -> R {
     struct Reset(Option<Bounds>);
     impl Drop for Reset {
         fn drop(&mut self) {
@@ -115,6 +128,7 @@ pub fn with_decode_bounds<R>(names: usize, max_depth: u32, f: impl FnOnce() -> R
             .unwrap_or(u32::MAX)
             .min(Bounds::STRUCTURAL.names),
         depth: max_depth.min(MAX_OPERAND_DEPTH),
+        check: Some(check),
     };
     let _reset = Reset(BOUNDS.with(|b| b.replace(Some(bounds))));
     f()
@@ -750,6 +764,7 @@ fn decode(c: Columns<'_>) -> Result<Compact, String> {
         Err(Stop::Entries) => return Err(e.message()),
         Err(Stop::Operands) => return Err(o.message()),
         Err(Stop::Body(b)) => return Err(b.to_string()),
+        Err(Stop::Message(m)) => return Err(m),
     }
     let body = Compact {
         stmts: body.stmts,
@@ -805,6 +820,8 @@ enum Stop {
     Entries,
     Operands,
     Body(BodyError),
+    /// The caller's check of an entry from `others`, or scopes past the caller's depth.
+    Message(String),
 }
 
 /// A scope being decoded: where it ends and what it must hold, in the column's counts.
@@ -937,7 +954,14 @@ impl Decoded {
                         .fail("an instruction among the other entries")
                         .map_err(|Fault| Stop::Entries)
                 }
-                Some(s) => s,
+                Some(s) => {
+                    if let Some(check) = e.bounds.check {
+                        let at = self.stmts.len();
+                        check(&s, e.bounds.names as usize)
+                            .map_err(|m| Stop::Message(format!("{m} (body entry {at})")))?;
+                    }
+                    s
+                }
                 None => {
                     return e
                         .fail("more entries than the list of other entries holds")
@@ -980,6 +1004,13 @@ impl Decoded {
             }
             if self.open.len() >= super::MAX_SCOPE_DEPTH {
                 return Err(Stop::Body(BodyError::TooDeep));
+            }
+            if self.open.len() >= e.bounds.depth as usize {
+                let max = e.bounds.depth;
+                return Err(Stop::Message(format!(
+                    "{} scopes past {max} levels",
+                    super::NESTED_TOO_DEEP
+                )));
             }
             self.open.push(Open {
                 at,

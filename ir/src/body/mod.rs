@@ -33,7 +33,7 @@ pub use cells::{Atom, Operands, OperandsIter};
 
 pub(crate) use columns::name_bound;
 pub use columns::Blob;
-pub use columns::{with_decode_bounds, MAX_OPERAND_DEPTH};
+pub use columns::{with_decode_bounds, CheckStmt, MAX_OPERAND_DEPTH};
 
 /// A function body: compact (statements in pre-order plus the modifier and operand pools), or a
 /// statement tree while it is being edited.
