@@ -873,18 +873,28 @@ impl Decoded {
                 self.marker(e, b, &mut others)?;
                 continue;
             }
-            let (p, w) = instruction(e, b, words).map_err(|Fault| Stop::Entries)?;
-            if self.mods.len() + p.n_mods as usize > budget {
+            let h = instruction(e, b, words).map_err(|Fault| Stop::Entries)?;
+            let (opcode, at, n_mods) = words.words[h.word as usize];
+            if self.mods.len() + n_mods as usize > budget {
                 return e
                     .fail("more modifiers than the entries can hold")
                     .map_err(|Fault| Stop::Entries);
             }
-            let at = words.words[w].1 as usize;
             // A few modifiers each: a loop, where `extend_from_slice` would call `memcpy`.
-            for &m in &words.mods[at..at + p.n_mods as usize] {
+            for &m in &words.mods[at as usize..at as usize + n_mods as usize] {
                 self.mods.push(m);
             }
-            self.push_inst(o, p).map_err(|Fault| Stop::Operands)?;
+            let k = self.operands(o, h.ops).map_err(|Fault| Stop::Operands)?;
+            // Built here, in one piece: assembled field by field in a stack slot and then
+            // copied whole, the entry's load waited for the stores (a store-forwarding stall
+            // that took a quarter of this loop's time).
+            self.stmts.push(Stmt::Inst(PackedInst {
+                guard: h.guard,
+                negated: h.negated,
+                n_mods,
+                opcode,
+                n_operands: k,
+            }));
         }
         if others.next().is_some() {
             return e
@@ -905,12 +915,12 @@ impl Decoded {
         Ok(())
     }
 
-    /// Reads the instruction's operands into cells and pushes it with its count of cells.
+    /// Reads an instruction's `n` operands into cells; returns the number of cells.
     #[inline]
-    fn push_inst(&mut self, o: &mut Cursor<'_>, mut p: PackedInst) -> Res<()> {
+    fn operands(&mut self, o: &mut Cursor<'_>, n: u16) -> Res<u16> {
         let at = self.cells.len();
         let cells = &mut self.cells;
-        for _ in 0..p.n_operands {
+        for _ in 0..n {
             // Most operands are registers whose name index takes one or two bytes.
             match o.b.get(o.pos..o.pos + 3) {
                 Some(&[REG, a, _]) if a < 0x80 && u32::from(a) < o.bounds.names => {
@@ -928,16 +938,14 @@ impl Decoded {
                 _ => o.operand_into(0, cells)?,
             }
         }
-        self.operands += p.n_operands as usize;
+        self.operands += n as usize;
         match u16::try_from(cells.len() - at) {
-            Ok(k) if k as usize <= super::MAX_OPERANDS => p.n_operands = k,
+            Ok(k) if k as usize <= super::MAX_OPERANDS => Ok(k),
             _ => {
                 let k = cells.len() - at;
-                return o.fail(format!("an instruction whose operands take {k} cells"));
+                o.fail(format!("an instruction whose operands take {k} cells"))
             }
         }
-        self.stmts.push(Stmt::Inst(p));
-        Ok(())
     }
 
     /// An entry that is not an instruction.
@@ -1049,10 +1057,18 @@ impl Decoded {
     }
 }
 
-/// The rest of an instruction's entry after its first byte `b`: the instruction (its operand
-/// count as the column counts) and the index of its word.
+/// An instruction's entry but its word's content.
+struct Head {
+    /// Operands, as the column counts them.
+    ops: u16,
+    word: u32,
+    guard: Option<Name>,
+    negated: bool,
+}
+
+/// The rest of an instruction's entry after its first byte `b`.
 #[inline]
-fn instruction(e: &mut Cursor<'_>, b: u8, words: &Words) -> Res<(PackedInst, usize)> {
+fn instruction(e: &mut Cursor<'_>, b: u8, words: &Words) -> Res<Head> {
     let flags = b & 3;
     if flags == 2 {
         e.pos -= 1;
@@ -1069,24 +1085,20 @@ fn instruction(e: &mut Cursor<'_>, b: u8, words: &Words) -> Res<(PackedInst, usi
         n => n as u16,
     };
     let w = e.leb()?;
-    let Some(&(opcode, _, n_mods)) = words.words.get(w as usize) else {
+    if w >= words.words.len() as u64 {
         return e.fail(format!("word {w} of {}", words.words.len()));
-    };
+    }
     let guard = if flags & 1 != 0 {
         Some(e.name()?)
     } else {
         None
     };
-    Ok((
-        PackedInst {
-            guard,
-            negated: flags & 2 != 0,
-            n_mods,
-            opcode,
-            n_operands: ops,
-        },
-        w as usize,
-    ))
+    Ok(Head {
+        ops,
+        word: w as u32,
+        guard,
+        negated: flags & 2 != 0,
+    })
 }
 
 /// Deserializes [`Columns`] into a checked compact body.
