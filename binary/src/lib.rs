@@ -34,6 +34,7 @@ pub use error::{DecodeError, EncodeError, Section};
 pub use validate::{validate, Invalid, MAX_NESTING};
 
 use ptx_ir_core::body::Blob;
+use ptx_ir_core::leb;
 use ptx_ir_core::{ConcatError, Interner, Item, Module, Target, Version};
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error as _};
 use serde::{Serialize, Serializer};
@@ -159,12 +160,7 @@ impl Serialize for Strings<'_> {
         let mut lens = Vec::with_capacity(self.0.len());
         let mut bytes = Vec::new();
         for (_, name) in self.0.iter() {
-            let mut n = name.len();
-            while n >= 0x80 {
-                lens.push(n as u8 | 0x80);
-                n >>= 7;
-            }
-            lens.push(n as u8);
+            leb::put(&mut lens, name.len() as u64);
             bytes.extend_from_slice(name.as_bytes());
         }
         (Blob(Cow::Owned(lens)), Blob(Cow::Owned(bytes))).serialize(s)
@@ -184,24 +180,12 @@ impl<'de> DeserializeSeed<'de> for StringsSeed {
         let (mut end, mut i) = (0usize, 0usize);
         let lens = &lens.0[..];
         while i < lens.len() {
-            let (mut n, mut shift) = (0usize, 0u32);
-            loop {
-                let Some(&b) = lens.get(i) else {
-                    return Err(D::Error::custom("the name lengths end inside a length"));
-                };
-                i += 1;
-                if shift > 28 {
-                    return Err(D::Error::custom(format!(
-                        "the length of name {} is over 32 bits",
-                        ends.len()
-                    )));
-                }
-                n |= ((b & 0x7f) as usize) << shift;
-                shift += 7;
-                if b & 0x80 == 0 {
-                    break;
-                }
-            }
+            let Some(n) = leb::get(lens, &mut i).and_then(|n| usize::try_from(n).ok()) else {
+                return Err(D::Error::custom(format!(
+                    "a bad length for name {} in the string table",
+                    ends.len()
+                )));
+            };
             end = end.saturating_add(n);
             ends.push(end);
         }

@@ -28,6 +28,7 @@ pub mod form;
 #[cfg(feature = "arbitrary")]
 pub mod generate;
 pub mod inst;
+pub mod leb;
 pub mod module;
 pub mod names;
 pub mod operand;

@@ -16,6 +16,7 @@
 //! [`crate::body::with_decode_bounds`]).
 
 use crate::body::Blob;
+use crate::leb;
 use crate::module::{ByteLine, SectionEntry};
 use crate::names::Name;
 use crate::operand::Expr;
@@ -49,14 +50,6 @@ fn plain(values: &[Expr]) -> bool {
         .all(|v| matches!(v, Expr::Int(_) | Expr::Uint(_) | Expr::Sym(_)))
 }
 
-fn put_leb(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 /// `#[serde(with = "crate::section_columns")]` for `Vec<SectionEntry>`.
 pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result<S::Ok, S::Error> {
     let mut records = Vec::with_capacity(entries.len() + 8);
@@ -65,37 +58,37 @@ pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result
     for e in entries {
         match e {
             SectionEntry::Label(n) => {
-                put_leb(&mut records, LABEL);
-                put_leb(&mut records, n.index() as u64);
+                leb::put(&mut records, LABEL);
+                leb::put(&mut records, n.index() as u64);
             }
             SectionEntry::Bytes(b) => {
-                put_leb(&mut records, LINE + b.len() as u64);
+                leb::put(&mut records, LINE + b.len() as u64);
                 bytes.extend_from_slice(b);
             }
             SectionEntry::Data { ty, values } if plain(values) => {
-                put_leb(&mut records, PLAIN);
-                put_leb(&mut records, Modifier::Type(*ty).dense().into());
-                put_leb(&mut records, values.len() as u64);
+                leb::put(&mut records, PLAIN);
+                leb::put(&mut records, Modifier::Type(*ty).dense().into());
+                leb::put(&mut records, values.len() as u64);
                 for v in values.iter() {
                     match *v {
                         Expr::Int(i) => {
                             records.push(INT);
-                            put_leb(&mut records, ((i << 1) ^ (i >> 63)) as u64);
+                            leb::put(&mut records, ((i << 1) ^ (i >> 63)) as u64);
                         }
                         Expr::Uint(u) => {
                             records.push(UINT);
-                            put_leb(&mut records, u);
+                            leb::put(&mut records, u);
                         }
                         Expr::Sym(n) => {
                             records.push(SYM);
-                            put_leb(&mut records, n.index() as u64);
+                            leb::put(&mut records, n.index() as u64);
                         }
                         _ => {}
                     }
                 }
             }
             SectionEntry::Data { .. } => {
-                put_leb(&mut records, DATA);
+                leb::put(&mut records, DATA);
                 data.push(e.clone());
             }
         }
@@ -108,27 +101,11 @@ pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result
     .serialize(s)
 }
 
-/// Reads one LEB128 value of at most 64 bits at `*pos`.
+/// Reads one LEB128 value at `*pos` of a section's records.
 fn leb(b: &[u8], pos: &mut usize) -> Result<u64, String> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let Some(&x) = b.get(*pos) else {
-            return Err(format!("truncated at byte {} of a section's records", *pos));
-        };
-        *pos += 1;
-        let bits = (x & 0x7f) as u64;
-        if shift == 63 && bits > 1 {
-            break;
-        }
-        v |= bits << shift;
-        if x & 0x80 == 0 {
-            return Ok(v);
-        }
-    }
-    Err(format!(
-        "LEB128 integer over 64 bits at byte {} of a section's records",
-        *pos
-    ))
+    let at = *pos;
+    leb::get(b, pos)
+        .ok_or_else(|| format!("a bad LEB128 integer at byte {at} of a section's records"))
 }
 
 /// A name index, checked against the string table's size.

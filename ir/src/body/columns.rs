@@ -224,13 +224,7 @@ const SINK: u8 = 16;
 /// Number of tags.
 const TAGS: u8 = SINK + 1;
 
-fn put_leb(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
+use crate::leb::put as put_leb;
 
 fn put_zigzag(out: &mut Vec<u8>, v: i64) {
     put_leb(out, ((v << 1) ^ (v >> 63)) as u64);
@@ -586,19 +580,18 @@ impl<'a> Cursor<'a> {
 
     #[cold]
     fn leb_long(&mut self) -> Res<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.u8()?;
-            let bits = (b & 0x7f) as u64;
-            if shift == 63 && bits > 1 {
-                return self.fail("LEB128 integer over 64 bits");
+        let mut pos = self.pos;
+        match crate::leb::get(self.b, &mut pos) {
+            Some(v) => {
+                self.pos = pos;
+                Ok(v)
             }
-            v |= bits << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
+            None if pos >= self.b.len() => {
+                self.pos = pos;
+                self.fail("truncated")
             }
+            None => self.fail("LEB128 integer over 64 bits"),
         }
-        self.fail("LEB128 integer over 64 bits")
     }
 
     fn u32(&mut self) -> Res<u32> {
