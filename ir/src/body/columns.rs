@@ -759,10 +759,16 @@ fn decode(c: Columns<'_>) -> Result<Compact, String> {
         Err(Stop::Body(b)) => return Err(b.to_string()),
         Err(Stop::Message(m)) => return Err(m),
     }
+    // The arrays were sized from the columns' lengths; a parsed body's are exact, and a
+    // decoded one should take no more memory (shrinking in place is cheap).
+    let (mut stmts, mut mods, mut operands) = (body.stmts, body.mods, body.cells);
+    stmts.shrink_to_fit();
+    mods.shrink_to_fit();
+    operands.shrink_to_fit();
     let body = Compact {
-        stmts: body.stmts,
-        mods: body.mods,
-        operands: body.cells,
+        stmts,
+        mods,
+        operands,
     };
     debug_assert_eq!(
         super::check_counts(&body.stmts),
