@@ -10,6 +10,17 @@ pub fn put(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// Appends `v` zig-zag encoded (small magnitudes of either sign take one byte).
+pub fn put_signed(out: &mut Vec<u8>, v: i64) {
+    put(out, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+/// The signed value of a zig-zag encoded `v`.
+#[inline]
+pub fn signed(v: u64) -> i64 {
+    (v >> 1) as i64 ^ -((v & 1) as i64)
+}
+
 /// Reads the value at `*pos` and moves past it; `None` if `b` ends inside it or it does not
 /// fit 64 bits.
 #[inline]
@@ -45,6 +56,11 @@ mod tests {
             assert_eq!(get(&b[..b.len() - 1], &mut 0), None);
         }
         assert_eq!(get(&[0xff; 10], &mut 0), None);
+        for v in [0i64, 1, -1, 63, -64, 64, i64::MIN, i64::MAX] {
+            let mut b = Vec::new();
+            put_signed(&mut b, v);
+            assert_eq!(get(&b, &mut 0).map(signed), Some(v));
+        }
         assert_eq!(
             get(
                 &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02],

@@ -155,19 +155,31 @@ impl Interner {
 
     /// The slot table for `n` names: the smallest power of two at least `2n` (and 64).
     fn build_slots(&self, n: usize) -> Vec<u64> {
+        self.fill_slots(n, false).0
+    }
+
+    /// [`Interner::build_slots`]; with `check`, each name is looked up before it goes in, and
+    /// the first one that repeats an earlier spelling is returned too.
+    fn fill_slots(&self, n: usize, check: bool) -> (Vec<u64>, Option<usize>) {
         let cap = (2 * n).next_power_of_two().max(64);
         let mut slots = vec![0u64; cap];
         let mask = cap - 1;
+        let bytes = self.buf.as_bytes();
         for i in 0..self.ends.len() {
-            let s = &self.buf.as_bytes()[self.span(i)];
+            let s = &bytes[self.span(i)];
             let h = hash_bytes(s);
+            let t = tag(h, s.len());
             let mut k = (h as usize) & mask;
             while slots[k] != 0 {
+                let v = slots[k];
+                if check && v >> 32 == t && same(&bytes[self.span((v as u32 - 1) as usize)], s) {
+                    return (slots, Some(i));
+                }
                 k = (k + 1) & mask;
             }
-            slots[k] = (tag(h, s.len()) << 32) | (i as u64 + 1);
+            slots[k] = (t << 32) | (i as u64 + 1);
         }
-        slots
+        (slots, None)
     }
 
     /// The slot table, built if it was dropped.
@@ -331,26 +343,11 @@ impl Interner {
             ends,
             slots: OnceLock::new(),
         };
-        // The table as `build_slots` makes it, with each name looked up before it goes in.
-        let cap = (2 * me.ends.len()).next_power_of_two().max(64);
-        let mut slots = vec![0u64; cap];
-        let mask = cap - 1;
-        let bytes = me.buf.as_bytes();
-        for i in 0..me.ends.len() {
-            let s = &bytes[me.span(i)];
-            let h = hash_bytes(s);
-            let t = tag(h, s.len());
-            let mut k = (h as usize) & mask;
-            while slots[k] != 0 {
-                let v = slots[k];
-                if v >> 32 == t && same(&bytes[me.span((v as u32 - 1) as usize)], s) {
-                    return Err(ConcatError::Duplicate(i));
-                }
-                k = (k + 1) & mask;
-            }
-            slots[k] = (t << 32) | (i as u64 + 1);
+        // The lookup table is only needed for the check: dropped, as after reading text.
+        match me.fill_slots(me.ends.len(), true).1 {
+            Some(i) => Err(ConcatError::Duplicate(i)),
+            None => Ok(me),
         }
-        Ok(me)
     }
 
     /// Gives back spare capacity of the spelling buffer (after a reader's estimate) and drops

@@ -73,7 +73,7 @@ pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result
                     match *v {
                         Expr::Int(i) => {
                             records.push(INT);
-                            leb::put(&mut records, ((i << 1) ^ (i >> 63)) as u64);
+                            leb::put_signed(&mut records, i);
                         }
                         Expr::Uint(u) => {
                             records.push(UINT);
@@ -121,8 +121,8 @@ fn name(b: &[u8], pos: &mut usize, names: u32) -> Result<Name, String> {
 
 fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
     let (records, bytes) = (&c.records.0[..], &c.bytes.0[..]);
-    // Every entry takes at least a byte of records.
-    let mut out = Vec::with_capacity(records.len().min(records.len() / 2 + c.data.len() + 1));
+    // Every entry takes at least a byte of records (a short byte line just one).
+    let mut out = Vec::with_capacity(records.len());
     let mut data = c.data.into_iter();
     let (mut pos, mut at) = (0usize, 0usize);
     let names = crate::body::name_bound();
@@ -145,10 +145,7 @@ fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
                     let tag = records.get(pos).copied();
                     pos += 1;
                     values.push(match tag {
-                        Some(INT) => {
-                            let v = leb(records, &mut pos)?;
-                            Expr::Int((v >> 1) as i64 ^ -((v & 1) as i64))
-                        }
+                        Some(INT) => Expr::Int(leb::signed(leb(records, &mut pos)?)),
                         Some(UINT) => Expr::Uint(leb(records, &mut pos)?),
                         Some(SYM) => Expr::Sym(name(records, &mut pos, names)?),
                         _ => return Err(format!("data value tag {tag:?} in a section")),
@@ -188,6 +185,8 @@ fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
             bytes.len() - at
         ));
     }
+    // Sized for the records' bytes: no more memory than a parsed section's.
+    out.shrink_to_fit();
     Ok(out)
 }
 

@@ -26,6 +26,7 @@
 
 use super::cells::{self, Cell};
 use super::{BodyError, Compact, Operands, PackedInst, Stmt};
+use crate::leb::{put as put_leb, put_signed};
 use crate::module::{Declarator, Loc, VarDecl};
 use crate::names::Name;
 #[cfg(test)]
@@ -224,12 +225,6 @@ const SINK: u8 = 16;
 /// Number of tags.
 const TAGS: u8 = SINK + 1;
 
-use crate::leb::put as put_leb;
-
-fn put_zigzag(out: &mut Vec<u8>, v: i64) {
-    put_leb(out, ((v << 1) ^ (v >> 63)) as u64);
-}
-
 fn put_name(out: &mut Vec<u8>, n: Name) {
     put_leb(out, n.index() as u64);
 }
@@ -257,7 +252,7 @@ fn put_cells(out: &mut Vec<u8>, cells: &[Cell]) {
             }
             View::Int(v) => {
                 out.push(INT);
-                put_zigzag(out, v);
+                put_signed(out, v);
             }
             View::Uint(v) => {
                 out.push(UINT);
@@ -278,7 +273,7 @@ fn put_cells(out: &mut Vec<u8>, cells: &[Cell]) {
             View::Sym(name, offset) => {
                 out.push(SYM);
                 put_name(out, name);
-                put_zigzag(out, offset);
+                put_signed(out, offset);
             }
             View::Addr(base, offset, unified) => {
                 out.push(ADDR);
@@ -286,7 +281,7 @@ fn put_cells(out: &mut Vec<u8>, cells: &[Cell]) {
                 if let Some(b) = base {
                     put_name(out, b);
                 }
-                put_zigzag(out, offset);
+                put_signed(out, offset);
             }
             View::List(kind, n) => {
                 out.push(match kind {
@@ -604,7 +599,7 @@ impl<'a> Cursor<'a> {
 
     fn zigzag(&mut self) -> Res<i64> {
         let v = self.leb()?;
-        Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+        Ok(crate::leb::signed(v))
     }
 
     #[inline]
@@ -1009,9 +1004,7 @@ impl Decoded {
                     "scope longer than its parent",
                 )));
             }
-            if self.open.len() >= super::MAX_SCOPE_DEPTH {
-                return Err(Stop::Body(BodyError::TooDeep));
-            }
+            // At most MAX_SCOPE_DEPTH (the structural bound equals it), less when bounded.
             if self.open.len() >= e.bounds.depth as usize {
                 let max = e.bounds.depth;
                 return Err(Stop::Message(format!(
@@ -1115,7 +1108,7 @@ mod tests {
     fn leb_and_zigzag_round_trip() {
         for v in [0i64, 1, -1, 63, -64, 64, 1 << 40, i64::MIN, i64::MAX] {
             let mut b = Vec::new();
-            put_zigzag(&mut b, v);
+            put_signed(&mut b, v);
             assert_eq!(Cursor::new("t", &b).zigzag(), Ok(v));
         }
         let mut b = Vec::new();
