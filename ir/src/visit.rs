@@ -6,8 +6,8 @@
 //! interner in print order so that such a module equals the result of printing and re-reading
 //! it.
 
-use crate::body::Body;
-use crate::module::Module;
+use crate::body::{Body, Stmt};
+use crate::module::{Item, Module};
 use crate::names::{Interner, Name};
 
 /// One definition of the walk, instantiated for shared and for mutable access so the two can
@@ -19,7 +19,11 @@ macro_rules! walker {
             use crate::names::Name;
 
             pub fn module(m: &$($m)? Module, f: &mut impl FnMut(&$($m)? Name)) {
-                for item in &$($m)? m.items {
+                items(&$($m)? m.items, f);
+            }
+
+            pub fn items(items: &$($m)? [Item], f: &mut impl FnMut(&$($m)? Name)) {
+                for item in items {
                     match item {
                         Item::Function(func) => function(func, f),
                         Item::Variable(v) => decl(v, f),
@@ -45,7 +49,7 @@ macro_rules! walker {
                 }
             }
 
-            fn params(ps: &$($m)? [Param], f: &mut impl FnMut(&$($m)? Name)) {
+            pub fn params(ps: &$($m)? [Param], f: &mut impl FnMut(&$($m)? Name)) {
                 for p in ps {
                     f(&$($m)? p.name);
                 }
@@ -64,7 +68,7 @@ macro_rules! walker {
                 }
             }
 
-            fn decl(v: &$($m)? VarDecl, f: &mut impl FnMut(&$($m)? Name)) {
+            pub fn decl(v: &$($m)? VarDecl, f: &mut impl FnMut(&$($m)? Name)) {
                 for d in &$($m)? v.names {
                     declarator(d, f);
                 }
@@ -133,9 +137,50 @@ fn body_names(body: &Body, f: &mut impl FnMut(&Name)) {
 }
 
 fn body_names_mut(body: &mut Body, f: &mut impl FnMut(&mut Name)) {
-    exclusive::statements(body.statements_mut(), f);
-    // Renaming leaves the shape alone, so the body fits its compact form again.
-    let _ = body.compact();
+    let Some((stmts, mut cells)) = body.compact_mut() else {
+        exclusive::statements(body.statements_mut(), f);
+        // Renaming leaves the shape alone, so the body fits its compact form again.
+        let _ = body.compact();
+        return;
+    };
+    // In place, entry by entry: instructions take their operand cells in order.
+    let mut pos = 0;
+    for s in stmts {
+        match s {
+            Stmt::Inst(inst) => {
+                if let Some(g) = inst.guard_mut() {
+                    f(g);
+                }
+                let n = inst.operand_cells();
+                if !cells.names_mut(pos, n, f) {
+                    return;
+                }
+                pos += n;
+            }
+            Stmt::Label(n) => f(n),
+            Stmt::Decl(d) => exclusive::decl(d, f),
+            Stmt::Loc(l) => {
+                if let Some(i) = &mut l.inlined {
+                    f(&mut i.function_name);
+                }
+            }
+            Stmt::Pragma(_) | Stmt::Block { .. } => {}
+            Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
+                f(&mut t.label);
+                t.targets.iter_mut().for_each(&mut *f);
+            }
+            Stmt::CallPrototype(p) => {
+                let (label, proto) = &mut **p;
+                f(label);
+                if let Some(r) = &mut proto.returns {
+                    exclusive::params(r, f);
+                }
+                if let Some(ps) = &mut proto.params {
+                    exclusive::params(ps, f);
+                }
+            }
+        }
+    }
 }
 
 /// Calls `f` on every name of `m`, in the order the printer writes them.
@@ -146,6 +191,12 @@ pub fn for_each_name(m: &Module, f: &mut impl FnMut(Name)) {
 /// Calls `f` on every name of `m` mutably, in the order the printer writes them.
 pub fn for_each_name_mut(m: &mut Module, f: &mut impl FnMut(&mut Name)) {
     exclusive::module(m, f);
+}
+
+/// Calls `f` on every name of some module items mutably, in the order the printer writes
+/// them. Compact bodies are renamed in place.
+pub fn for_each_item_name_mut(items: &mut [Item], f: &mut impl FnMut(&mut Name)) {
+    exclusive::items(items, f);
 }
 
 /// Calls `f` on every name of a function (signature and body), in print order.

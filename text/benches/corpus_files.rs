@@ -63,12 +63,34 @@ pub fn load() -> Vec<CorpusFile> {
         .collect()
 }
 
-/// The report rows: each folder of [`GROUPS`], then `all`.
+/// The 18 files ZLUDA's `ptx_parser` (commit `8a7931be`) reads, for side-by-side figures
+/// (docs/PERFORMANCE.md): every cuRAND file, four of NCCL's, one of nvcc's, three of Triton's.
+pub const ZLUDA_READS: &[&str] = &[
+    "lib/curand/",
+    "lib/nccl/5.ptx",
+    "lib/nccl/6.ptx",
+    "lib/nccl/10.ptx",
+    "lib/nccl/11.ptx",
+    "nvcc/thrust_cub_sm_90.ptx",
+    "triton/tr_add.ptx",
+    "triton/tr_layernorm.ptx",
+    "triton/tr_softmax.ptx",
+];
+
+/// The report rows: each folder of [`GROUPS`], then `all`, then the files ZLUDA reads.
+#[allow(dead_code)] // not every user of this module reports rows
 pub fn groups() -> impl Iterator<Item = &'static str> {
-    GROUPS.iter().copied().chain(["all"])
+    GROUPS.iter().copied().chain(["all", "zluda-18"])
 }
 
 /// Whether the file at `rel` belongs to report row `group`.
+#[allow(dead_code)]
 pub fn in_group(rel: &str, group: &str) -> bool {
-    group == "all" || rel.strip_prefix(group).is_some_and(|r| r.starts_with('/'))
+    match group {
+        "all" => true,
+        "zluda-18" => ZLUDA_READS
+            .iter()
+            .any(|z| rel.starts_with(z) && (z.ends_with('/') || rel == *z)),
+        _ => rel.strip_prefix(group).is_some_and(|r| r.starts_with('/')),
+    }
 }

@@ -292,6 +292,35 @@ pub(super) fn sink() -> Cell {
     Cell::new(SINK, 0)
 }
 
+/// Calls `f` on every name in `cells` (operands one after another, list elements in order),
+/// letting it change the name in place; stops at the first malformed cell.
+pub(super) fn names_mut(cells: &mut [Cell], f: &mut impl FnMut(&mut Name)) {
+    // A name is the payload's low 32 bits (an address's base plus one, 0 for none).
+    const LOW: u64 = 0xffff_ffff << 8;
+    let mut pos = 0;
+    while let Some(c) = cells.get_mut(pos) {
+        let low = c.payload() as u32;
+        let (bias, data) = match c.tag() {
+            REG | SYM | NOT => (0, 0),
+            SYM_WIDE => (0, 1),
+            ADDR => (1, 0),
+            ADDR_WIDE => (1, 1),
+            INT_WIDE | UINT_WIDE | F64 | DEC => (u32::MAX, 1),
+            SPECIAL | INT | UINT | F32 | VECTOR | TUPLE | ARGS | PAIR | NEG | SINK => (u32::MAX, 0),
+            _ => return,
+        };
+        if bias != u32::MAX && low >= bias && low != u32::MAX {
+            let mut n = Name::from_index((low - bias) as usize);
+            f(&mut n);
+            match u32::try_from(n.index() + bias as usize) {
+                Ok(v) if v != u32::MAX => c.0 = (c.0 & !LOW) | u64::from(v) << 8,
+                _ => return,
+            }
+        }
+        pos += 1 + data;
+    }
+}
+
 /// The bracket kinds of list operands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) enum List {

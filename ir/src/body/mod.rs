@@ -105,6 +105,28 @@ pub struct Targets {
     pub targets: Box<[Name]>,
 }
 
+/// The operand pool of a compact body, open for renaming (see [`Body::compact_mut`]).
+pub(crate) struct CellsMut<'a>(&'a mut [Cell]);
+
+impl CellsMut<'_> {
+    /// Calls `f` on every name of the `count` cells from `from` (one instruction's operands),
+    /// in print order. `false` if the pool has no such cells.
+    pub(crate) fn names_mut(
+        &mut self,
+        from: usize,
+        count: usize,
+        f: &mut impl FnMut(&mut Name),
+    ) -> bool {
+        match self.0.get_mut(from..from.saturating_add(count)) {
+            Some(c) => {
+                cells::names_mut(c, f);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 /// An instruction entry: 12 bytes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PackedInst {
@@ -122,6 +144,11 @@ impl PackedInst {
             pred,
             negated: self.negated,
         })
+    }
+
+    /// The guard's predicate, to rename it.
+    pub(crate) fn guard_mut(&mut self) -> Option<&mut Name> {
+        self.guard.as_mut()
     }
 
     /// The opcode.
@@ -546,6 +573,16 @@ impl Body {
     pub fn compact_parts(&self) -> Option<(&[Stmt], &[Modifier], Operands<'_>)> {
         match &self.repr {
             Repr::Compact(c) => Some((&c.stmts, &c.mods, Operands::cells(&c.operands))),
+            Repr::Tree(_) => None,
+        }
+    }
+
+    /// The entries and operand cells of a compact body, to rename what they name in place
+    /// (`None` while the body is a tree). Drops the statement tree built from them.
+    pub(crate) fn compact_mut(&mut self) -> Option<(&mut [Stmt], CellsMut<'_>)> {
+        self.tree.take();
+        match &mut self.repr {
+            Repr::Compact(c) => Some((&mut c.stmts, CellsMut(&mut c.operands))),
             Repr::Tree(_) => None,
         }
     }
