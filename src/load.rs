@@ -105,9 +105,7 @@ pub fn load_bytes_with(
         path: name.to_string(),
         error,
     })?;
-    // Large texts are read in parts on every core; the module is the one a serial read gives.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let module = text::parse_parallel(src, name, threads).map_err(LoadError::Parse)?;
+    let module = text::parse_file(src, name).map_err(LoadError::Parse)?;
     Ok(Loaded {
         module,
         form: Form::Text,

@@ -32,23 +32,3 @@ fn corpus_round_trips() {
     );
     assert!(insts > 100_000, "suspiciously few instructions: {insts}");
 }
-
-/// Reading in parts on several threads gives the module a serial read gives, for every file
-/// (those over 512 KiB are cut; the rest go through the serial path).
-#[test]
-fn corpus_reads_the_same_in_parts() {
-    let mut files = Vec::new();
-    ptx_files(&corpus_dir(), &mut files);
-    let mut cut = 0;
-    for f in &files {
-        let src = std::fs::read_to_string(f).expect("corpus file is UTF-8");
-        let name = f.display().to_string();
-        let serial = ptx_ir::text::parse_file(&src, &name).expect("corpus file parses");
-        for threads in [2, 3, 8] {
-            let parts = ptx_ir::text::parse_parallel(&src, &name, threads).expect("parses");
-            assert!(parts == serial, "{name} on {threads} threads");
-        }
-        cut += usize::from(src.len() >= 512 << 10);
-    }
-    assert!(cut >= 8, "only {cut} files large enough to cut");
-}

@@ -7,7 +7,7 @@
 //! it.
 
 use crate::body::{Body, Stmt};
-use crate::module::{Item, Module};
+use crate::module::Module;
 use crate::names::{Interner, Name};
 
 /// One definition of the walk, instantiated for shared and for mutable access so the two can
@@ -193,12 +193,6 @@ pub fn for_each_name_mut(m: &mut Module, f: &mut impl FnMut(&mut Name)) {
     exclusive::module(m, f);
 }
 
-/// Calls `f` on every name of some module items mutably, in the order the printer writes
-/// them. Compact bodies are renamed in place.
-pub fn for_each_item_name_mut(items: &mut [Item], f: &mut impl FnMut(&mut Name)) {
-    exclusive::items(items, f);
-}
-
 /// Calls `f` on every name of a function (signature and body), in print order.
 pub fn function_names(func: &crate::module::Function, f: &mut impl FnMut(Name)) {
     shared::function(func, &mut |n: &Name| f(*n));
@@ -239,4 +233,60 @@ pub fn names_in_range(m: &Module) -> bool {
     let mut ok = true;
     for_each_name(m, &mut |n| ok &= n.index() < len);
     ok
+}
+
+// The generator is behind the `arbitrary` feature (on in workspace test runs).
+#[cfg(all(test, feature = "arbitrary"))]
+mod tests {
+    use super::{for_each_name, for_each_name_mut};
+    use arbitrary::Unstructured;
+
+    /// Compact bodies are renamed in place, without their statement tree: the names must come
+    /// in the order the tree walk (the printer's) gives, and renaming must change only names.
+    #[test]
+    fn compact_bodies_are_walked_in_print_order() {
+        let mut bodies = 0;
+        for seed in 0..300u32 {
+            let bytes: Vec<u8> = (0..4096u32)
+                .map(|k| {
+                    (k.wrapping_mul(2654435761)
+                        .wrapping_add(seed.wrapping_mul(40503))
+                        >> 13) as u8
+                })
+                .collect();
+            let Ok(mut m) = crate::generate::module(&mut Unstructured::new(&bytes)) else {
+                continue;
+            };
+            let mut tree_order = Vec::new();
+            for_each_name(&m, &mut |n| tree_order.push(n));
+            bodies += m
+                .functions()
+                .filter(|f| f.body.as_ref().is_some_and(|b| b.is_compact()))
+                .count();
+            let before = m.clone();
+            let mut mut_order = Vec::new();
+            for_each_name_mut(&mut m, &mut |n| mut_order.push(*n));
+            assert_eq!(tree_order, mut_order, "seed {seed}");
+            assert!(m == before, "seed {seed}: walking changed the module");
+            // A renaming and its inverse give the module back.
+            let len = m.names.len();
+            let flip = |n: &mut crate::Name| *n = crate::Name::from_index(len - 1 - n.index());
+            for_each_name_mut(&mut m, &mut |n| flip(n));
+            if !tree_order.is_empty() {
+                let mut flipped = Vec::new();
+                for_each_name(&m, &mut |n| flipped.push(n));
+                let want: Vec<_> = tree_order
+                    .iter()
+                    .map(|n| crate::Name::from_index(len - 1 - n.index()))
+                    .collect();
+                assert_eq!(flipped, want, "seed {seed}");
+            }
+            for_each_name_mut(&mut m, &mut |n| flip(n));
+            assert!(
+                m == before,
+                "seed {seed}: renaming twice is not the identity"
+            );
+        }
+        assert!(bodies > 100, "only {bodies} compact bodies generated");
+    }
 }

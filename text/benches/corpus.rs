@@ -4,13 +4,12 @@
 //!
 //! Each figure is the median of N samples (default 11); a sample runs the whole group enough
 //! times to take at least 50 ms. MB/s are megabytes (10^6) of *input text* per second, for
-//! printing too; instructions/s count the instructions of the parsed modules. `par MB/s` reads
-//! with [`ptx_ir_text::parse_parallel`] on every core (files over 512 KiB are cut into parts);
-//! the other columns run on one thread. `zluda-18` is the files ZLUDA's `ptx_parser` reads.
+//! printing too; instructions/s count the instructions of the parsed modules. `zluda-18` is the
+//! files ZLUDA's `ptx_parser` reads (docs/PERFORMANCE.md compares the two on them).
 
 mod corpus_files;
 
-use ptx_ir_text::{parse_file, parse_parallel, print};
+use ptx_ir_text::{parse_file, print};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -77,18 +76,9 @@ fn main() {
         })
         .collect();
     println!(
-        "{:<11} {:>5} {:>9} {:>8} {:>11} {:>12} {:>11} {:>11} {:>9}",
-        "group",
-        "files",
-        "MB",
-        "insts",
-        "parse MB/s",
-        "parse Minst/s",
-        "print MB/s",
-        "print/parse",
-        "par MB/s"
+        "{:<11} {:>5} {:>9} {:>8} {:>11} {:>12} {:>11} {:>11}",
+        "group", "files", "MB", "insts", "parse MB/s", "parse Minst/s", "print MB/s", "print/parse"
     );
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     for name in corpus_files::groups() {
         let idx: Vec<usize> = (0..files.len())
             .filter(|&k| corpus_files::in_group(&files[k].rel, name))
@@ -106,17 +96,6 @@ fn main() {
             }
             black_box(&keep);
         });
-        let par_s = measure(samples, || {
-            keep.clear();
-            for &k in &idx {
-                keep.push(parse_parallel(
-                    black_box(&files[k].src),
-                    &files[k].rel,
-                    threads,
-                ));
-            }
-            black_box(&keep);
-        });
         drop(keep);
         let mut texts = Vec::with_capacity(idx.len());
         let print_s = measure(samples, || {
@@ -128,7 +107,7 @@ fn main() {
         });
         let mb = bytes as f64 / 1e6;
         println!(
-            "{:<11} {:>5} {:>9.3} {:>8} {:>11.1} {:>12.2} {:>11.1} {:>11.2} {:>9.1}",
+            "{:<11} {:>5} {:>9.3} {:>8} {:>11.1} {:>12.2} {:>11.1} {:>11.2}",
             name,
             idx.len(),
             mb,
@@ -136,8 +115,7 @@ fn main() {
             mb / parse_s,
             insts as f64 / parse_s / 1e6,
             mb / print_s,
-            print_s / parse_s,
-            mb / par_s
+            print_s / parse_s
         );
     }
 }

@@ -39,30 +39,6 @@ pub fn parse_file(src: &str, file: &str) -> Result<Module, ParseError> {
     read::parse_module(src, file)
 }
 
-/// Reads a module on up to `threads` threads, naming `file` in errors: a module of more than
-/// 512 KiB is cut at item boundaries into parts of at least 256 KiB that are read side by side
-/// (on rayon's thread pool), and their names are merged in source order. The module, or the
-/// error, is exactly what [`parse_file`] gives; `threads` of 0 or 1 reads on this thread.
-/// On the 2-core bench machine this reads cuRAND's 1-3.5 MB modules about 1.2x as fast.
-pub fn parse_parallel(src: &str, file: &str, threads: usize) -> Result<Module, ParseError> {
-    if threads <= 1 {
-        return read::parse_module(src, file);
-    }
-    read::parse_module_threads(src, file, threads)
-}
-
-/// [`parse_parallel`] with parts of at least `min_part` bytes instead of 256 KiB: for tests
-/// and fuzzing, which cut small texts.
-#[doc(hidden)]
-pub fn parse_in_parts(
-    src: &str,
-    file: &str,
-    threads: usize,
-    min_part: usize,
-) -> Result<Module, ParseError> {
-    read::read_in_parts(src, file, threads.max(1), min_part)
-}
-
 /// Reads a module together with the byte offset of every statement of every function body, so
 /// that tools (the verifier's diagnostics) can point at source lines without the IR carrying
 /// spans.

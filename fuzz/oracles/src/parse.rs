@@ -1,6 +1,6 @@
 //! The reader oracle: any text gives a module or an error, never a panic; whatever parses
 //! round-trips (print -> parse equals it, printing is a fixpoint), and reading with statement
-//! spans, or in parts on several threads, gives the same module (or the same error).
+//! spans gives the same module.
 //!
 //! Input that looks like PTX (a corpus seed, or what libFuzzer made of one) is read as is.
 //! Otherwise the first byte chooses: even, the remaining bytes as (lossy UTF-8) text; odd, one
@@ -38,15 +38,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
 /// Reads `text`; if it parses, checks that it round-trips. Panics (with a regression file) on
 /// a failure; a panic inside the reader or printer propagates as is.
 pub fn check_text(text: &str) {
-    let serial = parse(text);
-    // Cut at every item-like line, so that the cuts' checks meet whatever the input holds.
-    let parts = ptx_ir_text::parse_in_parts(text, "<input>", 3, 1);
-    match (&serial, &parts) {
-        (Ok(a), Ok(b)) if a == b => {}
-        (Err(a), Err(b)) if a.to_string() == b.to_string() => {}
-        _ => fail(text, "reading in parts differs from a serial read"),
-    }
-    let Ok(m) = serial else {
+    let Ok(m) = parse(text) else {
         return;
     };
     match parse_with_spans(text, "<input>") {

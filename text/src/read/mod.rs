@@ -10,9 +10,6 @@ mod cache;
 mod decl;
 mod expr;
 mod inst;
-mod parallel;
-
-pub(crate) use parallel::{parse_module_threads, read_in_parts};
 
 use crate::error::{PErr, PResult, ParseError};
 use crate::lex::{self, expect, ident, qual_word, ws};
@@ -49,19 +46,19 @@ pub fn parse_module_spans(
             let items = spans.map(|s| s.items).unwrap_or_default();
             Ok((m, crate::Spans { items }))
         }
-        Err(e) => Err(to_error(file, src, e)),
+        Err(Err::Error(e) | Err::Failure(e)) => Err(to_parse_error(file, src, e)),
+        Err(Err::Incomplete(_)) => Err(ParseError::new(
+            file,
+            src,
+            src.len(),
+            "unexpected end of input",
+        )),
     }
 }
 
-/// The located error for a failure of the reader on `src`.
-fn to_error(file: &str, src: &str, e: Err<PErr>) -> ParseError {
-    match e {
-        Err::Error(e) | Err::Failure(e) => {
-            let offset = src.len().saturating_sub(e.rem);
-            ParseError::new(file, src, offset, e.msg.into_owned())
-        }
-        Err::Incomplete(_) => ParseError::new(file, src, src.len(), "unexpected end of input"),
-    }
+fn to_parse_error(file: &str, src: &str, e: PErr) -> ParseError {
+    let offset = src.len().saturating_sub(e.rem);
+    ParseError::new(file, src, offset, e.msg.into_owned())
 }
 
 /// Reader state: the module's interner, filled in source order, and caches.
@@ -101,13 +98,6 @@ pub(crate) struct WordInfo {
     all_forms: &'static [ptx_ir_core::form::Form],
     /// The operand shapes (`inst::shape_key`) last seen to fit one of `forms`.
     fits: Option<u64>,
-}
-
-/// A module's header directives.
-pub(crate) struct Header {
-    version: Version,
-    target: Vec<Target>,
-    address_size: Option<u32>,
 }
 
 /// The interners of a [`Reader`].
@@ -274,13 +264,6 @@ impl Reader {
     }
 
     fn module<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Module> {
-        let (i, header) = self.header(i)?;
-        let (i, items) = self.items(i, 0)?;
-        Ok((i, self.finish(header, items)))
-    }
-
-    /// `.version`, `.target` and `.address_size`, and the whitespace before them.
-    fn header<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Header> {
         let (i, ()) = ws(i)?;
         let (i, version) = self.version(i)?;
         let (i, ()) = ws(i)?;
@@ -299,24 +282,12 @@ impl Reader {
         } else {
             (i, None)
         };
-        Ok((
-            i,
-            Header {
-                version,
-                target,
-                address_size,
-            },
-        ))
-    }
-
-    /// Module items up to the end of the text, or up to the first item that starts with at
-    /// most `stop` bytes of text left. The rest starts at that item (or is empty).
-    fn items<'a>(&mut self, mut i: &'a [u8], stop: usize) -> PResult<'a, Vec<Item>> {
         let mut items = Vec::new();
+        let mut i = i;
         loop {
             let (r, ()) = ws(i)?;
-            if r.len() <= stop {
-                return Ok((r, items));
+            if r.is_empty() {
+                break;
             }
             let (r, item) = self.item(r)?;
             items.push(item);
@@ -326,19 +297,18 @@ impl Reader {
             }
             i = r;
         }
-    }
-
-    /// The module of `header` and `items`, with the names read so far.
-    fn finish(&mut self, header: Header, items: Vec<Item>) -> Module {
         let mut names = std::mem::take(&mut self.names);
         names.shrink_to_fit();
-        Module {
-            names,
-            version: header.version,
-            target: header.target,
-            address_size: header.address_size,
-            items,
-        }
+        Ok((
+            i,
+            Module {
+                names,
+                version,
+                target,
+                address_size,
+                items,
+            },
+        ))
     }
 
     fn version<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Version> {
