@@ -31,7 +31,8 @@ impl Reader {
         if q.ptr.is_some() {
             return fail(i, "`.ptr` is only allowed on kernel parameters");
         }
-        let mut names = Vec::new();
+        // Most declarations name one variable: gathered on the stack, moved to the heap once.
+        let mut names: SmallVec<[_; 1]> = SmallVec::new();
         let mut r = r;
         loop {
             let (x, ()) = ws(r)?;
@@ -48,7 +49,7 @@ impl Reader {
             }
         }
         // Declarations stay in the IR: no growth slack.
-        names.shrink_to_fit();
+        let names = super::exact_vec(names);
         let decl = VarDecl {
             linkage,
             space: q.space,

@@ -196,12 +196,14 @@ impl Reader {
         match c {
             b'[' => self.bracket(i, depth),
             b'{' => {
-                let (r, items) = self.list(&i[1..], b'}', call, depth)?;
-                Ok((r, Operand::Vector(Box::new(items))))
+                let mut items = Box::default();
+                let r = self.list(&i[1..], b'}', call, depth, &mut items)?;
+                Ok((r, Operand::Vector(items)))
             }
             b'(' if call => {
-                let (r, items) = self.list(&i[1..], b')', call, depth)?;
-                Ok((r, Operand::Args(Box::new(items))))
+                let mut items = Box::default();
+                let r = self.list(&i[1..], b')', call, depth, &mut items)?;
+                Ok((r, Operand::Args(items)))
             }
             b'(' => {
                 let (r, e) = self.expr(i, false)?;
@@ -375,11 +377,12 @@ impl Reader {
                 ));
             }
         }
-        let (x, items) = self.list(r, b']', false, depth)?;
+        let mut items = Box::default();
+        let x = self.list(r, b']', false, depth, &mut items)?;
         if items.len() < 2 {
             return fail(i, "expected an address `[reg+offset]`");
         }
-        Ok((x, Operand::Tuple(Box::new(items))))
+        Ok((x, Operand::Tuple(items)))
     }
 
     /// Comma-separated operands up to `close`.
@@ -389,11 +392,11 @@ impl Reader {
         close: u8,
         call: bool,
         depth: u32,
-    ) -> PResult<'a, OperandList> {
-        let mut items = OperandList::new();
+        items: &mut OperandList,
+    ) -> Result<&'a [u8], Err<PErr>> {
         let (mut r, ()) = ws(i)?;
         if r.first() == Some(&close) {
-            return Ok((&r[1..], items));
+            return Ok(&r[1..]);
         }
         loop {
             let x = match Self::register_token(r) {
@@ -420,8 +423,11 @@ impl Reader {
                     let (y, ()) = ws(&x[1..])?;
                     r = y;
                 }
-                Some(&b) if b == close => return Ok((&x[1..], items)),
-                _ => return fail(x, format!("expected `,` or `{}`", close as char)),
+                Some(&b) if b == close => return Ok(&x[1..]),
+                _ => {
+                    let msg = format!("expected `,` or `{}`", close as char);
+                    return Err(Err::Failure(PErr::at(x, msg)));
+                }
             }
         }
     }
@@ -496,7 +502,7 @@ fn offset(i: &[u8]) -> PResult<'_, i64> {
         }
         _ => (r, false),
     };
-    // The usual `+8]`: a literal up to the bracket.
+    // The usual `+8]` (`+ 0 ]` from Triton): a literal up to the bracket.
     if r.first().is_some_and(u8::is_ascii_digit) {
         if let Ok((x, n)) = lex::number(r) {
             let v = match n {
@@ -504,6 +510,7 @@ fn offset(i: &[u8]) -> PResult<'_, i64> {
                 Number::Uint(v) => Some(v as i64),
                 _ => None,
             };
+            let (x, ()) = ws(x)?;
             if let (Some(v), Some(b']')) = (v, x.first()) {
                 return Ok((x, if neg != neg2 { v.wrapping_neg() } else { v }));
             }

@@ -539,7 +539,9 @@ impl Reader {
                 return Ok((r, SectionEntry::Bytes(ptx_ir_core::ByteLine::new(&b))));
             }
         }
-        let mut values = Vec::new();
+        // Usually one value (`.b32 label`, `.b64 sym+8`): gathered on the stack, so that the
+        // entry takes one allocation of its exact size.
+        let mut values: smallvec::SmallVec<[_; 2]> = smallvec::SmallVec::new();
         let mut r = i;
         loop {
             let (x, ()) = ws_inline(r);
@@ -572,7 +574,7 @@ impl Reader {
             r,
             SectionEntry::Data {
                 ty,
-                values: values.into_boxed_slice(),
+                values: exact_vec(values).into_boxed_slice(),
             },
         ))
     }
@@ -582,7 +584,7 @@ impl Reader {
 /// bytes read without building an expression per value. `None` for anything else (another
 /// separator, an expression, a comment, a value above 255), which the expression reader then
 /// reads from the start of the line.
-fn byte_line(i: &[u8]) -> Option<(&[u8], smallvec::SmallVec<[u8; 16]>)> {
+fn byte_line(i: &[u8]) -> Option<(&[u8], smallvec::SmallVec<[u8; 64]>)> {
     let (mut r, ()) = ws_inline(i);
     let mut out = smallvec::SmallVec::new();
     loop {
@@ -600,6 +602,19 @@ fn byte_line(i: &[u8]) -> Option<(&[u8], smallvec::SmallVec<[u8; 16]>)> {
             _ => return None,
         }
     }
+}
+
+/// The items of `s` in a `Vec` of exactly their number: `SmallVec::into_vec` (through
+/// `collect`) would allocate room for four and shrink it again, two allocations for one.
+pub(crate) fn exact_vec<T, const N: usize>(s: smallvec::SmallVec<[T; N]>) -> Vec<T> {
+    if s.spilled() {
+        let mut v = s.into_vec();
+        v.shrink_to_fit();
+        return v;
+    }
+    let mut v = Vec::with_capacity(s.len());
+    v.extend(s);
+    v
 }
 
 /// Skips spaces and tabs only (not newlines): for directives whose extent is one line.
