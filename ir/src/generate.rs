@@ -597,7 +597,7 @@ pub mod full {
                 align,
                 vector,
                 ty,
-                names,
+                names: names.into(),
             })
         }
 

@@ -359,7 +359,7 @@ pub struct VarDecl {
     /// Element type.
     pub ty: Type,
     /// The declared names, in order.
-    pub names: Vec<Declarator>,
+    pub names: SmallVec<[Declarator; 1]>,
 }
 
 /// One declared name with its array dimensions, register range and initialiser.

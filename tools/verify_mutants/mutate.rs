@@ -288,7 +288,8 @@ fn reg_decl(name: Name, ty: Type) -> Statement {
             range: None,
             dims: Default::default(),
             init: None,
-        }],
+        }]
+        .into(),
     }))
 }
 

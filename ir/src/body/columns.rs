@@ -365,7 +365,7 @@ fn decl(e: &mut Cursor<'_>) -> Res<VarDecl> {
         align,
         vector,
         ty,
-        names: vec![Declarator {
+        names: smallvec::smallvec![Declarator {
             name,
             range,
             dims: Default::default(),

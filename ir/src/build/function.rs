@@ -218,7 +218,7 @@ impl<'m> FunctionBuilder<'m> {
             align: None,
             vector: None,
             ty,
-            names: vec![Declarator {
+            names: smallvec::smallvec![Declarator {
                 name: n,
                 range: None,
                 dims: SmallVec::new(),
@@ -483,7 +483,7 @@ fn reg_decl(ty: Type, name: Name, range: Option<u32>) -> Statement {
         align: None,
         vector: None,
         ty,
-        names: vec![Declarator {
+        names: smallvec::smallvec![Declarator {
             name,
             range,
             dims: SmallVec::new(),

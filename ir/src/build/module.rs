@@ -98,7 +98,7 @@ impl ModuleBuilder {
             align: None,
             vector: None,
             ty,
-            names: vec![Declarator {
+            names: smallvec::smallvec![Declarator {
                 name: n,
                 range: None,
                 dims,

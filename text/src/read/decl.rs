@@ -31,7 +31,7 @@ impl Reader {
         if q.ptr.is_some() {
             return fail(i, "`.ptr` is only allowed on kernel parameters");
         }
-        // Most declarations name one variable: gathered on the stack, moved to the heap once.
+        // Most declarations name one variable, which the declaration holds inline.
         let mut names: SmallVec<[_; 1]> = SmallVec::new();
         let mut r = r;
         loop {
@@ -49,7 +49,7 @@ impl Reader {
             }
         }
         // Declarations stay in the IR: no growth slack.
-        let names = super::exact_vec(names);
+        names.shrink_to_fit();
         let decl = VarDecl {
             linkage,
             space: q.space,

@@ -197,7 +197,8 @@ impl B {
                 range: Some(n),
                 dims: Default::default(),
                 init: None,
-            }],
+            }]
+            .into(),
         })));
     }
 
@@ -260,7 +261,8 @@ pub fn module(p: &Program) -> Module {
                 range: None,
                 dims: std::iter::once(Some(16)).collect(),
                 init: None,
-            }],
+            }]
+            .into(),
         })));
     }
     if p.insts().iter().any(|i| uses_discard(&i.op)) {
@@ -277,7 +279,8 @@ pub fn module(p: &Program) -> Module {
                 range: None,
                 dims: std::iter::once(Some(128)).collect(),
                 init: None,
-            }],
+            }]
+            .into(),
         })));
     }
     let maxnreg = p.insts().iter().any(|i| is_setmaxnreg(&i.op));
@@ -323,7 +326,8 @@ pub fn module(p: &Program) -> Module {
                 range: None,
                 dims: std::iter::once(Some(SHARED_LEN as u64)).collect(),
                 init: None,
-            }],
+            }]
+            .into(),
         })));
     }
     if p.insts().iter().any(|i| uses_local(&i.op)) {
@@ -340,7 +344,8 @@ pub fn module(p: &Program) -> Module {
                 range: None,
                 dims: std::iter::once(Some(16)).collect(),
                 init: None,
-            }],
+            }]
+            .into(),
         })));
     }
     prologue(&mut b, p);
@@ -2198,7 +2203,8 @@ fn call(
                 range: None,
                 dims: Default::default(),
                 init: None,
-            }],
+            }]
+            .into(),
         })));
     };
     for (j, &c) in params.iter().enumerate() {
@@ -2322,7 +2328,8 @@ fn rec_call(b: &mut B, reg: bool, srcs: Vec<Operand>, dst: Operand) {
                 range: None,
                 dims: Default::default(),
                 init: None,
-            }],
+            }]
+            .into(),
         })));
     }
     for (a, v) in names[..2].iter().zip([t6, x]) {
@@ -2429,7 +2436,8 @@ fn rec_item(b: &mut B, reg: bool) -> Item {
                     range: None,
                     dims: Default::default(),
                     init: None,
-                }],
+                }]
+                .into(),
             })));
         }
         for (a, v) in names[..2].iter().zip([r2, r3]) {
