@@ -177,15 +177,28 @@ enum ByteRepr {
 impl ByteLine {
     /// The line holding `bytes`.
     pub fn new(bytes: &[u8]) -> ByteLine {
-        ByteLine(if bytes.len() <= 14 {
-            let mut b = [0u8; 14];
-            b[..bytes.len()].copy_from_slice(bytes);
-            ByteRepr::Inline {
-                len: bytes.len() as u8,
-                bytes: b,
-            }
+        let n = bytes.len();
+        if n > 14 {
+            return ByteLine(ByteRepr::Heap(Box::new(bytes.to_vec())));
+        }
+        // Fixed-size copies (two overlapping ones from 4 bytes on) instead of a call to
+        // `memcpy` for a length it cannot know: a debug section has tens of thousands of
+        // these lines, most of one byte.
+        let mut b = [0u8; 14];
+        if n >= 8 {
+            b[..8].copy_from_slice(&bytes[..8]);
+            b[n - 8..n].copy_from_slice(&bytes[n - 8..]);
+        } else if n >= 4 {
+            b[..4].copy_from_slice(&bytes[..4]);
+            b[n - 4..n].copy_from_slice(&bytes[n - 4..]);
         } else {
-            ByteRepr::Heap(Box::new(bytes.to_vec()))
+            for (d, s) in b.iter_mut().zip(bytes) {
+                *d = *s;
+            }
+        }
+        ByteLine(ByteRepr::Inline {
+            len: n as u8,
+            bytes: b,
         })
     }
 
@@ -610,12 +623,17 @@ mod tests {
     fn byte_lines_are_small_and_keep_their_bytes() {
         assert_eq!(std::mem::size_of::<ByteLine>(), 16);
         assert_eq!(std::mem::size_of::<SectionEntry>(), 24);
-        for n in [0usize, 1, 13, 14, 15, 40] {
-            let v: Vec<u8> = (0..n as u8).collect();
-            let b = ByteLine::new(&v);
+        // Every length the inline copies treat differently, from slices of a longer buffer
+        // (whose bytes past the line must not leak into it) and from exact ones.
+        let long: Vec<u8> = (0..64u32).map(|k| (k * 37 + 1) as u8).collect();
+        for n in (0usize..=20).chain([40]) {
+            let v = long[..n].to_vec();
+            let b = ByteLine::new(&long[..n]);
             assert_eq!(b.as_slice(), v.as_slice());
             assert_eq!(b, ByteLine::from(v.as_slice()));
             assert_eq!(b.clone().len(), n);
+            let shifted = ByteLine::new(&long[1..=n]);
+            assert_eq!(shifted.as_slice(), &long[1..=n]);
         }
         assert_ne!(ByteLine::new(&[1, 2]), ByteLine::new(&[1, 2, 0]));
     }
