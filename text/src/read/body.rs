@@ -8,7 +8,7 @@ use ptx_ir_core::{Body, InlinedAt, Loc, Name, Prototype, Statement};
 /// Nesting bound for `{ }` scopes.
 const MAX_BLOCK_DEPTH: u32 = 64;
 
-impl Reader {
+impl Reader<'_> {
     /// A function body: statements up to and including the closing `}`.
     pub(crate) fn block<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Body> {
         self.body.clear();

@@ -19,7 +19,7 @@ struct Quals {
     ptr: Option<PtrAttr>,
 }
 
-impl Reader {
+impl Reader<'_> {
     /// Reads `.space .qual* name...;` starting at the state-space directive.
     pub(crate) fn var_decl<'a>(
         &mut self,

@@ -8,7 +8,7 @@ use ptx_ir_core::{BinaryOp, Expr, UnaryOp};
 /// Nesting bound: deeper expressions are rejected rather than risking the stack.
 const MAX_DEPTH: u32 = 256;
 
-impl Reader {
+impl Reader<'_> {
     /// A constant expression. In sections, names may start with `.` (`.debug_abbrev`).
     pub(crate) fn expr<'a>(&mut self, i: &'a [u8], in_section: bool) -> PResult<'a, Expr> {
         self.expr_bp(i, 0, in_section, 0)

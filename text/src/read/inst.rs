@@ -12,7 +12,7 @@ use ptx_ir_core::{
 /// Nesting bound for operands (vectors inside pairs inside tuples ...).
 const MAX_OPERAND_DEPTH: u32 = 16;
 
-impl Reader {
+impl Reader<'_> {
     /// `@p inst` / `@!p inst`.
     pub(crate) fn guarded<'a>(&mut self, i: &'a [u8]) -> PResult<'a, ()> {
         let (r, ()) = ws(&i[1..])?;
