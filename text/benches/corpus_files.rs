@@ -78,13 +78,11 @@ pub const ZLUDA_READS: &[&str] = &[
 ];
 
 /// The report rows: each folder of [`GROUPS`], then `all`, then the files ZLUDA reads.
-#[allow(dead_code)] // not every user of this module reports rows
 pub fn groups() -> impl Iterator<Item = &'static str> {
     GROUPS.iter().copied().chain(["all", "zluda-18"])
 }
 
 /// Whether the file at `rel` belongs to report row `group`.
-#[allow(dead_code)]
 pub fn in_group(rel: &str, group: &str) -> bool {
     match group {
         "all" => true,
