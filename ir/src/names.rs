@@ -13,9 +13,6 @@ use std::sync::OnceLock;
 pub struct Name(NonZeroU32);
 
 impl Name {
-    /// The name of index 0.
-    pub(crate) const FIRST: Name = Name(NonZeroU32::MIN);
-
     /// The index of this name in its interner (0-based).
     #[inline]
     pub fn index(self) -> usize {

@@ -797,14 +797,19 @@ fn check_counts(stmts: &[Stmt]) -> Result<(usize, usize), BodyError> {
 
 /// Builds a [`Body`] statement by statement; the reader's and the converters' way in. Reuse one
 /// builder for many bodies: [`BodyBuilder::finish`] copies out exact-size arrays and clears it.
+///
+/// An instruction's operands are pushed first ([`BodyBuilder::push_register`],
+/// [`BodyBuilder::push_operand`]), straight into the operand pool, and then the instruction
+/// ([`BodyBuilder::push_inst`]) claims them; operands that no instruction claims are dropped by
+/// the next statement of any other kind.
 #[derive(Default, Debug)]
 pub struct BodyBuilder {
     stmts: Vec<Stmt>,
     mods: Vec<Modifier>,
     /// The operand pool, as cells.
     operands: Vec<Cell>,
-    /// Operands of the instruction being built, until [`BodyBuilder::push_inst`] encodes them.
-    pending: Vec<Operand>,
+    /// Cells from here on are the operands of the instruction being built.
+    claimed: usize,
 }
 
 /// An open scope of a [`BodyBuilder`], returned by [`BodyBuilder::open_block`].
@@ -816,26 +821,17 @@ pub struct OpenBlock {
 }
 
 impl BodyBuilder {
-    /// Appends an operand of the next instruction (see [`BodyBuilder::push_inst`]).
+    /// Appends an operand of the next instruction (see [`BodyBuilder::push_inst`]). Fails only
+    /// for a list or nesting larger than the pool can count (2^28 items or cells).
     #[inline]
-    pub fn push_operand(&mut self, o: Operand) {
-        self.pending.push(o);
+    pub fn push_operand(&mut self, o: &Operand) -> Result<(), BodyError> {
+        cells::push(&mut self.operands, o)
     }
 
-    /// Appends a plain register operand (no selector): the reader's most common operand,
-    /// built in place after the room for it is made.
+    /// Appends a plain register operand (no selector): the reader's most common operand.
     #[inline(always)]
     pub fn push_register(&mut self, name: Name) {
-        // Pushed whole, then named: an operand built field by field in a stack slot and then
-        // copied whole is a store-forwarding stall on every register the reader reads.
-        const ANY: Operand = Operand::Reg {
-            name: Name::FIRST,
-            sel: crate::operand::Selector::NONE,
-        };
-        self.pending.push(ANY);
-        if let Some(Operand::Reg { name: n, .. }) = self.pending.last_mut() {
-            *n = name;
-        }
+        self.operands.push(cells::reg(name.index() as u32));
     }
 
     /// Heap bytes the builder holds (its arrays' capacity), kept from body to body.
@@ -843,70 +839,42 @@ impl BodyBuilder {
         self.stmts.capacity() * std::mem::size_of::<Stmt>()
             + self.mods.capacity() * std::mem::size_of::<Modifier>()
             + self.operands.capacity() * std::mem::size_of::<Cell>()
-            + self.pending.capacity() * std::mem::size_of::<Operand>()
-    }
-
-    /// Number of operands pushed for the next instruction so far.
-    #[inline]
-    pub fn operand_len(&self) -> usize {
-        self.pending.len()
     }
 
     /// The operands pushed for the next instruction so far.
     #[inline]
-    pub fn operand_pool(&self) -> &[Operand] {
-        &self.pending
+    pub fn pending_operands(&self) -> Operands<'_> {
+        Operands::cells(self.operands.get(self.claimed..).unwrap_or_default())
     }
 
-    /// Appends an instruction whose operands are those pushed from position `operands_from`
-    /// on (see [`BodyBuilder::operand_len`]) and whose modifiers are `mods`. The pushed
-    /// operands are consumed either way.
+    /// Drops the operands pushed for the next instruction so far.
+    #[inline]
+    pub fn discard_operands(&mut self) {
+        self.operands.truncate(self.claimed);
+    }
+
+    /// Appends an instruction whose operands are those pushed since the last instruction and
+    /// whose modifiers are `mods`. On an error the pushed operands are dropped.
     #[inline]
     pub fn push_inst(
         &mut self,
         guard: Option<Guard>,
         opcode: Opcode,
         mods: &[Modifier],
-        operands_from: usize,
     ) -> Result<(), BodyError> {
-        let from = operands_from.min(self.pending.len());
-        let r = self.push_inst_of(guard, opcode, mods, from);
-        self.pending.truncate(from);
-        r
-    }
-
-    fn push_inst_of(
-        &mut self,
-        guard: Option<Guard>,
-        opcode: Opcode,
-        mods: &[Modifier],
-        from: usize,
-    ) -> Result<(), BodyError> {
-        if mods.len() > MAX_MODS {
-            return Err(BodyError::TooMany {
-                what: "modifiers",
-                count: mods.len(),
-            });
-        }
-        let at = self.operands.len();
-        let pool = &mut self.operands;
-        let encoded = self.pending[from..]
-            .iter()
-            .try_for_each(|o| cells::push(pool, o))
-            .and_then(|()| match pool.len() - at {
-                n if n > MAX_OPERANDS => Err(BodyError::TooMany {
-                    what: "operand cells",
-                    count: n,
-                }),
-                n => Ok(n),
-            });
-        let n_cells = match encoded {
-            Ok(n) => n,
-            Err(e) => {
-                self.operands.truncate(at);
-                return Err(e);
-            }
+        let n_cells = self.operands.len() - self.claimed;
+        let too_many = if mods.len() > MAX_MODS {
+            Some(("modifiers", mods.len()))
+        } else if n_cells > MAX_OPERANDS {
+            Some(("operand cells", n_cells))
+        } else {
+            None
         };
+        if let Some((what, count)) = too_many {
+            self.discard_operands();
+            return Err(BodyError::TooMany { what, count });
+        }
+        self.claimed = self.operands.len();
         self.mods.extend_from_slice(mods);
         self.stmts.push(Stmt::Inst(PackedInst {
             guard: guard.map(|g| g.pred),
@@ -920,13 +888,19 @@ impl BodyBuilder {
 
     /// Appends an owned instruction.
     pub fn push_instruction(&mut self, i: &Instruction) -> Result<(), BodyError> {
-        let from = self.pending.len();
-        self.pending.extend(i.operands.iter().cloned());
-        self.push_inst(i.guard, i.opcode, &i.mods, from)
+        self.discard_operands();
+        for o in &i.operands {
+            if let Err(e) = self.push_operand(o) {
+                self.discard_operands();
+                return Err(e);
+            }
+        }
+        self.push_inst(i.guard, i.opcode, &i.mods)
     }
 
     /// Opens a `{ }` scope; close it with [`BodyBuilder::close_block`].
     pub fn open_block(&mut self) -> OpenBlock {
+        self.discard_operands();
         let b = OpenBlock {
             at: self.stmts.len(),
             mods: self.mods.len(),
@@ -942,6 +916,7 @@ impl BodyBuilder {
 
     /// Closes the scope `b` (scopes close innermost first).
     pub fn close_block(&mut self, b: OpenBlock) -> Result<(), BodyError> {
+        self.discard_operands();
         let len = self.stmts.len() - b.at - 1;
         let mods = self.mods.len() - b.mods;
         let operands = self.operands.len() - b.operands;
@@ -1003,6 +978,7 @@ impl BodyBuilder {
                 Stmt::CallPrototype(Box::new((label, *proto)))
             }
         };
+        self.discard_operands();
         self.stmts.push(e);
         Ok(())
     }
@@ -1021,7 +997,8 @@ impl BodyBuilder {
             out
         }
         // Operands pushed without their instruction belong to nothing.
-        self.pending.clear();
+        self.discard_operands();
+        self.claimed = 0;
         Compact {
             stmts: take(&mut self.stmts),
             mods: take(&mut self.mods),
@@ -1034,7 +1011,7 @@ impl BodyBuilder {
         self.stmts.clear();
         self.mods.clear();
         self.operands.clear();
-        self.pending.clear();
+        self.claimed = 0;
     }
 }
 
@@ -1185,5 +1162,40 @@ mod tests {
         let mut c = b.clone();
         assert!(c.compact().is_err());
         assert_eq!(c, b);
+    }
+
+    #[test]
+    fn unclaimed_operands_belong_to_no_instruction() {
+        let reg = |i: usize| Operand::Reg {
+            name: Name::from_index(i),
+            sel: crate::operand::Selector::NONE,
+        };
+        let mut b = BodyBuilder::default();
+        // Left over by a statement of another kind, by a failed instruction, by the end.
+        b.push_register(Name::from_index(9));
+        b.push_statement(Statement::Label(Name::from_index(1)))
+            .unwrap();
+        b.push_operand(&reg(2)).unwrap();
+        b.push_register(Name::from_index(3));
+        assert_eq!(b.pending_operands().to_vec(), vec![reg(2), reg(3)]);
+        b.push_inst(None, Opcode::Mov, &[Modifier::Type(Type::U32)])
+            .unwrap();
+        assert!(b.pending_operands().is_empty());
+        b.push_register(Name::from_index(4));
+        let many = vec![Modifier::Type(Type::U32); MAX_MODS + 1];
+        assert!(b.push_inst(None, Opcode::Ret, &many).is_err());
+        assert!(b.pending_operands().is_empty());
+        b.push_register(Name::from_index(5));
+        let body = b.finish();
+        let want = vec![
+            Statement::Label(Name::from_index(1)),
+            Statement::Inst(Instruction::new(
+                Opcode::Mov,
+                vec![Modifier::Type(Type::U32)],
+                [reg(2), reg(3)],
+            )),
+        ];
+        assert_eq!(body.to_statements(), want);
+        assert!(b.pending_operands().is_empty());
     }
 }

@@ -46,29 +46,35 @@ impl Reader<'_> {
         let info = &self.word_info[word_id];
         let opcode = info.opcode;
         let call = opcode == Opcode::Call;
-        let from = self.body.operand_len();
+        // What `Form::match_operands` looks at, 5 bits per operand: see `shape_code`.
+        let mut shapes = 0u64;
+        let mut count = 0u32;
         let (mut r, ()) = ws(r)?;
         if r.first() != Some(&b';') {
             loop {
-                // Each path pushes its own operand: merged into one value, the operand would
-                // go through a stack slot written in parts and read whole, which stalls.
                 let after = match Self::register_token(r) {
                     Some((x, w)) => {
                         match self.cached_register(r, w) {
-                            Some(name) => self.body.push_register(name),
+                            Some(name) => {
+                                self.body.push_register(name);
+                                shapes <<= 5;
+                            }
                             None => {
                                 let o = self.uncached_register(r, w)?;
-                                self.body.push_operand(o);
+                                shapes = shapes << 5 | shape_code(&o);
+                                self.push_operand(r, o)?;
                             }
                         }
                         x
                     }
                     None => {
                         let (x, o) = self.operand(r, call, 0)?;
-                        self.body.push_operand(o);
+                        shapes = shapes << 5 | shape_code(&o);
+                        self.push_operand(r, o)?;
                         x
                     }
                 };
+                count += 1;
                 let (x, ()) = ws(after)?;
                 match x.first() {
                     Some(b',') => {
@@ -90,28 +96,48 @@ impl Reader<'_> {
         }
         let r = &r[1..];
         // A form that takes these qualifiers and these operands makes the instruction valid
-        // (as in `check`); otherwise the full check finds what is wrong.
+        // (as in `check`); otherwise the full check finds what is wrong. Whether operands fit
+        // depends only on their shapes: a word's last fitting shapes stand for the match.
+        let shape = (count <= 12).then_some(shapes | u64::from(count) << 60);
         let info = &self.word_info[word_id];
-        let forms = info.all_forms;
-        let operands = &self.body.operand_pool()[from..];
-        // Whether operands fit depends only on their shapes: a word's last fitting shapes
-        // stand for the match.
-        let shape = shape_key(operands);
-        let fits = (shape.is_some() && shape == info.fits)
-            || info
+        if shape.is_none() || shape != info.fits {
+            let operands = self.body.pending_operands().to_vec();
+            let forms = info.all_forms;
+            if !info
                 .forms
                 .iter()
-                .any(|&k| forms[k as usize].match_operands(operands));
-        if !fits {
-            check_forms(i, opcode, &info.mods, operands)?;
+                .any(|&k| forms[k as usize].match_operands(&operands))
+            {
+                check_forms(i, opcode, &info.mods, &operands)?;
+            }
         }
-        if let Err(e) = self.body.push_inst(guard, opcode, &info.mods, from) {
+        if let Err(e) = self.body.push_inst(guard, opcode, &info.mods) {
             return fail(i, e.to_string());
         }
         if shape.is_some() {
             self.word_info[word_id].fits = shape;
         }
         Ok((r, ()))
+    }
+
+    /// Appends an operand that is not a cached register to the instruction being read.
+    #[inline]
+    fn push_operand<'a>(&mut self, at: &'a [u8], o: Operand) -> Result<(), Err<PErr>> {
+        let pushed = self.body.push_operand(&o);
+        // Only lists own memory: dropping anything else is a no-op, not a call.
+        if matches!(
+            o,
+            Operand::Vector(_)
+                | Operand::Tuple(_)
+                | Operand::Args(_)
+                | Operand::Pair(_)
+                | Operand::Neg(_)
+        ) {
+            drop(o);
+        } else {
+            std::mem::forget(o);
+        }
+        pushed.map_err(|e| Err::Failure(PErr::at(at, e.to_string())))
     }
 
     /// Splits and resolves a new instruction word (`ld.global.nc.v4.f32`) at `i`: the mnemonic,
@@ -433,36 +459,28 @@ impl Reader<'_> {
     }
 }
 
-/// The shapes of up to 12 operands as one key (5 bits each, then the count), or `None` for more:
-/// what `Form::match_operands` looks at (the variant, and whether a register has a selector).
+/// The shape of an operand (what `Form::match_operands` looks at: the variant, and whether a
+/// register has a selector) in 5 bits, not 0 except for a register without a selector.
 #[inline]
-fn shape_key(ops: &[Operand]) -> Option<u64> {
-    if ops.len() > 12 {
-        return None;
+fn shape_code(o: &Operand) -> u64 {
+    match o {
+        Operand::Reg { sel, .. } => u64::from(!sel.is_none()),
+        Operand::Special { .. } => 2,
+        Operand::Int(_) => 3,
+        Operand::Uint(_) => 4,
+        Operand::F32(_) => 5,
+        Operand::F64(_) => 6,
+        Operand::Dec(_) => 7,
+        Operand::Sym { .. } => 8,
+        Operand::Addr { .. } => 9,
+        Operand::Vector(_) => 10,
+        Operand::Tuple(_) => 11,
+        Operand::Args(_) => 12,
+        Operand::Pair(_) => 13,
+        Operand::Not(_) => 14,
+        Operand::Neg(_) => 15,
+        Operand::Sink => 16,
     }
-    let mut k = ops.len() as u64;
-    for o in ops {
-        let code: u64 = match o {
-            Operand::Reg { sel, .. } => u64::from(!sel.is_none()),
-            Operand::Special { .. } => 2,
-            Operand::Int(_) => 3,
-            Operand::Uint(_) => 4,
-            Operand::F32(_) => 5,
-            Operand::F64(_) => 6,
-            Operand::Dec(_) => 7,
-            Operand::Sym { .. } => 8,
-            Operand::Addr { .. } => 9,
-            Operand::Vector(_) => 10,
-            Operand::Tuple(_) => 11,
-            Operand::Args(_) => 12,
-            Operand::Pair(_) => 13,
-            Operand::Not(_) => 14,
-            Operand::Neg(_) => 15,
-            Operand::Sink => 16,
-        };
-        k = k << 5 | code;
-    }
-    Some(k)
 }
 
 /// Extends the name `w` (which starts `start`; `r` follows it) over `-name` parts written with no
