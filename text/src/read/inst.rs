@@ -122,7 +122,7 @@ impl Reader<'_> {
 
     /// Appends an operand that is not a cached register to the instruction being read.
     #[inline]
-    fn push_operand<'a>(&mut self, at: &'a [u8], o: Operand) -> Result<(), Err<PErr>> {
+    fn push_operand(&mut self, at: &[u8], o: Operand) -> Result<(), Err<PErr>> {
         let pushed = self.body.push_operand(&o);
         // Only lists own memory: dropping anything else is a no-op, not a call.
         if matches!(
