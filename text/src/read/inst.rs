@@ -1,7 +1,7 @@
 //! Instructions and operands: the reader's hot path.
 
 use super::expr::{eval_int, negative_literal};
-use super::{fail, ws_inline, NameTable, Reader, WordInfo, PLAIN};
+use super::{fail, ws_inline, NameTable, Reader, WordInfo, NO_SHAPE, PLAIN};
 use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ident, inst_word, is_ident_char, qual_word, ws, Number};
 use nom::Err;
@@ -98,9 +98,15 @@ impl Reader<'_> {
         // A form that takes these qualifiers and these operands makes the instruction valid
         // (as in `check`); otherwise the full check finds what is wrong. Whether operands fit
         // depends only on their shapes: a word's last fitting shapes stand for the match.
-        let shape = (count <= 12).then_some(shapes | u64::from(count) << 60);
+        let shape = if count <= 12 {
+            shapes | u64::from(count) << 60
+        } else {
+            NO_SHAPE
+        };
         let info = &self.word_info[word_id];
-        if shape.is_none() || shape != info.fits {
+        // Some words take two shapes in turn (`mov` of a register, of a constant).
+        let known = shape != NO_SHAPE && (shape == info.fits[0] || shape == info.fits[1]);
+        if !known {
             let operands = self.body.pending_operands().to_vec();
             let forms = info.all_forms;
             if !info
@@ -114,8 +120,9 @@ impl Reader<'_> {
         if let Err(e) = self.body.push_inst(guard, opcode, &info.mods) {
             return fail(i, e.to_string());
         }
-        if shape.is_some() {
-            self.word_info[word_id].fits = shape;
+        if !known && shape != NO_SHAPE {
+            let fits = &mut self.word_info[word_id].fits;
+            *fits = [shape, fits[0]];
         }
         Ok((r, ()))
     }
@@ -191,7 +198,7 @@ impl Reader<'_> {
             mods,
             forms,
             all_forms: opcode.forms(),
-            fits: None,
+            fits: [NO_SHAPE; 2],
         });
         Ok(id)
     }

@@ -90,6 +90,9 @@ fn cache_bits(want: usize, max: u32) -> u32 {
 /// In `short_names`: the name was read as an operand and is not a special register.
 const PLAIN: u32 = 1 << 31;
 
+/// No operand shapes: a key's count (its top 4 bits) is at most 12.
+pub(crate) const NO_SHAPE: u64 = u64::MAX;
+
 /// What an instruction word resolved to.
 pub(crate) struct WordInfo {
     opcode: ptx_ir_core::Opcode,
@@ -98,8 +101,9 @@ pub(crate) struct WordInfo {
     forms: smallvec::SmallVec<[u16; 6]>,
     /// All the opcode's forms (`Opcode::forms`, kept to skip its table lookup).
     all_forms: &'static [ptx_ir_core::form::Form],
-    /// The operand shapes (`inst::shape_key`) last seen to fit one of `forms`.
-    fits: Option<u64>,
+    /// The two operand shapes (see `inst::shape_code`) last seen to fit one of `forms`, the
+    /// latest first; [`NO_SHAPE`] where none was.
+    fits: [u64; 2],
 }
 
 /// The interners of a [`Reader`].
