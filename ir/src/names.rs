@@ -104,10 +104,22 @@ fn hash_bytes(b: &[u8]) -> u64 {
     h ^ (h >> 33)
 }
 
-/// The slot tag of a spelling of length `n` with hash `h`: hash bits and the length.
+/// The slot tag of a spelling of length `n` with hash `h`: the hash's top 24 bits and the
+/// length.
 #[inline]
 fn tag(h: u64, n: usize) -> u64 {
     ((h >> 32) & !0xff) | (n.min(0xff) as u64)
+}
+
+/// Tables up to this many slots can grow from their tags alone.
+const TAGGED_BITS: u32 = 24;
+
+/// The home slot of hash `h` in a table of `len` slots (a power of two): the hash's top bits,
+/// which a slot's tag keeps, so that a growing table moves its entries without their spellings
+/// and in about the order they sit.
+#[inline(always)]
+fn home(h: u64, len: usize) -> usize {
+    (h >> (64 - len.trailing_zeros())) as usize
 }
 
 /// Byte equality without a library call for the short spellings names have.
@@ -166,7 +178,7 @@ impl Interner {
             let s = &bytes[self.span(i)];
             let h = hash_bytes(s);
             let t = tag(h, s.len());
-            let mut k = (h as usize) & mask;
+            let mut k = home(h, cap);
             while slots[k] != 0 {
                 let v = slots[k];
                 if check && v >> 32 == t && same(&bytes[self.span((v as u32 - 1) as usize)], s) {
@@ -197,7 +209,7 @@ impl Interner {
         let slots = self.slots();
         let mask = slots.len() - 1;
         let t = tag(h, s.len());
-        let mut k = (h as usize) & mask;
+        let mut k = home(h, slots.len());
         loop {
             let v = slots[k];
             if v == 0 {
@@ -217,7 +229,23 @@ impl Interner {
 
     /// Rebuilds the table with room for one more name (or builds a dropped one).
     fn grow(&mut self) {
-        let slots = self.build_slots(self.ends.len() + 1);
+        let cap = (2 * (self.ends.len() + 1)).next_power_of_two().max(64);
+        let slots = match self.slots.get() {
+            Some(old) if cap.trailing_zeros() <= TAGGED_BITS => {
+                let mut slots = vec![0u64; cap];
+                let mask = cap - 1;
+                let shift = TAGGED_BITS - cap.trailing_zeros();
+                for &v in old.iter().filter(|&&v| v != 0) {
+                    let mut k = ((v >> 40) >> shift) as usize;
+                    while slots[k] != 0 {
+                        k = (k + 1) & mask;
+                    }
+                    slots[k] = v;
+                }
+                slots
+            }
+            _ => self.build_slots(self.ends.len() + 1),
+        };
         self.slots = OnceLock::from(slots);
     }
 
@@ -431,6 +459,32 @@ impl<'a> arbitrary::Arbitrary<'a> for Interner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_grown_from_tags_find_every_name() {
+        // Grown from tags many times over, after a table dropped and rebuilt from the
+        // spellings, and from a presized table: each finds every name and no other.
+        let names: Vec<String> = (0..70_000).map(|i| format!("n{i}")).collect();
+        let mut t = Interner::new();
+        for (i, s) in names.iter().enumerate() {
+            assert_eq!(t.intern(s).index(), i);
+            if i == 1000 {
+                t.shrink_to_fit();
+            }
+        }
+        let mut sized = Interner::with_capacity(100, 1000);
+        for s in &names {
+            sized.intern(s);
+        }
+        for u in [&t, &sized] {
+            assert!(u.slot_count() >= 2 * names.len());
+            for (i, s) in names.iter().enumerate() {
+                assert_eq!(u.find(s), Some(Name::from_index(i)), "{s}");
+            }
+            assert_eq!(u.find("n70000"), None);
+        }
+        assert_eq!(t, sized);
+    }
 
     #[test]
     fn interns_in_order_and_finds() {
