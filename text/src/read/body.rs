@@ -46,27 +46,49 @@ impl Reader<'_> {
                     continue;
                 }
                 b'.' => self.body_directive(x)?,
-                _ => {
-                    // A label is an identifier followed by `:` (not `::`).
-                    let n = x
-                        .iter()
-                        .position(|&b| !is_ident_char(b) && b != b'%')
-                        .unwrap_or(x.len());
-                    let (after, ()) = ws_inline(&x[n..]);
-                    if n > 0 && after.first() == Some(&b':') && after.get(1) != Some(&b':') {
-                        let name = self.name(x, &x[..n])?;
-                        self.after_label(&after[1..], name)?
-                    } else {
+                // nvcc's and Triton's labels (`$L__BB0_2:`).
+                b'$' => match self.label(x)? {
+                    Some(found) => found,
+                    None => {
                         r = self.instruction(x, None)?.0;
                         continue;
                     }
-                }
+                },
+                _ => match self.instruction(x, None) {
+                    Ok((y, ())) => {
+                        r = y;
+                        continue;
+                    }
+                    // A label that is no instruction (`loop:`) is not read as one twice: an
+                    // instruction never has a `:` after its word.
+                    Err(e) => match self.label(x)? {
+                        Some(found) => found,
+                        None => return Err(e),
+                    },
+                },
             };
             if let Err(e) = self.body.push_statement(s) {
                 return fail(x, e.to_string());
             }
             r = y;
         }
+    }
+
+    /// The label statement at `i`, if `i` starts with an identifier followed by `:` (not `::`).
+    fn label<'a>(
+        &mut self,
+        i: &'a [u8],
+    ) -> Result<Option<(&'a [u8], Statement)>, nom::Err<crate::error::PErr>> {
+        let n = i
+            .iter()
+            .position(|&b| !is_ident_char(b) && b != b'%')
+            .unwrap_or(i.len());
+        let (after, ()) = ws_inline(&i[n..]);
+        if n > 0 && after.first() == Some(&b':') && after.get(1) != Some(&b':') {
+            let name = self.name(i, &i[..n])?;
+            return self.after_label(&after[1..], name).map(Some);
+        }
+        Ok(None)
     }
 
     /// A label, or a label naming a `.branchtargets`, `.calltargets` or `.callprototype`.

@@ -693,6 +693,46 @@ mod tests {
         assert_ne!(first, fresh);
     }
 
+    /// Labels are told from instructions however they are spelled, and a line that is
+    /// neither keeps the instruction's error.
+    #[test]
+    fn labels_and_instructions() {
+        let body = |stmts: &str| {
+            format!(
+                ".version 8.0\n.target sm_90\n.address_size 64\n.entry k()\n{{\n.reg .b32 %r<3>;\n{stmts}\n}}\n"
+            )
+        };
+        let labels = [
+            "$L__BB0_2:",
+            "loop:",
+            "loop :",
+            "ret:",
+            "ret :",
+            "%lab:",
+            "add_s32:",
+            "L2:",
+        ];
+        for l in labels {
+            let name = l.trim_end_matches(':').trim();
+            let src = body(&format!(
+                "{l}\nadd.s32 %r1, %r2, 1;\n@%r1 bra {name};\nret;"
+            ));
+            let m = crate::parse(&src).unwrap_or_else(|e| panic!("{l}: {e}"));
+            let printed = crate::print(&m);
+            assert!(printed.contains(&format!("{name}:")), "{l}: {printed}");
+            assert_eq!(printed.matches("add.s32").count(), 1, "{l}");
+        }
+        for (line, want) in [
+            ("foo %r1;", "unknown instruction `foo`"),
+            ("loop::", "unknown instruction"),
+            ("add.s32: %r1, %r2, 1;", "malformed qualifiers"),
+            ("ret %r1:", "expected `,` or `;`"),
+        ] {
+            let e = crate::parse(&body(line)).unwrap_err().to_string();
+            assert!(e.contains(want), "{line}: {e}");
+        }
+    }
+
     #[test]
     fn byte_lines() {
         let (r, b) = byte_line(b" 108,103,0,255\n.b8 1").unwrap();
