@@ -289,30 +289,13 @@ impl<'a> Printer<'a> {
     fn packed(&mut self, bytes: &[u8], ty: Type) {
         let w = ((ty.bits() / 8) as usize).max(1);
         self.out.push('{');
-        let mut col = self.out.len() - self.out.rfind('\n').map_or(0, |p| p + 1);
+        let col = self.out.len() - self.out.rfind('\n').map_or(0, |p| p + 1);
         let signed = ty.is_signed();
-        let mut ibuf = itoa::Buffer::new();
-        for (i, chunk) in bytes.chunks(w).enumerate() {
-            let mut buf = [0u8; 8];
-            buf[..chunk.len()].copy_from_slice(chunk);
-            let raw = u64::from_le_bytes(buf);
-            let text = if signed {
-                let shift = 64 - 8 * chunk.len() as u32;
-                ibuf.format(((raw << shift) as i64) >> shift)
-            } else {
-                ibuf.format(raw)
-            };
-            if i > 0 {
-                self.out.push(',');
-                if col + text.len() + 2 > WIDTH {
-                    self.out.push_str("\n\t");
-                    col = 0;
-                } else {
-                    self.out.push(' ');
-                }
-            }
-            col += text.len() + 2;
-            self.out.push_str(text);
+        let fast = (w == 1 && !signed).then(|| byte_list(bytes, col));
+        // Only ASCII was written; the check cannot fail.
+        match fast.as_deref().map(std::str::from_utf8) {
+            Some(Ok(text)) => self.out.push_str(text),
+            _ => int_list(self.out, bytes, w, signed, col),
         }
         self.out.push('}');
     }
@@ -695,6 +678,87 @@ fn signed_offset(off: i64) -> String {
 }
 
 /// A decimal float literal that reads back to the same bits.
+/// The elements of a packed list of `w`-byte integers, `, ` between them, filled to the line
+/// width from column `col`.
+fn int_list(out: &mut String, bytes: &[u8], w: usize, signed: bool, mut col: usize) {
+    let mut ibuf = itoa::Buffer::new();
+    for (i, chunk) in bytes.chunks(w).enumerate() {
+        let mut buf = [0u8; 8];
+        buf[..chunk.len()].copy_from_slice(chunk);
+        let raw = u64::from_le_bytes(buf);
+        let text = if signed {
+            let shift = 64 - 8 * chunk.len() as u32;
+            ibuf.format(((raw << shift) as i64) >> shift)
+        } else {
+            ibuf.format(raw)
+        };
+        if i > 0 {
+            out.push(',');
+            if col + text.len() + 2 > WIDTH {
+                out.push_str("\n\t");
+                col = 0;
+            } else {
+                out.push(' ');
+            }
+        }
+        col += text.len() + 2;
+        out.push_str(text);
+    }
+}
+
+/// Each byte value's text after a separator: `, ` and its digits, zero padded to 8 bytes, with
+/// the number of digits last.
+static BYTE_TEXT: [[u8; 8]; 256] = {
+    let mut t = [[0u8; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut e = [b',', b' ', 0, 0, 0, 0, 0, 0];
+        let n = if v >= 100 {
+            3
+        } else if v >= 10 {
+            2
+        } else {
+            1
+        };
+        let mut k = 0;
+        let mut x = v;
+        while k < n {
+            e[2 + n - 1 - k] = b'0' + (x % 10) as u8;
+            x /= 10;
+            k += 1;
+        }
+        e[7] = n as u8;
+        t[v] = e;
+        v += 1;
+    }
+    t
+};
+
+/// The elements of a list of unsigned bytes in decimal, `, ` between them, filled to the line
+/// width from column `col` as [`Printer::packed`] fills other lists. A byte table is one
+/// element per byte of text in the hundreds of kilobytes (cuRAND's): each element is a copy
+/// of 8 bytes from a table, then the length set.
+fn byte_list(bytes: &[u8], mut col: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() * 5 + 8);
+    for (i, &b) in bytes.iter().enumerate() {
+        let e = &BYTE_TEXT[b as usize];
+        let n = e[7] as usize;
+        if i == 0 {
+            out.extend_from_slice(&e[2..2 + n]);
+        } else if col + n + 2 > WIDTH {
+            out.extend_from_slice(b",\n\t");
+            out.extend_from_slice(&e[2..2 + n]);
+            col = 0;
+        } else {
+            let at = out.len();
+            out.extend_from_slice(e);
+            out.truncate(at + 2 + n);
+        }
+        col += n + 2;
+    }
+    out
+}
+
 fn dec(bits: u64, s: &mut String) {
     let v = f64::from_bits(bits);
     if v.is_infinite() {
@@ -705,5 +769,40 @@ fn dec(bits: u64, s: &mut String) {
     } else {
         let t = format!("{v:?}");
         s.push_str(&t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{byte_list, int_list};
+
+    /// The byte-table path writes what the general integer path writes, wherever the list
+    /// starts on its line and whatever the values' widths.
+    #[test]
+    fn byte_lists_print_as_integer_lists() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut bytes: Vec<u8> = (0..=255).collect();
+        for _ in 0..2000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            bytes.push(match seed % 3 {
+                0 => (seed >> 8) as u8 % 10,
+                1 => 10 + (seed >> 8) as u8 % 90,
+                _ => (seed >> 8) as u8,
+            });
+        }
+        for len in [0, 1, 2, 37, bytes.len()] {
+            for col in [0, 1, 40, 97, 98, 99, 100, 120] {
+                let mut want = String::new();
+                int_list(&mut want, &bytes[..len], 1, false, col);
+                let got = byte_list(&bytes[..len], col);
+                assert_eq!(
+                    String::from_utf8(got).unwrap(),
+                    want,
+                    "{len} bytes from {col}"
+                );
+            }
+        }
     }
 }
