@@ -41,7 +41,9 @@ pub mod visit;
 pub mod vocab;
 pub mod walk;
 
-pub use body::{Atom, Body, BodyBuilder, BodyRef, InstRef, Operands, OperandsIter, Stmt, StmtRef};
+pub use body::{
+    Atom, Body, BodyBuilder, BodyRef, InstRef, Literal, Operands, OperandsIter, Stmt, StmtRef,
+};
 pub use inst::{Compare, Guard, Instruction, Mods};
 pub use module::*;
 pub use names::{ConcatError, Interner, Name};

@@ -812,6 +812,21 @@ pub struct BodyBuilder {
     claimed: usize,
 }
 
+/// A literal operand for [`BodyBuilder::push_literal`]: the literal variants of [`Operand`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Literal {
+    /// [`Operand::Int`].
+    Int(i64),
+    /// [`Operand::Uint`].
+    Uint(u64),
+    /// [`Operand::F32`].
+    F32(u32),
+    /// [`Operand::F64`].
+    F64(u64),
+    /// [`Operand::Dec`].
+    Dec(u64),
+}
+
 /// An open scope of a [`BodyBuilder`], returned by [`BodyBuilder::open_block`].
 #[derive(Copy, Clone, Debug)]
 pub struct OpenBlock {
@@ -832,6 +847,26 @@ impl BodyBuilder {
     #[inline(always)]
     pub fn push_register(&mut self, name: Name) {
         self.operands.push(cells::reg(name.index() as u32));
+    }
+
+    /// Appends a literal operand: the reader's next most common operands, pushed without
+    /// building an [`Operand`].
+    #[inline]
+    pub fn push_literal(&mut self, l: Literal) {
+        let out = &mut self.operands;
+        match l {
+            Literal::Int(v) => cells::int(out, v),
+            Literal::Uint(v) => cells::uint(out, v),
+            Literal::F32(v) => out.push(cells::f32_bits(v)),
+            Literal::F64(v) => cells::f64_bits(out, v),
+            Literal::Dec(v) => cells::dec_bits(out, v),
+        }
+    }
+
+    /// Appends an address operand `[base+offset]` (see [`Operand::Addr`]).
+    #[inline]
+    pub fn push_address(&mut self, base: Option<Name>, offset: i64, unified: bool) {
+        cells::addr(&mut self.operands, base, offset, unified);
     }
 
     /// Heap bytes the builder holds (its arrays' capacity), kept from body to body.

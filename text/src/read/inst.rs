@@ -6,7 +6,7 @@ use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ident, inst_word, is_ident_char, qual_word, ws, Number};
 use nom::Err;
 use ptx_ir_core::{
-    Expr, Guard, Modifier, Mods, Name, Opcode, Operand, OperandList, Selector, SpecialReg,
+    Expr, Guard, Literal, Modifier, Mods, Name, Opcode, Operand, OperandList, Selector, SpecialReg,
 };
 
 /// Nesting bound for operands (vectors inside pairs inside tuples ...).
@@ -67,12 +67,18 @@ impl Reader<'_> {
                         }
                         x
                     }
-                    None => {
-                        let (x, o) = self.operand(r, call, 0)?;
-                        shapes = shapes << 5 | shape_code(&o);
-                        self.push_operand(r, o)?;
-                        x
-                    }
+                    None => match self.plain_operand(r)? {
+                        Some((x, code)) => {
+                            shapes = shapes << 5 | code;
+                            x
+                        }
+                        None => {
+                            let (x, o) = self.operand(r, call, 0)?;
+                            shapes = shapes << 5 | shape_code(&o);
+                            self.push_operand(r, o)?;
+                            x
+                        }
+                    },
                 };
                 count += 1;
                 let (x, ()) = ws(after)?;
@@ -125,6 +131,56 @@ impl Reader<'_> {
             *fits = [shape, fits[0]];
         }
         Ok((r, ()))
+    }
+
+    /// The next most common operands after registers, a literal (`0d3FF0000000000000`, `8`)
+    /// or a register address (`[%rd4+16]`) followed by `,` or `;`, appended to the instruction
+    /// being read without building an [`Operand`]. Returns the rest and the operand's shape
+    /// code, or `None` (having appended nothing) for any other operand, which the general
+    /// reader then reads from the start.
+    #[inline]
+    fn plain_operand<'a>(&mut self, i: &'a [u8]) -> Result<Option<(&'a [u8], u64)>, Err<PErr>> {
+        let ends = |x: &[u8]| matches!(x.first(), Some(b',' | b';'));
+        match i.first() {
+            Some(b'0'..=b'9') => {
+                let Ok((x, n)) = lex::number(i) else {
+                    return Ok(None);
+                };
+                if !ends(x) {
+                    return Ok(None);
+                }
+                let (lit, code) = match n {
+                    Number::Int(v) => (Literal::Int(v), 3),
+                    Number::Uint(v) => (Literal::Uint(v), 4),
+                    Number::F32(v) => (Literal::F32(v), 5),
+                    Number::F64(v) => (Literal::F64(v), 6),
+                    Number::Dec(v) => (Literal::Dec(v), 7),
+                };
+                self.body.push_literal(lit);
+                Ok(Some((x, code)))
+            }
+            Some(b'[') if i.get(1) == Some(&b'%') => {
+                let Ok((x, w)) = ident(&i[1..]) else {
+                    return Ok(None);
+                };
+                let (x, off) = match x.first() {
+                    Some(b']') => (x, 0),
+                    Some(b'+' | b'-') => match offset(x) {
+                        Ok((y, off)) if y.first() == Some(&b']') => (y, off),
+                        _ => return Ok(None),
+                    },
+                    _ => return Ok(None),
+                };
+                let (x, unified) = unified_suffix(&x[1..]);
+                if !ends(x) {
+                    return Ok(None);
+                }
+                let base = self.name(&i[1..], w)?;
+                self.body.push_address(Some(base), off, unified);
+                Ok(Some((x, 9)))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Appends an operand that is not a cached register to the instruction being read.

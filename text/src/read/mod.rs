@@ -733,6 +733,81 @@ mod tests {
         }
     }
 
+    /// Operands read on the fast paths (literals, register addresses) are those the general
+    /// reader reads from the same text spelled with spaces, and their errors are its errors.
+    #[test]
+    fn fast_operands_read_as_the_general_reader_reads_them() {
+        let module = |stmts: &[&str]| {
+            let mut s = String::from(
+                ".version 8.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n.reg .f64 %fd<3>;\n.reg .f32 %f<3>;\n",
+            );
+            for l in stmts {
+                s += l;
+                s.push('\n');
+            }
+            s + "}\n"
+        };
+        let pairs = [
+            ("mov.u32 %r1, 7;", "mov.u32 %r1, (7);"),
+            ("mov.u32 %r1, 0x7fffffff;", "mov.u32 %r1, ( 0x7fffffff );"),
+            (
+                "mov.u64 %rd1, 18446744073709551615;",
+                "mov.u64 %rd1, 18446744073709551615 ;",
+            ),
+            (
+                "mov.u64 %rd1, 9223372036854775807;",
+                "mov.u64 %rd1,9223372036854775807 ;",
+            ),
+            (
+                "mov.f64 %fd1, 0d3FF0000000000000;",
+                "mov.f64 %fd1, 0d3FF0000000000000 ;",
+            ),
+            ("mov.f32 %f1, 0f3F800000;", "mov.f32 %f1, 0f3F800000 ;"),
+            ("mov.f32 %f1, 1.5;", "mov.f32 %f1, 1.5 ;"),
+            ("ld.global.u32 %r1, [%rd1];", "ld.global.u32 %r1, [ %rd1 ];"),
+            (
+                "ld.global.u32 %r1, [%rd1+8];",
+                "ld.global.u32 %r1, [ %rd1 + 8 ];",
+            ),
+            (
+                "ld.global.u32 %r1, [%rd1+-8];",
+                "ld.global.u32 %r1, [%rd1 + -8 ];",
+            ),
+            (
+                "ld.global.u32 %r1, [%rd1-8];",
+                "ld.global.u32 %r1, [%rd1 - 8];",
+            ),
+            (
+                "ld.global.u32 %r1, [%rd1+(4*2)];",
+                "ld.global.u32 %r1, [%rd1 + 8];",
+            ),
+            (
+                "ld.u32 %r1, [%rd2].unified;",
+                "ld.u32 %r1, [ %rd2 ].unified ;",
+            ),
+            (
+                "st.global.u32 [%rd1+4], %r2;",
+                "st.global.u32 [ %rd1+4 ], %r2;",
+            ),
+            (
+                "st.global.u32 [%rd9+4], %r2;",
+                "st.global.u32 [ %rd9+4 ], %r2;",
+            ),
+        ];
+        let (fast, slow): (Vec<&str>, Vec<&str>) = pairs.iter().copied().unzip();
+        let a = crate::parse(&module(&fast)).unwrap();
+        let b = crate::parse(&module(&slow)).unwrap();
+        assert_eq!(a, b);
+        for (line, want) in [
+            ("ld.global.u32 %r1, [%rd1+x];", "constant offset"),
+            ("mov.f64 %fd1, 0d3FF00;", "16 hex digits"),
+            ("ld.global.u32 %r1, [%rd1+8;", "expected `]`"),
+        ] {
+            let e = crate::parse(&module(&[line])).unwrap_err().to_string();
+            assert!(e.contains(want), "{line}: {e}");
+        }
+    }
+
     #[test]
     fn byte_lines() {
         let (r, b) = byte_line(b" 108,103,0,255\n.b8 1").unwrap();
