@@ -910,7 +910,8 @@ impl BodyBuilder {
             return Err(BodyError::TooMany { what, count });
         }
         self.claimed = self.operands.len();
-        self.mods.extend_from_slice(mods);
+        // A few modifiers: a loop, where a copy of unknown length is a library call.
+        self.mods.extend(mods.iter().copied());
         self.stmts.push(Stmt::Inst(PackedInst {
             guard: guard.map(|g| g.pred),
             negated: guard.is_some_and(|g| g.negated),
