@@ -827,6 +827,10 @@ pub enum Literal {
     Dec(u64),
 }
 
+/// Where a list operand opened by [`BodyBuilder::open_vector`] starts.
+#[derive(Copy, Clone, Debug)]
+pub struct ListStart(usize);
+
 /// An open scope of a [`BodyBuilder`], returned by [`BodyBuilder::open_block`].
 #[derive(Copy, Clone, Debug)]
 pub struct OpenBlock {
@@ -867,6 +871,25 @@ impl BodyBuilder {
     #[inline]
     pub fn push_address(&mut self, base: Option<Name>, offset: i64, unified: bool) {
         cells::addr(&mut self.operands, base, offset, unified);
+    }
+
+    /// Opens a vector operand `{...}`, whose elements are pushed next (as operands) and which
+    /// [`BodyBuilder::close_vector`] completes, or [`BodyBuilder::cancel_list`] drops.
+    #[inline]
+    pub fn open_vector(&mut self) -> ListStart {
+        ListStart(cells::open(&mut self.operands))
+    }
+
+    /// Completes the vector opened at `at`, of `items` elements.
+    #[inline]
+    pub fn close_vector(&mut self, at: ListStart, items: usize) -> Result<(), BodyError> {
+        cells::close_list(&mut self.operands, at.0, cells::List::Vector, items)
+    }
+
+    /// Drops the list opened at `at` and everything pushed since.
+    #[inline]
+    pub fn cancel_list(&mut self, at: ListStart) {
+        self.operands.truncate(at.0.max(self.claimed));
     }
 
     /// Heap bytes the builder holds (its arrays' capacity), kept from body to body.

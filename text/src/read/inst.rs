@@ -179,8 +179,41 @@ impl Reader<'_> {
                 self.body.push_address(Some(base), off, unified);
                 Ok(Some((x, 9)))
             }
+            Some(b'{') => self.register_vector(i),
             _ => Ok(None),
         }
+    }
+
+    /// A vector of registers `{%r1, %r2}` followed by `,` or `;`, for [`Self::plain_operand`]:
+    /// NCCL's and the half-precision headers' `mov.b32 {%rs1, %rs2}, %r3;`, read into cells
+    /// without a list to allocate. Anything else leaves nothing pushed (a new register met on
+    /// the way stays interned, as the general reader would intern it first too).
+    fn register_vector<'a>(&mut self, i: &'a [u8]) -> Result<Option<(&'a [u8], u64)>, Err<PErr>> {
+        let at = self.body.open_vector();
+        let mut r = &i[1..];
+        let mut items = 0;
+        while let Some((x, w)) = Self::register_token(r) {
+            match self.cached_register(r, w) {
+                Some(name) => self.body.push_register(name),
+                None => match self.uncached_register(r, w)? {
+                    Operand::Reg { name, sel } if sel.is_none() => self.body.push_register(name),
+                    _ => break,
+                },
+            }
+            items += 1;
+            match x {
+                [b',', b' ', y @ ..] | [b',', y @ ..] => r = y,
+                [b'}', y @ ..] if matches!(y.first(), Some(b',' | b';')) => {
+                    if let Err(e) = self.body.close_vector(at, items) {
+                        return Err(Err::Failure(PErr::at(i, e.to_string())));
+                    }
+                    return Ok(Some((y, 10)));
+                }
+                _ => break,
+            }
+        }
+        self.body.cancel_list(at);
+        Ok(None)
     }
 
     /// Appends an operand that is not a cached register to the instruction being read.

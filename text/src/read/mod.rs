@@ -793,6 +793,17 @@ mod tests {
                 "st.global.u32 [%rd9+4], %r2;",
                 "st.global.u32 [ %rd9+4 ], %r2;",
             ),
+            ("mov.b64 {%r1, %r2}, %rd1;", "mov.b64 { %r1 , %r2 }, %rd1;"),
+            ("mov.b64 {%r1,%r7}, %rd1;", "mov.b64 {%r1 ,%r7 }, %rd1;"),
+            ("mov.b64 %rd2, {%r8, %r9};", "mov.b64 %rd2, { %r8, %r9 } ;"),
+            (
+                "ld.global.v2.u32 {%r1, _}, [%rd1];",
+                "ld.global.v2.u32 { %r1, _ }, [%rd1];",
+            ),
+            (
+                "mov.b64 {%r1, %r2}|%p1, %rd1;",
+                "mov.b64 { %r1, %r2 }|%p1, %rd1;",
+            ),
         ];
         let (fast, slow): (Vec<&str>, Vec<&str>) = pairs.iter().copied().unzip();
         let a = crate::parse(&module(&fast)).unwrap();
@@ -802,6 +813,8 @@ mod tests {
             ("ld.global.u32 %r1, [%rd1+x];", "constant offset"),
             ("mov.f64 %fd1, 0d3FF00;", "16 hex digits"),
             ("ld.global.u32 %r1, [%rd1+8;", "expected `]`"),
+            ("mov.b64 {%r1, %r2, %rd1;", "expected `,` or `}`"),
+            ("mov.b64 {%r1, %r2} %rd1;", "expected `,` or `;`"),
         ] {
             let e = crate::parse(&module(&[line])).unwrap_err().to_string();
             assert!(e.contains(want), "{line}: {e}");
