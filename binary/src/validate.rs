@@ -253,7 +253,7 @@ impl V {
                 Some(x) => self.name(x.function_name),
                 None => Ok(()),
             },
-            Stmt::Pragma(_) | Stmt::Block { .. } => Ok(()),
+            Stmt::Pragma(_) | Stmt::Block { .. } | Stmt::LineLoc { .. } => Ok(()),
             Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
                 self.name(t.label)?;
                 t.targets.iter().try_for_each(|n| self.name(*n))
@@ -314,7 +314,7 @@ impl V {
             StmtRef::Inst(i) => self.inst(i),
             StmtRef::Label(n) => self.name(n),
             StmtRef::Decl(d) => self.decl(d),
-            StmtRef::Loc(l) => match &l.inlined {
+            StmtRef::Loc(l) => match l.inlined {
                 Some(i) => self.name(i.function_name),
                 None => Ok(()),
             },

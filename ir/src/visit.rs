@@ -164,7 +164,7 @@ fn body_names_mut(body: &mut Body, f: &mut impl FnMut(&mut Name)) {
                     f(&mut i.function_name);
                 }
             }
-            Stmt::Pragma(_) | Stmt::Block { .. } => {}
+            Stmt::Pragma(_) | Stmt::Block { .. } | Stmt::LineLoc { .. } => {}
             Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
                 f(&mut t.label);
                 t.targets.iter_mut().for_each(&mut *f);

@@ -9,7 +9,7 @@
 use pretty::RcDoc;
 use ptx_ir_core::{
     Attribute, BodyRef, Declarator, Expr, FuncDirective, Function, FunctionKind, Init, InstRef,
-    Item, Loc, Module, Name, Operand, Param, Prototype, Section, SectionEntry, StmtRef, Type,
+    Item, LocRef, Module, Name, Operand, Param, Prototype, Section, SectionEntry, StmtRef, Type,
     UnaryOp, VarDecl,
 };
 use std::fmt::Write;
@@ -420,14 +420,14 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn loc(&mut self, l: &Loc) {
+    fn loc(&mut self, l: LocRef<'_>) {
         self.out.push_str(".loc ");
         push_int(self.out, l.file);
         self.out.push(' ');
         push_int(self.out, l.line);
         self.out.push(' ');
         push_int(self.out, l.col);
-        if let Some(i) = &l.inlined {
+        if let Some(i) = l.inlined {
             let _ = write!(self.out, ", function_name {}", nm(self.m, i.function_name));
             if i.offset != 0 {
                 let _ = write!(self.out, "{:+}", i.offset);

@@ -27,7 +27,7 @@
 use super::cells::{self, Cell};
 use super::{BodyError, Compact, Operands, PackedInst, Stmt};
 use crate::leb::{put as put_leb, put_signed};
-use crate::module::{Declarator, Loc, VarDecl};
+use crate::module::{Declarator, VarDecl};
 use crate::names::Name;
 #[cfg(test)]
 use crate::operand::Operand;
@@ -453,9 +453,9 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
                     put_leb(&mut entries, r.into());
                 }
             }
-            Stmt::Loc(l) if l.inlined.is_none() => {
+            Stmt::LineLoc { file, line, col } => {
                 entries.push(LOC);
-                for v in [l.file, l.line, l.col] {
+                for v in [*file, *line, *col] {
                     put_leb(&mut entries, v.into());
                 }
             }
@@ -962,7 +962,12 @@ impl Decoded {
                         check(&s, e.bounds.names as usize)
                             .map_err(|m| Stop::Message(format!("{m} (body entry {at})")))?;
                     }
-                    s
+                    // A `.loc` without an inlining part has one entry form, whichever way it
+                    // was written.
+                    match s {
+                        Stmt::Loc(l) if l.inlined.is_none() => Stmt::loc(*l),
+                        s => s,
+                    }
                 }
                 None => {
                     return e
@@ -977,12 +982,11 @@ impl Decoded {
                 for x in &mut v {
                     *x = e.u32().map_err(|Fault| Stop::Entries)?;
                 }
-                Stmt::Loc(Box::new(Loc {
+                Stmt::LineLoc {
                     file: v[0],
                     line: v[1],
                     col: v[2],
-                    inlined: None,
-                }))
+                }
             }
             _ => {
                 e.pos -= 1;
@@ -1103,6 +1107,55 @@ pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Compact, D:
 mod tests {
     use super::*;
     use crate::special::SpecialReg;
+
+    /// A `.loc` without an inlining part decodes to its one entry form, also when it comes
+    /// through the other entries (as an older or a hand-made encoder may write it), so that
+    /// bodies that print alike compare equal.
+    #[test]
+    fn plain_locs_have_one_form() {
+        use crate::module::{InlinedAt, Loc};
+        let plain = Loc {
+            file: 1,
+            line: 20,
+            col: 3,
+            inlined: None,
+        };
+        let inlined = Loc {
+            inlined: Some(Box::new(InlinedAt {
+                function_name: crate::names::Name::from_index(0),
+                offset: 0,
+                file: 1,
+                line: 7,
+                col: 9,
+            })),
+            ..plain.clone()
+        };
+        let columns = Columns {
+            words: Blob(Cow::Borrowed(&[])),
+            entries: Blob(Cow::Borrowed(&[OTHER, OTHER, LOC, 1, 20, 3])),
+            operands: Blob(Cow::Borrowed(&[])),
+            others: vec![
+                Stmt::Loc(Box::new(plain.clone())),
+                Stmt::loc(inlined.clone()),
+            ],
+        };
+        let c = decode(columns).unwrap();
+        let line = Stmt::LineLoc {
+            file: 1,
+            line: 20,
+            col: 3,
+        };
+        assert_eq!(
+            c.stmts,
+            [
+                line.clone(),
+                Stmt::Loc(Box::new(inlined.clone())),
+                line.clone()
+            ]
+        );
+        assert_eq!(Stmt::loc(plain), line);
+        assert!(matches!(Stmt::loc(inlined), Stmt::Loc(_)));
+    }
 
     #[test]
     fn leb_and_zigzag_round_trip() {

@@ -16,7 +16,7 @@
 //! statement trees give equal bodies, whichever form each is in.
 
 use crate::inst::{Guard, Instruction};
-use crate::module::{Loc, Prototype, Statement, VarDecl};
+use crate::module::{InlinedAt, Loc, Prototype, Statement, VarDecl};
 use crate::names::Name;
 use crate::operand::Operand;
 use crate::table::Opcode;
@@ -94,6 +94,68 @@ pub enum Stmt {
     CallTargets(Box<Targets>),
     /// `label: .callprototype ...;`
     CallPrototype(Box<(Name, Prototype)>),
+    /// A `.loc` without an inlining part, kept in the entry (most are: nvcc writes one every
+    /// few instructions with `-lineinfo`); [`Stmt::Loc`] holds only those with one. Last, so
+    /// that the other variants keep their serialized numbers.
+    LineLoc {
+        /// File index.
+        file: u32,
+        /// Line.
+        line: u32,
+        /// Column.
+        col: u32,
+    },
+}
+
+impl Stmt {
+    /// The entry of `.loc` `l`: [`Stmt::LineLoc`] unless it has an inlining part.
+    pub fn loc(l: Loc) -> Stmt {
+        match l.inlined {
+            None => Stmt::LineLoc {
+                file: l.file,
+                line: l.line,
+                col: l.col,
+            },
+            Some(_) => Stmt::Loc(Box::new(l)),
+        }
+    }
+}
+
+/// A borrowed `.loc` ([`StmtRef::Loc`]), from a [`Loc`] or from an entry that keeps one
+/// without an inlining part.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LocRef<'a> {
+    /// File index.
+    pub file: u32,
+    /// Line.
+    pub line: u32,
+    /// Column.
+    pub col: u32,
+    /// `, function_name label{+off}, inlined_at f l c`
+    pub inlined: Option<&'a InlinedAt>,
+}
+
+impl LocRef<'_> {
+    /// An owned copy.
+    pub fn to_loc(&self) -> Loc {
+        Loc {
+            file: self.file,
+            line: self.line,
+            col: self.col,
+            inlined: self.inlined.map(|i| Box::new(i.clone())),
+        }
+    }
+}
+
+impl<'a> From<&'a Loc> for LocRef<'a> {
+    fn from(l: &'a Loc) -> LocRef<'a> {
+        LocRef {
+            file: l.file,
+            line: l.line,
+            col: l.col,
+            inlined: l.inlined.as_deref(),
+        }
+    }
 }
 
 /// The label and targets of a `.branchtargets` or `.calltargets` entry.
@@ -270,7 +332,7 @@ pub enum StmtRef<'a> {
     /// A declaration.
     Decl(&'a VarDecl),
     /// A `.loc`.
-    Loc(&'a Loc),
+    Loc(LocRef<'a>),
     /// A `.pragma`.
     Pragma(&'a str),
     /// A `{ }` scope.
@@ -404,7 +466,13 @@ impl<'a> Iterator for Iter<'a> {
             }
             Stmt::Label(n) => StmtRef::Label(*n),
             Stmt::Decl(d) => StmtRef::Decl(d),
-            Stmt::Loc(l) => StmtRef::Loc(l),
+            Stmt::Loc(l) => StmtRef::Loc(LocRef::from(&**l)),
+            Stmt::LineLoc { file, line, col } => StmtRef::Loc(LocRef {
+                file: *file,
+                line: *line,
+                col: *col,
+                inlined: None,
+            }),
             Stmt::Pragma(p) => StmtRef::Pragma(p),
             Stmt::Block {
                 len,
@@ -445,7 +513,7 @@ impl<'a> From<&'a Statement> for StmtRef<'a> {
             Statement::Inst(i) => StmtRef::Inst(i.as_ref()),
             Statement::Label(n) => StmtRef::Label(*n),
             Statement::Decl(d) => StmtRef::Decl(d),
-            Statement::Loc(l) => StmtRef::Loc(l),
+            Statement::Loc(l) => StmtRef::Loc(l.into()),
             Statement::Pragma(p) => StmtRef::Pragma(p),
             Statement::Block(b) => StmtRef::Block(BodyRef(RefRepr::Tree(b))),
             Statement::BranchTargets { label, targets } => StmtRef::BranchTargets {
@@ -471,7 +539,7 @@ impl StmtRef<'_> {
             StmtRef::Inst(i) => Statement::Inst(i.to_instruction()),
             StmtRef::Label(n) => Statement::Label(n),
             StmtRef::Decl(d) => Statement::Decl(Box::new(d.clone())),
-            StmtRef::Loc(l) => Statement::Loc(l.clone()),
+            StmtRef::Loc(l) => Statement::Loc(l.to_loc()),
             StmtRef::Pragma(p) => Statement::Pragma(p.into()),
             StmtRef::Block(b) => Statement::Block(b.to_statements()),
             StmtRef::BranchTargets { label, targets } => Statement::BranchTargets {
@@ -1023,7 +1091,7 @@ impl BodyBuilder {
             }
             Statement::Label(n) => Stmt::Label(n),
             Statement::Decl(d) => Stmt::Decl(d),
-            Statement::Loc(l) => Stmt::Loc(Box::new(l)),
+            Statement::Loc(l) => Stmt::loc(l),
             Statement::Pragma(p) => Stmt::Pragma(Box::new(p.into())),
             Statement::BranchTargets { label, targets } => Stmt::BranchTargets(Box::new(Targets {
                 label,
