@@ -29,9 +29,9 @@ pub const MAX_NESTING: u32 = 384;
 const _: () = assert!(ptx_ir_core::body::MAX_OPERAND_DEPTH >= MAX_NESTING);
 
 use ptx_ir_core::{
-    Atom, BodyRef, Declarator, Expr, FuncDirective, Function, Init, InstRef, Item, Modifier,
-    Module, Name, Operand, Operands, Param, Prototype, Section, SectionEntry, Selector, SpecialReg,
-    Stmt, StmtRef, Type, VarDecl,
+    Atom, BodyRef, DeclRef, Declarator, Expr, FuncDirective, Function, Init, InstRef, Item,
+    Modifier, Module, Name, Operand, Operands, Param, Prototype, Section, SectionEntry, Selector,
+    SpecialReg, Stmt, StmtRef, Type, VarDecl,
 };
 
 /// A broken invariant: what, and where (`items[3].body[12]`).
@@ -249,6 +249,7 @@ impl V {
             },
             Stmt::Label(n) => self.name(*n),
             Stmt::Decl(d) => self.decl(d),
+            Stmt::PlainDecl(p) => self.name(p.name),
             Stmt::Loc(l) => match &l.inlined {
                 Some(x) => self.name(x.function_name),
                 None => Ok(()),
@@ -313,7 +314,8 @@ impl V {
         match s {
             StmtRef::Inst(i) => self.inst(i),
             StmtRef::Label(n) => self.name(n),
-            StmtRef::Decl(d) => self.decl(d),
+            StmtRef::Decl(DeclRef::Full(d)) => self.decl(d),
+            StmtRef::Decl(DeclRef::Plain(p)) => self.name(p.name),
             StmtRef::Loc(l) => match l.inlined {
                 Some(i) => self.name(i.function_name),
                 None => Ok(()),

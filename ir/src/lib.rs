@@ -42,8 +42,8 @@ pub mod vocab;
 pub mod walk;
 
 pub use body::{
-    Atom, Body, BodyBuilder, BodyRef, InstRef, ListStart, Literal, LocRef, Operands, OperandsIter,
-    Stmt, StmtRef,
+    Atom, Body, BodyBuilder, BodyRef, DeclRef, InstRef, ListStart, Literal, LocRef, Operands,
+    OperandsIter, PlainDecl, Stmt, StmtRef,
 };
 pub use inst::{Compare, Guard, Instruction, Mods};
 pub use module::*;

@@ -159,6 +159,7 @@ fn body_names_mut(body: &mut Body, f: &mut impl FnMut(&mut Name)) {
             }
             Stmt::Label(n) => f(n),
             Stmt::Decl(d) => exclusive::decl(d, f),
+            Stmt::PlainDecl(p) => f(&mut p.name),
             Stmt::Loc(l) => {
                 if let Some(i) = &mut l.inlined {
                     f(&mut i.function_name);

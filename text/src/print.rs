@@ -345,7 +345,7 @@ impl<'a> Printer<'a> {
             }
             StmtRef::Decl(d) => {
                 self.indent(depth);
-                self.decl(d);
+                self.decl(&d.get());
                 self.out.push('\n');
             }
             StmtRef::Loc(l) => {

@@ -25,7 +25,7 @@
 //! ([`with_decode_bounds`]).
 
 use super::cells::{self, Cell};
-use super::{BodyError, Compact, Operands, PackedInst, Stmt};
+use super::{BodyError, Compact, Operands, PackedInst, PlainDecl, Stmt};
 use crate::leb::{put as put_leb, put_signed};
 use crate::module::{Declarator, VarDecl};
 use crate::names::Name;
@@ -334,6 +334,32 @@ fn plain_decl(d: &VarDecl) -> bool {
         && matches!(&d.names[..], [x] if x.dims.is_empty() && x.init.is_none())
 }
 
+/// Writes the [`DECL`] record of a plain declaration.
+fn put_decl(
+    entries: &mut Vec<u8>,
+    space: Space,
+    ty: Type,
+    align: Option<u32>,
+    vector: Option<Vector>,
+    name: Name,
+    range: Option<u32>,
+) {
+    entries.push(DECL);
+    entries
+        .push(align.is_some() as u8 | (vector.is_some() as u8) << 1 | (range.is_some() as u8) << 2);
+    entries.extend_from_slice(&[space.ordinal(), ty.ordinal()]);
+    if let Some(a) = align {
+        put_leb(entries, a.into());
+    }
+    if let Some(v) = vector {
+        put_leb(entries, v.ordinal().into());
+    }
+    put_name(entries, name);
+    if let Some(r) = range {
+        put_leb(entries, r.into());
+    }
+}
+
 /// Reads the rest of a [`DECL`] record.
 fn decl(e: &mut Cursor<'_>) -> Res<VarDecl> {
     let flags = e.u8()?;
@@ -435,23 +461,19 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
             }
             Stmt::Decl(d) if plain_decl(d) => {
                 let x = &d.names[0];
-                entries.push(DECL);
-                entries.push(
-                    d.align.is_some() as u8
-                        | (d.vector.is_some() as u8) << 1
-                        | (x.range.is_some() as u8) << 2,
+                put_decl(
+                    &mut entries,
+                    d.space,
+                    d.ty,
+                    d.align,
+                    d.vector,
+                    x.name,
+                    x.range,
                 );
-                entries.extend_from_slice(&[d.space.ordinal(), d.ty.ordinal()]);
-                if let Some(a) = d.align {
-                    put_leb(&mut entries, a.into());
-                }
-                if let Some(v) = d.vector {
-                    put_leb(&mut entries, v.ordinal().into());
-                }
-                put_name(&mut entries, x.name);
-                if let Some(r) = x.range {
-                    put_leb(&mut entries, r.into());
-                }
+            }
+            Stmt::PlainDecl(p) => {
+                let range = p.range.map(std::num::NonZeroU32::get);
+                put_decl(&mut entries, p.space, p.ty, None, p.vector, p.name, range);
             }
             Stmt::LineLoc { file, line, col } => {
                 entries.push(LOC);
@@ -962,10 +984,11 @@ impl Decoded {
                         check(&s, e.bounds.names as usize)
                             .map_err(|m| Stop::Message(format!("{m} (body entry {at})")))?;
                     }
-                    // A `.loc` without an inlining part has one entry form, whichever way it
-                    // was written.
+                    // A `.loc` without an inlining part, and a plain declaration, have one entry
+                    // form, whichever way they were written.
                     match s {
                         Stmt::Loc(l) if l.inlined.is_none() => Stmt::loc(*l),
+                        Stmt::Decl(d) => Stmt::decl(d),
                         s => s,
                     }
                 }
@@ -976,7 +999,13 @@ impl Decoded {
                 }
             },
             LABEL => Stmt::Label(e.name().map_err(|Fault| Stop::Entries)?),
-            DECL => Stmt::Decl(Box::new(decl(e).map_err(|Fault| Stop::Entries)?)),
+            DECL => {
+                let d = decl(e).map_err(|Fault| Stop::Entries)?;
+                match PlainDecl::of(&d) {
+                    Some(p) => Stmt::PlainDecl(p),
+                    None => Stmt::Decl(Box::new(d)),
+                }
+            }
             LOC => {
                 let mut v = [0u32; 3];
                 for x in &mut v {
@@ -1155,6 +1184,62 @@ mod tests {
         );
         assert_eq!(Stmt::loc(plain), line);
         assert!(matches!(Stmt::loc(inlined), Stmt::Loc(_)));
+    }
+
+    /// Likewise a plain declaration; one with an alignment, or a range of 0, stays whole.
+    #[test]
+    fn plain_declarations_have_one_form() {
+        let decl = |align: Option<u32>, range: Option<u32>| VarDecl {
+            linkage: None,
+            space: Space::Reg,
+            attributes: Vec::new(),
+            align,
+            vector: Some(Vector::V2),
+            ty: Type::B32,
+            names: smallvec::smallvec![Declarator {
+                name: Name::from_index(0),
+                range,
+                dims: Default::default(),
+                init: None,
+            }],
+        };
+        let plain = decl(None, Some(9));
+        let inline = PlainDecl::of(&plain).unwrap();
+        assert_eq!(inline.to_var_decl(), plain);
+        let mut entries = Vec::new();
+        put_decl(
+            &mut entries,
+            Space::Reg,
+            Type::B32,
+            None,
+            Some(Vector::V2),
+            Name::from_index(0),
+            Some(9),
+        );
+        entries.push(OTHER);
+        entries.push(OTHER);
+        entries.push(OTHER);
+        let columns = Columns {
+            words: Blob(Cow::Borrowed(&[])),
+            entries: Blob(Cow::Owned(entries)),
+            operands: Blob(Cow::Borrowed(&[])),
+            others: vec![
+                Stmt::Decl(Box::new(plain.clone())),
+                Stmt::Decl(Box::new(decl(Some(16), Some(9)))),
+                Stmt::Decl(Box::new(decl(None, Some(0)))),
+            ],
+        };
+        let c = decode(columns).unwrap();
+        assert_eq!(
+            c.stmts,
+            [
+                Stmt::PlainDecl(inline),
+                Stmt::PlainDecl(inline),
+                Stmt::Decl(Box::new(decl(Some(16), Some(9)))),
+                Stmt::Decl(Box::new(decl(None, Some(0)))),
+            ]
+        );
+        assert_eq!(Stmt::decl(Box::new(plain)), Stmt::PlainDecl(inline));
     }
 
     #[test]

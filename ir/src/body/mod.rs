@@ -16,13 +16,16 @@
 //! statement trees give equal bodies, whichever form each is in.
 
 use crate::inst::{Guard, Instruction};
-use crate::module::{InlinedAt, Loc, Prototype, Statement, VarDecl};
+use crate::module::{Declarator, InlinedAt, Loc, Prototype, Statement, VarDecl};
 use crate::names::Name;
 use crate::operand::Operand;
 use crate::table::Opcode;
 use crate::vocab::Modifier;
+use crate::vocab::{Space, Type, Vector};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
+use std::num::NonZeroU32;
 use std::sync::OnceLock;
 
 mod cells;
@@ -105,9 +108,95 @@ pub enum Stmt {
         /// Column.
         col: u32,
     },
+    /// A declaration of one name without linkage, attributes, alignment, dimensions or
+    /// initialiser (`.reg .b32 %r<9>;`), kept in the entry; [`Stmt::Decl`] holds the others.
+    PlainDecl(PlainDecl),
+}
+
+/// A declaration that fits a body entry (see [`Stmt::PlainDecl`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlainDecl {
+    /// State space.
+    pub space: Space,
+    /// Element type.
+    pub ty: Type,
+    /// `.v2`/`.v4`/`.v8`
+    pub vector: Option<Vector>,
+    /// The name (the prefix, for a range).
+    pub name: Name,
+    /// `%r<100>`: declares `%r0` .. `%r99` (a range of 0 is held by [`Stmt::Decl`]).
+    pub range: Option<NonZeroU32>,
+}
+
+impl PlainDecl {
+    /// `d` as a plain declaration, if it is one.
+    pub fn of(d: &VarDecl) -> Option<PlainDecl> {
+        let [x] = &d.names[..] else {
+            return None;
+        };
+        let plain = d.linkage.is_none()
+            && d.attributes.is_empty()
+            && d.align.is_none()
+            && x.dims.is_empty()
+            && x.init.is_none()
+            && x.range != Some(0);
+        plain.then(|| PlainDecl {
+            space: d.space,
+            ty: d.ty,
+            vector: d.vector,
+            name: x.name,
+            range: x.range.and_then(NonZeroU32::new),
+        })
+    }
+
+    /// The full declaration.
+    pub fn to_var_decl(&self) -> VarDecl {
+        VarDecl {
+            linkage: None,
+            space: self.space,
+            attributes: Vec::new(),
+            align: None,
+            vector: self.vector,
+            ty: self.ty,
+            names: smallvec::smallvec![Declarator {
+                name: self.name,
+                range: self.range.map(NonZeroU32::get),
+                dims: Default::default(),
+                init: None,
+            }],
+        }
+    }
+}
+
+/// A borrowed declaration ([`StmtRef::Decl`]): a [`VarDecl`], or an entry that keeps a plain
+/// one.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DeclRef<'a> {
+    /// A full declaration.
+    Full(&'a VarDecl),
+    /// A plain one, kept in its entry.
+    Plain(PlainDecl),
+}
+
+impl<'a> DeclRef<'a> {
+    /// The declaration (built, without allocating, for a plain one).
+    pub fn get(&self) -> Cow<'a, VarDecl> {
+        match *self {
+            DeclRef::Full(d) => Cow::Borrowed(d),
+            DeclRef::Plain(p) => Cow::Owned(p.to_var_decl()),
+        }
+    }
 }
 
 impl Stmt {
+    /// The entry of declaration `d`: [`Stmt::PlainDecl`] if it is plain.
+    pub fn decl(d: Box<VarDecl>) -> Stmt {
+        match PlainDecl::of(&d) {
+            Some(p) => Stmt::PlainDecl(p),
+            None => Stmt::Decl(d),
+        }
+    }
+
     /// The entry of `.loc` `l`: [`Stmt::LineLoc`] unless it has an inlining part.
     pub fn loc(l: Loc) -> Stmt {
         match l.inlined {
@@ -330,7 +419,7 @@ pub enum StmtRef<'a> {
     /// A label.
     Label(Name),
     /// A declaration.
-    Decl(&'a VarDecl),
+    Decl(DeclRef<'a>),
     /// A `.loc`.
     Loc(LocRef<'a>),
     /// A `.pragma`.
@@ -465,7 +554,8 @@ impl<'a> Iterator for Iter<'a> {
                 })
             }
             Stmt::Label(n) => StmtRef::Label(*n),
-            Stmt::Decl(d) => StmtRef::Decl(d),
+            Stmt::Decl(d) => StmtRef::Decl(DeclRef::Full(d)),
+            Stmt::PlainDecl(p) => StmtRef::Decl(DeclRef::Plain(*p)),
             Stmt::Loc(l) => StmtRef::Loc(LocRef::from(&**l)),
             Stmt::LineLoc { file, line, col } => StmtRef::Loc(LocRef {
                 file: *file,
@@ -512,7 +602,7 @@ impl<'a> From<&'a Statement> for StmtRef<'a> {
         match s {
             Statement::Inst(i) => StmtRef::Inst(i.as_ref()),
             Statement::Label(n) => StmtRef::Label(*n),
-            Statement::Decl(d) => StmtRef::Decl(d),
+            Statement::Decl(d) => StmtRef::Decl(DeclRef::Full(d)),
             Statement::Loc(l) => StmtRef::Loc(l.into()),
             Statement::Pragma(p) => StmtRef::Pragma(p),
             Statement::Block(b) => StmtRef::Block(BodyRef(RefRepr::Tree(b))),
@@ -538,7 +628,7 @@ impl StmtRef<'_> {
         match *self {
             StmtRef::Inst(i) => Statement::Inst(i.to_instruction()),
             StmtRef::Label(n) => Statement::Label(n),
-            StmtRef::Decl(d) => Statement::Decl(Box::new(d.clone())),
+            StmtRef::Decl(d) => Statement::Decl(Box::new(d.get().into_owned())),
             StmtRef::Loc(l) => Statement::Loc(l.to_loc()),
             StmtRef::Pragma(p) => Statement::Pragma(p.into()),
             StmtRef::Block(b) => Statement::Block(b.to_statements()),
@@ -1078,6 +1168,16 @@ impl BodyBuilder {
         Ok(())
     }
 
+    /// Appends a declaration: kept in its entry if it is plain, so that reading `.reg` lines
+    /// allocates nothing.
+    pub fn push_decl(&mut self, d: VarDecl) {
+        self.discard_operands();
+        self.stmts.push(match PlainDecl::of(&d) {
+            Some(p) => Stmt::PlainDecl(p),
+            None => Stmt::Decl(Box::new(d)),
+        });
+    }
+
     /// Appends a statement (a scope with everything in it).
     pub fn push_statement(&mut self, s: Statement) -> Result<(), BodyError> {
         let e = match s {
@@ -1090,7 +1190,7 @@ impl BodyBuilder {
                 return self.close_block(open);
             }
             Statement::Label(n) => Stmt::Label(n),
-            Statement::Decl(d) => Stmt::Decl(d),
+            Statement::Decl(d) => Stmt::decl(d),
             Statement::Loc(l) => Stmt::loc(l),
             Statement::Pragma(p) => Stmt::Pragma(Box::new(p.into())),
             Statement::BranchTargets { label, targets } => Stmt::BranchTargets(Box::new(Targets {

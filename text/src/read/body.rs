@@ -45,7 +45,13 @@ impl Reader<'_> {
                     r = self.guarded(x)?.0;
                     continue;
                 }
-                b'.' => self.body_directive(x)?,
+                b'.' => match self.body_directive(x)? {
+                    (y, Some(s)) => (y, s),
+                    (y, None) => {
+                        r = y;
+                        continue;
+                    }
+                },
                 // nvcc's and Triton's labels (`$L__BB0_2:`).
                 b'$' => match self.label(x)? {
                     Some(found) => found,
@@ -154,17 +160,20 @@ impl Reader<'_> {
         Ok((i, Statement::Label(label)))
     }
 
-    fn body_directive<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Statement> {
+    /// A directive in a body: a declaration, appended to the body at once (`None`), or the
+    /// statement of another directive.
+    fn body_directive<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Option<Statement>> {
         let (r, d) = directive(i)?;
         match d {
             b"reg" | b"local" | b"shared" | b"param" | b"const" | b"global" | b"tex" | b"sreg" => {
                 let (r, v) = self.var_decl(i, None, false)?;
-                Ok((r, Statement::Decl(Box::new(v))))
+                self.body.push_decl(v);
+                Ok((r, None))
             }
-            b"loc" => self.loc(r),
+            b"loc" => self.loc(r).map(|(r, s)| (r, Some(s))),
             b"pragma" => {
                 let (r, s) = self.pragma(r)?;
-                Ok((r, Statement::Pragma(s)))
+                Ok((r, Some(Statement::Pragma(s))))
             }
             b"branchtargets" | b"calltargets" | b"callprototype" => fail(
                 i,
