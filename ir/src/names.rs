@@ -134,7 +134,14 @@ const TAGGED_BITS: u32 = 20;
 /// entries without their spellings and in about the order they sit.
 #[inline(always)]
 fn home(h: u64, len: usize) -> usize {
-    ((h >> (64 - len.trailing_zeros())) as usize + (h & 0xf) as usize) & (len - 1)
+    place(h >> (64 - len.trailing_zeros()), h & 0xf, len)
+}
+
+/// The slot of a spelling whose hash has the top bits `top` (as many as the table's size
+/// takes) and the digit bits `digit`.
+#[inline(always)]
+fn place(top: u64, digit: u64, len: usize) -> usize {
+    (top + digit) as usize & (len - 1)
 }
 
 /// Byte equality without a library call for the short spellings names have.
@@ -251,8 +258,9 @@ impl Interner {
                 let mask = cap - 1;
                 let shift = TAGGED_BITS - cap.trailing_zeros();
                 for &v in old.iter().filter(|&&v| v != 0) {
+                    // The tag (see `tag`): the hash's top bits, then its digit bits.
                     let t = v >> 32;
-                    let mut k = (((t >> 12) >> shift) + ((t >> 8) & 0xf)) as usize & mask;
+                    let mut k = place((t >> 12) >> shift, (t >> 8) & 0xf, cap);
                     while slots[k] != 0 {
                         k = (k + 1) & mask;
                     }

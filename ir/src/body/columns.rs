@@ -25,7 +25,7 @@
 //! ([`with_decode_bounds`]).
 
 use super::cells::{self, Cell};
-use super::{BodyError, Compact, Operands, PackedInst, PlainDecl, Stmt};
+use super::{BodyError, Compact, Operands, PackedInst, Stmt};
 use crate::leb::{put as put_leb, put_signed};
 use crate::module::{Declarator, VarDecl};
 use crate::names::Name;
@@ -999,13 +999,7 @@ impl Decoded {
                 }
             },
             LABEL => Stmt::Label(e.name().map_err(|Fault| Stop::Entries)?),
-            DECL => {
-                let d = decl(e).map_err(|Fault| Stop::Entries)?;
-                match PlainDecl::of(&d) {
-                    Some(p) => Stmt::PlainDecl(p),
-                    None => Stmt::Decl(Box::new(d)),
-                }
-            }
+            DECL => Stmt::decl_value(decl(e).map_err(|Fault| Stop::Entries)?),
             LOC => {
                 let mut v = [0u32; 3];
                 for x in &mut v {
@@ -1135,6 +1129,7 @@ pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Compact, D:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::body::PlainDecl;
     use crate::special::SpecialReg;
 
     /// A `.loc` without an inlining part decodes to its one entry form, also when it comes

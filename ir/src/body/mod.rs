@@ -197,6 +197,14 @@ impl Stmt {
         }
     }
 
+    /// [`Stmt::decl`] of a declaration not yet boxed: boxed only if it is not plain.
+    pub fn decl_value(d: VarDecl) -> Stmt {
+        match PlainDecl::of(&d) {
+            Some(p) => Stmt::PlainDecl(p),
+            None => Stmt::Decl(Box::new(d)),
+        }
+    }
+
     /// The entry of `.loc` `l`: [`Stmt::LineLoc`] unless it has an inlining part.
     pub fn loc(l: Loc) -> Stmt {
         match l.inlined {
@@ -1172,10 +1180,7 @@ impl BodyBuilder {
     /// allocates nothing.
     pub fn push_decl(&mut self, d: VarDecl) {
         self.discard_operands();
-        self.stmts.push(match PlainDecl::of(&d) {
-            Some(p) => Stmt::PlainDecl(p),
-            None => Stmt::Decl(Box::new(d)),
-        });
+        self.stmts.push(Stmt::decl_value(d));
     }
 
     /// Appends a statement (a scope with everything in it).

@@ -46,7 +46,7 @@ impl Reader<'_> {
         let info = &self.word_info[word_id];
         let opcode = info.opcode;
         let call = opcode == Opcode::Call;
-        // What `Form::match_operands` looks at, 5 bits per operand: see `shape_code`.
+        // What `Form::match_operands` looks at, 5 bits per operand (see `shape`).
         let mut shapes = 0u64;
         let mut count = 0u32;
         let (mut r, ()) = ws(r)?;
@@ -57,7 +57,7 @@ impl Reader<'_> {
                         match self.cached_register(r, w) {
                             Some(name) => {
                                 self.body.push_register(name);
-                                shapes <<= 5;
+                                shapes = shapes << 5 | shape::REG;
                             }
                             None => {
                                 let o = self.uncached_register(r, w)?;
@@ -150,11 +150,11 @@ impl Reader<'_> {
                     return Ok(None);
                 }
                 let (lit, code) = match n {
-                    Number::Int(v) => (Literal::Int(v), 3),
-                    Number::Uint(v) => (Literal::Uint(v), 4),
-                    Number::F32(v) => (Literal::F32(v), 5),
-                    Number::F64(v) => (Literal::F64(v), 6),
-                    Number::Dec(v) => (Literal::Dec(v), 7),
+                    Number::Int(v) => (Literal::Int(v), shape::INT),
+                    Number::Uint(v) => (Literal::Uint(v), shape::UINT),
+                    Number::F32(v) => (Literal::F32(v), shape::F32),
+                    Number::F64(v) => (Literal::F64(v), shape::F64),
+                    Number::Dec(v) => (Literal::Dec(v), shape::DEC),
                 };
                 self.body.push_literal(lit);
                 Ok(Some((x, code)))
@@ -177,7 +177,7 @@ impl Reader<'_> {
                 }
                 let base = self.name(&i[1..], w)?;
                 self.body.push_address(Some(base), off, unified);
-                Ok(Some((x, 9)))
+                Ok(Some((x, shape::ADDR)))
             }
             Some(b'{') => self.register_vector(i),
             _ => Ok(None),
@@ -207,7 +207,7 @@ impl Reader<'_> {
                     if let Err(e) = self.body.close_vector(at, items) {
                         return Err(Err::Failure(PErr::at(i, e.to_string())));
                     }
-                    return Ok(Some((y, 10)));
+                    return Ok(Some((y, shape::VECTOR)));
                 }
                 _ => break,
             }
@@ -220,18 +220,25 @@ impl Reader<'_> {
     #[inline]
     fn push_operand(&mut self, at: &[u8], o: Operand) -> Result<(), Err<PErr>> {
         let pushed = self.body.push_operand(&o);
-        // Only lists own memory: dropping anything else is a no-op, not a call.
-        if matches!(
-            o,
+        // Only lists own memory: dropping anything else is a no-op, not a call. (Exhaustive,
+        // so that a new variant is sorted here.)
+        match o {
             Operand::Vector(_)
-                | Operand::Tuple(_)
-                | Operand::Args(_)
-                | Operand::Pair(_)
-                | Operand::Neg(_)
-        ) {
-            drop(o);
-        } else {
-            std::mem::forget(o);
+            | Operand::Tuple(_)
+            | Operand::Args(_)
+            | Operand::Pair(_)
+            | Operand::Neg(_) => drop(o),
+            Operand::Reg { .. }
+            | Operand::Special { .. }
+            | Operand::Int(_)
+            | Operand::Uint(_)
+            | Operand::F32(_)
+            | Operand::F64(_)
+            | Operand::Dec(_)
+            | Operand::Sym { .. }
+            | Operand::Addr { .. }
+            | Operand::Not(_)
+            | Operand::Sink => std::mem::forget(o),
         }
         pushed.map_err(|e| Err::Failure(PErr::at(at, e.to_string())))
     }
@@ -555,27 +562,49 @@ impl Reader<'_> {
     }
 }
 
-/// The shape of an operand (what `Form::match_operands` looks at: the variant, and whether a
-/// register has a selector) in 5 bits, not 0 except for a register without a selector.
+/// Operand shape codes (what `Form::match_operands` looks at: the variant, and whether a
+/// register has a selector), 5 bits each; only a register without a selector is 0.
+mod shape {
+    pub const REG: u64 = 0;
+    pub const REG_SELECTED: u64 = 1;
+    pub const SPECIAL: u64 = 2;
+    pub const INT: u64 = 3;
+    pub const UINT: u64 = 4;
+    pub const F32: u64 = 5;
+    pub const F64: u64 = 6;
+    pub const DEC: u64 = 7;
+    pub const SYM: u64 = 8;
+    pub const ADDR: u64 = 9;
+    pub const VECTOR: u64 = 10;
+    pub const TUPLE: u64 = 11;
+    pub const ARGS: u64 = 12;
+    pub const PAIR: u64 = 13;
+    pub const NOT: u64 = 14;
+    pub const NEG: u64 = 15;
+    pub const SINK: u64 = 16;
+}
+
+/// The shape code of an operand (see [`shape`]).
 #[inline]
 fn shape_code(o: &Operand) -> u64 {
     match o {
-        Operand::Reg { sel, .. } => u64::from(!sel.is_none()),
-        Operand::Special { .. } => 2,
-        Operand::Int(_) => 3,
-        Operand::Uint(_) => 4,
-        Operand::F32(_) => 5,
-        Operand::F64(_) => 6,
-        Operand::Dec(_) => 7,
-        Operand::Sym { .. } => 8,
-        Operand::Addr { .. } => 9,
-        Operand::Vector(_) => 10,
-        Operand::Tuple(_) => 11,
-        Operand::Args(_) => 12,
-        Operand::Pair(_) => 13,
-        Operand::Not(_) => 14,
-        Operand::Neg(_) => 15,
-        Operand::Sink => 16,
+        Operand::Reg { sel, .. } if sel.is_none() => shape::REG,
+        Operand::Reg { .. } => shape::REG_SELECTED,
+        Operand::Special { .. } => shape::SPECIAL,
+        Operand::Int(_) => shape::INT,
+        Operand::Uint(_) => shape::UINT,
+        Operand::F32(_) => shape::F32,
+        Operand::F64(_) => shape::F64,
+        Operand::Dec(_) => shape::DEC,
+        Operand::Sym { .. } => shape::SYM,
+        Operand::Addr { .. } => shape::ADDR,
+        Operand::Vector(_) => shape::VECTOR,
+        Operand::Tuple(_) => shape::TUPLE,
+        Operand::Args(_) => shape::ARGS,
+        Operand::Pair(_) => shape::PAIR,
+        Operand::Not(_) => shape::NOT,
+        Operand::Neg(_) => shape::NEG,
+        Operand::Sink => shape::SINK,
     }
 }
 

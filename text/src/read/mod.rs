@@ -101,7 +101,7 @@ pub(crate) struct WordInfo {
     forms: smallvec::SmallVec<[u16; 6]>,
     /// All the opcode's forms (`Opcode::forms`, kept to skip its table lookup).
     all_forms: &'static [ptx_ir_core::form::Form],
-    /// The two operand shapes (see `inst::shape_code`) last seen to fit one of `forms`, the
+    /// The two operand-shape keys (see `inst::shape`) last seen to fit one of `forms`, the
     /// latest first; [`NO_SHAPE`] where none was.
     fits: [u64; 2],
 }
