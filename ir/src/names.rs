@@ -126,6 +126,11 @@ fn tag(h: u64, n: usize) -> u64 {
     ((h >> 44) << 12) | ((h & 0xf) << 8) | (n.min(0xff) as u64)
 }
 
+/// The slots of a table for `n` names: the smallest power of two at least `2n` (and 64).
+fn table_len(n: usize) -> usize {
+    (2 * n).next_power_of_two().max(64)
+}
+
 /// Tables up to this many slots can grow from their tags alone.
 const TAGGED_BITS: u32 = 20;
 
@@ -173,7 +178,7 @@ impl Interner {
             slots: OnceLock::new(),
         };
         if names > 0 {
-            me.slots = OnceLock::from(vec![0; (2 * names).next_power_of_two().max(64)]);
+            me.slots = OnceLock::from(vec![0; table_len(names)]);
         }
         me
     }
@@ -192,7 +197,7 @@ impl Interner {
     /// [`Interner::build_slots`]; with `check`, each name is looked up before it goes in, and
     /// the first one that repeats an earlier spelling is returned too.
     fn fill_slots(&self, n: usize, check: bool) -> (Vec<u64>, Option<usize>) {
-        let cap = (2 * n).next_power_of_two().max(64);
+        let cap = table_len(n);
         let mut slots = vec![0u64; cap];
         let mask = cap - 1;
         let bytes = self.buf.as_bytes();
@@ -251,7 +256,7 @@ impl Interner {
 
     /// Rebuilds the table with room for one more name (or builds a dropped one).
     fn grow(&mut self) {
-        let cap = (2 * (self.ends.len() + 1)).next_power_of_two().max(64);
+        let cap = table_len(self.ends.len() + 1);
         let slots = match self.slots.get() {
             Some(old) if cap.trailing_zeros() <= TAGGED_BITS => {
                 let mut slots = vec![0u64; cap];
