@@ -158,6 +158,32 @@ pub enum SectionEntry {
     },
 }
 
+impl SectionEntry {
+    /// Appends the `.b8` line holding `bytes` to `entries`; the same entry as
+    /// `SectionEntry::Bytes(ByteLine::new(bytes))`. A short line is pushed as a constant and
+    /// filled in place: built on the stack with narrow stores and copied whole, each entry
+    /// waited on a failed store-to-load forwarding (half the time of reading nvcc's debug
+    /// sections, which hold thousands of one-byte lines).
+    #[inline]
+    pub fn push_bytes(entries: &mut Vec<SectionEntry>, bytes: &[u8]) {
+        const EMPTY: SectionEntry = SectionEntry::Bytes(ByteLine(ByteRepr::Inline {
+            len: 0,
+            bytes: [0; 14],
+        }));
+        if bytes.len() > 14 {
+            entries.push(SectionEntry::Bytes(ByteLine::new(bytes)));
+            return;
+        }
+        entries.push(EMPTY);
+        if let Some(SectionEntry::Bytes(ByteLine(ByteRepr::Inline { len, bytes: b }))) =
+            entries.last_mut()
+        {
+            *len = bytes.len() as u8;
+            fill_inline(b, bytes);
+        }
+    }
+}
+
 /// The bytes of one `.b8` line of a section: up to 14 inline (most debug-section lines hold
 /// one to four), longer lines on the heap. 16 bytes, so that a [`SectionEntry`] is 24.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -176,26 +202,14 @@ enum ByteRepr {
 
 impl ByteLine {
     /// The line holding `bytes`.
+    #[inline]
     pub fn new(bytes: &[u8]) -> ByteLine {
         let n = bytes.len();
         if n > 14 {
             return ByteLine(ByteRepr::Heap(Box::new(bytes.to_vec())));
         }
-        // Fixed-size copies (two overlapping ones from 4 bytes on) instead of a call to
-        // `memcpy` for a length it cannot know: a debug section has tens of thousands of
-        // these lines, most of one byte.
         let mut b = [0u8; 14];
-        if n >= 8 {
-            b[..8].copy_from_slice(&bytes[..8]);
-            b[n - 8..n].copy_from_slice(&bytes[n - 8..]);
-        } else if n >= 4 {
-            b[..4].copy_from_slice(&bytes[..4]);
-            b[n - 4..n].copy_from_slice(&bytes[n - 4..]);
-        } else {
-            for (d, s) in b.iter_mut().zip(bytes) {
-                *d = *s;
-            }
-        }
+        fill_inline(&mut b, bytes);
         ByteLine(ByteRepr::Inline {
             len: n as u8,
             bytes: b,
@@ -207,6 +221,25 @@ impl ByteLine {
         match &self.0 {
             ByteRepr::Inline { len, bytes } => &bytes[..*len as usize],
             ByteRepr::Heap(v) => v,
+        }
+    }
+}
+
+/// Copies `bytes` (at most 14) to the start of `b` with fixed-size copies (two overlapping ones
+/// from 4 bytes on) instead of a call to `memcpy` for a length it cannot know: a debug section
+/// has tens of thousands of these lines, most of one byte.
+#[inline]
+fn fill_inline(b: &mut [u8; 14], bytes: &[u8]) {
+    let n = bytes.len();
+    if n >= 8 {
+        b[..8].copy_from_slice(&bytes[..8]);
+        b[n - 8..n].copy_from_slice(&bytes[n - 8..]);
+    } else if n >= 4 {
+        b[..4].copy_from_slice(&bytes[..4]);
+        b[n - 4..n].copy_from_slice(&bytes[n - 4..]);
+    } else {
+        for (d, s) in b.iter_mut().zip(bytes) {
+            *d = *s;
         }
     }
 }
@@ -630,6 +663,11 @@ mod tests {
             let v = long[..n].to_vec();
             let b = ByteLine::new(&long[..n]);
             assert_eq!(b.as_slice(), v.as_slice());
+            // Pushed in place after a line of other bytes: the same entry, no stale bytes.
+            let mut entries = Vec::new();
+            SectionEntry::push_bytes(&mut entries, &[0xee; 14]);
+            SectionEntry::push_bytes(&mut entries, &long[..n]);
+            assert_eq!(entries[1], SectionEntry::Bytes(b.clone()));
             assert_eq!(b, ByteLine::from(v.as_slice()));
             assert_eq!(b.clone().len(), n);
             let shifted = ByteLine::new(&long[1..=n]);

@@ -17,7 +17,7 @@
 
 use crate::body::Blob;
 use crate::leb;
-use crate::module::{ByteLine, SectionEntry};
+use crate::module::SectionEntry;
 use crate::names::Name;
 use crate::operand::Expr;
 use crate::vocab::Modifier;
@@ -172,7 +172,7 @@ fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
                     ));
                 };
                 at += line.len();
-                out.push(SectionEntry::Bytes(ByteLine::new(line)));
+                SectionEntry::push_bytes(&mut out, line);
             }
         }
     }

@@ -515,6 +515,7 @@ impl Reader<'_> {
         let (r, ()) = ws(r)?;
         let (mut r, ()) = expect(r, b'{', "expected `{` after the section name")?;
         let mut entries = Vec::new();
+        let mut bytes = smallvec::SmallVec::new();
         loop {
             let (x, ()) = ws(r)?;
             match x.first() {
@@ -523,6 +524,10 @@ impl Reader<'_> {
                     break;
                 }
                 Some(b'.') => {
+                    if let Some(x2) = byte_lines(x, &mut entries, &mut bytes) {
+                        r = x2;
+                        continue;
+                    }
                     let (x2, d) = directive(x)?;
                     let ty =
                         match d {
@@ -603,6 +608,44 @@ impl Reader<'_> {
                 values: exact_vec(values).into_boxed_slice(),
             },
         ))
+    }
+}
+
+/// A run of plain `.b8` lines (`.b8 95`, `.b8 1,2,3`), the bulk of a debug section, each
+/// pushed as a [`SectionEntry::Bytes`]. nvcc writes most debug sections one byte per line, so
+/// that the general path (directive word, value reader) took most of their reading time.
+/// Returns the text from the newline of the last line read, or `None` where the first line is
+/// not plain (the general path reads it, and reports any error).
+fn byte_lines<'a>(
+    mut i: &'a [u8],
+    entries: &mut Vec<SectionEntry>,
+    buf: &mut smallvec::SmallVec<[u8; 64]>,
+) -> Option<&'a [u8]> {
+    let mut read = None;
+    loop {
+        let r = match i {
+            [b'.', b'b', b'8', b' ' | b'\t', r @ ..] => r,
+            _ => return read,
+        };
+        let rest = match lex::plain_byte(r) {
+            Some((v, k)) if r.get(k) == Some(&b'\n') => {
+                SectionEntry::push_bytes(entries, &[v]);
+                &r[k..]
+            }
+            _ => match byte_line(r, buf) {
+                Some(rest) => {
+                    SectionEntry::push_bytes(entries, buf);
+                    rest
+                }
+                None => return read,
+            },
+        };
+        read = Some(rest);
+        let indent = rest[1..]
+            .iter()
+            .position(|&b| b != b' ' && b != b'\t')
+            .unwrap_or(rest.len() - 1);
+        i = &rest[1 + indent..];
     }
 }
 
@@ -822,6 +865,44 @@ mod tests {
             let e = crate::parse(&module(&[line])).unwrap_err().to_string();
             assert!(e.contains(want), "{line}: {e}");
         }
+    }
+
+    /// Runs of plain `.b8` lines and the lines around them that the run leaves to the general
+    /// reader: each gives the entry the general reader gives.
+    #[test]
+    fn byte_line_runs() {
+        use ptx_ir_core::{ByteLine, Expr, Item, SectionEntry, Type};
+        let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+                   .section .debug_str\n{\n$L__a:\n.b8 95\n.b8 1,2,3\n\t.b8 7\n.b8 256\n\
+                   .b8 9 // c\n.b8 10\n.b8 1,\n2\n.b8 0x10\n.b8  5\n.b8 6\r\n.b8 4}\n";
+        let m = crate::parse(src).unwrap();
+        let Some(Item::Section(s)) = m.items.first() else {
+            panic!("no section")
+        };
+        let b = |v: &[u8]| SectionEntry::Bytes(ByteLine::new(v));
+        let expected = vec![
+            SectionEntry::Label(m.names.find("$L__a").unwrap()),
+            b(&[95]),
+            b(&[1, 2, 3]),
+            b(&[7]),
+            SectionEntry::Data {
+                ty: Type::B8,
+                values: vec![Expr::Int(256)].into(),
+            },
+            b(&[9]),
+            b(&[10]),
+            b(&[1, 2]),
+            b(&[16]),
+            b(&[5]),
+            b(&[6]),
+            b(&[4]),
+        ];
+        assert_eq!(s.entries, expected);
+        // An error after a run is reported at its own line.
+        let bad = ".version 8.0\n.target sm_90\n.address_size 64\n\
+                   .section .debug_str\n{\n.b8 1\n.b8 2\n.b8 3 4\n}\n";
+        let e = crate::parse(bad).unwrap_err();
+        assert_eq!(e.line, 8, "{e}");
     }
 
     #[test]
