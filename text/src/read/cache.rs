@@ -80,6 +80,15 @@ impl<const W: usize> ShortCache<W> {
         }
     }
 
+    /// `old` with its entries if it has at least `2^bits` slots, else an empty cache of
+    /// `2^bits` slots (for a cache whose values stay valid from one module to the next).
+    pub(crate) fn at_least(old: Option<Self>, bits: u32) -> Self {
+        match old {
+            Some(c) if c.shift <= 64 - bits => c,
+            _ => Self::new(bits),
+        }
+    }
+
     #[inline(always)]
     fn slot(&self, k: &[u64; W]) -> usize {
         let mut h = 0u64;

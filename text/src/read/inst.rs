@@ -29,21 +29,21 @@ impl Reader<'_> {
     pub(crate) fn instruction<'a>(&mut self, i: &'a [u8], guard: Option<Guard>) -> PResult<'a, ()> {
         let (r, word) =
             inst_word(i).map_err(|_| Err::Failure(PErr::at(i, "expected an instruction")))?;
-        // Instruction words repeat: each distinct one is resolved once per module.
-        let word_id = match self.short_words.get(word, i) {
+        // Instruction words repeat: each distinct one is resolved once per thread.
+        let word_id = match self.words.short.get(word, i) {
             Some(v) => v as usize - 1,
             None => {
-                let id = match self.words.find_bytes(word) {
+                let id = match self.words.names.find_bytes(word) {
                     Some(n) => n.index(),
                     None => self.resolve_word(i, word)?,
                 };
                 if let Ok(v) = u32::try_from(id + 1) {
-                    self.short_words.put(word, v);
+                    self.words.short.put(word, v);
                 }
                 id
             }
         };
-        let info = &self.word_info[word_id];
+        let info = &self.words.info[word_id];
         let opcode = info.opcode;
         let call = opcode == Opcode::Call;
         // What `Form::match_operands` looks at, 5 bits per operand (see `shape`).
@@ -109,7 +109,7 @@ impl Reader<'_> {
         } else {
             NO_SHAPE
         };
-        let info = &self.word_info[word_id];
+        let info = &self.words.info[word_id];
         // Some words take two shapes in turn (`mov` of a register, of a constant).
         let known = shape != NO_SHAPE && (shape == info.fits[0] || shape == info.fits[1]);
         if !known {
@@ -127,7 +127,7 @@ impl Reader<'_> {
             return fail(i, e.to_string());
         }
         if !known && shape != NO_SHAPE {
-            let fits = &mut self.word_info[word_id].fits;
+            let fits = &mut self.words.info[word_id].fits;
             *fits = [shape, fits[0]];
         }
         Ok((r, ()))
@@ -244,7 +244,7 @@ impl Reader<'_> {
     }
 
     /// Splits and resolves a new instruction word (`ld.global.nc.v4.f32`) at `i`: the mnemonic,
-    /// the qualifiers and the forms that take them. Returns its index in `word_info`.
+    /// the qualifiers and the forms that take them. Returns its index in `words.info`.
     fn resolve_word(&mut self, i: &[u8], word: &[u8]) -> Result<usize, Err<PErr>> {
         let Some((opcode, n)) = Opcode::split_mnemonic(word) else {
             let head = word.split(|&b| b == b'.').next().unwrap_or(word);
@@ -288,8 +288,8 @@ impl Reader<'_> {
             .map(|(k, _)| k as u16)
             .collect();
         let id = self.name_in(NameTable::Words, i, word)?.index();
-        debug_assert_eq!(id, self.word_info.len());
-        self.word_info.push(WordInfo {
+        debug_assert_eq!(id, self.words.info.len());
+        self.words.info.push(WordInfo {
             opcode,
             mods,
             forms,

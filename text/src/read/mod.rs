@@ -68,18 +68,14 @@ pub(crate) struct Reader<'s> {
     pub(crate) names: Interner,
     /// Statement offsets, only when the caller asked for them.
     pub(crate) spans: Option<SpanState>,
-    /// The distinct instruction words of the module (`ld.global.nc.v4.f32`), indexing
-    /// `word_info`.
-    words: Interner,
-    word_info: Vec<WordInfo>,
+    /// The instruction words resolved on this thread (see [`Words`]).
+    words: Words,
     /// The function body being read; reused from body to body, so that each body's arrays
     /// are allocated once, at their exact size.
     body: ptx_ir_core::BodyBuilder,
     /// Short names (up to 8 bytes: `%rd1234`) to their index plus one, with [`PLAIN`] set for
     /// those read as operands that are not special registers.
     short_names: cache::ShortCache<1>,
-    /// Short instruction words (up to 24 bytes) to their index in `word_info` plus one.
-    short_words: cache::ShortCache<3>,
 }
 
 /// Bits of a cache's slot count for about `want` entries: at least 1, at most `max`.
@@ -128,8 +124,26 @@ pub(crate) struct SpanState {
 struct Spare {
     body: ptx_ir_core::BodyBuilder,
     short_names: cache::ShortCache<1>,
-    short_words: cache::ShortCache<3>,
+    /// `None` once the table outgrew [`MAX_SPARE_WORDS`].
+    words: Option<Words>,
 }
+
+/// The instruction words a reader has resolved, with their cache. What a word resolves to
+/// depends on its spelling alone (the instruction table is fixed), so the table is kept from
+/// one module to the next on a thread: modules from one compiler share most of their words,
+/// and resolving a word (its mnemonic, qualifiers and fitting forms) costs as much as reading
+/// a few dozen instructions, a quarter of the reading time of small files.
+struct Words {
+    /// The distinct words (`ld.global.nc.v4.f32`), indexing `info`.
+    names: Interner,
+    info: Vec<WordInfo>,
+    /// Short words (up to 24 bytes) to their index in `info` plus one.
+    short: cache::ShortCache<3>,
+}
+
+/// The most words a thread keeps between modules (about 100 bytes each); past it the table is
+/// dropped and starts again empty. (Small in tests, so that they reach it.)
+const MAX_SPARE_WORDS: usize = if cfg!(test) { 12 } else { 4096 };
 
 thread_local! {
     static SPARE: std::cell::Cell<Option<Spare>> = const { std::cell::Cell::new(None) };
@@ -157,10 +171,11 @@ impl<'s> Reader<'s> {
         if self.body.heap_bytes() > MAX_SPARE_BYTES {
             return;
         }
+        let words = self.words;
         let spare = Spare {
             body: self.body,
             short_names: self.short_names,
-            short_words: self.short_words,
+            words: (words.info.len() <= MAX_SPARE_WORDS).then_some(words),
         };
         SPARE.with(|s| s.set(Some(spare)));
     }
@@ -171,9 +186,23 @@ impl<'s> Reader<'s> {
     }
 
     fn from_parts(src: &'s str, len: usize, spare: Option<Spare>) -> Reader<'s> {
-        let (body, short_names, short_words) = match spare {
-            Some(s) => (s.body, Some(s.short_names), Some(s.short_words)),
+        let (body, short_names, words) = match spare {
+            Some(s) => (s.body, Some(s.short_names), s.words),
             None => (Default::default(), None, None),
+        };
+        // A few hundred words in a large text; small texts (and the throwaway readers of
+        // constant expressions) get a small cache.
+        let word_bits = cache_bits(len / 256, 10);
+        let words = match words {
+            Some(w) => Words {
+                short: cache::ShortCache::at_least(Some(w.short), word_bits),
+                ..w
+            },
+            None => Words {
+                names: Interner::new(),
+                info: Vec::new(),
+                short: cache::ShortCache::new(word_bits),
+            },
         };
         // About one name per 64 bytes of PTX: room to start with, not a bound.
         let names = len / 64;
@@ -181,14 +210,11 @@ impl<'s> Reader<'s> {
             src,
             names: Interner::with_capacity(names, names * 8),
             spans: None,
-            words: Interner::new(),
-            word_info: Vec::new(),
+            words,
             body,
             // Up to 16384 slots (128 KiB of keys), so that a large function's registers stay
-            // cached, and a few hundred words; small texts (and the throwaway readers of
-            // constant expressions) get small caches.
+            // cached; small texts get small caches.
             short_names: cache::ShortCache::reuse(short_names, cache_bits(len / 64, 14)),
-            short_words: cache::ShortCache::reuse(short_words, cache_bits(len / 256, 10)),
         }
     }
 
@@ -270,7 +296,7 @@ impl Reader<'_> {
     pub(crate) fn name_in(&mut self, t: NameTable, at: &[u8], s: &[u8]) -> Result<Name, Err<PErr>> {
         let table = match t {
             NameTable::Names => &mut self.names,
-            NameTable::Words => &mut self.words,
+            NameTable::Words => &mut self.words.names,
         };
         // A spelling inside the text is already UTF-8: slicing the text (which checks only
         // its two ends) spares the new name a second validation, 3% of NCCL's time.
@@ -737,6 +763,73 @@ mod tests {
         assert_eq!(crate::parse(&a).unwrap(), first);
         assert_ne!(first, other);
         assert_ne!(first, fresh);
+    }
+
+    /// Instruction words resolved while reading one module and kept for the next (with the
+    /// operand shapes they last fitted), past the table's limit, and after a module that
+    /// failed on an unknown word: every module reads as on a fresh thread.
+    #[test]
+    fn words_kept_between_modules() {
+        let module = |words: &[&str]| {
+            let mut s = String::from(".version 8.0\n.target sm_90\n.address_size 64\n");
+            s += ".visible .entry k()\n{\n.reg .b32 %r<9>;\n.reg .pred %p<3>;\n";
+            for w in words {
+                s += w;
+                s += "\n";
+            }
+            s + "ret;\n}\n"
+        };
+        let a = module(&[
+            "add.s32 %r1, %r2, 1;",
+            "add.s32 %r1, %r2, %r3;",
+            "mov.u32 %r4, %tid.x;",
+            "setp.lt.u32 %p1, %r4, 5;",
+        ]);
+        // The same words with other operand shapes, and new words past the table's limit.
+        let b = module(&[
+            "mov.u32 %r4, 7;",
+            "add.s32 %r1, 1, %r2;",
+            "sub.s32 %r1, %r2, %r3;",
+            "mul.lo.s32 %r1, %r2, %r3;",
+            "mad.lo.s32 %r1, %r2, %r3, %r4;",
+            "and.b32 %r1, %r2, %r3;",
+            "or.b32 %r1, %r2, %r3;",
+            "xor.b32 %r1, %r2, %r3;",
+            "shl.b32 %r1, %r2, 3;",
+            "shr.u32 %r1, %r2, 3;",
+            "min.s32 %r1, %r2, %r3;",
+            "max.s32 %r1, %r2, %r3;",
+            "neg.s32 %r1, %r2;",
+        ]);
+        let bad = module(&["add.s32 %r1, %r2, 1;", "frobnicate.s32 %r1;"]);
+        let fresh = |s: &str| {
+            let s = s.to_string();
+            std::thread::spawn(move || crate::parse(&s)).join().unwrap()
+        };
+        crate::release_thread_scratch();
+        for src in [&a, &b, &a, &bad, &b, &a, &a] {
+            match (crate::parse(src), fresh(src)) {
+                (Ok(m), Ok(f)) => assert_eq!(m, f),
+                (Err(e), Err(f)) => assert_eq!(e.to_string(), f.to_string()),
+                (x, y) => panic!("{x:?} against {y:?}"),
+            }
+        }
+        assert!(crate::parse(&bad).is_err());
+        // `b` alone has more words than a thread keeps.
+        let kept = || {
+            super::SPARE.with(|s| {
+                let spare = s.take();
+                let n = spare
+                    .as_ref()
+                    .map(|s| s.words.as_ref().map(|w| w.info.len()));
+                s.set(spare);
+                n
+            })
+        };
+        crate::parse(&a).unwrap();
+        assert_eq!(kept(), Some(Some(4)));
+        crate::parse(&b).unwrap();
+        assert_eq!(kept(), Some(None));
     }
 
     /// Labels are told from instructions however they are spelled, and a line that is
