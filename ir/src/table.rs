@@ -938,7 +938,10 @@ instructions! {
 struct Compiled {
     forms: Vec<Vec<Form>>,
     by_name: rustc_hash::FxHashMap<&'static [u8], Opcode>,
-    max_parts: usize,
+    /// The opcodes by their mnemonic's first dotted part (`cp` for `cp.async.bulk`), longest
+    /// mnemonic first: a word's mnemonic is found with one lookup of its first part and a
+    /// prefix test per candidate, instead of a lookup per dotted prefix of the word.
+    by_first: rustc_hash::FxHashMap<&'static [u8], Vec<Opcode>>,
 }
 
 fn compiled() -> &'static Compiled {
@@ -961,15 +964,19 @@ fn compiled() -> &'static Compiled {
             .iter()
             .map(|&op| (op.name().as_bytes(), op))
             .collect();
-        let max_parts = Opcode::ALL
-            .iter()
-            .map(|op| op.name().split('.').count())
-            .max()
-            .unwrap_or(1);
+        let mut by_first = rustc_hash::FxHashMap::<&'static [u8], Vec<Opcode>>::default();
+        for &op in Opcode::ALL {
+            let name = op.name().as_bytes();
+            let first = name.split(|&b| b == b'.').next().unwrap_or(name);
+            by_first.entry(first).or_default().push(op);
+        }
+        for ops in by_first.values_mut() {
+            ops.sort_by_key(|op| std::cmp::Reverse(op.name().len()));
+        }
         Compiled {
             forms,
             by_name,
-            max_parts,
+            by_first,
         }
     })
 }
@@ -988,23 +995,12 @@ impl Opcode {
     /// Splits a dotted instruction word (`cp.async.bulk.tensor.2d.shared::cluster...`) into the
     /// longest opcode mnemonic it starts with and the length of that mnemonic.
     pub fn split_mnemonic(word: &[u8]) -> Option<(Opcode, usize)> {
-        let c = compiled();
-        // Candidate ends: each `.` boundary, and the whole word.
-        let mut ends: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
-        for (i, &b) in word.iter().enumerate() {
-            if b == b'.' {
-                ends.push(i);
-                if ends.len() >= c.max_parts {
-                    break;
-                }
-            }
-        }
-        if ends.len() < c.max_parts {
-            ends.push(word.len());
-        }
-        ends.iter()
-            .rev()
-            .find_map(|&e| c.by_name.get(&word[..e]).map(|&op| (op, e)))
+        let first = word.split(|&b| b == b'.').next().unwrap_or(word);
+        compiled().by_first.get(first)?.iter().find_map(|&op| {
+            let name = op.name().as_bytes();
+            let ends = matches!(word.get(name.len()), None | Some(b'.'));
+            (word.starts_with(name) && ends).then_some((op, name.len()))
+        })
     }
 
     /// Number of opcodes.
@@ -1059,5 +1055,24 @@ mod tests {
             Opcode::Ld
         );
         assert_eq!(Opcode::split_mnemonic(b"nosuch.u32"), None);
+        // A mnemonic ends at a dot or at the end of the word, never inside a part.
+        assert_eq!(
+            Opcode::split_mnemonic(b"cp.async.bulk.tensorx.2d"),
+            Some((Opcode::CpAsyncBulk, "cp.async.bulk".len()))
+        );
+        assert_eq!(Opcode::split_mnemonic(b"addx.s32"), None);
+        assert_eq!(Opcode::split_mnemonic(b"ad"), None);
+        assert_eq!(Opcode::split_mnemonic(b""), None);
+        // The same answer as trying every dotted prefix of the word, longest first.
+        for &op in Opcode::ALL {
+            for tail in ["", ".x", ".s32.x", "x", "_y.z"] {
+                let word = format!("{}{tail}", op.name());
+                let expected = (1..=word.len())
+                    .rev()
+                    .filter(|&e| matches!(word.as_bytes().get(e), None | Some(b'.')))
+                    .find_map(|e| Opcode::from_name(&word.as_bytes()[..e]).map(|op| (op, e)));
+                assert_eq!(Opcode::split_mnemonic(word.as_bytes()), expected, "{word}");
+            }
+        }
     }
 }

@@ -464,6 +464,20 @@ mod tests {
             );
             assert_eq!(Modifier::lookup(s.as_bytes()), Some(m));
         }
+        // Near misses miss.
+        for m in Modifier::all() {
+            let s = m.as_str();
+            for other in [
+                format!("{s}x"),
+                format!("{s}\0"),
+                s[..s.len() - 1].to_string(),
+            ] {
+                if !seen.contains(other.as_str()) {
+                    assert_eq!(Modifier::lookup(other.as_bytes()), None, "{other:?}");
+                }
+            }
+        }
+        assert_eq!(Modifier::lookup(b""), None);
     }
 
     #[test]
