@@ -59,11 +59,21 @@ impl Reader<'_> {
                                 self.body.push_register(name);
                                 shapes = shapes << 5 | shape::REG;
                             }
-                            None => {
-                                let o = self.uncached_register(r, w)?;
-                                shapes = shapes << 5 | shape_code(&o);
-                                self.push_operand(r, o)?;
-                            }
+                            None => match self.percent_name_uncached(r, w)? {
+                                // A new register (NCCL meets one per instruction).
+                                Err(name) => {
+                                    self.body.push_register(name);
+                                    shapes = shapes << 5 | shape::REG;
+                                }
+                                Ok(reg) => {
+                                    let o = Operand::Special {
+                                        reg,
+                                        sel: Selector::NONE,
+                                    };
+                                    shapes = shapes << 5 | shape_code(&o);
+                                    self.push_operand(r, o)?;
+                                }
+                            },
                         }
                         x
                     }
@@ -195,9 +205,9 @@ impl Reader<'_> {
         while let Some((x, w)) = Self::register_token(r) {
             match self.cached_register(r, w) {
                 Some(name) => self.body.push_register(name),
-                None => match self.uncached_register(r, w)? {
-                    Operand::Reg { name, sel } if sel.is_none() => self.body.push_register(name),
-                    _ => break,
+                None => match self.percent_name_uncached(r, w)? {
+                    Err(name) => self.body.push_register(name),
+                    Ok(_) => break,
                 },
             }
             items += 1;
