@@ -1,11 +1,17 @@
 //! Parse and print throughput on the shared corpus, per folder and overall.
 //!
-//! `cargo bench -p ptx-ir-text --bench corpus [-- --samples N] [-- --files SUBSTRING]`
+//! `cargo bench -p ptx-ir-text --bench corpus [-- --samples N] [-- --files SUBSTRING]
+//! [-- --per-file]`
 //!
 //! Each figure is the median of N samples (default 11); a sample runs the whole group enough
 //! times to take at least 50 ms. MB/s are megabytes (10^6) of *input text* per second, for
 //! printing too; instructions/s count the instructions of the parsed modules. `zluda-18` is the
 //! files ZLUDA's `ptx_parser` reads (docs/PERFORMANCE.md compares the two on them).
+//!
+//! `--per-file` adds a row per file: its parse speed read after read (as above, the reader's
+//! per-thread scratch and resolved instruction words kept), and as a thread's first module
+//! (`first`: the scratch released before each read, so that caches, body builder and word
+//! table start empty; the process-wide instruction table stays built).
 
 mod corpus_files;
 
@@ -48,11 +54,13 @@ fn cpu_model() -> String {
 fn main() {
     let mut samples = 11;
     let mut filter = None;
+    let mut per_file = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--samples" => samples = args.next().and_then(|s| s.parse().ok()).unwrap_or(11),
             "--files" => filter = args.next(),
+            "--per-file" => per_file = true,
             _ => {} // `--bench` and friends from cargo
         }
     }
@@ -116,6 +124,42 @@ fn main() {
             insts as f64 / parse_s / 1e6,
             mb / print_s,
             print_s / parse_s
+        );
+    }
+    if per_file {
+        per_file_rows(samples, &files);
+    }
+}
+
+/// One row per file: parse MB/s read after read, as a thread's first module, and print MB/s.
+fn per_file_rows(samples: usize, files: &[corpus_files::CorpusFile]) {
+    println!(
+        "{:<34} {:>9} {:>11} {:>11} {:>11}",
+        "file", "KB", "parse MB/s", "first MB/s", "print MB/s"
+    );
+    for c in files {
+        let module = match parse_file(&c.src, &c.rel) {
+            Ok(m) => m,
+            Err(e) => panic!("{e}"),
+        };
+        let mb = c.src.len() as f64 / 1e6;
+        let parse_s = measure(samples, || {
+            black_box(parse_file(black_box(&c.src), &c.rel)).ok();
+        });
+        let first_s = measure(samples, || {
+            ptx_ir_text::release_thread_scratch();
+            black_box(parse_file(black_box(&c.src), &c.rel)).ok();
+        });
+        let print_s = measure(samples, || {
+            black_box(print(black_box(&module)));
+        });
+        println!(
+            "{:<34} {:>9.1} {:>11.1} {:>11.1} {:>11.1}",
+            c.rel,
+            mb * 1e3,
+            mb / parse_s,
+            mb / first_s,
+            mb / print_s
         );
     }
 }
