@@ -23,8 +23,7 @@ fn ws_more(mut i: &[u8]) -> PResult<'_, ()> {
         i = &i[skip..];
         if i.len() >= 2 && i[0] == b'/' {
             if i[1] == b'/' {
-                let end = i.iter().position(|&b| b == b'\n').unwrap_or(i.len());
-                i = &i[end..];
+                i = &i[line_comment_end(i)..];
                 continue;
             }
             if i[1] == b'*' {
@@ -38,6 +37,32 @@ fn ws_more(mut i: &[u8]) -> PResult<'_, ()> {
             }
         }
         return Ok((i, ()));
+    }
+}
+
+/// The offset of the newline that ends the `//` comment at the start of `i` (or its length):
+/// LLVM's PTX (Triton's) ends most lines with a comment, and its debug sections most values.
+#[inline]
+pub fn line_comment_end(i: &[u8]) -> usize {
+    memchr::memchr(b'\n', i).unwrap_or(i.len())
+}
+
+/// The rest of the line at `i` if nothing but spaces, tabs and a `//` comment is left on it:
+/// the text from its newline. `None` otherwise (and at the end of the input without one).
+#[inline]
+pub fn line_end(i: &[u8]) -> Option<&[u8]> {
+    let n = i
+        .iter()
+        .position(|&b| b != b' ' && b != b'\t')
+        .unwrap_or(i.len());
+    let r = &i[n..];
+    match r {
+        [b'\n', ..] => Some(r),
+        [b'/', b'/', ..] => {
+            let end = line_comment_end(r);
+            (end < r.len()).then(|| &r[end..])
+        }
+        _ => None,
     }
 }
 

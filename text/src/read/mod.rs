@@ -653,12 +653,17 @@ fn byte_lines<'a>(
             [b'.', b'b', b'8', b' ' | b'\t', r @ ..] => r,
             _ => return read,
         };
-        let rest = match lex::plain_byte(r) {
-            Some((v, k)) if r.get(k) == Some(&b'\n') => {
+        let one = lex::plain_byte(r).and_then(|(v, k)| match r.get(k) {
+            Some(b'\n') => Some((v, &r[k..])),
+            Some(b' ' | b'\t') => lex::line_end(&r[k..]).map(|rest| (v, rest)),
+            _ => None,
+        });
+        let rest = match one {
+            Some((v, rest)) => {
                 SectionEntry::push_bytes(entries, &[v]);
-                &r[k..]
+                rest
             }
-            _ => match byte_line(r, buf) {
+            None => match byte_line(r, buf) {
                 Some(rest) => {
                     SectionEntry::push_bytes(entries, buf);
                     rest
@@ -696,7 +701,8 @@ fn byte_line<'a>(i: &'a [u8], out: &mut smallvec::SmallVec<[u8; 64]>) -> Option<
                 }
             }
             Some(b'\n') => return Some(&r[k..]),
-            _ => return None,
+            // Trailing spaces and a `//` comment (LLVM's debug sections).
+            _ => return lex::line_end(&r[k..]),
         }
     }
 }
@@ -967,7 +973,8 @@ mod tests {
         use ptx_ir_core::{ByteLine, Expr, Item, SectionEntry, Type};
         let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
                    .section .debug_str\n{\n$L__a:\n.b8 95\n.b8 1,2,3\n\t.b8 7\n.b8 256\n\
-                   .b8 9 // c\n.b8 10\n.b8 1,\n2\n.b8 0x10\n.b8  5\n.b8 6\r\n.b8 4}\n";
+                   .b8 9 // c\n.b8 10\n.b8 1,\n2\n.b8 0x10\n.b8  5\n.b8 6\r\n.b8 11   // x, 12\n\
+                   .b8 13,14\t// y\n.b8 15 /* z */\n.b8 4}\n";
         let m = crate::parse(src).unwrap();
         let Some(Item::Section(s)) = m.items.first() else {
             panic!("no section")
@@ -988,6 +995,9 @@ mod tests {
             b(&[16]),
             b(&[5]),
             b(&[6]),
+            b(&[11]),
+            b(&[13, 14]),
+            b(&[15]),
             b(&[4]),
         ];
         assert_eq!(s.entries, expected);
@@ -1010,6 +1020,11 @@ mod tests {
         assert_eq!(r, b"\n}");
         byte_line(b"1, 2\n", &mut b).unwrap();
         assert_eq!(&b[..], [1, 2]);
+        // Trailing spaces and a line comment end the line too.
+        let r = byte_line(b"7 \t  // DW_TAG_x\n.b8 1", &mut b).unwrap();
+        assert_eq!((&b[..], r), (&[7u8][..], &b"\n.b8 1"[..]));
+        let r = byte_line(b"7, 8  \n}", &mut b).unwrap();
+        assert_eq!((&b[..], r), (&[7u8, 8][..], &b"\n}"[..]));
         // Anything else is left to the expression reader.
         for s in [
             &b"256\n"[..],
@@ -1017,7 +1032,8 @@ mod tests {
             b"1+2\n",
             b"0x10\n",
             b"-1\n",
-            b"1 // c\n",
+            b"1 /* c */\n",
+            b"1 // c",
             b"1\r\n",
             b"1",
             b"1,\n.b8 2\n",
