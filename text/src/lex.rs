@@ -40,6 +40,27 @@ fn ws_more(mut i: &[u8]) -> PResult<'_, ()> {
     }
 }
 
+/// The length of the run of spaces at the start of `i`, eight at a time from three on: LLVM
+/// pads the comment that ends most of its lines to column 40.
+#[inline]
+fn spaces_len(i: &[u8]) -> usize {
+    if !i.starts_with(b"   ") {
+        return 0;
+    }
+    let mut n = 0;
+    while let Some(chunk) = i.get(n..n + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        // Zero bytes where there are spaces; the lowest other byte ends the run.
+        let other = u64::from_le_bytes(w) ^ 0x2020_2020_2020_2020;
+        if other != 0 {
+            return n + (other.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + i[n..].iter().take_while(|&&b| b == b' ').count()
+}
+
 /// The offset of the newline that ends the `//` comment at the start of `i` (or its length):
 /// LLVM's PTX (Triton's) ends most lines with a comment, and its debug sections most values.
 #[inline]
@@ -51,10 +72,12 @@ pub fn line_comment_end(i: &[u8]) -> usize {
 /// the text from its newline. `None` otherwise (and at the end of the input without one).
 #[inline]
 pub fn line_end(i: &[u8]) -> Option<&[u8]> {
-    let n = i
-        .iter()
-        .position(|&b| b != b' ' && b != b'\t')
-        .unwrap_or(i.len());
+    let spaces = spaces_len(i);
+    let n = spaces
+        + i[spaces..]
+            .iter()
+            .position(|&b| b != b' ' && b != b'\t')
+            .unwrap_or(i.len() - spaces);
     let r = &i[n..];
     match r {
         [b'\n', ..] => Some(r),
@@ -448,6 +471,29 @@ fn number_general(i: &[u8]) -> PResult<'_, Number> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The end of a line after any run of spaces and tabs (the word-at-a-time run included,
+    /// at every length around its 8-byte steps), with or without a `//` comment.
+    #[test]
+    fn line_ends() {
+        for n in 0..30 {
+            for pad in [" ", "\t", " \t"] {
+                let blank = pad.repeat(n);
+                for (tail, rest) in [
+                    ("\nx", Some("\nx")),
+                    ("// c, 1\nx", Some("\nx")),
+                    ("x\n", None),
+                    ("/* c */\n", None),
+                    ("// no newline", None),
+                    ("", None),
+                ] {
+                    let s = format!("{blank}{tail}");
+                    let got = line_end(s.as_bytes()).map(|r| std::str::from_utf8(r).unwrap());
+                    assert_eq!(got, rest, "{s:?}");
+                }
+            }
+        }
+    }
 
     fn num(s: &str) -> Number {
         let (r, n) = number(s.as_bytes()).unwrap();

@@ -196,17 +196,25 @@ impl Reader<'_> {
         let (r, line) = lex::uint_u32(r)?;
         let (r, ()) = ws_inline(r);
         let (r, col) = lex::uint_u32(r)?;
-        let (x, ()) = ws_inline(r);
-        if x.first() != Some(&b',') {
-            return Ok((
-                r,
+        // Most `.loc`s end their line (LLVM's after a padded comment): read to the newline
+        // once, rather than the padding here and again as the space before the next line.
+        let plain = |rest| {
+            Ok((
+                rest,
                 Statement::Loc(Loc {
                     file,
                     line,
                     col,
                     inlined: None,
                 }),
-            ));
+            ))
+        };
+        if let Some(rest) = lex::line_end(r) {
+            return plain(rest);
+        }
+        let (x, ()) = ws_inline(r);
+        if x.first() != Some(&b',') {
+            return plain(r);
         }
         let (x, ()) = ws_inline(&x[1..]);
         if !x.starts_with(b"function_name") {
