@@ -1,6 +1,8 @@
 //! The reader oracle: any text gives a module or an error, never a panic; whatever parses
 //! round-trips (print -> parse equals it, printing is a fixpoint), and reading with statement
-//! spans gives the same module.
+//! spans gives the same module. Every input is read twice, after the inputs before it (with
+//! the instruction words and caches the reader keeps per thread) and as a thread's first
+//! module: the two give the same module or the same error.
 //!
 //! Input that looks like PTX (a corpus seed, or what libFuzzer made of one) is read as is.
 //! Otherwise the first byte chooses: even, the remaining bytes as (lossy UTF-8) text; odd, one
@@ -38,7 +40,21 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
 /// Reads `text`; if it parses, checks that it round-trips. Panics (with a regression file) on
 /// a failure; a panic inside the reader or printer propagates as is.
 pub fn check_text(text: &str) {
-    let Ok(m) = parse(text) else {
+    let kept = parse(text);
+    ptx_ir_text::release_thread_scratch();
+    let first = parse(text);
+    let same = match (&kept, &first) {
+        (Ok(a), Ok(b)) => a == b,
+        (Err(a), Err(b)) => a.to_string() == b.to_string(),
+        _ => false,
+    };
+    if !same {
+        fail(
+            text,
+            "a read after other modules (words and caches kept) differs from a first read",
+        );
+    }
+    let Ok(m) = kept else {
         return;
     };
     match parse_with_spans(text, "<input>") {
