@@ -728,8 +728,11 @@ enum Atom {
 }
 
 struct Compiled {
-    /// Per opcode: (rule index, alternatives of conjunctions).
-    by_op: Vec<Vec<(usize, Vec<Vec<Atom>>)>>,
+    /// Per opcode: its rules' indices.
+    rules: Vec<Vec<usize>>,
+    /// Per opcode: (rule index, alternatives of conjunctions), compiled when first needed
+    /// (compiling every rule took a quarter of `ptx check` on a small file).
+    by_op: Vec<OnceLock<Vec<(usize, Vec<Vec<Atom>>)>>>,
 }
 
 /// Compiles a condition; `Err` names an atom that is not a modifier spelling.
@@ -772,13 +775,24 @@ fn compile_when(when: &'static str) -> Result<Vec<Vec<Atom>>, String> {
 fn compiled() -> &'static Compiled {
     static C: OnceLock<Compiled> = OnceLock::new();
     C.get_or_init(|| {
-        let mut by_op: Vec<Vec<(usize, Vec<Vec<Atom>>)>> = vec![Vec::new(); Opcode::COUNT];
+        let mut rules = vec![Vec::new(); Opcode::COUNT];
         for (i, rule) in RULES.iter().enumerate() {
-            // A condition that does not compile never matches; the table's test reports it.
-            let alts = compile_when(rule.when).unwrap_or_default();
-            by_op[rule.opcode as usize].push((i, alts));
+            rules[rule.opcode as usize].push(i);
         }
-        Compiled { by_op }
+        let by_op = (0..Opcode::COUNT).map(|_| OnceLock::new()).collect();
+        Compiled { rules, by_op }
+    })
+}
+
+/// The compiled rules of `op`.
+fn rules_of(op: Opcode) -> &'static [(usize, Vec<Vec<Atom>>)] {
+    let c = compiled();
+    c.by_op[op as usize].get_or_init(|| {
+        c.rules[op as usize]
+            .iter()
+            // A condition that does not compile never matches; the table's test reports it.
+            .map(|&i| (i, compile_when(RULES[i].when).unwrap_or_default()))
+            .collect()
     })
 }
 
@@ -805,7 +819,7 @@ pub struct Need {
 pub fn needs(inst: &Instruction) -> Vec<Need> {
     let (ptx, sm) = base(inst.opcode);
     let mut out = vec![Need { ptx, sm, when: "" }];
-    for (i, alts) in &compiled().by_op[inst.opcode as usize] {
+    for (i, alts) in rules_of(inst.opcode) {
         if alts
             .iter()
             .any(|conj| conj.iter().all(|a| atom_holds(a, inst)))
