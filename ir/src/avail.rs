@@ -727,12 +727,15 @@ enum Atom {
     Pred(&'static str, bool),
 }
 
+/// A rule's index in [`RULES`] and its condition: alternatives of conjunctions.
+type CompiledRule = (usize, Vec<Vec<Atom>>);
+
 struct Compiled {
     /// Per opcode: its rules' indices.
     rules: Vec<Vec<usize>>,
-    /// Per opcode: (rule index, alternatives of conjunctions), compiled when first needed
-    /// (compiling every rule took a quarter of `ptx check` on a small file).
-    by_op: Vec<OnceLock<Vec<(usize, Vec<Vec<Atom>>)>>>,
+    /// Per opcode: its rules, compiled when first needed (compiling every rule took a quarter
+    /// of `ptx check` on a small file).
+    by_op: Vec<OnceLock<Vec<CompiledRule>>>,
 }
 
 /// Compiles a condition; `Err` names an atom that is not a modifier spelling.
@@ -785,7 +788,7 @@ fn compiled() -> &'static Compiled {
 }
 
 /// The compiled rules of `op`.
-fn rules_of(op: Opcode) -> &'static [(usize, Vec<Vec<Atom>>)] {
+fn rules_of(op: Opcode) -> &'static [CompiledRule] {
     let c = compiled();
     c.by_op[op as usize].get_or_init(|| {
         c.rules[op as usize]
