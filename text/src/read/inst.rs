@@ -299,6 +299,10 @@ impl Reader<'_> {
             .collect();
         let id = self.name_in(NameTable::Words, i, word)?.index();
         debug_assert_eq!(id, self.words.info.len());
+        // A word may be as long as the text: what the table holds is bounded in bytes too.
+        self.words.bytes += word.len()
+            + mods.len() * std::mem::size_of::<ptx_ir_core::Modifier>()
+            + std::mem::size_of::<WordInfo>();
         self.words.info.push(WordInfo {
             opcode,
             mods,

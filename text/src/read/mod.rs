@@ -139,11 +139,16 @@ struct Words {
     info: Vec<WordInfo>,
     /// Short words (up to 24 bytes) to their index in `info` plus one.
     short: cache::ShortCache<3>,
+    /// About the heap bytes of `names` and `info`: the words' spellings and modifiers.
+    bytes: usize,
 }
 
-/// The most words a thread keeps between modules (about 100 bytes each); past it the table is
-/// dropped and starts again empty. (Small in tests, so that they reach it.)
+/// The most words a thread keeps between modules (about 100 bytes each), and the most bytes
+/// they may take (a word of valid qualifiers repeated may be as long as its text); past
+/// either the table is dropped and starts again empty. (Small in tests, so that they reach
+/// them.)
 const MAX_SPARE_WORDS: usize = if cfg!(test) { 12 } else { 4096 };
+const MAX_SPARE_WORD_BYTES: usize = if cfg!(test) { 4096 } else { 1 << 20 };
 
 thread_local! {
     static SPARE: std::cell::Cell<Option<Spare>> = const { std::cell::Cell::new(None) };
@@ -175,7 +180,8 @@ impl<'s> Reader<'s> {
         let spare = Spare {
             body: self.body,
             short_names: self.short_names,
-            words: (words.info.len() <= MAX_SPARE_WORDS).then_some(words),
+            words: (words.info.len() <= MAX_SPARE_WORDS && words.bytes <= MAX_SPARE_WORD_BYTES)
+                .then_some(words),
         };
         SPARE.with(|s| s.set(Some(spare)));
     }
@@ -202,6 +208,7 @@ impl<'s> Reader<'s> {
                 names: Interner::new(),
                 info: Vec::new(),
                 short: cache::ShortCache::new(word_bits),
+                bytes: 0,
             },
         };
         // About one name per 64 bytes of PTX: room to start with, not a bound.
@@ -836,6 +843,14 @@ mod tests {
         assert_eq!(kept(), Some(Some(4)));
         crate::parse(&b).unwrap();
         assert_eq!(kept(), Some(None));
+        // One word of many bytes (a valid qualifier repeated; the instruction is refused, the
+        // word stays resolved) is not kept either.
+        crate::parse(&a).unwrap();
+        let long = module(&[&format!("add{} %r1, %r2, 1;", ".s32".repeat(2000))]);
+        assert!(crate::parse(&long).is_err());
+        assert_eq!(kept(), Some(None));
+        crate::parse(&a).unwrap();
+        assert_eq!(kept(), Some(Some(4)));
     }
 
     /// Labels are told from instructions however they are spelled, and a line that is
