@@ -1176,6 +1176,12 @@ impl BodyBuilder {
         Ok(())
     }
 
+    /// Appends a plain declaration (as [`Self::push_decl`] keeps one).
+    pub fn push_plain_decl(&mut self, d: PlainDecl) {
+        self.discard_operands();
+        self.stmts.push(Stmt::PlainDecl(d));
+    }
+
     /// Appends a declaration: kept in its entry if it is plain, so that reading `.reg` lines
     /// allocates nothing.
     pub fn push_decl(&mut self, d: VarDecl) {

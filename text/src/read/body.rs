@@ -166,6 +166,9 @@ impl Reader<'_> {
         let (r, d) = directive(i)?;
         match d {
             b"reg" | b"local" | b"shared" | b"param" | b"const" | b"global" | b"tex" | b"sreg" => {
+                if let Some(r) = self.plain_decl(r, d)? {
+                    return Ok((r, None));
+                }
                 let (r, v) = self.var_decl(i, None, false)?;
                 self.body.push_decl(v);
                 Ok((r, None))

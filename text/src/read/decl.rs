@@ -1,13 +1,41 @@
 //! Declarations: variables, parameters, function headers and initialisers.
 
 use super::{directive, fail, ws_inline, Reader};
-use crate::error::PResult;
+use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ws, Number};
+use nom::Err;
 use ptx_ir_core::{
     Attribute, Declarator, FuncDirective, Function, FunctionKind, Init, Linkage, Modifier, Param,
-    PtrAttr, Space, Type, VarDecl, Vector,
+    PlainDecl, PtrAttr, Space, Type, VarDecl, Vector,
 };
 use smallvec::SmallVec;
+use std::num::NonZeroU32;
+
+/// The value of at most nine decimal digits.
+fn decimal(digits: &[u8]) -> u32 {
+    digits
+        .iter()
+        .fold(0u32, |v, &d| v * 10 + u32::from(d - b'0'))
+}
+
+/// A declaration's vector width or type (`v2`, `b32`), the common ones without a hash lookup.
+#[inline]
+fn decl_word(w: &[u8]) -> Option<Modifier> {
+    let t = match w {
+        b"b32" => Type::B32,
+        b"b64" => Type::B64,
+        b"pred" => Type::Pred,
+        b"b16" => Type::B16,
+        b"f32" => Type::F32,
+        b"f16" => Type::F16,
+        b"b8" => Type::B8,
+        b"f64" => Type::F64,
+        b"u32" => Type::U32,
+        b"u64" => Type::U64,
+        _ => return Modifier::lookup(w),
+    };
+    Some(Modifier::Type(t))
+}
 
 /// The qualifiers of a declaration or parameter, before its name.
 struct Quals {
@@ -31,6 +59,16 @@ impl Reader<'_> {
         if q.ptr.is_some() {
             return fail(i, "`.ptr` is only allowed on kernel parameters");
         }
+        self.declarators(r, q, linkage)
+    }
+
+    /// The names of a declaration whose qualifiers `q` were read, up to and including its `;`.
+    fn declarators<'a>(
+        &mut self,
+        r: &'a [u8],
+        q: Quals,
+        linkage: Option<Linkage>,
+    ) -> PResult<'a, VarDecl> {
         // Most declarations name one variable, which the declaration holds inline.
         let mut names: SmallVec<[_; 1]> = SmallVec::new();
         let mut r = r;
@@ -60,6 +98,101 @@ impl Reader<'_> {
             names,
         };
         Ok((r, decl))
+    }
+
+    /// The common body declaration `.reg .b32 %r<9>;` (`.space [.vN] .type name[<N>];`), read
+    /// from after its space directive `space` straight into a body entry; other names after
+    /// those qualifiers (`.reg .f16 low, high;`) are read as [`Self::var_decl`] reads them.
+    /// `None` (having interned nothing) for other qualifiers, which [`Self::var_decl`] then
+    /// reads from the start, giving what it would have given.
+    pub(crate) fn plain_decl<'a>(
+        &mut self,
+        i: &'a [u8],
+        space: &[u8],
+    ) -> Result<Option<&'a [u8]>, Err<PErr>> {
+        let space = match space {
+            _ if super::general_only() => return Ok(None),
+            b"reg" => Space::Reg,
+            b"local" => Space::Local,
+            b"shared" => Space::Shared,
+            b"param" => Space::Param,
+            _ => return Ok(None),
+        };
+        let qual = |r: &'a [u8]| -> Option<(&'a [u8], Modifier)> {
+            let (x, ()) = ws(r).ok()?;
+            let (x, w) = directive(x).ok()?;
+            Some((x, decl_word(w)?))
+        };
+        // nvcc's `.local .align 8 .b8 __local_depot0[16];`
+        let mut align = None;
+        let mut i = i;
+        if let Ok((x, ())) = ws(i) {
+            if let Some(x) = x.strip_prefix(b".align ") {
+                let n = x.iter().take_while(|b| b.is_ascii_digit()).count();
+                if !(1..=9).contains(&n) || x[0] == b'0' {
+                    return Ok(None);
+                }
+                let v = decimal(&x[..n]);
+                if !v.is_power_of_two() {
+                    return Ok(None);
+                }
+                align = Some(v);
+                i = &x[n..];
+            }
+        }
+        let Some((r, m)) = qual(i) else {
+            return Ok(None);
+        };
+        let (r, vector, ty) = match m {
+            Modifier::Type(t) => (r, None, t),
+            Modifier::Vector(v) => match qual(r) {
+                Some((r, Modifier::Type(t))) => (r, Some(v), t),
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        let Ok((r, ())) = ws(r) else {
+            return Ok(None);
+        };
+        let Ok((mut x, w)) = lex::ident(r) else {
+            return Ok(None);
+        };
+        let mut range = None;
+        if x.first() == Some(&b'<') {
+            // Plain decimal only (a leading `0` is octal, and a range of 0 is not plain).
+            let n = x[1..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if !(1..=9).contains(&n) || x[1] == b'0' || x.get(n + 1) != Some(&b'>') {
+                return Ok(None);
+            }
+            range = NonZeroU32::new(decimal(&x[1..=n]));
+            x = &x[n + 2..];
+        }
+        let Ok((x, ())) = ws(x) else {
+            return Ok(None);
+        };
+        if x.first() != Some(&b';') || align.is_some() {
+            // Several names, dimensions, an initialiser: the same qualifiers, read generally.
+            let q = Quals {
+                space,
+                attributes: Vec::new(),
+                align,
+                vector,
+                ty,
+                ptr: None,
+            };
+            let (x, d) = self.declarators(r, q, None)?;
+            self.body.push_decl(d);
+            return Ok(Some(x));
+        }
+        let name = self.name(r, w)?;
+        self.body.push_plain_decl(PlainDecl {
+            space,
+            ty,
+            vector,
+            name,
+            range,
+        });
+        Ok(Some(&x[1..]))
     }
 
     fn quals<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Quals> {
@@ -371,9 +504,11 @@ impl Reader<'_> {
     pub(crate) fn params<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Vec<Param>> {
         let (r, ()) = expect(i, b'(', "expected `(`")?;
         let (mut r, ()) = ws(r)?;
-        let mut out = Vec::new();
+        // Collected inline, then moved into an exact-size array: one allocation for the usual
+        // short list rather than a growth and a shrink.
+        let mut out: SmallVec<[Param; 4]> = SmallVec::new();
         if r.first() == Some(&b')') {
-            return Ok((&r[1..], out));
+            return Ok((&r[1..], Vec::new()));
         }
         loop {
             let at = r;
@@ -402,7 +537,13 @@ impl Reader<'_> {
                     r = y;
                 }
                 Some(b')') => {
-                    out.shrink_to_fit();
+                    let out = if out.spilled() {
+                        let mut v = out.into_vec();
+                        v.shrink_to_fit();
+                        v
+                    } else {
+                        out.into_iter().collect()
+                    };
                     return Ok((&x[1..], out));
                 }
                 _ => return fail(x, "expected `,` or `)` in the parameter list"),

@@ -1,7 +1,7 @@
 //! Instructions and operands: the reader's hot path.
 
 use super::expr::{eval_int, negative_literal};
-use super::{fail, ws_inline, NameTable, Reader, WordInfo, NO_SHAPE, PLAIN};
+use super::{fail, ws_inline, NameTable, Reader, WordInfo, FITS, NO_SHAPE, PLAIN};
 use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ident, inst_word, is_ident_char, qual_word, ws, Number};
 use nom::Err;
@@ -121,7 +121,7 @@ impl Reader<'_> {
         };
         let info = &self.words.info[word_id];
         // Some words take two shapes in turn (`mov` of a register, of a constant).
-        let known = shape != NO_SHAPE && (shape == info.fits[0] || shape == info.fits[1]);
+        let known = shape != NO_SHAPE && info.fits.contains(&shape);
         if !known {
             let operands = self.body.pending_operands().to_vec();
             let forms = info.all_forms;
@@ -138,7 +138,8 @@ impl Reader<'_> {
         }
         if !known && shape != NO_SHAPE {
             let fits = &mut self.words.info[word_id].fits;
-            *fits = [shape, fits[0]];
+            fits.rotate_right(1);
+            fits[0] = shape;
         }
         Ok((r, ()))
     }
@@ -190,7 +191,31 @@ impl Reader<'_> {
                 Ok(Some((x, shape::ADDR)))
             }
             Some(b'{') => self.register_vector(i),
-            _ => Ok(None),
+            _ => match Self::bare_name_token(i) {
+                // A label, parameter or scoped register (`bra $L__BB0_2;`, `low`).
+                Some((x, w)) if ends(x) => {
+                    let name = self.name(i, w)?;
+                    self.body.push_register(name);
+                    Ok(Some((x, shape::REG)))
+                }
+                _ => Ok(None),
+            },
+        }
+    }
+
+    /// A name without `%` directly followed by `,`, `;` or `}`, which the general reader
+    /// reads as a register operand (a label, a parameter, `.reg .f16 low` inside a scope);
+    /// `None` for anything else, including the sink `_` and `WARP_SZ`.
+    #[inline]
+    fn bare_name_token(i: &[u8]) -> Option<(&[u8], &[u8])> {
+        match i.first() {
+            _ if super::general_only() => None,
+            Some(&b) if b != b'%' && lex::is_ident_start(b) => {
+                let (r, w) = ident(i).ok()?;
+                (matches!(r.first(), Some(b',' | b';' | b'}')) && w != b"_" && w != b"WARP_SZ")
+                    .then_some((r, w))
+            }
+            _ => None,
         }
     }
 
@@ -202,14 +227,23 @@ impl Reader<'_> {
         let at = self.body.open_vector();
         let mut r = &i[1..];
         let mut items = 0;
-        while let Some((x, w)) = Self::register_token(r) {
-            match self.cached_register(r, w) {
-                Some(name) => self.body.push_register(name),
-                None => match self.percent_name_uncached(r, w)? {
-                    Err(name) => self.body.push_register(name),
-                    Ok(_) => break,
-                },
-            }
+        loop {
+            let x = if let Some((x, w)) = Self::register_token(r) {
+                match self.cached_register(r, w) {
+                    Some(name) => self.body.push_register(name),
+                    None => match self.percent_name_uncached(r, w)? {
+                        Err(name) => self.body.push_register(name),
+                        Ok(_) => break,
+                    },
+                }
+                x
+            } else if let Some((x, w)) = Self::bare_name_token(r) {
+                let name = self.name(r, w)?;
+                self.body.push_register(name);
+                x
+            } else {
+                break;
+            };
             items += 1;
             match x {
                 [b',', b' ', y @ ..] | [b',', y @ ..] => r = y,
@@ -308,7 +342,7 @@ impl Reader<'_> {
             mods,
             forms,
             all_forms: opcode.forms(),
-            fits: [NO_SHAPE; 2],
+            fits: [NO_SHAPE; FITS],
         });
         Ok(id)
     }

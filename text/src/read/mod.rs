@@ -89,6 +89,10 @@ const PLAIN: u32 = 1 << 31;
 /// No operand shapes: a key's count (its top 4 bits) is at most 12.
 pub(crate) const NO_SHAPE: u64 = u64::MAX;
 
+/// How many operand shapes a word remembers: NCCL's `mov.b32` takes four in turn (a
+/// register, a constant, a vector of halves, a register pair).
+pub(crate) const FITS: usize = 4;
+
 /// What an instruction word resolved to.
 pub(crate) struct WordInfo {
     opcode: ptx_ir_core::Opcode,
@@ -97,9 +101,9 @@ pub(crate) struct WordInfo {
     forms: smallvec::SmallVec<[u16; 6]>,
     /// All the opcode's forms (`Opcode::forms`, kept to skip its table lookup).
     all_forms: &'static [ptx_ir_core::form::Form],
-    /// The two operand-shape keys (see `inst::shape`) last seen to fit one of `forms`, the
+    /// The operand-shape keys (see `inst::shape`) last seen to fit one of `forms`, the
     /// latest first; [`NO_SHAPE`] where none was.
-    fits: [u64; 2],
+    fits: [u64; FITS],
 }
 
 /// The interners of a [`Reader`].
@@ -152,6 +156,22 @@ const MAX_SPARE_WORD_BYTES: usize = if cfg!(test) { 4096 } else { 1 << 20 };
 
 thread_local! {
     static SPARE: std::cell::Cell<Option<Spare>> = const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests to read everything through the general paths, which the fast paths
+    /// (plain declarations, bare-name operands) must agree with.
+    static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the fast paths are off (only ever in tests).
+#[inline(always)]
+fn general_only() -> bool {
+    #[cfg(test)]
+    return GENERAL_ONLY.get();
+    #[cfg(not(test))]
+    false
 }
 
 /// The most a thread keeps between modules in its body builder.
@@ -745,7 +765,7 @@ pub(crate) fn ws_inline(i: &[u8]) -> (&[u8], ()) {
 
 #[cfg(test)]
 mod tests {
-    use super::byte_line;
+    use super::{byte_line, GENERAL_ONLY};
 
     /// A module read after others on the same thread (reusing their caches and body builder)
     /// and after the scratch was released reads as it did first.
@@ -776,6 +796,131 @@ mod tests {
         assert_eq!(crate::parse(&a).unwrap(), first);
         assert_ne!(first, other);
         assert_ne!(first, fresh);
+    }
+
+    /// Body declarations and operands the fast paths read (plain declarations, names without
+    /// `%` as operands) read as the general paths read them, errors included, as do the near
+    /// misses that they hand over.
+    #[test]
+    fn fast_paths_read_as_the_general_paths() {
+        let decls = [
+            ".reg .b32 %r<9>;",
+            ".reg .b32 %r<0>;",
+            ".reg .b32 %r<010>;",
+            ".reg .b32 %r< 9 >;",
+            ".reg .b32 %r<999999999>;",
+            ".reg .b32 %r<4294967295>;",
+            ".reg .b32 %r<4294967296>;",
+            ".reg .b32 %r<>;",
+            ".reg .b32 %r<9;",
+            ".reg .v2 .f32 v;",
+            ".reg .v4 .b32 v<4>;",
+            ".reg .b32 .v2 v;",
+            ".reg .v2 .v2 .b32 v;",
+            ".reg .v2 v;",
+            ".reg .pred p;",
+            ".reg .pred\tp ;",
+            ".reg\t.b64\t%rd<12>;",
+            ".reg /* c */ .b32 c1 /* d */ ;",
+            ".reg .b32 c2 // e\n;",
+            ".reg .f16 low,high;",
+            ".reg .f16 low , high ;",
+            ".reg .b32 a, b, c<4>;",
+            ".reg .b32 a[2], b;",
+            ".reg .b32 x = 5;",
+            ".reg .b32 y[2] = {1, 2};",
+            ".reg .b32 %r<5>, %q<3>;",
+            ".reg .b32 %r<5>",
+            ".reg .b32 ;",
+            ".reg .b32 7x;",
+            ".reg .q32 x;",
+            ".reg .align 4 .b32 x;",
+            ".reg .b32 .align 4 x;",
+            ".local .align 8 .b8 d[16];",
+            ".local .align 3 .b8 d[16];",
+            ".local .align 0 .b8 d;",
+            ".local .align 08 .b8 d;",
+            ".local .align 1234567890 .b8 d;",
+            ".local .align\t8 .b8 d;",
+            ".local .align 8 .align 8 .b8 d;",
+            ".local .align 4 .v2 .f32 x;",
+            ".local .align 8 .b8 d;",
+            ".shared .align 16 .b8 s[];",
+            ".shared .b32 s2;",
+            ".param .b64 p;",
+            ".param .align 8 .b8 pa[16];",
+            ".param .b32 .ptr q;",
+            ".const .b32 c = 1;",
+            ".global .b32 g;",
+            ".tex .u64 t;",
+            ".reg .attribute(.managed) .b32 m;",
+        ];
+        let insts = [
+            "bra $L1;",
+            "@%p1 bra LBL;",
+            "bra.uni LBL ;",
+            "mov.u64 %rd1, sym;",
+            "mov.u64 %rd1, sym+4;",
+            "mov.u64 %rd1, sym +4;",
+            "mov.u64 %rd1, sym-4;",
+            "mov.b32 {low,high}, %r1;",
+            "mov.b32 {low, high}, %r1;",
+            "mov.b32 {low,%r2}, %r1;",
+            "mov.b32 {_, high}, %r1;",
+            "mov.b32 {low,_}, %r1;",
+            "mov.b32 {low,high,}, %r1;",
+            "mov.b32 {low.x,high}, %r1;",
+            "mov.b32 {low,high} , %r1;",
+            "mov.u32 %r1, WARP_SZ;",
+            "mov.u32 %r1, WARP_SZ_;",
+            "mov.u32 %r1, _;",
+            "mov.u32 %r1, _x;",
+            "mov.u32 %r1, low|high;",
+            "mov.u32 %r1, low.x;",
+            "mov.u32 %r1, cache-policy;",
+            "ld.param.u32 %r1, [sym];",
+            "cvt.f32.f16 %f1, low;",
+            "mov.u32 low, high;",
+            "mov.u32 low, high",
+            "mov.u32 low high;",
+            "mov.u32 low,, high;",
+            "call (r), f, (a, b);",
+            "call f, (a);",
+            "setp.eq.s32 p|q, %r1, %r2;",
+            "mov.u32 %r1, undeclared_name;",
+        ];
+        let module = |body: &str| {
+            format!(
+                ".version 8.0\n.target sm_90\n.address_size 64\n.global .b32 sym;\n\
+                 .func f(.param .b32 a, .param .b32 b) {{ ret; }}\n\
+                 .visible .entry k(.param .b32 p)\n{{\n.reg .b32 %r<9>;\n.reg .b64 %rd<9>;\n\
+                 .reg .f32 %f<9>;\n.reg .pred %p<3>;\n{{ .reg .f16 low, high;\n\
+                 .param .b32 r; .param .b32 a; .param .b32 b;\n\
+                 $L1:\nLBL:\n{body}\n}}\nret;\n}}\n"
+            )
+        };
+        let read = |src: &str, general: bool| {
+            GENERAL_ONLY.set(general);
+            let m = crate::parse(src).map_err(|e| e.to_string());
+            GENERAL_ONLY.set(false);
+            m
+        };
+        let mut read_ok = 0;
+        for text in decls.iter().chain(&insts) {
+            let text = text.replace("\\t", "\t").replace("\\n", "\n");
+            let src = module(&text);
+            let general = read(&src, true);
+            read_ok += usize::from(general.is_ok());
+            assert_eq!(read(&src, false), general, "{text:?}");
+            // And as a thread's first module.
+            crate::release_thread_scratch();
+            assert_eq!(read(&src, false), general, "{text:?} first");
+        }
+        // Both kinds are covered: statements read and statements refused.
+        assert!(
+            read_ok > 40 && read_ok < decls.len() + insts.len() - 15,
+            "{read_ok}"
+        );
     }
 
     /// Instruction words resolved while reading one module and kept for the next (with the
