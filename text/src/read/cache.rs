@@ -10,10 +10,25 @@
 /// Bytes of a spelling kept as `W` little-endian words; longer spellings are not cached.
 #[derive(Clone)]
 pub(crate) struct ShortCache<const W: usize> {
-    keys: Box<[[u64; W]]>,
-    vals: Box<[u32]>,
+    slots: Box<[Slot<W>]>,
     /// `64 - log2(slots)`: the slot is the top bits of the key's product.
     shift: u32,
+}
+
+/// A key and its value side by side: a lookup touches one cache line, not one in each of two
+/// arrays (NCCL's register cache is larger than the first-level data cache).
+#[derive(Clone, Copy)]
+struct Slot<const W: usize> {
+    key: [u64; W],
+    val: u32,
+}
+
+impl<const W: usize> Slot<W> {
+    /// An all-zero key is no spelling's (spellings are not empty).
+    const EMPTY: Self = Slot {
+        key: [0; W],
+        val: 0,
+    };
 }
 
 /// The key of `s` (at most `8 * W` bytes, none of them NUL), or `None` if `s` is longer or
@@ -61,8 +76,7 @@ impl<const W: usize> ShortCache<W> {
     /// An empty cache of `2^bits` slots.
     pub(crate) fn new(bits: u32) -> Self {
         ShortCache {
-            keys: vec![[0; W]; 1 << bits].into_boxed_slice(),
-            vals: vec![0; 1 << bits].into_boxed_slice(),
+            slots: vec![Slot::EMPTY; 1 << bits].into_boxed_slice(),
             shift: 64 - bits,
         }
     }
@@ -71,9 +85,7 @@ impl<const W: usize> ShortCache<W> {
     pub(crate) fn reuse(old: Option<Self>, bits: u32) -> Self {
         match old {
             Some(mut c) if c.shift == 64 - bits => {
-                // An all-zero key is no spelling's (spellings are not empty).
-                c.keys.fill([0; W]);
-                c.vals.fill(0);
+                c.slots.fill(Slot::EMPTY);
                 c
             }
             _ => Self::new(bits),
@@ -103,8 +115,8 @@ impl<const W: usize> ShortCache<W> {
     pub(crate) fn get(&self, s: &[u8], after: &[u8]) -> Option<u32> {
         let k = key::<W>(s, after)?;
         let at = self.slot(&k);
-        match (self.keys.get(at), self.vals.get(at)) {
-            (Some(have), Some(&v)) if same(have, &k) => Some(v),
+        match self.slots.get(at) {
+            Some(slot) if same(&slot.key, &k) => Some(slot.val),
             _ => None,
         }
     }
@@ -115,9 +127,8 @@ impl<const W: usize> ShortCache<W> {
         debug_assert_ne!(v, 0);
         if let Some(k) = key::<W>(s, &[]) {
             let at = self.slot(&k);
-            if let (Some(key), Some(val)) = (self.keys.get_mut(at), self.vals.get_mut(at)) {
-                *key = k;
-                *val = v;
+            if let Some(slot) = self.slots.get_mut(at) {
+                *slot = Slot { key: k, val: v };
             }
         }
     }
