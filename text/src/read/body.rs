@@ -11,6 +11,7 @@ const MAX_BLOCK_DEPTH: u32 = 64;
 impl Reader<'_> {
     /// A function body: statements up to and including the closing `}`.
     pub(crate) fn block<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Body> {
+        self.take_spare();
         self.body.clear();
         let (r, ()) = self.block_at(i, 0)?;
         Ok((r, self.body.finish()))

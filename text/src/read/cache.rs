@@ -81,6 +81,15 @@ impl<const W: usize> ShortCache<W> {
         }
     }
 
+    /// A cache of no slots, which finds nothing and keeps nothing (no allocation).
+    pub(crate) fn empty() -> Self {
+        ShortCache {
+            slots: Box::default(),
+            // The slot of a key is then 0 or 1, past the end of no slots.
+            shift: 63,
+        }
+    }
+
     /// An empty cache of `2^bits` slots, made from `old` when it has that many.
     pub(crate) fn reuse(old: Option<Self>, bits: u32) -> Self {
         match old {

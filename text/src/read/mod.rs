@@ -30,7 +30,13 @@ pub fn parse_module_spans(
     file: &str,
     spans: bool,
 ) -> Result<(Module, crate::Spans), ParseError> {
-    let mut r = Reader::with_spare(src);
+    let mut r = if src.len() > LAZY_SPARE_LEN {
+        let mut r = Reader::from_parts(src, src.len(), SPARE.with(std::cell::Cell::take));
+        r.spare = SpareUse::Taken;
+        r
+    } else {
+        Reader::lazy(src)
+    };
     if spans {
         r.spans = Some(SpanState {
             src_len: src.len(),
@@ -76,7 +82,25 @@ pub(crate) struct Reader<'s> {
     /// Short names (up to 8 bytes: `%rd1234`) to their index plus one, with [`PLAIN`] set for
     /// those read as operands that are not special registers.
     short_names: cache::ShortCache<1>,
+    /// Where `words`, `body` and `short_names` come from.
+    spare: SpareUse,
 }
+
+/// Where a reader's scratch structures come from.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum SpareUse {
+    /// Empty stand-ins: the thread's scratch is not taken yet (see [`Reader::take_spare`]).
+    Untaken,
+    /// Taken from the thread (or made), and given back at the end.
+    Taken,
+    /// Made for this reader alone (a reader of a constant expression).
+    Own,
+}
+
+/// Texts up to this many bytes take the thread's scratch structures only when they reach a
+/// function body: a module of a few declarations (cuRAND's 55-byte headers) is read without
+/// moving them in and out of the thread's slot, a fifth of its reading time.
+const LAZY_SPARE_LEN: usize = 1024;
 
 /// Bits of a cache's slot count for about `want` entries: at least 1, at most `max`.
 fn cache_bits(want: usize, max: u32) -> u32 {
@@ -184,16 +208,45 @@ pub(crate) fn release_spare() {
 }
 
 impl<'s> Reader<'s> {
-    /// A reader for `src`, with the scratch structures a previous reader on this thread gave
-    /// back (see [`Reader::give_back`]).
-    fn with_spare(src: &'s str) -> Reader<'s> {
-        Reader::from_parts(src, src.len(), SPARE.with(std::cell::Cell::take))
+    /// A reader for `src`, which takes the scratch structures a previous reader on this thread
+    /// gave back (see [`Reader::give_back`]) when it needs them ([`Reader::take_spare`]).
+    fn lazy(src: &'s str) -> Reader<'s> {
+        Reader {
+            src,
+            names: Interner::with_capacity(src.len() / 64, src.len() / 8),
+            spans: None,
+            words: Words {
+                names: Interner::new(),
+                info: Vec::new(),
+                short: cache::ShortCache::empty(),
+                bytes: 0,
+            },
+            body: Default::default(),
+            short_names: cache::ShortCache::empty(),
+            spare: SpareUse::Untaken,
+        }
+    }
+
+    /// Takes this thread's scratch structures (or makes them, sized for the text) in place of
+    /// the empty ones [`Reader::lazy`] starts with, before the first function body (a reader
+    /// of a text over [`LAZY_SPARE_LEN`] bytes takes them at once). Whatever the reader cached before is
+    /// dropped (only caches are replaced: the body builder is empty between bodies).
+    pub(crate) fn take_spare(&mut self) {
+        if self.spare != SpareUse::Untaken {
+            return;
+        }
+        let (words, body, short_names) = scratch(self.src.len(), SPARE.with(std::cell::Cell::take));
+        self.words = words;
+        self.body = body;
+        self.short_names = short_names;
+        self.spare = SpareUse::Taken;
     }
 
     /// Keeps this reader's scratch structures for the next module read on this thread, unless
-    /// a very large function body left its builder holding more than [`MAX_SPARE_BYTES`].
+    /// a very large function body left its builder holding more than [`MAX_SPARE_BYTES`], or
+    /// it never took them.
     fn give_back(self) {
-        if self.body.heap_bytes() > MAX_SPARE_BYTES {
+        if self.spare != SpareUse::Taken || self.body.heap_bytes() > MAX_SPARE_BYTES {
             return;
         }
         let words = self.words;
@@ -212,25 +265,7 @@ impl<'s> Reader<'s> {
     }
 
     fn from_parts(src: &'s str, len: usize, spare: Option<Spare>) -> Reader<'s> {
-        let (body, short_names, words) = match spare {
-            Some(s) => (s.body, Some(s.short_names), s.words),
-            None => (Default::default(), None, None),
-        };
-        // A few hundred words in a large text; small texts (and the throwaway readers of
-        // constant expressions) get a small cache.
-        let word_bits = cache_bits(len / 256, 10);
-        let words = match words {
-            Some(w) => Words {
-                short: cache::ShortCache::at_least(Some(w.short), word_bits),
-                ..w
-            },
-            None => Words {
-                names: Interner::new(),
-                info: Vec::new(),
-                short: cache::ShortCache::new(word_bits),
-                bytes: 0,
-            },
-        };
+        let (words, body, short_names) = scratch(len, spare);
         // About one name per 64 bytes of PTX: room to start with, not a bound.
         let names = len / 64;
         Reader {
@@ -239,9 +274,8 @@ impl<'s> Reader<'s> {
             spans: None,
             words,
             body,
-            // Up to 16384 slots (128 KiB of keys), so that a large function's registers stay
-            // cached; small texts get small caches.
-            short_names: cache::ShortCache::reuse(short_names, cache_bits(len / 64, 14)),
+            short_names,
+            spare: SpareUse::Own,
         }
     }
 
@@ -251,6 +285,37 @@ impl<'s> Reader<'s> {
             s.current.push((s.src_len - i.len()) as u32);
         }
     }
+}
+
+/// A reader's scratch structures for `len` bytes of text: those of `spare` (a previous reader's
+/// on this thread) where there are, sized for the text.
+fn scratch(
+    len: usize,
+    spare: Option<Spare>,
+) -> (Words, ptx_ir_core::BodyBuilder, cache::ShortCache<1>) {
+    let (body, short_names, words) = match spare {
+        Some(s) => (s.body, Some(s.short_names), s.words),
+        None => (Default::default(), None, None),
+    };
+    // A few hundred words in a large text; small texts (and the throwaway readers of
+    // constant expressions) get a small cache.
+    let word_bits = cache_bits(len / 256, 10);
+    let words = match words {
+        Some(w) => Words {
+            short: cache::ShortCache::at_least(Some(w.short), word_bits),
+            ..w
+        },
+        None => Words {
+            names: Interner::new(),
+            info: Vec::new(),
+            short: cache::ShortCache::new(word_bits),
+            bytes: 0,
+        },
+    };
+    // Up to 16384 slots (128 KiB of keys), so that a large function's registers stay
+    // cached; small texts get small caches.
+    let short_names = cache::ShortCache::reuse(short_names, cache_bits(len / 64, 14));
+    (words, body, short_names)
 }
 
 /// `s`, which starts `at`, as a slice of `src`, if `at` is a suffix of `src` (it is for the
