@@ -145,13 +145,16 @@ impl Reader<'_> {
     }
 
     /// The next most common operands after registers, a literal (`0d3FF0000000000000`, `8`)
-    /// or a register address (`[%rd4+16]`) followed by `,` or `;`, appended to the instruction
+    /// or an address of a name (`[%rd4+16]`, `[foo_param_0]`) followed by `,` or `;`, appended to the instruction
     /// being read without building an [`Operand`]. Returns the rest and the operand's shape
     /// code, or `None` (having appended nothing) for any other operand, which the general
     /// reader then reads from the start.
     #[inline]
     fn plain_operand<'a>(&mut self, i: &'a [u8]) -> Result<Option<(&'a [u8], u64)>, Err<PErr>> {
         let ends = |x: &[u8]| matches!(x.first(), Some(b',' | b';'));
+        if super::general_only() {
+            return Ok(None);
+        }
         match i.first() {
             Some(b'0'..=b'9') => {
                 let Ok((x, n)) = lex::number(i) else {
@@ -170,7 +173,8 @@ impl Reader<'_> {
                 self.body.push_literal(lit);
                 Ok(Some((x, code)))
             }
-            Some(b'[') if i.get(1) == Some(&b'%') => {
+            // `[%rd4+16]`, and nvcc's parameters `[foo_param_0]`, `[func_retval0+0]`.
+            Some(b'[') if i.get(1).is_some_and(|&b| lex::is_ident_start(b)) => {
                 let Ok((x, w)) = ident(&i[1..]) else {
                     return Ok(None);
                 };
