@@ -405,7 +405,7 @@ pub struct VarDecl {
     /// Element type.
     pub ty: Type,
     /// The declared names, in order.
-    pub names: SmallVec<[Declarator; 1]>,
+    pub names: SmallVec<[Declarator; 2]>,
 }
 
 /// One declared name with its array dimensions, register range and initialiser.

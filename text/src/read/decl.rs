@@ -11,6 +11,31 @@ use ptx_ir_core::{
 use smallvec::SmallVec;
 use std::num::NonZeroU32;
 
+/// A list of plain names `a, b, c;` from its first name up to and including the `;`, with
+/// nothing but spaces and tabs around the commas: the rest and each name (where it starts, and
+/// its spelling). `None` for anything else (ranges, dimensions, initialisers, comments, line
+/// breaks), which the general reader then reads.
+#[allow(clippy::type_complexity)]
+fn plain_names(mut r: &[u8]) -> Option<(&[u8], SmallVec<[(&[u8], &[u8]); 4]>)> {
+    let mut out = SmallVec::new();
+    loop {
+        let (x, w) = lex::ident(r).ok()?;
+        out.push((r, w));
+        let x = blanks(x);
+        match x.first() {
+            Some(b',') => r = blanks(&x[1..]),
+            Some(b';') => return Some((&x[1..], out)),
+            _ => return None,
+        }
+    }
+}
+
+/// `i` after its leading spaces and tabs.
+fn blanks(i: &[u8]) -> &[u8] {
+    let n = i.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    &i[n..]
+}
+
 /// The value of at most nine decimal digits.
 fn decimal(digits: &[u8]) -> u32 {
     digits
@@ -70,7 +95,7 @@ impl Reader<'_> {
         linkage: Option<Linkage>,
     ) -> PResult<'a, VarDecl> {
         // Most declarations name one variable, which the declaration holds inline.
-        let mut names: SmallVec<[_; 1]> = SmallVec::new();
+        let mut names: SmallVec<[_; 2]> = SmallVec::new();
         let mut r = r;
         loop {
             let (x, ()) = ws(r)?;
@@ -170,6 +195,30 @@ impl Reader<'_> {
         let Ok((x, ())) = ws(x) else {
             return Ok(None);
         };
+        if x.first() == Some(&b',') && range.is_none() && align.is_none() {
+            // NCCL's `{.reg .f16 low,high; ...}` around each conversion.
+            if let Some((x, spans)) = plain_names(r) {
+                let mut names = SmallVec::new();
+                for (at, w) in spans {
+                    names.push(Declarator {
+                        name: self.name(at, w)?,
+                        range: None,
+                        dims: SmallVec::new(),
+                        init: None,
+                    });
+                }
+                self.body.push_decl(VarDecl {
+                    linkage: None,
+                    space,
+                    attributes: Vec::new(),
+                    align: None,
+                    vector,
+                    ty,
+                    names,
+                });
+                return Ok(Some(x));
+            }
+        }
         if x.first() != Some(&b';') || align.is_some() {
             // Several names, dimensions, an initialiser: the same qualifiers, read generally.
             let q = Quals {
