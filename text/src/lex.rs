@@ -18,6 +18,12 @@ pub fn ws(i: &[u8]) -> PResult<'_, ()> {
     }
 }
 
+/// Whether `b` may start whitespace or a comment (so that a fast path must not skip past it).
+#[inline(always)]
+pub fn is_blank_or_slash(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'/')
+}
+
 fn ws_more(mut i: &[u8]) -> PResult<'_, ()> {
     loop {
         let skip = i

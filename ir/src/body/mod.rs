@@ -1099,8 +1099,12 @@ impl BodyBuilder {
             return Err(BodyError::TooMany { what, count });
         }
         self.claimed = self.operands.len();
-        // A few modifiers: a loop, where a copy of unknown length is a library call.
-        self.mods.extend(mods.iter().copied());
+        // A few modifiers: a loop, where a copy of unknown length is a library call (and
+        // `extend` an out-of-line call per instruction).
+        self.mods.reserve(mods.len());
+        for &m in mods {
+            self.mods.push(m);
+        }
         self.stmts.push(Stmt::Inst(PackedInst {
             guard: guard.map(|g| g.pred),
             negated: guard.is_some_and(|g| g.negated),

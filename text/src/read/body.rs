@@ -24,7 +24,12 @@ impl Reader<'_> {
         }
         let mut r = i;
         loop {
-            let (x, ()) = ws(r)?;
+            // A line break, or nvcc's line break and tab, before most statements.
+            let x = match r {
+                [b'\n', c, ..] if !lex::is_blank_or_slash(*c) => &r[1..],
+                [b'\n', b'\t', c, ..] if !lex::is_blank_or_slash(*c) => &r[2..],
+                _ => ws(r)?.0,
+            };
             let Some(&c) = x.first() else {
                 return fail(x, "unexpected end of input: missing `}`");
             };

@@ -49,7 +49,12 @@ impl Reader<'_> {
         // What `Form::match_operands` looks at, 5 bits per operand (see `shape`).
         let mut shapes = 0u64;
         let mut count = 0u32;
-        let (mut r, ()) = ws(r)?;
+        // One space, or nvcc's space and tab, between the word and its operands.
+        let mut r = match r {
+            [b' ', c, ..] if !lex::is_blank_or_slash(*c) => &r[1..],
+            [b' ', b'\t', c, ..] if !lex::is_blank_or_slash(*c) => &r[2..],
+            _ => ws(r)?.0,
+        };
         if r.first() != Some(&b';') {
             loop {
                 let after = match Self::register_token(r) {
@@ -91,7 +96,11 @@ impl Reader<'_> {
                     },
                 };
                 count += 1;
-                let (x, ()) = ws(after)?;
+                // Most operands end at their `,` or `;`.
+                let x = match after.first() {
+                    Some(b',' | b';') => after,
+                    _ => ws(after)?.0,
+                };
                 match x.first() {
                     Some(b',') => {
                         let (y, ()) = ws(&x[1..])?;
