@@ -1039,7 +1039,7 @@ impl BodyBuilder {
         cells::addr(&mut self.operands, base, offset, unified);
     }
 
-    /// Opens a vector operand `{...}`, whose elements are pushed next (as operands) and which
+    /// Opens a list operand (a vector `{...}`, or a call's arguments `(...)`), whose elements are pushed next (as operands) and which
     /// [`BodyBuilder::close_vector`] completes, or [`BodyBuilder::cancel_list`] drops.
     #[inline]
     pub fn open_vector(&mut self) -> ListStart {
@@ -1050,6 +1050,13 @@ impl BodyBuilder {
     #[inline]
     pub fn close_vector(&mut self, at: ListStart, items: usize) -> Result<(), BodyError> {
         cells::close_list(&mut self.operands, at.0, cells::List::Vector, items)
+    }
+
+    /// Completes, as a call's argument list `(a, b)`, the list opened at `at` (with
+    /// [`BodyBuilder::open_vector`]) of `items` elements.
+    #[inline]
+    pub fn close_args(&mut self, at: ListStart, items: usize) -> Result<(), BodyError> {
+        cells::close_list(&mut self.operands, at.0, cells::List::Args, items)
     }
 
     /// Drops the list opened at `at` and everything pushed since.

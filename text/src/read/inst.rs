@@ -57,7 +57,7 @@ impl Reader<'_> {
         };
         if r.first() != Some(&b';') {
             loop {
-                let after = match Self::register_token(r) {
+                let after = match Self::register_token(r, b'}') {
                     Some((x, w)) => {
                         match self.cached_register(r, w) {
                             Some(name) => {
@@ -82,7 +82,7 @@ impl Reader<'_> {
                         }
                         x
                     }
-                    None => match self.plain_operand(r)? {
+                    None => match self.plain_operand(r, call)? {
                         Some((x, code)) => {
                             shapes = shapes << 5 | code;
                             x
@@ -159,7 +159,11 @@ impl Reader<'_> {
     /// code, or `None` (having appended nothing) for any other operand, which the general
     /// reader then reads from the start.
     #[inline]
-    fn plain_operand<'a>(&mut self, i: &'a [u8]) -> Result<Option<(&'a [u8], u64)>, Err<PErr>> {
+    fn plain_operand<'a>(
+        &mut self,
+        i: &'a [u8],
+        call: bool,
+    ) -> Result<Option<(&'a [u8], u64)>, Err<PErr>> {
         let ends = |x: &[u8]| matches!(x.first(), Some(b',' | b';'));
         if super::general_only() {
             return Ok(None);
@@ -203,8 +207,10 @@ impl Reader<'_> {
                 self.body.push_address(Some(base), off, unified);
                 Ok(Some((x, shape::ADDR)))
             }
-            Some(b'{') => self.register_vector(i),
-            _ => match Self::bare_name_token(i) {
+            Some(b'{') => self.register_list(i, false),
+            // nvcc's `call.uni (retval0), foo, (param0, param1);`
+            Some(b'(') if call => self.register_list(i, true),
+            _ => match Self::bare_name_token(i, b'}') {
                 // A label, parameter or scoped register (`bra $L__BB0_2;`, `low`).
                 Some((x, w)) if ends(x) => {
                     let name = self.name(i, w)?;
@@ -216,32 +222,41 @@ impl Reader<'_> {
         }
     }
 
-    /// A name without `%` directly followed by `,`, `;` or `}`, which the general reader
+    /// A name without `%` directly followed by `,`, `;` or `close` (as for
+    /// [`Self::register_token`]), which the general reader
     /// reads as a register operand (a label, a parameter, `.reg .f16 low` inside a scope);
     /// `None` for anything else, including the sink `_` and `WARP_SZ`.
     #[inline]
-    fn bare_name_token(i: &[u8]) -> Option<(&[u8], &[u8])> {
+    fn bare_name_token(i: &[u8], close: u8) -> Option<(&[u8], &[u8])> {
         match i.first() {
             _ if super::general_only() => None,
             Some(&b) if b != b'%' && lex::is_ident_start(b) => {
                 let (r, w) = ident(i).ok()?;
-                (matches!(r.first(), Some(b',' | b';' | b'}')) && w != b"_" && w != b"WARP_SZ")
+                (matches!(r.first(), Some(&c) if c == b',' || c == b';' || c == close)
+                    && w != b"_"
+                    && w != b"WARP_SZ")
                     .then_some((r, w))
             }
             _ => None,
         }
     }
 
-    /// A vector of registers `{%r1, %r2}` followed by `,` or `;`, for [`Self::plain_operand`]:
-    /// NCCL's and the half-precision headers' `mov.b32 {%rs1, %rs2}, %r3;`, read into cells
-    /// without a list to allocate. Anything else leaves nothing pushed (a new register met on
-    /// the way stays interned, as the general reader would intern it first too).
-    fn register_vector<'a>(&mut self, i: &'a [u8]) -> Result<Option<(&'a [u8], u64)>, Err<PErr>> {
+    /// A list of registers and names, a vector `{%r1, %r2}` or (with `args`) a call's arguments
+    /// `(param0, param1)`, followed by `,` or `;`, for [`Self::plain_operand`]: NCCL's and the
+    /// half-precision headers' `mov.b32 {%rs1, %rs2}, %r3;`, nvcc's calls, read into cells
+    /// without a list to allocate. Anything else leaves nothing pushed (a new name met on the
+    /// way stays interned, as the general reader would intern it first too).
+    fn register_list<'a>(
+        &mut self,
+        i: &'a [u8],
+        args: bool,
+    ) -> Result<Option<(&'a [u8], u64)>, Err<PErr>> {
+        let close = if args { b')' } else { b'}' };
         let at = self.body.open_vector();
         let mut r = &i[1..];
         let mut items = 0;
         loop {
-            let x = if let Some((x, w)) = Self::register_token(r) {
+            let x = if let Some((x, w)) = Self::register_token(r, close) {
                 match self.cached_register(r, w) {
                     Some(name) => self.body.push_register(name),
                     None => match self.percent_name_uncached(r, w)? {
@@ -250,7 +265,7 @@ impl Reader<'_> {
                     },
                 }
                 x
-            } else if let Some((x, w)) = Self::bare_name_token(r) {
+            } else if let Some((x, w)) = Self::bare_name_token(r, close) {
                 let name = self.name(r, w)?;
                 self.body.push_register(name);
                 x
@@ -260,11 +275,16 @@ impl Reader<'_> {
             items += 1;
             match x {
                 [b',', b' ', y @ ..] | [b',', y @ ..] => r = y,
-                [b'}', y @ ..] if matches!(y.first(), Some(b',' | b';')) => {
-                    if let Err(e) = self.body.close_vector(at, items) {
+                [c, y @ ..] if *c == close && matches!(y.first(), Some(b',' | b';')) => {
+                    let closed = if args {
+                        self.body.close_args(at, items)
+                    } else {
+                        self.body.close_vector(at, items)
+                    };
+                    if let Err(e) = closed {
                         return Err(Err::Failure(PErr::at(i, e.to_string())));
                     }
-                    return Ok(Some((y, shape::VECTOR)));
+                    return Ok(Some((y, if args { shape::ARGS } else { shape::VECTOR })));
                 }
                 _ => break,
             }
@@ -457,15 +477,16 @@ impl Reader<'_> {
         Ok((r, Operand::Reg { name, sel }))
     }
 
-    /// The common operand: a `%` name directly followed by `,`, `;` or `}`; returns the rest
+    /// The common operand: a `%` name directly followed by `,`, `;` or `close` (the `}` or `)`
+    /// of a list being read); returns the rest
     /// and the name's spelling (`None` for any other operand).
     #[inline(always)]
-    fn register_token(i: &[u8]) -> Option<(&[u8], &[u8])> {
+    fn register_token(i: &[u8], close: u8) -> Option<(&[u8], &[u8])> {
         if i.first() != Some(&b'%') {
             return None;
         }
         let (r, w) = ident(i).ok()?;
-        matches!(r.first(), Some(b',' | b';' | b'}')).then_some((r, w))
+        matches!(r.first(), Some(&c) if c == b',' || c == b';' || c == close).then_some((r, w))
     }
 
     /// The register the short-name cache knows `w` (read at `at`) to be, if it does.
@@ -589,7 +610,7 @@ impl Reader<'_> {
             return Ok(&r[1..]);
         }
         loop {
-            let x = match Self::register_token(r) {
+            let x = match Self::register_token(r, close) {
                 Some((x, w)) => {
                     let o = match self.cached_register(r, w) {
                         Some(name) => Operand::Reg {
