@@ -39,6 +39,14 @@ pub fn parse_file(src: &str, file: &str) -> Result<Module, ParseError> {
     read::parse_module(src, file)
 }
 
+/// Reads a module with the reader's fast paths off (plain declarations; names, literals,
+/// addresses and register lists as operands), through the general paths they must agree with:
+/// the same module, or the same error, as [`parse`]. For fuzzing (feature `general-paths`).
+#[cfg(feature = "general-paths")]
+pub fn parse_general_only(src: &str) -> Result<Module, ParseError> {
+    read::with_general_paths(|| read::parse_module(src, "<input>"))
+}
+
 /// Reads a module together with the byte offset of every statement of every function body, so
 /// that tools (the verifier's diagnostics) can point at source lines without the IR carrying
 /// spans.

@@ -2,7 +2,8 @@
 //! round-trips (print -> parse equals it, printing is a fixpoint), and reading with statement
 //! spans gives the same module. Every input is read twice, after the inputs before it (with
 //! the instruction words and caches the reader keeps per thread) and as a thread's first
-//! module: the two give the same module or the same error.
+//! module: the two give the same module or the same error. A third read with the reader's fast
+//! paths off (`parse_general_only`) must give them too.
 //!
 //! Input that looks like PTX (a corpus seed, or what libFuzzer made of one) is read as is.
 //! Otherwise the first byte chooses: even, the remaining bytes as (lossy UTF-8) text; odd, one
@@ -54,6 +55,18 @@ pub fn check_text(text: &str) {
             "a read after other modules (words and caches kept) differs from a first read",
         );
     }
+    let general = ptx_ir_text::parse_general_only(text);
+    let same = match (&kept, &general) {
+        (Ok(a), Ok(b)) => a == b,
+        (Err(a), Err(b)) => a.to_string() == b.to_string(),
+        _ => false,
+    };
+    if !same {
+        fail(
+            text,
+            "the reader's fast paths and its general paths read this differently",
+        );
+    }
     let Ok(m) = kept else {
         return;
     };
@@ -88,6 +101,29 @@ fn fail(text: &str, err: &str) -> ! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every file of the shared corpus passes the oracle: in particular the fast paths read
+    /// each as the general paths do.
+    #[test]
+    fn shared_corpus() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+        let mut files = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "ptx") {
+                    files.push(p);
+                }
+            }
+        }
+        assert!(files.len() >= 41, "{} corpus files", files.len());
+        for f in files {
+            check_text(&std::fs::read_to_string(&f).unwrap());
+        }
+    }
 
     #[test]
     fn smoke() {

@@ -194,20 +194,30 @@ thread_local! {
     static SPARE: std::cell::Cell<Option<Spare>> = const { std::cell::Cell::new(None) };
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "general-paths"))]
 thread_local! {
-    /// Set by tests to read everything through the general paths, which the fast paths
-    /// (plain declarations, bare-name operands) must agree with.
+    /// Set by tests and fuzzing to read everything through the general paths, which the fast
+    /// paths (plain declarations, operands read without the general operand reader) must
+    /// agree with.
     static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Whether the fast paths are off (only ever in tests).
+/// Whether the fast paths are off (only ever in tests and fuzzing).
 #[inline(always)]
 fn general_only() -> bool {
-    #[cfg(test)]
+    #[cfg(any(test, feature = "general-paths"))]
     return GENERAL_ONLY.get();
-    #[cfg(not(test))]
+    #[cfg(not(any(test, feature = "general-paths")))]
     false
+}
+
+/// Runs `f` with the fast paths off.
+#[cfg(any(test, feature = "general-paths"))]
+pub(crate) fn with_general_paths<T>(f: impl FnOnce() -> T) -> T {
+    let before = GENERAL_ONLY.replace(true);
+    let out = f();
+    GENERAL_ONLY.set(before);
+    out
 }
 
 /// The most a thread keeps between modules in its body builder.
@@ -839,7 +849,7 @@ pub(crate) fn ws_inline(i: &[u8]) -> (&[u8], ()) {
 
 #[cfg(test)]
 mod tests {
-    use super::{byte_line, GENERAL_ONLY};
+    use super::byte_line;
 
     /// A module read after others on the same thread (reusing their caches and body builder)
     /// and after the scratch was released reads as it did first.
@@ -1030,10 +1040,12 @@ mod tests {
             )
         };
         let read = |src: &str, general: bool| {
-            GENERAL_ONLY.set(general);
-            let m = crate::parse(src).map_err(|e| e.to_string());
-            GENERAL_ONLY.set(false);
-            m
+            let read = || crate::parse(src).map_err(|e| e.to_string());
+            if general {
+                super::with_general_paths(read)
+            } else {
+                read()
+            }
         };
         let mut read_ok = 0;
         for text in decls.iter().chain(&insts) {
