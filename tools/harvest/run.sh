@@ -7,11 +7,13 @@
 #                                  Triton and TorchInductor (gen_triton.py), XLA and Numba
 #                                  (gen_other.py), and extract the PTX embedded in the installed
 #                                  libraries (cuobjdump -xptx); then `ptx check` and
-#                                  `ptx roundtrip` every distinct file, and run ptxas on the
-#                                  original and the printed form of a sample of those that read.
+#                                  `ptx roundtrip` every distinct file, compare the reader's
+#                                  fast and general paths on each (fast_agree), and run ptxas on
+#                                  the original and the printed form of a sample of those that read.
 #
 # Writes to $OUT (or ./out): harvest.log (what each generator did), results.tsv (one line per
-# file: source, name, bytes, check rc, roundtrip rc, first error), ptxas.tsv (file, target,
+# file: source, name, bytes, check rc, roundtrip rc, first error), fast_agree.txt (the files
+# the fast and general paths read differently, if any), ptxas.tsv (file, target,
 # original rc, printed rc), failing.tar.gz (the files that failed, smallest first, <= 15 MB),
 # summary.txt. Everything is time-boxed to finish within the device's 10-minute command limit.
 set -u
@@ -63,9 +65,12 @@ gen() {
 
 case "${1:-}" in
 prepare)
-    (cd "$here" && cargo build --release --bin ptx) || exit 1
+    (cd "$here" && cargo build --release --bin ptx \
+        && cargo build --release -p ptx-ir-text --features general-paths --example fast_agree) \
+        || exit 1
     mkdir -p "$carry" && cp "$here/target/release/ptx" "$carry/ptx" && strip "$carry/ptx"
-    echo "prepared $carry/ptx"
+    cp "$here/target/release/examples/fast_agree" "$carry/fast_agree" && strip "$carry/fast_agree"
+    echo "prepared $carry/ptx and $carry/fast_agree"
     exit 0;;
 gen) export PYTHONUNBUFFERED=1; gen "$2"; exit;;
 run) ;;
@@ -139,6 +144,14 @@ ls "$w/all"/*.ptx | xargs -P 16 -I{} bash -c '
 } > "$out/results.tsv"
 echo "checked at $(elapsed) s"
 
+# 3b. The reader's fast paths against its general paths (the same module or error), if built.
+if [ -x "$carry/fast_agree" ]; then
+    ls "$w/all"/*.ptx | xargs -P 16 -n 20 timeout 120 "$carry/fast_agree" 2>&1 \
+        | grep -v '^agree ' | grep -v ' agree, 0 differ$' > "$out/fast_agree.txt"
+    echo "fast/general paths: $(ls "$w/all"/*.ptx | wc -l) files read, $(grep -c '^DIFFER' "$out/fast_agree.txt") differ"
+fi
+echo "fast_agree done at $(elapsed) s"
+
 # 4. ptxas on original and printed form, for files that read, up to 3 MB, while time lasts.
 printf 'file\ttarget\torig_rc\tprinted_rc\torig_error\n' > "$out/ptxas.tsv"
 awk -F'\t' 'NR > 1 && $4 == 0 && $5 == 0 && $3 < 3000000 { print $2 }' "$out/results.tsv" \
@@ -162,6 +175,7 @@ echo "ptxas done at $(elapsed) s"
 # 5. Summary and the failing files.
 {
     echo "files: $(($(wc -l < "$out/results.tsv") - 1))"
+    [ -e "$out/fast_agree.txt" ] && echo "fast/general paths differ on $(grep -c '^DIFFER' "$out/fast_agree.txt") files"
     awk -F'\t' 'NR > 1 { n[$1]++; c[$1] += ($4 == 0); r[$1] += ($5 == 0); b[$1] += $3 }
         END { for (s in n) printf "%-9s files %5d  MB %8.1f  check ok %5d  roundtrip ok %5d\n", s, n[s], b[s] / 1e6, c[s], r[s] }' "$out/results.tsv"
     awk -F'\t' 'NR > 1 { n++; if ($3 == 0) { o++; if ($4 == 0) p++; else if ($4 != "-") f++ } }
