@@ -75,10 +75,8 @@ impl Reader<'_> {
             }
             Some(b'.') if sec => {
                 let (r, w) = crate::lex::qual_word(&i[1..])?;
-                let mut s = Vec::with_capacity(w.len() + 1);
-                s.push(b'.');
-                s.extend_from_slice(w);
-                let n = self.name(i, &s)?;
+                // The name with its dot, as the text spells it.
+                let n = self.name(i, &i[..=w.len()])?;
                 Ok((r, Expr::Sym(n)))
             }
             Some(_) => {

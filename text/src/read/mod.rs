@@ -707,6 +707,15 @@ impl Reader<'_> {
                 return Ok((r, SectionEntry::Bytes(ptx_ir_core::ByteLine::new(&b))));
             }
         }
+        if let Some((r, e)) = self.plain_value(i)? {
+            return Ok((
+                r,
+                SectionEntry::Data {
+                    ty,
+                    values: Box::new([e]),
+                },
+            ));
+        }
         // Usually one value (`.b32 label`, `.b64 sym+8`): gathered on the stack, so that the
         // entry takes one allocation of its exact size.
         let mut values: smallvec::SmallVec<[_; 2]> = smallvec::SmallVec::new();
@@ -745,6 +754,47 @@ impl Reader<'_> {
                 values: exact_vec(values).into_boxed_slice(),
             },
         ))
+    }
+}
+
+impl Reader<'_> {
+    /// The common data line of a debug section after its type, one name or decimal number
+    /// that ends the line (`.b32 .debug_abbrev`, `.b64 $L__func_begin0`, `.b64 0`), read as the
+    /// expression reader reads it; `None` for anything else (which it then reads).
+    fn plain_value<'a>(
+        &mut self,
+        i: &'a [u8],
+    ) -> Result<Option<(&'a [u8], ptx_ir_core::Expr)>, Err<PErr>> {
+        use ptx_ir_core::Expr;
+        if general_only() {
+            return Ok(None);
+        }
+        let x = match i {
+            [b' ' | b'\t', x @ ..] => x,
+            _ => return Ok(None),
+        };
+        // The value's length: a name, a dotted section name, or decimal digits.
+        let n = match x.first() {
+            Some(b'.') => qual_word(&x[1..]).map_or(0, |(_, w)| 1 + w.len()),
+            Some(&b) if lex::is_ident_start(b) && b != b'%' => ident(x).map_or(0, |(_, w)| w.len()),
+            Some(b'0') => 1,
+            Some(b'1'..=b'9') => x.iter().take_while(|b| b.is_ascii_digit()).count(),
+            _ => 0,
+        };
+        if n == 0 || x.get(n) != Some(&b'\n') {
+            return Ok(None);
+        }
+        let (w, rest) = x.split_at(n);
+        let e = match w[0] {
+            b'0'..=b'9' => match lex::number(w) {
+                Ok((_, lex::Number::Int(v))) if n <= 18 => Expr::Int(v),
+                _ => return Ok(None),
+            },
+            // `generic(...)` is read by the expression reader.
+            _ if w == b"generic" => return Ok(None),
+            _ => Expr::Sym(self.name(x, w)?),
+        };
+        Ok(Some((rest, e)))
     }
 }
 
@@ -1047,6 +1097,46 @@ mod tests {
                 read()
             }
         };
+        let data = [
+            ".b32 .debug_abbrev",
+            ".b64 $L1",
+            ".b64 0",
+            ".b64 7",
+            ".b64 010",
+            ".b64 123456789012345678",
+            ".b64 1234567890123456789",
+            ".b64 99999999999999999999",
+            ".b32 sym+4",
+            ".b32 sym +4",
+            ".b32 sym // c",
+            ".b32 sym ",
+            ".b32 sym\r",
+            ".b32 generic",
+            ".b32 generic(sym)",
+            ".b32 .",
+            ".b32 %r1",
+            ".b32 a, b",
+            ".b32\tsym",
+            ".b32  sym",
+            ".b32 _",
+            ".b8 1",
+            ".b8 sym",
+            ".b16 -1",
+            ".b64 0x10",
+            ".b64 1.5",
+            ".b32 .debug_abbrev+8",
+            ".b32 .debug.x",
+        ];
+        let section = |line: &str| {
+            format!(
+                ".version 8.0\n.target sm_90\n.address_size 64\n.global .b32 sym;\n\
+                 .section .debug_info\n{{\n$L1:\n{line}\n.b8 0\n}}\n"
+            )
+        };
+        for line in data {
+            let src = section(line);
+            assert_eq!(read(&src, false), read(&src, true), "{line:?}");
+        }
         let mut read_ok = 0;
         for text in decls.iter().chain(&insts) {
             let text = text.replace("\\t", "\t").replace("\\n", "\n");
