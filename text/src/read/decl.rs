@@ -247,7 +247,12 @@ impl Reader<'_> {
     fn quals<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Quals> {
         let at = i;
         let (mut r, d) = directive(i)?;
-        let space = match Modifier::lookup(d) {
+        let space = match d {
+            b"param" => Some(Modifier::Space(Space::Param)),
+            b"reg" => Some(Modifier::Space(Space::Reg)),
+            _ => Modifier::lookup(d),
+        };
+        let space = match space {
             Some(Modifier::Space(s)) => s,
             _ => {
                 return fail(
@@ -302,7 +307,7 @@ impl Reader<'_> {
                     q.attributes.extend(a);
                     r = x;
                 }
-                _ => match Modifier::lookup(d) {
+                _ => match decl_word(d) {
                     Some(Modifier::Vector(v)) if q.vector.is_none() => q.vector = Some(v),
                     Some(Modifier::Type(t)) if ty.is_none() => ty = Some(t),
                     Some(Modifier::Space(s)) if matches!(&q.ptr, Some(p) if p.space.is_none()) => {
