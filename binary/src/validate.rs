@@ -249,7 +249,10 @@ impl V {
             },
             Stmt::Label(n) => self.name(*n),
             Stmt::Decl(d) => self.decl(d),
-            Stmt::PlainDecl(p) => self.name(p.name),
+            Stmt::PlainDecl(p) => {
+                self.name(p.name)?;
+                p.second.map_or(Ok(()), |n| self.name(n))
+            }
             Stmt::Loc(l) => match &l.inlined {
                 Some(x) => self.name(x.function_name),
                 None => Ok(()),
@@ -315,7 +318,10 @@ impl V {
             StmtRef::Inst(i) => self.inst(i),
             StmtRef::Label(n) => self.name(n),
             StmtRef::Decl(DeclRef::Full(d)) => self.decl(d),
-            StmtRef::Decl(DeclRef::Plain(p)) => self.name(p.name),
+            StmtRef::Decl(DeclRef::Plain(p)) => {
+                self.name(p.name)?;
+                p.second.map_or(Ok(()), |n| self.name(n))
+            }
             StmtRef::Loc(l) => match l.inlined {
                 Some(i) => self.name(i.function_name),
                 None => Ok(()),

@@ -159,7 +159,12 @@ fn body_names_mut(body: &mut Body, f: &mut impl FnMut(&mut Name)) {
             }
             Stmt::Label(n) => f(n),
             Stmt::Decl(d) => exclusive::decl(d, f),
-            Stmt::PlainDecl(p) => f(&mut p.name),
+            Stmt::PlainDecl(p) => {
+                f(&mut p.name);
+                if let Some(n) = &mut p.second {
+                    f(n);
+                }
+            }
             Stmt::Loc(l) => {
                 if let Some(i) = &mut l.inlined {
                     f(&mut i.function_name);

@@ -471,9 +471,14 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
                     x.range,
                 );
             }
-            Stmt::PlainDecl(p) => {
+            Stmt::PlainDecl(p) if p.second.is_none() => {
                 let range = p.range.map(std::num::NonZeroU32::get);
                 put_decl(&mut entries, p.space, p.ty, None, p.vector, p.name, range);
+            }
+            // Two names: as the declaration it stands for (the format's record holds one).
+            Stmt::PlainDecl(p) => {
+                entries.push(OTHER);
+                others.push(Stmt::Decl(Box::new(p.to_var_decl())));
             }
             Stmt::LineLoc { file, line, col } => {
                 entries.push(LOC);
@@ -1235,6 +1240,58 @@ mod tests {
             ]
         );
         assert_eq!(Stmt::decl(Box::new(plain)), Stmt::PlainDecl(inline));
+    }
+
+    /// Two names in one declaration (NCCL's `.reg .f16 low, high;`): kept in the entry, written
+    /// as the declaration it stands for (the format's record holds one name), and read back
+    /// into the entry; with a range, dimensions or a third name they stay boxed.
+    #[test]
+    fn two_name_declarations_have_one_form() {
+        let d = |n: usize, range: Option<u32>, dims: bool| Declarator {
+            name: Name::from_index(n),
+            range,
+            dims: if dims {
+                smallvec::smallvec![Some(2)]
+            } else {
+                Default::default()
+            },
+            init: None,
+        };
+        let decl = |names: smallvec::SmallVec<[Declarator; 2]>| VarDecl {
+            linkage: None,
+            space: Space::Reg,
+            attributes: Vec::new(),
+            align: None,
+            vector: None,
+            ty: Type::F16,
+            names,
+        };
+        let two = decl(smallvec::smallvec![d(0, None, false), d(1, None, false)]);
+        let inline = PlainDecl::of(&two).unwrap();
+        assert_eq!(inline.second, Some(Name::from_index(1)));
+        assert_eq!(inline.to_var_decl(), two);
+        for boxed in [
+            decl(smallvec::smallvec![d(0, Some(4), false), d(1, None, false)]),
+            decl(smallvec::smallvec![d(0, None, false), d(1, Some(4), false)]),
+            decl(smallvec::smallvec![d(0, None, false), d(1, None, true)]),
+            decl(smallvec::smallvec![
+                d(0, None, false),
+                d(1, None, false),
+                d(2, None, false)
+            ]),
+        ] {
+            assert_eq!(PlainDecl::of(&boxed), None, "{boxed:?}");
+        }
+        assert_eq!(Stmt::decl(Box::new(two.clone())), Stmt::PlainDecl(inline));
+        assert_eq!(Stmt::decl_value(two.clone()), Stmt::PlainDecl(inline));
+        // As the encoder writes it (`others`), read back into the entry.
+        let columns = Columns {
+            words: Blob(Cow::Borrowed(&[])),
+            entries: Blob(Cow::Owned(vec![OTHER])),
+            operands: Blob(Cow::Borrowed(&[])),
+            others: vec![Stmt::Decl(Box::new(two))],
+        };
+        assert_eq!(decode(columns).unwrap().stmts, [Stmt::PlainDecl(inline)]);
     }
 
     #[test]

@@ -126,26 +126,30 @@ pub struct PlainDecl {
     pub name: Name,
     /// `%r<100>`: declares `%r0` .. `%r99` (a range of 0 is held by [`Stmt::Decl`]).
     pub range: Option<NonZeroU32>,
+    /// A second name, declared alike (`.reg .f16 low, high;`, NCCL's scopes around each
+    /// conversion); only where neither name has a range.
+    pub second: Option<Name>,
 }
 
 impl PlainDecl {
     /// `d` as a plain declaration, if it is one.
     pub fn of(d: &VarDecl) -> Option<PlainDecl> {
-        let [x] = &d.names[..] else {
-            return None;
+        let bare = |x: &Declarator| x.dims.is_empty() && x.init.is_none();
+        let (x, second) = match &d.names[..] {
+            [x] if bare(x) && x.range != Some(0) => (x, None),
+            [x, y] if bare(x) && bare(y) && x.range.is_none() && y.range.is_none() => {
+                (x, Some(y.name))
+            }
+            _ => return None,
         };
-        let plain = d.linkage.is_none()
-            && d.attributes.is_empty()
-            && d.align.is_none()
-            && x.dims.is_empty()
-            && x.init.is_none()
-            && x.range != Some(0);
+        let plain = d.linkage.is_none() && d.attributes.is_empty() && d.align.is_none();
         plain.then(|| PlainDecl {
             space: d.space,
             ty: d.ty,
             vector: d.vector,
             name: x.name,
             range: x.range.and_then(NonZeroU32::new),
+            second,
         })
     }
 
@@ -158,12 +162,15 @@ impl PlainDecl {
             align: None,
             vector: self.vector,
             ty: self.ty,
-            names: smallvec::smallvec![Declarator {
-                name: self.name,
-                range: self.range.map(NonZeroU32::get),
-                dims: Default::default(),
-                init: None,
-            }],
+            names: std::iter::once((self.name, self.range.map(NonZeroU32::get)))
+                .chain(self.second.map(|n| (n, None)))
+                .map(|(name, range)| Declarator {
+                    name,
+                    range,
+                    dims: Default::default(),
+                    init: None,
+                })
+                .collect(),
         }
     }
 }

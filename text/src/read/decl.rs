@@ -198,6 +198,19 @@ impl Reader<'_> {
         if x.first() == Some(&b',') && range.is_none() && align.is_none() {
             // NCCL's `{.reg .f16 low,high; ...}` around each conversion.
             if let Some((x, spans)) = plain_names(r) {
+                if let [(a, wa), (b, wb)] = spans[..] {
+                    let name = self.name(a, wa)?;
+                    let second = Some(self.name(b, wb)?);
+                    self.body.push_plain_decl(PlainDecl {
+                        space,
+                        ty,
+                        vector,
+                        name,
+                        range: None,
+                        second,
+                    });
+                    return Ok(Some(x));
+                }
                 let mut names = SmallVec::new();
                 for (at, w) in spans {
                     names.push(Declarator {
@@ -240,6 +253,7 @@ impl Reader<'_> {
             vector,
             name,
             range,
+            second: None,
         });
         Ok(Some(&x[1..]))
     }
