@@ -196,10 +196,12 @@ impl Reader<'_> {
             return Ok(None);
         };
         if x.first() == Some(&b',') && range.is_none() && align.is_none() {
-            // NCCL's `{.reg .f16 low,high; ...}` around each conversion.
-            if let Some((x, spans)) = plain_names(r) {
-                if let [(a, wa), (b, wb)] = spans[..] {
-                    let name = self.name(a, wa)?;
+            // NCCL's `{.reg .f16 low,high; ...}` around each conversion: two names, kept in
+            // the body entry.
+            let b = blanks(&x[1..]);
+            if let Ok((y, wb)) = lex::ident(b) {
+                if let [b';', rest @ ..] = blanks(y) {
+                    let name = self.name(r, w)?;
                     let second = Some(self.name(b, wb)?);
                     self.body.push_plain_decl(PlainDecl {
                         space,
@@ -209,8 +211,10 @@ impl Reader<'_> {
                         range: None,
                         second,
                     });
-                    return Ok(Some(x));
+                    return Ok(Some(rest));
                 }
+            }
+            if let Some((x, spans)) = plain_names(r) {
                 let mut names = SmallVec::new();
                 for (at, w) in spans {
                     names.push(Declarator {
