@@ -53,6 +53,30 @@ enum Repr {
     Tree(Vec<Statement>),
 }
 
+/// Dropping a body visits only the entries that own memory: the derived drop called a
+/// function per entry, whatever its kind (4% of the time of reading and dropping NCCL's
+/// modules).
+impl Drop for Compact {
+    fn drop(&mut self) {
+        for s in self.stmts.drain(..) {
+            // Exhaustive, so that a new variant is sorted here.
+            match s {
+                Stmt::Inst(_)
+                | Stmt::Label(_)
+                | Stmt::Block { .. }
+                | Stmt::LineLoc { .. }
+                | Stmt::PlainDecl(_) => std::mem::forget(s),
+                Stmt::Decl(_)
+                | Stmt::Loc(_)
+                | Stmt::Pragma(_)
+                | Stmt::BranchTargets(_)
+                | Stmt::CallTargets(_)
+                | Stmt::CallPrototype(_) => drop(s),
+            }
+        }
+    }
+}
+
 impl Default for Repr {
     fn default() -> Repr {
         Repr::Compact(Compact::default())
