@@ -133,8 +133,15 @@ impl<const W: usize> ShortCache<W> {
     /// Caches `v` (non-zero) for `s`, replacing whatever shared its slot.
     #[inline]
     pub(crate) fn put(&mut self, s: &[u8], v: u32) {
+        self.put_at(s, &[], v);
+    }
+
+    /// [`ShortCache::put`] for `s` read at `after` (see [`key`]): its key built from whole
+    /// words where the text allows.
+    #[inline]
+    pub(crate) fn put_at(&mut self, s: &[u8], after: &[u8], v: u32) {
         debug_assert_ne!(v, 0);
-        if let Some(k) = key::<W>(s, &[]) {
+        if let Some(k) = key::<W>(s, after) {
             let at = self.slot(&k);
             if let Some(slot) = self.slots.get_mut(at) {
                 *slot = Slot { key: k, val: v };
@@ -164,6 +171,8 @@ mod tests {
         c.put(long, 3);
         assert_eq!(c.get(long, &src[13..]), None);
         // Whole-word reads and byte-by-byte reads give the same key.
+        c.put_at(&src[..5], src, 13);
+        assert_eq!(c.get(b"%rd12", b"%rd12"), Some(13));
         let w = b"%rd1234567890";
         c.put(w, 11);
         assert_eq!(

@@ -536,7 +536,7 @@ impl Reader<'_> {
             return Ok(Ok(reg));
         }
         let n = self.name_in(NameTable::Names, at, w)?;
-        self.cache_name(w, n, true);
+        self.cache_name(at, w, n, true);
         Ok(Err(n))
     }
 

@@ -388,16 +388,17 @@ impl Reader<'_> {
             return Ok(Name::from_index(((v & !PLAIN) - 1) as usize));
         }
         let n = self.name_in(NameTable::Names, at, s)?;
-        self.cache_name(s, n, false);
+        self.cache_name(at, s, n, false);
         Ok(n)
     }
 
-    /// Remembers `n` as the name spelled `s`, `plain` as in [`PLAIN`].
+    /// Remembers `n` as the name spelled `s` (read at `at`), `plain` as in [`PLAIN`].
     #[inline]
-    pub(crate) fn cache_name(&mut self, s: &[u8], n: Name, plain: bool) {
+    pub(crate) fn cache_name(&mut self, at: &[u8], s: &[u8], n: Name, plain: bool) {
         if let Ok(v) = u32::try_from(n.index() + 1) {
             if v < PLAIN {
-                self.short_names.put(s, if plain { v | PLAIN } else { v });
+                self.short_names
+                    .put_at(s, at, if plain { v | PLAIN } else { v });
             }
         }
     }
