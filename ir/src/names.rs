@@ -300,6 +300,39 @@ impl Interner {
             self.grow();
         }
         let h = hash_bytes(s.as_bytes());
+        // The table through one mutable borrow: found or inserted without looking it up again
+        // (a reader interns a new register in nearly every NCCL instruction).
+        let Interner { buf, ends, slots } = self;
+        let Some(table) = slots.get_mut() else {
+            return self.insert_unindexed(s, h);
+        };
+        let mask = table.len() - 1;
+        let t = tag(h, s.len());
+        let mut k = home(h, table.len());
+        loop {
+            let v = table[k];
+            if v == 0 {
+                break;
+            }
+            if v >> 32 == t {
+                let i = (v as u32 - 1) as usize;
+                let start = if i == 0 { 0 } else { ends[i - 1] };
+                if same(&buf.as_bytes()[start..ends[i]], s.as_bytes()) {
+                    return Name::from_index(i);
+                }
+            }
+            k = (k + 1) & mask;
+        }
+        let n = Name::from_index(ends.len());
+        buf.push_str(s);
+        ends.push(buf.len());
+        table[k] = (t << 32) | (n.index() as u64 + 1);
+        n
+    }
+
+    /// [`Interner::intern`] where the table is gone (after `grow` it never is).
+    #[cold]
+    fn insert_unindexed(&mut self, s: &str, h: u64) -> Name {
         match self.probe(s.as_bytes(), h) {
             Ok(n) => n,
             Err(slot) => self.insert_at(s, h, slot),
