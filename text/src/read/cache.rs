@@ -130,6 +130,15 @@ impl<const W: usize> ShortCache<W> {
         }
     }
 
+    /// The value cached for the key `k` (a spelling's bytes, zero-padded), if any.
+    #[inline(always)]
+    pub(crate) fn get_key(&self, k: [u64; W]) -> Option<u32> {
+        match self.slots.get(self.slot(&k)) {
+            Some(slot) if same(&slot.key, &k) => Some(slot.val),
+            _ => None,
+        }
+    }
+
     /// Caches `v` (non-zero) for `s`, replacing whatever shared its slot.
     #[inline]
     pub(crate) fn put(&mut self, s: &[u8], v: u32) {

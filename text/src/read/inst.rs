@@ -57,6 +57,18 @@ impl Reader<'_> {
         };
         if r.first() != Some(&b';') {
             loop {
+                if let Some((x, name)) = self.cached_register_window(r) {
+                    self.body.push_register(name);
+                    shapes = shapes << 5 | shape::REG;
+                    count += 1;
+                    // `x` is at the `,` or `;`.
+                    if x[0] == b',' {
+                        r = ws(&x[1..])?.0;
+                        continue;
+                    }
+                    r = x;
+                    break;
+                }
                 let after = match Self::register_token(r, b'}') {
                     Some((x, w)) => {
                         match self.cached_register(r, w) {
@@ -487,6 +499,40 @@ impl Reader<'_> {
         }
         let (r, w) = ident(i).ok()?;
         matches!(r.first(), Some(&c) if c == b',' || c == b';' || c == close).then_some((r, w))
+    }
+
+    /// A register operand the short-name cache knows, found without scanning its name: the
+    /// eight bytes at `i` hold a `%` name and then its `,` or `;`, and the bytes before that are
+    /// a spelling cached as a plain register operand (which makes them an identifier's: only
+    /// `%` names read by [`Self::register_token`] are cached so). Returns the rest from the
+    /// `,` or `;`, and the name.
+    #[inline(always)]
+    fn cached_register_window<'a>(&self, i: &'a [u8]) -> Option<(&'a [u8], Name)> {
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        if super::general_only() {
+            return None;
+        }
+        let w: [u8; 8] = i.get(..8)?.try_into().ok()?;
+        if w[0] != b'%' {
+            return None;
+        }
+        let v = u64::from_le_bytes(w);
+        // Bit 7 of each byte equal to `c`, exactly (no borrow between bytes).
+        let eq = |c: u8| {
+            let x = v ^ (ONES * u64::from(c));
+            !(((x & LOW7) + LOW7) | x) & HIGH
+        };
+        let ends = eq(b',') | eq(b';') | eq(0);
+        let t = (ends.trailing_zeros() / 8) as usize;
+        // No end in the window, `%` alone, or a NUL first: the general path.
+        if !(2..8).contains(&t) || w[t] == 0 {
+            return None;
+        }
+        let key = v & (u64::MAX >> (64 - 8 * t));
+        let val = self.short_names.get_key([key])?;
+        (val & PLAIN != 0).then(|| (&i[t..], Name::from_index((val & !PLAIN) as usize - 1)))
     }
 
     /// The register the short-name cache knows `w` (read at `at`) to be, if it does.
