@@ -43,25 +43,13 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
 pub fn check_text(text: &str) {
     let kept = parse(text);
     ptx_ir_text::release_thread_scratch();
-    let first = parse(text);
-    let same = match (&kept, &first) {
-        (Ok(a), Ok(b)) => a == b,
-        (Err(a), Err(b)) => a.to_string() == b.to_string(),
-        _ => false,
-    };
-    if !same {
+    if !same_read(&kept, &parse(text)) {
         fail(
             text,
             "a read after other modules (words and caches kept) differs from a first read",
         );
     }
-    let general = ptx_ir_text::parse_general_only(text);
-    let same = match (&kept, &general) {
-        (Ok(a), Ok(b)) => a == b,
-        (Err(a), Err(b)) => a.to_string() == b.to_string(),
-        _ => false,
-    };
-    if !same {
+    if !same_read(&kept, &ptx_ir_text::parse_general_only(text)) {
         fail(
             text,
             "the reader's fast paths and its general paths read this differently",
@@ -90,6 +78,18 @@ pub fn check_text(text: &str) {
             ),
         ),
         Err(e) => fail(text, &format!("printed text does not parse: {e}")),
+    }
+}
+
+/// Whether two reads gave the same module, or the same error.
+fn same_read(
+    a: &Result<ptx_ir_core::Module, ptx_ir_text::ParseError>,
+    b: &Result<ptx_ir_core::Module, ptx_ir_text::ParseError>,
+) -> bool {
+    match (a, b) {
+        (Ok(a), Ok(b)) => a == b,
+        (Err(a), Err(b)) => a.to_string() == b.to_string(),
+        _ => false,
     }
 }
 
