@@ -29,9 +29,9 @@ pub const MAX_NESTING: u32 = 384;
 const _: () = assert!(ptx_ir_core::body::MAX_OPERAND_DEPTH >= MAX_NESTING);
 
 use ptx_ir_core::{
-    Atom, BodyRef, DeclRef, Declarator, Expr, FuncDirective, Function, Init, InstRef, Item,
-    Modifier, Module, Name, Operand, Operands, Param, Prototype, Section, SectionEntry, Selector,
-    SpecialReg, Stmt, StmtRef, Type, VarDecl,
+    Atom, BodyRef, DataValue, DeclRef, Declarator, Expr, FuncDirective, Function, Init, InstRef,
+    Item, Modifier, Module, Name, Operand, Operands, Param, Prototype, Section, SectionEntry,
+    Selector, SpecialReg, Stmt, StmtRef, Type, VarDecl,
 };
 
 /// A broken invariant: what, and where (`items[3].body[12]`).
@@ -137,6 +137,11 @@ impl V {
                 SectionEntry::Data { ty: _, values } => {
                     for x in values {
                         self.expr(x)?;
+                    }
+                }
+                SectionEntry::Value { ty: _, value } => {
+                    if let DataValue::Sym(n) = value {
+                        self.name(*n)?;
                     }
                 }
             }

@@ -670,3 +670,66 @@ fn header_errors_are_clear() {
     let msg = decode(&b[..50]).unwrap_err().to_string();
     assert!(msg.starts_with("truncated at offset 50 ("), "{msg}");
 }
+
+/// A debug section's data lines keep their form through the bytecode: one integer or name is a
+/// `Value` (the reader's form, written as a plain record of one value, as before it had its
+/// own variant); a `Data` holding one such value (not the reader's form) comes back a `Data`;
+/// and the text of each reads back as the reader's form.
+#[test]
+fn section_data_lines_keep_their_form() {
+    use ptx_ir_core::{DataValue, Expr, Section, SectionEntry, Type};
+    let mut m = kernel(&["k", "$L1", ".debug_abbrev"], vec![]);
+    let (l1, abbrev) = (Name::from_index(1), Name::from_index(2));
+    let entries = vec![
+        SectionEntry::Label(l1),
+        SectionEntry::Value {
+            ty: Type::B64,
+            value: DataValue::Sym(l1),
+        },
+        SectionEntry::Value {
+            ty: Type::B32,
+            value: DataValue::Sym(abbrev),
+        },
+        SectionEntry::Value {
+            ty: Type::B64,
+            value: DataValue::Int(-7),
+        },
+        SectionEntry::Data {
+            ty: Type::B64,
+            values: vec![Expr::Sym(l1)].into(),
+        },
+        SectionEntry::Data {
+            ty: Type::B32,
+            values: vec![Expr::Int(3)].into(),
+        },
+        SectionEntry::Data {
+            ty: Type::B64,
+            values: vec![Expr::Uint(5)].into(),
+        },
+        SectionEntry::Data {
+            ty: Type::B32,
+            values: vec![Expr::Int(1), Expr::Sym(l1)].into(),
+        },
+    ];
+    m.items.push(Item::Section(Box::new(Section {
+        name: ".debug_info".into(),
+        entries: entries.clone(),
+    })));
+    let bytes = ptx_ir_binary::encode(&m).unwrap();
+    assert_eq!(ptx_ir_binary::decode(&bytes).unwrap(), m);
+    // The text reads back in the reader's form: one integer or name as a `Value`.
+    let reread = ptx_ir_text::parse(&ptx_ir_text::print(&m)).unwrap();
+    let Some(Item::Section(s)) = reread.items.last() else {
+        panic!("no section")
+    };
+    let canonical: Vec<SectionEntry> = entries
+        .into_iter()
+        .map(|e| match e {
+            SectionEntry::Data { ty, values } => SectionEntry::data(ty, values.into_vec()),
+            other => other,
+        })
+        .collect();
+    assert_eq!(s.entries, canonical);
+    assert!(matches!(s.entries[4], SectionEntry::Value { .. }));
+    assert!(matches!(s.entries[6], SectionEntry::Data { .. }));
+}

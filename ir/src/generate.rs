@@ -743,10 +743,7 @@ pub mod full {
                         if ty == Type::B8 && values.iter().all(byte) {
                             values.push(Expr::Sym(self.name(u)?));
                         }
-                        SectionEntry::Data {
-                            ty,
-                            values: values.into_boxed_slice(),
-                        }
+                        SectionEntry::data(ty, values)
                     }
                 });
             }

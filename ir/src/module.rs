@@ -156,9 +156,70 @@ pub enum SectionEntry {
         /// The values.
         values: Box<[Expr]>,
     },
+    /// `.bN v` with one integer or name, the common data line of debug sections
+    /// (`.b64 $L__func_begin0`, `.b32 .debug_abbrev`, `.b64 0`), kept without a box. The
+    /// reader and the decoder give this rather than a [`SectionEntry::Data`] of one such value
+    /// ([`SectionEntry::data`]). Last, so that the other variants keep their numbers.
+    Value {
+        /// `.b8`, `.b16`, `.b32` or `.b64`.
+        ty: Type,
+        /// The value.
+        value: DataValue,
+    },
+}
+
+/// The value of a [`SectionEntry::Value`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum DataValue {
+    /// An integer ([`Expr::Int`]).
+    Int(i64),
+    /// A name ([`Expr::Sym`]).
+    Sym(Name),
+}
+
+impl DataValue {
+    /// The value as an expression.
+    pub fn to_expr(self) -> Expr {
+        match self {
+            DataValue::Int(v) => Expr::Int(v),
+            DataValue::Sym(n) => Expr::Sym(n),
+        }
+    }
 }
 
 impl SectionEntry {
+    /// The entry of a data line `.ty values`, in the form the reader gives it: plain bytes of
+    /// a `.b8` line as [`SectionEntry::Bytes`], one integer or name as
+    /// [`SectionEntry::Value`], anything else as [`SectionEntry::Data`].
+    pub fn data(ty: Type, values: Vec<Expr>) -> SectionEntry {
+        let byte = |e: &Expr| matches!(e, Expr::Int(v) if (0..=255).contains(v));
+        if ty == Type::B8 && values.iter().all(byte) {
+            let b: Vec<u8> = values
+                .iter()
+                .map(|e| match e {
+                    Expr::Int(v) => *v as u8,
+                    _ => 0,
+                })
+                .collect();
+            return SectionEntry::Bytes(ByteLine::new(&b));
+        }
+        match values[..] {
+            [Expr::Int(v)] => SectionEntry::Value {
+                ty,
+                value: DataValue::Int(v),
+            },
+            [Expr::Sym(n)] => SectionEntry::Value {
+                ty,
+                value: DataValue::Sym(n),
+            },
+            _ => SectionEntry::Data {
+                ty,
+                values: values.into_boxed_slice(),
+            },
+        }
+    }
+
     /// Appends the `.b8` line holding `bytes` to `entries`; the same entry as
     /// `SectionEntry::Bytes(ByteLine::new(bytes))`. A short line is pushed as a constant and
     /// filled in place: built on the stack with narrow stores and copied whole, each entry

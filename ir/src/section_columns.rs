@@ -17,7 +17,7 @@
 
 use crate::body::Blob;
 use crate::leb;
-use crate::module::SectionEntry;
+use crate::module::{DataValue, SectionEntry};
 use crate::names::Name;
 use crate::operand::Expr;
 use crate::vocab::Modifier;
@@ -50,6 +50,11 @@ fn plain(values: &[Expr]) -> bool {
         .all(|v| matches!(v, Expr::Int(_) | Expr::Uint(_) | Expr::Sym(_)))
 }
 
+/// Whether a data line's values are one integer or name (a [`SectionEntry::Value`]'s).
+fn one_value(values: &[Expr]) -> bool {
+    matches!(values, [Expr::Int(_) | Expr::Sym(_)])
+}
+
 /// `#[serde(with = "crate::section_columns")]` for `Vec<SectionEntry>`.
 pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result<S::Ok, S::Error> {
     let mut records = Vec::with_capacity(entries.len() + 8);
@@ -65,7 +70,24 @@ pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result
                 leb::put(&mut records, LINE + b.len() as u64);
                 bytes.extend_from_slice(b);
             }
-            SectionEntry::Data { ty, values } if plain(values) => {
+            SectionEntry::Value { ty, value } => {
+                leb::put(&mut records, PLAIN);
+                leb::put(&mut records, Modifier::Type(*ty).dense().into());
+                leb::put(&mut records, 1);
+                match *value {
+                    DataValue::Int(i) => {
+                        records.push(INT);
+                        leb::put_signed(&mut records, i);
+                    }
+                    DataValue::Sym(n) => {
+                        records.push(SYM);
+                        leb::put(&mut records, n.index() as u64);
+                    }
+                }
+            }
+            // One integer or name in a `Data` (not the reader's form): in the data list, so
+            // that it decodes as it was (a plain record of one such value is a `Value`).
+            SectionEntry::Data { ty, values } if plain(values) && !one_value(values) => {
                 leb::put(&mut records, PLAIN);
                 leb::put(&mut records, Modifier::Type(*ty).dense().into());
                 leb::put(&mut records, values.len() as u64);
@@ -151,9 +173,19 @@ fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
                         _ => return Err(format!("data value tag {tag:?} in a section")),
                     });
                 }
-                out.push(SectionEntry::Data {
-                    ty,
-                    values: values.into_boxed_slice(),
+                out.push(match values[..] {
+                    [Expr::Int(v)] => SectionEntry::Value {
+                        ty,
+                        value: DataValue::Int(v),
+                    },
+                    [Expr::Sym(n)] => SectionEntry::Value {
+                        ty,
+                        value: DataValue::Sym(n),
+                    },
+                    _ => SectionEntry::Data {
+                        ty,
+                        values: values.into_boxed_slice(),
+                    },
                 });
             }
             DATA => match data.next() {

@@ -15,7 +15,7 @@ use crate::names::{Interner, Name};
 macro_rules! walker {
     ($modname:ident, [$($m:ident)?], $iter_expr:ident, $iter_inst:ident, $body_fn:ident) => {
         mod $modname {
-            use crate::module::{Declarator, Function, Init, Item, Module, Param, SectionEntry, Statement, VarDecl};
+            use crate::module::{DataValue, Declarator, Function, Init, Item, Module, Param, SectionEntry, Statement, VarDecl};
             use crate::names::Name;
 
             pub fn module(m: &$($m)? Module, f: &mut impl FnMut(&$($m)? Name)) {
@@ -36,6 +36,11 @@ macro_rules! walker {
                                     SectionEntry::Data { values, .. } => {
                                         for v in values {
                                             v.$iter_expr(&mut *f);
+                                        }
+                                    }
+                                    SectionEntry::Value { value, .. } => {
+                                        if let DataValue::Sym(n) = value {
+                                            f(n);
                                         }
                                     }
                                 }

@@ -117,6 +117,11 @@ impl<'a> Printer<'a> {
                     }
                     self.out.push('\n');
                 }
+                SectionEntry::Value { ty, value } => {
+                    let _ = write!(self.out, "\t.{} ", ty.as_str());
+                    self.expr(&value.to_expr());
+                    self.out.push('\n');
+                }
             }
         }
         self.out.push_str("}\n");

@@ -708,14 +708,8 @@ impl Reader<'_> {
                 return Ok((r, SectionEntry::Bytes(ptx_ir_core::ByteLine::new(&b))));
             }
         }
-        if let Some((r, e)) = self.plain_value(i)? {
-            return Ok((
-                r,
-                SectionEntry::Data {
-                    ty,
-                    values: Box::new([e]),
-                },
-            ));
+        if let Some((r, value)) = self.plain_value(i)? {
+            return Ok((r, SectionEntry::Value { ty, value }));
         }
         // Usually one value (`.b32 label`, `.b64 sym+8`): gathered on the stack, so that the
         // entry takes one allocation of its exact size.
@@ -736,25 +730,7 @@ impl Reader<'_> {
                 break;
             }
         }
-        if ty == Type::B8 {
-            let bytes: Option<smallvec::SmallVec<[u8; 16]>> = values
-                .iter()
-                .map(|e| match e {
-                    ptx_ir_core::Expr::Int(v) if (0..=255).contains(v) => Some(*v as u8),
-                    _ => None,
-                })
-                .collect();
-            if let Some(b) = bytes {
-                return Ok((r, SectionEntry::Bytes(ptx_ir_core::ByteLine::new(&b))));
-            }
-        }
-        Ok((
-            r,
-            SectionEntry::Data {
-                ty,
-                values: exact_vec(values).into_boxed_slice(),
-            },
-        ))
+        Ok((r, SectionEntry::data(ty, exact_vec(values))))
     }
 }
 
@@ -765,8 +741,8 @@ impl Reader<'_> {
     fn plain_value<'a>(
         &mut self,
         i: &'a [u8],
-    ) -> Result<Option<(&'a [u8], ptx_ir_core::Expr)>, Err<PErr>> {
-        use ptx_ir_core::Expr;
+    ) -> Result<Option<(&'a [u8], ptx_ir_core::DataValue)>, Err<PErr>> {
+        use ptx_ir_core::DataValue;
         if general_only() {
             return Ok(None);
         }
@@ -788,12 +764,12 @@ impl Reader<'_> {
         let (w, rest) = x.split_at(n);
         let e = match w[0] {
             b'0'..=b'9' => match lex::number(w) {
-                Ok((_, lex::Number::Int(v))) if n <= 18 => Expr::Int(v),
+                Ok((_, lex::Number::Int(v))) if n <= 18 => DataValue::Int(v),
                 _ => return Ok(None),
             },
             // `generic(...)` is read by the expression reader.
             _ if w == b"generic" => return Ok(None),
-            _ => Expr::Sym(self.name(x, w)?),
+            _ => DataValue::Sym(self.name(x, w)?),
         };
         Ok(Some((rest, e)))
     }
@@ -1389,7 +1365,7 @@ mod tests {
     /// reader: each gives the entry the general reader gives.
     #[test]
     fn byte_line_runs() {
-        use ptx_ir_core::{ByteLine, Expr, Item, SectionEntry, Type};
+        use ptx_ir_core::{ByteLine, Item, SectionEntry, Type};
         let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
                    .section .debug_str\n{\n$L__a:\n.b8 95\n.b8 1,2,3\n\t.b8 7\n.b8 256\n\
                    .b8 9 // c\n.b8 10\n.b8 1,\n2\n.b8 0x10\n.b8  5\n.b8 6\r\n.b8 11   // x, 12\n\
@@ -1404,9 +1380,9 @@ mod tests {
             b(&[95]),
             b(&[1, 2, 3]),
             b(&[7]),
-            SectionEntry::Data {
+            SectionEntry::Value {
                 ty: Type::B8,
-                values: vec![Expr::Int(256)].into(),
+                value: ptx_ir_core::DataValue::Int(256),
             },
             b(&[9]),
             b(&[10]),
