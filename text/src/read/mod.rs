@@ -82,7 +82,10 @@ pub(crate) struct Reader<'s> {
     /// Short names (up to 8 bytes: `%rd1234`) to their index plus one, with [`PLAIN`] set for
     /// those read as operands that are not special registers.
     short_names: cache::ShortCache<1>,
-    /// Where `words`, `body` and `short_names` come from.
+    /// Names of 9 to 16 bytes (nvcc's labels `$L__BB0_12`, `$L__tmp63`, `$L__func_begin0`)
+    /// to their index plus one.
+    mid_names: cache::ShortCache<2>,
+    /// Where `words`, `body` and the name caches come from.
     spare: SpareUse,
 }
 
@@ -152,6 +155,7 @@ pub(crate) struct SpanState {
 struct Spare {
     body: ptx_ir_core::BodyBuilder,
     short_names: cache::ShortCache<1>,
+    mid_names: cache::ShortCache<2>,
     /// `None` once the table outgrew [`MAX_SPARE_WORDS`].
     words: Option<Words>,
 }
@@ -240,6 +244,7 @@ impl<'s> Reader<'s> {
             words: Words::empty(),
             body: Default::default(),
             short_names: cache::ShortCache::empty(),
+            mid_names: cache::ShortCache::empty(),
             spare: SpareUse::Untaken,
         }
     }
@@ -252,10 +257,12 @@ impl<'s> Reader<'s> {
         if self.spare != SpareUse::Untaken {
             return;
         }
-        let (words, body, short_names) = scratch(self.src.len(), SPARE.with(std::cell::Cell::take));
+        let (words, body, (short_names, mid_names)) =
+            scratch(self.src.len(), SPARE.with(std::cell::Cell::take));
         self.words = words;
         self.body = body;
         self.short_names = short_names;
+        self.mid_names = mid_names;
         self.spare = SpareUse::Taken;
     }
 
@@ -272,6 +279,7 @@ impl<'s> Reader<'s> {
         let spare = Spare {
             body: std::mem::take(&mut self.body),
             short_names: std::mem::replace(&mut self.short_names, cache::ShortCache::empty()),
+            mid_names: std::mem::replace(&mut self.mid_names, cache::ShortCache::empty()),
             words: (words.info.len() <= MAX_SPARE_WORDS && words.bytes <= MAX_SPARE_WORD_BYTES)
                 .then_some(words),
         };
@@ -284,7 +292,7 @@ impl<'s> Reader<'s> {
     }
 
     fn from_parts(src: &'s str, len: usize, spare: Option<Spare>) -> Reader<'s> {
-        let (words, body, short_names) = scratch(len, spare);
+        let (words, body, (short_names, mid_names)) = scratch(len, spare);
         // About one name per 64 bytes of PTX: room to start with, not a bound.
         let names = len / 64;
         Reader {
@@ -294,6 +302,7 @@ impl<'s> Reader<'s> {
             words,
             body,
             short_names,
+            mid_names,
             spare: SpareUse::Own,
         }
     }
@@ -311,11 +320,16 @@ impl<'s> Reader<'s> {
 fn scratch(
     len: usize,
     spare: Option<Spare>,
-) -> (Words, ptx_ir_core::BodyBuilder, cache::ShortCache<1>) {
-    let (body, short_names, words) = match spare {
-        Some(s) => (s.body, Some(s.short_names), s.words),
+) -> (
+    Words,
+    ptx_ir_core::BodyBuilder,
+    (cache::ShortCache<1>, cache::ShortCache<2>),
+) {
+    let (body, names, words) = match spare {
+        Some(s) => (s.body, Some((s.short_names, s.mid_names)), s.words),
         None => (Default::default(), None, None),
     };
+    let (short_names, mid_names) = names.unzip();
     // A few hundred words in a large text; small texts (and the throwaway readers of
     // constant expressions) get a small cache.
     let word_bits = cache_bits(len / 256, 10);
@@ -334,7 +348,9 @@ fn scratch(
     // Up to 16384 slots (128 KiB of keys), so that a large function's registers stay
     // cached; small texts get small caches.
     let short_names = cache::ShortCache::reuse(short_names, cache_bits(len / 64, 14));
-    (words, body, short_names)
+    // Labels are fewer: about one per 512 bytes.
+    let mid_names = cache::ShortCache::reuse(mid_names, cache_bits(len / 512, 10));
+    (words, body, (short_names, mid_names))
 }
 
 /// `s`, which starts `at`, as a slice of `src`, if `at` is a suffix of `src` (it is for the
@@ -384,11 +400,26 @@ impl Reader<'_> {
     /// Interns an identifier given as bytes (identifiers are ASCII).
     #[inline]
     pub(crate) fn name(&mut self, at: &[u8], s: &[u8]) -> Result<Name, Err<PErr>> {
+        if s.len() > 8 {
+            return self.mid_name(at, s);
+        }
         if let Some(v) = self.short_names.get(s, at) {
             return Ok(Name::from_index(((v & !PLAIN) - 1) as usize));
         }
         let n = self.name_in(NameTable::Names, at, s)?;
         self.cache_name(at, s, n, false);
+        Ok(n)
+    }
+
+    /// [`Self::name`] of a spelling longer than 8 bytes: cached up to 16.
+    fn mid_name(&mut self, at: &[u8], s: &[u8]) -> Result<Name, Err<PErr>> {
+        if let Some(v) = self.mid_names.get(s, at) {
+            return Ok(Name::from_index(v as usize - 1));
+        }
+        let n = self.name_in(NameTable::Names, at, s)?;
+        if let Ok(v) = u32::try_from(n.index() + 1) {
+            self.mid_names.put_at(s, at, v);
+        }
         Ok(n)
     }
 
