@@ -221,6 +221,13 @@ impl SectionEntry {
                 .collect();
             return SectionEntry::Bytes(ByteLine::new(&b));
         }
+        SectionEntry::value_or_data(ty, values)
+    }
+
+    /// A data line `.ty values` as a [`SectionEntry::Value`] if it holds one integer or name,
+    /// else as a [`SectionEntry::Data`] (a `.b8` line of plain bytes stays `Data`: the decoder
+    /// gives back what was encoded).
+    pub fn value_or_data(ty: Type, values: Vec<Expr>) -> SectionEntry {
         match values[..] {
             [Expr::Int(v)] => SectionEntry::Value {
                 ty,

@@ -173,20 +173,7 @@ fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
                         _ => return Err(format!("data value tag {tag:?} in a section")),
                     });
                 }
-                out.push(match values[..] {
-                    [Expr::Int(v)] => SectionEntry::Value {
-                        ty,
-                        value: DataValue::Int(v),
-                    },
-                    [Expr::Sym(n)] => SectionEntry::Value {
-                        ty,
-                        value: DataValue::Sym(n),
-                    },
-                    _ => SectionEntry::Data {
-                        ty,
-                        values: values.into_boxed_slice(),
-                    },
-                });
+                out.push(SectionEntry::value_or_data(ty, values));
             }
             DATA => match data.next() {
                 Some(e @ SectionEntry::Data { .. }) => out.push(e),
