@@ -17,7 +17,7 @@
 
 use crate::body::Blob;
 use crate::leb;
-use crate::module::{DataValue, SectionEntry};
+use crate::module::SectionEntry;
 use crate::names::Name;
 use crate::operand::Expr;
 use crate::vocab::Modifier;
@@ -55,6 +55,30 @@ fn one_value(values: &[Expr]) -> bool {
     matches!(values, [Expr::Int(_) | Expr::Sym(_)])
 }
 
+/// The record of a data line of plain values (see [`plain`]).
+fn put_plain(records: &mut Vec<u8>, ty: crate::vocab::Type, values: &[Expr]) {
+    leb::put(records, PLAIN);
+    leb::put(records, Modifier::Type(ty).dense().into());
+    leb::put(records, values.len() as u64);
+    for v in values {
+        match *v {
+            Expr::Int(i) => {
+                records.push(INT);
+                leb::put_signed(records, i);
+            }
+            Expr::Uint(u) => {
+                records.push(UINT);
+                leb::put(records, u);
+            }
+            Expr::Sym(n) => {
+                records.push(SYM);
+                leb::put(records, n.index() as u64);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// `#[serde(with = "crate::section_columns")]` for `Vec<SectionEntry>`.
 pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result<S::Ok, S::Error> {
     let mut records = Vec::with_capacity(entries.len() + 8);
@@ -71,43 +95,12 @@ pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result
                 bytes.extend_from_slice(b);
             }
             SectionEntry::Value { ty, value } => {
-                leb::put(&mut records, PLAIN);
-                leb::put(&mut records, Modifier::Type(*ty).dense().into());
-                leb::put(&mut records, 1);
-                match *value {
-                    DataValue::Int(i) => {
-                        records.push(INT);
-                        leb::put_signed(&mut records, i);
-                    }
-                    DataValue::Sym(n) => {
-                        records.push(SYM);
-                        leb::put(&mut records, n.index() as u64);
-                    }
-                }
+                put_plain(&mut records, *ty, &[value.to_expr()]);
             }
             // One integer or name in a `Data` (not the reader's form): in the data list, so
             // that it decodes as it was (a plain record of one such value is a `Value`).
             SectionEntry::Data { ty, values } if plain(values) && !one_value(values) => {
-                leb::put(&mut records, PLAIN);
-                leb::put(&mut records, Modifier::Type(*ty).dense().into());
-                leb::put(&mut records, values.len() as u64);
-                for v in values.iter() {
-                    match *v {
-                        Expr::Int(i) => {
-                            records.push(INT);
-                            leb::put_signed(&mut records, i);
-                        }
-                        Expr::Uint(u) => {
-                            records.push(UINT);
-                            leb::put(&mut records, u);
-                        }
-                        Expr::Sym(n) => {
-                            records.push(SYM);
-                            leb::put(&mut records, n.index() as u64);
-                        }
-                        _ => {}
-                    }
-                }
+                put_plain(&mut records, *ty, values);
             }
             SectionEntry::Data { .. } => {
                 leb::put(&mut records, DATA);
