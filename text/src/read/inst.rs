@@ -141,7 +141,7 @@ impl Reader<'_> {
             NO_SHAPE
         };
         let info = &self.words.info[word_id];
-        // Some words take two shapes in turn (`mov` of a register, of a constant).
+        // Some words take several shapes in turn (`mov` of a register, of a constant).
         let known = shape != NO_SHAPE && info.fits.contains(&shape);
         if !known {
             let operands = self.body.pending_operands().to_vec();
