@@ -1171,6 +1171,57 @@ mod tests {
             let src = section(line);
             assert_eq!(read(&src, false), read(&src, true), "{line:?}");
         }
+        let params = [
+            ".param .b64 p",
+            ".param .b64 p, .param .b32 q",
+            ".param .b64 p,\n\t.param .b32 q\n",
+            ".param .align 8 .b8 p[16]",
+            ".param .align 8 .b8 p[16], .param .align 4 .b8 q[]",
+            ".param .align 8 .b8 p[0]",
+            ".param .align 8 .b8 p[016]",
+            ".param .align 8 .b8 p[0x10]",
+            ".param .align 8 .b8 p[2][3]",
+            ".param .align 8 .b8 p [16]",
+            ".param .align 8 .b8 p[ 16 ]",
+            ".param .align 8 .b8 p[16",
+            ".param .align 8 .b8 p[1234567890123456789]",
+            ".param .align 8 .b8 p[123456789012345678]",
+            ".param .align 3 .b8 p[4]",
+            ".param .align 0 .b8 p[4]",
+            ".param .align 08 .b8 p[4]",
+            ".param .align 1234567890 .b8 p[4]",
+            ".param .align\t8 .b8 p[4]",
+            ".param .align 8 .align 8 .b8 p[4]",
+            ".param .b64 .ptr .align 8 p",
+            ".param .u64 .ptr .global .align 16 p",
+            ".param .v2 .f32 p",
+            ".param\t.b64 p",
+            ".param .b64\tp",
+            ".param .b64  p",
+            ".param .b64 p = 1",
+            ".param .b64 p\n= 1",
+            ".param .b64 p<2>",
+            ".param .b64 p /* c */",
+            ".param .b64 p /* c",
+            ".param .b64 7p",
+            ".param .q64 p",
+            ".param .b64",
+            ".param .b64 p q",
+            ".param .b64 p,",
+            ".reg .b32 p",
+            ".local .b32 p",
+            ".param .b64 %p",
+            ".param .b64 p, .param .b64 p",
+        ];
+        for list in params {
+            let list = list.replace("\\t", "\t").replace("\\n", "\n");
+            for src in [
+                format!(".version 8.0\n.target sm_90\n.address_size 64\n.func f({list})\n{{\nret;\n}}\n"),
+                format!(".version 8.0\n.target sm_90\n.address_size 64\n.func ({list}) g()\n;\n"),
+            ] {
+                assert_eq!(read(&src, false), read(&src, true), "{src:?}");
+            }
+        }
         let mut read_ok = 0;
         for text in decls.iter().chain(&insts) {
             let text = text.replace("\\t", "\t").replace("\\n", "\n");
