@@ -256,7 +256,10 @@ impl V {
             Stmt::Decl(d) => self.decl(d),
             Stmt::PlainDecl(p) => {
                 self.name(p.name)?;
-                p.second.map_or(Ok(()), |n| self.name(n))
+                match p.shape {
+                    ptx_ir_core::PlainShape::Pair(n) => self.name(n),
+                    _ => Ok(()),
+                }
             }
             Stmt::Loc(l) => match &l.inlined {
                 Some(x) => self.name(x.function_name),
@@ -325,7 +328,10 @@ impl V {
             StmtRef::Decl(DeclRef::Full(d)) => self.decl(d),
             StmtRef::Decl(DeclRef::Plain(p)) => {
                 self.name(p.name)?;
-                p.second.map_or(Ok(()), |n| self.name(n))
+                match p.shape {
+                    ptx_ir_core::PlainShape::Pair(n) => self.name(n),
+                    _ => Ok(()),
+                }
             }
             StmtRef::Loc(l) => match l.inlined {
                 Some(i) => self.name(i.function_name),

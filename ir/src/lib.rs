@@ -43,7 +43,7 @@ pub mod walk;
 
 pub use body::{
     Atom, Body, BodyBuilder, BodyRef, DeclRef, InstRef, ListStart, Literal, LocRef, Operands,
-    OperandsIter, PlainDecl, Stmt, StmtRef,
+    OperandsIter, PlainDecl, PlainShape, Stmt, StmtRef,
 };
 pub use inst::{Compare, Guard, Instruction, Mods};
 pub use module::*;

@@ -6,7 +6,7 @@
 //! interner in print order so that such a module equals the result of printing and re-reading
 //! it.
 
-use crate::body::{Body, Stmt};
+use crate::body::{Body, PlainShape, Stmt};
 use crate::module::Module;
 use crate::names::{Interner, Name};
 
@@ -166,7 +166,7 @@ fn body_names_mut(body: &mut Body, f: &mut impl FnMut(&mut Name)) {
             Stmt::Decl(d) => exclusive::decl(d, f),
             Stmt::PlainDecl(p) => {
                 f(&mut p.name);
-                if let Some(n) = &mut p.second {
+                if let PlainShape::Pair(n) = &mut p.shape {
                     f(n);
                 }
             }

@@ -25,7 +25,7 @@
 //! ([`with_decode_bounds`]).
 
 use super::cells::{self, Cell};
-use super::{BodyError, Compact, Operands, PackedInst, Stmt};
+use super::{BodyError, Compact, Operands, PackedInst, PlainDecl, PlainShape, Stmt};
 use crate::leb::{put as put_leb, put_signed};
 use crate::module::{Declarator, VarDecl};
 use crate::names::Name;
@@ -471,11 +471,20 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
                     x.range,
                 );
             }
-            Stmt::PlainDecl(p) if p.second.is_none() => {
-                let range = p.range.map(std::num::NonZeroU32::get);
+            Stmt::PlainDecl(
+                p @ PlainDecl {
+                    shape: PlainShape::One | PlainShape::Range(_),
+                    ..
+                },
+            ) => {
+                let range = match p.shape {
+                    PlainShape::Range(n) => Some(n.get()),
+                    _ => None,
+                };
                 put_decl(&mut entries, p.space, p.ty, None, p.vector, p.name, range);
             }
-            // Two names: as the declaration it stands for (the format's record holds one).
+            // Two names, or an array: as the declaration it stands for (the format's record
+            // holds one name without dimensions).
             Stmt::PlainDecl(p) => {
                 entries.push(OTHER);
                 others.push(Stmt::Decl(Box::new(p.to_var_decl())));
@@ -983,6 +992,18 @@ impl Decoded {
                         .fail("an instruction among the other entries")
                         .map_err(|Fault| Stop::Entries)
                 }
+                Some(Stmt::PlainDecl(PlainDecl {
+                    shape:
+                        PlainShape::Array {
+                            align_log2: Some(32..),
+                            ..
+                        },
+                    ..
+                })) => {
+                    return e
+                        .fail("a declaration aligned to more than 2^31 bytes")
+                        .map_err(|Fault| Stop::Entries)
+                }
                 Some(s) => {
                     if let Some(check) = e.bounds.check {
                         let at = self.stmts.len();
@@ -1268,7 +1289,7 @@ mod tests {
         };
         let two = decl(smallvec::smallvec![d(0, None, false), d(1, None, false)]);
         let inline = PlainDecl::of(&two).unwrap();
-        assert_eq!(inline.second, Some(Name::from_index(1)));
+        assert_eq!(inline.shape, PlainShape::Pair(Name::from_index(1)));
         assert_eq!(inline.to_var_decl(), two);
         for boxed in [
             decl(smallvec::smallvec![d(0, Some(4), false), d(1, None, false)]),
@@ -1292,6 +1313,73 @@ mod tests {
             others: vec![Stmt::Decl(Box::new(two))],
         };
         assert_eq!(decode(columns).unwrap().stmts, [Stmt::PlainDecl(inline)]);
+    }
+
+    /// One array of one dimension, aligned or not (nvcc's `.local .align 8 .b8
+    /// __local_depot0[16];`): kept in the entry, written as the declaration it stands for,
+    /// and read back into the entry; other arrays stay boxed, and an entry aligned past 2^31
+    /// is refused.
+    #[test]
+    fn array_declarations_have_one_form() {
+        let decl = |align: Option<u32>, dims: &[Option<u64>], range: Option<u32>| VarDecl {
+            linkage: None,
+            space: Space::Local,
+            attributes: Vec::new(),
+            align,
+            vector: None,
+            ty: Type::B8,
+            names: smallvec::smallvec![Declarator {
+                name: Name::from_index(0),
+                range,
+                dims: dims.iter().copied().collect(),
+                init: None,
+            }],
+        };
+        let aligned = decl(Some(8), &[Some(16)], None);
+        let inline = PlainDecl::of(&aligned).unwrap();
+        assert_eq!(
+            inline.shape,
+            PlainShape::Array {
+                align_log2: Some(3),
+                len: 16
+            }
+        );
+        assert_eq!(inline.to_var_decl(), aligned);
+        let bare = decl(None, &[Some(0)], None);
+        assert_eq!(PlainDecl::of(&bare).unwrap().to_var_decl(), bare);
+        for boxed in [
+            decl(Some(8), &[], None),
+            decl(Some(8), &[None], None),
+            decl(Some(8), &[Some(2), Some(3)], None),
+            decl(Some(8), &[Some(u64::from(u32::MAX) + 1)], None),
+            decl(Some(8), &[Some(4)], Some(2)),
+            decl(Some(6), &[Some(4)], None),
+            decl(Some(0), &[Some(4)], None),
+        ] {
+            assert_eq!(PlainDecl::of(&boxed), None, "{boxed:?}");
+        }
+        assert!(PlainDecl::of(&decl(Some(1 << 31), &[Some(1)], None)).is_some());
+        assert_eq!(Stmt::decl_value(aligned.clone()), Stmt::PlainDecl(inline));
+        let columns = |others| Columns {
+            words: Blob(Cow::Borrowed(&[])),
+            entries: Blob(Cow::Owned(vec![OTHER])),
+            operands: Blob(Cow::Borrowed(&[])),
+            others,
+        };
+        let written = columns(vec![Stmt::Decl(Box::new(aligned))]);
+        assert_eq!(decode(written).unwrap().stmts, [Stmt::PlainDecl(inline)]);
+        let mut far = inline;
+        far.shape = PlainShape::Array {
+            align_log2: Some(32),
+            len: 1,
+        };
+        assert!(decode(columns(vec![Stmt::PlainDecl(far)])).is_err());
+        assert_eq!(
+            decode(columns(vec![Stmt::PlainDecl(inline)]))
+                .unwrap()
+                .stmts,
+            [Stmt::PlainDecl(inline)]
+        );
     }
 
     #[test]

@@ -23,6 +23,7 @@ use crate::table::Opcode;
 use crate::vocab::Modifier;
 use crate::vocab::{Space, Type, Vector};
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::fmt;
 use std::num::NonZeroU32;
@@ -132,8 +133,9 @@ pub enum Stmt {
         /// Column.
         col: u32,
     },
-    /// A declaration of one name without linkage, attributes, alignment, dimensions or
-    /// initialiser (`.reg .b32 %r<9>;`), kept in the entry; [`Stmt::Decl`] holds the others.
+    /// A declaration without linkage, attributes or initialiser of one name or range
+    /// (`.reg .b32 %r<9>;`), two names, or one array with or without alignment (`.local
+    /// .align 8 .b8 d[16];`), kept in the entry; [`Stmt::Decl`] holds the others.
     PlainDecl(PlainDecl),
 }
 
@@ -148,53 +150,121 @@ pub struct PlainDecl {
     pub vector: Option<Vector>,
     /// The name (the prefix, for a range).
     pub name: Name,
+    /// One name, a range, two names or an array.
+    pub shape: PlainShape,
+}
+
+/// What a [`PlainDecl`] declares besides its type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PlainShape {
+    /// One name.
+    One,
     /// `%r<100>`: declares `%r0` .. `%r99` (a range of 0 is held by [`Stmt::Decl`]).
-    pub range: Option<NonZeroU32>,
+    Range(NonZeroU32),
     /// A second name, declared alike (`.reg .f16 low, high;`, NCCL's scopes around each
-    /// conversion); only where neither name has a range.
-    pub second: Option<Name>,
+    /// conversion).
+    Pair(Name),
+    /// One array of one dimension, `[.align N] name[len]` (nvcc's `.local .align 8 .b8
+    /// __local_depot0[16];` and `.param .align 4 .b8 param0[8];` around each call).
+    Array {
+        /// `.align N`, as the power of two `N` is (`3` for 8); below 32.
+        align_log2: Option<u8>,
+        /// The number of elements.
+        len: u32,
+    },
 }
 
 impl PlainDecl {
     /// `d` as a plain declaration, if it is one.
     pub fn of(d: &VarDecl) -> Option<PlainDecl> {
         let bare = |x: &Declarator| x.dims.is_empty() && x.init.is_none();
-        let (x, second) = match &d.names[..] {
-            [x] if bare(x) && x.range != Some(0) => (x, None),
-            [x, y] if bare(x) && bare(y) && x.range.is_none() && y.range.is_none() => {
-                (x, Some(y.name))
+        if !(d.linkage.is_none() && d.attributes.is_empty()) {
+            return None;
+        }
+        let (x, shape) = match &d.names[..] {
+            [x] if d.align.is_none() && bare(x) => match x.range {
+                None => (x, PlainShape::One),
+                Some(n) => (x, PlainShape::Range(NonZeroU32::new(n)?)),
+            },
+            [x, y]
+                if d.align.is_none()
+                    && bare(x)
+                    && bare(y)
+                    && x.range.is_none()
+                    && y.range.is_none() =>
+            {
+                (x, PlainShape::Pair(y.name))
             }
+            [x] if x.range.is_none() && x.init.is_none() => match x.dims[..] {
+                [Some(len)] => {
+                    let align_log2 = match d.align {
+                        None => None,
+                        Some(a) if a.is_power_of_two() => Some(a.trailing_zeros() as u8),
+                        Some(_) => return None,
+                    };
+                    (
+                        x,
+                        PlainShape::Array {
+                            align_log2,
+                            len: u32::try_from(len).ok()?,
+                        },
+                    )
+                }
+                _ => return None,
+            },
             _ => return None,
         };
-        let plain = d.linkage.is_none() && d.attributes.is_empty() && d.align.is_none();
-        plain.then(|| PlainDecl {
+        Some(PlainDecl {
             space: d.space,
             ty: d.ty,
             vector: d.vector,
             name: x.name,
-            range: x.range.and_then(NonZeroU32::new),
-            second,
+            shape,
         })
     }
 
     /// The full declaration.
     pub fn to_var_decl(&self) -> VarDecl {
+        let one = |name, range, dims| Declarator {
+            name,
+            range,
+            dims,
+            init: None,
+        };
+        let (align, names) = match self.shape {
+            PlainShape::One => (
+                None,
+                smallvec::smallvec![one(self.name, None, SmallVec::new())],
+            ),
+            PlainShape::Range(n) => (
+                None,
+                smallvec::smallvec![one(self.name, Some(n.get()), SmallVec::new())],
+            ),
+            PlainShape::Pair(second) => (
+                None,
+                smallvec::smallvec![
+                    one(self.name, None, SmallVec::new()),
+                    one(second, None, SmallVec::new())
+                ],
+            ),
+            PlainShape::Array { align_log2, len } => (
+                // Below 32 (the bytecode reader refuses others).
+                align_log2.map(|k| 1u32 << (k & 31)),
+                smallvec::smallvec![one(
+                    self.name,
+                    None,
+                    smallvec::smallvec![Some(u64::from(len))]
+                )],
+            ),
+        };
         VarDecl {
             linkage: None,
             space: self.space,
             attributes: Vec::new(),
-            align: None,
+            align,
             vector: self.vector,
             ty: self.ty,
-            names: std::iter::once((self.name, self.range.map(NonZeroU32::get)))
-                .chain(self.second.map(|n| (n, None)))
-                .map(|(name, range)| Declarator {
-                    name,
-                    range,
-                    dims: Default::default(),
-                    init: None,
-                })
-                .collect(),
+            names,
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::lex::{self, expect, ws, Number};
 use nom::Err;
 use ptx_ir_core::{
     Attribute, Declarator, FuncDirective, Function, FunctionKind, Init, Linkage, Modifier, Param,
-    PlainDecl, PtrAttr, Space, Type, VarDecl, Vector,
+    PlainDecl, PlainShape, PtrAttr, Space, Type, VarDecl, Vector,
 };
 use smallvec::SmallVec;
 use std::num::NonZeroU32;
@@ -182,34 +182,51 @@ impl Reader<'_> {
         let Ok((mut x, w)) = lex::ident(r) else {
             return Ok(None);
         };
-        let mut range = None;
-        if x.first() == Some(&b'<') {
-            // Plain decimal only (a leading `0` is octal, and a range of 0 is not plain).
+        let mut shape = PlainShape::One;
+        // Plain decimal only (a leading `0` is octal, and a range of 0 is not plain).
+        let digits = |x: &'a [u8], close: u8| {
             let n = x[1..].iter().take_while(|b| b.is_ascii_digit()).count();
-            if !(1..=9).contains(&n) || x[1] == b'0' || x.get(n + 1) != Some(&b'>') {
-                return Ok(None);
+            ((1..=9).contains(&n) && x[1] != b'0' && x.get(n + 1) == Some(&close))
+                .then(|| (decimal(&x[1..=n]), &x[n + 2..]))
+        };
+        match x.first() {
+            Some(b'<') => {
+                let Some((Some(n), y)) = digits(x, b'>').map(|(n, y)| (NonZeroU32::new(n), y))
+                else {
+                    return Ok(None);
+                };
+                shape = PlainShape::Range(n);
+                x = y;
             }
-            range = NonZeroU32::new(decimal(&x[1..=n]));
-            x = &x[n + 2..];
+            // nvcc's local depots and call parameters: `__local_depot0[16]`, `param0[8]`.
+            Some(b'[') => {
+                if let Some((len, y)) = digits(x, b']') {
+                    shape = PlainShape::Array {
+                        align_log2: align.map(|a: u32| a.trailing_zeros() as u8),
+                        len,
+                    };
+                    x = y;
+                }
+            }
+            _ => {}
         }
         let Ok((x, ())) = ws(x) else {
             return Ok(None);
         };
-        if x.first() == Some(&b',') && range.is_none() && align.is_none() {
+        if x.first() == Some(&b',') && shape == PlainShape::One && align.is_none() {
             // NCCL's `{.reg .f16 low,high; ...}` around each conversion: two names, kept in
             // the body entry.
             let b = blanks(&x[1..]);
             if let Ok((y, wb)) = lex::ident(b) {
                 if let [b';', rest @ ..] = blanks(y) {
                     let name = self.name(r, w)?;
-                    let second = Some(self.name(b, wb)?);
+                    let second = self.name(b, wb)?;
                     self.body.push_plain_decl(PlainDecl {
                         space,
                         ty,
                         vector,
                         name,
-                        range: None,
-                        second,
+                        shape: PlainShape::Pair(second),
                     });
                     return Ok(Some(rest));
                 }
@@ -236,7 +253,8 @@ impl Reader<'_> {
                 return Ok(Some(x));
             }
         }
-        if x.first() != Some(&b';') || align.is_some() {
+        let aligned_array = matches!(shape, PlainShape::Array { .. });
+        if x.first() != Some(&b';') || (align.is_some() && !aligned_array) {
             // Several names, dimensions, an initialiser: the same qualifiers, read generally.
             let q = Quals {
                 space,
@@ -256,8 +274,7 @@ impl Reader<'_> {
             ty,
             vector,
             name,
-            range,
-            second: None,
+            shape,
         });
         Ok(Some(&x[1..]))
     }
