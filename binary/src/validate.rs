@@ -133,7 +133,7 @@ impl V {
         for e in &s.entries {
             match e {
                 SectionEntry::Label(n) => self.name(*n)?,
-                SectionEntry::Bytes(_) => {}
+                SectionEntry::Bytes(_) | SectionEntry::ByteColumn(_) => {}
                 SectionEntry::Data { ty: _, values } => {
                     for x in values {
                         self.expr(x)?;

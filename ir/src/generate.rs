@@ -721,7 +721,8 @@ pub mod full {
             } else {
                 base.to_string()
             };
-            let mut entries = Vec::new();
+            // In the reader's form: one-byte lines gathered into columns.
+            let mut entries = crate::module::SectionBuilder::new();
             for _ in 0..u.int_in_range(0..=6)? {
                 entries.push(match u.int_in_range(0..=2u8)? {
                     0 => SectionEntry::Label(self.name(u)?),
@@ -749,7 +750,7 @@ pub mod full {
             }
             Ok(Section {
                 name: name.into(),
-                entries,
+                entries: entries.finish(),
             })
         }
 

@@ -149,10 +149,13 @@ impl Drop for Section {
             match e {
                 SectionEntry::Label(_)
                 | SectionEntry::Value { .. }
-                | SectionEntry::Bytes(ByteLine(ByteRepr::Inline { .. })) => std::mem::forget(e),
-                SectionEntry::Bytes(ByteLine(ByteRepr::Heap(_))) | SectionEntry::Data { .. } => {
-                    drop(e)
+                | SectionEntry::Bytes(ByteLine(ByteRepr::Inline { .. }))
+                | SectionEntry::ByteColumn(ByteLine(ByteRepr::Inline { .. })) => {
+                    std::mem::forget(e)
                 }
+                SectionEntry::Bytes(ByteLine(ByteRepr::Heap(_)))
+                | SectionEntry::ByteColumn(ByteLine(ByteRepr::Heap(_)))
+                | SectionEntry::Data { .. } => drop(e),
             }
         }
     }
@@ -183,6 +186,81 @@ pub enum SectionEntry {
         /// The value.
         value: DataValue,
     },
+    /// `.b8` lines of one byte each, one line per byte, in order. nvcc writes debug sections
+    /// one byte per line (7,400 lines in a 85 KB file), which as an entry each made the IR
+    /// nearly three times the size of the text; up to 14 bytes are kept in the entry, as a
+    /// line's. The reader and the decoder give every maximal
+    /// run of one-byte lines as one of these, and no one-byte [`SectionEntry::Bytes`]
+    /// ([`SectionBuilder`]). Last, so that the other variants keep their numbers.
+    ByteColumn(ByteLine),
+}
+
+/// Builds a section's entries in the form the reader and the decoder give them: one-byte
+/// `.b8` lines gathered into a [`SectionEntry::ByteColumn`] per run (however they were
+/// pushed), the others as pushed.
+#[derive(Debug, Default)]
+pub struct SectionBuilder {
+    entries: Vec<SectionEntry>,
+    column: Vec<u8>,
+}
+
+impl SectionBuilder {
+    /// An empty section.
+    pub fn new() -> SectionBuilder {
+        SectionBuilder::default()
+    }
+
+    /// Appends an entry; a one-byte [`SectionEntry::Bytes`] or a column joins the run of
+    /// one-byte lines.
+    pub fn push(&mut self, e: SectionEntry) {
+        match e {
+            SectionEntry::Bytes(b) if b.len() == 1 => self.column.push(b[0]),
+            SectionEntry::ByteColumn(c) => self.column.extend_from_slice(&c),
+            e => {
+                self.end_column();
+                self.entries.push(e);
+            }
+        }
+    }
+
+    /// Appends `e` as it is, after the run of one-byte lines so far (the bytecode's form of
+    /// entries not built so).
+    pub fn push_as_is(&mut self, e: SectionEntry) {
+        self.end_column();
+        self.entries.push(e);
+    }
+
+    /// Appends the `.b8` line of the one byte `b`.
+    #[inline]
+    pub fn push_byte(&mut self, b: u8) {
+        self.column.push(b);
+    }
+
+    /// Appends the `.b8` line holding `bytes`.
+    #[inline]
+    pub fn push_bytes(&mut self, bytes: &[u8]) {
+        if let [b] = bytes {
+            self.column.push(*b);
+        } else {
+            self.end_column();
+            SectionEntry::push_bytes(&mut self.entries, bytes);
+        }
+    }
+
+    fn end_column(&mut self) {
+        if !self.column.is_empty() {
+            // Up to 14 bytes in the entry, as a line's (most runs in `.debug_info` are short).
+            self.entries
+                .push(SectionEntry::ByteColumn(ByteLine::new(&self.column)));
+            self.column.clear();
+        }
+    }
+
+    /// The entries.
+    pub fn finish(mut self) -> Vec<SectionEntry> {
+        self.end_column();
+        std::mem::take(&mut self.entries)
+    }
 }
 
 /// The value of a [`SectionEntry::Value`].
@@ -244,8 +322,9 @@ impl SectionEntry {
         }
     }
 
-    /// Appends the `.b8` line holding `bytes` to `entries`; the same entry as
-    /// `SectionEntry::Bytes(ByteLine::new(bytes))`. A short line is pushed as a constant and
+    /// Appends the `.b8` line holding `bytes` to `entries` as a line of its own, the same
+    /// entry as `SectionEntry::Bytes(ByteLine::new(bytes))` ([`SectionBuilder::push_bytes`]
+    /// gathers one-byte lines, as the reader does). A short line is pushed as a constant and
     /// filled in place: built on the stack with narrow stores and copied whole, each entry
     /// waited on a failed store-to-load forwarding (half the time of reading nvcc's debug
     /// sections, which hold thousands of one-byte lines).

@@ -8,9 +8,11 @@
 //!   (LEB128); 1 stands for the next element of `data`; 2 is a data line of plain values (the
 //!   dense index of its type as a modifier, the count, then each value as a tag byte and LEB128:
 //!   0 integer (zig-zag), 1 unsigned, 2 symbol (name)); `n + 3` is a `.b8` line of `n` bytes,
-//!   the next `n` of `bytes`.
+//!   the next `n` of `bytes` (a [`SectionEntry::ByteColumn`] is a record of one byte per
+//!   line, and runs of such records decode into one).
 //! - `bytes`: the bytes of every `.b8` line, end to end.
-//! - `data`: the other entries (`.b32 label+4`, ...) through their ordinary serde form.
+//! - `data`: the other entries (`.b32 label+4`, ...) through their ordinary serde form, and
+//!   one-byte lines not in the reader's form (see `serialize`).
 //!
 //! Names are checked against the string table as they are read (see
 //! [`crate::body::with_decode_bounds`]).
@@ -84,11 +86,34 @@ pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result
     let mut records = Vec::with_capacity(entries.len() + 8);
     let mut bytes = Vec::new();
     let mut data = Vec::new();
-    for e in entries {
+    for (k, e) in entries.iter().enumerate() {
         match e {
             SectionEntry::Label(n) => {
                 leb::put(&mut records, LABEL);
                 leb::put(&mut records, n.index() as u64);
+            }
+            // A line each, as the text has them, where the decoder gathers them into the same
+            // column again: not empty, and no column on either side.
+            SectionEntry::ByteColumn(c)
+                if !c.is_empty()
+                    && !matches!(
+                        (k.checked_sub(1).map(|j| &entries[j]), entries.get(k + 1)),
+                        (Some(SectionEntry::ByteColumn(_)), _)
+                            | (_, Some(SectionEntry::ByteColumn(_)))
+                    ) =>
+            {
+                records.resize(records.len() + c.len(), (LINE + 1) as u8);
+                bytes.extend_from_slice(c);
+            }
+            // One-byte lines not in the reader's form (a `Bytes` of one byte, an empty column,
+            // columns side by side): in the data list, so that they decode as they were.
+            SectionEntry::ByteColumn(_) => {
+                leb::put(&mut records, DATA);
+                data.push(e.clone());
+            }
+            SectionEntry::Bytes(b) if b.len() == 1 => {
+                leb::put(&mut records, DATA);
+                data.push(e.clone());
             }
             SectionEntry::Bytes(b) => {
                 leb::put(&mut records, LINE + b.len() as u64);
@@ -137,13 +162,18 @@ fn name(b: &[u8], pos: &mut usize, names: u32) -> Result<Name, String> {
 fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
     let (records, bytes) = (&c.records.0[..], &c.bytes.0[..]);
     // Every entry takes at least a byte of records (a short byte line just one).
-    let mut out = Vec::with_capacity(records.len());
+    let mut out = crate::module::SectionBuilder::new();
     let mut data = c.data.into_iter();
     let (mut pos, mut at) = (0usize, 0usize);
     let names = crate::body::name_bound();
     while pos < records.len() {
         match leb(records, &mut pos)? {
             LABEL => out.push(SectionEntry::Label(name(records, &mut pos, names)?)),
+            // The common one-byte line, without the general path's bounds checks.
+            n if n == LINE + 1 && at < bytes.len() => {
+                out.push_byte(bytes[at]);
+                at += 1;
+            }
             PLAIN => {
                 let d = leb(records, &mut pos)?;
                 let ty = match u16::try_from(d).ok().and_then(Modifier::from_dense) {
@@ -169,7 +199,11 @@ fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
                 out.push(SectionEntry::value_or_data(ty, values));
             }
             DATA => match data.next() {
-                Some(e @ SectionEntry::Data { .. }) => out.push(e),
+                Some(
+                    e @ (SectionEntry::Data { .. }
+                    | SectionEntry::Bytes(_)
+                    | SectionEntry::ByteColumn(_)),
+                ) => out.push_as_is(e),
                 Some(_) => return Err("a label or byte line among a section's data entries".into()),
                 None => return Err("more section entries than the data list holds".into()),
             },
@@ -184,7 +218,7 @@ fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
                     ));
                 };
                 at += line.len();
-                SectionEntry::push_bytes(&mut out, line);
+                out.push_bytes(line);
             }
         }
     }
@@ -197,9 +231,7 @@ fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
             bytes.len() - at
         ));
     }
-    // Sized for the records' bytes: no more memory than a parsed section's.
-    out.shrink_to_fit();
-    Ok(out)
+    Ok(out.finish())
 }
 
 /// `#[serde(with = "crate::section_columns")]` for `Vec<SectionEntry>`.

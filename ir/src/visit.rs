@@ -32,7 +32,7 @@ macro_rules! walker {
                             for e in &$($m)? s.entries {
                                 match e {
                                     SectionEntry::Label(n) => f(n),
-                                    SectionEntry::Bytes(_) => {}
+                                    SectionEntry::Bytes(_) | SectionEntry::ByteColumn(_) => {}
                                     SectionEntry::Data { values, .. } => {
                                         for v in values {
                                             v.$iter_expr(&mut *f);

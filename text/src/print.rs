@@ -122,6 +122,11 @@ impl<'a> Printer<'a> {
                     self.expr(&value.to_expr());
                     self.out.push('\n');
                 }
+                SectionEntry::ByteColumn(c) => {
+                    for &b in c.iter() {
+                        byte_line(&mut self.out, b);
+                    }
+                }
             }
         }
         self.out.push_str("}\n");
@@ -674,6 +679,14 @@ impl<'a> Printer<'a> {
 #[inline]
 fn push_int(s: &mut String, v: impl itoa::Integer) {
     s.push_str(itoa::Buffer::new().format(v));
+}
+
+/// Appends the line `\t.b8 b` of one byte of a [`SectionEntry::ByteColumn`].
+#[inline]
+fn byte_line(s: &mut String, b: u8) {
+    s.push_str("\t.b8 ");
+    push_int(s, b);
+    s.push('\n');
 }
 
 fn nm(m: &Module, n: Name) -> &str {

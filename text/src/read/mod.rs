@@ -683,7 +683,7 @@ impl Reader<'_> {
         let name = format!(".{}", String::from_utf8_lossy(w));
         let (r, ()) = ws(r)?;
         let (mut r, ()) = expect(r, b'{', "expected `{` after the section name")?;
-        let mut entries = Vec::new();
+        let mut entries = ptx_ir_core::SectionBuilder::new();
         let mut bytes = smallvec::SmallVec::new();
         loop {
             let (x, ()) = ws(r)?;
@@ -727,7 +727,7 @@ impl Reader<'_> {
             r,
             Item::Section(Box::new(Section {
                 name: name.into(),
-                entries,
+                entries: entries.finish(),
             })),
         ))
     }
@@ -813,7 +813,7 @@ impl Reader<'_> {
 /// not plain (the general path reads it, and reports any error).
 fn byte_lines<'a>(
     mut i: &'a [u8],
-    entries: &mut Vec<SectionEntry>,
+    entries: &mut ptx_ir_core::SectionBuilder,
     buf: &mut smallvec::SmallVec<[u8; 64]>,
 ) -> Option<&'a [u8]> {
     let mut read = None;
@@ -829,12 +829,12 @@ fn byte_lines<'a>(
         });
         let rest = match one {
             Some((v, rest)) => {
-                SectionEntry::push_bytes(entries, &[v]);
+                entries.push_byte(v);
                 rest
             }
             None => match byte_line(r, buf) {
                 Some(rest) => {
-                    SectionEntry::push_bytes(entries, buf);
+                    entries.push_bytes(buf);
                     rest
                 }
                 None => return read,
@@ -1464,7 +1464,8 @@ mod tests {
     }
 
     /// Runs of plain `.b8` lines and the lines around them that the run leaves to the general
-    /// reader: each gives the entry the general reader gives.
+    /// reader: each gives the entry the general reader gives, one-byte lines gathered into
+    /// columns whichever path read them.
     #[test]
     fn byte_line_runs() {
         use ptx_ir_core::{ByteLine, Item, SectionEntry, Type};
@@ -1477,25 +1478,22 @@ mod tests {
             panic!("no section")
         };
         let b = |v: &[u8]| SectionEntry::Bytes(ByteLine::new(v));
+        // One-byte lines, read by either path, gathered into a column per run.
+        let c = |v: &[u8]| SectionEntry::ByteColumn(v.into());
         let expected = vec![
             SectionEntry::Label(m.names.find("$L__a").unwrap()),
-            b(&[95]),
+            c(&[95]),
             b(&[1, 2, 3]),
-            b(&[7]),
+            c(&[7]),
             SectionEntry::Value {
                 ty: Type::B8,
                 value: ptx_ir_core::DataValue::Int(256),
             },
-            b(&[9]),
-            b(&[10]),
+            c(&[9, 10]),
             b(&[1, 2]),
-            b(&[16]),
-            b(&[5]),
-            b(&[6]),
-            b(&[11]),
+            c(&[16, 5, 6, 11]),
             b(&[13, 14]),
-            b(&[15]),
-            b(&[4]),
+            c(&[15, 4]),
         ];
         assert_eq!(s.entries, expected);
         // An error after a run is reported at its own line.
