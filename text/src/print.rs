@@ -124,7 +124,7 @@ impl<'a> Printer<'a> {
                 }
                 SectionEntry::ByteColumn(c) => {
                     for &b in c.iter() {
-                        byte_line(&mut self.out, b);
+                        byte_line(self.out, b);
                     }
                 }
             }
