@@ -780,34 +780,43 @@ impl Target {
 
     /// Parses one `.target` entry.
     pub fn parse(s: &str) -> Option<Target> {
+        Target::parse_bytes(s.as_bytes())
+    }
+
+    /// [`Target::parse`] of the entry's bytes (the reader's, without a UTF-8 check).
+    pub fn parse_bytes(s: &[u8]) -> Option<Target> {
+        // Decimal digits only (leading zeros allowed, as `str::parse` allows them).
+        let number = |d: &[u8]| -> Option<u32> {
+            if d.is_empty() || !d.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let zeros = d.iter().take_while(|&&b| b == b'0').count();
+            let d = &d[zeros..];
+            if d.len() > 9 {
+                return None;
+            }
+            Some(d.iter().fold(0, |v, &b| v * 10 + u32::from(b - b'0')))
+        };
         Some(match s {
-            "texmode_unified" => Target::TexmodeUnified,
-            "texmode_independent" => Target::TexmodeIndependent,
-            "debug" => Target::Debug,
-            "map_f64_to_f32" => Target::MapF64ToF32,
-            _ => {
-                if let Some(rest) = s.strip_prefix("sm_") {
-                    let (digits, suffix) = match rest.as_bytes().last()? {
-                        b'a' => (&rest[..rest.len() - 1], ArchSuffix::A),
-                        b'f' => (&rest[..rest.len() - 1], ArchSuffix::F),
-                        _ => (rest, ArchSuffix::None),
-                    };
-                    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                        return None;
-                    }
-                    Target::Sm {
-                        arch: digits.parse().ok()?,
-                        suffix,
-                    }
-                } else if let Some(rest) = s.strip_prefix("compute_") {
-                    if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
-                        return None;
-                    }
-                    Target::Compute(rest.parse().ok()?)
-                } else {
-                    return None;
+            b"texmode_unified" => Target::TexmodeUnified,
+            b"texmode_independent" => Target::TexmodeIndependent,
+            b"debug" => Target::Debug,
+            b"map_f64_to_f32" => Target::MapF64ToF32,
+            [b's', b'm', b'_', rest @ ..] => {
+                let (digits, suffix) = match rest.last()? {
+                    b'a' => (&rest[..rest.len() - 1], ArchSuffix::A),
+                    b'f' => (&rest[..rest.len() - 1], ArchSuffix::F),
+                    _ => (rest, ArchSuffix::None),
+                };
+                Target::Sm {
+                    arch: number(digits)?.try_into().ok()?,
+                    suffix,
                 }
             }
+            [b'c', b'o', b'm', b'p', b'u', b't', b'e', b'_', rest @ ..] => {
+                Target::Compute(number(rest)?.try_into().ok()?)
+            }
+            _ => return None,
         })
     }
 }
@@ -815,6 +824,43 @@ impl Target {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Target names: every form, leading zeros as `str::parse` reads them, and the near misses.
+    #[test]
+    fn targets_parse() {
+        let sm = |arch, suffix| Some(Target::Sm { arch, suffix });
+        for (s, want) in [
+            ("sm_90a", sm(90, ArchSuffix::A)),
+            ("sm_100f", sm(100, ArchSuffix::F)),
+            ("sm_121", sm(121, ArchSuffix::None)),
+            ("sm_0090", sm(90, ArchSuffix::None)),
+            ("sm_000000000000090a", sm(90, ArchSuffix::A)),
+            ("sm_65535", sm(65535, ArchSuffix::None)),
+            ("sm_65536", None),
+            ("sm_1234567890", None),
+            ("sm_", None),
+            ("sm_a", None),
+            ("sm_9x", None),
+            ("sm_+90", None),
+            ("sm90", None),
+            ("compute_90", Some(Target::Compute(90))),
+            ("compute_", None),
+            ("compute_9a", None),
+            ("debug", Some(Target::Debug)),
+            ("texmode_unified", Some(Target::TexmodeUnified)),
+            ("texmode_independent", Some(Target::TexmodeIndependent)),
+            ("map_f64_to_f32", Some(Target::MapF64ToF32)),
+            ("Debug", None),
+            ("", None),
+        ] {
+            assert_eq!(Target::parse(s), want, "{s}");
+            // The old reading, through `str::parse`, where it applies.
+            if let Some(Target::Sm { arch, .. }) = want {
+                let digits = s[3..].trim_end_matches(['a', 'f']);
+                assert_eq!(digits.parse::<u16>().ok(), Some(arch), "{s}");
+            }
+        }
+    }
 
     #[test]
     fn byte_lines_are_small_and_keep_their_bytes() {

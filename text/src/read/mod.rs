@@ -521,18 +521,21 @@ impl Reader<'_> {
             .iter()
             .position(|&b| !(b.is_ascii_digit() || b == b'.'))
             .unwrap_or(r.len());
-        let text = std::str::from_utf8(&r[..n]).unwrap_or("");
-        let parsed = text.split_once('.').and_then(|(a, b)| {
-            let ok =
-                |s: &str| !s.is_empty() && s.len() <= 3 && s.bytes().all(|c| c.is_ascii_digit());
-            (ok(a) && ok(b))
-                .then(|| {
-                    Some(Version {
-                        major: a.parse().ok()?,
-                        minor: b.parse().ok()?,
-                    })
-                })
-                .flatten()
+        // `major.minor`, each one to three digits, read from the bytes (as `u8`s).
+        let text = &r[..n];
+        let parsed = text.iter().position(|&b| b == b'.').and_then(|dot| {
+            let (a, b) = (&text[..dot], &text[dot + 1..]);
+            let num = |s: &[u8]| -> Option<u8> {
+                if s.is_empty() || s.len() > 3 || !s.iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+                let v = s.iter().fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
+                u8::try_from(v).ok()
+            };
+            Some(Version {
+                major: num(a)?,
+                minor: num(b)?,
+            })
         });
         match parsed {
             Some(v) => Ok((&r[n..], v)),
@@ -552,7 +555,7 @@ impl Reader<'_> {
             let at = x;
             let (x, word) =
                 ident(x).map_err(|_| Err::Failure(PErr::at(x, "expected a target name")))?;
-            let t = std::str::from_utf8(word).ok().and_then(Target::parse);
+            let t = Target::parse_bytes(word);
             match t {
                 Some(t) => out.push(t),
                 None => {
@@ -1460,6 +1463,32 @@ mod tests {
         ] {
             let e = crate::parse(&module(&[line])).unwrap_err().to_string();
             assert!(e.contains(want), "{line}: {e}");
+        }
+    }
+
+    /// `.version major.minor`: one to three digits each, each at most 255.
+    #[test]
+    fn versions() {
+        for (v, want) in [
+            ("8.0", Some((8, 0))),
+            ("9.0", Some((9, 0))),
+            ("10.12", Some((10, 12))),
+            ("255.255", Some((255, 255))),
+            ("007.010", Some((7, 10))),
+            ("256.0", None),
+            ("1.256", None),
+            ("1000.0", None),
+            ("1.2.3", None),
+            (".5", None),
+            ("5.", None),
+            ("5", None),
+            ("x.y", None),
+        ] {
+            let src = format!(".version {v}\n.target sm_90\n.address_size 64\n");
+            let got = crate::parse(&src)
+                .ok()
+                .map(|m| (m.version.major, m.version.minor));
+            assert_eq!(got, want, "{v}");
         }
     }
 
