@@ -674,6 +674,175 @@ fn concretize(stmt: &str) -> String {
     out
 }
 
+// ------------------------------------------------------------------------------ ptxas export
+
+/// With `PTX_SEEDS_OUT=DIR`, writes the module `src` tested for a seed statement or block as
+/// `DIR/NNNN.ptx` (with `.reg` declarations for the registers its kernel uses, which the seeds
+/// leave undeclared) and its printed form as `DIR/NNNN.printed.ptx`, and appends `NNNN origin`
+/// to `DIR/index.txt`: `tools/ptxas_seeds.sh` runs `ptxas` on both on the GPU machine.
+fn export(out: &mut Option<(PathBuf, usize)>, origin: &str, src: &str) {
+    let Some((dir, n)) = out else { return };
+    let Ok(m) = ptx_ir::text::parse(src) else {
+        return;
+    };
+    let src = declare_registers(src, &m);
+    let declared = match ptx_ir::text::parse(&src) {
+        Ok(d) => d,
+        Err(e) => panic!("declarations made a seed module unreadable: {e}\n{src}"),
+    };
+    std::fs::create_dir_all(&*dir).expect("export directory");
+    let stem = format!("{:04}", *n);
+    std::fs::write(dir.join(format!("{stem}.ptx")), &src).expect("write");
+    let printed = ptx_ir::text::print(&declared);
+    std::fs::write(dir.join(format!("{stem}.printed.ptx")), printed).expect("write");
+    let mut index = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("index.txt"))
+        .expect("index");
+    use std::io::Write;
+    writeln!(index, "{stem} {origin}").expect("write");
+    *n += 1;
+}
+
+/// `src` with a `.reg` declaration, after the opening brace of its kernel (`__seed` or
+/// `__seed_block`), for each name its instructions use as a register that nothing declares:
+/// predicates (guards, `setp` results, `!p`, `p|q`) as `.pred`; address bases as `.b64`; a
+/// `cvt`'s operands by its two types; other operands as bits of the instruction's first type's
+/// size (`.b32` for `.f32`, which the ISA's type rules accept), `.b32` without a type.
+fn declare_registers(src: &str, m: &ptx_ir::ir::Module) -> String {
+    use ptx_ir::ir::{Item, Operand, Statement, Type};
+    let mut declared = std::collections::HashSet::new();
+    let mut used: Vec<(ptx_ir::ir::Name, &'static str)> = Vec::new();
+    let mut kernel_body = None;
+    for item in &m.items {
+        match item {
+            Item::Function(f) => {
+                declared.insert(f.name);
+                for p in f.params.iter().flatten().chain(f.returns.iter().flatten()) {
+                    declared.insert(p.name);
+                }
+                let name = m.names.get(f.name);
+                if name == "__seed" || name == "__seed_block" {
+                    kernel_body = f.body.as_ref().map(|b| b.to_statements());
+                }
+            }
+            Item::Variable(v) => declared.extend(v.names.iter().map(|d| d.name)),
+            _ => {}
+        }
+    }
+    let Some(body) = kernel_body else {
+        return src.to_string();
+    };
+    fn reg_type(t: Type) -> &'static str {
+        match (t, t.bits()) {
+            (Type::Pred, _) => ".pred",
+            (_, 128) => ".b128",
+            (_, 64) => ".b64",
+            (_, 8 | 16) => ".b16",
+            _ => ".b32",
+        }
+    }
+    fn walk(
+        stmts: &[Statement],
+        declared: &mut std::collections::HashSet<ptx_ir::ir::Name>,
+        used: &mut Vec<(ptx_ir::ir::Name, &'static str)>,
+    ) {
+        for s in stmts {
+            match s {
+                Statement::Label(n) => {
+                    declared.insert(*n);
+                }
+                Statement::Decl(d) => declared.extend(d.names.iter().map(|x| x.name)),
+                Statement::Block(b) => walk(b, declared, used),
+                Statement::Inst(i) => {
+                    if let Some(g) = &i.guard {
+                        used.push((g.pred, ".pred"));
+                    }
+                    let types = i.types();
+                    let first = types.first().copied();
+                    let op = i.opcode.name();
+                    let parity = i.mods.iter().any(|m| m.to_string().ends_with("parity"));
+                    for (k, o) in i.operands.iter().enumerate() {
+                        let ty = match (op, k) {
+                            ("setp" | "testp" | "isspacep" | "elect", 0) => ".pred",
+                            ("mbarrier.try_wait" | "mbarrier.test_wait", 0) => ".pred",
+                            ("mbarrier.try_wait" | "mbarrier.test_wait", 2) if parity => ".b32",
+                            ("mbarrier.try_wait" | "mbarrier.test_wait", 3) => ".b32",
+                            ("mbarrier.try_wait" | "mbarrier.test_wait", _) => {
+                                first.map_or(".b32", reg_type)
+                            }
+                            ("cvt", 1) => types.get(1).copied().map_or(".b32", reg_type),
+                            ("clusterlaunchcontrol.query_cancel", 1) => {
+                                types.last().copied().map_or(".b32", reg_type)
+                            }
+                            // Counts and CTA ranks are 32-bit whatever the instruction's type.
+                            ("mapa", 2) => ".b32",
+                            (o, k) if o.starts_with("mbarrier.") && k > 0 => ".b32",
+                            // Matrix fragments are packed into 32-bit registers.
+                            (o, _) if o.starts_with("wgmma") || o.starts_with("mma") => ".b32",
+                            _ => first.map_or(".b32", reg_type),
+                        };
+                        operand(o, ty, used);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    fn operand(o: &Operand, ty: &'static str, used: &mut Vec<(ptx_ir::ir::Name, &'static str)>) {
+        match o {
+            Operand::Reg { name, .. } => used.push((*name, ty)),
+            Operand::Not(n) => used.push((*n, ".pred")),
+            Operand::Addr { base: Some(b), .. } => used.push((*b, ".b64")),
+            Operand::Vector(v) => v.iter().for_each(|x| operand(x, ty, used)),
+            Operand::Tuple(v) | Operand::Args(v) => v.iter().for_each(|x| operand(x, ".b64", used)),
+            Operand::Pair(p) => p.iter().for_each(|x| operand(x, ".pred", used)),
+            Operand::Neg(x) => operand(x, ty, used),
+            _ => {}
+        }
+    }
+    walk(&body, &mut declared, &mut used);
+    let mut decls = String::new();
+    let mut seen = std::collections::HashSet::new();
+    for (n, ty) in used {
+        let name = m.names.get(n);
+        // Cache policies and matrix descriptors are 64-bit whatever the instruction's type;
+        // `ignore-src` and `scale-d` are predicates.
+        let ty = if name.contains("policy") || name.contains("desc") {
+            ".b64"
+        } else if name.contains("ignore") || name.contains("scale-d") {
+            ".pred"
+        } else {
+            ty
+        };
+        if !declared.contains(&n) && seen.insert(n) {
+            decls.push_str(&format!("\t.reg {ty} {};\n", name.replace('-', "_")));
+        }
+    }
+    // The ISA's hyphenated placeholders (`cache-policy`), which ptxas reads as a subtraction,
+    // spelled with `_`.
+    let mut renamed = String::with_capacity(src.len());
+    let b = src.as_bytes();
+    for (k, c) in src.char_indices() {
+        let ident = |x: Option<&u8>| x.is_some_and(|x| x.is_ascii_alphanumeric() || *x == b'_');
+        let alpha = |x: Option<&u8>| x.is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_');
+        if c == '-' && k > 0 && ident(b.get(k - 1)) && alpha(b.get(k + 1)) {
+            renamed.push('_');
+        } else {
+            renamed.push(c);
+        }
+    }
+    let src = renamed.as_str();
+    for head in [".entry __seed()\n{\n", ".entry __seed_block()\n{\n"] {
+        if let Some(at) = src.find(head) {
+            let at = at + head.len();
+            return format!("{}{decls}{}", &src[..at], &src[at..]);
+        }
+    }
+    src.to_string()
+}
+
 // ------------------------------------------------------------------------------ checking
 
 fn target_for(text: &str) -> &'static str {
@@ -822,6 +991,8 @@ fn seeds_parse_and_round_trip() {
     let mut errata_used = vec![false; ERRATA.len()];
     // `SEEDS_VERBOSE=1` lists every statement tested.
     let verbose = std::env::var_os("SEEDS_VERBOSE").is_some();
+    // `PTX_SEEDS_OUT=DIR` writes every module tested there (see `export`).
+    let mut exported = std::env::var_os("PTX_SEEDS_OUT").map(|d| (PathBuf::from(d), 0usize));
 
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -873,6 +1044,7 @@ fn seeds_parse_and_round_trip() {
                         println!("{} {concrete}", block.origin);
                     }
                     let (src, is_inst) = wrap(&concrete);
+                    export(&mut exported, &block.origin, &src);
                     if let Err(e) = check(&src, is_inst.then_some(1)) {
                         failures.push(format!(
                             "{} `{concrete}`{}: {e}",
@@ -892,6 +1064,7 @@ fn seeds_parse_and_round_trip() {
                     if verbose {
                         println!("{} (block as a whole):\n{src}", block.origin);
                     }
+                    export(&mut exported, &block.origin, &src);
                     if let Err(e) = check(&src, None) {
                         failures.push(format!("{} (block as a whole): {e}\n{src}", block.origin));
                     }
