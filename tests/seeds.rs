@@ -709,7 +709,9 @@ fn export(out: &mut Option<(PathBuf, usize)>, origin: &str, src: &str) {
 /// `__seed_block`), for each name its instructions use as a register that nothing declares:
 /// predicates (guards, `setp` results, `!p`, `p|q`) as `.pred`; address bases as `.b64`; a
 /// `cvt`'s operands by its two types; other operands as bits of the instruction's first type's
-/// size (`.b32` for `.f32`, which the ISA's type rules accept), `.b32` without a type.
+/// size (`.b32` for `.f32`, which the ISA's type rules accept), `.b32` without a type; a
+/// `bra` target that is not a label becomes one, with a `ret`, at the kernel's end. The
+/// ISA's hyphenated placeholders (`cache-policy`) are spelled with `_`.
 fn declare_registers(src: &str, m: &ptx_ir::ir::Module) -> String {
     use ptx_ir::ir::{Item, Operand, Statement, Type};
     let mut declared = std::collections::HashSet::new();
@@ -762,6 +764,15 @@ fn declare_registers(src: &str, m: &ptx_ir::ir::Module) -> String {
                     let types = i.types();
                     let first = types.first().copied();
                     let op = i.opcode.name();
+                    if op == "bra" {
+                        // A branch target: a label (defined at the kernel's end if missing).
+                        for o in &i.operands {
+                            if let Operand::Reg { name, .. } = o {
+                                used.push((*name, ":"));
+                            }
+                        }
+                        continue;
+                    }
                     let parity = i.mods.iter().any(|m| m.to_string().ends_with("parity"));
                     for (k, o) in i.operands.iter().enumerate() {
                         let ty = match (op, k) {
@@ -804,8 +815,15 @@ fn declare_registers(src: &str, m: &ptx_ir::ir::Module) -> String {
     }
     walk(&body, &mut declared, &mut used);
     let mut decls = String::new();
+    let mut labels = String::new();
     let mut seen = std::collections::HashSet::new();
     for (n, ty) in used {
+        if ty == ":" {
+            if !declared.contains(&n) && seen.insert(n) {
+                labels.push_str(&format!("{}:\n\tret;\n", m.names.get(n)));
+            }
+            continue;
+        }
         let name = m.names.get(n);
         // Cache policies and matrix descriptors are 64-bit whatever the instruction's type;
         // `ignore-src` and `scale-d` are predicates.
@@ -833,7 +851,13 @@ fn declare_registers(src: &str, m: &ptx_ir::ir::Module) -> String {
             renamed.push(c);
         }
     }
-    let src = renamed.as_str();
+    let mut src = renamed;
+    if !labels.is_empty() {
+        if let Some(end) = src.rfind('}') {
+            src.insert_str(end, &labels);
+        }
+    }
+    let src = src.as_str();
     for head in [".entry __seed()\n{\n", ".entry __seed_block()\n{\n"] {
         if let Some(at) = src.find(head) {
             let at = at + head.len();

@@ -4,6 +4,11 @@
 //! Speeds are in MB of PTX text per second (the text size of the module divided by the time), so
 //! parse, encode and decode compare directly; each figure is the sum over the folder's files of
 //! the best of `REPS` runs. Decoded and parsed modules are dropped outside the timed region.
+//!
+//! The last table bounds what any decoder into this IR can reach: `clone` copies the finished
+//! module (every allocation and byte the decoder must make, with nothing to read), `unzstd`
+//! decompresses the uncompressed bytecode compressed at zstd's level 3 (what the size goal
+//! needs), and `bound` is the parse time over the sum of the two.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -51,6 +56,8 @@ struct Row {
     bincode_dec: f64,
     postcard_enc: f64,
     postcard_dec: f64,
+    clone: f64,
+    unzstd: f64,
 }
 
 fn main() {
@@ -102,6 +109,10 @@ fn main() {
                 bincode::serde::borrow_decode_from_slice::<ptx_ir_core::Module, _>(&raw, cfg)
                     .unwrap()
             });
+            r.clone += best(reps, || m.clone());
+            let frame = zstd::bulk::compress(&st, 3).unwrap();
+            let mut dctx = zstd::bulk::Decompressor::new().unwrap();
+            r.unzstd += best(reps, || dctx.decompress(&frame, st.len()).unwrap());
             r.postcard_enc += best(reps, || postcard::to_allocvec(&m).unwrap());
             r.postcard_dec += best(reps, || {
                 postcard::from_bytes::<ptx_ir_core::Module>(&pc).unwrap()
@@ -160,4 +171,21 @@ fn main() {
          bincode 2 of the Module (no container, guard or validation); pc-*: postcard 1 of the \
          Module; pc+zstd: postcard then zstd level 3."
     );
+    println!("\nLower bound on decoding into this IR (MB of PTX text per second; x = parse time over it):");
+    println!(
+        "{:12} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "folder", "parse", "clone", "x", "unzstd", "x", "bound"
+    );
+    for (f, r) in &rows {
+        let s = |t: f64| r.text as f64 / t / 1e6;
+        println!(
+            "{f:12} {:>7.0} {:>7.0} {:>6.2}x {:>7.0} {:>6.2}x {:>6.2}x",
+            s(r.parse),
+            s(r.clone),
+            r.parse / r.clone,
+            s(r.unzstd),
+            r.parse / r.unzstd,
+            r.parse / (r.clone + r.unzstd)
+        );
+    }
 }
