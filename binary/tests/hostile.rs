@@ -671,13 +671,33 @@ fn header_errors_are_clear() {
     assert!(msg.starts_with("truncated at offset 50 ("), "{msg}");
 }
 
+/// Appends a section of `entries` to `m`, checks that the module comes back equal through the
+/// bytecode, and returns the entries its printed text reads back as.
+fn section_both_ways(
+    m: &mut Module,
+    name: &str,
+    entries: &[ptx_ir_core::SectionEntry],
+) -> Vec<ptx_ir_core::SectionEntry> {
+    m.items.push(Item::Section(Box::new(ptx_ir_core::Section {
+        name: name.into(),
+        entries: entries.to_vec(),
+    })));
+    let bytes = ptx_ir_binary::encode(m).unwrap();
+    assert_eq!(&ptx_ir_binary::decode(&bytes).unwrap(), m);
+    let reread = ptx_ir_text::parse(&ptx_ir_text::print(m)).unwrap();
+    let Some(Item::Section(s)) = reread.items.last() else {
+        panic!("no section")
+    };
+    s.entries.clone()
+}
+
 /// A debug section's data lines keep their form through the bytecode: one integer or name is a
 /// `Value` (the reader's form, written as a plain record of one value, as before it had its
 /// own variant); a `Data` holding one such value (not the reader's form) comes back a `Data`;
 /// and the text of each reads back as the reader's form.
 #[test]
 fn section_data_lines_keep_their_form() {
-    use ptx_ir_core::{DataValue, Expr, Section, SectionEntry, Type};
+    use ptx_ir_core::{DataValue, Expr, SectionEntry, Type};
     let mut m = kernel(&["k", "$L1", ".debug_abbrev"], vec![]);
     let (l1, abbrev) = (Name::from_index(1), Name::from_index(2));
     let entries = vec![
@@ -711,17 +731,8 @@ fn section_data_lines_keep_their_form() {
             values: vec![Expr::Int(1), Expr::Sym(l1)].into(),
         },
     ];
-    m.items.push(Item::Section(Box::new(Section {
-        name: ".debug_info".into(),
-        entries: entries.clone(),
-    })));
-    let bytes = ptx_ir_binary::encode(&m).unwrap();
-    assert_eq!(ptx_ir_binary::decode(&bytes).unwrap(), m);
+    let s = section_both_ways(&mut m, ".debug_info", &entries);
     // The text reads back in the reader's form: one integer or name as a `Value`.
-    let reread = ptx_ir_text::parse(&ptx_ir_text::print(&m)).unwrap();
-    let Some(Item::Section(s)) = reread.items.last() else {
-        panic!("no section")
-    };
     let canonical: Vec<SectionEntry> = entries
         .into_iter()
         .map(|e| match e {
@@ -729,9 +740,9 @@ fn section_data_lines_keep_their_form() {
             other => other,
         })
         .collect();
-    assert_eq!(s.entries, canonical);
-    assert!(matches!(s.entries[4], SectionEntry::Value { .. }));
-    assert!(matches!(s.entries[6], SectionEntry::Data { .. }));
+    assert_eq!(s, canonical);
+    assert!(matches!(s[4], SectionEntry::Value { .. }));
+    assert!(matches!(s[6], SectionEntry::Data { .. }));
 }
 
 /// One-byte `.b8` lines through the bytecode: a column in the reader's form (a maximal run)
@@ -740,7 +751,7 @@ fn section_data_lines_keep_their_form() {
 /// and the text of each reads back as the reader's form, a column per run.
 #[test]
 fn section_byte_columns_keep_their_form() {
-    use ptx_ir_core::{ByteLine, Section, SectionEntry};
+    use ptx_ir_core::{ByteLine, SectionEntry};
     let mut m = kernel(&["k", "$L1"], vec![]);
     let col = |v: &[u8]| SectionEntry::ByteColumn(v.into());
     let line = |v: &[u8]| SectionEntry::Bytes(ByteLine::new(v));
@@ -757,16 +768,7 @@ fn section_byte_columns_keep_their_form() {
         line(&[13]),
         col(&[14]),
     ];
-    m.items.push(Item::Section(Box::new(Section {
-        name: ".debug_str".into(),
-        entries: entries.clone(),
-    })));
-    let bytes = ptx_ir_binary::encode(&m).unwrap();
-    assert_eq!(ptx_ir_binary::decode(&bytes).unwrap(), m);
-    let reread = ptx_ir_text::parse(&ptx_ir_text::print(&m)).unwrap();
-    let Some(Item::Section(s)) = reread.items.last() else {
-        panic!("no section")
-    };
+    let s = section_both_ways(&mut m, ".debug_str", &entries);
     let canonical = vec![
         SectionEntry::Label(Name::from_index(1)),
         col(&[1, 2, 3]),
@@ -775,7 +777,7 @@ fn section_byte_columns_keep_their_form() {
         line(&[11, 12]),
         col(&[13, 14]),
     ];
-    assert_eq!(s.entries, canonical);
+    assert_eq!(s, canonical);
     // The reader's form is written a record per line, and reads back the same.
     let mut again = m.clone();
     if let Some(Item::Section(s)) = again.items.last_mut() {
