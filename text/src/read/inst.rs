@@ -333,8 +333,38 @@ impl Reader<'_> {
     }
 
     /// Splits and resolves a new instruction word (`ld.global.nc.v4.f32`) at `i`: the mnemonic,
-    /// the qualifiers and the forms that take them. Returns its index in `words.info`.
+    /// the qualifiers and the forms that take them (from the process's resolved words where
+    /// another reader resolved it, see [`super::shared_words`]). Returns its index in
+    /// `words.info`.
     fn resolve_word(&mut self, i: &[u8], word: &[u8]) -> Result<usize, Err<PErr>> {
+        let (opcode, mods, forms) = match super::shared_words::get(word) {
+            Some(r) => r,
+            None => {
+                let r = split_word(i, word)?;
+                super::shared_words::put(word, &r);
+                r
+            }
+        };
+        let id = self.name_in(NameTable::Words, i, word)?.index();
+        debug_assert_eq!(id, self.words.info.len());
+        // A word may be as long as the text: what the table holds is bounded in bytes too.
+        self.words.bytes += word.len()
+            + mods.len() * std::mem::size_of::<ptx_ir_core::Modifier>()
+            + std::mem::size_of::<WordInfo>();
+        self.words.info.push(WordInfo {
+            opcode,
+            mods,
+            forms,
+            all_forms: opcode.forms(),
+            fits: [NO_SHAPE; FITS],
+        });
+        Ok(id)
+    }
+}
+
+/// The mnemonic, qualifiers and matching forms of the instruction word `word` (read at `i`).
+fn split_word(i: &[u8], word: &[u8]) -> Result<super::shared_words::Resolved, Err<PErr>> {
+    {
         let Some((opcode, n)) = Opcode::split_mnemonic(word) else {
             let head = word.split(|&b| b == b'.').next().unwrap_or(word);
             return Err(Err::Failure(PErr::at(
@@ -376,22 +406,11 @@ impl Reader<'_> {
             .filter(|(_, f)| f.match_mods(&mods).is_ok())
             .map(|(k, _)| k as u16)
             .collect();
-        let id = self.name_in(NameTable::Words, i, word)?.index();
-        debug_assert_eq!(id, self.words.info.len());
-        // A word may be as long as the text: what the table holds is bounded in bytes too.
-        self.words.bytes += word.len()
-            + mods.len() * std::mem::size_of::<ptx_ir_core::Modifier>()
-            + std::mem::size_of::<WordInfo>();
-        self.words.info.push(WordInfo {
-            opcode,
-            mods,
-            forms,
-            all_forms: opcode.forms(),
-            fits: [NO_SHAPE; FITS],
-        });
-        Ok(id)
+        Ok((opcode, mods, forms))
     }
+}
 
+impl Reader<'_> {
     /// One operand. `call` selects `(...)` as an argument list rather than an expression.
     fn operand<'a>(&mut self, i: &'a [u8], call: bool, depth: u32) -> PResult<'a, Operand> {
         if depth > MAX_OPERAND_DEPTH {

@@ -10,6 +10,7 @@ mod cache;
 mod decl;
 mod expr;
 mod inst;
+mod shared_words;
 
 use crate::error::{PErr, PResult, ParseError};
 use crate::lex::{self, expect, ident, qual_word, ws};
