@@ -11,7 +11,8 @@
 //! `--per-file` adds a row per file: its parse speed read after read (as above, the reader's
 //! per-thread scratch and resolved instruction words kept), and as a thread's first module
 //! (`first`: the scratch released before each read, so that caches, body builder and word
-//! table start empty; the process-wide instruction table stays built).
+//! table start empty; the process-wide instruction table, and the words resolved by earlier
+//! reads of the process, stay).
 
 mod corpus_files;
 
