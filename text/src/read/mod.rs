@@ -31,25 +31,38 @@ pub fn parse_module_spans(
     file: &str,
     spans: bool,
 ) -> Result<(Module, crate::Spans), ParseError> {
-    let mut r = if src.len() > LAZY_SPARE_LEN {
-        let mut r = Reader::from_parts(src, src.len(), SPARE.with(std::cell::Cell::take));
-        r.spare = SpareUse::Taken;
-        r
-    } else {
-        Reader::lazy(src)
+    let read = match header(src.as_bytes()) {
+        // A module of its header alone (cuRAND ships such files) needs no reader.
+        Ok((rest, h)) if !general_only() && ws(rest).is_ok_and(|(r, ())| r.is_empty()) => {
+            return Ok((
+                h.module(Interner::new(), Vec::new()),
+                crate::Spans::default(),
+            ));
+        }
+        Ok((rest, h)) => {
+            let mut r = if src.len() > LAZY_SPARE_LEN {
+                let mut r = Reader::from_parts(src, src.len(), SPARE.with(std::cell::Cell::take));
+                r.spare = SpareUse::Taken;
+                r
+            } else {
+                Reader::lazy(src)
+            };
+            if spans {
+                r.spans = Some(SpanState {
+                    src_len: src.len(),
+                    current: Vec::new(),
+                    items: Vec::new(),
+                });
+            }
+            let read = r.module(rest, h);
+            let spans = r.spans.take();
+            r.give_back();
+            read.map(|(_, m)| (m, spans))
+        }
+        Err(e) => Err(e),
     };
-    if spans {
-        r.spans = Some(SpanState {
-            src_len: src.len(),
-            current: Vec::new(),
-            items: Vec::new(),
-        });
-    }
-    let read = r.module(src.as_bytes());
-    let spans = r.spans.take();
-    r.give_back();
     match read {
-        Ok((_, m)) => {
+        Ok((m, spans)) => {
             let items = spans.map(|s| s.items).unwrap_or_default();
             Ok((m, crate::Spans { items }))
         }
@@ -458,25 +471,8 @@ impl Reader<'_> {
         Ok((r, self.name(i, s)?))
     }
 
-    fn module<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Module> {
-        let (i, ()) = ws(i)?;
-        let (i, version) = self.version(i)?;
-        let (i, ()) = ws(i)?;
-        let (i, target) = self.target(i)?;
-        let (i, ()) = ws(i)?;
-        let (i, address_size) = if i.starts_with(b".address_size")
-            && !i.get(13).is_some_and(|&b| lex::is_ident_char(b))
-        {
-            let (i, ()) = ws(&i[13..])?;
-            let at = i;
-            let (i, n) = lex::uint_u32(i)?;
-            if n != 32 && n != 64 {
-                return fail(at, "`.address_size` must be 32 or 64");
-            }
-            (i, Some(n))
-        } else {
-            (i, None)
-        };
+    /// The module's items after its header `h`, read from `i`.
+    fn module<'a>(&mut self, i: &'a [u8], h: Header) -> PResult<'a, Module> {
         let mut items = Vec::new();
         let mut i = i;
         loop {
@@ -494,87 +490,128 @@ impl Reader<'_> {
         }
         let mut names = std::mem::take(&mut self.names);
         names.shrink_to_fit();
-        Ok((
+        Ok((i, h.module(names, items)))
+    }
+}
+
+/// A module's header: `.version`, `.target` and `.address_size`.
+struct Header {
+    version: Version,
+    target: Vec<Target>,
+    address_size: Option<u32>,
+}
+
+impl Header {
+    fn module(self, names: Interner, items: Vec<Item>) -> Module {
+        Module {
+            names,
+            version: self.version,
+            target: self.target,
+            address_size: self.address_size,
+            items,
+        }
+    }
+}
+
+/// The header at the start of a module's text.
+fn header(i: &[u8]) -> PResult<'_, Header> {
+    let (i, ()) = ws(i)?;
+    let (i, version) = version(i)?;
+    let (i, ()) = ws(i)?;
+    let (i, target) = target(i)?;
+    let (i, ()) = ws(i)?;
+    let (i, address_size) =
+        if i.starts_with(b".address_size") && !i.get(13).is_some_and(|&b| lex::is_ident_char(b)) {
+            let (i, ()) = ws(&i[13..])?;
+            let at = i;
+            let (i, n) = lex::uint_u32(i)?;
+            if n != 32 && n != 64 {
+                return fail(at, "`.address_size` must be 32 or 64");
+            }
+            (i, Some(n))
+        } else {
+            (i, None)
+        };
+    Ok((
+        i,
+        Header {
+            version,
+            target,
+            address_size,
+        },
+    ))
+}
+
+fn version(i: &[u8]) -> PResult<'_, Version> {
+    let (r, d) = directive(i).map_err(|_| {
+        Err::Failure(PErr::at(
             i,
-            Module {
-                names,
-                version,
-                target,
-                address_size,
-                items,
-            },
+            "expected `.version` at the start of the module",
         ))
+    })?;
+    if d != b"version" {
+        return fail(i, "expected `.version` at the start of the module");
     }
-
-    fn version<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Version> {
-        let (r, d) = directive(i).map_err(|_| {
-            Err::Failure(PErr::at(
-                i,
-                "expected `.version` at the start of the module",
-            ))
-        })?;
-        if d != b"version" {
-            return fail(i, "expected `.version` at the start of the module");
-        }
-        let (r, ()) = ws(r)?;
-        let at = r;
-        let n = r
-            .iter()
-            .position(|&b| !(b.is_ascii_digit() || b == b'.'))
-            .unwrap_or(r.len());
-        // `major.minor`, each one to three digits, read from the bytes (as `u8`s).
-        let text = &r[..n];
-        let parsed = text.iter().position(|&b| b == b'.').and_then(|dot| {
-            let (a, b) = (&text[..dot], &text[dot + 1..]);
-            let num = |s: &[u8]| -> Option<u8> {
-                if s.is_empty() || s.len() > 3 || !s.iter().all(u8::is_ascii_digit) {
-                    return None;
-                }
-                let v = s.iter().fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
-                u8::try_from(v).ok()
-            };
-            Some(Version {
-                major: num(a)?,
-                minor: num(b)?,
-            })
-        });
-        match parsed {
-            Some(v) => Ok((&r[n..], v)),
-            None => fail(at, "expected a version `major.minor`"),
-        }
-    }
-
-    fn target<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Vec<Target>> {
-        let (r, d) = directive(i).map_err(|_| Err::Failure(PErr::at(i, "expected `.target`")))?;
-        if d != b"target" {
-            return fail(i, "expected `.target` after `.version`");
-        }
-        let mut out = Vec::new();
-        let mut r = r;
-        loop {
-            let (x, ()) = ws(r)?;
-            let at = x;
-            let (x, word) =
-                ident(x).map_err(|_| Err::Failure(PErr::at(x, "expected a target name")))?;
-            let t = Target::parse_bytes(word);
-            match t {
-                Some(t) => out.push(t),
-                None => {
-                    return fail(
-                        at,
-                        "unknown target (expected sm_XX{a,f}, texmode_*, debug or map_f64_to_f32)",
-                    )
-                }
+    let (r, ()) = ws(r)?;
+    let at = r;
+    let n = r
+        .iter()
+        .position(|&b| !(b.is_ascii_digit() || b == b'.'))
+        .unwrap_or(r.len());
+    // `major.minor`, each one to three digits, read from the bytes (as `u8`s).
+    let text = &r[..n];
+    let parsed = text.iter().position(|&b| b == b'.').and_then(|dot| {
+        let (a, b) = (&text[..dot], &text[dot + 1..]);
+        let num = |s: &[u8]| -> Option<u8> {
+            if s.is_empty() || s.len() > 3 || !s.iter().all(u8::is_ascii_digit) {
+                return None;
             }
-            let (x2, ()) = ws_inline(x);
-            if x2.first() == Some(&b',') {
-                r = &x2[1..];
-            } else {
-                return Ok((x, out));
+            let v = s.iter().fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
+            u8::try_from(v).ok()
+        };
+        Some(Version {
+            major: num(a)?,
+            minor: num(b)?,
+        })
+    });
+    match parsed {
+        Some(v) => Ok((&r[n..], v)),
+        None => fail(at, "expected a version `major.minor`"),
+    }
+}
+
+fn target(i: &[u8]) -> PResult<'_, Vec<Target>> {
+    let (r, d) = directive(i).map_err(|_| Err::Failure(PErr::at(i, "expected `.target`")))?;
+    if d != b"target" {
+        return fail(i, "expected `.target` after `.version`");
+    }
+    let mut out = Vec::new();
+    let mut r = r;
+    loop {
+        let (x, ()) = ws(r)?;
+        let at = x;
+        let (x, word) =
+            ident(x).map_err(|_| Err::Failure(PErr::at(x, "expected a target name")))?;
+        let t = Target::parse_bytes(word);
+        match t {
+            Some(t) => out.push(t),
+            None => {
+                return fail(
+                    at,
+                    "unknown target (expected sm_XX{a,f}, texmode_*, debug or map_f64_to_f32)",
+                )
             }
         }
+        let (x2, ()) = ws_inline(x);
+        if x2.first() == Some(&b',') {
+            r = &x2[1..];
+        } else {
+            return Ok((x, out));
+        }
     }
+}
 
+impl Reader<'_> {
     fn item<'a>(&mut self, i: &'a [u8]) -> PResult<'a, Item> {
         let start = i;
         let (r, d) = directive(i)
@@ -1194,6 +1231,23 @@ mod tests {
         for line in data {
             let src = section(line);
             assert_eq!(read(&src, false), read(&src, true), "{line:?}");
+        }
+        // Modules of their header alone, read without a reader.
+        for src in [
+            ".version 8.0\n.target sm_90\n.address_size 64\n",
+            "\n\n.version 9.0\n.target sm_121\n.address_size 64\n\n\n",
+            ".version 8.0 .target sm_90a, debug // c\n/* d */",
+            ".version 8.0\n.target sm_90\n",
+            ".version 8.0\n.target sm_90\n.address_size 32",
+            ".version 8.0\n.target sm_90\n.address_size 16\n",
+            ".version 8.0\n.target sm_90\n.address_size 64\n/* open",
+            ".version 8.0\n.target sm_90\n.address_size 64\nx",
+            ".version 8.0\n",
+            "",
+        ] {
+            assert_eq!(read(src, false), read(src, true), "{src:?}");
+            let spans = super::parse_module_spans(src, "<input>", true).map_err(|e| e.to_string());
+            assert_eq!(spans.map(|(m, _)| m), read(src, true), "{src:?} with spans");
         }
         let params = [
             ".param .b64 p",
