@@ -761,21 +761,44 @@ pub fn count_instructions(body: &[Statement]) -> usize {
 impl Target {
     /// Spelling as in the `.target` directive.
     pub fn to_text(self) -> String {
-        match self {
+        let mut s = String::new();
+        self.write_text(&mut s);
+        s
+    }
+
+    /// Appends the spelling as in the `.target` directive to `out` (without the formatting
+    /// machinery: a module of its header alone prints in about the time it reads).
+    pub fn write_text(self, out: &mut String) {
+        let (prefix, number, suffix) = match self {
             Target::Sm { arch, suffix } => {
                 let s = match suffix {
                     ArchSuffix::None => "",
                     ArchSuffix::A => "a",
                     ArchSuffix::F => "f",
                 };
-                format!("sm_{arch}{s}")
+                ("sm_", arch, s)
             }
-            Target::Compute(a) => format!("compute_{a}"),
-            Target::TexmodeUnified => "texmode_unified".into(),
-            Target::TexmodeIndependent => "texmode_independent".into(),
-            Target::Debug => "debug".into(),
-            Target::MapF64ToF32 => "map_f64_to_f32".into(),
+            Target::Compute(a) => ("compute_", a, ""),
+            Target::TexmodeUnified => return out.push_str("texmode_unified"),
+            Target::TexmodeIndependent => return out.push_str("texmode_independent"),
+            Target::Debug => return out.push_str("debug"),
+            Target::MapF64ToF32 => return out.push_str("map_f64_to_f32"),
+        };
+        out.push_str(prefix);
+        // At most five digits.
+        let mut digits = [0u8; 5];
+        let mut k = digits.len();
+        let mut n = number;
+        loop {
+            k -= 1;
+            digits[k] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
         }
+        digits[k..].iter().for_each(|&d| out.push(char::from(d)));
+        out.push_str(suffix);
     }
 
     /// Parses one `.target` entry.
@@ -825,9 +848,37 @@ impl Target {
 mod tests {
     use super::*;
 
-    /// Target names: every form, leading zeros as `str::parse` reads them, and the near misses.
+    /// Target names: every form, leading zeros as `str::parse` reads them, and the near misses;
+    /// each spelled back as it parses.
     #[test]
     fn targets_parse() {
+        for (t, text) in [
+            (
+                Target::Sm {
+                    arch: 65535,
+                    suffix: ArchSuffix::F,
+                },
+                "sm_65535f",
+            ),
+            (
+                Target::Sm {
+                    arch: 0,
+                    suffix: ArchSuffix::None,
+                },
+                "sm_0",
+            ),
+            (
+                Target::Sm {
+                    arch: 90,
+                    suffix: ArchSuffix::A,
+                },
+                "sm_90a",
+            ),
+            (Target::Compute(7), "compute_7"),
+            (Target::TexmodeIndependent, "texmode_independent"),
+        ] {
+            assert_eq!(t.to_text(), text);
+        }
         let sm = |arch, suffix| Some(Target::Sm { arch, suffix });
         for (s, want) in [
             ("sm_90a", sm(90, ArchSuffix::A)),
@@ -854,6 +905,9 @@ mod tests {
             ("", None),
         ] {
             assert_eq!(Target::parse(s), want, "{s}");
+            if let Some(t) = want {
+                assert_eq!(Target::parse(&t.to_text()), Some(t), "{s}");
+            }
             // The old reading, through `str::parse`, where it applies.
             if let Some(Target::Sm { arch, .. }) = want {
                 let digits = s[3..].trim_end_matches(['a', 'f']);
