@@ -125,8 +125,9 @@ impl Reader<'_> {
         Ok((r, decl))
     }
 
-    /// The common body declaration `.reg .b32 %r<9>;` (`.space [.vN] .type name[<N>];`), read
-    /// from after its space directive `space` straight into a body entry; other names after
+    /// The common body declaration `.reg .b32 %r<9>;` (`.space [.align N] [.vN] .type
+    /// name[<N>];`, or one array `name[N]`), read from after its space directive `space`
+    /// straight into a body entry; other names after
     /// those qualifiers (`.reg .f16 low, high;`) are read as [`Self::var_decl`] reads them.
     /// `None` (having interned nothing) for other qualifiers, which [`Self::var_decl`] then
     /// reads from the start, giving what it would have given.
