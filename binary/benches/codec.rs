@@ -8,7 +8,9 @@
 //! The last table bounds what any decoder into this IR can reach: `clone` copies the finished
 //! module (every allocation and byte the decoder must make, with nothing to read), `unzstd`
 //! decompresses the uncompressed bytecode compressed at zstd's level 3 (what the size goal
-//! needs), and `bound` is the parse time over the sum of the two.
+//! needs), and `bound` is the parse time over the sum of the two; `unlz4` and `bound-lz4` the
+//! same with LZ4 (`lz4_flex`'s block format; `lz4` is that compressed size, at its one level:
+//! the `lz4` tool's `-9` compresses further at the same decompression speed, binary/FORMAT.md).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -58,6 +60,8 @@ struct Row {
     postcard_dec: f64,
     clone: f64,
     unzstd: f64,
+    unlz4: f64,
+    lz4: usize,
 }
 
 fn main() {
@@ -113,6 +117,11 @@ fn main() {
             let frame = zstd::bulk::compress(&st, 3).unwrap();
             let mut dctx = zstd::bulk::Decompressor::new().unwrap();
             r.unzstd += best(reps, || dctx.decompress(&frame, st.len()).unwrap());
+            let block = lz4_flex::block::compress(&st);
+            r.lz4 += block.len();
+            r.unlz4 += best(reps, || {
+                lz4_flex::block::decompress(&block, st.len()).unwrap()
+            });
             r.postcard_enc += best(reps, || postcard::to_allocvec(&m).unwrap());
             r.postcard_dec += best(reps, || {
                 postcard::from_bytes::<ptx_ir_core::Module>(&pc).unwrap()
@@ -173,19 +182,22 @@ fn main() {
     );
     println!("\nLower bound on decoding into this IR (MB of PTX text per second; x = parse time over it):");
     println!(
-        "{:12} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
-        "folder", "parse", "clone", "x", "unzstd", "x", "bound"
+        "{:12} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>9}",
+        "folder", "parse", "clone", "x", "unzstd", "x", "bound", "lz4", "unlz4", "bound-lz4"
     );
     for (f, r) in &rows {
         let s = |t: f64| r.text as f64 / t / 1e6;
         println!(
-            "{f:12} {:>7.0} {:>7.0} {:>6.2}x {:>7.0} {:>6.2}x {:>6.2}x",
+            "{f:12} {:>7.0} {:>7.0} {:>6.2}x {:>7.0} {:>6.2}x {:>6.2}x {:>5.1}% {:>7.0} {:>8.2}x",
             s(r.parse),
             s(r.clone),
             r.parse / r.clone,
             s(r.unzstd),
             r.parse / r.unzstd,
-            r.parse / (r.clone + r.unzstd)
+            r.parse / (r.clone + r.unzstd),
+            pct(r.lz4, r.text),
+            s(r.unlz4),
+            r.parse / (r.clone + r.unlz4)
         );
     }
 }
