@@ -187,11 +187,11 @@ pub enum SectionEntry {
         value: DataValue,
     },
     /// `.b8` lines of one byte each, one line per byte, in order. nvcc writes debug sections
-    /// one byte per line (7,400 lines in a 85 KB file), which as an entry each made the IR
+    /// one byte per line (7,400 lines in an 85 KB file), which as an entry each made the IR
     /// nearly three times the size of the text; up to 14 bytes are kept in the entry, as a
-    /// line's. The reader and the decoder give every maximal
-    /// run of one-byte lines as one of these, and no one-byte [`SectionEntry::Bytes`]
-    /// ([`SectionBuilder`]). Last, so that the other variants keep their numbers.
+    /// line's. The reader and the decoder give every maximal run of one-byte lines as one of
+    /// these, and no one-byte [`SectionEntry::Bytes`] ([`SectionBuilder`]). Last, so that the
+    /// other variants keep their numbers.
     ByteColumn(ByteLine),
 }
 
