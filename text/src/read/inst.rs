@@ -364,50 +364,48 @@ impl Reader<'_> {
 
 /// The mnemonic, qualifiers and matching forms of the instruction word `word` (read at `i`).
 fn split_word(i: &[u8], word: &[u8]) -> Result<super::shared_words::Resolved, Err<PErr>> {
-    {
-        let Some((opcode, n)) = Opcode::split_mnemonic(word) else {
-            let head = word.split(|&b| b == b'.').next().unwrap_or(word);
+    let Some((opcode, n)) = Opcode::split_mnemonic(word) else {
+        let head = word.split(|&b| b == b'.').next().unwrap_or(word);
+        return Err(Err::Failure(PErr::at(
+            i,
+            format!("unknown instruction `{}`", String::from_utf8_lossy(head)),
+        )));
+    };
+    let mut mods = Mods::new();
+    let mut q = &word[n..];
+    while !q.is_empty() {
+        let at = &i[n + (word.len() - n - q.len())..];
+        if q[0] != b'.' {
             return Err(Err::Failure(PErr::at(
-                i,
-                format!("unknown instruction `{}`", String::from_utf8_lossy(head)),
+                at,
+                format!("malformed qualifiers after `{}`", opcode.name()),
             )));
-        };
-        let mut mods = Mods::new();
-        let mut q = &word[n..];
-        while !q.is_empty() {
-            let at = &i[n + (word.len() - n - q.len())..];
-            if q[0] != b'.' {
+        }
+        let (rest, w) = qual_word(&q[1..])
+            .map_err(|_| Err::Failure(PErr::at(at, "expected a qualifier after `.`")))?;
+        match Modifier::lookup(w) {
+            Some(m) => mods.push(m),
+            None => {
                 return Err(Err::Failure(PErr::at(
                     at,
-                    format!("malformed qualifiers after `{}`", opcode.name()),
+                    format!(
+                        "unknown qualifier `.{}` on `{}`",
+                        String::from_utf8_lossy(w),
+                        opcode.name()
+                    ),
                 )));
             }
-            let (rest, w) = qual_word(&q[1..])
-                .map_err(|_| Err::Failure(PErr::at(at, "expected a qualifier after `.`")))?;
-            match Modifier::lookup(w) {
-                Some(m) => mods.push(m),
-                None => {
-                    return Err(Err::Failure(PErr::at(
-                        at,
-                        format!(
-                            "unknown qualifier `.{}` on `{}`",
-                            String::from_utf8_lossy(w),
-                            opcode.name()
-                        ),
-                    )));
-                }
-            }
-            q = rest;
         }
-        let forms = opcode
-            .forms()
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.match_mods(&mods).is_ok())
-            .map(|(k, _)| k as u16)
-            .collect();
-        Ok((opcode, mods, forms))
+        q = rest;
     }
+    let forms = opcode
+        .forms()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.match_mods(&mods).is_ok())
+        .map(|(k, _)| k as u16)
+        .collect();
+    Ok((opcode, mods, forms))
 }
 
 impl Reader<'_> {
