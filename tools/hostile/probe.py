@@ -81,14 +81,18 @@ def run_ptxas(outdir):
 
 def rec_module(local_bytes):
     """A recursive .func with a `.local` array of local_bytes (0: none) kept live across the call."""
-    loc = ""
-    use = ""
+    loc = use = back = ""
     if local_bytes:
-        loc = "\t.local .align 4 .b8 buf[%d];\n\t.reg .b64 %%rl<2>;\n" % local_bytes
-        use = ("\tmov.u64 %rl1, buf;\n\tst.local.u32 [%rl1], %r1;\n")
-        back = "\tld.local.u32 %r4, [%rl1];\n\tadd.s32 %r3, %r3, %r4;\n"
-    else:
-        back = ""
+        # Stored and loaded at indices that are equal at run time but not as expressions, so
+        # that ptxas keeps the array in the frame instead of forwarding the value.
+        mask = local_bytes // 4 - 1
+        loc = "\t.local .align 4 .b8 buf[%d];\n\t.reg .b64 %%rl<6>;\n" % local_bytes
+        use = ("\tmov.u64 %%rl1, buf;\n\tand.b32 %%r5, %%r1, %d;\n\tmul.wide.u32 %%rl2, %%r5, 4;\n"
+               "\tadd.s64 %%rl3, %%rl1, %%rl2;\n\tst.local.u32 [%%rl3], %%r1;\n") % mask
+        back = ("\tmul.lo.u32 %%r5, %%r1, %d;\n\tadd.u32 %%r5, %%r5, %%r1;\n\tand.b32 %%r5, %%r5, %d;\n"
+                "\tmul.wide.u32 %%rl4, %%r5, 4;\n\tadd.s64 %%rl5, %%rl1, %%rl4;\n"
+                "\tld.local.u32 %%r4, [%%rl5];\n\tsub.s32 %%r4, %%r4, %%r1;\n"
+                "\tadd.s32 %%r3, %%r3, %%r4;\n") % (mask + 1, mask)
     return """.version 8.0
 .target sm_90
 .address_size 64
@@ -132,6 +136,20 @@ DONE:
 """ % (loc, use, back)
 
 
+def one_launch(local, stack, n):
+    """Runs the recursion to depth n under a stack limit, in this process; prints ok/fail."""
+    d = cudrv.Driver()
+    d._check(d.lib.cuCtxSetLimit(0, ctypes.c_size_t(stack)), "cuCtxSetLimit")
+    fn = d.function(d.load(rec_module(local)), "k")
+    out = d.alloc(b"\0" * 4)
+    try:
+        d.launch(fn, (1, 1, 1), (1, 1, 1), [cudrv.u64(out), cudrv.u32(n)])
+        v = int.from_bytes(d.read(out, 4), "little")
+        print("ok" if v == n else "wrong %d" % v)
+    except cudrv.CudaError as e:
+        print("fail %s" % e)
+
+
 def run_stack(outdir):
     d = cudrv.Driver()
     lines = []
@@ -139,66 +157,53 @@ def run_stack(outdir):
     d._check(d.lib.cuCtxGetLimit(ctypes.byref(lim), 0), "cuCtxGetLimit")
     default = lim.value
     lines.append("default_stack_bytes\t%d" % default)
-    for local in [0, 16, 64, 256]:
-        src = rec_module(local)
-        path = os.path.join(outdir, "mods", "rec_%d.ptx" % local)
-        with open(path, "w") as f:
-            f.write(src)
-        r = subprocess.run(["ptxas", "-arch=sm_90", "-v", path, "-o", "/dev/null"],
-                           capture_output=True)
-        frame = [l for l in (r.stderr + r.stdout).decode().splitlines() if "stack frame" in l]
-        lines.append("rec_%d_ptxas\t%s" % (local, " | ".join(x.strip() for x in frame)))
-        for stack in [default, 4096, 16384]:
-            d._check(d.lib.cuCtxSetLimit(0, ctypes.c_size_t(stack)), "cuCtxSetLimit")
-            mod = d.load(src)
-            fn = d.function(mod, "k")
-
-            def ok(n):
-                out = d.alloc(b"\0" * 4)
-                try:
-                    d.launch(fn, (1, 1, 1), (1, 1, 1), [cudrv.u64(out), cudrv.u32(n)])
-                    v = int.from_bytes(d.read(out, 4), "little")
-                    d.free(out)
-                    return v == n
-                except cudrv.CudaError as e:
-                    lines.append("rec_%d_stack_%d_fail_at_%d\t%s" % (local, stack, n, e))
-                    return None
-
-            lo, hi = 0, 1
-            while True:
-                r = ok(hi)
-                if r is None:
-                    d.reset()
-                    d._check(d.lib.cuCtxSetLimit(0, ctypes.c_size_t(stack)), "cuCtxSetLimit")
-                    mod = d.load(src)
-                    fn = d.function(mod, "k")
-                    break
-                lo, hi = hi, hi * 2
-                if hi > 1 << 20:
-                    break
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                r = ok(mid)
-                if r is None:
-                    d.reset()
-                    d._check(d.lib.cuCtxSetLimit(0, ctypes.c_size_t(stack)), "cuCtxSetLimit")
-                    mod = d.load(src)
-                    fn = d.function(mod, "k")
-                    hi = mid
-                else:
-                    lo = mid
-            lines.append("rec_%d_stack_%d_max_depth\t%d" % (local, stack, lo))
-            print(lines[-1], flush=True)
-        d._check(d.lib.cuCtxSetLimit(0, ctypes.c_size_t(default)), "cuCtxSetLimit")
     lines.append("max_grid\t%d,%d,%d" % (d.attribute(5), d.attribute(6), d.attribute(7)))
     lines.append("max_block\t%d,%d,%d threads %d" % (d.attribute(2), d.attribute(3),
                                                       d.attribute(4), d.attribute(1)))
+    print("\n".join(lines), flush=True)
+
+    def ok(local, stack, n):
+        r = subprocess.run([sys.executable, __file__, "--one", str(local), str(stack), str(n)],
+                           capture_output=True, timeout=120)
+        s = r.stdout.decode().strip()
+        return s == "ok", s
+
+    for local in [0, 16, 64, 256, 1024]:
+        path = os.path.join(outdir, "mods", "rec_%d.ptx" % local)
+        with open(path, "w") as f:
+            f.write(rec_module(local))
+        r = subprocess.run(["ptxas", "-arch=sm_90", "-v", path, "-o", "/dev/null"],
+                           capture_output=True)
+        frame = [x.strip() for x in (r.stderr + r.stdout).decode().splitlines()
+                 if "stack frame" in x]
+        lines.append("rec_%d_ptxas\t%s" % (local, " | ".join(frame)))
+        for stack in [default, 8192]:
+            lo, hi, why = 0, 1, ""
+            while hi <= 1 << 16:
+                good, s = ok(local, stack, hi)
+                if not good:
+                    why = s
+                    break
+                lo, hi = hi, hi * 2
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                good, s = ok(local, stack, mid)
+                if good:
+                    lo = mid
+                else:
+                    hi, why = mid, s
+            lines.append("rec_%d_stack_%d_max_depth\t%d\t%s" % (local, stack, lo, why[:160]))
+            print(lines[-1], flush=True)
     with open(os.path.join(outdir, "stack.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
 
 
 if __name__ == "__main__":
-    out = sys.argv[1]
-    run_ptxas(out)
-    run_stack(out)
+    if sys.argv[1] == "--one":
+        one_launch(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    elif len(sys.argv) > 2 and sys.argv[2] == "--stack-only":
+        os.makedirs(os.path.join(sys.argv[1], "mods"), exist_ok=True)
+        run_stack(sys.argv[1])
+    else:
+        run_ptxas(sys.argv[1])
+        run_stack(sys.argv[1])
