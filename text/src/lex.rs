@@ -5,6 +5,50 @@ use crate::error::{PErr, PResult};
 use nom::bytes::complete::take_while;
 use nom::Err;
 
+/// Whether `src` is PTX text at the byte level: ASCII without NUL bytes (ptxas refuses any
+/// other byte, in comments and strings too). One pass of 64-byte blocks, each tested a word at a
+/// time, so that it costs a few percent of reading at most; [`bad_byte`] finds the byte.
+pub fn is_text(src: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    // A byte of `w` is 0 or has its top bit set exactly when the top bit of that byte of
+    // `(w - ONES) | w` is set somewhere in the word (a borrow starts only at a 0 byte).
+    let word = |w: &[u8]| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        let w = u64::from_ne_bytes(b);
+        (w.wrapping_sub(ONES) | w) & HIGH
+    };
+    let mut blocks = src.chunks_exact(64);
+    for block in &mut blocks {
+        if block.chunks_exact(8).fold(0, |acc, w| acc | word(w)) != 0 {
+            return false;
+        }
+    }
+    blocks.remainder().iter().all(|&b| b != 0 && b.is_ascii())
+}
+
+/// The offset of the first byte of `src` that is not PTX text (see [`is_text`]) and what it is.
+pub fn bad_byte(src: &[u8]) -> Option<(usize, String)> {
+    let at = src.iter().position(|&b| b == 0 || !b.is_ascii())?;
+    let what = if at == 0 && src.starts_with(b"\xEF\xBB\xBF") {
+        "UTF-8 byte-order mark (PTX is ASCII text)".to_string()
+    } else if src[at] == 0 {
+        "NUL byte (PTX is ASCII text)".to_string()
+    } else {
+        let ch = src
+            .get(at..(at + 4).min(src.len()))
+            .and_then(|s| match std::str::from_utf8(s) {
+                Ok(t) => t.chars().next(),
+                Err(e) => std::str::from_utf8(&s[..e.valid_up_to()]).ok()?.chars().next(),
+            })
+            .map(|c| format!(", of `{c}` U+{:04X}", u32::from(c)))
+            .unwrap_or_default();
+        format!("non-ASCII byte 0x{:02X}{ch} (PTX is ASCII text)", src[at])
+    };
+    Some((at, what))
+}
+
 /// Skips whitespace, `//` line comments and `/* */` block comments.
 #[inline]
 pub fn ws(i: &[u8]) -> PResult<'_, ()> {
