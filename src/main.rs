@@ -7,9 +7,9 @@ mod verify_cli;
 
 use clap::{Parser, Subcommand};
 use ptx_ir::load::{self, Form};
-use verify_cli::InputArgs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use verify_cli::InputArgs;
 
 #[derive(Parser)]
 #[command(

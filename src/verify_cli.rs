@@ -69,7 +69,9 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(unit))
-        .ok_or_else(|| format!("`{s}` is not a size in bytes (a number, optionally with K, M or G)"))
+        .ok_or_else(|| {
+            format!("`{s}` is not a size in bytes (a number, optionally with K, M or G)")
+        })
 }
 
 fn ver_list() -> String {
@@ -83,7 +85,12 @@ fn ver_list() -> String {
 }
 
 fn parse_version(s: &str) -> Result<Version, String> {
-    let unknown = || format!("error: `{s}` is not a PTX ISA version this tool knows ({})", ver_list());
+    let unknown = || {
+        format!(
+            "error: `{s}` is not a PTX ISA version this tool knows ({})",
+            ver_list()
+        )
+    };
     let (a, b) = s.split_once('.').ok_or_else(unknown)?;
     let num = |x: &str| x.parse::<u8>().map_err(|_| unknown());
     let v = Version {

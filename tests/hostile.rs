@@ -32,11 +32,7 @@ fn ptx(args: &[&str], limit: Duration) -> Output {
         .args(args)
         .output()
         .expect("run ptx");
-    assert!(
-        t.elapsed() < limit,
-        "ptx {args:?} took {:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < limit, "ptx {args:?} took {:?}", t.elapsed());
     out
 }
 
@@ -162,7 +158,10 @@ fn error_at_the_end_of_a_50_mb_line_prints_a_window() {
     assert!(e.contains(&format!(":4:{col}: error: ")), "{e}");
     let lines: Vec<&str> = e.lines().collect();
     assert_eq!(lines.len(), 3, "{e}");
-    assert!(lines[1].starts_with("4 | ...") && lines[1].ends_with("oops;"), "{e}");
+    assert!(
+        lines[1].starts_with("4 | ...") && lines[1].ends_with("oops;"),
+        "{e}"
+    );
     // The caret stands under the `o` of `oops`.
     let caret = lines[2].find('^').expect("a caret");
     assert_eq!(&lines[1][caret..], "oops;", "{e}");
@@ -178,7 +177,10 @@ fn error_at_the_end_of_a_50_mb_line_prints_a_window() {
     let e = stderr(&o);
     assert!(e.len() < 4096, "{} bytes of stderr", e.len());
     assert!(
-        e.contains(&format!(":5:{}: error[undeclared-register]", (20 << 20) + 2)),
+        e.contains(&format!(
+            ":5:{}: error[undeclared-register]",
+            (20 << 20) + 2
+        )),
         "{e}"
     );
     let lines: Vec<&str> = e.lines().collect();
@@ -240,7 +242,11 @@ fn a_flood_of_errors_is_capped_and_every_one_located() {
 #[test]
 fn outputs_never_overwrite_inputs() {
     let dir = scratch("overwrite");
-    let ptx_file = write(&dir, "k.ptx", format!("{HEADER}.visible .entry k() {{ ret; }}\n"));
+    let ptx_file = write(
+        &dir,
+        "k.ptx",
+        format!("{HEADER}.visible .entry k() {{ ret; }}\n"),
+    );
     let o = ptx(&["encode", s(&ptx_file)], 5 * SECOND);
     assert!(o.status.success(), "{}", stderr(&o));
     let ptxb = dir.join("k.ptxb");
@@ -277,7 +283,11 @@ fn outputs_never_overwrite_inputs() {
 #[test]
 fn versions_and_targets_are_known_ones() {
     let dir = scratch("versions");
-    let good = write(&dir, "k.ptx", format!("{HEADER}.visible .entry k() {{ ret; }}\n"));
+    let good = write(
+        &dir,
+        "k.ptx",
+        format!("{HEADER}.visible .entry k() {{ ret; }}\n"),
+    );
     for (flag, value, says) in [
         ("--ptx-version", "99.9", "1.0 to 9.0"),
         ("--ptx-version", "8.9", "1.0 to 9.0"),
@@ -292,7 +302,14 @@ fn versions_and_targets_are_known_ones() {
         assert!(e.contains(says), "{e}");
     }
     let o = ptx(
-        &["check", "--ptx-version", "9.0", "--target", "sm_100a", s(&good)],
+        &[
+            "check",
+            "--ptx-version",
+            "9.0",
+            "--target",
+            "sm_100a",
+            s(&good),
+        ],
         5 * SECOND,
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -324,8 +341,16 @@ fn versions_and_targets_are_known_ones() {
 #[test]
 fn check_prints_a_summary_unless_quiet() {
     let dir = scratch("summary");
-    let good = write(&dir, "a.ptx", format!("{HEADER}.visible .entry k() {{ ret; }}\n"));
-    let bad = write(&dir, "b.ptx", format!("{HEADER}.visible .entry k() {{ bogus; }}\n"));
+    let good = write(
+        &dir,
+        "a.ptx",
+        format!("{HEADER}.visible .entry k() {{ ret; }}\n"),
+    );
+    let bad = write(
+        &dir,
+        "b.ptx",
+        format!("{HEADER}.visible .entry k() {{ bogus; }}\n"),
+    );
     let o = ptx(&["check", s(&good), s(&good)], 5 * SECOND);
     assert!(o.status.success());
     assert_eq!(stdout(&o), "2 files checked: 2 clean, 0 with errors\n");
@@ -359,7 +384,11 @@ fn endless_and_oversized_inputs_stop_at_the_limit() {
     assert!(e.contains("--max-input"), "{e}");
 
     let dir = scratch("size");
-    let f = write(&dir, "k.ptx", format!("{HEADER}.visible .entry k() {{ ret; }}\n"));
+    let f = write(
+        &dir,
+        "k.ptx",
+        format!("{HEADER}.visible .entry k() {{ ret; }}\n"),
+    );
     let len = std::fs::metadata(&f).expect("written").len();
     let at = len.to_string();
     let below = (len - 1).to_string();
@@ -406,7 +435,11 @@ fn arrays_up_to_2_pow_64_bytes_verify_and_larger_ones_do_not() {
     );
     assert_eq!(
         rules_of(&bad),
-        [(Rule::ArraySize, 4), (Rule::ArraySize, 5), (Rule::ArraySize, 8)]
+        [
+            (Rule::ArraySize, 4),
+            (Rule::ArraySize, 5),
+            (Rule::ArraySize, 8)
+        ]
     );
     // A single literal over 64 bits does not read.
     let e = text::parse(&format!(

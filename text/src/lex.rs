@@ -40,7 +40,10 @@ pub fn bad_byte(src: &[u8]) -> Option<(usize, String)> {
             .get(at..(at + 4).min(src.len()))
             .and_then(|s| match std::str::from_utf8(s) {
                 Ok(t) => t.chars().next(),
-                Err(e) => std::str::from_utf8(&s[..e.valid_up_to()]).ok()?.chars().next(),
+                Err(e) => std::str::from_utf8(&s[..e.valid_up_to()])
+                    .ok()?
+                    .chars()
+                    .next(),
             })
             .map(|c| format!(", of `{c}` U+{:04X}", u32::from(c)))
             .unwrap_or_default();
