@@ -934,6 +934,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn versions_are_ordered_and_end_at_latest() {
+        assert!(VERSIONS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(VERSIONS.last(), Some(&LATEST));
+        // Every target is introduced by a version of the table.
+        for &arch in KNOWN {
+            let v = Sm::new(arch, ArchSuffix::None).introduced();
+            assert!(VERSIONS.contains(&v), "sm_{arch}: {v:?}");
+        }
+    }
+
+    #[test]
     fn every_condition_compiles() {
         for rule in RULES {
             if let Err(e) = compile_when(rule.when) {

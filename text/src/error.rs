@@ -174,3 +174,38 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_lines_are_echoed_whole() {
+        let e = ParseError::new("f", "a\n\tbad x;\r\nc", 7, "m");
+        assert_eq!((e.line, e.col, e.caret), (2, 6, 5));
+        assert_eq!(e.source_line, "\tbad x;");
+        assert_eq!(e.to_string(), "f:2:6: error: m\n2 |  bad x;\n  |      ^");
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_column() {
+        // Multi-byte characters on both sides: the window counts characters, never splits one.
+        let line = format!("{}X{}", "é".repeat(1000), "ü".repeat(1000));
+        let at = "é".len() * 1000;
+        let e = ParseError::new("f", &line, at, "m");
+        assert_eq!(e.col, 1001);
+        let shown: Vec<char> = e.source_line.chars().collect();
+        assert!(shown.len() <= SNIPPET_WIDTH + 6, "{}", shown.len());
+        assert!(e.source_line.starts_with("...é") && e.source_line.ends_with("ü..."));
+        assert_eq!(shown[e.caret], 'X');
+        // Near the start of the line: no cut there, the rest of the width after the column.
+        let e = ParseError::new("f", &line, "é".len() * 3, "m");
+        assert!(e.source_line.starts_with("ééé") && e.source_line.ends_with("..."));
+        assert_eq!(e.caret, 3);
+        assert_eq!(e.source_line.chars().count(), SNIPPET_WIDTH + 3);
+        // Bytes that are not UTF-8 show as replacement characters, one each.
+        let e = ParseError::in_bytes("f", b"ab\xffcd", 2, "m");
+        assert_eq!((e.col, e.caret), (3, 2));
+        assert_eq!(e.source_line, "ab\u{fffd}cd");
+    }
+}
