@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use ptx_ir::load::{self, Form};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use verify_cli::InputArgs;
 
 #[derive(Parser)]
 #[command(
@@ -29,44 +30,88 @@ enum Cmd {
     Info {
         /// The PTX or bytecode file.
         file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Print canonical PTX.
     Fmt {
         /// The PTX or bytecode file.
         file: PathBuf,
-        /// Write here instead of standard output.
+        /// Write here instead of standard output (never over FILE).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Write the bytecode of a module.
     Encode {
         /// The PTX (or bytecode) file.
         file: PathBuf,
-        /// The bytecode file to write; defaults to FILE with the extension `.ptxb`.
+        /// The bytecode file to write; defaults to FILE with the extension `.ptxb` (never FILE
+        /// itself: encoding `x.ptxb` needs `-o`).
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Store the sections uncompressed (larger; the bytes are the plain bincode encoding).
         #[arg(long)]
         uncompressed: bool,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Print the PTX text of a bytecode file.
     Decode {
         /// The bytecode (or PTX) file.
         file: PathBuf,
-        /// Write here instead of standard output.
+        /// Write here instead of standard output (never over FILE).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Check that each file's IR survives print -> parse and IR -> bytecode -> IR unchanged.
     Roundtrip {
         /// PTX or bytecode files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Run a kernel in the reference interpreter.
     Run(interp_cli::RunArgs),
     /// Run hardware-truth vectors (JSON lines) and compare bit for bit.
     Vectors(interp_cli::VectorsArgs),
+}
+
+/// Whether `a` and `b` name the same existing file (through links, `..` or another
+/// spelling).
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
+    matches!(
+        (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+        (Ok(x), Ok(y)) if x == y
+    )
+}
+
+/// Refuses to write the output over the input, which would lose it.
+fn not_over_input(input: &Path, output: &Path, defaulted: bool) -> Result<(), String> {
+    if !same_file(input, output) {
+        return Ok(());
+    }
+    let how = if defaulted {
+        "the default output (FILE with the extension `.ptxb`) is the input itself; name another \
+         with `-o`"
+    } else {
+        "name another output with `-o`"
+    };
+    Err(format!(
+        "{}: error: refusing to overwrite the input file; {how}",
+        output.display()
+    ))
 }
 
 fn write_out(output: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
@@ -86,17 +131,33 @@ fn run(cmd: Cmd) -> Result<(), String> {
         Cmd::Run(a) => interp_cli::run(a),
         Cmd::Vectors(a) => interp_cli::vectors(a),
         Cmd::Check(a) => verify_cli::check(a),
-        Cmd::Info { file } => verify_cli::info(&file),
-        Cmd::Fmt { file, output } | Cmd::Decode { file, output } => {
-            let m = load::load_path(&file).map_err(|e| e.to_string())?.module;
+        Cmd::Info { file, input } => verify_cli::info(&file, input),
+        Cmd::Fmt {
+            file,
+            output,
+            input,
+        }
+        | Cmd::Decode {
+            file,
+            output,
+            input,
+        } => {
+            if let Some(o) = &output {
+                not_over_input(&file, o, false)?;
+            }
+            let m = input.load(&file)?.module;
             write_out(output.as_deref(), ptx_ir::text::print(&m).as_bytes())
         }
         Cmd::Encode {
             file,
             output,
             uncompressed,
+            input,
         } => {
-            let m = load::load_path(&file).map_err(|e| e.to_string())?.module;
+            let defaulted = output.is_none();
+            let out = output.unwrap_or_else(|| file.with_extension("ptxb"));
+            not_over_input(&file, &out, defaulted)?;
+            let m = input.load(&file)?.module;
             let codec = if uncompressed {
                 ptx_ir::binary::Codec::Stored
             } else {
@@ -104,14 +165,13 @@ fn run(cmd: Cmd) -> Result<(), String> {
             };
             let bytes = ptx_ir::binary::encode_with(&m, codec)
                 .map_err(|e| format!("{}: error: {e}", file.display()))?;
-            let out = output.unwrap_or_else(|| file.with_extension("ptxb"));
             write_out(Some(&out), &bytes)
         }
-        Cmd::Roundtrip { files } => {
+        Cmd::Roundtrip { files, input } => {
             let (mut pass, mut fail) = (0, 0);
             for f in &files {
                 let name = f.display().to_string();
-                let result = load::load_path(f).map_err(|e| e.to_string()).and_then(|l| {
+                let result = input.load(f).and_then(|l| {
                     // print -> parse, then IR -> bytecode -> IR.
                     ptx_ir::roundtrip::check_module(&l.module).map_err(|e| match l.form {
                         Form::Text => e,

@@ -1,10 +1,10 @@
 //! `ptx check` (read, then verify) and `ptx info` (what a module needs).
 
 use clap::Args;
-use ptx_ir::ir::avail::SmReq;
-use ptx_ir::ir::verify::{self, Diagnostic, Options, Severity};
+use ptx_ir::ir::avail::{self, Sm, SmReq};
+use ptx_ir::ir::verify::{self, Diagnostic, Options, Rule, Severity};
 use ptx_ir::ir::{Module, Target, Version};
-use ptx_ir::load;
+use ptx_ir::load::{self, LoadError};
 use ptx_ir::text::{self, Spans};
 use std::path::{Path, PathBuf};
 
@@ -23,19 +23,98 @@ pub struct CheckArgs {
     /// Verify against this PTX ISA version (`8.0`) instead of the module's.
     #[arg(long = "ptx-version")]
     ptx_version: Option<String>,
+    /// Print at most this many diagnostics per file, then how many more there are.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    max_errors: usize,
+    /// Do not print the summary line.
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+/// The input limit of the commands that read files.
+#[derive(Args, Clone, Copy)]
+pub struct InputArgs {
+    /// Refuse a file longer than this many bytes (suffixes K, M, G: powers of 1024).
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value_t = load::DEFAULT_MAX_INPUT)]
+    pub max_input: u64,
+}
+
+impl InputArgs {
+    /// Loads the module at `path` under this limit.
+    pub fn load(&self, path: &Path) -> Result<load::Loaded, String> {
+        load::load_path_with(path, self.max_input, &ptx_ir::binary::DecodeLimits::DEFAULT)
+            .map_err(load_error)
+    }
+}
+
+/// A load error as the command prints it: a file over the limit says how to raise it.
+pub fn load_error(e: LoadError) -> String {
+    match e {
+        LoadError::TooLarge { .. } => format!("{e} (`--max-input BYTES` raises it)"),
+        e => e.to_string(),
+    }
+}
+
+/// `1048576`, `64K`, `512M`, `2G`.
+fn parse_size(s: &str) -> Result<u64, String> {
+    let (digits, unit) = match s.as_bytes().last() {
+        Some(b'k' | b'K') => (&s[..s.len() - 1], 1u64 << 10),
+        Some(b'm' | b'M') => (&s[..s.len() - 1], 1 << 20),
+        Some(b'g' | b'G') => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .ok_or_else(|| {
+            format!("`{s}` is not a size in bytes (a number, optionally with K, M or G)")
+        })
+}
+
+fn ver_list() -> String {
+    let all: Vec<String> = avail::VERSIONS.iter().map(|&v| ver(v)).collect();
+    format!(
+        "{} to {}: {}",
+        ver(avail::VERSIONS[0]),
+        ver(avail::LATEST),
+        all.join(", ")
+    )
 }
 
 fn parse_version(s: &str) -> Result<Version, String> {
-    let (a, b) = s
-        .split_once('.')
-        .ok_or_else(|| format!("`{s}` is not a PTX ISA version (expected X.Y)"))?;
-    let num = |x: &str| {
-        x.parse::<u8>()
-            .map_err(|_| format!("`{s}` is not a PTX ISA version (expected X.Y)"))
+    let unknown = || {
+        format!(
+            "error: `{s}` is not a PTX ISA version this tool knows ({})",
+            ver_list()
+        )
     };
-    Ok(Version {
+    let (a, b) = s.split_once('.').ok_or_else(unknown)?;
+    let num = |x: &str| x.parse::<u8>().map_err(|_| unknown());
+    let v = Version {
         major: num(a)?,
         minor: num(b)?,
+    };
+    if !avail::VERSIONS.contains(&v) {
+        return Err(unknown());
+    }
+    Ok(v)
+}
+
+fn parse_target(t: &str) -> Result<Target, String> {
+    let known: Vec<String> = avail::KNOWN.iter().map(|a| format!("sm_{a}")).collect();
+    let parsed = Target::parse(t)
+        .filter(|t| matches!(t, Target::Sm { .. } | Target::Compute(_)))
+        .filter(|&t| Sm::of(t).is_some_and(Sm::exists));
+    parsed.ok_or_else(|| {
+        format!(
+            "error: `{t}` is not a target this tool knows (PTX ISA {}: {}; with `a` from sm_90, `f` \
+             from sm_100)",
+            ver(avail::LATEST),
+            known.join(", ")
+        )
     })
 }
 
@@ -47,20 +126,20 @@ struct Source {
     text: Option<(String, Spans)>,
 }
 
-fn read(path: &Path) -> Result<Source, String> {
+fn read(path: &Path, input: InputArgs) -> Result<Source, String> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: error: {e}"))?;
+    let bytes = load::read_input(path, input.max_input).map_err(load_error)?;
     if !ptx_ir::binary::is_bytecode(&bytes) {
-        if let Ok(src) = std::str::from_utf8(&bytes) {
-            let (module, spans) = text::parse_with_spans(src, &name).map_err(|e| e.to_string())?;
-            return Ok(Source {
-                name,
-                module,
-                text: Some((src.to_string(), spans)),
-            });
-        }
+        let (src, module, spans) =
+            text::parse_bytes_with_spans(&bytes, &name).map_err(|e| e.to_string())?;
+        let src = src.to_string();
+        return Ok(Source {
+            name,
+            module,
+            text: Some((src, spans)),
+        });
     }
-    let l = load::load_bytes(&bytes, &name).map_err(|e| e.to_string())?;
+    let l = load::load_bytes(&bytes, &name).map_err(load_error)?;
     Ok(Source {
         name,
         module: l.module,
@@ -68,19 +147,41 @@ fn read(path: &Path) -> Result<Source, String> {
     })
 }
 
-/// Byte offset a diagnostic points at, when the source text is known.
+/// Byte offset a diagnostic points at, when the source text is known: its statement, else its
+/// module item, else (a finding about the header) the `.version` or `.target` directive.
 fn offset(src: &Source, d: &Diagnostic) -> Option<usize> {
-    let (text, spans) = src.text.as_ref()?;
+    let (_, spans) = src.text.as_ref()?;
     match (d.location.item, d.location.stmt) {
         (Some(item), Some(stmt)) => spans.statement(item, stmt),
-        (None, _) => text.find(".target").or(Some(0)),
-        _ => None,
+        (Some(item), None) => spans.item(item),
+        (None, _) if d.rule == Rule::UnknownVersion => spans.version_directive(),
+        (None, _) => spans.target_directive(),
     }
 }
 
-/// `FILE:LINE:COL: error[rule]: message`, the source line and a caret (or `FILE: ...` with the
-/// function and statement index when no text position is known).
-fn render(src: &Source, d: &Diagnostic) -> String {
+/// 1-based line numbers of `offsets` in `text`, in one pass over the text however many there
+/// are.
+fn lines_of(text: &str, offsets: &[Option<usize>]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&k| offsets[k]);
+    let mut lines = vec![0; offsets.len()];
+    let (mut at, mut line) = (0usize, 1usize);
+    for k in order {
+        let Some(off) = offsets[k] else { continue };
+        let off = off.min(text.len());
+        line += text.as_bytes()[at..off]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        at = off;
+        lines[k] = line;
+    }
+    lines
+}
+
+/// `FILE:LINE:COL: error[rule]: message`, the source line (a window of it when long) and a
+/// caret, or `FILE: ...` with the function and statement index when no text position is known.
+fn render(src: &Source, d: &Diagnostic, at: Option<(usize, usize)>) -> String {
     let sev = match d.severity() {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -89,19 +190,15 @@ fn render(src: &Source, d: &Diagnostic) -> String {
     if let Some(i) = &d.inst {
         msg.push_str(&format!(" in `{i}`"));
     }
-    match (offset(src, d), &src.text) {
-        (Some(off), Some((text, _))) => {
-            let e = text::ParseError::new(&src.name, text, off, "");
-            let gutter = e.line.to_string();
-            format!(
-                "{}:{}:{}: {msg}\n{gutter} | {}\n{} | {}^",
-                src.name,
-                e.line,
-                e.col,
-                e.source_line.replace('\t', " "),
-                " ".repeat(gutter.len()),
-                " ".repeat(e.col.saturating_sub(1))
-            )
+    match (at, &src.text) {
+        (Some((off, line)), Some((text, _))) => {
+            let off = off.min(text.len());
+            // The snippet of the line alone: finding the line's number again would read the
+            // text from its start for every diagnostic.
+            let start = text[..off].rfind('\n').map_or(0, |p| p + 1);
+            let mut e = text::ParseError::new(&src.name, &text[start..], off - start, "");
+            e.line = line;
+            format!("{}:{}:{}: {msg}\n{}", src.name, e.line, e.col, e.snippet())
         }
         _ => {
             let mut at = String::new();
@@ -117,42 +214,73 @@ fn render(src: &Source, d: &Diagnostic) -> String {
     }
 }
 
-/// `ptx check`: parse errors as before; then the verifier unless `--no-verify`.
+/// Prints the first `max` of `diags` of `src`, then how many more there are.
+fn report(src: &Source, diags: &[Diagnostic], max: usize) {
+    let shown = &diags[..diags.len().min(max)];
+    let offsets: Vec<Option<usize>> = shown.iter().map(|d| offset(src, d)).collect();
+    let lines = match &src.text {
+        Some((text, _)) => lines_of(text, &offsets),
+        None => vec![0; shown.len()],
+    };
+    for ((d, off), line) in shown.iter().zip(&offsets).zip(lines) {
+        eprintln!("{}", render(src, d, off.map(|o| (o, line))));
+    }
+    let rest = &diags[shown.len()..];
+    if !rest.is_empty() {
+        let errors = rest
+            .iter()
+            .filter(|d| d.severity() == Severity::Error)
+            .count();
+        eprintln!(
+            "{}: {} more not shown ({errors} errors, {} warnings; `--max-errors N` shows more)",
+            src.name,
+            rest.len(),
+            rest.len() - errors
+        );
+    }
+}
+
+/// `ptx check`: parse errors as before; then the verifier unless `--no-verify`; a summary line
+/// unless `--quiet`.
 pub fn check(a: CheckArgs) -> Result<(), String> {
     let mut opts = Options::default();
     if let Some(t) = &a.target {
-        let parsed =
-            Target::parse(t).filter(|t| matches!(t, Target::Sm { .. } | Target::Compute(_)));
-        opts.target =
-            Some(parsed.ok_or_else(|| {
-                format!("`{t}` is not a target (expected sm_XX, sm_XXa or sm_XXf)")
-            })?);
+        opts.target = Some(parse_target(t)?);
     }
     if let Some(v) = &a.ptx_version {
         opts.version = Some(parse_version(v)?);
     }
-    let mut ok = true;
+    let (mut clean, mut bad) = (0usize, 0usize);
     for f in &a.files {
-        let src = match read(f) {
+        let src = match read(f, a.input) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("{e}");
-                ok = false;
+                bad += 1;
                 continue;
             }
         };
         if a.no_verify {
+            clean += 1;
             continue;
         }
         let diags = verify::verify_with(&src.module, &opts);
-        for d in &diags {
-            eprintln!("{}", render(&src, d));
-        }
+        report(&src, &diags, a.max_errors);
         if verify::has_errors(&diags) {
-            ok = false;
+            bad += 1;
+        } else {
+            clean += 1;
         }
     }
-    if ok {
+    if !a.quiet {
+        let files = if a.files.len() == 1 { "file" } else { "files" };
+        let what = if a.no_verify { "read" } else { "checked" };
+        println!(
+            "{} {files} {what}: {clean} clean, {bad} with errors",
+            a.files.len()
+        );
+    }
+    if bad == 0 {
         Ok(())
     } else {
         Err(String::new())
@@ -165,8 +293,8 @@ fn ver(v: Version) -> String {
 
 /// `ptx info`: the declared and the minimum target and PTX ISA version, and the features that
 /// set them.
-pub fn info(file: &Path) -> Result<(), String> {
-    let src = read(file)?;
+pub fn info(file: &Path, input: InputArgs) -> Result<(), String> {
+    let src = read(file, input)?;
     let m = &src.module;
     let declared: Vec<String> = m.target.iter().map(|t| t.to_text()).collect();
     let req = verify::requirements(m);

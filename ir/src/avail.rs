@@ -155,6 +155,57 @@ pub const KNOWN: &[u16] = &[
     100, 103, 110, 120, 121,
 ];
 
+/// The PTX ISA versions, oldest first: those this table is read from and knows. The last is
+/// the newest ([`LATEST`]); ptxas refuses a module of a later `.version` ("Unsupported
+/// .version").
+pub const VERSIONS: &[Version] = &[
+    v(1, 0),
+    v(1, 1),
+    v(1, 2),
+    v(1, 3),
+    v(1, 4),
+    v(2, 0),
+    v(2, 1),
+    v(2, 2),
+    v(2, 3),
+    v(3, 0),
+    v(3, 1),
+    v(3, 2),
+    v(4, 0),
+    v(4, 1),
+    v(4, 2),
+    v(4, 3),
+    v(5, 0),
+    v(6, 0),
+    v(6, 1),
+    v(6, 2),
+    v(6, 3),
+    v(6, 4),
+    v(6, 5),
+    v(7, 0),
+    v(7, 1),
+    v(7, 2),
+    v(7, 3),
+    v(7, 4),
+    v(7, 5),
+    v(7, 6),
+    v(7, 7),
+    v(7, 8),
+    v(8, 0),
+    v(8, 1),
+    v(8, 2),
+    v(8, 3),
+    v(8, 4),
+    v(8, 5),
+    v(8, 6),
+    v(8, 7),
+    v(8, 8),
+    v(9, 0),
+];
+
+/// The newest PTX ISA version this table knows (ptxas 13.0's "current version").
+pub const LATEST: Version = v(9, 0);
+
 impl fmt::Display for Sm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = match self.suffix {
@@ -881,6 +932,17 @@ pub fn rule_count() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn versions_are_ordered_and_end_at_latest() {
+        assert!(VERSIONS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(VERSIONS.last(), Some(&LATEST));
+        // Every target is introduced by a version of the table.
+        for &arch in KNOWN {
+            let v = Sm::new(arch, ArchSuffix::None).introduced();
+            assert!(VERSIONS.contains(&v), "sm_{arch}: {v:?}");
+        }
+    }
 
     #[test]
     fn every_condition_compiles() {

@@ -29,7 +29,8 @@ pub fn release_thread_scratch() {
     read::release_spare();
 }
 
-/// Reads a module; errors name the file as `<input>`.
+/// Reads a module; errors name the file as `<input>`. Text with a byte that is not ASCII, or a
+/// NUL byte, is refused (see [`as_text`]).
 pub fn parse(src: &str) -> Result<Module, ParseError> {
     read::parse_module(src, "<input>")
 }
@@ -37,6 +38,34 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
 /// Reads a module, naming `file` in errors.
 pub fn parse_file(src: &str, file: &str) -> Result<Module, ParseError> {
     read::parse_module(src, file)
+}
+
+/// The bytes of a PTX file as text: `Err` locates the first byte that is not ASCII or is NUL
+/// (`FILE:LINE:COL: error: non-ASCII byte 0xFF (PTX is ASCII text)`; a UTF-8 byte-order mark
+/// is named as such), which ptxas refuses too, in comments and strings alike.
+pub fn as_text<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, ParseError> {
+    if !lex::is_text(bytes) {
+        return Err(read::not_text(file, bytes));
+    }
+    // ASCII is UTF-8; the conversion's own check cannot fail.
+    std::str::from_utf8(bytes).map_err(|_| read::not_text(file, bytes))
+}
+
+/// Reads a module from the bytes of a file, naming `file` in errors: [`as_text`], then
+/// [`parse_file`].
+pub fn parse_bytes(bytes: &[u8], file: &str) -> Result<Module, ParseError> {
+    let src = as_text(bytes, file)?;
+    read::parse_text(src, file, false).map(|(m, _)| m)
+}
+
+/// [`parse_with_spans`] of the bytes of a file (see [`parse_bytes`]).
+pub fn parse_bytes_with_spans<'a>(
+    bytes: &'a [u8],
+    file: &str,
+) -> Result<(&'a str, Module, Spans), ParseError> {
+    let src = as_text(bytes, file)?;
+    let (m, spans) = read::parse_text(src, file, true)?;
+    Ok((src, m, spans))
 }
 
 /// Reads a module with the reader's fast paths off (plain declarations; names, literals,
@@ -59,12 +88,32 @@ pub fn parse_with_spans(src: &str, file: &str) -> Result<(Module, Spans), ParseE
 /// For each module item, in order, the byte offsets of the statements of its body in pre-order
 /// (a `{ }` block comes before the statements inside it), which is the order
 /// `ptx_ir_core::verify` numbers statements in. Items without a body have no offsets.
+///
+/// Also where each module item starts (its linkage or directive) and the offsets of the
+/// header's `.version` and `.target`, for the diagnostics about a whole item or the header.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Spans {
     items: Vec<Vec<u32>>,
+    starts: Vec<u32>,
+    header: Option<(u32, u32)>,
 }
 
 impl Spans {
+    /// Byte offset of the start of module item `item` (a function, variable or directive).
+    pub fn item(&self, item: usize) -> Option<usize> {
+        self.starts.get(item).map(|&o| o as usize)
+    }
+
+    /// Byte offset of the module's `.version` directive.
+    pub fn version_directive(&self) -> Option<usize> {
+        self.header.map(|(v, _)| v as usize)
+    }
+
+    /// Byte offset of the module's `.target` directive.
+    pub fn target_directive(&self) -> Option<usize> {
+        self.header.map(|(_, t)| t as usize)
+    }
+
     /// Byte offset of statement `stmt` (pre-order index) of the body of module item `item`.
     pub fn statement(&self, item: usize, stmt: usize) -> Option<usize> {
         self.items.get(item)?.get(stmt).map(|&o| o as usize)

@@ -117,6 +117,14 @@ rules! {
     /// A modifier that the instruction takes, but not with these types (`cvt.sat` to or from
     /// `.bf16`).
     ModifierType = "modifier-type", Error;
+    /// A `.version` later than the newest PTX ISA version known ([`crate::avail::LATEST`]);
+    /// ptxas: "Unsupported .version".
+    UnknownVersion = "unknown-ptx-version", Error;
+    /// An array whose size in bytes does not fit in 64 bits (ptxas: "Constant overflow").
+    ArraySize = "array-size", Error;
+    /// More than 64 KiB of `.const` data defined in the module (ptxas: "File uses too much
+    /// global constant data").
+    ConstSize = "const-size", Error;
 }
 
 impl fmt::Display for Rule {
@@ -204,7 +212,8 @@ pub fn verify_with(m: &Module, opts: &Options) -> Vec<Diagnostic> {
         stmt: None,
     };
     cx.env.module_duplicates(m, &mut cx.out);
-    cx.tc.check_header(&mut cx.out);
+    cx.tc.check_header(m, &mut cx.out);
+    let mut const_bytes = scope::ConstBytes::default();
     for (idx, item) in m.items.iter().enumerate() {
         cx.item = Some(idx);
         match item {
@@ -213,6 +222,8 @@ pub fn verify_with(m: &Module, opts: &Options) -> Vec<Diagnostic> {
                 cx.func = None;
                 cx.stmt = None;
                 scope::check_decl_align(&mut cx, v);
+                scope::check_decl_size(&mut cx, v);
+                const_bytes.add(&mut cx, v);
                 cx.tc.check_decl(
                     v,
                     &mut cx.out,
@@ -316,6 +327,7 @@ impl<'m> Cx<'m> {
                 Statement::Decl(d) => {
                     scope::declare(self, fx, d);
                     scope::check_decl_align(self, d);
+                    scope::check_decl_size(self, d);
                     let loc = self.location();
                     self.tc.check_decl(d, &mut self.out, &loc);
                 }

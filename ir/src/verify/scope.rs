@@ -41,7 +41,7 @@ impl Var {
 
     /// Size in bits of the whole variable (0 when an array dimension is unknown).
     pub fn bits(&self) -> u64 {
-        self.ty.bits() as u64 * vec_len(self.vector) as u64 * self.elems
+        (self.ty.bits() as u64 * vec_len(self.vector) as u64).saturating_mul(self.elems)
     }
 
     /// Whether this is a register (`.reg` variable or parameter).
@@ -59,8 +59,99 @@ pub(crate) fn vec_len(v: Option<Vector>) -> u32 {
     }
 }
 
+/// The element count of `dims` (saturating: sizes beyond 64 bits are reported by
+/// [`check_decl_size`]).
 fn elems(dims: &[Option<u64>]) -> u64 {
-    dims.iter().map(|d| d.unwrap_or(0)).product()
+    dims.iter()
+        .map(|d| d.unwrap_or(0))
+        .fold(1, u64::saturating_mul)
+}
+
+/// Bytes of one element of `d` (its type times its vector length).
+fn elem_bytes(d: &VarDecl) -> u64 {
+    u64::from(d.ty.bits()).div_ceil(8) * u64::from(vec_len(d.vector))
+}
+
+/// The size in bytes of `decl` of `d`, `None` if it does not fit in 64 bits. A `[]` dimension
+/// counts the elements of the initialiser where there is one (a one-dimensional array), else 0.
+fn declared_bytes(d: &VarDecl, decl: &crate::module::Declarator) -> Option<u64> {
+    use crate::module::Init;
+    let elem = elem_bytes(d);
+    let mut n = 1u64;
+    for dim in &decl.dims {
+        let k = match (dim, &decl.init, decl.dims.len()) {
+            (Some(k), _, _) => *k,
+            (None, Some(Init::List(items)), 1) => items.len() as u64,
+            (None, Some(Init::Packed(bytes)), 1) => {
+                return Some(bytes.len() as u64);
+            }
+            (None, _, _) => 0,
+        };
+        n = n.checked_mul(k)?;
+    }
+    n.checked_mul(elem)
+}
+
+/// An array must be at most 2^64-1 bytes: ptxas takes any size up to that (its allocation
+/// fails later, or not at all for an unused array) and refuses a larger one with "Constant
+/// overflow". A single literal over 64 bits does not read; this catches dimensions whose
+/// product is too large.
+pub(crate) fn check_decl_size(cx: &mut Cx<'_>, d: &VarDecl) {
+    for decl in &d.names {
+        if decl.dims.is_empty() || declared_bytes(d, decl).is_some() {
+            continue;
+        }
+        let dims: Vec<String> = decl
+            .dims
+            .iter()
+            .map(|k| k.map_or_else(String::new, |k| k.to_string()))
+            .collect();
+        let msg = format!(
+            "array `{}[{}]` of {}-byte elements is larger than 2^64-1 bytes (ptxas: \
+             Constant overflow)",
+            cx.name(decl.name),
+            dims.join("]["),
+            elem_bytes(d)
+        );
+        cx.report(Rule::ArraySize, None, msg);
+    }
+}
+
+/// The `.const` bank of a module: 64 KiB.
+pub(crate) const CONST_BANK_BYTES: u64 = 65_536;
+
+/// The `.const` data a module defines so far, reported once when it passes the bank's size.
+#[derive(Default)]
+pub(crate) struct ConstBytes {
+    total: u64,
+    reported: bool,
+}
+
+impl ConstBytes {
+    /// Adds module variable `d` (an `.extern` one is defined elsewhere and takes no room).
+    pub(crate) fn add(&mut self, cx: &mut Cx<'_>, d: &VarDecl) {
+        if d.space != crate::vocab::Space::Const || d.linkage == Some(Linkage::Extern) {
+            return;
+        }
+        for decl in &d.names {
+            let bytes = declared_bytes(d, decl).unwrap_or(u64::MAX);
+            self.total = self.total.saturating_add(bytes);
+        }
+        if self.total > CONST_BANK_BYTES && !self.reported {
+            self.reported = true;
+            let msg = format!(
+                "the module's `.const` data reaches {} bytes here, more than the {} bytes of \
+                 the constant bank (ptxas: File uses too much global constant data)",
+                if self.total == u64::MAX {
+                    "2^64".to_string()
+                } else {
+                    self.total.to_string()
+                },
+                CONST_BANK_BYTES
+            );
+            cx.report(Rule::ConstSize, None, msg);
+        }
+    }
 }
 
 /// What a name resolves to.

@@ -149,9 +149,29 @@ impl TargetCx {
         }
     }
 
-    pub(crate) fn check_header(&self, out: &mut Vec<Diagnostic>) {
-        let Some(sm) = self.sm else { return };
+    /// The header of module `m`: its `.version` (and the version checked against, when the
+    /// options name another) and its `.target`.
+    pub(crate) fn check_header(&self, m: &Module, out: &mut Vec<Diagnostic>) {
         let loc = Location::default();
+        let mut versions = vec![m.version];
+        if self.version != m.version {
+            versions.push(self.version);
+        }
+        for v in versions {
+            if v > crate::avail::LATEST {
+                out.push(Diagnostic {
+                    rule: Rule::UnknownVersion,
+                    location: loc.clone(),
+                    inst: None,
+                    message: format!(
+                        "unsupported `.version {}`: the newest PTX ISA version is {}",
+                        ver(v),
+                        ver(crate::avail::LATEST)
+                    ),
+                });
+            }
+        }
+        let Some(sm) = self.sm else { return };
         if !sm.exists() {
             out.push(Diagnostic {
                 rule: Rule::UnknownTarget,

@@ -31,12 +31,29 @@ pub fn parse_module_spans(
     file: &str,
     spans: bool,
 ) -> Result<(Module, crate::Spans), ParseError> {
+    if !lex::is_text(src.as_bytes()) {
+        return Err(not_text(file, src.as_bytes()));
+    }
+    parse_text(src, file, spans)
+}
+
+/// [`parse_module_spans`] of text that [`lex::is_text`] accepted.
+pub(crate) fn parse_text(
+    src: &str,
+    file: &str,
+    spans: bool,
+) -> Result<(Module, crate::Spans), ParseError> {
+    let spans_wanted = spans;
     let read = match header(src.as_bytes()) {
         // A module of its header alone (cuRAND ships such files) needs no reader.
         Ok((rest, h)) if !general_only() && ws(rest).is_ok_and(|(r, ())| r.is_empty()) => {
+            let header = if spans { header_offsets(src) } else { None };
             return Ok((
                 h.module(Interner::new(), Vec::new()),
-                crate::Spans::default(),
+                crate::Spans {
+                    header,
+                    ..Default::default()
+                },
             ));
         }
         Ok((rest, h)) => {
@@ -52,6 +69,7 @@ pub fn parse_module_spans(
                     src_len: src.len(),
                     current: Vec::new(),
                     items: Vec::new(),
+                    starts: Vec::new(),
                 });
             }
             let read = r.module(rest, h);
@@ -63,8 +81,20 @@ pub fn parse_module_spans(
     };
     match read {
         Ok((m, spans)) => {
-            let items = spans.map(|s| s.items).unwrap_or_default();
-            Ok((m, crate::Spans { items }))
+            let (items, starts) = spans.map(|s| (s.items, s.starts)).unwrap_or_default();
+            let header = if spans_wanted {
+                header_offsets(src)
+            } else {
+                None
+            };
+            Ok((
+                m,
+                crate::Spans {
+                    items,
+                    starts,
+                    header,
+                },
+            ))
         }
         Err(Err::Error(e) | Err::Failure(e)) => Err(to_parse_error(file, src, e)),
         Err(Err::Incomplete(_)) => Err(ParseError::new(
@@ -74,6 +104,21 @@ pub fn parse_module_spans(
             "unexpected end of input",
         )),
     }
+}
+
+/// The error for text that [`lex::is_text`] refused: where its first bad byte is.
+pub(crate) fn not_text(file: &str, src: &[u8]) -> ParseError {
+    let (at, what) = lex::bad_byte(src).unwrap_or((0, "not PTX text".to_string()));
+    ParseError::in_bytes(file, src, at, what)
+}
+
+/// The offsets of `.version` and `.target` in a module's text that [`header`] accepts.
+fn header_offsets(src: &str) -> Option<(u32, u32)> {
+    let at = |rest: &[u8]| u32::try_from(src.len() - rest.len()).ok();
+    let (v, ()) = ws(src.as_bytes()).ok()?;
+    let (r, _) = version(v).ok()?;
+    let (t, ()) = ws(r).ok()?;
+    Some((at(v)?, at(t)?))
 }
 
 fn to_parse_error(file: &str, src: &str, e: PErr) -> ParseError {
@@ -161,6 +206,8 @@ pub(crate) struct SpanState {
     current: Vec<u32>,
     /// One entry per module item read so far.
     items: Vec<Vec<u32>>,
+    /// Where each module item read so far starts.
+    starts: Vec<u32>,
 }
 
 /// The reader's scratch structures, kept per thread from one module to the next: made afresh
@@ -480,12 +527,14 @@ impl Reader<'_> {
             if r.is_empty() {
                 break;
             }
-            let (r, item) = self.item(r)?;
+            let (rest, item) = self.item(r)?;
             items.push(item);
             if let Some(s) = &mut self.spans {
                 let stmts = std::mem::take(&mut s.current);
                 s.items.push(stmts);
+                s.starts.push((s.src_len - r.len()) as u32);
             }
+            let r = rest;
             i = r;
         }
         let mut names = std::mem::take(&mut self.names);
