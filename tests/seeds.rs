@@ -35,7 +35,9 @@
 //! in [`EXCLUDED`].
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+
+mod common;
+use std::path::PathBuf;
 
 /// Above this many combinations, a template is expanded to a covering set instead.
 const EXPANSION_CAP: usize = 256;
@@ -84,7 +86,7 @@ const EXCLUDED: &[Exclusion] = &[(
 )];
 
 fn seeds_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/seeds")
+    common::shared_dir("seeds")
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

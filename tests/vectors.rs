@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+mod common;
+
 fn parse(s: &str) -> Result<ptx_ir::ir::Module, String> {
     ptx_ir::text::parse(s).map_err(|e| e.to_string())
 }
@@ -70,11 +72,8 @@ fn check(text: &str, known: &[(String, String)]) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn dev_vectors_agree_with_the_hardware() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/hwtruth/dev.jsonl");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipping: {} not found", path.display());
-        return;
-    };
+    let path = common::shared_dir("hwtruth").join("dev.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let (bad, stale) = check(&text, &known_failures());
     assert!(
         bad.is_empty(),

@@ -2,6 +2,7 @@
 //! small example, diagnostics point at source lines, and (when `ptxas` results are recorded)
 //! the verifier agrees with `ptxas` on the mutants of `tools/verify_mutants`.
 
+mod common;
 #[path = "../tools/verify_mutants/mutate.rs"]
 mod mutate;
 
@@ -10,7 +11,7 @@ use ptx_ir::ir::{ArchSuffix, Target, Version};
 use std::path::{Path, PathBuf};
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    common::shared_dir("corpus")
 }
 
 #[test]

@@ -1,10 +1,28 @@
 //! Helpers shared by the integration tests that read the shared corpus.
 
+// Each test binary that includes this module uses part of it.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 
 /// The shared corpus, beside the project root.
 pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    shared_dir("corpus")
+}
+
+/// `../shared/<sub>` beside the project root: the shared corpus, seeds and hardware vectors the
+/// tests read in place. Missing, it is a failure that says so, never a skipped test.
+pub fn shared_dir(sub: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(sub);
+    assert!(
+        p.exists(),
+        "{} not found: the tests need the folder `shared` beside the project root (README.md, \
+         \"The shared folder\")",
+        p.display()
+    );
+    p
 }
 
 /// Every `.ptx` file under `dir`, recursively, in path order.
