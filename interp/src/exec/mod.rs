@@ -1258,9 +1258,9 @@ fn static_stack(prog: &Program, entry: FuncId) -> Option<u64> {
                 _ => &[],
             };
             if let Some(&c) = callees.get(*j) {
-                match state.get(c as usize)? {
-                    &OPEN => return None,
-                    &DONE => {
+                match *state.get(c as usize)? {
+                    OPEN => return None,
+                    DONE => {
                         *deepest = (*deepest).max(mem::CALL_FRAME_COST as u64 + need[c as usize]);
                         *j += 1;
                     }
@@ -1283,7 +1283,7 @@ fn static_stack(prog: &Program, entry: FuncId) -> Option<u64> {
                 let frame = f.frame_size as u64;
                 // A callee's frame starts at the caller's end rounded up to 16.
                 need[fid as usize] = if *deepest > 0 {
-                    (frame + 15) / 16 * 16 + 15 + *deepest
+                    frame.div_ceil(16) * 16 + 15 + *deepest
                 } else {
                     frame
                 };
