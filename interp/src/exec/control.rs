@@ -194,6 +194,11 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
             });
         }
         if x.w.regs.len() <= depth + 1 {
+            // The level's bookkeeping: its register vector's header and the caller frame node
+            // with the allocator's overhead (the registers themselves are charged below).
+            let bytes = std::mem::size_of::<Vec<u64>>() as u64 + 64;
+            x.m.mem.charge(bytes, || "the call stack".into())?;
+            x.cl.charged += bytes;
             x.w.regs.resize(depth + 2, Vec::new());
         }
         // The callee's `alloca`s start at each lane's current stack pointer, below the caller's
