@@ -38,6 +38,14 @@ pub struct RunArgs {
     /// `[,swizzle=128][,fill=nan]` (a tensor map over argument ARG's buffer).
     #[arg(long = "arg")]
     args: Vec<String>,
+    /// Host-memory budget in bytes: argument buffers, module variables, and the shared memory,
+    /// registers and local memory of the resident CTAs (default 4 GiB).
+    #[arg(long = "mem-limit")]
+    mem_limit: Option<u64>,
+    /// Per-thread stack in bytes for recursion and alloca (default 1024, the GPU's
+    /// cudaLimitStackSize; kernels whose call graph bounds the stack get at least that bound).
+    #[arg(long)]
+    stack: Option<u32>,
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
@@ -87,6 +95,8 @@ fn error_json(e: &Error) -> serde_json::Value {
         Error::Deadlock(_) => ("deadlock", None, None),
         Error::FuelExhausted(_) => ("fuel", None, None),
         Error::Trap { site, thread } => ("trap", Some(site), Some(thread)),
+        Error::StackOverflow { site, thread, .. } => ("stack-overflow", Some(site), Some(thread)),
+        Error::MemoryLimit { .. } => ("memory-limit", None, None),
     };
     j["kind"] = json!(kind);
     if let Some(s) = site {
@@ -118,9 +128,16 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     if let Some(f) = a.fuel {
         launch = launch.fuel(f);
     }
+    let mem_limit = a
+        .mem_limit
+        .unwrap_or(ptx_ir::interp::mem::DEFAULT_MEM_LIMIT);
+    launch = launch.mem_limit(mem_limit);
+    if let Some(s) = a.stack {
+        launch = launch.stack(s);
+    }
     let mut specs = Vec::new();
     for s in &a.args {
-        let (arg, spec) = Arg::parse_spec(s)?;
+        let (arg, spec) = Arg::parse_spec_within(s, mem_limit)?;
         launch = launch.arg(arg);
         specs.push((s.clone(), spec));
     }
@@ -186,6 +203,7 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
     let text =
         std::fs::read_to_string(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
     let parse = |s: &str| ptx_ir::text::parse(s).map_err(|e| e.to_string());
+    ptx_ir::interp::vectors::check_families(&text, &a.families)?;
     let report = ptx_ir::interp::vectors::run_text(&text, &a.families, &parse);
     print!("{}", report.render());
     if let Some(path) = &a.write {

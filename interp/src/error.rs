@@ -124,6 +124,34 @@ pub enum Error {
     /// The launch ran out of fuel (thread-instructions).
     #[error("fuel exhausted after {0} thread-instructions")]
     FuelExhausted(u64),
+    /// A thread's call chain (with its frames and `alloca` memory) outgrew the per-thread stack
+    /// ([`crate::Launch::stack`]).
+    #[error("stack overflow: call depth {depth} needs {bytes} bytes, over the per-thread stack limit of {limit} bytes, at {site}, {thread}")]
+    StackOverflow {
+        /// The `call` (or `alloca`).
+        site: Site,
+        /// The first overflowing thread.
+        thread: Thread,
+        /// Call depth the thread would reach (0 in the kernel).
+        depth: u64,
+        /// Stack bytes it would need.
+        bytes: u64,
+        /// The per-thread stack limit.
+        limit: u64,
+    },
+    /// The launch would allocate more host memory than its budget allows
+    /// ([`crate::Launch::mem_limit`]).
+    #[error("memory limit: {what} needs {bytes} bytes, over the interpreter's memory limit of {limit} bytes ({used} bytes already in use)")]
+    MemoryLimit {
+        /// What asked for the memory.
+        what: String,
+        /// Bytes asked for.
+        bytes: u64,
+        /// Bytes already allocated.
+        used: u64,
+        /// The budget.
+        limit: u64,
+    },
     /// A thread executed `trap` or `brkpt`.
     #[error("trap at {site}, {thread}")]
     Trap {

@@ -256,6 +256,8 @@ struct Loader<'m> {
     shared: u64,
     shared_extern_align: u64,
     local_static: u64,
+    /// Bytes of `.global` and `.const` initial contents laid out so far.
+    storage: u64,
 }
 
 fn load_err(f: &str, inst: Option<String>, msg: impl Into<String>) -> Error {
@@ -284,6 +286,7 @@ impl Program {
             shared: 0,
             shared_extern_align: 0,
             local_static: 0,
+            storage: 0,
         };
         l.collect_functions();
         // Variables first (in order), since initialisers may name functions and earlier
@@ -459,12 +462,28 @@ impl<'m> Loader<'m> {
                     "<module>",
                     None,
                     format!(
-                        "`{}` is larger than the interpreter's {MAX_VAR}-byte limit",
+                        "`{}` is {size} bytes, larger than the interpreter's limit of {MAX_VAR} bytes for one variable",
                         self.name(d.name)
                     ),
                 ));
             }
             let align = Self::var_align(v);
+            if matches!(v.space, Space::Global | Space::Const) {
+                // Loading builds their contents, so bound them before any launch's budget.
+                self.storage = self.storage.saturating_add(size);
+                if self.storage > mem::DEFAULT_MEM_LIMIT {
+                    return Err(load_err(
+                        "<module>",
+                        None,
+                        format!(
+                            "`{}` ({size} bytes) brings the module's .global and .const variables to {} bytes, over the interpreter's memory limit of {} bytes",
+                            self.name(d.name),
+                            self.storage,
+                            mem::DEFAULT_MEM_LIMIT
+                        ),
+                    ));
+                }
+            }
             match v.space {
                 Space::Global => {
                     let bytes = self.init_bytes(v, d, size)?;
@@ -703,6 +722,7 @@ impl<'m> Loader<'m> {
             l: self,
             fname: &fname,
             scopes: vec![top],
+            ranges: vec![FxHashMap::default()],
             st,
             code: Vec::new(),
             insts: Vec::new(),
@@ -833,6 +853,10 @@ struct Flatten<'a, 'm> {
     l: &'a mut Loader<'m>,
     fname: &'a str,
     scopes: Vec<FxHashMap<Name, Sym>>,
+    /// Per scope, its register ranges `%p<N>` by prefix: (N, width, vector count). A name of a
+    /// range gets a slot when an instruction first mentions it, so the cost of a declaration
+    /// does not depend on N.
+    ranges: Vec<FxHashMap<String, (u32, u16, u8)>>,
     st: FnState,
     code: Vec<DInst>,
     insts: Vec<Instruction>,
@@ -846,16 +870,54 @@ struct Flatten<'a, 'm> {
 }
 
 impl<'a, 'm> Flatten<'a, 'm> {
-    fn lookup(&self, n: Name) -> Option<Sym> {
-        for s in self.scopes.iter().rev() {
-            if let Some(x) = s.get(&n) {
+    fn lookup(&mut self, n: Name) -> Option<Sym> {
+        for k in (0..self.scopes.len()).rev() {
+            if let Some(x) = self.scopes[k].get(&n) {
                 return Some(*x);
+            }
+            if let Some(x) = self.range_reg(k, n) {
+                return Some(x);
             }
         }
         if let Some(x) = self.l.module.syms.get(&n) {
             return Some(*x);
         }
         self.all_labels.get(&n).map(|&pc| Sym::Label(pc))
+    }
+
+    /// `n` as a member of a register range of scope `k`, given a slot now if it has none.
+    fn range_reg(&mut self, k: usize, n: Name) -> Option<Sym> {
+        let ranges = self.ranges.get(k)?;
+        if ranges.is_empty() {
+            return None;
+        }
+        let name = self.l.name(n);
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        // `%r<N>` names `%r0` .. `%r(N-1)`, without leading zeros; the prefix may itself end in
+        // digits, so try every split (at most the 10 digits of a `u32`).
+        for d in 1..=digits.min(10) {
+            let (prefix, num) = name.split_at(name.len() - d);
+            if num.len() > 1 && num.starts_with('0') {
+                continue;
+            }
+            let Some(&(count, bits, vcount)) = ranges.get(prefix) else {
+                continue;
+            };
+            let Ok(i) = num.parse::<u64>() else {
+                continue;
+            };
+            if i < count as u64 {
+                let slot = self.st.alloc_slots(bits, vcount as u32);
+                let sym = Sym::Reg {
+                    slot,
+                    bits,
+                    count: vcount,
+                };
+                self.scopes[k].insert(n, sym);
+                return Some(sym);
+            }
+        }
+        None
     }
 
     fn err(&self, inst: Option<&Instruction>, msg: impl Into<String>) -> Error {
@@ -894,6 +956,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
             }
         }
         self.scopes.push(scope);
+        self.ranges.push(FxHashMap::default());
         for s in body {
             if let Statement::Decl(v) = s {
                 self.decl(v)?;
@@ -945,6 +1008,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
             }
         }
         self.scopes.pop();
+        self.ranges.pop();
         Ok(())
     }
 
@@ -983,19 +1047,8 @@ impl<'a, 'm> Flatten<'a, 'm> {
                     match d.range {
                         Some(n) => {
                             let prefix = self.l.name(d.name).to_string();
-                            for i in 0..n {
-                                // Only names the module mentions need a slot.
-                                if let Some(nm) = self.l.m.names.find(&format!("{prefix}{i}")) {
-                                    let slot = self.st.alloc_slots(bits, count);
-                                    self.top().insert(
-                                        nm,
-                                        Sym::Reg {
-                                            slot,
-                                            bits,
-                                            count: count as u8,
-                                        },
-                                    );
-                                }
+                            if let Some(r) = self.ranges.last_mut() {
+                                r.insert(prefix, (n, bits, count as u8));
                             }
                         }
                         None => {
@@ -1014,7 +1067,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
             }
             Space::Local | Space::Param | Space::ParamFunc => {
                 for d in &v.names {
-                    let size = self.l.var_size(v, d).min(mem::STACK_LIMIT as u64) as u32;
+                    let size = self.l.var_size(v, d).min(mem::STACK_MAX as u64) as u32;
                     let off = self.st.alloc_frame(size, Loader::var_align(v) as u32);
                     self.top().insert(d.name, Sym::Frame(off));
                 }

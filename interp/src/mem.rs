@@ -15,7 +15,7 @@
 //! aligned to 256 bytes with a 256-byte unmapped gap after it, so running off the end of a buffer
 //! faults instead of reading its neighbour.
 
-use crate::error::FaultKind;
+use crate::error::{Error, FaultKind};
 
 /// First global address handed out.
 pub const GLOBAL_BASE: u64 = 0x0000_0001_0000_0000;
@@ -37,15 +37,86 @@ pub const KPARAM_BASE: u64 = 0x4000_0000;
 /// `.shared::cluster` addresses of CTA rank `r` start at `(r + 1) << CLUSTER_SHIFT`; addresses
 /// below `1 << CLUSTER_SHIFT` are the executing CTA's own.
 pub const CLUSTER_SHIFT: u32 = 24;
-/// The most stack (local memory) one thread may use: module `.local` variables, the frames of
-/// the active call chain and the live `alloca` memory together.
-pub const STACK_LIMIT: u32 = 1 << 20;
+/// The largest per-thread stack (local memory) a launch may give a thread
+/// ([`crate::Launch::stack`]): module `.local` variables, the frames of the active call chain
+/// and the live `alloca` memory together. It fixes the `.local` layout: frames use
+/// `[0, STACK_MAX)`.
+pub const STACK_MAX: u32 = 1 << 30;
 /// `.local` address just above each thread's dynamic (`alloca`) area, which grows down from here
 /// (as the PTX stack does: `alloca` returns the lowest address of its block). Frames use
-/// `[0, STACK_LIMIT)` and grow up, so the two never share an address: frame bases stay the same
+/// `[0, STACK_MAX)` and grow up, so the two never share an address: frame bases stay the same
 /// for every lane of a group whatever each lane allocated, and the `alloca` area occupies
-/// `[DYN_TOP - STACK_LIMIT, DYN_TOP)` at most. A multiple of every alignment the area can honour.
-pub const DYN_TOP: u32 = 2 * STACK_LIMIT;
+/// `[DYN_TOP - STACK_MAX, DYN_TOP)` at most. A multiple of every alignment the area can honour.
+pub const DYN_TOP: u32 = 2 * STACK_MAX;
+/// Default per-thread stack in bytes: the GPU's default `cudaLimitStackSize` (1024 bytes on
+/// sm_90). As the CUDA driver does, a launch whose call graph has a static bound (no recursion,
+/// no `alloca`, no indirect call without `.calltargets`) gets at least that bound, so only
+/// recursion and dynamic allocation can overflow it.
+pub const DEFAULT_STACK: u32 = 1024;
+/// Stack bytes each active call costs besides the callee's `.local`/`.param` frame (return
+/// address and saved registers in the GPU's ABI).
+pub const CALL_FRAME_COST: u32 = 16;
+/// Default host-memory budget of a launch (bytes): global buffers and module variables, shared
+/// memory of the resident CTAs, registers and local memory of their threads. 4 GiB holds any
+/// realistic test kernel's data several times over and leaves room on a 24 GB machine for the
+/// arguments' own copies and several runs at once.
+pub const DEFAULT_MEM_LIMIT: u64 = 4 << 30;
+
+/// A launch's host-memory budget: every allocation whose size the input controls is charged
+/// here first, so that an oversized request is an error naming it instead of an abort.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    used: u64,
+    limit: u64,
+}
+
+impl Budget {
+    /// An empty budget of `limit` bytes.
+    pub fn new(limit: u64) -> Budget {
+        Budget { used: 0, limit }
+    }
+
+    /// Bytes charged and not released.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// The limit.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Charges `bytes` for `what` (called only on failure, for the message).
+    pub fn charge(&mut self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), Error> {
+        match self.used.checked_add(bytes) {
+            Some(t) if t <= self.limit => {
+                self.used = t;
+                Ok(())
+            }
+            _ => Err(Error::MemoryLimit {
+                what: what(),
+                bytes,
+                used: self.used,
+                limit: self.limit,
+            }),
+        }
+    }
+
+    /// Gives back bytes charged earlier.
+    pub fn release(&mut self, bytes: u64) {
+        self.used = self.used.saturating_sub(bytes);
+    }
+}
+
+/// A zeroed buffer of `n` bytes, or `None` where the host cannot provide it (instead of the
+/// abort of `vec!`).
+pub fn try_zeroed(n: u64) -> Option<Vec<u8>> {
+    let n = usize::try_from(n).ok()?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, 0);
+    Some(v)
+}
 
 /// A concrete state space after generic decoding.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -400,6 +400,35 @@ impl Report {
     }
 }
 
+/// Checks that each of `families` names a family of some case of the JSON-lines `text`: a
+/// misspelt family would otherwise select nothing and pass. The error lists the families the
+/// text has.
+pub fn check_families(text: &str, families: &[String]) -> Result<(), String> {
+    if families.is_empty() {
+        return Ok(());
+    }
+    let have: std::collections::BTreeSet<String> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|l| parse_case(l).ok())
+        .map(|c| c.family)
+        .collect();
+    let unknown: Vec<&str> = families
+        .iter()
+        .filter(|f| !have.contains(*f))
+        .map(|f| f.as_str())
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "unknown famil{} {}; the file has: {}",
+        if unknown.len() == 1 { "y" } else { "ies" },
+        unknown.join(", "),
+        have.into_iter().collect::<Vec<_>>().join(", ")
+    ))
+}
+
 /// Runs every case of a JSON-lines text whose family is in `families` (all if empty).
 pub fn run_text(
     text: &str,

@@ -38,6 +38,7 @@ fn run_line(prog: &Program, line: &str) -> String {
     let mut entry = "k".to_string();
     let (mut grid, mut block, mut cluster, mut fuel, mut shared, mut resident) =
         ([1, 1, 1], [1, 1, 1], None, None, 0u32, 1u32);
+    let mut stack = None;
     let mut args = Vec::new();
     let mut i = 0;
     while i < toks.len() {
@@ -51,6 +52,7 @@ fn run_line(prog: &Program, line: &str) -> String {
             "--shared" => shared = v.parse().expect("shared"),
             "--resident" => resident = v.parse().expect("resident"),
             "--arg" => args.push(v.to_string()),
+            "--stack" => stack = Some(v.parse::<u32>().expect("stack")),
             t => panic!("unknown RUN token `{t}`"),
         }
         i += 2;
@@ -66,6 +68,9 @@ fn run_line(prog: &Program, line: &str) -> String {
     }
     if let Some(f) = fuel {
         l = l.fuel(f);
+    }
+    if let Some(s) = stack {
+        l = l.stack(s);
     }
     let mut shown = Vec::new();
     for a in &args {

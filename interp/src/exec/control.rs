@@ -182,18 +182,31 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
             .saturating_add(x.f.frame_size)
             .div_ceil(16)
             .saturating_mul(16);
-        if !super::ensure_stack(x.w, mask, base.saturating_add(callee.frame_size)) {
-            return Err(x.undefined(
-                mask.trailing_zeros() as usize,
-                "stack overflow (the callee's frame, the frames of its callers and the live alloca memory need more than the 1 MiB of local memory per thread)",
-            ));
+        let end = base.saturating_add(callee.frame_size);
+        let cost = (depth as u64 + 1) * mem::CALL_FRAME_COST as u64;
+        if let Err((lane, bytes)) = super::ensure_stack(x.m, x.cl, x.w, mask, end, cost)? {
+            return Err(Error::StackOverflow {
+                site: x.site(),
+                thread: x.thread(lane),
+                depth: depth as u64 + 1,
+                bytes,
+                limit: x.m.stack_limit as u64,
+            });
         }
         if x.w.regs.len() <= depth + 1 {
+            // The level's bookkeeping: its register vector's header and the caller frame node
+            // with the allocator's overhead (the registers themselves are charged below).
+            let bytes = std::mem::size_of::<Vec<u64>>() as u64 + 64;
+            x.m.mem.charge(bytes, || "the call stack".into())?;
+            x.cl.charged += bytes;
             x.w.regs.resize(depth + 2, Vec::new());
         }
         // The callee's `alloca`s start at each lane's current stack pointer, below the caller's
         // live ones; its return gives back whatever it allocated.
         if x.w.sp_frames.len() <= depth + 1 {
+            let bytes = std::mem::size_of::<[SpFrame; 32]>() as u64;
+            x.m.mem.charge(bytes, || "the call stack".into())?;
+            x.cl.charged += bytes;
             x.w.sp_frames
                 .resize(depth + 2, [SpFrame::at(mem::DYN_TOP); 32]);
         }
@@ -201,7 +214,12 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
             x.w.sp_frames[depth + 1][l] = SpFrame::at(x.w.sp[l]);
         }
         let need = callee.nslots as usize * 32;
-        if x.w.regs[depth + 1].len() < need {
+        let have = x.w.regs[depth + 1].len();
+        if have < need {
+            let bytes = ((need - have) * 8) as u64;
+            x.m.mem
+                .charge(bytes, || format!("the registers of `{}`", callee.name))?;
+            x.cl.charged += bytes;
             x.w.regs[depth + 1].resize(need, 0);
         }
         for s in 0..callee.nslots as usize {
@@ -224,8 +242,7 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
                 }
             }
         }
-        let mut callers = g.callers.clone();
-        callers.push(Frame {
+        let callers = g.callers.push(Frame {
             func: g.func,
             pc: g.pc,
             base: g.base,
@@ -245,7 +262,7 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
 /// Returns `lanes` of group `g` to its caller, copying return values.
 fn do_ret(prog: &Program, w: &mut Warp, g: &Group, lanes_mask: u32) -> Result<Group, String> {
     let depth = g.depth();
-    let Some(frame) = g.callers.last().copied() else {
+    let Some(frame) = g.callers.last() else {
         return Err("return from the kernel handled as exit".into());
     };
     let callee = &prog.funcs[g.func as usize];
@@ -293,8 +310,7 @@ fn do_ret(prog: &Program, w: &mut Warp, g: &Group, lanes_mask: u32) -> Result<Gr
             w.sp[l] = f[l].entry;
         }
     }
-    let mut callers = g.callers.clone();
-    callers.pop();
+    let callers = g.callers.pop();
     Ok(Group {
         mask: lanes_mask,
         func: frame.func,

@@ -348,7 +348,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 mem::flat(sh, off, size)
             }
             Region::Local => {
-                if a >= mem::STACK_LIMIT as u64 {
+                if a >= mem::STACK_MAX as u64 {
                     // The `alloca` area: its vector holds the addresses just below `DYN_TOP`.
                     let st = self
                         .w

@@ -35,20 +35,29 @@ mod warpops;
 pub mod wgmma;
 
 use crate::error::Error;
-use crate::load::{FuncId, ParamLoc, Program};
-use crate::mem::{self, Global};
+use crate::load::{self, FuncId, ParamLoc, Program};
+use crate::mem::{self, Budget, Global};
 use crate::tmap::TensorMapArg;
 use ptx_ir_core::FunctionKind;
 use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
-use std::collections::VecDeque;
-use warp::{Group, Wait, Warp};
+use warp::{Chain, Group, Wait, Warp};
 
 /// Warp-instructions a warp runs before the scheduler moves to the next warp.
 pub const SLICE: u32 = 256;
 
 /// Default fuel: thread-instructions per launch.
 pub const DEFAULT_FUEL: u64 = 1 << 32;
+
+/// The GPU's launch limits (CUDA device attributes of sm_90, e.g. the H200): largest grid in
+/// CTAs per dimension.
+pub const MAX_GRID: [u32; 3] = [2_147_483_647, 65_535, 65_535];
+/// Largest CTA in threads per dimension.
+pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
+/// Most threads in a CTA.
+pub const MAX_THREADS: u64 = 1024;
+/// Most shared memory of one CTA, static and dynamic together (227 KiB, the sm_90 opt-in
+/// maximum `cudaDevAttrMaxSharedMemoryPerBlockOptin`).
+pub const MAX_SHARED: u64 = 232_448;
 
 /// A kernel argument.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,8 +129,26 @@ impl Arg {
     /// `f64:0d3FF0000000000000` (any of `u8 s8 b8 u16 s16 b16 u32 s32 b32 u64 s64 b64 f32 f64`),
     /// `buf:PATH`, `zeros:BYTES`, `hex:BYTES-IN-HEX` (memory order), `iota32:N` (N `.u32` words
     /// 0, 1, ..., N-1), `tmap:buf=ARG,type=T,dims=..,box=..[,...]` (a tensor map, see
-    /// [`TensorMapArg::parse`]).
+    /// [`TensorMapArg::parse`]). Buffers are limited to [`mem::DEFAULT_MEM_LIMIT`] bytes.
     pub fn parse_spec(s: &str) -> Result<(Arg, Spec), String> {
+        Arg::parse_spec_within(s, mem::DEFAULT_MEM_LIMIT)
+    }
+
+    /// [`Arg::parse_spec`] with buffers limited to `limit` bytes: a larger one is an error
+    /// naming the specification, never an allocation.
+    pub fn parse_spec_within(s: &str, limit: u64) -> Result<(Arg, Spec), String> {
+        let too_big = |bytes: u64| {
+            format!(
+                "argument `{}` needs {bytes} bytes, over the interpreter's memory limit of {limit} bytes",
+                s.chars().take(60).collect::<String>()
+            )
+        };
+        let buffer = |bytes: u64| -> Result<Vec<u8>, String> {
+            if bytes > limit {
+                return Err(too_big(bytes));
+            }
+            mem::try_zeroed(bytes).ok_or_else(|| too_big(bytes) + " (the host is out of memory)")
+        };
         let (kind, v) = s
             .split_once(':')
             .ok_or_else(|| format!("bad argument `{s}` (expected TYPE:VALUE)"))?;
@@ -134,14 +161,23 @@ impl Arg {
         match kind {
             "buf" => {
                 let p = std::path::PathBuf::from(v);
+                let len = std::fs::metadata(&p)
+                    .map_err(|e| format!("{v}: {e}"))?
+                    .len();
+                if len > limit {
+                    return Err(too_big(len));
+                }
                 let b = std::fs::read(&p).map_err(|e| format!("{v}: {e}"))?;
                 Ok((Arg::Buffer(b), Spec::File(p)))
             }
             "zeros" => {
-                let n: usize = v.parse().map_err(|_| format!("bad size `{v}`"))?;
-                Ok((Arg::Buffer(vec![0; n]), Spec::Shown))
+                let n: u64 = v.parse().map_err(|_| format!("bad size `{v}`"))?;
+                Ok((Arg::Buffer(buffer(n)?), Spec::Shown))
             }
             "hex" => {
+                if v.len() as u64 / 2 > limit {
+                    return Err(too_big(v.len() as u64 / 2));
+                }
                 let b = (0..v.len())
                     .step_by(2)
                     .map(|i| {
@@ -155,7 +191,10 @@ impl Arg {
             "tmap" => Ok((Arg::TensorMap(TensorMapArg::parse(v)?), Spec::Scalar)),
             "iota32" => {
                 let n: u32 = v.parse().map_err(|_| format!("bad count `{v}`"))?;
-                let b = (0..n).flat_map(|i| i.to_le_bytes()).collect();
+                let mut b = buffer(4 * n as u64)?;
+                for (i, w) in b.chunks_exact_mut(4).enumerate() {
+                    w.copy_from_slice(&(i as u32).to_le_bytes());
+                }
                 Ok((Arg::Buffer(b), Spec::Input))
             }
             "f32" => scalar(4, parse_float_bits(v, 32)?),
@@ -235,6 +274,8 @@ pub struct Launch<'p> {
     fuel: u64,
     dyn_smem: u32,
     resident: u32,
+    stack: u32,
+    mem_limit: u64,
     args: Vec<Arg>,
 }
 
@@ -250,6 +291,8 @@ impl Program {
             fuel: DEFAULT_FUEL,
             dyn_smem: 0,
             resident: 1,
+            stack: mem::DEFAULT_STACK,
+            mem_limit: mem::DEFAULT_MEM_LIMIT,
             args: Vec::new(),
         }
     }
@@ -287,13 +330,17 @@ pub struct Machine<'p> {
     /// Global ranges of asynchronous operations in flight.
     pub gwatch: inflight::GlobalWatch,
     /// Clusters not yet launched, in launch order.
-    pub queue: VecDeque<[u32; 3]>,
+    pub queue: ClusterQueue,
     /// Clusters cancelled by `clusterlaunchcontrol.try_cancel`.
     pub cancelled: u64,
     /// Most clusters running at once.
     pub resident: u32,
     /// `mbarrier.try_wait` returns instead of suspending (nothing else could run).
     pub try_timeout: bool,
+    /// Per-thread stack in bytes (frames, call costs and `alloca` memory).
+    pub stack_limit: u32,
+    /// Host memory charged so far and the limit.
+    pub mem: Budget,
     stalls: u32,
     stall_events: u64,
 }
@@ -336,6 +383,53 @@ pub struct Cluster {
     pub cta_done: Vec<bool>,
     /// `setmaxnreg` sequences per (rank, warpgroup).
     pub setmaxnreg: FxHashMap<(u32, u32), warpgroup::Seq>,
+    /// Bytes charged to [`Machine::mem`] for this cluster, released when it retires.
+    pub charged: u64,
+}
+
+/// The clusters of a grid not yet launched, in launch order (x fastest, then y, then z),
+/// produced one at a time so that a grid of any size costs nothing before it runs.
+#[derive(Clone, Debug)]
+pub struct ClusterQueue {
+    next: u64,
+    total: u64,
+    dims: [u32; 3],
+}
+
+impl ClusterQueue {
+    /// All clusters of a grid of `dims` clusters.
+    pub fn new(dims: [u32; 3]) -> ClusterQueue {
+        ClusterQueue {
+            next: 0,
+            total: dims.iter().map(|&d| d as u64).product(),
+            dims,
+        }
+    }
+
+    /// Takes the next cluster id.
+    pub fn pop_front(&mut self) -> Option<[u32; 3]> {
+        if self.next >= self.total {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        let (dx, dy) = (self.dims[0] as u64, self.dims[1] as u64);
+        Some([
+            (i % dx) as u32,
+            (i / dx % dy) as u32,
+            (i / (dx * dy)) as u32,
+        ])
+    }
+
+    /// Clusters left.
+    pub fn len(&self) -> u64 {
+        self.total - self.next
+    }
+
+    /// Whether every cluster has been taken.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// What a warp-instruction asks of the scheduler.
@@ -409,6 +503,24 @@ impl<'p> Launch<'p> {
         self
     }
 
+    /// Per-thread stack in bytes (default [`mem::DEFAULT_STACK`], at most [`mem::STACK_MAX`]):
+    /// module `.local` variables, the frames of the active calls (each
+    /// [`mem::CALL_FRAME_COST`] plus the callee's `.local` and `.param` frame) and live
+    /// `alloca` memory. A call graph with a static bound gets at least that bound, as the CUDA
+    /// driver grows the stack for such kernels; recursion and `alloca` are limited by this.
+    pub fn stack(mut self, bytes: u32) -> Self {
+        self.stack = bytes;
+        self
+    }
+
+    /// Host-memory budget in bytes (default [`mem::DEFAULT_MEM_LIMIT`]): global buffers, module
+    /// variables, the kernel parameters, and the shared memory, registers and local memory of
+    /// the resident CTAs. A launch that needs more fails with [`Error::MemoryLimit`].
+    pub fn mem_limit(mut self, bytes: u64) -> Self {
+        self.mem_limit = bytes;
+        self
+    }
+
     /// Appends an argument.
     pub fn arg(mut self, a: Arg) -> Self {
         self.args.push(a);
@@ -441,11 +553,19 @@ impl<'p> Launch<'p> {
                 self.entry
             ))));
         }
-        let nthreads = self.block.iter().map(|&x| x as u64).product::<u64>();
-        if nthreads == 0 || nthreads > 1024 || self.grid.contains(&0) {
+        check_dims(self.grid, self.block).map_err(|e| fail(Error::Launch(e)))?;
+        let smem = prog.shared_dynamic_offset as u64 + self.dyn_smem as u64;
+        if smem > MAX_SHARED {
             return Err(fail(Error::Launch(format!(
-                "bad launch dimensions grid {:?} block {:?}",
-                self.grid, self.block
+                "shared memory per CTA of {smem} bytes ({} static, {} dynamic) exceeds the GPU's limit {MAX_SHARED}",
+                prog.shared_dynamic_offset, self.dyn_smem
+            ))));
+        }
+        if self.stack > mem::STACK_MAX {
+            return Err(fail(Error::Launch(format!(
+                "per-thread stack of {} bytes exceeds the interpreter's limit {}",
+                self.stack,
+                mem::STACK_MAX
             ))));
         }
         let cluster = self.cluster.or(ef.req_cluster);
@@ -465,11 +585,20 @@ impl<'p> Launch<'p> {
         }
         cluster::launch_checks(ef, self.block, self.cluster).map_err(|e| fail(Error::Launch(e)))?;
         tmem::check_cta_group(prog, entry).map_err(fail)?;
+        let mut budget = Budget::new(self.mem_limit);
         let mut global = Global::new();
+        let gbytes: u64 = prog.globals.iter().map(|(_, b)| b.len() as u64).sum();
+        budget
+            .charge(gbytes, || "the module's .global variables".into())
+            .map_err(fail)?;
         for (align, bytes) in &prog.globals {
             global.alloc(bytes.clone(), *align);
         }
-        let nglobals = global.allocs.len();
+        budget
+            .charge(prog.consts.len() as u64, || {
+                "the module's .const variables".into()
+            })
+            .map_err(fail)?;
         // Kernel parameters.
         // Arguments beyond the parameters are buffers that only tensor maps refer to.
         let extra_ok = self.args[ef.params.len().min(self.args.len())..]
@@ -492,14 +621,30 @@ impl<'p> Launch<'p> {
             })
             .max()
             .unwrap_or(0);
+        budget
+            .charge(ksize as u64, || "the kernel parameters".into())
+            .map_err(fail)?;
         let mut kparams = vec![0u8; ksize as usize];
         let mut buffer_ids = Vec::new();
         // Buffers first, so that tensor maps can name any of them.
         let mut addrs: Vec<Option<u64>> = Vec::new();
-        for a in &self.args {
+        for (i, a) in self.args.iter().enumerate() {
             addrs.push(match a {
                 Arg::Buffer(b) => {
-                    let addr = global.alloc(b.clone(), 256);
+                    budget
+                        .charge(b.len() as u64, || format!("buffer argument {i}"))
+                        .map_err(fail)?;
+                    let mut copy = Vec::new();
+                    copy.try_reserve_exact(b.len()).map_err(|_| {
+                        fail(Error::MemoryLimit {
+                            what: format!("buffer argument {i} (the host is out of memory)"),
+                            bytes: b.len() as u64,
+                            used: budget.used(),
+                            limit: budget.limit(),
+                        })
+                    })?;
+                    copy.extend_from_slice(b);
+                    let addr = global.alloc(copy, 256);
                     buffer_ids.push(global.allocs.len() - 1);
                     Some(addr)
                 }
@@ -564,7 +709,10 @@ impl<'p> Launch<'p> {
                 dst.copy_from_slice(&bytes);
             }
         }
-        let _ = nglobals;
+        let stack_limit = static_stack(prog, entry)
+            .unwrap_or(prog.local_static as u64 + ef.frame_size as u64)
+            .max(self.stack as u64)
+            .min(mem::STACK_MAX as u64) as u32;
         let mut m = Machine {
             prog,
             global,
@@ -580,10 +728,12 @@ impl<'p> Launch<'p> {
             events: 0,
             next_op: 0,
             gwatch: inflight::GlobalWatch::default(),
-            queue: VecDeque::new(),
+            queue: ClusterQueue::new([1, 1, 1]),
             cancelled: 0,
             resident: self.resident,
             try_timeout: false,
+            stack_limit,
+            mem: budget,
             stalls: 0,
             stall_events: 0,
         };
@@ -591,7 +741,7 @@ impl<'p> Launch<'p> {
         let outcome = Outcome {
             buffers: buffer_ids
                 .iter()
-                .map(|&i| m.global.allocs[i].data.clone())
+                .map(|&i| std::mem::take(&mut m.global.allocs[i].data))
                 .collect(),
             stats: m.stats,
         };
@@ -604,19 +754,12 @@ impl<'p> Launch<'p> {
 
 fn run_grid(m: &mut Machine<'_>, entry: FuncId) -> Result<(), Error> {
     let c = m.cluster;
-    let nclusters = [m.grid[0] / c[0], m.grid[1] / c[1], m.grid[2] / c[2]];
-    for cz in 0..nclusters[2] {
-        for cy in 0..nclusters[1] {
-            for cx in 0..nclusters[0] {
-                m.queue.push_back([cx, cy, cz]);
-            }
-        }
-    }
+    m.queue = ClusterQueue::new([m.grid[0] / c[0], m.grid[1] / c[1], m.grid[2] / c[2]]);
     let mut active: Vec<Active> = Vec::new();
     loop {
         while active.len() < m.resident as usize {
             match m.queue.pop_front() {
-                Some(cid) => active.push(start_cluster(m, entry, cid)),
+                Some(cid) => active.push(start_cluster(m, entry, cid)?),
                 None => break,
             }
         }
@@ -633,6 +776,8 @@ fn run_grid(m: &mut Machine<'_>, entry: FuncId) -> Result<(), Error> {
             if active[i].warps.iter().all(|ws| ws.iter().all(|w| w.done())) {
                 let mut a = active.remove(i);
                 inflight::drain(m, &mut a.cl)?;
+                // The cluster's state goes with it: memory is bounded by the resident clusters.
+                m.mem.release(a.cl.charged);
                 progressed = true;
             } else {
                 i += 1;
@@ -673,7 +818,7 @@ struct Active {
     warps: Vec<Vec<Warp>>,
 }
 
-fn start_cluster(m: &Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Active {
+fn start_cluster(m: &mut Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Result<Active, Error> {
     let c = m.cluster;
     let mut ctaid = Vec::new();
     for z in 0..c[2] {
@@ -684,11 +829,34 @@ fn start_cluster(m: &Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Active {
         }
     }
     let ncta = ctaid.len();
-    let smem = m.prog.shared_dynamic_offset as usize + m.dyn_smem as usize;
+    let smem = m.prog.shared_dynamic_offset as u64 + m.dyn_smem as u64;
+    let mut charged = 0;
+    let mut shared = Vec::new();
+    for _ in 0..ncta {
+        m.mem.charge(smem, || {
+            format!(
+                "shared memory of a CTA ({} bytes static, {} dynamic)",
+                m.prog.shared_dynamic_offset, m.dyn_smem
+            )
+        })?;
+        charged += smem;
+        shared.push(mem::try_zeroed(smem).ok_or_else(|| Error::MemoryLimit {
+            what: "shared memory of a CTA (the host is out of memory)".into(),
+            bytes: smem,
+            used: m.mem.used(),
+            limit: m.mem.limit(),
+        })?);
+    }
+    let mut warps = Vec::with_capacity(ncta);
+    for r in 0..ncta as u32 {
+        let (ws, bytes) = new_warps(m, entry, r)?;
+        charged += bytes;
+        warps.push(ws);
+    }
     let cl = Cluster {
         id: cid,
         ctaid,
-        shared: vec![vec![0u8; smem]; ncta],
+        shared,
         bars: vec![[Bar::default(); 16]; ncta],
         cbar_arrived: 0,
         cbar_phase: 0,
@@ -699,9 +867,9 @@ fn start_cluster(m: &Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Active {
         clc_failed: vec![false; ncta],
         cta_done: vec![false; ncta],
         setmaxnreg: FxHashMap::default(),
+        charged,
     };
-    let warps: Vec<Vec<Warp>> = (0..ncta as u32).map(|r| new_warps(m, entry, r)).collect();
-    Active { cl, warps }
+    Ok(Active { cl, warps })
 }
 
 /// One pass over every warp of a running cluster: (some instruction ran, some instruction was
@@ -770,17 +938,31 @@ fn round(m: &mut Machine<'_>, a: &mut Active) -> Result<(bool, bool), Error> {
     Ok((progressed, retried))
 }
 
-fn new_warps(m: &Machine<'_>, entry: FuncId, cta: u32) -> Vec<Warp> {
+/// The warps of CTA `cta` and the host bytes charged for them.
+fn new_warps(m: &mut Machine<'_>, entry: FuncId, cta: u32) -> Result<(Vec<Warp>, u64), Error> {
     let prog = m.prog;
     let f = &prog.funcs[entry as usize];
     let [bx, by, bz] = m.block;
     let n = bx * by * bz;
     let nwarps = n.div_ceil(32);
-    let stack_size = prog
-        .local_static
-        .saturating_add(f.frame_size)
-        .min(mem::STACK_LIMIT) as usize;
-    (0..nwarps)
+    let stack_size = prog.local_static.saturating_add(f.frame_size) as u64;
+    if stack_size > m.stack_limit as u64 {
+        return Err(Error::Launch(format!(
+            "the kernel's local memory ({stack_size} bytes per thread) exceeds the per-thread stack limit of {} bytes",
+            m.stack_limit
+        )));
+    }
+    let stack_size = stack_size as usize;
+    // Registers, local memory and the fixed per-warp state.
+    let per_warp = (f.nslots as u64 * 32 * 8)
+        + 32 * stack_size as u64
+        + std::mem::size_of::<Warp>() as u64
+        + 64 * std::mem::size_of::<Vec<u8>>() as u64;
+    let bytes = per_warp * nwarps as u64;
+    m.mem.charge(bytes, || {
+        format!("the registers and local memory of a CTA's {nwarps} warps")
+    })?;
+    let ws = (0..nwarps)
         .map(|wi| {
             let mut tid = [[0u32; 3]; 32];
             let mut valid = 0u32;
@@ -801,7 +983,7 @@ fn new_warps(m: &Machine<'_>, entry: FuncId, cta: u32) -> Vec<Warp> {
                     func: entry,
                     pc: 0,
                     base: prog.local_static,
-                    callers: SmallVec::new(),
+                    callers: Chain::default(),
                     wait: Wait::Ready,
                 }],
                 regs: vec![vec![0u64; f.nslots as usize * 32]],
@@ -816,7 +998,8 @@ fn new_warps(m: &Machine<'_>, entry: FuncId, cta: u32) -> Vec<Warp> {
                 wg: None,
             }
         })
-        .collect()
+        .collect();
+    Ok((ws, bytes))
 }
 
 fn live_threads(warps: &[Warp]) -> u32 {
@@ -980,22 +1163,134 @@ fn describe_deadlock(m: &Machine<'_>, cl: &Cluster, warps: &[Vec<Warp>]) -> Stri
     parts.join("; ")
 }
 
-/// Grows the lanes' stacks to hold frames up to `end`; `false` (and nothing grown) when frames
-/// up to `end` and a lane's live `alloca` memory would exceed [`mem::STACK_LIMIT`].
-pub fn ensure_stack(w: &mut Warp, lanes_mask: u32, end: u32) -> bool {
-    let fits = |l: usize| {
-        let dynamic = mem::DYN_TOP - w.sp[l];
-        end.checked_add(dynamic)
-            .is_some_and(|t| t <= mem::STACK_LIMIT)
-    };
-    if !ctx::lanes(lanes_mask).all(fits) {
-        return false;
+/// Grows the lanes' stacks to hold frames up to `end`, charging the growth to the memory
+/// budget. `Ok(Err((lane, bytes)))` (and nothing grown) when a lane's frames up to `end`, the
+/// call costs `calls` and its live `alloca` memory need `bytes`, more than the per-thread stack.
+pub fn ensure_stack(
+    m: &mut Machine<'_>,
+    cl: &mut Cluster,
+    w: &mut Warp,
+    lanes_mask: u32,
+    end: u32,
+    calls: u64,
+) -> Result<Result<(), (usize, u64)>, Error> {
+    for l in ctx::lanes(lanes_mask) {
+        let need = end as u64 + calls + (mem::DYN_TOP - w.sp[l]) as u64;
+        if need > m.stack_limit as u64 {
+            return Ok(Err((l, need)));
+        }
     }
     for l in ctx::lanes(lanes_mask) {
         let s = &mut w.stacks[l];
         if s.len() < end as usize {
+            let grow = (end as usize - s.len()) as u64;
+            m.mem
+                .charge(grow, || "local memory (stack frames)".into())?;
+            cl.charged += grow;
             s.resize(end as usize, 0);
         }
     }
-    true
+    Ok(Ok(()))
+}
+
+/// Checks launch dimensions against the GPU's limits ([`MAX_GRID`], [`MAX_BLOCK`],
+/// [`MAX_THREADS`]).
+fn check_dims(grid: [u32; 3], block: [u32; 3]) -> Result<(), String> {
+    const AXES: [&str; 3] = ["x", "y", "z"];
+    for i in 0..3 {
+        if grid[i] == 0 || block[i] == 0 {
+            return Err(format!(
+                "bad launch dimensions grid {grid:?} block {block:?} (every dimension must be at least 1)"
+            ));
+        }
+        if grid[i] > MAX_GRID[i] {
+            return Err(format!(
+                "grid {} {} exceeds the GPU's limit {}",
+                AXES[i], grid[i], MAX_GRID[i]
+            ));
+        }
+        if block[i] > MAX_BLOCK[i] {
+            return Err(format!(
+                "block {} {} exceeds the GPU's limit {}",
+                AXES[i], block[i], MAX_BLOCK[i]
+            ));
+        }
+    }
+    let n: u64 = block.iter().map(|&x| x as u64).product();
+    if n > MAX_THREADS {
+        return Err(format!(
+            "block {block:?} has {n} threads, over the GPU's limit {MAX_THREADS}"
+        ));
+    }
+    Ok(())
+}
+
+/// The stack a thread of kernel `entry` can need at most, when its call graph bounds it: no
+/// recursion, no `alloca`, no indirect call without a target list. The CUDA driver sizes the
+/// stack to at least this for such kernels. Iterative depth-first search, linear in the code
+/// of the reachable functions.
+fn static_stack(prog: &Program, entry: FuncId) -> Option<u64> {
+    use ptx_ir_core::Opcode;
+    const NEW: u8 = 0;
+    const OPEN: u8 = 1;
+    const DONE: u8 = 2;
+    let n = prog.funcs.len();
+    let mut state = vec![NEW; n];
+    // Bytes from a function's frame base to the deepest point below it.
+    let mut need = vec![0u64; n];
+    // (function, next instruction, next callee of that instruction, deepest callee so far)
+    let mut work: Vec<(FuncId, usize, usize, u64)> = vec![(entry, 0, 0, 0)];
+    *state.get_mut(entry as usize)? = OPEN;
+    while let Some(&mut (fid, ref mut i, ref mut j, ref mut deepest)) = work.last_mut() {
+        let f = prog.funcs.get(fid as usize)?;
+        let mut push = None;
+        while let Some(d) = f.code.get(*i) {
+            let callees: &[FuncId] = match d.op {
+                Opcode::Alloca => return None,
+                Opcode::Call => match (d.opnds.get(1), d.opnds.get(3)) {
+                    (Some(load::Opnd::Func(c)), _) => std::slice::from_ref(c),
+                    (_, Some(load::Opnd::CallList(k))) => match f.call_lists.get(*k as usize)? {
+                        load::CallList::Targets(ts) => ts,
+                        load::CallList::Proto => return None,
+                    },
+                    _ => return None,
+                },
+                _ => &[],
+            };
+            if let Some(&c) = callees.get(*j) {
+                match *state.get(c as usize)? {
+                    OPEN => return None,
+                    DONE => {
+                        *deepest = (*deepest).max(mem::CALL_FRAME_COST as u64 + need[c as usize]);
+                        *j += 1;
+                    }
+                    _ => {
+                        push = Some(c);
+                        break;
+                    }
+                }
+            } else {
+                *i += 1;
+                *j = 0;
+            }
+        }
+        match push {
+            Some(c) => {
+                state[c as usize] = OPEN;
+                work.push((c, 0, 0, 0));
+            }
+            None => {
+                let frame = f.frame_size as u64;
+                // A callee's frame starts at the caller's end rounded up to 16.
+                need[fid as usize] = if *deepest > 0 {
+                    frame.div_ceil(16) * 16 + 15 + *deepest
+                } else {
+                    frame
+                };
+                state[fid as usize] = DONE;
+                work.pop();
+            }
+        }
+    }
+    Some(prog.local_static as u64 + need[entry as usize])
 }

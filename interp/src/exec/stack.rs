@@ -6,8 +6,9 @@
 //! (aligned) and returns it, so the pointer is always the lowest address of the live `alloca`
 //! memory; `stacksave` reads it and `stackrestore` sets it; a call records each lane's pointer
 //! on entry and the return restores it, which releases whatever the callee allocated. The lane's
-//! frames of the active call chain plus its live `alloca` memory must fit in
-//! [`mem::STACK_LIMIT`], checked here and at each call.
+//! frames of the active call chain (each costing [`mem::CALL_FRAME_COST`] besides its frame)
+//! plus its live `alloca` memory must fit in the launch's per-thread stack
+//! ([`crate::Launch::stack`]), checked here and at each call.
 
 use super::ctx::{lanes, Ctx};
 use super::step::Flow;
@@ -46,31 +47,38 @@ pub fn alloca(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let a = align.max(FRAME_ALIGN);
     // This activation's frame ends here; deeper frames are gone (a later call checks its own).
-    let frame_end = x.base as u64 + x.f.frame_size as u64;
+    let frame_end =
+        x.base as u64 + x.f.frame_size as u64 + x.depth as u64 * mem::CALL_FRAME_COST as u64;
+    let limit = x.m.stack_limit as u64;
     let sizes = x.read(x.op(1)?, x.emask)?;
     let mut out = [0u64; 32];
     for l in lanes(x.emask) {
         let size = sizes[l] & mask(w);
         let sp = x.w.sp[l] as u64;
-        let new = sp
-            .checked_sub(size)
-            .map(|v| v & !(a - 1))
-            .filter(|&n| (mem::DYN_TOP as u64 - n) + frame_end <= mem::STACK_LIMIT as u64);
-        let Some(new) = new else {
-            return Err(x.undefined(
-                l,
-                format!(
-                    "stack overflow: alloca of {size} bytes aligned to {a} needs more than the 1 MiB of local memory per thread (frames {frame_end} bytes, alloca memory {} bytes live; PTX ISA 9.7.17.3)",
-                    mem::DYN_TOP as u64 - sp
-                ),
-            ));
+        let new = sp.checked_sub(size).map(|v| v & !(a - 1));
+        let need = match new {
+            Some(n) => (mem::DYN_TOP as u64 - n) + frame_end,
+            None => (mem::DYN_TOP as u64 - sp + frame_end).saturating_add(size),
+        };
+        let Some(new) = new.filter(|_| need <= limit) else {
+            return Err(Error::StackOverflow {
+                site: x.site(),
+                thread: x.thread(l),
+                depth: x.depth as u64,
+                bytes: need,
+                limit,
+            });
         };
         // The area's vector grows at its low end (doubling, so a loop of small allocas does
-        // not copy it each time); `new` is at least `DYN_TOP - STACK_LIMIT`, so `need` fits.
+        // not copy it each time); `new` is at least `DYN_TOP - limit`, so `need` fits.
         let need = (mem::DYN_TOP as u64 - new) as usize;
         let d = &mut x.w.dyn_stacks[l];
         if d.len() < need {
-            let len = need.max(d.len() * 2).min(mem::STACK_LIMIT as usize);
+            let len = need.max(d.len() * 2).min(limit as usize);
+            let grow = (len - d.len()) as u64;
+            x.m.mem.charge(grow, || "alloca memory".into())?;
+            x.cl.charged += grow;
+            let d = &mut x.w.dyn_stacks[l];
             let mut grown = vec![0u8; len - d.len()];
             grown.extend_from_slice(d);
             *d = grown;

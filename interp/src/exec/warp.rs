@@ -13,6 +13,7 @@
 use crate::load::FuncId;
 use smallvec::SmallVec;
 use std::cmp::Ordering;
+use std::rc::Rc;
 
 /// A caller frame: the call instruction to return after, and the caller's frame base.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +56,158 @@ pub enum Wait {
     Cluster,
 }
 
+/// A group's caller frames, outermost first, as a persistent list shared between groups: a call
+/// pushes and a return pops in O(1) whatever the depth (groups split off a group share its
+/// chain), and comparing two chains costs O(log depth) through jump pointers.
+#[derive(Clone, Default)]
+pub struct Chain(Option<Rc<Node>>);
+
+/// One caller frame of a [`Chain`].
+struct Node {
+    frame: Frame,
+    /// Frames in the chain up to and including this one.
+    depth: u32,
+    parent: Chain,
+    /// An ancestor chosen so that [`Chain::ancestor`] takes O(log depth) steps (Myers'
+    /// skew-binary jump pointers: they depend only on the depth).
+    jump: Chain,
+}
+
+impl Drop for Node {
+    // Dropping a long chain node by node with the default recursive drop would overflow the
+    // host stack; unlink iteratively instead.
+    fn drop(&mut self) {
+        if self.parent.0.is_none() && self.jump.0.is_none() {
+            return;
+        }
+        let mut work: SmallVec<[Chain; 4]> = SmallVec::new();
+        work.push(std::mem::take(&mut self.parent));
+        work.push(std::mem::take(&mut self.jump));
+        while let Some(c) = work.pop() {
+            if let Some(rc) = c.0 {
+                if let Ok(mut n) = Rc::try_unwrap(rc) {
+                    work.push(std::mem::take(&mut n.parent));
+                    work.push(std::mem::take(&mut n.jump));
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Chain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Only the innermost frame: a chain can be as deep as the stack model allows.
+        write!(f, "Chain(depth {}, last {:?})", self.depth(), self.last())
+    }
+}
+
+impl PartialEq for Chain {
+    fn eq(&self, o: &Chain) -> bool {
+        self.depth() == o.depth() && Chain::cmp_same_depth(self, o) == Ordering::Equal
+    }
+}
+
+impl Chain {
+    /// Number of frames (the call depth).
+    #[inline]
+    pub fn depth(&self) -> usize {
+        self.0.as_ref().map_or(0, |n| n.depth as usize)
+    }
+
+    /// The innermost frame.
+    pub fn last(&self) -> Option<Frame> {
+        self.0.as_ref().map(|n| n.frame)
+    }
+
+    /// The chain with `f` appended.
+    pub fn push(&self, f: Frame) -> Chain {
+        let depth = self.depth() as u32 + 1;
+        let jump = match &self.0 {
+            Some(p) => {
+                let j = &p.jump;
+                let jj = j.0.as_ref().map(|n| n.jump.clone()).unwrap_or_default();
+                if j.0.is_some() && p.depth as usize - j.depth() == j.depth() - jj.depth() {
+                    jj
+                } else {
+                    self.clone()
+                }
+            }
+            None => Chain(None),
+        };
+        Chain(Some(Rc::new(Node {
+            frame: f,
+            depth,
+            parent: self.clone(),
+            jump,
+        })))
+    }
+
+    /// The chain without its innermost frame.
+    pub fn pop(&self) -> Chain {
+        self.0
+            .as_ref()
+            .map(|n| n.parent.clone())
+            .unwrap_or_default()
+    }
+
+    fn ptr_eq(a: &Chain, b: &Chain) -> bool {
+        match (&a.0, &b.0) {
+            (None, None) => true,
+            (Some(x), Some(y)) => Rc::ptr_eq(x, y),
+            _ => false,
+        }
+    }
+
+    /// The prefix of `d` frames (`d` at most the depth).
+    fn ancestor(&self, d: usize) -> &Chain {
+        let mut c = self;
+        while let Some(n) = &c.0 {
+            if n.depth as usize <= d {
+                break;
+            }
+            c = if n.jump.depth() >= d {
+                &n.jump
+            } else {
+                &n.parent
+            };
+        }
+        c
+    }
+
+    /// Program order of two chains of the same depth, outermost frame first.
+    fn cmp_same_depth(a: &Chain, b: &Chain) -> Ordering {
+        if Chain::ptr_eq(a, b) {
+            return Ordering::Equal;
+        }
+        // The deepest shared node: jump pointers of equal depths have equal depths.
+        let (mut x, mut y) = (a, b);
+        while !Chain::ptr_eq(x, y) {
+            let (Some(nx), Some(ny)) = (&x.0, &y.0) else {
+                break;
+            };
+            if Chain::ptr_eq(&nx.jump, &ny.jump) {
+                x = &nx.parent;
+                y = &ny.parent;
+            } else {
+                x = &nx.jump;
+                y = &ny.jump;
+            }
+        }
+        // Below it the frames differ as nodes; compare them as values from the outermost on
+        // (distinct nodes with equal frames only arise from groups that reached the same call
+        // separately and were kept apart by a barrier, so this loop is short).
+        for d in x.depth() + 1..=a.depth() {
+            let fa = a.ancestor(d).last();
+            let fb = b.ancestor(d).last();
+            let c = fa.map(|f| (f.func, f.pc)).cmp(&fb.map(|f| (f.func, f.pc)));
+            if c != Ordering::Equal {
+                return c;
+            }
+        }
+        Ordering::Equal
+    }
+}
+
 /// Lanes executing together.
 #[derive(Clone, Debug)]
 pub struct Group {
@@ -66,8 +219,8 @@ pub struct Group {
     pub pc: u32,
     /// Its frame base in each lane's stack.
     pub base: u32,
-    /// Caller frames, outermost first.
-    pub callers: SmallVec<[Frame; 2]>,
+    /// Caller frames.
+    pub callers: Chain,
     /// Whether and why the group waits.
     pub wait: Wait,
 }
@@ -76,30 +229,31 @@ impl Group {
     /// Call depth (0 in the kernel).
     #[inline]
     pub fn depth(&self) -> usize {
-        self.callers.len()
+        self.callers.depth()
     }
 
-    /// Program order of two groups' positions.
+    /// Program order of two groups' positions: call chains frame by frame, outermost first,
+    /// then the pc; a caller's position is its `call`.
     pub fn order(&self, o: &Group) -> Ordering {
-        let n = self.callers.len().min(o.callers.len());
-        for i in 0..n {
-            let (a, b) = (&self.callers[i], &o.callers[i]);
-            let c = (a.func, a.pc).cmp(&(b.func, b.pc));
-            if c != Ordering::Equal {
-                return c;
-            }
-        }
-        let here = |g: &Group, i: usize| -> (FuncId, u32) {
-            match g.callers.get(i) {
-                Some(f) => (f.func, f.pc),
-                None => (g.func, g.pc),
-            }
-        };
-        let c = here(self, n).cmp(&here(o, n));
+        let (da, db) = (self.depth(), o.depth());
+        let n = da.min(db);
+        let c = Chain::cmp_same_depth(self.callers.ancestor(n), o.callers.ancestor(n));
         if c != Ordering::Equal {
             return c;
         }
-        self.callers.len().cmp(&o.callers.len())
+        let here = |g: &Group, d: usize| -> (FuncId, u32) {
+            if d > n {
+                let f = g.callers.ancestor(n + 1).last();
+                f.map_or((g.func, g.pc), |f| (f.func, f.pc))
+            } else {
+                (g.func, g.pc)
+            }
+        };
+        let c = here(self, da).cmp(&here(o, db));
+        if c != Ordering::Equal {
+            return c;
+        }
+        da.cmp(&db)
     }
 
     /// Same position (same chain, same pc).

@@ -1,0 +1,251 @@
+//! Resource limits on hostile launches: huge grids, arguments, register ranges, call chains and
+//! recursion end in the right result or a clear error, with bounded memory and time.
+
+use ptx_ir_interp::{Arg, Error, Program};
+
+const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+fn program(body: &str) -> Program {
+    let src = format!("{HEAD}{body}");
+    let m = ptx_ir_text::parse(&src).expect("parse");
+    Program::load(&m).expect("load")
+}
+
+fn out_u32(b: &[u8]) -> u32 {
+    u32::from_le_bytes(b[..4].try_into().expect("4 bytes"))
+}
+
+#[test]
+fn register_range_of_four_billion_loads_and_runs() {
+    let p = program(
+        ".visible .entry k(.param .u64 out) {\n\
+           .reg .b32 %r<4000000000>; .reg .b64 %rd<2>;\n\
+           ld.param.u64 %rd1, [out];\n\
+           mov.u32 %r3999999999, 42; mov.u32 %r0, 1;\n\
+           add.u32 %r3999999999, %r3999999999, %r0;\n\
+           st.global.u32 [%rd1], %r3999999999;\n\
+           ret; }\n",
+    );
+    // Only the registers the body names get slots (the carry flag, %rd1, %r0, %r3999999999).
+    assert!(p.funcs[0].nslots <= 4, "{} slots", p.funcs[0].nslots);
+    let o = p
+        .launch("k")
+        .arg(Arg::Buffer(vec![0; 4]))
+        .run()
+        .expect("run");
+    assert_eq!(out_u32(&o.buffers[0]), 43);
+}
+
+#[test]
+fn register_outside_its_range_is_a_load_error() {
+    let src = format!(
+        "{HEAD}.visible .entry k() {{ .reg .b32 %r<10>; mov.u32 %r10, 1; mov.u32 %r01, 1; ret; }}\n"
+    );
+    let m = ptx_ir_text::parse(&src).expect("parse");
+    let e = Program::load(&m).expect_err("%r10 is not declared");
+    assert!(e.to_string().contains("%r10"), "{e}");
+}
+
+#[test]
+fn deep_non_recursive_call_chain_runs_in_linear_time() {
+    const N: usize = 100_000;
+    let mut s = String::from(HEAD);
+    s.push_str(&format!(
+        ".func (.reg .b32 r) f{}(.reg .b32 a) {{ add.u32 r, a, 1; ret; }}\n",
+        N - 1
+    ));
+    for i in (0..N - 1).rev() {
+        s.push_str(&format!(
+            ".func (.reg .b32 r) f{i}(.reg .b32 a) {{ .reg .b32 t; add.u32 t, a, 1; call (r), f{}, (t); ret; }}\n",
+            i + 1
+        ));
+    }
+    s.push_str(
+        ".visible .entry k(.param .u64 out) { .reg .b32 %r<2>; .reg .b64 %rd<2>;\n\
+         ld.param.u64 %rd1, [out]; mov.u32 %r0, 7; call (%r1), f0, (%r0);\n\
+         st.global.u32 [%rd1], %r1; ret; }\n",
+    );
+    let m = ptx_ir_text::parse(&s).expect("parse");
+    let p = Program::load(&m).expect("load");
+    // No `--stack`: the call graph bounds the stack, so the launch gets what it needs, as the
+    // CUDA driver grows the stack for such kernels.
+    let o = p
+        .launch("k")
+        .arg(Arg::Buffer(vec![0; 4]))
+        .run()
+        .expect("run");
+    assert_eq!(out_u32(&o.buffers[0]), 7 + N as u32);
+    assert_eq!(o.stats.thread_instructions, 3 * N as u64 + 4);
+}
+
+#[test]
+fn unbounded_recursion_overflows_the_stack() {
+    let p = program(".func f() { call f, (); ret; }\n.visible .entry k() { call f, (); ret; }\n");
+    let e = p.launch("k").run().expect_err("overflow").error;
+    // 1024 bytes at 16 per call: the 65th call does not fit.
+    match &e {
+        Error::StackOverflow {
+            site,
+            depth,
+            bytes,
+            limit,
+            ..
+        } => {
+            assert_eq!((*depth, *bytes, *limit), (65, 1040, 1024), "{e}");
+            assert_eq!(site.function, "f");
+            assert!(site.inst.starts_with("call"), "{e}");
+        }
+        _ => panic!("{e}"),
+    }
+    assert!(
+        e.to_string()
+            .contains("call depth 65 needs 1040 bytes, over the per-thread stack limit of 1024"),
+        "{e}"
+    );
+    // A bigger stack goes deeper, in proportion.
+    let e = p
+        .launch("k")
+        .stack(1 << 20)
+        .run()
+        .expect_err("overflow")
+        .error;
+    assert!(
+        matches!(e, Error::StackOverflow { depth: 65537, .. }),
+        "{e}"
+    );
+}
+
+#[test]
+fn recursion_with_local_frames_pays_for_them() {
+    let p = program(
+        ".func f() { .local .align 8 .b8 buf[112]; call f, (); ret; }\n\
+         .visible .entry k() { call f, (); ret; }\n",
+    );
+    let e = p.launch("k").run().expect_err("overflow").error;
+    // Each call costs 16 + 112 bytes: 8 calls fit in 1024.
+    assert!(matches!(e, Error::StackOverflow { depth: 9, .. }), "{e}");
+}
+
+#[test]
+fn huge_grid_runs_until_the_fuel_runs_out() {
+    let p = program(".visible .entry k() { .reg .b32 %r<2>; mov.u32 %r1, %tid.x; ret; }\n");
+    let e = p
+        .launch("k")
+        .grid([2_147_483_647, 65_535, 65_535])
+        .block([1024, 1, 1])
+        .fuel(1 << 20)
+        .run()
+        .expect_err("fuel")
+        .error;
+    assert_eq!(e, Error::FuelExhausted(1 << 20));
+}
+
+#[test]
+fn launches_beyond_the_gpu_limits_are_refused() {
+    let p = program(".visible .entry k() { ret; }\n");
+    let launch_err = |grid: [u32; 3], block: [u32; 3]| -> String {
+        match p.launch("k").grid(grid).block(block).run() {
+            Err(f) => match f.error {
+                Error::Launch(m) => m,
+                e => panic!("{e}"),
+            },
+            Ok(_) => panic!("{grid:?} {block:?} launched"),
+        }
+    };
+    assert_eq!(
+        launch_err([u32::MAX, 1, 1], [1, 1, 1]),
+        "grid x 4294967295 exceeds the GPU's limit 2147483647"
+    );
+    assert_eq!(
+        launch_err([1, 65_536, 1], [1, 1, 1]),
+        "grid y 65536 exceeds the GPU's limit 65535"
+    );
+    assert_eq!(
+        launch_err([1, 1, 1], [1, 1, 65]),
+        "block z 65 exceeds the GPU's limit 64"
+    );
+    assert!(launch_err([1, 1, 1], [1024, 2, 1]).contains("2048 threads"));
+    assert!(launch_err([0, 1, 1], [1, 1, 1]).contains("at least 1"));
+    let e = p
+        .launch("k")
+        .dynamic_shared(u32::MAX)
+        .run()
+        .expect_err("shared");
+    assert!(
+        e.to_string().contains("exceeds the GPU's limit 232448"),
+        "{e}"
+    );
+}
+
+#[test]
+fn buffers_over_the_memory_limit_are_errors() {
+    let p = program(".visible .entry k(.param .u64 a) { ret; }\n");
+    let e = p
+        .launch("k")
+        .mem_limit(1 << 20)
+        .arg(Arg::Buffer(vec![0; (1 << 20) + 1]))
+        .run()
+        .expect_err("limit")
+        .error;
+    match e {
+        Error::MemoryLimit {
+            what, bytes, limit, ..
+        } => {
+            assert_eq!(what, "buffer argument 0");
+            assert_eq!((bytes, limit), ((1 << 20) + 1, 1 << 20));
+        }
+        e => panic!("{e}"),
+    }
+    for spec in [
+        "zeros:99999999999999",
+        "zeros:4294967297",
+        "iota32:4000000000",
+    ] {
+        let e = Arg::parse_spec(spec).expect_err(spec);
+        assert!(e.contains(spec) && e.contains("memory limit"), "{e}");
+    }
+    let e = Arg::parse_spec_within("hex:00112233", 3).expect_err("hex");
+    assert!(e.contains("needs 4 bytes"), "{e}");
+    assert!(Arg::parse_spec_within("zeros:1024", 1024).is_ok());
+}
+
+#[test]
+fn local_memory_and_registers_count_against_the_memory_limit() {
+    let p = program(".visible .entry k() { .reg .b64 %rd<4>; mov.u64 %rd1, 0; mov.u64 %rd2, 0; mov.u64 %rd3, 0; ret; }\n");
+    let e = p
+        .launch("k")
+        .block([1024, 1, 1])
+        .mem_limit(4096)
+        .run()
+        .expect_err("limit")
+        .error;
+    assert!(
+        matches!(&e, Error::MemoryLimit { what, .. } if what.contains("registers")),
+        "{e}"
+    );
+}
+
+#[test]
+fn huge_module_variable_is_a_load_error() {
+    let src = format!("{HEAD}.global .b8 big[10000000000000];\n.visible .entry k() {{ ret; }}\n");
+    let m = ptx_ir_text::parse(&src).expect("parse");
+    let e = Program::load(&m).expect_err("too big").to_string();
+    assert!(
+        e.contains("`big` is 10000000000000 bytes") && e.contains("limit"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_vector_family_is_an_error() {
+    let line = r#"{"name":"a","family":"add","ptx":"","entry":"k","grid":[1,1,1],"block":[1,1,1],"args":[],"out":{"type":"u32","hex":["00000000"]}}"#;
+    let fams = ptx_ir_interp::vectors::check_families(line, &["addd".to_string()]);
+    if let Ok(c) = ptx_ir_interp::vectors::parse_case(line) {
+        assert_eq!(c.family, "add");
+        let e = fams.expect_err("typo");
+        assert!(e.contains("addd") && e.contains("add"), "{e}");
+        assert!(ptx_ir_interp::vectors::check_families(line, &["add".into()]).is_ok());
+    } else {
+        panic!("test case line does not parse");
+    }
+}
