@@ -122,6 +122,18 @@ pub enum CallList {
     Proto,
 }
 
+/// A `.local` variable of a function's frame.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LocalVar {
+    /// Offset in the interpreter's frame.
+    pub frame_off: u32,
+    /// Size in bytes.
+    pub size: u32,
+    /// Offset from the low end of the GPU frame's `.local` area, which lies below the call's
+    /// saved registers (declaration order from the stack pointer up).
+    pub stack_off: u32,
+}
+
 /// A compiled function.
 #[derive(Clone, Debug)]
 pub struct Func {
@@ -141,8 +153,16 @@ pub struct Func {
     pub params: Vec<FParam>,
     /// Return parameters, in order.
     pub returns: Vec<FParam>,
-    /// Bytes of `.local` and `.param` storage per call.
+    /// Bytes of `.local` and `.param` storage per call in the interpreter's frame layout.
     pub frame_size: u32,
+    /// Bytes of the GPU stack frame of a call, besides [`crate::mem::CALL_FRAME_COST`]: the
+    /// function's `.local` variables, rounded up to 16. `.param` variables are not in it: ptxas
+    /// passes them in registers (measured: a recursive function with two `.param .b32` and no
+    /// `.local` has a 16-byte frame, `tools/hostile/results/stack.txt`).
+    pub stack_bytes: u32,
+    /// The function's `.local` variables, by offset in the interpreter's frame: where each lies
+    /// in the GPU frame, to find the stack depth an access reaches.
+    pub local_vars: Vec<LocalVar>,
     /// `.branchtargets` lists.
     pub branch_tables: Vec<Vec<u32>>,
     /// Indirect call target lists.
@@ -417,6 +437,8 @@ impl<'m> Loader<'m> {
                 params: Vec::new(),
                 returns: Vec::new(),
                 frame_size: 0,
+                stack_bytes: 0,
+                local_vars: Vec::new(),
                 branch_tables: Vec::new(),
                 call_lists: Vec::new(),
                 req_cluster,
@@ -754,6 +776,8 @@ impl<'m> Loader<'m> {
         func.params = params;
         func.returns = returns;
         func.frame_size = align_up(st.frame as u64, 16) as u32;
+        func.stack_bytes = align_up(st.locals as u64, 16).min(mem::STACK_MAX as u64) as u32;
+        func.local_vars = st.local_vars;
         func.branch_tables = branch_tables;
         func.call_lists = call_lists;
         Ok(())
@@ -793,6 +817,9 @@ fn reg_bits(t: Type) -> u16 {
 struct FnState {
     nslots: u32,
     frame: u32,
+    /// Bytes of `.local` variables (the GPU frame).
+    locals: u32,
+    local_vars: Vec<LocalVar>,
 }
 
 impl FnState {
@@ -1068,7 +1095,19 @@ impl<'a, 'm> Flatten<'a, 'm> {
             Space::Local | Space::Param | Space::ParamFunc => {
                 for d in &v.names {
                     let size = self.l.var_size(v, d).min(mem::STACK_MAX as u64) as u32;
-                    let off = self.st.alloc_frame(size, Loader::var_align(v) as u32);
+                    let align = Loader::var_align(v) as u32;
+                    let off = self.st.alloc_frame(size, align);
+                    if v.space == Space::Local {
+                        let stack_off = align_up(self.st.locals as u64, align as u64)
+                            .min(mem::STACK_MAX as u64)
+                            as u32;
+                        self.st.locals = stack_off.saturating_add(size);
+                        self.st.local_vars.push(LocalVar {
+                            frame_off: off,
+                            size,
+                            stack_off,
+                        });
+                    }
                     self.top().insert(d.name, Sym::Frame(off));
                 }
             }

@@ -53,8 +53,9 @@ pub const DYN_TOP: u32 = 2 * STACK_MAX;
 /// no `alloca`, no indirect call without `.calltargets`) gets at least that bound, so only
 /// recursion and dynamic allocation can overflow it.
 pub const DEFAULT_STACK: u32 = 1024;
-/// Stack bytes each active call costs besides the callee's `.local`/`.param` frame (return
-/// address and saved registers in the GPU's ABI).
+/// Stack bytes each active call costs besides the callee's `.local` variables: the registers
+/// the call saves at the top of the callee's frame (ptxas reports a 16-byte frame for a recursive
+/// function without `.local` variables; `tools/hostile/results/stack.txt`).
 pub const CALL_FRAME_COST: u32 = 16;
 /// Default host-memory budget of a launch (bytes): global buffers and module variables, shared
 /// memory of the resident CTAs, registers and local memory of their threads. 4 GiB holds any

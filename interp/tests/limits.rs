@@ -249,3 +249,75 @@ fn unknown_vector_family_is_an_error() {
         panic!("test case line does not parse");
     }
 }
+
+/// `tools/hostile/probe.py`'s recursive function: `f(d)` returns `d` after `d` nested calls;
+/// with `local` bytes of `.local` array, stored to before the call and read after it at indices
+/// ptxas cannot prove equal, so that the array stays in the GPU frame.
+fn recursion_probe(local: u32) -> String {
+    let (mut decl, mut store, mut load) = (String::new(), String::new(), String::new());
+    if local > 0 {
+        let mask = local / 4 - 1;
+        decl = format!("\t.local .align 4 .b8 buf[{local}];\n\t.reg .b64 %rl<6>;\n");
+        store = format!(
+            "\tmov.u64 %rl1, buf;\n\tand.b32 %r5, %r1, {mask};\n\tmul.wide.u32 %rl2, %r5, 4;\n\
+             \tadd.s64 %rl3, %rl1, %rl2;\n\tst.local.u32 [%rl3], %r1;\n"
+        );
+        load = format!(
+            "\tmul.lo.u32 %r5, %r1, {};\n\tadd.u32 %r5, %r5, %r1;\n\tand.b32 %r5, %r5, {mask};\n\
+             \tmul.wide.u32 %rl4, %r5, 4;\n\tadd.s64 %rl5, %rl1, %rl4;\n\
+             \tld.local.u32 %r4, [%rl5];\n\tsub.s32 %r4, %r4, %r1;\n\tadd.s32 %r3, %r3, %r4;\n",
+            mask + 1
+        );
+    }
+    format!(
+        ".visible .func (.param .b32 r) f(.param .b32 d)\n{{\n\t.reg .b32 %r<6>;\n\t.reg .pred %p;\n\
+         {decl}\tld.param.b32 %r1, [d];\n\tmov.u32 %r3, %r1;\n\tsetp.eq.s32 %p, %r1, 0;\n\
+         \t@%p bra DONE;\n{store}\tsub.s32 %r2, %r1, 1;\n\t{{\n\t.param .b32 a;\n\t.param .b32 rv;\n\
+         \tst.param.b32 [a], %r2;\n\tcall (rv), f, (a);\n\tld.param.b32 %r3, [rv];\n\t}}\n{load}\
+         \tadd.s32 %r3, %r3, 1;\nDONE:\n\tst.param.b32 [r], %r3;\n\tret;\n}}\n\
+         .visible .entry k(.param .u64 out, .param .u32 n)\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n\
+         \tld.param.u64 %rd1, [out];\n\tld.param.u32 %r1, [n];\n\t{{\n\t.param .b32 a;\n\t.param .b32 rv;\n\
+         \tst.param.b32 [a], %r1;\n\tcall (rv), f, (a);\n\tld.param.b32 %r2, [rv];\n\t}}\n\
+         \tst.global.u32 [%rd1], %r2;\n\tret;\n}}\n"
+    )
+}
+
+/// The stack model against the H200: for each frame size and stack limit of
+/// `tools/hostile/results/stack.txt`, the deepest recursion the GPU ran runs and one level more
+/// overflows (the GPU stopped with an illegal address there).
+#[test]
+fn recursion_depths_match_the_gpu() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tools/hostile/results/stack.txt"
+    );
+    let text = std::fs::read_to_string(path).expect("stack.txt");
+    let mut rows = 0;
+    for line in text.lines() {
+        // rec_<local>_stack_<bytes>_max_depth <depth> ...
+        let mut cols = line.split('\t');
+        let key = cols.next().unwrap_or("");
+        let Some(rest) = key.strip_prefix("rec_") else {
+            continue;
+        };
+        let Some(rest) = rest.strip_suffix("_max_depth") else {
+            continue;
+        };
+        let (local, stack) = rest.split_once("_stack_").expect("row key");
+        let (local, stack): (u32, u32) = (local.parse().unwrap(), stack.parse().unwrap());
+        let depth: u32 = cols.next().expect("depth").parse().unwrap();
+        let p = program(&recursion_probe(local));
+        let run = |n: u32| {
+            p.launch("k")
+                .stack(stack)
+                .args([Arg::Buffer(vec![0; 4]), Arg::u32(n)])
+                .run()
+        };
+        let ok = run(depth).unwrap_or_else(|f| panic!("{line}: {}", f.error));
+        assert_eq!(out_u32(&ok.buffers[0]), depth, "{line}");
+        let e = run(depth + 1).expect_err(line).error;
+        assert!(matches!(e, Error::StackOverflow { .. }), "{line}: {e}");
+        rows += 1;
+    }
+    assert_eq!(rows, 10, "rows of {path}");
+}

@@ -183,13 +183,18 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
             .div_ceil(16)
             .saturating_mul(16);
         let end = base.saturating_add(callee.frame_size);
-        let cost = (depth as u64 + 1) * mem::CALL_FRAME_COST as u64;
-        if let Err((lane, bytes)) = super::ensure_stack(x.m, x.cl, x.w, mask, end, cost)? {
+        // On the GPU the call saves registers in the 16 bytes at the top of the callee's frame
+        // first; its `.local` variables lie below and fault only when accessed past the limit
+        // (measured: `tools/hostile/results/stack.txt`), which `Ctx::access` checks.
+        let sbase = x.sbase.saturating_add(super::own_stack(x.f, depth));
+        let save = sbase as u64 + mem::CALL_FRAME_COST as u64;
+        let frame = save + callee.stack_bytes as u64;
+        if let Err((lane, alloca)) = super::ensure_stack(x.m, x.cl, x.w, mask, end, save)? {
             return Err(Error::StackOverflow {
                 site: x.site(),
                 thread: x.thread(lane),
                 depth: depth as u64 + 1,
-                bytes,
+                bytes: frame + alloca,
                 limit: x.m.stack_limit as u64,
             });
         }
@@ -246,12 +251,14 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
             func: g.func,
             pc: g.pc,
             base: g.base,
+            sbase: g.sbase,
         });
         out.push(Group {
             mask,
             func: fid,
             pc: 0,
             base,
+            sbase,
             callers,
             wait: Wait::Ready,
         });
@@ -316,6 +323,7 @@ fn do_ret(prog: &Program, w: &mut Warp, g: &Group, lanes_mask: u32) -> Result<Gr
         func: frame.func,
         pc: frame.pc + 1,
         base: frame.base,
+        sbase: frame.sbase,
         callers,
         wait: Wait::Ready,
     })

@@ -97,6 +97,8 @@ pub struct Ctx<'a, 'p> {
     pub depth: usize,
     /// Frame base.
     pub base: u32,
+    /// GPU stack bytes in use above this activation's frame ([`super::warp::Group::sbase`]).
+    pub sbase: u32,
     /// The group's lanes.
     pub gmask: u32,
     /// The lanes whose guard holds.
@@ -418,10 +420,49 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if write {
             self.m.events += 1;
         }
+        if self.f.stack_bytes != 0 {
+            if let Some(bytes) = self.stack_reach(space, addr, lane) {
+                return Err(Error::StackOverflow {
+                    site: self.site(),
+                    thread: self.thread(lane),
+                    depth: self.depth as u64,
+                    bytes,
+                    limit: self.m.stack_limit as u64,
+                });
+            }
+        }
         match self.resolve(space, addr, size, lane, write) {
             Ok(b) => Ok(f(b)),
             Err(k) => Err(self.fault(k, space, addr, size, lane)),
         }
+    }
+
+    /// The GPU stack depth (bytes) that an access at `addr` to one of this activation's `.local`
+    /// variables reaches, when that is past the per-thread limit. The GPU faults only when a
+    /// frame's memory past the limit is touched, so a call whose `.local` variables would not
+    /// fit runs until it uses them (measured: `tools/hostile/results/stack.txt`).
+    fn stack_reach(&self, space: AddrSpace, addr: u64, lane: usize) -> Option<u64> {
+        let alloca_above = mem::DYN_TOP - self.w.sp_frames.get(self.depth)?.get(lane)?.entry;
+        let top =
+            self.sbase as u64 + alloca_above as u64 + super::own_stack(self.f, self.depth) as u64;
+        if top <= self.m.stack_limit as u64 {
+            return None;
+        }
+        let a = match space {
+            AddrSpace::Local => addr,
+            AddrSpace::Generic => match mem::decode_generic(addr) {
+                (Region::Local, a) => a,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let off = a.checked_sub(self.base as u64)?;
+        let v =
+            self.f.local_vars.iter().find(|v| {
+                off >= v.frame_off as u64 && off - (v.frame_off as u64) < v.size as u64
+            })?;
+        let reach = top - (v.stack_off as u64 + (off - v.frame_off as u64));
+        (reach > self.m.stack_limit as u64).then_some(reach)
     }
 
     /// Where a checked access lands: `Some(Ok((rank, off)))` for shared memory,

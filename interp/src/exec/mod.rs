@@ -710,7 +710,7 @@ impl<'p> Launch<'p> {
             }
         }
         let stack_limit = static_stack(prog, entry)
-            .unwrap_or(prog.local_static as u64 + ef.frame_size as u64)
+            .unwrap_or(prog.local_static as u64 + ef.stack_bytes as u64)
             .max(self.stack as u64)
             .min(mem::STACK_MAX as u64) as u32;
         let mut m = Machine {
@@ -945,13 +945,14 @@ fn new_warps(m: &mut Machine<'_>, entry: FuncId, cta: u32) -> Result<(Vec<Warp>,
     let [bx, by, bz] = m.block;
     let n = bx * by * bz;
     let nwarps = n.div_ceil(32);
-    let stack_size = prog.local_static.saturating_add(f.frame_size) as u64;
-    if stack_size > m.stack_limit as u64 {
+    let gpu = prog.local_static.saturating_add(f.stack_bytes) as u64;
+    if gpu > m.stack_limit as u64 {
         return Err(Error::Launch(format!(
-            "the kernel's local memory ({stack_size} bytes per thread) exceeds the per-thread stack limit of {} bytes",
+            "the kernel's local memory ({gpu} bytes per thread) exceeds the per-thread stack limit of {} bytes",
             m.stack_limit
         )));
     }
+    let stack_size = prog.local_static.saturating_add(f.frame_size) as u64;
     let stack_size = stack_size as usize;
     // Registers, local memory and the fixed per-warp state.
     let per_warp = (f.nslots as u64 * 32 * 8)
@@ -983,6 +984,7 @@ fn new_warps(m: &mut Machine<'_>, entry: FuncId, cta: u32) -> Result<(Vec<Warp>,
                     func: entry,
                     pc: 0,
                     base: prog.local_static,
+                    sbase: prog.local_static,
                     callers: Chain::default(),
                     wait: Wait::Ready,
                 }],
@@ -1163,21 +1165,31 @@ fn describe_deadlock(m: &Machine<'_>, cl: &Cluster, warps: &[Vec<Warp>]) -> Stri
     parts.join("; ")
 }
 
-/// Grows the lanes' stacks to hold frames up to `end`, charging the growth to the memory
-/// budget. `Ok(Err((lane, bytes)))` (and nothing grown) when a lane's frames up to `end`, the
-/// call costs `calls` and its live `alloca` memory need `bytes`, more than the per-thread stack.
+/// GPU stack bytes an activation of `f` at call depth `depth` holds: its `.local` frame, and
+/// below the kernel the registers the call saved ([`mem::CALL_FRAME_COST`]).
+pub fn own_stack(f: &load::Func, depth: usize) -> u32 {
+    let save = if depth > 0 { mem::CALL_FRAME_COST } else { 0 };
+    f.stack_bytes.saturating_add(save)
+}
+
+/// Makes room for a callee's frame ending at `end` in the interpreter's layout for the lanes
+/// of `lanes_mask`, after checking the GPU stack: `need` bytes plus each lane's live `alloca`
+/// memory must fit the per-thread limit. `Ok(Err((lane, alloca)))` names the first lane that
+/// does not fit, with its `alloca` bytes.
 pub fn ensure_stack(
     m: &mut Machine<'_>,
     cl: &mut Cluster,
     w: &mut Warp,
     lanes_mask: u32,
     end: u32,
-    calls: u64,
+    need: u64,
 ) -> Result<Result<(), (usize, u64)>, Error> {
     for l in ctx::lanes(lanes_mask) {
-        let need = end as u64 + calls + (mem::DYN_TOP - w.sp[l]) as u64;
-        if need > m.stack_limit as u64 {
-            return Ok(Err((l, need)));
+        let alloca = (mem::DYN_TOP - w.sp[l]) as u64;
+        // The interpreter's frames must stay below the `alloca` area's addresses too (its
+        // frames hold `.param` variables, which the GPU keeps in registers).
+        if need + alloca > m.stack_limit as u64 || end >= mem::STACK_MAX {
+            return Ok(Err((l, alloca)));
         }
     }
     for l in ctx::lanes(lanes_mask) {
@@ -1280,13 +1292,7 @@ fn static_stack(prog: &Program, entry: FuncId) -> Option<u64> {
                 work.push((c, 0, 0, 0));
             }
             None => {
-                let frame = f.frame_size as u64;
-                // A callee's frame starts at the caller's end rounded up to 16.
-                need[fid as usize] = if *deepest > 0 {
-                    frame.div_ceil(16) * 16 + 15 + *deepest
-                } else {
-                    frame
-                };
+                need[fid as usize] = f.stack_bytes as u64 + *deepest;
                 state[fid as usize] = DONE;
                 work.pop();
             }

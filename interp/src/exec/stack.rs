@@ -5,10 +5,11 @@
 //! shares an address with frames (those grow up from 0). `alloca` moves the pointer down
 //! (aligned) and returns it, so the pointer is always the lowest address of the live `alloca`
 //! memory; `stacksave` reads it and `stackrestore` sets it; a call records each lane's pointer
-//! on entry and the return restores it, which releases whatever the callee allocated. The lane's
-//! frames of the active call chain (each costing [`mem::CALL_FRAME_COST`] besides its frame)
-//! plus its live `alloca` memory must fit in the launch's per-thread stack
-//! ([`crate::Launch::stack`]), checked here and at each call.
+//! on entry and the return restores it, which releases whatever the callee allocated. On the
+//! GPU's stack, the lane's frames of the active call chain (each [`mem::CALL_FRAME_COST`] plus
+//! the function's `.local` variables) and its live `alloca` memory must fit in the launch's
+//! per-thread stack ([`crate::Launch::stack`]), checked here, at each call and at accesses to
+//! `.local` variables (docs/INTERP.md, *Limits*).
 
 use super::ctx::{lanes, Ctx};
 use super::step::Flow;
@@ -47,8 +48,7 @@ pub fn alloca(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let a = align.max(FRAME_ALIGN);
     // This activation's frame ends here; deeper frames are gone (a later call checks its own).
-    let frame_end =
-        x.base as u64 + x.f.frame_size as u64 + x.depth as u64 * mem::CALL_FRAME_COST as u64;
+    let frame_end = x.sbase as u64 + super::own_stack(x.f, x.depth) as u64;
     let limit = x.m.stack_limit as u64;
     let sizes = x.read(x.op(1)?, x.emask)?;
     let mut out = [0u64; 32];

@@ -59,9 +59,9 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
         return Ok(Progress::Blocked);
     };
     let prog = m.prog;
-    let (func, pc, mask, base, depth) = {
+    let (func, pc, mask, base, sbase, depth) = {
         let g = &w.groups[gi];
-        (g.func, g.pc, g.mask, g.base, g.depth())
+        (g.func, g.pc, g.mask, g.base, g.sbase, g.depth())
     };
     let f = &prog.funcs[func as usize];
     let Some(d) = f.code.get(pc as usize) else {
@@ -103,6 +103,7 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
         inst,
         depth,
         base,
+        sbase,
         gmask: mask,
         emask,
         yield_warp: false,

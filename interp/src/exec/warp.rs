@@ -24,6 +24,8 @@ pub struct Frame {
     pub pc: u32,
     /// The caller's frame base.
     pub base: u32,
+    /// The caller's [`Group::sbase`].
+    pub sbase: u32,
 }
 
 /// A lane's stack pointer bounds in one function activation.
@@ -219,6 +221,9 @@ pub struct Group {
     pub pc: u32,
     /// Its frame base in each lane's stack.
     pub base: u32,
+    /// Bytes of the GPU's per-thread stack in use above this activation's frame: module
+    /// `.local` variables and the callers' frames (`alloca` memory is per lane, counted apart).
+    pub sbase: u32,
     /// Caller frames.
     pub callers: Chain,
     /// Whether and why the group waits.
