@@ -59,7 +59,7 @@ fn hostile_runs_fail_cleanly() {
                 "--arg",
                 "zeros:4",
             ],
-            "fuel exhausted",
+            "threads each execute at least one instruction",
         ),
     ];
     for (extra, want) in cases {

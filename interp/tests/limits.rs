@@ -127,7 +127,7 @@ fn recursion_with_local_frames_pays_for_them() {
 }
 
 #[test]
-fn huge_grid_runs_until_the_fuel_runs_out() {
+fn huge_grid_beyond_the_fuel_is_refused_before_it_starts() {
     let p = program(".visible .entry k() { .reg .b32 %r<2>; mov.u32 %r1, %tid.x; ret; }\n");
     let e = p
         .launch("k")
@@ -137,7 +137,38 @@ fn huge_grid_runs_until_the_fuel_runs_out() {
         .run()
         .expect_err("fuel")
         .error;
-    assert_eq!(e, Error::FuelExhausted(1 << 20));
+    assert!(
+        matches!(&e, Error::Launch(m) if m.contains("threads each execute at least one instruction")),
+        "{e}"
+    );
+    // Without instructions, no grid does anything.
+    let empty = program(".visible .entry k() { }\n");
+    let run = empty
+        .launch("k")
+        .grid([2_147_483_647, 65_535, 65_535])
+        .block([1024, 1, 1])
+        .run()
+        .expect("empty kernel");
+    assert_eq!(run.stats.thread_instructions, 0);
+}
+
+#[test]
+fn large_grid_runs_until_the_fuel_runs_out() {
+    // 2^21 threads fit the fuel, their loops do not: the run stops part-way through the grid,
+    // having set up only the clusters it reached.
+    let p = program(
+        ".visible .entry k() { .reg .b32 %r<2>; .reg .pred %p;\n\
+         mov.u32 %r1, 0;\nL: add.u32 %r1, %r1, 1; setp.lt.u32 %p, %r1, 10; @%p bra L;\nret; }\n",
+    );
+    let e = p
+        .launch("k")
+        .grid([65_536, 1, 1])
+        .block([32, 1, 1])
+        .fuel(1 << 22)
+        .run()
+        .expect_err("fuel")
+        .error;
+    assert_eq!(e, Error::FuelExhausted(1 << 22));
 }
 
 #[test]

@@ -584,6 +584,43 @@ impl<'p> Launch<'p> {
             }
         }
         cluster::launch_checks(ef, self.block, self.cluster).map_err(|e| fail(Error::Launch(e)))?;
+        // Every thread of a CTA that starts executes the kernel's first instruction, so a grid of
+        // more threads than the fuel cannot finish: say so now rather than after setting up
+        // billions of CTAs (about 1 µs a warp). CTAs that `clusterlaunchcontrol.try_cancel` may
+        // cancel before they start are the exception. A kernel without instructions does nothing
+        // whatever the grid.
+        let threads = self
+            .grid
+            .iter()
+            .chain(&self.block)
+            .map(|&d| d as u128)
+            .product::<u128>();
+        if ef.code.is_empty() {
+            let buffers = self
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    Arg::Buffer(b) => Some(b.clone()),
+                    _ => None,
+                })
+                .collect();
+            return Ok(Outcome {
+                buffers,
+                stats: Stats::default(),
+            });
+        }
+        let cancels = prog.funcs.iter().any(|f| {
+            f.code
+                .iter()
+                .any(|d| d.op == ptx_ir_core::Opcode::ClusterlaunchcontrolTryCancel)
+        });
+        if threads > self.fuel as u128 && !cancels {
+            return Err(fail(Error::Launch(format!(
+                "the grid's {threads} threads each execute at least one instruction, more than the \
+                 fuel of {} thread-instructions (raise it with --fuel)",
+                self.fuel
+            ))));
+        }
         tmem::check_cta_group(prog, entry).map_err(fail)?;
         let mut budget = Budget::new(self.mem_limit);
         let mut global = Global::new();
