@@ -1,5 +1,6 @@
 //! `ptx run` and `ptx vectors`: the interpreter's commands.
 
+use crate::verify_cli::{load_error, InputArgs};
 use clap::Args;
 use ptx_ir::interp::{Arg, Error, Program, Spec};
 use serde_json::json;
@@ -49,6 +50,8 @@ pub struct RunArgs {
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    input: InputArgs,
 }
 
 /// Arguments of `ptx vectors`.
@@ -63,6 +66,8 @@ pub struct VectorsArgs {
     /// interpreter rejects are left out) to this file.
     #[arg(long)]
     write: Option<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
 }
 
 fn dims(s: &str) -> Result<[u32; 3], String> {
@@ -114,7 +119,7 @@ fn error_json(e: &Error) -> serde_json::Value {
 
 /// `ptx run`
 pub fn run(a: RunArgs) -> Result<(), String> {
-    let loaded = ptx_ir::load::load_path(&a.file).map_err(|e| e.to_string())?;
+    let loaded = a.input.load(&a.file)?;
     let prog = Program::load(&loaded.module).map_err(|e| e.to_string())?;
     let mut launch = prog
         .launch(&a.entry)
@@ -200,8 +205,9 @@ pub fn run(a: RunArgs) -> Result<(), String> {
 
 /// `ptx vectors`
 pub fn vectors(a: VectorsArgs) -> Result<(), String> {
-    let text =
-        std::fs::read_to_string(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let text = ptx_ir::load::read_input(&a.file, a.input.max_input).map_err(load_error)?;
+    let text = String::from_utf8(text)
+        .map_err(|e| format!("{}: error: not UTF-8 text ({e})", a.file.display()))?;
     let parse = |s: &str| ptx_ir::text::parse(s).map_err(|e| e.to_string());
     ptx_ir::interp::vectors::check_families(&text, &a.families)?;
     let report = ptx_ir::interp::vectors::run_text(&text, &a.families, &parse);
