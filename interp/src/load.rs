@@ -762,12 +762,16 @@ impl<'m> Loader<'m> {
         fl.resolve_pending()?;
         let Flatten {
             st,
-            code,
-            insts,
+            mut code,
+            mut insts,
             branch_tables,
             call_lists,
             ..
         } = fl;
+        // A module of many small functions (a deep call chain) would otherwise keep up to twice
+        // their instructions in spare capacity.
+        code.shrink_to_fit();
+        insts.shrink_to_fit();
         let func = &mut self.funcs[id as usize];
         func.defined = true;
         func.code = code;
