@@ -10,23 +10,45 @@
 //! - every packed initialiser belongs to a declaration of an 8-, 16-, 32- or 64-bit type and
 //!   holds a whole number of elements (the printer reads each element into a `u64`).
 //!
-//! - recursive values (`{ }` blocks, initialiser lists, nested operands, expressions) nest at
-//!   most [`MAX_NESTING`] levels, the most the reader produces; the decoder's default depth
-//!   limit admits that, so every module that passes `validate` decodes with the default limits.
+//! - recursive values nest at most as deep as the reader lets them ([`ptx_ir_core::limits`]):
+//!   `{ }` scopes, initialiser lists, operands and expressions each to their own bound; the
+//!   decoder's default depth limit admits all of them at once, so every module that passes
+//!   `validate` decodes with the default limits (and the encoder refuses any other).
 //!
 //! Nesting depth is also bounded while decoding (see [`crate::guard`]), so the recursion here is
 //! bounded too. The walk matches every IR enum exhaustively: a new variant does not compile
 //! until it is handled here.
 
-use std::cell::Cell;
+use ptx_ir_core::limits::{MAX_EXPR_DEPTH, MAX_INIT_DEPTH, MAX_OPERAND_DEPTH, MAX_SCOPE_DEPTH};
 
-/// The deepest nesting of recursive IR values a valid module has: the reader's limits (256
-/// levels of expression inside 64 levels of initialiser list) with room to spare. Each level
-/// costs the decoder at most two levels of its own ([`crate::DecodeLimits::max_depth`]).
-pub const MAX_NESTING: u32 = 384;
+/// The deepest nesting of recursive IR values a valid module has, whatever their kind: the
+/// deepest of the bounds of [`ptx_ir_core::limits`].
+pub const MAX_NESTING: u32 = const_max(
+    const_max(MAX_EXPR_DEPTH, MAX_INIT_DEPTH),
+    const_max(MAX_OPERAND_DEPTH, MAX_SCOPE_DEPTH),
+);
 
-// Operands nested up to the bound must also get through the body columns' decoder.
-const _: () = assert!(ptx_ir_core::body::MAX_OPERAND_DEPTH >= MAX_NESTING);
+const fn const_max(a: u32, b: u32) -> u32 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Serde levels of a module outside its recursive values (items, declarations, statement
+/// entries, options, enums), with room to spare: the guard counts a level per sequence,
+/// option and enum.
+const OUTER_LEVELS: u32 = 32;
+
+/// The serde nesting of the deepest valid module: an expression as deep as allowed inside
+/// initialiser lists as deep as allowed (each list is an `Init` enum and a sequence: two
+/// levels; each expression level one enum). [`crate::DecodeLimits::DEFAULT`] uses it.
+pub const MAX_SERDE_DEPTH: u32 = OUTER_LEVELS + 2 * MAX_INIT_DEPTH + MAX_EXPR_DEPTH + 1;
+
+// Operands and scopes nested up to the bounds must also get through the body columns' decoder.
+const _: () = assert!(ptx_ir_core::body::MAX_OPERAND_DEPTH >= MAX_OPERAND_DEPTH);
+const _: () = assert!(ptx_ir_core::body::MAX_SCOPE_DEPTH >= MAX_SCOPE_DEPTH as usize);
 
 use ptx_ir_core::{
     Atom, BodyRef, DataValue, DeclRef, Declarator, Expr, FuncDirective, Function, Init, InstRef,
@@ -62,7 +84,6 @@ pub(crate) fn validate_decoded(m: &Module) -> Result<(), Invalid> {
 pub(crate) fn body_entry(s: &Stmt, names: usize) -> Result<(), String> {
     let v = V {
         n: names,
-        depth: Cell::new(0),
         decoded: true,
     };
     v.entry(s)
@@ -71,7 +92,6 @@ pub(crate) fn body_entry(s: &Stmt, names: usize) -> Result<(), String> {
 fn validate_with(m: &Module, decoded: bool) -> Result<(), Invalid> {
     let v = V {
         n: m.names.len(),
-        depth: Cell::new(0),
         decoded,
     };
     for (i, item) in m.items.iter().enumerate() {
@@ -85,24 +105,26 @@ fn validate_with(m: &Module, decoded: bool) -> Result<(), Invalid> {
 
 struct V {
     n: usize,
-    depth: Cell<u32>,
     /// Compact bodies were checked by the decoder.
     decoded: bool,
 }
 
-impl V {
-    /// Runs `f` one nesting level deeper.
-    fn nest(&self, f: impl FnOnce() -> R) -> R {
-        let d = self.depth.get() + 1;
-        if d > MAX_NESTING {
-            return Err(format!("values nest deeper than {MAX_NESTING} levels"));
-        }
-        self.depth.set(d);
-        let r = f();
-        self.depth.set(d - 1);
-        r
-    }
+/// The error for `what` nested past `limit` levels.
+fn too_deep(what: &str, limit: u32) -> String {
+    format!("{what} nest deeper than {limit} levels")
+}
 
+/// `depth`, the levels of `what` around a value, if it is within `limit`.
+#[inline]
+fn within(depth: u32, what: &str, limit: u32) -> Result<u32, String> {
+    if depth > limit {
+        Err(too_deep(what, limit))
+    } else {
+        Ok(depth)
+    }
+}
+
+impl V {
     #[inline]
     fn name(&self, n: Name) -> R {
         if n.index() < self.n {
@@ -136,7 +158,7 @@ impl V {
                 SectionEntry::Bytes(_) | SectionEntry::ByteColumn(_) => {}
                 SectionEntry::Data { ty: _, values } => {
                     for x in values {
-                        self.expr(x)?;
+                        self.expr(x, 0)?;
                     }
                 }
                 SectionEntry::Value { ty: _, value } => {
@@ -186,7 +208,7 @@ impl V {
             // Checked entry by entry as it was decoded.
             Some((_, Some(_))) if self.decoded => Ok(()),
             Some((_, Some((stmts, mods, operands)))) => self.compact(stmts, mods, operands),
-            Some((b, None)) => self.statements(b.as_ref()),
+            Some((b, None)) => self.statements(b.as_ref(), 0),
             None => Ok(()),
         }
     }
@@ -203,8 +225,8 @@ impl V {
             let r = match s {
                 Stmt::Block { len, .. } => {
                     open.push(i + 1 + *len as usize);
-                    if open.len() > MAX_NESTING as usize {
-                        Err(format!("values nest deeper than {MAX_NESTING} levels"))
+                    if open.len() > MAX_SCOPE_DEPTH as usize {
+                        Err(too_deep("scopes", MAX_SCOPE_DEPTH))
                     } else {
                         Ok(())
                     }
@@ -239,8 +261,8 @@ impl V {
                 let e = e.unwrap_or_else(|| "malformed operand cells".to_string());
                 format!("{e} (operand {i} of the body)")
             })?;
-        if deepest > MAX_NESTING as usize {
-            return Err(format!("values nest deeper than {MAX_NESTING} levels"));
+        if deepest > MAX_OPERAND_DEPTH as usize {
+            return Err(too_deep("operands", MAX_OPERAND_DEPTH));
         }
         Ok(())
     }
@@ -287,15 +309,19 @@ impl V {
     fn declarator(&self, d: &Declarator, ty: Type) -> R {
         self.name(d.name)?;
         if let Some(i) = &d.init {
-            self.init(i, ty)?;
+            self.init(i, ty, 0)?;
         }
         Ok(())
     }
 
-    fn init(&self, i: &Init, ty: Type) -> R {
+    /// An initialiser inside `depth` lists.
+    fn init(&self, i: &Init, ty: Type, depth: u32) -> R {
         match i {
-            Init::Expr(e) => self.expr(e),
-            Init::List(items) => self.nest(|| items.iter().try_for_each(|i| self.init(i, ty))),
+            Init::Expr(e) => self.expr(e, 0),
+            Init::List(items) => {
+                let d = within(depth + 1, "initialiser lists", MAX_INIT_DEPTH)?;
+                items.iter().try_for_each(|i| self.init(i, ty, d))
+            }
             Init::Packed(bytes) => {
                 let bits = ty.bits();
                 if !matches!(bits, 8 | 16 | 32 | 64) {
@@ -313,15 +339,16 @@ impl V {
         }
     }
 
-    fn statements(&self, body: BodyRef<'_>) -> R {
+    /// The statements of a scope inside `depth` scopes (the body is inside none).
+    fn statements(&self, body: BodyRef<'_>, depth: u32) -> R {
         for (i, s) in body.iter().enumerate() {
-            self.statement(s)
+            self.statement(s, depth)
                 .map_err(|e| format!("{e} (body statement {i})"))?;
         }
         Ok(())
     }
 
-    fn statement(&self, s: StmtRef<'_>) -> R {
+    fn statement(&self, s: StmtRef<'_>, depth: u32) -> R {
         match s {
             StmtRef::Inst(i) => self.inst(i),
             StmtRef::Label(n) => self.name(n),
@@ -338,7 +365,7 @@ impl V {
                 None => Ok(()),
             },
             StmtRef::Pragma(_) => Ok(()),
-            StmtRef::Block(b) => self.nest(|| self.statements(b)),
+            StmtRef::Block(b) => self.statements(b, within(depth + 1, "scopes", MAX_SCOPE_DEPTH)?),
             StmtRef::BranchTargets { label, targets } | StmtRef::CallTargets { label, targets } => {
                 self.name(label)?;
                 targets.iter().try_for_each(|t| self.name(*t))
@@ -361,7 +388,7 @@ impl V {
             self.name(g.pred)?;
         }
         i.mods.iter().try_for_each(|m| self.modifier(*m))?;
-        i.operands.iter().try_for_each(|o| self.operand(&o))
+        i.operands.iter().try_for_each(|o| self.operand(&o, 0))
     }
 
     fn modifier(&self, m: Modifier) -> R {
@@ -385,7 +412,8 @@ impl V {
         }
     }
 
-    fn operand(&self, o: &Operand) -> R {
+    /// An operand inside `depth` lists, pairs or negations.
+    fn operand(&self, o: &Operand, depth: u32) -> R {
         match o {
             Operand::Reg { name, sel } => {
                 self.name(*name)?;
@@ -409,10 +437,14 @@ impl V {
                 None => Ok(()),
             },
             Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
-                self.nest(|| v.iter().try_for_each(|o| self.operand(o)))
+                let d = within(depth + 1, "operands", MAX_OPERAND_DEPTH)?;
+                v.iter().try_for_each(|o| self.operand(o, d))
             }
-            Operand::Pair(p) => self.nest(|| p.iter().try_for_each(|o| self.operand(o))),
-            Operand::Neg(o) => self.nest(|| self.operand(o)),
+            Operand::Pair(p) => {
+                let d = within(depth + 1, "operands", MAX_OPERAND_DEPTH)?;
+                p.iter().try_for_each(|o| self.operand(o, d))
+            }
+            Operand::Neg(o) => self.operand(o, within(depth + 1, "operands", MAX_OPERAND_DEPTH)?),
         }
     }
 
@@ -420,15 +452,20 @@ impl V {
         self.selector(sel)
     }
 
-    fn expr(&self, e: &Expr) -> R {
+    /// An expression `depth` operator levels below its root. Recursion stops at the bound, so
+    /// a tree of any depth (built through the API and passed to the encoder) is safe here.
+    fn expr(&self, e: &Expr, depth: u32) -> R {
         match e {
             Expr::Int(_) | Expr::Uint(_) | Expr::F32(_) | Expr::F64(_) | Expr::Dec(_) => Ok(()),
             Expr::Sym(n) | Expr::Generic(n) => self.name(*n),
-            Expr::Unary(_, e) | Expr::Paren(e) => self.nest(|| self.expr(e)),
-            Expr::Binary(_, a, b) => self.nest(|| {
-                self.expr(a)?;
-                self.expr(b)
-            }),
+            Expr::Unary(_, e) | Expr::Paren(e) => {
+                self.expr(e, within(depth + 1, "expressions", MAX_EXPR_DEPTH)?)
+            }
+            Expr::Binary(_, a, b) => {
+                let d = within(depth + 1, "expressions", MAX_EXPR_DEPTH)?;
+                self.expr(a, d)?;
+                self.expr(b, d)
+            }
         }
     }
 }

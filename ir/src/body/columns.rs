@@ -76,8 +76,10 @@ pub const MAX_OPERAND_DEPTH: u32 = 1024;
 struct Bounds {
     /// Names must index a string table of this many names.
     names: u32,
-    /// Lists, pairs and negations, and scopes, nest at most this deep.
+    /// Lists, pairs and negations nest at most this deep.
     depth: u32,
+    /// Scopes nest at most this deep.
+    scopes: u32,
     /// The caller's check of the entries that come from `others`.
     check: Option<CheckStmt>,
 }
@@ -92,6 +94,7 @@ impl Bounds {
     const STRUCTURAL: Bounds = Bounds {
         names: u32::MAX - 1,
         depth: MAX_OPERAND_DEPTH,
+        scopes: super::MAX_SCOPE_DEPTH as u32,
         check: None,
     };
 }
@@ -107,14 +110,16 @@ pub(crate) fn name_bound() -> u32 {
 }
 
 /// Runs `f` (which deserializes bodies on this thread) with every body checked while its
-/// columns are decoded: names against a string table of `names` names, operands and scopes
-/// nested at most `max_depth` deep, and the entries that come through serde by `check`. Lets a
+/// columns are decoded: names against a string table of `names` names, operands nested at most
+/// `operand_depth` deep (lists, pairs and negations), scopes at most `scope_depth` deep, and the
+/// entries that come through serde by `check`. Lets a
 /// decoder that knows its string table skip bodies in a later validation: a body decoded here
 /// holds only names below `names`, valid selectors, special registers and modifiers, and
 /// entries `check` accepted.
 pub fn with_decode_bounds<R>(
     names: usize,
-    max_depth: u32,
+    operand_depth: u32,
+    scope_depth: u32,
     check: CheckStmt,
     f: impl FnOnce() -> R,
 ) -> R {
@@ -128,7 +133,8 @@ pub fn with_decode_bounds<R>(
         names: u32::try_from(names)
             .unwrap_or(u32::MAX)
             .min(Bounds::STRUCTURAL.names),
-        depth: max_depth.min(MAX_OPERAND_DEPTH),
+        depth: operand_depth.min(MAX_OPERAND_DEPTH),
+        scopes: scope_depth.min(Bounds::STRUCTURAL.scopes),
         check: Some(check),
     };
     let _reset = Reset(BOUNDS.with(|b| b.replace(Some(bounds))));
@@ -1058,8 +1064,8 @@ impl Decoded {
                 )));
             }
             // At most MAX_SCOPE_DEPTH (the structural bound equals it), less when bounded.
-            if self.open.len() >= e.bounds.depth as usize {
-                let max = e.bounds.depth;
+            if self.open.len() >= e.bounds.scopes as usize {
+                let max = e.bounds.scopes;
                 return Err(Stop::Message(format!(
                     "{} scopes past {max} levels",
                     super::NESTED_TOO_DEEP
