@@ -246,7 +246,9 @@ pub fn encode_unvalidated(m: &Module, codec: Codec) -> Result<Vec<u8>, EncodeErr
 }
 
 /// Encodes `m` with `codec` into a file that [`decode_with`] accepts under `limits`, or refuses
-/// it: a module that breaks an invariant of [`validate`] (nesting past the reader's bounds
+/// it. Names are written numbered in order of first use, as the reader numbers them (a module
+/// whose interner holds them in another order, or holds unused ones, decodes renumbered). It
+/// refuses a module that breaks an invariant of [`validate`] (nesting past the reader's bounds
 /// included), a section larger than `limits.max_section` or a file larger than
 /// `limits.max_input`. Sections that would expand past `limits.max_expansion` are stored.
 /// (`limits.max_depth` below the default can still refuse a module that validates.)
@@ -259,6 +261,18 @@ pub fn encode_with_limits(
         detail: e.detail,
         path: e.path,
     })?;
+    // The decoder requires names numbered as the reader numbers them (so that a decoded module
+    // reads back from its text); a module built otherwise is written renumbered.
+    if validate::names_in_reading_order(m).is_err() {
+        let mut m = m.clone();
+        if ptx_ir_core::visit::renumber_names(&mut m).is_err() {
+            return Err(EncodeError::Invalid {
+                detail: "a name outside the string table".into(),
+                path: "names".into(),
+            });
+        }
+        return write(&m, codec, limits);
+    }
     write(m, codec, limits)
 }
 

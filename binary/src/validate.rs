@@ -53,7 +53,7 @@ const _: () = assert!(ptx_ir_core::body::MAX_SCOPE_DEPTH >= MAX_SCOPE_DEPTH as u
 use ptx_ir_core::{
     Atom, BodyRef, DataValue, DeclRef, Declarator, Expr, FuncDirective, Function, Init, InstRef,
     Item, Modifier, Module, Name, Operand, Operands, Param, Prototype, Section, SectionEntry,
-    Selector, SpecialReg, Stmt, StmtRef, Type, VarDecl,
+    Selector, Space, SpecialReg, Stmt, StmtRef, Type, VarDecl,
 };
 
 /// A broken invariant: what, and where (`items[3].body[12]`).
@@ -73,10 +73,16 @@ pub fn validate(m: &Module) -> Result<(), Invalid> {
 }
 
 /// [`validate`] for a module whose bodies were decoded under
-/// [`ptx_ir_core::body::with_decode_bounds`] with its string table's size, [`MAX_NESTING`] and
-/// [`body_entry`]: they were checked while decoding.
+/// [`ptx_ir_core::body::with_decode_bounds`] with its string table's size, the operand and
+/// scope bounds and [`body_entry`]: they were checked while decoding. Also requires the names
+/// in the reader's order ([`names_in_reading_order`]), which the encoder writes.
 pub(crate) fn validate_decoded(m: &Module) -> Result<(), Invalid> {
-    validate_with(m, true)
+    validate_with(m, true)?;
+    instruction_forms(m)?;
+    names_in_reading_order(m).map_err(|detail| Invalid {
+        detail,
+        path: "names".into(),
+    })
 }
 
 /// The check of a body entry that the decoder reads through serde, for a string table of
@@ -84,14 +90,146 @@ pub(crate) fn validate_decoded(m: &Module) -> Result<(), Invalid> {
 pub(crate) fn body_entry(s: &Stmt, names: usize) -> Result<(), String> {
     let v = V {
         n: names,
+        table: None,
         decoded: true,
     };
     v.entry(s)
 }
 
+/// Whether the names of `m` are numbered as the reader numbers them: in order of first use in
+/// print order, each used. (The reader interns a name when it first reads it, so a module
+/// whose names are numbered otherwise prints text that reads back with other numbers.)
+pub(crate) fn names_in_reading_order(m: &Module) -> Result<(), String> {
+    let mut next = 0usize;
+    let mut early = None;
+    ptx_ir_core::visit::for_each_name(m, &mut |n| {
+        let i = n.index();
+        if i == next {
+            next += 1;
+        } else if i > next {
+            early.get_or_insert((i, next));
+        }
+    });
+    if let Some((i, next)) = early {
+        return Err(format!(
+            "name {i} is used before name {next}: names are not numbered in order of first use"
+        ));
+    }
+    if next != m.names.len() {
+        return Err(format!(
+            "names {next} to {} are not used (the string table has {} names)",
+            m.names.len() - 1,
+            m.names.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Every instruction of `m` matches a form of its opcode, as the reader requires: the
+/// qualifiers of each distinct word are matched once, and the operand shapes (what
+/// `Form::match_operands` looks at) once per word and shape, as the reader caches them.
+pub(crate) fn instruction_forms(m: &Module) -> Result<(), Invalid> {
+    let mut words: WordCache = rustc_hash::FxHashMap::default();
+    for (k, item) in m.items.iter().enumerate() {
+        if let Item::Function(f) = item {
+            if let Some(b) = &f.body {
+                forms_in(b.as_ref(), &mut words).map_err(|detail| Invalid {
+                    detail,
+                    path: format!("items[{k}].Function.body"),
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Per instruction word: the indices of the forms that take its qualifiers, and the operand
+/// shape keys seen to fit one of them.
+type WordCache<'m> = rustc_hash::FxHashMap<
+    (ptx_ir_core::Opcode, &'m [Modifier]),
+    (smallvec::SmallVec<[u16; 6]>, Vec<u64>),
+>;
+
+fn forms_in<'m>(body: BodyRef<'m>, words: &mut WordCache<'m>) -> R {
+    for (k, s) in body.iter().enumerate() {
+        match s {
+            StmtRef::Inst(i) => inst_form(&i, words).map_err(|e| format!("{e} (statement {k})"))?,
+            StmtRef::Block(b) => forms_in(b, words)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>) -> R {
+    let forms = i.opcode.forms();
+    let (fit, shapes) = words.entry((i.opcode, i.mods)).or_insert_with(|| {
+        let fit = forms
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.match_mods(i.mods).is_ok())
+            .map(|(k, _)| k as u16)
+            .collect();
+        (fit, Vec::new())
+    });
+    let mut key = 0u64;
+    let mut count = 0u64;
+    for o in i.operands.iter() {
+        key = key << 5 | shape_code(&o);
+        count += 1;
+    }
+    // More than 12 operands do not fit a key: checked each time.
+    let key = (count <= 12).then_some(key | count << 60);
+    if key.is_some_and(|k| shapes.contains(&k)) {
+        return Ok(());
+    }
+    let ops = i.operands.to_vec();
+    if !fit.iter().any(|&k| forms[k as usize].match_operands(&ops)) {
+        return match ptx_ir_core::check::check(i.opcode, i.mods, &ops) {
+            Ok(_) => Err("an instruction matches no form".into()),
+            Err(e) => Err(e),
+        };
+    }
+    if let Some(k) = key {
+        shapes.push(k);
+    }
+    Ok(())
+}
+
+/// What `Form::match_operands` looks at in an operand: its variant, and whether a register has
+/// a selector (as the reader's shape codes).
+fn shape_code(o: &Operand) -> u64 {
+    match o {
+        Operand::Reg { sel, .. } if sel.is_none() => 0,
+        Operand::Reg { .. } => 1,
+        Operand::Special { .. } => 2,
+        Operand::Int(_) => 3,
+        Operand::Uint(_) => 4,
+        Operand::F32(_) => 5,
+        Operand::F64(_) => 6,
+        Operand::Dec(_) => 7,
+        Operand::Sym { .. } => 8,
+        Operand::Addr { .. } => 9,
+        Operand::Vector(_) => 10,
+        Operand::Tuple(_) => 11,
+        Operand::Args(_) => 12,
+        Operand::Pair(_) => 13,
+        Operand::Not(_) => 14,
+        Operand::Neg(_) => 15,
+        Operand::Sink => 16,
+    }
+}
+
 fn validate_with(m: &Module, decoded: bool) -> Result<(), Invalid> {
+    let at = |path: &str| {
+        let path = path.to_string();
+        move |detail| Invalid { detail, path }
+    };
+    header(m).map_err(at("header"))?;
+    names(&m.names).map_err(at("names"))?;
     let v = V {
         n: m.names.len(),
+        table: Some(&m.names),
         decoded,
     };
     for (i, item) in m.items.iter().enumerate() {
@@ -103,8 +241,119 @@ fn validate_with(m: &Module, decoded: bool) -> Result<(), Invalid> {
     Ok(())
 }
 
-struct V {
+/// The header as the reader gives it: at least one target, each spelled as the reader reads
+/// it, and an address size of 32 or 64.
+fn header(m: &Module) -> R {
+    if m.target.is_empty() {
+        return Err("no target".into());
+    }
+    for t in &m.target {
+        if ptx_ir_core::Target::parse_bytes(t.to_text().as_bytes()) != Some(*t) {
+            return Err(format!(
+                "target `{}` does not read back as itself",
+                t.to_text()
+            ));
+        }
+    }
+    match m.address_size {
+        None | Some(32 | 64) => Ok(()),
+        Some(n) => Err(format!("`.address_size {n}` (must be 32 or 64)")),
+    }
+}
+
+/// Every name is spelled as the reader reads one: an identifier (`[A-Za-z_$%][A-Za-z0-9_$]*`,
+/// with `-` joining parts as in `cache-policy`) or a section name (`.debug_info`). Where a name
+/// is used is not checked here (a section name as a register, say).
+pub(crate) fn names(names: &ptx_ir_core::Interner) -> R {
+    for (n, s) in names.iter() {
+        if !is_name(s.as_bytes()) {
+            return Err(format!(
+                "name {} ({s:?}) is not an identifier or a section name",
+                n.index()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn is_name(s: &[u8]) -> bool {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    match s {
+        [b'.', rest @ ..] => {
+            // `qual_word`: letters, digits, `_` and `::` inside.
+            !rest.is_empty()
+                && rest.split(|&b| b == b':').enumerate().all(|(i, part)| {
+                    part.iter().all(|&b| word(b) && b != b'$') && (!part.is_empty() || i % 2 == 1)
+                })
+                && !rest.ends_with(b":")
+                && !rest.windows(3).any(|w| w == b":::")
+                && rest.split(|&b| b == b':').filter(|p| p.is_empty()).count() * 2
+                    == rest.iter().filter(|&&b| b == b':').count()
+        }
+        [b'%', rest @ ..] => rest.iter().all(|&b| word(b)),
+        [first, rest @ ..] if first.is_ascii_alphabetic() || *first == b'_' || *first == b'$' => {
+            // `a-b` parts: each part after a `-` starts like an identifier.
+            let mut parts = rest.split(|&b| b == b'-');
+            parts.next().is_some_and(|p| p.iter().all(|&b| word(b)))
+                && parts.all(|p| {
+                    p.first().is_some_and(|&b| !b.is_ascii_digit()) && p.iter().all(|&b| word(b))
+                })
+        }
+        _ => false,
+    }
+}
+
+/// A string the printer writes between double quotes: it reads back if it holds no quote,
+/// backslash, line break or other control character.
+fn quoted(what: &str, s: &str) -> R {
+    if s.bytes()
+        .any(|b| b == b'"' || b == b'\\' || b.is_ascii_control())
+    {
+        return Err(format!("{what} {s:?} does not print as a string"));
+    }
+    Ok(())
+}
+
+/// An `.align` the reader takes: a power of two.
+fn alignment(a: Option<u32>) -> R {
+    match a {
+        Some(n) if !n.is_power_of_two() => Err(format!("alignment {n} (not a power of two)")),
+        _ => Ok(()),
+    }
+}
+
+/// A state space a declaration in a function body may have.
+fn body_space(s: Space) -> R {
+    if matches!(
+        s,
+        Space::Reg
+            | Space::Local
+            | Space::Shared
+            | Space::Param
+            | Space::Const
+            | Space::Global
+            | Space::Tex
+            | Space::Sreg
+    ) {
+        Ok(())
+    } else {
+        Err(format!(
+            "a declaration in `.{}` in a function body",
+            s.as_str()
+        ))
+    }
+}
+
+/// A section name as the reader reads one: `.` and a qualifier word (`.debug_info`, `.nv.x`
+/// is not one).
+fn is_section_name(s: &[u8]) -> bool {
+    s.len() > 1 && s[0] == b'.' && is_name(s)
+}
+
+struct V<'m> {
     n: usize,
+    /// The string table, where known (not for a body entry checked while decoding).
+    table: Option<&'m ptx_ir_core::Interner>,
     /// Compact bodies were checked by the decoder.
     decoded: bool,
 }
@@ -124,7 +373,38 @@ fn within(depth: u32, what: &str, limit: u32) -> Result<u32, String> {
     }
 }
 
-impl V {
+impl V<'_> {
+    /// A declared name (variable, parameter, function, label): an identifier without the `-`
+    /// parts or leading `.` that only symbol operands and section data may have.
+    fn declared(&self, n: Name) -> R {
+        self.name(n)?;
+        if let Some(t) = self.table {
+            let s = t.get(n);
+            if s.starts_with('.') || s.contains('-') {
+                return Err(format!("declared name {s:?} is not an identifier"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The declared names of a compact body checked while decoding (without the string table).
+    fn declared_in(&self, stmts: &[Stmt]) -> R {
+        for s in stmts {
+            match s {
+                Stmt::Label(n) => self.declared(*n)?,
+                Stmt::PlainDecl(p) => {
+                    self.declared(p.name)?;
+                    if let ptx_ir_core::PlainShape::Pair(n) = p.shape {
+                        self.declared(n)?;
+                    }
+                }
+                Stmt::Decl(d) => d.names.iter().try_for_each(|x| self.declared(x.name))?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     #[inline]
     fn name(&self, n: Name) -> R {
         if n.index() < self.n {
@@ -141,9 +421,28 @@ impl V {
     fn item(&self, item: &Item) -> R {
         match item {
             Item::Function(f) => self.function(f),
-            Item::Variable(d) => self.decl(d),
-            Item::File(_) | Item::Pragma(_) => Ok(()),
-            Item::Section(s) => self.section(s),
+            Item::Variable(d) => {
+                if !matches!(
+                    d.space,
+                    Space::Global
+                        | Space::Const
+                        | Space::Shared
+                        | Space::Local
+                        | Space::Tex
+                        | Space::Param
+                ) {
+                    return Err(format!("a module variable in `.{}`", d.space.as_str()));
+                }
+                self.decl(d)
+            }
+            Item::File(f) => quoted("file name", &f.path),
+            Item::Pragma(p) => quoted("pragma", p),
+            Item::Section(s) => {
+                if !is_section_name(s.name.as_bytes()) {
+                    return Err(format!("section name {:?}", s.name));
+                }
+                self.section(s)
+            }
             Item::Alias { alias, aliasee } => {
                 self.name(*alias)?;
                 self.name(*aliasee)
@@ -154,7 +453,8 @@ impl V {
     fn section(&self, s: &Section) -> R {
         for e in &s.entries {
             match e {
-                SectionEntry::Label(n) => self.name(*n)?,
+                // An identifier (`.x:` would read as a directive).
+                SectionEntry::Label(n) => self.declared(*n)?,
                 SectionEntry::Bytes(_) | SectionEntry::ByteColumn(_) => {}
                 SectionEntry::Data { ty: _, values } => {
                     for x in values {
@@ -173,7 +473,12 @@ impl V {
 
     fn params(&self, ps: &Option<Vec<Param>>) -> R {
         for p in ps.iter().flatten() {
-            self.name(p.name)?;
+            if !matches!(p.space, Space::Param | Space::Reg) {
+                return Err(format!("a parameter in `.{}`", p.space.as_str()));
+            }
+            alignment(p.align)?;
+            alignment(p.ptr.as_ref().and_then(|q| q.align))?;
+            self.declared(p.name)?;
         }
         Ok(())
     }
@@ -200,13 +505,16 @@ impl V {
     }
 
     fn function(&self, f: &Function) -> R {
+        if f.kind == ptx_ir_core::FunctionKind::Entry && f.returns.is_some() {
+            return Err("an `.entry` with return parameters".into());
+        }
         self.params(&f.returns)?;
-        self.name(f.name)?;
+        self.declared(f.name)?;
         self.params(&f.params)?;
         self.directives(&f.directives)?;
         match f.body.as_ref().map(|b| (b, b.compact_parts())) {
-            // Checked entry by entry as it was decoded.
-            Some((_, Some(_))) if self.decoded => Ok(()),
+            // Checked entry by entry as it was decoded, but for the spelling of its names.
+            Some((_, Some((stmts, _, _)))) if self.decoded => self.declared_in(stmts),
             Some((_, Some((stmts, mods, operands)))) => self.compact(stmts, mods, operands),
             Some((b, None)) => self.statements(b.as_ref(), 0),
             None => Ok(()),
@@ -274,9 +582,13 @@ impl V {
                 Some(g) => self.name(g.pred),
                 None => Ok(()),
             },
-            Stmt::Label(n) => self.name(*n),
-            Stmt::Decl(d) => self.decl(d),
+            Stmt::Label(n) => self.declared(*n),
+            Stmt::Decl(d) => {
+                body_space(d.space)?;
+                self.decl(d)
+            }
             Stmt::PlainDecl(p) => {
+                body_space(p.space)?;
                 self.name(p.name)?;
                 match p.shape {
                     ptx_ir_core::PlainShape::Pair(n) => self.name(n),
@@ -287,7 +599,8 @@ impl V {
                 Some(x) => self.name(x.function_name),
                 None => Ok(()),
             },
-            Stmt::Pragma(_) | Stmt::Block { .. } | Stmt::LineLoc { .. } => Ok(()),
+            Stmt::Pragma(p) => quoted("pragma", p),
+            Stmt::Block { .. } | Stmt::LineLoc { .. } => Ok(()),
             Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
                 self.name(t.label)?;
                 t.targets.iter().try_for_each(|n| self.name(*n))
@@ -300,6 +613,7 @@ impl V {
     }
 
     fn decl(&self, d: &VarDecl) -> R {
+        alignment(d.align)?;
         for x in &d.names {
             self.declarator(x, d.ty)?;
         }
@@ -307,7 +621,7 @@ impl V {
     }
 
     fn declarator(&self, d: &Declarator, ty: Type) -> R {
-        self.name(d.name)?;
+        self.declared(d.name)?;
         if let Some(i) = &d.init {
             self.init(i, ty, 0)?;
         }
@@ -351,9 +665,13 @@ impl V {
     fn statement(&self, s: StmtRef<'_>, depth: u32) -> R {
         match s {
             StmtRef::Inst(i) => self.inst(i),
-            StmtRef::Label(n) => self.name(n),
-            StmtRef::Decl(DeclRef::Full(d)) => self.decl(d),
+            StmtRef::Label(n) => self.declared(n),
+            StmtRef::Decl(DeclRef::Full(d)) => {
+                body_space(d.space)?;
+                self.decl(d)
+            }
             StmtRef::Decl(DeclRef::Plain(p)) => {
+                body_space(p.space)?;
                 self.name(p.name)?;
                 match p.shape {
                     ptx_ir_core::PlainShape::Pair(n) => self.name(n),
@@ -364,7 +682,7 @@ impl V {
                 Some(i) => self.name(i.function_name),
                 None => Ok(()),
             },
-            StmtRef::Pragma(_) => Ok(()),
+            StmtRef::Pragma(p) => quoted("pragma", p),
             StmtRef::Block(b) => self.statements(b, within(depth + 1, "scopes", MAX_SCOPE_DEPTH)?),
             StmtRef::BranchTargets { label, targets } | StmtRef::CallTargets { label, targets } => {
                 self.name(label)?;

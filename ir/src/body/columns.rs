@@ -378,7 +378,31 @@ fn decl(e: &mut Cursor<'_>) -> Res<VarDecl> {
         e.pos -= 2;
         return e.fail(format!("declaration space {sp} or type {ty}"));
     };
-    let align = if flags & 1 != 0 { Some(e.u32()?) } else { None };
+    // Only what the reader gives: a space of a function body, an alignment that is a power of
+    // two (the decoder's promise that a module reads back from its text).
+    if !matches!(
+        space,
+        Space::Reg
+            | Space::Local
+            | Space::Shared
+            | Space::Param
+            | Space::Const
+            | Space::Global
+            | Space::Tex
+            | Space::Sreg
+    ) {
+        e.pos -= 2;
+        return e.fail(format!("declaration space `.{}` in a body", space.as_str()));
+    }
+    let align = if flags & 1 != 0 {
+        let a = e.u32()?;
+        if !a.is_power_of_two() {
+            return e.fail(format!("alignment {a}"));
+        }
+        Some(a)
+    } else {
+        None
+    };
     let vector = if flags & 2 != 0 {
         let v = e.u32()?;
         match u8::try_from(v).ok().and_then(Vector::from_ordinal) {
