@@ -130,10 +130,13 @@ pub(crate) fn names_in_reading_order(m: &Module) -> Result<(), String> {
 /// `Form::match_operands` looks at) once per word and shape, as the reader caches them.
 pub(crate) fn instruction_forms(m: &Module) -> Result<(), Invalid> {
     let mut words: WordCache = rustc_hash::FxHashMap::default();
+    // A register or symbol named `_` would print as the sink (the name itself is valid: the
+    // parameters of a `.callprototype` are spelled `_`).
+    let sink = m.names.find("_");
     for (k, item) in m.items.iter().enumerate() {
         if let Item::Function(f) = item {
             if let Some(b) = &f.body {
-                forms_in(b.as_ref(), &mut words).map_err(|detail| Invalid {
+                forms_in(b.as_ref(), &mut words, sink).map_err(|detail| Invalid {
                     detail,
                     path: format!("items[{k}].Function.body"),
                 })?;
@@ -150,18 +153,20 @@ type WordCache<'m> = rustc_hash::FxHashMap<
     (smallvec::SmallVec<[u16; 6]>, Vec<u64>),
 >;
 
-fn forms_in<'m>(body: BodyRef<'m>, words: &mut WordCache<'m>) -> R {
+fn forms_in<'m>(body: BodyRef<'m>, words: &mut WordCache<'m>, sink: Option<Name>) -> R {
     for (k, s) in body.iter().enumerate() {
         match s {
-            StmtRef::Inst(i) => inst_form(&i, words).map_err(|e| format!("{e} (statement {k})"))?,
-            StmtRef::Block(b) => forms_in(b, words)?,
+            StmtRef::Inst(i) => {
+                inst_form(&i, words, sink).map_err(|e| format!("{e} (statement {k})"))?
+            }
+            StmtRef::Block(b) => forms_in(b, words, sink)?,
             _ => {}
         }
     }
     Ok(())
 }
 
-fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>) -> R {
+fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>, sink: Option<Name>) -> R {
     let forms = i.opcode.forms();
     let (fit, shapes) = words.entry((i.opcode, i.mods)).or_insert_with(|| {
         let fit = forms
@@ -177,6 +182,11 @@ fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>) -> R {
     for o in i.operands.iter() {
         key = key << 5 | shape_code(&o);
         count += 1;
+        if let Some(sink) = sink {
+            if names_sink(&o, sink) {
+                return Err("a register or symbol named `_` (it prints as the sink)".into());
+            }
+        }
     }
     // More than 12 operands do not fit a key: checked each time.
     let key = (count <= 12).then_some(key | count << 60);
@@ -194,6 +204,20 @@ fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>) -> R {
         shapes.push(k);
     }
     Ok(())
+}
+
+/// Whether `o` holds a register or symbol named `sink` (`_`). Operands nest at most
+/// `MAX_OPERAND_DEPTH` deep here (checked while decoding).
+fn names_sink(o: &Operand, sink: Name) -> bool {
+    match o {
+        Operand::Reg { name, .. } | Operand::Sym { name, .. } => *name == sink,
+        Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
+            v.iter().any(|o| names_sink(o, sink))
+        }
+        Operand::Pair(p) => p.iter().any(|o| names_sink(o, sink)),
+        Operand::Neg(o) => names_sink(o, sink),
+        _ => false,
+    }
 }
 
 /// What `Form::match_operands` looks at in an operand: its variant, and whether a register has
@@ -312,6 +336,15 @@ fn quoted(what: &str, s: &str) -> R {
         return Err(format!("{what} {s:?} does not print as a string"));
     }
     Ok(())
+}
+
+/// The type of a section's data line: `.b8` to `.b64`.
+fn section_type(ty: Type) -> R {
+    if matches!(ty, Type::B8 | Type::B16 | Type::B32 | Type::B64) {
+        Ok(())
+    } else {
+        Err(format!("a `.{}` line in a section", ty.as_str()))
+    }
 }
 
 /// An `.align` the reader takes: a power of two.
@@ -444,29 +477,54 @@ impl V<'_> {
                 self.section(s)
             }
             Item::Alias { alias, aliasee } => {
-                self.name(*alias)?;
-                self.name(*aliasee)
+                self.declared(*alias)?;
+                self.declared(*aliasee)
             }
         }
     }
 
+    /// A section's entries, each in the one form the reader gives its text: a `.b8` line of
+    /// plain bytes is `Bytes` (two or more) or part of the `ByteColumn` of its run of one-byte
+    /// lines (one column per run), a line of one integer or name is a `Value`, any other a
+    /// `Data` line.
     fn section(&self, s: &Section) -> R {
-        for e in &s.entries {
+        let byte = |e: &Expr| matches!(e, Expr::Int(v) if (0..=255).contains(v));
+        let mut column_before = false;
+        for (k, e) in s.entries.iter().enumerate() {
+            let fault = |what: &str| Err(format!("{what} (section entry {k})"));
             match e {
                 // An identifier (`.x:` would read as a directive).
                 SectionEntry::Label(n) => self.declared(*n)?,
+                SectionEntry::Bytes(b) if b.len() < 2 => {
+                    return fault("a `.b8` line of fewer than two bytes outside a byte column")
+                }
+                SectionEntry::ByteColumn(c) if c.is_empty() || column_before => {
+                    return fault("an empty byte column, or two side by side")
+                }
                 SectionEntry::Bytes(_) | SectionEntry::ByteColumn(_) => {}
-                SectionEntry::Data { ty: _, values } => {
+                SectionEntry::Data { ty, values } => {
+                    section_type(*ty)?;
+                    if matches!(values[..], [] | [Expr::Int(_)] | [Expr::Sym(_)])
+                        || (*ty == Type::B8 && values.iter().all(byte))
+                    {
+                        return fault("a data line the reader reads as another entry");
+                    }
                     for x in values {
                         self.expr(x, 0)?;
                     }
                 }
-                SectionEntry::Value { ty: _, value } => {
-                    if let DataValue::Sym(n) = value {
-                        self.name(*n)?;
+                SectionEntry::Value { ty, value } => {
+                    section_type(*ty)?;
+                    match value {
+                        DataValue::Sym(n) => self.name(*n)?,
+                        DataValue::Int(v) if *ty == Type::B8 && (0..=255).contains(v) => {
+                            return fault("a `.b8` value the reader reads as a byte line")
+                        }
+                        DataValue::Int(_) => {}
                     }
                 }
             }
+            column_before = matches!(e, SectionEntry::ByteColumn(_));
         }
         Ok(())
     }
@@ -486,12 +544,17 @@ impl V<'_> {
     fn directives(&self, ds: &[FuncDirective]) -> R {
         for d in ds {
             match d {
-                FuncDirective::MaxNtid(_)
-                | FuncDirective::ReqNtid(_)
-                | FuncDirective::MinNctaPerSm(_)
+                // One to three dimensions, as the reader reads them.
+                FuncDirective::MaxNtid(v)
+                | FuncDirective::ReqNtid(v)
+                | FuncDirective::ReqNctaPerCluster(v) => {
+                    if !(1..=3).contains(&v.len()) {
+                        return Err(format!("a directive of {} dimensions", v.len()));
+                    }
+                }
+                FuncDirective::MinNctaPerSm(_)
                 | FuncDirective::MaxNctaPerSm(_)
                 | FuncDirective::MaxNreg(_)
-                | FuncDirective::ReqNctaPerCluster(_)
                 | FuncDirective::ExplicitCluster
                 | FuncDirective::MaxClusterRank(_)
                 | FuncDirective::BlocksAreClusters
@@ -614,18 +677,28 @@ impl V<'_> {
 
     fn decl(&self, d: &VarDecl) -> R {
         alignment(d.align)?;
+        // The reader packs a list of integers of an 8- to 64-bit integer or bit type.
+        let ty = d.ty;
+        let packable = d.vector.is_none()
+            && (ty.is_bits() || ty.is_signed() || ty.is_unsigned())
+            && matches!(ty.bits(), 8 | 16 | 32 | 64);
         for x in &d.names {
-            self.declarator(x, d.ty)?;
+            self.declarator(x, ty, packable)?;
         }
         Ok(())
     }
 
-    fn declarator(&self, d: &Declarator, ty: Type) -> R {
+    fn declarator(&self, d: &Declarator, ty: Type, packable: bool) -> R {
         self.declared(d.name)?;
-        if let Some(i) = &d.init {
-            self.init(i, ty, 0)?;
+        match &d.init {
+            Some(Init::Packed(b)) if !packable || b.is_empty() => Err(format!(
+                "a packed initialiser of {} bytes for a `.{}` declaration",
+                b.len(),
+                ty.as_str()
+            )),
+            Some(i) => self.init(i, ty, 0),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// An initialiser inside `depth` lists.
@@ -636,6 +709,7 @@ impl V<'_> {
                 let d = within(depth + 1, "initialiser lists", MAX_INIT_DEPTH)?;
                 items.iter().try_for_each(|i| self.init(i, ty, d))
             }
+            Init::Packed(_) if depth > 0 => Err("a packed initialiser inside a list".into()),
             Init::Packed(bytes) => {
                 let bits = ty.bits();
                 if !matches!(bits, 8 | 16 | 32 | 64) {
