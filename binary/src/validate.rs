@@ -1,23 +1,35 @@
-//! The IR invariants a decoded module must satisfy beyond what its types enforce: the ones the
-//! printer and the other consumers rely on to not panic.
+//! The invariants a module must satisfy to be encoded and decoded: those the printer and the
+//! other consumers rely on to not panic, and those that make its printed text read back to it
+//! (a decoded module is one the reader could have produced).
 //!
 //! - every [`Name`] indexes the module's string table (consumers call `Interner::get`, which
-//!   panics on a foreign name);
+//!   panics on a foreign name) and is spelled as the reader reads a name: an identifier, with
+//!   `-` parts only where symbol operands may have them, or a section name (`.debug_info`) only
+//!   where sections take one;
 //! - every [`Shape`](ptx_ir_core::Shape) modifier is inside the shape table (its spelling is a
 //!   table lookup);
-//! - every [`Selector`] is one the reader can produce, and every numbered special register is in
-//!   its range (otherwise they print as something else);
-//! - every packed initialiser belongs to a declaration of an 8-, 16-, 32- or 64-bit type and
-//!   holds a whole number of elements (the printer reads each element into a `u64`).
-//!
+//! - every [`Selector`] is the encoding the reader gives its spelling, and every numbered
+//!   special register is in its range (otherwise they print as something else);
+//! - every instruction matches a form of its opcode (qualifiers and operand kinds), as the
+//!   reader requires; operands are of the shapes the reader produces (no tuple of one operand,
+//!   no negated unsigned literal, no register named `_`, no decimal NaN);
+//! - the header, declarations, directives and section entries are in the reader's forms: one
+//!   to three targets' spellings, an address size of 32 or 64, power-of-two alignments, the
+//!   state spaces of their place, an `.entry` without return parameters, one to three values
+//!   per `.reqntid`-like directive, strings without quotes or control characters, packed
+//!   initialisers only at the top of a list of an 8- to 64-bit integer type, whole elements;
+//!   section lines in the one form the reader gives each (`Value`, `Bytes`, byte columns);
+//! - expression trees are the ones the reader builds from their printed text (the printer
+//!   writes only `Paren`'s parentheses);
 //! - recursive values nest at most as deep as the reader lets them ([`ptx_ir_core::limits`]):
 //!   `{ }` scopes, initialiser lists, operands and expressions each to their own bound; the
 //!   decoder's default depth limit admits all of them at once, so every module that passes
 //!   `validate` decodes with the default limits (and the encoder refuses any other).
 //!
-//! Nesting depth is also bounded while decoding (see [`crate::guard`]), so the recursion here is
-//! bounded too. The walk matches every IR enum exhaustively: a new variant does not compile
-//! until it is handled here.
+//! The decoder also requires names numbered in order of first use, as the reader numbers them
+//! (the encoder writes them so). Nesting depth is also bounded while decoding (see
+//! [`crate::guard`]), so the recursion here is bounded too. The walk matches every IR enum
+//! exhaustively: a new variant does not compile until it is handled here.
 
 use ptx_ir_core::limits::{MAX_EXPR_DEPTH, MAX_INIT_DEPTH, MAX_OPERAND_DEPTH, MAX_SCOPE_DEPTH};
 
@@ -78,7 +90,6 @@ pub fn validate(m: &Module) -> Result<(), Invalid> {
 /// in the reader's order ([`names_in_reading_order`]), which the encoder writes.
 pub(crate) fn validate_decoded(m: &Module) -> Result<(), Invalid> {
     validate_with(m, true)?;
-    instruction_forms(m)?;
     names_in_reading_order(m).map_err(|detail| Invalid {
         detail,
         path: "names".into(),
@@ -130,9 +141,20 @@ pub(crate) fn names_in_reading_order(m: &Module) -> Result<(), String> {
 /// `Form::match_operands` looks at) once per word and shape, as the reader caches them.
 pub(crate) fn instruction_forms(m: &Module) -> Result<(), Invalid> {
     let mut words: WordCache = rustc_hash::FxHashMap::default();
-    // A register or symbol named `_` would print as the sink (the name itself is valid: the
-    // parameters of a `.callprototype` are spelled `_`).
-    let sink = m.names.find("_");
+    // Names an operand cannot hold: a section name (`.debug_info`); and `_` as a register or
+    // symbol, which prints as the sink (the name itself is valid: the parameters of a
+    // `.callprototype` are spelled `_`). Marked only where the module has such names.
+    let odd = |s: &str| s.starts_with('.') || s == "_";
+    let marks: Vec<bool> = if m.names.iter().any(|(_, s)| odd(s)) {
+        m.names.iter().map(|(_, s)| odd(s)).collect()
+    } else {
+        Vec::new()
+    };
+    let sink = Odd {
+        marks: &marks,
+        sink: m.names.find("_"),
+    };
+    let sink = &sink;
     for (k, item) in m.items.iter().enumerate() {
         if let Item::Function(f) = item {
             if let Some(b) = &f.body {
@@ -153,7 +175,7 @@ type WordCache<'m> = rustc_hash::FxHashMap<
     (smallvec::SmallVec<[u16; 6]>, Vec<u64>),
 >;
 
-fn forms_in<'m>(body: BodyRef<'m>, words: &mut WordCache<'m>, sink: Option<Name>) -> R {
+fn forms_in<'m>(body: BodyRef<'m>, words: &mut WordCache<'m>, sink: &Odd) -> R {
     for (k, s) in body.iter().enumerate() {
         match s {
             StmtRef::Inst(i) => {
@@ -166,7 +188,10 @@ fn forms_in<'m>(body: BodyRef<'m>, words: &mut WordCache<'m>, sink: Option<Name>
     Ok(())
 }
 
-fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>, sink: Option<Name>) -> R {
+fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>, sink: &Odd) -> R {
+    if let Some(e) = i.guard.and_then(|g| sink.fault(g.pred, false)) {
+        return Err(e.into());
+    }
     let forms = i.opcode.forms();
     let (fit, shapes) = words.entry((i.opcode, i.mods)).or_insert_with(|| {
         let fit = forms
@@ -182,10 +207,8 @@ fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>, sink: Option<Name>)
     for o in i.operands.iter() {
         key = key << 5 | shape_code(&o);
         count += 1;
-        if let Some(sink) = sink {
-            if names_sink(&o, sink) {
-                return Err("a register or symbol named `_` (it prints as the sink)".into());
-            }
+        if let Some(e) = operand_fault(&o, sink) {
+            return Err(e.into());
         }
     }
     // More than 12 operands do not fit a key: checked each time.
@@ -206,17 +229,52 @@ fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>, sink: Option<Name>)
     Ok(())
 }
 
-/// Whether `o` holds a register or symbol named `sink` (`_`). Operands nest at most
-/// `MAX_OPERAND_DEPTH` deep here (checked while decoding).
-fn names_sink(o: &Operand, sink: Name) -> bool {
-    match o {
-        Operand::Reg { name, .. } | Operand::Sym { name, .. } => *name == sink,
-        Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
-            v.iter().any(|o| names_sink(o, sink))
+/// The names of a module an operand cannot hold (see [`instruction_forms`]).
+struct Odd<'a> {
+    /// Per name, whether it is a section name or `_`; empty where the module has none.
+    marks: &'a [bool],
+    /// The name `_`, if the module has it.
+    sink: Option<Name>,
+}
+
+impl Odd<'_> {
+    /// Why name `n` cannot be in an operand (`reg`: as a register or symbol), if it cannot.
+    #[inline]
+    fn fault(&self, n: Name, reg: bool) -> Option<&'static str> {
+        if !self.marks.get(n.index()).copied().unwrap_or(false) {
+            return None;
         }
-        Operand::Pair(p) => p.iter().any(|o| names_sink(o, sink)),
-        Operand::Neg(o) => names_sink(o, sink),
-        _ => false,
+        if Some(n) == self.sink {
+            return reg.then_some("a register or symbol named `_` (it prints as the sink)");
+        }
+        Some("a section name in an operand")
+    }
+}
+
+/// What in `o` does not read back from its text: a section name, a register or symbol named
+/// `_` (it prints as the sink), a decimal NaN (it prints as `0d`), a tuple of one operand or
+/// none, a negated unsigned literal. Operands nest at most `MAX_OPERAND_DEPTH` deep here
+/// (checked while decoding).
+fn operand_fault(o: &Operand, odd: &Odd) -> Option<&'static str> {
+    match o {
+        Operand::Reg { name, .. } | Operand::Sym { name, .. } => odd.fault(*name, true),
+        Operand::Not(name)
+        | Operand::Addr {
+            base: Some(name), ..
+        } => odd.fault(*name, false),
+        Operand::Dec(b) if f64::from_bits(*b).is_nan() => Some("a decimal NaN (it prints as `0d`)"),
+        // `-(5U)` reads as a negated constant expression, which is signed.
+        Operand::Neg(x) if matches!(**x, Operand::Uint(_)) => {
+            Some("a negated unsigned literal (`-(5U)` reads as a signed one)")
+        }
+        // `[a]` reads as an address.
+        Operand::Tuple(v) if v.len() < 2 => Some("a tuple of fewer than two operands"),
+        Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
+            v.iter().find_map(|o| operand_fault(o, odd))
+        }
+        Operand::Pair(p) => p.iter().find_map(|o| operand_fault(o, odd)),
+        Operand::Neg(o) => operand_fault(o, odd),
+        _ => None,
     }
 }
 
@@ -262,7 +320,7 @@ fn validate_with(m: &Module, decoded: bool) -> Result<(), Invalid> {
             path: format!("items[{i}]"),
         })?;
     }
-    Ok(())
+    instruction_forms(m)
 }
 
 /// The header as the reader gives it: at least one target, each spelled as the reader reads
@@ -355,6 +413,14 @@ fn alignment(a: Option<u32>) -> R {
     }
 }
 
+/// A declaration in a function body: no linkage, a space of the body.
+fn body_decl(d: &VarDecl) -> R {
+    if d.linkage.is_some() {
+        return Err("a declaration with a linkage in a function body".into());
+    }
+    body_space(d.space)
+}
+
 /// A state space a declaration in a function body may have.
 fn body_space(s: Space) -> R {
     if matches!(
@@ -431,7 +497,8 @@ impl V<'_> {
                         self.declared(n)?;
                     }
                 }
-                Stmt::Decl(d) => d.names.iter().try_for_each(|x| self.declared(x.name))?,
+                // Also the names in initialisers, which need the string table.
+                Stmt::Decl(d) => self.decl(d)?,
                 _ => {}
             }
         }
@@ -510,7 +577,7 @@ impl V<'_> {
                         return fault("a data line the reader reads as another entry");
                     }
                     for x in values {
-                        self.expr(x, 0)?;
+                        self.expr(x, 0, true)?;
                     }
                 }
                 SectionEntry::Value { ty, value } => {
@@ -560,8 +627,8 @@ impl V<'_> {
                 | FuncDirective::BlocksAreClusters
                 | FuncDirective::NoReturn
                 | FuncDirective::AbiPreserve(_)
-                | FuncDirective::AbiPreserveControl(_)
-                | FuncDirective::Pragma(_) => {}
+                | FuncDirective::AbiPreserveControl(_) => {}
+                FuncDirective::Pragma(p) => quoted("pragma", p)?,
             }
         }
         Ok(())
@@ -647,7 +714,7 @@ impl V<'_> {
             },
             Stmt::Label(n) => self.declared(*n),
             Stmt::Decl(d) => {
-                body_space(d.space)?;
+                body_decl(d)?;
                 self.decl(d)
             }
             Stmt::PlainDecl(p) => {
@@ -704,7 +771,7 @@ impl V<'_> {
     /// An initialiser inside `depth` lists.
     fn init(&self, i: &Init, ty: Type, depth: u32) -> R {
         match i {
-            Init::Expr(e) => self.expr(e, 0),
+            Init::Expr(e) => self.expr(e, 0, false),
             Init::List(items) => {
                 let d = within(depth + 1, "initialiser lists", MAX_INIT_DEPTH)?;
                 items.iter().try_for_each(|i| self.init(i, ty, d))
@@ -741,7 +808,7 @@ impl V<'_> {
             StmtRef::Inst(i) => self.inst(i),
             StmtRef::Label(n) => self.declared(n),
             StmtRef::Decl(DeclRef::Full(d)) => {
-                body_space(d.space)?;
+                body_decl(d)?;
                 self.decl(d)
             }
             StmtRef::Decl(DeclRef::Plain(p)) => {
@@ -844,20 +911,57 @@ impl V<'_> {
         self.selector(sel)
     }
 
-    /// An expression `depth` operator levels below its root. Recursion stops at the bound, so
-    /// a tree of any depth (built through the API and passed to the encoder) is safe here.
-    fn expr(&self, e: &Expr, depth: u32) -> R {
+    /// An expression `depth` operator levels below its root, in a section's data (`sec`: names
+    /// may be section names) or not. Recursion stops at the bound, so a tree of any depth
+    /// (built through the API and passed to the encoder) is safe here.
+    ///
+    /// The printer writes no parentheses but `Paren`'s, so the tree must be one the reader
+    /// builds from that text: an operand of a unary operator is no binary operation, the left
+    /// operand of a binary one binds at least as tightly and the right one more tightly.
+    fn expr(&self, e: &Expr, depth: u32, sec: bool) -> R {
+        let binds = |e: &Expr| match e {
+            Expr::Binary(op, ..) => Some(op.precedence()),
+            _ => None,
+        };
         match e {
-            Expr::Int(_) | Expr::Uint(_) | Expr::F32(_) | Expr::F64(_) | Expr::Dec(_) => Ok(()),
-            Expr::Sym(n) | Expr::Generic(n) => self.name(*n),
-            Expr::Unary(_, e) | Expr::Paren(e) => {
-                self.expr(e, within(depth + 1, "expressions", MAX_EXPR_DEPTH)?)
+            Expr::Int(_) | Expr::Uint(_) | Expr::F32(_) | Expr::F64(_) => Ok(()),
+            Expr::Dec(b) if f64::from_bits(*b).is_nan() => {
+                Err("a decimal NaN (it prints as `0d`)".into())
             }
-            Expr::Binary(_, a, b) => {
+            Expr::Dec(_) => Ok(()),
+            Expr::Sym(n) => self.expr_name(*n, sec),
+            Expr::Generic(n) => self.expr_name(*n, false),
+            Expr::Unary(_, x) if binds(x).is_some() => {
+                Err("a unary operator applied to a binary operation without parentheses".into())
+            }
+            Expr::Unary(_, e) | Expr::Paren(e) => {
+                self.expr(e, within(depth + 1, "expressions", MAX_EXPR_DEPTH)?, sec)
+            }
+            Expr::Binary(op, a, b) => {
+                let p = op.precedence();
+                if binds(a).is_some_and(|q| q < p) || binds(b).is_some_and(|q| q <= p) {
+                    return Err(format!(
+                        "a `{}` operand that reads back grouped otherwise (no parentheses)",
+                        op.as_str()
+                    ));
+                }
                 let d = within(depth + 1, "expressions", MAX_EXPR_DEPTH)?;
-                self.expr(a, d)?;
-                self.expr(b, d)
+                self.expr(a, d, sec)?;
+                self.expr(b, d, sec)
             }
         }
+    }
+
+    /// A name in an expression: an identifier without `-` parts (they would read as
+    /// subtraction), or a section name in a section's data.
+    fn expr_name(&self, n: Name, sec: bool) -> R {
+        self.name(n)?;
+        if let Some(t) = self.table {
+            let s = t.get(n);
+            if s.contains('-') || (s.starts_with('.') && !sec) {
+                return Err(format!("name {s:?} in an expression"));
+            }
+        }
+        Ok(())
     }
 }

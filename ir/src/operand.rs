@@ -100,9 +100,14 @@ impl Selector {
         Selector::digits(letter as char, &digits)
     }
 
-    /// Whether the encoding is one [`Selector::parse`] can produce.
+    /// Whether the encoding is one [`Selector::parse`] can produce: digit bits past the
+    /// digit count must be zero (they do not print, so a selector with them would read back as
+    /// another encoding).
     pub fn is_valid(self) -> bool {
-        self.0 <= 8 || self.as_digits().is_some()
+        self.0 <= 8
+            || self
+                .as_digits()
+                .is_some_and(|(letter, d)| Selector::digits(letter, &d) == Some(self))
     }
 }
 
@@ -505,5 +510,9 @@ mod tests {
         assert!(Selector::parse("b8").is_none());
         assert!(Selector::parse("q").is_none());
         assert!(Selector::parse("b12345").is_none());
+        // `.b3` with a stray bit in an unused digit prints as `.b3` but is not its encoding.
+        let b3 = Selector::parse("b3").unwrap();
+        assert!(b3.is_valid());
+        assert!(!Selector::from_bits(b3.bits() | 1 << 9).is_valid());
     }
 }
