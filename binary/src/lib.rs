@@ -182,12 +182,14 @@ impl Serialize for Strings<'_> {
 }
 
 /// Decodes the string table straight into an interner: one UTF-8 check for all the bytes and
-/// one hash per name (for duplicates).
+/// one hash per name (for duplicates), and each name's spelling checked as the reader reads
+/// one while the bytes are at hand. Also says whether a name is one no operand may hold (a
+/// section name or `_`).
 struct StringsSeed;
 
 impl<'de> DeserializeSeed<'de> for StringsSeed {
-    type Value = Interner;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Interner, D::Error> {
+    type Value = (Interner, bool);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(Interner, bool), D::Error> {
         let (lens, bytes) = <(Blob<'de>, Blob<'de>)>::deserialize(d)?;
         // Every length takes at least a byte, so `ends` is bounded by the section's size.
         let mut ends = Vec::with_capacity(lens.0.len());
@@ -205,12 +207,28 @@ impl<'de> DeserializeSeed<'de> for StringsSeed {
         }
         let text = String::from_utf8(bytes.0.into_owned())
             .map_err(|e| D::Error::custom(format!("a name is not UTF-8: {e}")))?;
-        Interner::from_concatenated(text, ends).map_err(|e| match e {
+        let mut odd = false;
+        let mut start = 0;
+        for (i, &end) in ends.iter().enumerate() {
+            let Some(name) = text.as_bytes().get(start..end) else {
+                break; // The interner reports the bad lengths.
+            };
+            odd |= name.first() == Some(&b'.') || name == b"_";
+            if !validate::is_name(name) {
+                return Err(D::Error::custom(format!(
+                    "name {i} ({:?}) is not an identifier or a section name",
+                    String::from_utf8_lossy(name)
+                )));
+            }
+            start = end;
+        }
+        let names = Interner::from_concatenated(text, ends).map_err(|e| match e {
             ConcatError::Duplicate(i) => {
                 D::Error::custom(format!("duplicate name {i} in the string table"))
             }
             e => D::Error::custom(format!("the string table's lengths: {e}")),
-        })
+        })?;
+        Ok((names, odd))
     }
 }
 
@@ -456,7 +474,8 @@ pub fn decode_with(bytes: &[u8], limits: &DecodeLimits) -> Result<Module, Decode
 
     let mut scratch = codec::take_scratch();
     let (src, base) = section(bytes, frames[0], codec, Section::Strings, &mut scratch)?;
-    let names: Interner = wire::decode(StringsSeed, src, Section::Strings, base, limits.max_depth)?;
+    let (names, odd_names) =
+        wire::decode(StringsSeed, src, Section::Strings, base, limits.max_depth)?;
     let (src, base) = section(bytes, frames[1], codec, Section::Body, &mut scratch)?;
     // Bodies are checked as they are decoded, so that validation need not walk them again.
     let body: Body = ptx_ir_core::body::with_decode_bounds(
@@ -474,7 +493,7 @@ pub fn decode_with(bytes: &[u8], limits: &DecodeLimits) -> Result<Module, Decode
         address_size: body.address_size,
         items: body.items,
     };
-    validate::validate_decoded(&m).map_err(|e| DecodeError::InvalidIr {
+    validate::validate_decoded(&m, odd_names).map_err(|e| DecodeError::InvalidIr {
         detail: e.detail,
         path: e.path,
     })?;

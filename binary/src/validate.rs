@@ -81,15 +81,15 @@ type R = Result<(), String>;
 
 /// Checks the invariants listed in the module documentation.
 pub fn validate(m: &Module) -> Result<(), Invalid> {
-    validate_with(m, false)
+    validate_with(m, None)
 }
 
 /// [`validate`] for a module whose bodies were decoded under
 /// [`ptx_ir_core::body::with_decode_bounds`] with its string table's size, the operand and
 /// scope bounds and [`body_entry`]: they were checked while decoding. Also requires the names
 /// in the reader's order ([`names_in_reading_order`]), which the encoder writes.
-pub(crate) fn validate_decoded(m: &Module) -> Result<(), Invalid> {
-    validate_with(m, true)?;
+pub(crate) fn validate_decoded(m: &Module, odd_names: bool) -> Result<(), Invalid> {
+    validate_with(m, Some(odd_names))?;
     names_in_reading_order(m).map_err(|detail| Invalid {
         detail,
         path: "names".into(),
@@ -101,6 +101,7 @@ pub(crate) fn validate_decoded(m: &Module) -> Result<(), Invalid> {
 pub(crate) fn body_entry(s: &Stmt, names: usize) -> Result<(), String> {
     let v = V {
         n: names,
+        odd: Vec::new(),
         table: None,
         decoded: true,
     };
@@ -245,7 +246,13 @@ impl Odd<'_> {
             return None;
         }
         if Some(n) == self.sink {
-            return reg.then_some("a register or symbol named `_` (it prints as the sink)");
+            // As a register or symbol it prints as the sink; elsewhere (`!_`, `[_]`) too
+            // rare to tell apart from it while decoding, which refuses it anywhere.
+            return Some(if reg {
+                "a register or symbol named `_` (it prints as the sink)"
+            } else {
+                "`_` in an operand"
+            });
         }
         Some("a section name in an operand")
     }
@@ -302,17 +309,28 @@ fn shape_code(o: &Operand) -> u64 {
     }
 }
 
-fn validate_with(m: &Module, decoded: bool) -> Result<(), Invalid> {
+/// `decoded`: for a module decoded with its bodies checked, whether its string table (whose
+/// spellings the decoder checked) has a section name or `_`.
+fn validate_with(m: &Module, decoded: Option<bool>) -> Result<(), Invalid> {
     let at = |path: &str| {
         let path = path.to_string();
         move |detail| Invalid { detail, path }
     };
     header(m).map_err(at("header"))?;
-    names(&m.names).map_err(at("names"))?;
+    let any_odd = match decoded {
+        Some(odd) => odd,
+        None => names(&m.names).map_err(at("names"))?,
+    };
+    let odd = |s: &str| s.starts_with('.') || s == "_";
     let v = V {
         n: m.names.len(),
+        odd: if decoded.is_some() && any_odd {
+            m.names.iter().map(|(_, s)| odd(s)).collect()
+        } else {
+            Vec::new()
+        },
         table: Some(&m.names),
-        decoded,
+        decoded: decoded.is_some(),
     };
     for (i, item) in m.items.iter().enumerate() {
         v.item(item).map_err(|detail| Invalid {
@@ -320,7 +338,13 @@ fn validate_with(m: &Module, decoded: bool) -> Result<(), Invalid> {
             path: format!("items[{i}]"),
         })?;
     }
-    instruction_forms(m)
+    // Decoded bodies had their instructions matched to forms, and their operands' shapes
+    // checked, as their columns were read (the names an operand cannot hold are checked with
+    // the string table, in `V::function`).
+    if decoded.is_none() {
+        instruction_forms(m)?;
+    }
+    Ok(())
 }
 
 /// The header as the reader gives it: at least one target, each spelled as the reader reads
@@ -345,20 +369,44 @@ fn header(m: &Module) -> R {
 
 /// Every name is spelled as the reader reads one: an identifier (`[A-Za-z_$%][A-Za-z0-9_$]*`,
 /// with `-` joining parts as in `cache-policy`) or a section name (`.debug_info`). Where a name
-/// is used is not checked here (a section name as a register, say).
-pub(crate) fn names(names: &ptx_ir_core::Interner) -> R {
+/// is used is checked elsewhere (a section name as a register, say). Returns whether there is
+/// a section name or `_`, which no operand may hold.
+pub(crate) fn names(names: &ptx_ir_core::Interner) -> Result<bool, String> {
+    let mut odd = false;
     for (n, s) in names.iter() {
-        if !is_name(s.as_bytes()) {
+        let b = s.as_bytes();
+        odd |= b.first() == Some(&b'.') || b == b"_";
+        if !is_name(b) {
             return Err(format!(
                 "name {} ({s:?}) is not an identifier or a section name",
                 n.index()
             ));
         }
     }
-    Ok(())
+    Ok(odd)
 }
 
-fn is_name(s: &[u8]) -> bool {
+/// Bytes of an identifier after its first: letters, digits, `_` and `$`.
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+        b += 1;
+    }
+    t
+};
+
+pub(crate) fn is_name(s: &[u8]) -> bool {
+    // Most names: an identifier of letters, digits, `_` and `$` (or a register's `%`).
+    if let [first, rest @ ..] = s {
+        if (first.is_ascii_alphabetic() || matches!(first, b'_' | b'$' | b'%'))
+            && rest.iter().all(|&b| WORD[b as usize])
+        {
+            return true;
+        }
+    }
     let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
     match s {
         [b'.', rest @ ..] => {
@@ -451,6 +499,9 @@ fn is_section_name(s: &[u8]) -> bool {
 
 struct V<'m> {
     n: usize,
+    /// Per name, whether it is a section name or `_` (names no operand of a decoded body may
+    /// hold); empty where the module has none, or the module was not decoded.
+    odd: Vec<bool>,
     /// The string table, where known (not for a body entry checked while decoding).
     table: Option<&'m ptx_ir_core::Interner>,
     /// Compact bodies were checked by the decoder.
@@ -644,7 +695,29 @@ impl V<'_> {
         self.directives(&f.directives)?;
         match f.body.as_ref().map(|b| (b, b.compact_parts())) {
             // Checked entry by entry as it was decoded, but for the spelling of its names.
-            Some((_, Some((stmts, _, _)))) if self.decoded => self.declared_in(stmts),
+            Some((_, Some((stmts, _, operands)))) if self.decoded => {
+                self.declared_in(stmts)?;
+                if self.odd.is_empty() {
+                    return Ok(());
+                }
+                // A section name or `_` in an operand or a guard: `_` reads as the sink
+                // wherever an operand may be one.
+                let odd = |n: Name| self.odd.get(n.index()).copied().unwrap_or(false);
+                for s in stmts {
+                    if let Stmt::Inst(p) = s {
+                        if p.guard().is_some_and(|g| odd(g.pred)) {
+                            return Err("a section name or `_` as a guard".into());
+                        }
+                    }
+                }
+                operands
+                    .scan(|i, a| match a {
+                        Atom::Name(n) if odd(n) => Err(i),
+                        _ => Ok(()),
+                    })
+                    .map_err(|i| format!("a section name or `_` in operand {i} of the body"))?;
+                Ok(())
+            }
             Some((_, Some((stmts, mods, operands)))) => self.compact(stmts, mods, operands),
             Some((b, None)) => self.statements(b.as_ref(), 0),
             None => Ok(()),

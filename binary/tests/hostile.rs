@@ -490,11 +490,12 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
     };
     // Every module `validate` accepts decodes, operands nested as deep as it allows included
     // (a fuzz finding: the body columns' bound was once below it); one level more is invalid IR.
-    // (`ret` takes no operand: the deepest gets past the depth bound to the form check.)
+    // (`ret` takes no operand: the deepest gets past the depth bound to the form check, which
+    // the body's columns make as they are read.)
     let deepest = neg(MAX_OPERAND_DEPTH as usize);
     let e = decode(&encode_unvalidated(&deepest, Codec::DEFAULT).unwrap()).expect_err("a form");
     assert!(
-        matches!(&e, DecodeError::InvalidIr { detail, .. } if detail.contains("takes 0 operands")),
+        matches!(&e, DecodeError::Invalid { detail, .. } if detail.contains("takes 0 operands")),
         "{e}"
     );
     let past = neg(MAX_OPERAND_DEPTH as usize + 1);

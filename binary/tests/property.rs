@@ -117,7 +117,10 @@ fn decode_encode_is_identity_on_generated_ir() {
     // Arbitrary IR rarely holds only instructions that match their forms (most generated
     // modules are invalid, and refused alike by the encoder and the decoder); valid modules are
     // `full_modules_encode_decode`'s.
-    assert!(valid + invalid >= 2000, "too few generated modules: {valid} + {invalid}");
+    assert!(
+        valid + invalid >= 2000,
+        "too few generated modules: {valid} + {invalid}"
+    );
 }
 
 /// Well-formed modules using every module-level construct (`generate::full`) decode equal
