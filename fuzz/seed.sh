@@ -6,12 +6,13 @@
 #   decode:           the golden .ptxb files and the same text seeds encoded with both codecs
 #                     by this build (`ptx encode`), so that their table fingerprint is current;
 #   interp_agree:     16 random 4 KiB inputs (its input is structured bytes: long inputs give
-#                     whole kernels at once instead of libFuzzer's slow growth from empty).
+#                     whole kernels at once instead of libFuzzer's slow growth from empty);
+#   readback:         16 random 1 KiB inputs (structured bytes too: a module and bit flips).
 # Usage: fuzz/seed.sh   (from anywhere; needs cargo for `ptx encode`)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-for t in roundtrip parse decode interp_agree; do
+for t in roundtrip parse decode readback interp_agree; do
     mkdir -p "fuzz/corpus/$t"
 done
 seeds=$( (find corpus -name '*.ptx'; [ -d ../shared/corpus ] && find ../shared/corpus -name '*.ptx' -size -64k) | sort)
@@ -30,7 +31,8 @@ for f in corpus/golden/print/*.ptx corpus/golden/bytecode/*.ptx corpus/interp/*.
 done
 for k in $(seq 1 16); do
     head -c 4096 /dev/urandom > "fuzz/corpus/interp_agree/random$k"
+    head -c 1024 /dev/urandom > "fuzz/corpus/readback/random$k"
 done
-for t in roundtrip parse decode interp_agree; do
+for t in roundtrip parse decode readback interp_agree; do
     echo "fuzz/corpus/$t: $(ls "fuzz/corpus/$t" | wc -l) files"
 done

@@ -185,13 +185,28 @@ fn at(path: &str) -> String {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EncodeError {
-    /// A section is larger than the format's 32-bit section lengths allow.
-    #[error("the {section} is {len} bytes, above the format's 4 GiB section limit")]
+    /// A section or the file is larger than the decoder's limits allow
+    /// ([`crate::DecodeLimits::max_section`], [`crate::DecodeLimits::max_input`]; by default the
+    /// format's own, [`crate::MAX_SECTION`]).
+    #[error("the {what} ({section}) would be {len} bytes, above the decoder's limit of {limit}")]
     TooLarge {
-        /// The section.
+        /// `"section"` or `"file"`.
+        what: &'static str,
+        /// The section (the body for the file).
         section: Section,
         /// Its size.
         len: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The module breaks an invariant the decoder checks ([`crate::validate`]), so its
+    /// bytecode would not decode.
+    #[error("invalid module: {detail} at {path}")]
+    Invalid {
+        /// What is wrong.
+        detail: String,
+        /// Where in the module.
+        path: String,
     },
     /// The wire format failed (does not happen when writing to memory).
     #[error("encoding failed: {0}")]

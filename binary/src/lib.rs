@@ -31,7 +31,7 @@ pub mod wire;
 
 pub use codec::{release_thread_scratch, Codec};
 pub use error::{DecodeError, EncodeError, Section};
-pub use validate::{validate, Invalid, MAX_NESTING};
+pub use validate::{validate, Invalid, MAX_NESTING, MAX_SERDE_DEPTH};
 
 use ptx_ir_core::body::Blob;
 use ptx_ir_core::leb;
@@ -53,7 +53,15 @@ pub const FORMAT_VERSION: u16 = 3;
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 24;
 
+/// The largest section the format holds: a frame's stored length has 31 bits, and a stored
+/// section's decoded size is its stored size. The default [`DecodeLimits`] admit it, so that the
+/// encoder and the default decoder draw the line at the same place.
+pub const MAX_SECTION: usize = (1 << 31) - 1;
+
 /// Bounds on what decoding may do, all checked before the work or allocation they bound.
+///
+/// The encoder refuses exactly the modules the default limits would refuse ([`encode`]), or
+/// those a given set would ([`encode_with_limits`]): every file it writes decodes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecodeLimits {
     /// Largest input accepted, in bytes.
@@ -74,14 +82,20 @@ pub struct DecodeLimits {
 impl DecodeLimits {
     /// The default limits.
     pub const DEFAULT: DecodeLimits = DecodeLimits {
-        max_input: 64 << 20,
-        max_section: 64 << 20,
+        // The largest file the format can express: the header and two frames of the largest
+        // section. The memory a decode takes is bounded per input byte (FORMAT.md), so a
+        // caller that wants a tighter bound lowers these.
+        max_input: HEADER_LEN + 2 * (8 + MAX_SECTION),
+        max_section: MAX_SECTION,
         max_expansion: 32,
-        // Twice `validate::MAX_NESTING` and the module's own levels: every valid module.
-        max_depth: 1024,
+        // Every valid module (the deepest expression in the deepest initialiser lists).
+        max_depth: MAX_SERDE_DEPTH,
         verify_checksum: true,
     };
 }
+
+// bincode's own limit is a backstop above the largest section.
+const _: () = assert!(MAX_SECTION < wire::BINCODE_LIMIT);
 
 impl Default for DecodeLimits {
     fn default() -> Self {
@@ -168,12 +182,14 @@ impl Serialize for Strings<'_> {
 }
 
 /// Decodes the string table straight into an interner: one UTF-8 check for all the bytes and
-/// one hash per name (for duplicates).
+/// one hash per name (for duplicates), and each name's spelling checked as the reader reads
+/// one while the bytes are at hand. Also says whether a name is one no operand may hold (a
+/// section name or `_`).
 struct StringsSeed;
 
 impl<'de> DeserializeSeed<'de> for StringsSeed {
-    type Value = Interner;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Interner, D::Error> {
+    type Value = (Interner, bool);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(Interner, bool), D::Error> {
         let (lens, bytes) = <(Blob<'de>, Blob<'de>)>::deserialize(d)?;
         // Every length takes at least a byte, so `ends` is bounded by the section's size.
         let mut ends = Vec::with_capacity(lens.0.len());
@@ -191,12 +207,28 @@ impl<'de> DeserializeSeed<'de> for StringsSeed {
         }
         let text = String::from_utf8(bytes.0.into_owned())
             .map_err(|e| D::Error::custom(format!("a name is not UTF-8: {e}")))?;
-        Interner::from_concatenated(text, ends).map_err(|e| match e {
+        let mut odd = false;
+        let mut start = 0;
+        for (i, &end) in ends.iter().enumerate() {
+            let Some(name) = text.as_bytes().get(start..end) else {
+                break; // The interner reports the bad lengths.
+            };
+            odd |= name.first() == Some(&b'.') || name == b"_";
+            if !validate::is_name(name) {
+                return Err(D::Error::custom(format!(
+                    "name {i} ({:?}) is not an identifier or a section name",
+                    String::from_utf8_lossy(name)
+                )));
+            }
+            start = end;
+        }
+        let names = Interner::from_concatenated(text, ends).map_err(|e| match e {
             ConcatError::Duplicate(i) => {
                 D::Error::custom(format!("duplicate name {i} in the string table"))
             }
             e => D::Error::custom(format!("the string table's lengths: {e}")),
-        })
+        })?;
+        Ok((names, odd))
     }
 }
 
@@ -221,6 +253,49 @@ pub fn encode(m: &Module) -> Result<Vec<u8>, EncodeError> {
 
 /// Encodes `m` with `codec`. The same module and codec always give the same bytes.
 pub fn encode_with(m: &Module, codec: Codec) -> Result<Vec<u8>, EncodeError> {
+    encode_with_limits(m, codec, &DecodeLimits::DEFAULT)
+}
+
+/// Encodes `m` with `codec` without checking it against [`validate`] or the default limits
+/// beyond what the format can express: for testing the decoder on modules it must refuse (the
+/// file may not decode). Use [`encode`] otherwise.
+pub fn encode_unvalidated(m: &Module, codec: Codec) -> Result<Vec<u8>, EncodeError> {
+    write(m, codec, &DecodeLimits::DEFAULT)
+}
+
+/// Encodes `m` with `codec` into a file that [`decode_with`] accepts under `limits`, or refuses
+/// it. Names are written numbered in order of first use, as the reader numbers them (a module
+/// whose interner holds them in another order, or holds unused ones, decodes renumbered). It
+/// refuses a module that breaks an invariant of [`validate`] (nesting past the reader's bounds
+/// included), a section larger than `limits.max_section` or a file larger than
+/// `limits.max_input`. Sections that would expand past `limits.max_expansion` are stored.
+/// (`limits.max_depth` below the default can still refuse a module that validates.)
+pub fn encode_with_limits(
+    m: &Module,
+    codec: Codec,
+    limits: &DecodeLimits,
+) -> Result<Vec<u8>, EncodeError> {
+    validate(m).map_err(|e| EncodeError::Invalid {
+        detail: e.detail,
+        path: e.path,
+    })?;
+    // The decoder requires names numbered as the reader numbers them (so that a decoded module
+    // reads back from its text); a module built otherwise is written renumbered.
+    if validate::names_in_reading_order(m).is_err() {
+        let mut m = m.clone();
+        if ptx_ir_core::visit::renumber_names(&mut m).is_err() {
+            return Err(EncodeError::Invalid {
+                detail: "a name outside the string table".into(),
+                path: "names".into(),
+            });
+        }
+        return write(&m, codec, limits);
+    }
+    write(m, codec, limits)
+}
+
+/// Writes the file of `m`, refusing sections and files past `limits`.
+fn write(m: &Module, codec: Codec, limits: &DecodeLimits) -> Result<Vec<u8>, EncodeError> {
     let mut strings = Vec::new();
     wire::encode_into(&Strings(&m.names), &mut strings).map_err(EncodeError::Wire)?;
     let mut body = Vec::with_capacity(m.instruction_count() * 12 + 64);
@@ -243,22 +318,32 @@ pub fn encode_with(m: &Module, codec: Codec) -> Result<Vec<u8>, EncodeError> {
     out.extend_from_slice(&table_fingerprint().to_le_bytes());
     out.extend_from_slice(&[0; 4]);
     for (section, raw) in [(Section::Strings, &strings), (Section::Body, &body)] {
-        let len =
-            |n: usize| u32::try_from(n).map_err(|_| EncodeError::TooLarge { section, len: n });
-        let raw_len = len(raw.len())?;
+        let limit = limits.max_section.min(MAX_SECTION);
+        if raw.len() > limit {
+            return Err(EncodeError::TooLarge {
+                what: "section",
+                section,
+                len: raw.len(),
+                limit,
+            });
+        }
+        // Below 2^31 (MAX_SECTION), and the stored bytes are at most as many.
+        let raw_len = raw.len() as u32;
         let at = out.len();
         out.extend_from_slice(&raw_len.to_le_bytes());
         out.extend_from_slice(&[0; 4]);
-        let used = codec::compress(codec, raw, &mut out, DecodeLimits::DEFAULT.max_expansion);
-        let stored = len(out.len() - at - 8)?;
+        let used = codec::compress(codec, raw, &mut out, limits.max_expansion);
+        let stored = (out.len() - at - 8) as u32;
         let flag = if used { 0 } else { 1 << 31 };
-        if stored & (1 << 31) != 0 {
-            return Err(EncodeError::TooLarge {
-                section,
-                len: stored as usize,
-            });
-        }
         out[at + 4..at + 8].copy_from_slice(&(stored | flag).to_le_bytes());
+    }
+    if out.len() > limits.max_input {
+        return Err(EncodeError::TooLarge {
+            what: "file",
+            section: Section::Body,
+            len: out.len(),
+            limit: limits.max_input,
+        });
     }
     let crc = checksum(&out);
     out[20..24].copy_from_slice(&crc.to_le_bytes());
@@ -389,12 +474,14 @@ pub fn decode_with(bytes: &[u8], limits: &DecodeLimits) -> Result<Module, Decode
 
     let mut scratch = codec::take_scratch();
     let (src, base) = section(bytes, frames[0], codec, Section::Strings, &mut scratch)?;
-    let names: Interner = wire::decode(StringsSeed, src, Section::Strings, base, limits.max_depth)?;
+    let (names, odd_names) =
+        wire::decode(StringsSeed, src, Section::Strings, base, limits.max_depth)?;
     let (src, base) = section(bytes, frames[1], codec, Section::Body, &mut scratch)?;
     // Bodies are checked as they are decoded, so that validation need not walk them again.
     let body: Body = ptx_ir_core::body::with_decode_bounds(
         names.len(),
-        MAX_NESTING,
+        ptx_ir_core::limits::MAX_OPERAND_DEPTH,
+        ptx_ir_core::limits::MAX_SCOPE_DEPTH,
         validate::body_entry,
         || wire::decode(plain::<Body>(), src, Section::Body, base, limits.max_depth),
     )?;
@@ -406,7 +493,7 @@ pub fn decode_with(bytes: &[u8], limits: &DecodeLimits) -> Result<Module, Decode
         address_size: body.address_size,
         items: body.items,
     };
-    validate::validate_decoded(&m).map_err(|e| DecodeError::InvalidIr {
+    validate::validate_decoded(&m, odd_names).map_err(|e| DecodeError::InvalidIr {
         detail: e.detail,
         path: e.path,
     })?;

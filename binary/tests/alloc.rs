@@ -8,7 +8,7 @@
 //! One test per file: the limit is process-wide.
 
 use cap::Cap;
-use ptx_ir_binary::{decode, encode_with, Codec, DecodeLimits, HEADER_LEN};
+use ptx_ir_binary::{decode, encode_unvalidated, Codec, DecodeLimits, HEADER_LEN};
 use ptx_ir_core::{
     Function, FunctionKind, Instruction, Item, Modifier, Module, Name, Opcode, Operand, Statement,
     Type, Version,
@@ -112,7 +112,10 @@ fn decoding_allocates_a_bounded_multiple_of_the_input() {
         let src = std::fs::read_to_string(corpus.join(f)).expect("shared corpus");
         let m = ptx_ir_text::parse(&src).unwrap();
         for codec in [Codec::Stored, Codec::Zstd] {
-            cases.push((format!("{f} ({codec:?})"), encode_with(&m, codec).unwrap()));
+            cases.push((
+                format!("{f} ({codec:?})"),
+                encode_unvalidated(&m, codec).unwrap(),
+            ));
         }
     }
     // Worst cases for memory per encoded byte: non-instruction entries (labels), empty vector
@@ -162,12 +165,12 @@ fn decoding_allocates_a_bounded_multiple_of_the_input() {
         for codec in [Codec::Stored, Codec::Zstd] {
             cases.push((
                 format!("{what} ({codec:?})"),
-                encode_with(&m, codec).unwrap(),
+                encode_unvalidated(&m, codec).unwrap(),
             ));
         }
     }
     // Hostile: a huge item count, a huge compressed section, a deep nest, noise.
-    let empty = encode_with(
+    let empty = encode_unvalidated(
         &Module::new(Version { major: 8, minor: 7 }, vec![], None),
         Codec::Stored,
     )

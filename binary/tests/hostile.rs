@@ -7,9 +7,10 @@
 //! guard, not just the CRC.
 
 use ptx_ir_binary::{
-    decode, decode_with, encode_with, Codec, DecodeError, DecodeLimits, Section, HEADER_LEN,
-    MAX_NESTING,
+    decode, decode_with, encode, encode_unvalidated, Codec, DecodeError, DecodeLimits, EncodeError,
+    Section, HEADER_LEN,
 };
+use ptx_ir_core::limits::{MAX_OPERAND_DEPTH, MAX_SCOPE_DEPTH};
 use ptx_ir_core::{
     Function, FunctionKind, Instruction, Item, Modifier, Module, Name, Opcode, Shape, Statement,
     Target, Type, Version,
@@ -77,7 +78,7 @@ fn sections(b: &[u8]) -> (Vec<u8>, Vec<u8>) {
 
 /// An uncompressed file with the given sections, with a valid checksum.
 fn container(strings: &[u8], body: &[u8]) -> Vec<u8> {
-    let empty = encode_with(&Module::new(version(), vec![], None), Codec::Stored).unwrap();
+    let empty = encode_unvalidated(&Module::new(version(), vec![], None), Codec::Stored).unwrap();
     let mut out = empty[..HEADER_LEN].to_vec();
     for s in [strings, body] {
         let n = s.len() as u32;
@@ -120,7 +121,7 @@ fn kernel(names: &[&str], body: Vec<Statement>) -> Module {
 }
 
 fn body_of(m: &Module) -> Vec<u8> {
-    sections(&encode_with(m, Codec::Stored).unwrap()).1
+    sections(&encode_unvalidated(m, Codec::Stored).unwrap()).1
 }
 
 /// bincode's variable-length encoding of an unsigned integer.
@@ -169,7 +170,7 @@ fn every_truncation_point_is_an_error() {
     let m = parse(&golden("operands.ptx"));
     let mut cuts = 0;
     for codec in [Codec::Stored, Codec::Zstd] {
-        let b = encode_with(&m, codec).unwrap();
+        let b = encode_unvalidated(&m, codec).unwrap();
         assert_eq!(decode(&b).unwrap(), m);
         for k in 0..b.len() {
             let e = decode(&b[..k]).expect_err("a truncated file must not decode");
@@ -182,7 +183,7 @@ fn every_truncation_point_is_an_error() {
     }
     // Truncation inside the encoded values themselves (the frame lengths and the checksum made
     // consistent), so the wire decoder runs out of input at every point of every section.
-    let (strings, body) = sections(&encode_with(&m, Codec::Stored).unwrap());
+    let (strings, body) = sections(&encode_unvalidated(&m, Codec::Stored).unwrap());
     for k in 0..strings.len() {
         let e = decode(&container(&strings[..k], &body)).expect_err("short string table");
         // A length that no longer fits is caught before reading (LengthTooLarge), anything
@@ -216,7 +217,7 @@ fn every_bit_flip_of_a_small_file_is_caught_or_harmless() {
     let m = parse(&golden("operands.ptx"));
     let (mut flips, mut ok) = (0, 0);
     for codec in [Codec::Stored, Codec::Zstd] {
-        let b = encode_with(&m, codec).unwrap();
+        let b = encode_unvalidated(&m, codec).unwrap();
         for bit in 0..b.len() * 8 {
             let mut f = b.clone();
             f[bit / 8] ^= 1 << (bit % 8);
@@ -260,7 +261,7 @@ fn bit_flips_on_real_corpus_files_never_panic() {
     for f in &files {
         let m = parse(&std::fs::read_to_string(f).unwrap());
         for codec in [Codec::Stored, Codec::Zstd] {
-            let b = encode_with(&m, codec).unwrap();
+            let b = encode_unvalidated(&m, codec).unwrap();
             for _ in 0..400 {
                 let mut g = b.clone();
                 // One to eight random bit flips, resealed so they reach the decoder proper.
@@ -289,7 +290,8 @@ fn random_bytes_never_panic() {
     fn prop(bytes: Vec<u8>) -> bool {
         // Raw bytes, bytes behind a valid header, and bytes as a sealed body.
         let _ = decode(&bytes);
-        let mut h = encode_with(&Module::new(version(), vec![], None), Codec::Stored).unwrap();
+        let mut h =
+            encode_unvalidated(&Module::new(version(), vec![], None), Codec::Stored).unwrap();
         h.truncate(HEADER_LEN);
         h.extend_from_slice(&bytes);
         let _ = decode_with(&h, &NO_CRC);
@@ -306,7 +308,7 @@ fn random_bytes_never_panic() {
 #[test]
 fn an_out_of_range_name_is_rejected() {
     let m = kernel(&["k"], vec![Statement::Label(Name::from_index(5))]);
-    let b = encode_with(&m, Codec::DEFAULT).unwrap();
+    let b = encode_unvalidated(&m, Codec::DEFAULT).unwrap();
     let e = decode(&b).expect_err("name 5 of a 1-name table");
     // Labels are checked as their body is decoded: a fault in its columns.
     assert!(
@@ -319,7 +321,7 @@ fn an_out_of_range_name_is_rejected() {
     if let Some(Item::Function(f)) = m.items.first_mut() {
         f.name = Name::from_index(5);
     }
-    let e = decode(&encode_with(&m, Codec::DEFAULT).unwrap()).expect_err("function name 5");
+    let e = decode(&encode_unvalidated(&m, Codec::DEFAULT).unwrap()).expect_err("function name 5");
     assert!(
         matches!(&e, DecodeError::InvalidIr { detail, .. } if detail.contains("name index 5")),
         "{e}"
@@ -331,14 +333,14 @@ fn an_out_of_range_name_is_rejected() {
         [ptx_ir_core::Operand::reg(Name::from_index(1))],
     );
     let m = kernel(&["k", "L"], vec![Statement::Inst(i.clone())]);
-    assert!(decode(&encode_with(&m, Codec::DEFAULT).unwrap()).is_ok());
+    assert!(decode(&encode_unvalidated(&m, Codec::DEFAULT).unwrap()).is_ok());
     i.guard = Some(ptx_ir_core::Guard {
         pred: Name::from_index(2),
         negated: false,
     });
     let m = kernel(&["k", "L"], vec![Statement::Inst(i)]);
     // Instructions' names are checked as their body is decoded: a fault in its columns.
-    let e = decode(&encode_with(&m, Codec::DEFAULT).unwrap()).expect_err("guard name 2");
+    let e = decode(&encode_unvalidated(&m, Codec::DEFAULT).unwrap()).expect_err("guard name 2");
     assert!(
         matches!(&e, DecodeError::Invalid { detail, path, .. }
             if detail.contains("name index 2 outside the string table (2 names)")
@@ -348,7 +350,7 @@ fn an_out_of_range_name_is_rejected() {
     let mut m = kernel(&["k"], vec![]);
     m.names = ptx_ir_core::Interner::new();
     assert!(matches!(
-        decode(&encode_with(&m, Codec::DEFAULT).unwrap()),
+        decode(&encode_unvalidated(&m, Codec::DEFAULT).unwrap()),
         Err(DecodeError::InvalidIr { .. })
     ));
 }
@@ -370,7 +372,7 @@ fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
     // neighbouring shapes differ in the low byte. 0xffff is past the vocabulary.
     let (p, x, _, s) = split(&body_of(&shape(1)), &body_of(&shape(2)));
     assert_eq!(x.len(), 1, "the low byte of the modifier");
-    let strings = sections(&encode_with(&shape(1), Codec::Stored).unwrap()).0;
+    let strings = sections(&encode_unvalidated(&shape(1), Codec::Stored).unwrap()).0;
     let bad = [p.clone(), vec![0xff, 0xff], s[1..].to_vec()].concat();
     let e = decode(&container(&strings, &bad)).expect_err("modifier 0xffff");
     assert!(
@@ -430,14 +432,20 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
         kernel(&["k"], vec![s])
     };
     // Scopes are flat entries in the bytecode, so they do not nest in the decoder's stack; it
-    // still bounds them at the depth `validate` allows (the reader produces far less).
-    assert!(decode(&encode_with(&nest(40), Codec::DEFAULT).unwrap()).is_ok());
-    let deepest = encode_with(&nest(MAX_NESTING as usize), Codec::DEFAULT).unwrap();
+    // still bounds them at the reader's depth, and the encoder refuses deeper ones.
+    assert!(decode(&encode_unvalidated(&nest(40), Codec::DEFAULT).unwrap()).is_ok());
+    let deepest = encode(&nest(MAX_SCOPE_DEPTH as usize)).unwrap();
     assert!(decode(&deepest).is_ok());
-    let past = nest(MAX_NESTING as usize + 1);
-    let e = decode(&encode_with(&past, Codec::DEFAULT).unwrap()).expect_err("past the bound");
+    let past = nest(MAX_SCOPE_DEPTH as usize + 1);
+    let e = encode(&past).expect_err("the encoder refuses what the decoder would");
     assert!(
-        matches!(&e, DecodeError::TooDeep { limit, .. } if *limit == MAX_NESTING),
+        matches!(&e, EncodeError::Invalid { detail, .. } if detail.contains("scopes nest deeper than 64")),
+        "{e}"
+    );
+    let e =
+        decode(&encode_unvalidated(&past, Codec::DEFAULT).unwrap()).expect_err("past the bound");
+    assert!(
+        matches!(&e, DecodeError::TooDeep { limit, .. } if *limit == MAX_SCOPE_DEPTH),
         "{e}"
     );
     assert!(ptx_ir_binary::validate(&past).is_err());
@@ -449,7 +457,7 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
     let one = body_of(&nest(0));
     let pattern = [0, 1, 0xff, 0, 1, 4, 1, b'x'];
     let at = find(&one, &pattern).unwrap_or_else(|| panic!("the columns of one pragma in {one:?}"));
-    let strings = sections(&encode_with(&nest(0), Codec::Stored).unwrap()).0;
+    let strings = sections(&encode_unvalidated(&nest(0), Codec::Stored).unwrap()).0;
     let n = 1_000_000u32;
     let mut body = one[..at].to_vec();
     body.push(0);
@@ -482,15 +490,20 @@ fn deep_nesting_is_rejected_without_overflowing_the_stack() {
     };
     // Every module `validate` accepts decodes, operands nested as deep as it allows included
     // (a fuzz finding: the body columns' bound was once below it); one level more is invalid IR.
-    let deepest = neg(MAX_NESTING as usize);
-    assert_eq!(
-        decode(&encode_with(&deepest, Codec::DEFAULT).unwrap()).unwrap(),
-        deepest
-    );
-    let e = decode(&encode_with(&neg(MAX_NESTING as usize + 1), Codec::DEFAULT).unwrap())
-        .expect_err("past the bound");
+    // (`ret` takes no operand: the deepest gets past the depth bound to the form check, which
+    // the body's columns make as they are read.)
+    let deepest = neg(MAX_OPERAND_DEPTH as usize);
+    let e = decode(&encode_unvalidated(&deepest, Codec::DEFAULT).unwrap()).expect_err("a form");
     assert!(
-        matches!(e, DecodeError::TooDeep { limit, .. } if limit == MAX_NESTING),
+        matches!(&e, DecodeError::Invalid { detail, .. } if detail.contains("takes 0 operands")),
+        "{e}"
+    );
+    let past = neg(MAX_OPERAND_DEPTH as usize + 1);
+    assert!(matches!(encode(&past), Err(EncodeError::Invalid { .. })));
+    let e =
+        decode(&encode_unvalidated(&past, Codec::DEFAULT).unwrap()).expect_err("past the bound");
+    assert!(
+        matches!(e, DecodeError::TooDeep { limit, .. } if limit == MAX_OPERAND_DEPTH),
         "{e}"
     );
 
@@ -516,7 +529,7 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 #[test]
 fn huge_lengths_are_rejected_before_allocating() {
     let empty = Module::new(version(), vec![], None);
-    let b = encode_with(&empty, Codec::Stored).unwrap();
+    let b = encode_unvalidated(&empty, Codec::Stored).unwrap();
     let (strings, body) = sections(&b);
     assert_eq!(strings, [0, 0], "no names: no lengths, no bytes");
     assert_eq!(*body.last().unwrap(), 0, "no items");
@@ -566,7 +579,7 @@ fn huge_lengths_are_rejected_before_allocating() {
 
     // A compressed section that claims to expand past the limits.
     let m = parse(&golden("operands.ptx"));
-    let z = encode_with(&m, Codec::Zstd).unwrap();
+    let z = encode_unvalidated(&m, Codec::Zstd).unwrap();
     // The body's frame (a string table this small is stored as is).
     let strings = u32::from_le_bytes(z[HEADER_LEN + 4..HEADER_LEN + 8].try_into().unwrap());
     let at = HEADER_LEN + 8 + (strings & !(1 << 31)) as usize;
@@ -610,7 +623,7 @@ fn huge_lengths_are_rejected_before_allocating() {
 #[test]
 fn header_errors_are_clear() {
     let m = parse(&golden("saxpy.ptx"));
-    let b = encode_with(&m, Codec::DEFAULT).unwrap();
+    let b = encode_unvalidated(&m, Codec::DEFAULT).unwrap();
     let patched = |at: usize, v: u8| {
         let mut f = b.clone();
         f[at] = v;
@@ -682,19 +695,28 @@ fn section_both_ways(
         name: name.into(),
         entries: entries.to_vec(),
     })));
-    let bytes = ptx_ir_binary::encode(m).unwrap();
-    assert_eq!(&ptx_ir_binary::decode(&bytes).unwrap(), m);
     let reread = ptx_ir_text::parse(&ptx_ir_text::print(m)).unwrap();
     let Some(Item::Section(s)) = reread.items.last() else {
         panic!("no section")
     };
+    if s.entries == entries {
+        let bytes = ptx_ir_binary::encode(m).unwrap();
+        assert_eq!(&ptx_ir_binary::decode(&bytes).unwrap(), m);
+    } else {
+        // Not the reader's form: the encoder refuses it, and so does the decoder.
+        let e = ptx_ir_binary::encode(m).expect_err("not the reader's form");
+        assert!(matches!(e, EncodeError::Invalid { .. }), "{e}");
+        let bytes = encode_unvalidated(m, Codec::Stored).unwrap();
+        let e = ptx_ir_binary::decode(&bytes).expect_err("not the reader's form");
+        assert!(matches!(e, DecodeError::InvalidIr { .. }), "{e}");
+    }
     s.entries.clone()
 }
 
-/// A debug section's data lines keep their form through the bytecode: one integer or name is a
-/// `Value` (the reader's form, written as a plain record of one value, as before it had its
-/// own variant); a `Data` holding one such value (not the reader's form) comes back a `Data`;
-/// and the text of each reads back as the reader's form.
+/// A debug section's data lines through the bytecode: one integer or name is a `Value` (the
+/// reader's form, written as a plain record of one value); a `Data` holding one such value is
+/// not the reader's form, and the encoder and the decoder refuse it; the text of each reads
+/// back as the reader's form.
 #[test]
 fn section_data_lines_keep_their_form() {
     use ptx_ir_core::{DataValue, Expr, SectionEntry, Type};
@@ -747,8 +769,8 @@ fn section_data_lines_keep_their_form() {
 
 /// One-byte `.b8` lines through the bytecode: a column in the reader's form (a maximal run)
 /// is written a record per line and read back as one column; forms the reader does not give
-/// (a `Bytes` of one byte, an empty column, two columns side by side) come back as they were;
-/// and the text of each reads back as the reader's form, a column per run.
+/// (a `Bytes` of one byte, an empty column, two columns side by side) are refused by the
+/// encoder and the decoder; the text of each reads back as the reader's form, a column per run.
 #[test]
 fn section_byte_columns_keep_their_form() {
     use ptx_ir_core::{ByteLine, SectionEntry};

@@ -29,6 +29,7 @@ pub mod form;
 pub mod generate;
 pub mod inst;
 pub mod leb;
+pub mod limits;
 pub mod module;
 pub mod names;
 pub mod operand;

@@ -100,9 +100,14 @@ impl Selector {
         Selector::digits(letter as char, &digits)
     }
 
-    /// Whether the encoding is one [`Selector::parse`] can produce.
+    /// Whether the encoding is one [`Selector::parse`] can produce: digit bits past the
+    /// digit count must be zero (they do not print, so a selector with them would read back as
+    /// another encoding).
     pub fn is_valid(self) -> bool {
-        self.0 <= 8 || self.as_digits().is_some()
+        self.0 <= 8
+            || self
+                .as_digits()
+                .is_some_and(|(letter, d)| Selector::digits(letter, &d) == Some(self))
     }
 }
 
@@ -411,6 +416,47 @@ impl UnaryOp {
     }
 }
 
+// Dropping is iterative: the derived drop glue recurses once per level, so a deep tree built
+// through the API (a left-deep sum of a million terms) would overflow the stack when dropped.
+// Each node's children are moved out (leaving a leaf in their box) onto a work list, so no
+// drop nests. A node whose children are leaves, the common case, allocates nothing.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut work: Vec<Expr> = Vec::new();
+        self.take_children(&mut work);
+        while let Some(mut e) = work.pop() {
+            e.take_children(&mut work);
+        }
+    }
+}
+
+impl Expr {
+    /// Moves the children of this node that have children themselves onto `work`, leaving a
+    /// leaf in their place.
+    #[inline]
+    fn take_children(&mut self, work: &mut Vec<Expr>) {
+        let mut take = |e: &mut Box<Expr>| {
+            if matches!(**e, Expr::Unary(..) | Expr::Binary(..) | Expr::Paren(..)) {
+                work.push(std::mem::replace(&mut **e, Expr::Int(0)));
+            }
+        };
+        match self {
+            Expr::Unary(_, e) | Expr::Paren(e) => take(e),
+            Expr::Binary(_, a, b) => {
+                take(a);
+                take(b);
+            }
+            Expr::Int(_)
+            | Expr::Uint(_)
+            | Expr::F32(_)
+            | Expr::F64(_)
+            | Expr::Dec(_)
+            | Expr::Sym(_)
+            | Expr::Generic(_) => {}
+        }
+    }
+}
+
 impl Expr {
     /// Calls `f` on every name, in print order.
     pub fn for_each_name(&self, f: &mut impl FnMut(Name)) {
@@ -464,5 +510,9 @@ mod tests {
         assert!(Selector::parse("b8").is_none());
         assert!(Selector::parse("q").is_none());
         assert!(Selector::parse("b12345").is_none());
+        // `.b3` with a stray bit in an unused digit prints as `.b3` but is not its encoding.
+        let b3 = Selector::parse("b3").unwrap();
+        assert!(b3.is_valid());
+        assert!(!Selector::from_bits(b3.bits() | 1 << 9).is_valid());
     }
 }

@@ -136,9 +136,27 @@ macro_rules! walker {
 walker!(shared, [], for_each_name_ref, for_each_name_ref, body_names);
 walker!(exclusive, [mut], for_each_name_mut, for_each_name_mut, body_names_mut);
 
-// Bodies are walked through their statement tree, so that the order is the printer's.
+// Bodies are walked in the printer's order: a compact body entry by entry (building its
+// statement tree would cost more than the walk), a tree body through its tree.
 fn body_names(body: &Body, f: &mut impl FnMut(&Name)) {
-    shared::statements(body.statements(), f);
+    if !body.compact_names(f) {
+        shared::statements(body.statements(), f);
+    }
+}
+
+/// The names of a declaration in print order (for [`Body::compact_names`]).
+pub(crate) fn decl_names(d: &crate::module::VarDecl, f: &mut impl FnMut(&Name)) {
+    shared::decl(d, f);
+}
+
+/// The names of a call prototype's parameters in print order (for [`Body::compact_names`]).
+pub(crate) fn prototype_names(p: &crate::module::Prototype, f: &mut impl FnMut(&Name)) {
+    if let Some(r) = &p.returns {
+        shared::params(r, f);
+    }
+    if let Some(ps) = &p.params {
+        shared::params(ps, f);
+    }
 }
 
 fn body_names_mut(body: &mut Body, f: &mut impl FnMut(&mut Name)) {
@@ -268,6 +286,15 @@ mod tests {
             let Ok(mut m) = crate::generate::module(&mut Unstructured::new(&bytes)) else {
                 continue;
             };
+            // Each compact body's entry-by-entry walk (what `for_each_name` makes) against
+            // the walk of its statement tree.
+            for b in m.functions().filter_map(|f| f.body.as_ref()) {
+                let (mut compact, mut tree) = (Vec::new(), Vec::new());
+                if b.compact_names(&mut |n: &crate::Name| compact.push(*n)) {
+                    super::shared::statements(b.statements(), &mut |n: &crate::Name| tree.push(*n));
+                    assert_eq!(compact, tree, "seed {seed}");
+                }
+            }
             let mut tree_order = Vec::new();
             for_each_name(&m, &mut |n| tree_order.push(n));
             bodies += m

@@ -10,6 +10,7 @@
 //! | [`roundtrip`] | generated well-formed modules (every module-level construct, every opcode and form): print -> parse equals the IR, encode -> decode equals the IR, printing is a fixpoint; real PTX text given as input round-trips the same way |
 //! | [`parse`] | arbitrary and mutated text: the reader returns a module or an error, never panics; whatever parses round-trips |
 //! | [`decode`] | arbitrary and mutated bytecode: the decoder returns a module or an error, never panics; whatever decodes prints and re-encodes to bytes that decode to the same module |
+//! | [`readback`] | real and generated modules' bytecode with bits flipped and the checksum recomputed: whatever decodes prints text that reads back to the same module |
 //! | [`interp_agree`] | generated well-defined kernels run three ways (IR, reparsed text, decoded bytecode) with identical results, equal to an independent reference per family |
 //! | [`hopper_agree`] | the same for the Hopper/Blackwell families (asynchronous and bulk copies, mbarriers, clusters, matrix instructions): generated protocols, each with its own reference |
 //!
@@ -23,6 +24,7 @@ pub mod decode;
 pub mod hopper_agree;
 pub mod interp_agree;
 pub mod parse;
+pub mod readback;
 pub mod regress;
 pub mod roundtrip;
 pub mod seeds;

@@ -294,6 +294,33 @@ pub(super) fn sink() -> Cell {
 
 /// Calls `f` on every name in `cells` (operands one after another, list elements in order),
 /// letting it change the name in place; stops at the first malformed cell.
+/// Calls `f` on every name in `cells`, in order (as [`names_mut`], without renaming).
+pub(super) fn names(cells: &[Cell], f: &mut impl FnMut(&Name)) {
+    let mut pos = 0;
+    while let Some(c) = cells.get(pos) {
+        let low = c.payload() as u32;
+        // Most cells are registers.
+        if c.tag() == REG {
+            f(&Name::from_index(low as usize));
+            pos += 1;
+            continue;
+        }
+        let (bias, data) = match c.tag() {
+            REG | SYM | NOT => (0, 0),
+            SYM_WIDE => (0, 1),
+            ADDR => (1, 0),
+            ADDR_WIDE => (1, 1),
+            INT_WIDE | UINT_WIDE | F64 | DEC => (u32::MAX, 1),
+            SPECIAL | INT | UINT | F32 | VECTOR | TUPLE | ARGS | PAIR | NEG | SINK => (u32::MAX, 0),
+            _ => return,
+        };
+        if bias != u32::MAX && low >= bias && low != u32::MAX {
+            f(&Name::from_index((low - bias) as usize));
+        }
+        pos += 1 + data;
+    }
+}
+
 pub(super) fn names_mut(cells: &mut [Cell], f: &mut impl FnMut(&mut Name)) {
     // A name is the payload's low 32 bits (an address's base plus one, 0 for none).
     const LOW: u64 = 0xffff_ffff << 8;

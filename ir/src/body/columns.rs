@@ -76,8 +76,13 @@ pub const MAX_OPERAND_DEPTH: u32 = 1024;
 struct Bounds {
     /// Names must index a string table of this many names.
     names: u32,
-    /// Lists, pairs and negations, and scopes, nest at most this deep.
+    /// Lists, pairs and negations nest at most this deep.
     depth: u32,
+    /// Scopes nest at most this deep.
+    scopes: u32,
+    /// Instructions must match a form of their opcode, and operands be of the reader's
+    /// shapes (no tuple of fewer than two operands, negated unsigned literal or decimal NaN).
+    reader_forms: bool,
     /// The caller's check of the entries that come from `others`.
     check: Option<CheckStmt>,
 }
@@ -92,6 +97,8 @@ impl Bounds {
     const STRUCTURAL: Bounds = Bounds {
         names: u32::MAX - 1,
         depth: MAX_OPERAND_DEPTH,
+        scopes: super::MAX_SCOPE_DEPTH as u32,
+        reader_forms: false,
         check: None,
     };
 }
@@ -107,14 +114,16 @@ pub(crate) fn name_bound() -> u32 {
 }
 
 /// Runs `f` (which deserializes bodies on this thread) with every body checked while its
-/// columns are decoded: names against a string table of `names` names, operands and scopes
-/// nested at most `max_depth` deep, and the entries that come through serde by `check`. Lets a
+/// columns are decoded: names against a string table of `names` names, operands nested at most
+/// `operand_depth` deep (lists, pairs and negations), scopes at most `scope_depth` deep, and the
+/// entries that come through serde by `check`. Lets a
 /// decoder that knows its string table skip bodies in a later validation: a body decoded here
 /// holds only names below `names`, valid selectors, special registers and modifiers, and
 /// entries `check` accepted.
 pub fn with_decode_bounds<R>(
     names: usize,
-    max_depth: u32,
+    operand_depth: u32,
+    scope_depth: u32,
     check: CheckStmt,
     f: impl FnOnce() -> R,
 ) -> R {
@@ -122,13 +131,19 @@ pub fn with_decode_bounds<R>(
     impl Drop for Reset {
         fn drop(&mut self) {
             BOUNDS.with(|b| b.set(self.0));
+            // The words of this module's bodies (see `ModuleWords`).
+            if self.0.is_none() {
+                let _ = FORMS.try_with(|c| c.take());
+            }
         }
     }
     let bounds = Bounds {
         names: u32::try_from(names)
             .unwrap_or(u32::MAX)
             .min(Bounds::STRUCTURAL.names),
-        depth: max_depth.min(MAX_OPERAND_DEPTH),
+        depth: operand_depth.min(MAX_OPERAND_DEPTH),
+        scopes: scope_depth.min(Bounds::STRUCTURAL.scopes),
+        reader_forms: true,
         check: Some(check),
     };
     let _reset = Reset(BOUNDS.with(|b| b.replace(Some(bounds))));
@@ -372,7 +387,31 @@ fn decl(e: &mut Cursor<'_>) -> Res<VarDecl> {
         e.pos -= 2;
         return e.fail(format!("declaration space {sp} or type {ty}"));
     };
-    let align = if flags & 1 != 0 { Some(e.u32()?) } else { None };
+    // Only what the reader gives: a space of a function body, an alignment that is a power of
+    // two (the decoder's promise that a module reads back from its text).
+    if !matches!(
+        space,
+        Space::Reg
+            | Space::Local
+            | Space::Shared
+            | Space::Param
+            | Space::Const
+            | Space::Global
+            | Space::Tex
+            | Space::Sreg
+    ) {
+        e.pos -= 2;
+        return e.fail(format!("declaration space `.{}` in a body", space.as_str()));
+    }
+    let align = if flags & 1 != 0 {
+        let a = e.u32()?;
+        if !a.is_power_of_two() {
+            return e.fail(format!("alignment {a}"));
+        }
+        Some(a)
+    } else {
+        None
+    };
     let vector = if flags & 2 != 0 {
         let v = e.u32()?;
         match u8::try_from(v).ok().and_then(Vector::from_ordinal) {
@@ -706,7 +745,14 @@ impl Cursor<'_> {
             UINT => cells::uint(out, self.leb()?),
             F32 => out.push(cells::f32_bits(u32::from_le_bytes(self.array()?))),
             F64 => cells::f64_bits(out, u64::from_le_bytes(self.array()?)),
-            DEC => cells::dec_bits(out, u64::from_le_bytes(self.array()?)),
+            DEC => {
+                let bits = u64::from_le_bytes(self.array()?);
+                // The printer writes a NaN as `0d...`, which reads back as an `F64`.
+                if self.bounds.reader_forms && f64::from_bits(bits).is_nan() {
+                    return self.fail("a decimal NaN");
+                }
+                cells::dec_bits(out, bits)
+            }
             SYM => {
                 let n = self.name()?;
                 cells::sym(out, n, self.zigzag()?);
@@ -741,6 +787,10 @@ impl Cursor<'_> {
                         cells::close_pair(out, at)
                     }
                     NEG => {
+                        // `-(5U)` reads back as a negated signed constant.
+                        if self.bounds.reader_forms && self.b.get(self.pos) == Some(&UINT) {
+                            return self.fail("a negated unsigned literal");
+                        }
                         let at = cells::open(out);
                         self.operand_into(d, out)?;
                         cells::close_neg(out, at)
@@ -750,6 +800,10 @@ impl Cursor<'_> {
                         // Every element takes at least a byte.
                         if n > self.remaining() as u64 {
                             return self.fail(format!("list of {n} operands in fewer bytes"));
+                        }
+                        // `[a]` reads back as an address.
+                        if tag == TUPLE && n < 2 && self.bounds.reader_forms {
+                            return self.fail(format!("a tuple of {n} operands"));
                         }
                         let at = cells::open(out);
                         for _ in 0..n {
@@ -895,6 +949,7 @@ impl Decoded {
         self.cells = Vec::with_capacity(o.remaining() / 2);
         // Modifiers beyond those the words spell out are bounded by the entries' size.
         let budget = MODS_PER_ENTRY_BYTE * e.b.len() + words.mods.len();
+        let mut forms = WordForms::new(words.words.len());
         let mut others = others.into_iter();
         while !e.at_end() {
             self.close_scopes()?;
@@ -914,7 +969,33 @@ impl Decoded {
             for &m in &words.mods[at as usize..at as usize + n_mods as usize] {
                 self.mods.push(m);
             }
-            let k = self.operands(o, h.ops).map_err(|Fault| Stop::Operands)?;
+            let cells_at = self.cells.len();
+            let (k, key) = self.operands(o, h.ops).map_err(|Fault| Stop::Operands)?;
+            if o.bounds.reader_forms {
+                let mods = &words.mods[at as usize..at as usize + n_mods as usize];
+                let word = forms.entry(h.word, opcode, mods);
+                // Operand shapes seen to fit the word stand for the match, as in the reader.
+                let key = (h.ops <= 12).then_some(key | u64::from(h.ops) << 60);
+                if !key.is_some_and(|k| word.fits.contains(&k)) {
+                    let ops = super::Operands::cells(&self.cells[cells_at..]).to_vec();
+                    let all = opcode.forms();
+                    if !word
+                        .fit
+                        .iter()
+                        .any(|&f| all[f as usize].match_operands(&ops))
+                    {
+                        let why = match crate::check::check(opcode, mods, &ops) {
+                            Ok(_) => "an instruction that matches no form".to_string(),
+                            Err(e) => e,
+                        };
+                        return o.fail(why).map_err(|Fault| Stop::Operands);
+                    }
+                    if let Some(k) = key {
+                        word.fits.rotate_right(1);
+                        word.fits[0] = k;
+                    }
+                }
+            }
             // Built here, in one piece: assembled field by field in a stack slot and then
             // copied whole, the entry's load waited for the stores (a store-forwarding stall
             // that took a quarter of this loop's time).
@@ -945,17 +1026,20 @@ impl Decoded {
         Ok(())
     }
 
-    /// Reads an instruction's `n` operands into cells; returns the number of cells.
+    /// Reads an instruction's `n` operands into cells; returns the number of cells and the
+    /// operands' tags, 5 bits each (the last 12), which are the reader's shape codes.
     #[inline]
-    fn operands(&mut self, o: &mut Cursor<'_>, n: u16) -> Res<u16> {
+    fn operands(&mut self, o: &mut Cursor<'_>, n: u16) -> Res<(u16, u64)> {
         let at = self.cells.len();
         let cells = &mut self.cells;
+        let mut key = 0u64;
         for _ in 0..n {
             // Most operands are registers whose name index takes one or two bytes.
             match o.b.get(o.pos..o.pos + 3) {
                 Some(&[REG, a, _]) if a < 0x80 && u32::from(a) < o.bounds.names => {
                     o.pos += 2;
                     cells.push(cells::reg(a as u32));
+                    key <<= 5;
                 }
                 Some(&[REG, a, b])
                     if a >= 0x80
@@ -964,13 +1048,17 @@ impl Decoded {
                 {
                     o.pos += 3;
                     cells.push(cells::reg(u32::from(a & 0x7f) | u32::from(b) << 7));
+                    key <<= 5;
                 }
-                _ => o.operand_into(0, cells)?,
+                _ => {
+                    key = key << 5 | u64::from(o.b.get(o.pos).copied().unwrap_or(0) & 31);
+                    o.operand_into(0, cells)?
+                }
             }
         }
         self.operands += n as usize;
         match u16::try_from(cells.len() - at) {
-            Ok(k) if k as usize <= super::MAX_OPERANDS => Ok(k),
+            Ok(k) if k as usize <= super::MAX_OPERANDS => Ok((k, key)),
             _ => {
                 let k = cells.len() - at;
                 o.fail(format!("an instruction whose operands take {k} cells"))
@@ -1058,8 +1146,8 @@ impl Decoded {
                 )));
             }
             // At most MAX_SCOPE_DEPTH (the structural bound equals it), less when bounded.
-            if self.open.len() >= e.bounds.depth as usize {
-                let max = e.bounds.depth;
+            if self.open.len() >= e.bounds.scopes as usize {
+                let max = e.bounds.scopes;
                 return Err(Stop::Message(format!(
                     "{} scopes past {max} levels",
                     super::NESTED_TOO_DEEP
@@ -1099,6 +1187,83 @@ impl Decoded {
             self.open.pop();
         }
         Ok(())
+    }
+}
+
+/// What the forms check knows of an instruction word (an opcode and its modifiers): the
+/// forms of its opcode that take the modifiers, and the operand shapes last seen to fit one of
+/// them (what the reader keeps per word).
+struct WordForm {
+    fit: smallvec::SmallVec<[u16; 6]>,
+    fits: [u64; 4],
+}
+
+/// The words met while decoding one module, shared by its bodies (a module's bodies use most
+/// of the same words): an index by opcode and modifiers, and the words.
+#[derive(Default)]
+struct ModuleWords {
+    index: rustc_hash::FxHashMap<(Opcode, smallvec::SmallVec<[Modifier; 8]>), u32>,
+    words: Vec<WordForm>,
+}
+
+thread_local! {
+    /// The [`ModuleWords`] of the module being decoded on this thread: taken by each body's
+    /// decoder and put back, emptied when [`with_decode_bounds`] returns, so that it holds at
+    /// most the words of one module (each at least three bytes of its input).
+    static FORMS: std::cell::Cell<Option<Box<ModuleWords>>> = const { std::cell::Cell::new(None) };
+}
+
+/// A body's words, each mapped to its entry of the module's [`ModuleWords`] when first used.
+struct WordForms {
+    body: Vec<u32>,
+    module: Box<ModuleWords>,
+}
+
+impl WordForms {
+    /// For a body of `words` words; takes the module's words from this thread.
+    fn new(words: usize) -> WordForms {
+        WordForms {
+            body: vec![u32::MAX; words],
+            module: FORMS
+                .try_with(|c| c.take())
+                .ok()
+                .flatten()
+                .unwrap_or_default(),
+        }
+    }
+
+    #[inline]
+    fn entry(&mut self, word: u32, opcode: Opcode, mods: &[Modifier]) -> &mut WordForm {
+        let slot = &mut self.body[word as usize];
+        if *slot == u32::MAX {
+            let m = &mut *self.module;
+            let next = m.words.len() as u32;
+            *slot = *m
+                .index
+                .entry((opcode, smallvec::SmallVec::from_slice(mods)))
+                .or_insert_with(|| {
+                    m.words.push(WordForm {
+                        fit: opcode
+                            .forms()
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, f)| f.match_mods(mods).is_ok())
+                            .map(|(k, _)| k as u16)
+                            .collect(),
+                        // Keys hold a count of at most 12 in their top bits: this matches none.
+                        fits: [u64::MAX; 4],
+                    });
+                    next
+                });
+        }
+        &mut self.module.words[*slot as usize]
+    }
+}
+
+impl Drop for WordForms {
+    fn drop(&mut self) {
+        let module = std::mem::take(&mut self.module);
+        let _ = FORMS.try_with(|c| c.set(Some(module)));
     }
 }
 

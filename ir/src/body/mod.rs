@@ -854,6 +854,54 @@ impl Body {
         }
     }
 
+    /// Calls `f` on every name of a compact body in print order, entry by entry, without
+    /// building its statement tree; `false` (and nothing called) for a tree body.
+    pub(crate) fn compact_names(&self, f: &mut impl FnMut(&Name)) -> bool {
+        let Repr::Compact(c) = &self.repr else {
+            return false;
+        };
+        let mut pos = 0usize;
+        for s in &c.stmts {
+            match s {
+                Stmt::Inst(inst) => {
+                    if let Some(g) = &inst.guard {
+                        f(g);
+                    }
+                    let n = inst.operand_cells();
+                    let Some(cells) = c.operands.get(pos..pos.saturating_add(n)) else {
+                        return true;
+                    };
+                    cells::names(cells, f);
+                    pos += n;
+                }
+                Stmt::Label(n) => f(n),
+                Stmt::Decl(d) => crate::visit::decl_names(d, f),
+                Stmt::PlainDecl(p) => {
+                    f(&p.name);
+                    if let PlainShape::Pair(n) = &p.shape {
+                        f(n);
+                    }
+                }
+                Stmt::Loc(l) => {
+                    if let Some(i) = &l.inlined {
+                        f(&i.function_name);
+                    }
+                }
+                Stmt::Pragma(_) | Stmt::Block { .. } | Stmt::LineLoc { .. } => {}
+                Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
+                    f(&t.label);
+                    t.targets.iter().for_each(&mut *f);
+                }
+                Stmt::CallPrototype(p) => {
+                    let (label, proto) = &**p;
+                    f(label);
+                    crate::visit::prototype_names(proto, f);
+                }
+            }
+        }
+        true
+    }
+
     /// Whether the body is in its compact form.
     pub fn is_compact(&self) -> bool {
         matches!(self.repr, Repr::Compact(_))

@@ -5,8 +5,8 @@ use crate::error::PResult;
 use crate::lex::{self, expect, is_ident_char, ws};
 use ptx_ir_core::{Body, InlinedAt, Loc, Name, Prototype, Statement};
 
-/// Nesting bound for `{ }` scopes.
-const MAX_BLOCK_DEPTH: u32 = 64;
+/// Nesting bound for `{ }` scopes, shared with the bytecode.
+use ptx_ir_core::limits::MAX_SCOPE_DEPTH as MAX_BLOCK_DEPTH;
 
 impl Reader<'_> {
     /// A function body: statements up to and including the closing `}`.

@@ -790,9 +790,8 @@ fn dims3(i: &[u8]) -> PResult<'_, SmallVec<[u32; 3]>> {
 /// The fast path for `{1, 2, 3, ...}` of plain integers that fit `ty`: packed little-endian.
 /// Returns `None` (and the caller re-reads the list generally) if any element is not one.
 /// `hint` is the expected number of elements (0 if unknown).
-/// Deepest nesting of `{ }` in an initialiser (arrays have far fewer dimensions; the bound keeps
-/// hostile input from exhausting the stack).
-const MAX_INIT_DEPTH: u32 = 64;
+// The bound on `{ }` in an initialiser is shared with the bytecode (`limits`).
+use ptx_ir_core::limits::MAX_INIT_DEPTH;
 
 /// The packed bytes of a non-empty list of integer literals that all fit `ty` (as
 /// [`packed_list`] reads them from text), or `None`.

@@ -3,81 +3,100 @@
 use super::{fail, ws_inline, Reader};
 use crate::error::PResult;
 use crate::lex::{self, ident, ws, Number};
+use ptx_ir_core::limits::MAX_EXPR_DEPTH;
 use ptx_ir_core::{BinaryOp, Expr, UnaryOp};
 
-/// Nesting bound: deeper expressions are rejected rather than risking the stack.
-const MAX_DEPTH: u32 = 256;
+/// The error for an expression past [`MAX_EXPR_DEPTH`], at `i`.
+fn too_deep<T>(i: &[u8]) -> PResult<'_, T> {
+    fail(
+        i,
+        format!("expression nests deeper than {MAX_EXPR_DEPTH} levels"),
+    )
+}
 
 impl Reader<'_> {
     /// A constant expression. In sections, names may start with `.` (`.debug_abbrev`).
     pub(crate) fn expr<'a>(&mut self, i: &'a [u8], in_section: bool) -> PResult<'a, Expr> {
-        self.expr_bp(i, 0, in_section, 0)
+        let (r, (e, _)) = self.expr_bp(i, 0, in_section, 0)?;
+        Ok((r, e))
     }
 
+    /// An expression with operators of precedence `min_prec` or above, `depth` levels below
+    /// the root, and its height (operator levels above its deepest leaf). `depth + height`
+    /// is at most [`MAX_EXPR_DEPTH`]: the recursion is bounded by `depth`, and a flat chain
+    /// `1+1+...`, which the loop builds into a left-deep tree without recursing, by its height.
     fn expr_bp<'a>(
         &mut self,
         i: &'a [u8],
         min_prec: u8,
         sec: bool,
         depth: u32,
-    ) -> PResult<'a, Expr> {
-        if depth > MAX_DEPTH {
-            return fail(i, "expression nested too deeply");
-        }
-        let (mut r, mut lhs) = self.unary(i, sec, depth)?;
+    ) -> PResult<'a, (Expr, u32)> {
+        let (mut r, (mut lhs, mut height)) = self.unary(i, sec, depth)?;
         loop {
             let (x, ()) = ws_inline(r);
             let Some((op, len)) = binop(x) else { break };
             if op.precedence() < min_prec {
                 break;
             }
+            // The operator's node is one level above both operands.
+            if depth + height >= MAX_EXPR_DEPTH {
+                return too_deep(x);
+            }
             let (y, ()) = ws(&x[len..])?;
-            let (y, rhs) = self.expr_bp(y, op.precedence() + 1, sec, depth + 1)?;
+            let (y, (rhs, h)) = self.expr_bp(y, op.precedence() + 1, sec, depth + 1)?;
             lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs));
+            height = height.max(h) + 1;
             r = y;
         }
-        Ok((r, lhs))
+        Ok((r, (lhs, height)))
     }
 
-    fn unary<'a>(&mut self, i: &'a [u8], sec: bool, depth: u32) -> PResult<'a, Expr> {
-        if depth > MAX_DEPTH {
-            return fail(i, "expression nested too deeply");
-        }
+    fn unary<'a>(&mut self, i: &'a [u8], sec: bool, depth: u32) -> PResult<'a, (Expr, u32)> {
         match i.first() {
             Some(b'-') => {
                 if let Some(lit) = negative_literal(i) {
-                    return lit;
+                    return lit.map(|(r, e)| (r, (e, 0)));
+                }
+                if depth >= MAX_EXPR_DEPTH {
+                    return too_deep(i);
                 }
                 let (r, ()) = ws(&i[1..])?;
-                let (r, e) = self.unary(r, sec, depth + 1)?;
-                Ok((r, Expr::Unary(UnaryOp::Neg, Box::new(e))))
+                let (r, (e, h)) = self.unary(r, sec, depth + 1)?;
+                Ok((r, (Expr::Unary(UnaryOp::Neg, Box::new(e)), h + 1)))
             }
             Some(&c @ (b'~' | b'!' | b'+')) => {
+                if depth >= MAX_EXPR_DEPTH {
+                    return too_deep(i);
+                }
                 let op = match c {
                     b'~' => UnaryOp::Not,
                     b'!' => UnaryOp::LogicalNot,
                     _ => UnaryOp::Plus,
                 };
                 let (r, ()) = ws(&i[1..])?;
-                let (r, e) = self.unary(r, sec, depth + 1)?;
-                Ok((r, Expr::Unary(op, Box::new(e))))
+                let (r, (e, h)) = self.unary(r, sec, depth + 1)?;
+                Ok((r, (Expr::Unary(op, Box::new(e)), h + 1)))
             }
             Some(b'(') => {
+                if depth >= MAX_EXPR_DEPTH {
+                    return too_deep(i);
+                }
                 let (r, ()) = ws(&i[1..])?;
-                let (r, e) = self.expr_bp(r, 0, sec, depth + 1)?;
+                let (r, (e, h)) = self.expr_bp(r, 0, sec, depth + 1)?;
                 let (r, ()) = ws(r)?;
                 let (r, ()) = lex::expect(r, b')', "expected `)`")?;
-                Ok((r, Expr::Paren(Box::new(e))))
+                Ok((r, (Expr::Paren(Box::new(e)), h + 1)))
             }
             Some(b) if b.is_ascii_digit() => {
                 let (r, n) = lex::number(i)?;
-                Ok((r, number_expr(n)))
+                Ok((r, (number_expr(n), 0)))
             }
             Some(b'.') if sec => {
                 let (r, w) = crate::lex::qual_word(&i[1..])?;
                 // The name with its dot, as the text spells it.
                 let n = self.name(i, &i[..=w.len()])?;
-                Ok((r, Expr::Sym(n)))
+                Ok((r, (Expr::Sym(n), 0)))
             }
             Some(_) => {
                 let Ok((r, w)) = ident(i) else {
@@ -90,11 +109,11 @@ impl Reader<'_> {
                         let (x, n) = self.ident_name(x)?;
                         let (x, ()) = ws(x)?;
                         let (x, ()) = lex::expect(x, b')', "expected `)` after `generic(name`")?;
-                        return Ok((x, Expr::Generic(n)));
+                        return Ok((x, (Expr::Generic(n), 0)));
                     }
                 }
                 let n = self.name(i, w)?;
-                Ok((r, Expr::Sym(n)))
+                Ok((r, (Expr::Sym(n), 0)))
             }
             None => fail(i, "expected a constant expression"),
         }

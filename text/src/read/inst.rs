@@ -9,8 +9,9 @@ use ptx_ir_core::{
     Expr, Guard, Literal, Modifier, Mods, Name, Opcode, Operand, OperandList, Selector, SpecialReg,
 };
 
-/// Nesting bound for operands (vectors inside pairs inside tuples ...).
-const MAX_OPERAND_DEPTH: u32 = 16;
+/// Nesting bound for operands (vectors inside pairs inside tuples ...), shared with the
+/// bytecode.
+use ptx_ir_core::limits::{operand_depth, MAX_OPERAND_DEPTH};
 
 impl Reader<'_> {
     /// `@p inst` / `@!p inst`.
@@ -410,10 +411,10 @@ fn split_word(i: &[u8], word: &[u8]) -> Result<super::shared_words::Resolved, Er
 
 impl Reader<'_> {
     /// One operand. `call` selects `(...)` as an argument list rather than an expression.
+    ///
+    /// `depth` is the number of lists, pairs and negations around the operand; one that nests
+    /// more inside it than [`MAX_OPERAND_DEPTH`] allows is refused.
     fn operand<'a>(&mut self, i: &'a [u8], call: bool, depth: u32) -> PResult<'a, Operand> {
-        if depth > MAX_OPERAND_DEPTH {
-            return fail(i, "operand nested too deeply");
-        }
         let (r, o) = self.operand_single(i, call, depth)?;
         if matches!(r.first(), Some(b',' | b';')) {
             return Ok((r, o));
@@ -421,6 +422,11 @@ impl Reader<'_> {
         // `a|b` pairs.
         let (x, ()) = ws_inline(r);
         if x.first() == Some(&b'|') {
+            // The first operand was read before the pair was known: it sits one level deeper
+            // than it was counted (rare, and at most MAX_OPERAND_DEPTH levels to count).
+            if depth + 1 + operand_depth(&o, MAX_OPERAND_DEPTH) > MAX_OPERAND_DEPTH {
+                return too_deep(x);
+            }
             let (y, ()) = ws(&x[1..])?;
             let (y, second) = self.operand_single(y, call, depth + 1)?;
             return Ok((y, Operand::Pair(Box::new([o, second]))));
@@ -432,6 +438,18 @@ impl Reader<'_> {
         let Some(&c) = i.first() else {
             return fail(i, "expected an operand");
         };
+        // Lists, tuples and negations hold operands one level deeper (an address in brackets
+        // counts too: it is not known to be one until read).
+        let opens = match c {
+            b'[' | b'{' => true,
+            b'(' => call,
+            // `-5` is a literal (as `negative_literal` decides), `-a` a negation.
+            b'-' => !i.get(1).is_some_and(u8::is_ascii_digit),
+            _ => false,
+        };
+        if opens && depth >= MAX_OPERAND_DEPTH {
+            return too_deep(i);
+        }
         match c {
             b'[' => self.bracket(i, depth),
             b'{' => {
@@ -882,4 +900,12 @@ fn end_of_line<'a>(operand_end: &'a [u8], next: &'a [u8]) -> &'a [u8] {
         Some(p) => &operand_end[p..],
         None => next,
     }
+}
+
+/// The error for an operand nested past [`MAX_OPERAND_DEPTH`], at `i`.
+fn too_deep<T>(i: &[u8]) -> PResult<'_, T> {
+    fail(
+        i,
+        format!("operand nests deeper than {MAX_OPERAND_DEPTH} levels"),
+    )
 }
