@@ -221,3 +221,13 @@ fn deep_trees_built_through_the_api() {
         drop(e);
     });
 }
+
+/// The bytecode's default limits hold the bytecode of the largest text the reader takes by
+/// default (`load::DEFAULT_MAX_INPUT`) at twice its size; real PTX encodes to 32-50% of its
+/// text (binary/FORMAT.md).
+#[test]
+fn the_decoder_limits_hold_the_reader_s_largest_input() {
+    let d = binary::DecodeLimits::DEFAULT;
+    assert!(d.max_section as u64 + 1 >= 2 * ptx_ir::load::DEFAULT_MAX_INPUT);
+    assert!(d.max_input as u64 >= 2 * ptx_ir::load::DEFAULT_MAX_INPUT);
+}
