@@ -103,7 +103,7 @@ fn non_ascii_bytes_are_located() {
             assert_eq!(e2, e);
         }
     }
-    // A non-ASCII byte far into a long valid file: found by the up-front check, not the reader.
+    // A non-ASCII byte far into a long valid file, in its last comment.
     let mut big = HEADER.as_bytes().to_vec();
     for k in 0..20_000 {
         big.extend_from_slice(format!(".global .u32 g{k};\n").as_bytes());
@@ -111,6 +111,57 @@ fn non_ascii_bytes_are_located() {
     big.extend_from_slice(b"// \x80\n");
     let e = text_error(&big);
     assert_eq!((e.line, e.col), (20_004, 4), "{e}");
+}
+
+/// A byte that is not text, put at any place of real files (comments, strings, `.loc` lines,
+/// debug sections, declarations, instructions), is refused at that place: the reader checks
+/// the bytes it passes over without tokenising (comments, strings) and names the byte on any
+/// error, instead of a separate pass over the whole input.
+#[test]
+fn a_bad_byte_anywhere_is_refused_where_it_is() {
+    let mut files = vec![(
+        "hand".to_string(),
+        format!(
+            "{HEADER}// line comment\n.file 1 \"/tmp/a.cu\"\n/* block\n comment */\n\
+             .global .align 4 .b8 g[4] = {{1, 2, 3, 4}};\n\
+             .visible .entry k(.param .u64 p) /* c */\n{{\n\t.reg .b32 %r<3>; // decl\n\
+             \t.loc 1 2 3\n\tmov.u32 %r1, 7; /* x */ // y\n\tret;\n}}\n\
+             .section .debug_str {{\n$L1:\n.b8 65 // A\n.b8 0\n}}\n"
+        )
+        .into_bytes(),
+    )];
+    for f in ["triton/tr_add.ptx", "nvcc/arith_sm_80.ptx"] {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/corpus")
+            .join(f);
+        files.push((f.to_string(), std::fs::read(&p).expect("shared corpus")));
+    }
+    let mut tried = 0;
+    for (name, text) in &files {
+        text::parse_bytes(text, "x.ptx").unwrap_or_else(|e| panic!("{name}: {e}"));
+        // Every place of the small module; every 13th of the files (thousands of places).
+        let step = if text.len() < 1000 { 1 } else { 13 };
+        for at in (0..text.len()).step_by(step) {
+            for bad in [0xFFu8, 0x00, 0xC3] {
+                let mut b = text.clone();
+                b[at] = bad;
+                let e = text::parse_bytes(&b, "x.ptx").expect_err(&format!(
+                    "{name}: byte {at} ({:?}) = {bad:#x} accepted",
+                    String::from_utf8_lossy(
+                        &text[at.saturating_sub(20)..(at + 20).min(text.len())]
+                    )
+                ));
+                let line = 1 + text[..at].iter().filter(|&&c| c == b'\n').count();
+                assert_eq!(e.line, line, "{name} byte {at} = {bad:#x}: {e}");
+                assert!(
+                    e.message.contains("PTX is ASCII text"),
+                    "{name} byte {at}: {e}"
+                );
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried > 4000, "{tried}");
 }
 
 #[test]

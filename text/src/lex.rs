@@ -6,9 +6,9 @@ use nom::bytes::complete::take_while;
 use nom::Err;
 
 /// Whether `src` is PTX text at the byte level: ASCII without NUL bytes (ptxas refuses any
-/// other byte, in comments and strings too). One pass of 256-byte blocks that the compiler
-/// turns into vector instructions (about 28 GB/s, under 2% of reading time); [`bad_byte`]
-/// finds the byte.
+/// other byte, in comments and strings too). Blocks of 256 bytes that the compiler turns into
+/// vector instructions; [`bad_byte`] finds the byte. The reader applies it to the comments and
+/// strings it passes over ([`line_comment_end`]) rather than to its whole input up front.
 pub fn is_text(src: &[u8]) -> bool {
     // `b - 1 | b` has its top bit set exactly when `b` is 0 (it wraps to 0xFF) or is not ASCII.
     let bad = |acc: u8, &b: &u8| acc | (b.wrapping_sub(1) | b);
@@ -77,9 +77,15 @@ fn ws_more(mut i: &[u8]) -> PResult<'_, ()> {
                 continue;
             }
             if i[1] == b'*' {
-                match i[2..].windows(2).position(|w| w == b"*/") {
-                    Some(p) => {
-                        i = &i[p + 4..];
+                match block_comment_len(i) {
+                    Some(n) => {
+                        // Whole (`*/` can end it only past its `/*`), or cut at a bad byte.
+                        let stop = !(n >= 4 && i[..n].ends_with(b"*/"));
+                        i = &i[n..];
+                        if stop {
+                            // At a byte that is not text, inside the comment.
+                            return Ok((i, ()));
+                        }
                         continue;
                     }
                     None => return Err(Err::Failure(PErr::at(i, "unterminated `/*` comment"))),
@@ -113,9 +119,39 @@ fn spaces_len(i: &[u8]) -> usize {
 
 /// The offset of the newline that ends the `//` comment at the start of `i` (or its length):
 /// LLVM's PTX (Triton's) ends most lines with a comment, and its debug sections most values.
+///
+/// A comment is the one place the reader passes over bytes without reading them as tokens, so
+/// it stops at a byte that is not PTX text (see [`is_text`]): the reader then fails there, and
+/// the error names the byte ([`bad_byte`]). Checking here, on bytes the search has just
+/// brought into cache, costs a fraction of a separate pass over the whole input.
 #[inline]
 pub fn line_comment_end(i: &[u8]) -> usize {
-    memchr::memchr(b'\n', i).unwrap_or(i.len())
+    let end = memchr::memchr(b'\n', i).unwrap_or(i.len());
+    if is_text(&i[..end]) {
+        end
+    } else {
+        first_bad(&i[..end])
+    }
+}
+
+/// The length of the `/* */` comment at the start of `i` (which starts with `/*`), or, if it
+/// holds a byte that is not PTX text, the offset of that byte (see [`line_comment_end`]);
+/// `None` if it is not terminated.
+#[inline]
+pub fn block_comment_len(i: &[u8]) -> Option<usize> {
+    let end = i.get(2..)?.windows(2).position(|w| w == b"*/")? + 4;
+    Some(if is_text(&i[..end]) {
+        end
+    } else {
+        first_bad(&i[..end])
+    })
+}
+
+/// The offset of the first byte of `i` that is not PTX text (its length if there is none).
+fn first_bad(i: &[u8]) -> usize {
+    i.iter()
+        .position(|&b| b == 0 || !b.is_ascii())
+        .unwrap_or(i.len())
 }
 
 /// The rest of the line at `i` if nothing but spaces, tabs and a `//` comment is left on it:
@@ -132,8 +168,10 @@ pub fn line_end(i: &[u8]) -> Option<&[u8]> {
     match r {
         [b'\n', ..] => Some(r),
         [b'/', b'/', ..] => {
+            // Not at a newline: the comment holds a byte that is not text, where the general
+            // path stops.
             let end = line_comment_end(r);
-            (end < r.len()).then(|| &r[end..])
+            (r.get(end) == Some(&b'\n')).then(|| &r[end..])
         }
         _ => None,
     }

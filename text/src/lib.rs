@@ -51,11 +51,17 @@ pub fn as_text<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, ParseError> {
     std::str::from_utf8(bytes).map_err(|_| read::not_text(file, bytes))
 }
 
-/// Reads a module from the bytes of a file, naming `file` in errors: [`as_text`], then
-/// [`parse_file`].
+/// Reads a module from the bytes of a file, naming `file` in errors, as [`parse_file`] reads
+/// text: a byte that is not PTX text is refused where it is (as [`as_text`] would).
 pub fn parse_bytes(bytes: &[u8], file: &str) -> Result<Module, ParseError> {
-    let src = as_text(bytes, file)?;
+    let src = utf8(bytes, file)?;
     read::parse_text(src, file, false).map(|(m, _)| m)
+}
+
+/// The bytes as `&str` when they are UTF-8 (one pass; the reader checks for ASCII as it goes),
+/// else the error that locates their first byte that is not text.
+fn utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, ParseError> {
+    std::str::from_utf8(bytes).map_err(|_| read::not_text(file, bytes))
 }
 
 /// [`parse_with_spans`] of the bytes of a file (see [`parse_bytes`]).
@@ -63,7 +69,7 @@ pub fn parse_bytes_with_spans<'a>(
     bytes: &'a [u8],
     file: &str,
 ) -> Result<(&'a str, Module, Spans), ParseError> {
-    let src = as_text(bytes, file)?;
+    let src = utf8(bytes, file)?;
     let (m, spans) = read::parse_text(src, file, true)?;
     Ok((src, m, spans))
 }

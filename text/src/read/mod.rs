@@ -31,13 +31,11 @@ pub fn parse_module_spans(
     file: &str,
     spans: bool,
 ) -> Result<(Module, crate::Spans), ParseError> {
-    if !lex::is_text(src.as_bytes()) {
-        return Err(not_text(file, src.as_bytes()));
-    }
     parse_text(src, file, spans)
 }
 
-/// [`parse_module_spans`] of text that [`lex::is_text`] accepted.
+/// [`parse_module_spans`]: the reader, which refuses a byte that is not PTX text (see
+/// [`lex::is_text`]) wherever it is.
 pub(crate) fn parse_text(
     src: &str,
     file: &str,
@@ -96,6 +94,9 @@ pub(crate) fn parse_text(
                 },
             ))
         }
+        // The reader stops at a byte that is not PTX text wherever it meets one (comments and
+        // strings included, `lex::line_comment_end`): the error names the first such byte.
+        Err(_) if !lex::is_text(src.as_bytes()) => Err(not_text(file, src.as_bytes())),
         Err(Err::Error(e) | Err::Failure(e)) => Err(to_parse_error(file, src, e)),
         Err(Err::Incomplete(_)) => Err(ParseError::new(
             file,
@@ -446,6 +447,11 @@ pub(crate) fn string(i: &[u8]) -> PResult<'_, &str> {
         match i[k] {
             b'\\' => k += 2,
             b'"' => {
+                // Strings are passed over like comments: a byte that is not text in one is
+                // refused there ([`lex::bad_byte`] names it).
+                if !lex::is_text(&i[..k]) {
+                    return fail(i, "not PTX text");
+                }
                 let s = std::str::from_utf8(&i[..k])
                     .map_err(|_| Err::Failure(PErr::at(i, "string is not UTF-8")))?;
                 return Ok((&i[k + 1..], s));
@@ -986,10 +992,13 @@ pub(crate) fn ws_inline(i: &[u8]) -> (&[u8], ()) {
         .position(|&b| b != b' ' && b != b'\t' && b != b'\r')
         .unwrap_or(i.len());
     let i = &i[n..];
-    // A block comment inside a line counts as space.
+    // A block comment inside a line counts as space (up to a byte that is not text in it).
     if i.starts_with(b"/*") {
-        if let Some(p) = i[2..].windows(2).position(|w| w == b"*/") {
-            return ws_inline(&i[p + 4..]);
+        if let Some(n) = lex::block_comment_len(i) {
+            if i[..n].ends_with(b"*/") && n >= 4 {
+                return ws_inline(&i[n..]);
+            }
+            return (&i[n..], ());
         }
     }
     (i, ())
