@@ -142,7 +142,7 @@ fn one_level_more_is_a_located_error() {
         // At the operator (or parenthesis) that goes one level too deep, on line 4.
         assert!(e.contains("4:"), "{e}");
     }
-    // A flat chain is refused where its tree passes the bound: at its 1025th `+`.
+    // A flat chain is refused where its tree passes the bound: at its `MAX_EXPR_DEPTH + 1`th `+`.
     let e = refusal(&format!("{HEADER}.global .u32 a = {};\n", chain(d + 1)));
     let col = ".global .u32 a = ".len() + 1 + 2 * d + 1;
     assert!(e.contains(&format!("4:{col}")), "{e} (column {col})");

@@ -32,6 +32,7 @@
 //! exhaustively: a new variant does not compile until it is handled here.
 
 use ptx_ir_core::limits::{MAX_EXPR_DEPTH, MAX_INIT_DEPTH, MAX_OPERAND_DEPTH, MAX_SCOPE_DEPTH};
+use ptx_ir_core::names::{is_ident_byte, is_ident_start, is_word_byte};
 
 /// The deepest nesting of recursive IR values a valid module has, whatever their kind: the
 /// deepest of the bounds of [`ptx_ir_core::limits`].
@@ -386,34 +387,32 @@ pub(crate) fn names(names: &ptx_ir_core::Interner) -> Result<bool, String> {
     Ok(odd)
 }
 
-/// Bytes of an identifier after its first: letters, digits, `_` and `$`.
-const WORD: [bool; 256] = {
+/// Bytes of an identifier after its first ([`is_ident_byte`] as a table: most names are checked
+/// by this loop alone).
+const IDENT: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
     while b < 256 {
-        let c = b as u8;
-        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+        t[b] = is_ident_byte(b as u8);
         b += 1;
     }
     t
 };
 
 pub(crate) fn is_name(s: &[u8]) -> bool {
-    // Most names: an identifier of letters, digits, `_` and `$` (or a register's `%`).
+    // Most names: a plain identifier (or a register's `%...`).
     if let [first, rest @ ..] = s {
-        if (first.is_ascii_alphabetic() || matches!(first, b'_' | b'$' | b'%'))
-            && rest.iter().all(|&b| WORD[b as usize])
-        {
+        if is_ident_start(*first) && rest.iter().all(|&b| IDENT[b as usize]) {
             return true;
         }
     }
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    let word = is_ident_byte;
     match s {
         [b'.', rest @ ..] => {
-            // `qual_word`: letters, digits, `_` and `::` inside.
+            // `qual_word`: word bytes and `::` inside.
             !rest.is_empty()
                 && rest.split(|&b| b == b':').enumerate().all(|(i, part)| {
-                    part.iter().all(|&b| word(b) && b != b'$') && (!part.is_empty() || i % 2 == 1)
+                    part.iter().all(|&b| is_word_byte(b)) && (!part.is_empty() || i % 2 == 1)
                 })
                 && !rest.ends_with(b":")
                 && !rest.windows(3).any(|w| w == b":::")
@@ -471,17 +470,7 @@ fn body_decl(d: &VarDecl) -> R {
 
 /// A state space a declaration in a function body may have.
 fn body_space(s: Space) -> R {
-    if matches!(
-        s,
-        Space::Reg
-            | Space::Local
-            | Space::Shared
-            | Space::Param
-            | Space::Const
-            | Space::Global
-            | Space::Tex
-            | Space::Sreg
-    ) {
+    if s.declarable_in_body() {
         Ok(())
     } else {
         Err(format!(

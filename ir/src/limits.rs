@@ -7,7 +7,7 @@
 //! is a left-deep [`Expr::Binary`] chain `n - 1` levels deep. Every consumer that walks these
 //! trees recursively (printing, the derived `Clone`, `PartialEq`, `Hash`, `Debug` and serde
 //! impls, the interpreter's initialiser evaluation) stays well inside a 2 MiB thread stack in a
-//! debug build at these depths (`binary/tests/limits.rs` runs them all there).
+//! debug build at these depths (`tests/limits.rs` runs them all there).
 
 use crate::operand::{Expr, Operand};
 

@@ -8,6 +8,24 @@ use std::fmt;
 use std::num::NonZeroU32;
 use std::sync::OnceLock;
 
+/// Whether `b` may start an identifier: `[A-Za-z_$%]` (`%` for registers, `$` and `_` for
+/// compiler names). The reader's lexer and the bytecode decoder's name check both use these
+/// classes, so that what one reads the other accepts.
+pub const fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b == b'%'
+}
+
+/// Whether `b` may continue an identifier: `[A-Za-z0-9_$]`.
+pub const fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// Whether `b` may continue a qualifier or section-name word after its dot: `[A-Za-z0-9_]`
+/// (parts joined by `::`).
+pub const fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
 /// An interned name; resolve it with [`Interner::get`].
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Name(NonZeroU32);

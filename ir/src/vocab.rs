@@ -298,6 +298,26 @@ vocabulary! {
     }
 }
 
+impl Space {
+    /// The state spaces a declaration inside a function body may have, as the reader reads
+    /// one (the sub-qualified spaces name operands, not declarations).
+    pub const IN_BODY: [Space; 8] = [
+        Space::Reg,
+        Space::Local,
+        Space::Shared,
+        Space::Param,
+        Space::Const,
+        Space::Global,
+        Space::Tex,
+        Space::Sreg,
+    ];
+
+    /// Whether a declaration in a function body may be in this space ([`Space::IN_BODY`]).
+    pub fn declarable_in_body(self) -> bool {
+        Space::IN_BODY.contains(&self)
+    }
+}
+
 impl fmt::Display for Modifier {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, ".{}", self.as_str())

@@ -4,6 +4,7 @@
 use crate::error::{PErr, PResult};
 use nom::bytes::complete::take_while;
 use nom::Err;
+use ptx_ir_core::names;
 
 /// Whether `src` is PTX text at the byte level: ASCII without NUL bytes (ptxas refuses any
 /// other byte, in comments and strings too). Blocks of 256 bytes that the compiler turns into
@@ -183,27 +184,25 @@ const IDENT_START: u8 = 2;
 const WORD: u8 = 4;
 const INST: u8 = 8;
 
-/// The classes of each byte: `IDENT` continues an identifier (`[A-Za-z0-9_$]`), `IDENT_START`
-/// starts one (`[A-Za-z_$%]`), `WORD` continues a qualifier word (`[A-Za-z0-9_]`), `INST`
-/// continues an instruction word (`[A-Za-z0-9_.:]`).
+/// The classes of each byte, from the IR's name grammar ([`names::is_ident_byte`] and its
+/// siblings): `IDENT` continues an identifier, `IDENT_START` starts one, `WORD` continues a
+/// qualifier word, `INST` continues an instruction word (a word byte, `.` or `:`).
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        let alpha = c.is_ascii_alphabetic();
-        let alnum = c.is_ascii_alphanumeric();
         let mut k = 0;
-        if alnum || c == b'_' || c == b'$' {
+        if names::is_ident_byte(c) {
             k |= IDENT;
         }
-        if alpha || c == b'_' || c == b'$' || c == b'%' {
+        if names::is_ident_start(c) {
             k |= IDENT_START;
         }
-        if alnum || c == b'_' {
+        if names::is_word_byte(c) {
             k |= WORD;
         }
-        if alnum || c == b'_' || c == b'.' || c == b':' {
+        if names::is_word_byte(c) || c == b'.' || c == b':' {
             k |= INST;
         }
         t[b] = k;

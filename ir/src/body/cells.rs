@@ -292,8 +292,22 @@ pub(super) fn sink() -> Cell {
     Cell::new(SINK, 0)
 }
 
-/// Calls `f` on every name in `cells` (operands one after another, list elements in order),
-/// letting it change the name in place; stops at the first malformed cell.
+/// Where a cell of tag `tag` holds a name: `Some((bias, data))` with the name stored as its
+/// payload's low 32 bits minus `bias` (`u32::MAX`: no name) and `data` data cells following it;
+/// `None` for a tag no cell has.
+#[inline(always)]
+fn name_layout(tag: u8) -> Option<(u32, usize)> {
+    Some(match tag {
+        REG | SYM | NOT => (0, 0),
+        SYM_WIDE => (0, 1),
+        ADDR => (1, 0),
+        ADDR_WIDE => (1, 1),
+        INT_WIDE | UINT_WIDE | F64 | DEC => (u32::MAX, 1),
+        SPECIAL | INT | UINT | F32 | VECTOR | TUPLE | ARGS | PAIR | NEG | SINK => (u32::MAX, 0),
+        _ => return None,
+    })
+}
+
 /// Calls `f` on every name in `cells`, in order (as [`names_mut`], without renaming).
 pub(super) fn names(cells: &[Cell], f: &mut impl FnMut(&Name)) {
     let mut pos = 0;
@@ -305,14 +319,8 @@ pub(super) fn names(cells: &[Cell], f: &mut impl FnMut(&Name)) {
             pos += 1;
             continue;
         }
-        let (bias, data) = match c.tag() {
-            REG | SYM | NOT => (0, 0),
-            SYM_WIDE => (0, 1),
-            ADDR => (1, 0),
-            ADDR_WIDE => (1, 1),
-            INT_WIDE | UINT_WIDE | F64 | DEC => (u32::MAX, 1),
-            SPECIAL | INT | UINT | F32 | VECTOR | TUPLE | ARGS | PAIR | NEG | SINK => (u32::MAX, 0),
-            _ => return,
+        let Some((bias, data)) = name_layout(c.tag()) else {
+            return;
         };
         if bias != u32::MAX && low >= bias && low != u32::MAX {
             f(&Name::from_index((low - bias) as usize));
@@ -321,20 +329,16 @@ pub(super) fn names(cells: &[Cell], f: &mut impl FnMut(&Name)) {
     }
 }
 
+/// Calls `f` on every name in `cells` (operands one after another, list elements in order),
+/// letting it change the name in place; stops at the first malformed cell.
 pub(super) fn names_mut(cells: &mut [Cell], f: &mut impl FnMut(&mut Name)) {
     // A name is the payload's low 32 bits (an address's base plus one, 0 for none).
     const LOW: u64 = 0xffff_ffff << 8;
     let mut pos = 0;
     while let Some(c) = cells.get_mut(pos) {
         let low = c.payload() as u32;
-        let (bias, data) = match c.tag() {
-            REG | SYM | NOT => (0, 0),
-            SYM_WIDE => (0, 1),
-            ADDR => (1, 0),
-            ADDR_WIDE => (1, 1),
-            INT_WIDE | UINT_WIDE | F64 | DEC => (u32::MAX, 1),
-            SPECIAL | INT | UINT | F32 | VECTOR | TUPLE | ARGS | PAIR | NEG | SINK => (u32::MAX, 0),
-            _ => return,
+        let Some((bias, data)) = name_layout(c.tag()) else {
+            return;
         };
         if bias != u32::MAX && low >= bias && low != u32::MAX {
             let mut n = Name::from_index((low - bias) as usize);

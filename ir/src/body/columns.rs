@@ -389,17 +389,7 @@ fn decl(e: &mut Cursor<'_>) -> Res<VarDecl> {
     };
     // Only what the reader gives: a space of a function body, an alignment that is a power of
     // two (the decoder's promise that a module reads back from its text).
-    if !matches!(
-        space,
-        Space::Reg
-            | Space::Local
-            | Space::Shared
-            | Space::Param
-            | Space::Const
-            | Space::Global
-            | Space::Tex
-            | Space::Sreg
-    ) {
+    if !space.declarable_in_body() {
         e.pos -= 2;
         return e.fail(format!("declaration space `.{}` in a body", space.as_str()));
     }
