@@ -40,6 +40,7 @@ if [ "${ARCHITECTURE:-x86_64}" != x86_64 ]; then
     exit 1
 fi
 triple=x86_64-unknown-linux-gnu
+command -v zip > /dev/null || { echo "build.sh: needs zip for the seed corpora" >&2; exit 1; }
 
 # SANITIZER -> cargo fuzz --sanitizer.
 #   address    AddressSanitizer, the one sanitizer project.yaml lists for OSS-Fuzz.
