@@ -1,5 +1,9 @@
 //! `cargo fuzz run --sanitizer none decode`: see fuzz/README.md and the oracle's documentation
 //! (`ptx_ir_oracles::decode`).
+// Seeds and libFuzzer options (fuzz/targets.sh reads these lines for fuzz/seed.sh and the
+// OSS-Fuzz / ClusterFuzzLite build, fuzz/oss-fuzz/build.sh):
+// fuzz-seeds: bytecode
+// fuzz-options: timeout=10 rss_limit_mb=2048 malloc_limit_mb=1024
 #![no_main]
 
 use libfuzzer_sys::arbitrary::Unstructured;

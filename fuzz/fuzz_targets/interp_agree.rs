@@ -1,5 +1,9 @@
 //! `cargo fuzz run --sanitizer none interp_agree`: see fuzz/README.md and the oracles'
 //! documentation (`ptx_ir_oracles::interp_agree`, `ptx_ir_oracles::hopper_agree`).
+// Seeds and libFuzzer options (fuzz/targets.sh reads these lines for fuzz/seed.sh and the
+// OSS-Fuzz / ClusterFuzzLite build, fuzz/oss-fuzz/build.sh):
+// fuzz-seeds: random:4096
+// fuzz-options: timeout=30
 #![no_main]
 
 use libfuzzer_sys::arbitrary::Unstructured;

@@ -16,11 +16,15 @@
 //!
 //! A failure panics with the failing case written as a regression file (see [`regress`]),
 //! ready to be saved under `corpus/regress/` and committed.
+//!
+//! [`dict`] generates the libFuzzer dictionary of the text targets (`fuzz/ptx.dict`) from the
+//! instruction table, the modifier vocabulary and the reader's directives.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod decode;
+pub mod dict;
 pub mod hopper_agree;
 pub mod interp_agree;
 pub mod parse;
