@@ -1,4 +1,4 @@
-//! `cargo fuzz run --sanitizer none decode`: see fuzz/README.md and the oracle's documentation
+//! `cargo fuzz run decode`: see fuzz/README.md and the oracle's documentation
 //! (`ptx_ir_oracles::decode`).
 // Seeds and libFuzzer options (fuzz/targets.sh reads these lines for fuzz/seed.sh and the
 // OSS-Fuzz / ClusterFuzzLite build, fuzz/oss-fuzz/build.sh):

@@ -1,4 +1,4 @@
-//! `cargo fuzz run --sanitizer none interp_agree`: see fuzz/README.md and the oracles'
+//! `cargo fuzz run interp_agree`: see fuzz/README.md and the oracles'
 //! documentation (`ptx_ir_oracles::interp_agree`, `ptx_ir_oracles::hopper_agree`).
 // Seeds and libFuzzer options (fuzz/targets.sh reads these lines for fuzz/seed.sh and the
 // OSS-Fuzz / ClusterFuzzLite build, fuzz/oss-fuzz/build.sh):

@@ -1,4 +1,4 @@
-//! `cargo fuzz run --sanitizer none parse`: see fuzz/README.md and the oracle's documentation
+//! `cargo fuzz run parse`: see fuzz/README.md and the oracle's documentation
 //! (`ptx_ir_oracles::parse`).
 // Seeds and libFuzzer options (fuzz/targets.sh reads these lines for fuzz/seed.sh and the
 // OSS-Fuzz / ClusterFuzzLite build, fuzz/oss-fuzz/build.sh):

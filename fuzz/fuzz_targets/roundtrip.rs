@@ -1,4 +1,4 @@
-//! `cargo fuzz run --sanitizer none roundtrip`: see fuzz/README.md and the oracle's documentation
+//! `cargo fuzz run roundtrip`: see fuzz/README.md and the oracle's documentation
 //! (`ptx_ir_oracles::roundtrip`).
 // Seeds and libFuzzer options (fuzz/targets.sh reads these lines for fuzz/seed.sh and the
 // OSS-Fuzz / ClusterFuzzLite build, fuzz/oss-fuzz/build.sh):

@@ -54,7 +54,7 @@ command -v zip > /dev/null || { echo "build.sh: needs zip for the seed corpora" 
 #              of fuzz/ with $RUSTFLAGS (-Cinstrument-coverage) and copies the binaries to where
 #              cargo fuzz would have put them, so the same command serves; it must stay
 #              `cargo fuzz build ...` run from the repository root for the wrapper to see it.
-#   none       no sanitizer (the only choice on a stable toolchain without RUSTC_BOOTSTRAP).
+#   none       no sanitizer (the only choice on a machine without a nightly toolchain).
 case "${SANITIZER:-address}" in
 address | memory) sanitizer=$SANITIZER ;;
 undefined)
@@ -93,7 +93,7 @@ bin_dir="$target_dir/$triple/release"
 # RUSTFLAGS is set empty rather than unset: the image's cargo wrapper expands it under `-u`.
 seeds="${WORK:-/tmp}/ptx-ir-seeds"
 rm -rf "$seeds"
-env -u CFLAGS -u CXXFLAGS -u RUSTC_BOOTSTRAP RUSTFLAGS= fuzz/seed.sh "$seeds"
+env -u CFLAGS -u CXXFLAGS RUSTFLAGS= fuzz/seed.sh "$seeds"
 
 missing=()
 for t in $(fuzz_targets); do

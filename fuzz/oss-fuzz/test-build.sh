@@ -6,8 +6,8 @@
 #
 # Usage: fuzz/oss-fuzz/test-build.sh
 #   SANITIZER=none       default: the stable toolchain builds no sanitizer without nightly;
-#                        SANITIZER=address builds with ASan (on a stable toolchain through
-#                        RUSTC_BOOTSTRAP=1, as fuzz/README.md does), which rebuilds fuzz/target
+#                        SANITIZER=address builds with ASan (on the nightly toolchain that
+#                        fuzz/rustc-wrapper picks, fuzz/README.md), which rebuilds fuzz/target
 #                        with other flags: give it its own CARGO_TARGET_DIR to keep both.
 #   FUZZ_SECONDS=5       how long each fuzzer runs (-max_total_time).
 #   WITH_SHARED=0        leave ../shared out of $SRC (as in OSS-Fuzz); by default it is linked in
@@ -68,13 +68,6 @@ else
     export CFLAGS="$base -g1"
     export CXXFLAGS="$base -g1"
 fi
-case "$SANITIZER" in
-address | memory)
-    if ! rustc --version | grep -q nightly; then
-        export RUSTC_BOOTSTRAP=1
-    fi
-    ;;
-esac
 
 echo "== build (SANITIZER=$SANITIZER CC=${CC:-cc} CFLAGS=$CFLAGS)"
 bash -eu "$SRC/build.sh"
