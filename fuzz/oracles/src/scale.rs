@@ -208,9 +208,15 @@ fn depth(u: &mut Unstructured, limit: usize, max: usize) -> arbitrary::Result<us
     })
 }
 
-/// A deterministic source for the bulk of a case's choices, seeded from the input.
-fn rng(u: &mut Unstructured) -> arbitrary::Result<crate::Bytes> {
-    Ok(crate::Bytes::new(u.arbitrary()?))
+/// A deterministic source for the bulk of a case's choices, seeded from a hash of the input
+/// bytes not read yet, which it leaves unread: libFuzzer starts with inputs of a few bytes,
+/// and those go to the choices of shape, variant and size.
+fn rng(u: &Unstructured) -> crate::Bytes {
+    let rest = u.peek_bytes(u.len()).unwrap_or_default();
+    let h = rest.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    crate::Bytes::new(h)
 }
 
 /// `0..n` from `r` (`n` > 0).
@@ -554,7 +560,7 @@ fn kernel(s: &mut String, decls: &str, body: &str) {
 fn flat(u: &mut Unstructured, max: usize) -> arbitrary::Result<Case> {
     let variant = u.int_in_range(0..=7u8)?;
     let n = size(u, max.min(FLAT_CAPS[variant as usize]))?;
-    let mut r = rng(u)?;
+    let mut r = rng(u);
     let spaced = u.arbitrary()?;
     let mut s = String::from(HEADER);
     let (name, expect, run) = match variant {
@@ -787,7 +793,7 @@ fn nested_expr(r: &mut crate::Bytes, height: usize) -> (String, Option<i64>) {
 }
 
 fn deep(u: &mut Unstructured, max: usize) -> arbitrary::Result<Case> {
-    let mut r = rng(u)?;
+    let mut r = rng(u);
     let mut s = String::from(HEADER);
     let variant = u.int_in_range(0..=7u8)?;
     let (name, d, expect, run) = match variant {
@@ -935,7 +941,7 @@ fn deep(u: &mut Unstructured, max: usize) -> arbitrary::Result<Case> {
 fn many(u: &mut Unstructured, max: usize) -> arbitrary::Result<Case> {
     let variant = u.int_in_range(0..=5u8)?;
     let n = size(u, max.min(MANY_CAPS[variant as usize]))?;
-    let mut r = rng(u)?;
+    let mut r = rng(u);
     let mut s = String::from(HEADER);
     let (name, run) = match variant {
         // Functions and kernels (with forward declarations in variant 1), all called from `k`
@@ -1162,7 +1168,7 @@ const STORE: &str = "\tst.global.u32 [%rd1], %r1;\n";
 fn chain(u: &mut Unstructured, max: usize) -> arbitrary::Result<Case> {
     let variant = u.int_in_range(0..=7u8)?;
     let n = size(u, max.min(CHAIN_CAPS[variant as usize]))?;
-    let mut r = rng(u)?;
+    let mut r = rng(u);
     let mut s = String::from(HEADER);
     let (name, run) = match variant {
         // f0 -> f1 -> ... -> f(n-1), through `.reg` parameters (variant 0) or `.param` ones
@@ -1431,7 +1437,7 @@ fn valid_if(ok: bool) -> Expect {
 }
 
 fn huge(u: &mut Unstructured, max: usize) -> arbitrary::Result<Case> {
-    let mut r = rng(u)?;
+    let mut r = rng(u);
     let (t, v) = big(u, &mut r, max)?;
     let mut s = String::from(HEADER);
     let u32m = u32::MAX as u128;
@@ -1614,7 +1620,7 @@ fn long(u: &mut Unstructured, max: usize) -> arbitrary::Result<Case> {
     let variant = u.int_in_range(0..=6u8)?;
     // Bytes, not elements: up to 16 times the element size.
     let n = size(u, max.saturating_mul(16).min(LONG_CAPS[variant as usize]))?;
-    let mut r = rng(u)?;
+    let mut r = rng(u);
     let mut s = String::from(HEADER);
     let (name, expect, run) = match variant {
         // Long names: a function, a register, a variable, a label, a parameter.
@@ -1757,7 +1763,7 @@ mod tests {
     /// The input bytes of a case of shape `shape` at the largest size: `arbitrary` reads a
     /// choice of fewer than 256 values from one byte (modulo the count), a `u32` or `u64`
     /// from four or eight. `pre` are the bytes the shape reads before its size (`deep` and
-    /// `huge` draw their sizes later, from `post`), `post` those after the seed.
+    /// `huge` draw their sizes later, from `post`), `post` those after it.
     fn input(shape: u8, exp: u8, pre: &[u8], post: &[u8]) -> Vec<u8> {
         let exp = match (shape, pre) {
             (0, [v]) => log2(FLAT_CAPS[*v as usize]),
@@ -1772,7 +1778,6 @@ mod tests {
             b.push(exp);
             b.extend_from_slice(&[0xff; 4]);
         }
-        b.extend_from_slice(&[0x5a; 8]);
         b.extend_from_slice(post);
         b
     }
