@@ -42,6 +42,20 @@ fn render(doc: RcDoc<'_, ()>, out: &mut String) {
     let _ = doc.render_fmt(WIDTH, out);
 }
 
+/// `docs` joined by `sep`, as a balanced tree of appends (the same layout as
+/// `RcDoc::intersperse`, whose appends nest one level per item: dropping the document of a
+/// list of 100,000 parameters or initialisers recursed that deep and overflowed the stack).
+fn join<'d>(docs: &[RcDoc<'d, ()>], sep: &RcDoc<'d, ()>) -> RcDoc<'d, ()> {
+    match docs {
+        [] => RcDoc::nil(),
+        [d] => d.clone(),
+        _ => {
+            let (a, b) = docs.split_at(docs.len() / 2);
+            join(a, sep).append(sep.clone()).append(join(b, sep))
+        }
+    }
+}
+
 impl<'a> Printer<'a> {
     fn name(&self, n: Name) -> &'a str {
         nm(self.m, n)
@@ -186,14 +200,14 @@ impl<'a> Printer<'a> {
         if params.is_empty() {
             return RcDoc::text("()");
         }
-        let items = params.iter().map(|p| RcDoc::text(self.param_text(p)));
+        let items: Vec<_> = params
+            .iter()
+            .map(|p| RcDoc::text(self.param_text(p)))
+            .collect();
         RcDoc::text("(")
             .append(
                 RcDoc::line_()
-                    .append(RcDoc::intersperse(
-                        items,
-                        RcDoc::text(",").append(RcDoc::line()),
-                    ))
+                    .append(join(&items, &RcDoc::text(",").append(RcDoc::line())))
                     .nest(4),
             )
             .append(RcDoc::line_())
@@ -331,11 +345,9 @@ impl<'a> Printer<'a> {
                 RcDoc::text(s)
             }
             Init::List(items) => {
-                let docs = items.iter().map(|i| self.init_doc(i));
+                let docs: Vec<_> = items.iter().map(|i| self.init_doc(i)).collect();
                 RcDoc::text("{")
-                    .append(
-                        RcDoc::intersperse(docs, RcDoc::text(",").append(RcDoc::line())).nest(1),
-                    )
+                    .append(join(&docs, &RcDoc::text(",").append(RcDoc::line())).nest(1))
                     .append(RcDoc::text("}"))
                     .group()
             }

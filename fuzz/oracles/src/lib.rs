@@ -13,6 +13,7 @@
 //! | [`readback`] | real and generated modules' bytecode with bits flipped and the checksum recomputed: whatever decodes prints text that reads back to the same module |
 //! | [`interp_agree`] | generated well-defined kernels run three ways (IR, reparsed text, decoded bytecode) with identical results, equal to an independent reference per family |
 //! | [`hopper_agree`] | the same for the Hopper/Blackwell families (asynchronous and bulk copies, mbarriers, clusters, matrix instructions): generated protocols, each with its own reference |
+//! | [`scale`] | generated text of large and deep shapes (10^5 to 10^6 terms, functions, calls, instructions, lines; nesting around every bound of `ptx_ir_core::limits`; huge counts and values; long names, strings and lines): valid text parses and round-trips, text past a bound is refused with its error, and what runs gives the computed result (or a clean stack overflow), all in time linear in the size |
 //!
 //! A failure panics with the failing case written as a regression file (see [`regress`]),
 //! ready to be saved under `corpus/regress/` and committed.
@@ -31,6 +32,7 @@ pub mod parse;
 pub mod readback;
 pub mod regress;
 pub mod roundtrip;
+pub mod scale;
 pub mod seeds;
 
 use arbitrary::Unstructured;

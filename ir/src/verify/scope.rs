@@ -241,6 +241,9 @@ pub(crate) struct Scope {
     names: FxHashMap<Name, Var>,
     /// `%r<100>`: prefix spelling -> (count, variable).
     ranges: FxHashMap<Box<str>, (u32, Var)>,
+    /// For the names of `names` that could be members of a range (`%r12`): prefix spelling ->
+    /// the least index, so that a range declared after them finds a clash in one lookup.
+    least: FxHashMap<Box<str>, u64>,
 }
 
 /// The stack of scopes of a function.
@@ -376,17 +379,23 @@ pub(crate) fn declare<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, d: &'m VarDecl) {
             Some(count) => {
                 let top = fx.scopes.top();
                 let clash = top.ranges.contains_key(spelled)
-                    || top.names.keys().any(|&k| {
-                        split_range(cx.name(k))
-                            .is_some_and(|(p, i)| p == spelled && i < count as u64)
-                    });
+                    || top.least.get(spelled).is_some_and(|&i| i < count as u64);
                 top.ranges.insert(spelled.into(), (count, v));
                 clash
             }
             None => {
                 let top = fx.scopes.top();
-                let in_range = split_range(spelled)
+                let split = split_range(spelled);
+                let in_range = split
                     .is_some_and(|(p, i)| top.ranges.get(p).is_some_and(|(c, _)| i < *c as u64));
+                if let Some((p, i)) = split {
+                    match top.least.get_mut(p) {
+                        Some(least) => *least = (*least).min(i),
+                        None => {
+                            top.least.insert(p.into(), i);
+                        }
+                    }
+                }
                 top.names.insert(decl.name, v).is_some() || in_range
             }
         };

@@ -822,12 +822,15 @@ fn offset(i: &[u8]) -> PResult<'_, i64> {
             }
         }
     }
+    // A sign applies to the first term only (`[a-4-4]` is `a + (-4) - 4`, not `a - (4-4)`):
+    // after `-` the expression is read from the `-` itself, as a unary minus (or a negative
+    // literal), and after `+` from what follows it.
     let mut rd = super::Reader::new(0);
-    let (r, e) = rd.expr(r, false)?;
+    let start = if neg { i } else { ws(&i[1..])?.0 };
+    let (r, e) = rd.expr(start, false)?;
     let Some(v) = eval_int(&e) else {
         return fail(i, "expected a constant offset");
     };
-    let v = if neg != neg2 { v.wrapping_neg() } else { v };
     Ok((r, v))
 }
 

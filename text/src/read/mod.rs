@@ -1682,4 +1682,53 @@ mod tests {
             );
         }
     }
+
+    /// An address offset's sign applies to its first term only: `[a-4-4]` is `a-8`, as the
+    /// offset reads without a base (`[-4-4]`) and as arithmetic reads it.
+    #[test]
+    fn offset_sign_binds_to_the_first_term() {
+        let cases = [
+            ("%rd1-4-4", -8),
+            ("%rd1-1+2", 1),
+            ("%rd1+1-1+2", 2),
+            ("%rd1 - 2*3 + 1", -5),
+            ("%rd1 - -1+2", 3),
+            ("%rd1+-1+2", 1),
+            ("%rd1-(1+2)", -3),
+            ("%rd1 - (1+2)*2", -6),
+            ("%rd1+8", 8),
+            ("%rd1-8", -8),
+            ("%rd1 - -8", 8),
+            ("-4-4", -8),
+            ("sym-4-4", -8),
+        ];
+        for (addr, want) in cases {
+            let src = format!(
+                ".version 8.0\n.target sm_90\n.address_size 64\n.global .u32 sym;\n\
+                 .entry k()\n{{\n.reg .b64 %rd<2>;\n.reg .b32 %r<2>;\n\
+                 ld.global.u32 %r1, [{addr}];\nmov.u64 %rd1, {addr};\nret;\n}}\n"
+            );
+            // A symbol with an offset is an operand outside brackets too.
+            let src = if addr.starts_with("sym") {
+                src
+            } else {
+                src.replace(&format!("mov.u64 %rd1, {addr};\n"), "")
+            };
+            let m = crate::parse(&src).unwrap_or_else(|e| panic!("{addr}: {e}"));
+            let printed = crate::print(&m);
+            let base = addr
+                .split(|c: char| c == '+' || c == '-' || c == ' ')
+                .next()
+                .unwrap();
+            let shown = match (base, want) {
+                ("", w) => format!("[{w}]"),
+                (b, 0) => format!("[{b}]"),
+                (b, w) => format!("[{b}+{w}]"),
+            };
+            assert!(
+                printed.contains(&shown),
+                "{addr}: want {shown} in\n{printed}"
+            );
+        }
+    }
 }
