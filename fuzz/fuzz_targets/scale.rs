@@ -1,5 +1,12 @@
-//! `cargo fuzz run --sanitizer none scale`: see fuzz/README.md and the oracle's documentation
+//! `cargo fuzz run scale`: see fuzz/README.md and the oracle's documentation
 //! (`ptx_ir_oracles::scale`).
+// Seeds and libFuzzer options (fuzz/targets.sh reads these lines for fuzz/seed.sh and the
+// OSS-Fuzz / ClusterFuzzLite build, fuzz/oss-fuzz/build.sh). The input is a few bytes of shape
+// and size choices; the generator draws the rest from a hash, so inputs stay short while the
+// text grows to 64 MiB: -len_control=0 lets libFuzzer vary all choices from the start, and the
+// timeout and memory limit are what make a cost that outgrows the size a finding.
+// fuzz-seeds: random:64
+// fuzz-options: max_len=4096 len_control=0 timeout=30 rss_limit_mb=4096
 #![no_main]
 
 use libfuzzer_sys::arbitrary::Unstructured;

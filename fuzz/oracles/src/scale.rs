@@ -73,14 +73,16 @@ const HEADER: &str = ".version 8.7\n.target sm_90\n.address_size 64\n";
 /// takes about 2 s at most in the fuzz target (a release build with debug assertions and
 /// libFuzzer's coverage instrumentation, which runs the toolkit 3 to 5 times slower than a
 /// plain release build), so that a cost that grows faster than the size shows as a timeout
-/// (under `-timeout=20`, a quadratic cost already at a quarter of the largest size). The
-/// dearest cases are those with many functions (the whole toolkit takes about 60 µs per
-/// function there).
+/// (under the target's `-timeout=30`, a quadratic cost already at a quarter of the largest
+/// size). The exceptions are call chains and many functions, the shapes where hand trials
+/// found quadratic costs at 10^5 functions: they reach 2^17 (2^16 with `.param` arguments), about
+/// 8 s in the fuzz target (the whole toolkit takes about 60 µs per function there), drawn
+/// rarely enough (sizes are log-uniform) to cost little throughput.
 const FLAT_CAPS: [usize; 8] = [1 << 20; 8];
-const MANY_CAPS: [usize; 6] = [1 << 15, 1 << 14, 1 << 17, 1 << 17, 1 << 17, 1 << 17];
+const MANY_CAPS: [usize; 6] = [1 << 17, 1 << 14, 1 << 17, 1 << 17, 1 << 17, 1 << 17];
 const CHAIN_CAPS: [usize; 8] = [
-    1 << 14,
-    1 << 13,
+    1 << 17,
+    1 << 16,
     1 << 18,
     1 << 17,
     1 << 17,
