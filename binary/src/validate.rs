@@ -806,11 +806,8 @@ impl V<'_> {
 
     fn decl(&self, d: &VarDecl) -> R {
         alignment(d.align)?;
-        // The reader packs a list of integers of an 8- to 64-bit integer or bit type.
         let ty = d.ty;
-        let packable = d.vector.is_none()
-            && (ty.is_bits() || ty.is_signed() || ty.is_unsigned())
-            && matches!(ty.bits(), 8 | 16 | 32 | 64);
+        let packable = Init::packs(ty, d.vector);
         for x in &d.names {
             self.declarator(x, ty, packable)?;
         }
@@ -825,6 +822,15 @@ impl V<'_> {
                 b.len(),
                 ty.as_str()
             )),
+            // The reader stores such a list packed, so it never makes this module.
+            Some(Init::List(items)) if packable && Init::pack_literals(items, ty).is_some() => {
+                Err(format!(
+                    "a list of {} integer literals for a `.{}` declaration, which the reader \
+                     packs",
+                    items.len(),
+                    ty.as_str()
+                ))
+            }
             Some(i) => self.init(i, ty, 0),
             None => Ok(()),
         }

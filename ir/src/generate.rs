@@ -461,13 +461,6 @@ pub mod full {
         Type::Texref,
     ];
 
-    /// Whether the reader packs a plain integer list of type `ty` (see `Init::Packed`).
-    fn packable(ty: Type, vector: Option<Vector>) -> bool {
-        vector.is_none()
-            && (ty.is_bits() || ty.is_signed() || ty.is_unsigned())
-            && (8..=64).contains(&ty.bits())
-    }
-
     struct Gen<'a, 'c> {
         pool: NamePool<'a>,
         cfg: &'c Config,
@@ -608,7 +601,7 @@ pub mod full {
             vector: Option<Vector>,
             depth: u32,
         ) -> Result<Init> {
-            let packs = packable(ty, vector);
+            let packs = Init::packs(ty, vector);
             match u.int_in_range(0..=2u8)? {
                 0 => Ok(Init::Expr(self.expr(u, 0)?)),
                 1 if packs && depth == 0 => {

@@ -599,6 +599,47 @@ pub enum Init {
     Packed(#[serde(with = "crate::bytes::boxed")] Box<[u8]>),
 }
 
+impl Init {
+    /// Whether the reader stores a brace list of plain integers initialising a declaration of
+    /// `ty` (with `vector`) as [`Init::Packed`]: 8- to 64-bit integer and bit types, no vector.
+    pub fn packs(ty: Type, vector: Option<Vector>) -> bool {
+        vector.is_none()
+            && (ty.is_bits() || ty.is_signed() || ty.is_unsigned())
+            && (8..=64).contains(&ty.bits())
+    }
+
+    /// The packed bytes of a brace list whose items are all integer literals in the range of
+    /// `ty` (`-2^(bits-1) ..= 2^bits - 1`), as the reader stores it; `None` for an empty list or
+    /// any other item.
+    pub fn pack_literals(items: &[Init], ty: Type) -> Option<Vec<u8>> {
+        if items.is_empty() {
+            return None;
+        }
+        let width = (ty.bits() / 8) as usize;
+        let mut out = Vec::with_capacity(items.len() * width);
+        for it in items {
+            let v = match it {
+                Init::Expr(Expr::Int(v)) => packed_element(*v < 0, v.unsigned_abs(), ty.bits())?,
+                Init::Expr(Expr::Uint(v)) => packed_element(false, *v, ty.bits())?,
+                _ => return None,
+            };
+            out.extend_from_slice(&v.to_le_bytes()[..width]);
+        }
+        Some(out)
+    }
+}
+
+/// The bits of the literal `-mag` (or `mag`) as an element of a `bits`-wide integer type, if
+/// it is in the type's range (`-2^(bits-1) ..= 2^bits - 1`, as the reader accepts them).
+#[inline]
+pub fn packed_element(neg: bool, mag: u64, bits: u32) -> Option<u64> {
+    if neg {
+        (mag <= 1u64 << (bits - 1)).then(|| mag.wrapping_neg())
+    } else {
+        (mag <= u64::MAX >> (64 - bits)).then_some(mag)
+    }
+}
+
 /// `.loc` debug location.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

@@ -618,20 +618,19 @@ impl<'a> Printer<'a> {
             }
             Operand::Neg(o) => {
                 s.push('-');
-                // `-5` would read back as a negative literal; `-(5)` (or `- 0f...`, since a
-                // parenthesised operand must be an integer) reads as this negation.
-                match **o {
-                    Operand::Int(0..) | Operand::Uint(_) => {
-                        s.push('(');
-                        self.operand_into(o, s);
-                        s.push(')');
-                    }
-                    Operand::F32(_) | Operand::F64(_) | Operand::Dec(_) => {
-                        s.push(' ');
-                        self.operand_into(o, s);
-                    }
-                    _ => self.operand_into(o, s),
+                // `-5` would read back as a negative literal; `- 5` reads as this negation
+                // everywhere (`-(5)` does not in a call's argument list, where `(5)` is a list).
+                if matches!(
+                    **o,
+                    Operand::Int(0..)
+                        | Operand::Uint(_)
+                        | Operand::F32(_)
+                        | Operand::F64(_)
+                        | Operand::Dec(_)
+                ) {
+                    s.push(' ');
                 }
+                self.operand_into(o, s);
             }
             Operand::Sink => s.push('_'),
         }

@@ -181,14 +181,17 @@ fn renumbering_is_idempotent() {
 }
 
 /// Negations of literals and negative literals stay apart through print -> parse, in
-/// initialisers, section data and instruction operands (fuzzing findings).
+/// initialisers, section data, instruction operands and call arguments, where `(36)` is a list
+/// (fuzzing findings).
 #[test]
 fn negated_literals_round_trip() {
     let src = ".version 8.0\n.target sm_80\n.address_size 64\n\
         .global .u32 g[3] = {- 5, --5, -(5)};\n.global .u32 h = 3 - - 0;\n\
         .global .s16 s[4] = {- 1, -32768, 32767, 0};\n\
         .section .debug_str\n{\n.b8 5----0\n}\n\
+        .func f(.param .b32 a)\n{\n\tret;\n}\n\
         .entry k()\n{\n\t.reg .b32 %r<3>;\n\t.reg .f32 %f<3>;\n\
+        \tcall f, (- 36);\n\tcall f, (-(36));\n\
         \tadd.s32 %r1, %r2, - 5;\n\tadd.s32 %r1, %r2, -(5);\n\tadd.s32 %r1, %r2, -5;\n\
         \tadd.f32 %f1, %f2, - 0f3F800000;\n\tadd.f32 %f1, %f2, -0f3F800000;\n\tret;\n}\n";
     let m = parse(src).expect("parses");

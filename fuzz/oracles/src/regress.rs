@@ -313,6 +313,8 @@ impl Case {
                         ..ptx_ir_binary::DecodeLimits::DEFAULT
                     },
                 );
+                // What decodes must also print text that reads back to it.
+                crate::readback::check(b);
                 Ok(())
             }
             Expect::Run => {

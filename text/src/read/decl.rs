@@ -4,6 +4,7 @@ use super::{directive, fail, ws_inline, Reader};
 use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ws, Number};
 use nom::Err;
+use ptx_ir_core::packed_element;
 use ptx_ir_core::{
     Attribute, Declarator, FuncDirective, Function, FunctionKind, Init, Linkage, Modifier, Param,
     PlainDecl, PlainShape, PtrAttr, Space, Type, VarDecl, Vector,
@@ -453,10 +454,7 @@ impl Reader<'_> {
                 return fail(x, "initialisers are not allowed here");
             }
             let (x, ()) = ws(&x[1..])?;
-            let packable = vector.is_none()
-                && (ty.is_bits() || ty.is_signed() || ty.is_unsigned())
-                && ty.bits() >= 8
-                && ty.bits() <= 64;
+            let packable = Init::packs(ty, vector);
             // Elements the declaration says the initialiser has, to size the packed bytes.
             let hint = match dims.as_slice() {
                 [Some(n)] => usize::try_from(*n).unwrap_or(0),
@@ -516,7 +514,7 @@ impl Reader<'_> {
                     // Literals the fast path did not take (`- 1`, `+7`) still make a list
                     // of plain integers, which must read the same as its printed form does.
                     if packable.is_some() {
-                        if let Some(bytes) = pack_items(&items, ty) {
+                        if let Some(bytes) = Init::pack_literals(&items, ty) {
                             return Ok((&x[1..], Init::Packed(bytes.into_boxed_slice())));
                         }
                     }
@@ -792,37 +790,6 @@ fn dims3(i: &[u8]) -> PResult<'_, SmallVec<[u32; 3]>> {
 /// `hint` is the expected number of elements (0 if unknown).
 // The bound on `{ }` in an initialiser is shared with the bytecode (`limits`).
 use ptx_ir_core::limits::MAX_INIT_DEPTH;
-
-/// The packed bytes of a non-empty list of integer literals that all fit `ty` (as
-/// [`packed_list`] reads them from text), or `None`.
-fn pack_items(items: &[Init], ty: Type) -> Option<Vec<u8>> {
-    use ptx_ir_core::operand::Expr;
-    if items.is_empty() {
-        return None;
-    }
-    let width = (ty.bits() / 8) as usize;
-    let mut out = Vec::with_capacity(items.len() * width);
-    for it in items {
-        let v = match it {
-            Init::Expr(Expr::Int(v)) => packed_element(*v < 0, v.unsigned_abs(), ty.bits())?,
-            Init::Expr(Expr::Uint(v)) => packed_element(false, *v, ty.bits())?,
-            _ => return None,
-        };
-        out.extend_from_slice(&v.to_le_bytes()[..width]);
-    }
-    Some(out)
-}
-
-/// The bits of the literal `-mag` (or `mag`) as an element of a `bits`-wide integer type, if
-/// it is in the type's range (`-2^(bits-1) ..= 2^bits - 1`, as the reader accepts them).
-#[inline]
-fn packed_element(neg: bool, mag: u64, bits: u32) -> Option<u64> {
-    if neg {
-        (mag <= 1u64 << (bits - 1)).then(|| mag.wrapping_neg())
-    } else {
-        (mag <= u64::MAX >> (64 - bits)).then_some(mag)
-    }
-}
 
 /// Reads the run of `N, ` elements (`N` a [`lex::plain_byte`]) at the start of `r` into `out`
 /// and returns the rest, which starts at the first element it did not take (the last one,
