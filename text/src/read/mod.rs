@@ -1716,10 +1716,7 @@ mod tests {
             };
             let m = crate::parse(&src).unwrap_or_else(|e| panic!("{addr}: {e}"));
             let printed = crate::print(&m);
-            let base = addr
-                .split(|c: char| c == '+' || c == '-' || c == ' ')
-                .next()
-                .unwrap();
+            let base = addr.split(['+', '-', ' ']).next().unwrap();
             let shown = match (base, want) {
                 ("", w) => format!("[{w}]"),
                 (b, 0) => format!("[{b}]"),
