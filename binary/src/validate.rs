@@ -434,6 +434,15 @@ pub(crate) fn is_name(s: &[u8]) -> bool {
 
 /// A string the printer writes between double quotes: it reads back if it holds no quote,
 /// backslash, line break or other control character.
+/// A `.branchtargets` or `.calltargets` list names at least one target (the reader wants a
+/// name after the directive).
+fn target_list(targets: &[Name]) -> R {
+    if targets.is_empty() {
+        return Err("an empty `.branchtargets`/`.calltargets` list".into());
+    }
+    Ok(())
+}
+
 fn quoted(what: &str, s: &str) -> R {
     if s.bytes()
         .any(|b| b == b'"' || b == b'\\' || b.is_ascii_control())
@@ -795,6 +804,7 @@ impl V<'_> {
             Stmt::Block { .. } | Stmt::LineLoc { .. } => Ok(()),
             Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
                 self.name(t.label)?;
+                target_list(&t.targets)?;
                 t.targets.iter().try_for_each(|n| self.name(*n))
             }
             Stmt::CallPrototype(p) => {
@@ -895,6 +905,7 @@ impl V<'_> {
             StmtRef::Block(b) => self.statements(b, within(depth + 1, "scopes", MAX_SCOPE_DEPTH)?),
             StmtRef::BranchTargets { label, targets } | StmtRef::CallTargets { label, targets } => {
                 self.name(label)?;
+                target_list(targets)?;
                 targets.iter().try_for_each(|t| self.name(*t))
             }
             StmtRef::CallPrototype { label, proto } => {
