@@ -280,10 +280,22 @@ fn operand_fault(o: &Operand, odd: &Odd) -> Option<&'static str> {
         Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
             v.iter().find_map(|o| operand_fault(o, odd))
         }
+        // `sym+0|q` reads `0|q` as the offset (`|` is an operator there).
+        Operand::Pair(p) if matches!(without_negations(&p[0]), Operand::Sym { .. }) => {
+            Some("a symbol with an offset before `|` in a pair")
+        }
         Operand::Pair(p) => p.iter().find_map(|o| operand_fault(o, odd)),
         Operand::Neg(o) => operand_fault(o, odd),
         _ => None,
     }
+}
+
+/// `o` without the negations around it.
+fn without_negations(mut o: &Operand) -> &Operand {
+    while let Operand::Neg(x) = o {
+        o = x;
+    }
+    o
 }
 
 /// What `Form::match_operands` looks at in an operand: its variant, and whether a register has

@@ -81,7 +81,8 @@ struct Bounds {
     /// Scopes nest at most this deep.
     scopes: u32,
     /// Instructions must match a form of their opcode, and operands be of the reader's
-    /// shapes (no tuple of fewer than two operands, negated unsigned literal or decimal NaN).
+    /// shapes (no tuple of fewer than two operands, negated unsigned literal, decimal NaN or
+    /// symbol with an offset before a pair's `|`).
     reader_forms: bool,
     /// The caller's check of the entries that come from `others`.
     check: Option<CheckStmt>,
@@ -771,6 +772,16 @@ impl Cursor<'_> {
                 let d = depth + 1;
                 let closed = match tag {
                     PAIR => {
+                        // `sym+0|q` reads back with `0|q` as the offset (`|` is an operator).
+                        if self.bounds.reader_forms {
+                            let mut p = self.pos;
+                            while self.b.get(p) == Some(&NEG) {
+                                p += 1;
+                            }
+                            if self.b.get(p) == Some(&SYM) {
+                                return self.fail("a symbol with an offset before `|`");
+                            }
+                        }
                         let at = cells::open(out);
                         self.operand_into(d, out)?;
                         self.operand_into(d, out)?;
