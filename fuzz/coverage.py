@@ -62,7 +62,8 @@ def coverage(target, tools, html):
     if files == 0:
         sys.exit(f"{target}: no corpus in {corpus} (run fuzz/seed.sh, then fuzz it)")
     subprocess.run(["cargo", "fuzz", "coverage", "--sanitizer", "none", "-a", "--llvm-path", tools,
-                    target, corpus], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+                    target, corpus], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
     binary = os.path.join(ROOT, "target", TRIPLE, "coverage", TRIPLE, "release", target)
     profile = os.path.join(ROOT, "fuzz", "coverage", target, "coverage.profdata")
     sources = [os.path.join(ROOT, c, "src") for c in CRATES]

@@ -212,6 +212,10 @@ fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>, sink: &Odd) -> R {
         if let Some(e) = operand_fault(&o, sink) {
             return Err(e.into());
         }
+        // Outside a call, `(...)` reads as a constant expression.
+        if i.opcode != ptx_ir_core::Opcode::Call && has_args(&o) {
+            return Err("an argument list outside a call".into());
+        }
     }
     // More than 12 operands do not fit a key: checked each time.
     let key = (count <= 12).then_some(key | count << 60);
@@ -287,6 +291,17 @@ fn operand_fault(o: &Operand, odd: &Odd) -> Option<&'static str> {
         Operand::Pair(p) => p.iter().find_map(|o| operand_fault(o, odd)),
         Operand::Neg(o) => operand_fault(o, odd),
         _ => None,
+    }
+}
+
+/// Whether `o` is or holds a `call` argument list.
+fn has_args(o: &Operand) -> bool {
+    match o {
+        Operand::Args(_) => true,
+        Operand::Vector(v) | Operand::Tuple(v) => v.iter().any(has_args),
+        Operand::Pair(p) => p.iter().any(has_args),
+        Operand::Neg(x) => has_args(x),
+        _ => false,
     }
 }
 

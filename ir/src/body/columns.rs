@@ -556,6 +556,9 @@ struct Cursor<'a> {
     b: &'a [u8],
     pos: usize,
     bounds: Bounds,
+    /// Whether the operands read are a `call`'s, the only instruction whose text reads `(...)`
+    /// as an argument list.
+    call: bool,
     /// The message of the first fault.
     err: Option<String>,
 }
@@ -574,6 +577,7 @@ impl<'a> Cursor<'a> {
             b,
             pos: 0,
             bounds: BOUNDS.with(|b| b.get()).unwrap_or(Bounds::STRUCTURAL),
+            call: false,
             err: None,
         }
     }
@@ -806,6 +810,10 @@ impl Cursor<'_> {
                         if tag == TUPLE && n < 2 && self.bounds.reader_forms {
                             return self.fail(format!("a tuple of {n} operands"));
                         }
+                        // Outside a call, `(...)` reads as a constant expression.
+                        if tag == ARGS && !self.call && self.bounds.reader_forms {
+                            return self.fail("an argument list outside a call");
+                        }
                         let at = cells::open(out);
                         for _ in 0..n {
                             self.operand_into(d, out)?;
@@ -971,6 +979,7 @@ impl Decoded {
                 self.mods.push(m);
             }
             let cells_at = self.cells.len();
+            o.call = opcode == Opcode::Call;
             let (k, key) = self.operands(o, h.ops).map_err(|Fault| Stop::Operands)?;
             if o.bounds.reader_forms {
                 let mods = &words.mods[at as usize..at as usize + n_mods as usize];
