@@ -288,6 +288,11 @@ fn operand_fault(o: &Operand, odd: &Odd) -> Option<&'static str> {
         Operand::Pair(p) if matches!(without_negations(&p[0]), Operand::Sym { .. }) => {
             Some("a symbol with an offset before `|` in a pair")
         }
+        // `a|b|c` does not read, and `-a|b` reads as a pair of `-a` and `b`.
+        Operand::Pair(p) if p.iter().any(|x| matches!(x, Operand::Pair(_))) => {
+            Some("a pair inside a pair")
+        }
+        Operand::Neg(x) if matches!(**x, Operand::Pair(_)) => Some("a negated pair"),
         Operand::Pair(p) => p.iter().find_map(|o| operand_fault(o, odd)),
         Operand::Neg(o) => operand_fault(o, odd),
         _ => None,

@@ -786,8 +786,15 @@ impl Cursor<'_> {
                                 return self.fail("a symbol with an offset before `|`");
                             }
                         }
+                        // `a|b|c` does not read: a pair holds no pair.
+                        if self.bounds.reader_forms && self.b.get(self.pos) == Some(&PAIR) {
+                            return self.fail("a pair inside a pair");
+                        }
                         let at = cells::open(out);
                         self.operand_into(d, out)?;
+                        if self.bounds.reader_forms && self.b.get(self.pos) == Some(&PAIR) {
+                            return self.fail("a pair inside a pair");
+                        }
                         self.operand_into(d, out)?;
                         cells::close_pair(out, at)
                     }
@@ -795,6 +802,10 @@ impl Cursor<'_> {
                         // `-(5U)` reads back as a negated signed constant.
                         if self.bounds.reader_forms && self.b.get(self.pos) == Some(&UINT) {
                             return self.fail("a negated unsigned literal");
+                        }
+                        // `-a|b` reads as a pair of `-a` and `b`.
+                        if self.bounds.reader_forms && self.b.get(self.pos) == Some(&PAIR) {
+                            return self.fail("a negated pair");
                         }
                         let at = cells::open(out);
                         self.operand_into(d, out)?;
