@@ -538,21 +538,13 @@ pub mod full {
                     ])?,
                 )
             } else {
-                (
-                    None,
-                    *u.choose(&[
-                        Space::Reg,
-                        Space::Reg,
-                        Space::Reg,
-                        Space::Local,
-                        Space::Shared,
-                        Space::Param,
-                        Space::Const,
-                        Space::Global,
-                        Space::Tex,
-                        Space::Sreg,
-                    ])?,
-                )
+                // `.reg` three times in ten, each other body space once.
+                let space = if u.ratio(1, 5)? {
+                    Space::Reg
+                } else {
+                    *u.choose(&Space::IN_BODY)?
+                };
+                (None, space)
             };
             let attributes = self.attributes(u)?;
             let align = if u.ratio(1, 4)? { Some(pow2(u)?) } else { None };
