@@ -322,6 +322,41 @@ fn targets_and_versions() {
     );
 }
 
+/// `sm_101*` is the spelling of PTX 8.6 to 8.9 (`sm_101f` from 8.8), `sm_110*` that of 9.0
+/// (seeds 000 and 004, Target ISA Notes: "`sm_101a` (Renamed to `sm_110a` from PTX ISA version
+/// 9.0)").
+#[test]
+fn renamed_target_spellings() {
+    let at = |version: &str, target: &str| {
+        rules_in(
+            &format!(".version {version}\n.target {target}\n.address_size 64\n"),
+            "\ttcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+            &Options::default(),
+        )
+    };
+    assert_eq!(at("8.6", "sm_101a"), vec![]);
+    assert_eq!(at("8.6", "sm_101"), vec![Rule::TargetUnsupported]);
+    assert_eq!(
+        at("8.5", "sm_101a"),
+        vec![Rule::TargetNeedsNewerPtx, Rule::PtxTooOld]
+    );
+    assert_eq!(at("8.8", "sm_101f"), vec![]);
+    assert_eq!(at("8.7", "sm_101f"), vec![Rule::TargetNeedsNewerPtx]);
+    assert_eq!(at("8.8", "sm_110a"), vec![Rule::TargetNeedsNewerPtx]);
+    assert_eq!(at("8.8", "sm_110f"), vec![Rule::TargetNeedsNewerPtx]);
+    assert_eq!(at("9.0", "sm_110a"), vec![]);
+    assert_eq!(at("9.0", "sm_110f"), vec![]);
+    // The message names the target as written.
+    let src = ".version 8.5\n.target sm_101a\n.address_size 64\n";
+    let m = ptx_ir::text::parse(src).unwrap();
+    let d = verify::verify(&m);
+    assert!(
+        d[0].message.contains("`.target sm_101a` needs PTX ISA 8.6"),
+        "{}",
+        d[0]
+    );
+}
+
 #[test]
 fn requirements_of_a_module() {
     let src = format!("{HEAD}.visible .entry k()\n{{\n\t.reg .b32 %r<4>;\n\twgmma.fence.sync.aligned;\n\tret;\n}}\n");

@@ -127,6 +127,23 @@ impl Sm {
         }
     }
 
+    /// The PTX ISA version that introduced the `.target` string `t` as written: as
+    /// [`Sm::introduced`], except that the old spelling `sm_101`/`sm_101a` came with PTX 8.6 and
+    /// `sm_101f` with 8.8 (seeds 000 and 004, Target ISA Notes: "`sm_101a` (Renamed to `sm_110a`
+    /// from PTX ISA version 9.0)"), while the new spelling `sm_110*` needs 9.0.
+    pub fn introduced_as_written(t: Target) -> Option<Version> {
+        let sm = Sm::of(t)?;
+        let written = match t {
+            Target::Sm { arch, .. } | Target::Compute(arch) => arch,
+            _ => return None,
+        };
+        Some(match (written, sm.suffix) {
+            (101, ArchSuffix::F) => Version { major: 8, minor: 8 },
+            (101, _) => Version { major: 8, minor: 6 },
+            _ => sm.introduced(),
+        })
+    }
+
     /// Sort key from the most to the least portable target: by architecture, then plain before
     /// family-specific before architecture-specific.
     pub fn portability_key(self) -> (u16, u8) {
@@ -980,6 +997,13 @@ mod tests {
         assert_eq!(t(101, F), t(110, F));
         assert_eq!(t(100, F).introduced(), Version { major: 8, minor: 8 });
         assert_eq!(t(90, A).introduced(), Version { major: 8, minor: 0 });
+        let w = |arch, suffix| Sm::introduced_as_written(Target::Sm { arch, suffix });
+        let v = |major, minor| Some(Version { major, minor });
+        assert_eq!(w(101, A), v(8, 6), "sm_101a is PTX 8.6's spelling");
+        assert_eq!(w(101, None), v(8, 6));
+        assert_eq!(w(101, F), v(8, 8));
+        assert_eq!(w(110, A), v(9, 0));
+        assert_eq!(w(100, A), v(8, 6));
     }
 }
 

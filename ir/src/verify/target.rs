@@ -15,7 +15,23 @@ use crate::vocab::{Space, Type};
 
 pub(crate) struct TargetCx {
     sm: Option<Sm>,
+    /// The SM `.target` as written (`sm_101a` rather than its new name `sm_110a`).
+    written: Option<crate::module::Target>,
     version: Version,
+}
+
+/// An SM `.target` as written (`sm_101a`, `compute_90`).
+fn written_name(t: crate::module::Target) -> String {
+    let suffix = |s: ArchSuffix| match s {
+        ArchSuffix::None => "",
+        ArchSuffix::A => "a",
+        ArchSuffix::F => "f",
+    };
+    match t {
+        crate::module::Target::Sm { arch, suffix: s } => format!("sm_{arch}{}", suffix(s)),
+        crate::module::Target::Compute(arch) => format!("compute_{arch}"),
+        _ => String::new(),
+    }
 }
 
 fn ver(v: Version) -> String {
@@ -140,11 +156,13 @@ fn function_features(f: &Function) -> Vec<Feature> {
 
 impl TargetCx {
     pub(crate) fn new(m: &Module, opts: &Options) -> TargetCx {
+        let written = opts
+            .target
+            .filter(|&t| Sm::of(t).is_some())
+            .or_else(|| m.target.iter().copied().find(|&t| Sm::of(t).is_some()));
         TargetCx {
-            sm: opts
-                .target
-                .and_then(Sm::of)
-                .or_else(|| Sm::of_module(&m.target)),
+            sm: written.and_then(Sm::of),
+            written,
             version: opts.version.unwrap_or(m.version),
         }
     }
@@ -179,17 +197,23 @@ impl TargetCx {
                 inst: None,
                 message: format!("`{sm}` is not a target of the PTX ISA"),
             });
-        } else if sm.introduced() > self.version {
-            out.push(Diagnostic {
-                rule: Rule::TargetNeedsNewerPtx,
-                location: loc,
-                inst: None,
-                message: format!(
-                    "`.target {sm}` needs PTX ISA {}; the module declares {}",
-                    ver(sm.introduced()),
-                    ver(self.version)
-                ),
-            });
+        } else {
+            let (name, introduced) = match self.written.and_then(Sm::introduced_as_written) {
+                Some(v) => (self.written.map_or(sm.to_string(), written_name), v),
+                None => (sm.to_string(), sm.introduced()),
+            };
+            if introduced > self.version {
+                out.push(Diagnostic {
+                    rule: Rule::TargetNeedsNewerPtx,
+                    location: loc,
+                    inst: None,
+                    message: format!(
+                        "`.target {name}` needs PTX ISA {}; the module declares {}",
+                        ver(introduced),
+                        ver(self.version)
+                    ),
+                });
+            }
         }
     }
 
