@@ -139,6 +139,36 @@ fn each_rule_fires() {
             "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 1024;",
             Rule::ImmediateRange,
         ),
+        // Seed 000: with `.shared::cta`, both `addr` and `mbar` are in that space.
+        (
+            "\tclusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [gvar], [smem];",
+            Rule::StateSpace,
+        ),
+        (
+            "\tclusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [smem], [gvar];",
+            Rule::StateSpace,
+        ),
+        // Seed 004: `[dst]` in `.shared::cta`; `nCols` unsigned 32-bit, `taddr` `.b32`.
+        (
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [gvar], 32;",
+            Rule::StateSpace,
+        ),
+        (
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [smem], %rd1;",
+            Rule::OperandType,
+        ),
+        (
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [smem], %rs1;",
+            Rule::OperandType,
+        ),
+        (
+            "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %rd1, 32;",
+            Rule::OperandType,
+        ),
+        (
+            "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, %p1;",
+            Rule::OperandType,
+        ),
         ("\tadd.f32x2 %rd1, %rd2, %rd3;", Rule::TargetTooOld),
         ("\twgmma.fence.sync.aligned;", Rule::TargetUnsupported),
         (
@@ -174,6 +204,23 @@ fn each_rule_fires() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// The operand spaces and types of seeds 000 and 004 accept what the seeds allow.
+#[test]
+fn seed_operands_clean() {
+    let head = ".version 8.6\n.target sm_100a\n.address_size 64\n";
+    for body in [
+        "\tclusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [smem], [smem+8];",
+        "\tclusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r1], [%r2];",
+        "\tclusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128 [%rd1], [%rd2];",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [smem], %r1;\n\
+         \ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, %r1;",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.b32 [%rd1], 64;\n\
+         \ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %f1, 64;",
+    ] {
+        assert_eq!(rules_in(head, body, &Options::default()), vec![], "{body}");
+    }
 }
 
 #[test]

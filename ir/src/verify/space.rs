@@ -18,6 +18,8 @@ fn operand_spaces(inst: &Instruction) -> Vec<Option<Space>> {
         O::CpAsync | O::CpAsyncBulk | O::CpReduceAsyncBulk => {
             vec![spaces.first().copied(), spaces.get(1).copied()]
         }
+        // `[addr], [mbar]`: with `.shared::cta` both are in that space (seed 000).
+        O::ClusterlaunchcontrolTryCancel => vec![spaces.first().copied(); 2],
         O::Ld
         | O::Ldu
         | O::St
@@ -36,7 +38,8 @@ fn operand_spaces(inst: &Instruction) -> Vec<Option<Space>> {
         | O::WmmaLoad
         | O::WmmaStore
         | O::Ldmatrix
-        | O::Stmatrix => vec![spaces.first().copied()],
+        | O::Stmatrix
+        | O::Tcgen05Alloc => vec![spaces.first().copied()],
         _ => Vec::new(),
     }
 }

@@ -243,6 +243,9 @@ pub(crate) fn expectations(inst: &Instruction) -> Option<Vec<Exp>> {
             v
         }
         O::Nanosleep => vec![u32_],
+        // Seed 004: `nCols` is an unsigned 32-bit operand; `taddr` a `.b32` address.
+        O::Tcgen05Alloc => vec![Skip, u32_],
+        O::Tcgen05Dealloc => vec![Strict(Type::B32), u32_],
         _ => return None,
     };
     v.truncate(n);
