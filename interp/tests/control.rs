@@ -220,3 +220,23 @@ fn ret_uni_of_part_of_the_threads_is_undefined() {
         "ret.uni executed by only part of the warp's threads",
     );
 }
+
+#[test]
+fn brx_idx_uni_with_a_divergent_guard_is_undefined() {
+    let body = |uni: &str| {
+        format!(
+            "setp.lt.u32 %p1, %r1, 16; mov.u32 %r2, 1;\n\
+             ts: .branchtargets A, B;\n\
+             @%p1 brx.idx{uni} %r2, ts;\n\
+             A: mov.u32 %r9, 1; bra.uni E;\n\
+             B: mov.u32 %r9, 2;\n\
+             E:"
+        )
+    };
+    undefined(
+        run(&kernel("", &body(".uni"))),
+        "brx.idx.uni executed with a divergent guard predicate",
+    );
+    let out = run(&kernel("", &body(""))).expect("runs");
+    assert_eq!((out[0], out[16]), (2, 1));
+}

@@ -34,6 +34,13 @@ pub fn brx(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         _ => None,
     }
     .ok_or_else(|| x.unsupported("brx.idx target is not a .branchtargets list"))?;
+    if x.inst.has(Flag::Uni) && x.emask != 0 && x.emask != x.gmask {
+        let lane = (x.gmask & !x.emask).trailing_zeros() as usize;
+        return Err(x.undefined(
+            lane,
+            "brx.idx.uni executed with a divergent guard predicate",
+        ));
+    }
     let mut parts: SmallVec<[(u32, u32); 4]> = SmallVec::new();
     let mut first: Option<u64> = None;
     for l in lanes(x.emask) {
