@@ -244,6 +244,7 @@ fn scopes() {
         ("%rs1", vec![Rule::OperandType]),
         ("%f1", vec![Rule::OperandType]),
         ("%r1", vec![]),
+        ("0", vec![Rule::OperandType]),
     ] {
         let body = format!("\tts: .branchtargets L_end;\n\tbrx.idx {index}, ts;");
         assert_eq!(rules(&body), want, "{body}");
@@ -259,6 +260,16 @@ fn scopes() {
     assert_eq!(
         rules("\tct: .calltargets callee;\n\tcall (%r1), %rd1, (%r2, %rd2), ct;"),
         vec![]
+    );
+    // Call arguments are registers, immediates or `.param` variables (seed 001, 9.7.12.5).
+    assert_eq!(rules("\tcall (%r1), callee, (7, %rd2);"), vec![]);
+    assert_eq!(
+        rules("\tcall (%r1), callee, (gvar, %rd2);"),
+        vec![Rule::CallSignature]
+    );
+    assert_eq!(
+        rules("\tcall (%r1), callee, (smem, %rd2);"),
+        vec![Rule::CallSignature]
     );
 }
 

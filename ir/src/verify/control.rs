@@ -21,6 +21,10 @@ pub(crate) fn check<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, inst: &'m Instructio
         Opcode::BrxIdx => {
             // PTX ISA 9.7.12.4: "The index operand is a .u32 register" (ptxas rejects a 64-bit
             // one).
+            if let Some(Operand::Int(_) | Operand::Uint(_)) = inst.operands.first() {
+                let msg = "the `brx.idx` index is a `.u32` register, not an immediate".to_string();
+                cx.report(Rule::OperandType, Some(inst), msg);
+            }
             if let Some(n) = inst.operands.first().and_then(Operand::as_name) {
                 if let Some(v) = scope::var(cx, fx, n).filter(Var::is_reg) {
                     if !super::types::strict_ok(Type::U32, v.ty) || v.vector.is_some() {
@@ -304,6 +308,19 @@ fn signature<'m>(
             let Some(actual) = scope::var(cx, fx, n) else {
                 continue;
             };
+            // PTX ISA 9.7.12.5: "Arguments may be registers, immediate constants, or variables
+            // in .param space."
+            if !matches!(actual.space, Space::Reg | Space::Param) {
+                let msg = format!(
+                    "{} {} `{}` is a `.{}` variable; call operands are registers, immediates or `.param` variables",
+                    what.trim_end_matches('s'),
+                    k + 1,
+                    cx.name(n),
+                    actual.space.as_str()
+                );
+                cx.report(Rule::CallSignature, Some(inst), msg);
+                continue;
+            }
             let formal = Var::of_param(p);
             if formal.bits() != 0 && actual.bits() != 0 && formal.bits() != actual.bits() {
                 let msg = format!(
