@@ -341,6 +341,8 @@ pub struct Machine<'p> {
     pub stack_limit: u32,
     /// Host memory charged so far and the limit.
     pub mem: Budget,
+    /// The kernel's `.maxnreg`: each warp's register count when it starts (for `setmaxnreg`).
+    pub maxnreg: Option<u32>,
     stalls: u32,
     stall_events: u64,
 }
@@ -771,6 +773,7 @@ impl<'p> Launch<'p> {
             try_timeout: false,
             stack_limit,
             mem: budget,
+            maxnreg: ef.max_nreg,
             stalls: 0,
             stall_events: 0,
         };
