@@ -67,10 +67,8 @@ pub fn setmaxnreg(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             if a { "inc" } else { "dec" },
             if inc { "inc" } else { "dec" }
         ))
-    } else if let Some(cur) = seq.regs[slot].filter(|&c| !inc && n as u32 > c) {
-        Some(format!("setmaxnreg.dec to {n} registers while warp {me} has {cur}: .dec releases registers, the current count must be >= imm-reg-count (seed 003, PTX ISA 9.7.19.5)"))
     } else {
-        None
+        seq.regs[slot].filter(|&c| !inc && n as u32 > c).map(|cur| format!("setmaxnreg.dec to {n} registers while warp {me} has {cur}: .dec releases registers, the current count must be >= imm-reg-count (seed 003, PTX ISA 9.7.19.5)"))
     };
     if let Some(rule) = rule {
         return Err(x.undefined(lane0, rule));
