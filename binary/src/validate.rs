@@ -571,19 +571,36 @@ impl V<'_> {
     fn declared_in(&self, stmts: &[Stmt]) -> R {
         for s in stmts {
             match s {
-                Stmt::Label(n) => self.declared(*n)?,
-                Stmt::PlainDecl(p) => {
-                    self.declared(p.name)?;
-                    if let ptx_ir_core::PlainShape::Pair(n) = p.shape {
-                        self.declared(n)?;
-                    }
-                }
                 // Also the names in initialisers, which need the string table.
                 Stmt::Decl(d) => self.decl(d)?,
-                _ => {}
+                s => self.declared_names(s)?,
             }
         }
         Ok(())
+    }
+
+    /// The names a compact body entry declares or lists (labels, plain declarations, the
+    /// labels and targets of `.branchtargets`/`.calltargets`/`.callprototype`): each is a
+    /// declared name. [`V::entry`] and [`V::declared_in`] both check them through here, so
+    /// the check made while decoding and the one made with the string table cannot drift.
+    fn declared_names(&self, s: &Stmt) -> R {
+        match s {
+            Stmt::Label(n) => self.declared(*n),
+            Stmt::PlainDecl(p) => {
+                self.declared(p.name)?;
+                match p.shape {
+                    ptx_ir_core::PlainShape::Pair(n) => self.declared(n),
+                    _ => Ok(()),
+                }
+            }
+            Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
+                self.declared(t.label)?;
+                target_list(&t.targets)?;
+                t.targets.iter().try_for_each(|n| self.declared(*n))
+            }
+            Stmt::CallPrototype(p) => self.declared(p.0),
+            _ => Ok(()),
+        }
     }
 
     #[inline]
@@ -815,18 +832,13 @@ impl V<'_> {
                 Some(g) => self.name(g.pred),
                 None => Ok(()),
             },
-            Stmt::Label(n) => self.declared(*n),
             Stmt::Decl(d) => {
                 body_decl(d)?;
                 self.decl(d)
             }
             Stmt::PlainDecl(p) => {
                 body_space(p.space)?;
-                self.name(p.name)?;
-                match p.shape {
-                    ptx_ir_core::PlainShape::Pair(n) => self.name(n),
-                    _ => Ok(()),
-                }
+                self.declared_names(s)
             }
             Stmt::Loc(l) => match &l.inlined {
                 Some(x) => self.name(x.function_name),
@@ -834,14 +846,12 @@ impl V<'_> {
             },
             Stmt::Pragma(p) => quoted("pragma", p),
             Stmt::Block { .. } | Stmt::LineLoc { .. } => Ok(()),
-            Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
-                self.name(t.label)?;
-                target_list(&t.targets)?;
-                t.targets.iter().try_for_each(|n| self.name(*n))
-            }
             Stmt::CallPrototype(p) => {
-                self.name(p.0)?;
+                self.declared_names(s)?;
                 self.prototype(&p.1)
+            }
+            Stmt::Label(_) | Stmt::BranchTargets(_) | Stmt::CallTargets(_) => {
+                self.declared_names(s)
             }
         }
     }
@@ -923,9 +933,9 @@ impl V<'_> {
             }
             StmtRef::Decl(DeclRef::Plain(p)) => {
                 body_space(p.space)?;
-                self.name(p.name)?;
+                self.declared(p.name)?;
                 match p.shape {
-                    ptx_ir_core::PlainShape::Pair(n) => self.name(n),
+                    ptx_ir_core::PlainShape::Pair(n) => self.declared(n),
                     _ => Ok(()),
                 }
             }
@@ -935,13 +945,14 @@ impl V<'_> {
             },
             StmtRef::Pragma(p) => quoted("pragma", p),
             StmtRef::Block(b) => self.statements(b, within(depth + 1, "scopes", MAX_SCOPE_DEPTH)?),
+            // The list's label and its targets (labels, functions) are all declared names.
             StmtRef::BranchTargets { label, targets } | StmtRef::CallTargets { label, targets } => {
-                self.name(label)?;
+                self.declared(label)?;
                 target_list(targets)?;
-                targets.iter().try_for_each(|t| self.name(*t))
+                targets.iter().try_for_each(|t| self.declared(*t))
             }
             StmtRef::CallPrototype { label, proto } => {
-                self.name(label)?;
+                self.declared(label)?;
                 self.prototype(proto)
             }
         }
