@@ -455,6 +455,15 @@ fn seed_002_003_rules() {
             vec![Rule::ImmediateRange],
         ),
         ("\tfence.mbarrier_init.release.cluster;".into(), vec![]),
+        // Seed 003's example: `.u32` with a 64-bit generic address.
+        (
+            "\tgetctarank.shared::cluster.u32 %r1, %rd1;".into(),
+            vec![],
+        ),
+        (
+            "\tgetctarank.shared::cluster.u32 %rd2, %rd1;".into(),
+            vec![Rule::OperandType],
+        ),
     ];
     let mut failed = Vec::new();
     for (body, want) in cases {
