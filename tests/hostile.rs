@@ -389,6 +389,31 @@ fn versions_and_targets_are_known_ones() {
     assert_eq!(rules, [Rule::UnknownVersion]);
 }
 
+/// A finding about `.target` points at the directive the reader read, not at the first text
+/// `.target` (here in comments before it and between it and `.version`).
+#[test]
+fn target_errors_point_at_the_directive() {
+    let dir = scratch("target-span");
+    for (target, rule) in [
+        ("sm_999", "unknown-target"),
+        ("sm_90", "target-needs-newer-ptx"),
+    ] {
+        let f = write(
+            &dir,
+            &format!("{target}.ptx"),
+            format!(
+                "// .target sm_90\n.version 7.0 /* .target sm_80 */\n// .target sm_90\n\
+                 /* x */ .target {target}\n.address_size 64\n.visible .entry k() {{ ret; }}\n"
+            ),
+        );
+        let o = ptx(&["check", s(&f)], 5 * SECOND);
+        assert_eq!(o.status.code(), Some(1));
+        let e = stderr(&o);
+        let at = format!("{}:4:9: error[{rule}]", f.display());
+        assert!(e.starts_with(&at), "want {at}, got {e}");
+    }
+}
+
 #[test]
 fn check_prints_a_summary_unless_quiet() {
     let dir = scratch("summary");

@@ -238,6 +238,17 @@ fn scopes() {
         rules("\tts: .branchtargets L_end, L_zz;\n\tbrx.idx %r1, ts;"),
         vec![Rule::UndeclaredLabel]
     );
+    // The index is a `.u32` register (seed 001, 9.7.12.4; ptxas rejects a 64-bit one).
+    for (index, want) in [
+        ("%rd1", vec![Rule::OperandType]),
+        ("%rs1", vec![Rule::OperandType]),
+        ("%f1", vec![Rule::OperandType]),
+        ("%r1", vec![]),
+        ("0", vec![Rule::OperandType]),
+    ] {
+        let body = format!("\tts: .branchtargets L_end;\n\tbrx.idx {index}, ts;");
+        assert_eq!(rules(&body), want, "{body}");
+    }
     // Indirect calls through a prototype or a target list.
     assert_eq!(
         rules(
@@ -249,6 +260,16 @@ fn scopes() {
     assert_eq!(
         rules("\tct: .calltargets callee;\n\tcall (%r1), %rd1, (%r2, %rd2), ct;"),
         vec![]
+    );
+    // Call arguments are registers, immediates or `.param` variables (seed 001, 9.7.12.5).
+    assert_eq!(rules("\tcall (%r1), callee, (7, %rd2);"), vec![]);
+    assert_eq!(
+        rules("\tcall (%r1), callee, (gvar, %rd2);"),
+        vec![Rule::CallSignature]
+    );
+    assert_eq!(
+        rules("\tcall (%r1), callee, (smem, %rd2);"),
+        vec![Rule::CallSignature]
     );
 }
 
@@ -497,4 +518,45 @@ fn seed_002_003_rules() {
         dirs(".entry", ".reqnctapercluster 2 .maxclusterrank 8"),
         vec![Rule::FunctionDirective]
     );
+}
+
+/// Seed 001 (9.7.12.5): "All functions must be declared prior to being referenced in a call
+/// table initializer or .calltargets directive" (ptxas rejects a later one).
+#[test]
+fn call_table_functions_declared_before() {
+    let module = |before: &str, after: &str, local: bool| {
+        let table = ".global .u32 jmptbl[5] = { foo, bar };";
+        let (module_table, body_table) = if local { ("", table) } else { (table, "") };
+        format!(
+            "{HEAD}{before}\n{module_table}\n{after}\n\
+             .visible .entry k()\n{{\n\t{body_table}\n\t.reg .b64 %rd<2>;\n\
+             \tmov.u64 %rd1, foo;\n\tcall %rd1, jmptbl;\n\tret;\n}}\n{}",
+            if local { after } else { "" }
+        )
+    };
+    let rules_of = |src: &str| -> Vec<Rule> {
+        let m = ptx_ir::text::parse(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        verify::verify(&m).into_iter().map(|d| d.rule).collect()
+    };
+    let foo = ".func foo() { ret; }";
+    let bar = ".func bar() { ret; }";
+    let both = format!("{foo}\n{bar}");
+    // Module scope: functions before the table, or declared (prototype) before it.
+    assert_eq!(rules_of(&module(&both, "", false)), vec![]);
+    assert_eq!(
+        rules_of(&module(".func foo();\n.func bar();", &both, false)),
+        vec![]
+    );
+    assert_eq!(rules_of(&module(foo, bar, false)), vec![Rule::CallTargets]);
+    assert_eq!(
+        rules_of(&module("", &both, false)),
+        vec![Rule::CallTargets; 2]
+    );
+    // Function scope: declared before the function.
+    assert_eq!(rules_of(&module(&both, "", true)), vec![]);
+    let late = format!(
+        "{HEAD}.func foo() {{ ret; }}\n.visible .entry k()\n{{\n\t.global .u32 t[2] = {{ foo, bar }};\n\
+         \t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, foo;\n\tcall %rd1, t;\n\tret;\n}}\n.func bar() {{ ret; }}\n"
+    );
+    assert_eq!(rules_of(&late), vec![Rule::CallTargets]);
 }

@@ -116,10 +116,50 @@ pub struct FParam {
 /// The targets of an indirect call.
 #[derive(Clone, Debug)]
 pub enum CallList {
-    /// `.calltargets` or a call table: exactly these functions.
+    /// `.calltargets` or a call table: exactly these functions (a call table: the functions its
+    /// initialiser names).
     Targets(Vec<FuncId>),
-    /// `.callprototype`: any function (the prototype is not checked further).
-    Proto,
+    /// `.callprototype`: any function whose parameters and return values match these.
+    Proto {
+        /// The prototype's parameters, in order.
+        params: Vec<ProtoParam>,
+        /// The prototype's return parameters, in order.
+        returns: Vec<ProtoParam>,
+    },
+}
+
+/// A parameter of a `.callprototype`, as far as a called function must match it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProtoParam {
+    /// `.reg` (else `.param`).
+    pub reg: bool,
+    /// Size in bytes.
+    pub size: u32,
+    /// Element type.
+    pub ty: Type,
+}
+
+impl ProtoParam {
+    /// Whether formal `p` of a called function matches: the same space and size, and types of
+    /// one kind (a `.bN` type matches any type of its size, `.uN` and `.sN` match each other).
+    pub fn matches(&self, p: &FParam) -> bool {
+        let kind = |t: Type| {
+            if t.is_bits() {
+                0
+            } else if t.is_signed() || t.is_unsigned() {
+                1
+            } else if t.is_float() {
+                2
+            } else {
+                3
+            }
+        };
+        let (a, b) = (kind(self.ty), kind(p.ty));
+        self.reg == matches!(p.loc, ParamLoc::Reg(_))
+            && self.size == p.size
+            && self.ty.bits() == p.ty.bits()
+            && (a == 0 || b == 0 || a == b)
+    }
 }
 
 /// A `.local` variable of a function's frame.
@@ -262,8 +302,10 @@ fn align_up(x: u64, a: u64) -> u64 {
 /// Resolved globals of the module.
 struct ModuleScope {
     syms: FxHashMap<Name, Sym>,
-    /// Call tables: variable address -> functions.
-    tables: FxHashMap<Name, Vec<FuncId>>,
+    /// Call tables: the functions named in the initialiser of each `.global` or `.const`
+    /// variable, by name and address (a function-scope table is a module static under its
+    /// local name).
+    tables: FxHashMap<(Name, u64), Vec<FuncId>>,
     /// Global allocations placed so far and their next address.
     global_next: u64,
 }
@@ -520,7 +562,7 @@ impl<'m> Loader<'m> {
                     self.module.global_next = base + size.max(1) + 256;
                     self.globals.push((align, bytes));
                     self.module.syms.insert(d.name, Sym::Static(base));
-                    self.note_table(v, d);
+                    self.note_table(d, base);
                 }
                 Space::Const => {
                     let bytes = self.init_bytes(v, d, size)?;
@@ -528,7 +570,7 @@ impl<'m> Loader<'m> {
                     self.consts.resize(base as usize, 0);
                     self.consts.extend_from_slice(&bytes);
                     self.module.syms.insert(d.name, Sym::Static(base));
-                    self.note_table(v, d);
+                    self.note_table(d, base);
                 }
                 Space::Shared => {
                     if d.dims.iter().any(|x| x.is_none()) && d.init.is_none() {
@@ -554,8 +596,9 @@ impl<'m> Loader<'m> {
         Ok(())
     }
 
-    /// Records call tables (arrays initialised with function names) for indirect calls.
-    fn note_table(&mut self, _v: &VarDecl, d: &Declarator) {
+    /// Records call tables (arrays initialised with function names) for indirect calls: the
+    /// functions named in the initialiser of the variable at `addr`.
+    fn note_table(&mut self, d: &Declarator, addr: u64) {
         let mut fs = Vec::new();
         fn walk(i: &Init, ids: &FxHashMap<Name, FuncId>, out: &mut Vec<FuncId>) {
             match i {
@@ -571,9 +614,7 @@ impl<'m> Loader<'m> {
         if let Some(i) = &d.init {
             walk(i, &self.func_ids, &mut fs);
         }
-        if !fs.is_empty() {
-            self.module.tables.insert(d.name, fs);
-        }
+        self.module.tables.insert((d.name, addr), fs);
     }
 
     fn eval(&self, e: &Expr) -> Result<Value, String> {
@@ -1038,9 +1079,23 @@ impl<'a, 'm> Flatten<'a, 'm> {
                     self.call_lists.push(CallList::Targets(fs));
                     self.top().insert(*label, Sym::CallList(idx));
                 }
-                Statement::CallPrototype { label, .. } => {
+                Statement::CallPrototype { label, proto } => {
+                    let shape = |ps: &Option<Vec<Param>>| -> Vec<ProtoParam> {
+                        ps.iter()
+                            .flatten()
+                            .map(|p| ProtoParam {
+                                reg: p.space == Space::Reg,
+                                size: self.l.param(p).0,
+                                ty: p.ty,
+                            })
+                            .collect()
+                    };
+                    let list = CallList::Proto {
+                        params: shape(&proto.params),
+                        returns: shape(&proto.returns),
+                    };
                     let idx = self.call_lists.len() as u32;
-                    self.call_lists.push(CallList::Proto);
+                    self.call_lists.push(list);
                     self.top().insert(*label, Sym::CallList(idx));
                 }
             }
@@ -1188,9 +1243,11 @@ impl<'a, 'm> Flatten<'a, 'm> {
         })
     }
 
-    /// Calls become `[Args(returns), target, Args(params), list-or-Sink]`.
+    /// Calls become `[Args(returns), target, Args(params), list-or-Sink]`; a call table (a
+    /// `.global` or `.const` variable) as the list becomes the list of the functions its
+    /// initialiser names.
     fn normalize_call(
-        &self,
+        &mut self,
         i: &Instruction,
         o: SmallVec<[Opnd; 4]>,
     ) -> Result<SmallVec<[Opnd; 4]>, Error> {
@@ -1206,7 +1263,14 @@ impl<'a, 'm> Flatten<'a, 'm> {
             Some(Opnd::Args(_)) => it.next().unwrap_or(Opnd::Sink),
             _ => Opnd::Args(Box::new([])),
         };
-        let list = it.next().unwrap_or(Opnd::Sink);
+        let mut list = it.next().unwrap_or(Opnd::Sink);
+        if let (Opnd::Imm(a), Some(Operand::Reg { name, .. })) = (&list, i.operands.last()) {
+            if let Some(fs) = self.l.module.tables.get(&(*name, *a)) {
+                let idx = self.call_lists.len() as u32;
+                self.call_lists.push(CallList::Targets(fs.clone()));
+                list = Opnd::CallList(idx);
+            }
+        }
         Ok(smallvec::smallvec![rets, target, args, list])
     }
 
@@ -1236,14 +1300,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
             Some(Sym::Func(f)) => Ok(Opnd::Func(f)),
             Some(Sym::BrTargets(t)) => Ok(Opnd::Targets(t)),
             Some(Sym::CallList(t)) => Ok(Opnd::CallList(t)),
-            None => {
-                if let Some(fs) = self.l.module.tables.get(&n) {
-                    let idx = self.call_lists.len() as u32;
-                    self.call_lists.push(CallList::Targets(fs.clone()));
-                    return Ok(Opnd::CallList(idx));
-                }
-                Err(self.err(Some(i), format!("`{}` is not declared", self.l.name(n))))
-            }
+            None => Err(self.err(Some(i), format!("`{}` is not declared", self.l.name(n)))),
         }
     }
 

@@ -34,6 +34,13 @@ pub fn brx(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         _ => None,
     }
     .ok_or_else(|| x.unsupported("brx.idx target is not a .branchtargets list"))?;
+    if x.inst.has(Flag::Uni) && x.emask != 0 && x.emask != x.gmask {
+        let lane = (x.gmask & !x.emask).trailing_zeros() as usize;
+        return Err(x.undefined(
+            lane,
+            "brx.idx.uni executed with a divergent guard predicate",
+        ));
+    }
     let mut parts: SmallVec<[(u32, u32); 4]> = SmallVec::new();
     let mut first: Option<u64> = None;
     for l in lanes(x.emask) {
@@ -114,6 +121,18 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
         Opnd::Args(a) => a,
         _ => &[],
     };
+    let rets: &[Opnd] = match x.op(0)? {
+        Opnd::Args(a) => a,
+        _ => &[],
+    };
+    let uni = x.inst.has(Flag::Uni);
+    if uni && x.emask != 0 && x.emask != x.gmask {
+        let lane = (x.gmask & !x.emask).trailing_zeros() as usize;
+        return Err(x.undefined(
+            lane,
+            "call.uni executed with a divergent guard predicate (PTX ISA 9.7.12.5: all active threads must have identical values for the guard predicate and call target)",
+        ));
+    }
     // Callee per lane.
     let mut by_callee: SmallVec<[(u32, u32); 2]> = SmallVec::new();
     match x.op(1)? {
@@ -131,16 +150,33 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
                         format!("indirect call to {a:#x}, which is not a function"),
                     ));
                 };
-                if let Some(CallList::Targets(ts)) = list {
-                    if !ts.contains(&fid) {
+                let callee = &prog.funcs[fid as usize];
+                match list {
+                    Some(CallList::Targets(ts)) if !ts.contains(&fid) => {
                         return Err(x.undefined(
                             l,
                             format!(
-                                "indirect call to `{}`, which is not in the call's target list",
-                                prog.funcs[fid as usize].name
+                                "indirect call to `{}`, which is not in the call table or `.calltargets` list (PTX ISA 9.7.12.5: fptr must hold the address of a function listed there)",
+                                callee.name
                             ),
                         ));
                     }
+                    Some(CallList::Proto { params, returns }) => {
+                        let fits = |want: &[crate::load::ProtoParam], have: &[FParam]| {
+                            want.len() == have.len()
+                                && want.iter().zip(have).all(|(w, h)| w.matches(h))
+                        };
+                        if !fits(params, &callee.params) || !fits(returns, &callee.returns) {
+                            return Err(x.undefined(
+                                l,
+                                format!(
+                                    "indirect call to `{}`, which does not match the `.callprototype` (PTX ISA 9.7.12.5: calling a function that doesn't match the prototype is undefined)",
+                                    callee.name
+                                ),
+                            ));
+                        }
+                    }
+                    _ => {}
                 }
                 match by_callee.iter_mut().find(|(f, _)| *f == fid) {
                     Some((_, m)) => *m |= 1 << l,
@@ -148,6 +184,13 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
                 }
             }
         }
+    }
+    if uni && by_callee.len() > 1 {
+        let lane = by_callee[1].1.trailing_zeros() as usize;
+        return Err(x.undefined(
+            lane,
+            "call.uni executed with a divergent call target (PTX ISA 9.7.12.5: all active threads must have identical values for the guard predicate and call target)",
+        ));
     }
     let mut out: SmallVec<[Group; 2]> = SmallVec::new();
     let rest = x.gmask & !x.emask;
@@ -166,14 +209,16 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
                 callee.name
             )));
         }
-        if args.len() < callee.params.len() {
+        if args.len() != callee.params.len() || rets.len() != callee.returns.len() {
             return Err(x.undefined(
                 mask.trailing_zeros() as usize,
                 format!(
-                    "`{}` takes {} parameters, the call passes {}",
+                    "`{}` takes {} parameters and {} return values, the call passes {} and {}",
                     callee.name,
                     callee.params.len(),
-                    args.len()
+                    callee.returns.len(),
+                    args.len(),
+                    rets.len()
                 ),
             ));
         }
@@ -331,6 +376,22 @@ fn do_ret(prog: &Program, w: &mut Warp, g: &Group, lanes_mask: u32) -> Result<Gr
 
 /// `ret`
 pub fn ret(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
+    if x.inst.has(Flag::Uni) && x.emask != 0 {
+        // Non-divergent: every thread of the warp in this activation returns together, so none
+        // is held back by the guard or waits elsewhere in the function.
+        let elsewhere =
+            x.w.groups
+                .iter()
+                .filter(|h| h.func == g.func && h.callers == g.callers && !h.same_place(g))
+                .fold(0u32, |m, h| m | h.mask);
+        let held = (x.gmask & !x.emask) | elsewhere;
+        if held != 0 {
+            return Err(x.undefined(
+                held.trailing_zeros() as usize,
+                "ret.uni executed by only part of the warp's threads of the function (PTX ISA 9.7.12.6: .uni guarantees that the return is non-divergent)",
+            ));
+        }
+    }
     if g.depth() == 0 {
         return Ok(Flow::Exit(x.emask));
     }

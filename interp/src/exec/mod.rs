@@ -1313,7 +1313,7 @@ fn static_stack(prog: &Program, entry: FuncId) -> Option<u64> {
                     (Some(load::Opnd::Func(c)), _) => std::slice::from_ref(c),
                     (_, Some(load::Opnd::CallList(k))) => match f.call_lists.get(*k as usize)? {
                         load::CallList::Targets(ts) => ts,
-                        load::CallList::Proto => return None,
+                        load::CallList::Proto { .. } => return None,
                     },
                     _ => return None,
                 },

@@ -4,11 +4,12 @@
 use super::scope::{self, Found, Var};
 use super::{Cx, FnCx, Rule};
 use crate::inst::Instruction;
-use crate::module::Param;
+use crate::module::{Init, Param, VarDecl};
 use crate::names::Name;
+use crate::operand::Expr;
 use crate::operand::Operand;
 use crate::table::Opcode;
-use crate::vocab::Space;
+use crate::vocab::{Space, Type};
 
 pub(crate) fn check<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, inst: &'m Instruction) {
     match inst.opcode {
@@ -18,6 +19,24 @@ pub(crate) fn check<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, inst: &'m Instructio
             }
         }
         Opcode::BrxIdx => {
+            // PTX ISA 9.7.12.4: "The index operand is a .u32 register" (ptxas rejects a 64-bit
+            // one).
+            if let Some(Operand::Int(_) | Operand::Uint(_)) = inst.operands.first() {
+                let msg = "the `brx.idx` index is a `.u32` register, not an immediate".to_string();
+                cx.report(Rule::OperandType, Some(inst), msg);
+            }
+            if let Some(n) = inst.operands.first().and_then(Operand::as_name) {
+                if let Some(v) = scope::var(cx, fx, n).filter(Var::is_reg) {
+                    if !super::types::strict_ok(Type::U32, v.ty) || v.vector.is_some() {
+                        let msg = format!(
+                            "index `{}` has type `.{}`; the `brx.idx` index is a `.u32` register",
+                            cx.name(n),
+                            v.ty.as_str()
+                        );
+                        cx.report(Rule::OperandType, Some(inst), msg);
+                    }
+                }
+            }
             if let Some(l) = inst.operands.get(1).and_then(Operand::as_name) {
                 if !fx.branch_targets.contains(&l) {
                     let what = if fx.labels.contains(&l) {
@@ -116,6 +135,48 @@ pub(crate) fn call_targets<'m>(
         }
     }
     fx.call_targets.insert(label, targets);
+}
+
+/// A call table (a variable initialised with function names): every function it names must be
+/// declared before it (PTX ISA 9.7.12.5: "All functions must be declared prior to being
+/// referenced in a call table initializer or .calltargets directive").
+pub(crate) fn table_init(cx: &mut Cx<'_>, v: &VarDecl) {
+    fn syms(e: &Expr, out: &mut Vec<Name>) {
+        match e {
+            Expr::Sym(n) => out.push(*n),
+            Expr::Unary(_, x) | Expr::Paren(x) => syms(x, out),
+            Expr::Binary(_, a, b) => {
+                syms(a, out);
+                syms(b, out);
+            }
+            _ => {}
+        }
+    }
+    fn walk(i: &Init, out: &mut Vec<Name>) {
+        match i {
+            Init::Expr(e) => syms(e, out),
+            Init::List(l) => l.iter().for_each(|x| walk(x, out)),
+            Init::Packed(_) => {}
+        }
+    }
+    let here = cx.location().item.unwrap_or(usize::MAX);
+    for d in &v.names {
+        let Some(init) = &d.init else { continue };
+        let mut names = Vec::new();
+        walk(init, &mut names);
+        for n in names {
+            if let Some(&(first, _)) = cx.env.funcs.get(&n) {
+                if first > here {
+                    let msg = format!(
+                        "call table `{}` names function `{}`, which is declared after it",
+                        cx.name(d.name),
+                        cx.name(n)
+                    );
+                    cx.report(Rule::CallTargets, None, msg);
+                }
+            }
+        }
+    }
 }
 
 fn call<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, inst: &'m Instruction) {
@@ -247,6 +308,19 @@ fn signature<'m>(
             let Some(actual) = scope::var(cx, fx, n) else {
                 continue;
             };
+            // PTX ISA 9.7.12.5: "Arguments may be registers, immediate constants, or variables
+            // in .param space."
+            if !matches!(actual.space, Space::Reg | Space::Param) {
+                let msg = format!(
+                    "{} {} `{}` is a `.{}` variable; call operands are registers, immediates or `.param` variables",
+                    what.trim_end_matches('s'),
+                    k + 1,
+                    cx.name(n),
+                    actual.space.as_str()
+                );
+                cx.report(Rule::CallSignature, Some(inst), msg);
+                continue;
+            }
             let formal = Var::of_param(p);
             if formal.bits() != 0 && actual.bits() != 0 && formal.bits() != actual.bits() {
                 let msg = format!(

@@ -90,7 +90,7 @@ rules! {
     /// `brx.idx` without a `.branchtargets` list declared before it in the function.
     BranchTargets = "branch-targets", Error;
     /// An indirect call without a valid `.calltargets` / `.callprototype` / call table, or a
-    /// `.calltargets` entry that is not a function declared before it.
+    /// `.calltargets` entry or call-table initialiser naming a function declared after it.
     CallTargets = "call-targets", Error;
     /// Call arguments that do not match the callee's (or prototype's) parameters.
     CallSignature = "call-signature", Error;
@@ -226,6 +226,7 @@ pub fn verify_with(m: &Module, opts: &Options) -> Vec<Diagnostic> {
                 cx.stmt = None;
                 scope::check_decl_align(&mut cx, v);
                 scope::check_decl_size(&mut cx, v);
+                control::table_init(&mut cx, v);
                 const_bytes.add(&mut cx, v);
                 cx.tc.check_decl(
                     v,
@@ -332,6 +333,7 @@ impl<'m> Cx<'m> {
                     scope::declare(self, fx, d);
                     scope::check_decl_align(self, d);
                     scope::check_decl_size(self, d);
+                    control::table_init(self, d);
                     let loc = self.location();
                     self.tc.check_decl(d, &mut self.out, &loc);
                 }
