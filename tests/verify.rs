@@ -488,6 +488,120 @@ fn agreement_with_ptxas() {
     );
 }
 
+/// Issue #24, seeds 002 and 003: operand types of `elect.sync` and of a TMA `ctaMask`,
+/// `.im2col` needing 3d or more, `cp.async` src-size and bulk sizes, `.reqnctapercluster`
+/// placement, and `fence.mbarrier_init` at PTX 8.0.
+#[test]
+fn seed_002_003_rules() {
+    let tma = |dim: &str, mode: &str, coords: &str, mask: &str| {
+        format!(
+            "\tcp.async.bulk.tensor.{dim}.shared::cluster.global.{mode}.mbarrier::complete_tx::bytes.multicast::cluster [smem], [%rd1, {{{coords}}}], [smem], {mask};"
+        )
+    };
+    let cases: &[(String, Vec<Rule>)] = &[
+        ("\telect.sync %r1|%p1, 0xffffffff;".into(), vec![]),
+        ("\telect.sync _|%p1, %r2;".into(), vec![]),
+        (
+            "\telect.sync %rd1|%p1, 0xffffffff;".into(),
+            vec![Rule::OperandType],
+        ),
+        (
+            "\telect.sync %r1|%r2, 0xffffffff;".into(),
+            vec![Rule::OperandType],
+        ),
+        (
+            "\telect.sync %r1|%p1, %rd1;".into(),
+            vec![Rule::OperandType],
+        ),
+        (tma("2d", "tile", "%r1, %r2", "%rs1"), vec![]),
+        (tma("2d", "tile", "%r1, %r2", "%r3"), vec![]),
+        (
+            tma("2d", "tile", "%r1, %r2", "%rd2"),
+            vec![Rule::OperandType],
+        ),
+        (
+            tma("3d", "im2col", "%r1, %r2, %r3", "{%rs1}, %rs2"),
+            vec![],
+        ),
+        (
+            tma("2d", "im2col", "%r1, %r2", "%rs2"),
+            vec![Rule::ModifierType],
+        ),
+        (
+            "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [smem], [%rd1], 64, [smem], %rd2;"
+                .into(),
+            vec![Rule::OperandType],
+        ),
+        (
+            "\tcp.async.ca.shared.global [smem], [%rd1], 8, 4;".into(),
+            vec![],
+        ),
+        (
+            "\tcp.async.ca.shared.global [smem], [%rd1], 8, 12;".into(),
+            vec![Rule::ImmediateRange],
+        ),
+        (
+            "\tcp.async.bulk.global.shared::cta.bulk_group [%rd1], [smem], 32;".into(),
+            vec![],
+        ),
+        (
+            "\tcp.async.bulk.global.shared::cta.bulk_group [%rd1], [smem], 40;".into(),
+            vec![Rule::ImmediateRange],
+        ),
+        (
+            "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [smem], [%rd1], 8, [smem];"
+                .into(),
+            vec![Rule::ImmediateRange],
+        ),
+        (
+            "\tcp.async.bulk.prefetch.L2.global [%rd1], 24;".into(),
+            vec![Rule::ImmediateRange],
+        ),
+        ("\tfence.mbarrier_init.release.cluster;".into(), vec![]),
+        // Seed 003's example: `.u32` with a 64-bit generic address.
+        (
+            "\tgetctarank.shared::cluster.u32 %r1, %rd1;".into(),
+            vec![],
+        ),
+        (
+            "\tgetctarank.shared::cluster.u32 %rd2, %rd1;".into(),
+            vec![Rule::OperandType],
+        ),
+    ];
+    let mut failed = Vec::new();
+    for (body, want) in cases {
+        let got = rules(body);
+        if &got != want {
+            failed.push(format!("{body:?}: expected {want:?}, got {got:?}"));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+
+    // `fence.mbarrier_init.release.cluster` is PTX 8.0 (ptxas 13.0 takes it there).
+    let m = ptx_ir::text::parse(&format!(
+        "{HEAD}.visible .entry k()\n{{\n\tfence.mbarrier_init.release.cluster;\n\tret;\n}}\n"
+    ))
+    .unwrap();
+    assert_eq!(verify::requirements(&m).ptx, Version { major: 8, minor: 0 });
+
+    // `.reqnctapercluster`: kernel entries only, never with `.maxclusterrank`.
+    let dirs = |kind: &str, dirs: &str| -> Vec<Rule> {
+        let src = format!("{HEAD}.visible {kind} k() {dirs}\n{{\n\tret;\n}}\n");
+        let m = ptx_ir::text::parse(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        verify::verify(&m).into_iter().map(|d| d.rule).collect()
+    };
+    assert_eq!(dirs(".entry", ".reqnctapercluster 2"), vec![]);
+    assert_eq!(dirs(".entry", ".explicitcluster .maxclusterrank 8"), vec![]);
+    assert_eq!(
+        dirs(".func", ".reqnctapercluster 2"),
+        vec![Rule::FunctionDirective]
+    );
+    assert_eq!(
+        dirs(".entry", ".reqnctapercluster 2 .maxclusterrank 8"),
+        vec![Rule::FunctionDirective]
+    );
+}
+
 /// Seed 001 (9.7.12.5): "All functions must be declared prior to being referenced in a call
 /// table initializer or .calltargets directive" (ptxas rejects a later one).
 #[test]

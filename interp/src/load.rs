@@ -213,6 +213,8 @@ pub struct Func {
     pub explicit_cluster: bool,
     /// `.maxclusterrank`, if given.
     pub max_cluster_rank: Option<u32>,
+    /// `.maxnreg`, if given.
+    pub max_nreg: Option<u32>,
     /// `.reqntid`, if given.
     pub req_ntid: Option<[u32; 3]>,
     /// `.maxntid`, if given.
@@ -465,6 +467,10 @@ impl<'m> Loader<'m> {
                 FD::MaxClusterRank(n) => Some(*n),
                 _ => None,
             });
+            let max_nreg = f.directives.iter().find_map(|d| match d {
+                FD::MaxNreg(n) => Some(*n),
+                _ => None,
+            });
             let explicit_cluster = f
                 .directives
                 .iter()
@@ -486,6 +492,7 @@ impl<'m> Loader<'m> {
                 req_cluster,
                 explicit_cluster,
                 max_cluster_rank,
+                max_nreg,
                 req_ntid,
                 max_ntid,
             });

@@ -639,7 +639,7 @@ pub const RULES: &[Rule] = &[
     r(O::Fence, "cluster", v(7, 8), min(90)),
     r(O::Fence, "proxy+async|mbarrier_init", v(8, 0), min(90)),
     r(O::Fence, "tensormap::generic|async::generic", v(8, 3), min(90)),
-    r(O::Fence, "acquire+!proxy|release+!proxy|sync_restrict::shared::cta|sync_restrict::shared::cluster", v(8, 6), min(90)),
+    r(O::Fence, "acquire+!proxy|release+!proxy+!mbarrier_init|sync_restrict::shared::cta|sync_restrict::shared::cluster", v(8, 6), min(90)),
     r(O::Atom, "shared|shared::cta|shared::cluster|b64|u64|s64", v(1, 2), min(12)),
     r(O::Atom, "add+f32", v(2, 0), min(20)),
     r(O::Atom, "shared+b64|shared+u64|shared+s64", v(2, 0), min(20)),

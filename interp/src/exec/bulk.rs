@@ -244,6 +244,7 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 .collect();
             (parts, Track::Mbar)
         };
+        super::proxy::check_reads(x, l, &[src])?;
         let op = Op {
             id: 0,
             issuer: issuer(x, l),

@@ -419,6 +419,16 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         if write {
             self.m.events += 1;
+            if self.m.proxy_watch {
+                match self.locate(space, addr) {
+                    Some(Ok((rank, off))) => {
+                        let n = self.cl.shared.get(rank as usize).map_or(0, |s| s.len());
+                        self.cl.proxy.mark(rank, off as u64, size, n);
+                    }
+                    Some(Err(a)) => self.m.gproxy.mark(a, size as u64),
+                    None => {}
+                }
+            }
         }
         if self.f.stack_bytes != 0 {
             if let Some(bytes) = self.stack_reach(space, addr, lane) {

@@ -27,6 +27,7 @@ mod matrix;
 mod mbarrier;
 mod memops;
 mod mma;
+mod proxy;
 mod stack;
 mod tensor;
 mod tmem;
@@ -341,6 +342,12 @@ pub struct Machine<'p> {
     pub stack_limit: u32,
     /// Host memory charged so far and the limit.
     pub mem: Budget,
+    /// The kernel's `.maxnreg`: each warp's register count when it starts (for `setmaxnreg`).
+    pub maxnreg: Option<u32>,
+    /// Whether generic-proxy writes are tracked for the cross-proxy fence rule ([`proxy`]).
+    pub proxy_watch: bool,
+    /// Generic-proxy writes to global memory that no proxy fence has followed.
+    pub gproxy: proxy::GlobalWrites,
     stalls: u32,
     stall_events: u64,
 }
@@ -383,6 +390,8 @@ pub struct Cluster {
     pub cta_done: Vec<bool>,
     /// `setmaxnreg` sequences per (rank, warpgroup).
     pub setmaxnreg: FxHashMap<(u32, u32), warpgroup::Seq>,
+    /// Generic-proxy writes to shared memory that no proxy fence has followed.
+    pub proxy: proxy::SharedWrites,
     /// Bytes charged to [`Machine::mem`] for this cluster, released when it retires.
     pub charged: u64,
 }
@@ -771,6 +780,9 @@ impl<'p> Launch<'p> {
             try_timeout: false,
             stack_limit,
             mem: budget,
+            maxnreg: ef.max_nreg,
+            proxy_watch: proxy::needed(prog),
+            gproxy: proxy::GlobalWrites::default(),
             stalls: 0,
             stall_events: 0,
         };
@@ -904,6 +916,7 @@ fn start_cluster(m: &mut Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Result<Ac
         clc_failed: vec![false; ncta],
         cta_done: vec![false; ncta],
         setmaxnreg: FxHashMap::default(),
+        proxy: proxy::SharedWrites::default(),
         charged,
     };
     Ok(Active { cl, warps })

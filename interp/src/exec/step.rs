@@ -378,7 +378,11 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
         }
         // One instruction at a time in program order is sequentially consistent across proxies
         // too, and a dependent grid never runs concurrently with this one.
-        Membar | Fence | Griddepcontrol => Ok(Flow::Next),
+        // Proxy fences between the generic and the async proxy are recorded (`proxy`).
+        Membar | Fence | Griddepcontrol => {
+            proxy_fence(x);
+            Ok(Flow::Next)
+        }
         Atom | Red => memops::atom(x),
         RedAsync => Err(x.unsupported("red.async is not modelled")),
         Vote => {
@@ -451,4 +455,24 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
             warpgroup::setmaxnreg(x)
         }
     }
+}
+
+/// `fence.proxy.async{.space}`, `membar.proxy.async{.space}` and
+/// `fence.proxy.async::generic.release...` order generic-proxy writes before async-proxy accesses.
+fn proxy_fence(x: &mut Ctx<'_, '_>) {
+    use ptx_ir_core::{Flag, Space};
+    if !x.m.proxy_watch || !x.inst.has(Flag::Proxy) {
+        return;
+    }
+    let async_generic = x.inst.has(Flag::AsyncGeneric);
+    if !(x.inst.has(Flag::Async) || async_generic && x.inst.has(ptx_ir_core::Sem::Release)) {
+        return;
+    }
+    let (shared, global) = match x.inst.space() {
+        None if async_generic => (true, false),
+        None => (true, true),
+        Some(Space::Global) => (false, true),
+        Some(_) => (true, false),
+    };
+    super::proxy::fence(x.m, x.cl, shared, global);
 }

@@ -365,6 +365,7 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 ),
             ));
         }
+        super::proxy::check_reads(x, l, &srcs)?;
         if let Some(g) = gmap {
             srcs.push(Src::Global { addr: g, len: 128 });
         }
@@ -497,6 +498,7 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
             off,
             len: total as u32,
         }];
+        super::proxy::check_reads(x, l, &srcs)?;
         if let Some(g) = gmap {
             srcs.push(Src::Global { addr: g, len: 128 });
         }

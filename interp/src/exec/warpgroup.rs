@@ -5,6 +5,17 @@
 //! warp executes it (`.sync.aligned`), the warp belongs to a complete warpgroup (four warps of
 //! the CTA), and all warps of the warpgroup execute the same sequence of `setmaxnreg`
 //! (the i-th one of each warp has the same action and count).
+//!
+//! Seed 003 adds two rules. `.dec` releases registers: the warp's current count must be at least
+//! the new one. The interpreter knows a warp's count once it is certain: from the kernel's
+//! `.maxnreg` when it starts (ptxas compiles such a kernel to that count), otherwise only after
+//! the warp's first `setmaxnreg` (ptxas picks the count of a kernel without `.maxnreg`, which the
+//! interpreter cannot know, so a first `.dec` there is never reported). And all warps of the
+//! warpgroup must be synchronised before another `setmaxnreg`: a warp's (i+1)-th while another
+//! warp of the warpgroup has not executed its i-th is certainly not synchronised (the
+//! interpreter honours every synchronisation, so none can lie between them) and is reported.
+//! Which synchronisation suffices once all have executed it (a barrier of the warpgroup's
+//! threads, an mbarrier, a flag in memory) the seed does not say, so nothing more is checked.
 
 use super::ctx::Ctx;
 use super::step::Flow;
@@ -38,23 +49,34 @@ pub fn setmaxnreg(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let inc = x.inst.has(ptx_ir_core::Op::Inc);
     let key = (x.w.cta, wg);
-    let seq = x.cl.setmaxnreg.entry(key).or_default();
+    let initial = x.m.maxnreg;
     let slot = (x.w.index % 4) as usize;
+    let seq = x.cl.setmaxnreg.entry(key).or_insert_with(|| Seq {
+        regs: [initial; 4],
+        ..Seq::default()
+    });
     let i = seq.count[slot];
+    let me = x.w.index;
+    let rule = if i > 0 && (0..4).any(|t| seq.count[t] < i) {
+        // Every warp's previous setmaxnreg must come before any synchronisation can.
+        let t = (0..4).find(|&t| seq.count[t] < i).unwrap_or(0);
+        Some(format!("setmaxnreg number {} of warp {me} while warp {} of warpgroup {wg} has not executed its setmaxnreg number {i}: all warpgroup warps must be synchronised before another setmaxnreg (seed 003, PTX ISA 9.7.19.5)", i + 1, wg * 4 + t as u32))
+    } else if let Some(&(a, b)) = seq.values.get(i).filter(|&&v| v != (inc, n as u32)) {
+        Some(format!(
+            "warps of warpgroup {wg} execute different setmaxnreg ({} {b} and {} {n}); all warps in the warpgroup must execute the same setmaxnreg (PTX ISA 9.7.19.5)",
+            if a { "inc" } else { "dec" },
+            if inc { "inc" } else { "dec" }
+        ))
+    } else {
+        seq.regs[slot].filter(|&c| !inc && n as u32 > c).map(|cur| format!("setmaxnreg.dec to {n} registers while warp {me} has {cur}: .dec releases registers, the current count must be >= imm-reg-count (seed 003, PTX ISA 9.7.19.5)"))
+    };
+    if let Some(rule) = rule {
+        return Err(x.undefined(lane0, rule));
+    }
     seq.count[slot] += 1;
-    match seq.values.get(i) {
-        Some(&(a, b)) if (a, b) != (inc, n as u32) => {
-            return Err(x.undefined(
-                lane0,
-                format!(
-                    "warps of warpgroup {wg} execute different setmaxnreg ({} {b} and {} {n}); all warps in the warpgroup must execute the same setmaxnreg (PTX ISA 9.7.19.5)",
-                    if a { "inc" } else { "dec" },
-                    if inc { "inc" } else { "dec" }
-                ),
-            ))
-        }
-        Some(_) => {}
-        None => seq.values.push((inc, n as u32)),
+    seq.regs[slot] = Some(n as u32);
+    if seq.values.len() <= i {
+        seq.values.push((inc, n as u32));
     }
     Ok(Flow::Next)
 }
@@ -66,4 +88,6 @@ pub struct Seq {
     pub values: Vec<(bool, u32)>,
     /// How many each of the four warps has executed.
     pub count: [usize; 4],
+    /// Each warp's register count, where it is known.
+    pub regs: [Option<u32>; 4],
 }

@@ -114,8 +114,8 @@ rules! {
     /// A predicated `ld.param` of a call's return parameter (ptxas: "Illegal to predicate
     /// instruction 'ld.param'").
     PredicatedParamLoad = "predicated-param-load", Error;
-    /// A modifier that the instruction takes, but not with these types (`cvt.sat` to or from
-    /// `.bf16`).
+    /// A modifier that the instruction takes, but not with these types or this shape (`cvt.sat`
+    /// to or from `.bf16`; `.im2col` on a 1d or 2d tensor copy).
     ModifierType = "modifier-type", Error;
     /// A `.version` later than the newest PTX ISA version known ([`crate::avail::LATEST`]);
     /// ptxas: "Unsupported .version".
@@ -125,6 +125,9 @@ rules! {
     /// More than 64 KiB of `.const` data defined in the module (ptxas: "File uses too much
     /// global constant data").
     ConstSize = "const-size", Error;
+    /// A function directive where it is not allowed: `.reqnctapercluster` on a `.func` (kernel
+    /// entries only), `.reqnctapercluster` together with `.maxclusterrank`.
+    FunctionDirective = "function-directive", Error;
 }
 
 impl fmt::Display for Rule {
@@ -299,6 +302,7 @@ impl<'m> Cx<'m> {
         self.stmt = None;
         let loc = self.location();
         self.tc.check_function(f, self.m, &mut self.out, &loc);
+        function_directives(self, f);
         let mut fx = FnCx {
             func: f,
             scopes: Scopes::default(),
@@ -383,6 +387,32 @@ pub fn checks_operand_types(inst: &Instruction) -> bool {
 /// Whether the diagnostics contain an error (not only warnings).
 pub fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity() == Severity::Error)
+}
+
+/// `.reqnctapercluster` is for kernel entries only and cannot be combined with `.maxclusterrank`
+/// (seed 003, "Cluster Dimension Directives").
+fn function_directives(cx: &mut Cx<'_>, f: &Function) {
+    use crate::module::{FuncDirective as D, FunctionKind};
+    let req = f
+        .directives
+        .iter()
+        .any(|d| matches!(d, D::ReqNctaPerCluster(_)));
+    if !req {
+        return;
+    }
+    if f.kind == FunctionKind::Func {
+        let msg = "`.reqnctapercluster` on a `.func`: it is allowed on kernel entries only".into();
+        cx.report(Rule::FunctionDirective, None, msg);
+    }
+    if f.directives
+        .iter()
+        .any(|d| matches!(d, D::MaxClusterRank(_)))
+    {
+        let msg =
+            "`.reqnctapercluster` and `.maxclusterrank` on one kernel: they cannot be combined"
+                .into();
+        cx.report(Rule::FunctionDirective, None, msg);
+    }
 }
 
 /// All tcgen05 instructions of a kernel must give the same `.cta_group` (PTX ISA 9.7.16.7.1);
