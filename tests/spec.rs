@@ -194,7 +194,7 @@ fn read_spec(path: &Path, errs: &mut Vec<String>) -> Vec<Statement> {
                     };
                     continue;
                 }
-                _ if line.trim().is_empty() => continue,
+                _ if line.trim().is_empty() || line.starts_with('#') => continue,
                 _ => in_module = true,
             }
         }

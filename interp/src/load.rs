@@ -247,10 +247,32 @@ pub struct Program {
 /// holding `EXTERN_SHARED + k` are patched to `shared_dynamic_offset + k` after loading.
 const EXTERN_SHARED: u64 = 0xe000_0000_0000_0000;
 
+/// The generic address of a variable at `a` in `space`: `.global` addresses are generic ones,
+/// the other spaces have their windows. The dynamic shared array's placeholder keeps its
+/// place in the window until [`patch_extern`] knows the layout.
+fn generic_address(space: Space, a: u64) -> u64 {
+    match space {
+        Space::Shared | Space::SharedCta | Space::SharedCluster => {
+            mem::SHARED_WINDOW.wrapping_add(a)
+        }
+        Space::Local => mem::LOCAL_WINDOW + a,
+        Space::Const => mem::CONST_WINDOW + a,
+        Space::Param | Space::ParamEntry | Space::ParamFunc => mem::PARAM_WINDOW + a,
+        _ => a,
+    }
+}
+
 fn patch_extern(o: &mut Opnd, dyn_off: u64) {
     let fix = |v: &mut u64| {
-        if *v >= EXTERN_SHARED && *v - EXTERN_SHARED < (1 << 32) {
-            *v = *v - EXTERN_SHARED + dyn_off;
+        // The placeholder itself (a shared-space address) or its generic address.
+        for base in [
+            EXTERN_SHARED,
+            EXTERN_SHARED.wrapping_add(mem::SHARED_WINDOW),
+        ] {
+            if v.wrapping_sub(base) < (1 << 32) {
+                *v = *v - base + dyn_off + (base - EXTERN_SHARED);
+                return;
+            }
         }
     };
     match o {
@@ -272,8 +294,13 @@ pub const CC_SLOT: u32 = 0;
 
 #[derive(Clone, Copy, Debug)]
 enum Sym {
-    Reg { slot: u32, bits: u16, count: u8 },
-    Static(u64),
+    Reg {
+        slot: u32,
+        bits: u16,
+        count: u8,
+    },
+    /// A variable at a fixed address of its state space.
+    Static(u64, Space),
     Frame(u32),
     Label(u32),
     BrTargets(u32),
@@ -561,7 +588,9 @@ impl<'m> Loader<'m> {
                     let base = align_up(self.module.global_next, align.max(256));
                     self.module.global_next = base + size.max(1) + 256;
                     self.globals.push((align, bytes));
-                    self.module.syms.insert(d.name, Sym::Static(base));
+                    self.module
+                        .syms
+                        .insert(d.name, Sym::Static(base, Space::Global));
                     self.note_table(d, base);
                 }
                 Space::Const => {
@@ -569,24 +598,32 @@ impl<'m> Loader<'m> {
                     let base = align_up(self.consts.len() as u64, align);
                     self.consts.resize(base as usize, 0);
                     self.consts.extend_from_slice(&bytes);
-                    self.module.syms.insert(d.name, Sym::Static(base));
+                    self.module
+                        .syms
+                        .insert(d.name, Sym::Static(base, Space::Const));
                     self.note_table(d, base);
                 }
                 Space::Shared => {
                     if d.dims.iter().any(|x| x.is_none()) && d.init.is_none() {
                         // `extern .shared x[]`: the dynamic shared array.
                         self.shared_extern_align = self.shared_extern_align.max(align);
-                        self.module.syms.insert(d.name, Sym::Static(EXTERN_SHARED));
+                        self.module
+                            .syms
+                            .insert(d.name, Sym::Static(EXTERN_SHARED, Space::Shared));
                     } else {
                         let base = align_up(self.shared, align);
                         self.shared = base + size;
-                        self.module.syms.insert(d.name, Sym::Static(base));
+                        self.module
+                            .syms
+                            .insert(d.name, Sym::Static(base, Space::Shared));
                     }
                 }
                 Space::Local => {
                     let base = align_up(self.local_static, align);
                     self.local_static = base + size;
-                    self.module.syms.insert(d.name, Sym::Static(base));
+                    self.module
+                        .syms
+                        .insert(d.name, Sym::Static(base, Space::Local));
                 }
                 _ => {
                     // .tex and friends: no storage the interpreter models.
@@ -624,26 +661,14 @@ impl<'m> Loader<'m> {
             Expr::F32(b) => Value::F32(*b),
             Expr::F64(b) | Expr::Dec(b) => Value::F64(*b),
             Expr::Sym(n) => match self.module.syms.get(n) {
-                Some(Sym::Static(a)) => Value::Int(*a),
+                Some(Sym::Static(a, _)) => Value::Int(*a),
                 Some(Sym::Func(f)) => Value::Int(Program::func_addr(*f)),
                 _ => return Err(format!("`{}` is not a module variable", self.name(*n))),
             },
-            Expr::Generic(n) => {
-                let a = match self.module.syms.get(n) {
-                    Some(Sym::Static(a)) => *a,
-                    _ => return Err(format!("`{}` is not a module variable", self.name(*n))),
-                };
-                // generic(x) of a const or shared variable needs its window.
-                let space = self.m.items.iter().find_map(|i| match i {
-                    Item::Variable(v) if v.names.iter().any(|d| d.name == *n) => Some(v.space),
-                    _ => None,
-                });
-                Value::Int(match space {
-                    Some(Space::Const) => mem::CONST_WINDOW + a,
-                    Some(Space::Shared) => mem::SHARED_WINDOW + a,
-                    _ => a,
-                })
-            }
+            Expr::Generic(n) => match self.module.syms.get(n) {
+                Some(Sym::Static(a, space)) => Value::Int(generic_address(*space, *a)),
+                _ => return Err(format!("`{}` is not a module variable", self.name(*n))),
+            },
             Expr::Paren(x) | Expr::Unary(UnaryOp::Plus, x) => self.eval(x)?,
             Expr::Unary(op, x) => {
                 let v = self.eval(x)?.int()?;
@@ -753,7 +778,7 @@ impl<'m> Loader<'m> {
             } else if entry {
                 let off = align_up(kparam_off, align as u64);
                 kparam_off = off + size as u64;
-                scope.insert(p.name, Sym::Static(KPARAM_BASE + off));
+                scope.insert(p.name, Sym::Static(KPARAM_BASE + off, Space::ParamEntry));
                 ParamLoc::Mem(off as u32)
             } else {
                 let off = st.alloc_frame(size, align);
@@ -800,11 +825,6 @@ impl<'m> Loader<'m> {
             branch_tables: Vec::new(),
             call_lists: Vec::new(),
             pending_targets: Vec::new(),
-            kernel_params: if f.kind == FunctionKind::Entry {
-                f.params.iter().flatten().map(|p| p.name).collect()
-            } else {
-                Vec::new()
-            },
         };
         fl.block(body)?;
         fl.resolve_pending()?;
@@ -944,8 +964,6 @@ struct Flatten<'a, 'm> {
     call_lists: Vec<CallList>,
     /// `.branchtargets` whose labels are resolved after the whole body is seen.
     pending_targets: Vec<(u32, Vec<Name>)>,
-    /// Names of the kernel's parameters (none for `.func`).
-    kernel_params: Vec<Name>,
 }
 
 impl<'a, 'm> Flatten<'a, 'm> {
@@ -1001,23 +1019,6 @@ impl<'a, 'm> Flatten<'a, 'm> {
 
     fn err(&self, inst: Option<&Instruction>, msg: impl Into<String>) -> Error {
         load_err(self.fname, inst.map(|i| fmt::inst(&self.l.m.names, i)), msg)
-    }
-
-    /// The generic address of a statically placed variable: kernel parameters and `.const`
-    /// variables have their own windows, `.global` ones are identical.
-    fn generic_of_static(&self, n: Name, a: u64) -> u64 {
-        if (KPARAM_BASE..KPARAM_BASE + (1 << 24)).contains(&a) && self.kernel_params.contains(&n) {
-            return mem::PARAM_WINDOW + a;
-        }
-        let konst = self.l.m.items.iter().any(|it| match it {
-            Item::Variable(v) => v.space == Space::Const && v.names.iter().any(|d| d.name == n),
-            _ => false,
-        });
-        if konst {
-            mem::CONST_WINDOW + a
-        } else {
-            a
-        }
     }
 
     fn block(&mut self, body: &[Statement]) -> Result<(), Error> {
@@ -1294,7 +1295,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
                     Ok(Opnd::Selected(slot, sel))
                 }
             }
-            Some(Sym::Static(a)) => Ok(Opnd::Imm(a)),
+            Some(Sym::Static(a, _)) => Ok(Opnd::Imm(a)),
             Some(Sym::Frame(off)) => Ok(Opnd::Frame(off)),
             Some(Sym::Label(pc)) => Ok(Opnd::Label(pc)),
             Some(Sym::Func(f)) => Ok(Opnd::Func(f)),
@@ -1311,7 +1312,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
                 // A call table named where a value is expected is its address.
                 if let Opnd::CallList(_) = r {
                     if i.opcode != Opcode::Call {
-                        if let Some(Sym::Static(a)) = self.l.module.syms.get(name) {
+                        if let Some(Sym::Static(a, _)) = self.l.module.syms.get(name) {
                             return Ok(Opnd::Imm(*a));
                         }
                     }
@@ -1332,7 +1333,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
                 Opnd::Func(f) => Opnd::Imm(Program::func_addr(f).wrapping_add(*offset as u64)),
                 Opnd::Frame(off) => Opnd::Frame(off.wrapping_add(*offset as u32)),
                 Opnd::CallList(_) => match self.l.module.syms.get(name) {
-                    Some(Sym::Static(a)) => Opnd::Imm(a.wrapping_add(*offset as u64)),
+                    Some(Sym::Static(a, _)) => Opnd::Imm(a.wrapping_add(*offset as u64)),
                     _ => return Err(self.err(Some(i), "bad symbol operand")),
                 },
                 _ => return Err(self.err(Some(i), "symbol+offset of a non-variable")),
@@ -1341,10 +1342,19 @@ impl<'a, 'm> Flatten<'a, 'm> {
                 None => Opnd::Mem(MemBase::None, *offset),
                 Some(n) => match self.name_operand(i, *n, Selector::NONE)? {
                     Opnd::Reg { slot, .. } => Opnd::Mem(MemBase::Reg(slot), *offset),
+                    // A variable named in a generic address is its generic address: ptxas
+                    // makes `ld.u32 [sv]` of a `.shared` variable a shared access (seed 000's
+                    // `clusterlaunchcontrol.try_cancel ... [addr], [mbar]`, on an H200).
+                    Opnd::Imm(a) if i.space().is_none() => match self.lookup(*n) {
+                        Some(Sym::Static(_, space)) => {
+                            Opnd::Mem(MemBase::Static(generic_address(space, a)), *offset)
+                        }
+                        _ => Opnd::Mem(MemBase::Static(a), *offset),
+                    },
                     Opnd::Imm(a) => Opnd::Mem(MemBase::Static(a), *offset),
                     Opnd::Frame(f) => Opnd::Mem(MemBase::Frame(f), *offset),
                     Opnd::CallList(_) => match self.l.module.syms.get(n) {
-                        Some(Sym::Static(a)) => Opnd::Mem(MemBase::Static(*a), *offset),
+                        Some(Sym::Static(a, _)) => Opnd::Mem(MemBase::Static(*a), *offset),
                         _ => return Err(self.err(Some(i), "bad address operand")),
                     },
                     _ => {
@@ -1376,9 +1386,10 @@ impl<'a, 'm> Flatten<'a, 'm> {
                     // A variable named as the head of a tuple (the tensor map) is its generic
                     // address, as a register holding it would be.
                     let o = match (k, x, o) {
-                        (0, Operand::Reg { name, .. }, Opnd::Imm(a)) => {
-                            Opnd::Imm(self.generic_of_static(*name, a))
-                        }
+                        (0, Operand::Reg { name, .. }, Opnd::Imm(a)) => match self.lookup(*name) {
+                            Some(Sym::Static(_, space)) => Opnd::Imm(generic_address(space, a)),
+                            _ => Opnd::Imm(a),
+                        },
                         (_, _, o) => o,
                     };
                     out.push(o);
