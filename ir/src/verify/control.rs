@@ -206,6 +206,7 @@ fn call<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, inst: &'m Instruction) {
     let list = ops.get(i).and_then(Operand::as_name);
     match scope::resolve(cx, fx, target) {
         Some(Found::Func(f)) => {
+            fx.callees.push(f.name);
             if list.is_some() {
                 let msg = format!(
                     "a direct call of `{}` takes no call-target list",

@@ -213,6 +213,7 @@ pub fn verify_with(m: &Module, opts: &Options) -> Vec<Diagnostic> {
         item: None,
         func: None,
         stmt: None,
+        calls: Vec::new(),
     };
     cx.env.module_duplicates(m, &mut cx.out);
     cx.tc.check_header(m, &mut cx.out);
@@ -240,7 +241,83 @@ pub fn verify_with(m: &Module, opts: &Options) -> Vec<Diagnostic> {
             _ => {}
         }
     }
+    cta_group_across_calls(&mut cx);
     cx.out
+}
+
+/// `.cta_group` across calls: "All tcgen05 instructions within a kernel must specify the same
+/// value" (seed 004), and ptxas rejects a kernel whose callees give another one than it does.
+/// Each function's set of groups reachable through direct calls (two bits, each with the
+/// function that gives it) is propagated from callees to callers over a worklist: a set grows
+/// at most twice, so the work is linear in the number of functions and calls, whatever the
+/// depth of the call graph.
+fn cta_group_across_calls(cx: &mut Cx<'_>) {
+    use crate::vocab::Flag;
+    let nodes = std::mem::take(&mut cx.calls);
+    if !nodes.iter().any(|n| n.group.is_some()) {
+        return;
+    }
+    let index: rustc_hash::FxHashMap<Name, usize> =
+        nodes.iter().enumerate().map(|(i, n)| (n.name, i)).collect();
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        for c in &n.callees {
+            if let Some(&j) = index.get(c) {
+                callers[j].push(i);
+            }
+        }
+    }
+    let bit = |g: Flag| usize::from(g == Flag::CtaGroup2);
+    // witness[f][b]: a function reachable from f whose tcgen05 instructions give group b.
+    let mut witness: Vec<[Option<usize>; 2]> = vec![[None; 2]; nodes.len()];
+    let mut work = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if let Some(g) = n.group {
+            witness[i][bit(g)] = Some(i);
+            work.push(i);
+        }
+    }
+    while let Some(f) = work.pop() {
+        for &c in &callers[f] {
+            let from = witness[f];
+            let mut grew = false;
+            for (to, w) in witness[c].iter_mut().zip(from) {
+                if to.is_none() && w.is_some() {
+                    *to = w;
+                    grew = true;
+                }
+            }
+            if grew {
+                work.push(c);
+            }
+        }
+    }
+    for (i, n) in nodes.iter().enumerate() {
+        let (Some(one), Some(two)) = (witness[i][0], witness[i][1]) else {
+            continue;
+        };
+        if !n.entry {
+            continue;
+        }
+        let name = cx.name(n.name).to_string();
+        let msg = format!(
+            "kernel `{name}` reaches `.cta_group::1` tcgen05 instructions in `{}` and \
+             `.cta_group::2` ones in `{}`: all tcgen05 instructions within a kernel must give \
+             the same `.cta_group`",
+            cx.name(nodes[one].name),
+            cx.name(nodes[two].name),
+        );
+        cx.out.push(Diagnostic {
+            rule: Rule::CtaGroupMismatch,
+            location: Location {
+                item: n.item,
+                function: Some(name),
+                stmt: None,
+            },
+            inst: None,
+            message: msg,
+        });
+    }
 }
 
 /// Verifier state while walking a module.
@@ -252,6 +329,17 @@ pub(crate) struct Cx<'m> {
     item: Option<usize>,
     func: Option<&'m Function>,
     stmt: Option<usize>,
+    /// Every function body's `.cta_group` and direct callees.
+    calls: Vec<CallNode>,
+}
+
+/// A defined function in the call graph of the `.cta_group` rule.
+struct CallNode {
+    name: Name,
+    item: Option<usize>,
+    entry: bool,
+    group: Option<crate::vocab::Flag>,
+    callees: Vec<Name>,
 }
 
 /// Per-function state: scopes, labels, and the lists declared so far.
@@ -270,6 +358,8 @@ pub(crate) struct FnCx<'m> {
     pub(crate) cta_group: Option<crate::vocab::Flag>,
     /// `.param` variables that a call so far received its return value in.
     pub(crate) call_returns: rustc_hash::FxHashSet<Name>,
+    /// Functions called directly, for the `.cta_group` rule across calls.
+    pub(crate) callees: Vec<Name>,
 }
 
 impl<'m> Cx<'m> {
@@ -312,12 +402,20 @@ impl<'m> Cx<'m> {
             prototypes: Default::default(),
             cta_group: None,
             call_returns: Default::default(),
+            callees: Vec::new(),
         };
         scope::enter_function(self, &mut fx);
         if let Some(body) = f.statements() {
             scope::collect_labels(self, &mut fx, body);
             let mut counter = 0usize;
             self.block(&mut fx, body, &mut counter);
+            self.calls.push(CallNode {
+                name: f.name,
+                item: self.item,
+                entry: f.kind == crate::module::FunctionKind::Entry,
+                group: fx.cta_group,
+                callees: std::mem::take(&mut fx.callees),
+            });
         }
         self.stmt = None;
     }
@@ -415,8 +513,8 @@ fn function_directives(cx: &mut Cx<'_>, f: &Function) {
     }
 }
 
-/// All tcgen05 instructions of a kernel must give the same `.cta_group` (PTX ISA 9.7.16.7.1);
-/// ptxas checks it per function.
+/// All tcgen05 instructions of a kernel must give the same `.cta_group` (PTX ISA 9.7.16.7.1):
+/// within a function here, across the calls of a kernel in [`cta_group_across_calls`].
 fn cta_group<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, inst: &'m Instruction) {
     use crate::vocab::Flag;
     if inst.opcode.family() != crate::table::Family::Tcgen05 {
