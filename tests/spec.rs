@@ -59,6 +59,8 @@ struct Case {
     out: Vec<(usize, String)>,
     /// `ptxas: accepts` / `ptxas: rejects`: ptxas differs from `check` on purpose.
     ptxas: Option<bool>,
+    /// `gpu: differs`: the GPU's outcome differs from `ptx run`'s for the reason the note gives.
+    gpu_differs: bool,
     module: String,
 }
 
@@ -183,6 +185,10 @@ fn read_spec(path: &Path, errs: &mut Vec<String>) -> Vec<Statement> {
                     }
                     continue;
                 }
+                Some(("gpu", "differs")) => {
+                    case.gpu_differs = true;
+                    continue;
+                }
                 Some(("ptxas", v)) => {
                     case.ptxas = match v {
                         "accepts" => Some(true),
@@ -261,8 +267,13 @@ fn lint(st: &[Statement], errs: &mut Vec<String>) {
             if !c.out.is_empty() && c.run != "ok" {
                 errs.push(at("`out:` goes with `run: ok`"));
             }
-            if c.ptxas.is_some() && s.note.is_none() {
-                errs.push(at("`ptxas:` needs the statement's `note:` saying why"));
+            if (c.ptxas.is_some() || c.gpu_differs) && s.note.is_none() {
+                errs.push(at(
+                    "`ptxas:` and `gpu:` need the statement's `note:` saying why",
+                ));
+            }
+            if c.gpu_differs && c.run != "ok" {
+                errs.push(at("`gpu: differs` goes with `run: ok`"));
             }
             if !c.module.is_ascii() || c.module.trim().is_empty() {
                 errs.push(at("the module is ASCII PTX text and not empty"));
@@ -660,7 +671,19 @@ fn seeds_as_specification() {
                         "the case changed since its GPU evidence was recorded".into(),
                     )),
                     Some((_, verdict, detail)) => {
-                        if c.run == "ok" && verdict != "skipped" {
+                        if c.gpu_differs {
+                            // Said to differ: fails once the GPU agrees, so that the case and
+                            // its note are revisited.
+                            let same = verdict == "ok"
+                                && c.out.iter().all(|(a, want)| {
+                                    detail.split(' ').any(|x| x == format!("{a}={want}"))
+                                });
+                            if same || verdict == "skipped" {
+                                errs.push(at(format!(
+                                    "`gpu: differs`, but the GPU gives {verdict} {detail}"
+                                )));
+                            }
+                        } else if c.run == "ok" && verdict != "skipped" {
                             if verdict != "ok" {
                                 errs.push(at(format!(
                                     "`ptx run` completes but on the GPU: {verdict} {detail}"

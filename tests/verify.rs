@@ -285,13 +285,14 @@ fn scopes() {
         rules("\tts: .branchtargets L_end, L_zz;\n\tbrx.idx %r1, ts;"),
         vec![Rule::UndeclaredLabel]
     );
-    // The index is a `.u32` register (seed 001, 9.7.12.4; ptxas rejects a 64-bit one).
+    // The index is a `.u32` register (seed 001, 9.7.12.4; ptxas rejects a 16- or 64-bit one
+    // and takes an immediate).
     for (index, want) in [
         ("%rd1", vec![Rule::OperandType]),
         ("%rs1", vec![Rule::OperandType]),
         ("%f1", vec![Rule::OperandType]),
         ("%r1", vec![]),
-        ("0", vec![Rule::OperandType]),
+        ("0", vec![]),
     ] {
         let body = format!("\tts: .branchtargets L_end;\n\tbrx.idx {index}, ts;");
         assert_eq!(rules(&body), want, "{body}");
@@ -558,9 +559,13 @@ fn seed_002_003_rules() {
             vec![Rule::ImmediateRange],
         ),
         ("\tfence.mbarrier_init.release.cluster;".into(), vec![]),
-        // Seed 003's example: `.u32` with a 64-bit generic address.
+        // Seed 003's example: `.u32` with a 64-bit generic address, which ptxas rejects.
         (
             "\tgetctarank.shared::cluster.u32 %r1, %rd1;".into(),
+            vec![Rule::OperandType],
+        ),
+        (
+            "\tgetctarank.shared::cluster.u64 %r1, %rd1;".into(),
             vec![],
         ),
         (

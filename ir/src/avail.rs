@@ -264,6 +264,10 @@ pub struct Rule {
     pub sm: SmReq,
 }
 
+/// The PTX ISA version that introduced the `.address_size` directive (ptxas: "Feature
+/// '.address_size directive' requires PTX ISA .version 2.3 or later").
+pub const ADDRESS_SIZE: Version = v(2, 3);
+
 const fn v(major: u8, minor: u8) -> Version {
     Version { major, minor }
 }

@@ -40,11 +40,16 @@ def first_error(text, path):
 
 def run_ptxas(path, target):
     """ptxas for the module's own target; targets ptxas no longer compiles for (below sm_75)
-    are compiled for sm_75, which takes PTX written for any older target."""
+    are compiled for sm_75, which takes PTX written for any older target, and sm_101* for its
+    new name sm_110*."""
     arch = target
     m = re.fullmatch(r"sm_(\d+)", target)
     if m and int(m.group(1)) < 75:
         arch = "sm_75"
+    # ptxas 13.0 knows sm_101* only by its PTX ISA 9.0 name sm_110*.
+    m = re.fullmatch(r"sm_101([af]?)", target)
+    if m:
+        arch = "sm_110" + m.group(1)
     r = subprocess.run(["ptxas", "-arch=" + arch, path, "-o", "/dev/null"],
                        capture_output=True, text=True)
     if r.returncode == 0:

@@ -369,15 +369,25 @@ pub fn createpolicy(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
+/// Whether lane value `a` of a `mapa`/`getctarank` address is generic: always without a state
+/// space, and with `.shared::cluster` when it lies in the generic shared window (a
+/// `.shared::cluster` address never does). An H100 maps a generic address under
+/// `mapa.shared::cluster.u64` to the generic address of the target, as `mapa.u64` does (seed
+/// 003's DSMEM example relies on it; `tools/seedspec/probes/mapa_generic.ptx`).
+fn generic_shared(space_given: bool, a: u64) -> bool {
+    !space_given || a.wrapping_sub(mem::SHARED_WINDOW) < mem::WINDOW_SIZE
+}
+
 /// `mapa`: the address of the same shared variable in CTA `b` of the cluster.
 pub fn mapa(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let generic = x.inst.space().is_none();
+    let space_given = x.inst.space().is_some();
     let e = x.emask;
     let a = x.read(x.op(1)?, e)?;
     let b = x.read(x.op(2)?, e)?;
     let ncta = x.cl.shared.len() as u64;
     let mut out = [0u64; 32];
     for l in lanes(e) {
+        let generic = generic_shared(space_given, a[l]);
         let sa = if generic {
             a[l].wrapping_sub(mem::SHARED_WINDOW)
         } else {
@@ -401,13 +411,13 @@ pub fn mapa(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `getctarank`
 pub fn getctarank(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let generic = x.inst.space().is_none();
+    let space_given = x.inst.space().is_some();
     let e = x.emask;
     let a = x.read(x.op(1)?, e)?;
     let own = x.w.cta as u64;
     let mut out = [0u64; 32];
     for l in lanes(e) {
-        let sa = if generic {
+        let sa = if generic_shared(space_given, a[l]) {
             a[l].wrapping_sub(mem::SHARED_WINDOW)
         } else {
             a[l]

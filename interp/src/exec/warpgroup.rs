@@ -16,6 +16,13 @@
 //! interpreter honours every synchronisation, so none can lie between them) and is reported.
 //! Which synchronisation suffices once all have executed it (a barrier of the warpgroup's
 //! threads, an mbarrier, a flag in memory) the seed does not say, so nothing more is checked.
+//!
+//! `.inc` "blocks until enough regs available in per-CTA pool": where the kernel's `.maxnreg`
+//! gives every warp's starting count, the pool is that count times the CTA's warps, and an
+//! `.inc` whose new count does not fit beside what the other warps hold waits (runs again
+//! later); if no warp can release registers any more, the launch ends in a deadlock, as the
+//! GPU hangs (recorded on an H100: four warps of a `.maxnreg 128` kernel that `.dec` to 40 and
+//! then `.inc` to 232). Registers of exited warps are not returned to the pool.
 
 use super::ctx::Ctx;
 use super::step::Flow;
@@ -73,6 +80,32 @@ pub fn setmaxnreg(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if let Some(rule) = rule {
         return Err(x.undefined(lane0, rule));
     }
+    if inc {
+        if let Some(pool) = initial.map(|c| c * nwarps) {
+            // The CTA's pool holds what its warps started with; `.inc` waits for the registers
+            // it adds to be free in it (warps without a `setmaxnreg` yet hold the initial count).
+            let cta = x.w.cta;
+            let mut held = 0u32;
+            for g in 0..nwarps.div_ceil(4) {
+                let regs = match x.cl.setmaxnreg.get(&(cta, g)) {
+                    Some(q) => q.regs,
+                    None => [initial; 4],
+                };
+                for (t, r) in regs.iter().enumerate() {
+                    let warp = g * 4 + t as u32;
+                    if warp < nwarps && warp != me {
+                        held += r.unwrap_or(0);
+                    }
+                }
+            }
+            if held + n as u32 > pool {
+                return Ok(Flow::Retry);
+            }
+        }
+    }
+    let Some(seq) = x.cl.setmaxnreg.get_mut(&key) else {
+        return Err(x.unsupported("setmaxnreg state"));
+    };
     seq.count[slot] += 1;
     seq.regs[slot] = Some(n as u32);
     if seq.values.len() <= i {

@@ -19,12 +19,8 @@ pub(crate) fn check<'m>(cx: &mut Cx<'m>, fx: &mut FnCx<'m>, inst: &'m Instructio
             }
         }
         Opcode::BrxIdx => {
-            // PTX ISA 9.7.12.4: "The index operand is a .u32 register" (ptxas rejects a 64-bit
-            // one).
-            if let Some(Operand::Int(_) | Operand::Uint(_)) = inst.operands.first() {
-                let msg = "the `brx.idx` index is a `.u32` register, not an immediate".to_string();
-                cx.report(Rule::OperandType, Some(inst), msg);
-            }
+            // PTX ISA 9.7.12.4: "The index operand is a .u32 register": ptxas 13.0 rejects a
+            // 16- or 64-bit register but takes an immediate index (corpus/spec/001).
             if let Some(n) = inst.operands.first().and_then(Operand::as_name) {
                 if let Some(v) = scope::var(cx, fx, n).filter(Var::is_reg) {
                     if !super::types::strict_ok(Type::U32, v.ty) || v.vector.is_some() {

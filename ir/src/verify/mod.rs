@@ -464,6 +464,7 @@ impl<'m> Cx<'m> {
         control::check(self, fx, inst);
         space::check(self, fx, inst);
         cta_group(self, fx, inst);
+        setmaxnreg_dec(self, fx, inst);
         let loc = self.location();
         let before = self.out.len();
         self.tc.check_instruction(inst, &mut self.out, &loc);
@@ -510,6 +511,36 @@ fn function_directives(cx: &mut Cx<'_>, f: &Function) {
             "`.reqnctapercluster` and `.maxclusterrank` on one kernel: they cannot be combined"
                 .into();
         cx.report(Rule::FunctionDirective, None, msg);
+    }
+}
+
+/// `setmaxnreg.dec` releases registers, so its count is at most the warp's current one (seed
+/// 003): in a kernel with `.maxnreg N` a `.dec` above `N` cannot hold, and ptxas rejects it
+/// ("setmaxnreg.dec has register count (160) which is larger than the largest temporal register
+/// count in the program (128)"). Without `.maxnreg` the count is ptxas's choice; `ptx run`
+/// checks what it can know.
+fn setmaxnreg_dec(cx: &mut Cx<'_>, fx: &FnCx<'_>, inst: &Instruction) {
+    use crate::module::FuncDirective;
+    if inst.opcode != crate::table::Opcode::Setmaxnreg || !inst.has(crate::vocab::Op::Dec) {
+        return;
+    }
+    let Some(max) = fx.func.directives.iter().find_map(|d| match d {
+        FuncDirective::MaxNreg(n) => Some(*n),
+        _ => None,
+    }) else {
+        return;
+    };
+    let n = match inst.operands.first() {
+        Some(crate::operand::Operand::Int(v)) => *v as u64,
+        Some(crate::operand::Operand::Uint(v)) => *v,
+        _ => return,
+    };
+    if n > u64::from(max) {
+        let msg = format!(
+            "`setmaxnreg.dec` to {n} registers in a kernel of `.maxnreg {max}`: `.dec` releases \
+             registers, the current count must be >= imm-reg-count"
+        );
+        cx.report(Rule::ImmediateRange, Some(inst), msg);
     }
 }
 

@@ -189,6 +189,18 @@ impl TargetCx {
                 });
             }
         }
+        if m.address_size.is_some() && self.version < avail::ADDRESS_SIZE {
+            out.push(Diagnostic {
+                rule: Rule::PtxTooOld,
+                location: loc.clone(),
+                inst: None,
+                message: format!(
+                    "`.address_size` needs PTX ISA {}; the module declares {}",
+                    ver(avail::ADDRESS_SIZE),
+                    ver(self.version)
+                ),
+            });
+        }
         let Some(sm) = self.sm else { return };
         if !sm.exists() {
             out.push(Diagnostic {

@@ -234,9 +234,10 @@ pub(crate) fn expectations(inst: &Instruction) -> Option<Vec<Exp>> {
         }
         O::Cvta => vec![Strict(t), Strict(t)],
         O::Mapa => vec![Strict(t), Strict(t), u32_],
-        // Seed 003 writes `getctarank.shared::cluster.u32 rank, remAddr` with a 64-bit generic
-        // `remAddr`, where the ISA makes `.u32` the address size: the address is not checked.
-        O::Getctarank => vec![u32_, Skip],
+        // The type is the address's size: ptxas rejects seed 003's own example
+        // (`getctarank.shared::cluster.u32 rank, remAddr` with a 64-bit `remAddr`, "Arguments
+        // mismatch for instruction 'getctarank'"; corpus/spec/003).
+        O::Getctarank => vec![u32_, Strict(t)],
         O::MbarrierTestWait | O::MbarrierTryWait => {
             let mut v = all(Skip);
             v[0] = pred;

@@ -2115,16 +2115,21 @@ fn hint(b: &mut B, guard: Option<Guard>, h: HintOp) {
             vec![Modifier::Space(Space::Global), Modifier::Cache(Cache::L2)],
             vec![Operand::addr(b.name("dsc"), 0), Operand::Int(128)],
         ),
-        HintOp::Setmaxnreg { inc, n } => (
-            Opcode::Setmaxnreg,
-            vec![
-                Modifier::Op(if inc { MOp::Inc } else { MOp::Dec }),
-                f(Flag::Sync),
-                f(Flag::Aligned),
-                t(Type::U32),
-            ],
-            vec![Operand::Int(n as i64)],
-        ),
+        HintOp::Setmaxnreg { inc, n } => {
+            // "Must synchronize all warpgroup warps before issuing another setmaxnreg" (seed
+            // 003): a CTA barrier first (setmaxnreg is drawn only where the whole CTA runs).
+            b.e(Opcode::Bar, vec![f(Flag::Sync)], vec![Operand::Int(0)]);
+            (
+                Opcode::Setmaxnreg,
+                vec![
+                    Modifier::Op(if inc { MOp::Inc } else { MOp::Dec }),
+                    f(Flag::Sync),
+                    f(Flag::Aligned),
+                    t(Type::U32),
+                ],
+                vec![Operand::Int(n as i64)],
+            )
+        }
     };
     b.emit(guard, op, m, ops);
 }
