@@ -98,6 +98,8 @@ fn each_rule_fires() {
         ("\tadd.s32 %r1, %r2, %f1;", Rule::OperandType),
         ("\tadd.f32 %f1, %f2, %rd1;", Rule::OperandType),
         ("\tsetp.eq.s32 %r1, %r2, 0;", Rule::OperandType),
+        // An integer literal for a float operand (ptxas: "Arguments mismatch").
+        ("\tadd.f32 %f1, %f2, 1;", Rule::OperandType),
         ("\tcvt.u32.u16 %rs1, %r1;", Rule::OperandType),
         ("\t@%r1 bra L_end;", Rule::OperandType),
         ("\tlop3.b32 %r1, %r2, %r3, %r4, 256;", Rule::ImmediateRange),

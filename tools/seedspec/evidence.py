@@ -185,8 +185,10 @@ def main():
     name = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
                           capture_output=True, text=True).stdout.strip().splitlines()[0]
     del d
-    px = ["# ptxas: " + ptxas_version()]
-    gp = ["# device: %s (sm_%d%d)" % (name, cc[0], cc[1])]
+    import datetime
+    today = datetime.date.today().isoformat()
+    px = ["# ptxas: " + ptxas_version(), "# date: " + today]
+    gp = ["# device: %s (sm_%d%d)" % (name, cc[0], cc[1]), "# date: " + today]
     for r in rows:
         sid, case, h, fname, target, launch, outs = (r + [""] * 7)[:7]
         path = os.path.join(cases, fname)

@@ -379,6 +379,19 @@ fn operand<'m>(
         }
         Operand::Int(_) | Operand::Uint(_) => {
             let Some(val) = o.as_int() else { return };
+            // ptxas refuses an integer literal where a floating-point operand is expected
+            // ("Arguments mismatch": `setp.eq.f32 p, y, 0` as seed 001 writes it, `add.f32`,
+            // `mov.f32`, `st.global.f32 [a], 0`, ...; tools/seedspec/probes/int_literals.sh).
+            if want.is_float() {
+                let msg = format!(
+                    "integer literal {val} where a `.{}` operand is expected (operand {}): write \
+                     a floating-point literal such as `0f00000000`",
+                    want.as_str(),
+                    k + 1
+                );
+                cx.report(Rule::OperandType, Some(inst), msg);
+                return;
+            }
             let bits = want.bits();
             if (want.is_bits() || is_int(want)) && bits < 64 {
                 let lo = -(1i128 << (bits - 1));
