@@ -137,29 +137,16 @@ fn read_spec(path: &Path, errs: &mut Vec<String>) -> Vec<Statement> {
             match key {
                 "seed" => st.seed = val,
                 "says" => {
-                    if !st.says.is_empty() {
-                        st.says.push(' ');
-                    }
-                    st.says.push_str(&val);
+                    let mut says = Some(std::mem::take(&mut st.says)).filter(|x| !x.is_empty());
+                    append(&mut says, &val);
+                    st.says = says.unwrap_or_default();
                 }
                 "how" => match How::parse(&val) {
                     Some(h) => st.how = h,
                     None => errs.push(at("`how:` is check, run, both or none")),
                 },
-                "why" => match &mut st.why {
-                    Some(w) => {
-                        w.push(' ');
-                        w.push_str(&val);
-                    }
-                    None => st.why = Some(val),
-                },
-                "note" => match &mut st.note {
-                    Some(n) => {
-                        n.push(' ');
-                        n.push_str(&val);
-                    }
-                    None => st.note = Some(val),
-                },
+                "why" => append(&mut st.why, &val),
+                "note" => append(&mut st.note, &val),
                 _ => errs.push(at(&format!("unknown statement key `{key}`"))),
             }
             continue;
@@ -222,6 +209,17 @@ fn read_spec(path: &Path, errs: &mut Vec<String>) -> Vec<Statement> {
         }
     }
     out
+}
+
+/// A key given on several lines continues its text.
+fn append(text: &mut Option<String>, more: &str) {
+    match text {
+        Some(t) => {
+            t.push(' ');
+            t.push_str(more);
+        }
+        None => *text = Some(more.to_string()),
+    }
 }
 
 /// Structural rules of the format.
@@ -907,35 +905,26 @@ fn document(
         }
         d.push('\n');
     }
-    let none: Vec<&Statement> = st.iter().filter(|s| s.how == How::None).collect();
-    if !none.is_empty() {
-        let _ = writeln!(d, "## Statements that cannot be checked here\n");
-        for s in none {
-            let _ = writeln!(
-                d,
-                "- `{}` ({}): {}",
-                s.id,
-                s.seed,
-                s.why.as_deref().unwrap_or("")
-            );
-        }
-        d.push('\n');
-    }
-    let notes: Vec<&Statement> = st.iter().filter(|s| s.note.is_some()).collect();
-    if !notes.is_empty() {
-        let _ = writeln!(
-            d,
-            "## Where the seed text, ptxas and the GPU disagree, and other notes\n"
-        );
-        for s in notes {
-            let _ = writeln!(
-                d,
-                "- `{}` ({}): {}",
-                s.id,
-                s.seed,
-                s.note.as_deref().unwrap_or("")
-            );
-        }
-    }
+    let none = st.iter().filter_map(|s| Some(s).zip(s.why.as_deref()));
+    listing(&mut d, "Statements that cannot be checked here", none);
+    let notes = st.iter().filter_map(|s| Some(s).zip(s.note.as_deref()));
+    listing(
+        &mut d,
+        "Where the seed text, ptxas and the GPU disagree, and other notes",
+        notes,
+    );
     d
+}
+
+/// A section of the document listing statements with a text each (nothing when there are none).
+fn listing<'a>(d: &mut String, title: &str, items: impl Iterator<Item = (&'a Statement, &'a str)>) {
+    let mut items = items.peekable();
+    if items.peek().is_none() {
+        return;
+    }
+    let _ = writeln!(d, "## {title}\n");
+    for (s, text) in items {
+        let _ = writeln!(d, "- `{}` ({}): {text}", s.id, s.seed);
+    }
+    d.push('\n');
 }
