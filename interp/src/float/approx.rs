@@ -504,8 +504,12 @@ pub fn rcp_f64(b: u64) -> u64 {
     mufu64h(b, false)
 }
 
-/// `rsqrt.approx.f64`: with `.ftz` the unit's `MUFU.RSQ64H` (see `mufu64h`); without it a
-/// refined double-precision result, modelled as the correctly rounded one.
+/// `rsqrt.approx.f64`: with `.ftz` the unit's `MUFU.RSQ64H` (see `mufu64h`); without it the
+/// refinement ptxas compiles around that seed (read from the SASS): `y0 = MUFU.RSQ64H(x)`,
+/// `e = fma(x, -(y0*y0), 1)`, `y = fma(fma(e, 0.375, 0.5), y0*e, y0)`, which matched 4,096 of
+/// 4,096 recorded values. Zeros, infinities, NaNs and negatives take the slow path's IEEE
+/// answers; a subnormal `x` is scaled by 2^54 first and the result by 2^27 after (exact powers
+/// of two), as the seed unit flushes subnormal inputs.
 pub fn rsqrt_f64(b: u64, ftz: bool) -> u64 {
     if ftz {
         return mufu64h(b, true);
@@ -523,7 +527,12 @@ pub fn rsqrt_f64(b: u64, ftz: bool) -> u64 {
     if is_inf(b, f) {
         return 0;
     }
-    (1.0 / f64::from_bits(b).sqrt()).to_bits()
+    let subnormal = (b >> 52) & 0x7ff == 0;
+    let x = f64::from_bits(b) * if subnormal { 2f64.powi(54) } else { 1.0 };
+    let y0 = f64::from_bits(mufu64h(x.to_bits(), true));
+    let e = (-(y0 * y0)).mul_add(x, 1.0);
+    let y = e.mul_add(0.375, 0.5).mul_add(y0 * e, y0);
+    (y * if subnormal { 2f64.powi(27) } else { 1.0 }).to_bits()
 }
 
 /// Half-precision `ex2.approx` (`f16`, or `bf16` which is always `.ftz`): the measured table
