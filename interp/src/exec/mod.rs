@@ -344,7 +344,7 @@ pub struct Machine<'p> {
     pub mem: Budget,
     /// The kernel's `.maxnreg`: each warp's register count when it starts (for `setmaxnreg`).
     pub maxnreg: Option<u32>,
-    /// Whether generic-proxy writes are tracked for the cross-proxy fence rule ([`proxy`]).
+    /// Whether generic-proxy writes are tracked for the cross-proxy fence rule (`exec/proxy.rs`).
     pub proxy_watch: bool,
     /// Generic-proxy writes to global memory that no proxy fence has followed.
     pub gproxy: proxy::GlobalWrites,
