@@ -747,10 +747,44 @@ def fam_probe():
                            for _ in range(N)], cols[2]])
 
 
+def fam_warp_guard():
+    """Warp-collective instructions under a guard predicate (lanes with lane & 3 != 0, the
+    membermask 0xeeeeeeee where the instruction takes one): what the lanes whose guard is false
+    see, and what the others get. Recorded apart (corpus/vectors/warp_guard.jsonl)."""
+    g = "and.b32 %t5, %t1, 3; setp.ne.u32 %p3, %t5, 0; "
+    case("activemask.guarded", "warp", g + "mov.u32 %d, 7; @%p3 activemask.b32 %d;",
+         ["u32"], "u32")
+    case("activemask.guarded.none", "warp",
+         "setp.eq.u32 %p3, %t1, 99; mov.u32 %d, 7; @%p3 activemask.b32 %d; "
+         "activemask.b32 %t6; add.u32 %d, %d, %t6;", ["u32"], "u32")
+    for kind in ["any", "all", "uni"]:
+        case("vote.sync.%s.guarded" % kind, "warp",
+             g + "and.b32 %t6, %a, 1; setp.ne.u32 %p1, %t6, 0; mov.u32 %d, 9; "
+             "@%p3 vote.sync.{k}.pred %p2, %p1, 0xeeeeeeee; @%p3 selp.u32 %d, 1, 0, %p2;"
+             .replace("{k}", kind), ["small"], "u32")
+    case("shfl.sync.idx.guarded", "warp",
+         g + "and.b32 %t6, %t1, 31; xor.b32 %t6, %t6, 4; mov.u32 %d, 5; "
+         "@%p3 shfl.sync.idx.b32 %d, %a, %t6, 0x1f, 0xeeeeeeee;", ["u32"], "u32")
+    case("shfl.sync.down.guarded", "warp",
+         g + "mov.u32 %d, 5; @%p3 shfl.sync.down.b32 %d|%p1, %a, 4, 0x1f, 0xeeeeeeee; "
+         "@%p3 selp.u32 %t6, 0x10000, 0, %p1; @%p3 add.u32 %d, %d, %t6;", ["u32"], "u32")
+    case("match.any.sync.guarded", "warp",
+         g + "and.b32 %t6, %a, 3; mov.u32 %d, 5; @%p3 match.any.sync.b32 %d, %t6, 0xeeeeeeee;",
+         ["u32"], "u32")
+    case("redux.sync.or.guarded", "warp",
+         g + "mov.u32 %d, 5; @%p3 redux.sync.or.b32 %d, %a, 0xeeeeeeee;", ["u32"], "u32")
+    case("bar.warp.sync.guarded", "warp",
+         g + "mov.u32 %d, 5; @%p3 bar.warp.sync 0xeeeeeeee; @%p3 activemask.b32 %d;",
+         ["u32"], "u32")
+    case("elect.sync.guarded", "warp",
+         g + "mov.u32 %d, 5; @%p3 elect.sync %t6|%p1, 0xeeeeeeee; "
+         "@%p3 selp.u32 %t7, 100, 0, %p1; @%p3 add.u32 %d, %t6, %t7;", ["u32"], "u32")
+
+
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
             "warp": fam_warp, "control": fam_control, "mem": fam_mem,
-            "probe": fam_probe}
+            "probe": fam_probe, "warp_guard": fam_warp_guard}
 
 
 # ----------------------------------------------------------------------------- running

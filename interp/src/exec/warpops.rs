@@ -303,7 +303,10 @@ pub fn elect(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `activemask`
 pub fn activemask(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let v = x.gmask as u64;
+    // The threads executing the instruction: under a guard, only those whose guard holds (an
+    // H200 returns 0xeeeeeeee for `@p activemask` with p = lane & 3 != 0 in a full warp;
+    // corpus/vectors/warp_guard.jsonl).
+    let v = x.emask as u64;
     let d = x.op(0)?;
     x.write(d, &[v; 32], x.emask)?;
     Ok(Flow::Next)
