@@ -327,11 +327,16 @@ impl<'a, 'p> Ctx<'a, 'p> {
         lane: usize,
         write: bool,
     ) -> Result<&mut [u8], FaultKind> {
+        // `.shared` and `.local` addresses are 32-bit on the GPU: an address computed in a
+        // 32-bit register wraps there (libdevice's `sinf` slow path subtracts from the depot's
+        // address 0 and adds the offset back: `[%r2+24]` with `%r2 = 0 - 12` is address 12).
         let (region, a) = match space {
             AddrSpace::Generic => mem::decode_generic(addr),
             AddrSpace::Global => (Region::Global, addr),
-            AddrSpace::Shared | AddrSpace::SharedCluster => (Region::Shared(u32::MAX), addr),
-            AddrSpace::Local => (Region::Local, addr),
+            AddrSpace::Shared | AddrSpace::SharedCluster => {
+                (Region::Shared(u32::MAX), addr & 0xffff_ffff)
+            }
+            AddrSpace::Local => (Region::Local, addr & 0xffff_ffff),
             AddrSpace::Param => {
                 if addr >= mem::KPARAM_BASE {
                     (Region::KParam, addr - mem::KPARAM_BASE)
