@@ -170,7 +170,10 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let t =
         x.d.ty
             .ok_or_else(|| x.unsupported("atomic without a type"))?;
-    let is_red = x.d.op == ptx_ir_core::Opcode::Red;
+    let is_red = matches!(
+        x.d.op,
+        ptx_ir_core::Opcode::Red | ptx_ir_core::Opcode::RedAsync
+    );
     let op = x
         .inst
         .ops()
@@ -289,6 +292,50 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if !is_red {
         let d = x.op(0)?;
         x.write(d, &out, x.emask)?;
+    }
+    Ok(Flow::Next)
+}
+
+/// `st.async`, `red.async`: a store or reduction into a CTA's shared memory of the cluster that
+/// then performs a complete-tx of its size on the mbarrier `[mbar]` of that CTA (PTX ISA
+/// 9.7.9.12, 9.7.13.7). The interpreter performs both at once, one of the orders the
+/// asynchronous proxy allows: the receiving CTA observes the data when its mbarrier phase
+/// completes, as it must wait for. The `.release.(gpu|sys)` forms without an mbarrier are a
+/// store or reduction with release semantics, which sequential execution gives.
+pub fn store_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let red = x.d.op == ptx_ir_core::Opcode::RedAsync;
+    if red {
+        atom(x)?;
+    } else {
+        st(x)?;
+    }
+    let Some(mb) = x.d.opnds.get(2) else {
+        return Ok(Flow::Next);
+    };
+    let t =
+        x.d.ty
+            .ok_or_else(|| x.unsupported("st.async without a type"))?;
+    let size = elem_bytes(t) * if red { 1 } else { vec_n(x) };
+    let sp = match x.inst.space() {
+        None => AddrSpace::Generic,
+        s => AddrSpace::of(s),
+    };
+    let a = x.op(0)?;
+    for l in lanes(x.emask) {
+        let (dst, bar) = (x.addr(a, l)?, x.addr(mb, l)?);
+        let (drank, _) = x.shared_loc(sp, dst, size, l, false)?;
+        let (mrank, moff) = x.shared_loc(sp, bar, 8, l, false)?;
+        if moff % 8 != 0 {
+            return Err(x.fault(crate::error::FaultKind::Misaligned, sp, bar, 8, l));
+        }
+        if mrank != drank {
+            return Err(x.undefined(
+                l,
+                format!("the mbarrier (CTA rank {mrank}) is not in the CTA of the destination (rank {drank}): both must be in the same CTA (PTX ISA 9.7.9.12)"),
+            ));
+        }
+        super::mbarrier::complete_tx(x.cl, (mrank, moff), size as i64)
+            .map_err(|e| x.undefined(l, e))?;
     }
     Ok(Flow::Next)
 }

@@ -333,8 +333,9 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
         CvtPack => arith::cvt_pack(x),
         Mapa => memops::mapa(x),
         Getctarank => memops::getctarank(x),
-        StAsync | StBulk | MultimemLdReduce | MultimemSt | MultimemRed => {
-            Err(x.unsupported("multimem and asynchronous stores are not modelled"))
+        StAsync | RedAsync => memops::store_async(x),
+        StBulk | MultimemLdReduce | MultimemSt | MultimemRed => {
+            Err(x.unsupported("multimem and st.bulk are not modelled"))
         }
         // asynchronous copies
         CpAsync => async_copy::cp_async(x),
@@ -384,7 +385,6 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
             Ok(Flow::Next)
         }
         Atom | Red => memops::atom(x),
-        RedAsync => Err(x.unsupported("red.async is not modelled")),
         Vote => {
             split_guard(x, gi);
             warpops::vote(x)
