@@ -483,6 +483,33 @@ pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     })
 }
 
+/// `bar{.cta}.*` is `barrier{.cta}.*.aligned` (PTX ISA 9.7.13.1): every thread of the warp that
+/// has not exited executes it, or the behaviour is undefined. An H200 shows why this is no
+/// formality: `@p bar.sync 0` with a guard true in 24 lanes of each warp completes the barrier
+/// as if whole warps had arrived, with the guard true in lanes 0..15 of the second warp it
+/// hangs, and `@p bar.red.popc` hangs too (`tools/hwvectors/probes/bar_guard.sh`).
+///
+/// What is checked is the guard: lanes of the executing group whose guard is false. A group
+/// that is only part of its warp because the warp diverged earlier is not reported, since the
+/// interpreter does not model where ptxas makes a warp reconverge (a spin lock before a
+/// `bar.sync` leaves its lanes in separate groups that the GPU has joined again).
+pub fn aligned_whole_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
+    let aligned = x.d.op == ptx_ir_core::Opcode::Bar || x.inst.has(Flag::Aligned);
+    if aligned && x.emask != x.gmask {
+        let l = (x.gmask & !x.emask).trailing_zeros() as usize & 31;
+        let form = if x.d.op == ptx_ir_core::Opcode::Bar {
+            "bar (barrier.aligned)"
+        } else {
+            "barrier.aligned"
+        };
+        return Err(x.undefined(
+            l,
+            format!("{form} executed under a guard that is false in some threads of the warp: all threads of the warp must execute it (PTX ISA 9.7.13.1)"),
+        ));
+    }
+    Ok(())
+}
+
 /// `barrier.cluster.arrive` / `.wait`
 pub fn barrier_cluster(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let live = x.w.valid & !x.w.exited;

@@ -366,6 +366,7 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
         Exit => Ok(Flow::Exit(x.emask)),
         // synchronization
         Bar | Barrier => {
+            control::aligned_whole_warp(x)?;
             split_guard(x, gi);
             control::barrier(x)
         }
