@@ -288,10 +288,10 @@ fn rz32(v: f64) -> u64 {
 }
 
 /// `MUFU.LG2`. On `[0.5, 2)` the measured table. Elsewhere `x = 2^k * 1.m` gives the exponent
-/// plus the table's value at `1.m`, truncated toward zero; at the exact powers of two the unit
-/// behaves as if `lg2(1)` were slightly positive (it is exactly 0 only in the table's binade:
-/// `lg2(2^-126)` is `0xc2fbffff`, one unit toward zero from -126, as are `2^-23` and `2^-24`).
-/// Agrees with every hardware lane outside the table too (256 `.ftz` lanes).
+/// plus the table's value at `1.m`, truncated toward zero, except that the unit's own value of
+/// `lg2(1.m)` lies just above the table's: a negative sum that is exact comes out one unit
+/// toward zero (`lg2(2^-126)` is `0xc2fbffff`; `lg2(0x3e801b06)` is `0xbfffd906`, not the exact
+/// `0xbfffd907`). Agrees with an H200 on every input of 13 whole binades, 2^-126 to 2^127.
 fn mufu_lg2(b: u64) -> u64 {
     let b = flush(b & 0xffff_ffff, F32);
     if is_nan(b, F32) {
@@ -316,12 +316,17 @@ fn mufu_lg2(b: u64) -> u64 {
     let Some(t) = Table::Lg2.get((1 << 23) + m) else {
         return to_f32_bits(x32(b).log2());
     };
-    if m == 0 {
-        let kb = (k as f32).to_bits() as u64;
-        // k is neither -1 nor 0 here (those binades are the table's).
-        return if k < 0 { kb - 1 } else { kb };
+    // The unit adds the exponent to its internal value of lg2(1.m), which lies just above the
+    // table's truncated one, and truncates the sum toward zero: for a negative sum that the
+    // table's value makes exact, the result is one unit toward zero from it (the powers of two
+    // among them). Exhaustive on whole binades of an H200 (tools/hwvectors/probes/lg2_sweep.py).
+    let s = k as f64 + f32::from_bits(t) as f64;
+    let r = rz32(s);
+    if k < 0 && f32::from_bits(r as u32) as f64 == s {
+        r - 1
+    } else {
+        r
     }
-    rz32(k as f64 + f32::from_bits(t) as f64)
 }
 
 /// `lg2.approx.f32`: `MUFU.LG2`; without `.ftz` a subnormal operand is scaled by 2^24 and 24

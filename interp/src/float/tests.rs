@@ -331,3 +331,25 @@ fn rsqrt_f64_matches_the_gpu() {
     }
     assert_eq!(n, 64);
 }
+
+/// `lg2.approx.ftz.f32` below 0.5: a negative sum of the exponent and the table's value that is
+/// exact comes out one unit toward zero (the unit's own value lies above the table's). H200
+/// results; the whole binades of `tools/hwvectors/probes/lg2_sweep.py` agree too.
+#[test]
+fn lg2_below_the_table_matches_the_gpu() {
+    for (x, gpu) in [
+        (0x3e80_1b06u64, 0xbfff_d906u64),
+        (0x3e80_1fff, 0xbfff_d1db),
+        (0x3e80_2674, 0xbfff_c88d),
+        (0x3e00_1fff, 0xc03f_e8ed),
+        (0x3c00_1fff, 0xc0df_f476),
+        (0x3200_4a35, 0xc1d7_f950),
+        (0x0080_ac01, 0xc2fb_fc21),
+    ] {
+        assert_eq!(
+            approx::lg2_f32(x, true),
+            gpu,
+            "lg2.approx.ftz.f32 {x:#010x}"
+        );
+    }
+}
