@@ -182,16 +182,17 @@ pub fn run(a: RunArgs) -> Result<(), String> {
             "thread_instructions": outcome.stats.thread_instructions,
             "warp_instructions": outcome.stats.warp_instructions,
         });
-        println!("{j}");
+        crate::out::outln!("{j}");
     } else {
         for (s, b, show) in &out_bufs {
             if *show {
-                println!("{s}: {}", hex(b));
+                crate::out::outln!("{s}: {}", hex(b));
             }
         }
-        println!(
+        crate::out::outln!(
             "{} thread-instructions, {} warp-instructions",
-            outcome.stats.thread_instructions, outcome.stats.warp_instructions
+            outcome.stats.thread_instructions,
+            outcome.stats.warp_instructions
         );
         if let Some(e) = &error {
             eprintln!("error: {e}");
@@ -211,7 +212,7 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
     let parse = |s: &str| ptx_ir::text::parse(s).map_err(|e| e.to_string());
     ptx_ir::interp::vectors::check_families(&text, &a.families)?;
     let report = ptx_ir::interp::vectors::run_text(&text, &a.families, &parse);
-    print!("{}", report.render());
+    crate::out::out!("{}", report.render());
     if let Some(path) = &a.write {
         write_interpreted(&text, &a.families, &parse, path)?;
     }

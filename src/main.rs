@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod interp_cli;
+mod out;
 mod verify_cli;
 
 use clap::{Parser, Subcommand};
@@ -119,9 +120,13 @@ fn write_out(output: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
         Some(o) => std::fs::write(o, bytes).map_err(|e| format!("{}: error: {e}", o.display())),
         None => {
             use std::io::Write;
-            std::io::stdout()
-                .write_all(bytes)
-                .map_err(|e| format!("<stdout>: error: {e}"))
+            std::io::stdout().write_all(bytes).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    // The reader has gone: end as a filter ends on SIGPIPE (`out.rs`).
+                    std::process::exit(141);
+                }
+                format!("<stdout>: error: {e}")
+            })
         }
     }
 }
@@ -182,16 +187,16 @@ fn run(cmd: Cmd) -> Result<(), String> {
                 match result {
                     Ok(()) => {
                         pass += 1;
-                        println!("ok {name}");
+                        crate::out::outln!("ok {name}");
                     }
                     Err(e) => {
                         fail += 1;
                         let first = e.lines().next().unwrap_or("");
-                        println!("FAIL {name}: {first}");
+                        crate::out::outln!("FAIL {name}: {first}");
                     }
                 }
             }
-            println!("{pass} passed, {fail} failed");
+            crate::out::outln!("{pass} passed, {fail} failed");
             if fail == 0 {
                 Ok(())
             } else {

@@ -275,7 +275,7 @@ pub fn check(a: CheckArgs) -> Result<(), String> {
     if !a.quiet {
         let files = if a.files.len() == 1 { "file" } else { "files" };
         let what = if a.no_verify { "read" } else { "checked" };
-        println!(
+        crate::out::outln!(
             "{} {files} {what}: {clean} clean, {bad} with errors",
             a.files.len()
         );
@@ -298,33 +298,33 @@ pub fn info(file: &Path, input: InputArgs) -> Result<(), String> {
     let m = &src.module;
     let declared: Vec<String> = m.target.iter().map(|t| t.to_text()).collect();
     let req = verify::requirements(m);
-    println!("file: {}", src.name);
-    println!(
+    crate::out::outln!("file: {}", src.name);
+    crate::out::outln!(
         "declared: .version {} .target {}",
         ver(m.version),
         declared.join(", ")
     );
     match req.target {
-        Some(t) => println!("minimum target: {t}"),
-        None => println!("minimum target: none (the requirements exclude each other)"),
+        Some(t) => crate::out::outln!("minimum target: {t}"),
+        None => crate::out::outln!("minimum target: none (the requirements exclude each other)"),
     }
-    println!("minimum PTX ISA version: {}", ver(req.ptx));
-    println!(
+    crate::out::outln!("minimum PTX ISA version: {}", ver(req.ptx));
+    crate::out::outln!(
         "instructions: {}, functions: {}",
         m.instruction_count(),
         m.functions().count()
     );
     if !req.features.is_empty() {
-        println!("features that set the minimum:");
+        crate::out::outln!("features that set the minimum:");
         for f in req.features.iter().take(40) {
             let sm = match f.sm {
                 SmReq::Any => String::new(),
                 s => format!(", {s}"),
             };
-            println!("  {}: PTX {}{sm}", f.what, ver(f.ptx));
+            crate::out::outln!("  {}: PTX {}{sm}", f.what, ver(f.ptx));
         }
         if req.features.len() > 40 {
-            println!("  ... and {} more", req.features.len() - 40);
+            crate::out::outln!("  ... and {} more", req.features.len() - 40);
         }
     }
     Ok(())

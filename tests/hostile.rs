@@ -530,3 +530,59 @@ fn arrays_up_to_2_pow_64_bytes_verify_and_larger_ones_do_not() {
     );
     assert_eq!(rules_of(&c), [(Rule::ConstSize, 6)]);
 }
+
+/// A reader that goes away (`ptx run ... | head`) ends the command as SIGPIPE ends a filter:
+/// status 141, no panic, for every command that writes a report or text to standard output.
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    use std::process::Stdio;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sweep = root.join("tools/hwvectors/probes/lg2_sweep.ptx");
+    let golden = root.join("corpus/golden/print");
+    let first = std::fs::read_dir(&golden)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .unwrap();
+    let runs: Vec<Vec<String>> = vec![
+        // 64 KiB of hex on one line: more than a pipe holds.
+        vec![
+            "run".into(),
+            sweep.display().to_string(),
+            "--entry".into(),
+            "k".into(),
+            "--grid".into(),
+            "128".into(),
+            "--block".into(),
+            "256".into(),
+            "--arg".into(),
+            "zeros:131072".into(),
+            "--arg".into(),
+            "u32:0".into(),
+        ],
+        vec!["fmt".into(), first.display().to_string()],
+        vec!["info".into(), first.display().to_string()],
+    ];
+    for args in runs {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ptx"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end at once.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("panicked"),
+            "ptx {args:?} panicked on a closed pipe: {stderr}"
+        );
+        assert!(
+            out.status.success() || out.status.code() == Some(141),
+            "ptx {args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+}
