@@ -96,7 +96,12 @@ impl Reader<'_> {
             .position(|&b| !is_ident_char(b) && b != b'%')
             .unwrap_or(i.len());
         let (after, ()) = ws_inline(&i[n..]);
-        if n > 0 && after.first() == Some(&b':') && after.get(1) != Some(&b':') {
+        // A label is an identifier: `2L_loop:` is not one (ptxas: a syntax error).
+        if n > 0
+            && crate::lex::is_ident_start(i[0])
+            && after.first() == Some(&b':')
+            && after.get(1) != Some(&b':')
+        {
             let name = self.name(i, &i[..n])?;
             return self.after_label(&after[1..], name).map(Some);
         }
