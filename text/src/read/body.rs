@@ -91,17 +91,19 @@ impl Reader<'_> {
         &mut self,
         i: &'a [u8],
     ) -> Result<Option<(&'a [u8], Statement)>, nom::Err<crate::error::PErr>> {
-        let n = i
-            .iter()
-            .position(|&b| !is_ident_char(b) && b != b'%')
-            .unwrap_or(i.len());
+        // A label is an identifier: `%` only first, no digit first (`2L_loop:` and
+        // `a%b:` are not labels; ptxas: syntax errors).
+        let n = match i.first() {
+            Some(&b) if crate::lex::is_ident_start(b) => {
+                1 + i[1..]
+                    .iter()
+                    .position(|&b| !is_ident_char(b))
+                    .unwrap_or(i.len() - 1)
+            }
+            _ => 0,
+        };
         let (after, ()) = ws_inline(&i[n..]);
-        // A label is an identifier: `2L_loop:` is not one (ptxas: a syntax error).
-        if n > 0
-            && crate::lex::is_ident_start(i[0])
-            && after.first() == Some(&b':')
-            && after.get(1) != Some(&b':')
-        {
+        if n > 0 && after.first() == Some(&b':') && after.get(1) != Some(&b':') {
             let name = self.name(i, &i[..n])?;
             return self.after_label(&after[1..], name).map(Some);
         }
