@@ -637,19 +637,8 @@ impl<'m> Loader<'m> {
     /// functions named in the initialiser of the variable at `addr`.
     fn note_table(&mut self, d: &Declarator, addr: u64) {
         let mut fs = Vec::new();
-        fn walk(i: &Init, ids: &FxHashMap<Name, FuncId>, out: &mut Vec<FuncId>) {
-            match i {
-                Init::Expr(Expr::Sym(n)) => {
-                    if let Some(&f) = ids.get(n) {
-                        out.push(f);
-                    }
-                }
-                Init::List(l) => l.iter().for_each(|x| walk(x, ids, out)),
-                _ => {}
-            }
-        }
         if let Some(i) = &d.init {
-            walk(i, &self.func_ids, &mut fs);
+            i.for_each_name(&mut |n| fs.extend(self.func_ids.get(&n)));
         }
         self.module.tables.insert((d.name, addr), fs);
     }
@@ -1021,6 +1010,14 @@ impl<'a, 'm> Flatten<'a, 'm> {
         load_err(self.fname, inst.map(|i| fmt::inst(&self.l.m.names, i)), msg)
     }
 
+    /// The generic address of variable `n`, found at address `a` of its own space.
+    fn generic_of(&mut self, n: Name, a: u64) -> u64 {
+        match self.lookup(n) {
+            Some(Sym::Static(_, space)) => generic_address(space, a),
+            _ => a,
+        }
+    }
+
     fn block(&mut self, body: &[Statement]) -> Result<(), Error> {
         let mut scope: FxHashMap<Name, Sym> = FxHashMap::default();
         // Labels and directives of this block are visible throughout it.
@@ -1307,18 +1304,9 @@ impl<'a, 'm> Flatten<'a, 'm> {
 
     fn operand(&mut self, i: &Instruction, o: &Operand, ty: Option<Type>) -> Result<Opnd, Error> {
         Ok(match o {
-            Operand::Reg { name, sel } => {
-                let r = self.name_operand(i, *name, *sel)?;
-                // A call table named where a value is expected is its address.
-                if let Opnd::CallList(_) = r {
-                    if i.opcode != Opcode::Call {
-                        if let Some(Sym::Static(a, _)) = self.l.module.syms.get(name) {
-                            return Ok(Opnd::Imm(*a));
-                        }
-                    }
-                }
-                r
-            }
+            // A call table is a variable like any other here (its address); `normalize_call`
+            // turns the one a call names into its list of functions.
+            Operand::Reg { name, sel } => self.name_operand(i, *name, *sel)?,
             Operand::Special { reg, sel } => {
                 let c = sel.as_component().unwrap_or(0) % 4;
                 Opnd::Special(*reg, c)
@@ -1332,10 +1320,6 @@ impl<'a, 'm> Flatten<'a, 'm> {
                 Opnd::Imm(a) => Opnd::Imm(a.wrapping_add(*offset as u64)),
                 Opnd::Func(f) => Opnd::Imm(Program::func_addr(f).wrapping_add(*offset as u64)),
                 Opnd::Frame(off) => Opnd::Frame(off.wrapping_add(*offset as u32)),
-                Opnd::CallList(_) => match self.l.module.syms.get(name) {
-                    Some(Sym::Static(a, _)) => Opnd::Imm(a.wrapping_add(*offset as u64)),
-                    _ => return Err(self.err(Some(i), "bad symbol operand")),
-                },
                 _ => return Err(self.err(Some(i), "symbol+offset of a non-variable")),
             },
             Operand::Addr { base, offset, .. } => match base {
@@ -1345,18 +1329,11 @@ impl<'a, 'm> Flatten<'a, 'm> {
                     // A variable named in a generic address is its generic address: ptxas
                     // makes `ld.u32 [sv]` of a `.shared` variable a shared access (seed 000's
                     // `clusterlaunchcontrol.try_cancel ... [addr], [mbar]`, on an H200).
-                    Opnd::Imm(a) if i.space().is_none() => match self.lookup(*n) {
-                        Some(Sym::Static(_, space)) => {
-                            Opnd::Mem(MemBase::Static(generic_address(space, a)), *offset)
-                        }
-                        _ => Opnd::Mem(MemBase::Static(a), *offset),
-                    },
+                    Opnd::Imm(a) if i.space().is_none() => {
+                        Opnd::Mem(MemBase::Static(self.generic_of(*n, a)), *offset)
+                    }
                     Opnd::Imm(a) => Opnd::Mem(MemBase::Static(a), *offset),
                     Opnd::Frame(f) => Opnd::Mem(MemBase::Frame(f), *offset),
-                    Opnd::CallList(_) => match self.l.module.syms.get(n) {
-                        Some(Sym::Static(a, _)) => Opnd::Mem(MemBase::Static(*a), *offset),
-                        _ => return Err(self.err(Some(i), "bad address operand")),
-                    },
                     _ => {
                         return Err(self.err(
                             Some(i),
@@ -1386,10 +1363,9 @@ impl<'a, 'm> Flatten<'a, 'm> {
                     // A variable named as the head of a tuple (the tensor map) is its generic
                     // address, as a register holding it would be.
                     let o = match (k, x, o) {
-                        (0, Operand::Reg { name, .. }, Opnd::Imm(a)) => match self.lookup(*name) {
-                            Some(Sym::Static(_, space)) => Opnd::Imm(generic_address(space, a)),
-                            _ => Opnd::Imm(a),
-                        },
+                        (0, Operand::Reg { name, .. }, Opnd::Imm(a)) => {
+                            Opnd::Imm(self.generic_of(*name, a))
+                        }
                         (_, _, o) => o,
                     };
                     out.push(o);

@@ -600,6 +600,15 @@ pub enum Init {
 }
 
 impl Init {
+    /// Calls `f` on every name in the initialiser's expressions, in print order.
+    pub fn for_each_name(&self, f: &mut impl FnMut(Name)) {
+        match self {
+            Init::Expr(e) => e.for_each_name(f),
+            Init::List(items) => items.iter().for_each(|i| i.for_each_name(f)),
+            Init::Packed(_) => {}
+        }
+    }
+
     /// Whether the reader stores a brace list of plain integers initialising a declaration of
     /// `ty` (with `vector`) as [`Init::Packed`]: 8- to 64-bit integer and bit types, no vector.
     pub fn packs(ty: Type, vector: Option<Vector>) -> bool {

@@ -26,6 +26,20 @@ class CudaError(Exception):
         self.sticky = code in STICKY
 
 
+class LaunchAttribute(ctypes.Structure):
+    """CUlaunchAttribute: an id and a 64-byte value."""
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4),
+                ("val", ctypes.c_uint32 * 16)]
+
+
+class LaunchConfig(ctypes.Structure):
+    """CUlaunchConfig."""
+    _fields_ = [("gx", ctypes.c_uint), ("gy", ctypes.c_uint), ("gz", ctypes.c_uint),
+                ("bx", ctypes.c_uint), ("by", ctypes.c_uint), ("bz", ctypes.c_uint),
+                ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(LaunchAttribute)), ("n", ctypes.c_uint)]
+
+
 class Driver:
     def __init__(self, device=0):
         self.lib = ctypes.CDLL("libcuda.so.1")
@@ -144,14 +158,25 @@ class Driver:
 
     # ------------------------------------------------------------------ launch
 
-    def launch(self, f, grid, block, params, shared=0):
-        """params: a list of bytes objects, one per kernel parameter, in order."""
+    def launch(self, f, grid, block, params, shared=0, cluster=None):
+        """params: a list of bytes objects, one per kernel parameter, in order; `cluster`, the
+        cluster dimensions, launches through cuLaunchKernelEx."""
         bufs = [ctypes.create_string_buffer(p, len(p)) for p in params]
         arr = (ctypes.c_void_p * max(len(bufs), 1))(
             *[ctypes.cast(b, ctypes.c_void_p) for b in bufs])
-        code = self.lib.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1],
-                                       block[2], shared, None, arr, None)
-        self._check(code, "cuLaunchKernel")
+        if cluster:
+            cfg = LaunchConfig(*grid, *block, shared, None, None, 1)
+            attr = LaunchAttribute()
+            attr.id = 4  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            for i in range(3):
+                attr.val[i] = cluster[i]
+            cfg.attrs = ctypes.pointer(attr)
+            code = self.lib.cuLaunchKernelEx(ctypes.byref(cfg), f, arr, None)
+            self._check(code, "cuLaunchKernelEx")
+        else:
+            code = self.lib.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1],
+                                           block[2], shared, None, arr, None)
+            self._check(code, "cuLaunchKernel")
         self._check(self.lib.cuCtxSynchronize(), "cuCtxSynchronize")
 
 

@@ -90,7 +90,6 @@ def parse_launch(text):
 def one(ptx_path, launch_text, outs):
     """Runs one case in this (child) process; prints the verdict line."""
     import cudrv
-    import ctypes
     l = parse_launch(launch_text)
     d = cudrv.Driver()
     src = open(ptx_path).read()
@@ -130,10 +129,7 @@ def one(ptx_path, launch_text, outs):
             print("skipped\targument kind %s is not run here" % kind)
             return
     try:
-        if l["cluster"]:
-            launch_ex(d, f, l, params)
-        else:
-            d.launch(f, l["grid"], l["block"], params, l["shared"])
+        d.launch(f, l["grid"], l["block"], params, l["shared"], l["cluster"])
     except cudrv.CudaError as e:
         print("error\t" + str(e).splitlines()[0])
         return
@@ -145,32 +141,6 @@ def one(ptx_path, launch_text, outs):
     print("ok\t" + " ".join(shown))
 
 
-def launch_ex(d, f, l, params):
-    """cuLaunchKernelEx with a cluster dimension attribute."""
-    import ctypes
-    import cudrv
-
-    class Attr(ctypes.Structure):
-        _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4),
-                    ("val", ctypes.c_uint32 * 16)]
-
-    class Config(ctypes.Structure):
-        _fields_ = [("gx", ctypes.c_uint), ("gy", ctypes.c_uint), ("gz", ctypes.c_uint),
-                    ("bx", ctypes.c_uint), ("by", ctypes.c_uint), ("bz", ctypes.c_uint),
-                    ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p),
-                    ("attrs", ctypes.POINTER(Attr)), ("n", ctypes.c_uint)]
-
-    attr = Attr()
-    attr.id = 4  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-    for i in range(3):
-        attr.val[i] = l["cluster"][i]
-    cfg = Config(*l["grid"], *l["block"], l["shared"], None, ctypes.pointer(attr), 1)
-    pb = [ctypes.create_string_buffer(p, len(p)) for p in params]
-    arr = (ctypes.c_void_p * max(len(pb), 1))(*[ctypes.cast(b, ctypes.c_void_p) for b in pb])
-    d._check(d.lib.cuLaunchKernelEx(ctypes.byref(cfg), f, arr, None), "cuLaunchKernelEx")
-    d._check(d.lib.cuCtxSynchronize(), "cuCtxSynchronize")
-
-
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--one":
         outs = [int(x) for x in sys.argv[4].split(",") if x] if len(sys.argv) > 4 else []
@@ -178,7 +148,6 @@ def main():
         return
     cases, out = sys.argv[1], sys.argv[2]
     rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(cases, "manifest.tsv"))]
-    sys.path.insert(0, os.path.join(HERE, "..", "hwvectors"))
     import cudrv
     d = cudrv.Driver()
     cc = (d.attribute(75), d.attribute(76))  # compute capability major, minor

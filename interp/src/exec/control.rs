@@ -10,16 +10,31 @@ use crate::mem;
 use ptx_ir_core::{Flag, Op};
 use smallvec::SmallVec;
 
+/// The first lane of the executing group that its guard leaves out, if any: for the
+/// instructions whose threads must agree on the guard (`.uni` forms, `.aligned` barriers).
+fn guarded_out(x: &Ctx<'_, '_>) -> Option<usize> {
+    let off = x.gmask & !x.emask;
+    (x.emask != 0 && off != 0).then(|| off.trailing_zeros() as usize)
+}
+
+/// A `.uni` instruction whose guard differs between the active threads: undefined.
+fn uni_guard(x: &Ctx<'_, '_>, what: &str) -> Result<(), Error> {
+    match guarded_out(x) {
+        Some(lane) if x.inst.has(Flag::Uni) => Err(x.undefined(
+            lane,
+            format!("{what}.uni executed with a divergent guard predicate (PTX ISA 9.7.12: all active threads must have identical values for the guard predicate)"),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `bra`
 pub fn bra(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let target = match x.op(0)? {
         Opnd::Label(pc) => *pc,
         _ => return Err(x.unsupported("branch target is not a label")),
     };
-    if x.inst.has(Flag::Uni) && x.emask != 0 && x.emask != x.gmask {
-        let lane = (x.gmask & !x.emask).trailing_zeros() as usize;
-        return Err(x.undefined(lane, "bra.uni executed with a divergent guard predicate"));
-    }
+    uni_guard(x, "bra")?;
     Ok(Flow::Jump {
         taken: x.emask,
         target,
@@ -34,13 +49,7 @@ pub fn brx(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         _ => None,
     }
     .ok_or_else(|| x.unsupported("brx.idx target is not a .branchtargets list"))?;
-    if x.inst.has(Flag::Uni) && x.emask != 0 && x.emask != x.gmask {
-        let lane = (x.gmask & !x.emask).trailing_zeros() as usize;
-        return Err(x.undefined(
-            lane,
-            "brx.idx.uni executed with a divergent guard predicate",
-        ));
-    }
+    uni_guard(x, "brx.idx")?;
     let mut parts: SmallVec<[(u32, u32); 4]> = SmallVec::new();
     let mut first: Option<u64> = None;
     for l in lanes(x.emask) {
@@ -126,13 +135,7 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
         _ => &[],
     };
     let uni = x.inst.has(Flag::Uni);
-    if uni && x.emask != 0 && x.emask != x.gmask {
-        let lane = (x.gmask & !x.emask).trailing_zeros() as usize;
-        return Err(x.undefined(
-            lane,
-            "call.uni executed with a divergent guard predicate (PTX ISA 9.7.12.5: all active threads must have identical values for the guard predicate and call target)",
-        ));
-    }
+    uni_guard(x, "call")?;
     // Callee per lane.
     let mut by_callee: SmallVec<[(u32, u32); 2]> = SmallVec::new();
     match x.op(1)? {
@@ -495,8 +498,7 @@ pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// `bar.sync` leaves its lanes in separate groups that the GPU has joined again).
 pub fn aligned_whole_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
     let aligned = x.d.op == ptx_ir_core::Opcode::Bar || x.inst.has(Flag::Aligned);
-    if aligned && x.emask != x.gmask {
-        let l = (x.gmask & !x.emask).trailing_zeros() as usize & 31;
+    if let Some(l) = guarded_out(x).filter(|_| aligned) {
         let form = if x.d.op == ptx_ir_core::Opcode::Bar {
             "bar (barrier.aligned)"
         } else {

@@ -4,9 +4,8 @@
 use super::scope::{self, Found, Var};
 use super::{Cx, FnCx, Rule};
 use crate::inst::Instruction;
-use crate::module::{Init, Param, VarDecl};
+use crate::module::{Param, VarDecl};
 use crate::names::Name;
-use crate::operand::Expr;
 use crate::operand::Operand;
 use crate::table::Opcode;
 use crate::vocab::{Space, Type};
@@ -137,29 +136,11 @@ pub(crate) fn call_targets<'m>(
 /// declared before it (PTX ISA 9.7.12.5: "All functions must be declared prior to being
 /// referenced in a call table initializer or .calltargets directive").
 pub(crate) fn table_init(cx: &mut Cx<'_>, v: &VarDecl) {
-    fn syms(e: &Expr, out: &mut Vec<Name>) {
-        match e {
-            Expr::Sym(n) => out.push(*n),
-            Expr::Unary(_, x) | Expr::Paren(x) => syms(x, out),
-            Expr::Binary(_, a, b) => {
-                syms(a, out);
-                syms(b, out);
-            }
-            _ => {}
-        }
-    }
-    fn walk(i: &Init, out: &mut Vec<Name>) {
-        match i {
-            Init::Expr(e) => syms(e, out),
-            Init::List(l) => l.iter().for_each(|x| walk(x, out)),
-            Init::Packed(_) => {}
-        }
-    }
     let here = cx.location().item.unwrap_or(usize::MAX);
     for d in &v.names {
         let Some(init) = &d.init else { continue };
         let mut names = Vec::new();
-        walk(init, &mut names);
+        init.for_each_name(&mut |n| names.push(n));
         for n in names {
             if let Some(&(first, _)) = cx.env.funcs.get(&n) {
                 if first > here {

@@ -20,18 +20,11 @@ pub(crate) struct TargetCx {
     version: Version,
 }
 
-/// An SM `.target` as written (`sm_101a`, `compute_90`).
+/// A `.target` as written (`sm_101a`, `compute_90`).
 fn written_name(t: crate::module::Target) -> String {
-    let suffix = |s: ArchSuffix| match s {
-        ArchSuffix::None => "",
-        ArchSuffix::A => "a",
-        ArchSuffix::F => "f",
-    };
-    match t {
-        crate::module::Target::Sm { arch, suffix: s } => format!("sm_{arch}{}", suffix(s)),
-        crate::module::Target::Compute(arch) => format!("compute_{arch}"),
-        _ => String::new(),
-    }
+    let mut s = String::new();
+    t.write_text(&mut s);
+    s
 }
 
 fn ver(v: Version) -> String {
