@@ -781,10 +781,27 @@ def fam_warp_guard():
          "@%p3 selp.u32 %t7, 100, 0, %p1; @%p3 add.u32 %d, %t6, %t7;", ["u32"], "u32")
 
 
+def fam_contract():
+    """`mul` then `add`/`sub` without rounding modifiers, which ptxas may fuse (one rounding).
+    Recorded apart (corpus/vectors/contract.jsonl); see contract_cases.py."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import contract_cases
+    contract_cases.build(case, N)
+
+
+def fam_fold():
+    """NaN signs where ptxas folds `neg`/`abs` into the user of the result (contract_cases.py).
+    Recorded apart (corpus/vectors/fold.jsonl)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import contract_cases
+    contract_cases.build_fold(case, N)
+
+
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
             "warp": fam_warp, "control": fam_control, "mem": fam_mem,
-            "probe": fam_probe, "warp_guard": fam_warp_guard}
+            "probe": fam_probe, "warp_guard": fam_warp_guard,
+            "contract": fam_contract, "fold": fam_fold}
 
 
 # ----------------------------------------------------------------------------- running
