@@ -2,7 +2,7 @@
 
 use crate::verify_cli::{load_error, InputArgs};
 use clap::Args;
-use ptx_ir::interp::{Arg, Error, Program, Spec};
+use ptx_ir::interp::{Arg, Contraction, Error, Program, Spec};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -47,11 +47,25 @@ pub struct RunArgs {
     /// cudaLimitStackSize; kernels whose call graph bounds the stack get at least that bound).
     #[arg(long)]
     stack: Option<u32>,
+    /// How `mul` and `add`/`sub` without rounding modifiers execute: `ptxas` fuses them into
+    /// one rounding where ptxas does (docs/INTERP.md, "Contraction"), `never` rounds each
+    /// instruction (the ISA's one-by-one reading), `report` runs as `ptxas` and lists the
+    /// fused operations whose result differs from the one-by-one reading.
+    #[arg(long, value_enum, default_value_t = ContractMode::Ptxas)]
+    contract: ContractMode,
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
     input: InputArgs,
+}
+
+/// `--contract`
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ContractMode {
+    Ptxas,
+    Never,
+    Report,
 }
 
 /// Arguments of `ptx vectors`.
@@ -140,6 +154,11 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     if let Some(s) = a.stack {
         launch = launch.stack(s);
     }
+    launch = launch.contraction(match a.contract {
+        ContractMode::Ptxas => Contraction::Ptxas,
+        ContractMode::Never => Contraction::Never,
+        ContractMode::Report => Contraction::Report,
+    });
     let mut specs = Vec::new();
     for s in &a.args {
         let (arg, spec) = Arg::parse_spec_within(s, mem_limit)?;
@@ -182,6 +201,15 @@ pub fn run(a: RunArgs) -> Result<(), String> {
             "thread_instructions": outcome.stats.thread_instructions,
             "warp_instructions": outcome.stats.warp_instructions,
         });
+        let mut j = j;
+        if matches!(a.contract, ContractMode::Report) {
+            j["contraction"] = json!(outcome
+                .contraction
+                .iter()
+                .map(|d| json!({"function": d.function, "index": d.index,
+                    "mul_index": d.mul_index, "inst": d.inst, "lanes": d.lanes}))
+                .collect::<Vec<_>>());
+        }
         crate::out::outln!("{j}");
     } else {
         for (s, b, show) in &out_bufs {
@@ -194,6 +222,22 @@ pub fn run(a: RunArgs) -> Result<(), String> {
             outcome.stats.thread_instructions,
             outcome.stats.warp_instructions
         );
+        if matches!(a.contract, ContractMode::Report) {
+            crate::out::outln!(
+                "{} fused operation(s) whose result differs from the one-by-one reading",
+                outcome.contraction.len()
+            );
+            for d in &outcome.contraction {
+                crate::out::outln!(
+                    "  {} #{} `{}` (fused with #{}): {} thread execution(s) differ",
+                    d.function,
+                    d.index,
+                    d.inst,
+                    d.mul_index,
+                    d.lanes
+                );
+            }
+        }
         if let Some(e) = &error {
             eprintln!("error: {e}");
         }

@@ -44,11 +44,12 @@ pub mod float;
 mod fmt;
 pub mod int;
 pub mod load;
+pub mod lower;
 pub mod mem;
 pub mod tc;
 pub mod tmap;
 pub mod vectors;
 
 pub use error::{Error, FaultKind, Site, Thread};
-pub use exec::{Arg, Failure, Launch, Outcome, Spec, Stats};
+pub use exec::{Arg, Contraction, ContractionDiff, Failure, Launch, Outcome, Spec, Stats};
 pub use load::Program;

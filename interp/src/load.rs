@@ -88,6 +88,8 @@ pub struct DInst {
     pub ty: Option<Type>,
     /// Operands.
     pub opnds: SmallVec<[Opnd; 4]>,
+    /// How ptxas lowers it differently from its one-by-one reading ([`crate::lower`]).
+    pub lower: Option<Box<crate::lower::Lowering>>,
 }
 
 /// Where a function parameter lives.
@@ -829,11 +831,13 @@ impl<'m> Loader<'m> {
         // their instructions in spare capacity.
         code.shrink_to_fit();
         insts.shrink_to_fit();
+        let mut nslots = st.nslots;
+        crate::lower::lower(&insts, &mut code, &branch_tables, &mut nslots);
         let func = &mut self.funcs[id as usize];
         func.defined = true;
         func.code = code;
         func.insts = insts;
-        func.nslots = st.nslots;
+        func.nslots = nslots;
         func.params = params;
         func.returns = returns;
         func.frame_size = align_up(st.frame as u64, 16) as u32;
@@ -1238,6 +1242,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
             guard,
             ty: i.ty(),
             opnds,
+            lower: None,
         })
     }
 

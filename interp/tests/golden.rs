@@ -2,7 +2,7 @@
 //! `ptx run`); the output of each run is compared with `NAME.expected`. Set `BLESS=1` to rewrite
 //! the expected files.
 
-use ptx_ir_interp::{Arg, Program, Spec};
+use ptx_ir_interp::{Arg, Contraction, Program, Spec};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> PathBuf {
@@ -39,6 +39,7 @@ fn run_line(prog: &Program, line: &str) -> String {
     let (mut grid, mut block, mut cluster, mut fuel, mut shared, mut resident) =
         ([1, 1, 1], [1, 1, 1], None, None, 0u32, 1u32);
     let mut stack = None;
+    let mut contraction = Contraction::Ptxas;
     let mut args = Vec::new();
     let mut i = 0;
     while i < toks.len() {
@@ -53,6 +54,14 @@ fn run_line(prog: &Program, line: &str) -> String {
             "--resident" => resident = v.parse().expect("resident"),
             "--arg" => args.push(v.to_string()),
             "--stack" => stack = Some(v.parse::<u32>().expect("stack")),
+            "--contract" => {
+                contraction = match v {
+                    "ptxas" => Contraction::Ptxas,
+                    "never" => Contraction::Never,
+                    "report" => Contraction::Report,
+                    _ => panic!("bad --contract `{v}`"),
+                }
+            }
             t => panic!("unknown RUN token `{t}`"),
         }
         i += 2;
@@ -72,6 +81,7 @@ fn run_line(prog: &Program, line: &str) -> String {
     if let Some(s) = stack {
         l = l.stack(s);
     }
+    l = l.contraction(contraction);
     let mut shown = Vec::new();
     for a in &args {
         let (arg, spec) = Arg::parse_spec(a).expect("argument");
@@ -95,6 +105,12 @@ fn run_line(prog: &Program, line: &str) -> String {
         "{} thread-instructions, {} warp-instructions\n",
         outcome.stats.thread_instructions, outcome.stats.warp_instructions
     ));
+    for d in &outcome.contraction {
+        out.push_str(&format!(
+            "fused {} #{} `{}` with #{}: {} differ\n",
+            d.function, d.index, d.inst, d.mul_index, d.lanes
+        ));
+    }
     if let Some(e) = err {
         out.push_str(&format!("error: {e}\n"));
     }

@@ -1092,3 +1092,110 @@ pub fn cvt_pack(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         Ok(v)
     })
 }
+
+/// The sign bits of every element of a value of type `t` (both halves of the packed types).
+fn signs(t: Type) -> u64 {
+    match fshape(t) {
+        Some((fmt, 2)) => fmt.sign() | (fmt.sign() << fmt.bits()),
+        Some((fmt, _)) => fmt.sign(),
+        None => 0,
+    }
+}
+
+/// Executes an instruction that ptxas lowers differently from its one-by-one reading
+/// ([`crate::lower`]); `None` when it runs as written (after any side work).
+pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::lower::Lowering) -> Result<Option<Flow>, Error> {
+    use crate::lower::Lowering;
+    let e = x.emask;
+    let t = ty(x)?;
+    match l {
+        Lowering::Save(slots) => {
+            for (j, s) in slots.iter().enumerate() {
+                if let (Some(slot), Opnd::Reg { bits, .. }) = (s, x.op(j + 1)?) {
+                    let (slot, bits) = (*slot, *bits);
+                    let v = x.read(x.op(j + 1)?, e)?;
+                    x.write(&Opnd::Reg { slot, bits }, &v, e)?;
+                }
+            }
+            Ok(None)
+        }
+        Lowering::Fused(f) => {
+            if x.m.contraction == super::Contraction::Never {
+                return Ok(None);
+            }
+            let (fmt, n) = fshape(t).ok_or_else(|| x.unsupported("fused type"))?;
+            let m = mode(x);
+            let sg = signs(t);
+            let (a, b) = (x.read(&f.a, e)?, x.read(&f.b, e)?);
+            let c = x.read(x.op(3 - f.product_operand as usize)?, e)?;
+            let report = x.m.contraction == super::Contraction::Report;
+            let plain = if report {
+                let (p, q) = (x.read(x.op(1)?, e)?, x.read(x.op(2)?, e)?);
+                let op = if x.d.op == Opcode::Sub {
+                    BinOp::Sub
+                } else {
+                    BinOp::Add
+                };
+                let mut out = [0u64; 32];
+                for l in lanes(e) {
+                    out[l] = packed(fmt, n, &[p[l], q[l]], |v| {
+                        float::bin(op, fmt, v[0], v[1], m)
+                    });
+                }
+                Some(out)
+            } else {
+                None
+            };
+            let mut out = [0u64; 32];
+            let mut differ = 0u64;
+            for l in lanes(e) {
+                let av = if f.neg_product { a[l] ^ sg } else { a[l] };
+                let cv = if f.neg_addend { c[l] ^ sg } else { c[l] };
+                out[l] = packed(fmt, n, &[av, b[l], cv], |v| {
+                    float::fma(fmt, v[0], v[1], v[2], m)
+                });
+                if plain.is_some_and(|p| p[l] != out[l]) {
+                    differ += 1;
+                }
+            }
+            if differ > 0 {
+                *x.m.contraction_diffs.entry((x.fid, x.pc)).or_default() += differ;
+            }
+            let d = x.op(0)?;
+            x.write(d, &out, e)?;
+            Ok(Some(Flow::Next))
+        }
+        Lowering::SignFlip => {
+            let sg = signs(t);
+            let v = x.read(x.op(1)?, e)?;
+            let out = v.map(|w| w ^ sg);
+            let d = x.op(0)?;
+            x.write(d, &out, e)?;
+            Ok(Some(Flow::Next))
+        }
+        Lowering::Copy(src) => {
+            let v = x.read(src, e)?;
+            let d = x.op(0)?;
+            x.write(d, &v, e)?;
+            Ok(Some(Flow::Next))
+        }
+        Lowering::SelectNeg { neg_operand, src } => {
+            let sg = signs(t);
+            let flipped = x.read(src, e)?.map(|w| w ^ sg);
+            let other = x.read(x.op(3 - *neg_operand as usize)?, e)?;
+            let p = x.read(x.op(3)?, e)?;
+            let mut out = [0u64; 32];
+            for l in lanes(e) {
+                let (first, second) = if *neg_operand == 1 {
+                    (flipped[l], other[l])
+                } else {
+                    (other[l], flipped[l])
+                };
+                out[l] = if p[l] & 1 != 0 { first } else { second };
+            }
+            let d = x.op(0)?;
+            x.write(d, &out, e)?;
+            Ok(Some(Flow::Next))
+        }
+    }
+}

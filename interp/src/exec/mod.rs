@@ -245,6 +245,37 @@ pub struct Outcome {
     pub buffers: Vec<Vec<u8>>,
     /// Counters.
     pub stats: Stats,
+    /// With [`Contraction::Report`]: the fused operations whose result differed from the
+    /// unfused reading in some lane, in program order.
+    pub contraction: Vec<ContractionDiff>,
+}
+
+/// How `mul` and `add`/`sub` without rounding modifiers execute (the ISA lets them fuse).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Contraction {
+    /// As ptxas compiles them: fused where ptxas fuses ([`crate::lower`]).
+    #[default]
+    Ptxas,
+    /// The ISA's one-by-one reading: each instruction rounds.
+    Never,
+    /// As [`Contraction::Ptxas`], and [`Outcome::contraction`] lists the fused operations
+    /// whose result differs from the one-by-one reading.
+    Report,
+}
+
+/// A fused `mul`+`add` whose result differed from the one-by-one reading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContractionDiff {
+    /// The function.
+    pub function: String,
+    /// Index of the `add`/`sub` in the flattened body.
+    pub index: u32,
+    /// Index of the `mul`.
+    pub mul_index: u32,
+    /// The `add`/`sub`, printed.
+    pub inst: String,
+    /// Thread executions of it whose result differed.
+    pub lanes: u64,
 }
 
 /// A failed launch: the error and the state when it happened.
@@ -278,6 +309,7 @@ pub struct Launch<'p> {
     stack: u32,
     mem_limit: u64,
     args: Vec<Arg>,
+    contraction: Contraction,
 }
 
 impl Program {
@@ -295,6 +327,7 @@ impl Program {
             stack: mem::DEFAULT_STACK,
             mem_limit: mem::DEFAULT_MEM_LIMIT,
             args: Vec::new(),
+            contraction: Contraction::Ptxas,
         }
     }
 }
@@ -323,6 +356,11 @@ pub struct Machine<'p> {
     pub fuel: u64,
     /// Counters.
     pub stats: Stats,
+    /// How unrounded `mul`/`add` pairs execute.
+    pub contraction: Contraction,
+    /// With [`Contraction::Report`]: (function, index) of fused operations whose result
+    /// differed, with the number of thread executions that differed.
+    pub contraction_diffs: std::collections::BTreeMap<(FuncId, u32), u64>,
     /// Counts state changes (stores, mbarrier and barrier operations, completions, exits), so
     /// that a launch in which only polls run can be recognised as stuck.
     pub events: u64,
@@ -493,6 +531,13 @@ impl<'p> Launch<'p> {
         self
     }
 
+    /// How `mul`/`add` pairs without rounding modifiers execute (default: as ptxas fuses
+    /// them).
+    pub fn contraction(mut self, c: Contraction) -> Self {
+        self.contraction = c;
+        self
+    }
+
     /// Thread-instruction budget.
     pub fn fuel(mut self, f: u64) -> Self {
         self.fuel = f;
@@ -615,7 +660,7 @@ impl<'p> Launch<'p> {
                 .collect();
             return Ok(Outcome {
                 buffers,
-                stats: Stats::default(),
+                ..Outcome::default()
             });
         }
         let cancels = prog.funcs.iter().any(|f| {
@@ -785,14 +830,35 @@ impl<'p> Launch<'p> {
             gproxy: proxy::GlobalWrites::default(),
             stalls: 0,
             stall_events: 0,
+            contraction: self.contraction,
+            contraction_diffs: Default::default(),
         };
         let res = run_grid(&mut m, entry);
+        let contraction = m
+            .contraction_diffs
+            .iter()
+            .map(|(&(f, index), &lanes)| {
+                let func = &prog.funcs[f as usize];
+                let mul_index = match func.code[index as usize].lower.as_deref() {
+                    Some(crate::lower::Lowering::Fused(fu)) => fu.mul,
+                    _ => index,
+                };
+                ContractionDiff {
+                    function: func.name.clone(),
+                    index,
+                    mul_index,
+                    inst: crate::fmt::inst(&prog.names, &func.insts[index as usize]),
+                    lanes,
+                }
+            })
+            .collect();
         let outcome = Outcome {
             buffers: buffer_ids
                 .iter()
                 .map(|&i| std::mem::take(&mut m.global.allocs[i].data))
                 .collect(),
             stats: m.stats,
+            contraction,
         };
         match res {
             Ok(()) => Ok(outcome),

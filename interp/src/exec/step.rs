@@ -281,6 +281,11 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
     if x.emask == 0 && !matches!(x.d.op, Bra | BrxIdx | Call | Ret | Exit) {
         return Ok(Flow::Next);
     }
+    if let Some(l) = &x.d.lower {
+        if let Some(flow) = arith::lowered(x, l)? {
+            return Ok(flow);
+        }
+    }
     match x.d.op {
         // integer arithmetic
         Add | Sub => arith::add_sub(x),

@@ -1,0 +1,572 @@
+//! What ptxas makes of the PTX, where that changes results the ISA leaves open: the load step
+//! marks the instructions that ptxas lowers differently from their one-by-one reading.
+//!
+//! - **Contraction.** The ISA lets "mul/add sequences with no rounding modifiers" become one
+//!   fused multiply-add, and ptxas (CUDA 13.0, sm_80 and sm_90a alike) does so under these
+//!   rules, found from the SASS of the probes in `tools/hwvectors/contract_cases.py` and checked
+//!   against the GPU (`corpus/vectors/contract.jsonl`):
+//!   - the `add`/`sub` and the `mul` are `.f32`, `.f64`, `.f16`, `.f16x2`, `.bf16` or
+//!     `.bf16x2` of one type, neither has a rounding modifier, both have the same `.ftz`, the
+//!     `mul` has no `.sat` (the `add` may: `FFMA.SAT`) and the `add` may be guarded;
+//!   - the `mul` is not guarded, not a product of two constants (immediates, or registers
+//!     whose only definition is a `mov` of one: ptxas folds those, rounding), and lies in the same basic
+//!     block as the `add`, before it; the `add`'s operand is its result, directly or through
+//!     unguarded `mov`s and `neg`s (not `neg.bf16x2`) in that block;
+//!   - every use of the product (and of each `mov`/`neg` of it) is such an `add`/`sub` of that
+//!     block that takes it: a product also multiplied, compared, stored, or read in another
+//!     block is rounded on its own, and so is one read twice by one `add`;
+//!   - when both operands of an `add`/`sub` qualify, the first is fused;
+//!   - the fused operation reads the `mul`'s operands as they were at the `mul`.
+//! - **NaN signs.** `neg` of a NaN through `FADD` gives the canonical NaN, but ptxas folds some
+//!   `.f32` `neg`s into a sign flip of the bits: `neg` of a `neg` is the original value, a
+//!   guarded `neg` becomes an `FSEL` with a negated operand, and `selp` between `x` and `neg x`
+//!   (the copysign idiom of libdevice's `cbrtf`) is an `FSEL` of `x` and `-x`
+//!   (`corpus/vectors/fold.jsonl`). For `.f64` and `.f16` only `neg` of `neg` folds.
+
+use crate::load::{DInst, Opnd};
+use ptx_ir_core::defuse::{roles, Role};
+use ptx_ir_core::{Flag, Instruction, Opcode, Type};
+use smallvec::SmallVec;
+
+/// How an instruction executes differently from its one-by-one reading.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lowering {
+    /// A `mul` whose product is fused: it also keeps its register operands, in these slots
+    /// (operand 1, operand 2; `None` for an immediate), for the fused `add`s.
+    Save([Option<u32>; 2]),
+    /// An `add`/`sub` that ptxas fuses with a `mul`.
+    Fused(Box<Fused>),
+    /// A `neg` that flips the sign bit(s) of its operand without touching a NaN's payload.
+    SignFlip,
+    /// A `neg` of a `neg`: a copy of the first one's operand.
+    Copy(Opnd),
+    /// A `selp` between `x` and `neg x`: operand `neg_operand` (1 or 2) is `x` with its sign
+    /// bit(s) flipped.
+    SelectNeg {
+        /// Which operand of the `selp` is the `neg`.
+        neg_operand: u8,
+        /// `x`.
+        src: Opnd,
+    },
+}
+
+/// The product fused into an `add`/`sub`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fused {
+    /// The `mul`'s operands as it read them (saved slots or immediates).
+    pub a: Opnd,
+    /// Second factor.
+    pub b: Opnd,
+    /// The product enters negated (`neg` between, or `sub c, product`).
+    pub neg_product: bool,
+    /// The addend enters negated (`sub product, c`).
+    pub neg_addend: bool,
+    /// The operand of the `add`/`sub` (1 or 2) that held the product; the other is the addend.
+    pub product_operand: u8,
+    /// Index of the `mul`.
+    pub mul: u32,
+}
+
+fn float_type(t: Type) -> bool {
+    matches!(
+        t,
+        Type::F32 | Type::F64 | Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2
+    )
+}
+
+/// The slot of a plain register operand.
+fn reg(o: &Opnd) -> Option<u32> {
+    match o {
+        Opnd::Reg { slot, .. } => Some(*slot),
+        _ => None,
+    }
+}
+
+fn push_slots(o: &Opnd, out: &mut SmallVec<[u32; 8]>) {
+    match o {
+        Opnd::Reg { slot, bits } => {
+            out.push(*slot);
+            if *bits > 64 {
+                out.push(*slot + 1);
+            }
+        }
+        Opnd::Not(s) | Opnd::Selected(s, _) => out.push(*s),
+        Opnd::Mem(crate::load::MemBase::Reg(s), _) => out.push(*s),
+        Opnd::Vec(v) | Opnd::Args(v) | Opnd::Tuple(v) => v.iter().for_each(|o| push_slots(o, out)),
+        Opnd::Pair(p) => p.iter().for_each(|o| push_slots(o, out)),
+        _ => {}
+    }
+}
+
+/// Registers an instruction writes and reads (a memory operand's base is read even in a
+/// destination position; the guard is read).
+fn defs_uses(inst: &Instruction, d: &DInst) -> (SmallVec<[u32; 8]>, SmallVec<[u32; 8]>) {
+    let (mut defs, mut uses) = (SmallVec::new(), SmallVec::new());
+    if let Some((g, _)) = d.guard {
+        uses.push(g);
+    }
+    let rs = roles(inst);
+    for (i, o) in d.opnds.iter().enumerate() {
+        let role = rs.get(i).copied().unwrap_or(Role::Use);
+        match (role, o) {
+            (Role::Def | Role::UseDef, Opnd::Mem(..)) => push_slots(o, &mut uses),
+            (Role::Def, _) => push_slots(o, &mut defs),
+            (Role::UseDef, _) => {
+                push_slots(o, &mut defs);
+                push_slots(o, &mut uses);
+            }
+            (Role::Use | Role::Target, _) => push_slots(o, &mut uses),
+        }
+    }
+    // `addc`/`.cc` carry and the like live in slot 0, which is not a register of the program.
+    defs.retain(|s| *s != 0);
+    uses.retain(|s| *s != 0);
+    (defs, uses)
+}
+
+/// Basic-block leaders: branch targets and the instructions after a control transfer or call.
+fn leaders(code: &[DInst], tables: &[Vec<u32>]) -> Vec<bool> {
+    let mut lead = vec![false; code.len() + 1];
+    if let Some(l) = lead.first_mut() {
+        *l = true;
+    }
+    for t in tables.iter().flatten() {
+        if let Some(l) = lead.get_mut(*t as usize) {
+            *l = true;
+        }
+    }
+    for (i, d) in code.iter().enumerate() {
+        for o in &d.opnds {
+            if let Opnd::Label(t) = o {
+                if let Some(l) = lead.get_mut(*t as usize) {
+                    *l = true;
+                }
+            }
+        }
+        if matches!(
+            d.op,
+            Opcode::Bra | Opcode::BrxIdx | Opcode::Ret | Opcode::Exit | Opcode::Call | Opcode::Trap
+        ) {
+            lead[i + 1] = true;
+        }
+    }
+    lead
+}
+
+struct Info {
+    defs: SmallVec<[u32; 8]>,
+    uses: SmallVec<[u32; 8]>,
+    block: u32,
+}
+
+/// The instruction in the same block before `at` that last wrote `slot`, if it is the only
+/// definition reaching `at` (unguarded, and in the block).
+fn reaching(info: &[Info], code: &[DInst], at: usize, slot: u32) -> Option<usize> {
+    let b = info[at].block;
+    let mut i = at;
+    while i > 0 {
+        i -= 1;
+        if info[i].block != b {
+            return None;
+        }
+        if info[i].defs.contains(&slot) {
+            return code[i].guard.is_none().then_some(i);
+        }
+    }
+    None
+}
+
+/// Whether `slot` keeps its value from just after `from` to just before `to` (same block).
+fn unchanged(info: &[Info], from: usize, to: usize, slot: u32) -> bool {
+    (from + 1..to).all(|i| !info[i].defs.contains(&slot))
+}
+
+/// The uses of the value `at` writes to `slot`: the instructions that read it (with the
+/// operand positions), or `None` when the value may be read outside its block.
+fn value_uses(
+    info: &[Info],
+    code: &[DInst],
+    read_anywhere: &dyn Fn(u32, u32) -> bool,
+    at: usize,
+    slot: u32,
+) -> Option<Vec<(usize, SmallVec<[u8; 2]>)>> {
+    let b = info[at].block;
+    let mut out = Vec::new();
+    let mut i = at + 1;
+    while i < info.len() && info[i].block == b {
+        if info[i].uses.contains(&slot) {
+            // Plain operand positions; a read of any other kind (guard, address, vector,
+            // destination) is marked u8::MAX.
+            let mut pos: SmallVec<[u8; 2]> = SmallVec::new();
+            let mut all: SmallVec<[u32; 8]> = SmallVec::new();
+            if let Some((g, _)) = code[i].guard {
+                all.push(g);
+            }
+            for (k, o) in code[i].opnds.iter().enumerate() {
+                if k == 0 && matches!(o, Opnd::Reg { .. }) {
+                    continue; // the destination
+                }
+                push_slots(o, &mut all);
+                if k > 0 && reg(o) == Some(slot) {
+                    pos.push(k as u8);
+                }
+            }
+            if all.iter().filter(|s| **s == slot).count() != pos.len() || pos.is_empty() {
+                pos.push(u8::MAX);
+            }
+            out.push((i, pos));
+        }
+        if info[i].defs.contains(&slot) {
+            if code[i].guard.is_none() {
+                return Some(out);
+            }
+            // A guarded redefinition: the value may still be live after it.
+            return None;
+        }
+        i += 1;
+    }
+    // Live at the end of the block: read elsewhere means read in another block.
+    (!read_anywhere(slot, b)).then_some(out)
+}
+
+/// A product candidate: the `mul` and whether a `neg` negates it on the way.
+#[derive(Clone, Copy, PartialEq)]
+struct Product {
+    mul: usize,
+    neg: bool,
+}
+
+fn modes_match(a: &Instruction, b: &Instruction) -> bool {
+    a.has(Flag::Ftz) == b.has(Flag::Ftz)
+}
+
+/// Follows `slot` as read at `at` back through unguarded `mov`/`neg` to a fusable `mul`,
+/// collecting the chain's links (for the use check).
+/// What the contraction analysis reads.
+struct Cx<'a> {
+    constant: &'a dyn Fn(&Opnd) -> bool,
+    insts: &'a [Instruction],
+    code: &'a [DInst],
+    info: &'a [Info],
+}
+
+/// A qualifying operand of an `add`/`sub`: its position, the product, and the chain's links.
+type Qualifying = (u8, Product, Vec<(usize, u32)>);
+
+fn product_of(
+    cx: &Cx<'_>,
+    add: usize,
+    mut at: usize,
+    mut slot: u32,
+    links: &mut Vec<(usize, u32)>,
+) -> Option<Product> {
+    let (constant, insts, code, info) = (cx.constant, cx.insts, cx.code, cx.info);
+    let ty = code[add].ty?;
+    let mut neg = false;
+    for _ in 0..8 {
+        let def = reaching(info, code, at, slot)?;
+        let d = &code[def];
+        let inst = &insts[def];
+        let same_width_mov =
+            d.op == Opcode::Mov && d.ty.is_some_and(|t| t.is_bits() && t.bits() == ty.bits());
+        if (d.ty != Some(ty) && !same_width_mov) || d.opnds.len() < 2 {
+            return None;
+        }
+        match d.op {
+            Opcode::Mul => {
+                let ok = inst.rounding().is_none()
+                    && !inst.has(Flag::Sat)
+                    && modes_match(inst, &insts[add])
+                    && d.opnds.len() == 3
+                    && !(constant(&d.opnds[1]) && constant(&d.opnds[2]))
+                    && inst.types().len() == 1;
+                links.push((def, slot));
+                return ok.then_some(Product { mul: def, neg });
+            }
+            Opcode::Mov | Opcode::Neg => {
+                if d.op == Opcode::Neg {
+                    if ty == Type::Bf16x2 || inst.has(Flag::Ftz) {
+                        return None;
+                    }
+                    neg = !neg;
+                }
+                links.push((def, slot));
+                slot = reg(&d.opnds[1])?;
+                at = def;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn is_candidate_add(inst: &Instruction, d: &DInst) -> bool {
+    matches!(d.op, Opcode::Add | Opcode::Sub)
+        && d.ty.is_some_and(float_type)
+        && inst.rounding().is_none()
+        && inst.types().len() == 1
+        && d.opnds.len() == 3
+}
+
+/// Marks `code` with the lowerings ptxas applies; `nslots` grows by the slots that fused
+/// `mul`s save their operands in.
+pub fn lower(insts: &[Instruction], code: &mut [DInst], tables: &[Vec<u32>], nslots: &mut u32) {
+    let n = code.len();
+    if n == 0 {
+        return;
+    }
+    let lead = leaders(code, tables);
+    let mut info = Vec::with_capacity(n);
+    let mut block = 0u32;
+    for i in 0..n {
+        if lead[i] && i > 0 {
+            block += 1;
+        }
+        let (defs, uses) = defs_uses(&insts[i], &code[i]);
+        info.push(Info { defs, uses, block });
+    }
+    // Blocks reading each slot, for "is this value read in another block".
+    let mut readers: rustc_hash::FxHashMap<u32, SmallVec<[u32; 4]>> = Default::default();
+    for inf in &info {
+        for s in &inf.uses {
+            let e = readers.entry(*s).or_default();
+            if !e.contains(&inf.block) {
+                if e.len() == 4 {
+                    // Many blocks: keep the marker that it is read elsewhere.
+                    e[3] = u32::MAX;
+                } else {
+                    e.push(inf.block);
+                }
+            }
+        }
+    }
+    let read_elsewhere = |slot: u32, b: u32| {
+        readers
+            .get(&slot)
+            .is_some_and(|v| v.iter().any(|x| *x != b))
+    };
+
+    // Registers whose only definition is a `mov` of an immediate: ptxas propagates them, and
+    // folds a product of two constants (rounding it).
+    let mut def_count: rustc_hash::FxHashMap<u32, (u32, bool)> = Default::default();
+    for (i, inf) in info.iter().enumerate() {
+        let imm_mov = code[i].op == Opcode::Mov
+            && code[i].guard.is_none()
+            && matches!(code[i].opnds.get(1), Some(Opnd::Imm(_)));
+        for s in &inf.defs {
+            let e = def_count.entry(*s).or_insert((0, true));
+            e.0 += 1;
+            e.1 &= imm_mov;
+        }
+    }
+    let constant = |o: &Opnd| match o {
+        Opnd::Imm(_) => true,
+        Opnd::Reg { slot, .. } => def_count.get(slot).is_some_and(|&(n, m)| n == 1 && m),
+        _ => false,
+    };
+    contract(&constant, insts, code, &info, &read_elsewhere, nslots);
+    nan_folds(insts, code, &info);
+}
+
+fn contract(
+    constant: &dyn Fn(&Opnd) -> bool,
+    insts: &[Instruction],
+    code: &mut [DInst],
+    info: &[Info],
+    read_elsewhere: &dyn Fn(u32, u32) -> bool,
+    nslots: &mut u32,
+) {
+    let n = code.len();
+    // For each candidate add: its qualifying operands, in order, with their product chains.
+    struct Cand {
+        add: usize,
+        options: SmallVec<[Qualifying; 2]>,
+        pick: Option<usize>,
+    }
+    let mut cands: Vec<Cand> = Vec::new();
+    for i in 0..n {
+        if !is_candidate_add(&insts[i], &code[i]) {
+            continue;
+        }
+        let mut options = SmallVec::new();
+        for k in 1..=2u8 {
+            let Some(slot) = reg(&code[i].opnds[k as usize]) else {
+                continue;
+            };
+            let mut links = Vec::new();
+            let cx = Cx {
+                constant,
+                insts,
+                code,
+                info,
+            };
+            if let Some(p) = product_of(&cx, i, i, slot, &mut links) {
+                options.push((k, p, links));
+            }
+        }
+        if !options.is_empty() {
+            cands.push(Cand {
+                add: i,
+                options,
+                pick: None,
+            });
+        }
+    }
+    if cands.is_empty() {
+        return;
+    }
+    // Every use of every link must be a link of the same chain or an add that picks it.
+    let mut banned: rustc_hash::FxHashSet<usize> = Default::default(); // muls not fusable
+    for _round in 0..8 {
+        for c in cands.iter_mut() {
+            c.pick = c
+                .options
+                .iter()
+                .position(|(_, p, _)| !banned.contains(&p.mul));
+        }
+        let mut picks: rustc_hash::FxHashMap<(usize, usize), u8> = Default::default();
+        for c in &cands {
+            if let Some(p) = c.pick {
+                let (k, prod, _) = &c.options[p];
+                picks.insert((c.add, prod.mul), *k);
+            }
+        }
+        let mut changed = false;
+        for c in &cands {
+            let Some(p) = c.pick else { continue };
+            let (_, prod, links) = &c.options[p];
+            if banned.contains(&prod.mul) {
+                continue;
+            }
+            let chain: Vec<usize> = links.iter().map(|(d, _)| *d).collect();
+            let ok = links.iter().all(|(def, slot)| {
+                let Some(uses) = value_uses(info, code, read_elsewhere, *def, *slot) else {
+                    return false;
+                };
+                uses.iter().all(|(u, pos)| {
+                    if pos.contains(&u8::MAX) {
+                        return false;
+                    }
+                    if chain.contains(u) && pos.len() == 1 {
+                        return true;
+                    }
+                    // An add taking this product through exactly the picked operand.
+                    match picks.get(&(*u, prod.mul)) {
+                        Some(k) => pos.len() == 1 && pos[0] == *k,
+                        None => false,
+                    }
+                })
+            });
+            if !ok {
+                banned.insert(prod.mul);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut saves: rustc_hash::FxHashMap<usize, [Option<u32>; 2]> = Default::default();
+    for c in &cands {
+        let Some(p) = c.pick else { continue };
+        let (k, prod, _) = &c.options[p];
+        if banned.contains(&prod.mul) {
+            continue;
+        }
+        let slots = *saves.entry(prod.mul).or_insert_with(|| {
+            let mut s = [None, None];
+            for (j, o) in code[prod.mul].opnds[1..3].iter().enumerate() {
+                if let Opnd::Reg { bits, .. } = o {
+                    s[j] = Some(*nslots);
+                    *nslots += if *bits > 64 { 2 } else { 1 };
+                }
+            }
+            s
+        });
+        let factor = |j: usize| match slots[j] {
+            Some(slot) => Opnd::Reg {
+                slot,
+                bits: match &code[prod.mul].opnds[j + 1] {
+                    Opnd::Reg { bits, .. } => *bits,
+                    _ => 64,
+                },
+            },
+            None => code[prod.mul].opnds[j + 1].clone(),
+        };
+        let sub = code[c.add].op == Opcode::Sub;
+        let fused = Fused {
+            a: factor(0),
+            b: factor(1),
+            // `sub c, p` negates the product, `sub p, c` the addend.
+            neg_product: prod.neg ^ (sub && *k == 2),
+            neg_addend: sub && *k == 1,
+            product_operand: *k,
+            mul: prod.mul as u32,
+        };
+        code[c.add].lower = Some(Box::new(Lowering::Fused(Box::new(fused))));
+    }
+    for (mul, s) in saves {
+        code[mul].lower = Some(Box::new(Lowering::Save(s)));
+    }
+}
+
+fn nan_folds(insts: &[Instruction], code: &mut [DInst], info: &[Info]) {
+    // Measured for .f32 only: f64 and f16 `neg`s stay `DADD`/`HADD2` (canonical NaNs).
+    for i in 0..code.len() {
+        let f32 = code[i].ty == Some(Type::F32);
+        if code[i].lower.is_some() || !code[i].ty.is_some_and(float_type) {
+            continue;
+        }
+        match code[i].op {
+            Opcode::Neg if !insts[i].has(Flag::Ftz) => {
+                if code[i].guard.is_some() {
+                    if f32 {
+                        code[i].lower = Some(Box::new(Lowering::SignFlip));
+                    }
+                    continue;
+                }
+                // neg of an unguarded neg in the block whose operand is unchanged since.
+                let Some(s) = code[i].opnds.get(1).and_then(reg) else {
+                    continue;
+                };
+                let Some(def) = reaching(info, code, i, s) else {
+                    continue;
+                };
+                let d = &code[def];
+                if d.op == Opcode::Neg && d.ty == code[i].ty && !insts[def].has(Flag::Ftz) {
+                    if let Some(x) = d.opnds.get(1).and_then(reg) {
+                        if unchanged(info, def, i, x) && d.lower.is_none() {
+                            let src = d.opnds[1].clone();
+                            code[i].lower = Some(Box::new(Lowering::Copy(src)));
+                        }
+                    }
+                }
+            }
+            Opcode::Selp if f32 && code[i].opnds.len() == 4 => {
+                let (Some(p), Some(q)) = (reg(&code[i].opnds[1]), reg(&code[i].opnds[2])) else {
+                    continue;
+                };
+                for (k, negslot, other) in [(1u8, p, q), (2u8, q, p)] {
+                    let Some(def) = reaching(info, code, i, negslot) else {
+                        continue;
+                    };
+                    let d = &code[def];
+                    if d.op == Opcode::Neg
+                        && d.ty == code[i].ty
+                        && !insts[def].has(Flag::Ftz)
+                        && d.lower.is_none()
+                        && d.opnds.get(1).and_then(reg) == Some(other)
+                        && unchanged(info, def, i, other)
+                    {
+                        code[i].lower = Some(Box::new(Lowering::SelectNeg {
+                            neg_operand: k,
+                            src: code[i].opnds[3 - k as usize].clone(),
+                        }));
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
