@@ -176,9 +176,10 @@ fn reaching(info: &[Info], code: &[DInst], at: usize, slot: u32) -> Option<usize
     None
 }
 
-/// Whether `slot` keeps its value from just after `from` to just before `to` (same block).
+/// Whether `slot` holds at `to` the value it had when `from` read it: nothing from `from`
+/// itself up to `to` writes it (same block).
 fn unchanged(info: &[Info], from: usize, to: usize, slot: u32) -> bool {
-    (from + 1..to).all(|i| !info[i].defs.contains(&slot))
+    (from..to).all(|i| !info[i].defs.contains(&slot))
 }
 
 /// The uses of the value `at` writes to `slot`: the instructions that read it (with the
