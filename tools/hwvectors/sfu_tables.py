@@ -24,7 +24,8 @@ Not written here: `corpus/sfu/{sin,cos}.approx.f32.q0.u32.xz` (same encoding), t
 quadrant of `MUFU.SIN`/`MUFU.COS` indexed by the reduced argument n = floor(frac(|t|) * 2^25),
 t = RZ(x * 0x3e22f983), were recorded by `probes/sfu_trig.py`, which also tests the reduction
 and the quadrant rules. Their entries in `corpus/sfu/tables.json` were added by hand: carry
-them over when this script rewrites the file. (`rsqrt.approx.f64.tsv` is from
+them over when this script rewrites the file. `probes/trig_sweep.py` compares the
+interpreter's sin/cos with the GPU on all 2^32 inputs. (`rsqrt.approx.f64.tsv` is from
 `probes/rsqrt_f64.sh`.)
 """
 

@@ -232,7 +232,7 @@ pub fn rsqrt_f32(b: u64, ftz: bool) -> u64 {
 /// product is kept), the fraction of the turn `|t| mod 1` truncated to 25 bits of fixed point
 /// `n` (so tiny arguments give `n = 0`, and arguments past 2^23 turns have no fraction left),
 /// then `MUFU.SIN`/`MUFU.COS` of `n`: the measured first-quadrant tables `S`, `C` at
-/// `r = n mod 2^23`, by quadrant `q = n / 2^23 mod 4`
+/// `r = n mod 2^23`, by quadrant `q = n / 2^23 mod 4`:
 ///
 /// - `sin`: `[S(r), C(r), -S(r), -C(r)][q]`, negated again for a negative `t`;
 /// - `cos`: `[C(r), -S(r), -C(r), S(r)][q]` (that is `sin` a quadrant on, without `t`'s sign),
@@ -251,6 +251,7 @@ pub fn sincos_f32(b: u64, ftz: bool, cos: bool) -> u64 {
     // Fixed point: 2^25 steps per turn, 2^23 per quadrant.
     let n = (frac * TURN_STEPS).floor() as u64;
     let r = (n & ((1 << 23) - 1)) as u32;
+    // `cos` is `sin` a quadrant on (without the sign of `t`).
     let q = ((n >> 23) + cos as u64) & 3;
     let (table, quarter) = if q & 1 == 0 {
         (Table::Sin, false)
