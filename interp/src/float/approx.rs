@@ -3,8 +3,9 @@
 //!
 //! The hardware computes these in its special-function unit (`MUFU`) with table-driven
 //! interpolation whose tables are not published. `rcp`, `rsqrt`, `sqrt`, `lg2` and `ex2` use
-//! the unit's outputs measured exhaustively over one or two binades ([`super::sfu`]) and the
-//! rules that extend them, measured around the unit:
+//! the unit's outputs measured exhaustively over one or two binades, `sin` and `cos` over the
+//! first quadrant of the reduced argument ([`super::sfu`]), and the rules that extend them,
+//! measured around the unit:
 //! - within a binade the result depends only on the significand: other exponents shift the
 //!   table's result (`rcp`, `rsqrt`, `sqrt`; the exponent sweeps of `corpus/sfu/tables.json`);
 //!   the unit flushes subnormal inputs and results to zero;
@@ -20,10 +21,10 @@
 //!   upper 32 bits of the operand and return the single-precision unit's result for that
 //!   significand with 20 fraction bits (truncated) and the low word zero (all 2^20 and 2^21
 //!   significands of the measured `f64` tables agree);
-//! - `sin`/`cos` (not tabulated) multiply by `1/(2π)` (the `f32` constant `0x3e22f983`) rounding
-//!   toward zero, keep the fraction of the turn in fixed point with 25 bits (truncated), and
-//!   evaluate the exact function per quadrant, so zeros come out signed as the quadrant says;
-//!   `tanh` and `rsqrt.approx.f64` are the correctly rounded function.
+//! - `sin`/`cos` multiply by `1/(2π)` (the `f32` constant `0x3e22f983`) rounding toward zero,
+//!   keep the fraction of the turn in fixed point with 25 bits (truncated), and look it up in
+//!   the measured first-quadrant tables, the quadrant choosing the table and the sign;
+//! - `tanh` and `rsqrt.approx.f64` are the correctly rounded function.
 //!
 //! Each rule agrees with every lane of the hardware vectors that exercises it; the measured
 //! distances are in `docs/INTERP.md`. Should a table fail to decode (it is compiled in, so only
@@ -227,11 +228,19 @@ pub fn rsqrt_f32(b: u64, ftz: bool) -> u64 {
 }
 
 /// `sin.approx.f32` / `cos.approx.f32`, reduced as the hardware does it: `t = x * 1/(2π)` in
-/// single precision rounded toward zero (the constant is `0x3e22f983`), the fraction of the
-/// turn `|t| mod 1` truncated to 25 bits of fixed point (so tiny arguments give zero and
-/// arguments past 2^23 turns have no fraction left), then one quadrant of `sin`/`cos`: at the
-/// quadrant boundaries the zeros are signed by the quadrant (`sin` of half a turn is `-0`,
-/// `cos` of a quarter turn `-0`), as measured.
+/// single precision rounded toward zero (`FMUL.RZ` by `0x3e22f983`; without `.ftz` a subnormal
+/// product is kept), the fraction of the turn `|t| mod 1` truncated to 25 bits of fixed point
+/// `n` (so tiny arguments give `n = 0`, and arguments past 2^23 turns have no fraction left),
+/// then `MUFU.SIN`/`MUFU.COS` of `n`: the measured first-quadrant tables `S`, `C` at
+/// `r = n mod 2^23`, by quadrant `q = n / 2^23 mod 4`:
+///
+/// - `sin`: `[S(r), C(r), -S(r), -C(r)][q]`, negated again for a negative `t`;
+/// - `cos`: `[C(r), -S(r), -C(r), S(r)][q]` (that is `sin` a quadrant on, without `t`'s sign),
+///
+/// where `-` flips the sign bit, so the zeros come out signed by the quadrant: `sin` of half a
+/// turn is `-0`, `cos` of a quarter turn `-0` (`S(0) = +0`, and `C(2^23 - 1) = +0`: the unit's
+/// `C(r)` is `S(2^23 - 1 - r)`). Every input of `x` in `[2^-30, 2)` (which reaches every `n` of
+/// the first quadrant) and `±[2, 16)` agrees with an H200.
 pub fn sincos_f32(b: u64, ftz: bool, cos: bool) -> u64 {
     let b = pre(b, ftz);
     if is_nan(b, F32) || is_inf(b, F32) {
@@ -241,20 +250,24 @@ pub fn sincos_f32(b: u64, ftz: bool, cos: bool) -> u64 {
     let frac = t.abs().fract();
     // Fixed point: 2^25 steps per turn, 2^23 per quadrant.
     let n = (frac * TURN_STEPS).floor() as u64;
-    let (quadrant, r) = (n >> 23, n & ((1 << 23) - 1));
-    let theta = r as f64 * (std::f64::consts::TAU / TURN_STEPS);
-    let (s, c) = (theta.sin(), theta.cos());
-    let v = if cos {
-        [c, -s, -c, s][quadrant as usize & 3]
+    let r = (n & ((1 << 23) - 1)) as u32;
+    // `cos` is `sin` a quadrant on (without the sign of `t`).
+    let q = ((n >> 23) + cos as u64) & 3;
+    let (table, quarter) = if q & 1 == 0 {
+        (Table::Sin, false)
     } else {
-        let v = [s, c, -s, -c][quadrant as usize & 3];
-        if t.is_sign_negative() {
-            -v
-        } else {
-            v
-        }
+        (Table::Cos, true)
     };
-    post(to_f32_bits(v), ftz)
+    let v = table.get(r).map_or_else(
+        || {
+            // The tables failed to decode: the exact function of the first quadrant.
+            let theta = r as f64 * (std::f64::consts::TAU / TURN_STEPS);
+            to_f32_bits(if quarter { theta.cos() } else { theta.sin() })
+        },
+        u64::from,
+    );
+    let negative = (q >= 2) ^ (!cos && t.is_sign_negative());
+    post(if negative { v ^ 0x8000_0000 } else { v }, ftz)
 }
 
 /// `1/(2π)` as the compiler's single-precision constant.

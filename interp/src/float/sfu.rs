@@ -8,8 +8,12 @@
 //! In memory a table keeps one signed byte per input: the output minus a reference computed
 //! from the index (the correctly rounded function in `f64`, rounded to `f32`), with the few
 //! outputs farther than 127 units from it in a sorted side list. The reference only has to be
-//! the same at decoding and at lookup, which it is within one process, so the host's `log2` and
-//! `exp2` serve. This keeps the six tables at 72 MB instead of 288 MB.
+//! the same at decoding and at lookup, which it is within one process, so the host's `log2`,
+//! `exp2` and `sin` serve. This keeps the eight tables at 88 MB instead of 352 MB.
+//!
+//! The `sin`/`cos` tables (`tools/hwvectors/probes/sfu_trig.py`, H200) are indexed by the
+//! reduced argument instead of an input encoding: entry `n` is the unit's result for the
+//! fixed-point fraction of a turn `n * 2^-25` of the first quadrant (`n < 2^23`).
 
 use std::io::Write;
 use std::sync::OnceLock;
@@ -29,12 +33,18 @@ pub enum Table {
     Ex2Pos,
     /// `ex2.approx.ftz.f32` on `x = -i * 2^-23`, `i < 2^23` (`(-1, 0]`).
     Ex2Neg,
+    /// `MUFU.SIN` of `i * 2^-25` turns, `i < 2^23` (the first quadrant; `sin.approx.f32`).
+    Sin,
+    /// `MUFU.COS` of `i * 2^-25` turns, `i < 2^23` (the first quadrant; `cos.approx.f32`).
+    /// Entry `i` equals entry `2^23 - 1 - i` of [`Table::Sin`] (every entry; the unit reads
+    /// the first quadrant backwards), which makes that the reference its residuals are kept to.
+    Cos,
 }
 
 impl Table {
     fn count(self) -> usize {
         match self {
-            Table::Rcp | Table::Ex2Pos | Table::Ex2Neg => 1 << 23,
+            Table::Rcp | Table::Ex2Pos | Table::Ex2Neg | Table::Sin | Table::Cos => 1 << 23,
             Table::Rsqrt | Table::Sqrt | Table::Lg2 => 1 << 24,
         }
     }
@@ -47,11 +57,15 @@ impl Table {
             Table::Lg2 => include_bytes!("../../../corpus/sfu/lg2.approx.ftz.f32.u32.xz"),
             Table::Ex2Pos => include_bytes!("../../../corpus/sfu/ex2.approx.ftz.f32.pos.u32.xz"),
             Table::Ex2Neg => include_bytes!("../../../corpus/sfu/ex2.approx.ftz.f32.neg.u32.xz"),
+            Table::Sin => include_bytes!("../../../corpus/sfu/sin.approx.f32.q0.u32.xz"),
+            Table::Cos => include_bytes!("../../../corpus/sfu/cos.approx.f32.q0.u32.xz"),
         }
     }
 
     fn cell(self) -> &'static OnceLock<Option<Packed>> {
-        static CELLS: [OnceLock<Option<Packed>>; 6] = [
+        static CELLS: [OnceLock<Option<Packed>>; 8] = [
+            OnceLock::new(),
+            OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
@@ -71,6 +85,9 @@ impl Table {
             Table::Lg2 => bits(0x3f00_0000 + i),
             Table::Ex2Pos => grid,
             Table::Ex2Neg => -grid,
+            // A fraction of a turn, in radians.
+            Table::Sin => i as f64 * (std::f64::consts::TAU / (1u64 << 25) as f64),
+            Table::Cos => Table::Sin.input((1 << 23) - 1 - i),
         }
     }
 
@@ -83,6 +100,7 @@ impl Table {
             Table::Sqrt => x.sqrt(),
             Table::Lg2 => x.log2(),
             Table::Ex2Pos | Table::Ex2Neg => x.exp2(),
+            Table::Sin | Table::Cos => x.sin(),
         };
         (y as f32).to_bits()
     }

@@ -307,6 +307,14 @@ fn approx_models() {
     // sin of 2^24 - 1 turns into half a turn: -0; cos of 2^24: three quarters: +0.
     assert_eq!(approx::sincos_f32(0x4b7f_ffff, false, false), 0x8000_0000);
     assert_eq!(approx::sincos_f32(0x4b80_0000, false, true), 0);
+    // sin of just above 1 (measured 0x3f576aa4; the exact value rounds to 0x3f576aa5); sin of
+    // the f32 nearest π: the last entry of the cosine table, +0; cos of it: -1.
+    assert_eq!(approx::sincos_f32(0x3f80_0001, false, false), 0x3f57_6aa4);
+    assert_eq!(approx::sincos_f32(0x4049_0fdb, false, false), 0);
+    assert_eq!(approx::sincos_f32(0x4049_0fdb, true, true), 0xbf80_0000);
+    // Subnormal x: without .ftz the product is kept (n = 0), so sin keeps the sign.
+    assert_eq!(approx::sincos_f32(0x8000_0001, false, false), 0x8000_0000);
+    assert_eq!(approx::sincos_f32(0x8000_0001, false, true), 0x3f80_0000);
     // div.approx: b = 2^126 has a normal reciprocal; larger divisors give 0.
     assert_eq!(
         approx::div_approx_f32(0x3f80_0000, 0x7e80_0000, false),
@@ -351,5 +359,19 @@ fn lg2_below_the_table_matches_the_gpu() {
             gpu,
             "lg2.approx.ftz.f32 {x:#010x}"
         );
+    }
+}
+
+/// The unit's cosine table is its sine table read backwards: `C(r) = S(2^23 - 1 - r)` for
+/// every entry of the first quadrant (what `sfu::Table::Cos` keeps its residuals against).
+#[test]
+fn cos_table_is_sin_table_mirrored() {
+    use super::sfu::Table;
+    let m = (1u32 << 23) - 1;
+    assert_eq!(Table::Sin.get(0), Some(0));
+    assert_eq!(Table::Cos.get(0), Some(0x3f80_0000));
+    assert_eq!(Table::Sin.get(1 << 23), None);
+    for r in 0..=m {
+        assert_eq!(Table::Cos.get(r), Table::Sin.get(m - r), "entry {r}");
     }
 }
