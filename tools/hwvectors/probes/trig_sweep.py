@@ -48,13 +48,20 @@ here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.normpath(os.path.join(here, "..", "..", ".."))
 ptx_file = os.path.join(here, "trig_sweep.ptx")
 FUNCS = ["sin.approx.f32", "sin.approx.ftz.f32", "cos.approx.f32", "cos.approx.ftz.f32"]
+# --kernel approx: every single-operand f32 .approx function (approx_sweep.ptx; 16 words a
+# thread, the last one zero).
+APPROX = ["sin.approx.f32", "sin.approx.ftz.f32", "cos.approx.f32", "cos.approx.ftz.f32",
+          "rcp.approx.f32", "rcp.approx.ftz.f32", "sqrt.approx.f32", "sqrt.approx.ftz.f32",
+          "rsqrt.approx.f32", "rsqrt.approx.ftz.f32", "lg2.approx.f32", "lg2.approx.ftz.f32",
+          "ex2.approx.f32", "ex2.approx.ftz.f32", "tanh.approx.f32", "(zero)"]
+W = 4
 BLOCK = 256
 
 
 def interp(binary, base, n, path):
-    """`ptx run` on one chunk; returns (outputs as (n, 4) u32, seconds)."""
+    """`ptx run` on one chunk; returns (outputs as (n, W) u32, seconds)."""
     with open(path, "wb") as f:
-        f.truncate(16 * n)
+        f.truncate(4 * W * n)
     start = time.time()
     r = subprocess.run([binary, "run", ptx_file, "--entry", "k", "--grid", str(n // BLOCK),
                         "--block", str(BLOCK), "--arg", "buf:" + path, "--arg", "u32:%d" % base],
@@ -63,7 +70,7 @@ def interp(binary, base, n, path):
     if r.returncode != 0:
         os.unlink(path)
         raise RuntimeError("ptx run base %08x failed: %s" % (base, r.stderr[-500:]))
-    out = np.fromfile(path, dtype="<u4").reshape(n, 4)
+    out = np.fromfile(path, dtype="<u4").reshape(n, W)
     os.unlink(path)
     return out, took
 
@@ -76,13 +83,14 @@ class Gpu:
         self.d = cudrv.Driver()
         self.f = self.d.function(self.d.load(open(ptx_file).read()), "k")
         self.n = n
-        self.out = self.d.alloc(bytes(16 * n))
+        self.out = self.d.alloc(bytes(4 * W * n))
 
     def run(self, base):
         c = self.cudrv
         self.d.launch(self.f, [self.n // BLOCK, 1, 1], [BLOCK, 1, 1],
                       [c.u64(self.out), c.u32(base)])
-        return np.frombuffer(self.d.read(self.out, 16 * self.n), dtype="<u4").reshape(self.n, 4)
+        return np.frombuffer(self.d.read(self.out, 4 * W * self.n),
+                             dtype="<u4").reshape(self.n, W)
 
 
 def load_table(name):
@@ -142,7 +150,15 @@ def main():
     ap.add_argument("--first", type=int, default=8, help="differing inputs shown per function")
     ap.add_argument("--tmp", default=None, help="folder for the interpreter's output files")
     ap.add_argument("--model", action="store_true", help="NumPy model instead of the GPU")
+    ap.add_argument("--kernel", choices=["trig", "approx"], default="trig",
+                    help="approx: all 15 f32 .approx functions (approx_sweep.ptx)")
     a = ap.parse_args()
+    global ptx_file, FUNCS, W
+    if a.kernel == "approx":
+        if a.model:
+            raise SystemExit("--model covers sin/cos only (--kernel trig)")
+        ptx_file = os.path.join(here, "approx_sweep.ptx")
+        FUNCS, W = APPROX, 16
     n = 1 << a.chunk_log2
     total = 1 << (32 - a.chunk_log2)
     lo, hi = (0, total) if a.chunks is None else map(int, a.chunks.split(":"))
@@ -150,11 +166,11 @@ def main():
     ref = Model(n) if a.model else Gpu(n)
     ref_name = "model" if a.model else "gpu"
     tmp = tempfile.mkdtemp(prefix="trig_sweep.", dir=a.tmp)
-    compared = [0] * 4
-    equal = [0] * 4
-    nan_pairs = [0] * 4
-    shown = [[] for _ in range(4)]
-    by_exp = [np.zeros(256, dtype=np.int64) for _ in range(4)]
+    compared = [0] * W
+    equal = [0] * W
+    nan_pairs = [0] * W
+    shown = [[] for _ in range(W)]
+    by_exp = [np.zeros(256, dtype=np.int64) for _ in range(W)]
     start = time.time()
     done = 0
     interp_s = 0.0
@@ -181,7 +197,7 @@ def main():
                 itp, took = fut.result()
                 interp_s += took
                 hw = ref.run(base)
-                for k in range(4):
+                for k in range(W):
                     g, i = hw[:, k], itp[:, k]
                     bad = np.nonzero(g != i)[0]
                     compared[k] += n
