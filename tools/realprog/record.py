@@ -26,6 +26,7 @@ import datetime
 import json
 import lzma
 import os
+import re
 import select
 import struct
 import subprocess
@@ -273,6 +274,8 @@ def main():
     ap.add_argument("--corpus", default=CORPUS, help="folder the table's PTX paths are under")
     ap.add_argument("--timeout", type=int, default=20, help="seconds per launch")
     ap.add_argument("--budget", type=int, default=450, help="seconds for the whole run (GPU)")
+    ap.add_argument("--only", metavar="REGEX",
+                    help="run only the launches whose id matches (a partial recording)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child is not None:
@@ -281,6 +284,12 @@ def main():
     if not a.out:
         ap.error("--out is required")
     table = load_table(a.table)
+    if a.only:
+        table["launches"] = [l for l in table["launches"] if re.search(a.only, l["id"])]
+        path = os.path.join(tempfile.gettempdir(), "realprog_only_%d.json" % os.getpid())
+        with open(path, "w") as f:  # the children read the same subset
+            json.dump(table, f)
+        a.table = path
     t0 = time.time()
     if a.dry:
         meta = {"device": "interpreter (record.py --dry: a placeholder, not hardware)",
