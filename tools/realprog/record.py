@@ -299,6 +299,8 @@ def main():
         meta = meta_gpu()
         meta["mode"] = "gpu"
         results = run_gpu(table, a)
+    if a.only:
+        os.remove(a.table)
     meta["date"] = datetime.date.today().isoformat()
     meta["seconds"] = round(time.time() - t0, 1)
     lines = [json.dumps({"meta": meta})]
