@@ -657,12 +657,20 @@ def compile_kernel(k):
     return c.asm["ptx"], c.metadata
 
 
+def normalise(ptx):
+    """Absolute paths in .file directives become stable ones: this script's folder
+    `tools/realprog/`, Triton's own sources `triton/`."""
+    ptx = ptx.replace(HERE + "/", "tools/realprog/")
+    return ptx.replace(os.path.dirname(os.path.abspath(triton.__file__)) + "/", "triton/")
+
+
 def build(corpus):
     ptxdir = os.path.join(corpus, "ptx")
     os.makedirs(ptxdir, exist_ok=True)
     modules, launches = {}, []
     for k in kernels():
         ptx, md = compile_kernel(k)
+        ptx = normalise(ptx)
         entry = md.name
         mod = "triton_%s.%s" % (k["name"], VARIANT)
         rel = "ptx/%s.ptx.xz" % mod
