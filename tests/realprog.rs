@@ -572,8 +572,44 @@ fn input_generators_are_stable() {
         sha256(b"abc"),
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
-    let spec = serde_json::json!({"type": "buf", "gen": "f32", "n": 2, "lo": "-1.0", "hi": "1.0",
-        "seed": "0000000000000001"});
-    let b = generate(&spec);
-    assert_eq!(b.len(), 8);
+    // The first elements each generator makes from one seed, as inputs.generate makes them.
+    let cases = [
+        (
+            r#""gen":"f32","n":2,"lo":"-1.0","hi":"1.0""#,
+            "ec4e653f70b96e3e",
+        ),
+        (
+            r#""gen":"f64","n":1,"lo":"-3.0","hi":"3.0""#,
+            "d04f8d23667f0540",
+        ),
+        (r#""gen":"f16","n":2,"lo":"-4.0","hi":"4.0""#, "2a43763b"),
+        (r#""gen":"bf16","n":2,"lo":"-4.0","hi":"4.0""#, "65406f3f"),
+        (
+            r#""gen":"f32e","n":2,"lo":"-130","hi":"30","signed":true"#,
+            "d6db54912b01d1a6",
+        ),
+        (
+            r#""gen":"f16e","n":2,"lo":"-20","hi":"17","signed":true"#,
+            "a7b688c2",
+        ),
+        (r#""gen":"e4m3","n":4,"lo":"4","hi":"15""#, "b6ab4cfa"),
+        (r#""gen":"e5m2","n":4,"lo":"10","hi":"31""#, "eab73cae"),
+        (r#""gen":"u8","n":4,"lo":"0","hi":"256""#, "125de51b"),
+        (
+            r#""gen":"i32","n":2,"lo":"-1000","hi":"1000""#,
+            "0a00000015000000",
+        ),
+        (
+            r#""gen":"u32","n":2,"lo":"0","hi":"4294967296""#,
+            "1276a7f25d2ed79d",
+        ),
+        (r#""gen":"u64","n":1"#, "adb7a9f11276a7f2"),
+    ];
+    for (fields, want) in cases {
+        let spec: Value = serde_json::from_str(&format!(
+            r#"{{"type":"buf",{fields},"seed":"54f201b4b68180b6"}}"#
+        ))
+        .unwrap();
+        assert_eq!(hexs(&generate(&spec)), want, "{fields}");
+    }
 }

@@ -2,7 +2,8 @@
 
 Every input buffer is generated from a 64-bit seed with splitmix64, one step per element, so
 the inputs never need to be stored: tests/realprog.rs implements the same generators (keep the
-two in step; corpus/realprog/README.md describes them). The seed of a buffer is the FNV-1a 64
+two in step; corpus/realprog/README.md describes them; the test `input_generators_are_stable`
+pins the first values of each generator for one seed). The seed of a buffer is the FNV-1a 64
 hash of `SOURCE/KERNEL#LAUNCH/ARG` (the same for every compile variant of a kernel, so all the
 variants of a launch get the same inputs), written into launches.json by suite.py.
 
