@@ -115,6 +115,18 @@ fn float(text: &str) -> f64 {
         .unwrap_or_else(|_| panic!("bad float `{text}`"))
 }
 
+/// `f32s`, `f16s`: one element in eight is one of these (`inputs.SPECIALS32`).
+const SPECIALS32: [u32; 8] = [
+    0x0000_0000,
+    0x8000_0000,
+    0x7F80_0000,
+    0xFF80_0000,
+    0x7FC0_0000,
+    0xFFFF_FFFF,
+    0x0000_0001,
+    0x7F7F_FFFF,
+];
+
 /// A buffer's initial bytes (`inputs.generate`).
 fn generate(a: &Value) -> Vec<u8> {
     let g = s(a, "gen");
@@ -160,7 +172,7 @@ fn generate(a: &Value) -> Vec<u8> {
                 }
             }
         }
-        "f32e" | "f16e" => {
+        "f32e" | "f16e" | "f32s" | "f16s" => {
             let (lo, hi) = (int(s(a, "lo")) as i64, int(s(a, "hi")) as i64);
             let signed = a["signed"].as_bool().unwrap_or(true);
             for _ in 0..n {
@@ -171,7 +183,10 @@ fn generate(a: &Value) -> Vec<u8> {
                 if signed && z & 1 == 1 {
                     b |= 0x8000_0000;
                 }
-                if g == "f32e" {
+                if (g == "f32s" || g == "f16s") && (z >> 20) & 7 == 0 {
+                    b = SPECIALS32[(z >> 24) as usize & 7];
+                }
+                if g == "f32e" || g == "f32s" {
                     out.extend_from_slice(&b.to_le_bytes());
                 } else {
                     out.extend_from_slice(&f32_to_f16(b).to_le_bytes());
@@ -591,6 +606,15 @@ fn input_generators_are_stable() {
         (
             r#""gen":"f16e","n":2,"lo":"-20","hi":"17","signed":true"#,
             "a7b688c2",
+        ),
+        (
+            r#""gen":"f32s","n":16,"lo":"-130","hi":"30","signed":true"#,
+            "d6db54912b01d1a6f46d8c2cf2562697341a6d96ffffffffa2ebf51800000000747c593c21c1e6b9\
+             80bc602646b0498583f9a2b41fd39e08cd8e7d32ffff7f7f",
+        ),
+        (
+            r#""gen":"f16s","n":16,"lo":"-20","hi":"17","signed":true"#,
+            "a7b688c2633033a969d700feaf0f0000cc2a36c7e1004eae18c9f708ec1f007c",
         ),
         (r#""gen":"e4m3","n":4,"lo":"4","hi":"15""#, "b6ab4cfa"),
         (r#""gen":"e5m2","n":4,"lo":"10","hi":"31""#, "eab73cae"),

@@ -72,7 +72,12 @@ def f32_bits(x):
     return struct.unpack("<I", struct.pack("<f", x))[0]
 
 
-ELEM = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "f32e": 4, "f16e": 2, "e4m3": 1, "e5m2": 1,
+# `f32s`, `f16s`: one element in eight is one of these binary32 values.
+SPECIALS32 = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFFFFFFF,
+              0x00000001, 0x7F7FFFFF]
+
+ELEM = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "f32e": 4, "f16e": 2, "f32s": 4, "f16s": 2,
+        "e4m3": 1, "e5m2": 1,
         "u8": 1, "u32": 4, "i32": 4, "u64": 8, "iota32": 4, "const32": 4}
 
 
@@ -116,7 +121,7 @@ def generate(spec):
                 out += struct.pack("<H", f32_to_f16_bits(b))
             else:
                 out += struct.pack("<H", f32_to_bf16_bits(b))
-    elif g in ("f32e", "f16e"):
+    elif g in ("f32e", "f16e", "f32s", "f16s"):
         lo, hi, signed = int(spec["lo"]), int(spec["hi"]), spec.get("signed", True)
         for _ in range(n):
             z = r.next()
@@ -125,7 +130,9 @@ def generate(spec):
             b = (biased << 23) | ((z >> 1) & 0x7FFFFF)
             if signed and z & 1:
                 b |= 0x80000000
-            if g == "f32e":
+            if g in ("f32s", "f16s") and (z >> 20) & 7 == 0:
+                b = SPECIALS32[(z >> 24) & 7]
+            if g in ("f32e", "f32s"):
                 out += struct.pack("<I", b)
             else:
                 out += struct.pack("<H", f32_to_f16_bits(b))

@@ -89,6 +89,17 @@ def F16E(n, lo, hi, signed=True):
     return _buf("f16e", n, lo=lo, hi=hi, signed=signed)
 
 
+def F32S(n, lo, hi, signed=True):
+    """F32E with one element in eight a special value: +-0, +-inf, NaNs, the smallest
+    subnormal, the largest finite value (inputs.SPECIALS32)."""
+    return _buf("f32s", n, lo=lo, hi=hi, signed=signed)
+
+
+def F16S(n, lo, hi, signed=True):
+    """F32S values rounded to binary16."""
+    return _buf("f16s", n, lo=lo, hi=hi, signed=signed)
+
+
 def E4M3(n, lo=4, hi=10):
     """fp8 e4m3 bytes with biased exponent in [lo, hi] (no NaN)."""
     return _buf("e4m3", n, lo=lo, hi=hi)
@@ -220,6 +231,7 @@ SUITE = {
         K("hgemv_h2", 8, 128, [F16(32 * 256), F16(256), OUT(64), i32(32), i32(256)])),
     "softmax": S(BASE + ["sm_90.fast"],
         K("softmax_warp_row", 8, 128, [F32(3200, -4, 4), OUT(3200 * 4), i32(32), i32(100)]),
+        K("softmax_warp_row", 8, 128, [F32S(3200, -8, 3), OUT(3200 * 4), i32(32), i32(100)]),
         K("softmax_online_block", 8, 128, [F32(8000, -8, 8), OUT(8000 * 4), i32(1000)]),
         K("log_softmax_row", 8, 64, [F32(16 * 77, -5, 5), OUT(16 * 77 * 4), i32(16), i32(77)]),
         K("softmax_half2", 4, 128, [F16(2048, -4, 4), OUT(4096), i32(16), i32(128)])),
@@ -277,26 +289,43 @@ SUITE = {
         K("half2_axpy", 8, 128, [F16(2048), F16(2048), h16(0.75), i32(1024)]),
         K("half_ops", 4, 128, [F16(512, -4, 4), F16(512, -4, 4), OUT(512 * 9 * 2), OUT(2048),
                                i32(512)]),
+        K("half_ops", 4, 128, [F16S(512, -26, 16), F16S(512, -26, 16), OUT(512 * 9 * 2),
+                               OUT(2048), i32(512)]),
         K("half2_math", 4, 128, [F16(1024, -6, 6), OUT(512 * 7 * 4), i32(512)]),
+        K("half2_math", 4, 128, [F16S(1024, -26, 16), OUT(512 * 7 * 4), i32(512)]),
         K("bf16_ops", 4, 128, [BF16(512, -4, 4), BF16(512, -4, 4), OUT(512 * 8 * 2),
                                OUT(512 * 8), i32(512)]),
         K("half_convert", 8, 128, [F32E(1024, -20, 17), OUT(1024 * 8), OUT(1024 * 16),
+                                   OUT(1024 * 4), i32(1024)]),
+        K("half_convert", 8, 128, [F32S(1024, -140, 40), OUT(1024 * 8), OUT(1024 * 16),
                                    OUT(1024 * 4), i32(1024)])),
     "fp8": S(BASE,
         K("fp8_e4m3_roundtrip", 8, 128, [F32E(1024, -12, 10), OUT(1024), OUT(4096), i32(1024)]),
+        K("fp8_e4m3_roundtrip", 8, 128, [F32S(1024, -12, 10), OUT(1024), OUT(4096), i32(1024)]),
         K("fp8_e5m2_x2", 4, 128, [F16E(1024, -16, 15), OUT(1024), OUT(2048), i32(512)]),
+        K("fp8_e5m2_x2", 4, 128, [F16S(1024, -18, 15), OUT(1024), OUT(2048), i32(512)]),
         K("fp8_saturate", 4, 128, [F32E(1024, -20, 20), OUT(512 * 8), i32(512)]),
+        K("fp8_saturate", 4, 128, [F32S(1024, -24, 20), OUT(512 * 8), i32(512)]),
         K("fp8_scaled_gemv", 8, 128, [E4M3(32 * 256), E4M3(256), OUT(128), f32(0.125),
                                       f32(0.0625), i32(32), i32(256)])),
     "fastmath": S(BASE + ["sm_90.fast", "sm_80.ftz"],
         K("fast_intrinsics", 4, 128, [F32(512, -4, 4), F32(512, -4, 4), OUT(512 * 14 * 4),
                                       i32(512)]),
+        K("fast_intrinsics", 4, 128, [F32S(512, -130, 40), F32S(512, -130, 40),
+                                      OUT(512 * 14 * 4), i32(512)]),
         K("libm_under_fast_math", 8, 128, [F32(1024, -10, 10), OUT(1024 * 8 * 4), i32(1024)]),
-        K("gelu_silu", 8, 128, [F32(1024, -6, 6), OUT(4096), OUT(4096), OUT(4096), i32(1024)])),
+        K("libm_under_fast_math", 8, 128, [F32S(1024, -130, 40), OUT(1024 * 8 * 4), i32(1024)]),
+        K("gelu_silu", 8, 128, [F32(1024, -6, 6), OUT(4096), OUT(4096), OUT(4096), i32(1024)]),
+        K("gelu_silu", 8, 128, [F32S(1024, -20, 8), OUT(4096), OUT(4096), OUT(4096),
+                                i32(1024)])),
     "libm_float": S(BASE + ["sm_90.fast"],
         K("trig_large_args", 8, 128, [F32E(1024, -4, 30), OUT(1024 * 6 * 4), i32(1024)]),
+        K("trig_large_args", 8, 128, [F32S(1024, -140, 127), OUT(1024 * 6 * 4), i32(1024)]),
         K("special_funcs", 4, 128, [F32(512), OUT(512 * 12 * 4), i32(512)]),
+        K("special_funcs", 4, 128, [F32S(512, -140, 2), OUT(512 * 12 * 4), i32(512)]),
         K("exp_log_pow", 4, 128, [F32E(512, -30, 30), F32(512, -4, 4), OUT(512 * 10 * 4),
+                                  i32(512)]),
+        K("exp_log_pow", 4, 128, [F32S(512, -140, 127), F32S(512, -130, 6), OUT(512 * 10 * 4),
                                   i32(512)])),
     "libm_double": S(BASE,
         K("dmath", 2, 128, [F64(256, -3, 3), F64(256, -2, 2), OUT(256 * 12 * 8), i32(256)]),
@@ -393,6 +422,7 @@ SUITE = {
         K("rope_rotary", 8, 128, [F32(32 * 64), i32(32), i32(64), f32(10000.0)])),
     "quant": S(BASE,
         K("quantize_int8_rows", 8, 128, [F32(4000, -3, 3), OUT(4000), OUT(32), i32(500)]),
+        K("quantize_int8_rows", 8, 128, [F32S(4000, -10, 3), OUT(4000), OUT(32), i32(500)]),
         K("int8_gemv_dp4a", 8, 128, [U32(32 * 64), U32(64), OUT(128), OUT(128), i32(32),
                                      i32(64)]),
         K("dequant_int4", 4, 128, [U32(512), F16(128, 0.01, 0.1), OUT(512 * 16), i32(512)])),
