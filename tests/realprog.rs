@@ -374,11 +374,12 @@ fn replay(prog: &Program, l: &Value, rec: Option<&Value>) -> Result<(), String> 
     if !l["cluster"].is_null() {
         launch = launch.cluster(dims("cluster"));
     }
-    let mut initial = Vec::new();
-    for a in l["args"].as_array().expect("args") {
+    let (mut initial, mut arg_of) = (Vec::new(), Vec::new());
+    for (j, a) in l["args"].as_array().expect("args").iter().enumerate() {
         if s(a, "type") == "buf" {
             let b = generate(a);
             initial.push(b.clone());
+            arg_of.push(j);
             launch = launch.arg(Arg::Buffer(b));
         } else {
             launch = launch.arg(scalar(a));
@@ -401,7 +402,8 @@ fn replay(prog: &Program, l: &Value, rec: Option<&Value>) -> Result<(), String> 
         let w = if w == "=" { init.clone() } else { unhex(w) };
         if w.len() != got.len() {
             bad.push(format!(
-                "buffer {i}: {} bytes recorded, {} here",
+                "argument {}: {} bytes recorded, {} here",
+                arg_of[i],
                 w.len(),
                 got.len()
             ));
@@ -412,8 +414,9 @@ fn replay(prog: &Program, l: &Value, rec: Option<&Value>) -> Result<(), String> 
             let at = first & !3;
             let end = (at + 8).min(w.len());
             bad.push(format!(
-                "buffer {i}: {}/{} bytes differ, first at byte {first} (bytes {at}..{end}: \
+                "argument {}: {}/{} bytes differ, first at byte {first} (bytes {at}..{end}: \
                  gpu {} interp {})",
+                arg_of[i],
                 diff.len(),
                 w.len(),
                 hexs(&w[at..end]),
@@ -557,20 +560,25 @@ fn real_programs_agree_with_the_gpu() {
         bad.len(),
         launches.len()
     );
-    assert!(
-        bad.is_empty(),
-        "{} launches disagree with the recording:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
-    assert!(
-        stale.is_empty(),
-        "known_failures.txt lists launches that pass or do not exist: {stale:?}"
-    );
-    assert!(
-        extra.is_empty(),
-        "the recording has launches launches.json does not: {extra:?}"
-    );
+    let mut problems = Vec::new();
+    if !bad.is_empty() {
+        problems.push(format!(
+            "{} launches disagree with the recording:\n{}",
+            bad.len(),
+            bad.join("\n")
+        ));
+    }
+    if !stale.is_empty() {
+        problems.push(format!(
+            "known_failures.txt lists launches that pass or do not exist: {stale:?}"
+        ));
+    }
+    if !extra.is_empty() {
+        problems.push(format!(
+            "the recording has launches launches.json does not: {extra:?}"
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// The generators agree with `tools/realprog/inputs.py` on fixed values.
