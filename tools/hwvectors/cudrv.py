@@ -75,6 +75,18 @@ class Driver:
         if code != 0:
             raise CudaError(code, self._name(code), what, log)
 
+    def name(self):
+        """The device's name (cuDeviceGetName)."""
+        buf = ctypes.create_string_buffer(256)
+        self._check(self.lib.cuDeviceGetName(buf, 256, self.dev), "cuDeviceGetName")
+        return buf.value.decode(errors="replace")
+
+    def driver_version(self):
+        """cuDriverGetVersion: 13000 for CUDA 13.0."""
+        v = ctypes.c_int()
+        self._check(self.lib.cuDriverGetVersion(ctypes.byref(v)), "cuDriverGetVersion")
+        return v.value
+
     def attribute(self, attr):
         v = ctypes.c_int()
         self._check(self.lib.cuDeviceGetAttribute(ctypes.byref(v), attr, self.dev),
