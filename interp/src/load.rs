@@ -832,7 +832,10 @@ impl<'m> Loader<'m> {
         code.shrink_to_fit();
         insts.shrink_to_fit();
         let mut nslots = st.nslots;
-        crate::lower::lower(&insts, &mut code, &branch_tables, &mut nslots);
+        // `.target debug` makes ptxas compile without optimisation: nothing is fused or folded.
+        if !self.m.target.contains(&ptx_ir_core::Target::Debug) {
+            crate::lower::lower(&insts, &mut code, &branch_tables, &mut nslots);
+        }
         let func = &mut self.funcs[id as usize];
         func.defined = true;
         func.code = code;

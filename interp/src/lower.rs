@@ -1,5 +1,8 @@
 //! What ptxas makes of the PTX, where that changes results the ISA leaves open: the load step
-//! marks the instructions that ptxas lowers differently from their one-by-one reading.
+//! marks the instructions that ptxas lowers differently from their one-by-one reading. None of
+//! this applies to a module whose `.target` says `debug` (nvcc `-G`): ptxas then compiles
+//! without optimisation (measured: no `FFMA` from `mul`+`add`, `div.full` by a constant through
+//! `MUFU.RCP`, `neg` of `neg` as two `FADD`s).
 //!
 //! - **Contraction.** The ISA lets "mul/add sequences with no rounding modifiers" become one
 //!   fused multiply-add, and ptxas (CUDA 13.0, sm_80 and sm_90a alike) does so under these
@@ -17,6 +20,8 @@
 //!     block is rounded on its own, and so is one read twice by one `add`;
 //!   - when both operands of an `add`/`sub` qualify, the first is fused;
 //!   - the fused operation reads the `mul`'s operands as they were at the `mul`.
+//! - **Division by a constant.** `div.full.f32`/`div.approx.f32` by a constant is a multiplication
+//!   by the reciprocal rounded at compile time ([`div_by_constant`]).
 //! - **NaN signs.** `neg` of a NaN through `FADD` gives the canonical NaN, but ptxas folds some
 //!   `.f32` `neg`s into a sign flip of the bits: `neg` of a `neg` is the original value, a
 //!   guarded `neg` becomes an `FSEL` with a negated operand, and `selp` between `x` and `neg x`
@@ -40,6 +45,15 @@ pub enum Lowering {
     SignFlip,
     /// A `neg` of a `neg`: a copy of the first one's operand.
     Copy(Opnd),
+    /// A `div.full.f32`/`div.approx.f32` by a constant: ptxas multiplies by the constant's
+    /// reciprocal, rounded to nearest at compile time (after `pre`, a scaling of the dividend
+    /// as `div.full` scales a divisor outside the normal range).
+    MulConst {
+        /// A first factor for the dividend (`0.25` or `2^24`), as bits.
+        pre: Option<u32>,
+        /// The reciprocal, as bits.
+        k: u32,
+    },
     /// A `selp` between `x` and `neg x`: operand `neg_operand` (1 or 2) is `x` with its sign
     /// bit(s) flipped.
     SelectNeg {
@@ -63,8 +77,11 @@ pub struct Fused {
     pub neg_addend: bool,
     /// The operand of the `add`/`sub` (1 or 2) that held the product; the other is the addend.
     pub product_operand: u8,
-    /// Index of the `mul`.
+    /// Index of the `mul` (or `div`).
     pub mul: u32,
+    /// The product is a `div.full` (`Some(true)`) or `div.approx` (`Some(false)`) by a
+    /// register: `a * rcp(b)` with both scaled ([`crate::float::approx::div_factors`]).
+    pub div: Option<bool>,
 }
 
 fn float_type(t: Type) -> bool {
@@ -230,11 +247,23 @@ fn value_uses(
     (!read_anywhere(slot, b)).then_some(out)
 }
 
-/// A product candidate: the `mul` and whether a `neg` negates it on the way.
+/// A product candidate: the `mul` (or `div`) and whether a `neg` negates it on the way.
 #[derive(Clone, Copy, PartialEq)]
 struct Product {
     mul: usize,
     neg: bool,
+    kind: Kind,
+}
+
+/// What makes the product.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// `mul a, b`
+    Mul,
+    /// `div.full`/`div.approx` by a constant: `a * k`, `k` the reciprocal's bits.
+    DivConst(u32),
+    /// `div.full` (`true`) or `div.approx` by a register: `a' * rcp(b')`.
+    Div(bool),
 }
 
 fn modes_match(a: &Instruction, b: &Instruction) -> bool {
@@ -246,6 +275,7 @@ fn modes_match(a: &Instruction, b: &Instruction) -> bool {
 /// What the contraction analysis reads.
 struct Cx<'a> {
     constant: &'a dyn Fn(&Opnd) -> bool,
+    constant_value: &'a dyn Fn(&Opnd) -> Option<u64>,
     insts: &'a [Instruction],
     code: &'a [DInst],
     info: &'a [Info],
@@ -282,7 +312,34 @@ fn product_of(
                     && !(constant(&d.opnds[1]) && constant(&d.opnds[2]))
                     && inst.types().len() == 1;
                 links.push((def, slot));
-                return ok.then_some(Product { mul: def, neg });
+                return ok.then_some(Product {
+                    mul: def,
+                    neg,
+                    kind: Kind::Mul,
+                });
+            }
+            Opcode::Div if ty == Type::F32 => {
+                let full = inst.has(Flag::Full);
+                if !(full || inst.has(Flag::Approx))
+                    || !modes_match(inst, &insts[add])
+                    || d.opnds.len() != 3
+                {
+                    return None;
+                }
+                links.push((def, slot));
+                let kind = match (cx.constant_value)(&d.opnds[2]) {
+                    // Out of the normal range the dividend is scaled first: not fused.
+                    Some(c) => match div_constant(c as u32, full)? {
+                        (None, k) => Kind::DivConst(k),
+                        (Some(_), _) => return None,
+                    },
+                    None => Kind::Div(full),
+                };
+                return Some(Product {
+                    mul: def,
+                    neg,
+                    kind,
+                });
             }
             Opcode::Mov | Opcode::Neg => {
                 if d.op == Opcode::Neg {
@@ -365,12 +422,36 @@ pub fn lower(insts: &[Instruction], code: &mut [DInst], tables: &[Vec<u32>], nsl
         Opnd::Reg { slot, .. } => def_count.get(slot).is_some_and(|&(n, m)| n == 1 && m),
         _ => false,
     };
-    contract(&constant, insts, code, &info, &read_elsewhere, nslots);
+    // The value of a constant operand.
+    let mut imm_of: rustc_hash::FxHashMap<u32, u64> = Default::default();
+    for d in code.iter() {
+        if let (Opcode::Mov, Some(Opnd::Reg { slot, .. }), Some(Opnd::Imm(v))) =
+            (d.op, d.opnds.first(), d.opnds.get(1))
+        {
+            imm_of.insert(*slot, *v);
+        }
+    }
+    let constant_value = |o: &Opnd| match o {
+        Opnd::Imm(v) => Some(*v),
+        Opnd::Reg { slot, .. } if constant(o) => imm_of.get(slot).copied(),
+        _ => None,
+    };
+    contract(
+        &constant,
+        &constant_value,
+        insts,
+        code,
+        &info,
+        &read_elsewhere,
+        nslots,
+    );
+    div_by_constant(&constant_value, insts, code);
     nan_folds(insts, code, &info);
 }
 
 fn contract(
     constant: &dyn Fn(&Opnd) -> bool,
+    constant_value: &dyn Fn(&Opnd) -> Option<u64>,
     insts: &[Instruction],
     code: &mut [DInst],
     info: &[Info],
@@ -397,6 +478,7 @@ fn contract(
             let mut links = Vec::new();
             let cx = Cx {
                 constant,
+                constant_value,
                 insts,
                 code,
                 info,
@@ -484,15 +566,18 @@ fn contract(
             }
             s
         });
-        let factor = |j: usize| match slots[j] {
-            Some(slot) => Opnd::Reg {
-                slot,
-                bits: match &code[prod.mul].opnds[j + 1] {
-                    Opnd::Reg { bits, .. } => *bits,
-                    _ => 64,
+        let factor = |j: usize| match (j, prod.kind, slots[j]) {
+            (1, Kind::DivConst(k), _) => Opnd::Imm(k as u64),
+            (_, _, s) => match s {
+                Some(slot) => Opnd::Reg {
+                    slot,
+                    bits: match &code[prod.mul].opnds[j + 1] {
+                        Opnd::Reg { bits, .. } => *bits,
+                        _ => 64,
+                    },
                 },
+                None => code[prod.mul].opnds[j + 1].clone(),
             },
-            None => code[prod.mul].opnds[j + 1].clone(),
         };
         let sub = code[c.add].op == Opcode::Sub;
         let fused = Fused {
@@ -503,6 +588,10 @@ fn contract(
             neg_addend: sub && *k == 1,
             product_operand: *k,
             mul: prod.mul as u32,
+            div: match prod.kind {
+                Kind::Div(full) => Some(full),
+                _ => None,
+            },
         };
         code[c.add].lower = Some(Box::new(Lowering::Fused(Box::new(fused))));
     }
@@ -569,5 +658,74 @@ fn nan_folds(insts: &[Instruction], code: &mut [DInst], info: &[Info]) {
             }
             _ => {}
         }
+    }
+}
+
+/// What ptxas multiplies the dividend by for a division by the constant `c`: a first scaling
+/// (`div.full` only, outside the normal range) and the reciprocal rounded to nearest; `None`
+/// where it does not fold (a NaN; `div.approx` outside the normal range).
+fn div_constant(c: u32, full: bool) -> Option<(Option<u32>, u32)> {
+    use crate::float::{self, BinOp, Fmt, Mode};
+    let rn = Mode {
+        rnd: None,
+        ftz: false,
+        sat: false,
+        relu: false,
+    };
+    let mag = c & 0x7fff_ffff;
+    if mag > 0x7f80_0000 {
+        return None;
+    }
+    let pre = if mag > 0x7e80_0000 {
+        Some(0x3e80_0000u32) // 0.25
+    } else if mag < 0x0080_0000 {
+        Some(0x4b80_0000u32) // 2^24
+    } else {
+        None
+    };
+    if pre.is_some() && !full {
+        return None;
+    }
+    let scaled = match pre {
+        Some(p) => float::bin(BinOp::Mul, Fmt::F32, c as u64, p as u64, rn),
+        None => c as u64,
+    };
+    let k = float::bin(BinOp::Div, Fmt::F32, float::one(Fmt::F32), scaled, rn) as u32;
+    if !full && (k & 0x7f80_0000 == 0 || k & 0x7f80_0000 == 0x7f80_0000) {
+        return None;
+    }
+    Some((pre, k))
+}
+
+/// `div.full.f32`/`div.approx.f32` by a constant divisor `c` (an immediate, or a register set
+/// once by `mov` of one): ptxas emits `x * RN(1/c)` (`FMUL`, `.FTZ` kept), for `div.full`
+/// scaling first as the run-time `div.full` does: by 1/4 when `|c| > 2^126` (infinity
+/// included: the reciprocal is then 0) and by 2^24 when `c` is subnormal or zero (the
+/// reciprocal infinite). `div.approx` is folded only where `c` and `1/c` are normal.
+/// Measured from the SASS of `tools/hwvectors/probes/contract_shapes.py`'s `div` shapes.
+fn div_by_constant(
+    constant_value: &dyn Fn(&Opnd) -> Option<u64>,
+    insts: &[Instruction],
+    code: &mut [DInst],
+) {
+    for i in 0..code.len() {
+        let d = &code[i];
+        let inst = &insts[i];
+        let full = inst.has(Flag::Full);
+        if d.op != Opcode::Div
+            || d.ty != Some(Type::F32)
+            || !(full || inst.has(Flag::Approx))
+            || d.opnds.len() != 3
+            || code[i].lower.is_some()
+        {
+            continue;
+        }
+        let Some(c) = constant_value(&d.opnds[2]) else {
+            continue;
+        };
+        let Some((pre, k)) = div_constant(c as u32, full) else {
+            continue;
+        };
+        code[i].lower = Some(Box::new(Lowering::MulConst { pre, k }));
     }
 }

@@ -1149,9 +1149,13 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::lower::Lowering) -> Result<Option
             let mut out = [0u64; 32];
             let mut differ = 0u64;
             for l in lanes(e) {
-                let av = if f.neg_product { a[l] ^ sg } else { a[l] };
+                let (a0, b0) = match f.div {
+                    Some(full) => approx::div_factors(a[l], b[l], full, m.ftz),
+                    None => (a[l], b[l]),
+                };
+                let av = if f.neg_product { a0 ^ sg } else { a0 };
                 let cv = if f.neg_addend { c[l] ^ sg } else { c[l] };
-                out[l] = packed(fmt, n, &[av, b[l], cv], |v| {
+                out[l] = packed(fmt, n, &[av, b0, cv], |v| {
                     float::fma(fmt, v[0], v[1], v[2], m)
                 });
                 if plain.is_some_and(|p| p[l] != out[l]) {
@@ -1164,6 +1168,23 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::lower::Lowering) -> Result<Option
             let d = x.op(0)?;
             x.write(d, &out, e)?;
             Ok(Some(Flow::Next))
+        }
+        Lowering::MulConst { pre, k } => {
+            let m = Mode {
+                rnd: None,
+                ftz: x.inst.has(Flag::Ftz),
+                sat: false,
+                relu: false,
+            };
+            let (pre, k) = (*pre, *k as u64);
+            mapf::<1>(x, move |[a]| {
+                let a = match pre {
+                    Some(p) => float::bin(BinOp::Mul, Fmt::F32, a, p as u64, m),
+                    None => a,
+                };
+                float::bin(BinOp::Mul, Fmt::F32, a, k, m)
+            })
+            .map(Some)
         }
         Lowering::SignFlip => {
             let sg = signs(t);

@@ -393,12 +393,15 @@ fn mufu_ex2(b: u64) -> u64 {
 }
 
 /// `ex2.approx.f32`: `MUFU.EX2`; without `.ftz` an operand below -126 (a subnormal result) is
-/// raised by 24 before the unit and the result scaled by 2^-24, rounding to nearest (measured
-/// on two lanes; the offset is not determined by them).
+/// halved before the unit and the result squared (`FMUL x, 0.5`, `MUFU.EX2`, `FMUL r, r`, from
+/// the SASS). The earlier model (add 24, scale by 2^-24) was one unit high on 100,385 inputs of
+/// (-256, -64) in an exhaustive sweep on an H200; this one gives the GPU's value on the eight
+/// of them the sweep printed (the sweep is to be rerun).
 pub fn ex2_f32(b: u64, ftz: bool) -> u64 {
     let b = b & 0xffff_ffff;
-    if !ftz && !is_nan(b, F32) && !is_inf(b, F32) && x32(b) < -126.0 {
-        return mul32(mufu_ex2(add32(b, 24.0)), TWO_M24);
+    if !ftz && !is_nan(b, F32) && x32(b) < -126.0 {
+        let r = mufu_ex2(mul32(b, 0x3f00_0000));
+        return mul32(r, r);
     }
     mufu_ex2(b)
 }
@@ -432,6 +435,23 @@ pub fn div_approx_f32(a: u64, b: u64, ftz: bool) -> u64 {
         return NAN32;
     }
     post(q.to_bits() as u64, ftz)
+}
+
+/// The two factors of `div.full.f32` (`full`) or `div.approx.f32`, `a * rcp(b)`: the dividend
+/// as scaled with the divisor, and the unit's reciprocal of the scaled divisor. ptxas fuses
+/// that product with a following `add` like any `mul` ([`crate::lower`]).
+pub fn div_factors(a: u64, b: u64, full: bool, ftz: bool) -> (u64, u64) {
+    let (a, b) = (pre(a, ftz), pre(b, ftz));
+    let (mut fa, mut fb) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+    let ab = fb.abs();
+    if full && ab >= 2f32.powi(126) {
+        fa *= 0.25;
+        fb *= 0.25;
+    } else if (full && ab < 2f32.powi(-126)) || (!full && !ftz && is_subnormal(b, F32)) {
+        fa *= 16_777_216.0;
+        fb *= 16_777_216.0;
+    }
+    (fa.to_bits() as u64, mufu_rcp(fb.to_bits() as u64))
 }
 
 /// `div.full.f32`: the divisor is scaled into the reciprocal's range, then `a * rcp(b)`.

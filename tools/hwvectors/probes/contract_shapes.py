@@ -63,6 +63,29 @@ negx_y_later| neg.f32 %x1,%a; add.f32 %x3,%b,%c; selp.f32 %d,%x1,%x3,%q0;
 negx_y_both_computed| mul.rn.f32 %x3,%b,%c; neg.f32 %x1,%a; selp.f32 %d,%x1,%x3,%q0;
 negprod_x| mul.rn.f32 %x3,%b,%c; neg.f32 %x1,%x3; selp.f32 %d,%x1,%x3,%q0;
 negprod_y| mul.rn.f32 %x3,%b,%c; neg.f32 %x1,%x3; selp.f32 %d,%x1,%a,%q0;
+full_255| div.full.f32 %d,%a,0f437F0000;
+full_ftz_255| div.full.ftz.f32 %d,%a,0f437F0000;
+approx_255| div.approx.f32 %d,%a,0f437F0000;
+approx_ftz_255| div.approx.ftz.f32 %d,%a,0f437F0000;
+full_3| div.full.f32 %d,%a,0f40400000;
+full_01| div.full.f32 %d,%a,0f3DCCCCCD;
+full_big| div.full.f32 %d,%a,0f7E967699;
+full_huge| div.full.f32 %d,%a,0f7F000000;
+full_tiny| div.full.f32 %d,%a,0f00800000;
+full_sub| div.full.f32 %d,%a,0f00000010;
+full_zero| div.full.f32 %d,%a,0f00000000;
+full_inf| div.full.f32 %d,%a,0f7F800000;
+full_reg_const| mov.f32 %x1, 0f437F0000; div.full.f32 %d,%a,%x1;
+rn_255| div.rn.f32 %d,%a,0f437F0000;
+full_num_const| div.full.f32 %d,0f437F0000,%a;
+full_neg7| div.full.f32 %d,%a,0fC0E00000;
+div_full_add| div.full.f32 %x1,%a,%b; add.f32 %d,%x1,%c;
+div_approx_add| div.approx.f32 %x1,%a,%b; add.f32 %d,%x1,%c;
+div_full_ftz_add| div.full.ftz.f32 %x1,%a,%b; add.ftz.f32 %d,%x1,%c;
+div_full_const_add| div.full.f32 %x1,%a,0f437F0000; add.f32 %d,%x1,%c;
+div_full_twouse| div.full.f32 %x1,%a,%b; add.f32 %x2,%x1,%c; mul.f32 %x3,%x1,%a; add.f32 %d,%x2,%x3;
+div_rn_add| div.rn.f32 %x1,%a,%b; add.f32 %d,%x1,%c;
+div_full_sub| div.full.f32 %x1,%a,%b; sub.f32 %d,%c,%x1;
 """
 KEEP = re.compile(r"\b(FFMA|FMUL|FADD|FSEL|BRA|FSETP|FMNMX)")
 
