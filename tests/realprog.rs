@@ -11,6 +11,8 @@
 //! comment). An entry needs a reason, and an entry matching only launches that pass is stale
 //! and fails the test.
 
+mod common;
+
 use ptx_ir::interp::{Arg, Program};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -328,21 +330,7 @@ fn sha256(data: &[u8]) -> String {
 
 /// `(pattern, reason)` of each listed known failure.
 fn known_failures() -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(corpus().join("known_failures.txt")).unwrap_or_default();
-    let mut out = Vec::new();
-    for l in text.lines() {
-        let l = l.trim();
-        if l.is_empty() || l.starts_with('#') {
-            continue;
-        }
-        let (name, reason) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
-        assert!(
-            !reason.trim().is_empty(),
-            "known_failures.txt: `{name}` has no reason"
-        );
-        out.push((name.to_string(), reason.trim().to_string()));
-    }
-    out
+    common::known_failures(&corpus().join("known_failures.txt"))
 }
 
 fn matches(pattern: &str, id: &str) -> bool {

@@ -14,22 +14,9 @@ fn parse(s: &str) -> Result<ptx_ir::ir::Module, String> {
 
 /// `(name, reason)` of each listed known failure.
 fn known_failures() -> Vec<(String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors/known_failures.txt");
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let mut out = Vec::new();
-    for l in text.lines() {
-        let l = l.trim();
-        if l.is_empty() || l.starts_with('#') {
-            continue;
-        }
-        let (name, reason) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
-        assert!(
-            !reason.trim().is_empty(),
-            "known_failures.txt: `{name}` has no reason"
-        );
-        out.push((name.to_string(), reason.trim().to_string()));
-    }
-    out
+    common::known_failures(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors/known_failures.txt"),
+    )
 }
 
 /// Runs a vectors file and returns the non-approximate cases that disagree and are not listed,

@@ -40,3 +40,24 @@ pub fn ptx_files(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// `(name, reason)` of each entry of a `known_failures.txt` (`NAME  reason` lines, `#`
+/// comments); an entry without a reason fails the test.
+pub fn known_failures(path: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut out = Vec::new();
+    for l in text.lines() {
+        let l = l.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let (name, reason) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
+        assert!(
+            !reason.trim().is_empty(),
+            "{}: `{name}` has no reason",
+            path.display()
+        );
+        out.push((name.to_string(), reason.trim().to_string()));
+    }
+    out
+}
