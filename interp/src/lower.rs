@@ -21,7 +21,7 @@
 //!   - when both operands of an `add`/`sub` qualify, the first is fused;
 //!   - the fused operation reads the `mul`'s operands as they were at the `mul`.
 //! - **Division by a constant.** `div.full.f32`/`div.approx.f32` by a constant is a multiplication
-//!   by the reciprocal rounded at compile time ([`div_by_constant`]).
+//!   by the reciprocal rounded at compile time (`div_by_constant`).
 //! - **NaN signs.** `neg` of a NaN through `FADD` gives the canonical NaN, but ptxas folds some
 //!   `.f32` `neg`s into a sign flip of the bits: `neg` of a `neg` is the original value, a
 //!   guarded `neg` becomes an `FSEL` with a negated operand, and `selp` between `x` and `neg x`
