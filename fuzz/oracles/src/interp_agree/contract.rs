@@ -12,9 +12,9 @@
 //! - the `add` reads the product directly or through unguarded moves (`mov`, and the
 //!   `mov.b32` that follows `bar.warp.sync` or a hint) and `neg`s (not `.ftz`, not
 //!   `neg.bf16x2`) of that block, each negation flipping the product's sign;
-//! - every read of the product and of each link (in its block, and wherever it is still live
-//!   after the block) is the next link of the chain, or an `add`/`sub` that fuses this product
-//!   through that operand and reads it once;
+//! - every read of the product and of each link (in its block, and in the blocks it reaches
+//!   before its register is written again) is the next link of the chain, or an `add`/`sub`
+//!   that fuses this product through that operand and reads it once;
 //! - an `add` whose two operands both qualify fuses the first.
 //!
 //! The fused operation reads the `mul`'s operands as they were at the `mul`; `sub c, p`
@@ -28,10 +28,14 @@
 //! Where the rules leave the answer open the reference does not claim one: the `add`'s result
 //! is unknown ([`Plan::Unsure`]). That is the case where a product value leaves its block but
 //! is dead there (its register read in another block, or a guarded redefinition in between:
-//! ptxas sees through both, the interpreter conservatively keeps the product rounded), for
-//! chains of more than seven links, and where the answer depends on the order in which
-//! products are given up (a product rounded because an `add` fused another product that was
-//! itself given up later).
+//! ptxas sees through both, the interpreter conservatively keeps the product rounded), where
+//! it is read again only in its own block, around a loop (before the `mul` of the next
+//! iteration: not an `add` that fuses it, unless ptxas unrolls the loop; the interpreter
+//! fuses), for chains of more than seven links, and where the answer depends on the order in
+//! which products are given up (a product rounded because an `add` fused another product that
+//! was itself given up later). Each decision is made twice, leniently (only what the rules
+//! forbid keeps a product rounded) and conservatively (the open cases too); where the two
+//! differ, the result is unknown.
 //!
 //! **NaN signs.** `neg` of an unguarded `neg` of the same type in the block (neither `.ftz`,
 //! the first one's source unchanged since, and different from its destination) is a copy of
@@ -608,6 +612,33 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// Whether the value `r` holds at the end of block `b` may be read in another block (reads
+    /// in `b` itself, around a loop, do not count).
+    fn read_after(&self, b: usize, r: Reg) -> bool {
+        let mut seen = vec![false; self.g.blocks.len()];
+        let mut work: Vec<usize> = self.g.succ[b].clone();
+        while let Some(x) = work.pop() {
+            if std::mem::replace(&mut seen[x], true) {
+                continue;
+            }
+            let mut killed = false;
+            for it in &self.g.blocks[x] {
+                if x != b && it.reads().contains(&r) {
+                    return true;
+                }
+                let (ws, guarded) = it.writes();
+                if !guarded && ws.contains(&r) {
+                    killed = true;
+                    break;
+                }
+            }
+            if !killed {
+                work.extend(&self.g.succ[x]);
+            }
+        }
+        false
+    }
+
     fn constant(&self, s: Src) -> bool {
         match s {
             Src::Imm(_) => true,
@@ -746,15 +777,18 @@ impl<'a> Analysis<'a> {
             }
         }
         if !killed {
-            if self.live_out[b] & bit(r) != 0 {
+            if self.read_after(b, r) {
                 always = true;
             }
+            // Read around a loop back in its own block, or its register read in another block
+            // (where the value may be dead).
             if conservative
-                && self
-                    .read_in
-                    .iter()
-                    .enumerate()
-                    .any(|(o, &m)| o != b && m & bit(r) != 0)
+                && (self.live_out[b] & bit(r) != 0
+                    || self
+                        .read_in
+                        .iter()
+                        .enumerate()
+                        .any(|(o, &m)| o != b && m & bit(r) != 0))
             {
                 always = true;
             }
@@ -928,5 +962,201 @@ impl<'a> Analysis<'a> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(idx: u8) -> Reg {
+        Reg {
+            class: Class::F,
+            idx,
+        }
+    }
+
+    fn i(op: Op, dst: Reg, srcs: &[Src]) -> Node {
+        Node::Inst(Inst {
+            guard: None,
+            op,
+            dst,
+            dst2: None,
+            srcs: srcs.to_vec(),
+            neg_pred: false,
+        })
+    }
+
+    fn guarded(n: Node) -> Node {
+        match n {
+            Node::Inst(mut i) => {
+                i.guard = Some((0, false));
+                Node::Inst(i)
+            }
+            n => n,
+        }
+    }
+
+    fn bin(op: Fop) -> Op {
+        Op::Fbin {
+            op,
+            ft: Ft::F32,
+            rnd: None,
+            ftz: false,
+            sat: false,
+        }
+    }
+
+    fn r(idx: u8) -> Src {
+        Src::Reg(f(idx))
+    }
+
+    /// The plans of the instructions of a kernel that stores `outputs`, in program order.
+    fn plans(body: Vec<Node>, outputs: &[u8]) -> Vec<Option<Plan>> {
+        let p = Program {
+            body,
+            init: Vec::new(),
+            pools: [[0; 16]; 5],
+            outputs: outputs.iter().map(|&k| f(k)).collect(),
+            block: 32,
+            grid: 1,
+            funcs: Vec::new(),
+            exit: None,
+        };
+        let plans = Plans::of(&p);
+        p.insts().iter().map(|i| plans.get(i)).collect()
+    }
+
+    fn fused(prod: u8, neg_product: bool, neg_addend: bool) -> Option<Plan> {
+        Some(Plan::Fused {
+            mul: 0,
+            prod,
+            neg_product,
+            neg_addend,
+        })
+    }
+
+    #[test]
+    fn product_written_over_fuses() {
+        let mul = i(bin(Fop::Mul), f(1), &[r(2), r(3)]);
+        let add = i(bin(Fop::Add), f(1), &[r(4), r(1)]);
+        let got = plans(vec![mul.clone(), add.clone()], &[1]);
+        assert_eq!(got, vec![Some(Plan::Save(0)), fused(1, false, false)]);
+        // `sub p, c` negates the addend, `sub c, p` the product; a `neg` between negates it.
+        let sub = i(bin(Fop::Sub), f(1), &[r(1), r(4)]);
+        let got = plans(vec![mul.clone(), sub], &[1]);
+        assert_eq!(got[1], fused(0, false, true));
+        let neg = i(
+            Op::Fneg {
+                ft: Ft::F32,
+                ftz: false,
+            },
+            f(1),
+            &[r(1)],
+        );
+        let sub = i(bin(Fop::Sub), f(1), &[r(4), r(1)]);
+        let got = plans(vec![mul.clone(), neg, sub], &[1]);
+        assert_eq!(got[2], fused(1, false, false));
+        // A guarded add fuses (but where it writes over the product, lanes where the guard
+        // fails keep the product: it is still stored); a guarded mul does not.
+        let other = i(bin(Fop::Add), f(5), &[r(4), r(1)]);
+        let kill = i(Op::Mov(Class::F), f(1), &[r(0)]);
+        let got = plans(vec![mul.clone(), guarded(other), kill], &[1, 5]);
+        assert_eq!(got[1], fused(1, false, false));
+        let got = plans(vec![mul.clone(), guarded(add.clone())], &[1]);
+        assert_eq!(got[1], None);
+        let got = plans(vec![guarded(mul.clone()), add.clone()], &[1]);
+        assert_eq!(got, vec![None, None]);
+    }
+
+    #[test]
+    fn product_with_another_use_stays_rounded() {
+        let mul = i(bin(Fop::Mul), f(1), &[r(2), r(3)]);
+        // Stored at the end.
+        let add = i(bin(Fop::Add), f(5), &[r(4), r(1)]);
+        assert_eq!(plans(vec![mul.clone(), add], &[1, 5]), vec![None, None]);
+        // Read twice by one add.
+        let add = i(bin(Fop::Add), f(1), &[r(1), r(1)]);
+        assert_eq!(plans(vec![mul.clone(), add], &[1]), vec![None, None]);
+        // Also multiplied.
+        let add = i(bin(Fop::Add), f(5), &[r(4), r(1)]);
+        let mul2 = i(bin(Fop::Mul), f(1), &[r(1), r(2)]);
+        assert_eq!(
+            plans(vec![mul.clone(), add, mul2], &[1, 5]),
+            vec![None, None, None]
+        );
+        // A product of two immediates is folded by ptxas.
+        let imm = i(
+            bin(Fop::Mul),
+            f(1),
+            &[Src::Imm(0x3f80_0000), Src::Imm(0x4000_0000)],
+        );
+        let add = i(bin(Fop::Add), f(1), &[r(4), r(1)]);
+        assert_eq!(plans(vec![imm, add], &[1]), vec![None, None]);
+    }
+
+    #[test]
+    fn first_of_two_products_fuses() {
+        let m1 = i(bin(Fop::Mul), f(1), &[r(2), r(3)]);
+        let m2 = i(bin(Fop::Mul), f(4), &[r(2), r(3)]);
+        let add = i(bin(Fop::Add), f(1), &[r(1), r(4)]);
+        let kill = i(Op::Mov(Class::F), f(4), &[r(0)]);
+        let got = plans(vec![m1.clone(), m2.clone(), add, kill], &[1, 4]);
+        assert_eq!(got[2], fused(0, false, false));
+        // The first product lives on: the second fuses.
+        let add = i(bin(Fop::Add), f(4), &[r(1), r(4)]);
+        let got = plans(vec![m1, m2, add], &[1, 4]);
+        assert_eq!(got[2], fused(1, false, false));
+    }
+
+    #[test]
+    fn open_cases_are_unknown() {
+        let mul = i(bin(Fop::Mul), f(1), &[r(2), r(3)]);
+        let add = i(bin(Fop::Add), f(5), &[r(4), r(1)]);
+        // Read again at the top of a loop body (the next iteration).
+        let top = i(bin(Fop::Add), f(0), &[r(1), r(4)]);
+        let body = vec![Node::Loop {
+            trips: Trips::Const(2),
+            body: vec![top, mul.clone(), add.clone()],
+        }];
+        assert_eq!(plans(body, &[0, 5])[2], Some(Plan::Unsure));
+        // Live after its block, but written over before any read.
+        let body = vec![
+            Node::If {
+                cond: Cond::LaneBelow(3),
+                then: vec![mul, add],
+                els: Vec::new(),
+            },
+            i(Op::Mov(Class::F), f(1), &[r(0)]),
+        ];
+        assert_eq!(plans(body, &[1, 5])[1], Some(Plan::Unsure));
+    }
+
+    #[test]
+    fn neg_folds() {
+        let neg = |d: u8, s: u8| {
+            i(
+                Op::Fneg {
+                    ft: Ft::F32,
+                    ftz: false,
+                },
+                f(d),
+                &[r(s)],
+            )
+        };
+        let got = plans(vec![neg(1, 2), neg(3, 1)], &[3]);
+        assert_eq!(got, vec![None, Some(Plan::Copy(f(2)))]);
+        // The first neg overwrites its operand.
+        let got = plans(vec![neg(2, 2), neg(3, 2)], &[3]);
+        assert_eq!(got, vec![None, None]);
+        let got = plans(vec![guarded(neg(3, 2))], &[3]);
+        assert_eq!(got, vec![Some(Plan::SignFlip)]);
+        let p = Src::Reg(Reg {
+            class: Class::P,
+            idx: 1,
+        });
+        let selp = i(Op::Selp(Class::F), f(3), &[r(2), r(1), p]);
+        let got = plans(vec![neg(1, 2), selp], &[3]);
+        assert_eq!(got[1], Some(Plan::SelectNeg { neg: 1 }));
     }
 }
