@@ -1093,7 +1093,7 @@ fn fused(op: &Op, a: u64, b: u64, c: u64, neg_product: bool, neg_addend: bool) -
         })
     };
     Some(match ty {
-        Fty::F32 => arith32(&[na, b, nc], ftz, sat, |x| {
+        Fty::F32 => arith32(&[na, b, nc], ftz, sat, Rnd::Rn, Some(exact_fma), |x| {
             fref::fma32(x[0], x[1], x[2], Rnd::Rn)
         }),
         Fty::F64 => {
@@ -1276,16 +1276,25 @@ fn bop(op: Option<Bop>, t: bool, c: bool) -> bool {
     }
 }
 
-/// f32 arithmetic with PTX's input and output rules.
-fn arith32(ins: &[u64], ftz: bool, sat: bool, f: impl Fn(&[f32]) -> f32) -> u64 {
+/// f32 arithmetic with PTX's input and output rules. `exact` gives the exact result of the
+/// operation on the (flushed) inputs, for the tininess of `.ftz` after rounding in mode `m`
+/// ([`fref::tiny32`]; `None`: the operation is exact where it matters).
+fn arith32(
+    ins: &[u64],
+    ftz: bool,
+    sat: bool,
+    m: Rnd,
+    exact: Option<fn(&[f32]) -> fref::Exact32>,
+    f: impl Fn(&[f32]) -> f32,
+) -> u64 {
     let ins: Vec<u64> = ins
         .iter()
         .map(|&x| if ftz { flush32(x) } else { x & 0xffff_ffff })
         .collect();
+    let xs: Vec<f32> = ins.iter().map(|&x| f32v(x)).collect();
     let r = if ins.iter().any(|&x| nan32(x)) {
         F32_NAN
     } else {
-        let xs: Vec<f32> = ins.iter().map(|&x| f32v(x)).collect();
         let v = f(&xs);
         if v.is_nan() {
             F32_NAN
@@ -1296,12 +1305,25 @@ fn arith32(ins: &[u64], ftz: bool, sat: bool, f: impl Fn(&[f32]) -> f32) -> u64 
     if nan32(r) {
         return if sat { 0 } else { r };
     }
-    let r = if ftz { flush32(r) } else { r };
+    let r = if !ftz {
+        r
+    } else if r & 0x7fff_ffff == 0x0080_0000
+        && exact.is_some_and(|e| fref::tiny32(&e(&xs), r & 0x8000_0000 != 0, m))
+    {
+        r & 0x8000_0000
+    } else {
+        flush32(r)
+    };
     if sat {
         sat32(r)
     } else {
         r
     }
+}
+
+/// The exact `a * b + c` of f32 operands.
+fn exact_fma(x: &[f32]) -> fref::Exact32 {
+    fref::Exact32::Sum(vec![x[0] as f64 * x[1] as f64, x[2] as f64])
 }
 
 /// f64 arithmetic with PTX's NaN rule (`order`: operand priority for NaN results).
@@ -2029,8 +2051,14 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             sat,
         } => {
             let m = rnd.unwrap_or(Rnd::Rn);
+            let exact: fn(&[f32]) -> fref::Exact32 = match op {
+                Fop::Add => |x| fref::Exact32::Sum(vec![x[0] as f64, x[1] as f64]),
+                Fop::Sub => |x| fref::Exact32::Sum(vec![x[0] as f64, -x[1] as f64]),
+                Fop::Mul => |x| fref::Exact32::Sum(vec![x[0] as f64 * x[1] as f64]),
+                Fop::Div => |x| fref::Exact32::Quot(x[0] as f64, x[1] as f64),
+            };
             one(match ft {
-                Ft::F32 => arith32(&s[..2], ftz, sat, |x| match op {
+                Ft::F32 => arith32(&s[..2], ftz, sat, m, Some(exact), |x| match op {
                     Fop::Add => fref::add32(x[0], x[1], m),
                     Fop::Sub => fref::add32(x[0], -x[1], m),
                     Fop::Mul => fref::mul32(x[0], x[1], m),
@@ -2051,15 +2079,24 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
         Op::Fma {
             ft, rnd, ftz, sat, ..
         } => one(match ft {
-            Ft::F32 => arith32(&s[..3], ftz, sat, |x| fref::fma32(x[0], x[1], x[2], rnd)),
+            Ft::F32 => arith32(&s[..3], ftz, sat, rnd, Some(exact_fma), |x| {
+                fref::fma32(x[0], x[1], x[2], rnd)
+            }),
             Ft::F64 => arith64(&s[..3], &[1, 2, 0], |x| fref::fma64(x[0], x[1], x[2], rnd)),
         }),
         Op::Rcp { ft, rnd, ftz } => one(match ft {
-            Ft::F32 => arith32(&s[..1], ftz, false, |x| fref::div32(1.0, x[0], rnd)),
+            Ft::F32 => arith32(
+                &s[..1],
+                ftz,
+                false,
+                rnd,
+                Some(|x| fref::Exact32::Quot(1.0, x[0] as f64)),
+                |x| fref::div32(1.0, x[0], rnd),
+            ),
             Ft::F64 => arith64(&s[..1], &[0], |x| fref::div64(1.0, x[0], rnd)),
         }),
         Op::Sqrt { ft, rnd, ftz } => one(match ft {
-            Ft::F32 => arith32(&s[..1], ftz, false, |x| fref::sqrt32(x[0], rnd)),
+            Ft::F32 => arith32(&s[..1], ftz, false, rnd, None, |x| fref::sqrt32(x[0], rnd)),
             Ft::F64 => arith64(&s[..1], &[0], |x| fref::sqrt64(x[0], rnd)),
         }),
         Op::Fabs { ft, ftz } | Op::Fneg { ft, ftz } => {
