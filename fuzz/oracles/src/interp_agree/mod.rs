@@ -1077,6 +1077,26 @@ mod tests {
         assert!(c.iter().all(|&n| n >= 20), "instruction counts {c:?}");
     }
 
+    /// A regression file's `RUN:` line may ask for `--contract never`.
+    #[test]
+    fn check_run_takes_the_contraction_mode() {
+        let text = ".version 8.7\n.target sm_90\n.address_size 64\n\
+            .visible .entry k(.param .u64 in, .param .u64 out)\n{\n\
+            .reg .f32 %f<4>;\n.reg .b64 %rd<2>;\n\
+            ld.param.u64 %rd0, [in];\nld.param.u64 %rd1, [out];\n\
+            cvta.to.global.u64 %rd0, %rd0;\ncvta.to.global.u64 %rd1, %rd1;\n\
+            ld.global.f32 %f1, [%rd0];\nld.global.f32 %f2, [%rd0+4];\n\
+            mul.rn.f32 %f3, %f1, %f2;\nmul.f32 %f0, %f1, %f2;\nsub.f32 %f0, %f0, %f3;\n\
+            st.global.f32 [%rd1], %f0;\nret;\n}\n";
+        // (1 + 2^-23)(1 - 2^-24) - round(...): 2^-24 - 2^-47 fused, 0 one by one.
+        let run = "--entry k --grid 1 --block 1 --arg hex:0100803fffff7f3f --arg zeros:4";
+        let fused = (2f32.powi(-24) - 2f32.powi(-47)).to_le_bytes();
+        assert_eq!(check_run(text, run, &fused), Ok(()));
+        let never = format!("{run} --contract never");
+        assert_eq!(check_run(text, &never, &[0; 4]), Ok(()));
+        assert!(check_run(text, &never, &fused).is_err());
+    }
+
     fn run_contract(u: &mut Unstructured) -> arbitrary::Result<()> {
         run_families(u, &[Family::Float, Family::Half, Family::Cmp])
     }

@@ -2360,8 +2360,10 @@ impl<'s> Gen<'s> {
     ///
     /// One to three products `mul t, a, b` (mostly without rounding modifier, sometimes with
     /// `.rn`, `.sat` or another `.ftz` than the `add`s, which keeps them rounded), each maybe
-    /// followed by `mov`/`neg` links in place or into another register, and maybe preceded by
-    /// the rounded product of the same factors (`mul.rn`, maybe negated) for the `add`s to
+    /// followed by `mov`/`neg` links in place or into another register, sometimes written
+    /// over its first factor or followed by a move over its second (the fused operation reads
+    /// the factors as they were at the `mul`), and maybe preceded by the rounded product of
+    /// the same factors (`mul.rn`, maybe negated) for the `add`s to
     /// cancel against: a fused `t - round(a * b)` is the product's rounding error where the
     /// one-by-one reading gives zero. Then one to three `add`/`sub`s of the products (one or
     /// both operands, several reads of one product), the cancelling values and other
@@ -2539,7 +2541,11 @@ impl<'s> Gen<'s> {
                 Src::Reg(r) => Some(*r),
                 _ => None,
             }));
-            let t = fresh(u, &taken)?;
+            // Sometimes over its own first factor: the fused add reads the factor as it was.
+            let t = match a {
+                Src::Reg(r) if u.ratio(1, 8)? && !prods.contains(&r) => r,
+                _ => fresh(u, &taken)?,
+            };
             taken.push(t);
             let cancel = if u.ratio(1, 2)? {
                 let c = fresh(u, &taken)?;
@@ -2585,6 +2591,13 @@ impl<'s> Gen<'s> {
             prods.push(at);
             if let Some((c, negated)) = cancel {
                 cancels.push((c, at, negated));
+            }
+            // A factor written over between the mul and the adds.
+            if let Src::Reg(r) = b {
+                if u.ratio(1, 8)? && !prods.contains(&r) && !cancels.iter().any(|c| c.0 == r) {
+                    let y = operand(self, u)?;
+                    out.push(inst(u, Op::Mov(class), r, vec![y])?);
+                }
             }
         }
         let mut written: Vec<Reg> = Vec::new();
