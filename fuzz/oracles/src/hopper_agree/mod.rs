@@ -245,6 +245,7 @@ pub fn check(k: &Kernel) -> Result<(), Failure> {
                     word(&got),
                     word(&k.expected)
                 ),
+                never: false,
             });
         }
     }

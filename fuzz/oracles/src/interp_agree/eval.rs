@@ -7,6 +7,7 @@
 //! condition holds or fails, a `Loop` runs its body with the lanes whose trip count is not
 //! exhausted; warp instructions see exactly the lanes of their region.
 
+use super::contract::{self, Fty, Plan, Plans};
 use super::fref::{self, flush32, nan32, nan64, sat32, F32_NAN, F64_NAN};
 use super::prog::*;
 use ptx_ir_core::Cmp;
@@ -21,6 +22,9 @@ pub struct Regs {
     /// The carry flag (`CC.CF`) and whether it is known: unknown until a `.cc` instruction
     /// writes it, since PTX leaves its initial value undefined.
     cf: Option<bool>,
+    /// The operands of the last execution of each fused `mul` (by its id in the
+    /// [`contract::Plans`]), if known.
+    saved: Vec<(u32, Option<[u64; 2]>)>,
 }
 
 fn ci(c: Class) -> usize {
@@ -54,6 +58,19 @@ impl Regs {
     /// Marks `r` unknown.
     pub fn forget(&mut self, r: Reg) {
         self.k[ci(r.class)][r.idx as usize] = false;
+    }
+
+    /// Keeps the operands of fused `mul` `id`.
+    fn save(&mut self, id: u32, v: Option<[u64; 2]>) {
+        match self.saved.iter_mut().find(|(k, _)| *k == id) {
+            Some(e) => e.1 = v,
+            None => self.saved.push((id, v)),
+        }
+    }
+
+    /// The operands fused `mul` `id` last read, if known.
+    fn saved(&self, id: u32) -> Option<[u64; 2]> {
+        self.saved.iter().find(|(k, _)| *k == id).and_then(|e| e.1)
     }
 }
 
@@ -130,14 +147,27 @@ pub struct Expected {
     pub known: Vec<bool>,
 }
 
-/// Runs the program for every thread and returns the expected output buffer, or `None` when a
-/// branch depends on a value the reference does not know or shared-memory accesses race.
+/// Runs the program for every thread as ptxas compiles it (`mul`/`add` pairs contracted where
+/// [`contract`] says) and returns the expected output buffer, or `None` when a branch depends
+/// on a value the reference does not know or shared-memory accesses race.
+pub fn run(p: &Program) -> Option<Expected> {
+    run_mode(p, true)
+}
+
+/// As [`run`], with every instruction rounding on its own (the interpreter's
+/// `Contraction::Never`); the `neg` folds still apply.
+pub fn run_never(p: &Program) -> Option<Expected> {
+    run_mode(p, false)
+}
+
+/// [`run`] (`contract`) or [`run_never`].
 ///
 /// The warps of a CTA run one after the other up to each top-level barrier (a segment), with
 /// the CTA's shared memory; the generator keeps segments race-free (threads write only their
 /// own slots, read other threads' slots from the buffer the previous segment wrote, and only
 /// one commutative operation reaches a cell), and [`Mem`] checks it.
-pub fn run(p: &Program) -> Option<Expected> {
+pub fn run_mode(p: &Program, contract: bool) -> Option<Expected> {
+    let plans = Plans::of(p);
     let (offs, rec) = p.record_layout();
     let threads = p.block * p.grid;
     let out_len = p.out_len() as usize;
@@ -149,10 +179,10 @@ pub fn run(p: &Program) -> Option<Expected> {
     // of segments, each ended by a barrier (or the end).
     let mut flat = Vec::new();
     flatten(&p.body, &mut flat);
-    let mut segments: Vec<(&[Node], Option<Bar>)> = Vec::new();
+    let mut segments: Vec<(&[&Node], Option<Bar>)> = Vec::new();
     let mut start = 0;
     for (k, n) in flat.iter().enumerate() {
-        if let Node::Barrier(b) = n {
+        if let Node::Barrier(b) = *n {
             segments.push((&flat[start..k], Some(*b)));
             start = k + 1;
         }
@@ -180,8 +210,12 @@ pub fn run(p: &Program) -> Option<Expected> {
                     gid0: base + w as u32 * 32,
                     funcs: &p.funcs,
                     pools: &p.pools,
+                    plans: &plans,
+                    contract,
                 };
-                exec(seg, u32::MAX, lanes, &mut cx)?;
+                for n in seg {
+                    exec(std::slice::from_ref(*n), u32::MAX, lanes, &mut cx)?;
+                }
             }
             if mem.race {
                 return None;
@@ -235,9 +269,10 @@ pub fn run(p: &Program) -> Option<Expected> {
     Some(Expected { bytes: out, known })
 }
 
-/// Copies `ns` with every loop of constant trip count that holds a barrier replaced by that
-/// many copies of its body (those loops are uniform over the CTA, so this is how it runs).
-fn flatten(ns: &[Node], out: &mut Vec<Node>) {
+/// The nodes of `ns` with every loop of constant trip count that holds a barrier replaced by
+/// that many copies of its body (those loops are uniform over the CTA, so this is how it
+/// runs).
+fn flatten<'a>(ns: &'a [Node], out: &mut Vec<&'a Node>) {
     fn barrier(ns: &[Node]) -> bool {
         ns.iter().any(|n| match n {
             Node::Barrier(_) => true,
@@ -255,7 +290,7 @@ fn flatten(ns: &[Node], out: &mut Vec<Node>) {
                     flatten(body, out);
                 }
             }
-            n => out.push(n.clone()),
+            n => out.push(n),
         }
     }
 }
@@ -314,6 +349,10 @@ pub struct Cx<'m> {
     funcs: &'m [Func],
     /// The input pools (what [`Op::LdIn`] reads).
     pools: &'m [[u64; 16]; 5],
+    /// How ptxas compiles the program's instructions.
+    plans: &'m Plans,
+    /// Whether `mul`/`add` pairs contract (`false`: the one-by-one reading).
+    contract: bool,
 }
 
 impl Mem {
@@ -639,6 +678,9 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                 } else if let Op::Call { f, n, params, .. } = i.op {
                     call(i, f, &params[..n as usize], active, lanes, cx)?;
                 } else {
+                    let plan = cx.plans.get(i).filter(|pl| {
+                        cx.contract || !matches!(pl, Plan::Fused { .. } | Plan::Unsure)
+                    });
                     for l in lanes_of(active) {
                         let mut sure = true;
                         if let Some((p, neg)) = i.guard {
@@ -649,6 +691,11 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                             if !lanes[l].known(g) {
                                 sure = false;
                             } else if (lanes[l].get(g) != 0) == neg {
+                                continue;
+                            }
+                        }
+                        if let Some(pl) = plan {
+                            if planned(i, pl, l as u32, &mut lanes[l], sure) {
                                 continue;
                             }
                         }
@@ -832,8 +879,8 @@ fn call(
         }
     }
     if m != 0 {
-        let body = func.body.clone();
-        exec(&body, m, &mut callee, cx)?;
+        let funcs = cx.funcs;
+        exec(&funcs[f as usize].body, m, &mut callee, cx)?;
     }
     for l in lanes_of(m) {
         let r = cx.funcs[f as usize].result;
@@ -973,6 +1020,96 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
         }
         _ => unreachable!("not a warp instruction"),
     }
+}
+
+/// Evaluates one lane of an instruction that ptxas compiles differently from its one-by-one
+/// reading ([`contract::Plan`]); `false` when it then runs as written.
+fn planned(i: &Inst, plan: Plan, lane: u32, regs: &mut Regs, sure: bool) -> bool {
+    let val = |s: Src, regs: &Regs| match s {
+        Src::Reg(r) => regs.known(r).then(|| regs.get(r)),
+        s => Some(src(s, lane, regs)),
+    };
+    if let Plan::Save(id) = plan {
+        let v = val(i.srcs[0], regs).zip(val(i.srcs[1], regs));
+        regs.save(id, v.map(|(a, b)| [a, b]));
+        return false;
+    }
+    if !sure {
+        forget_dsts(i, regs);
+        return true;
+    }
+    let sign = 1u64 << 31;
+    let out = match plan {
+        Plan::Save(_) | Plan::Unsure => None,
+        Plan::Fused {
+            mul,
+            prod,
+            neg_product,
+            neg_addend,
+        } => {
+            let c = val(i.srcs[1 - prod as usize], regs);
+            regs.saved(mul)
+                .zip(c)
+                .and_then(|([a, b], c)| fused(&i.op, a, b, c, neg_product, neg_addend))
+        }
+        Plan::Copy(x) => regs.known(x).then(|| regs.get(x)),
+        Plan::SignFlip => val(i.srcs[0], regs).map(|v| v ^ sign),
+        Plan::SelectNeg { neg } => {
+            let x = val(i.srcs[1 - neg as usize], regs);
+            let p = val(i.srcs[2], regs);
+            x.zip(p).map(|(x, p)| {
+                let (first, second) = if neg == 0 {
+                    (x ^ sign, x)
+                } else {
+                    (x, x ^ sign)
+                };
+                if p != 0 {
+                    first
+                } else {
+                    second
+                }
+            })
+        }
+    };
+    match out {
+        Some(v) => regs.set(i.dst, v),
+        None => regs.forget(i.dst),
+    }
+    true
+}
+
+/// The fused multiply-add of an `add`/`sub` (`op`) with the product of `a` and `b` and the
+/// addend `c`, with the negations the contraction applies and the `add`'s `.ftz`/`.sat`; `None`
+/// where the result is unspecified (an f64 NaN that enters negated, or several NaN operands:
+/// which one the hardware returns depends on the operand order ptxas picks).
+fn fused(op: &Op, a: u64, b: u64, c: u64, neg_product: bool, neg_addend: bool) -> Option<u64> {
+    let (ty, _, ftz, sat) = contract::add_of(op)?;
+    let sg = ty.signs();
+    let na = if neg_product { a ^ sg } else { a };
+    let nc = if neg_addend { c ^ sg } else { c };
+    let half = |hf: Hf, x2: bool| {
+        halves(x2, &[na, b, nc], 3, |h| {
+            half_arith(hfmt(hf), h, ftz, sat, false, |v| sum2(v[0] * v[1], v[2]))
+        })
+    };
+    Some(match ty {
+        Fty::F32 => arith32(&[na, b, nc], ftz, sat, Rnd::Rn, Some(exact_fma), |x| {
+            fref::fma32(x[0], x[1], x[2], Rnd::Rn)
+        }),
+        Fty::F64 => {
+            let nans = [a, b, c].iter().filter(|&&x| nan64(x)).count();
+            if nans >= 2 || (neg_product && nan64(a)) || (neg_addend && nan64(c)) {
+                return None;
+            }
+            arith64(&[na, b, nc], &[1, 2, 0], |x| {
+                fref::fma64(x[0], x[1], x[2], Rnd::Rn)
+            })
+        }
+        Fty::F16 => half(Hf::F16, false),
+        Fty::Bf16 => half(Hf::Bf16, false),
+        Fty::F16x2 => half(Hf::F16, true),
+        Fty::Bf16x2 => half(Hf::Bf16, true),
+    })
 }
 
 /// Evaluates one lane of a non-warp instruction.
@@ -1139,16 +1276,25 @@ fn bop(op: Option<Bop>, t: bool, c: bool) -> bool {
     }
 }
 
-/// f32 arithmetic with PTX's input and output rules.
-fn arith32(ins: &[u64], ftz: bool, sat: bool, f: impl Fn(&[f32]) -> f32) -> u64 {
+/// f32 arithmetic with PTX's input and output rules. `exact` gives the exact result of the
+/// operation on the (flushed) inputs, for the tininess of `.ftz` after rounding in mode `m`
+/// ([`fref::tiny32`]; `None`: the operation is exact where it matters).
+fn arith32(
+    ins: &[u64],
+    ftz: bool,
+    sat: bool,
+    m: Rnd,
+    exact: Option<fn(&[f32]) -> fref::Exact32>,
+    f: impl Fn(&[f32]) -> f32,
+) -> u64 {
     let ins: Vec<u64> = ins
         .iter()
         .map(|&x| if ftz { flush32(x) } else { x & 0xffff_ffff })
         .collect();
+    let xs: Vec<f32> = ins.iter().map(|&x| f32v(x)).collect();
     let r = if ins.iter().any(|&x| nan32(x)) {
         F32_NAN
     } else {
-        let xs: Vec<f32> = ins.iter().map(|&x| f32v(x)).collect();
         let v = f(&xs);
         if v.is_nan() {
             F32_NAN
@@ -1159,12 +1305,25 @@ fn arith32(ins: &[u64], ftz: bool, sat: bool, f: impl Fn(&[f32]) -> f32) -> u64 
     if nan32(r) {
         return if sat { 0 } else { r };
     }
-    let r = if ftz { flush32(r) } else { r };
+    let r = if !ftz {
+        r
+    } else if r & 0x7fff_ffff == 0x0080_0000
+        && exact.is_some_and(|e| fref::tiny32(&e(&xs), r & 0x8000_0000 != 0, m))
+    {
+        r & 0x8000_0000
+    } else {
+        flush32(r)
+    };
     if sat {
         sat32(r)
     } else {
         r
     }
+}
+
+/// The exact `a * b + c` of f32 operands.
+fn exact_fma(x: &[f32]) -> fref::Exact32 {
+    fref::Exact32::Sum(vec![x[0] as f64 * x[1] as f64, x[2] as f64])
 }
 
 /// f64 arithmetic with PTX's NaN rule (`order`: operand priority for NaN results).
@@ -1892,8 +2051,14 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             sat,
         } => {
             let m = rnd.unwrap_or(Rnd::Rn);
+            let exact: fn(&[f32]) -> fref::Exact32 = match op {
+                Fop::Add => |x| fref::Exact32::Sum(vec![x[0] as f64, x[1] as f64]),
+                Fop::Sub => |x| fref::Exact32::Sum(vec![x[0] as f64, -x[1] as f64]),
+                Fop::Mul => |x| fref::Exact32::Sum(vec![x[0] as f64 * x[1] as f64]),
+                Fop::Div => |x| fref::Exact32::Quot(x[0] as f64, x[1] as f64),
+            };
             one(match ft {
-                Ft::F32 => arith32(&s[..2], ftz, sat, |x| match op {
+                Ft::F32 => arith32(&s[..2], ftz, sat, m, Some(exact), |x| match op {
                     Fop::Add => fref::add32(x[0], x[1], m),
                     Fop::Sub => fref::add32(x[0], -x[1], m),
                     Fop::Mul => fref::mul32(x[0], x[1], m),
@@ -1914,15 +2079,24 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
         Op::Fma {
             ft, rnd, ftz, sat, ..
         } => one(match ft {
-            Ft::F32 => arith32(&s[..3], ftz, sat, |x| fref::fma32(x[0], x[1], x[2], rnd)),
+            Ft::F32 => arith32(&s[..3], ftz, sat, rnd, Some(exact_fma), |x| {
+                fref::fma32(x[0], x[1], x[2], rnd)
+            }),
             Ft::F64 => arith64(&s[..3], &[1, 2, 0], |x| fref::fma64(x[0], x[1], x[2], rnd)),
         }),
         Op::Rcp { ft, rnd, ftz } => one(match ft {
-            Ft::F32 => arith32(&s[..1], ftz, false, |x| fref::div32(1.0, x[0], rnd)),
+            Ft::F32 => arith32(
+                &s[..1],
+                ftz,
+                false,
+                rnd,
+                Some(|x| fref::Exact32::Quot(1.0, x[0] as f64)),
+                |x| fref::div32(1.0, x[0], rnd),
+            ),
             Ft::F64 => arith64(&s[..1], &[0], |x| fref::div64(1.0, x[0], rnd)),
         }),
         Op::Sqrt { ft, rnd, ftz } => one(match ft {
-            Ft::F32 => arith32(&s[..1], ftz, false, |x| fref::sqrt32(x[0], rnd)),
+            Ft::F32 => arith32(&s[..1], ftz, false, rnd, None, |x| fref::sqrt32(x[0], rnd)),
             Ft::F64 => arith64(&s[..1], &[0], |x| fref::sqrt64(x[0], rnd)),
         }),
         Op::Fabs { ft, ftz } | Op::Fneg { ft, ftz } => {

@@ -292,6 +292,59 @@ pub fn sqrt32(a: f32, m: Rnd) -> f32 {
     round32(q, sign(r), m)
 }
 
+/// The exact value of an f32 operation, for [`tiny32`].
+#[derive(Clone, Debug)]
+pub enum Exact32 {
+    /// The sum of these doubles (products of two f32 values are exact doubles).
+    Sum(Vec<f64>),
+    /// The quotient of these doubles.
+    Quot(f64, f64),
+}
+
+impl Exact32 {
+    /// The sign of `value - t` (`t` of a few bits: `t * divisor` is exact).
+    fn cmp(&self, t: f64) -> Ordering {
+        match self {
+            Exact32::Sum(xs) => {
+                let mut v = xs.clone();
+                v.push(-t);
+                sign_of_sum(&v)
+            }
+            Exact32::Quot(a, b) => {
+                let s = sign_of_sum(&[*a, -t * b]);
+                if *b < 0.0 {
+                    s.reverse()
+                } else {
+                    s
+                }
+            }
+        }
+    }
+}
+
+/// Whether an f32 result that rounds (with subnormals) to the smallest normal magnitude is
+/// tiny *after rounding* in IEEE 754's sense, as `.ftz` decides (measured: `mul.rn.ftz.f32`
+/// of `2^-126` and `1 - 2^-24` gives 0): the exact value `v` (negative when `neg`), rounded to
+/// 24 bits in mode `m` with an unbounded exponent range, is below `2^-126`. Between `2^-127`
+/// and `2^-126` that grid's step is `2^-150`: round to nearest reaches `2^-126` from
+/// `2^-126 - 2^-151` up (the tie goes to the even `2^-126`), rounding away from zero from
+/// above `2^-126 - 2^-150`, rounding towards zero only from `2^-126`.
+pub fn tiny32(v: &Exact32, neg: bool, m: Rnd) -> bool {
+    let min = f64::from_bits(0x3810_0000_0000_0000); // 2^-126
+    let away = matches!((m, neg), (Rnd::Rp, false) | (Rnd::Rm, true));
+    let toward = matches!((m, neg), (Rnd::Rz, _) | (Rnd::Rp, true) | (Rnd::Rm, false));
+    let (t, tiny_at_t) = if away {
+        (min - min * f64::powi(2.0, -24), true)
+    } else if toward {
+        (min, false)
+    } else {
+        (min - min * f64::powi(2.0, -25), false)
+    };
+    // |v| against t: for a negative v, -v - t has the sign of -(v + t).
+    let o = if neg { v.cmp(-t).reverse() } else { v.cmp(t) };
+    o == Ordering::Less || (o == Ordering::Equal && tiny_at_t)
+}
+
 // ------------------------------------------------------------------ double precision
 
 fn soft64(m: Rnd, f: impl FnOnce(rustc_apfloat::Round) -> rustc_apfloat::ieee::Double) -> f64 {
@@ -992,5 +1045,40 @@ mod half_tests {
             round_half(-2f64.powi(-26), Ordering::Equal, F16, Rnd::Rn).0,
             0x8000
         );
+    }
+}
+
+#[cfg(test)]
+mod tiny_tests {
+    use super::*;
+
+    #[test]
+    fn tininess_after_rounding() {
+        let min = f32::from_bits(0x0080_0000) as f64;
+        let mul = |a: u32, b: u32| {
+            Exact32::Sum(vec![f32::from_bits(a) as f64 * f32::from_bits(b) as f64])
+        };
+        // 2^-126 (1 - 2^-24): representable with an unbounded exponent, tiny in every mode
+        // (it rounds to 2^-126 with subnormals in .rn and .rp).
+        let v = mul(0x0080_0000, 0x3f7f_ffff);
+        for m in [Rnd::Rn, Rnd::Rz, Rnd::Rm, Rnd::Rp] {
+            assert!(tiny32(&v, false, m), "{m:?}");
+        }
+        // 2^-126 itself is not tiny; 2^-126 (1 - 2^-25) rounds to 2^-126 at 24 bits (a tie
+        // to even) in .rn, to the step below in .rz.
+        assert!(!tiny32(&Exact32::Sum(vec![min]), false, Rnd::Rn));
+        let tie = Exact32::Sum(vec![min, -min * 2f64.powi(-25)]);
+        assert!(!tiny32(&tie, false, Rnd::Rn) && tiny32(&tie, false, Rnd::Rz));
+        assert!(!tiny32(&tie, false, Rnd::Rp) && tiny32(&tie, false, Rnd::Rm));
+        let neg = Exact32::Sum(vec![-min, min * 2f64.powi(-25)]);
+        assert!(!tiny32(&neg, true, Rnd::Rn) && !tiny32(&neg, true, Rnd::Rm));
+        assert!(tiny32(&neg, true, Rnd::Rp));
+        // A quotient: 2^-126 (1 - 2^-24) / 1.
+        assert!(tiny32(
+            &Exact32::Quot(min * (1.0 - 2f64.powi(-24)), 1.0),
+            false,
+            Rnd::Rn
+        ));
+        assert!(!tiny32(&Exact32::Quot(-min, -1.0), false, Rnd::Rn));
     }
 }

@@ -2,11 +2,14 @@
 //!
 //! A typed generator ([`prog`]) draws a well-defined kernel under a swarm configuration
 //! ([`prog::Swarm`]: which instruction families, roundings, `.ftz`/`.sat`, guards, branches,
-//! loops and immediates may appear). The kernel is lowered to IR ([`lower`]) and run by the
-//! interpreter three ways — from the IR, from its printed-and-reparsed text, and from its
-//! decoded bytecode — which must give identical results (buffers and errors alike). Where the
-//! reference ([`eval`], [`fref`]) knows the answer (every family but the approximate
-//! functions), the output must equal it bit for bit.
+//! loops and immediates may appear, and whether float families draw contraction chains). The
+//! kernel is lowered to IR ([`lower`]) and run by the interpreter three ways — from the IR,
+//! from its printed-and-reparsed text, and from its decoded bytecode — which must give
+//! identical results (buffers and errors alike). Where the reference ([`eval`], [`fref`])
+//! knows the answer (every family but the approximate functions), the output must equal it bit
+//! for bit. The interpreter contracts `mul`/`add` pairs as ptxas does by default; the reference
+//! decides the same independently ([`contract`]), and a second run of the interpreter with
+//! `Contraction::Never` must equal the reference's one-by-one reading.
 //!
 //! A failure is shrunk (instructions and regions removed, stores narrowed to the registers that
 //! differ, launch reduced) and reported as a regression file with `expect: run`.
@@ -15,6 +18,7 @@
 //! [`prog::signature`], a generator arm in [`prog::Gen`], the lowering in [`lower`] and the
 //! semantics in [`eval::eval`] (or none, for three-way agreement only).
 
+pub mod contract;
 pub mod eval;
 pub mod fref;
 pub mod lower;
@@ -24,7 +28,7 @@ use crate::regress;
 use arbitrary::Unstructured;
 use prog::{Family, Gen, Node, Program, Swarm};
 use ptx_ir_core::Module;
-use ptx_ir_interp::{Arg, Program as Loaded};
+use ptx_ir_interp::{Arg, Contraction, Program as Loaded};
 
 /// Fuel for one launch (thread-instructions): generated kernels need far less.
 const FUEL: u64 = 20_000_000;
@@ -62,6 +66,8 @@ pub enum Failure {
         regs: Vec<prog::Reg>,
         /// Description of the first difference.
         detail: String,
+        /// With `Contraction::Never` (every instruction rounding on its own).
+        never: bool,
     },
 }
 
@@ -71,7 +77,8 @@ impl Failure {
             Failure::Text(_) => 0,
             Failure::Error(_) => 1,
             Failure::Disagree(_) => 2,
-            Failure::Reference { .. } => 3,
+            Failure::Reference { never: false, .. } => 3,
+            Failure::Reference { never: true, .. } => 4,
         }
     }
 
@@ -80,7 +87,16 @@ impl Failure {
             Failure::Text(s) => format!("text round trip: {s}"),
             Failure::Error(s) => format!("interpreter error on a well-defined kernel: {s}"),
             Failure::Disagree(s) => format!("IR, text and bytecode runs disagree: {s}"),
-            Failure::Reference { detail, .. } => format!("differs from the reference: {detail}"),
+            Failure::Reference {
+                detail,
+                never: false,
+                ..
+            } => format!("differs from the reference: {detail}"),
+            Failure::Reference {
+                detail,
+                never: true,
+                ..
+            } => format!("differs from the reference (--contract never): {detail}"),
         }
     }
 }
@@ -107,12 +123,26 @@ pub fn launch_maps(
     out_len: usize,
     tmaps: &[String],
 ) -> Result<Vec<u8>, String> {
+    launch_mode(m, grid, block, input, out_len, tmaps, Contraction::Ptxas)
+}
+
+/// As [`launch_maps`], with contraction `c`.
+pub fn launch_mode(
+    m: &Module,
+    grid: u32,
+    block: u32,
+    input: &[u8],
+    out_len: usize,
+    tmaps: &[String],
+    c: Contraction,
+) -> Result<Vec<u8>, String> {
     let prog = Loaded::load(m).map_err(|e| format!("load: {e}"))?;
     let mut l = prog
         .launch("k")
         .grid([grid, 1, 1])
         .block([block, 1, 1])
         .fuel(FUEL)
+        .contraction(c)
         .arg(Arg::Buffer(input.to_vec()))
         .arg(Arg::Buffer(vec![0; out_len]));
     for t in tmaps {
@@ -125,14 +155,15 @@ pub fn launch_maps(
         .ok_or_else(|| "no buffers".to_string())
 }
 
-/// The `ptx run` arguments of a program's launch.
-pub fn run_args(p: &Program) -> String {
+/// The `ptx run` arguments of a program's launch (`never`: with `--contract never`).
+pub fn run_args(p: &Program, never: bool) -> String {
     format!(
-        "--entry k --grid {} --block {} --arg hex:{} --arg zeros:{}",
+        "--entry k --grid {} --block {} --arg hex:{} --arg zeros:{}{}",
         p.grid,
         p.block,
         regress::hex(&lower::input(p)),
-        p.out_len()
+        p.out_len(),
+        if never { " --contract never" } else { "" }
     )
 }
 
@@ -157,6 +188,19 @@ pub fn three_ways_maps(
     out_len: usize,
     tmaps: &[String],
 ) -> Result<Result<Vec<u8>, String>, Failure> {
+    three_ways_mode(m, grid, block, input, out_len, tmaps, Contraction::Ptxas)
+}
+
+/// As [`three_ways_maps`], with contraction `c`.
+pub fn three_ways_mode(
+    m: &Module,
+    grid: u32,
+    block: u32,
+    input: &[u8],
+    out_len: usize,
+    tmaps: &[String],
+    c: Contraction,
+) -> Result<Result<Vec<u8>, String>, Failure> {
     let text = ptx_ir_text::print(m);
     let m2 = ptx_ir_text::parse(&text)
         .map_err(|e| Failure::Text(format!("printed kernel does not parse: {e}")))?;
@@ -178,9 +222,9 @@ pub fn three_ways_maps(
     }
     let bytes = ptx_ir_binary::encode(m).map_err(|e| Failure::Text(format!("encode: {e}")))?;
     let m3 = ptx_ir_binary::decode(&bytes).map_err(|e| Failure::Text(format!("decode: {e}")))?;
-    let r1 = launch_maps(m, grid, block, input, out_len, tmaps);
-    let r2 = launch_maps(&m2, grid, block, input, out_len, tmaps);
-    let r3 = launch_maps(&m3, grid, block, input, out_len, tmaps);
+    let r1 = launch_mode(m, grid, block, input, out_len, tmaps, c);
+    let r2 = launch_mode(&m2, grid, block, input, out_len, tmaps, c);
+    let r3 = launch_mode(&m3, grid, block, input, out_len, tmaps, c);
     if r1 != r2 || r1 != r3 {
         let show = |r: &Result<Vec<u8>, String>| match r {
             Ok(b) => format!("ok ({} bytes, hash {:016x})", b.len(), fnv(b)),
@@ -202,16 +246,37 @@ fn fnv(b: &[u8]) -> u64 {
     })
 }
 
-/// Checks one program: three-way agreement, no error, and agreement with the reference.
+/// Checks one program: three-way agreement, no error, and agreement with the reference, as
+/// ptxas compiles it (contraction) and as the ISA reads it one instruction at a time (a second
+/// run of the interpreter with `Contraction::Never`).
 pub fn check(p: &Program) -> Result<(), Failure> {
     let m = lower::module(p);
     let input = lower::input(p);
-    let (offs, rec) = p.record_layout();
     let out_len = p.out_len() as usize;
     let got = three_ways(&m, p.grid, p.block, &input, out_len)?.map_err(Failure::Error)?;
-    let Some(exp) = eval::run(p) else {
-        return Ok(());
-    };
+    if let Some(exp) = eval::run(p) {
+        compare(p, &got, &exp, false)?;
+    }
+    let got = launch_mode(
+        &m,
+        p.grid,
+        p.block,
+        &input,
+        out_len,
+        &[],
+        Contraction::Never,
+    )
+    .map_err(|e| Failure::Error(format!("with --contract never: {e}")))?;
+    if let Some(exp) = eval::run_never(p) {
+        compare(p, &got, &exp, true)?;
+    }
+    Ok(())
+}
+
+/// Compares the interpreter's output `got` with the reference's `exp`.
+fn compare(p: &Program, got: &[u8], exp: &eval::Expected, never: bool) -> Result<(), Failure> {
+    let (offs, rec) = p.record_layout();
+    let out_len = p.out_len() as usize;
     let mut first = None;
     let mut regs = Vec::new();
     for th in 0..p.block * p.grid {
@@ -274,6 +339,7 @@ pub fn check(p: &Program) -> Result<(), Failure> {
             thread,
             regs,
             detail,
+            never,
         }),
     }
 }
@@ -422,11 +488,18 @@ fn report(p: &Program, f: Failure) -> ! {
     let (q, g) = shrink(p, &f);
     let m = lower::module(&q);
     let text = ptx_ir_text::print(&m);
+    let never = matches!(g, Failure::Reference { never: true, .. });
+    let mode = if never {
+        Contraction::Never
+    } else {
+        Contraction::Ptxas
+    };
     let expected = match &g {
         // The reference's answer where it has one, the interpreter's elsewhere.
         Failure::Reference { .. } => {
-            let exp = eval::run(&q).expect("the reference ran before");
-            let got = launch(&m, q.grid, q.block, &lower::input(&q), q.out_len() as usize)
+            let exp = eval::run_mode(&q, !never).expect("the reference ran before");
+            let input = lower::input(&q);
+            let got = launch_mode(&m, q.grid, q.block, &input, q.out_len() as usize, &[], mode)
                 .unwrap_or_default();
             exp.bytes
                 .iter()
@@ -443,7 +516,7 @@ fn report(p: &Program, f: Failure) -> ! {
         }
         _ => eval::run(&q).map(|e| e.bytes).unwrap_or_default(),
     };
-    let file = regress::Case::run(&g.message(), &text, &run_args(&q), &expected).render();
+    let file = regress::Case::run(&g.message(), &text, &run_args(&q, never), &expected).render();
     panic!(
         "interp_agree oracle: {}\n--- regression file (save as corpus/regress/NAME.ptx):\n{file}",
         g.message()
@@ -456,6 +529,7 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
     let m = ptx_ir_text::parse(text).map_err(|e| format!("does not parse: {e}"))?;
     let toks: Vec<&str> = run.split_whitespace().collect();
     let (mut grid, mut block, mut entry) = (1u32, 32u32, "k");
+    let mut contraction = Contraction::Ptxas;
     let mut args = Vec::new();
     let mut tmaps = Vec::new();
     let mut i = 0;
@@ -482,6 +556,13 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
             // Tensor maps (after the two buffers) go to the launch as their descriptions.
             "--arg" if v.starts_with("tmap:") => tmaps.push(v["tmap:".len()..].to_string()),
             "--arg" => args.push(Arg::parse_spec(v)?.0),
+            "--contract" => {
+                contraction = match v {
+                    "ptxas" => Contraction::Ptxas,
+                    "never" => Contraction::Never,
+                    _ => return Err(format!("unknown --contract `{v}`")),
+                }
+            }
             t => return Err(format!("unknown RUN token `{t}`")),
         }
         i += 2;
@@ -492,7 +573,7 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
     let (Arg::Buffer(input), Arg::Buffer(zeros)) = (&args[0], &args[1]) else {
         return Err("expected two buffer arguments".into());
     };
-    let got = three_ways_maps(&m, grid, block, input, zeros.len(), &tmaps)
+    let got = three_ways_mode(&m, grid, block, input, zeros.len(), &tmaps, contraction)
         .map_err(|f| f.message())?
         .map_err(|e| format!("interpreter error: {e}"))?;
     if got != out {
@@ -994,6 +1075,110 @@ mod tests {
             "{answered} of {kernels} answered"
         );
         assert!(c.iter().all(|&n| n >= 20), "instruction counts {c:?}");
+    }
+
+    /// A regression file's `RUN:` line may ask for `--contract never`.
+    #[test]
+    fn check_run_takes_the_contraction_mode() {
+        let text = ".version 8.7\n.target sm_90\n.address_size 64\n\
+            .visible .entry k(.param .u64 in, .param .u64 out)\n{\n\
+            .reg .f32 %f<4>;\n.reg .b64 %rd<2>;\n\
+            ld.param.u64 %rd0, [in];\nld.param.u64 %rd1, [out];\n\
+            cvta.to.global.u64 %rd0, %rd0;\ncvta.to.global.u64 %rd1, %rd1;\n\
+            ld.global.f32 %f1, [%rd0];\nld.global.f32 %f2, [%rd0+4];\n\
+            mul.rn.f32 %f3, %f1, %f2;\nmul.f32 %f0, %f1, %f2;\nsub.f32 %f0, %f0, %f3;\n\
+            st.global.f32 [%rd1], %f0;\nret;\n}\n";
+        // (1 + 2^-23)(1 - 2^-24) - round(...): 2^-24 - 2^-47 fused, 0 one by one.
+        let run = "--entry k --grid 1 --block 1 --arg hex:0100803fffff7f3f --arg zeros:4";
+        let fused = (2f32.powi(-24) - 2f32.powi(-47)).to_le_bytes();
+        assert_eq!(check_run(text, run, &fused), Ok(()));
+        let never = format!("{run} --contract never");
+        assert_eq!(check_run(text, &never, &[0; 4]), Ok(()));
+        assert!(check_run(text, &never, &fused).is_err());
+    }
+
+    fn run_contract(u: &mut Unstructured) -> arbitrary::Result<()> {
+        run_families(u, &[Family::Float, Family::Half, Family::Cmp])
+    }
+
+    #[test]
+    fn smoke_contract() {
+        let done = crate::smoke(run_contract, 0x5eed_0013, 200, 4096);
+        assert!(done >= 60, "only {done} of 200 inputs completed");
+    }
+
+    /// With the contraction knob, float and half kernels fuse `mul`/`add` pairs of every type
+    /// (through moves and `neg`s, with guards, `.ftz` and `.sat`), the fused results often
+    /// differ from the one-by-one reading, the `neg` folds appear, and the reference rarely
+    /// leaves a fusion undecided.
+    #[test]
+    fn contraction_is_generated() {
+        use contract::{Fty, Plan};
+        let mut src = crate::Bytes::new(0x5eed_0014);
+        let (mut kernels, mut differ, mut unsure, mut candidates) = (0, 0, 0, 0);
+        let mut with_fused = 0;
+        let mut fused = std::collections::HashMap::new();
+        let (mut sat, mut ftz, mut guarded, mut negated, mut folds) = (0, 0, 0, 0, [0; 3]);
+        for _ in 0..300 {
+            let data = src.fill(4096);
+            let mut u = Unstructured::new(&data);
+            let Ok(mut swarm) = Swarm::arbitrary(&mut u, &[Family::Float, Family::Half]) else {
+                continue;
+            };
+            swarm.contract = true;
+            let Ok(p) = Gen::new(&swarm).program(&mut u) else {
+                continue;
+            };
+            kernels += 1;
+            let plans = contract::Plans::of(&p);
+            with_fused += plans.all().any(|pl| matches!(pl, Plan::Fused { .. })) as usize;
+            for i in p.insts() {
+                let add = contract::add_of(&i.op);
+                candidates += add.is_some() as usize;
+                match plans.get(i) {
+                    Some(Plan::Fused { neg_product, .. }) => {
+                        let (ty, _, f, s) = add.expect("an add");
+                        *fused.entry(format!("{ty:?}")).or_insert(0usize) += 1;
+                        sat += s as usize;
+                        ftz += f as usize;
+                        guarded += i.guard.is_some() as usize;
+                        negated += neg_product as usize;
+                    }
+                    Some(Plan::Unsure) => unsure += 1,
+                    Some(Plan::Copy(_)) => folds[0] += 1,
+                    Some(Plan::SignFlip) => folds[1] += 1,
+                    Some(Plan::SelectNeg { .. }) => folds[2] += 1,
+                    _ => {}
+                }
+            }
+            let (a, b) = (eval::run(&p), eval::run_never(&p));
+            if let (Some(a), Some(b)) = (a, b) {
+                differ += (a
+                    .bytes
+                    .iter()
+                    .zip(&a.known)
+                    .zip(b.bytes.iter().zip(&b.known)))
+                .any(|((x, kx), (y, ky))| *kx && *ky && x != y) as usize;
+            }
+        }
+        let n: usize = fused.values().sum();
+        eprintln!(
+            "{kernels} kernels ({with_fused} with fused adds), {candidates} candidate adds, fused {fused:?}, {unsure} unsure, \
+             {differ} kernels differ, sat {sat} ftz {ftz} guarded {guarded} negated {negated}, \
+             folds {folds:?}"
+        );
+        let _ = Fty::F32;
+        assert!(
+            fused.len() == 6 && fused.values().all(|&k| k >= 20),
+            "{fused:?}"
+        );
+        assert!(unsure * 20 <= n, "{unsure} undecided of {n}");
+        assert!(
+            differ * 4 >= with_fused,
+            "{differ} of {with_fused} kernels with fused adds differ"
+        );
+        assert!(sat >= 10 && ftz >= 10 && guarded >= 10 && negated >= 10);
+        assert!(folds.iter().all(|&k| k >= 5), "folds {folds:?}");
     }
 
     #[test]
