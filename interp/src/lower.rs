@@ -243,7 +243,20 @@ fn value_uses(
         }
         i += 1;
     }
-    // Live at the end of the block: read elsewhere means read in another block.
+    // Live at the end of the block: read elsewhere means read in another block, or, around a
+    // loop, in this one before any definition of it (a read that sees the value coming in).
+    let mut start = at;
+    while start > 0 && info[start - 1].block == b {
+        start -= 1;
+    }
+    for inf in &info[start..=at] {
+        if inf.uses.contains(&slot) {
+            return None;
+        }
+        if inf.defs.contains(&slot) {
+            break;
+        }
+    }
     (!read_anywhere(slot, b)).then_some(out)
 }
 
