@@ -586,3 +586,36 @@ fn a_closed_pipe_is_not_a_panic() {
         );
     }
 }
+
+/// The load step's lowering analysis (contraction, `neg` folds) is linear in a block's length:
+/// 200,000 instructions in one block (one product read by every `add`, `mul`+`add` pairs, and
+/// a `neg` chain) load and run in well under the limit (the analysis once took minutes here).
+#[test]
+fn lowering_analysis_of_a_huge_block_is_linear() {
+    let dir = scratch("lowering_huge_block");
+    let mut body = String::from("mul.f32 %f1, %f2, %f3;\n");
+    for i in 0..70_000 {
+        body.push_str(&format!("add.f32 %f{}, %f1, %f3;\n", 4 + i % 50));
+    }
+    for i in 0..70_000 {
+        let r = 4 + i % 50;
+        body.push_str(&format!(
+            "mul.f32 %f{r}, %f2, %f3;\nsub.f32 %f60, %f{r}, %f2;\n"
+        ));
+    }
+    for _ in 0..60_000 {
+        body.push_str("neg.f32 %f61, %f61;\n");
+    }
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n\
+         .reg .f32 %f<62>;\n{body}ret;\n}}\n"
+    );
+    let f = write(&dir, "huge_block.ptx", src);
+    let out = ptx(&["run", s(&f), "--entry", "k"], 30 * SECOND);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("thread-instructions"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -31,6 +31,7 @@
 use crate::load::{DInst, Opnd};
 use ptx_ir_core::defuse::{roles, Role};
 use ptx_ir_core::{Flag, Instruction, Opcode, Type};
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 /// How an instruction executes differently from its one-by-one reading.
@@ -176,88 +177,187 @@ struct Info {
     block: u32,
 }
 
-/// The instruction in the same block before `at` that last wrote `slot`, if it is the only
-/// definition reaching `at` (unguarded, and in the block).
-fn reaching(info: &[Info], code: &[DInst], at: usize, slot: u32) -> Option<usize> {
-    let b = info[at].block;
-    let mut i = at;
-    while i > 0 {
-        i -= 1;
-        if info[i].block != b {
-            return None;
-        }
-        if info[i].defs.contains(&slot) {
-            return code[i].guard.is_none().then_some(i);
-        }
-    }
-    None
+/// What an instruction reads from a slot, within its block.
+#[derive(Clone, Copy, PartialEq)]
+enum Src {
+    /// The value the block began with (no definition before it in the block).
+    Entry,
+    /// The unguarded definition at this index.
+    Def(u32),
+    /// A guarded definition's result, which may be the older value.
+    Guarded,
 }
 
-/// Whether `slot` holds at `to` the value it had when `from` read it: nothing from `from`
+/// A value an unguarded definition writes: its reads in the block, and the next definition of
+/// its slot there (index, whether guarded), if any.
+#[derive(Default)]
+struct Value {
+    reads: Vec<u32>,
+    next: Option<(u32, bool)>,
+}
+
+/// Per-block def-use facts, from one forward pass (linear in the body).
+#[derive(Default)]
+struct Flow {
+    /// Per instruction, per slot it reads: what it reads.
+    reach: Vec<SmallVec<[(u32, Src); 4]>>,
+    /// Per (unguarded definition, slot).
+    values: FxHashMap<(u32, u32), Value>,
+    /// The first definition of (block, slot) in the block.
+    first_def: FxHashMap<(u32, u32), u32>,
+    /// (block, slot) read in the block before any definition of it there.
+    upward: rustc_hash::FxHashSet<(u32, u32)>,
+    /// Per slot, the blocks that read it (up to four; `u32::MAX` for more).
+    readers: FxHashMap<u32, SmallVec<[u32; 4]>>,
+}
+
+impl Flow {
+    fn new(info: &[Info], code: &[DInst]) -> Flow {
+        let mut f = Flow::default();
+        let mut cur: FxHashMap<u32, Src> = FxHashMap::default();
+        for (i, inf) in info.iter().enumerate() {
+            if i > 0 && info[i - 1].block != inf.block {
+                cur.clear();
+            }
+            let mut reach = SmallVec::new();
+            for &s in &inf.uses {
+                let src = cur.get(&s).copied().unwrap_or(Src::Entry);
+                match src {
+                    Src::Entry => {
+                        f.upward.insert((inf.block, s));
+                    }
+                    Src::Def(d) => {
+                        if let Some(v) = f.values.get_mut(&(d, s)) {
+                            if v.reads.last() != Some(&(i as u32)) {
+                                v.reads.push(i as u32);
+                            }
+                        }
+                    }
+                    Src::Guarded => {}
+                }
+                reach.push((s, src));
+            }
+            f.reach.push(reach);
+            for &s in &inf.uses {
+                let e = f.readers.entry(s).or_default();
+                if !e.contains(&inf.block) {
+                    if e.len() == 4 {
+                        e[3] = u32::MAX;
+                    } else {
+                        e.push(inf.block);
+                    }
+                }
+            }
+            let guarded = code[i].guard.is_some();
+            for &s in &inf.defs {
+                match cur.get(&s) {
+                    Some(Src::Def(d)) => {
+                        if let Some(v) = f.values.get_mut(&(*d, s)) {
+                            v.next.get_or_insert((i as u32, guarded));
+                        }
+                    }
+                    Some(_) => {}
+                    None => {
+                        f.first_def.entry((inf.block, s)).or_insert(i as u32);
+                    }
+                }
+                if guarded {
+                    cur.insert(s, Src::Guarded);
+                } else {
+                    cur.insert(s, Src::Def(i as u32));
+                    f.values.insert((i as u32, s), Value::default());
+                }
+            }
+        }
+        f
+    }
+
+    /// Whether `slot` is read in a block other than `b`.
+    fn read_elsewhere(&self, slot: u32, b: u32) -> bool {
+        self.readers
+            .get(&slot)
+            .is_some_and(|v| v.iter().any(|x| *x != b))
+    }
+
+    fn src(&self, at: usize, slot: u32) -> Src {
+        self.reach[at]
+            .iter()
+            .find(|(s, _)| *s == slot)
+            .map_or(Src::Entry, |(_, src)| *src)
+    }
+}
+
+/// The instruction in the same block before `at` that last wrote `slot`, if it is the only
+/// definition reaching `at` (unguarded, and in the block).
+fn reaching(flow: &Flow, at: usize, slot: u32) -> Option<usize> {
+    match flow.src(at, slot) {
+        Src::Def(d) => Some(d as usize),
+        _ => None,
+    }
+}
+
+/// Whether `slot`, which `from` reads, holds at `to` the value `from` read: nothing from `from`
 /// itself up to `to` writes it (same block).
-fn unchanged(info: &[Info], from: usize, to: usize, slot: u32) -> bool {
-    (from..to).all(|i| !info[i].defs.contains(&slot))
+fn unchanged(flow: &Flow, info: &[Info], from: usize, to: usize, slot: u32) -> bool {
+    let next = match flow.src(from, slot) {
+        Src::Def(d) => flow
+            .values
+            .get(&(d, slot))
+            .and_then(|v| v.next.map(|n| n.0)),
+        Src::Entry => flow.first_def.get(&(info[from].block, slot)).copied(),
+        Src::Guarded => return false,
+    };
+    next.is_none_or(|n| n as usize >= to)
 }
 
 /// The uses of the value `at` writes to `slot`: the instructions that read it (with the
 /// operand positions), or `None` when the value may be read outside its block.
 fn value_uses(
+    flow: &Flow,
     info: &[Info],
     code: &[DInst],
-    read_anywhere: &dyn Fn(u32, u32) -> bool,
     at: usize,
     slot: u32,
 ) -> Option<Vec<(usize, SmallVec<[u8; 2]>)>> {
     let b = info[at].block;
-    let mut out = Vec::new();
-    let mut i = at + 1;
-    while i < info.len() && info[i].block == b {
-        if info[i].uses.contains(&slot) {
-            // Plain operand positions; a read of any other kind (guard, address, vector,
-            // destination) is marked u8::MAX.
-            let mut pos: SmallVec<[u8; 2]> = SmallVec::new();
-            let mut all: SmallVec<[u32; 8]> = SmallVec::new();
-            if let Some((g, _)) = code[i].guard {
-                all.push(g);
+    let v = flow.values.get(&(at as u32, slot))?;
+    match v.next {
+        // A guarded redefinition: the value may still be live after it.
+        Some((_, true)) => return None,
+        Some((_, false)) => {}
+        // Live at the end of the block: read elsewhere means read in another block, or, around
+        // a loop, in this one before any definition of it (a read that sees the value coming in).
+        None => {
+            if flow.upward.contains(&(b, slot)) || flow.read_elsewhere(slot, b) {
+                return None;
             }
-            for (k, o) in code[i].opnds.iter().enumerate() {
-                if k == 0 && matches!(o, Opnd::Reg { .. }) {
-                    continue; // the destination
-                }
-                push_slots(o, &mut all);
-                if k > 0 && reg(o) == Some(slot) {
-                    pos.push(k as u8);
-                }
-            }
-            if all.iter().filter(|s| **s == slot).count() != pos.len() || pos.is_empty() {
-                pos.push(u8::MAX);
-            }
-            out.push((i, pos));
-        }
-        if info[i].defs.contains(&slot) {
-            if code[i].guard.is_none() {
-                return Some(out);
-            }
-            // A guarded redefinition: the value may still be live after it.
-            return None;
-        }
-        i += 1;
-    }
-    // Live at the end of the block: read elsewhere means read in another block, or, around a
-    // loop, in this one before any definition of it (a read that sees the value coming in).
-    let mut start = at;
-    while start > 0 && info[start - 1].block == b {
-        start -= 1;
-    }
-    for inf in &info[start..=at] {
-        if inf.uses.contains(&slot) {
-            return None;
-        }
-        if inf.defs.contains(&slot) {
-            break;
         }
     }
-    (!read_anywhere(slot, b)).then_some(out)
+    let mut out = Vec::with_capacity(v.reads.len());
+    for &i in &v.reads {
+        let i = i as usize;
+        // Plain operand positions; a read of any other kind (guard, address, vector,
+        // destination) is marked u8::MAX.
+        let mut pos: SmallVec<[u8; 2]> = SmallVec::new();
+        let mut all: SmallVec<[u32; 8]> = SmallVec::new();
+        if let Some((g, _)) = code[i].guard {
+            all.push(g);
+        }
+        for (k, o) in code[i].opnds.iter().enumerate() {
+            if k == 0 && matches!(o, Opnd::Reg { .. }) {
+                continue; // the destination
+            }
+            push_slots(o, &mut all);
+            if k > 0 && reg(o) == Some(slot) {
+                pos.push(k as u8);
+            }
+        }
+        if all.iter().filter(|s| **s == slot).count() != pos.len() || pos.is_empty() {
+            pos.push(u8::MAX);
+        }
+        out.push((i, pos));
+    }
+    Some(out)
 }
 
 /// A product candidate: the `mul` (or `div`) and whether a `neg` negates it on the way.
@@ -283,20 +383,20 @@ fn modes_match(a: &Instruction, b: &Instruction) -> bool {
     a.has(Flag::Ftz) == b.has(Flag::Ftz)
 }
 
-/// Follows `slot` as read at `at` back through unguarded `mov`/`neg` to a fusable `mul`,
-/// collecting the chain's links (for the use check).
 /// What the contraction analysis reads.
 struct Cx<'a> {
     constant: &'a dyn Fn(&Opnd) -> bool,
     constant_value: &'a dyn Fn(&Opnd) -> Option<u64>,
     insts: &'a [Instruction],
     code: &'a [DInst],
-    info: &'a [Info],
+    flow: &'a Flow,
 }
 
 /// A qualifying operand of an `add`/`sub`: its position, the product, and the chain's links.
 type Qualifying = (u8, Product, Vec<(usize, u32)>);
 
+/// Follows `slot` as read at `at` back through unguarded `mov`/`neg` to a fusable `mul` (or
+/// `div`), collecting the chain's links (for the use check).
 fn product_of(
     cx: &Cx<'_>,
     add: usize,
@@ -304,11 +404,11 @@ fn product_of(
     mut slot: u32,
     links: &mut Vec<(usize, u32)>,
 ) -> Option<Product> {
-    let (constant, insts, code, info) = (cx.constant, cx.insts, cx.code, cx.info);
+    let (constant, insts, code) = (cx.constant, cx.insts, cx.code);
     let ty = code[add].ty?;
     let mut neg = false;
     for _ in 0..8 {
-        let def = reaching(info, code, at, slot)?;
+        let def = reaching(cx.flow, at, slot)?;
         let d = &code[def];
         let inst = &insts[def];
         let same_width_mov =
@@ -396,26 +496,7 @@ pub fn lower(insts: &[Instruction], code: &mut [DInst], tables: &[Vec<u32>], nsl
         let (defs, uses) = defs_uses(&insts[i], &code[i]);
         info.push(Info { defs, uses, block });
     }
-    // Blocks reading each slot, for "is this value read in another block".
-    let mut readers: rustc_hash::FxHashMap<u32, SmallVec<[u32; 4]>> = Default::default();
-    for inf in &info {
-        for s in &inf.uses {
-            let e = readers.entry(*s).or_default();
-            if !e.contains(&inf.block) {
-                if e.len() == 4 {
-                    // Many blocks: keep the marker that it is read elsewhere.
-                    e[3] = u32::MAX;
-                } else {
-                    e.push(inf.block);
-                }
-            }
-        }
-    }
-    let read_elsewhere = |slot: u32, b: u32| {
-        readers
-            .get(&slot)
-            .is_some_and(|v| v.iter().any(|x| *x != b))
-    };
+    let flow = Flow::new(&info, code);
 
     // Registers whose only definition is a `mov` of an immediate: ptxas propagates them, and
     // folds a product of two constants (rounding it).
@@ -455,11 +536,11 @@ pub fn lower(insts: &[Instruction], code: &mut [DInst], tables: &[Vec<u32>], nsl
         insts,
         code,
         &info,
-        &read_elsewhere,
+        &flow,
         nslots,
     );
     div_by_constant(&constant_value, insts, code);
-    nan_folds(insts, code, &info);
+    nan_folds(insts, code, &info, &flow);
 }
 
 fn contract(
@@ -468,7 +549,7 @@ fn contract(
     insts: &[Instruction],
     code: &mut [DInst],
     info: &[Info],
-    read_elsewhere: &dyn Fn(u32, u32) -> bool,
+    flow: &Flow,
     nslots: &mut u32,
 ) {
     let n = code.len();
@@ -494,7 +575,7 @@ fn contract(
                 constant_value,
                 insts,
                 code,
-                info,
+                flow,
             };
             if let Some(p) = product_of(&cx, i, i, slot, &mut links) {
                 options.push((k, p, links));
@@ -528,15 +609,25 @@ fn contract(
             }
         }
         let mut changed = false;
+        // Adds reading one product through one chain share the verdict (a product read by
+        // many adds is checked once a round, not once per add).
+        let mut verdicts: FxHashMap<&[(usize, u32)], bool> = FxHashMap::default();
         for c in &cands {
             let Some(p) = c.pick else { continue };
             let (_, prod, links) = &c.options[p];
             if banned.contains(&prod.mul) {
                 continue;
             }
-            let chain: Vec<usize> = links.iter().map(|(d, _)| *d).collect();
+            if let Some(&ok) = verdicts.get(links.as_slice()) {
+                if !ok {
+                    banned.insert(prod.mul);
+                    changed = true;
+                }
+                continue;
+            }
+            let chain: SmallVec<[usize; 8]> = links.iter().map(|(d, _)| *d).collect();
             let ok = links.iter().all(|(def, slot)| {
-                let Some(uses) = value_uses(info, code, read_elsewhere, *def, *slot) else {
+                let Some(uses) = value_uses(flow, info, code, *def, *slot) else {
                     return false;
                 };
                 uses.iter().all(|(u, pos)| {
@@ -553,6 +644,7 @@ fn contract(
                     }
                 })
             });
+            verdicts.insert(links.as_slice(), ok);
             if !ok {
                 banned.insert(prod.mul);
                 changed = true;
@@ -613,7 +705,7 @@ fn contract(
     }
 }
 
-fn nan_folds(insts: &[Instruction], code: &mut [DInst], info: &[Info]) {
+fn nan_folds(insts: &[Instruction], code: &mut [DInst], info: &[Info], flow: &Flow) {
     // Measured for .f32 only: f64 and f16 `neg`s stay `DADD`/`HADD2` (canonical NaNs).
     for i in 0..code.len() {
         let f32 = code[i].ty == Some(Type::F32);
@@ -632,13 +724,13 @@ fn nan_folds(insts: &[Instruction], code: &mut [DInst], info: &[Info]) {
                 let Some(s) = code[i].opnds.get(1).and_then(reg) else {
                     continue;
                 };
-                let Some(def) = reaching(info, code, i, s) else {
+                let Some(def) = reaching(flow, i, s) else {
                     continue;
                 };
                 let d = &code[def];
                 if d.op == Opcode::Neg && d.ty == code[i].ty && !insts[def].has(Flag::Ftz) {
                     if let Some(x) = d.opnds.get(1).and_then(reg) {
-                        if unchanged(info, def, i, x) && d.lower.is_none() {
+                        if unchanged(flow, info, def, i, x) && d.lower.is_none() {
                             let src = d.opnds[1].clone();
                             code[i].lower = Some(Box::new(Lowering::Copy(src)));
                         }
@@ -650,7 +742,7 @@ fn nan_folds(insts: &[Instruction], code: &mut [DInst], info: &[Info]) {
                     continue;
                 };
                 for (k, negslot, other) in [(1u8, p, q), (2u8, q, p)] {
-                    let Some(def) = reaching(info, code, i, negslot) else {
+                    let Some(def) = reaching(flow, i, negslot) else {
                         continue;
                     };
                     let d = &code[def];
@@ -659,7 +751,7 @@ fn nan_folds(insts: &[Instruction], code: &mut [DInst], info: &[Info]) {
                         && !insts[def].has(Flag::Ftz)
                         && d.lower.is_none()
                         && d.opnds.get(1).and_then(reg) == Some(other)
-                        && unchanged(info, def, i, other)
+                        && unchanged(flow, info, def, i, other)
                     {
                         code[i].lower = Some(Box::new(Lowering::SelectNeg {
                             neg_operand: k,

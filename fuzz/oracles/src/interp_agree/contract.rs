@@ -239,15 +239,7 @@ impl Plans {
 
 /// A register as a bit of a 48-bit set (six classes of at most eight registers).
 fn bit(r: Reg) -> u64 {
-    let c = match r.class {
-        Class::P => 0,
-        Class::H => 1,
-        Class::R => 2,
-        Class::D => 3,
-        Class::F => 4,
-        Class::Fd => 5,
-    };
-    1u64 << (c * 8 + r.idx as usize)
+    1u64 << (super::eval::ci(r.class) * 8 + r.idx as usize)
 }
 
 /// The registers an instruction reads (with repetitions): its guard, its sources, and the

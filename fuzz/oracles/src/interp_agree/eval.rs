@@ -27,7 +27,8 @@ pub struct Regs {
     saved: Vec<(u32, Option<[u64; 2]>)>,
 }
 
-fn ci(c: Class) -> usize {
+/// The index of a register class in per-class tables.
+pub(crate) fn ci(c: Class) -> usize {
     match c {
         Class::P => 0,
         Class::H => 1,
