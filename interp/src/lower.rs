@@ -184,12 +184,12 @@ enum Src {
     Entry,
     /// The unguarded definition at this index.
     Def(u32),
-    /// A guarded definition's result, which may be the older value.
-    Guarded,
+    /// The guarded definition at this index, whose result may be the older value.
+    Guarded(u32),
 }
 
-/// A value an unguarded definition writes: its reads in the block, and the next definition of
-/// its slot there (index, whether guarded), if any.
+/// A value a definition writes: its reads in the block, and the next definition of its slot
+/// there (index, whether guarded), if any.
 #[derive(Default)]
 struct Value {
     reads: Vec<u32>,
@@ -201,7 +201,7 @@ struct Value {
 struct Flow {
     /// Per instruction, per slot it reads: what it reads.
     reach: Vec<SmallVec<[(u32, Src); 4]>>,
-    /// Per (unguarded definition, slot).
+    /// Per (definition, slot).
     values: FxHashMap<(u32, u32), Value>,
     /// The first definition of (block, slot) in the block.
     first_def: FxHashMap<(u32, u32), u32>,
@@ -226,14 +226,13 @@ impl Flow {
                     Src::Entry => {
                         f.upward.insert((inf.block, s));
                     }
-                    Src::Def(d) => {
+                    Src::Def(d) | Src::Guarded(d) => {
                         if let Some(v) = f.values.get_mut(&(d, s)) {
                             if v.reads.last() != Some(&(i as u32)) {
                                 v.reads.push(i as u32);
                             }
                         }
                     }
-                    Src::Guarded => {}
                 }
                 reach.push((s, src));
             }
@@ -251,22 +250,22 @@ impl Flow {
             let guarded = code[i].guard.is_some();
             for &s in &inf.defs {
                 match cur.get(&s) {
-                    Some(Src::Def(d)) => {
+                    Some(Src::Def(d) | Src::Guarded(d)) => {
                         if let Some(v) = f.values.get_mut(&(*d, s)) {
                             v.next.get_or_insert((i as u32, guarded));
                         }
                     }
-                    Some(_) => {}
-                    None => {
+                    Some(Src::Entry) | None => {
                         f.first_def.entry((inf.block, s)).or_insert(i as u32);
                     }
                 }
-                if guarded {
-                    cur.insert(s, Src::Guarded);
+                let src = if guarded {
+                    Src::Guarded(i as u32)
                 } else {
-                    cur.insert(s, Src::Def(i as u32));
-                    f.values.insert((i as u32, s), Value::default());
-                }
+                    Src::Def(i as u32)
+                };
+                cur.insert(s, src);
+                f.values.insert((i as u32, s), Value::default());
             }
         }
         f
@@ -300,12 +299,11 @@ fn reaching(flow: &Flow, at: usize, slot: u32) -> Option<usize> {
 /// itself up to `to` writes it (same block).
 fn unchanged(flow: &Flow, info: &[Info], from: usize, to: usize, slot: u32) -> bool {
     let next = match flow.src(from, slot) {
-        Src::Def(d) => flow
+        Src::Def(d) | Src::Guarded(d) => flow
             .values
             .get(&(d, slot))
             .and_then(|v| v.next.map(|n| n.0)),
         Src::Entry => flow.first_def.get(&(info[from].block, slot)).copied(),
-        Src::Guarded => return false,
     };
     next.is_none_or(|n| n as usize >= to)
 }
