@@ -16,17 +16,25 @@
 //!     block as the `add`, before it; the `add`'s operand is its result, directly or through
 //!     unguarded `mov`s and `neg`s (not `neg.bf16x2`) in that block;
 //!   - every use of the product (and of each `mov`/`neg` of it) is such an `add`/`sub` of that
-//!     block that takes it: a product also multiplied, compared, stored, or read in another
-//!     block is rounded on its own, and so is one read twice by one `add`;
-//!   - when both operands of an `add`/`sub` qualify, the first is fused;
-//!   - the fused operation reads the `mul`'s operands as they were at the `mul`.
+//!     block that could take it: a product also multiplied, compared, stored, or read in
+//!     another block is rounded on its own, and so is one read twice by one `add`; a `mov` of
+//!     a register to itself and code whose result is written over unread are no uses (ptxas
+//!     deletes them);
+//!   - when both operands of an `add`/`sub` qualify, the product that fewer `add`s could take
+//!     is fused (the first operand's on a tie), and a product is fused only where every `add`
+//!     that could take it does; giving one up lets those `add`s take their other product
+//!     (`.f16x2`/`.bf16x2`: decided `add` by `add` in program order, a product kept where
+//!     taken even if a later `add` takes another);
+//!   - the fused operation reads the `mul`'s operands as they were at the `mul`, and its
+//!     negations leave a NaN operand's sign alone.
 //! - **Division by a constant.** `div.full.f32`/`div.approx.f32` by a constant is a multiplication
 //!   by the reciprocal rounded at compile time (`div_by_constant`).
 //! - **NaN signs.** `neg` of a NaN through `FADD` gives the canonical NaN, but ptxas folds some
-//!   `.f32` `neg`s into a sign flip of the bits: `neg` of a `neg` is the original value, a
-//!   guarded `neg` becomes an `FSEL` with a negated operand, and `selp` between `x` and `neg x`
-//!   (the copysign idiom of libdevice's `cbrtf`) is an `FSEL` of `x` and `-x`
-//!   (`corpus/vectors/fold.jsonl`). For `.f64` and `.f16` only `neg` of `neg` folds.
+//!   `neg`s into a sign flip of the bits: `neg` of a `neg` (through moves, guarded or not) is
+//!   the first one's operand as it was there, in every float type but `.bf16x2`; another
+//!   guarded `neg.f32` becomes an `FSEL` with a negated operand, and `selp.f32` between `x` and
+//!   `neg x` (the copysign idiom of libdevice's `cbrtf`) is an `FSEL` of `x` and `-x`
+//!   (`corpus/vectors/fold.jsonl`).
 
 use crate::load::{DInst, Opnd};
 use ptx_ir_core::defuse::{roles, Role};
@@ -120,6 +128,15 @@ fn push_slots(o: &Opnd, out: &mut SmallVec<[u32; 8]>) {
 /// destination position; the guard is read).
 fn defs_uses(inst: &Instruction, d: &DInst) -> (SmallVec<[u32; 8]>, SmallVec<[u32; 8]>) {
     let (mut defs, mut uses) = (SmallVec::new(), SmallVec::new());
+    // A `mov` of a register to itself (guarded or not) does nothing, and ptxas drops it: it
+    // neither ends a product's chain nor counts as a use.
+    if d.op == Opcode::Mov
+        && d.opnds.len() == 2
+        && matches!(d.opnds[0], Opnd::Reg { .. })
+        && d.opnds[0] == d.opnds[1]
+    {
+        return (defs, uses);
+    }
     if let Some((g, _)) = d.guard {
         uses.push(g);
     }
@@ -209,6 +226,10 @@ struct Flow {
     upward: rustc_hash::FxHashSet<(u32, u32)>,
     /// Per slot, the blocks that read it (up to four; `u32::MAX` for more).
     readers: FxHashMap<u32, SmallVec<[u32; 4]>>,
+    /// Per instruction: a `mov`, or float `neg`, `abs`, `add`, `sub` or `mul` (guarded or not),
+    /// whose result is written again in its block before anything but such dead code reads it.
+    /// ptxas deletes such code, so its reads do not count as uses of a product.
+    dead: Vec<bool>,
 }
 
 impl Flow {
@@ -267,6 +288,22 @@ impl Flow {
                 cur.insert(s, src);
                 f.values.insert((i as u32, s), Value::default());
             }
+        }
+        // Backwards, so that code read only by dead code is dead too (one pass: reads come
+        // after their definition).
+        f.dead = vec![false; info.len()];
+        for i in (0..info.len()).rev() {
+            let pure = code[i].op == Opcode::Mov
+                || (matches!(
+                    code[i].op,
+                    Opcode::Neg | Opcode::Abs | Opcode::Add | Opcode::Sub | Opcode::Mul
+                ) && code[i].ty.is_some_and(float_type));
+            f.dead[i] = pure
+                && info[i].defs.len() == 1
+                && f.values.get(&(i as u32, info[i].defs[0])).is_some_and(|v| {
+                    matches!(v.next, Some((_, false)))
+                        && v.reads.iter().all(|&r| f.dead[r as usize])
+                });
         }
         f
     }
@@ -334,6 +371,9 @@ fn value_uses(
     let mut out = Vec::with_capacity(v.reads.len());
     for &i in &v.reads {
         let i = i as usize;
+        if flow.dead[i] {
+            continue;
+        }
         // Plain operand positions; a read of any other kind (guard, address, vector,
         // destination) is marked u8::MAX.
         let mut pos: SmallVec<[u8; 2]> = SmallVec::new();
@@ -538,7 +578,7 @@ pub fn lower(insts: &[Instruction], code: &mut [DInst], tables: &[Vec<u32>], nsl
         nslots,
     );
     div_by_constant(&constant_value, insts, code);
-    nan_folds(insts, code, &info, &flow);
+    nan_folds(insts, code, &info, &flow, nslots);
 }
 
 fn contract(
@@ -559,7 +599,7 @@ fn contract(
     }
     let mut cands: Vec<Cand> = Vec::new();
     for i in 0..n {
-        if !is_candidate_add(&insts[i], &code[i]) {
+        if !is_candidate_add(&insts[i], &code[i]) || flow.dead[i] {
             continue;
         }
         let mut options = SmallVec::new();
@@ -590,75 +630,140 @@ fn contract(
     if cands.is_empty() {
         return;
     }
-    // Every use of every link must be a link of the same chain or an add that picks it.
-    let mut banned: rustc_hash::FxHashSet<usize> = Default::default(); // muls not fusable
-    for _round in 0..8 {
-        for c in cands.iter_mut() {
-            c.pick = c
-                .options
-                .iter()
-                .position(|(_, p, _)| !banned.contains(&p.mul));
+    // The adds that have each product as an option, and through which operand (u8::MAX: both,
+    // which is a double read).
+    let mut takes: FxHashMap<(usize, usize), u8> = FxHashMap::default();
+    let mut users: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+    for (ci, c) in cands.iter().enumerate() {
+        for (k, p, _) in &c.options {
+            takes
+                .entry((c.add, p.mul))
+                .and_modify(|v| *v = u8::MAX)
+                .or_insert(*k);
+            users.entry(p.mul).or_default().push(ci);
         }
-        let mut picks: rustc_hash::FxHashMap<(usize, usize), u8> = Default::default();
-        for c in &cands {
-            if let Some(p) = c.pick {
-                let (k, prod, _) = &c.options[p];
-                picks.insert((c.add, prod.mul), *k);
-            }
-        }
-        let mut changed = false;
-        // Adds reading one product through one chain share the verdict (a product read by
-        // many adds is checked once a round, not once per add).
-        let mut verdicts: FxHashMap<&[(usize, u32)], bool> = FxHashMap::default();
-        for c in &cands {
-            let Some(p) = c.pick else { continue };
-            let (_, prod, links) = &c.options[p];
-            if banned.contains(&prod.mul) {
+    }
+    // A product is eligible when every use of every link is a link of the same chain or an
+    // add that could take it through that operand (checked once per chain).
+    let mut dead: rustc_hash::FxHashSet<usize> = Default::default();
+    let mut verdicts: FxHashMap<&[(usize, u32)], bool> = FxHashMap::default();
+    for c in &cands {
+        for (_, prod, links) in &c.options {
+            if dead.contains(&prod.mul) {
                 continue;
             }
-            if let Some(&ok) = verdicts.get(links.as_slice()) {
-                if !ok {
-                    banned.insert(prod.mul);
-                    changed = true;
-                }
-                continue;
-            }
-            let chain: SmallVec<[usize; 8]> = links.iter().map(|(d, _)| *d).collect();
-            let ok = links.iter().all(|(def, slot)| {
-                let Some(uses) = value_uses(flow, info, code, *def, *slot) else {
-                    return false;
-                };
-                uses.iter().all(|(u, pos)| {
-                    if pos.contains(&u8::MAX) {
+            let ok = *verdicts.entry(links.as_slice()).or_insert_with(|| {
+                let chain: SmallVec<[usize; 8]> = links.iter().map(|(d, _)| *d).collect();
+                links.iter().all(|(def, slot)| {
+                    let Some(uses) = value_uses(flow, info, code, *def, *slot) else {
                         return false;
-                    }
-                    if chain.contains(u) && pos.len() == 1 {
-                        return true;
-                    }
-                    // An add taking this product through exactly the picked operand.
-                    match picks.get(&(*u, prod.mul)) {
-                        Some(k) => pos.len() == 1 && pos[0] == *k,
-                        None => false,
-                    }
+                    };
+                    uses.iter().all(|(u, pos)| {
+                        pos.len() == 1
+                            && pos[0] != u8::MAX
+                            && (chain.contains(u) || takes.get(&(*u, prod.mul)) == Some(&pos[0]))
+                    })
                 })
             });
-            verdicts.insert(links.as_slice(), ok);
             if !ok {
-                banned.insert(prod.mul);
-                changed = true;
+                dead.insert(prod.mul);
             }
         }
-        if !changed {
-            break;
+    }
+    let ineligible = dead.clone();
+    // Each add takes the eligible product with the fewest adds taking it, the first operand's
+    // on a tie; a product is fused when every add that could take it does. Fixing one rules
+    // out the other options of its adds, which then take what remains (a worklist: each
+    // product is fixed or ruled out once, each add changes its pick at most once).
+    let count = |m: usize| users.get(&m).map_or(0, |u| u.len());
+    let choose = |c: &Cand, dead: &rustc_hash::FxHashSet<usize>| {
+        c.options
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, p, _))| !dead.contains(&p.mul))
+            .min_by_key(|(_, (_, p, _))| count(p.mul))
+            .map(|(j, _)| j)
+    };
+    let mut chosen: FxHashMap<usize, usize> = FxHashMap::default();
+    for c in cands.iter_mut() {
+        c.pick = choose(c, &dead);
+        if let Some(j) = c.pick {
+            *chosen.entry(c.options[j].1.mul).or_default() += 1;
+        }
+    }
+    let mut work: Vec<usize> = chosen
+        .iter()
+        .filter(|&(&m, &n)| n == count(m))
+        .map(|(&m, _)| m)
+        .collect();
+    let mut fixed: rustc_hash::FxHashSet<usize> = Default::default();
+    while let Some(m) = work.pop() {
+        if dead.contains(&m) || fixed.contains(&m) || chosen.get(&m) != Some(&count(m)) {
+            continue;
+        }
+        fixed.insert(m);
+        for &ci in &users[&m] {
+            let others: SmallVec<[usize; 2]> = cands[ci]
+                .options
+                .iter()
+                .map(|(_, p, _)| p.mul)
+                .filter(|&q| q != m)
+                .collect();
+            for q in others {
+                if fixed.contains(&q) || !dead.insert(q) {
+                    continue;
+                }
+                for &cj in &users[&q] {
+                    let c = &mut cands[cj];
+                    if c.pick.is_none_or(|j| c.options[j].1.mul != q) {
+                        continue;
+                    }
+                    c.pick = choose(c, &dead);
+                    if let Some(j) = c.pick {
+                        let r = c.options[j].1.mul;
+                        let n = chosen.entry(r).or_default();
+                        *n += 1;
+                        if *n == count(r) {
+                            work.push(r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for c in cands.iter_mut() {
+        if c.pick.is_some_and(|j| !fixed.contains(&c.options[j].1.mul)) {
+            c.pick = None;
+        }
+    }
+    // Packed types (`HFMA2` from `f16x2`/`bf16x2`) are decided add by add in program order:
+    // each takes its preferred eligible product whose other adds are undecided or took it,
+    // and keeps it even when a later add takes something else (ptxas then computes that
+    // product twice, fused and rounded).
+    let mut blocked: FxHashMap<usize, u32> = FxHashMap::default();
+    for c in cands.iter_mut() {
+        if !matches!(code[c.add].ty, Some(Type::F16x2 | Type::Bf16x2)) {
+            continue;
+        }
+        c.pick = c
+            .options
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, p, _))| {
+                !ineligible.contains(&p.mul) && blocked.get(&p.mul).is_none_or(|n| *n == 0)
+            })
+            .min_by_key(|(_, (_, p, _))| count(p.mul))
+            .map(|(j, _)| j);
+        for (j, (_, p, _)) in c.options.iter().enumerate() {
+            if c.pick != Some(j) {
+                *blocked.entry(p.mul).or_default() += 1;
+            }
         }
     }
     let mut saves: rustc_hash::FxHashMap<usize, [Option<u32>; 2]> = Default::default();
     for c in &cands {
         let Some(p) = c.pick else { continue };
         let (k, prod, _) = &c.options[p];
-        if banned.contains(&prod.mul) {
-            continue;
-        }
         let slots = *saves.entry(prod.mul).or_insert_with(|| {
             let mut s = [None, None];
             for (j, o) in code[prod.mul].opnds[1..3].iter().enumerate() {
@@ -703,7 +808,13 @@ fn contract(
     }
 }
 
-fn nan_folds(insts: &[Instruction], code: &mut [DInst], info: &[Info], flow: &Flow) {
+fn nan_folds(
+    insts: &[Instruction],
+    code: &mut [DInst],
+    info: &[Info],
+    flow: &Flow,
+    nslots: &mut u32,
+) {
     // Measured for .f32 only: f64 and f16 `neg`s stay `DADD`/`HADD2` (canonical NaNs).
     for i in 0..code.len() {
         let f32 = code[i].ty == Some(Type::F32);
@@ -712,28 +823,72 @@ fn nan_folds(insts: &[Instruction], code: &mut [DInst], info: &[Info], flow: &Fl
         }
         match code[i].op {
             Opcode::Neg if !insts[i].has(Flag::Ftz) => {
-                if code[i].guard.is_some() {
-                    if f32 {
+                // A guarded `neg.f32` that is no `neg` of a `neg` is an `FSEL` of `-x`.
+                let sign_flip = code[i].guard.is_some() && f32;
+                // neg (guarded or not) of an unguarded neg in the block, directly or through
+                // unguarded moves: the first one's operand as it was there (kept in a slot of
+                // its own where it changes in between).
+                let width = code[i].ty.map(|t| t.bits());
+                let mut def = code[i]
+                    .opnds
+                    .get(1)
+                    .and_then(reg)
+                    .and_then(|s| reaching(flow, i, s));
+                for _ in 0..8 {
+                    let Some(d) = def else { break };
+                    let m = &code[d];
+                    if m.op != Opcode::Mov || m.guard.is_some() || m.ty.map(|t| t.bits()) != width {
+                        break;
+                    }
+                    def = m
+                        .opnds
+                        .get(1)
+                        .and_then(reg)
+                        .and_then(|s| reaching(flow, d, s));
+                }
+                let Some(def) = def else {
+                    if sign_flip {
+                        code[i].lower = Some(Box::new(Lowering::SignFlip));
+                    }
+                    continue;
+                };
+                let d = &code[def];
+                let first_ok = matches!(d.lower.as_deref(), None | Some(Lowering::Save(_)));
+                // `neg.bf16x2` is an `HFMA2` with `-0`, which makes a NaN canonical: no fold.
+                let x = d.opnds.get(1).and_then(reg);
+                if d.op != Opcode::Neg
+                    || d.ty != code[i].ty
+                    || d.ty == Some(Type::Bf16x2)
+                    || insts[def].has(Flag::Ftz)
+                    || !first_ok
+                    || x.is_none()
+                {
+                    if sign_flip {
                         code[i].lower = Some(Box::new(Lowering::SignFlip));
                     }
                     continue;
                 }
-                // neg of an unguarded neg in the block whose operand is unchanged since.
-                let Some(s) = code[i].opnds.get(1).and_then(reg) else {
-                    continue;
-                };
-                let Some(def) = reaching(flow, i, s) else {
-                    continue;
-                };
-                let d = &code[def];
-                if d.op == Opcode::Neg && d.ty == code[i].ty && !insts[def].has(Flag::Ftz) {
-                    if let Some(x) = d.opnds.get(1).and_then(reg) {
-                        if unchanged(flow, info, def, i, x) && d.lower.is_none() {
-                            let src = d.opnds[1].clone();
-                            code[i].lower = Some(Box::new(Lowering::Copy(src)));
+                let x = x.unwrap_or_default();
+                let in_place = d.opnds.first().and_then(reg) == Some(x);
+                let src = if unchanged(flow, info, def, i, x) && !in_place {
+                    d.opnds[1].clone()
+                } else {
+                    let bits = match &d.opnds[1] {
+                        Opnd::Reg { bits, .. } => *bits,
+                        _ => continue,
+                    };
+                    let slot = match d.lower.as_deref() {
+                        Some(Lowering::Save([Some(slot), _])) => *slot,
+                        _ => {
+                            let slot = *nslots;
+                            *nslots += if bits > 64 { 2 } else { 1 };
+                            code[def].lower = Some(Box::new(Lowering::Save([Some(slot), None])));
+                            slot
                         }
-                    }
-                }
+                    };
+                    Opnd::Reg { slot, bits }
+                };
+                code[i].lower = Some(Box::new(Lowering::Copy(src)));
             }
             Opcode::Selp if f32 && code[i].opnds.len() == 4 => {
                 let (Some(p), Some(q)) = (reg(&code[i].opnds[1]), reg(&code[i].opnds[2])) else {

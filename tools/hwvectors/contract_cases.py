@@ -169,6 +169,30 @@ def build(case, n):
             add("second_use.store_order", "%s %%x1, %%a, %%b; %s %%x3, %%x1, %%a; "
                 "%s %%x2, %%x1, %%c; mov.%s %%d, {%%x2, %%x3};" % (m, s("add"), s("add"), wide),
                 "neg", out=wide)
+        # Which product an add of two takes when they have other uses: the one fewer adds
+        # take (the first operand's on a tie), and a product fused only where every add that
+        # could take it does (results combined by a last add).
+        add("choice.first_twice", "%s %%x1, %%a, %%b; %s %%x2, %%c, %%c; %s %%x3, %%x1, %%x2; "
+            "%s %%x4, %%x1, %%a; %s %%d, %%x3, %%x4;" % (m, m, s("add"), s("add"), s("add")), "sq")
+        add("choice.second_twice", "%s %%x1, %%a, %%b; %s %%x2, %%c, %%c; %s %%x3, %%x1, %%x2; "
+            "%s %%x4, %%x2, %%a; %s %%d, %%x3, %%x4;" % (m, m, s("add"), s("add"), s("add")), "sq")
+        add("choice.three_vs_two", "%s %%x1, %%a, %%b; %s %%x2, %%c, %%c; %s %%x3, %%x1, %%x2; "
+            "%s %%x4, %%x1, %%a; %s %%x5, %%x1, %%c; %s %%x6, %%x2, %%b; %s %%d, %%x3, %%x4; "
+            "%s %%d, %%d, %%x5; %s %%d, %%d, %%x6;"
+            % (m, m, s("add"), s("add"), s("add"), s("add"), s("add"), s("add"), s("add")), "sq")
+        add("choice.fallback", "%s %%x1, %%a, %%b; %s %%x2, %%c, %%c; %s %%x6, %%a, %%c; "
+            "%s %%x3, %%x2, %%x1; %s %%x5, %%x1, %%x6; %s %%x7, %%x2, %%a; %s %%x4, %%x2, %%b; "
+            "%s %%d, %%x3, %%x5; %s %%d, %%d, %%x7; %s %%d, %%d, %%x4;"
+            % (m, m, m, s("add"), s("add"), s("add"), s("add"), s("add"), s("add"), s("add")),
+            "sq")
+        # Code ptxas deletes: a move of a register to itself, a dead move of the product.
+        add("self_mov", "and.b32 %%t5, %%t1, 1; setp.ne.u32 %%q0, %%t5, 0; %s %%x1, %%a, %%b; "
+            "@%%q0 mov.b%d %%x1, %%x1; mov.b%d %%x1, %%x1; %s %%d, %%x1, %%c;"
+            % (m, w, w, s("add")), "neg")
+        add("dead_mov_use", "%s %%x1, %%a, %%b; mov.b%d %%x2, %%x1; mov.b%d %%x2, %%c; "
+            "%s %%d, %%x1, %%x2;" % (m, w, w, s("add")), "neg")
+        add("dead_add_use", "%s %%x1, %%a, %%b; %s %%x2, %%x1, %%a; mov.b%d %%x2, %%c; "
+            "%s %%d, %%x1, %%x2;" % (m, s("add"), w, s("add")), "neg")
         # Guards and control flow (lanes with an odd thread index take the other path).
         odd = "and.b32 %t5, %t1, 1; setp.ne.u32 %q0, %t5, 0; "
         add("guarded_add", odd + "%s %%x1, %%a, %%b; mov.b%d %%d, %%a; @%%q0 %s %%d, %%x1, %%c;"
@@ -242,6 +266,11 @@ def build_fold(case, n):
         add("abs+selp", "abs.%s %%x1, %%a; selp.%s %%d, %%x1, %%b, %%q0;" % (t, b))
         add("neg+mov", "neg.%s %%x1, %%a; mov.%s %%d, %%x1;" % (t, b))
         add("neg+neg", "neg.%s %%x1, %%a; neg.%s %%d, %%x1;" % (t, t))
+        add("neg+neg.in_place", "neg.%s %%a, %%a; neg.%s %%d, %%a;" % (t, t))
+        add("neg+neg.source_changed", "neg.%s %%x1, %%a; mov.%s %%a, %%b; neg.%s %%d, %%x1;"
+            % (t, b, t))
+        add("neg+neg.guarded", "mov.%s %%d, %%b; neg.%s %%x1, %%a; @%%q0 neg.%s %%d, %%x1;"
+            % (b, t, t))
         add("neg+abs", "neg.%s %%x1, %%a; abs.%s %%d, %%x1;" % (t, t))
         add("abs+neg", "abs.%s %%x1, %%a; neg.%s %%d, %%x1;" % (t, t))
         add("neg+add", "neg.%s %%x1, %%a; add.rn.%s %%d, %%x1, %%b;" % (t, t))

@@ -132,10 +132,13 @@ fn main() {
 /// - a predicated `set.CMP.(u32|s32).(f16|bf16)` widens the destination's old low half into
 ///   the upper half even where the guard is false (three kernels of a batch);
 /// - a predicated `set.CMP.f32.T` converts the destination's old bits to a float where the
-///   guard is false (0.5, bits 0x3f000000, became 1056964608.0; nine kernels of a batch);
-/// - `min`/`max` of a half register with itself is folded to the register, so a NaN keeps its
+///   guard is false (0.5, bits 0x3f000000, became 1056964608.0; nine kernels of a batch), and
+///   so does a predicated `set.CMP.f16.f16` (0x75cb, read as the integer 30155, became
+///   0x775d = 30160.0; a contraction batch, H200);
+/// - `min`/`max` of a register with itself is folded to the register, so a NaN keeps its
 ///   payload instead of becoming the canonical NaN (probe on the H100: `min.f16` of 0xffb6
-///   with itself gives 0xffb6; of two different NaNs, 0x7fff);
+///   with itself gives 0xffb6; of two different NaNs, 0x7fff; `min.f32` of 0x7fa00001 with
+///   itself gives 0x7fa00001 on the H200);
 /// - and of `activemask`, whose value depends on how the hardware happens to schedule the
 ///   warp's threads.
 fn avoid_ptxas_rewrites(ns: &mut [prog::Node]) {
@@ -145,13 +148,13 @@ fn avoid_ptxas_rewrites(ns: &mut [prog::Node]) {
                 prog::Op::Testp { .. } => i.guard = None,
                 prog::Op::Hset {
                     x2: false,
-                    d: prog::HSetD::U32 | prog::HSetD::S32,
+                    d: prog::HSetD::U32 | prog::HSetD::S32 | prog::HSetD::Half,
                     ..
                 }
                 | prog::Op::Set {
                     d: prog::SetD::F32, ..
                 } => i.guard = None,
-                prog::Op::Hminmax { .. } => {
+                prog::Op::Hminmax { .. } | prog::Op::Fminmax { .. } => {
                     if let [prog::Src::Reg(a), prog::Src::Reg(b), ..] = &mut i.srcs[..] {
                         if a == b {
                             b.idx = (b.idx + 1) % b.class.count();

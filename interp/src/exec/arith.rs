@@ -49,6 +49,14 @@ fn packed(fmt: Fmt, n: u32, ins: &[u64], f: impl Fn(&[u64]) -> u64) -> u64 {
     out
 }
 
+/// The sign bits of the elements of `v` that are NaNs.
+fn nan_lanes(fmt: Fmt, n: u32, v: u64) -> u64 {
+    let w = fmt.bits();
+    (0..n)
+        .filter(|i| float::is_nan((v >> (w * i)) & fmt.mask(), fmt))
+        .fold(0, |m, i| m | (fmt.sign() << (w * i)))
+}
+
 fn mode(x: &Ctx<'_, '_>) -> Mode {
     Mode {
         rnd: x.inst.rounding(),
@@ -1111,7 +1119,8 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::lower::Lowering) -> Result<Option
     match l {
         Lowering::Save(slots) => {
             for (j, s) in slots.iter().enumerate() {
-                if let (Some(slot), Opnd::Reg { bits, .. }) = (s, x.op(j + 1)?) {
+                let Some(slot) = s else { continue };
+                if let Opnd::Reg { bits, .. } = x.op(j + 1)? {
                     let (slot, bits) = (*slot, *bits);
                     let v = x.read(x.op(j + 1)?, e)?;
                     x.write(&Opnd::Reg { slot, bits }, &v, e)?;
@@ -1153,8 +1162,17 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::lower::Lowering) -> Result<Option
                     Some(full) => approx::div_factors(a[l], b[l], full, m.ftz),
                     None => (a[l], b[l]),
                 };
-                let av = if f.neg_product { a0 ^ sg } else { a0 };
-                let cv = if f.neg_addend { c[l] ^ sg } else { c[l] };
+                // The FMA's negation modifiers leave a NaN operand's sign alone (an f64 NaN
+                // passes through with its own sign; other formats' NaNs are canonical anyway).
+                let negate = |v: u64, on: bool| {
+                    if on {
+                        v ^ (sg & !nan_lanes(fmt, n, v))
+                    } else {
+                        v
+                    }
+                };
+                let av = negate(a0, f.neg_product);
+                let cv = negate(c[l], f.neg_addend);
                 out[l] = packed(fmt, n, &[av, b0, cv], |v| {
                     float::fma(fmt, v[0], v[1], v[2], m)
                 });

@@ -39,13 +39,39 @@ pub enum Table {
     /// Entry `i` equals entry `2^23 - 1 - i` of [`Table::Sin`] (every entry; the unit reads
     /// the first quadrant backwards), which makes that the reference its residuals are kept to.
     Cos,
+    /// `MUFU.TANH` (`tanh.approx.f32`) on `1.0/256 <= x < 8`: entry `first + k` is the result
+    /// for every `x` of exponent field `e` whose top `m` significand bits are `k`, for each
+    /// `(e, m, first)` of [`TANH_SEGMENTS`].
+    Tanh,
 }
+
+/// The layout of [`Table::Tanh`]: `(exponent field, significand bits kept, first entry)` per
+/// binade, in order. The unit reads 17 to 21 significand bits depending on the binade
+/// (`tools/hwvectors/probes/tanh_table.py` found the fewest bits that determine the result on
+/// every input of the binade).
+pub const TANH_SEGMENTS: [(u32, u32, u32); 11] = [
+    (119, 17, 0),
+    (120, 17, 131_072),
+    (121, 17, 262_144),
+    (122, 18, 393_216),
+    (123, 18, 655_360),
+    (124, 19, 917_504),
+    (125, 19, 1_441_792),
+    (126, 19, 1_966_080),
+    (127, 20, 2_490_368),
+    (128, 21, 3_538_944),
+    (129, 20, 5_636_096),
+];
+
+/// Entries of [`Table::Tanh`].
+const TANH_ENTRIES: usize = 6_684_672;
 
 impl Table {
     fn count(self) -> usize {
         match self {
             Table::Rcp | Table::Ex2Pos | Table::Ex2Neg | Table::Sin | Table::Cos => 1 << 23,
             Table::Rsqrt | Table::Sqrt | Table::Lg2 => 1 << 24,
+            Table::Tanh => TANH_ENTRIES,
         }
     }
 
@@ -59,11 +85,13 @@ impl Table {
             Table::Ex2Neg => include_bytes!("../../../corpus/sfu/ex2.approx.ftz.f32.neg.u32.xz"),
             Table::Sin => include_bytes!("../../../corpus/sfu/sin.approx.f32.q0.u32.xz"),
             Table::Cos => include_bytes!("../../../corpus/sfu/cos.approx.f32.q0.u32.xz"),
+            Table::Tanh => include_bytes!("../../../corpus/sfu/tanh.approx.f32.u32.xz"),
         }
     }
 
     fn cell(self) -> &'static OnceLock<Option<Packed>> {
-        static CELLS: [OnceLock<Option<Packed>>; 8] = [
+        static CELLS: [OnceLock<Option<Packed>>; 9] = [
+            OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
@@ -88,6 +116,7 @@ impl Table {
             // A fraction of a turn, in radians.
             Table::Sin => i as f64 * (std::f64::consts::TAU / (1u64 << 25) as f64),
             Table::Cos => Table::Sin.input((1 << 23) - 1 - i),
+            Table::Tanh => bits(tanh_entry_input(i)),
         }
     }
 
@@ -101,6 +130,7 @@ impl Table {
             Table::Lg2 => x.log2(),
             Table::Ex2Pos | Table::Ex2Neg => x.exp2(),
             Table::Sin | Table::Cos => x.sin(),
+            Table::Tanh => x.tanh(),
         };
         (y as f32).to_bits()
     }
@@ -116,6 +146,20 @@ impl Table {
         }
         Some(self.reference(i).wrapping_add(r as i32 as u32))
     }
+}
+
+/// The smallest input (bits) of [`Table::Tanh`] entry `i`.
+fn tanh_entry_input(i: u32) -> u32 {
+    let k = TANH_SEGMENTS.partition_point(|&(_, _, first)| first <= i) - 1;
+    let (e, m, first) = TANH_SEGMENTS[k];
+    (e << 23) | ((i - first) << (23 - m))
+}
+
+/// The [`Table::Tanh`] entry for a positive `x` (bits) of exponent field 119..=129.
+pub fn tanh_entry(x: u32) -> Option<u32> {
+    let e = x >> 23;
+    let &(_, m, first) = TANH_SEGMENTS.iter().find(|s| s.0 == e)?;
+    Some(first + ((x & 0x7f_ffff) >> (23 - m)))
 }
 
 /// Marks an entry kept in the side list.

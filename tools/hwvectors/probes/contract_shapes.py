@@ -3,7 +3,9 @@
 a body over f32 registers %a %b %c (loaded), %d (stored), %x1..%x7, predicates %q0 (odd
 threads) and %q1..%q3; prints the floating-point SASS ptxas 13.0 makes of it for sm_90a.
 
-    python3 tools/hwvectors/probes/contract_shapes.py
+    python3 tools/hwvectors/probes/contract_shapes.py [SHAPES_FILE]
+
+SHAPES_FILE, if given, replaces the shapes below (same `name| body` lines).
 
 Needs `ptxas` and `cuobjdump` on PATH (tools/realprog/cuda_local.sh installs CUDA 13.0 from
 PyPI; cuobjdump comes from the nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wheels).
@@ -11,6 +13,7 @@ PyPI; cuobjdump comes from the nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wh
 import os
 import re
 import subprocess
+import sys
 import tempfile
 
 HDR = """.version 8.7
@@ -93,7 +96,8 @@ KEEP = re.compile(r"\b(FFMA|FMUL|FADD|FSEL|BRA|FSETP|FMNMX)")
 def main():
     tmp = tempfile.mkdtemp()
     ptx, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
-    for line in SHAPES.strip().splitlines():
+    shapes = open(sys.argv[1]).read() if len(sys.argv) > 1 else SHAPES
+    for line in shapes.strip().splitlines():
         name, body = line.split("|", 1)
         open(ptx, "w").write(HDR.replace("BODY", body.strip()))
         r = subprocess.run(["ptxas", "-arch=sm_90a", ptx, "-o", cubin], capture_output=True,

@@ -49,7 +49,7 @@ root = os.path.normpath(os.path.join(here, "..", "..", ".."))
 ptx_file = os.path.join(here, "trig_sweep.ptx")
 FUNCS = ["sin.approx.f32", "sin.approx.ftz.f32", "cos.approx.f32", "cos.approx.ftz.f32"]
 # --kernel approx: every single-operand f32 .approx function (approx_sweep.ptx; 16 words a
-# thread, the last one zero).
+# thread, the last one zero). --kernel tanh: tanh.approx.f32 alone (tanh_sweep.ptx, one word).
 APPROX = ["sin.approx.f32", "sin.approx.ftz.f32", "cos.approx.f32", "cos.approx.ftz.f32",
           "rcp.approx.f32", "rcp.approx.ftz.f32", "sqrt.approx.f32", "sqrt.approx.ftz.f32",
           "rsqrt.approx.f32", "rsqrt.approx.ftz.f32", "lg2.approx.f32", "lg2.approx.ftz.f32",
@@ -150,8 +150,9 @@ def main():
     ap.add_argument("--first", type=int, default=8, help="differing inputs shown per function")
     ap.add_argument("--tmp", default=None, help="folder for the interpreter's output files")
     ap.add_argument("--model", action="store_true", help="NumPy model instead of the GPU")
-    ap.add_argument("--kernel", choices=["trig", "approx"], default="trig",
-                    help="approx: all 15 f32 .approx functions (approx_sweep.ptx)")
+    ap.add_argument("--kernel", choices=["trig", "approx", "tanh"], default="trig",
+                    help="approx: all 15 f32 .approx functions (approx_sweep.ptx); "
+                    "tanh: tanh.approx.f32 alone (tanh_sweep.ptx)")
     a = ap.parse_args()
     global ptx_file, FUNCS, W
     if a.kernel == "approx":
@@ -159,6 +160,11 @@ def main():
             raise SystemExit("--model covers sin/cos only (--kernel trig)")
         ptx_file = os.path.join(here, "approx_sweep.ptx")
         FUNCS, W = APPROX, 16
+    elif a.kernel == "tanh":
+        if a.model:
+            raise SystemExit("--model covers sin/cos only (--kernel trig)")
+        ptx_file = os.path.join(here, "tanh_sweep.ptx")
+        FUNCS, W = ["tanh.approx.f32"], 1
     n = 1 << a.chunk_log2
     total = 1 << (32 - a.chunk_log2)
     lo, hi = (0, total) if a.chunks is None else map(int, a.chunks.split(":"))

@@ -157,7 +157,8 @@ fn is_move(op: &Op) -> bool {
 /// What the reference does differently from an instruction's one-by-one reading.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Plan {
-    /// A `mul` fused into some `add`: its operands are kept (per lane) under this id.
+    /// A `mul` fused into some `add`, or a `neg` whose `neg` is a copy: its operands are kept
+    /// (per lane) under this id.
     Save(u32),
     /// An `add`/`sub` fused with `mul` (its id).
     Fused {
@@ -174,6 +175,9 @@ pub enum Plan {
     Unsure,
     /// A `neg` of a `neg`: a copy of this register (the first `neg`'s source).
     Copy(Reg),
+    /// A `neg` of a `neg` whose source changed since: the value saved (first of the pair) by
+    /// the first `neg`, whose plan is [`Plan::Save`] with this id.
+    CopySaved(u32),
     /// A guarded `neg.f32`: its source with the sign bit flipped.
     SignFlip,
     /// A `selp.f32` of `x` and `neg x`: source `neg` (0 or 1) is the other source with the
@@ -300,9 +304,15 @@ enum Item<'a> {
     Write(Reg),
 }
 
+/// A move of a register to itself (guarded or not): it does nothing, and ptxas drops it.
+fn self_move(i: &Inst) -> bool {
+    is_move(&i.op) && i.srcs.first() == Some(&Src::Reg(i.dst))
+}
+
 impl Item<'_> {
     fn reads(&self) -> Vec<Reg> {
         match self {
+            Item::Inst(i) if self_move(i) => Vec::new(),
             Item::Inst(i) => inst_reads(i),
             Item::Read(r) => vec![*r],
             Item::Write(_) => Vec::new(),
@@ -312,6 +322,7 @@ impl Item<'_> {
     /// The registers written, and whether the write is guarded.
     fn writes(&self) -> (Vec<Reg>, bool) {
         match self {
+            Item::Inst(i) if self_move(i) => (Vec::new(), false),
             Item::Inst(i) => (inst_writes(i), i.guard.is_some()),
             Item::Read(_) => (Vec::new(), false),
             Item::Write(r) => (vec![*r], false),
@@ -539,14 +550,6 @@ struct Cand {
     opts: Vec<(usize, Chain)>,
 }
 
-/// How a link's value fails the use rule.
-enum Fail {
-    /// Whatever the other `add`s fuse.
-    Always,
-    /// Only because these `add`s fuse the products of these other `mul`s.
-    Because(Vec<(usize, usize)>),
-}
-
 struct Analysis<'a> {
     g: Cfg<'a>,
     /// Registers live at the end of each block.
@@ -644,6 +647,44 @@ impl<'a> Analysis<'a> {
         (0..at).rev().find(|&j| self.g.blocks[b][j].writes_reg(r))
     }
 
+    /// Whether item `u` of block `b` is a `mov`, `neg`, `abs`, `add`, `sub` or `mul` (guarded
+    /// or not) whose result is written again in the block (unguarded) before anything but such
+    /// dead code reads it (ptxas deletes it: its reads are no uses).
+    fn dead(&self, b: usize, u: usize) -> bool {
+        let items = &self.g.blocks[b];
+        let Some(i) = items[u].inst() else {
+            return false;
+        };
+        let pure = is_move(&i.op)
+            || matches!(
+                i.op,
+                Op::Fbin {
+                    op: Fop::Add | Fop::Sub | Fop::Mul,
+                    ..
+                } | Op::Hbin {
+                    op: Fop::Add | Fop::Sub | Fop::Mul,
+                    ..
+                } | Op::Fneg { .. }
+                    | Op::Fabs { .. }
+                    | Op::Hsign { .. }
+            );
+        let ws = inst_writes(i);
+        if !pure || ws.len() != 1 || self_move(i) {
+            return false;
+        }
+        let r = ws[0];
+        for (k, it) in items.iter().enumerate().skip(u + 1) {
+            if it.reads().contains(&r) && !self.dead(b, k) {
+                return false;
+            }
+            let (w, guarded) = it.writes();
+            if w.contains(&r) {
+                return !guarded;
+            }
+        }
+        false
+    }
+
     /// The product that `r`, read by the `add` at `at` (of type `ty`, `.ftz` `ftz`), holds.
     fn chain(&self, b: usize, at: usize, r: Reg, ty: Fty, ftz: bool) -> Option<Chain> {
         let (mut at, mut r) = (at, r);
@@ -690,6 +731,9 @@ impl<'a> Analysis<'a> {
                 let Some((ty, _, ftz, _)) = add_of(&i.op) else {
                     continue;
                 };
+                if self.dead(b, at) {
+                    continue;
+                }
                 let mut opts = Vec::new();
                 for k in 0..2 {
                     if let Src::Reg(r) = i.srcs[k] {
@@ -707,9 +751,10 @@ impl<'a> Analysis<'a> {
     }
 
     /// Whether the value `r` written by item `j` of block `b` (a link of `chain`, the product
-    /// of `mul`) is read only as the use rule allows, given what each `add` fuses (`fuses`:
-    /// (block, add) to (block, mul) and source). `conservative`: a guarded redefinition, and a
-    /// value leaving the block whose register another block reads, fail too.
+    /// of `mul`) is read only as the use rule allows: by the chain's next link, or once by an
+    /// `add` that has this product as an option through that source. `conservative`: a guarded
+    /// redefinition, and a value leaving the block whose register another block reads, fail
+    /// too.
     #[allow(clippy::too_many_arguments)]
     fn uses_ok(
         &self,
@@ -719,42 +764,28 @@ impl<'a> Analysis<'a> {
         chain: &Chain,
         cands: &[Cand],
         index: &HashMap<(usize, usize), usize>,
-        fuses: &HashMap<(usize, usize), (usize, usize)>,
         conservative: bool,
-    ) -> Result<(), Fail> {
+    ) -> bool {
         let items = &self.g.blocks[b];
-        let mut because = Vec::new();
-        let mut always = false;
         let mut killed = false;
         for (u, it) in items.iter().enumerate().skip(j + 1) {
             let n = it.reads().iter().filter(|&&x| x == r).count();
-            if n > 0 {
+            if n > 0 && !self.dead(b, u) {
                 let link = chain.links.iter().any(|&(l, _)| l == u);
                 let allowed = n == 1
                     && (link || {
-                        // An add reading it once, through a source whose chain is this one's.
                         let i = it.inst();
                         let k = i.and_then(|i| i.srcs.iter().position(|s| *s == Src::Reg(r)));
                         match (index.get(&(b, u)), k) {
-                            (Some(&c), Some(k)) => {
-                                let has = cands[c]
-                                    .opts
-                                    .iter()
-                                    .any(|(kk, ch)| *kk == k && ch.mul == chain.mul);
-                                match fuses.get(&(b, u)) {
-                                    Some(&(m, kk)) if m == chain.mul && kk == k => true,
-                                    Some(&(m, _)) if has && m != chain.mul => {
-                                        because.push((b, m));
-                                        true
-                                    }
-                                    _ => false,
-                                }
-                            }
+                            (Some(&c), Some(k)) => cands[c]
+                                .opts
+                                .iter()
+                                .any(|(kk, ch)| *kk == k && ch.mul == chain.mul),
                             _ => false,
                         }
                     });
                 if !allowed {
-                    always = true;
+                    return false;
                 }
             }
             let (ws, guarded) = it.writes();
@@ -764,13 +795,13 @@ impl<'a> Analysis<'a> {
                     break;
                 }
                 if conservative {
-                    always = true;
+                    return false;
                 }
             }
         }
         if !killed {
             if self.read_after(b, r) {
-                always = true;
+                return false;
             }
             // Read around a loop back in its own block, or its register read in another block
             // (where the value may be dead).
@@ -782,100 +813,171 @@ impl<'a> Analysis<'a> {
                         .enumerate()
                         .any(|(o, &m)| o != b && m & bit(r) != 0))
             {
-                always = true;
+                return false;
             }
         }
-        if always {
-            Err(Fail::Always)
-        } else if !because.is_empty() {
-            Err(Fail::Because(because))
-        } else {
-            Ok(())
-        }
+        true
     }
 
-    /// Which option each candidate fuses (`None`: none), and the products whose giving up
-    /// depended on the order (see the module documentation).
-    fn solve(
-        &self,
-        cands: &[Cand],
-        conservative: bool,
-    ) -> (Vec<Option<usize>>, HashSet<(usize, usize)>) {
+    /// Which option each candidate fuses (`None`: none), and the candidates left undecided.
+    ///
+    /// A product is eligible when every use of each link of each chain reaching it passes
+    /// [`Self::uses_ok`]. Each `add` prefers the eligible product that the fewest `add`s have
+    /// as an option (the first source's on a tie); a product every one of whose `add`s prefers
+    /// it is fused, which rules out the other options of those `add`s, whose other `add`s then
+    /// prefer again. What remains (products preferring each other in a cycle) is undecided.
+    fn solve(&self, cands: &[Cand], conservative: bool) -> (Vec<Option<usize>>, Vec<bool>) {
         let index: HashMap<(usize, usize), usize> = cands
             .iter()
             .enumerate()
             .map(|(n, c)| ((c.block, c.at), n))
             .collect();
-        // Products given up, (block, mul), with the other products the reason depended on
-        // (`None`: a reason of its own).
-        type Why = Option<Vec<(usize, usize)>>;
-        let mut banned: HashMap<(usize, usize), Why> = HashMap::new();
+        let mut users: HashMap<(usize, usize), usize> = HashMap::new();
+        for c in cands {
+            for (_, ch) in &c.opts {
+                *users.entry((c.block, ch.mul)).or_default() += 1;
+            }
+        }
+        let mut out: HashSet<(usize, usize)> = HashSet::new();
+        for c in cands {
+            for (_, ch) in &c.opts {
+                let ok = (!conservative || !ch.long())
+                    && ch.links.iter().all(|&(j, r)| {
+                        self.uses_ok(c.block, j, r, ch, cands, &index, conservative)
+                    });
+                if !ok {
+                    out.insert((c.block, ch.mul));
+                }
+            }
+        }
+        let eligible_out = out.clone();
+        let mut fixed: HashSet<(usize, usize)> = HashSet::new();
         loop {
-            let picks: Vec<Option<usize>> = cands
+            let prefer: Vec<Option<usize>> = cands
                 .iter()
                 .map(|c| {
-                    c.opts.iter().position(|(_, ch)| {
-                        !banned.contains_key(&(c.block, ch.mul)) && (!conservative || !ch.long())
-                    })
+                    let alive = |ch: &Chain| !out.contains(&(c.block, ch.mul));
+                    let min = c
+                        .opts
+                        .iter()
+                        .filter(|(_, ch)| alive(ch))
+                        .map(|(_, ch)| users[&(c.block, ch.mul)])
+                        .min()?;
+                    c.opts
+                        .iter()
+                        .position(|(_, ch)| alive(ch) && users[&(c.block, ch.mul)] == min)
                 })
                 .collect();
-            let fuses: HashMap<(usize, usize), (usize, usize)> = cands
+            let mut chosen: HashMap<(usize, usize), usize> = HashMap::new();
+            for (c, p) in cands.iter().zip(&prefer) {
+                if let Some(p) = p {
+                    *chosen.entry((c.block, c.opts[*p].1.mul)).or_default() += 1;
+                }
+            }
+            let new: Vec<(usize, usize)> = chosen
                 .iter()
-                .zip(&picks)
-                .filter_map(|(c, p)| p.map(|p| ((c.block, c.at), (c.opts[p].1.mul, c.opts[p].0))))
+                .filter(|(m, n)| **n == users[*m] && !fixed.contains(*m))
+                .map(|(m, _)| *m)
                 .collect();
-            let mut verdict: HashMap<(usize, usize), Why> = HashMap::new();
-            for (c, p) in cands.iter().zip(&picks) {
-                let Some(p) = *p else { continue };
-                let ch = &c.opts[p].1;
-                let m = (c.block, ch.mul);
-                let v = verdict.entry(m).or_insert_with(|| Some(Vec::new()));
-                for &(j, r) in &ch.links {
-                    match self.uses_ok(c.block, j, r, ch, cands, &index, &fuses, conservative) {
-                        Ok(()) => {}
-                        Err(Fail::Always) => *v = None,
-                        Err(Fail::Because(d)) => {
-                            if let Some(x) = v.as_mut() {
-                                x.extend(d);
+            if new.is_empty() {
+                let mut picks: Vec<Option<usize>> = cands
+                    .iter()
+                    .zip(&prefer)
+                    .map(|(c, p)| p.filter(|&p| fixed.contains(&(c.block, c.opts[p].1.mul))))
+                    .collect();
+                let undecided = cands
+                    .iter()
+                    .zip(&picks)
+                    .map(|(c, p)| {
+                        p.is_none()
+                            && c.opts
+                                .iter()
+                                .any(|(_, ch)| !out.contains(&(c.block, ch.mul)))
+                    })
+                    .collect();
+                let mut undecided: Vec<bool> = undecided;
+                self.packed_picks(cands, &eligible_out, &users, &mut picks, &mut undecided);
+                return (picks, undecided);
+            }
+            for m in new {
+                fixed.insert(m);
+                for c in cands.iter().filter(|c| c.block == m.0) {
+                    if c.opts.iter().any(|(_, ch)| ch.mul == m.1) {
+                        for (_, ch) in &c.opts {
+                            if ch.mul != m.1 {
+                                out.insert((c.block, ch.mul));
                             }
                         }
                     }
                 }
             }
-            let new: Vec<((usize, usize), Why)> = verdict
-                .into_iter()
-                .filter(|(_, v)| v.as_ref().is_none_or(|d| !d.is_empty()))
-                .collect();
-            if new.is_empty() {
-                let order = banned
-                    .iter()
-                    .filter(|(_, d)| {
-                        d.as_ref()
-                            .is_some_and(|d| d.iter().any(|x| banned.contains_key(x)))
-                    })
-                    .map(|(m, _)| *m)
-                    .collect();
-                return (picks, order);
+        }
+    }
+
+    /// The picks of the `add`s of packed types (`f16x2`, `bf16x2`), which ptxas decides one by
+    /// one in program order: each takes, of its eligible products (not in `out`) none of whose
+    /// other `add`s decided for something else, the one the fewest `add`s have as an option
+    /// (the first source's on a tie); a later `add` taking another product does not undo it.
+    fn packed_picks(
+        &self,
+        cands: &[Cand],
+        out: &HashSet<(usize, usize)>,
+        users: &HashMap<(usize, usize), usize>,
+        picks: &mut [Option<usize>],
+        undecided: &mut [bool],
+    ) {
+        let packed = |c: &Cand| {
+            self.g.blocks[c.block][c.at]
+                .inst()
+                .and_then(|i| add_of(&i.op))
+                .is_some_and(|a| matches!(a.0, Fty::F16x2 | Fty::Bf16x2))
+        };
+        let mut decided: Vec<Option<Option<usize>>> = vec![None; cands.len()];
+        for (n, c) in cands.iter().enumerate() {
+            if !packed(c) {
+                continue;
             }
-            banned.extend(new);
+            let free = |mul: usize| {
+                cands.iter().zip(&decided).all(|(d, dec)| {
+                    d.block != c.block
+                        || !d.opts.iter().any(|(_, ch)| ch.mul == mul)
+                        || match dec {
+                            None => true,
+                            Some(Some(p)) => d.opts[*p].1.mul == mul,
+                            Some(None) => false,
+                        }
+                })
+            };
+            let min = c
+                .opts
+                .iter()
+                .filter(|(_, ch)| !out.contains(&(c.block, ch.mul)) && free(ch.mul))
+                .map(|(_, ch)| users[&(c.block, ch.mul)])
+                .min();
+            let pick = min.and_then(|min| {
+                c.opts.iter().position(|(_, ch)| {
+                    !out.contains(&(c.block, ch.mul))
+                        && free(ch.mul)
+                        && users[&(c.block, ch.mul)] == min
+                })
+            });
+            decided[n] = Some(pick);
+            picks[n] = pick;
+            undecided[n] = false;
         }
     }
 
     fn plan(&self, plans: &mut Plans, ids: &mut u32) {
         let cands = self.candidates();
-        let (lenient, order_l) = self.solve(&cands, false);
-        let (strict, order_s) = self.solve(&cands, true);
+        let (lenient, open_l) = self.solve(&cands, false);
+        let (strict, open_s) = self.solve(&cands, true);
         let mut mul_id: HashMap<(usize, usize), u32> = HashMap::new();
         for (n, c) in cands.iter().enumerate() {
             let Some(i) = self.g.blocks[c.block][c.at].inst() else {
                 continue;
             };
             let pick = |p: Option<usize>| p.map(|p| (c.opts[p].0, c.opts[p].1.mul));
-            let order = c.opts.iter().any(|(_, ch)| {
-                let m = (c.block, ch.mul);
-                order_l.contains(&m) || order_s.contains(&m)
-            });
-            let plan = if pick(lenient[n]) != pick(strict[n]) || order {
+            let plan = if pick(lenient[n]) != pick(strict[n]) || open_l[n] || open_s[n] {
                 Plan::Unsure
             } else if let Some(p) = lenient[n] {
                 let (k, ch) = &c.opts[p];
@@ -899,42 +1001,75 @@ impl<'a> Analysis<'a> {
             };
             plans.map.insert(key(i), plan);
         }
-        self.folds(plans);
+        self.folds(plans, ids);
     }
 
     /// The NaN-sign folds of `neg`.
-    fn folds(&self, plans: &mut Plans) {
+    fn folds(&self, plans: &mut Plans, ids: &mut u32) {
         for (b, items) in self.g.blocks.iter().enumerate() {
             let mut copies: HashSet<usize> = HashSet::new();
             for (at, it) in items.iter().enumerate() {
                 let Some(i) = it.inst() else { continue };
                 // The unguarded `neg` (of type `ty`, not `.ftz`, not itself a copy) that last
-                // wrote `r` before `at`, and its source if that is unchanged since.
-                let neg_before = |r: Reg, ty: Fty, copies: &HashSet<usize>| -> Option<Reg> {
-                    let j = self.writer(b, at, r)?;
-                    let d = items[j].inst()?;
-                    if d.guard.is_some()
-                        || neg_of(&d.op) != Some((ty, false))
-                        || copies.contains(&j)
-                    {
-                        return None;
-                    }
-                    let Src::Reg(x) = d.srcs[0] else { return None };
-                    (j..at).all(|k| !items[k].writes_reg(x)).then_some(x)
-                };
+                // wrote `r` before `at`, directly or through unguarded moves: its index, its
+                // source, and whether that is unchanged since (the `neg` itself included).
+                let neg_before =
+                    |r: Reg, ty: Fty, copies: &HashSet<usize>| -> Option<(usize, Reg, bool)> {
+                        // Through unguarded moves.
+                        let mut j = self.writer(b, at, r)?;
+                        for _ in 0..8 {
+                            let m = items[j].inst()?;
+                            match (is_move(&m.op), m.guard, m.srcs.first()) {
+                                (true, None, Some(&Src::Reg(src))) => {
+                                    j = self.writer(b, j, src)?;
+                                }
+                                _ => break,
+                            }
+                        }
+                        let d = items[j].inst()?;
+                        if d.guard.is_some()
+                            || neg_of(&d.op) != Some((ty, false))
+                            || ty == Fty::Bf16x2
+                            || copies.contains(&j)
+                        {
+                            return None;
+                        }
+                        let Src::Reg(x) = d.srcs[0] else { return None };
+                        Some((j, x, (j..at).all(|k| !items[k].writes_reg(x))))
+                    };
                 match neg_of(&i.op) {
                     Some((ty, false)) => {
-                        if i.guard.is_some() {
-                            if ty == Fty::F32 {
+                        // A `neg` (guarded or not) of a `neg` is a copy; another guarded
+                        // `neg.f32` flips the sign bit.
+                        let Some((j, x, unchanged)) = (match i.srcs[0] {
+                            Src::Reg(s) => neg_before(s, ty, &copies),
+                            _ => None,
+                        }) else {
+                            if i.guard.is_some() && ty == Fty::F32 {
                                 plans.map.insert(key(i), Plan::SignFlip);
                             }
                             continue;
-                        }
-                        let Src::Reg(s) = i.srcs[0] else { continue };
-                        if let Some(x) = neg_before(s, ty, &copies) {
-                            plans.map.insert(key(i), Plan::Copy(x));
-                            copies.insert(at);
-                        }
+                        };
+                        let plan = if unchanged {
+                            Plan::Copy(x)
+                        } else {
+                            // The first `neg`'s source as it was there, kept by that `neg`.
+                            let Some(first) = items[j].inst() else {
+                                continue;
+                            };
+                            let id = match plans.map.get(&key(first)) {
+                                Some(Plan::Save(id)) => *id,
+                                _ => {
+                                    let id = *ids;
+                                    *ids += 1;
+                                    plans.map.insert(key(first), Plan::Save(id));
+                                    id
+                                }
+                            };
+                            Plan::CopySaved(id)
+                        };
+                        plans.map.insert(key(i), plan);
+                        copies.insert(at);
                     }
                     Some(_) => {}
                     None => {
@@ -945,7 +1080,9 @@ impl<'a> Analysis<'a> {
                             continue;
                         };
                         for (k, n, x) in [(0u8, p, q), (1, q, p)] {
-                            if neg_before(n, Fty::F32, &copies) == Some(x) {
+                            if neg_before(n, Fty::F32, &copies)
+                                .is_some_and(|(_, src, same)| same && src == x)
+                            {
                                 plans.map.insert(key(i), Plan::SelectNeg { neg: k });
                                 break;
                             }
@@ -1125,6 +1262,57 @@ mod tests {
     }
 
     #[test]
+    fn adds_take_the_product_fewer_adds_take() {
+        let mul = |d: u8, a: u8, b: u8| i(bin(Fop::Mul), f(d), &[r(a), r(b)]);
+        let add = |d: u8, a: u8, b: u8| i(bin(Fop::Add), f(d), &[r(a), r(b)]);
+        let fused_as = |mul: u32, prod: u8| {
+            Some(Plan::Fused {
+                mul,
+                prod,
+                neg_product: false,
+                neg_addend: false,
+            })
+        };
+        // f1 has two adds, f4 one: the shared add takes f4, and f1 stays rounded everywhere.
+        let body = vec![mul(1, 2, 3), mul(4, 0, 0), add(5, 1, 4), add(6, 1, 2)];
+        let got = plans(body, &[5, 6]);
+        assert_eq!(got, vec![None, Some(Plan::Save(0)), fused_as(0, 1), None]);
+        // f1 loses its second add to f6 (one add): the first add falls back to f4, which then
+        // has all three of its adds.
+        let body = vec![
+            mul(1, 2, 3),
+            mul(4, 0, 0),
+            mul(6, 2, 0),
+            add(5, 4, 1),
+            add(7, 1, 6),
+            add(3, 4, 2),
+            add(2, 4, 0),
+        ];
+        let got = plans(body, &[5, 7, 3, 2]);
+        assert_eq!(
+            got,
+            vec![
+                None,
+                Some(Plan::Save(0)),
+                Some(Plan::Save(1)),
+                fused_as(0, 0),
+                fused_as(1, 1),
+                fused_as(0, 0),
+                fused_as(0, 0)
+            ]
+        );
+        // A move of the product whose result is written over before any read is no use.
+        let mov = |d: u8, s: u8| i(Op::Mov(Class::F), f(d), &[r(s)]);
+        let body = vec![mul(1, 2, 3), mov(4, 1), mov(4, 0), add(5, 1, 4)];
+        let got = plans(body, &[5, 4]);
+        assert_eq!(got, vec![Some(Plan::Save(0)), None, None, fused_as(0, 0)]);
+        // Nor is a move of a register to itself, guarded or not.
+        let body = vec![mul(1, 2, 3), guarded(mov(1, 1)), mov(1, 1), add(5, 1, 4)];
+        let got = plans(body, &[5]);
+        assert_eq!(got, vec![Some(Plan::Save(0)), None, None, fused_as(0, 0)]);
+    }
+
+    #[test]
     fn neg_folds() {
         let neg = |d: u8, s: u8| {
             i(
@@ -1138,11 +1326,34 @@ mod tests {
         };
         let got = plans(vec![neg(1, 2), neg(3, 1)], &[3]);
         assert_eq!(got, vec![None, Some(Plan::Copy(f(2)))]);
-        // The first neg overwrites its operand.
+        // The first neg overwrites its operand: it keeps the old value for the second.
         let got = plans(vec![neg(2, 2), neg(3, 2)], &[3]);
-        assert_eq!(got, vec![None, None]);
+        assert_eq!(got, vec![Some(Plan::Save(0)), Some(Plan::CopySaved(0))]);
         let got = plans(vec![guarded(neg(3, 2))], &[3]);
         assert_eq!(got, vec![Some(Plan::SignFlip)]);
+        // A guarded neg of a neg is a (guarded) copy, not a sign flip.
+        let got = plans(vec![neg(1, 2), guarded(neg(3, 1))], &[3]);
+        assert_eq!(got, vec![None, Some(Plan::Copy(f(2)))]);
+        // Not for bf16x2, whose neg is an HFMA2 that makes NaNs canonical.
+        let hneg = |d: u8, s: u8| {
+            i(
+                Op::Hsign {
+                    abs: false,
+                    hf: Hf::Bf16,
+                    x2: true,
+                    ftz: false,
+                },
+                Reg {
+                    class: Class::R,
+                    idx: d,
+                },
+                &[Src::Reg(Reg {
+                    class: Class::R,
+                    idx: s,
+                })],
+            )
+        };
+        assert_eq!(plans(vec![hneg(1, 2), hneg(3, 1)], &[]), vec![None, None]);
         let p = Src::Reg(Reg {
             class: Class::P,
             idx: 1,

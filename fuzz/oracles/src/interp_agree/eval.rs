@@ -1031,7 +1031,11 @@ fn planned(i: &Inst, plan: Plan, lane: u32, regs: &mut Regs, sure: bool) -> bool
         s => Some(src(s, lane, regs)),
     };
     if let Plan::Save(id) = plan {
-        let v = val(i.srcs[0], regs).zip(val(i.srcs[1], regs));
+        let second = match i.srcs.get(1) {
+            Some(s) => val(*s, regs),
+            None => Some(0),
+        };
+        let v = val(i.srcs[0], regs).zip(second);
         regs.save(id, v.map(|(a, b)| [a, b]));
         return false;
     }
@@ -1054,6 +1058,7 @@ fn planned(i: &Inst, plan: Plan, lane: u32, regs: &mut Regs, sure: bool) -> bool
                 .and_then(|([a, b], c)| fused(&i.op, a, b, c, neg_product, neg_addend))
         }
         Plan::Copy(x) => regs.known(x).then(|| regs.get(x)),
+        Plan::CopySaved(id) => regs.saved(id).map(|[a, _]| a),
         Plan::SignFlip => val(i.srcs[0], regs).map(|v| v ^ sign),
         Plan::SelectNeg { neg } => {
             let x = val(i.srcs[1 - neg as usize], regs);

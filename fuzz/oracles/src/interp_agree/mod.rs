@@ -1119,7 +1119,7 @@ mod tests {
         let mut with_fused = 0;
         let mut fused = std::collections::HashMap::new();
         let (mut sat, mut ftz, mut guarded, mut negated, mut folds) = (0, 0, 0, 0, [0; 3]);
-        for _ in 0..300 {
+        for _ in 0..400 {
             let data = src.fill(4096);
             let mut u = Unstructured::new(&data);
             let Ok(mut swarm) = Swarm::arbitrary(&mut u, &[Family::Float, Family::Half]) else {
@@ -1145,7 +1145,7 @@ mod tests {
                         negated += neg_product as usize;
                     }
                     Some(Plan::Unsure) => unsure += 1,
-                    Some(Plan::Copy(_)) => folds[0] += 1,
+                    Some(Plan::Copy(_) | Plan::CopySaved(_)) => folds[0] += 1,
                     Some(Plan::SignFlip) => folds[1] += 1,
                     Some(Plan::SelectNeg { .. }) => folds[2] += 1,
                     _ => {}
