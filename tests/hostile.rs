@@ -606,6 +606,15 @@ fn lowering_analysis_of_a_huge_block_is_linear() {
     for _ in 0..60_000 {
         body.push_str("neg.f32 %f61, %f61;\n");
     }
+    // One product copied 40,000 times, each copy read by an add: every copy is a chain of its
+    // own, and the product's uses are checked once, not once per chain.
+    body.push_str("mul.f32 %f1, %f2, %f3;\n");
+    for i in 0..40_000 {
+        let r = 4 + i % 50;
+        body.push_str(&format!(
+            "mov.f32 %f{r}, %f1;\nadd.f32 %f60, %f{r}, %f60;\n"
+        ));
+    }
     let src = format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n\
          .reg .f32 %f<62>;\n{body}ret;\n}}\n"

@@ -356,8 +356,16 @@ fn value_uses(
 ) -> Option<Vec<(usize, SmallVec<[u8; 2]>)>> {
     let b = info[at].block;
     let v = flow.values.get(&(at as u32, slot))?;
-    match v.next {
-        // A guarded redefinition: the value may still be live after it.
+    // A guarded redefinition leaves the value live after it, unless the redefinition is dead
+    // code (then everything that reads the merged value is dead too): look past such ones.
+    let mut next = v.next;
+    while let Some((g, true)) = next {
+        if !flow.dead[g as usize] {
+            return None;
+        }
+        next = flow.values.get(&(g, slot)).and_then(|w| w.next);
+    }
+    match next {
         Some((_, true)) => return None,
         Some((_, false)) => {}
         // Live at the end of the block: read elsewhere means read in another block, or, around
@@ -643,30 +651,39 @@ fn contract(
             users.entry(p.mul).or_default().push(ci);
         }
     }
-    // A product is eligible when every use of every link is a link of the same chain or an
-    // add that could take it through that operand (checked once per chain).
-    let mut dead: rustc_hash::FxHashSet<usize> = Default::default();
-    let mut verdicts: FxHashMap<&[(usize, u32)], bool> = FxHashMap::default();
+    // A product is eligible when every use of every link of its chains is another link of one
+    // of them (ptxas sees through the copies) or an add that could take it through that
+    // operand. Each link is checked once.
+    let mut link_of: FxHashMap<usize, usize> = FxHashMap::default();
     for c in &cands {
         for (_, prod, links) in &c.options {
-            if dead.contains(&prod.mul) {
+            for (d, _) in links {
+                link_of.insert(*d, prod.mul);
+            }
+        }
+    }
+    let mut dead: rustc_hash::FxHashSet<usize> = Default::default();
+    let mut link_ok: FxHashMap<(usize, u32), bool> = FxHashMap::default();
+    for c in &cands {
+        for (_, prod, links) in &c.options {
+            let m = prod.mul;
+            if dead.contains(&m) {
                 continue;
             }
-            let ok = *verdicts.entry(links.as_slice()).or_insert_with(|| {
-                let chain: SmallVec<[usize; 8]> = links.iter().map(|(d, _)| *d).collect();
-                links.iter().all(|(def, slot)| {
-                    let Some(uses) = value_uses(flow, info, code, *def, *slot) else {
+            let ok = links.iter().all(|&(def, slot)| {
+                *link_ok.entry((def, slot)).or_insert_with(|| {
+                    let Some(uses) = value_uses(flow, info, code, def, slot) else {
                         return false;
                     };
                     uses.iter().all(|(u, pos)| {
                         pos.len() == 1
                             && pos[0] != u8::MAX
-                            && (chain.contains(u) || takes.get(&(*u, prod.mul)) == Some(&pos[0]))
+                            && (link_of.get(u) == Some(&m) || takes.get(&(*u, m)) == Some(&pos[0]))
                     })
                 })
             });
             if !ok {
-                dead.insert(prod.mul);
+                dead.insert(m);
             }
         }
     }

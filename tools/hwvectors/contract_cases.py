@@ -185,6 +185,10 @@ def build(case, n):
             "%s %%d, %%x3, %%x5; %s %%d, %%d, %%x7; %s %%d, %%d, %%x4;"
             % (m, m, m, s("add"), s("add"), s("add"), s("add"), s("add"), s("add"), s("add")),
             "sq")
+        # Copies of one product, each read by an add: ptxas sees through them (both fuse).
+        add("two_copies", "%s %%x1, %%a, %%b; mov.b%d %%x5, %%x1; neg.%s %%x7, %%x1; "
+            "%s %%x3, %%x5, %%c; %s %%x4, %%x7, %%a; %s %%d, %%x3, %%x4;"
+            % (m, w, t, s("add"), s("add"), s("add")), "neg")
         # Code ptxas deletes: a move of a register to itself, a dead move of the product.
         add("self_mov", "and.b32 %%t5, %%t1, 1; setp.ne.u32 %%q0, %%t5, 0; %s %%x1, %%a, %%b; "
             "@%%q0 mov.b%d %%x1, %%x1; mov.b%d %%x1, %%x1; %s %%d, %%x1, %%c;"

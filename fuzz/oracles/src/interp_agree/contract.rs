@@ -751,8 +751,8 @@ impl<'a> Analysis<'a> {
     }
 
     /// Whether the value `r` written by item `j` of block `b` (a link of `chain`, the product
-    /// of `mul`) is read only as the use rule allows: by the chain's next link, or once by an
-    /// `add` that has this product as an option through that source. `conservative`: a guarded
+    /// of `mul`) is read only as the use rule allows: by a link of a chain of the same product,
+    /// or once by an `add` that has this product as an option through that source. `conservative`: a guarded
     /// redefinition, and a value leaving the block whose register another block reads, fail
     /// too.
     #[allow(clippy::too_many_arguments)]
@@ -771,7 +771,12 @@ impl<'a> Analysis<'a> {
         for (u, it) in items.iter().enumerate().skip(j + 1) {
             let n = it.reads().iter().filter(|&&x| x == r).count();
             if n > 0 && !self.dead(b, u) {
-                let link = chain.links.iter().any(|&(l, _)| l == u);
+                // A link of any chain of this product (ptxas sees through the copies).
+                let link = cands
+                    .iter()
+                    .filter(|c| c.block == b)
+                    .flat_map(|c| &c.opts)
+                    .any(|(_, ch)| ch.mul == chain.mul && ch.links.iter().any(|&(l, _)| l == u));
                 let allowed = n == 1
                     && (link || {
                         let i = it.inst();
@@ -794,7 +799,7 @@ impl<'a> Analysis<'a> {
                     killed = true;
                     break;
                 }
-                if conservative {
+                if conservative && !self.dead(b, u) {
                     return false;
                 }
             }
@@ -840,6 +845,12 @@ impl<'a> Analysis<'a> {
         }
         let mut out: HashSet<(usize, usize)> = HashSet::new();
         for c in cands {
+            // An add reading one product through both sources (two chains) fuses neither.
+            if let [(_, x), (_, y)] = &c.opts[..] {
+                if x.mul == y.mul {
+                    out.insert((c.block, x.mul));
+                }
+            }
             for (_, ch) in &c.opts {
                 let ok = (!conservative || !ch.long())
                     && ch.links.iter().all(|&(j, r)| {
