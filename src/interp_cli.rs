@@ -254,8 +254,8 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
     let text = String::from_utf8(text)
         .map_err(|e| format!("{}: error: not UTF-8 text ({e})", a.file.display()))?;
     let parse = |s: &str| ptx_ir::text::parse(s).map_err(|e| e.to_string());
-    ptx_ir::interp::vectors::check_families(&text, &a.families)?;
-    let report = ptx_ir::interp::vectors::run_text(&text, &a.families, &parse);
+    ptx_ir::vectors::check_families(&text, &a.families)?;
+    let report = ptx_ir::vectors::run_text(&text, &a.families, &parse);
     crate::out::out!("{}", report.render());
     if let Some(path) = &a.write {
         write_interpreted(&text, &a.families, &parse, path)?;
@@ -274,7 +274,7 @@ fn write_interpreted(
     parse: &dyn Fn(&str) -> Result<ptx_ir::ir::Module, String>,
     path: &std::path::Path,
 ) -> Result<(), String> {
-    use ptx_ir::interp::vectors;
+    use ptx_ir::vectors;
     let mut out = String::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let Ok(c) = vectors::parse_case(line) else {

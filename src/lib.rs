@@ -149,6 +149,7 @@
 
 pub mod load;
 pub mod roundtrip;
+pub mod vectors;
 
 /// The bytecode encoder and decoder (re-export of `ptx-ir-binary`).
 pub use ptx_ir_binary as binary;

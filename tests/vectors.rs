@@ -22,7 +22,7 @@ fn known_failures() -> Vec<(String, String)> {
 /// Runs a vectors file and returns the non-approximate cases that disagree and are not listed,
 /// plus the listed entries whose cases are present here and all pass (stale entries).
 fn check(text: &str, known: &[(String, String)]) -> (Vec<String>, Vec<String>) {
-    let report = ptx_ir::interp::vectors::run_text(text, &[], &parse);
+    let report = ptx_ir::vectors::run_text(text, &[], &parse);
     print!("{}", report.render());
     let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
     assert!(
@@ -178,4 +178,18 @@ fn own_vectors_agree_with_the_hardware() {
         stale.is_empty(),
         "known_failures.txt lists cases that now pass: {stale:?}"
     );
+}
+
+#[test]
+fn unknown_vector_family_is_an_error() {
+    let line = r#"{"name":"a","family":"add","ptx":"","entry":"k","grid":[1,1,1],"block":[1,1,1],"args":[],"out":{"type":"u32","hex":["00000000"]}}"#;
+    let fams = ptx_ir::vectors::check_families(line, &["addd".to_string()]);
+    if let Ok(c) = ptx_ir::vectors::parse_case(line) {
+        assert_eq!(c.family, "add");
+        let e = fams.expect_err("typo");
+        assert!(e.contains("addd") && e.contains("add"), "{e}");
+        assert!(ptx_ir::vectors::check_families(line, &["add".into()]).is_ok());
+    } else {
+        panic!("test case line does not parse");
+    }
 }

@@ -226,7 +226,7 @@ fn inst_form<'m>(i: &InstRef<'m>, words: &mut WordCache<'m>, sink: &Odd) -> R {
     if !fit.iter().any(|&k| forms[k as usize].match_operands(&ops)) {
         return match ptx_ir_core::check::check(i.opcode, i.mods, &ops) {
             Ok(_) => Err("an instruction matches no form".into()),
-            Err(e) => Err(e),
+            Err(e) => Err(e.to_string()),
         };
     }
     if let Some(k) = key {

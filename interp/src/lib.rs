@@ -48,7 +48,6 @@ pub mod lower;
 pub mod mem;
 pub mod tc;
 pub mod tmap;
-pub mod vectors;
 
 pub use error::{Error, FaultKind, Site, Thread};
 pub use exec::{Arg, Contraction, ContractionDiff, Failure, Launch, Outcome, Spec, Stats};

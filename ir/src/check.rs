@@ -7,9 +7,117 @@ use crate::operand::Operand;
 use crate::table::Opcode;
 use crate::vocab::Modifier;
 
-/// Checks `mods` and `operands` against the forms of `op`; returns the first matching form, or a
-/// message saying what is wrong.
-pub fn check(op: Opcode, mods: &[Modifier], operands: &[Operand]) -> Result<&'static Form, String> {
+/// Why an instruction matches none of its opcode's forms. `Display` gives the message the
+/// reader, verifier and builder report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FormError {
+    /// The qualifiers fit a form but the number of operands does not.
+    OperandCount {
+        /// The instruction as spelled (`add.s32`).
+        inst: String,
+        /// The operand counts the form takes (`3`, `2 to 3`).
+        want: String,
+        /// Whether the form takes a single operand.
+        single: bool,
+        /// The form's operands as written (`d, a, b`).
+        operands: String,
+        /// How many were given.
+        given: usize,
+    },
+    /// An operand of a kind the form does not take there.
+    OperandKind {
+        /// The instruction as spelled.
+        inst: String,
+        /// Which operand (from 1).
+        position: usize,
+        /// What the form takes there.
+        expected: String,
+        /// The form (`add.s32 d, a, b`).
+        form: String,
+    },
+    /// A qualifier that no form of the opcode takes.
+    UnknownQualifier {
+        /// The qualifier.
+        qualifier: String,
+        /// The opcode.
+        opcode: &'static str,
+    },
+    /// A qualifier that does not combine with the others.
+    Incompatible {
+        /// The qualifier.
+        qualifier: String,
+        /// The instruction as spelled.
+        inst: String,
+        /// The closest form.
+        closest: String,
+    },
+    /// Qualifiers the closest form needs and the instruction lacks.
+    Missing {
+        /// The instruction as spelled.
+        inst: String,
+        /// What is missing (`a type and a rounding`).
+        missing: String,
+        /// The closest form.
+        closest: String,
+    },
+}
+
+impl std::fmt::Display for FormError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FormError::OperandCount {
+                inst,
+                want,
+                single,
+                operands,
+                given,
+            } => write!(
+                f,
+                "`{inst}` takes {want} operand{} ({operands}); {given} given",
+                if *single { "" } else { "s" }
+            ),
+            FormError::OperandKind {
+                inst,
+                position,
+                expected,
+                form,
+            } => write!(
+                f,
+                "operand {position} of `{inst}` must be {expected} (form `{form}`)"
+            ),
+            FormError::UnknownQualifier { qualifier, opcode } => {
+                write!(f, "`{qualifier}` is not a qualifier of `{opcode}`")
+            }
+            FormError::Incompatible {
+                qualifier,
+                inst,
+                closest,
+            } => write!(
+                f,
+                "`{qualifier}` cannot be combined with the other qualifiers of `{inst}` \
+                 (closest form: `{closest}`)"
+            ),
+            FormError::Missing {
+                inst,
+                missing,
+                closest,
+            } => write!(
+                f,
+                "`{inst}` is missing {missing} (closest form: `{closest}`)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FormError {}
+
+/// Checks `mods` and `operands` against the forms of `op`; returns the first matching form, or
+/// what is wrong.
+pub fn check(
+    op: Opcode,
+    mods: &[Modifier],
+    operands: &[Operand],
+) -> Result<&'static Form, FormError> {
     let forms = op.forms();
     let mut mods_ok: Option<&Form> = None;
     for f in forms {
@@ -30,26 +138,34 @@ pub fn check(op: Opcode, mods: &[Modifier], operands: &[Operand]) -> Result<&'st
             format!("{min} to {max}")
         };
         if operands.len() < min || operands.len() > max {
-            return Err(format!(
-                "`{spelled}` takes {want} operand{} ({}); {} given",
-                if max == 1 { "" } else { "s" },
-                f.render(op.name()).split_once(' ').map_or("", |(_, o)| o),
-                operands.len()
-            ));
+            return Err(FormError::OperandCount {
+                inst: spelled,
+                want,
+                single: max == 1,
+                operands: f
+                    .render(op.name())
+                    .split_once(' ')
+                    .map_or("", |(_, o)| o)
+                    .to_string(),
+                given: operands.len(),
+            });
         }
         let bad = first_misfit(f, operands);
-        return Err(format!(
-            "operand {} of `{spelled}` must be {} (form `{}`)",
-            bad.0 + 1,
-            bad.1.describe(),
-            f.render(op.name())
-        ));
+        return Err(FormError::OperandKind {
+            inst: spelled,
+            position: bad.0 + 1,
+            expected: bad.1.describe().to_string(),
+            form: f.render(op.name()),
+        });
     }
     if let Some(m) = mods
         .iter()
         .find(|&&m| !forms.iter().any(|f| f.slots.iter().any(|s| s.accepts(m))))
     {
-        return Err(format!("`{m}` is not a qualifier of `{}`", op.name()));
+        return Err(FormError::UnknownQualifier {
+            qualifier: m.to_string(),
+            opcode: op.name(),
+        });
     }
     // The closest form: fewest stray plus missing qualifiers.
     let (f, stray, missing) = forms
@@ -61,17 +177,18 @@ pub fn check(op: Opcode, mods: &[Modifier], operands: &[Operand]) -> Result<&'st
         .min_by_key(|(_, s, m)| s.len() + m.len())
         .expect("every opcode has a form");
     if let Some(m) = stray.first() {
-        return Err(format!(
-            "`{m}` cannot be combined with the other qualifiers of `{spelled}` (closest form: `{}`)",
-            f.render(op.name())
-        ));
+        return Err(FormError::Incompatible {
+            qualifier: m.to_string(),
+            inst: spelled,
+            closest: f.render(op.name()),
+        });
     }
     let need: Vec<String> = missing.iter().map(|s| render_slot(s, true)).collect();
-    Err(format!(
-        "`{spelled}` is missing {} (closest form: `{}`)",
-        need.join(" and "),
-        f.render(op.name())
-    ))
+    Err(FormError::Missing {
+        inst: spelled,
+        missing: need.join(" and "),
+        closest: f.render(op.name()),
+    })
 }
 
 fn first_misfit(f: &Form, ops: &[Operand]) -> (usize, OperandKind) {

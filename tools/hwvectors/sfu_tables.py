@@ -20,10 +20,10 @@ one is cheap to compute exactly (reciprocal, reciprocal square root, square root
 that other binades are the same table shifted (the exponent sweeps). `--self-test` runs the
 encoding and the analysis on the correctly rounded values instead of the GPU (no CuPy needed).
 
-Not written here: `corpus/sfu/{sin,cos}.approx.f32.q0.u32.xz` (same encoding), the first
+Not written here: `interp/sfu/{sin,cos}.approx.f32.q0.u32.xz` (same encoding), the first
 quadrant of `MUFU.SIN`/`MUFU.COS` indexed by the reduced argument n = floor(frac(|t|) * 2^25),
 t = RZ(x * 0x3e22f983), were recorded by `probes/sfu_trig.py`, which also tests the reduction
-and the quadrant rules. Their entries in `corpus/sfu/tables.json` were added by hand: carry
+and the quadrant rules. Their entries in `interp/sfu/tables.json` were added by hand: carry
 them over when this script rewrites the file. `probes/trig_sweep.py` compares the
 interpreter's sin/cos with the GPU on all 2^32 inputs. (`rsqrt.approx.f64.tsv` is from
 `probes/rsqrt_f64.sh`.)

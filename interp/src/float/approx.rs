@@ -7,7 +7,7 @@
 //! first quadrant of the reduced argument ([`super::sfu`]), and the rules that extend them,
 //! measured around the unit:
 //! - within a binade the result depends only on the significand: other exponents shift the
-//!   table's result (`rcp`, `rsqrt`, `sqrt`; the exponent sweeps of `corpus/sfu/tables.json`);
+//!   table's result (`rcp`, `rsqrt`, `sqrt`; the exponent sweeps of `interp/sfu/tables.json`);
 //!   the unit flushes subnormal inputs and results to zero;
 //! - `ex2` truncates `|x|` to fixed point with 23 fraction bits and multiplies the table's
 //!   value of the fraction (of the sign's table) by `2^±int(|x|)`;

@@ -1,8 +1,8 @@
 //! The special-function unit's (`MUFU`) tables, measured on the GPU.
 //!
 //! `tools/hwvectors/sfu_tables.py` ran each approximate instruction on every significand of one
-//! or two binades (H200, CUDA 13.0) and stored the outputs in `corpus/sfu/` (see
-//! `corpus/sfu/tables.json`): little-endian `u32` words `d[i] = out[i] - out[i-1]` (mod 2^32,
+//! or two binades (H200, CUDA 13.0) and stored the outputs in `interp/sfu/` (see
+//! `interp/sfu/tables.json`): little-endian `u32` words `d[i] = out[i] - out[i-1]` (mod 2^32,
 //! `out[-1] = 0`), xz-compressed. The files are compiled in and decoded on first use.
 //!
 //! In memory a table keeps one signed byte per input: the output minus a reference computed
@@ -77,15 +77,15 @@ impl Table {
 
     fn data(self) -> &'static [u8] {
         match self {
-            Table::Rcp => include_bytes!("../../../corpus/sfu/rcp.approx.ftz.f32.u32.xz"),
-            Table::Rsqrt => include_bytes!("../../../corpus/sfu/rsqrt.approx.ftz.f32.u32.xz"),
-            Table::Sqrt => include_bytes!("../../../corpus/sfu/sqrt.approx.ftz.f32.u32.xz"),
-            Table::Lg2 => include_bytes!("../../../corpus/sfu/lg2.approx.ftz.f32.u32.xz"),
-            Table::Ex2Pos => include_bytes!("../../../corpus/sfu/ex2.approx.ftz.f32.pos.u32.xz"),
-            Table::Ex2Neg => include_bytes!("../../../corpus/sfu/ex2.approx.ftz.f32.neg.u32.xz"),
-            Table::Sin => include_bytes!("../../../corpus/sfu/sin.approx.f32.q0.u32.xz"),
-            Table::Cos => include_bytes!("../../../corpus/sfu/cos.approx.f32.q0.u32.xz"),
-            Table::Tanh => include_bytes!("../../../corpus/sfu/tanh.approx.f32.u32.xz"),
+            Table::Rcp => include_bytes!("../../sfu/rcp.approx.ftz.f32.u32.xz"),
+            Table::Rsqrt => include_bytes!("../../sfu/rsqrt.approx.ftz.f32.u32.xz"),
+            Table::Sqrt => include_bytes!("../../sfu/sqrt.approx.ftz.f32.u32.xz"),
+            Table::Lg2 => include_bytes!("../../sfu/lg2.approx.ftz.f32.u32.xz"),
+            Table::Ex2Pos => include_bytes!("../../sfu/ex2.approx.ftz.f32.pos.u32.xz"),
+            Table::Ex2Neg => include_bytes!("../../sfu/ex2.approx.ftz.f32.neg.u32.xz"),
+            Table::Sin => include_bytes!("../../sfu/sin.approx.f32.q0.u32.xz"),
+            Table::Cos => include_bytes!("../../sfu/cos.approx.f32.q0.u32.xz"),
+            Table::Tanh => include_bytes!("../../sfu/tanh.approx.f32.u32.xz"),
         }
     }
 
@@ -245,10 +245,10 @@ pub enum HalfTable {
 impl HalfTable {
     fn data(self) -> &'static [u8] {
         match self {
-            HalfTable::Ex2F16 => include_bytes!("../../../corpus/sfu/ex2.approx.f16.u32.xz"),
-            HalfTable::Ex2Bf16 => include_bytes!("../../../corpus/sfu/ex2.approx.ftz.bf16.u32.xz"),
-            HalfTable::TanhF16 => include_bytes!("../../../corpus/sfu/tanh.approx.f16.u32.xz"),
-            HalfTable::TanhBf16 => include_bytes!("../../../corpus/sfu/tanh.approx.bf16.u32.xz"),
+            HalfTable::Ex2F16 => include_bytes!("../../sfu/ex2.approx.f16.u32.xz"),
+            HalfTable::Ex2Bf16 => include_bytes!("../../sfu/ex2.approx.ftz.bf16.u32.xz"),
+            HalfTable::TanhF16 => include_bytes!("../../sfu/tanh.approx.f16.u32.xz"),
+            HalfTable::TanhBf16 => include_bytes!("../../sfu/tanh.approx.bf16.u32.xz"),
         }
     }
 

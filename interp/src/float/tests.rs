@@ -325,10 +325,10 @@ fn approx_models() {
 
 /// `rsqrt.approx.f64` without `.ftz` is the refinement ptxas compiles around `MUFU.RSQ64H`,
 /// subnormal inputs scaled: every recorded H200 result, subnormals and the largest values
-/// included (`corpus/sfu/rsqrt.approx.f64.tsv`).
+/// included (`interp/sfu/rsqrt.approx.f64.tsv`).
 #[test]
 fn rsqrt_f64_matches_the_gpu() {
-    let table = include_str!("../../../corpus/sfu/rsqrt.approx.f64.tsv");
+    let table = include_str!("../../sfu/rsqrt.approx.f64.tsv");
     let mut n = 0;
     for line in table.lines().filter(|l| !l.starts_with('#')) {
         let (x, y) = line.split_once('\t').expect("input and result");

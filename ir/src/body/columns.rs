@@ -1007,7 +1007,7 @@ impl Decoded {
                     {
                         let why = match crate::check::check(opcode, mods, &ops) {
                             Ok(_) => "an instruction that matches no form".to_string(),
-                            Err(e) => e,
+                            Err(e) => e.to_string(),
                         };
                         return o.fail(why).map_err(|Fault| Stop::Operands);
                     }

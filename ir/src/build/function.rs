@@ -360,10 +360,10 @@ impl<'m> FunctionBuilder<'m> {
                 message: "the instruction has its own guard and one was set with `guard`".into(),
             });
         }
-        if let Err(message) = check(inst.opcode, &inst.mods, &inst.operands) {
+        if let Err(e) = check(inst.opcode, &inst.mods, &inst.operands) {
             return Err(BuildError::Invalid {
                 inst: spell(inst.opcode, &inst.mods),
-                message,
+                message: e.to_string(),
             });
         }
         let len = self.mb.names().len();

@@ -454,8 +454,8 @@ impl<'m> Cx<'m> {
     fn instruction(&mut self, fx: &mut FnCx<'m>, inst: &'m Instruction) {
         let form = match crate::check::check(inst.opcode, &inst.mods, &inst.operands) {
             Ok(f) => f,
-            Err(msg) => {
-                self.report(Rule::BadForm, Some(inst), msg);
+            Err(e) => {
+                self.report(Rule::BadForm, Some(inst), e.to_string());
                 return;
             }
         };

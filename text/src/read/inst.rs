@@ -891,7 +891,7 @@ fn check_forms(
 ) -> Result<(), Err<PErr>> {
     match ptx_ir_core::check::check(op, mods, operands) {
         Ok(_) => Ok(()),
-        Err(msg) => Err(Err::Failure(PErr::at(at, msg))),
+        Err(e) => Err(Err::Failure(PErr::at(at, e.to_string()))),
     }
 }
 

@@ -8,7 +8,7 @@ For every binade that is neither the identity nor a constant, the script finds t
 significand bits m of which the result is a function (every input of the binade checked), and
 prints the layout (exponent field, m, first entry). With --write it stores the table (the
 result for each m-bit prefix, binades in increasing order) as
-corpus/sfu/tanh.approx.f32.u32.xz in the encoding of corpus/sfu/tables.json and records it
+interp/sfu/tanh.approx.f32.u32.xz in the encoding of interp/sfu/tables.json and records it
 there; interp/src/float/sfu.rs (`TANH_SEGMENTS`) must then carry the printed layout.
 """
 import hashlib
@@ -69,8 +69,8 @@ def main():
     w = np.diff(table, prepend=np.uint32(0)).astype(np.uint32)
     blob = lzma.compress(w.tobytes(), preset=9 | lzma.PRESET_EXTREME)
     name = "tanh.approx.f32.u32.xz"
-    open(os.path.join(root, "corpus", "sfu", name), "wb").write(blob)
-    meta_path = os.path.join(root, "corpus", "sfu", "tables.json")
+    open(os.path.join(root, "interp", "sfu", name), "wb").write(blob)
+    meta_path = os.path.join(root, "interp", "sfu", "tables.json")
     meta = json.load(open(meta_path))
     meta["tables"] = [t for t in meta["tables"] if t["name"] != "tanh.approx.f32"]
     meta["tables"].append({

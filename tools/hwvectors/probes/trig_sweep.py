@@ -27,7 +27,7 @@ GPU and the comparison add about 0.1 s a chunk in the main thread, overlapped wi
 No chunk starts after --budget seconds (default 500, to stay inside a 10-minute command): the
 summary covers the chunks done and tells how long the whole sweep would take at the rate seen.
 
---model replaces the GPU with a NumPy model of the measured rule (the tables of corpus/sfu:
+--model replaces the GPU with a NumPy model of the measured rule (the tables of interp/sfu:
 t = RZ(x * 0x3e22f983), n = floor(frac(|t|) * 2^25), quadrant and sign as in
 interp/src/float/approx.rs): with it the script runs without a GPU, which checks the script and
 the interpreter's half of the sweep against an independent implementation.
@@ -94,7 +94,7 @@ class Gpu:
 
 
 def load_table(name):
-    raw = lzma.decompress(open(os.path.join(root, "corpus", "sfu", name), "rb").read())
+    raw = lzma.decompress(open(os.path.join(root, "interp", "sfu", name), "rb").read())
     return np.cumsum(np.frombuffer(raw, dtype="<u4"), dtype=np.uint64).astype(np.uint32)
 
 

@@ -1,12 +1,14 @@
 //! Hardware-truth vectors (the JSON-lines format of `shared/hwtruth/README.md`): run each case
 //! and compare its `out` buffer bit for bit.
 //!
-//! The runner takes the PTX reader as a function so that this crate depends on the IR only.
+//! The runner takes the PTX reader as a function, so that a caller chooses how text becomes a
+//! module. It lives in the `ptx` crate, beside the `ptx vectors` command, not in the
+//! interpreter library: embedders of the interpreter need neither it nor `serde_json`.
 
-use crate::exec::Arg;
-use crate::float::{self, Fmt};
-use crate::load::Program;
 use ptx_ir_core::Module;
+use ptx_ir_interp::float::{self, Fmt};
+use ptx_ir_interp::Arg;
+use ptx_ir_interp::Program;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -43,7 +45,7 @@ pub struct Case {
     /// Bytes of dynamic shared memory (`"shared"`, default 0).
     pub shared: u32,
     /// Tensor maps passed after the four buffers (`"tmaps"`).
-    pub tmaps: Vec<crate::tmap::TensorMapArg>,
+    pub tmaps: Vec<ptx_ir_interp::tmap::TensorMapArg>,
 }
 
 fn dims(v: Option<&Value>) -> Option<[u32; 3]> {
@@ -104,7 +106,7 @@ pub fn parse_case(line: &str) -> Result<Case, String> {
 /// "box": [..], "estrides": [..], "swizzle": 128, "fill": "zero"}`; `buffer` counts the
 /// kernel's buffers (0 = `out`, 1 = `in0`, ...); `strides` (bytes, dimensions 1..rank) and
 /// `estrides` are optional.
-fn tmap(v: &Value) -> Result<crate::tmap::TensorMapArg, String> {
+fn tmap(v: &Value) -> Result<ptx_ir_interp::tmap::TensorMapArg, String> {
     let list = |k: &str| -> Option<String> {
         v.get(k)?.as_array().map(|a| {
             a.iter()
@@ -136,7 +138,7 @@ fn tmap(v: &Value) -> Result<crate::tmap::TensorMapArg, String> {
     if let Some(f) = v.get("fill").and_then(Value::as_str) {
         spec.push_str(&format!(",fill={f}"));
     }
-    crate::tmap::TensorMapArg::parse(&spec)
+    ptx_ir_interp::tmap::TensorMapArg::parse(&spec)
 }
 
 fn elem_bytes(hex: &[String]) -> usize {
@@ -194,8 +196,8 @@ fn out_fmt(ty: &str) -> Option<(Fmt, usize)> {
 }
 
 fn ulp(got: &[u8], want: &[u8], f: Fmt, n: usize) -> u64 {
-    let g = crate::mem::get_le(got);
-    let w = crate::mem::get_le(want);
+    let g = ptx_ir_interp::mem::get_le(got);
+    let w = ptx_ir_interp::mem::get_le(want);
     let mut m = 0;
     for i in 0..n as u32 {
         let sh = f.bits() * i;
