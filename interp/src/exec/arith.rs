@@ -1,7 +1,7 @@
 //! Arithmetic, comparison, logic and conversion instructions, applied lane by lane.
 
 use super::ctx::{lanes, Ctx, Lanes};
-use super::step::Flow;
+use super::flow::Flow;
 use crate::error::Error;
 use crate::float::{self, approx, BinOp, Fmt, MinMax, Mode};
 use crate::int::{self, mask, sext};

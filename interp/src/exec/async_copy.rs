@@ -9,9 +9,9 @@
 //! hints and prefetch sizes are performance hints and are accepted.
 
 use super::ctx::{lanes, AddrSpace, Ctx};
+use super::flow::Flow;
 use super::inflight::{self, Issuer, Loc, Op, Part, Src, Track};
 use super::mbarrier;
-use super::step::Flow;
 use crate::error::Error;
 use crate::load::Opnd;
 use ptx_ir_core::{Cache, CacheOp, Flag, Opcode};

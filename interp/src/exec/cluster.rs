@@ -15,8 +15,8 @@
 
 use super::async_copy::issuer;
 use super::ctx::{lanes, AddrSpace, Ctx};
+use super::flow::Flow;
 use super::inflight::{self, Loc, Op, Part, Track};
-use super::step::Flow;
 use crate::error::{Error, FaultKind};
 use crate::load::{Func, Opnd};
 use ptx_ir_core::Flag;

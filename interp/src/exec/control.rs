@@ -1,7 +1,7 @@
 //! Control flow: branches, calls, returns, barriers.
 
 use super::ctx::{lanes, Ctx};
-use super::step::Flow;
+use super::flow::Flow;
 use super::warp::{Frame, Group, SpFrame, Wait, Warp};
 use super::Machine;
 use crate::error::Error;

@@ -11,7 +11,7 @@
 //! are not modelled.
 
 use super::ctx::{AddrSpace, Ctx};
-use super::step::Flow;
+use super::flow::Flow;
 use crate::error::Error;
 use crate::load::Opnd;
 use crate::mem;

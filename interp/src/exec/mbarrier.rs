@@ -22,8 +22,8 @@
 //! limit allows.
 
 use super::ctx::{lanes, AddrSpace, Ctx};
+use super::flow::Flow;
 use super::inflight;
-use super::step::Flow;
 use super::Cluster;
 use crate::error::Error;
 use crate::load::Opnd;

@@ -1,7 +1,7 @@
 //! Data movement: `mov`, `ld`, `st`, atomics, address conversion.
 
 use super::ctx::{lanes, AddrSpace, Ctx};
-use super::step::Flow;
+use super::flow::Flow;
 use crate::error::Error;
 use crate::float::{self, BinOp, Fmt, Mode};
 use crate::int::{mask, sext};

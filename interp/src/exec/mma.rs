@@ -10,8 +10,8 @@
 //! single-bit variants and the quad-pair `.m8n8k4` are explicit `Unsupported`.
 
 use super::ctx::Ctx;
+use super::flow::Flow;
 use super::matrix::full_warp;
-use super::step::Flow;
 use crate::error::Error;
 use crate::float::{self, Fmt, Mode};
 use crate::int::mask;

@@ -12,6 +12,7 @@
 //! another warp terminate.
 
 pub mod ctx;
+mod flow;
 pub mod special;
 mod step;
 pub mod warp;

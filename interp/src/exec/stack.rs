@@ -12,7 +12,7 @@
 //! `.local` variables (docs/INTERP.md, *Limits*).
 
 use super::ctx::{lanes, Ctx};
-use super::step::Flow;
+use super::flow::Flow;
 use crate::error::Error;
 use crate::int::mask;
 use crate::load::Opnd;

@@ -6,6 +6,7 @@
 //! `Unsupported`) are written here.
 
 use super::ctx::Ctx;
+use super::flow::Flow;
 use super::warp::{Group, Wait, Warp};
 use super::{
     arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, stack, tensor, tmem,
@@ -13,45 +14,6 @@ use super::{
 };
 use crate::error::Error;
 use ptx_ir_core::Opcode;
-use smallvec::SmallVec;
-
-/// How the executing group moves on.
-pub enum Flow {
-    /// Every lane to the next instruction.
-    Next,
-    /// Lanes in `taken` jump to `target`; the rest go on.
-    Jump {
-        /// Lanes that branch.
-        taken: u32,
-        /// Target pc.
-        target: u32,
-    },
-    /// Lanes go to the given pcs; lanes not listed go on.
-    Split(SmallVec<[(u32, u32); 4]>),
-    /// The group is replaced by these (calls and returns).
-    Groups(SmallVec<[Group; 2]>),
-    /// These lanes exit; the rest go on.
-    Exit(u32),
-    /// The group waits here.
-    Block(Wait),
-    /// Guarded lanes arrive at a CTA barrier (and wait unless `arrive`); the rest go on.
-    Barrier {
-        /// Barrier number.
-        id: u8,
-        /// Thread count.
-        count: Option<u32>,
-        /// `bar.arrive`: do not wait.
-        arrive: bool,
-        /// Lanes whose `bar.red` predicate holds.
-        preds: u32,
-    },
-    /// Guarded lanes arrive at the cluster barrier; the rest go on.
-    ClusterArrive,
-    /// The group waits for the cluster barrier's phase (if it has not completed already).
-    ClusterWait,
-    /// The instruction cannot complete yet; it runs again later (not counted as progress).
-    Retry,
-}
 
 /// Runs one instruction of warp `w`.
 pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progress, Error> {

@@ -17,8 +17,8 @@
 use super::async_copy::{issuer, key};
 use super::bulk::shared_dest;
 use super::ctx::{lanes, AddrSpace, Ctx};
+use super::flow::Flow;
 use super::inflight::{self, Loc, Op, Part, Reduce, Src, Track};
-use super::step::Flow;
 use crate::error::Error;
 use crate::load::Opnd;
 use crate::mem;

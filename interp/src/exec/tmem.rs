@@ -17,7 +17,7 @@
 //! reach).
 
 use super::ctx::{lanes, AddrSpace, Ctx};
-use super::step::Flow;
+use super::flow::Flow;
 use crate::error::{Error, Site, Thread};
 use crate::load::{CallList, FuncId, Opnd, Program};
 use ptx_ir_core::{Flag, Opcode};

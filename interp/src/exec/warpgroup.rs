@@ -25,7 +25,7 @@
 //! then `.inc` to 232). Registers of exited warps are not returned to the pool.
 
 use super::ctx::Ctx;
-use super::step::Flow;
+use super::flow::Flow;
 use crate::error::Error;
 
 /// `setmaxnreg.{inc,dec}.sync.aligned.u32 n`

@@ -7,7 +7,7 @@
 //! arrive make the launch deadlock, which is reported.
 
 use super::ctx::{lanes, Ctx, Lanes};
-use super::step::Flow;
+use super::flow::Flow;
 use super::warp::Wait;
 use crate::error::Error;
 use crate::float::{self, Fmt, MinMax};

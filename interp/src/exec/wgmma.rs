@@ -34,10 +34,10 @@
 
 use super::async_copy::issuer;
 use super::ctx::Ctx;
+use super::flow::Flow;
 use super::inflight::{self, Op, OpId, Src, Track};
 use super::matrix::full_warp;
 use super::mma::{self, Which};
-use super::step::Flow;
 use crate::error::Error;
 use crate::load::{DInst, MemBase, Opnd};
 use crate::mem;
