@@ -550,8 +550,60 @@ struct Cand {
     opts: Vec<(usize, Chain)>,
 }
 
+/// The register a `mov`, `neg`, `abs`, `add`, `sub` or `mul` writes (ptxas deletes such code
+/// when its result is dead), if `it` is one.
+fn pure_write(it: &Item<'_>) -> Option<Reg> {
+    let i = it.inst()?;
+    let pure = is_move(&i.op)
+        || matches!(
+            i.op,
+            Op::Fbin {
+                op: Fop::Add | Fop::Sub | Fop::Mul,
+                ..
+            } | Op::Hbin {
+                op: Fop::Add | Fop::Sub | Fop::Mul,
+                ..
+            } | Op::Fneg { .. }
+                | Op::Fabs { .. }
+                | Op::Hsign { .. }
+        );
+    let ws = inst_writes(i);
+    (pure && ws.len() == 1 && !self_move(i)).then(|| ws[0])
+}
+
+/// Per block, per item: dead code ([`Analysis::dead`]), found in one backward pass.
+fn dead_code(g: &Cfg<'_>) -> Vec<Vec<bool>> {
+    g.blocks
+        .iter()
+        .map(|items| {
+            let mut dead = vec![false; items.len()];
+            // Per register, the next access the pass has seen: an unguarded write (`true`), or
+            // a read or guarded write (`false`); none before the block ends: absent.
+            let mut next: HashMap<Reg, bool> = HashMap::new();
+            for (u, it) in items.iter().enumerate().rev() {
+                if let Some(r) = pure_write(it) {
+                    dead[u] = next.get(&r) == Some(&true);
+                }
+                let (ws, guarded) = it.writes();
+                for w in ws {
+                    next.insert(w, !guarded);
+                }
+                // Reads come before the item's writes; a dead item's reads do not count.
+                if !dead[u] {
+                    for r in it.reads() {
+                        next.insert(r, false);
+                    }
+                }
+            }
+            dead
+        })
+        .collect()
+}
+
 struct Analysis<'a> {
     g: Cfg<'a>,
+    /// Per block, per item: dead code.
+    dead: Vec<Vec<bool>>,
     /// Registers live at the end of each block.
     live_out: Vec<u64>,
     /// Registers read in each block.
@@ -600,6 +652,7 @@ impl<'a> Analysis<'a> {
             }
         }
         Analysis {
+            dead: dead_code(&g),
             g,
             live_out,
             read_in,
@@ -651,38 +704,7 @@ impl<'a> Analysis<'a> {
     /// or not) whose result is written again in the block (unguarded) before anything but such
     /// dead code reads it (ptxas deletes it: its reads are no uses).
     fn dead(&self, b: usize, u: usize) -> bool {
-        let items = &self.g.blocks[b];
-        let Some(i) = items[u].inst() else {
-            return false;
-        };
-        let pure = is_move(&i.op)
-            || matches!(
-                i.op,
-                Op::Fbin {
-                    op: Fop::Add | Fop::Sub | Fop::Mul,
-                    ..
-                } | Op::Hbin {
-                    op: Fop::Add | Fop::Sub | Fop::Mul,
-                    ..
-                } | Op::Fneg { .. }
-                    | Op::Fabs { .. }
-                    | Op::Hsign { .. }
-            );
-        let ws = inst_writes(i);
-        if !pure || ws.len() != 1 || self_move(i) {
-            return false;
-        }
-        let r = ws[0];
-        for (k, it) in items.iter().enumerate().skip(u + 1) {
-            if it.reads().contains(&r) && !self.dead(b, k) {
-                return false;
-            }
-            let (w, guarded) = it.writes();
-            if w.contains(&r) {
-                return !guarded;
-            }
-        }
-        false
+        self.dead[b][u]
     }
 
     /// The product that `r`, read by the `add` at `at` (of type `ty`, `.ftz` `ftz`), holds.
