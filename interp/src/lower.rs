@@ -45,8 +45,9 @@ use smallvec::SmallVec;
 /// How an instruction executes differently from its one-by-one reading.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Lowering {
-    /// A `mul` whose product is fused: it also keeps its register operands, in these slots
-    /// (operand 1, operand 2; `None` for an immediate), for the fused `add`s.
+    /// A `mul` whose product is fused, or a `neg` whose `neg` copies its old operand: it also
+    /// keeps its register operands, in these slots (operand 1, operand 2; `None` for an
+    /// immediate or no operand), for the instructions that read them later.
     Save([Option<u32>; 2]),
     /// An `add`/`sub` that ptxas fuses with a `mul`.
     Fused(Box<Fused>),
@@ -366,8 +367,7 @@ fn value_uses(
         next = flow.values.get(&(g, slot)).and_then(|w| w.next);
     }
     match next {
-        Some((_, true)) => return None,
-        Some((_, false)) => {}
+        Some(_) => {}
         // Live at the end of the block: read elsewhere means read in another block, or, around
         // a loop, in this one before any definition of it (a read that sees the value coming in).
         None => {
@@ -662,12 +662,12 @@ fn contract(
             }
         }
     }
-    let mut dead: rustc_hash::FxHashSet<usize> = Default::default();
+    let mut ineligible: rustc_hash::FxHashSet<usize> = Default::default();
     let mut link_ok: FxHashMap<(usize, u32), bool> = FxHashMap::default();
     for c in &cands {
         for (_, prod, links) in &c.options {
             let m = prod.mul;
-            if dead.contains(&m) {
+            if ineligible.contains(&m) {
                 continue;
             }
             let ok = links.iter().all(|&(def, slot)| {
@@ -683,27 +683,30 @@ fn contract(
                 })
             });
             if !ok {
-                dead.insert(m);
+                ineligible.insert(m);
             }
         }
     }
-    let ineligible = dead.clone();
+    let packed = |c: &Cand| matches!(code[c.add].ty, Some(Type::F16x2 | Type::Bf16x2));
     // Each add takes the eligible product with the fewest adds taking it, the first operand's
-    // on a tie; a product is fused when every add that could take it does. Fixing one rules
-    // out the other options of its adds, which then take what remains (a worklist: each
-    // product is fixed or ruled out once, each add changes its pick at most once).
+    // on a tie (`choose`, among the products not in `out`).
     let count = |m: usize| users.get(&m).map_or(0, |u| u.len());
-    let choose = |c: &Cand, dead: &rustc_hash::FxHashSet<usize>| {
+    let choose = |c: &Cand, out: &rustc_hash::FxHashSet<usize>| {
         c.options
             .iter()
             .enumerate()
-            .filter(|(_, (_, p, _))| !dead.contains(&p.mul))
+            .filter(|(_, (_, p, _))| !ineligible.contains(&p.mul) && !out.contains(&p.mul))
             .min_by_key(|(_, (_, p, _))| count(p.mul))
             .map(|(j, _)| j)
     };
+    // Scalar types: a product is fused when every add that could take it does. Fixing one
+    // rules out (`out`) the other options of its adds, which then take what remains (a
+    // worklist: each product is fixed or ruled out once, each add changes its pick at most
+    // once).
+    let mut out: rustc_hash::FxHashSet<usize> = Default::default();
     let mut chosen: FxHashMap<usize, usize> = FxHashMap::default();
-    for c in cands.iter_mut() {
-        c.pick = choose(c, &dead);
+    for c in cands.iter_mut().filter(|c| !packed(c)) {
+        c.pick = choose(c, &out);
         if let Some(j) = c.pick {
             *chosen.entry(c.options[j].1.mul).or_default() += 1;
         }
@@ -715,7 +718,7 @@ fn contract(
         .collect();
     let mut fixed: rustc_hash::FxHashSet<usize> = Default::default();
     while let Some(m) = work.pop() {
-        if dead.contains(&m) || fixed.contains(&m) || chosen.get(&m) != Some(&count(m)) {
+        if out.contains(&m) || fixed.contains(&m) || chosen.get(&m) != Some(&count(m)) {
             continue;
         }
         fixed.insert(m);
@@ -727,7 +730,7 @@ fn contract(
                 .filter(|&q| q != m)
                 .collect();
             for q in others {
-                if fixed.contains(&q) || !dead.insert(q) {
+                if fixed.contains(&q) || !out.insert(q) {
                     continue;
                 }
                 for &cj in &users[&q] {
@@ -735,7 +738,7 @@ fn contract(
                     if c.pick.is_none_or(|j| c.options[j].1.mul != q) {
                         continue;
                     }
-                    c.pick = choose(c, &dead);
+                    c.pick = choose(c, &out);
                     if let Some(j) = c.pick {
                         let r = c.options[j].1.mul;
                         let n = chosen.entry(r).or_default();
@@ -748,32 +751,20 @@ fn contract(
             }
         }
     }
-    for c in cands.iter_mut() {
+    for c in cands.iter_mut().filter(|c| !packed(c)) {
         if c.pick.is_some_and(|j| !fixed.contains(&c.options[j].1.mul)) {
             c.pick = None;
         }
     }
     // Packed types (`HFMA2` from `f16x2`/`bf16x2`) are decided add by add in program order:
-    // each takes its preferred eligible product whose other adds are undecided or took it,
-    // and keeps it even when a later add takes something else (ptxas then computes that
-    // product twice, fused and rounded).
-    let mut blocked: FxHashMap<usize, u32> = FxHashMap::default();
-    for c in cands.iter_mut() {
-        if !matches!(code[c.add].ty, Some(Type::F16x2 | Type::Bf16x2)) {
-            continue;
-        }
-        c.pick = c
-            .options
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, p, _))| {
-                !ineligible.contains(&p.mul) && blocked.get(&p.mul).is_none_or(|n| *n == 0)
-            })
-            .min_by_key(|(_, (_, p, _))| count(p.mul))
-            .map(|(j, _)| j);
+    // each takes its preferred eligible product none of whose adds decided for another (those
+    // are `out`), and keeps it even when a later add takes something else (ptxas then
+    // computes that product twice, fused and rounded).
+    for c in cands.iter_mut().filter(|c| packed(c)) {
+        c.pick = choose(c, &out);
         for (j, (_, p, _)) in c.options.iter().enumerate() {
             if c.pick != Some(j) {
-                *blocked.entry(p.mul).or_default() += 1;
+                out.insert(p.mul);
             }
         }
     }
@@ -825,6 +816,58 @@ fn contract(
     }
 }
 
+/// For the `neg` at `i` (guarded or not) whose operand an unguarded `neg` of the block wrote,
+/// directly or through unguarded moves: the first one's operand as it was there, which the
+/// second one copies. Where that operand changes in between, the first `neg` keeps it in a
+/// slot of its own (`Save`). Not for `neg.bf16x2`, an `HFMA2` with `-0` that makes a NaN
+/// canonical.
+fn neg_of_neg(
+    insts: &[Instruction],
+    code: &mut [DInst],
+    info: &[Info],
+    flow: &Flow,
+    nslots: &mut u32,
+    i: usize,
+) -> Option<Opnd> {
+    let width = code[i].ty.map(|t| t.bits());
+    let mut def = reaching(flow, i, reg(code[i].opnds.get(1)?)?)?;
+    for _ in 0..8 {
+        let m = &code[def];
+        if m.op != Opcode::Mov || m.guard.is_some() || m.ty.map(|t| t.bits()) != width {
+            break;
+        }
+        def = reaching(flow, def, reg(m.opnds.get(1)?)?)?;
+    }
+    let d = &code[def];
+    let first_ok = matches!(d.lower.as_deref(), None | Some(Lowering::Save(_)));
+    if d.op != Opcode::Neg
+        || d.ty != code[i].ty
+        || d.ty == Some(Type::Bf16x2)
+        || insts[def].has(Flag::Ftz)
+        || !first_ok
+    {
+        return None;
+    }
+    let x = reg(d.opnds.get(1)?)?;
+    let in_place = d.opnds.first().and_then(reg) == Some(x);
+    if unchanged(flow, info, def, i, x) && !in_place {
+        return Some(d.opnds[1].clone());
+    }
+    let Opnd::Reg { bits, .. } = d.opnds[1] else {
+        return None;
+    };
+    let slot = match d.lower.as_deref() {
+        Some(Lowering::Save([Some(slot), _])) => *slot,
+        _ => {
+            let slot = *nslots;
+            *nslots += if bits > 64 { 2 } else { 1 };
+            code[def].lower = Some(Box::new(Lowering::Save([Some(slot), None])));
+            slot
+        }
+    };
+    Some(Opnd::Reg { slot, bits })
+}
+
 fn nan_folds(
     insts: &[Instruction],
     code: &mut [DInst],
@@ -832,7 +875,8 @@ fn nan_folds(
     flow: &Flow,
     nslots: &mut u32,
 ) {
-    // Measured for .f32 only: f64 and f16 `neg`s stay `DADD`/`HADD2` (canonical NaNs).
+    // The sign flips are `.f32` only (guarded `.f64`/`.f16` `neg`s stay `DADD`/`HADD2`, which
+    // make NaNs canonical); `neg` of `neg` folds in every float type but `.bf16x2`.
     for i in 0..code.len() {
         let f32 = code[i].ty == Some(Type::F32);
         if code[i].lower.is_some() || !code[i].ty.is_some_and(float_type) {
@@ -841,71 +885,11 @@ fn nan_folds(
         match code[i].op {
             Opcode::Neg if !insts[i].has(Flag::Ftz) => {
                 // A guarded `neg.f32` that is no `neg` of a `neg` is an `FSEL` of `-x`.
-                let sign_flip = code[i].guard.is_some() && f32;
-                // neg (guarded or not) of an unguarded neg in the block, directly or through
-                // unguarded moves: the first one's operand as it was there (kept in a slot of
-                // its own where it changes in between).
-                let width = code[i].ty.map(|t| t.bits());
-                let mut def = code[i]
-                    .opnds
-                    .get(1)
-                    .and_then(reg)
-                    .and_then(|s| reaching(flow, i, s));
-                for _ in 0..8 {
-                    let Some(d) = def else { break };
-                    let m = &code[d];
-                    if m.op != Opcode::Mov || m.guard.is_some() || m.ty.map(|t| t.bits()) != width {
-                        break;
-                    }
-                    def = m
-                        .opnds
-                        .get(1)
-                        .and_then(reg)
-                        .and_then(|s| reaching(flow, d, s));
-                }
-                let Some(def) = def else {
-                    if sign_flip {
-                        code[i].lower = Some(Box::new(Lowering::SignFlip));
-                    }
-                    continue;
+                code[i].lower = match neg_of_neg(insts, code, info, flow, nslots, i) {
+                    Some(src) => Some(Box::new(Lowering::Copy(src))),
+                    None if code[i].guard.is_some() && f32 => Some(Box::new(Lowering::SignFlip)),
+                    None => None,
                 };
-                let d = &code[def];
-                let first_ok = matches!(d.lower.as_deref(), None | Some(Lowering::Save(_)));
-                // `neg.bf16x2` is an `HFMA2` with `-0`, which makes a NaN canonical: no fold.
-                let x = d.opnds.get(1).and_then(reg);
-                if d.op != Opcode::Neg
-                    || d.ty != code[i].ty
-                    || d.ty == Some(Type::Bf16x2)
-                    || insts[def].has(Flag::Ftz)
-                    || !first_ok
-                    || x.is_none()
-                {
-                    if sign_flip {
-                        code[i].lower = Some(Box::new(Lowering::SignFlip));
-                    }
-                    continue;
-                }
-                let x = x.unwrap_or_default();
-                let in_place = d.opnds.first().and_then(reg) == Some(x);
-                let src = if unchanged(flow, info, def, i, x) && !in_place {
-                    d.opnds[1].clone()
-                } else {
-                    let bits = match &d.opnds[1] {
-                        Opnd::Reg { bits, .. } => *bits,
-                        _ => continue,
-                    };
-                    let slot = match d.lower.as_deref() {
-                        Some(Lowering::Save([Some(slot), _])) => *slot,
-                        _ => {
-                            let slot = *nslots;
-                            *nslots += if bits > 64 { 2 } else { 1 };
-                            code[def].lower = Some(Box::new(Lowering::Save([Some(slot), None])));
-                            slot
-                        }
-                    };
-                    Opnd::Reg { slot, bits }
-                };
-                code[i].lower = Some(Box::new(Lowering::Copy(src)));
             }
             Opcode::Selp if f32 && code[i].opnds.len() == 4 => {
                 let (Some(p), Some(q)) = (reg(&code[i].opnds[1]), reg(&code[i].opnds[2])) else {

@@ -420,9 +420,10 @@ pub fn tanh_f32(b: u64) -> u64 {
     let sign = b & 0x8000_0000;
     let a = (b ^ sign) as u32;
     let e = a >> 23;
-    let m = if e < 119 {
+    let segments = &super::sfu::TANH_SEGMENTS;
+    let m = if e < segments[0].0 {
         a
-    } else if e >= 130 {
+    } else if e > segments[segments.len() - 1].0 {
         0x3f80_0000
     } else {
         super::sfu::tanh_entry(a)

@@ -63,8 +63,11 @@ pub const TANH_SEGMENTS: [(u32, u32, u32); 11] = [
     (129, 20, 5_636_096),
 ];
 
-/// Entries of [`Table::Tanh`].
-const TANH_ENTRIES: usize = 6_684_672;
+/// Entries of [`Table::Tanh`]: the last segment's first entry and its `2^m` entries.
+const TANH_ENTRIES: usize = {
+    let (_, m, first) = TANH_SEGMENTS[TANH_SEGMENTS.len() - 1];
+    first as usize + (1 << m)
+};
 
 impl Table {
     fn count(self) -> usize {
