@@ -23,9 +23,12 @@
 #![deny(missing_docs)]
 
 mod codec;
+mod columns;
 mod crc;
 mod error;
 mod guard;
+mod items;
+mod leb;
 mod validate;
 pub mod wire;
 
@@ -33,8 +36,7 @@ pub use codec::{release_thread_scratch, Codec};
 pub use error::{DecodeError, EncodeError, Section};
 pub use validate::{validate, Invalid, MAX_NESTING, MAX_SERDE_DEPTH};
 
-use ptx_ir_core::body::Blob;
-use ptx_ir_core::leb;
+use columns::Blob;
 use ptx_ir_core::{ConcatError, Interner, Item, Module, Target, Version};
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error as _};
 use serde::{Serialize, Serializer};
@@ -154,6 +156,7 @@ struct BodyRef<'a> {
     version: &'a Version,
     target: &'a [Target],
     address_size: &'a Option<u32>,
+    #[serde(with = "items")]
     items: &'a [Item],
 }
 
@@ -162,6 +165,7 @@ struct Body {
     version: Version,
     target: Vec<Target>,
     address_size: Option<u32>,
+    #[serde(with = "items")]
     items: Vec<Item>,
 }
 
@@ -478,7 +482,7 @@ pub fn decode_with(bytes: &[u8], limits: &DecodeLimits) -> Result<Module, Decode
         wire::decode(StringsSeed, src, Section::Strings, base, limits.max_depth)?;
     let (src, base) = section(bytes, frames[1], codec, Section::Body, &mut scratch)?;
     // Bodies are checked as they are decoded, so that validation need not walk them again.
-    let body: Body = ptx_ir_core::body::with_decode_bounds(
+    let body: Body = columns::with_decode_bounds(
         names.len(),
         ptx_ir_core::limits::MAX_OPERAND_DEPTH,
         ptx_ir_core::limits::MAX_SCOPE_DEPTH,

@@ -60,9 +60,10 @@ const OUTER_LEVELS: u32 = 32;
 pub const MAX_SERDE_DEPTH: u32 = OUTER_LEVELS + 2 * MAX_INIT_DEPTH + MAX_EXPR_DEPTH + 1;
 
 // Operands and scopes nested up to the bounds must also get through the body columns' decoder.
-const _: () = assert!(ptx_ir_core::body::MAX_OPERAND_DEPTH >= MAX_OPERAND_DEPTH);
+const _: () = assert!(crate::columns::MAX_OPERAND_DEPTH >= MAX_OPERAND_DEPTH);
 const _: () = assert!(ptx_ir_core::body::MAX_SCOPE_DEPTH >= MAX_SCOPE_DEPTH as usize);
 
+use ptx_ir_core::body::Parts;
 use ptx_ir_core::{
     Atom, BodyRef, DataValue, DeclRef, Declarator, Expr, FuncDirective, Function, Init, InstRef,
     Item, Modifier, Module, Name, Operand, Operands, Param, Prototype, Section, SectionEntry,
@@ -86,7 +87,7 @@ pub fn validate(m: &Module) -> Result<(), Invalid> {
 }
 
 /// [`validate`] for a module whose bodies were decoded under
-/// [`ptx_ir_core::body::with_decode_bounds`] with its string table's size, the operand and
+/// [`crate::columns::with_decode_bounds`] with its string table's size, the operand and
 /// scope bounds and [`body_entry`]: they were checked while decoding. Also requires the names
 /// in the reader's order ([`names_in_reading_order`]), which the encoder writes.
 pub(crate) fn validate_decoded(m: &Module, odd_names: bool) -> Result<(), Invalid> {
@@ -740,9 +741,9 @@ impl V<'_> {
         self.declared(f.name)?;
         self.params(&f.params)?;
         self.directives(&f.directives)?;
-        match f.body.as_ref().map(|b| (b, b.compact_parts())) {
+        match f.body.as_ref().map(|b| (b, b.parts())) {
             // Checked entry by entry as it was decoded, but for the spelling of its names.
-            Some((_, Some((stmts, _, operands)))) if self.decoded => {
+            Some((_, Some(Parts { stmts, pool, .. }))) if self.decoded => {
                 self.declared_in(stmts)?;
                 if self.odd.is_empty() {
                     return Ok(());
@@ -757,7 +758,7 @@ impl V<'_> {
                         }
                     }
                 }
-                operands
+                pool.operands()
                     .scan(|i, a| match a {
                         Atom::Name(n) if odd(n) => Err(i),
                         _ => Ok(()),
@@ -765,7 +766,7 @@ impl V<'_> {
                     .map_err(|i| format!("a section name or `_` in operand {i} of the body"))?;
                 Ok(())
             }
-            Some((_, Some((stmts, mods, operands)))) => self.compact(stmts, mods, operands),
+            Some((_, Some(p))) => self.compact(p.stmts, p.mods, p.pool.operands()),
             Some((b, None)) => self.statements(b.as_ref(), 0),
             None => Ok(()),
         }

@@ -9,6 +9,7 @@
 //! limit is a compile-time constant, [`BINCODE_LIMIT`]; the run-time limits are enforced around
 //! it, see the crate's guard module and [`crate::DecodeLimits`]).
 
+use crate::columns::Fault;
 use crate::guard::{Guarded, State, Stop};
 use crate::{DecodeError, Section};
 use bincode::config::{self, Configuration, LittleEndian, Varint};
@@ -62,6 +63,21 @@ fn map_error(
 ) -> DecodeError {
     use bincode::error::DecodeError as B;
     let path = st.path();
+    // The columns' faults are kept typed beside serde's string error.
+    if let Some(f) = crate::columns::take_fault() {
+        return match f {
+            Fault::TooDeep { limit, .. } => DecodeError::TooDeep {
+                section,
+                limit,
+                path,
+            },
+            Fault::Invalid(detail) => DecodeError::Invalid {
+                section,
+                detail,
+                path,
+            },
+        };
+    }
     if let Some(stop) = st.stop() {
         return match stop {
             Stop::TooDeep { limit } => DecodeError::TooDeep {
@@ -127,14 +143,6 @@ fn map_error(
             detail: "malformed variable-length integer".into(),
             path,
         },
-        // The IR's own checks (a compact body's columns) report through serde's custom error.
-        B::OtherString(detail) if detail.starts_with(ptx_ir_core::body::NESTED_TOO_DEEP) => {
-            DecodeError::TooDeep {
-                section,
-                limit: levels_in(&detail).unwrap_or(ptx_ir_core::body::MAX_OPERAND_DEPTH),
-                path,
-            }
-        }
         B::OtherString(detail) => DecodeError::Invalid {
             section,
             detail,
@@ -146,11 +154,4 @@ fn map_error(
             path,
         },
     }
-}
-
-/// The bound in a body column's "nested too deep: ... past N levels" message (the bound
-/// depends on how the body was decoded).
-fn levels_in(detail: &str) -> Option<u32> {
-    let rest = &detail[detail.find(" past ")? + 6..];
-    rest[..rest.find(' ')?].parse().ok()
 }

@@ -28,12 +28,10 @@ pub mod form;
 #[cfg(feature = "arbitrary")]
 pub mod generate;
 pub mod inst;
-pub mod leb;
 pub mod limits;
 pub mod module;
 pub mod names;
 pub mod operand;
-mod section_columns;
 pub mod shape;
 pub mod special;
 pub mod table;

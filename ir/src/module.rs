@@ -137,7 +137,6 @@ pub struct Section {
     /// Section name as written (`.debug_info`).
     pub name: Box<str>,
     /// Entries in order.
-    #[serde(with = "crate::section_columns")]
     pub entries: Vec<SectionEntry>,
 }
 
@@ -436,7 +435,7 @@ impl Serialize for ByteLine {
 
 impl<'de> Deserialize<'de> for ByteLine {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ByteLine, D::Error> {
-        crate::body::Blob::deserialize(d).map(|b| ByteLine::new(&b.0))
+        crate::bytes::Blob::deserialize(d).map(|b| ByteLine::new(&b.0))
     }
 }
 

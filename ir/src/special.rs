@@ -147,6 +147,35 @@ impl fmt::Display for SpecialReg {
 }
 
 impl SpecialReg {
+    /// The register as a family and a number: `(0, i)` for [`SpecialReg::PLAIN`]`[i]`, and
+    /// `(1, n)` `%pmN`, `(2, n)` `%pmN_64`, `(3, n)` `%envregN`, `(4, n)`
+    /// `%reserved_smem_offset_N`. Compact bodies and the bytecode store registers so.
+    pub fn family_number(self) -> (u8, u8) {
+        match self {
+            SpecialReg::Pm(n) => (1, n),
+            SpecialReg::Pm64(n) => (2, n),
+            SpecialReg::Envreg(n) => (3, n),
+            SpecialReg::ReservedSmemOffset(n) => (4, n),
+            plain => {
+                let i = SpecialReg::PLAIN.iter().position(|&p| p == plain);
+                (0, i.unwrap_or(0) as u8)
+            }
+        }
+    }
+
+    /// The register of a family and a number ([`SpecialReg::family_number`]), if there is one
+    /// (numbered registers are not checked against their ranges: see [`SpecialReg::is_valid`]).
+    pub fn from_family_number(family: u8, number: u8) -> Option<SpecialReg> {
+        Some(match family {
+            0 => *SpecialReg::PLAIN.get(number as usize)?,
+            1 => SpecialReg::Pm(number),
+            2 => SpecialReg::Pm64(number),
+            3 => SpecialReg::Envreg(number),
+            4 => SpecialReg::ReservedSmemOffset(number),
+            _ => return None,
+        })
+    }
+
     /// Whether the register is well formed (numbered families within their ranges).
     pub fn is_valid(self) -> bool {
         match self {

@@ -31,7 +31,7 @@ impl fmt::Debug for Cell {
 
 /// `name (32) | selector (16) << 32`
 const REG: u8 = 0;
-/// `kind (8) | number (8) << 8 | selector (16) << 16` (see [`special_parts`])
+/// `kind (8) | number (8) << 8 | selector (16) << 16` (see [`SpecialReg::family_number`])
 const SPECIAL: u8 = 1;
 /// A signed value that fits 56 bits.
 const INT: u8 = 2;
@@ -106,32 +106,6 @@ pub(super) fn reg(index: u32) -> Cell {
     reg_sel(index, Selector::NONE)
 }
 
-/// A family and a number for `r` (the bytecode writes the same pair).
-pub(super) fn special_parts(r: SpecialReg) -> (u8, u8) {
-    match r {
-        SpecialReg::Pm(n) => (1, n),
-        SpecialReg::Pm64(n) => (2, n),
-        SpecialReg::Envreg(n) => (3, n),
-        SpecialReg::ReservedSmemOffset(n) => (4, n),
-        plain => {
-            let i = SpecialReg::PLAIN.iter().position(|&p| p == plain);
-            (0, i.unwrap_or(0) as u8)
-        }
-    }
-}
-
-/// The special register of a family and number, if there is one.
-pub(super) fn special_from_parts(kind: u8, v: u8) -> Option<SpecialReg> {
-    Some(match kind {
-        0 => *SpecialReg::PLAIN.get(v as usize)?,
-        1 => SpecialReg::Pm(v),
-        2 => SpecialReg::Pm64(v),
-        3 => SpecialReg::Envreg(v),
-        4 => SpecialReg::ReservedSmemOffset(v),
-        _ => return None,
-    })
-}
-
 fn fits_signed(v: i64, bits: u32) -> bool {
     let lim = 1i64 << (bits - 1);
     (-lim..lim).contains(&v)
@@ -170,7 +144,7 @@ fn push_other(out: &mut Vec<Cell>, o: &Operand) -> Result<(), BodyError> {
     match o {
         Operand::Reg { name, sel } => out.push(reg_sel(name.index() as u32, *sel)),
         Operand::Special { reg, sel } => {
-            let (kind, v) = special_parts(*reg);
+            let (kind, v) = reg.family_number();
             out.push(special(kind, v, *sel));
         }
         Operand::Int(v) => int(out, *v),
@@ -186,9 +160,9 @@ fn push_other(out: &mut Vec<Cell>, o: &Operand) -> Result<(), BodyError> {
         } => addr(out, *base, *offset, *unified),
         Operand::Vector(v) | Operand::Tuple(v) | Operand::Args(v) => {
             let kind = match o {
-                Operand::Vector(_) => List::Vector,
-                Operand::Tuple(_) => List::Tuple,
-                _ => List::Args,
+                Operand::Vector(_) => ListKind::Vector,
+                Operand::Tuple(_) => ListKind::Tuple,
+                _ => ListKind::Args,
             };
             let at = open(out);
             for x in v.iter() {
@@ -221,7 +195,7 @@ pub(super) fn reg_sel(index: u32, sel: Selector) -> Cell {
     Cell::new(REG, u64::from(index) | u64::from(sel.bits()) << 32)
 }
 
-/// A special register by family and number (see [`special_parts`]).
+/// A special register by family and number (see [`SpecialReg::family_number`]).
 pub(super) fn special(kind: u8, v: u8, sel: Selector) -> Cell {
     Cell::new(
         SPECIAL,
@@ -352,11 +326,14 @@ pub(super) fn names_mut(cells: &mut [Cell], f: &mut impl FnMut(&mut Name)) {
     }
 }
 
-/// The bracket kinds of list operands.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) enum List {
+/// The bracket kinds of list operands ([`Token::List`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ListKind {
+    /// A vector `{a, b}` ([`Operand::Vector`]).
     Vector,
+    /// A tuple `[a, b]` ([`Operand::Tuple`]).
     Tuple,
+    /// A call's arguments `(a, b)` ([`Operand::Args`]).
     Args,
 }
 
@@ -370,7 +347,7 @@ pub(super) fn open(out: &mut Vec<Cell>) -> usize {
 pub(super) fn close_list(
     out: &mut [Cell],
     at: usize,
-    kind: List,
+    kind: ListKind,
     items: usize,
 ) -> Result<(), BodyError> {
     let span = out.len() - at - 1;
@@ -378,9 +355,9 @@ pub(super) fn close_list(
         return Err(too_many(span.max(items)));
     }
     let tag = match kind {
-        List::Vector => VECTOR,
-        List::Tuple => TUPLE,
-        List::Args => ARGS,
+        ListKind::Vector => VECTOR,
+        ListKind::Tuple => TUPLE,
+        ListKind::Args => ARGS,
     };
     out[at] = Cell::new(tag, items as u64 | (span as u64) << 28);
     Ok(())
@@ -417,10 +394,7 @@ fn data(cells: &[Cell], pos: &mut usize) -> Option<u64> {
 pub(crate) fn read(cells: &[Cell], pos: &mut usize) -> Option<Operand> {
     Some(match view(cells, pos)? {
         View::Reg(name, sel) => Operand::Reg { name, sel },
-        View::Special(kind, v, sel) => Operand::Special {
-            reg: special_from_parts(kind, v)?,
-            sel,
-        },
+        View::Special(reg, sel) => Operand::Special { reg, sel },
         View::Int(v) => Operand::Int(v),
         View::Uint(v) => Operand::Uint(v),
         View::F32(v) => Operand::F32(v),
@@ -443,9 +417,9 @@ pub(crate) fn read(cells: &[Cell], pos: &mut usize) -> Option<Operand> {
             }
             let v = Box::new(v);
             match kind {
-                List::Vector => Operand::Vector(v),
-                List::Tuple => Operand::Tuple(v),
-                List::Args => Operand::Args(v),
+                ListKind::Vector => Operand::Vector(v),
+                ListKind::Tuple => Operand::Tuple(v),
+                ListKind::Args => Operand::Args(v),
             }
         }
         View::Pair => Operand::Pair(Box::new([read(cells, pos)?, read(cells, pos)?])),
@@ -473,28 +447,43 @@ fn skip(cells: &[Cell], pos: &mut usize) -> Option<()> {
     Some(())
 }
 
-/// One cell's operand, with list contents left to the cells that follow: what an encoder
-/// that writes operands in pre-order needs, without building them.
+/// One operand of a compact body's pool in pre-order, with the elements of a list, pair or
+/// negation left to the tokens that follow it: what an encoder that writes operands in
+/// pre-order reads, without building them ([`Pool::tokens`](super::Pool::tokens)).
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub(super) enum View {
+pub enum Token {
+    /// A register and its selector ([`Operand::Reg`]).
     Reg(Name, Selector),
-    Special(u8, u8, Selector),
+    /// A special register and its selector ([`Operand::Special`]).
+    Special(SpecialReg, Selector),
+    /// [`Operand::Int`].
     Int(i64),
+    /// [`Operand::Uint`].
     Uint(u64),
+    /// [`Operand::F32`] (the bits).
     F32(u32),
+    /// [`Operand::F64`] (the bits).
     F64(u64),
+    /// [`Operand::Dec`] (the bits).
     Dec(u64),
+    /// A symbol and its offset ([`Operand::Sym`]).
     Sym(Name, i64),
+    /// An address: base, offset, `.unified` ([`Operand::Addr`]).
     Addr(Option<Name>, i64, bool),
     /// A list of this many operands, which follow.
-    List(List, usize),
-    /// Two operands follow.
+    List(ListKind, usize),
+    /// A pair `a|b`: two operands follow.
     Pair,
-    /// One operand follows.
+    /// A negation `-a`: one operand follows.
     Neg,
+    /// A negated predicate `!p`.
     Not(Name),
+    /// The sink `_`.
     Sink,
 }
+
+/// Internally the same type.
+pub(super) use Token as View;
 
 /// The view of the cell at `pos` (moving past it and its data cell); `None` if malformed.
 #[inline]
@@ -505,8 +494,7 @@ pub(super) fn view(cells: &[Cell], pos: &mut usize) -> Option<View> {
     Some(match c.tag() {
         REG => View::Reg(c.name()?, Selector::from_bits((p >> 32) as u16)),
         SPECIAL => View::Special(
-            p as u8,
-            (p >> 8) as u8,
+            SpecialReg::from_family_number(p as u8, (p >> 8) as u8)?,
             Selector::from_bits((p >> 16) as u16),
         ),
         INT => View::Int(from_signed_field(p, 56)),
@@ -529,9 +517,9 @@ pub(super) fn view(cells: &[Cell], pos: &mut usize) -> Option<View> {
             };
             View::Addr(base, offset, p >> 32 & 1 != 0)
         }
-        VECTOR => View::List(List::Vector, (p & MAX_COUNT) as usize),
-        TUPLE => View::List(List::Tuple, (p & MAX_COUNT) as usize),
-        ARGS => View::List(List::Args, (p & MAX_COUNT) as usize),
+        VECTOR => View::List(ListKind::Vector, (p & MAX_COUNT) as usize),
+        TUPLE => View::List(ListKind::Tuple, (p & MAX_COUNT) as usize),
+        ARGS => View::List(ListKind::Args, (p & MAX_COUNT) as usize),
         PAIR => View::Pair,
         NEG => View::Neg,
         NOT => View::Not(c.name()?),
@@ -701,8 +689,8 @@ fn scan_cells<E>(c: &[Cell], mut f: impl FnMut(usize, Atom) -> Result<(), E>) ->
         let none = Selector::NONE;
         let (atom, sel, elements) = match v {
             View::Reg(n, s) => (Some(Atom::Name(n)), s, None),
-            View::Special(kind, x, s) => {
-                let r = special_from_parts(kind, x).map_or(Atom::Malformed, Atom::Special);
+            View::Special(r, s) => {
+                let r = Atom::Special(r);
                 (Some(r), s, None)
             }
             View::Sym(n, _) | View::Not(n) | View::Addr(Some(n), ..) => {

@@ -18,7 +18,8 @@
 use crate::inst::{Guard, Instruction};
 use crate::module::{Declarator, InlinedAt, Loc, Prototype, Statement, VarDecl};
 use crate::names::Name;
-use crate::operand::Operand;
+use crate::operand::{Operand, Selector};
+use crate::special::SpecialReg;
 use crate::table::Opcode;
 use crate::vocab::Modifier;
 use crate::vocab::{Space, Type, Vector};
@@ -30,14 +31,9 @@ use std::num::NonZeroU32;
 use std::sync::OnceLock;
 
 mod cells;
-mod columns;
 
 use cells::Cell;
-pub use cells::{Atom, Operands, OperandsIter};
-
-pub(crate) use columns::name_bound;
-pub use columns::Blob;
-pub use columns::{with_decode_bounds, CheckStmt, MAX_OPERAND_DEPTH};
+pub use cells::{Atom, ListKind, Operands, OperandsIter, Token};
 
 /// A function body: compact (statements in pre-order plus the modifier and operand pools), or a
 /// statement tree while it is being edited.
@@ -436,14 +432,6 @@ pub const MAX_OPERANDS: usize = u16::MAX as usize;
 /// The deepest nesting of `{ }` scopes a decoded [`Body`] may have.
 pub const MAX_SCOPE_DEPTH: usize = 1024;
 
-/// How the messages of decoding faults that are nesting past a bound begin (scopes past
-/// [`MAX_SCOPE_DEPTH`], operands past [`MAX_OPERAND_DEPTH`]), so that a decoder can report them
-/// as such.
-pub const NESTED_TOO_DEEP: &str = "nested too deep:";
-
-// One bound for both, so that one limit can be reported.
-const _: () = assert!(MAX_SCOPE_DEPTH == MAX_OPERAND_DEPTH as usize);
-
 /// Why a statement tree or serialized body cannot be a [`Body`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BodyError {
@@ -471,7 +459,7 @@ impl fmt::Display for BodyError {
             }
             BodyError::Inconsistent(what) => write!(f, "inconsistent body: {what}"),
             BodyError::TooDeep => {
-                write!(f, "{NESTED_TOO_DEEP} scopes past {MAX_SCOPE_DEPTH} levels")
+                write!(f, "scopes nested past {MAX_SCOPE_DEPTH} levels")
             }
         }
     }
@@ -834,12 +822,16 @@ impl Body {
         Ok(())
     }
 
-    /// The arrays of a compact body: its entries in pre-order, and the modifier and operand
-    /// pools in instruction order (`None` while the body is a tree). For whole-body scans that
-    /// need no statement structure.
-    pub fn compact_parts(&self) -> Option<(&[Stmt], &[Modifier], Operands<'_>)> {
+    /// The arrays of a compact body (`None` while the body is a tree): for whole-body scans
+    /// that need no statement structure, and for encoders (the bytecode writes them column by
+    /// column).
+    pub fn parts(&self) -> Option<Parts<'_>> {
         match &self.repr {
-            Repr::Compact(c) => Some((&c.stmts, &c.mods, Operands::cells(&c.operands))),
+            Repr::Compact(c) => Some(Parts {
+                stmts: &c.stmts,
+                mods: &c.mods,
+                pool: Pool(&c.operands),
+            }),
             Repr::Tree(_) => None,
         }
     }
@@ -967,22 +959,17 @@ impl PartialEq for Body {
 
 impl Eq for Body {}
 
-/// Serialized as columns of bytes (see the `columns` module and `binary/FORMAT.md`).
+/// Serialized as its statement list, like a [`Vec<Statement>`]. (The bytecode writes bodies in
+/// a compact column form of its own, from [`Body::parts`].)
 impl Serialize for Body {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match &self.repr {
-            Repr::Compact(c) => columns::serialize(c, s),
-            Repr::Tree(t) => {
-                let c = Compact::from_statements(t).map_err(serde::ser::Error::custom)?;
-                columns::serialize(&c, s)
-            }
-        }
+        self.statements().serialize(s)
     }
 }
 
 impl<'de> Deserialize<'de> for Body {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Body, D::Error> {
-        columns::deserialize(d).map(Body::from_compact)
+        Vec::<Statement>::deserialize(d).map(Body::from)
     }
 }
 
@@ -1048,6 +1035,7 @@ impl Compact {
 /// The modifiers and operands `stmts` use; checks that every scope's counts match its contents
 /// and that scopes nest at most [`MAX_SCOPE_DEPTH`] deep. Iterative, so that hostile input
 /// cannot exhaust the stack.
+#[cfg(test)]
 fn check_counts(stmts: &[Stmt]) -> Result<(usize, usize), BodyError> {
     struct Open {
         end: usize,
@@ -1108,6 +1096,59 @@ fn check_counts(stmts: &[Stmt]) -> Result<(usize, usize), BodyError> {
         close(&top, m, o)?;
     }
     Ok((m, o))
+}
+
+/// The arrays of a compact [`Body`] ([`Body::parts`]).
+#[derive(Copy, Clone, Debug)]
+pub struct Parts<'a> {
+    /// The entries in pre-order.
+    pub stmts: &'a [Stmt],
+    /// The modifiers of every instruction, in instruction order ([`PackedInst::mod_count`]
+    /// each).
+    pub mods: &'a [Modifier],
+    /// The operands of every instruction, in instruction order ([`PackedInst::operand_cells`]
+    /// cells each).
+    pub pool: Pool<'a>,
+}
+
+/// The operand pool of a compact body, or a run of it: operands stored as 8-byte cells in
+/// pre-order (a list is a header cell followed by its elements; a 64-bit value that does not
+/// fit a cell's 56 bits takes a second cell).
+#[derive(Copy, Clone)]
+pub struct Pool<'a>(&'a [Cell]);
+
+impl<'a> Pool<'a> {
+    /// The number of cells.
+    pub fn cells(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The first `cells` cells (one instruction's operands, [`PackedInst::operand_cells`])
+    /// and the rest; `None` past the end.
+    pub fn split(&self, cells: usize) -> Option<(Pool<'a>, Pool<'a>)> {
+        (cells <= self.0.len()).then(|| {
+            let (a, b) = self.0.split_at(cells);
+            (Pool(a), Pool(b))
+        })
+    }
+
+    /// The operands, built on demand.
+    pub fn operands(&self) -> Operands<'a> {
+        Operands::cells(self.0)
+    }
+
+    /// The operands as [`Token`]s in pre-order, without building them. Ends early at cells that
+    /// are not well formed (which only a bug could make).
+    pub fn tokens(&self) -> impl Iterator<Item = Token> + 'a {
+        let (cells, mut pos) = (self.0, 0);
+        std::iter::from_fn(move || cells::view(cells, &mut pos))
+    }
+}
+
+impl fmt::Debug for Pool<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.tokens()).finish()
+    }
 }
 
 /// Builds a [`Body`] statement by statement; the reader's and the converters' way in. Reuse one
@@ -1188,6 +1229,96 @@ impl BodyBuilder {
         cells::addr(&mut self.operands, base, offset, unified);
     }
 
+    /// Appends a register operand with a selector ([`Selector::NONE`] for none).
+    #[inline]
+    pub fn push_register_sel(&mut self, name: Name, sel: Selector) {
+        self.operands.push(cells::reg_sel(name.index() as u32, sel));
+    }
+
+    /// Appends a special register operand with a selector.
+    #[inline]
+    pub fn push_special(&mut self, reg: SpecialReg, sel: Selector) {
+        let (family, number) = reg.family_number();
+        self.operands.push(cells::special(family, number, sel));
+    }
+
+    /// Appends a symbol operand `name+offset` (see [`Operand::Sym`]).
+    #[inline]
+    pub fn push_symbol(&mut self, name: Name, offset: i64) {
+        cells::sym(&mut self.operands, name, offset);
+    }
+
+    /// Appends a negated predicate `!p`.
+    #[inline]
+    pub fn push_not(&mut self, name: Name) {
+        self.operands.push(cells::not(name));
+    }
+
+    /// Appends the sink `_`.
+    #[inline]
+    pub fn push_sink(&mut self) {
+        self.operands.push(cells::sink());
+    }
+
+    /// Opens a list, pair or negation operand, whose elements are pushed next (as operands)
+    /// and which [`BodyBuilder::close_list`], [`BodyBuilder::close_pair`] or
+    /// [`BodyBuilder::close_neg`] completes (innermost first), or [`BodyBuilder::cancel_list`]
+    /// drops.
+    #[inline]
+    pub fn open(&mut self) -> ListStart {
+        ListStart(cells::open(&mut self.operands))
+    }
+
+    /// Completes the list opened at `at`, of `items` elements.
+    #[inline]
+    pub fn close_list(
+        &mut self,
+        at: ListStart,
+        kind: ListKind,
+        items: usize,
+    ) -> Result<(), BodyError> {
+        cells::close_list(&mut self.operands, at.0, kind, items)
+    }
+
+    /// Completes the pair `a|b` opened at `at` (its two elements pushed since).
+    #[inline]
+    pub fn close_pair(&mut self, at: ListStart) -> Result<(), BodyError> {
+        cells::close_pair(&mut self.operands, at.0)
+    }
+
+    /// Completes the negation `-a` opened at `at` (its element pushed since).
+    #[inline]
+    pub fn close_neg(&mut self, at: ListStart) -> Result<(), BodyError> {
+        cells::close_neg(&mut self.operands, at.0)
+    }
+
+    /// Appends an entry that is neither an instruction nor a scope (a label, declaration,
+    /// `.loc`, `.pragma` or target list), as a decoder reads it; [`Stmt::Inst`] and
+    /// [`Stmt::Block`] are refused (they come through [`BodyBuilder::push_inst`] and
+    /// [`BodyBuilder::open_block`]).
+    pub fn push_entry(&mut self, s: Stmt) -> Result<(), BodyError> {
+        if matches!(s, Stmt::Inst(_) | Stmt::Block { .. }) {
+            return Err(BodyError::Inconsistent(
+                "an instruction or scope pushed as an entry",
+            ));
+        }
+        self.discard_operands();
+        self.stmts.push(s);
+        Ok(())
+    }
+
+    /// Entries pushed so far (the next entry's index).
+    #[inline]
+    pub fn entry_count(&self) -> usize {
+        self.stmts.len()
+    }
+
+    /// Modifiers pushed so far.
+    #[inline]
+    pub fn mod_count(&self) -> usize {
+        self.mods.len()
+    }
+
     /// Opens a list operand (a vector `{...}`, or a call's arguments `(...)`), whose elements are pushed next (as operands) and which
     /// [`BodyBuilder::close_vector`] completes, or [`BodyBuilder::cancel_list`] drops.
     #[inline]
@@ -1198,14 +1329,14 @@ impl BodyBuilder {
     /// Completes the vector opened at `at`, of `items` elements.
     #[inline]
     pub fn close_vector(&mut self, at: ListStart, items: usize) -> Result<(), BodyError> {
-        cells::close_list(&mut self.operands, at.0, cells::List::Vector, items)
+        cells::close_list(&mut self.operands, at.0, ListKind::Vector, items)
     }
 
     /// Completes, as a call's argument list `(a, b)`, the list opened at `at` (with
     /// [`BodyBuilder::open_vector`]) of `items` elements.
     #[inline]
     pub fn close_args(&mut self, at: ListStart, items: usize) -> Result<(), BodyError> {
-        cells::close_list(&mut self.operands, at.0, cells::List::Args, items)
+        cells::close_list(&mut self.operands, at.0, ListKind::Args, items)
     }
 
     /// Drops the list opened at `at` and everything pushed since.

@@ -1,4 +1,5 @@
-//! The serialized form of a compact body: three byte columns and a list.
+//! The bytecode form of a function body: three byte columns and a list, written from the body's
+//! compact arrays ([`Body::parts`]) and read back through a [`BodyBuilder`].
 //!
 //! Serde's element-by-element decoding of the statement, modifier and operand arrays cost about
 //! 300 ns per instruction, more than reading the PTX text. A body is instead serialized as a
@@ -7,7 +8,7 @@
 //! - `words`: the body's distinct instruction words (opcode and modifiers), in order of first
 //!   use: each its opcode (`u16` little endian, its position in the instruction table), its
 //!   modifier count (`u8`) and its modifiers (`u16` little endian each: the dense index over the
-//!   vocabulary, [`Modifier::dense`], the order of `vocab.rs`).
+//!   vocabulary, [`Modifier::dense`], the order of the IR's `vocab.rs`).
 //! - `entries`: one record per statement entry, in pre-order, told apart by its first byte. An
 //!   instruction's first byte is below `0xfc`: bit 0 guarded, bit 1 negated guard, bits 2-7 its
 //!   operand count (62: the count follows as LEB128); then its word's index and, if guarded, the
@@ -22,20 +23,19 @@
 //! The three columns are byte strings, which formats like bincode copy (or borrow) whole; the
 //! decoder reads them in one pass. It checks every tag, ordinal, count and length and stops at
 //! the first fault; names are checked against the string table when the caller gives its size
-//! ([`with_decode_bounds`]).
+//! ([`super::with_decode_bounds`]).
 
-use super::cells::{self, Cell};
-use super::{BodyError, Compact, Operands, PackedInst, PlainDecl, PlainShape, Stmt};
+use super::{fault, Blob, Bounds, Fault as ColumnFault};
 use crate::leb::{put as put_leb, put_signed};
-use crate::module::{Declarator, VarDecl};
-use crate::names::Name;
-#[cfg(test)]
-use crate::operand::Operand;
-use crate::operand::Selector;
-use crate::table::Opcode;
-use crate::vocab::{Modifier, Space, Type, Vector};
+use ptx_ir_core::body::{
+    Body, BodyBuilder, BodyError, ListKind, Literal, OpenBlock, Parts, PlainDecl, PlainShape, Pool,
+    Stmt, Token,
+};
+use ptx_ir_core::module::{Declarator, VarDecl};
+use ptx_ir_core::operand::Selector;
+use ptx_ir_core::{Guard, Modifier, Name, Opcode, Space, SpecialReg, Type, Vector};
 use rustc_hash::FxHashMap;
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::Deserializer;
 use serde::{Deserialize, Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
@@ -65,92 +65,6 @@ const _: () = assert!((MANY_OPERANDS << 2 | 3) < MARKERS);
 /// word reused many times (every instruction record takes at least two bytes, so this allows 32
 /// modifiers per instruction on average; real instructions have at most about a dozen).
 const MODS_PER_ENTRY_BYTE: usize = 16;
-/// Deepest operand nesting a decoded body may have: above the bytecode's `validate` bound
-/// (`ptx_ir_binary::MAX_NESTING`, 384), so that every module it accepts decodes, and low enough
-/// for the recursive decoder's stack. The reader produces at most 16.
-pub const MAX_OPERAND_DEPTH: u32 = 1024;
-
-/// The checks a trusted decoder asks of the body columns it decodes on this thread (see
-/// [`with_decode_bounds`]).
-#[derive(Clone, Copy)]
-struct Bounds {
-    /// Names must index a string table of this many names.
-    names: u32,
-    /// Lists, pairs and negations nest at most this deep.
-    depth: u32,
-    /// Scopes nest at most this deep.
-    scopes: u32,
-    /// Instructions must match a form of their opcode, and operands be of the reader's
-    /// shapes (no tuple of fewer than two operands, negated unsigned literal, decimal NaN or
-    /// symbol with an offset before a pair's `|`).
-    reader_forms: bool,
-    /// The caller's check of the entries that come from `others`.
-    check: Option<CheckStmt>,
-}
-
-/// A decoder's check of a statement entry decoded through serde (a declaration with an
-/// initialiser, a pragma, a target list, ...), given the string table's size.
-pub type CheckStmt = fn(&Stmt, usize) -> Result<(), String>;
-
-impl Bounds {
-    /// What the columns themselves require: names that fit a [`Name`], nesting the decoder's
-    /// stack can take.
-    const STRUCTURAL: Bounds = Bounds {
-        names: u32::MAX - 1,
-        depth: MAX_OPERAND_DEPTH,
-        scopes: super::MAX_SCOPE_DEPTH as u32,
-        reader_forms: false,
-        check: None,
-    };
-}
-
-thread_local! {
-    static BOUNDS: std::cell::Cell<Option<Bounds>> = const { std::cell::Cell::new(None) };
-}
-
-/// The number of names a name read on this thread must stay below: the string table's size
-/// inside [`with_decode_bounds`], otherwise what a [`Name`] can hold.
-pub(crate) fn name_bound() -> u32 {
-    BOUNDS.with(|b| b.get()).unwrap_or(Bounds::STRUCTURAL).names
-}
-
-/// Runs `f` (which deserializes bodies on this thread) with every body checked while its
-/// columns are decoded: names against a string table of `names` names, operands nested at most
-/// `operand_depth` deep (lists, pairs and negations), scopes at most `scope_depth` deep, and the
-/// entries that come through serde by `check`. Lets a
-/// decoder that knows its string table skip bodies in a later validation: a body decoded here
-/// holds only names below `names`, valid selectors, special registers and modifiers, and
-/// entries `check` accepted.
-pub fn with_decode_bounds<R>(
-    names: usize,
-    operand_depth: u32,
-    scope_depth: u32,
-    check: CheckStmt,
-    f: impl FnOnce() -> R,
-) -> R {
-    struct Reset(Option<Bounds>);
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            BOUNDS.with(|b| b.set(self.0));
-            // The words of this module's bodies (see `ModuleWords`).
-            if self.0.is_none() {
-                let _ = FORMS.try_with(|c| c.take());
-            }
-        }
-    }
-    let bounds = Bounds {
-        names: u32::try_from(names)
-            .unwrap_or(u32::MAX)
-            .min(Bounds::STRUCTURAL.names),
-        depth: operand_depth.min(MAX_OPERAND_DEPTH),
-        scopes: scope_depth.min(Bounds::STRUCTURAL.scopes),
-        reader_forms: true,
-        check: Some(check),
-    };
-    let _reset = Reset(BOUNDS.with(|b| b.replace(Some(bounds))));
-    f()
-}
-
 #[derive(Serialize, Deserialize)]
 struct Columns<'a> {
     #[serde(borrow)]
@@ -160,46 +74,6 @@ struct Columns<'a> {
     #[serde(borrow)]
     operands: Blob<'a>,
     others: Vec<Stmt>,
-}
-
-/// A byte string for serde: serialized with `serialize_bytes` (bincode: a length and the
-/// bytes), borrowed from the input when the format allows. The bytecode's columns are these.
-pub struct Blob<'a>(pub Cow<'a, [u8]>);
-
-impl Serialize for Blob<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(&self.0)
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Blob<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Blob<'a>, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Blob<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a byte string")
-            }
-            fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Blob<'a>, E> {
-                Ok(Blob(Cow::Borrowed(v)))
-            }
-            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Blob<'a>, E> {
-                Ok(Blob(Cow::Owned(v.to_vec())))
-            }
-            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Blob<'a>, E> {
-                Ok(Blob(Cow::Owned(v)))
-            }
-            // Formats without byte strings (JSON) write a sequence of numbers.
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Blob<'a>, A::Error> {
-                let mut v = Vec::new();
-                while let Some(b) = a.next_element::<u8>()? {
-                    v.push(b);
-                }
-                Ok(Blob(Cow::Owned(v)))
-            }
-        }
-        d.deserialize_bytes(V(std::marker::PhantomData))
-    }
 }
 
 // Operand tags of the `operands` column, and their payloads.
@@ -245,53 +119,48 @@ fn put_name(out: &mut Vec<u8>, n: Name) {
     put_leb(out, n.index() as u64);
 }
 
-/// Writes the operands of `cells` in the operands column's form (pre-order, as the cells).
-fn put_cells(out: &mut Vec<u8>, cells: &[Cell]) {
-    use cells::View;
-    let mut pos = 0;
-    while pos < cells.len() {
-        // Cells are well formed by construction; a malformed rest would only end the column.
-        let Some(v) = cells::view(cells, &mut pos) else {
-            return;
-        };
+/// Writes the operands of `pool` in the operands column's form (pre-order, as the pool).
+fn put_pool(out: &mut Vec<u8>, pool: Pool<'_>) {
+    for v in pool.tokens() {
         match v {
-            View::Reg(n, sel) => {
+            Token::Reg(n, sel) => {
                 out.push(if sel.is_none() { REG } else { REG_SEL });
                 put_name(out, n);
                 if !sel.is_none() {
                     out.extend_from_slice(&sel.bits().to_le_bytes());
                 }
             }
-            View::Special(kind, v, sel) => {
+            Token::Special(reg, sel) => {
+                let (kind, v) = reg.family_number();
                 out.extend_from_slice(&[SPECIAL, kind, v]);
                 out.extend_from_slice(&sel.bits().to_le_bytes());
             }
-            View::Int(v) => {
+            Token::Int(v) => {
                 out.push(INT);
                 put_signed(out, v);
             }
-            View::Uint(v) => {
+            Token::Uint(v) => {
                 out.push(UINT);
                 put_leb(out, v);
             }
-            View::F32(v) => {
+            Token::F32(v) => {
                 out.push(F32);
                 out.extend_from_slice(&v.to_le_bytes());
             }
-            View::F64(v) => {
+            Token::F64(v) => {
                 out.push(F64);
                 out.extend_from_slice(&v.to_le_bytes());
             }
-            View::Dec(v) => {
+            Token::Dec(v) => {
                 out.push(DEC);
                 out.extend_from_slice(&v.to_le_bytes());
             }
-            View::Sym(name, offset) => {
+            Token::Sym(name, offset) => {
                 out.push(SYM);
                 put_name(out, name);
                 put_signed(out, offset);
             }
-            View::Addr(base, offset, unified) => {
+            Token::Addr(base, offset, unified) => {
                 out.push(ADDR);
                 out.push(base.is_some() as u8 | (unified as u8) << 1);
                 if let Some(b) = base {
@@ -299,44 +168,38 @@ fn put_cells(out: &mut Vec<u8>, cells: &[Cell]) {
                 }
                 put_signed(out, offset);
             }
-            View::List(kind, n) => {
+            Token::List(kind, n) => {
                 out.push(match kind {
-                    cells::List::Vector => VECTOR,
-                    cells::List::Tuple => TUPLE,
-                    cells::List::Args => ARGS,
+                    ListKind::Vector => VECTOR,
+                    ListKind::Tuple => TUPLE,
+                    ListKind::Args => ARGS,
                 });
                 put_leb(out, n as u64);
             }
-            View::Pair => out.push(PAIR),
-            View::Neg => out.push(NEG),
-            View::Not(n) => {
+            Token::Pair => out.push(PAIR),
+            Token::Neg => out.push(NEG),
+            Token::Not(n) => {
                 out.push(NOT);
                 put_name(out, n);
             }
-            View::Sink => out.push(SINK),
+            Token::Sink => out.push(SINK),
         }
     }
 }
 
-/// Writes one operand in the operands column's form.
-#[cfg(test)]
-fn put_operand(out: &mut Vec<u8>, o: &Operand) {
-    let mut c = Vec::new();
-    cells::push(&mut c, o).expect("a small operand");
-    put_cells(out, &c);
-}
-
 /// For each entry, the operands (not cells) of the instructions before it, and one more
 /// for the end: the bytecode counts operands, the compact form cells.
-fn operands_before(c: &Compact) -> Vec<usize> {
+fn operands_before(c: &Parts<'_>) -> Vec<usize> {
     let mut before = Vec::with_capacity(c.stmts.len() + 1);
-    let (mut total, mut pos) = (0, 0);
-    for st in &c.stmts {
+    let (mut total, mut rest) = (0, c.pool);
+    for st in c.stmts {
         before.push(total);
         if let Stmt::Inst(p) = st {
-            let end = (pos + p.n_operands as usize).min(c.operands.len());
-            total += Operands::cells(&c.operands[pos.min(end)..end]).len();
-            pos = end;
+            let n = p.operand_cells().min(rest.cells());
+            if let Some((mine, after)) = rest.split(n) {
+                total += mine.operands().len();
+                rest = after;
+            }
         }
     }
     before.push(total);
@@ -430,8 +293,23 @@ fn decl(e: &mut Cursor<'_>) -> Res<VarDecl> {
     })
 }
 
-/// Serializes `c` as [`Columns`].
-pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Error> {
+/// Serializes `body` as [`Columns`] (a body being edited as a tree is compacted first).
+pub(crate) fn serialize<S: Serializer>(body: &Body, s: S) -> Result<S::Ok, S::Error> {
+    let compacted;
+    let c = match body.parts() {
+        Some(p) => p,
+        None => {
+            compacted =
+                Body::try_from_statements(body.statements()).map_err(serde::ser::Error::custom)?;
+            compacted
+                .parts()
+                .ok_or_else(|| serde::ser::Error::custom("a body that does not compact"))?
+        }
+    };
+    serialize_parts(&c, s)
+}
+
+fn serialize_parts<S: Serializer>(c: &Parts<'_>, s: S) -> Result<S::Ok, S::Error> {
     let mut entries = Vec::with_capacity(c.stmts.len() * 3);
     let mut others = Vec::new();
     let before = operands_before(c);
@@ -447,19 +325,19 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
     for (i, st) in c.stmts.iter().enumerate() {
         match st {
             Stmt::Inst(p) => {
-                let mods = c.mods.get(m..m + p.n_mods as usize).unwrap_or_default();
+                let mods = c.mods.get(m..m + p.mod_count()).unwrap_or_default();
                 m += mods.len();
                 total += mods.len();
                 key.clear();
-                key.push(p.opcode as u16);
+                key.push(p.opcode() as u16);
                 key.extend(mods.iter().map(|md| md.dense()));
                 let w = match index.get(&key[..]) {
                     Some(&w) => w,
                     None => {
                         let w = index.len() as u32;
                         index.insert(key.clone(), w);
-                        words.extend_from_slice(&(p.opcode as u16).to_le_bytes());
-                        words.push(p.n_mods);
+                        words.extend_from_slice(&(p.opcode() as u16).to_le_bytes());
+                        words.push(mods.len() as u8);
                         words.extend(key[1..].iter().flat_map(|d| d.to_le_bytes()));
                         spelled += mods.len();
                         w
@@ -467,13 +345,15 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
                 };
                 let n = ops_in(i, i + 1);
                 let field = n.min(MANY_OPERANDS as usize) as u8;
-                entries.push(p.guard.is_some() as u8 | (p.negated as u8) << 1 | field << 2);
+                let guard = p.guard();
+                let negated = guard.is_some_and(|g| g.negated);
+                entries.push(guard.is_some() as u8 | (negated as u8) << 1 | field << 2);
                 if field == MANY_OPERANDS {
                     put_leb(&mut entries, n as u64);
                 }
                 put_leb(&mut entries, w.into());
-                if let Some(g) = p.guard {
-                    put_name(&mut entries, g);
+                if let Some(g) = guard {
+                    put_name(&mut entries, g.pred);
                 }
             }
             Stmt::Block { len, mods, .. } => {
@@ -539,8 +419,8 @@ pub(super) fn serialize<S: Serializer>(c: &Compact, s: S) -> Result<S::Ok, S::Er
             entries.len()
         )));
     }
-    let mut operands = Vec::with_capacity(c.operands.len() * 3);
-    put_cells(&mut operands, &c.operands);
+    let mut operands = Vec::with_capacity(c.pool.cells() * 3);
+    put_pool(&mut operands, c.pool);
     Columns {
         words: Blob(Cow::Owned(words)),
         entries: Blob(Cow::Owned(entries)),
@@ -559,8 +439,8 @@ struct Cursor<'a> {
     /// Whether the operands read are a `call`'s, the only instruction whose text reads `(...)`
     /// as an argument list.
     call: bool,
-    /// The message of the first fault.
-    err: Option<String>,
+    /// The first fault.
+    err: Option<ColumnFault>,
 }
 
 /// A decoding fault; the message is in the cursor (a zero-size error keeps the hot `Result`s
@@ -576,7 +456,7 @@ impl<'a> Cursor<'a> {
             column,
             b,
             pos: 0,
-            bounds: BOUNDS.with(|b| b.get()).unwrap_or(Bounds::STRUCTURAL),
+            bounds: Bounds::current(),
             call: false,
             err: None,
         }
@@ -584,18 +464,28 @@ impl<'a> Cursor<'a> {
 
     #[cold]
     fn fail<T>(&mut self, what: impl fmt::Display) -> Res<T> {
-        self.err = Some(format!(
+        self.err = Some(ColumnFault::Invalid(format!(
             "{what} at byte {} of the body's {} column",
             self.pos, self.column
-        ));
+        )));
         Err(Fault)
     }
 
-    /// The message of the fault that stopped decoding.
-    fn message(&mut self) -> String {
-        self.err
-            .take()
-            .unwrap_or_else(|| format!("fault in the body's {} column", self.column))
+    /// Stops at operands nested past the bound.
+    #[cold]
+    fn too_deep<T>(&mut self) -> Res<T> {
+        self.err = Some(ColumnFault::TooDeep {
+            what: "operands",
+            limit: self.bounds.depth,
+        });
+        Err(Fault)
+    }
+
+    /// The fault that stopped decoding.
+    fn message(&mut self) -> ColumnFault {
+        self.err.take().unwrap_or_else(|| {
+            ColumnFault::Invalid(format!("fault in the body's {} column", self.column))
+        })
     }
 
     fn at_end(&self) -> bool {
@@ -700,7 +590,7 @@ impl<'a> Cursor<'a> {
 
     #[cold]
     fn bad_special<T>(&mut self, kind: u8, v: u8) -> Res<T> {
-        match cells::special_from_parts(kind, v) {
+        match SpecialReg::from_family_number(kind, v) {
             Some(r) => self.fail(format!("special register {r:?} out of range")),
             None if kind == 0 => self.fail(format!("special register {v} out of range")),
             None => self.fail(format!("special register kind {kind}")),
@@ -719,38 +609,39 @@ impl<'a> Cursor<'a> {
 }
 
 impl Cursor<'_> {
-    /// Reads one operand straight into cells (as [`Cursor::operand`] reads it, without
-    /// building the operand).
-    fn operand_into(&mut self, depth: u32, out: &mut Vec<Cell>) -> Res<()> {
+    /// Reads one operand straight into the builder's pool (as the operand would be pushed,
+    /// without building it).
+    fn operand_into(&mut self, depth: u32, out: &mut BodyBuilder) -> Res<()> {
         let tag = self.u8()?;
         match tag {
-            REG => out.push(cells::reg(self.name()?.index() as u32)),
+            REG => out.push_register(self.name()?),
             REG_SEL => {
-                let n = self.name()?.index() as u32;
-                out.push(cells::reg_sel(n, self.selector()?));
+                let n = self.name()?;
+                out.push_register_sel(n, self.selector()?);
             }
             SPECIAL => {
                 let (kind, v) = (self.u8()?, self.u8()?);
-                if !cells::special_from_parts(kind, v).is_some_and(|r| r.is_valid()) {
+                let Some(reg) = SpecialReg::from_family_number(kind, v).filter(|r| r.is_valid())
+                else {
                     return self.bad_special(kind, v);
-                }
-                out.push(cells::special(kind, v, self.selector()?));
+                };
+                out.push_special(reg, self.selector()?);
             }
-            INT => cells::int(out, self.zigzag()?),
-            UINT => cells::uint(out, self.leb()?),
-            F32 => out.push(cells::f32_bits(u32::from_le_bytes(self.array()?))),
-            F64 => cells::f64_bits(out, u64::from_le_bytes(self.array()?)),
+            INT => out.push_literal(Literal::Int(self.zigzag()?)),
+            UINT => out.push_literal(Literal::Uint(self.leb()?)),
+            F32 => out.push_literal(Literal::F32(u32::from_le_bytes(self.array()?))),
+            F64 => out.push_literal(Literal::F64(u64::from_le_bytes(self.array()?))),
             DEC => {
                 let bits = u64::from_le_bytes(self.array()?);
                 // The printer writes a NaN as `0d...`, which reads back as an `F64`.
                 if self.bounds.reader_forms && f64::from_bits(bits).is_nan() {
                     return self.fail("a decimal NaN");
                 }
-                cells::dec_bits(out, bits)
+                out.push_literal(Literal::Dec(bits))
             }
             SYM => {
                 let n = self.name()?;
-                cells::sym(out, n, self.zigzag()?);
+                out.push_symbol(n, self.zigzag()?);
             }
             ADDR => {
                 let flags = self.u8()?;
@@ -762,16 +653,12 @@ impl Cursor<'_> {
                 } else {
                     None
                 };
-                cells::addr(out, base, self.zigzag()?, flags & 2 != 0);
+                out.push_address(base, self.zigzag()?, flags & 2 != 0);
             }
-            NOT => out.push(cells::not(self.name()?)),
+            NOT => out.push_not(self.name()?),
             VECTOR..=NEG => {
                 if depth >= self.bounds.depth {
-                    let max = self.bounds.depth;
-                    return self.fail(format!(
-                        "{} operands past {max} levels",
-                        super::NESTED_TOO_DEEP
-                    ));
+                    return self.too_deep();
                 }
                 let d = depth + 1;
                 let closed = match tag {
@@ -790,13 +677,13 @@ impl Cursor<'_> {
                         if self.bounds.reader_forms && self.b.get(self.pos) == Some(&PAIR) {
                             return self.fail("a pair inside a pair");
                         }
-                        let at = cells::open(out);
+                        let at = out.open();
                         self.operand_into(d, out)?;
                         if self.bounds.reader_forms && self.b.get(self.pos) == Some(&PAIR) {
                             return self.fail("a pair inside a pair");
                         }
                         self.operand_into(d, out)?;
-                        cells::close_pair(out, at)
+                        out.close_pair(at)
                     }
                     NEG => {
                         // `-(5U)` reads back as a negated signed constant.
@@ -807,9 +694,9 @@ impl Cursor<'_> {
                         if self.bounds.reader_forms && self.b.get(self.pos) == Some(&PAIR) {
                             return self.fail("a negated pair");
                         }
-                        let at = cells::open(out);
+                        let at = out.open();
                         self.operand_into(d, out)?;
-                        cells::close_neg(out, at)
+                        out.close_neg(at)
                     }
                     _ => {
                         let n = self.leb()?;
@@ -825,23 +712,23 @@ impl Cursor<'_> {
                         if tag == ARGS && !self.call && self.bounds.reader_forms {
                             return self.fail("an argument list outside a call");
                         }
-                        let at = cells::open(out);
+                        let at = out.open();
                         for _ in 0..n {
                             self.operand_into(d, out)?;
                         }
                         let kind = match tag {
-                            VECTOR => cells::List::Vector,
-                            TUPLE => cells::List::Tuple,
-                            _ => cells::List::Args,
+                            VECTOR => ListKind::Vector,
+                            TUPLE => ListKind::Tuple,
+                            _ => ListKind::Args,
                         };
-                        cells::close_list(out, at, kind, n as usize)
+                        out.close_list(at, kind, n as usize)
                     }
                 };
                 if let Err(e) = closed {
                     return self.fail(e);
                 }
             }
-            SINK => out.push(cells::sink()),
+            SINK => out.push_sink(),
             _ => {
                 self.pos -= 1;
                 return self.fail(format!("operand tag {tag} (there are {TAGS})"));
@@ -851,35 +738,27 @@ impl Cursor<'_> {
     }
 }
 
-fn decode(c: Columns<'_>) -> Result<Compact, String> {
+fn decode(c: Columns<'_>) -> Result<Body, ColumnFault> {
     let mut w = Cursor::new("words", &c.words.0);
     let words = words(&mut w).map_err(|Fault| w.message())?;
     let mut e = Cursor::new("entries", &c.entries.0);
     let mut o = Cursor::new("operands", &c.operands.0);
-    let mut body = Decoded::default();
-    match body.run(&mut e, &mut o, c.others, &words) {
-        Ok(()) => {}
-        Err(Stop::Entries) => return Err(e.message()),
-        Err(Stop::Operands) => return Err(o.message()),
-        Err(Stop::Body(b)) => return Err(b.to_string()),
-        Err(Stop::Message(m)) => return Err(m),
-    }
-    // The arrays were sized from the columns' lengths; a parsed body's are exact, and a
-    // decoded one should take no more memory (shrinking in place is cheap).
-    let (mut stmts, mut mods, mut operands) = (body.stmts, body.mods, body.cells);
-    stmts.shrink_to_fit();
-    mods.shrink_to_fit();
-    operands.shrink_to_fit();
-    let body = Compact {
-        stmts,
-        mods,
-        operands,
+    let mut body = Decoded {
+        b: super::take_builder(),
+        operands: 0,
+        open: Vec::new(),
     };
-    debug_assert_eq!(
-        super::check_counts(&body.stmts),
-        Ok((body.mods.len(), body.operands.len()))
-    );
-    Ok(body)
+    let ran = body.run(&mut e, &mut o, c.others, &words);
+    let result = match ran {
+        // Copied out into exact-size arrays; the builder keeps its capacity for the next body.
+        Ok(()) => Ok(body.b.finish()),
+        Err(Stop::Entries) => Err(e.message()),
+        Err(Stop::Operands) => Err(o.message()),
+        Err(Stop::Fault(f)) => Err(f),
+    };
+    body.b.clear();
+    super::keep_builder(body.b);
+    result
 }
 
 /// A body's words: each its opcode and where its modifiers are in `mods`.
@@ -892,7 +771,6 @@ fn words(c: &mut Cursor<'_>) -> Res<Words> {
     // Every word takes at least three bytes, every modifier two.
     let mut words = Vec::with_capacity(c.remaining() / 3);
     let mut mods = Vec::with_capacity(c.remaining() / 2);
-    let table = Modifier::dense_table();
     while !c.at_end() {
         let op = u16::from_le_bytes(c.array()?);
         let Some(opcode) = Opcode::from_index(op as usize) else {
@@ -902,13 +780,13 @@ fn words(c: &mut Cursor<'_>) -> Res<Words> {
         let at = mods.len() as u32;
         for _ in 0..n {
             let d = u16::from_le_bytes(c.array()?);
-            match table.get(d as usize) {
-                Some(&m) => mods.push(m),
+            match Modifier::from_dense(d) {
+                Some(m) => mods.push(m),
                 None => {
                     c.pos -= 2;
                     return c.fail(format!(
                         "modifier {d} outside the vocabulary of {}",
-                        crate::vocab::vocabulary_size()
+                        ptx_ir_core::vocab::vocabulary_size()
                     ));
                 }
             }
@@ -923,33 +801,34 @@ fn words(c: &mut Cursor<'_>) -> Res<Words> {
 enum Stop {
     Entries,
     Operands,
-    Body(BodyError),
-    /// The caller's check of an entry from `others`, or scopes past the caller's depth.
-    Message(String),
+    /// The scopes' structure, the caller's check of an entry from `others`, or scopes past
+    /// the caller's depth.
+    Fault(ColumnFault),
+}
+
+impl From<BodyError> for Stop {
+    fn from(e: BodyError) -> Stop {
+        Stop::Fault(ColumnFault::Invalid(e.to_string()))
+    }
 }
 
 /// A scope being decoded: where it ends and what it must hold, in the column's counts.
 struct Open {
-    /// Index of its `Block` entry.
-    at: usize,
+    block: OpenBlock,
     /// Index of the first entry after it.
     end: usize,
     mods: u32,
     operands: u32,
-    /// Modifiers, operands and cells before it.
+    /// Modifiers and operands before it.
     mods_at: usize,
     operands_at: usize,
-    cells_at: usize,
 }
 
-/// A body decoded in one pass over its columns: each instruction's operands are read as its
-/// entry is, and scopes are checked (as `check_counts` does) and given their counts of cells
-/// as they close.
-#[derive(Default)]
+/// A body decoded in one pass over its columns into a [`BodyBuilder`]: each instruction's
+/// operands are read as its entry is, and scopes are checked against the counts the column
+/// gives as they close.
 struct Decoded {
-    stmts: Vec<Stmt>,
-    mods: Vec<Modifier>,
-    cells: Vec<Cell>,
+    b: BodyBuilder,
     /// Operands read so far, as the column counts them.
     operands: usize,
     open: Vec<Open>,
@@ -963,10 +842,6 @@ impl Decoded {
         others: Vec<Stmt>,
         words: &Words,
     ) -> Result<(), Stop> {
-        self.stmts = Vec::with_capacity(e.remaining() / 2);
-        self.mods = Vec::with_capacity(e.remaining());
-        // Every operand takes at least a byte, and most a register's two.
-        self.cells = Vec::with_capacity(o.remaining() / 2);
         // Modifiers beyond those the words spell out are bounded by the entries' size.
         let budget = MODS_PER_ENTRY_BYTE * e.b.len() + words.mods.len();
         let mut forms = WordForms::new(words.words.len());
@@ -980,32 +855,27 @@ impl Decoded {
             }
             let h = instruction(e, b, words).map_err(|Fault| Stop::Entries)?;
             let (opcode, at, n_mods) = words.words[h.word as usize];
-            if self.mods.len() + n_mods as usize > budget {
+            if self.b.mod_count() + n_mods as usize > budget {
                 return e
                     .fail("more modifiers than the entries can hold")
                     .map_err(|Fault| Stop::Entries);
             }
-            // A few modifiers each: a loop, where `extend_from_slice` would call `memcpy`.
-            for &m in &words.mods[at as usize..at as usize + n_mods as usize] {
-                self.mods.push(m);
-            }
-            let cells_at = self.cells.len();
+            let mods = &words.mods[at as usize..at as usize + n_mods as usize];
             o.call = opcode == Opcode::Call;
-            let (k, key) = self.operands(o, h.ops).map_err(|Fault| Stop::Operands)?;
+            let key = self.operands(o, h.ops).map_err(|Fault| Stop::Operands)?;
             if o.bounds.reader_forms {
-                let mods = &words.mods[at as usize..at as usize + n_mods as usize];
                 let word = forms.entry(h.word, opcode, mods);
                 // Operand shapes seen to fit the word stand for the match, as in the reader.
                 let key = (h.ops <= 12).then_some(key | u64::from(h.ops) << 60);
                 if !key.is_some_and(|k| word.fits.contains(&k)) {
-                    let ops = super::Operands::cells(&self.cells[cells_at..]).to_vec();
+                    let ops = self.b.pending_operands().to_vec();
                     let all = opcode.forms();
                     if !word
                         .fit
                         .iter()
                         .any(|&f| all[f as usize].match_operands(&ops))
                     {
-                        let why = match crate::check::check(opcode, mods, &ops) {
+                        let why = match ptx_ir_core::check::check(opcode, mods, &ops) {
                             Ok(_) => "an instruction that matches no form".to_string(),
                             Err(e) => e.to_string(),
                         };
@@ -1017,16 +887,19 @@ impl Decoded {
                     }
                 }
             }
-            // Built here, in one piece: assembled field by field in a stack slot and then
-            // copied whole, the entry's load waited for the stores (a store-forwarding stall
-            // that took a quarter of this loop's time).
-            self.stmts.push(Stmt::Inst(PackedInst {
-                guard: h.guard,
+            let guard = h.guard.map(|pred| Guard {
+                pred,
                 negated: h.negated,
-                n_mods,
-                opcode,
-                n_operands: k,
-            }));
+            });
+            if let Err(err) = self.b.push_inst(guard, opcode, mods) {
+                let why = match err {
+                    BodyError::TooMany { what, count } => {
+                        format!("an instruction whose {what} take {count} cells")
+                    }
+                    other => other.to_string(),
+                };
+                return o.fail(why).map_err(|Fault| Stop::Operands);
+            }
         }
         if others.next().is_some() {
             return e
@@ -1035,9 +908,7 @@ impl Decoded {
         }
         self.close_scopes()?;
         if !self.open.is_empty() {
-            return Err(Stop::Body(BodyError::Inconsistent(
-                "scope longer than its parent",
-            )));
+            return Err(BodyError::Inconsistent("scope longer than its parent").into());
         }
         if !o.at_end() {
             return o
@@ -1047,44 +918,39 @@ impl Decoded {
         Ok(())
     }
 
-    /// Reads an instruction's `n` operands into cells; returns the number of cells and the
-    /// operands' tags, 5 bits each (the last 12), which are the reader's shape codes.
+    /// Reads an instruction's `n` operands into the builder; returns the operands' tags, 5
+    /// bits each (the last 12), which are the reader's shape codes.
     #[inline]
-    fn operands(&mut self, o: &mut Cursor<'_>, n: u16) -> Res<(u16, u64)> {
-        let at = self.cells.len();
-        let cells = &mut self.cells;
+    fn operands(&mut self, o: &mut Cursor<'_>, n: u16) -> Res<u64> {
+        let b = &mut self.b;
         let mut key = 0u64;
         for _ in 0..n {
             // Most operands are registers whose name index takes one or two bytes.
             match o.b.get(o.pos..o.pos + 3) {
                 Some(&[REG, a, _]) if a < 0x80 && u32::from(a) < o.bounds.names => {
                     o.pos += 2;
-                    cells.push(cells::reg(a as u32));
+                    b.push_register(Name::from_index(a as usize));
                     key <<= 5;
                 }
-                Some(&[REG, a, b])
+                Some(&[REG, a, c])
                     if a >= 0x80
-                        && b < 0x80
-                        && (u32::from(a & 0x7f) | u32::from(b) << 7) < o.bounds.names =>
+                        && c < 0x80
+                        && (u32::from(a & 0x7f) | u32::from(c) << 7) < o.bounds.names =>
                 {
                     o.pos += 3;
-                    cells.push(cells::reg(u32::from(a & 0x7f) | u32::from(b) << 7));
+                    b.push_register(Name::from_index(
+                        (u32::from(a & 0x7f) | u32::from(c) << 7) as usize,
+                    ));
                     key <<= 5;
                 }
                 _ => {
                     key = key << 5 | u64::from(o.b.get(o.pos).copied().unwrap_or(0) & 31);
-                    o.operand_into(0, cells)?
+                    o.operand_into(0, b)?
                 }
             }
         }
         self.operands += n as usize;
-        match u16::try_from(cells.len() - at) {
-            Ok(k) if k as usize <= super::MAX_OPERANDS => Ok((k, key)),
-            _ => {
-                let k = cells.len() - at;
-                o.fail(format!("an instruction whose operands take {k} cells"))
-            }
-        }
+        Ok(key)
     }
 
     /// An entry that is not an instruction.
@@ -1115,9 +981,10 @@ impl Decoded {
                 }
                 Some(s) => {
                     if let Some(check) = e.bounds.check {
-                        let at = self.stmts.len();
-                        check(&s, e.bounds.names as usize)
-                            .map_err(|m| Stop::Message(format!("{m} (body entry {at})")))?;
+                        let at = self.b.entry_count();
+                        check(&s, e.bounds.names as usize).map_err(|m| {
+                            Stop::Fault(ColumnFault::Invalid(format!("{m} (body entry {at})")))
+                        })?;
                     }
                     // A `.loc` without an inlining part, and a plain declaration, have one entry
                     // form, whichever way they were written.
@@ -1153,59 +1020,53 @@ impl Decoded {
                     .map_err(|Fault| Stop::Entries);
             }
         };
-        if let Stmt::Block {
+        let Stmt::Block {
             len,
             mods,
             operands,
         } = s
-        {
-            let at = self.stmts.len();
-            let end = at + 1 + len as usize;
-            if self.open.last().is_some_and(|t| end > t.end) {
-                return Err(Stop::Body(BodyError::Inconsistent(
-                    "scope longer than its parent",
-                )));
-            }
-            // At most MAX_SCOPE_DEPTH (the structural bound equals it), less when bounded.
-            if self.open.len() >= e.bounds.scopes as usize {
-                let max = e.bounds.scopes;
-                return Err(Stop::Message(format!(
-                    "{} scopes past {max} levels",
-                    super::NESTED_TOO_DEEP
-                )));
-            }
-            self.open.push(Open {
-                at,
-                end,
-                mods,
-                operands,
-                mods_at: self.mods.len(),
-                operands_at: self.operands,
-                cells_at: self.cells.len(),
-            });
+        else {
+            return Ok(self.b.push_entry(s)?);
+        };
+        let at = self.b.entry_count();
+        let end = at + 1 + len as usize;
+        if self.open.last().is_some_and(|t| end > t.end) {
+            return Err(BodyError::Inconsistent("scope longer than its parent").into());
         }
-        self.stmts.push(s);
+        // At most MAX_SCOPE_DEPTH (the structural bound equals it), less when bounded.
+        if self.open.len() >= e.bounds.scopes as usize {
+            return Err(Stop::Fault(ColumnFault::TooDeep {
+                what: "scopes",
+                limit: e.bounds.scopes,
+            }));
+        }
+        let (mods_at, operands_at) = (self.b.mod_count(), self.operands);
+        self.open.push(Open {
+            block: self.b.open_block(),
+            end,
+            mods,
+            operands,
+            mods_at,
+            operands_at,
+        });
         Ok(())
     }
 
-    /// Closes the scopes that end here: checks their counts and sets their operand count to
-    /// the cells their instructions take.
+    /// Closes the scopes that end here, checking their counts.
     #[inline]
     fn close_scopes(&mut self) -> Result<(), Stop> {
         while let Some(top) = self.open.last() {
-            if top.end != self.stmts.len() {
+            if top.end != self.b.entry_count() {
                 break;
             }
-            if self.mods.len() - top.mods_at != top.mods as usize
+            if self.b.mod_count() - top.mods_at != top.mods as usize
                 || self.operands - top.operands_at != top.operands as usize
             {
-                return Err(Stop::Body(BodyError::Inconsistent("scope counts")));
+                return Err(BodyError::Inconsistent("scope counts").into());
             }
-            let cells = u32::try_from(self.cells.len() - top.cells_at).unwrap_or(u32::MAX);
-            if let Some(Stmt::Block { operands, .. }) = self.stmts.get_mut(top.at) {
-                *operands = cells;
-            }
+            let block = top.block;
             self.open.pop();
+            self.b.close_block(block)?;
         }
         Ok(())
     }
@@ -1229,9 +1090,14 @@ struct ModuleWords {
 
 thread_local! {
     /// The [`ModuleWords`] of the module being decoded on this thread: taken by each body's
-    /// decoder and put back, emptied when [`with_decode_bounds`] returns, so that it holds at
+    /// decoder and put back, emptied when [`super::with_decode_bounds`] returns, so that it holds at
     /// most the words of one module (each at least three bytes of its input).
     static FORMS: std::cell::Cell<Option<Box<ModuleWords>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Drops this thread's [`ModuleWords`] (at the end of a module's decode).
+pub(super) fn clear_module_words() {
+    let _ = FORMS.try_with(|c| c.take());
 }
 
 /// A body's words, each mapped to its entry of the module's [`ModuleWords`] when first used.
@@ -1333,23 +1199,36 @@ fn instruction(e: &mut Cursor<'_>, b: u8, words: &Words) -> Res<Head> {
 }
 
 /// Deserializes [`Columns`] into a checked compact body.
-pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Compact, D::Error> {
+pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Body, D::Error> {
     let c = Columns::deserialize(d)?;
-    decode(c).map_err(de::Error::custom)
+    decode(c).map_err(fault)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::body::PlainDecl;
-    use crate::special::SpecialReg;
+    use ptx_ir_core::Operand;
+
+    /// The entries of a decoded body.
+    fn stmts(b: &Body) -> Vec<Stmt> {
+        b.parts().expect("a compact body").stmts.to_vec()
+    }
+
+    /// Writes one operand in the operands column's form.
+    fn put_operand(out: &mut Vec<u8>, o: &Operand) {
+        let mut b = BodyBuilder::default();
+        b.push_operand(o).unwrap();
+        b.push_inst(None, Opcode::Mov, &[]).unwrap();
+        let body = b.finish();
+        put_pool(out, body.parts().unwrap().pool);
+    }
 
     /// A `.loc` without an inlining part decodes to its one entry form, also when it comes
     /// through the other entries (as an older or a hand-made encoder may write it), so that
     /// bodies that print alike compare equal.
     #[test]
     fn plain_locs_have_one_form() {
-        use crate::module::{InlinedAt, Loc};
+        use ptx_ir_core::module::{InlinedAt, Loc};
         let plain = Loc {
             file: 1,
             line: 20,
@@ -1358,7 +1237,7 @@ mod tests {
         };
         let inlined = Loc {
             inlined: Some(Box::new(InlinedAt {
-                function_name: crate::names::Name::from_index(0),
+                function_name: Name::from_index(0),
                 offset: 0,
                 file: 1,
                 line: 7,
@@ -1382,7 +1261,7 @@ mod tests {
             col: 3,
         };
         assert_eq!(
-            c.stmts,
+            stmts(&c),
             [
                 line.clone(),
                 Stmt::Loc(Box::new(inlined.clone())),
@@ -1438,7 +1317,7 @@ mod tests {
         };
         let c = decode(columns).unwrap();
         assert_eq!(
-            c.stmts,
+            stmts(&c),
             [
                 Stmt::PlainDecl(inline),
                 Stmt::PlainDecl(inline),
@@ -1498,7 +1377,7 @@ mod tests {
             operands: Blob(Cow::Borrowed(&[])),
             others: vec![Stmt::Decl(Box::new(two))],
         };
-        assert_eq!(decode(columns).unwrap().stmts, [Stmt::PlainDecl(inline)]);
+        assert_eq!(stmts(&decode(columns).unwrap()), [Stmt::PlainDecl(inline)]);
     }
 
     /// One array of one dimension, aligned or not (nvcc's `.local .align 8 .b8
@@ -1553,7 +1432,7 @@ mod tests {
             others,
         };
         let written = columns(vec![Stmt::Decl(Box::new(aligned))]);
-        assert_eq!(decode(written).unwrap().stmts, [Stmt::PlainDecl(inline)]);
+        assert_eq!(stmts(&decode(written).unwrap()), [Stmt::PlainDecl(inline)]);
         let mut far = inline;
         far.shape = PlainShape::Array {
             align_log2: Some(32),
@@ -1561,9 +1440,7 @@ mod tests {
         };
         assert!(decode(columns(vec![Stmt::PlainDecl(far)])).is_err());
         assert_eq!(
-            decode(columns(vec![Stmt::PlainDecl(inline)]))
-                .unwrap()
-                .stmts,
+            stmts(&decode(columns(vec![Stmt::PlainDecl(inline)])).unwrap()),
             [Stmt::PlainDecl(inline)]
         );
     }
@@ -1598,9 +1475,9 @@ mod tests {
             };
             let mut b = Vec::new();
             put_operand(&mut b, &o);
-            let mut c = Vec::new();
+            let mut c = BodyBuilder::default();
             assert_eq!(Cursor::new("t", &b).operand_into(0, &mut c), Ok(()));
-            assert_eq!(cells::read(&c, &mut 0), Some(o));
+            assert_eq!(c.pending_operands().to_vec(), [o]);
         }
     }
 }

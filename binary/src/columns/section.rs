@@ -1,4 +1,4 @@
-//! The serialized form of a section's entries: two byte columns and a list.
+//! The bytecode form of a section's entries: two byte columns and a list.
 //!
 //! Debug sections are long runs of `.b8` lines (25,000 in one nvcc file), which serde would
 //! decode entry by entry through its visitors, more slowly than the reader reads their text.
@@ -15,14 +15,12 @@
 //!   one-byte lines not in the reader's form (see `serialize`).
 //!
 //! Names are checked against the string table as they are read (see
-//! [`crate::body::with_decode_bounds`]).
+//! [`super::with_decode_bounds`]).
 
-use crate::body::Blob;
+use super::{fault, Blob, Bounds, Fault};
 use crate::leb;
-use crate::module::SectionEntry;
-use crate::names::Name;
-use crate::operand::Expr;
-use crate::vocab::Modifier;
+use ptx_ir_core::module::{SectionBuilder, SectionEntry};
+use ptx_ir_core::{Expr, Modifier, Name, Type};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 
@@ -58,7 +56,7 @@ fn one_value(values: &[Expr]) -> bool {
 }
 
 /// The record of a data line of plain values (see [`plain`]).
-fn put_plain(records: &mut Vec<u8>, ty: crate::vocab::Type, values: &[Expr]) {
+fn put_plain(records: &mut Vec<u8>, ty: Type, values: &[Expr]) {
     leb::put(records, PLAIN);
     leb::put(records, Modifier::Type(ty).dense().into());
     leb::put(records, values.len() as u64);
@@ -81,7 +79,7 @@ fn put_plain(records: &mut Vec<u8>, ty: crate::vocab::Type, values: &[Expr]) {
     }
 }
 
-/// `#[serde(with = "crate::section_columns")]` for `Vec<SectionEntry>`.
+/// Serializes a section's entries as [`Columns`].
 pub(crate) fn serialize<S: Serializer>(entries: &[SectionEntry], s: S) -> Result<S::Ok, S::Error> {
     let mut records = Vec::with_capacity(entries.len() + 8);
     let mut bytes = Vec::new();
@@ -162,10 +160,10 @@ fn name(b: &[u8], pos: &mut usize, names: u32) -> Result<Name, String> {
 fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
     let (records, bytes) = (&c.records.0[..], &c.bytes.0[..]);
     // Every entry takes at least a byte of records (a short byte line just one).
-    let mut out = crate::module::SectionBuilder::new();
+    let mut out = SectionBuilder::new();
     let mut data = c.data.into_iter();
     let (mut pos, mut at) = (0usize, 0usize);
-    let names = crate::body::name_bound();
+    let names = Bounds::current().names;
     while pos < records.len() {
         match leb(records, &mut pos)? {
             LABEL => out.push(SectionEntry::Label(name(records, &mut pos, names)?)),
@@ -234,8 +232,8 @@ fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
     Ok(out.finish())
 }
 
-/// `#[serde(with = "crate::section_columns")]` for `Vec<SectionEntry>`.
+/// Deserializes [`Columns`] into a section's entries.
 pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<SectionEntry>, D::Error> {
     let c = Columns::deserialize(d)?;
-    decode(c).map_err(serde::de::Error::custom)
+    decode(c).map_err(|m| fault(Fault::Invalid(m)))
 }
