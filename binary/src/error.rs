@@ -40,8 +40,8 @@ pub enum DecodeError {
         /// The version this build reads and writes.
         supported: u16,
     },
-    /// The file was written against a different instruction table (opcodes, modifiers, shapes or
-    /// special registers were added, removed or reordered since).
+    /// The file numbers opcodes, modifiers and special registers differently from this build
+    /// (see [`crate::table_fingerprint`]).
     #[error(
         "bytecode written for a different instruction table (fingerprint {found:#018x}, \
          this build has {expected:#018x}); re-encode it from the PTX text"

@@ -368,8 +368,8 @@ fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
             ))],
         )
     };
-    // Modifiers are their dense vocabulary index, two bytes little endian, in the body's words:
-    // neighbouring shapes differ in the low byte. 0xffff is past the vocabulary.
+    // Modifiers are their stable number (class, ordinal), two bytes little endian, in the body's
+    // words: neighbouring shapes differ in the low byte. 0xffff is no modifier.
     let (p, x, _, s) = split(&body_of(&shape(1)), &body_of(&shape(2)));
     assert_eq!(x.len(), 1, "the low byte of the modifier");
     let strings = sections(&encode_unvalidated(&shape(1), Codec::Stored).unwrap()).0;
@@ -377,7 +377,7 @@ fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
     let e = decode(&container(&strings, &bad)).expect_err("modifier 0xffff");
     assert!(
         matches!(&e, DecodeError::Invalid { detail, .. }
-            if detail.contains("modifier 65535 outside the vocabulary")),
+            if detail.contains("modifier number 0xffff is not in this build's vocabulary")),
         "{e}"
     );
 
@@ -400,7 +400,7 @@ fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
     );
     assert!(e.to_string().contains("items[0]"), "path in {e}");
 
-    // The same inside another class.
+    // An ordinal past the end of a class (`Type`, class 0).
     let t = |ty: Type| {
         kernel(
             &["k"],
@@ -413,11 +413,11 @@ fn an_out_of_range_modifier_and_a_bad_tag_are_rejected() {
     };
     let (p, x, _, s) = split(&body_of(&t(Type::U32)), &body_of(&t(Type::S32)));
     assert_eq!(x.len(), 1);
-    let bad = [p, vec![0xf0, 0xff], s[1..].to_vec()].concat();
-    let e = decode(&container(&strings, &bad)).expect_err("modifier 0xfff0");
+    let bad = [p, vec![0xf0, 0x00], s[1..].to_vec()].concat();
+    let e = decode(&container(&strings, &bad)).expect_err("modifier 0x00f0");
     assert!(
         matches!(&e, DecodeError::Invalid { detail, .. }
-            if detail.contains("modifier 65520 outside the vocabulary")),
+            if detail.contains("modifier number 0x00f0 is not in this build's vocabulary")),
         "{e}"
     );
 }

@@ -16,27 +16,12 @@
 use crate::inst::Instruction;
 use crate::module::{ArchSuffix, Target, Version};
 use crate::operand::Operand;
+pub use crate::smreq::SmReq;
+use crate::smreq::*;
 use crate::table::Opcode;
 use crate::vocab::{Modifier, Space, Type};
 use std::fmt;
 use std::sync::OnceLock;
-
-/// A target requirement.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SmReq {
-    /// Every target.
-    Any,
-    /// `sm_N` or any later architecture (with or without suffix).
-    Min(u16),
-    /// Architecture- or family-specific: the `sm_Xa` targets of `a`, and the family-specific
-    /// targets of `f` (each `sm_Xf` with the later `a`/`f` targets of its family).
-    Only {
-        /// Architectures whose `a` target supports the feature.
-        a: &'static [u16],
-        /// Family-specific entry points (`sm_100f` = `100`).
-        f: &'static [u16],
-    },
-}
 
 /// A concrete SM target: architecture number (with `sm_101` renamed to `sm_110`) and suffix.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -281,157 +266,11 @@ const fn r(opcode: Opcode, when: &'static str, ptx: Version, sm: SmReq) -> Rule 
     }
 }
 
-const ANY: SmReq = SmReq::Any;
-const fn min(n: u16) -> SmReq {
-    SmReq::Min(n)
-}
-/// `wgmma`: `sm_90a` only.
-const A90: SmReq = SmReq::Only { a: &[90], f: &[] };
-/// `tcgen05` and friends: `sm_100a`, `sm_110a` (ex `sm_101a`) and the `sm_100f`/`sm_110f`
-/// families.
-const TC: SmReq = SmReq::Only {
-    a: &[100, 110],
-    f: &[100, 110],
-};
-/// Blackwell features with `sm_120a`: `sm_{100,110,120}a` and their families.
-const BW: SmReq = SmReq::Only {
-    a: &[100, 110, 120],
-    f: &[100, 110, 120],
-};
-/// `setmaxnreg`, `tensormap.replace`: as [`BW`] plus `sm_90a`.
-const BW90: SmReq = SmReq::Only {
-    a: &[90, 100, 110, 120],
-    f: &[100, 110, 120],
-};
-/// `multimem` fp8 types and `.acc::f16`.
-const MM8: SmReq = SmReq::Only {
-    a: &[100, 110, 120, 121],
-    f: &[100, 110],
-};
-/// `sm_100a` and the `sm_100f` family.
-const A100F: SmReq = SmReq::Only {
-    a: &[100],
-    f: &[100],
-};
-/// `sm_120a` and the `sm_120f` family.
-const A120F: SmReq = SmReq::Only {
-    a: &[120],
-    f: &[120],
-};
-
 /// The base requirement of every opcode: the ISA notes' "Introduced in PTX ISA version" and
-/// "Requires sm_XX" lines.
+/// "Requires sm_XX" lines, as its instruction table line gives them.
 pub fn base(op: Opcode) -> (Version, SmReq) {
-    use Opcode::*;
-    match op {
-        Add | Sub | Mul | Mad | Mul24 | Mad24 | Sad | Div | Rem | Abs | Neg | Min | Max => {
-            (v(1, 0), ANY)
-        }
-        Popc | Clz | Bfind | Brev | Bfe | Bfi => (v(2, 0), min(20)),
-        Fns => (v(6, 0), min(30)),
-        Szext | Bmsk => (v(7, 6), min(70)),
-        Dp4a | Dp2a => (v(5, 0), min(61)),
-        Addc | Subc => (v(1, 2), ANY),
-        Madc => (v(3, 0), min(20)),
-        Testp | Copysign => (v(2, 0), min(20)),
-        Fma => (v(1, 4), ANY),
-        Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 => (v(1, 0), ANY),
-        Tanh => (v(7, 0), min(75)),
-        Set | Setp | Selp | Slct => (v(1, 0), ANY),
-        And | Or | Xor | Not | Cnot | Shl | Shr => (v(1, 0), ANY),
-        Lop3 => (v(4, 3), min(50)),
-        Shf => (v(3, 1), min(32)),
-        Mov => (v(1, 0), ANY),
-        Shfl => (v(3, 0), min(30)),
-        Prmt => (v(2, 0), min(20)),
-        Ld | St => (v(1, 0), ANY),
-        Ldu => (v(2, 0), min(20)),
-        StAsync => (v(8, 1), min(90)),
-        StBulk => (v(8, 6), min(100)),
-        MultimemLdReduce | MultimemSt | MultimemRed => (v(8, 1), min(90)),
-        Prefetch | Prefetchu => (v(2, 0), min(20)),
-        Applypriority | Discard | Createpolicy => (v(7, 4), min(80)),
-        Isspacep | Cvta => (v(2, 0), min(20)),
-        Cvt => (v(1, 0), ANY),
-        CvtPack => (v(6, 5), min(72)),
-        Mapa | Getctarank => (v(7, 8), min(90)),
-        CpAsync | CpAsyncCommitGroup | CpAsyncWaitGroup | CpAsyncWaitAll => (v(7, 0), min(80)),
-        CpAsyncBulk
-        | CpReduceAsyncBulk
-        | CpAsyncBulkPrefetch
-        | CpAsyncBulkTensor
-        | CpReduceAsyncBulkTensor
-        | CpAsyncBulkPrefetchTensor
-        | CpAsyncBulkCommitGroup
-        | CpAsyncBulkWaitGroup => (v(8, 0), min(90)),
-        TensormapReplace => (v(8, 3), BW90),
-        Tex => (v(1, 0), ANY),
-        Tld4 => (v(2, 2), min(20)),
-        Txq | Suld | Sust | Suq => (v(1, 5), ANY),
-        Istypep => (v(4, 0), min(30)),
-        Sured => (v(2, 0), min(20)),
-        Bra | Call | Ret | Exit => (v(1, 0), ANY),
-        BrxIdx => (v(6, 0), min(30)),
-        Bar => (v(1, 0), ANY),
-        Barrier | BarWarpSync => (v(6, 0), min(30)),
-        BarrierCluster => (v(7, 8), min(90)),
-        Membar => (v(1, 4), ANY),
-        Fence => (v(6, 0), min(70)),
-        Atom => (v(1, 1), min(11)),
-        Red => (v(1, 2), min(11)),
-        RedAsync => (v(8, 1), min(90)),
-        Vote => (v(1, 2), min(12)),
-        Match => (v(6, 0), min(70)),
-        Activemask => (v(6, 2), min(30)),
-        Redux => (v(7, 0), min(80)),
-        Griddepcontrol => (v(7, 8), min(90)),
-        Elect => (v(8, 0), min(90)),
-        MbarrierInit
-        | MbarrierInval
-        | MbarrierArrive
-        | MbarrierArriveDrop
-        | MbarrierTestWait
-        | MbarrierPendingCount
-        | CpAsyncMbarrierArrive => (v(7, 0), min(80)),
-        MbarrierExpectTx | MbarrierCompleteTx => (v(8, 0), min(90)),
-        MbarrierTryWait => (v(7, 8), min(90)),
-        TensormapCpFenceproxy => (v(8, 3), min(90)),
-        ClusterlaunchcontrolTryCancel | ClusterlaunchcontrolQueryCancel => (v(8, 6), min(100)),
-        WmmaLoad | WmmaStore | WmmaMma => (v(6, 0), min(70)),
-        Mma => (v(6, 4), min(70)),
-        Ldmatrix => (v(6, 5), min(75)),
-        Stmatrix => (v(7, 8), min(90)),
-        Movmatrix => (v(7, 8), min(75)),
-        WgmmaMmaAsync | WgmmaFence | WgmmaCommitGroup | WgmmaWaitGroup => (v(8, 0), A90),
-        Tcgen05Alloc
-        | Tcgen05Dealloc
-        | Tcgen05RelinquishAllocPermit
-        | Tcgen05Ld
-        | Tcgen05St
-        | Tcgen05WaitLd
-        | Tcgen05WaitSt
-        | Tcgen05Cp
-        | Tcgen05Mma
-        | Tcgen05Commit
-        | Tcgen05FenceBeforeThreadSync
-        | Tcgen05FenceAfterThreadSync => (v(8, 6), TC),
-        Tcgen05Shift => (
-            v(8, 6),
-            SmReq::Only {
-                a: &[100, 103, 110],
-                f: &[],
-            },
-        ),
-        Stacksave | Stackrestore | Alloca => (v(7, 3), min(52)),
-        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset => (v(2, 0), min(20)),
-        Vadd2 | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4
-        | Vabsdiff4 | Vmin4 | Vmax4 | Vset4 => (v(3, 0), min(30)),
-        Brkpt => (v(1, 0), min(11)),
-        Nanosleep => (v(6, 3), min(70)),
-        Pmevent => (v(1, 4), ANY),
-        Trap => (v(1, 0), ANY),
-        Setmaxnreg => (v(8, 0), BW90),
-    }
+    let (major, minor) = op.introduced();
+    (v(major, minor), op.targets())
 }
 
 use Opcode as O;

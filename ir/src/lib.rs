@@ -33,6 +33,7 @@ pub mod module;
 pub mod names;
 pub mod operand;
 pub mod shape;
+mod smreq;
 pub mod special;
 pub mod table;
 pub mod verify;

@@ -354,6 +354,20 @@ impl Modifier {
         CLASS_OFFSETS[self.class() as usize] + self.ordinal() as u16
     }
 
+    /// The stable number of the modifier: its class's position in [`ModClass::ALL`] in the
+    /// high byte and its ordinal in the class in the low byte. Spellings are only ever
+    /// appended to a class and classes to the list, so a number never changes (the bytecode
+    /// writes these; [`Modifier::dense`] moves when an earlier class grows).
+    pub fn code(self) -> u16 {
+        (self.class() as u16) << 8 | self.ordinal() as u16
+    }
+
+    /// The modifier numbered `code` ([`Modifier::code`]).
+    pub fn from_code(code: u16) -> Option<Modifier> {
+        let class = *ModClass::ALL.get((code >> 8) as usize)?;
+        Modifier::from_parts(class, code as u8)
+    }
+
     /// The modifier with dense index `i` (see [`Modifier::dense`]).
     pub fn from_dense(i: u16) -> Option<Modifier> {
         Modifier::dense_table().get(i as usize).copied()

@@ -7,8 +7,8 @@
 //!
 //! - `words`: the body's distinct instruction words (opcode and modifiers), in order of first
 //!   use: each its opcode (`u16` little endian, its position in the instruction table), its
-//!   modifier count (`u8`) and its modifiers (`u16` little endian each: the dense index over the
-//!   vocabulary, [`Modifier::dense`], the order of the IR's `vocab.rs`).
+//!   modifier count (`u8`) and its modifiers (`u16` little endian each: its stable number,
+//!   [`Modifier::code`], class in the high byte and ordinal in the low).
 //! - `entries`: one record per statement entry, in pre-order, told apart by its first byte. An
 //!   instruction's first byte is below `0xfc`: bit 0 guarded, bit 1 negated guard, bits 2-7 its
 //!   operand count (62: the count follows as LEB128); then its word's index and, if guarded, the
@@ -329,14 +329,14 @@ fn serialize_parts<S: Serializer>(c: &Parts<'_>, s: S) -> Result<S::Ok, S::Error
                 m += mods.len();
                 total += mods.len();
                 key.clear();
-                key.push(p.opcode() as u16);
-                key.extend(mods.iter().map(|md| md.dense()));
+                key.push(p.opcode().code());
+                key.extend(mods.iter().map(|md| md.code()));
                 let w = match index.get(&key[..]) {
                     Some(&w) => w,
                     None => {
                         let w = index.len() as u32;
                         index.insert(key.clone(), w);
-                        words.extend_from_slice(&(p.opcode() as u16).to_le_bytes());
+                        words.extend_from_slice(&p.opcode().code().to_le_bytes());
                         words.push(mods.len() as u8);
                         words.extend(key[1..].iter().flat_map(|d| d.to_le_bytes()));
                         spelled += mods.len();
@@ -773,20 +773,19 @@ fn words(c: &mut Cursor<'_>) -> Res<Words> {
     let mut mods = Vec::with_capacity(c.remaining() / 2);
     while !c.at_end() {
         let op = u16::from_le_bytes(c.array()?);
-        let Some(opcode) = Opcode::from_index(op as usize) else {
-            return c.fail(format!("opcode {op} outside the instruction table"));
+        let Some(opcode) = Opcode::from_code(op) else {
+            return c.fail(format!("opcode number {op} is not in this build's table"));
         };
         let n = c.u8()?;
         let at = mods.len() as u32;
         for _ in 0..n {
             let d = u16::from_le_bytes(c.array()?);
-            match Modifier::from_dense(d) {
+            match Modifier::from_code(d) {
                 Some(m) => mods.push(m),
                 None => {
                     c.pos -= 2;
                     return c.fail(format!(
-                        "modifier {d} outside the vocabulary of {}",
-                        ptx_ir_core::vocab::vocabulary_size()
+                        "modifier number {d:#06x} is not in this build's vocabulary"
                     ));
                 }
             }

@@ -6,7 +6,7 @@
 //!
 //! - `records`: one LEB128 value per entry, in order: 0 is a label, followed by its name
 //!   (LEB128); 1 stands for the next element of `data`; 2 is a data line of plain values (the
-//!   dense index of its type as a modifier, the count, then each value as a tag byte and LEB128:
+//!   stable number of its type as a modifier ([`Modifier::code`]), the count, then each value as a tag byte and LEB128:
 //!   0 integer (zig-zag), 1 unsigned, 2 symbol (name)); `n + 3` is a `.b8` line of `n` bytes,
 //!   the next `n` of `bytes` (a [`SectionEntry::ByteColumn`] is a record of one byte per
 //!   line, and runs of such records decode into one).
@@ -58,7 +58,7 @@ fn one_value(values: &[Expr]) -> bool {
 /// The record of a data line of plain values (see [`plain`]).
 fn put_plain(records: &mut Vec<u8>, ty: Type, values: &[Expr]) {
     leb::put(records, PLAIN);
-    leb::put(records, Modifier::Type(ty).dense().into());
+    leb::put(records, Modifier::Type(ty).code().into());
     leb::put(records, values.len() as u64);
     for v in values {
         match *v {
@@ -174,7 +174,7 @@ fn decode(c: Columns<'_>) -> Result<Vec<SectionEntry>, String> {
             }
             PLAIN => {
                 let d = leb(records, &mut pos)?;
-                let ty = match u16::try_from(d).ok().and_then(Modifier::from_dense) {
+                let ty = match u16::try_from(d).ok().and_then(Modifier::from_code) {
                     Some(Modifier::Type(t)) => t,
                     _ => return Err(format!("data type {d} in a section")),
                 };
