@@ -363,9 +363,14 @@ impl Modifier {
     }
 
     /// The modifier numbered `code` ([`Modifier::code`]).
+    #[inline]
     pub fn from_code(code: u16) -> Option<Modifier> {
-        let class = *ModClass::ALL.get((code >> 8) as usize)?;
-        Modifier::from_parts(class, code as u8)
+        let class = (code >> 8) as usize;
+        let (offset, len) = (*CLASS_OFFSETS.get(class)?, ModClass::ALL[class].len());
+        let i = (code & 0xff) as usize;
+        (i < len)
+            .then(|| Modifier::dense_table().get(offset as usize + i).copied())
+            .flatten()
     }
 
     /// The modifier with dense index `i` (see [`Modifier::dense`]).

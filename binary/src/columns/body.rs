@@ -743,22 +743,20 @@ fn decode(c: Columns<'_>) -> Result<Body, ColumnFault> {
     let words = words(&mut w).map_err(|Fault| w.message())?;
     let mut e = Cursor::new("entries", &c.entries.0);
     let mut o = Cursor::new("operands", &c.operands.0);
+    // Sized from the columns (every entry takes at least two bytes, every operand one and most
+    // a register's two) and shrunk in place at the end: a decoded body takes no more memory
+    // than a parsed one, without a copy.
     let mut body = Decoded {
-        b: super::take_builder(),
+        b: BodyBuilder::with_capacity(e.remaining() / 2, e.remaining(), o.remaining() / 2),
         operands: 0,
         open: Vec::new(),
     };
-    let ran = body.run(&mut e, &mut o, c.others, &words);
-    let result = match ran {
-        // Copied out into exact-size arrays; the builder keeps its capacity for the next body.
-        Ok(()) => Ok(body.b.finish()),
+    match body.run(&mut e, &mut o, c.others, &words) {
+        Ok(()) => Ok(body.b.into_body()),
         Err(Stop::Entries) => Err(e.message()),
         Err(Stop::Operands) => Err(o.message()),
         Err(Stop::Fault(f)) => Err(f),
-    };
-    body.b.clear();
-    super::keep_builder(body.b);
-    result
+    }
 }
 
 /// A body's words: each its opcode and where its modifiers are in `mods`.
@@ -846,7 +844,14 @@ impl Decoded {
         let mut forms = WordForms::new(words.words.len());
         let mut others = others.into_iter();
         while !e.at_end() {
-            self.close_scopes()?;
+            // Most entries close no scope: the test stays inline.
+            if self
+                .open
+                .last()
+                .is_some_and(|t| t.end == self.b.entry_count())
+            {
+                self.close_scopes()?;
+            }
             let b = e.u8().map_err(|Fault| Stop::Entries)?;
             if b >= MARKERS {
                 self.marker(e, b, &mut others)?;
@@ -1019,14 +1024,25 @@ impl Decoded {
                     .map_err(|Fault| Stop::Entries);
             }
         };
-        let Stmt::Block {
-            len,
-            mods,
-            operands,
-        } = s
-        else {
-            return Ok(self.b.push_entry(s)?);
-        };
+        match s {
+            Stmt::Block {
+                len,
+                mods,
+                operands,
+            } => self.open_scope(e, len, mods, operands),
+            s => Ok(self.b.push_entry(s)?),
+        }
+    }
+
+    /// Opens a scope of `len` entries holding `mods` modifiers and `operands` operands.
+    #[cold]
+    fn open_scope(
+        &mut self,
+        e: &Cursor<'_>,
+        len: u32,
+        mods: u32,
+        operands: u32,
+    ) -> Result<(), Stop> {
         let at = self.b.entry_count();
         let end = at + 1 + len as usize;
         if self.open.last().is_some_and(|t| end > t.end) {
@@ -1052,7 +1068,7 @@ impl Decoded {
     }
 
     /// Closes the scopes that end here, checking their counts.
-    #[inline]
+    #[cold]
     fn close_scopes(&mut self) -> Result<(), Stop> {
         while let Some(top) = self.open.last() {
             if top.end != self.b.entry_count() {

@@ -1,13 +1,13 @@
 //! The byte columns of the format: function bodies ([`body`]) and debug sections ([`section`])
 //! are written as a few byte strings each rather than through serde element by element (see
 //! `FORMAT.md`, "Bodies" and "Sections"), and the decoder's per-thread state for them: the bounds
-//! each decoded body is checked against, the module's instruction words, a reused body builder
-//! and the typed fault that stopped a decode.
+//! each decoded body is checked against, the module's instruction words and the typed fault
+//! that stopped a decode.
 
 pub(crate) mod body;
 pub(crate) mod section;
 
-use ptx_ir_core::body::{BodyBuilder, Stmt, MAX_SCOPE_DEPTH};
+use ptx_ir_core::body::{Stmt, MAX_SCOPE_DEPTH};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::borrow::Cow;
@@ -83,7 +83,6 @@ impl fmt::Display for Fault {
 thread_local! {
     static BOUNDS: Cell<Option<Bounds>> = const { Cell::new(None) };
     static FAULT: RefCell<Option<Fault>> = const { RefCell::new(None) };
-    static BUILDER: Cell<Option<Box<BodyBuilder>>> = const { Cell::new(None) };
 }
 
 /// The serde error of `f`, with `f` kept for [`take_fault`].
@@ -96,18 +95,6 @@ pub(crate) fn fault<E: de::Error>(f: Fault) -> E {
 /// The fault a column decode on this thread stopped at, if any (cleared).
 pub(crate) fn take_fault() -> Option<Fault> {
     FAULT.with(|c| c.borrow_mut().take())
-}
-
-/// The thread's body builder (a fresh one if none is kept).
-pub(crate) fn take_builder() -> BodyBuilder {
-    BUILDER.with(|b| b.take()).map(|b| *b).unwrap_or_default()
-}
-
-/// Keeps `b` (emptied) for the next body of the module being decoded.
-pub(crate) fn keep_builder(b: BodyBuilder) {
-    if BOUNDS.with(|x| x.get()).is_some() {
-        BUILDER.with(|c| c.set(Some(Box::new(b))));
-    }
 }
 
 /// Runs `f` (which deserializes bodies and sections on this thread) with every body checked
@@ -127,10 +114,9 @@ pub(crate) fn with_decode_bounds<R>(
     impl Drop for Reset {
         fn drop(&mut self) {
             BOUNDS.with(|b| b.set(self.0));
-            // The module's words and the builder hold at most one module's worth.
+            // The module's words hold at most one module's worth.
             if self.0.is_none() {
                 body::clear_module_words();
-                BUILDER.with(|b| b.take());
             }
         }
     }

@@ -106,11 +106,13 @@ pub(super) fn reg(index: u32) -> Cell {
     reg_sel(index, Selector::NONE)
 }
 
+#[inline]
 fn fits_signed(v: i64, bits: u32) -> bool {
     let lim = 1i64 << (bits - 1);
     (-lim..lim).contains(&v)
 }
 
+#[inline]
 fn signed_field(v: i64, bits: u32) -> u64 {
     (v as u64) & ((1u64 << bits) - 1)
 }
@@ -120,6 +122,7 @@ fn from_signed_field(f: u64, bits: u32) -> i64 {
     ((f << shift) as i64) >> shift
 }
 
+#[inline]
 fn too_many(count: usize) -> BodyError {
     BodyError::TooMany {
         what: "operand cells",
@@ -191,11 +194,13 @@ fn push_other(out: &mut Vec<Cell>, o: &Operand) -> Result<(), BodyError> {
 // cells through them too), so that cells stay canonical.
 
 /// A register with a selector (or none).
+#[inline]
 pub(super) fn reg_sel(index: u32, sel: Selector) -> Cell {
     Cell::new(REG, u64::from(index) | u64::from(sel.bits()) << 32)
 }
 
 /// A special register by family and number (see [`SpecialReg::family_number`]).
+#[inline]
 pub(super) fn special(kind: u8, v: u8, sel: Selector) -> Cell {
     Cell::new(
         SPECIAL,
@@ -204,6 +209,7 @@ pub(super) fn special(kind: u8, v: u8, sel: Selector) -> Cell {
 }
 
 /// A signed integer.
+#[inline]
 pub(super) fn int(out: &mut Vec<Cell>, v: i64) {
     if fits_signed(v, 56) {
         out.push(Cell::new(INT, signed_field(v, 56)));
@@ -213,6 +219,7 @@ pub(super) fn int(out: &mut Vec<Cell>, v: i64) {
 }
 
 /// An unsigned integer.
+#[inline]
 pub(super) fn uint(out: &mut Vec<Cell>, v: u64) {
     if v < 1 << 56 {
         out.push(Cell::new(UINT, v));
@@ -222,21 +229,25 @@ pub(super) fn uint(out: &mut Vec<Cell>, v: u64) {
 }
 
 /// A single-precision literal.
+#[inline]
 pub(super) fn f32_bits(v: u32) -> Cell {
     Cell::new(F32, u64::from(v))
 }
 
 /// A double-precision literal.
+#[inline]
 pub(super) fn f64_bits(out: &mut Vec<Cell>, v: u64) {
     out.extend([Cell::new(F64, 0), Cell(v)]);
 }
 
 /// A decimal literal.
+#[inline]
 pub(super) fn dec_bits(out: &mut Vec<Cell>, v: u64) {
     out.extend([Cell::new(DEC, 0), Cell(v)]);
 }
 
 /// A symbol with an offset.
+#[inline]
 pub(super) fn sym(out: &mut Vec<Cell>, name: Name, offset: i64) {
     let n = name.index() as u64;
     if fits_signed(offset, 24) {
@@ -247,6 +258,7 @@ pub(super) fn sym(out: &mut Vec<Cell>, name: Name, offset: i64) {
 }
 
 /// An address.
+#[inline]
 pub(super) fn addr(out: &mut Vec<Cell>, base: Option<Name>, offset: i64, unified: bool) {
     let head = base.map_or(0, |b| b.index() as u64 + 1) | u64::from(unified) << 32;
     if fits_signed(offset, 23) {
@@ -257,11 +269,13 @@ pub(super) fn addr(out: &mut Vec<Cell>, base: Option<Name>, offset: i64, unified
 }
 
 /// A negated predicate.
+#[inline]
 pub(super) fn not(n: Name) -> Cell {
     Cell::new(NOT, n.index() as u64)
 }
 
 /// The sink `_`.
+#[inline]
 pub(super) fn sink() -> Cell {
     Cell::new(SINK, 0)
 }
@@ -283,6 +297,7 @@ fn name_layout(tag: u8) -> Option<(u32, usize)> {
 }
 
 /// Calls `f` on every name in `cells`, in order (as [`names_mut`], without renaming).
+#[inline]
 pub(super) fn names(cells: &[Cell], f: &mut impl FnMut(&Name)) {
     let mut pos = 0;
     while let Some(c) = cells.get(pos) {
@@ -338,12 +353,14 @@ pub enum ListKind {
 }
 
 /// Reserves the header of a list, pair or negation; its contents follow, then a `close_*`.
+#[inline]
 pub(super) fn open(out: &mut Vec<Cell>) -> usize {
     out.push(Cell::default());
     out.len() - 1
 }
 
 /// Completes the list opened at `at`, of `items` operands.
+#[inline]
 pub(super) fn close_list(
     out: &mut [Cell],
     at: usize,
@@ -363,6 +380,7 @@ pub(super) fn close_list(
     Ok(())
 }
 
+#[inline]
 fn close_nested(out: &mut [Cell], at: usize, tag: u8) -> Result<(), BodyError> {
     let span = out.len() - at - 1;
     if span as u64 > MAX_COUNT {
@@ -373,11 +391,13 @@ fn close_nested(out: &mut [Cell], at: usize, tag: u8) -> Result<(), BodyError> {
 }
 
 /// Completes the pair opened at `at`.
+#[inline]
 pub(super) fn close_pair(out: &mut [Cell], at: usize) -> Result<(), BodyError> {
     close_nested(out, at, PAIR)
 }
 
 /// Completes the negation opened at `at`.
+#[inline]
 pub(super) fn close_neg(out: &mut [Cell], at: usize) -> Result<(), BodyError> {
     close_nested(out, at, NEG)
 }

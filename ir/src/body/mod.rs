@@ -1211,7 +1211,8 @@ impl BodyBuilder {
 
     /// Appends a literal operand: the reader's next most common operands, pushed without
     /// building an [`Operand`].
-    #[inline]
+    // Always inlined: callers name one variant, and the rest of the match then goes.
+    #[inline(always)]
     pub fn push_literal(&mut self, l: Literal) {
         let out = &mut self.operands;
         match l {
@@ -1296,6 +1297,7 @@ impl BodyBuilder {
     /// `.loc`, `.pragma` or target list), as a decoder reads it; [`Stmt::Inst`] and
     /// [`Stmt::Block`] are refused (they come through [`BodyBuilder::push_inst`] and
     /// [`BodyBuilder::open_block`]).
+    #[inline]
     pub fn push_entry(&mut self, s: Stmt) -> Result<(), BodyError> {
         if matches!(s, Stmt::Inst(_) | Stmt::Block { .. }) {
             return Err(BodyError::Inconsistent(
@@ -1415,6 +1417,7 @@ impl BodyBuilder {
     }
 
     /// Opens a `{ }` scope; close it with [`BodyBuilder::close_block`].
+    #[inline]
     pub fn open_block(&mut self) -> OpenBlock {
         self.discard_operands();
         let b = OpenBlock {
@@ -1431,6 +1434,7 @@ impl BodyBuilder {
     }
 
     /// Closes the scope `b` (scopes close innermost first).
+    #[inline]
     pub fn close_block(&mut self, b: OpenBlock) -> Result<(), BodyError> {
         self.discard_operands();
         let len = self.stmts.len() - b.at - 1;
@@ -1510,6 +1514,37 @@ impl BodyBuilder {
         self.discard_operands();
         self.stmts.push(e);
         Ok(())
+    }
+
+    /// A builder whose arrays start with room for `entries` entries, `mods` modifiers and
+    /// `cells` operand cells (see [`BodyBuilder::into_body`]).
+    pub fn with_capacity(entries: usize, mods: usize, cells: usize) -> BodyBuilder {
+        BodyBuilder {
+            stmts: Vec::with_capacity(entries),
+            mods: Vec::with_capacity(mods),
+            operands: Vec::with_capacity(cells),
+            claimed: 0,
+        }
+    }
+
+    /// The body built, keeping the builder's arrays (shrunk to their length, which the
+    /// allocator does in place): for a builder made for one body with a good capacity estimate
+    /// ([`BodyBuilder::with_capacity`]), where [`BodyBuilder::finish`] would copy.
+    pub fn into_body(mut self) -> Body {
+        self.discard_operands();
+        let (mut stmts, mut mods, mut operands) = (
+            std::mem::take(&mut self.stmts),
+            std::mem::take(&mut self.mods),
+            std::mem::take(&mut self.operands),
+        );
+        stmts.shrink_to_fit();
+        mods.shrink_to_fit();
+        operands.shrink_to_fit();
+        Body::from_compact(Compact {
+            stmts,
+            mods,
+            operands,
+        })
     }
 
     /// The body built so far, in exact-size arrays; the builder is left empty for the next.
