@@ -28,25 +28,25 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Execution is SIMT: warps of 32 lanes with reconvergence for any number of paths (see
-//! [`exec::warp`]), CTA and cluster barriers, warp-synchronous instructions that honour their
-//! membermasks, checked memory in every state space ([`mem`]), and bit-exact arithmetic
-//! ([`int`], [`float`], [`cvt`]). Anything the interpreter cannot answer for certain is an
-//! [`Error`], never a panic or a guess.
+//! Execution is SIMT: warps of 32 lanes with reconvergence for any number of paths, CTA and
+//! cluster barriers, warp-synchronous instructions that honour their membermasks, checked memory
+//! in every state space ([`mem`]), and bit-exact arithmetic ([`float`] holds the IEEE and
+//! approximate operations). Anything the interpreter cannot answer for certain is an
+//! [`Error`], never a panic or a guess. docs/INTERP.md describes the model and its internals.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod cvt;
+mod cvt;
 pub mod error;
-pub mod exec;
+mod exec;
 pub mod float;
 mod fmt;
-pub mod int;
-pub mod load;
-pub mod lower;
+mod int;
+mod load;
+mod lower;
 pub mod mem;
-pub mod tc;
+mod tc;
 pub mod tmap;
 
 pub use error::{Error, FaultKind, Site, Thread};

@@ -587,7 +587,7 @@ pub const RULES: &[Rule] = &[
 ];
 
 /// Named predicates of [`Rule::when`].
-pub fn predicate(name: &str, inst: &Instruction) -> bool {
+pub(crate) fn predicate(name: &str, inst: &Instruction) -> bool {
     match name {
         // min/max with three inputs
         "nsrc3" => inst.operands.len() == 4,
@@ -618,7 +618,7 @@ pub fn predicate(name: &str, inst: &Instruction) -> bool {
 }
 
 /// A phrase for a named predicate, for messages.
-pub fn describe_predicate(name: &str) -> &'static str {
+pub(crate) fn describe_predicate(name: &str) -> &'static str {
     match name {
         "nsrc3" => "three source operands",
         "unified" => "a `.unified` address",
@@ -782,11 +782,6 @@ pub fn special_need(reg: crate::special::SpecialReg) -> (Version, SmReq) {
             (v(1, 0), ANY)
         }
     }
-}
-
-/// Number of conditional rules in the table (for coverage reports).
-pub fn rule_count() -> usize {
-    RULES.len()
 }
 
 #[cfg(test)]

@@ -27,14 +27,14 @@ pub mod defuse;
 pub mod form;
 #[cfg(feature = "arbitrary")]
 pub mod generate;
-pub mod inst;
+mod inst;
 pub mod limits;
 pub mod module;
 pub mod names;
 pub mod operand;
-pub mod shape;
+mod shape;
 mod smreq;
-pub mod special;
+mod special;
 pub mod table;
 pub mod verify;
 pub mod visit;

@@ -313,7 +313,7 @@ fn wgmma_shapes(k: u32, int: bool) -> &'static str {
 }
 
 /// Resolves a `$name` set reference.
-pub fn set(name: &str) -> Option<&'static str> {
+pub(crate) fn set(name: &str) -> Option<&'static str> {
     match name {
         "wgmma_k8" => Some(wgmma_shapes(8, false)),
         "wgmma_k16" => Some(wgmma_shapes(16, false)),

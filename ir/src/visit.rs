@@ -222,16 +222,6 @@ pub fn for_each_name_mut(m: &mut Module, f: &mut impl FnMut(&mut Name)) {
     exclusive::module(m, f);
 }
 
-/// Calls `f` on every name of a function (signature and body), in print order.
-pub fn function_names(func: &crate::module::Function, f: &mut impl FnMut(Name)) {
-    shared::function(func, &mut |n: &Name| f(*n));
-}
-
-/// Calls `f` on every name of a statement list mutably, in print order.
-pub fn statement_names_mut(body: &mut [crate::module::Statement], f: &mut impl FnMut(&mut Name)) {
-    exclusive::statements(body, f);
-}
-
 /// Rebuilds `m.names` so that names appear in print order and unused names are dropped.
 ///
 /// Returns `Err` with the offending index if a name does not belong to the module's interner
@@ -254,14 +244,6 @@ pub fn renumber_names(m: &mut Module) -> Result<(), usize> {
     });
     m.names = new;
     bad.map_or(Ok(()), Err)
-}
-
-/// Whether every name of `m` belongs to its interner.
-pub fn names_in_range(m: &Module) -> bool {
-    let len = m.names.len();
-    let mut ok = true;
-    for_each_name(m, &mut |n| ok &= n.index() < len);
-    ok
 }
 
 // The generator is behind the `arbitrary` feature (on in workspace test runs).

@@ -10,7 +10,7 @@
 
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
-use super::inflight::{self, Issuer, Loc, Op, Part, Src, Track};
+use super::inflight::{self, Issuer, Loc, Op, Part, Src};
 use super::mbarrier;
 use crate::error::Error;
 use crate::load::Opnd;
@@ -19,8 +19,6 @@ use ptx_ir_core::{Cache, CacheOp, Flag, Opcode};
 /// The issuing thread of lane `l`, for operation records.
 pub fn issuer(x: &Ctx<'_, '_>, l: usize) -> Issuer {
     Issuer {
-        cta: x.w.cta,
-        tix: x.w.index * 32 + l as u32,
         func: x.fid,
         pc: x.pc,
         thread: x.thread(l),
@@ -114,7 +112,6 @@ pub fn cp_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 tx: 0,
             }],
             srcs,
-            track: Track::CpAsync,
         };
         let id = inflight::issue(x.m, x.cl, op).map_err(|r| x.undefined(l, r))?;
         let k = key(x, l);

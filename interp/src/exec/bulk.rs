@@ -250,7 +250,6 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             issuer: issuer(x, l),
             parts,
             srcs: vec![src],
-            track,
         };
         let id = inflight::issue(x.m, x.cl, op).map_err(|r| x.undefined(l, r))?;
         if track == Track::Bulk {

@@ -16,7 +16,7 @@
 use super::async_copy::issuer;
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
-use super::inflight::{self, Loc, Op, Part, Track};
+use super::inflight::{self, Loc, Op, Part};
 use crate::error::{Error, FaultKind};
 use crate::load::{Func, Opnd};
 use ptx_ir_core::Flag;
@@ -127,7 +127,6 @@ pub fn try_cancel(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             issuer: issuer(x, l),
             parts,
             srcs: Vec::new(),
-            track: Track::Mbar,
         };
         inflight::issue(x.m, x.cl, op).map_err(|r| x.undefined(l, r))?;
     }

@@ -611,17 +611,6 @@ impl<'a, 'p> Ctx<'a, 'p> {
         Ok((r, off as u32))
     }
 
-    /// Loads up to 8 bytes little-endian.
-    pub fn load(
-        &mut self,
-        space: AddrSpace,
-        addr: u64,
-        size: usize,
-        lane: usize,
-    ) -> Result<u64, Error> {
-        self.access(space, addr, size, size, lane, false, |b| mem::get_le(b))
-    }
-
     /// Stores up to 8 bytes little-endian.
     pub fn store(
         &mut self,

@@ -97,11 +97,9 @@ pub enum Src {
     },
 }
 
-/// How an operation's completion is tracked.
+/// How a bulk copy's completion is tracked.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Track {
-    /// `cp.async`: cp.async-groups and/or `cp.async.mbarrier.arrive`.
-    CpAsync,
     /// Bulk async-groups.
     Bulk,
     /// The mbarriers of its parts.
@@ -111,10 +109,6 @@ pub enum Track {
 /// Who issued an operation, for messages.
 #[derive(Copy, Clone, Debug)]
 pub struct Issuer {
-    /// Cluster rank of the issuing CTA.
-    pub cta: u32,
-    /// Thread index in the CTA (warp * 32 + lane).
-    pub tix: u32,
     /// Function of the instruction.
     pub func: FuncId,
     /// Its pc.
@@ -134,8 +128,6 @@ pub struct Op {
     pub parts: Vec<Part>,
     /// Source ranges still being read.
     pub srcs: Vec<Src>,
-    /// Completion tracking.
-    pub track: Track,
 }
 
 /// A `cp.async.mbarrier.arrive`: an arrive-on that happens when the listed operations are done.

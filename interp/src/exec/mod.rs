@@ -254,7 +254,7 @@ pub struct Outcome {
 /// How `mul` and `add`/`sub` without rounding modifiers execute (the ISA lets them fuse).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Contraction {
-    /// As ptxas compiles them: fused where ptxas fuses ([`crate::lower`]).
+    /// As ptxas compiles them: fused where ptxas fuses (docs/INTERP.md, "Contraction and other ptxas lowerings").
     #[default]
     Ptxas,
     /// The ISA's one-by-one reading: each instruction rounds.
@@ -467,16 +467,6 @@ impl ClusterQueue {
             (i / dx % dy) as u32,
             (i / (dx * dy)) as u32,
         ])
-    }
-
-    /// Clusters left.
-    pub fn len(&self) -> u64 {
-        self.total - self.next
-    }
-
-    /// Whether every cluster has been taken.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 

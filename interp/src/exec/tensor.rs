@@ -18,7 +18,7 @@ use super::async_copy::{issuer, key};
 use super::bulk::shared_dest;
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
-use super::inflight::{self, Loc, Op, Part, Reduce, Src, Track};
+use super::inflight::{self, Loc, Op, Part, Reduce, Src};
 use crate::error::Error;
 use crate::load::Opnd;
 use crate::mem;
@@ -388,7 +388,6 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             issuer: issuer(x, l),
             parts,
             srcs,
-            track: Track::Mbar,
         };
         inflight::issue(x.m, x.cl, op).map_err(|r| x.undefined(l, r))?;
     }
@@ -507,7 +506,6 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
             issuer: issuer(x, l),
             parts,
             srcs,
-            track: Track::Bulk,
         };
         let id = inflight::issue(x.m, x.cl, op).map_err(|r| x.undefined(l, r))?;
         let k = key(x, l);

@@ -35,7 +35,7 @@
 use super::async_copy::issuer;
 use super::ctx::Ctx;
 use super::flow::Flow;
-use super::inflight::{self, Op, OpId, Src, Track};
+use super::inflight::{self, Op, OpId, Src};
 use super::matrix::full_warp;
 use super::mma::{self, Which};
 use crate::error::Error;
@@ -416,7 +416,6 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         issuer: issuer(x, 0),
         parts: Vec::new(),
         srcs,
-        track: Track::Mbar,
     };
     let id = inflight::issue(x.m, x.cl, op).map_err(|r| x.undefined(0, r))?;
     let s = state(x);

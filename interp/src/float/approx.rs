@@ -454,7 +454,7 @@ pub fn div_approx_f32(a: u64, b: u64, ftz: bool) -> u64 {
 
 /// The two factors of `div.full.f32` (`full`) or `div.approx.f32`, `a * rcp(b)`: the dividend
 /// as scaled with the divisor, and the unit's reciprocal of the scaled divisor. ptxas fuses
-/// that product with a following `add` like any `mul` ([`crate::lower`]).
+/// that product with a following `add` like any `mul` (docs/INTERP.md, "Contraction and other ptxas lowerings").
 pub fn div_factors(a: u64, b: u64, full: bool, ftz: bool) -> (u64, u64) {
     let (a, b) = (pre(a, ftz), pre(b, ftz));
     let (mut fa, mut fb) = (f32::from_bits(a as u32), f32::from_bits(b as u32));

@@ -19,7 +19,7 @@ mod space;
 pub mod target;
 mod types;
 
-pub use render::render_instruction;
+pub(crate) use render::render_instruction;
 pub use target::{requirements, Requirements};
 
 use crate::inst::Instruction;

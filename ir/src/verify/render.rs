@@ -7,7 +7,7 @@ use crate::operand::Operand;
 use std::fmt::Write;
 
 /// The instruction as PTX text, e.g. `@%p1 add.s32 %r1, %r2, 4;`.
-pub fn render_instruction(m: &Module, inst: &Instruction) -> String {
+pub(crate) fn render_instruction(m: &Module, inst: &Instruction) -> String {
     let mut s = String::new();
     if let Some(g) = inst.guard {
         let _ = write!(
