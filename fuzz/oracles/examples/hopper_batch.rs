@@ -8,7 +8,7 @@
 
 use arbitrary::Unstructured;
 use ptx_ir_oracles::hopper_agree::{self as ha, Family, Protocol};
-use ptx_ir_oracles::interp_agree::launch_maps;
+use ptx_ir_oracles::run::launch_maps;
 use ptx_ir_oracles::{regress::hex, Bytes};
 use std::io::Write;
 

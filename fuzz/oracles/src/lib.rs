@@ -31,46 +31,15 @@ pub mod interp_agree;
 pub mod parse;
 pub mod readback;
 pub mod regress;
+pub mod replay;
 pub mod roundtrip;
+pub mod run;
 pub mod scale;
 pub mod seeds;
 
 use arbitrary::Unstructured;
 
-/// A deterministic byte source (xorshift64*), so that smoke runs are reproducible.
-#[derive(Clone, Debug)]
-pub struct Bytes {
-    state: u64,
-}
-
-impl Bytes {
-    /// A source seeded with `seed` (any value; zero is replaced).
-    pub fn new(seed: u64) -> Bytes {
-        Bytes {
-            state: seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
-        }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.state;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.state = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// `n` random bytes.
-    pub fn fill(&mut self, n: usize) -> Vec<u8> {
-        let mut v = Vec::with_capacity(n + 8);
-        while v.len() < n {
-            v.extend_from_slice(&self.next_u64().to_le_bytes());
-        }
-        v.truncate(n);
-        v
-    }
-}
+pub use ptx_ir_smith::Bytes;
 
 /// Runs `oracle` `iterations` times on random byte strings of 1 to `max_len` bytes from a
 /// fixed seed; returns how many runs completed (did not run out of bytes). A bug panics inside

@@ -11,7 +11,7 @@
 //!
 //! The kernel is then checked exactly like the other oracle's: it is run by the interpreter
 //! from its IR, from its printed-and-reparsed text and from its decoded bytecode
-//! ([`crate::interp_agree::three_ways`]), the three must agree, the run must not fail, and the
+//! ([`crate::run::three_ways`]), the three must agree, the run must not fail, and the
 //! output buffer must equal the reference's wherever the reference knows it. A failure is
 //! shrunk (steps removed while the kernel still fails the same way) and reported as a
 //! regression file (`expect: run`, [`crate::regress`]).
@@ -46,8 +46,8 @@ pub mod tensor;
 pub mod tmem;
 pub mod wgmma;
 
-use crate::interp_agree::{three_ways_maps, Failure};
 use crate::regress;
+use crate::run::{three_ways_maps, Failure};
 use arbitrary::Unstructured;
 use std::fmt::Write;
 

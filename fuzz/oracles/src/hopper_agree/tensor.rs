@@ -633,7 +633,7 @@ impl Misaligned {
 pub fn check_misaligned(m: &Misaligned) {
     let (k, off) = m.build();
     let module = ptx_ir_text::parse(&k.text).expect("generated kernel parses");
-    let r = crate::interp_agree::three_ways_maps(
+    let r = crate::run::three_ways_maps(
         &module,
         k.grid,
         k.block,
@@ -676,7 +676,7 @@ mod tests {
             let file =
                 crate::regress::Case::run("replay", &k.text, &k.run_args(), &k.expected).render();
             let case = crate::regress::Case::parse_file(&file).expect("regression file parses");
-            case.check().expect("regression file replays");
+            crate::replay::check(&case).expect("regression file replays");
             checked += 1;
         }
         assert!(checked >= 5, "only {checked} kernels with a load");

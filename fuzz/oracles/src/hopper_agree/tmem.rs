@@ -17,7 +17,7 @@
 //! allocation larger than the CTA's previous one.
 
 use super::{Asm, Kernel};
-use crate::interp_agree::three_ways;
+use crate::run::three_ways;
 use arbitrary::Unstructured;
 
 /// One round.

@@ -1,16 +1,17 @@
 //! The reference evaluator: runs a generated [`Program`] per warp, lane by lane, with Rust's
 //! native integer operations, the host's floats and the error-free directed rounding of
-//! [`super::fref`]. It shares no code with the interpreter; it follows the PTX ISA's pseudocode
+//! [`crate::fref`]. It shares no code with the interpreter; it follows the PTX ISA's pseudocode
 //! for each instruction and the hardware's measured NaN rules.
 //!
 //! Control flow is the program's structure: an `If` runs its arms with the lanes where the
 //! condition holds or fails, a `Loop` runs its body with the lanes whose trip count is not
 //! exhausted; warp instructions see exactly the lanes of their region.
 
-use super::contract::{self, Fty, Plan, Plans};
-use super::fref::{self, flush32, nan32, nan64, sat32, F32_NAN, F64_NAN};
-use super::prog::*;
+use crate::contract::{Plan, Plans};
+use crate::fref::{self, flush32, nan32, nan64, sat32, F32_NAN, F64_NAN};
 use ptx_ir_core::Cmp;
+use ptx_ir_smith::model::layout::{BUF1, CELLS, SHARED_LEN, SLOT};
+use ptx_ir_smith::model::*;
 use std::cmp::Ordering;
 
 /// Per-lane registers: `[class][index]`, each value masked to its class width, and whether
@@ -23,20 +24,8 @@ pub struct Regs {
     /// writes it, since PTX leaves its initial value undefined.
     cf: Option<bool>,
     /// The operands of the last execution of each fused `mul` (by its id in the
-    /// [`contract::Plans`]), if known.
+    /// [`crate::contract::Plans`]), if known.
     saved: Vec<(u32, Option<[u64; 2]>)>,
-}
-
-/// The index of a register class in per-class tables.
-pub(crate) fn ci(c: Class) -> usize {
-    match c {
-        Class::P => 0,
-        Class::H => 1,
-        Class::R => 2,
-        Class::D => 3,
-        Class::F => 4,
-        Class::Fd => 5,
-    }
 }
 
 impl Regs {
@@ -72,15 +61,6 @@ impl Regs {
     /// The operands fused `mul` `id` last read, if known.
     fn saved(&self, id: u32) -> Option<[u64; 2]> {
         self.saved.iter().find(|(k, _)| *k == id).and_then(|e| e.1)
-    }
-}
-
-/// Mask of the low `bits` bits.
-pub fn mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
     }
 }
 
@@ -358,7 +338,7 @@ pub struct Cx<'m> {
 
 impl Mem {
     fn new(ntid: u32, threads: u32) -> Mem {
-        let n = super::lower::SHARED_LEN as usize;
+        let n = SHARED_LEN as usize;
         let g = (8 * threads + 32) as usize;
         Mem {
             shared: vec![0; n],
@@ -388,7 +368,7 @@ impl Mem {
                 idx: k,
             })
         };
-        let slot = |buf: u32| (buf * super::lower::BUF1 + tid * super::lower::SLOT) as usize;
+        let slot = |buf: u32| (buf * BUF1 + tid * SLOT) as usize;
         for (buf, k) in [(0, 0), (1, 2)] {
             let at = slot(buf);
             self.shared[at..at + 8].copy_from_slice(&d(k).to_le_bytes());
@@ -396,7 +376,7 @@ impl Mem {
             self.sknown[at..at + 16].fill(true);
         }
         if tid < 4 {
-            let at = (super::lower::CELLS + 8 * tid) as usize;
+            let at = (CELLS + 8 * tid) as usize;
             self.shared[at..at + 8].copy_from_slice(&d(4).to_le_bytes());
             self.sknown[at..at + 8].fill(true);
         }
@@ -460,7 +440,6 @@ impl Mem {
 /// One lane of a memory instruction; `sure` is false when its guard is unknown (then what it
 /// writes becomes unknown).
 fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
-    use super::lower::{BUF1, CELLS, SLOT};
     let tid = cx.tid0 + lane;
     let slot = |buf: u8, t: u32, off: u8| (buf as u32 * BUF1 + t * SLOT + off as u32) as usize;
     match i.op {
@@ -894,11 +873,6 @@ fn call(
     Some(())
 }
 
-/// Whether `op` accesses memory (evaluated by `mem_lane`).
-pub fn is_mem(op: &Op) -> bool {
-    matches!(op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. })
-}
-
 /// Whether `op` is a warp-synchronous instruction.
 pub fn is_warp(op: &Op) -> bool {
     matches!(
@@ -1024,7 +998,7 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
 }
 
 /// Evaluates one lane of an instruction that ptxas compiles differently from its one-by-one
-/// reading ([`contract::Plan`]); `false` when it then runs as written.
+/// reading ([`crate::contract::Plan`]); `false` when it then runs as written.
 fn planned(i: &Inst, plan: Plan, lane: u32, regs: &mut Regs, sure: bool) -> bool {
     let val = |s: Src, regs: &Regs| match s {
         Src::Reg(r) => regs.known(r).then(|| regs.get(r)),
@@ -1089,7 +1063,7 @@ fn planned(i: &Inst, plan: Plan, lane: u32, regs: &mut Regs, sure: bool) -> bool
 /// where the result is unspecified (an f64 NaN that enters negated, or several NaN operands:
 /// which one the hardware returns depends on the operand order ptxas picks).
 fn fused(op: &Op, a: u64, b: u64, c: u64, neg_product: bool, neg_addend: bool) -> Option<u64> {
-    let (ty, _, ftz, sat) = contract::add_of(op)?;
+    let (ty, _, ftz, sat) = add_of(op)?;
     let sg = ty.signs();
     let na = if neg_product { a ^ sg } else { a };
     let nc = if neg_addend { c ^ sg } else { c };

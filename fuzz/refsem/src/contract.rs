@@ -20,7 +20,7 @@
 //! The fused operation reads the `mul`'s operands as they were at the `mul`; `sub c, p`
 //! negates the product, `sub p, c` the addend; the `add`'s `.ftz`/`.sat` apply.
 //!
-//! The basic blocks are those of the lowering ([`super::lower`]): every region of an `if`,
+//! The basic blocks are those of the lowering ([`ptx_ir_smith::lower`]): every region of an `if`,
 //! `switch` and loop (the loop head apart), and every call site (a guarded call is a branch
 //! around an unguarded one, and the instruction after a call starts a block), split the body;
 //! barriers do not.
@@ -42,111 +42,8 @@
 //! the first one's source; a guarded `neg.f32` flips the sign bit; `selp.f32` between `x` and
 //! such a `neg x` flips `x`'s sign bit. Elsewhere `neg` of a NaN stays unspecified.
 
-use super::prog::*;
+use ptx_ir_smith::model::*;
 use std::collections::{HashMap, HashSet};
-
-/// Float types that contract.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Fty {
-    /// `.f32`
-    F32,
-    /// `.f64`
-    F64,
-    /// `.f16`
-    F16,
-    /// `.bf16`
-    Bf16,
-    /// `.f16x2`
-    F16x2,
-    /// `.bf16x2`
-    Bf16x2,
-}
-
-impl Fty {
-    /// The sign bit(s) of a value of the type.
-    pub fn signs(self) -> u64 {
-        match self {
-            Fty::F32 => 1 << 31,
-            Fty::F64 => 1 << 63,
-            Fty::F16 | Fty::Bf16 => 0x8000,
-            Fty::F16x2 | Fty::Bf16x2 => 0x8000_8000,
-        }
-    }
-
-    fn of_ft(ft: Ft) -> Fty {
-        match ft {
-            Ft::F32 => Fty::F32,
-            Ft::F64 => Fty::F64,
-        }
-    }
-
-    fn of_half(hf: Hf, x2: bool) -> Fty {
-        match (hf, x2) {
-            (Hf::F16, false) => Fty::F16,
-            (Hf::Bf16, false) => Fty::Bf16,
-            (Hf::F16, true) => Fty::F16x2,
-            (Hf::Bf16, true) => Fty::Bf16x2,
-        }
-    }
-}
-
-/// A `mul` without rounding modifier: its type, `.ftz` and `.sat`.
-pub fn mul_of(op: &Op) -> Option<(Fty, bool, bool)> {
-    match *op {
-        Op::Fbin {
-            op: Fop::Mul,
-            ft,
-            rnd: None,
-            ftz,
-            sat,
-        } => Some((Fty::of_ft(ft), ftz, sat)),
-        Op::Hbin {
-            op: Fop::Mul,
-            hf,
-            x2,
-            rn: false,
-            ftz,
-            sat,
-        } => Some((Fty::of_half(hf, x2), ftz, sat)),
-        _ => None,
-    }
-}
-
-/// An `add`/`sub` without rounding modifier: its type, whether it is `sub`, `.ftz`, `.sat`.
-pub fn add_of(op: &Op) -> Option<(Fty, bool, bool, bool)> {
-    match *op {
-        Op::Fbin {
-            op: op @ (Fop::Add | Fop::Sub),
-            ft,
-            rnd: None,
-            ftz,
-            sat,
-        } => Some((Fty::of_ft(ft), op == Fop::Sub, ftz, sat)),
-        Op::Hbin {
-            op: op @ (Fop::Add | Fop::Sub),
-            hf,
-            x2,
-            rn: false,
-            ftz,
-            sat,
-        } => Some((Fty::of_half(hf, x2), op == Fop::Sub, ftz, sat)),
-        _ => None,
-    }
-}
-
-/// A float `neg`: its type and `.ftz`.
-pub fn neg_of(op: &Op) -> Option<(Fty, bool)> {
-    match *op {
-        Op::Fneg { ft, ftz } => Some((Fty::of_ft(ft), ftz)),
-        Op::Hsign {
-            abs: false,
-            hf,
-            x2,
-            ftz,
-        } => Some((Fty::of_half(hf, x2), ftz)),
-        _ => None,
-    }
-}
 
 /// Whether `op` writes its destination with a `mov` of its first source (`mov`, and the
 /// `mov.b32` after `bar.warp.sync` and after the hint instructions).
@@ -243,7 +140,7 @@ impl Plans {
 
 /// A register as a bit of a 48-bit set (six classes of at most eight registers).
 fn bit(r: Reg) -> u64 {
-    1u64 << (super::eval::ci(r.class) * 8 + r.idx as usize)
+    1u64 << (ci(r.class) * 8 + r.idx as usize)
 }
 
 /// The registers an instruction reads (with repetitions): its guard, its sources, and the

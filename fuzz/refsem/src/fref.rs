@@ -17,23 +17,14 @@
 //! `0xfff8000000000000`; `.ftz` flushes subnormal f32 inputs and results
 //! to zero of the same sign; `.sat` clamps to `[+0, 1]` with NaN giving `+0`.
 
-use super::prog::Rnd;
+use ptx_ir_smith::model::Rnd;
+pub use ptx_ir_smith::model::{nan32, nan64};
 use std::cmp::Ordering;
 
 /// The f32 NaN PTX produces.
 pub const F32_NAN: u64 = 0x7fff_ffff;
 /// The f64 NaN PTX produces for an invalid operation.
 pub const F64_NAN: u64 = 0xfff8_0000_0000_0000;
-
-/// Whether f32 bits are a NaN.
-pub fn nan32(b: u64) -> bool {
-    (b as u32) & 0x7fff_ffff > 0x7f80_0000
-}
-
-/// Whether f64 bits are a NaN.
-pub fn nan64(b: u64) -> bool {
-    b & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000
-}
 
 /// Flushes a subnormal f32 to zero of the same sign.
 pub fn flush32(b: u64) -> u64 {
@@ -576,7 +567,7 @@ mod tests {
     /// The error-free-transformation results agree with apfloat on random and edge values.
     #[test]
     fn directed_rounding_matches_apfloat() {
-        let mut src = crate::Bytes::new(7);
+        let mut src = ptx_ir_smith::Bytes::new(7);
         let edge32 = [
             0u32,
             0x8000_0000,
@@ -607,7 +598,7 @@ mod tests {
             0x2000_0000_0000_0001,
         ];
         for i in 0..200_000u32 {
-            let pick32 = |src: &mut crate::Bytes| {
+            let pick32 = |src: &mut ptx_ir_smith::Bytes| {
                 let r = src.next_u64();
                 let b = if r & 3 == 0 {
                     edge32[(r >> 8) as usize % edge32.len()]
@@ -624,7 +615,7 @@ mod tests {
                     x
                 }
             };
-            let pick64 = |src: &mut crate::Bytes| {
+            let pick64 = |src: &mut ptx_ir_smith::Bytes| {
                 let r = src.next_u64();
                 let b = if r & 3 == 0 {
                     edge64[(r >> 8) as usize % edge64.len()]
