@@ -8,6 +8,7 @@
 //! | [`eval`] | a generated SIMT program, per warp and lane, to its output buffer |
 //! | [`fref`] | error-free directed rounding of single, double and half precision |
 //! | [`contract`] | which `mul`/`add` pairs ptxas fuses and which `neg`s it folds |
+//! | [`hopper`] | the Hopper/Blackwell protocols (copies, mbarriers, clusters, matrix instructions, tensor memory), one file per family |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -15,3 +16,4 @@
 pub mod contract;
 pub mod eval;
 pub mod fref;
+pub mod hopper;

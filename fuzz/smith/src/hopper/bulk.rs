@@ -10,16 +10,20 @@
 //! written while a bulk read of it is pending, and a batch's destinations never overlap each
 //! other; where a drawn step would break a rule it first inserts a commit and a wait.
 //!
-//! Reference: plain array copies and element-wise reductions, applied in program order (which
-//! is the completion order of any two operations on the same bytes); `inc`/`dec` as in the ISA
-//! (`old >= b ? 0 : old + 1`, `old == 0 || old > b ? b : old - 1`).
+//! The trace is the steps that move data, in program order (the completion order of any two
+//! operations on the same bytes), with each batch's copies as the builder kept them.
 
-use super::{input, Asm, Kernel, Protocol};
+use super::asm::Asm;
+use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
 
-const SMEM: u32 = 2048;
-const SCRATCH: u32 = 1024;
-const IN: u32 = 4096;
+/// Bytes of shared memory per CTA (dumped to the output after the scratch areas).
+pub const SMEM: u32 = 2048;
+/// Bytes of each CTA's scratch area of the output (the global destination of stores and
+/// reductions).
+pub const SCRATCH: u32 = 1024;
+/// Bytes of the input buffer.
+pub const IN: u32 = 4096;
 
 /// A reduction operation with its type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -95,11 +99,8 @@ pub const REDS: [Red; 15] = [
 ];
 
 impl Red {
-    fn apply(self, old: u64, b: u64) -> u64 {
-        reduce(self.op, self.ty, old, b)
-    }
-
-    fn width(self) -> usize {
+    /// Bytes per element.
+    pub fn width(self) -> usize {
         if self.ty.ends_with("64") {
             8
         } else {
@@ -137,10 +138,14 @@ pub enum Step {
 /// A generated bulk-copy kernel.
 #[derive(Clone, Debug)]
 pub struct Spec {
-    grid: u32,
-    block: u32,
-    input: Vec<u8>,
-    steps: Vec<Step>,
+    /// CTAs.
+    pub grid: u32,
+    /// Threads per CTA.
+    pub block: u32,
+    /// The input buffer.
+    pub input: Vec<u8>,
+    /// The steps.
+    pub steps: Vec<Step>,
 }
 
 fn range(u: &mut Unstructured, limit: u32) -> arbitrary::Result<(u32, u32)> {
@@ -212,7 +217,11 @@ fn overlap(a: (u32, u32), b: (u32, u32)) -> bool {
 }
 
 impl Protocol for Spec {
-    fn build(&self) -> Kernel {
+    /// The loads (their copies as kept: no two of a batch overlap), stores, reductions and
+    /// pokes, in program order.
+    type Trace = Vec<Step>;
+
+    fn build(&self) -> (Launch, Vec<Step>) {
         let (grid, block) = (self.grid, self.block);
         let out_len = (grid * (SCRATCH + SMEM)) as usize;
         let mut a = Asm::new(
@@ -242,9 +251,7 @@ impl Protocol for Spec {
         a.i("fence.proxy.async.shared::cta;");
         a.i("bar.sync 0;");
 
-        // The reference: per CTA the same (the CTAs differ only in their scratch area).
-        let mut smem = vec![0u8; SMEM as usize];
-        let mut scratch = vec![0u8; SCRATCH as usize];
+        let mut trace = Vec::new();
         let mut pending: Vec<Pending> = Vec::new();
         let (mut groups, mut phase) = (0u32, 0u32);
         // Commit and wait until everything matching `f` is done.
@@ -302,8 +309,6 @@ impl Protocol for Spec {
                         a.i(format!(
                             "@%p0 cp.async.bulk.{space}.global.mbarrier::complete_tx::bytes [%r4+{d}], [%rd10], {n}, [%r7];"
                         ));
-                        smem[d as usize..(d + n) as usize]
-                            .copy_from_slice(&self.input[s as usize..(s + n) as usize]);
                     }
                     if !*total {
                         a.i("@%p0 mbarrier.arrive.shared::cta.b64 %rd11, [%r7];");
@@ -312,6 +317,11 @@ impl Protocol for Spec {
                     // Every thread has seen the phase before thread 0 starts the next one.
                     a.i("bar.sync 0;");
                     phase += 1;
+                    trace.push(Step::Load {
+                        parts: kept,
+                        total: *total,
+                        cluster: *cluster,
+                    });
                 }
                 &Step::Store(d, s, n) | &Step::Reduce(_, d, s, n) => {
                     if pending.iter().any(|p| overlap(p.write, (d, n))) {
@@ -324,27 +334,14 @@ impl Protocol for Spec {
                                 "@%p0 cp.reduce.async.bulk.global.shared::cta.bulk_group.{}.{} [%rd10], [%r4+{s}], {n};",
                                 r.op, r.ty
                             ));
-                            let w = r.width();
-                            for k in (0..n as usize).step_by(w) {
-                                let get = |b: &[u8], at: usize| {
-                                    let mut x = [0u8; 8];
-                                    x[..w].copy_from_slice(&b[at..at + w]);
-                                    u64::from_le_bytes(x)
-                                };
-                                let old = get(&scratch, d as usize + k);
-                                let v = r.apply(old, get(&smem, s as usize + k));
-                                scratch[d as usize + k..d as usize + k + w]
-                                    .copy_from_slice(&v.to_le_bytes()[..w]);
-                            }
                         }
                         _ => {
                             a.i(format!(
                                 "@%p0 cp.async.bulk.global.shared::cta.bulk_group [%rd10], [%r4+{s}], {n};"
                             ));
-                            scratch[d as usize..(d + n) as usize]
-                                .copy_from_slice(&smem[s as usize..(s + n) as usize]);
                         }
                     }
+                    trace.push(step.clone());
                     pending.push(Pending {
                         read: (s, n),
                         write: (d, n),
@@ -400,10 +397,7 @@ impl Protocol for Spec {
                     // Generic-proxy writes before async-proxy reads (9.7.9.25.1).
                     a.i("fence.proxy.async.shared::cta;");
                     a.i("bar.sync 0;");
-                    for t in 0..block {
-                        let at = hit(t) as usize;
-                        smem[at..at + 4].copy_from_slice(&self.input[at..at + 4]);
-                    }
+                    trace.push(step.clone());
                 }
             }
         }
@@ -411,14 +405,8 @@ impl Protocol for Spec {
         a.i("@%p0 cp.async.bulk.wait_group 0;");
         a.i("bar.sync 0;");
         a.dump_shared("%r4", SMEM, block, (grid * SCRATCH) as u64);
-        let mut expected = vec![0u8; out_len];
-        for c in 0..grid as usize {
-            let s = c * SCRATCH as usize;
-            expected[s..s + SCRATCH as usize].copy_from_slice(&scratch);
-            let m = (grid * SCRATCH) as usize + c * SMEM as usize;
-            expected[m..m + SMEM as usize].copy_from_slice(&smem);
-        }
-        Kernel::known(a.finish(), grid, block, self.input.clone(), expected)
+        let launch = Launch::new(a.finish(), grid, block, self.input.clone(), out_len);
+        (launch, trace)
     }
 
     fn smaller(&self) -> Vec<Spec> {
@@ -426,52 +414,4 @@ impl Protocol for Spec {
             s.steps.remove(k);
         })
     }
-}
-
-/// `old OP b` of an integer bulk reduction at the width of `ty` (`inc`/`dec` as in the ISA:
-/// `old >= b ? 0 : old + 1`, `old == 0 || old > b ? b : old - 1`).
-pub(super) fn reduce(op: &str, ty: &str, old: u64, b: u64) -> u64 {
-    let (m, sx): (u64, fn(u64) -> i64) = if ty.ends_with("64") {
-        (u64::MAX, |x| x as i64)
-    } else {
-        (u32::MAX as u64, |x| x as u32 as i32 as i64)
-    };
-    let signed = ty.starts_with('s');
-    let r = match op {
-        "add" => old.wrapping_add(b),
-        "min" if signed => {
-            if sx(old) <= sx(b) {
-                old
-            } else {
-                b
-            }
-        }
-        "max" if signed => {
-            if sx(old) >= sx(b) {
-                old
-            } else {
-                b
-            }
-        }
-        "min" => old.min(b),
-        "max" => old.max(b),
-        "inc" => {
-            if old >= b {
-                0
-            } else {
-                old + 1
-            }
-        }
-        "dec" => {
-            if old == 0 || old > b {
-                b
-            } else {
-                old - 1
-            }
-        }
-        "and" => old & b,
-        "or" => old | b,
-        _ => old ^ b,
-    };
-    r & m
 }

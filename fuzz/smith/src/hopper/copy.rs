@@ -8,19 +8,20 @@
 //! `cp.async.wait_all` where a drawn step would touch a pending destination, so every step list
 //! — including the shrinker's — is well defined.
 //!
-//! Reference: the copies applied in program order as `memcpy` of `src-size` bytes with zero
-//! fill (no bytes for a true `ignore-src`). Program order is enough because two copies in
-//! flight never overlap.
+//! The trace is the copies and the recorded loads in program order (the reference applies them
+//! in that order: two copies in flight never overlap, so no wait matters to the values).
 
-use super::{input, le32, Asm, Kernel, Protocol};
+use super::asm::Asm;
+use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
 
 /// Bytes of shared memory per thread.
-const REGION: u32 = 64;
+pub const REGION: u32 = 64;
 /// Bytes of the input buffer (a power of two: source offsets are masked).
-const IN: u32 = 4096;
-/// Loads recorded per thread (4 bytes each).
-const LOADS: u32 = 8;
+pub const IN: u32 = 4096;
+/// Loads recorded per thread (4 bytes each): the output holds them per thread, then every
+/// thread's region.
+pub const LOADS: u32 = 8;
 
 /// How a copy's source bytes are limited.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -36,7 +37,7 @@ pub enum Fill {
 }
 
 /// One step of every thread.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Op {
     /// `cp.async` to region offset `dst` from input offset `(src + gtid * stride) % IN`
     /// (aligned down to the size).
@@ -75,10 +76,14 @@ pub enum Op {
 /// A generated `cp.async` kernel.
 #[derive(Clone, Debug)]
 pub struct Spec {
-    grid: u32,
-    block: u32,
-    input: Vec<u8>,
-    ops: Vec<Op>,
+    /// CTAs.
+    pub grid: u32,
+    /// Threads per CTA.
+    pub block: u32,
+    /// The input buffer.
+    pub input: Vec<u8>,
+    /// The steps.
+    pub ops: Vec<Op>,
 }
 
 impl Spec {
@@ -136,7 +141,10 @@ struct Pending {
 }
 
 impl Protocol for Spec {
-    fn build(&self) -> Kernel {
+    /// The copies ([`Op::Copy`]) and the recorded loads ([`Op::Load`]), in program order.
+    type Trace = Vec<Op>;
+
+    fn build(&self) -> (Launch, Vec<Op>) {
         let threads = self.grid * self.block;
         let slots = threads * LOADS * 4;
         let smem = self.block * REGION;
@@ -166,9 +174,7 @@ impl Protocol for Spec {
         ));
         a.i("bar.sync 0;");
 
-        // The reference: per thread, the region's bytes and the loaded words.
-        let mut regions = vec![vec![0u8; REGION as usize]; threads as usize];
-        let mut loads = vec![Vec::new(); threads as usize];
+        let mut trace = Vec::new();
         let mut pending: Vec<Pending> = Vec::new();
         let (mut groups, mut phase) = (0u32, 0u32);
         let mut nload = 0;
@@ -217,25 +223,7 @@ impl Protocol for Spec {
                         if cg { "cg" } else { "ca" },
                         if cta { "::cta" } else { "" }
                     ));
-                    for g in 0..threads {
-                        let t = g % self.block;
-                        let from = (src.wrapping_add(g.wrapping_mul(stride)) & mask) as usize;
-                        let n = match fill {
-                            Fill::Full => size,
-                            Fill::Imm(n) => n,
-                            Fill::Reg(m, k) => t.wrapping_mul(m).wrapping_add(k) % (size + 1),
-                            Fill::Ignore(m) => {
-                                if t % m == 0 {
-                                    0
-                                } else {
-                                    size
-                                }
-                            }
-                        } as usize;
-                        let r = &mut regions[g as usize][dst as usize..(dst + size) as usize];
-                        r.fill(0);
-                        r[..n].copy_from_slice(&self.input[from..from + n]);
-                    }
+                    trace.push(*op);
                     pending.push(Pending {
                         lo: dst,
                         hi: dst + size,
@@ -264,10 +252,7 @@ impl Protocol for Spec {
                     }
                     a.i(format!("ld.shared.u32 %r13, [%r5+{off}];"));
                     a.slot("%r13", LOADS * 4, nload * 4);
-                    for g in 0..threads as usize {
-                        let v = le32(&regions[g], off as usize);
-                        loads[g].push(v);
-                    }
+                    trace.push(*op);
                     nload += 1;
                 }
                 Op::Mbar { noinc } => {
@@ -287,23 +272,14 @@ impl Protocol for Spec {
         a.i("cp.async.wait_all;");
         a.i("bar.sync 0;");
         a.dump_shared("%r4", smem, self.block, slots as u64);
-
-        let mut expected = vec![0u8; out_len];
-        for g in 0..threads as usize {
-            for (k, v) in loads[g].iter().enumerate() {
-                let at = g * (LOADS as usize) * 4 + 4 * k;
-                expected[at..at + 4].copy_from_slice(&v.to_le_bytes());
-            }
-            let at = slots as usize + g * REGION as usize;
-            expected[at..at + REGION as usize].copy_from_slice(&regions[g]);
-        }
-        Kernel::known(
+        let launch = Launch::new(
             a.finish(),
             self.grid,
             self.block,
             self.input.clone(),
-            expected,
-        )
+            out_len,
+        );
+        (launch, trace)
     }
 
     fn smaller(&self) -> Vec<Spec> {

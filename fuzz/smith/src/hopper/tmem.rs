@@ -8,16 +8,14 @@
 //! allocation is deallocated before the kernel ends. Thread 0 writes each allocation's address
 //! (the word `tcgen05.alloc` stored to shared memory) to the output.
 //!
-//! Reference: the ISA fixes no placement, so the check is on invariants — every address has lane
-//! 0 (bits 31..16) and a column range inside the 512 columns, and the column ranges of
-//! allocations live at the same time do not overlap.
-//!
-//! Misuse arms must stop with the interpreter's undefined-behaviour report citing the rule: an
-//! allocation after `relinquish_alloc_permit`, a missing `dealloc`, a bad column count, and an
-//! allocation larger than the CTA's previous one.
+//! Misuse arms ([`Misuse`]) break one rule on purpose: an allocation after
+//! `relinquish_alloc_permit`, a missing `dealloc`, a bad column count, and an allocation larger
+//! than the CTA's previous one; [`Spec::build`] names the rule the interpreter's
+//! undefined-behaviour report must cite. (The reference semantics checks the addresses of a
+//! well-defined kernel: `ptx_ir_refsem::hopper::tmem`.)
 
-use super::{Asm, Kernel};
-use crate::run::three_ways;
+use super::asm::Asm;
+use super::Launch;
 use arbitrary::Unstructured;
 
 /// One round.
@@ -49,15 +47,20 @@ pub enum Misuse {
 /// A generated kernel.
 #[derive(Clone, Debug)]
 pub struct Spec {
-    grid: u32,
-    warps: u32,
-    steps: Vec<Step>,
+    /// CTAs.
+    pub grid: u32,
+    /// Warps per CTA.
+    pub warps: u32,
+    /// The rounds of a well-defined kernel (before the misuse is applied).
+    pub steps: Vec<Step>,
     /// Column count and warp of each allocation.
-    allocs: Vec<(u32, u32)>,
-    misuse: Misuse,
+    pub allocs: Vec<(u32, u32)>,
+    /// The misuse, if any.
+    pub misuse: Misuse,
 }
 
-const SLOTS: usize = 16;
+/// Allocation addresses recorded per CTA (4 bytes each).
+pub const SLOTS: usize = 16;
 
 impl Spec {
     /// Draws a kernel.
@@ -125,7 +128,7 @@ impl Spec {
 
     /// The kernel (with its misuse applied) and the phrase the interpreter's error must contain
     /// (None for a well-defined kernel).
-    pub fn build(&self) -> (Kernel, Option<&'static str>) {
+    pub fn build(&self) -> (Launch, Option<&'static str>) {
         let block = 32 * self.warps;
         let mut steps = self.steps.clone();
         let mut allocs = self.allocs.clone();
@@ -226,86 +229,8 @@ impl Spec {
         let text = a.finish().replacen(".target sm_90a", ".target sm_100a", 1);
         let out_len = (self.grid as usize) * 4 * SLOTS;
         (
-            Kernel {
-                text,
-                grid: self.grid,
-                block,
-                input: vec![0; 16],
-                expected: vec![0; out_len],
-                known: vec![false; out_len],
-                tmaps: Vec::new(),
-            },
+            Launch::new(text, self.grid, block, vec![0; 16], out_len),
             want,
         )
-    }
-
-    /// Whether the addresses `got` (per CTA, slot k = allocation k) keep the invariants; `Err`
-    /// says which does not.
-    fn invariants(&self, got: &[u8]) -> Result<(), String> {
-        for c in 0..self.grid as usize {
-            let addr = |k: usize| super::le32(got, c * 4 * SLOTS + 4 * k);
-            let mut live: Vec<(usize, u32, u32)> = Vec::new();
-            let mut next = 0usize;
-            for s in &self.steps {
-                match *s {
-                    Step::Alloc(_, n) => {
-                        let a = addr(next);
-                        if a >> 16 != 0 {
-                            return Err(format!(
-                                "CTA {c}: allocation {next} has address {a:#x}, lane not 0"
-                            ));
-                        }
-                        if a + n > 512 {
-                            return Err(format!(
-                                "CTA {c}: allocation {next} of {n} columns at column {a} passes column 512"
-                            ));
-                        }
-                        if let Some(o) = live.iter().find(|o| a < o.1 + o.2 && o.1 < a + n) {
-                            return Err(format!(
-                                "CTA {c}: allocation {next} (columns {a}..{}) overlaps live allocation {} (columns {}..{})",
-                                a + n,
-                                o.0,
-                                o.1,
-                                o.1 + o.2
-                            ));
-                        }
-                        live.push((next, a, n));
-                        next += 1;
-                    }
-                    Step::Dealloc(_, k) => live.retain(|o| o.0 != k),
-                    Step::Relinquish(_) => {}
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Runs one kernel: a well-defined one must run alike three ways without an error and keep the
-/// invariants; a misuse must be reported as undefined behaviour citing its rule.
-pub fn check(s: &Spec) {
-    let (k, want) = s.build();
-    let m = ptx_ir_text::parse(&k.text).expect("generated kernel parses");
-    let r = three_ways(&m, k.grid, k.block, &k.input, k.expected.len());
-    let fail = |why: String| -> ! {
-        panic!(
-            "hopper_agree tcgen05 oracle: {why}\n--- kernel:\n{}\n--- ptx run {}",
-            k.text,
-            k.run_args()
-        )
-    };
-    match (r, want) {
-        (Ok(Ok(got)), None) => {
-            if let Err(e) = s.invariants(&got) {
-                fail(e)
-            }
-        }
-        (Ok(Err(e)), Some(w)) if e.contains("undefined behaviour") && e.contains(w) => {}
-        (Ok(Err(e)), None) => fail(format!("interpreter error on a well-defined kernel: {e}")),
-        (Ok(r), Some(w)) => fail(format!(
-            "expected an undefined-behaviour report containing `{w}`, got {:?}",
-            r.map(|_| "a normal end")
-        )),
-        (Err(f), _) => fail(format!("three-way failure: {}", super::message(&f))),
     }
 }

@@ -7,20 +7,23 @@
 //! sum word and thread 0 adds 1 to its count word. A cluster processes its own items, then steals
 //! the items of a cluster that has not started until a cancel request fails.
 //!
-//! Reference: every item done exactly once, whoever does it — count 1 and sum
-//! `weight * block * (block + 1) / 2` for every CTA of the grid (which cluster did what is the
-//! scheduler's choice and is not compared).
+//! The trace is empty: the reference reads the launch shape and the weight from the [`Spec`].
 
-use super::{put32, Asm, Kernel, Protocol};
+use super::asm::Asm;
+use super::{Launch, Protocol};
 use arbitrary::Unstructured;
 
 /// A generated kernel.
 #[derive(Clone, Debug)]
 pub struct Spec {
-    cluster: u32,
-    clusters: u32,
-    block: u32,
-    weight: u32,
+    /// CTAs per cluster (1, 2, 4).
+    pub cluster: u32,
+    /// Clusters in the grid.
+    pub clusters: u32,
+    /// Threads per CTA.
+    pub block: u32,
+    /// What each thread adds (times its index plus one) to its item's sum.
+    pub weight: u32,
 }
 
 impl Spec {
@@ -36,7 +39,10 @@ impl Spec {
 }
 
 impl Protocol for Spec {
-    fn build(&self) -> Kernel {
+    /// Nothing: the reference needs the launch only.
+    type Trace = ();
+
+    fn build(&self) -> (Launch, ()) {
         let (c, block, w) = (self.cluster, self.block, self.weight);
         let grid = c * self.clusters;
         let mut a = Asm::new(
@@ -86,12 +92,10 @@ impl Protocol for Spec {
         a.i("bra $Lprocess;");
         a.place("$Ldone");
         let text = a.finish().replacen(".target sm_90a", ".target sm_100a", 1);
-        let mut expected = vec![0u8; 8 * grid as usize];
-        for i in 0..grid as usize {
-            put32(&mut expected, 8 * i, 1);
-            put32(&mut expected, 8 * i + 4, w * block * (block + 1) / 2);
-        }
-        Kernel::known(text, grid, block, vec![0; 16], expected)
+        (
+            Launch::new(text, grid, block, vec![0; 16], 8 * grid as usize),
+            (),
+        )
     }
 
     fn smaller(&self) -> Vec<Spec> {

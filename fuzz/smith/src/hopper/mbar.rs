@@ -11,19 +11,17 @@
 //! step (an arrive-on in a phase whose predecessor no wait has observed is undefined). A step
 //! that would break a rule is left out.
 //!
-//! Reference: the mbarrier's state machine as the ISA describes it — expected count, pending
-//! count, tx-count, phase — where a phase completes when the pending count and the tx-count
-//! are both zero, and then the pending count is reloaded from the expected count (which
-//! `arrive_drop` lowers). A wait on a parity is true for the immediately preceding phase (for a
-//! new barrier, parity 1); a wait on a state token is true once the token's phase has completed;
-//! `pending_count` of a `.noComplete` state is the pending count before that arrive (measured:
-//! `corpus/vectors/hopper.jsonl`, `mbarrier.phases`).
+//! The builder tracks the barrier's counts to keep every step legal; the trace is the steps it
+//! kept, with `Rest` resolved into the `complete_tx` and the `arrive` it emits.
 
-use super::{Asm, Kernel, Protocol};
+use super::asm::Asm;
+use super::{Launch, Protocol};
 use arbitrary::Unstructured;
 
 /// Result slots per thread (4 bytes each).
-const SLOTS: u32 = 16;
+pub const SLOTS: u32 = 16;
+/// The largest tx-count an mbarrier holds.
+const TX_MAX: u32 = (1 << 20) - 1;
 
 /// Which threads of the CTA execute a step.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -37,7 +35,8 @@ pub enum Who {
 }
 
 impl Who {
-    fn has(self, t: u32) -> bool {
+    /// Whether thread `t` is one of them.
+    pub fn has(self, t: u32) -> bool {
         match self {
             Who::One(k) => t == k,
             Who::Below(k) => t < k,
@@ -123,9 +122,12 @@ pub enum Step {
 /// A generated mbarrier kernel.
 #[derive(Clone, Debug)]
 pub struct Spec {
-    block: u32,
-    count: u32,
-    steps: Vec<Step>,
+    /// Threads of the one CTA.
+    pub block: u32,
+    /// The mbarrier's initial expected count.
+    pub count: u32,
+    /// The steps.
+    pub steps: Vec<Step>,
 }
 
 impl Spec {
@@ -178,7 +180,7 @@ impl Spec {
     }
 }
 
-/// The reference's mbarrier.
+/// The builder's model of the mbarrier (to keep steps legal).
 struct Bar {
     expected: u32,
     pending: u32,
@@ -200,7 +202,11 @@ impl Bar {
 }
 
 impl Protocol for Spec {
-    fn build(&self) -> Kernel {
+    /// The steps kept, in order; `Rest` becomes its `complete_tx` by thread 0 (when
+    /// transactions are pending) and its `arrive` with a count.
+    type Trace = Vec<Step>;
+
+    fn build(&self) -> (Launch, Vec<Step>) {
         let block = self.block;
         let out_len = (block * SLOTS * 4) as usize;
         let mut a = Asm::new("", &[".shared .align 8 .b64 mb;".to_string()]);
@@ -217,19 +223,16 @@ impl Protocol for Spec {
             tx: 0,
             phase: 0,
         };
-        // Per thread: the phase of its last arrive's state token, and the slots written.
+        // Per thread: the phase of its last arrive's state token.
         let mut token: Vec<Option<u32>> = vec![None; block as usize];
-        let mut slots = vec![vec![0u32; SLOTS as usize]; block as usize];
+        let mut trace = Vec::new();
         let mut next = 0u32;
-        const TX_MAX: u32 = (1 << 20) - 1;
         // Records `reg` (1 + a predicate, or a count) for the threads where %p3 holds.
-        let record = |a: &mut Asm, next: &mut u32, reg: &str| -> Option<usize> {
-            if *next == SLOTS {
-                return None;
+        let record = |a: &mut Asm, next: &mut u32, reg: &str| {
+            if *next < SLOTS {
+                a.slot_if("%p3", reg, SLOTS * 4, *next * 4);
+                *next += 1;
             }
-            a.slot_if("%p3", reg, SLOTS * 4, *next * 4);
-            *next += 1;
-            Some(*next as usize - 1)
         };
         let members = |w: Who| (0..block).filter(move |&t| w.has(t));
         for step in &self.steps {
@@ -246,6 +249,7 @@ impl Protocol for Spec {
                     if n == 0 || total > bar.pending || (nc && total >= bar.pending) {
                         continue;
                     }
+                    trace.push(step.clone());
                     who.emit(&mut a);
                     let (s, sp) = if sem {
                         (".release.cta", ".shared::cta")
@@ -261,14 +265,9 @@ impl Protocol for Spec {
                     a.i(format!(
                         "@%p3 mbarrier.arrive{ncs}{s}{sp}.b64 %rd20, [%r7]{cnt};"
                     ));
-                    let before = bar.pending;
                     if nc && n == 1 {
                         a.i("@%p3 mbarrier.pending_count.b64 %r21, %rd20;");
-                        if let Some(k) = record(&mut a, &mut next, "%r21") {
-                            for t in members(who) {
-                                slots[t as usize][k] = before;
-                            }
-                        }
+                        record(&mut a, &mut next, "%r21");
                     }
                     for t in members(who) {
                         token[t as usize] = Some(bar.phase);
@@ -281,6 +280,7 @@ impl Protocol for Spec {
                     if n == 0 || n > bar.pending || bar.tx + n * bytes > TX_MAX {
                         continue;
                     }
+                    trace.push(step.clone());
                     who.emit(&mut a);
                     a.i(format!(
                         "@%p3 mbarrier.arrive.expect_tx.shared.b64 %rd20, [%r7], {bytes};"
@@ -300,6 +300,7 @@ impl Protocol for Spec {
                     if n == 0 || total > bar.pending || total >= bar.expected {
                         continue;
                     }
+                    trace.push(step.clone());
                     who.emit(&mut a);
                     a.i(format!(
                         "@%p3 mbarrier.arrive_drop.shared.b64 %rd21, [%r7], {count};"
@@ -313,6 +314,7 @@ impl Protocol for Spec {
                     if n == 0 || bar.tx + n * bytes > TX_MAX {
                         continue;
                     }
+                    trace.push(step.clone());
                     who.emit(&mut a);
                     a.i(format!(
                         "@%p3 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r7], {bytes};"
@@ -324,6 +326,7 @@ impl Protocol for Spec {
                     if n == 0 || n * bytes > bar.tx {
                         continue;
                     }
+                    trace.push(step.clone());
                     who.emit(&mut a);
                     a.i(format!(
                         "@%p3 mbarrier.complete_tx.shared.b64 [%r7], {bytes};"
@@ -342,9 +345,19 @@ impl Protocol for Spec {
                             "@%p0 mbarrier.complete_tx.shared::cta.b64 [%r7], {};",
                             bar.tx
                         ));
+                        trace.push(Step::Complete {
+                            who: Who::One(0),
+                            bytes: bar.tx,
+                        });
                         bar.tx = 0;
                     }
                     let who = Who::Below(bar.pending / c);
+                    trace.push(Step::Arrive {
+                        who,
+                        count: c,
+                        nc: false,
+                        sem: false,
+                    });
                     who.emit(&mut a);
                     a.i(format!(
                         "@%p3 mbarrier.arrive.shared.b64 %rd20, [%r7], {c};"
@@ -356,6 +369,7 @@ impl Protocol for Spec {
                     bar.settle();
                 }
                 Step::Parity { parity, try_ } => {
+                    trace.push(step.clone());
                     // True for the immediately preceding phase (phase - 1, or the phase
                     // "before" a new barrier: parity 1).
                     let done = parity != bar.phase & 1;
@@ -369,11 +383,7 @@ impl Protocol for Spec {
                         "mbarrier.{op}.parity.shared.b64 %p4, [%r7], {parity};"
                     ));
                     a.i("selp.u32 %r22, 2, 1, %p4;");
-                    if let Some(k) = record(&mut a, &mut next, "%r22") {
-                        for t in 0..block {
-                            slots[t as usize][k] = 1 + done as u32;
-                        }
-                    }
+                    record(&mut a, &mut next, "%r22");
                 }
                 Step::State { who, try_ } => {
                     let ph = bar.phase;
@@ -382,6 +392,7 @@ impl Protocol for Spec {
                     if members(who).next().is_none() || !members(who).all(ok) {
                         continue;
                     }
+                    trace.push(step.clone());
                     // try_wait only where it returns at once (every token's phase complete).
                     let all_done = members(who).all(|t| token[t as usize] != Some(ph));
                     let op = if try_ && all_done {
@@ -392,11 +403,7 @@ impl Protocol for Spec {
                     who.emit(&mut a);
                     a.i(format!("@%p3 mbarrier.{op}.shared.b64 %p4, [%r7], %rd20;"));
                     a.i("selp.u32 %r22, 2, 1, %p4;");
-                    if let Some(k) = record(&mut a, &mut next, "%r22") {
-                        for t in members(who) {
-                            slots[t as usize][k] = 1 + (token[t as usize] != Some(ph)) as u32;
-                        }
-                    }
+                    record(&mut a, &mut next, "%r22");
                 }
             }
             a.i("bar.sync 0;");
@@ -414,14 +421,10 @@ impl Protocol for Spec {
             }
         }
         a.i("@%p0 mbarrier.inval.shared.b64 [%r7];");
-        let mut expected = vec![0u8; out_len];
-        for (t, s) in slots.iter().enumerate() {
-            for (k, v) in s.iter().enumerate() {
-                let at = (t * SLOTS as usize + k) * 4;
-                expected[at..at + 4].copy_from_slice(&v.to_le_bytes());
-            }
-        }
-        Kernel::known(a.finish(), 1, block, vec![0; 4], expected)
+        (
+            Launch::new(a.finish(), 1, block, vec![0; 4], out_len),
+            trace,
+        )
     }
 
     fn smaller(&self) -> Vec<Spec> {

@@ -16,25 +16,23 @@
 //! reductions in flight never write the same global bytes (else the builder first commits and
 //! waits), and a load never overwrites shared bytes a store in flight still reads.
 //!
-//! Reference (from the ISA text, independent of `interp/src/exec/tensor.rs`): the box has
-//! `ceil(box[i] / estride[i])` elements in dimension i at coordinates `c[i] + j * estride[i]`,
-//! stored densely with dimension 0 innermost; elements outside the tensor read as zero or, with
-//! NaN fill, as the canonical bits `0x7ff7` repeated (docs/INTERP.md, measured on an H100 for
-//! f32); the 16-byte chunk at shared address `a` lands at `a ^ (((a >> 7) & m) << 4)`, `m` =
-//! 1, 3, 7 for 32, 64, 128-byte swizzle. Stores write only the in-bounds elements; reductions
-//! combine element-wise in the map's type.
+//! Every step runs as drawn (the builder only adds commits and waits): the trace is empty, the
+//! reference reads the steps and the maps from the [`Spec`]; the maps' box geometry
+//! ([`Map::each`], [`Map::each_store`]) is the kernel's too, since the builder keeps the stores
+//! in flight apart by the bytes they write.
 
-use super::{input, Asm, Kernel, Protocol};
+use super::asm::Asm;
+use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
 use std::collections::HashSet;
 
 /// Shared-memory staging area (1024-byte aligned, so swizzling on offsets equals swizzling on
-/// addresses).
-const SMEM: u32 = 4096;
+/// addresses); it starts as the first `SMEM` input bytes and is dumped to the output.
+pub const SMEM: u32 = 4096;
 /// The output's scratch area for stores and reductions (after the shared-memory dump).
-const SCRATCH: u32 = 4096;
+pub const SCRATCH: u32 = 4096;
 /// The input buffer (the tensor of `tm0`).
-const IN: u32 = 8192;
+pub const IN: u32 = 8192;
 /// Largest box in bytes.
 const BOX_MAX: u64 = 2048;
 
@@ -167,11 +165,13 @@ impl Map {
         }
     }
 
-    fn rank(&self) -> usize {
+    /// The number of dimensions.
+    pub fn rank(&self) -> usize {
         self.dims.len()
     }
 
-    fn box_elems(&self, i: usize) -> u32 {
+    /// Elements of the box in dimension `i` (its size over the traversal stride).
+    pub fn box_elems(&self, i: usize) -> u32 {
         self.boxd[i].div_ceil(self.es[i])
     }
 
@@ -209,13 +209,13 @@ impl Map {
 
     /// Visits the box at `c` in dense order: `(byte offset in the box, global byte offset of
     /// the element or None when out of bounds)`.
-    fn each(&self, c: &[i32], f: impl FnMut(usize, Option<usize>)) {
+    pub fn each(&self, c: &[i32], f: impl FnMut(usize, Option<usize>)) {
         self.each_bound(c, self.dims[0] as usize, f)
     }
 
     /// As [`Map::each`] for a store or reduction: the H100 writes a row's last 16-byte chunk
     /// whole, so elements past the row's end inside it count as in bounds.
-    fn each_store(&self, c: &[i32], f: impl FnMut(usize, Option<usize>)) {
+    pub fn each_store(&self, c: &[i32], f: impl FnMut(usize, Option<usize>)) {
         let eb = self.elem.bytes as usize;
         self.each_bound(c, (self.dims[0] as usize * eb).div_ceil(16) * 16 / eb, f)
     }
@@ -250,30 +250,6 @@ impl Map {
         }
     }
 
-    /// Shared offset (from a 1024-aligned base) where box byte `p` lives for a box at `dst`.
-    fn place(&self, dst: u32, p: usize) -> usize {
-        let a = dst as usize + p;
-        let m = match self.swizzle {
-            32 => 1,
-            64 => 3,
-            128 => 7,
-            _ => 0,
-        };
-        a ^ (((a >> 7) & m) << 4)
-    }
-
-    fn fill_bits(&self) -> u64 {
-        if !self.nan {
-            0
-        } else {
-            match self.elem.bytes {
-                2 => 0x7ff7,
-                8 => 0x7ff7_7ff7_7ff7_7ff7,
-                _ => 0x7ff7_7ff7,
-            }
-        }
-    }
-
     /// Draws coordinates: partly out of bounds (non-negative when `nonneg`); the innermost one
     /// starts the box at a multiple of 16 bytes.
     fn coords(&self, u: &mut Unstructured, nonneg: bool) -> arbitrary::Result<Vec<i32>> {
@@ -293,12 +269,6 @@ impl Map {
         }
         Ok(c)
     }
-}
-
-/// A reduction of `cp.reduce.async.bulk.tensor` on an integer map: the same integer reduction
-/// as the bulk copies' ([`super::bulk::reduce`]).
-fn reduce(op: &str, ty: &str, old: u64, b: u64) -> u64 {
-    super::bulk::reduce(op, ty, old, b)
 }
 
 /// The reduction operations generated for an element type (none for the others).
@@ -332,11 +302,16 @@ pub enum Step {
 /// A generated tensor-copy kernel.
 #[derive(Clone, Debug)]
 pub struct Spec {
-    block: u32,
-    load: Map,
-    store: Map,
-    input: Vec<u8>,
-    steps: Vec<Step>,
+    /// Threads of the one CTA.
+    pub block: u32,
+    /// The map of the loads and prefetches (`tm0`, over the input).
+    pub load: Map,
+    /// The map of the stores and reductions (`tm1`, over the output's scratch area).
+    pub store: Map,
+    /// The input buffer.
+    pub input: Vec<u8>,
+    /// The steps.
+    pub steps: Vec<Step>,
 }
 
 fn offset_in(u: &mut Unstructured, bytes: u32) -> arbitrary::Result<u32> {
@@ -444,12 +419,13 @@ fn overlap(a: (u32, u32), b: (u32, u32)) -> bool {
 }
 
 impl Protocol for Spec {
-    fn build(&self) -> Kernel {
+    /// Nothing: every step runs.
+    type Trace = ();
+
+    fn build(&self) -> (Launch, ()) {
         let block = self.block;
         let (lm, sm_) = (&self.load, &self.store);
         let mut a = prologue(block);
-        let mut smem = self.input[..SMEM as usize].to_vec();
-        let mut scratch = vec![0u8; SCRATCH as usize];
         let mut pending: Vec<Pending> = Vec::new();
         let mut phase = 0u32;
         let drain = |a: &mut Asm, pending: &mut Vec<Pending>, read: bool| {
@@ -487,17 +463,6 @@ impl Protocol for Spec {
                     // Every thread has seen the phase before thread 0 starts the next one.
                     a.i("bar.sync 0;");
                     phase += 1;
-                    let eb = lm.elem.bytes as usize;
-                    let fill = lm.fill_bits().to_le_bytes();
-                    lm.each(c, |p, g| {
-                        for k in 0..eb {
-                            let v = match g {
-                                Some(g) => self.input[g + k],
-                                None => fill[k],
-                            };
-                            smem[lm.place(*dst, p + k)] = v;
-                        }
-                    });
                 }
                 Step::Store(c, src) | Step::Reduce(_, c, src) => {
                     let n = sm_.box_bytes();
@@ -522,28 +487,6 @@ impl Protocol for Spec {
                             "@%p0 cp.async.bulk.tensor.{r}d.global.shared::cta.tile.bulk_group [%rd21, {{{regs}}}], [%r9];"
                         )),
                     }
-                    sm_.each_store(c, |p, g| {
-                        let Some(g) = g else { return };
-                        let mut v = [0u8; 8];
-                        for (k, b) in v.iter_mut().enumerate().take(eb) {
-                            *b = smem[sm_.place(*src, p + k)];
-                        }
-                        let v = match step {
-                            Step::Reduce(op, ..) => {
-                                let mut o = [0u8; 8];
-                                o[..eb].copy_from_slice(&scratch[g..g + eb]);
-                                reduce(
-                                    op,
-                                    sm_.elem.name,
-                                    u64::from_le_bytes(o),
-                                    u64::from_le_bytes(v),
-                                )
-                                .to_le_bytes()
-                            }
-                            _ => v,
-                        };
-                        scratch[g..g + eb].copy_from_slice(&v[..eb]);
-                    });
                     pending.push(Pending {
                         read: (*src, n),
                         write,
@@ -564,18 +507,15 @@ impl Protocol for Spec {
         a.i("@%p0 cp.async.bulk.wait_group 0;");
         a.i("bar.sync 0;");
         a.dump_shared("%r4", SMEM, block, 0);
-        let mut expected = smem;
-        expected.extend_from_slice(&scratch);
-        let out_len = expected.len();
-        Kernel {
+        let launch = Launch {
             text: with_maps(a.finish()),
             grid: 1,
             block,
             input: self.input.clone(),
-            known: vec![true; out_len],
-            expected,
+            out_len: (SMEM + SCRATCH) as usize,
             tmaps: vec![lm.describe(0, 0), sm_.describe(1, SMEM)],
-        }
+        };
+        (launch, ())
     }
 
     fn smaller(&self) -> Vec<Spec> {
@@ -590,11 +530,13 @@ impl Protocol for Spec {
 /// must report undefined behaviour naming the offset.
 #[derive(Clone, Debug)]
 pub struct Misaligned {
-    spec: Spec,
+    /// The kernel around the copy.
+    pub spec: Spec,
     /// A store (else a load). Prefetches are left out: the H100 probes measured loads and
     /// stores only, and the interpreter checks nothing more for a prefetch.
-    store: bool,
-    c: Vec<i32>,
+    pub store: bool,
+    /// The copy's coordinates.
+    pub c: Vec<i32>,
 }
 
 impl Misaligned {
@@ -612,7 +554,7 @@ impl Misaligned {
     }
 
     /// The kernel and the offset in bytes the interpreter's message must name.
-    pub fn build(&self) -> (Kernel, i64) {
+    pub fn build(&self) -> (Launch, i64) {
         let mut s = self.spec.clone();
         let c = self.c.clone();
         let eb = if self.store {
@@ -625,60 +567,6 @@ impl Misaligned {
         } else {
             Step::Load(c.clone(), 0)
         }];
-        (s.build(), c[0] as i64 * eb as i64)
-    }
-}
-
-/// Runs the misuse arm: the interpreter must stop with undefined behaviour citing the offset.
-pub fn check_misaligned(m: &Misaligned) {
-    let (k, off) = m.build();
-    let module = ptx_ir_text::parse(&k.text).expect("generated kernel parses");
-    let r = crate::run::three_ways_maps(
-        &module,
-        k.grid,
-        k.block,
-        &k.input,
-        k.expected.len(),
-        &k.tmaps,
-    );
-    let want = format!("starts {off} bytes into the innermost dimension");
-    match r {
-        Ok(Err(e)) if e.contains("undefined behaviour") && e.contains(&want) => {}
-        other => panic!(
-            "hopper_agree tensor oracle: a box starting {off} bytes into the innermost dimension must be reported as undefined behaviour ({want}); got {:?}\n--- kernel:\n{}\n--- ptx run {}",
-            other.map(|r| r.map(|_| "a normal end")),
-            k.text,
-            k.run_args()
-        ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A tensor kernel's regression file (its `ptx run` line carries the `tmap:` arguments)
-    /// replays to the reference's output.
-    #[test]
-    fn regression_file_carries_tensor_maps() {
-        let mut src = crate::Bytes::new(0x7e45_0a11);
-        let mut checked = 0;
-        for _ in 0..40 {
-            let data = src.fill(1024);
-            let mut u = Unstructured::new(&data);
-            let Ok(s) = Spec::arbitrary(&mut u) else {
-                continue;
-            };
-            if !s.steps.iter().any(|x| matches!(x, Step::Load(..))) {
-                continue;
-            }
-            let k = s.build();
-            let file =
-                crate::regress::Case::run("replay", &k.text, &k.run_args(), &k.expected).render();
-            let case = crate::regress::Case::parse_file(&file).expect("regression file parses");
-            crate::replay::check(&case).expect("regression file replays");
-            checked += 1;
-        }
-        assert!(checked >= 5, "only {checked} kernels with a load");
+        (s.build().0, c[0] as i64 * eb as i64)
     }
 }

@@ -6,18 +6,20 @@
 //! whose rows would overlap are left out (the order of the overlapping writes would not be
 //! defined).
 //!
-//! Reference: the fragment layouts of the PTX ISA's figures written as index formulas
-//! (9.7.14.5: for `m8n8` matrices lane `l` holds row `l / 4`, columns `2 (l % 4)` and
-//! `2 (l % 4) + 1`, transposed with `.trans`; for `mma`, `groupID = l / 4`,
-//! `threadID_in_group = l % 4` and the per-shape row/column rules of the integer fragments),
-//! and the matrix product in `i64` arithmetic, then wrapped or saturated to `s32`.
+//! The trace is the steps kept (a step that finds too few result slots is left out too).
 
-use super::{input, le32, Asm, Kernel, Protocol};
+use super::asm::Asm;
+use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
 
-const REGION: u32 = 1024;
-const IN: u32 = 4096;
-const SLOTS: u32 = 16;
+/// Bytes of shared memory per warp (filled from the input, dumped to the output after the
+/// slots).
+pub const REGION: u32 = 1024;
+/// Bytes of the input buffer: the first half fills shared memory, register operands come from
+/// the second.
+pub const IN: u32 = 4096;
+/// Result slots per thread (4 bytes each).
+pub const SLOTS: u32 = 16;
 
 /// One warp-wide step.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,9 +68,12 @@ pub enum Step {
 /// A generated matrix kernel.
 #[derive(Clone, Debug)]
 pub struct Spec {
-    warps: u32,
-    input: Vec<u8>,
-    steps: Vec<Step>,
+    /// Warps of the one CTA.
+    pub warps: u32,
+    /// The input buffer.
+    pub input: Vec<u8>,
+    /// The steps.
+    pub steps: Vec<Step>,
 }
 
 impl Spec {
@@ -118,20 +123,11 @@ impl Spec {
     }
 }
 
-/// The `u16` element at shared offset `at` of a warp's region.
-fn get16(m: &[u8], at: u32) -> u32 {
-    u16::from_le_bytes([m[at as usize], m[at as usize + 1]]) as u32
-}
-
-/// Lane `l`'s register of an `m8n8` fragment of matrix `e(row, col)` (PTX ISA 9.7.14.5.15 and
-/// the `ldmatrix` description): row `l / 4`, columns `2 (l % 4)` (low half) and `+1` (high).
-fn frag(l: u32, e: impl Fn(u32, u32) -> u32) -> u32 {
-    let (r, c) = (l / 4, 2 * (l % 4));
-    e(r, c) | e(r, c + 1) << 16
-}
-
 impl Protocol for Spec {
-    fn build(&self) -> Kernel {
+    /// The steps kept, in order.
+    type Trace = Vec<Step>;
+
+    fn build(&self) -> (Launch, Vec<Step>) {
         let block = 32 * self.warps;
         let slot_bytes = block * SLOTS * 4;
         let out_len = (slot_bytes + self.warps * REGION) as usize;
@@ -161,17 +157,11 @@ impl Protocol for Spec {
             ));
         }
         a.i("bar.warp.sync -1;");
-        let mut mem: Vec<Vec<u8>> = (0..self.warps as usize)
-            .map(|w| self.input[w * REGION as usize..(w + 1) * REGION as usize].to_vec())
-            .collect();
-        let mut slots = vec![vec![0u32; SLOTS as usize]; block as usize];
+        let mut trace = Vec::new();
         let mut next = 0u32;
         // Input words of the register operands: thread t's word j is word (t * 8 + j + k) of
         // the input's upper half.
         let nw = IN / 8;
-        let word = |l: u32, j: u32, k: u32| {
-            le32(&self.input, (IN / 2 + ((l * 8 + j + k) % nw) * 4) as usize)
-        };
         let load_regs = |a: &mut Asm, first: u32, n: u32, k: u32| {
             for j in 0..n {
                 a.i(format!("mad.lo.u32 %r13, %tx, 8, {};", j + k));
@@ -235,19 +225,7 @@ impl Protocol for Spec {
                         regs(40, num)
                     ));
                     record(&mut a, &mut next, 40, num);
-                    for w in 0..self.warps {
-                        let m = &mem[w as usize];
-                        for l in 0..32 {
-                            for i in 0..num {
-                                let e = |r: u32, c: u32| {
-                                    let (r, c) = if trans { (c, r) } else { (r, c) };
-                                    get16(m, base[i as usize] + r * stride + 2 * c)
-                                };
-                                slots[(w * 32 + l) as usize][(next - num + i) as usize] =
-                                    frag(l, e);
-                            }
-                        }
-                    }
+                    trace.push(step.clone());
                 }
                 Step::St {
                     num,
@@ -274,36 +252,13 @@ impl Protocol for Spec {
                         regs(40, num)
                     ));
                     a.i("bar.warp.sync -1;");
-                    for w in 0..self.warps {
-                        let m = &mut mem[w as usize];
-                        for l in 0..32 {
-                            for i in 0..num {
-                                let v = word(w * 32 + l, i, k);
-                                let (r, c) = (l / 4, 2 * (l % 4));
-                                for (h, c) in [c, c + 1].into_iter().enumerate() {
-                                    let (r, c) = if trans { (c, r) } else { (r, c) };
-                                    let at = (base[i as usize] + r * stride + 2 * c) as usize;
-                                    let half = (v >> (16 * h)) as u16;
-                                    m[at..at + 2].copy_from_slice(&half.to_le_bytes());
-                                }
-                            }
-                        }
-                    }
+                    trace.push(step.clone());
                 }
                 Step::Mov(k) => {
                     load_regs(&mut a, 40, 1, k);
                     a.i("movmatrix.sync.aligned.m8n8.trans.b16 %r44, %r40;");
                     record(&mut a, &mut next, 44, 1);
-                    for w in 0..self.warps {
-                        // Element (r, c) of the source is in lane 4r + c/2, half c % 2.
-                        let src = |r: u32, c: u32| {
-                            word(w * 32 + 4 * r + c / 2, 0, k) >> (16 * (c % 2)) & 0xffff
-                        };
-                        for l in 0..32 {
-                            slots[(w * 32 + l) as usize][next as usize - 1] =
-                                frag(l, |r, c| src(c, r));
-                        }
-                    }
+                    trace.push(step.clone());
                 }
                 Step::Mma {
                     k,
@@ -328,75 +283,15 @@ impl Protocol for Spec {
                         regs(46, 4)
                     ));
                     record(&mut a, &mut next, 50, 4);
-                    for w in 0..self.warps {
-                        let lane = |l: u32| w * 32 + l;
-                        let byte = |v: u32, b: u32, s: bool| {
-                            let x = (v >> (8 * b)) & 0xff;
-                            if s {
-                                x as u8 as i8 as i64
-                            } else {
-                                x as i64
-                            }
-                        };
-                        // A (16 x k) and B (k x 8) from the fragments.
-                        let mut am = vec![vec![0i64; k as usize]; 16];
-                        let mut bm = vec![vec![0i64; 8]; k as usize];
-                        let mut cm = vec![vec![0i64; 8]; 16];
-                        for l in 0..32 {
-                            let (g, t) = (l / 4, l % 4);
-                            for i in 0..4 * na {
-                                let row = if (i / 4) % 2 == 0 { g } else { g + 8 };
-                                let col = t * 4 + i % 4 + if i >= 8 { 16 } else { 0 };
-                                am[row as usize][col as usize] =
-                                    byte(word(lane(l), i / 4, shift), i % 4, sa);
-                            }
-                            for i in 0..4 * nb {
-                                let row = t * 4 + i % 4 + if i >= 4 { 16 } else { 0 };
-                                bm[row as usize][g as usize] =
-                                    byte(word(lane(l), i / 4, shift + 4), i % 4, sb);
-                            }
-                            for i in 0..4 {
-                                let row = if i < 2 { g } else { g + 8 };
-                                cm[row as usize][(t * 2 + i % 2) as usize] =
-                                    word(lane(l), i, shift + 6) as i32 as i64;
-                            }
-                        }
-                        for l in 0..32 {
-                            let (g, t) = (l / 4, l % 4);
-                            for i in 0..4 {
-                                let (row, col) = (if i < 2 { g } else { g + 8 }, t * 2 + i % 2);
-                                let dot: i64 = (0..k as usize)
-                                    .map(|x| am[row as usize][x] * bm[x][col as usize])
-                                    .sum::<i64>()
-                                    + cm[row as usize][col as usize];
-                                let d = if sat {
-                                    dot.clamp(i32::MIN as i64, i32::MAX as i64) as i32
-                                } else {
-                                    dot as i32
-                                };
-                                slots[lane(l) as usize][(next - 4 + i) as usize] = d as u32;
-                            }
-                        }
-                    }
+                    trace.push(step.clone());
                 }
             }
         }
         a.i("bar.sync 0;");
         a.i("mov.u32 %r17, sm;");
         a.dump_shared("%r17", self.warps * REGION, block, slot_bytes as u64);
-        let text = a.finish();
-        let mut expected = vec![0u8; out_len];
-        for (g, s) in slots.iter().enumerate() {
-            for (j, v) in s.iter().enumerate() {
-                let at = (g * SLOTS as usize + j) * 4;
-                expected[at..at + 4].copy_from_slice(&v.to_le_bytes());
-            }
-        }
-        for (w, m) in mem.iter().enumerate() {
-            let at = slot_bytes as usize + w * REGION as usize;
-            expected[at..at + REGION as usize].copy_from_slice(m);
-        }
-        Kernel::known(text, 1, block, self.input.clone(), expected)
+        let launch = Launch::new(a.finish(), 1, block, self.input.clone(), out_len);
+        (launch, trace)
     }
 
     fn smaller(&self) -> Vec<Spec> {
