@@ -157,7 +157,7 @@ pub fn three_ways_mode(
     if &m2 != m {
         return Err(Failure::Text(format!(
             "printed kernel reads back differently: {}",
-            crate::roundtrip::first_difference(m, &m2)
+            ptx_ir::roundtrip::first_difference(m, &m2)
         )));
     }
     // A generated kernel must be one ptxas accepts: the verifier holds the rules that GPU
