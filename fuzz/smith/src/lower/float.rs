@@ -6,7 +6,7 @@ use crate::model::*;
 use ptx_ir_core::{Flag, Modifier, Opcode};
 
 /// The opcode and qualifiers of a float instruction
-/// ([`super::inst`] dispatches here by operation; the operands are the generic ones).
+/// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
 pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {

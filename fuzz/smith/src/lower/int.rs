@@ -6,7 +6,7 @@ use crate::model::*;
 use ptx_ir_core::{Cmp, Flag, Modifier, Opcode, Operand, Type};
 
 /// The opcode and qualifiers of an integer instruction; its operands in `cx` (the lowering of
-/// [`super::inst`] dispatches here by operation).
+/// [`super::flow::inst`] dispatches here by operation).
 pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match i.op {

@@ -5,10 +5,10 @@ use crate::model::*;
 use ptx_ir_core::{Flag, Modifier, Opcode, Operand, Type};
 
 /// The opcode and qualifiers of a logic instruction; its operands in `cx` (the lowering of
-/// [`super::inst`] dispatches here by operation).
-pub(super) fn lower(_b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
+/// [`super::flow::inst`] dispatches here by operation).
+pub(super) fn lower(op: Op, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
-    match i.op {
+    match op {
         Op::And(c) => (And, vec![t(class_type(c))]),
         Op::Or(c) => (Or, vec![t(class_type(c))]),
         Op::Xor(c) => (Xor, vec![t(class_type(c))]),
@@ -28,6 +28,6 @@ pub(super) fn lower(_b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifi
         ),
         Op::Shl(c) => (Shl, vec![t(class_type(c))]),
         Op::Shr(x) => (Shr, vec![t(it_type(x))]),
-        _ => unreachable!("not a logic operation: {:?}", i.op),
+        _ => unreachable!("not a logic operation: {:?}", op),
     }
 }
