@@ -6,7 +6,7 @@ usage: hw_compare.py DIR HWFILE [CASES]
 CASES (default DIR/cases.jsonl) may hold a subset of the batch; the other results are skipped.
 
 Prints, per case where they differ, the first differing register and the kernel's body
-instructions; then totals. "reference" is ptx-ir-oracles' interp_agree reference (bytes it does
+instructions; then totals. "reference" is ptx-ir-refsem's reference semantics (bytes it does
 not know are skipped); "interp" is ptx-ir-interp.
 """
 import json

@@ -2,7 +2,7 @@
 """Targeted hardware probes: single instructions over tables of special inputs (NaN payloads,
 signaling NaNs, infinities, signed zeros, subnormals, range limits), run through CuPy on the GPU
 machine. The results decided the reference's NaN, cvt and testp rules
-(fuzz/oracles/src/interp_agree/eval.rs) and feed fuzz/tools/hw_regress.py, which writes
+(fuzz/refsem/src/eval.rs) and feed fuzz/tools/hw_regress.py, which writes
 corpus/regress/ files.
 
 usage: probe.py OUT.json

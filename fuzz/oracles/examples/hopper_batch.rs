@@ -7,22 +7,23 @@
 //! `Clc`) and the tensor family's misalignment arm (which traps by design) are left out.
 
 use arbitrary::Unstructured;
-use ptx_ir_oracles::hopper_agree::{self as ha, Family, Protocol};
-use ptx_ir_oracles::interp_agree::launch_maps;
+use ptx_ir_oracles::hopper_agree::{self as ha, Family, Kernel};
+use ptx_ir_oracles::run::launch_maps;
 use ptx_ir_oracles::{regress::hex, Bytes};
+use ptx_ir_smith::hopper as hs;
 use std::io::Write;
 
 fn build(f: Family, u: &mut Unstructured) -> arbitrary::Result<Option<ha::Kernel>> {
     Ok(Some(match f {
-        Family::Async => ha::copy::Spec::arbitrary(u)?.build(),
-        Family::Bulk => ha::bulk::Spec::arbitrary(u)?.build(),
-        Family::Mbarrier => ha::mbar::Spec::arbitrary(u)?.build(),
-        Family::Cluster => ha::cluster::Spec::arbitrary(u)?.build(),
-        Family::Matrix => ha::matrix::Spec::arbitrary(u)?.build(),
-        Family::Fmma => ha::fmma::Spec::arbitrary(u)?.build(),
-        Family::Wgmma => ha::wgmma::Spec::arbitrary(u)?.build(),
-        Family::Tensor => ha::tensor::Spec::arbitrary(u)?.build(),
-        Family::Multicast => ha::mcast::Spec::arbitrary(u)?.build(),
+        Family::Async => Kernel::of(&hs::copy::Spec::arbitrary(u)?),
+        Family::Bulk => Kernel::of(&hs::bulk::Spec::arbitrary(u)?),
+        Family::Mbarrier => Kernel::of(&hs::mbar::Spec::arbitrary(u)?),
+        Family::Cluster => Kernel::of(&hs::cluster::Spec::arbitrary(u)?),
+        Family::Matrix => Kernel::of(&hs::matrix::Spec::arbitrary(u)?),
+        Family::Fmma => Kernel::of(&hs::fmma::Spec::arbitrary(u)?),
+        Family::Wgmma => Kernel::of(&hs::wgmma::Spec::arbitrary(u)?),
+        Family::Tensor => Kernel::of(&hs::tensor::Spec::arbitrary(u)?),
+        Family::Multicast => Kernel::of(&hs::mcast::Spec::arbitrary(u)?),
         Family::Tmem | Family::Clc => return Ok(None),
     }))
 }

@@ -7,8 +7,11 @@
 //! (`HW_FAMILIES=Carry,Half,...` restricts the families).
 
 use arbitrary::Unstructured;
-use ptx_ir_oracles::interp_agree::{eval, launch, lower, prog};
+use ptx_ir_oracles::run::launch;
 use ptx_ir_oracles::{regress::hex, Bytes};
+use ptx_ir_refsem::eval;
+use ptx_ir_smith::lower;
+use ptx_ir_smith::{gen, model as prog};
 use std::io::Write;
 
 fn main() {
@@ -28,7 +31,7 @@ fn main() {
         tries += 1;
         let data = src.fill(4096);
         let mut u = Unstructured::new(&data);
-        let Ok(mut swarm) = prog::Swarm::arbitrary(&mut u, &prog::Family::ALL) else {
+        let Ok(mut swarm) = gen::Swarm::arbitrary(&mut u, &prog::Family::ALL) else {
             continue;
         };
         // Mostly one family and a few instructions, so that a difference names its cause.
@@ -52,7 +55,7 @@ fn main() {
             swarm.branches = (written / 2) % 4 == 0;
             swarm.loops = false;
         }
-        let Ok(mut p) = prog::Gen::new(&swarm).program(&mut u) else {
+        let Ok(mut p) = gen::Gen::new(&swarm).program(&mut u) else {
             continue;
         };
         if p.instruction_count() == 0 {

@@ -11,15 +11,23 @@
 //! | [`parse`] | arbitrary and mutated text: the reader returns a module or an error, never panics; whatever parses round-trips |
 //! | [`decode`] | arbitrary and mutated bytecode: the decoder returns a module or an error, never panics; whatever decodes prints and re-encodes to bytes that decode to the same module |
 //! | [`readback`] | real and generated modules' bytecode with bits flipped and the checksum recomputed: whatever decodes prints text that reads back to the same module |
-//! | [`interp_agree`] | generated well-defined kernels run three ways (IR, reparsed text, decoded bytecode) with identical results, equal to an independent reference per family |
-//! | [`hopper_agree`] | the same for the Hopper/Blackwell families (asynchronous and bulk copies, mbarriers, clusters, matrix instructions): generated protocols, each with its own reference |
+//! | [`interp_agree`] | generated well-defined kernels (`ptx_ir_smith::gen`) run three ways (IR, reparsed text, decoded bytecode) with identical results, equal to the independent reference (`ptx_ir_refsem::eval`) |
+//! | [`hopper_agree`] | the same for the Hopper/Blackwell families (asynchronous and bulk copies, mbarriers, clusters, matrix instructions, tensor memory): generated protocols (`ptx_ir_smith::hopper`), each with its own reference (`ptx_ir_refsem::hopper`) |
 //! | [`scale`] | generated text of large and deep shapes (10^5 to 10^6 terms, functions, calls, instructions, lines; nesting around every bound of `ptx_ir_core::limits`; huge counts and values; long names, strings and lines): valid text parses and round-trips, text past a bound is refused with its error, and what runs gives the computed result (or a clean stack overflow), all in time linear in the size |
 //!
-//! A failure panics with the failing case written as a regression file (see [`regress`]),
-//! ready to be saved under `corpus/regress/` and committed.
+//! A failure panics with the failing case written as a regression file (the format: [`regress`]),
+//! ready to be saved under `corpus/regress/` and committed; [`replay`] checks such files (every
+//! one of `corpus/regress/` is a test). [`run`] runs a kernel the three ways the interpreter
+//! oracles compare, for a generated launch or a regression file's `RUN:` line.
+//!
+//! The interpreter oracles take their kernels from the generators of `ptx-ir-smith` and their
+//! answers from the reference semantics of `ptx-ir-refsem`; this crate joins the two with the
+//! interpreter. The round-trip check of real text is the facade's
+//! ([`ptx_ir::roundtrip::check_module`]).
 //!
 //! [`dict`] generates the libFuzzer dictionary of the text targets (`fuzz/ptx.dict`) from the
-//! instruction table, the modifier vocabulary and the reader's directives.
+//! instruction table, the modifier vocabulary and the reader's directives; [`seeds`] holds the
+//! seed inputs the oracles mutate.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -31,46 +39,15 @@ pub mod interp_agree;
 pub mod parse;
 pub mod readback;
 pub mod regress;
+pub mod replay;
 pub mod roundtrip;
+pub mod run;
 pub mod scale;
 pub mod seeds;
 
 use arbitrary::Unstructured;
 
-/// A deterministic byte source (xorshift64*), so that smoke runs are reproducible.
-#[derive(Clone, Debug)]
-pub struct Bytes {
-    state: u64,
-}
-
-impl Bytes {
-    /// A source seeded with `seed` (any value; zero is replaced).
-    pub fn new(seed: u64) -> Bytes {
-        Bytes {
-            state: seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
-        }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.state;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.state = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// `n` random bytes.
-    pub fn fill(&mut self, n: usize) -> Vec<u8> {
-        let mut v = Vec::with_capacity(n + 8);
-        while v.len() < n {
-            v.extend_from_slice(&self.next_u64().to_le_bytes());
-        }
-        v.truncate(n);
-        v
-    }
-}
+pub use ptx_ir_smith::Bytes;
 
 /// Runs `oracle` `iterations` times on random byte strings of 1 to `max_len` bytes from a
 /// fixed seed; returns how many runs completed (did not run out of bytes). A bug panics inside

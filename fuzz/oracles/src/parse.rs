@@ -74,7 +74,7 @@ pub fn check_text(text: &str) {
             text,
             &format!(
                 "IR differs after print -> parse: {}",
-                crate::roundtrip::first_difference(&m, &m2)
+                ptx_ir::roundtrip::first_difference(&m, &m2)
             ),
         ),
         Err(e) => fail(text, &format!("printed text does not parse: {e}")),

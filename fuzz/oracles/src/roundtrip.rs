@@ -13,9 +13,10 @@
 //!   [`ptx_ir_binary::validate`], and be rejected otherwise).
 //!
 //! Names are renumbered into print order ([`ptx_ir_core::visit::renumber_names`]), then: print ->
-//! parse equals the IR; encode -> decode equals the IR (both codecs, deterministic bytes);
-//! printing the re-read IR gives the same text. Input that is PTX text (a corpus file given as
-//! a seed) is parsed and its IR checked the same way.
+//! parse equals the IR and printing the re-read IR gives the same text (the facade's
+//! [`ptx_ir::roundtrip::check_module`], which `ptx roundtrip` and the corpus tests run too);
+//! encode -> decode equals the IR (both codecs, deterministic bytes). Input that is PTX text (a
+//! corpus file given as a seed) is parsed and its IR checked the same way.
 
 use crate::regress;
 use arbitrary::{Arbitrary, Unstructured};
@@ -70,28 +71,11 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     Ok(())
 }
 
-/// All identities on a well-formed module; `Err` says which broke.
+/// All identities on a well-formed module; `Err` says which broke: the text round trip of
+/// [`ptx_ir::roundtrip::check_module`] (print -> parse equals the IR, printing is a fixpoint,
+/// the check `ptx roundtrip` and the corpus tests run), then [`check_bytecode`].
 pub fn check(m: &Module) -> Result<(), String> {
-    let t1 = print(m);
-    let m2 = parse(&t1).map_err(|e| format!("printed text does not parse: {e}"))?;
-    if &m2 != m {
-        return Err(format!(
-            "IR differs after print -> parse: {}",
-            first_difference(m, &m2)
-        ));
-    }
-    let t2 = print(&m2);
-    if t1 != t2 {
-        let line = t1
-            .lines()
-            .zip(t2.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        return Err(format!(
-            "printing is not a fixpoint (first difference at printed line {})",
-            line + 1
-        ));
-    }
+    ptx_ir::roundtrip::check_module(m)?;
     check_bytecode(m, true)
 }
 
@@ -117,7 +101,7 @@ pub fn check_bytecode(m: &Module, valid: bool) -> Result<(), String> {
             Ok(d) if valid => {
                 return Err(format!(
                     "IR differs after encode -> decode ({codec:?}): {}",
-                    first_difference(m, &d)
+                    ptx_ir::roundtrip::first_difference(m, &d)
                 ))
             }
             Ok(_) => return Err(format!("an invalid module decoded ({codec:?})")),
@@ -134,35 +118,6 @@ pub fn check_bytecode(m: &Module, valid: bool) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// Where two modules first differ, for messages.
-pub fn first_difference(a: &Module, b: &Module) -> String {
-    if a.version != b.version || a.target != b.target || a.address_size != b.address_size {
-        return "module header differs".into();
-    }
-    if a.items.len() != b.items.len() {
-        return format!("{} items before, {} after", a.items.len(), b.items.len());
-    }
-    for (k, (x, y)) in a.items.iter().zip(&b.items).enumerate() {
-        if x == y {
-            continue;
-        }
-        if let (ptx_ir_core::Item::Function(f), ptx_ir_core::Item::Function(g)) = (x, y) {
-            if let (Some(bf), Some(bg)) = (f.statements(), g.statements()) {
-                for (j, (s, t)) in bf.iter().zip(bg).enumerate() {
-                    if s != t {
-                        return format!("item {k}, statement {j}: {s:?} became {t:?}");
-                    }
-                }
-            }
-        }
-        return format!("item {k}: {x:?} became {y:?}");
-    }
-    if a.names != b.names {
-        return "name tables differ (names interned in a different order)".into();
-    }
-    "modules differ".into()
 }
 
 /// Panics with the failing module as a ready-to-commit regression file.

@@ -1,37 +1,39 @@
 //! The interpreter-agreement oracle.
 //!
-//! A typed generator ([`prog`]) draws a well-defined kernel under a swarm configuration
-//! ([`prog::Swarm`]: which instruction families, roundings, `.ftz`/`.sat`, guards, branches,
-//! loops and immediates may appear, and whether float families draw contraction chains). The
-//! kernel is lowered to IR ([`lower`]) and run by the interpreter three ways — from the IR,
-//! from its printed-and-reparsed text, and from its decoded bytecode — which must give
-//! identical results (buffers and errors alike). Where the reference ([`eval`], [`fref`])
-//! knows the answer (every family but the approximate functions), the output must equal it bit
-//! for bit. The interpreter contracts `mul`/`add` pairs as ptxas does by default; the reference
-//! decides the same independently ([`contract`]), and a second run of the interpreter with
-//! `Contraction::Never` must equal the reference's one-by-one reading.
+//! The generator ([`ptx_ir_smith::gen`]) draws a well-defined kernel under a swarm
+//! configuration ([`ptx_ir_smith::gen::Swarm`]: which instruction families, roundings,
+//! `.ftz`/`.sat`, guards, branches, loops and immediates may appear, and whether float families
+//! draw contraction chains). The kernel is lowered to IR ([`ptx_ir_smith::lower`]) and run by
+//! the interpreter three ways ([`crate::run::three_ways`]) — from the IR, from its
+//! printed-and-reparsed text, and from its decoded bytecode — which must give identical results
+//! (buffers and errors alike). Where the reference semantics ([`ptx_ir_refsem::eval`]) knows the
+//! answer (every family but the approximate functions), the output must equal it bit for bit
+//! ([`check`]). The interpreter contracts `mul`/`add` pairs as ptxas does by default; the
+//! reference decides the same independently ([`ptx_ir_refsem::contract`]), and a second run of
+//! the interpreter with `Contraction::Never` must equal the reference's one-by-one reading.
 //!
-//! A failure is shrunk (instructions and regions removed, stores narrowed to the registers that
-//! differ, launch reduced) and reported as a regression file with `expect: run`.
+//! A failure is shrunk ([`shrink`]: instructions and regions removed, stores narrowed to the
+//! registers that differ, launch reduced) and reported as a regression file with `expect: run`.
 //!
-//! Adding a family: a variant of [`prog::Family`], its operations in [`prog::Op`] with a
-//! [`prog::signature`], a generator arm in [`prog::Gen`], the lowering in [`lower`] and the
-//! semantics in [`eval::eval`] (or none, for three-way agreement only).
+//! Adding a family: a variant of [`ptx_ir_smith::model::Family`], its operations in
+//! [`ptx_ir_smith::model::Op`] with a [`ptx_ir_smith::model::signature`], a generator file in
+//! `fuzz/smith/src/gen/`, a lowering file in `fuzz/smith/src/lower/` and the semantics in
+//! [`ptx_ir_refsem::eval::eval`] (or none, for three-way agreement only).
 
-pub mod contract;
-pub mod eval;
-pub mod fref;
-pub mod lower;
-pub mod prog;
+mod check;
+mod shrink;
+
+pub use check::check;
+pub use shrink::shrink;
 
 use crate::regress;
+use crate::run::{launch_mode, Failure};
 use arbitrary::Unstructured;
-use prog::{Family, Gen, Node, Program, Swarm};
-use ptx_ir_core::Module;
-use ptx_ir_interp::{Arg, Contraction, Program as Loaded};
-
-/// Fuel for one launch (thread-instructions): generated kernels need far less.
-const FUEL: u64 = 20_000_000;
+use ptx_ir_interp::Contraction;
+use ptx_ir_refsem::eval;
+use ptx_ir_smith::gen::{Gen, Swarm};
+use ptx_ir_smith::lower;
+use ptx_ir_smith::model::{Family, Program};
 
 /// Runs the oracle on one input.
 pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
@@ -49,112 +51,6 @@ pub fn run_families(u: &mut Unstructured, families: &[Family]) -> arbitrary::Res
     Ok(())
 }
 
-/// How a generated program failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Failure {
-    /// The printed kernel does not read back, or reads back as different IR.
-    Text(String),
-    /// The interpreter rejected or failed on the kernel (from its IR).
-    Error(String),
-    /// The three runs disagree.
-    Disagree(String),
-    /// The interpreter's output differs from the reference's.
-    Reference {
-        /// First differing thread.
-        thread: u32,
-        /// Registers whose stored value differs (in any thread).
-        regs: Vec<prog::Reg>,
-        /// Description of the first difference.
-        detail: String,
-        /// With `Contraction::Never` (every instruction rounding on its own).
-        never: bool,
-    },
-}
-
-impl Failure {
-    fn kind(&self) -> u8 {
-        match self {
-            Failure::Text(_) => 0,
-            Failure::Error(_) => 1,
-            Failure::Disagree(_) => 2,
-            Failure::Reference { never: false, .. } => 3,
-            Failure::Reference { never: true, .. } => 4,
-        }
-    }
-
-    fn message(&self) -> String {
-        match self {
-            Failure::Text(s) => format!("text round trip: {s}"),
-            Failure::Error(s) => format!("interpreter error on a well-defined kernel: {s}"),
-            Failure::Disagree(s) => format!("IR, text and bytecode runs disagree: {s}"),
-            Failure::Reference {
-                detail,
-                never: false,
-                ..
-            } => format!("differs from the reference: {detail}"),
-            Failure::Reference {
-                detail,
-                never: true,
-                ..
-            } => format!("differs from the reference (--contract never): {detail}"),
-        }
-    }
-}
-
-/// Launches `m` with the given input and a zeroed output of `out_len` bytes; returns the
-/// output buffer or the error text.
-pub fn launch(
-    m: &Module,
-    grid: u32,
-    block: u32,
-    input: &[u8],
-    out_len: usize,
-) -> Result<Vec<u8>, String> {
-    launch_maps(m, grid, block, input, out_len, &[])
-}
-
-/// As [`launch`], with tensor-map arguments after the two buffers: each is the description
-/// `ptx run --arg tmap:DESC` takes (`buf=0` is the input buffer, `buf=1` the output).
-pub fn launch_maps(
-    m: &Module,
-    grid: u32,
-    block: u32,
-    input: &[u8],
-    out_len: usize,
-    tmaps: &[String],
-) -> Result<Vec<u8>, String> {
-    launch_mode(m, grid, block, input, out_len, tmaps, Contraction::Ptxas)
-}
-
-/// As [`launch_maps`], with contraction `c`.
-pub fn launch_mode(
-    m: &Module,
-    grid: u32,
-    block: u32,
-    input: &[u8],
-    out_len: usize,
-    tmaps: &[String],
-    c: Contraction,
-) -> Result<Vec<u8>, String> {
-    let prog = Loaded::load(m).map_err(|e| format!("load: {e}"))?;
-    let mut l = prog
-        .launch("k")
-        .grid([grid, 1, 1])
-        .block([block, 1, 1])
-        .fuel(FUEL)
-        .contraction(c)
-        .arg(Arg::Buffer(input.to_vec()))
-        .arg(Arg::Buffer(vec![0; out_len]));
-    for t in tmaps {
-        l = l.arg(Arg::TensorMap(ptx_ir_interp::tmap::TensorMapArg::parse(t)?));
-    }
-    let o = l.run().map_err(|f| f.error.to_string())?;
-    o.buffers
-        .last()
-        .cloned()
-        .ok_or_else(|| "no buffers".to_string())
-}
-
 /// The `ptx run` arguments of a program's launch (`never`: with `--contract never`).
 pub fn run_args(p: &Program, never: bool) -> String {
     format!(
@@ -165,322 +61,6 @@ pub fn run_args(p: &Program, never: bool) -> String {
         p.out_len(),
         if never { " --contract never" } else { "" }
     )
-}
-
-/// Runs `m` from its IR, its printed-and-reparsed text and its decoded bytecode; all three
-/// must agree. Returns the common result.
-pub fn three_ways(
-    m: &Module,
-    grid: u32,
-    block: u32,
-    input: &[u8],
-    out_len: usize,
-) -> Result<Result<Vec<u8>, String>, Failure> {
-    three_ways_maps(m, grid, block, input, out_len, &[])
-}
-
-/// As [`three_ways`], with tensor-map arguments (see [`launch_maps`]).
-pub fn three_ways_maps(
-    m: &Module,
-    grid: u32,
-    block: u32,
-    input: &[u8],
-    out_len: usize,
-    tmaps: &[String],
-) -> Result<Result<Vec<u8>, String>, Failure> {
-    three_ways_mode(m, grid, block, input, out_len, tmaps, Contraction::Ptxas)
-}
-
-/// As [`three_ways_maps`], with contraction `c`.
-pub fn three_ways_mode(
-    m: &Module,
-    grid: u32,
-    block: u32,
-    input: &[u8],
-    out_len: usize,
-    tmaps: &[String],
-    c: Contraction,
-) -> Result<Result<Vec<u8>, String>, Failure> {
-    let text = ptx_ir_text::print(m);
-    let m2 = ptx_ir_text::parse(&text)
-        .map_err(|e| Failure::Text(format!("printed kernel does not parse: {e}")))?;
-    if &m2 != m {
-        return Err(Failure::Text(format!(
-            "printed kernel reads back differently: {}",
-            crate::roundtrip::first_difference(m, &m2)
-        )));
-    }
-    // A generated kernel must be one ptxas accepts: the verifier holds the rules that GPU
-    // batches found the generators breaking (so a local run catches them).
-    if let Some(d) = ptx_ir_core::verify::verify(m)
-        .into_iter()
-        .find(|d| d.severity() == ptx_ir_core::verify::Severity::Error)
-    {
-        return Err(Failure::Text(format!(
-            "the verifier rejects the kernel: {d}"
-        )));
-    }
-    let bytes = ptx_ir_binary::encode(m).map_err(|e| Failure::Text(format!("encode: {e}")))?;
-    let m3 = ptx_ir_binary::decode(&bytes).map_err(|e| Failure::Text(format!("decode: {e}")))?;
-    let r1 = launch_mode(m, grid, block, input, out_len, tmaps, c);
-    let r2 = launch_mode(&m2, grid, block, input, out_len, tmaps, c);
-    let r3 = launch_mode(&m3, grid, block, input, out_len, tmaps, c);
-    if r1 != r2 || r1 != r3 {
-        let show = |r: &Result<Vec<u8>, String>| match r {
-            Ok(b) => format!("ok ({} bytes, hash {:016x})", b.len(), fnv(b)),
-            Err(e) => format!("error: {e}"),
-        };
-        return Err(Failure::Disagree(format!(
-            "IR: {}; text: {}; bytecode: {}",
-            show(&r1),
-            show(&r2),
-            show(&r3)
-        )));
-    }
-    Ok(r1)
-}
-
-fn fnv(b: &[u8]) -> u64 {
-    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
-        (h ^ x as u64).wrapping_mul(0x100_0000_01b3)
-    })
-}
-
-/// Checks one program: three-way agreement, no error, and agreement with the reference, as
-/// ptxas compiles it (contraction) and as the ISA reads it one instruction at a time (a second
-/// run of the interpreter with `Contraction::Never`).
-pub fn check(p: &Program) -> Result<(), Failure> {
-    let m = lower::module(p);
-    let input = lower::input(p);
-    let out_len = p.out_len() as usize;
-    let got = three_ways(&m, p.grid, p.block, &input, out_len)?.map_err(Failure::Error)?;
-    if let Some(exp) = eval::run(p) {
-        compare(p, &got, &exp, false)?;
-    }
-    let got = launch_mode(
-        &m,
-        p.grid,
-        p.block,
-        &input,
-        out_len,
-        &[],
-        Contraction::Never,
-    )
-    .map_err(|e| Failure::Error(format!("with --contract never: {e}")))?;
-    if let Some(exp) = eval::run_never(p) {
-        compare(p, &got, &exp, true)?;
-    }
-    Ok(())
-}
-
-/// Compares the interpreter's output `got` with the reference's `exp`.
-fn compare(p: &Program, got: &[u8], exp: &eval::Expected, never: bool) -> Result<(), Failure> {
-    let (offs, rec) = p.record_layout();
-    let out_len = p.out_len() as usize;
-    let mut first = None;
-    let mut regs = Vec::new();
-    for th in 0..p.block * p.grid {
-        for (r, &o) in p.outputs.iter().zip(&offs) {
-            let n = match r.class {
-                prog::Class::P => 1,
-                c => (c.bits() / 8) as usize,
-            };
-            let at = (th * rec + o) as usize;
-            let range = at..at + n;
-            if !exp.known[range.clone()].iter().all(|&k| k) {
-                continue;
-            }
-            if got[range.clone()] != exp.bytes[range.clone()] {
-                if !regs.contains(r) {
-                    regs.push(*r);
-                }
-                if first.is_none() {
-                    let le = |b: &[u8]| {
-                        let mut w = [0u8; 8];
-                        w[..b.len()].copy_from_slice(b);
-                        u64::from_le_bytes(w)
-                    };
-                    first = Some((
-                        th,
-                        format!(
-                            "thread {th}: {}{} is {:#x}, expected {:#x}",
-                            r.class.prefix(),
-                            r.idx,
-                            le(&got[range.clone()]),
-                            le(&exp.bytes[range])
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    // The global scratch area after the records (memory family): whole 8-byte words.
-    let tail = (rec * p.block * p.grid) as usize;
-    for at in (tail..out_len).step_by(8) {
-        let range = at..at + 8;
-        if first.is_none()
-            && exp.known[range.clone()].iter().all(|&k| k)
-            && got[range.clone()] != exp.bytes[range.clone()]
-        {
-            let le = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
-            first = Some((
-                0,
-                format!(
-                    "global scratch word at byte {at} is {:#x}, expected {:#x}",
-                    le(&got[range.clone()]),
-                    le(&exp.bytes[range])
-                ),
-            ));
-        }
-    }
-    match first {
-        None => Ok(()),
-        Some((thread, detail)) => Err(Failure::Reference {
-            thread,
-            regs,
-            detail,
-            never,
-        }),
-    }
-}
-
-/// Whether `p` fails the same way as `f` did (same kind of failure).
-fn fails_like(p: &Program, f: &Failure) -> Option<Failure> {
-    match check(p) {
-        Err(g) if g.kind() == f.kind() => Some(g),
-        _ => None,
-    }
-}
-
-/// Every way of removing one node (or unwrapping one region) from `ns`.
-fn variants(ns: &[Node]) -> Vec<Vec<Node>> {
-    let mut out = Vec::new();
-    for k in 0..ns.len() {
-        let mut v = ns.to_vec();
-        v.remove(k);
-        out.push(v);
-        match &ns[k] {
-            Node::If { cond, then, els } => {
-                for (arm, other) in [(then, false), (els, true)] {
-                    let mut v = ns.to_vec();
-                    v.splice(k..=k, arm.iter().cloned());
-                    out.push(v);
-                    let _ = other;
-                }
-                for sub in variants(then) {
-                    let mut v = ns.to_vec();
-                    v[k] = Node::If {
-                        cond: *cond,
-                        then: sub,
-                        els: els.clone(),
-                    };
-                    out.push(v);
-                }
-                for sub in variants(els) {
-                    let mut v = ns.to_vec();
-                    v[k] = Node::If {
-                        cond: *cond,
-                        then: then.clone(),
-                        els: sub,
-                    };
-                    out.push(v);
-                }
-            }
-            Node::Loop { trips, body } => {
-                let mut v = ns.to_vec();
-                v.splice(k..=k, body.iter().cloned());
-                out.push(v);
-                for sub in variants(body) {
-                    let mut v = ns.to_vec();
-                    v[k] = Node::Loop {
-                        trips: *trips,
-                        body: sub,
-                    };
-                    out.push(v);
-                }
-            }
-            Node::Switch { sel, arms } => {
-                for (a, arm) in arms.iter().enumerate() {
-                    let mut v = ns.to_vec();
-                    v.splice(k..=k, arm.iter().cloned());
-                    out.push(v);
-                    for sub in variants(arm) {
-                        let mut v = ns.to_vec();
-                        let mut arms2 = arms.clone();
-                        arms2[a] = sub;
-                        v[k] = Node::Switch {
-                            sel: *sel,
-                            arms: arms2,
-                        };
-                        out.push(v);
-                    }
-                }
-            }
-            Node::Inst(_) | Node::Barrier(_) => {}
-        }
-    }
-    out
-}
-
-/// Shrinks a failing program: narrower stores, fewer nodes, a smaller launch.
-pub fn shrink(p: &Program, f: &Failure) -> (Program, Failure) {
-    let mut best = p.clone();
-    let mut fail = f.clone();
-    let mut budget = 400;
-    if let Failure::Reference { regs, .. } = &fail {
-        let mut q = best.clone();
-        q.outputs = regs.clone();
-        if let Some(g) = fails_like(&q, &fail) {
-            best = q;
-            fail = g;
-        }
-    }
-    if best.exit.is_some() {
-        let mut q = best.clone();
-        q.exit = None;
-        if let Some(g) = fails_like(&q, &fail) {
-            best = q;
-            fail = g;
-        }
-    }
-    for (grid, block) in [(1, best.block), (1, 32)] {
-        let mut q = best.clone();
-        q.grid = grid;
-        q.block = block.min(best.block);
-        if q != best {
-            if let Some(g) = fails_like(&q, &fail) {
-                best = q;
-                fail = g;
-            }
-        }
-    }
-    let mut progress = true;
-    while progress && budget > 0 {
-        progress = false;
-        for body in variants(&best.body) {
-            budget -= 1;
-            if budget == 0 {
-                break;
-            }
-            let mut q = best.clone();
-            q.body = body;
-            if let Some(g) = fails_like(&q, &fail) {
-                best = q;
-                fail = g;
-                progress = true;
-                break;
-            }
-        }
-    }
-    if let Failure::Reference { regs, .. } = &fail {
-        let mut q = best.clone();
-        q.outputs = regs.clone();
-        if let Some(g) = fails_like(&q, &fail) {
-            best = q;
-            fail = g;
-        }
-    }
-    (best, fail)
 }
 
 /// Shrinks the failure and panics with a ready-to-commit regression file.
@@ -523,87 +103,12 @@ fn report(p: &Program, f: Failure) -> ! {
     );
 }
 
-/// Runs a regression file's kernel with `run` (the arguments of `ptx run`) three ways and
-/// compares the last buffer with `out`.
-pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
-    let m = ptx_ir_text::parse(text).map_err(|e| format!("does not parse: {e}"))?;
-    let toks: Vec<&str> = run.split_whitespace().collect();
-    let (mut grid, mut block, mut entry) = (1u32, 32u32, "k");
-    let mut contraction = Contraction::Ptxas;
-    let mut args = Vec::new();
-    let mut tmaps = Vec::new();
-    let mut i = 0;
-    while i < toks.len() {
-        let v = toks.get(i + 1).copied().unwrap_or("");
-        match toks[i] {
-            "--entry" => entry = v,
-            "--grid" => {
-                grid = v
-                    .split(',')
-                    .next()
-                    .unwrap_or("1")
-                    .parse()
-                    .map_err(|_| "bad --grid")?
-            }
-            "--block" => {
-                block = v
-                    .split(',')
-                    .next()
-                    .unwrap_or("1")
-                    .parse()
-                    .map_err(|_| "bad --block")?
-            }
-            // Tensor maps (after the two buffers) go to the launch as their descriptions.
-            "--arg" if v.starts_with("tmap:") => tmaps.push(v["tmap:".len()..].to_string()),
-            "--arg" => args.push(Arg::parse_spec(v)?.0),
-            "--contract" => {
-                contraction = match v {
-                    "ptxas" => Contraction::Ptxas,
-                    "never" => Contraction::Never,
-                    _ => return Err(format!("unknown --contract `{v}`")),
-                }
-            }
-            t => return Err(format!("unknown RUN token `{t}`")),
-        }
-        i += 2;
-    }
-    if entry != "k" || args.len() != 2 {
-        return Err("expected `--entry k` with an input and an output buffer".into());
-    }
-    let (Arg::Buffer(input), Arg::Buffer(zeros)) = (&args[0], &args[1]) else {
-        return Err("expected two buffer arguments".into());
-    };
-    let got = three_ways_mode(&m, grid, block, input, zeros.len(), &tmaps, contraction)
-        .map_err(|f| f.message())?
-        .map_err(|e| format!("interpreter error: {e}"))?;
-    if got != out {
-        // The differing 8-byte words (the slots of most regression kernels), first few.
-        let word = |b: &[u8], k: usize| {
-            let mut w = [0u8; 8];
-            let chunk = b.get(8 * k..(8 * k + 8).min(b.len())).unwrap_or(&[]);
-            w[..chunk.len()].copy_from_slice(chunk);
-            u64::from_le_bytes(w)
-        };
-        let words = got.len().max(out.len()).div_ceil(8);
-        let diffs: Vec<String> = (0..words)
-            .filter(|&k| word(&got, k) != word(out, k))
-            .take(4)
-            .map(|k| {
-                format!(
-                    "word {k}: {:#018x} instead of {:#018x}",
-                    word(&got, k),
-                    word(out, k)
-                )
-            })
-            .collect();
-        return Err(format!("output differs from `out:`: {}", diffs.join("; ")));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ptx_ir_refsem::contract;
+    use ptx_ir_smith::model as prog;
+    use ptx_ir_smith::model::Node;
 
     #[test]
     fn smoke() {
@@ -1077,26 +582,6 @@ mod tests {
         assert!(c.iter().all(|&n| n >= 20), "instruction counts {c:?}");
     }
 
-    /// A regression file's `RUN:` line may ask for `--contract never`.
-    #[test]
-    fn check_run_takes_the_contraction_mode() {
-        let text = ".version 8.7\n.target sm_90\n.address_size 64\n\
-            .visible .entry k(.param .u64 in, .param .u64 out)\n{\n\
-            .reg .f32 %f<4>;\n.reg .b64 %rd<2>;\n\
-            ld.param.u64 %rd0, [in];\nld.param.u64 %rd1, [out];\n\
-            cvta.to.global.u64 %rd0, %rd0;\ncvta.to.global.u64 %rd1, %rd1;\n\
-            ld.global.f32 %f1, [%rd0];\nld.global.f32 %f2, [%rd0+4];\n\
-            mul.rn.f32 %f3, %f1, %f2;\nmul.f32 %f0, %f1, %f2;\nsub.f32 %f0, %f0, %f3;\n\
-            st.global.f32 [%rd1], %f0;\nret;\n}\n";
-        // (1 + 2^-23)(1 - 2^-24) - round(...): 2^-24 - 2^-47 fused, 0 one by one.
-        let run = "--entry k --grid 1 --block 1 --arg hex:0100803fffff7f3f --arg zeros:4";
-        let fused = (2f32.powi(-24) - 2f32.powi(-47)).to_le_bytes();
-        assert_eq!(check_run(text, run, &fused), Ok(()));
-        let never = format!("{run} --contract never");
-        assert_eq!(check_run(text, &never, &[0; 4]), Ok(()));
-        assert!(check_run(text, &never, &fused).is_err());
-    }
-
     fn run_contract(u: &mut Unstructured) -> arbitrary::Result<()> {
         run_families(u, &[Family::Float, Family::Half, Family::Cmp])
     }
@@ -1113,7 +598,8 @@ mod tests {
     /// leaves a fusion undecided.
     #[test]
     fn contraction_is_generated() {
-        use contract::{Fty, Plan};
+        use contract::Plan;
+        use ptx_ir_smith::model::Fty;
         let mut src = crate::Bytes::new(0x5eed_0014);
         let (mut kernels, mut differ, mut unsure, mut candidates) = (0, 0, 0, 0);
         let mut with_fused = 0;
@@ -1133,7 +619,7 @@ mod tests {
             let plans = contract::Plans::of(&p);
             with_fused += plans.all().any(|pl| matches!(pl, Plan::Fused { .. })) as usize;
             for i in p.insts() {
-                let add = contract::add_of(&i.op);
+                let add = prog::add_of(&i.op);
                 candidates += add.is_some() as usize;
                 match plans.get(i) {
                     Some(Plan::Fused { neg_product, .. }) => {

@@ -1,0 +1,74 @@
+//! The single- and double-precision family: `add`/`sub`/`mul`/`div`, `fma`/`mad`, `rcp`,
+//! `sqrt`, `abs`/`neg`, `min`/`max` (`.NaN`, `.xorsign.abs`), `copysign`, `testp`.
+
+use super::state::Gen;
+use crate::model::*;
+use arbitrary::{Result, Unstructured};
+
+impl Gen<'_> {
+    pub(super) fn float_op(&self, u: &mut Unstructured) -> Result<Op> {
+        let ft = self.ft(u)?;
+        Ok(match u.int_in_range(0..=11u8)? {
+            0..=3 => {
+                let op = *u.choose(&[Fop::Add, Fop::Sub, Fop::Mul, Fop::Div])?;
+                let rnd = if op == Fop::Div || u.ratio(3, 4)? {
+                    Some(self.rnd(u)?)
+                } else {
+                    None
+                };
+                Op::Fbin {
+                    op,
+                    ft,
+                    rnd,
+                    ftz: self.ftz(u, ft)?,
+                    sat: op != Fop::Div && self.sat(u, ft)?,
+                }
+            }
+            4 | 5 => Op::Fma {
+                ft,
+                rnd: self.rnd(u)?,
+                ftz: self.ftz(u, ft)?,
+                sat: self.sat(u, ft)?,
+                mad: u.arbitrary()?,
+            },
+            6 => Op::Rcp {
+                ft,
+                rnd: self.rnd(u)?,
+                ftz: self.ftz(u, ft)?,
+            },
+            7 => Op::Sqrt {
+                ft,
+                rnd: self.rnd(u)?,
+                ftz: self.ftz(u, ft)?,
+            },
+            8 => {
+                if u.arbitrary()? {
+                    Op::Fabs {
+                        ft,
+                        ftz: self.ftz(u, ft)?,
+                    }
+                } else {
+                    Op::Fneg {
+                        ft,
+                        ftz: self.ftz(u, ft)?,
+                    }
+                }
+            }
+            9 => {
+                let f32 = ft == Ft::F32;
+                Op::Fminmax {
+                    ft,
+                    max: u.arbitrary()?,
+                    ftz: self.ftz(u, ft)?,
+                    nan: f32 && u.arbitrary()?,
+                    xorsign: f32 && u.ratio(1, 4)?,
+                }
+            }
+            10 => Op::Copysign(ft),
+            _ => Op::Testp {
+                ft,
+                class: u.int_in_range(0..=5)?,
+            },
+        })
+    }
+}

@@ -1,0 +1,435 @@
+//! mbarrier phase sequences: `init`, `arrive` (with a count, `.noComplete`, `.expect_tx`),
+//! `arrive_drop`, `expect_tx`, `complete_tx`, `test_wait`/`try_wait` on a state or a
+//! `.parity`, `pending_count`, `inval`.
+//!
+//! One mbarrier per CTA; the kernel is a list of steps, each executed by a subset of the
+//! threads (one thread, `tid < k`, or `tid % m == r`) and followed by `bar.sync 0`, so that the
+//! barrier's state between steps does not depend on how the warps interleave. The builder keeps
+//! every step legal (PTX ISA 9.7.13.15): arrivals never exceed the pending count, `.noComplete`
+//! never completes a phase, the expected count stays at least 1, the tx-count stays in range
+//! and never goes negative, and every completed phase is observed by a wait before the next
+//! step (an arrive-on in a phase whose predecessor no wait has observed is undefined). A step
+//! that would break a rule is left out.
+//!
+//! The builder tracks the barrier's counts to keep every step legal; the trace is the steps it
+//! kept, with `Rest` resolved into the `complete_tx` and the `arrive` it emits.
+
+use super::asm::Asm;
+use super::{Launch, Protocol};
+use arbitrary::Unstructured;
+
+/// Result slots per thread (4 bytes each).
+pub const SLOTS: u32 = 16;
+/// The largest tx-count an mbarrier holds.
+const TX_MAX: u32 = (1 << 20) - 1;
+
+/// Which threads of the CTA execute a step.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Who {
+    /// One thread.
+    One(u32),
+    /// `tid < k`.
+    Below(u32),
+    /// `tid % m == r`.
+    Mod(u32, u32),
+}
+
+impl Who {
+    /// Whether thread `t` is one of them.
+    pub fn has(self, t: u32) -> bool {
+        match self {
+            Who::One(k) => t == k,
+            Who::Below(k) => t < k,
+            Who::Mod(m, r) => t % m == r,
+        }
+    }
+
+    /// Sets `%p3` to membership.
+    fn emit(self, a: &mut Asm) {
+        match self {
+            Who::One(k) => a.i(format!("setp.eq.u32 %p3, %tx, {k};")),
+            Who::Below(k) => a.i(format!("setp.lt.u32 %p3, %tx, {k};")),
+            Who::Mod(m, r) => {
+                a.i(format!("rem.u32 %r20, %tx, {m};"));
+                a.i(format!("setp.eq.u32 %p3, %r20, {r};"));
+            }
+        }
+    }
+}
+
+/// One step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `mbarrier.arrive{.noComplete}` with a count; records `pending_count` of a `.noComplete`
+    /// state when one thread arrives.
+    Arrive {
+        /// Arriving threads.
+        who: Who,
+        /// Arrival count.
+        count: u32,
+        /// `.noComplete`.
+        nc: bool,
+        /// `.release.cta` and `.shared::cta` spellings.
+        sem: bool,
+    },
+    /// `mbarrier.arrive.expect_tx`.
+    ArriveTx {
+        /// Arriving threads.
+        who: Who,
+        /// Transaction bytes per thread.
+        bytes: u32,
+    },
+    /// `mbarrier.arrive_drop` with a count.
+    Drop {
+        /// Dropping threads.
+        who: Who,
+        /// Count.
+        count: u32,
+    },
+    /// `mbarrier.expect_tx`.
+    Expect {
+        /// Executing threads.
+        who: Who,
+        /// Bytes per thread.
+        bytes: u32,
+    },
+    /// `mbarrier.complete_tx`.
+    Complete {
+        /// Executing threads.
+        who: Who,
+        /// Bytes per thread.
+        bytes: u32,
+    },
+    /// Completes the phase: one thread completes the remaining transactions, and
+    /// `tid < n` arrive with a count `c` such that `n * c` is the pending count.
+    Rest,
+    /// `test_wait.parity` (or `try_wait.parity` where the answer is true) by every thread.
+    Parity {
+        /// The parity asked about.
+        parity: u32,
+        /// `try_wait` if the phase is complete.
+        try_: bool,
+    },
+    /// `test_wait`/`try_wait` on the thread's last state token.
+    State {
+        /// Executing threads.
+        who: Who,
+        /// `try_wait` if the phase is complete.
+        try_: bool,
+    },
+}
+
+/// A generated mbarrier kernel.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    /// Threads of the one CTA.
+    pub block: u32,
+    /// The mbarrier's initial expected count.
+    pub count: u32,
+    /// The steps.
+    pub steps: Vec<Step>,
+}
+
+impl Spec {
+    /// Draws a kernel.
+    pub fn arbitrary(u: &mut Unstructured) -> arbitrary::Result<Spec> {
+        let block = 32 * u.int_in_range(1..=3)?;
+        let count = u.int_in_range(1..=2 * block)?;
+        let n = u.int_in_range(1..=30)?;
+        let mut steps = Vec::new();
+        for _ in 0..n {
+            let who = match u.int_in_range(0..=2)? {
+                0 => Who::One(u.int_in_range(0..=block - 1)?),
+                1 => Who::Below(u.int_in_range(1..=block)?),
+                _ => {
+                    let m = u.int_in_range(1..=8)?;
+                    Who::Mod(m, u.int_in_range(0..=m - 1)?)
+                }
+            };
+            let bytes = *u.choose(&[1, 16, 128, 1000, 4096])?;
+            steps.push(match u.int_in_range(0..=11)? {
+                10 | 11 => Step::Rest,
+                0..=2 => Step::Arrive {
+                    who,
+                    count: u.int_in_range(1..=4)?,
+                    nc: u.ratio(1, 4)?,
+                    sem: u.arbitrary()?,
+                },
+                3 => Step::ArriveTx { who, bytes },
+                4 => Step::Drop {
+                    who,
+                    count: u.int_in_range(1..=2)?,
+                },
+                5 => Step::Expect { who, bytes },
+                6 => Step::Complete { who, bytes },
+                7 => Step::Parity {
+                    parity: u.int_in_range(0..=1)?,
+                    try_: u.arbitrary()?,
+                },
+                _ => Step::State {
+                    who,
+                    try_: u.arbitrary()?,
+                },
+            });
+        }
+        Ok(Spec {
+            block,
+            count,
+            steps,
+        })
+    }
+}
+
+/// The builder's model of the mbarrier (to keep steps legal).
+struct Bar {
+    expected: u32,
+    pending: u32,
+    tx: u32,
+    phase: u32,
+}
+
+impl Bar {
+    /// Completes the phase if both counts are zero; returns whether it did.
+    fn settle(&mut self) -> bool {
+        if self.pending == 0 && self.tx == 0 {
+            self.phase += 1;
+            self.pending = self.expected;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+impl Protocol for Spec {
+    /// The steps kept, in order; `Rest` becomes its `complete_tx` by thread 0 (when
+    /// transactions are pending) and its `arrive` with a count.
+    type Trace = Vec<Step>;
+
+    fn build(&self) -> (Launch, Vec<Step>) {
+        let block = self.block;
+        let out_len = (block * SLOTS * 4) as usize;
+        let mut a = Asm::new("", &[".shared .align 8 .b64 mb;".to_string()]);
+        a.i("mov.u32 %r7, mb;");
+        a.i("setp.eq.u32 %p0, %tx, 0;");
+        a.i(format!(
+            "@%p0 mbarrier.init.shared.b64 [%r7], {};",
+            self.count
+        ));
+        a.i("bar.sync 0;");
+        let mut bar = Bar {
+            expected: self.count,
+            pending: self.count,
+            tx: 0,
+            phase: 0,
+        };
+        // Per thread: the phase of its last arrive's state token.
+        let mut token: Vec<Option<u32>> = vec![None; block as usize];
+        let mut trace = Vec::new();
+        let mut next = 0u32;
+        // Records `reg` (1 + a predicate, or a count) for the threads where %p3 holds.
+        let record = |a: &mut Asm, next: &mut u32, reg: &str| {
+            if *next < SLOTS {
+                a.slot_if("%p3", reg, SLOTS * 4, *next * 4);
+                *next += 1;
+            }
+        };
+        let members = |w: Who| (0..block).filter(move |&t| w.has(t));
+        for step in &self.steps {
+            let completed_before = bar.phase;
+            match *step {
+                Step::Arrive {
+                    who,
+                    count,
+                    nc,
+                    sem,
+                } => {
+                    let n = members(who).count() as u32;
+                    let total = n * count;
+                    if n == 0 || total > bar.pending || (nc && total >= bar.pending) {
+                        continue;
+                    }
+                    trace.push(step.clone());
+                    who.emit(&mut a);
+                    let (s, sp) = if sem {
+                        (".release.cta", ".shared::cta")
+                    } else {
+                        ("", ".shared")
+                    };
+                    let ncs = if nc { ".noComplete" } else { "" };
+                    let cnt = if count == 1 && !nc && sem {
+                        String::new()
+                    } else {
+                        format!(", {count}")
+                    };
+                    a.i(format!(
+                        "@%p3 mbarrier.arrive{ncs}{s}{sp}.b64 %rd20, [%r7]{cnt};"
+                    ));
+                    if nc && n == 1 {
+                        a.i("@%p3 mbarrier.pending_count.b64 %r21, %rd20;");
+                        record(&mut a, &mut next, "%r21");
+                    }
+                    for t in members(who) {
+                        token[t as usize] = Some(bar.phase);
+                    }
+                    bar.pending -= total;
+                    bar.settle();
+                }
+                Step::ArriveTx { who, bytes } => {
+                    let n = members(who).count() as u32;
+                    if n == 0 || n > bar.pending || bar.tx + n * bytes > TX_MAX {
+                        continue;
+                    }
+                    trace.push(step.clone());
+                    who.emit(&mut a);
+                    a.i(format!(
+                        "@%p3 mbarrier.arrive.expect_tx.shared.b64 %rd20, [%r7], {bytes};"
+                    ));
+                    for t in members(who) {
+                        token[t as usize] = Some(bar.phase);
+                    }
+                    // Each thread adds its bytes before it arrives, so the phase cannot
+                    // complete inside the step.
+                    bar.tx += n * bytes;
+                    bar.pending -= n;
+                    bar.settle();
+                }
+                Step::Drop { who, count } => {
+                    let n = members(who).count() as u32;
+                    let total = n * count;
+                    if n == 0 || total > bar.pending || total >= bar.expected {
+                        continue;
+                    }
+                    trace.push(step.clone());
+                    who.emit(&mut a);
+                    a.i(format!(
+                        "@%p3 mbarrier.arrive_drop.shared.b64 %rd21, [%r7], {count};"
+                    ));
+                    bar.expected -= total;
+                    bar.pending -= total;
+                    bar.settle();
+                }
+                Step::Expect { who, bytes } => {
+                    let n = members(who).count() as u32;
+                    if n == 0 || bar.tx + n * bytes > TX_MAX {
+                        continue;
+                    }
+                    trace.push(step.clone());
+                    who.emit(&mut a);
+                    a.i(format!(
+                        "@%p3 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r7], {bytes};"
+                    ));
+                    bar.tx += n * bytes;
+                }
+                Step::Complete { who, bytes } => {
+                    let n = members(who).count() as u32;
+                    if n == 0 || n * bytes > bar.tx {
+                        continue;
+                    }
+                    trace.push(step.clone());
+                    who.emit(&mut a);
+                    a.i(format!(
+                        "@%p3 mbarrier.complete_tx.shared.b64 [%r7], {bytes};"
+                    ));
+                    bar.tx -= n * bytes;
+                    bar.settle();
+                }
+                Step::Rest => {
+                    let Some(c) =
+                        (1..=4).find(|&c| bar.pending % c == 0 && bar.pending / c <= block)
+                    else {
+                        continue;
+                    };
+                    if bar.tx > 0 {
+                        a.i(format!(
+                            "@%p0 mbarrier.complete_tx.shared::cta.b64 [%r7], {};",
+                            bar.tx
+                        ));
+                        trace.push(Step::Complete {
+                            who: Who::One(0),
+                            bytes: bar.tx,
+                        });
+                        bar.tx = 0;
+                    }
+                    let who = Who::Below(bar.pending / c);
+                    trace.push(Step::Arrive {
+                        who,
+                        count: c,
+                        nc: false,
+                        sem: false,
+                    });
+                    who.emit(&mut a);
+                    a.i(format!(
+                        "@%p3 mbarrier.arrive.shared.b64 %rd20, [%r7], {c};"
+                    ));
+                    for t in members(who) {
+                        token[t as usize] = Some(bar.phase);
+                    }
+                    bar.pending = 0;
+                    bar.settle();
+                }
+                Step::Parity { parity, try_ } => {
+                    trace.push(step.clone());
+                    // True for the immediately preceding phase (phase - 1, or the phase
+                    // "before" a new barrier: parity 1).
+                    let done = parity != bar.phase & 1;
+                    let op = if try_ && done {
+                        "try_wait"
+                    } else {
+                        "test_wait"
+                    };
+                    a.i("setp.eq.u32 %p3, %tx, %tx;");
+                    a.i(format!(
+                        "mbarrier.{op}.parity.shared.b64 %p4, [%r7], {parity};"
+                    ));
+                    a.i("selp.u32 %r22, 2, 1, %p4;");
+                    record(&mut a, &mut next, "%r22");
+                }
+                Step::State { who, try_ } => {
+                    let ph = bar.phase;
+                    let ok =
+                        |t: u32| matches!(token[t as usize], Some(p) if p == ph || p + 1 == ph);
+                    if members(who).next().is_none() || !members(who).all(ok) {
+                        continue;
+                    }
+                    trace.push(step.clone());
+                    // try_wait only where it returns at once (every token's phase complete).
+                    let all_done = members(who).all(|t| token[t as usize] != Some(ph));
+                    let op = if try_ && all_done {
+                        "try_wait"
+                    } else {
+                        "test_wait"
+                    };
+                    who.emit(&mut a);
+                    a.i(format!("@%p3 mbarrier.{op}.shared.b64 %p4, [%r7], %rd20;"));
+                    a.i("selp.u32 %r22, 2, 1, %p4;");
+                    record(&mut a, &mut next, "%r22");
+                }
+            }
+            a.i("bar.sync 0;");
+            if bar.phase != completed_before {
+                // Observe the completed phase before anything else arrives (9.7.13.15.4):
+                // every thread waits on its parity, which returns true at once.
+                let parity = (bar.phase - 1) & 1;
+                let l = a.label();
+                a.place(&l);
+                a.i(format!(
+                    "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p4, [%r7], {parity};"
+                ));
+                a.i(format!("@!%p4 bra {l};"));
+                a.i("bar.sync 0;");
+            }
+        }
+        a.i("@%p0 mbarrier.inval.shared.b64 [%r7];");
+        (
+            Launch::new(a.finish(), 1, block, vec![0; 4], out_len),
+            trace,
+        )
+    }
+
+    fn smaller(&self) -> Vec<Spec> {
+        super::drop_each(self, self.steps.len(), |s, k| {
+            s.steps.remove(k);
+        })
+    }
+}

@@ -1,0 +1,572 @@
+//! Tile-mode tensor copies: `cp.async.bulk.tensor.{1d..5d}` global -> shared
+//! (`.mbarrier::complete_tx::bytes`), shared -> global (`.bulk_group`),
+//! `cp.reduce.async.bulk.tensor` (integer maps) and `cp.async.bulk.prefetch.tensor`, over random
+//! tensor maps supplied at launch (`tmap:` arguments; PTX ISA 5.5 "Tensors", 9.7.9.27).
+//!
+//! Each kernel takes two maps after its buffers: `tm0` over the input buffer (loads,
+//! prefetches) and `tm1` over the output's scratch area (stores, reductions). A map has a random
+//! element type, rank 1-5, dims, byte strides (multiples of 16, rows not overlapping), box
+//! (inner box bytes a multiple of 16, at most 256 elements per dimension), traversal strides,
+//! swizzle 0/32/64/128 (inner box bytes within the span) and zero or NaN fill. Coordinates are
+//! partly out of bounds, and the innermost one always starts the box at a multiple of 16 bytes
+//! (the H100 traps otherwise); one arm ([`Misaligned`]) breaks that rule on purpose and expects
+//! the interpreter's undefined-behaviour report.
+//!
+//! Thread 0 issues the copies; every thread waits on the mbarrier of a load. Stores and
+//! reductions in flight never write the same global bytes (else the builder first commits and
+//! waits), and a load never overwrites shared bytes a store in flight still reads.
+//!
+//! Every step runs as drawn (the builder only adds commits and waits): the trace is empty, the
+//! reference reads the steps and the maps from the [`Spec`]; the maps' box geometry
+//! ([`Map::each`], [`Map::each_store`]) is the kernel's too, since the builder keeps the stores
+//! in flight apart by the bytes they write.
+
+use super::asm::Asm;
+use super::{input, Launch, Protocol};
+use arbitrary::Unstructured;
+use std::collections::HashSet;
+
+/// Shared-memory staging area (1024-byte aligned, so swizzling on offsets equals swizzling on
+/// addresses); it starts as the first `SMEM` input bytes and is dumped to the output.
+pub const SMEM: u32 = 4096;
+/// The output's scratch area for stores and reductions (after the shared-memory dump).
+pub const SCRATCH: u32 = 4096;
+/// The input buffer (the tensor of `tm0`).
+pub const IN: u32 = 8192;
+/// Largest box in bytes.
+const BOX_MAX: u64 = 2048;
+
+/// An element type of a tensor map.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Elem {
+    /// Name in the `tmap:` description.
+    pub name: &'static str,
+    /// Bytes per element.
+    pub bytes: u32,
+    /// Floating point (NaN fill allowed).
+    pub float: bool,
+}
+
+const fn e(name: &'static str, bytes: u32, float: bool) -> Elem {
+    Elem { name, bytes, float }
+}
+
+/// The element types generated (`ELEMS[2..6]` have reductions).
+pub const ELEMS: [Elem; 10] = [
+    e("u8", 1, false),
+    e("u16", 2, false),
+    e("u32", 4, false),
+    e("s32", 4, false),
+    e("u64", 8, false),
+    e("s64", 8, false),
+    e("f16", 2, true),
+    e("bf16", 2, true),
+    e("f32", 4, true),
+    e("f64", 8, true),
+];
+
+/// A tensor map's description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Map {
+    /// Element type.
+    pub elem: Elem,
+    /// Elements per dimension (dimension 0 innermost).
+    pub dims: Vec<u32>,
+    /// Byte strides of dimensions 1.. (multiples of 16).
+    pub strides: Vec<u64>,
+    /// Box size per dimension.
+    pub boxd: Vec<u32>,
+    /// Traversal stride per dimension (1 in dimension 0).
+    pub es: Vec<u32>,
+    /// Swizzle span in bytes (0, 32, 64, 128).
+    pub swizzle: u32,
+    /// NaN fill.
+    pub nan: bool,
+}
+
+impl Map {
+    fn arbitrary(
+        u: &mut Unstructured,
+        budget: u64,
+        rank: usize,
+        reducible: bool,
+    ) -> arbitrary::Result<Map> {
+        // Maps for stores lean to the types with reductions (u32, s32, u64, s64).
+        let elem = if reducible && u.arbitrary()? {
+            *u.choose(&ELEMS[2..6])?
+        } else {
+            *u.choose(&ELEMS)?
+        };
+        let eb = elem.bytes;
+        let swizzle = *u.choose(&[0u32, 0, 32, 64, 128])?;
+        // Inner box: a multiple of 16 bytes, within the swizzle span.
+        let step = 16 / eb;
+        let inner_max = if swizzle == 0 { 256 } else { swizzle / eb }.min(256);
+        let b0 = step * u.int_in_range(1..=(inner_max / step).min(8))?;
+        let mut boxd = vec![b0];
+        let mut es = vec![1];
+        let mut dims = vec![u.int_in_range(1..=(2 * b0 + 8).min(budget as u32 / eb))?];
+        for _ in 1..rank {
+            boxd.push(u.int_in_range(1..=6)?);
+            es.push(if u.ratio(1, 3)? {
+                u.int_in_range(2..=4)?
+            } else {
+                1
+            });
+            dims.push(u.int_in_range(1..=6)?);
+        }
+        // Keep the box within BOX_MAX bytes.
+        let bytes = |b: &[u32], es: &[u32]| {
+            b.iter()
+                .zip(es)
+                .map(|(&b, &s)| b.div_ceil(s) as u64)
+                .product::<u64>()
+                * eb as u64
+        };
+        while bytes(&boxd, &es) > BOX_MAX {
+            let i = (1..rank).max_by_key(|&i| boxd[i]).unwrap_or(0);
+            if i == 0 || boxd[i] == 1 {
+                boxd[0] = step;
+            } else {
+                boxd[i] -= 1;
+            }
+        }
+        // Strides: rows padded by 0-2 chunks; shrink the dims until the tensor fits.
+        let pads: Vec<u64> = (1..rank)
+            .map(|_| u.int_in_range(0..=2u64))
+            .collect::<arbitrary::Result<_>>()?;
+        let strides_of = |dims: &[u32]| {
+            let mut s = Vec::new();
+            // Stores write a row's last 16-byte chunk whole (see `each_store`).
+            let mut ext = (dims[0] as u64 * eb as u64).div_ceil(16) * 16;
+            for i in 1..rank {
+                let st = ext.div_ceil(16) * 16 + 16 * pads[i - 1];
+                s.push(st);
+                ext = st * dims[i] as u64;
+            }
+            (s, ext)
+        };
+        loop {
+            let (s, ext) = strides_of(&dims);
+            if ext <= budget {
+                let nan = elem.float && u.ratio(1, 3)?;
+                return Ok(Map {
+                    elem,
+                    dims,
+                    strides: s,
+                    boxd,
+                    es,
+                    swizzle,
+                    nan,
+                });
+            }
+            let i = (0..rank).max_by_key(|&i| dims[i]).unwrap_or(0);
+            dims[i] = (dims[i] / 2).max(1);
+        }
+    }
+
+    /// The number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// Elements of the box in dimension `i` (its size over the traversal stride).
+    pub fn box_elems(&self, i: usize) -> u32 {
+        self.boxd[i].div_ceil(self.es[i])
+    }
+
+    /// Bytes of the box in shared memory (the transaction count of a load).
+    pub fn box_bytes(&self) -> u32 {
+        (0..self.rank()).map(|i| self.box_elems(i)).product::<u32>() * self.elem.bytes
+    }
+
+    /// The `tmap:` description over buffer `buf` at byte `offset`.
+    pub fn describe(&self, buf: u32, offset: u32) -> String {
+        let list = |v: &[u32]| {
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("x")
+        };
+        let mut s = format!(
+            "buf={buf},type={},dims={},box={},estrides={},swizzle={},fill={}",
+            self.elem.name,
+            list(&self.dims),
+            list(&self.boxd),
+            list(&self.es),
+            self.swizzle,
+            if self.nan { "nan" } else { "zero" }
+        );
+        if self.rank() > 1 {
+            let st: Vec<String> = self.strides.iter().map(|x| x.to_string()).collect();
+            s += &format!(",strides={}", st.join("x"));
+        }
+        if offset != 0 {
+            s += &format!(",offset={offset}");
+        }
+        s
+    }
+
+    /// Visits the box at `c` in dense order: `(byte offset in the box, global byte offset of
+    /// the element or None when out of bounds)`.
+    pub fn each(&self, c: &[i32], f: impl FnMut(usize, Option<usize>)) {
+        self.each_bound(c, self.dims[0] as usize, f)
+    }
+
+    /// As [`Map::each`] for a store or reduction: the H100 writes a row's last 16-byte chunk
+    /// whole, so elements past the row's end inside it count as in bounds.
+    pub fn each_store(&self, c: &[i32], f: impl FnMut(usize, Option<usize>)) {
+        let eb = self.elem.bytes as usize;
+        self.each_bound(c, (self.dims[0] as usize * eb).div_ceil(16) * 16 / eb, f)
+    }
+
+    fn each_bound(&self, c: &[i32], dim0: usize, mut f: impl FnMut(usize, Option<usize>)) {
+        let r = self.rank();
+        let n: Vec<u32> = (0..r).map(|i| self.box_elems(i)).collect();
+        let total: u32 = n.iter().product();
+        let eb = self.elem.bytes as usize;
+        for lin in 0..total {
+            let mut rest = lin;
+            let mut off = 0u64;
+            let mut inb = true;
+            for i in 0..r {
+                let j = rest % n[i];
+                rest /= n[i];
+                let x = c[i] as i64 + (j * self.es[i]) as i64;
+                let bound = if i == 0 {
+                    dim0 as i64
+                } else {
+                    self.dims[i] as i64
+                };
+                if x < 0 || x >= bound {
+                    inb = false;
+                } else if i == 0 {
+                    off += x as u64 * eb as u64;
+                } else {
+                    off += x as u64 * self.strides[i - 1];
+                }
+            }
+            f(lin as usize * eb, inb.then_some(off as usize));
+        }
+    }
+
+    /// Draws coordinates: partly out of bounds (non-negative when `nonneg`); the innermost one
+    /// starts the box at a multiple of 16 bytes.
+    fn coords(&self, u: &mut Unstructured, nonneg: bool) -> arbitrary::Result<Vec<i32>> {
+        let step = (16 / self.elem.bytes) as i32;
+        let mut c = Vec::new();
+        for i in 0..self.rank() {
+            // Mostly a box that starts inside the tensor, sometimes one that starts outside.
+            let (lo, hi) = if u.ratio(3, 4)? {
+                (0, self.dims[i] as i32 - 1)
+            } else if nonneg {
+                (0, self.dims[i] as i32 + 2)
+            } else {
+                (-(self.boxd[i] as i32) - 1, self.dims[i] as i32 + 2)
+            };
+            let x = u.int_in_range(lo..=hi)?;
+            c.push(if i == 0 { x.div_euclid(step) * step } else { x });
+        }
+        Ok(c)
+    }
+}
+
+/// The reduction operations generated for an element type (none for the others).
+fn reduce_ops(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "u32" => &["add", "min", "max", "inc", "dec", "and", "or", "xor"],
+        "s32" => &["add", "min", "max", "and", "or", "xor"],
+        "u64" => &["add", "min", "max", "and", "or", "xor"],
+        // `add` and the bitwise operations on an `s64` map stop the H100 (illegal
+        // instruction); the interpreter reports them as undefined.
+        "s64" => &["min", "max"],
+        _ => &[],
+    }
+}
+
+/// One step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Load the `tm0` box at the coordinates to shared offset `dst`, then wait.
+    Load(Vec<i32>, u32),
+    /// Store the box at shared offset `src` to `tm1` at the (non-negative) coordinates.
+    Store(Vec<i32>, u32),
+    /// Reduce the box at shared offset `src` into `tm1` (operation name).
+    Reduce(&'static str, Vec<i32>, u32),
+    /// `cp.async.bulk.prefetch.tensor` of `tm0` at the coordinates.
+    Prefetch(Vec<i32>),
+    /// `cp.async.bulk.commit_group` then `wait_group{.read} 0`.
+    Wait(bool),
+}
+
+/// A generated tensor-copy kernel.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    /// Threads of the one CTA.
+    pub block: u32,
+    /// The map of the loads and prefetches (`tm0`, over the input).
+    pub load: Map,
+    /// The map of the stores and reductions (`tm1`, over the output's scratch area).
+    pub store: Map,
+    /// The input buffer.
+    pub input: Vec<u8>,
+    /// The steps.
+    pub steps: Vec<Step>,
+}
+
+fn offset_in(u: &mut Unstructured, bytes: u32) -> arbitrary::Result<u32> {
+    Ok(128 * u.int_in_range(0..=(SMEM - bytes) / 128)?)
+}
+
+impl Spec {
+    /// Draws a kernel.
+    pub fn arbitrary(u: &mut Unstructured) -> arbitrary::Result<Spec> {
+        let block = 32 * u.int_in_range(1..=2)?;
+        let rank = u.int_in_range(1..=5)?;
+        let load = Map::arbitrary(u, IN as u64, rank, false)?;
+        let rank2 = if u.arbitrary()? {
+            rank
+        } else {
+            u.int_in_range(1..=5)?
+        };
+        let store = Map::arbitrary(u, SCRATCH as u64, rank2, true)?;
+        let mut steps = Vec::new();
+        for _ in 0..u.int_in_range(1..=8)? {
+            steps.push(match u.int_in_range(0..=9)? {
+                0..=3 => Step::Load(load.coords(u, false)?, offset_in(u, load.box_bytes())?),
+                4 | 5 => Step::Store(store.coords(u, true)?, offset_in(u, store.box_bytes())?),
+                6 | 7 => {
+                    let ops = reduce_ops(store.elem.name);
+                    let c = store.coords(u, true)?;
+                    let src = offset_in(u, store.box_bytes())?;
+                    if ops.is_empty() {
+                        Step::Store(c, src)
+                    } else {
+                        Step::Reduce(u.choose(ops)?, c, src)
+                    }
+                }
+                8 => Step::Prefetch(load.coords(u, false)?),
+                _ => Step::Wait(u.arbitrary()?),
+            });
+        }
+        let input = input(u, IN as usize)?;
+        Ok(Spec {
+            block,
+            load,
+            store,
+            input,
+            steps,
+        })
+    }
+}
+
+fn coord_regs(a: &mut Asm, c: &[i32]) -> String {
+    let mut regs = Vec::new();
+    for (i, &x) in c.iter().enumerate() {
+        a.i(format!("mov.u32 %r{}, {x};", 30 + i));
+        regs.push(format!("%r{}", 30 + i));
+    }
+    regs.join(", ")
+}
+
+/// The kernel's signature with the two tensor-map parameters.
+fn with_maps(text: String) -> String {
+    text.replacen(
+        "k(.param .u64 pin, .param .u64 pout)",
+        "k(.param .u64 pin, .param .u64 pout, .param .align 64 .b8 tm0[128], .param .align 64 .b8 tm1[128])",
+        1,
+    )
+}
+
+fn prologue(block: u32) -> Asm {
+    let mut a = Asm::new(
+        "",
+        &[
+            format!(".shared .align 1024 .b8 sm[{SMEM}];"),
+            ".shared .align 8 .b64 mb;".to_string(),
+        ],
+    );
+    a.i("mov.u32 %r4, sm;");
+    a.i("mov.u32 %r7, mb;");
+    a.i("mov.u64 %rd20, tm0;");
+    a.i("cvta.param.u64 %rd20, %rd20;");
+    a.i("mov.u64 %rd21, tm1;");
+    a.i("cvta.param.u64 %rd21, %rd21;");
+    a.i("setp.eq.u32 %p0, %tx, 0;");
+    // Shared memory starts undefined: fill it with the first SMEM input bytes (so that stores
+    // and reductions of boxes no load wrote move data too).
+    a.i("shl.b32 %r8, %tx, 4;");
+    a.i("cvt.u64.u32 %rd22, %r8;");
+    a.i("add.s64 %rd22, %rin, %rd22;");
+    a.i("add.u32 %r8, %r4, %r8;");
+    a.fill_shared(SMEM, block);
+    a.i("@%p0 mbarrier.init.shared::cta.b64 [%r7], 1;");
+    a.i("fence.mbarrier_init.release.cluster;");
+    a.i("fence.proxy.async.shared::cta;");
+    a.i("bar.sync 0;");
+    a
+}
+
+/// A store or reduction in flight: shared bytes it reads, global bytes it writes.
+struct Pending {
+    read: (u32, u32),
+    write: HashSet<usize>,
+    read_done: bool,
+}
+
+fn overlap(a: (u32, u32), b: (u32, u32)) -> bool {
+    a.0 < b.0 + b.1 && b.0 < a.0 + a.1
+}
+
+impl Protocol for Spec {
+    /// Nothing: every step runs.
+    type Trace = ();
+
+    fn build(&self) -> (Launch, ()) {
+        let block = self.block;
+        let (lm, sm_) = (&self.load, &self.store);
+        let mut a = prologue(block);
+        let mut pending: Vec<Pending> = Vec::new();
+        let mut phase = 0u32;
+        let drain = |a: &mut Asm, pending: &mut Vec<Pending>, read: bool| {
+            a.i("@%p0 cp.async.bulk.commit_group;");
+            if read {
+                a.i("@%p0 cp.async.bulk.wait_group.read 0;");
+                for p in pending.iter_mut() {
+                    p.read_done = true;
+                }
+            } else {
+                a.i("@%p0 cp.async.bulk.wait_group 0;");
+                pending.clear();
+            }
+        };
+        for step in &self.steps {
+            match step {
+                Step::Load(c, dst) => {
+                    let n = lm.box_bytes();
+                    if pending
+                        .iter()
+                        .any(|p| !p.read_done && overlap(p.read, (*dst, n)))
+                    {
+                        drain(&mut a, &mut pending, true);
+                    }
+                    let regs = coord_regs(&mut a, c);
+                    a.i(format!("add.u32 %r9, %r4, {dst};"));
+                    a.i(format!(
+                        "@%p0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], {n};"
+                    ));
+                    a.i(format!(
+                        "@%p0 cp.async.bulk.tensor.{}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r9], [%rd20, {{{regs}}}], [%r7];",
+                        lm.rank()
+                    ));
+                    a.wait_phase(phase);
+                    // Every thread has seen the phase before thread 0 starts the next one.
+                    a.i("bar.sync 0;");
+                    phase += 1;
+                }
+                Step::Store(c, src) | Step::Reduce(_, c, src) => {
+                    let n = sm_.box_bytes();
+                    let eb = sm_.elem.bytes as usize;
+                    let mut write = HashSet::new();
+                    sm_.each_store(c, |_, g| {
+                        if let Some(g) = g {
+                            write.extend(g..g + eb);
+                        }
+                    });
+                    if pending.iter().any(|p| !p.write.is_disjoint(&write)) {
+                        drain(&mut a, &mut pending, false);
+                    }
+                    let regs = coord_regs(&mut a, c);
+                    a.i(format!("add.u32 %r9, %r4, {src};"));
+                    let r = sm_.rank();
+                    match step {
+                        Step::Reduce(op, ..) => a.i(format!(
+                            "@%p0 cp.reduce.async.bulk.tensor.{r}d.global.shared::cta.{op}.tile.bulk_group [%rd21, {{{regs}}}], [%r9];"
+                        )),
+                        _ => a.i(format!(
+                            "@%p0 cp.async.bulk.tensor.{r}d.global.shared::cta.tile.bulk_group [%rd21, {{{regs}}}], [%r9];"
+                        )),
+                    }
+                    pending.push(Pending {
+                        read: (*src, n),
+                        write,
+                        read_done: false,
+                    });
+                }
+                Step::Prefetch(c) => {
+                    let regs = coord_regs(&mut a, c);
+                    a.i(format!(
+                        "@%p0 cp.async.bulk.prefetch.tensor.{}d.L2.global.tile [%rd20, {{{regs}}}];",
+                        lm.rank()
+                    ));
+                }
+                Step::Wait(read) => drain(&mut a, &mut pending, *read),
+            }
+        }
+        a.i("@%p0 cp.async.bulk.commit_group;");
+        a.i("@%p0 cp.async.bulk.wait_group 0;");
+        a.i("bar.sync 0;");
+        a.dump_shared("%r4", SMEM, block, 0);
+        let launch = Launch {
+            text: with_maps(a.finish()),
+            grid: 1,
+            block,
+            input: self.input.clone(),
+            out_len: (SMEM + SCRATCH) as usize,
+            tmaps: vec![lm.describe(0, 0), sm_.describe(1, SMEM)],
+        };
+        (launch, ())
+    }
+
+    fn smaller(&self) -> Vec<Spec> {
+        super::drop_each(self, self.steps.len(), |s, k| {
+            s.steps.remove(k);
+        })
+    }
+}
+
+/// The misuse arm: a load or store whose box starts `coordinate[0] * element size` bytes into
+/// the innermost dimension, not a multiple of 16. The H100 traps (measured); the interpreter
+/// must report undefined behaviour naming the offset.
+#[derive(Clone, Debug)]
+pub struct Misaligned {
+    /// The kernel around the copy.
+    pub spec: Spec,
+    /// A store (else a load). Prefetches are left out: the H100 probes measured loads and
+    /// stores only, and the interpreter checks nothing more for a prefetch.
+    pub store: bool,
+    /// The copy's coordinates.
+    pub c: Vec<i32>,
+}
+
+impl Misaligned {
+    /// Draws a misaligned copy (elements are at most 8 bytes, so coordinates off the 16-byte
+    /// grid always exist).
+    pub fn arbitrary(u: &mut Unstructured) -> arbitrary::Result<Misaligned> {
+        let mut spec = Spec::arbitrary(u)?;
+        spec.steps.clear();
+        let store = u.arbitrary()?;
+        let m = if store { &spec.store } else { &spec.load };
+        let mut c = m.coords(u, store)?;
+        let step = (16 / m.elem.bytes) as i32;
+        c[0] += u.int_in_range(1..=step - 1)?;
+        Ok(Misaligned { spec, store, c })
+    }
+
+    /// The kernel and the offset in bytes the interpreter's message must name.
+    pub fn build(&self) -> (Launch, i64) {
+        let mut s = self.spec.clone();
+        let c = self.c.clone();
+        let eb = if self.store {
+            s.store.elem.bytes
+        } else {
+            s.load.elem.bytes
+        };
+        s.steps = vec![if self.store {
+            Step::Store(c.clone(), 0)
+        } else {
+            Step::Load(c.clone(), 0)
+        }];
+        (s.build().0, c[0] as i64 * eb as i64)
+    }
+}

@@ -1,0 +1,55 @@
+//! The comparison family: `setp`/`set` with boolean combinations, `selp`, `slct`.
+
+use super::emit::*;
+use crate::model::*;
+use ptx_ir_core::{Flag, Modifier, Opcode, Type};
+
+/// The opcode and qualifiers of a comparison instruction
+/// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
+pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+    use Opcode::*;
+    match op {
+        Op::Setp {
+            cmp,
+            lohi,
+            t: ct,
+            bop,
+            ftz,
+        } => {
+            let mut m = vec![cmp_mod(cmp, lohi)];
+            if let Some(o) = bop {
+                m.push(bop_mod(o));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(cmp_type(ct)));
+            (Setp, m)
+        }
+        Op::Set {
+            cmp,
+            t: ct,
+            d: dt,
+            bop,
+            ftz,
+        } => {
+            let mut m = vec![cmp_mod(cmp, false)];
+            if let Some(o) = bop {
+                m.push(bop_mod(o));
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            m.push(t(match dt {
+                SetD::U32 => Type::U32,
+                SetD::S32 => Type::S32,
+                SetD::F32 => Type::F32,
+            }));
+            m.push(t(cmp_type(ct)));
+            (Set, m)
+        }
+        Op::Selp(c) => (Selp, vec![t(class_type(c))]),
+        Op::Slct(c) => (Slct, vec![t(class_type(c)), t(Type::S32)]),
+        _ => unreachable!("not a comparison operation: {:?}", op),
+    }
+}

@@ -1,0 +1,38 @@
+//! The conversion family: `cvt` between integer and float types, and moves.
+
+use super::emit::*;
+use crate::model::*;
+use ptx_ir_core::{Flag, Modifier, Opcode};
+
+/// The opcode and qualifiers of a conversion instruction
+/// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
+pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+    use Opcode::*;
+    match op {
+        Op::Cvt {
+            d: dt,
+            s: st,
+            rnd,
+            ftz,
+            sat,
+        } => {
+            let mut m = vec![];
+            match rnd {
+                Some(CvtRnd::F(r)) => m.push(Modifier::Rounding(rounding(r))),
+                Some(CvtRnd::I(r)) => m.push(Modifier::Rounding(irounding(r))),
+                None => {}
+            }
+            if ftz {
+                m.push(f(Flag::Ftz));
+            }
+            if sat {
+                m.push(f(Flag::Sat));
+            }
+            m.push(t(cvt_type(dt)));
+            m.push(t(cvt_type(st)));
+            (Cvt, m)
+        }
+        Op::Mov(c) => (Mov, vec![t(class_type(c))]),
+        _ => unreachable!("not a conversion operation: {:?}", op),
+    }
+}

@@ -1,0 +1,33 @@
+//! The logic family: `and`/`or`/`xor`/`not`/`cnot`, `lop3`, shifts and funnel shifts.
+
+use super::emit::*;
+use crate::model::*;
+use ptx_ir_core::{Flag, Modifier, Opcode, Operand, Type};
+
+/// The opcode and qualifiers of a logic instruction; its operands in `cx` (the lowering of
+/// [`super::flow::inst`] dispatches here by operation).
+pub(super) fn lower(op: Op, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
+    use Opcode::*;
+    match op {
+        Op::And(c) => (And, vec![t(class_type(c))]),
+        Op::Or(c) => (Or, vec![t(class_type(c))]),
+        Op::Xor(c) => (Xor, vec![t(class_type(c))]),
+        Op::Not(c) => (Not, vec![t(class_type(c))]),
+        Op::Cnot(c) => (Cnot, vec![t(class_type(c))]),
+        Op::Lop3(lut) => {
+            cx.srcs.push(Operand::Int(lut as i64));
+            (Lop3, vec![t(Type::B32)])
+        }
+        Op::Shf { left, clamp } => (
+            Shf,
+            vec![
+                f(if left { Flag::L } else { Flag::R }),
+                f(if clamp { Flag::Clamp } else { Flag::Wrap }),
+                t(Type::B32),
+            ],
+        ),
+        Op::Shl(c) => (Shl, vec![t(class_type(c))]),
+        Op::Shr(x) => (Shr, vec![t(it_type(x))]),
+        _ => unreachable!("not a logic operation: {:?}", op),
+    }
+}

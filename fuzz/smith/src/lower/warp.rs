@@ -1,0 +1,71 @@
+//! The warp family: `shfl.sync`, `vote.sync`, `redux.sync`, `match.sync`, `activemask` and
+//! `bar.warp.sync`, with the region's mask (`%m<depth>`) as membermask.
+
+use super::emit::*;
+use crate::model::*;
+use ptx_ir_core::{Flag, Modifier, Op as MOp, Opcode, Operand, Type};
+
+/// The opcode and qualifiers of a warp instruction; its operands in `cx` (the lowering of
+/// [`super::flow::inst`] dispatches here by operation).
+pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
+    use Opcode::*;
+    match i.op {
+        Op::Shfl { mode, c } => {
+            cx.srcs.push(Operand::Int(c as i64));
+            cx.srcs.push(mask_reg(b, cx.depth));
+            (
+                Shfl,
+                vec![
+                    f(Flag::Sync),
+                    f(match mode {
+                        ShflMode::Up => Flag::Up,
+                        ShflMode::Down => Flag::Down,
+                        ShflMode::Bfly => Flag::Bfly,
+                        ShflMode::Idx => Flag::Idx,
+                    }),
+                    t(Type::B32),
+                ],
+            )
+        }
+        Op::Vote { mode, .. } => {
+            cx.srcs.push(mask_reg(b, cx.depth));
+            let (fl, ty) = match mode {
+                VoteMode::All => (Flag::All, Type::Pred),
+                VoteMode::Any => (Flag::Any, Type::Pred),
+                VoteMode::Uni => (Flag::Uni, Type::Pred),
+                VoteMode::Ballot => (Flag::Ballot, Type::B32),
+            };
+            (Vote, vec![f(Flag::Sync), f(fl), t(ty)])
+        }
+        Op::Redux { op, signed } => {
+            cx.srcs.push(mask_reg(b, cx.depth));
+            let (o, ty) = match op {
+                ReduxOp::Add => (MOp::Add, if signed { Type::S32 } else { Type::U32 }),
+                ReduxOp::Min => (MOp::Min, if signed { Type::S32 } else { Type::U32 }),
+                ReduxOp::Max => (MOp::Max, if signed { Type::S32 } else { Type::U32 }),
+                ReduxOp::And => (MOp::And, Type::B32),
+                ReduxOp::Or => (MOp::Or, Type::B32),
+                ReduxOp::Xor => (MOp::Xor, Type::B32),
+            };
+            (Redux, vec![f(Flag::Sync), Modifier::Op(o), t(ty)])
+        }
+        Op::Activemask => (Activemask, vec![t(Type::B32)]),
+        Op::WarpSync => {
+            let m = mask_reg(b, cx.depth);
+            b.e(BarWarpSync, vec![], vec![m]);
+            (Mov, vec![t(Type::B32)])
+        }
+        Op::Match { all, wide } => {
+            cx.srcs.push(mask_reg(b, cx.depth));
+            (
+                Match,
+                vec![
+                    f(if all { Flag::All } else { Flag::Any }),
+                    f(Flag::Sync),
+                    t(if wide { Type::B64 } else { Type::B32 }),
+                ],
+            )
+        }
+        _ => unreachable!("not a warp operation: {:?}", i.op),
+    }
+}

@@ -1,0 +1,550 @@
+//! The qualifiers of the generated operations: integer and float types, roundings, comparison
+//! and conversion types, atomic operations and their memory semantics, address kinds, and the
+//! modes of the warp, bit and hint instructions ([`super::Op`] carries them).
+
+use super::reg::Class;
+
+/// An integer type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct It {
+    /// 16, 32 or 64.
+    pub bits: u8,
+    /// `.s` rather than `.u`.
+    pub signed: bool,
+}
+
+/// A float format.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ft {
+    /// `.f32`
+    F32,
+    /// `.f64`
+    F64,
+}
+
+impl Ft {
+    /// The register class.
+    pub fn class(self) -> Class {
+        match self {
+            Ft::F32 => Class::F,
+            Ft::F64 => Class::Fd,
+        }
+    }
+}
+
+/// IEEE rounding modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rnd {
+    /// `.rn`
+    Rn,
+    /// `.rz`
+    Rz,
+    /// `.rm`
+    Rm,
+    /// `.rp`
+    Rp,
+}
+
+/// Binary float operations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Fop {
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `mul`
+    Mul,
+    /// `div` (always with a rounding modifier)
+    Div,
+}
+
+/// Comparison operand types.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CmpT {
+    /// `.u16` ... `.s64`
+    Int(It),
+    /// `.b16`/`.b32`/`.b64` (only `eq`/`ne`)
+    Bits(u8),
+    /// `.f32`/`.f64`
+    F(Ft),
+}
+
+/// Boolean combination of `setp`/`set`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Bop {
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+}
+
+/// Destination types of `set`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SetD {
+    /// `.u32`: all ones or zero
+    U32,
+    /// `.s32`: all ones or zero
+    S32,
+    /// `.f32`: 1.0 or 0.0
+    F32,
+}
+
+/// `cvt` operand types.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CvtT {
+    /// An integer of 8, 16, 32 or 64 bits.
+    Int(u8, bool),
+    /// A float.
+    F(Ft),
+}
+
+impl CvtT {
+    /// The register class holding a value of this type.
+    pub fn class(self) -> Class {
+        match self {
+            CvtT::Int(b, _) => Class::int(b),
+            CvtT::F(f) => f.class(),
+        }
+    }
+}
+
+/// `cvt` roundings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CvtRnd {
+    /// A float rounding (`.rn` ...).
+    F(Rnd),
+    /// An integer rounding (`.rni` ...), given by the corresponding float mode.
+    I(Rnd),
+}
+
+/// Approximate float operations (checked three ways only: no reference).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Approx {
+    /// `sin.approx.f32`
+    Sin,
+    /// `cos.approx.f32`
+    Cos,
+    /// `ex2.approx.f32`
+    Ex2,
+    /// `lg2.approx.f32`
+    Lg2,
+    /// `rcp.approx.f32`
+    Rcp,
+    /// `sqrt.approx.f32`
+    Sqrt,
+    /// `rsqrt.approx.f32`
+    Rsqrt,
+    /// `tanh.approx.f32`
+    Tanh,
+    /// `div.approx.f32`
+    Div,
+    /// `div.full.f32`
+    DivFull,
+}
+
+/// Half-precision formats (scalars in `.b16` registers, pairs in `.b32` registers).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Hf {
+    /// `.f16`
+    F16,
+    /// `.bf16`
+    Bf16,
+}
+
+/// `atom`/`red` operations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    /// `.add`
+    Add,
+    /// `.min`
+    Min,
+    /// `.max`
+    Max,
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+    /// `.inc` (u32)
+    Inc,
+    /// `.dec` (u32)
+    Dec,
+    /// `.exch`
+    Exch,
+    /// `.cas`
+    Cas,
+}
+
+/// `atom`/`red` operand types.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomT {
+    /// `.u32`/`.s32`/`.u64`/`.s64`
+    Int(It),
+    /// `.b32`/`.b64`
+    Bits(u8),
+    /// `.f32`
+    F32,
+    /// `.f64` (`add` only)
+    F64,
+    /// `.noftz.f16`/`.noftz.bf16`, or the packed pair (`add` only): scalars in `.b16`, pairs
+    /// in `.b32` registers.
+    Half(Hf, bool),
+}
+
+impl AtomT {
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            AtomT::Int(t) => t.bits as u32,
+            AtomT::Bits(b) => b as u32,
+            AtomT::F32 => 32,
+            AtomT::F64 => 64,
+            AtomT::Half(_, x2) => 16 << x2 as u32,
+        }
+    }
+
+    /// The register class of its values.
+    pub fn class(self) -> Class {
+        match self {
+            AtomT::F32 => Class::F,
+            AtomT::F64 => Class::Fd,
+            t => Class::int(t.bits() as u8),
+        }
+    }
+}
+
+/// Memory-ordering semantics of `atom`/`red` (`.relaxed` ... `.acq_rel`); on the generator's
+/// race-free accesses they change no result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Sem {
+    /// `.relaxed`
+    Relaxed,
+    /// `.acquire` (`atom` only)
+    Acquire,
+    /// `.release`
+    Release,
+    /// `.acq_rel` (`atom` only)
+    AcqRel,
+}
+
+/// Memory scopes of `atom`/`red`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// `.cta`
+    Cta,
+    /// `.cluster`
+    Cluster,
+    /// `.gpu`
+    Gpu,
+    /// `.sys`
+    Sys,
+}
+
+/// Where an atomic operation goes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The thread's own shared slot of buffer `buf`, at byte `off`: distinct per thread, so
+    /// the returned value is deterministic.
+    Own {
+        /// The buffer (the one the segment writes).
+        buf: u8,
+        /// Byte offset in the slot.
+        off: u8,
+    },
+    /// Shared cell `j`, common to the CTA: only commutative operations, returned value not
+    /// compared.
+    Cell(u8),
+    /// The thread's own 8-byte global scratch word.
+    GlobalOwn,
+    /// Global cell `j`, common to the grid: commutative operations only, returned value not
+    /// compared, final value compared.
+    GlobalCell(u8),
+}
+
+/// State spaces of generic addressing (`cvta`, `isspacep`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Win {
+    /// `.global`
+    Global,
+    /// `.shared`
+    Shared,
+    /// `.shared::cta`
+    SharedCta,
+    /// `.shared::cluster`
+    SharedCluster,
+    /// `.local`
+    Local,
+    /// `.const`
+    Const,
+    /// `.param` (a kernel parameter's address)
+    Param,
+}
+
+/// How a memory instruction of the shared-slot protocol writes its address.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AddrKind {
+    /// In its state space: `.shared` or `.global`.
+    Space,
+    /// `.shared::cta` (a `.global` access stays `.global`).
+    Cta,
+    /// `.shared::cluster`: the executing CTA's shared addresses are cluster addresses too (a
+    /// `.global` access stays `.global`).
+    Cluster,
+    /// A generic address (`cvta` of the state-space one), no space qualifier.
+    Generic,
+}
+
+/// The non-half type of [`crate::model::Op::CvtHalfX`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HPeer {
+    /// An integer of 8 (f16 only), 16, 32 or 64 bits, and its signedness.
+    Int(u8, bool),
+    /// `.f64`
+    F64,
+    /// The other half format (to the half only).
+    Half,
+}
+
+/// Destination types of half-precision `set`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HSetD {
+    /// The source's format (`.f16`, `.f16x2`, `.bf16x2`; the ISA has no scalar
+    /// `set.CMP.bf16.bf16`): 1.0 or 0.0.
+    Half,
+    /// `.u16` (scalars only)
+    U16,
+    /// `.s16` (scalars only)
+    S16,
+    /// `.u32`
+    U32,
+    /// `.s32`
+    S32,
+}
+
+/// How a call names its callee.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// Directly: `call (r), f, (...)`.
+    Direct,
+    /// Through a register holding the function's address (`mov.u64 %rd, f`) and a
+    /// `.callprototype`.
+    Proto,
+    /// Through a register and a `.calltargets` list.
+    Targets,
+}
+
+/// `prmt` modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PrmtMode {
+    /// No mode: four 4-bit selectors.
+    Default,
+    /// `.f4e`
+    F4e,
+    /// `.b4e`
+    B4e,
+    /// `.rc8`
+    Rc8,
+    /// `.ecl`
+    Ecl,
+    /// `.ecr`
+    Ecr,
+    /// `.rc16`
+    Rc16,
+}
+
+/// `shfl` modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    /// `.up`
+    Up,
+    /// `.down`
+    Down,
+    /// `.bfly`
+    Bfly,
+    /// `.idx`
+    Idx,
+}
+
+/// `vote` modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VoteMode {
+    /// `.all.pred`
+    All,
+    /// `.any.pred`
+    Any,
+    /// `.uni.pred`
+    Uni,
+    /// `.ballot.b32`
+    Ballot,
+}
+
+/// `redux` operations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ReduxOp {
+    /// `.add`
+    Add,
+    /// `.min`
+    Min,
+    /// `.max`
+    Max,
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+}
+
+/// Destination formats of the integer `cvt.pack.sat`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PackT {
+    /// `.u16` (two sources)
+    U16,
+    /// `.s16` (two sources)
+    S16,
+    /// `.u8` (with `c`)
+    U8,
+    /// `.s8` (with `c`)
+    S8,
+    /// `.u4` (with `c`)
+    U4,
+    /// `.s4` (with `c`)
+    S4,
+    /// `.u2` (with `c`)
+    U2,
+    /// `.s2` (with `c`)
+    S2,
+}
+
+impl PackT {
+    /// Every format.
+    pub const ALL: [PackT; 8] = [
+        PackT::U16,
+        PackT::S16,
+        PackT::U8,
+        PackT::S8,
+        PackT::U4,
+        PackT::S4,
+        PackT::U2,
+        PackT::S2,
+    ];
+
+    /// Width in bits and signedness.
+    pub fn format(self) -> (u32, bool) {
+        match self {
+            PackT::U16 => (16, false),
+            PackT::S16 => (16, true),
+            PackT::U8 => (8, false),
+            PackT::S8 => (8, true),
+            PackT::U4 => (4, false),
+            PackT::S4 => (4, true),
+            PackT::U2 => (2, false),
+            PackT::S2 => (2, true),
+        }
+    }
+
+    /// Whether the form takes the third source `c`.
+    pub fn with_c(self) -> bool {
+        self.format().0 < 16
+    }
+}
+
+/// How [`crate::model::Op::LdIn`] reads the input buffer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LdHow {
+    /// `ldu.global`
+    Ldu,
+    /// `ld.global.nc`, with nothing (0), `.L1::evict_last` (1), `.L1::no_allocate` (2) or
+    /// `.L2::256B` (3)
+    Nc(u8),
+    /// `createpolicy` into a register, then `ld.global.L2::cache_hint` with it
+    Policy(Policy),
+    /// A prefetch of the same location first
+    Prefetch(Pf),
+    /// `applypriority.global.L2::evict_normal` of the input's first 128 bytes first
+    Applypriority,
+}
+
+/// A `createpolicy` form.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// `createpolicy.fractional.PRIMARY{.SECONDARY}.b64 d{, fraction}`
+    Fractional {
+        /// Primary priority: 0 `evict_last`, 1 `evict_normal`, 2 `evict_first`,
+        /// 3 `evict_unchanged`.
+        primary: u8,
+        /// Secondary priority: `evict_first` (false) or `evict_unchanged` (true).
+        secondary: Option<bool>,
+        /// The fraction, as `f32` bits (in (0, 1]).
+        fraction: Option<u32>,
+    },
+    /// `createpolicy.range.global.PRIMARY{.SECONDARY}.b64 d, [in], primary, total`
+    Range {
+        /// As for [`Policy::Fractional`].
+        primary: u8,
+        /// As for [`Policy::Fractional`].
+        secondary: Option<bool>,
+        /// Bytes given the primary priority.
+        size: u32,
+        /// Bytes in all.
+        total: u32,
+    },
+}
+
+/// A prefetch form.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Pf {
+    /// `prefetch.global.L1`
+    GlobalL1,
+    /// `prefetch.global.L2`
+    GlobalL2,
+    /// `prefetch.global.L2::evict_last`
+    EvictLast,
+    /// `prefetch.global.L2::evict_normal`
+    EvictNormal,
+    /// `prefetch.L2` of the generic address
+    GenericL2,
+    /// `prefetchu.L1` of the generic address
+    Uniform,
+}
+
+/// An instruction with no effect on the values the kernel computes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HintOp {
+    /// `membar.(cta|gl|sys)`: 0, 1, 2.
+    Membar(u8),
+    /// `fence{.sc|.acq_rel}.(cta|cluster|gpu|sys)`: semantics 0 none, 1 `.sc`, 2 `.acq_rel`;
+    /// scope 0 to 3.
+    Fence {
+        /// Ordering.
+        sem: u8,
+        /// Scope.
+        scope: u8,
+    },
+    /// `fence.proxy.alias`, `fence.proxy.async`, `fence.proxy.async.global`,
+    /// `fence.proxy.async.shared::cta`, `membar.proxy.alias`: 0 to 4.
+    Proxy(u8),
+    /// `nanosleep.u32 t` with an immediate `t`.
+    Sleep(u16),
+    /// `nanosleep.u32 t` with `t` the source register masked to 0..=255 first.
+    SleepReg,
+    /// `pmevent a` (0 to 15).
+    Pmevent(u8),
+    /// `pmevent.mask a`.
+    PmeventMask(u16),
+    /// `griddepcontrol.launch_dependents` (false) or `griddepcontrol.wait` (true).
+    Griddep(bool),
+    /// `discard.global.L2 [dsc], 128` of a module array nothing reads.
+    Discard,
+    /// `setmaxnreg.(inc|dec).sync.aligned.u32 n`: only at the top level of a kernel of whole
+    /// warpgroups, where every warp runs the same sequence.
+    Setmaxnreg {
+        /// `.inc`
+        inc: bool,
+        /// The register count.
+        n: u16,
+    },
+}
