@@ -957,3 +957,69 @@ pub mod full {
         }
     }
 }
+
+/// The name walks of `visit` on generated modules (here, so that `visit` does not import the
+/// generator that imports it).
+#[cfg(test)]
+mod tests {
+    use crate::visit::{compact_names, for_each_name, for_each_name_mut, tree_names};
+    use arbitrary::Unstructured;
+
+    /// Compact bodies are renamed in place, without their statement tree: the names must come
+    /// in the order the tree walk (the printer's) gives, and renaming must change only names.
+    #[test]
+    fn compact_bodies_are_walked_in_print_order() {
+        let mut bodies = 0;
+        for seed in 0..300u32 {
+            let bytes: Vec<u8> = (0..4096u32)
+                .map(|k| {
+                    (k.wrapping_mul(2654435761)
+                        .wrapping_add(seed.wrapping_mul(40503))
+                        >> 13) as u8
+                })
+                .collect();
+            let Ok(mut m) = super::module(&mut Unstructured::new(&bytes)) else {
+                continue;
+            };
+            // Each compact body's entry-by-entry walk (what `for_each_name` makes) against
+            // the walk of its statement tree.
+            for b in m.functions().filter_map(|f| f.body.as_ref()) {
+                let (mut compact, mut tree) = (Vec::new(), Vec::new());
+                if compact_names(b, &mut |n: &crate::Name| compact.push(*n)) {
+                    tree_names(b.statements(), &mut |n: &crate::Name| tree.push(*n));
+                    assert_eq!(compact, tree, "seed {seed}");
+                }
+            }
+            let mut tree_order = Vec::new();
+            for_each_name(&m, &mut |n| tree_order.push(n));
+            bodies += m
+                .functions()
+                .filter(|f| f.body.as_ref().is_some_and(|b| b.is_compact()))
+                .count();
+            let before = m.clone();
+            let mut mut_order = Vec::new();
+            for_each_name_mut(&mut m, &mut |n| mut_order.push(*n));
+            assert_eq!(tree_order, mut_order, "seed {seed}");
+            assert!(m == before, "seed {seed}: walking changed the module");
+            // A renaming and its inverse give the module back.
+            let len = m.names.len();
+            let flip = |n: &mut crate::Name| *n = crate::Name::from_index(len - 1 - n.index());
+            for_each_name_mut(&mut m, &mut |n| flip(n));
+            if !tree_order.is_empty() {
+                let mut flipped = Vec::new();
+                for_each_name(&m, &mut |n| flipped.push(n));
+                let want: Vec<_> = tree_order
+                    .iter()
+                    .map(|n| crate::Name::from_index(len - 1 - n.index()))
+                    .collect();
+                assert_eq!(flipped, want, "seed {seed}");
+            }
+            for_each_name_mut(&mut m, &mut |n| flip(n));
+            assert!(
+                m == before,
+                "seed {seed}: renaming twice is not the identity"
+            );
+        }
+        assert!(bodies > 100, "only {bodies} compact bodies generated");
+    }
+}

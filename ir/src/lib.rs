@@ -35,6 +35,7 @@ pub mod operand;
 mod shape;
 mod smreq;
 mod special;
+mod stmt;
 pub mod table;
 pub mod verify;
 pub mod visit;

@@ -139,24 +139,67 @@ walker!(exclusive, [mut], for_each_name_mut, for_each_name_mut, body_names_mut);
 // Bodies are walked in the printer's order: a compact body entry by entry (building its
 // statement tree would cost more than the walk), a tree body through its tree.
 fn body_names(body: &Body, f: &mut impl FnMut(&Name)) {
-    if !body.compact_names(f) {
+    if !compact_names(body, f) {
         shared::statements(body.statements(), f);
     }
 }
 
-/// The names of a declaration in print order (for [`Body::compact_names`]).
-pub(crate) fn decl_names(d: &crate::module::VarDecl, f: &mut impl FnMut(&Name)) {
-    shared::decl(d, f);
+/// Calls `f` on every name of a compact body in print order, entry by entry, without building
+/// its statement tree; `false` (and nothing called) for a tree body.
+pub(crate) fn compact_names(body: &Body, f: &mut impl FnMut(&Name)) -> bool {
+    let Some(p) = body.parts() else {
+        return false;
+    };
+    let mut rest = p.pool;
+    for s in p.stmts {
+        match s {
+            Stmt::Inst(inst) => {
+                if let Some(g) = inst.guard() {
+                    f(&g.pred);
+                }
+                let Some((mine, after)) = rest.split(inst.operand_cells()) else {
+                    return true;
+                };
+                mine.names(f);
+                rest = after;
+            }
+            Stmt::Label(n) => f(n),
+            Stmt::Decl(d) => shared::decl(d, f),
+            Stmt::PlainDecl(p) => {
+                f(&p.name);
+                if let PlainShape::Pair(n) = &p.shape {
+                    f(n);
+                }
+            }
+            Stmt::Loc(l) => {
+                if let Some(i) = &l.inlined {
+                    f(&i.function_name);
+                }
+            }
+            Stmt::Pragma(_) | Stmt::Block { .. } | Stmt::LineLoc { .. } => {}
+            Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
+                f(&t.label);
+                t.targets.iter().for_each(&mut *f);
+            }
+            Stmt::CallPrototype(p) => {
+                let (label, proto) = &**p;
+                f(label);
+                if let Some(r) = &proto.returns {
+                    shared::params(r, f);
+                }
+                if let Some(ps) = &proto.params {
+                    shared::params(ps, f);
+                }
+            }
+        }
+    }
+    true
 }
 
-/// The names of a call prototype's parameters in print order (for [`Body::compact_names`]).
-pub(crate) fn prototype_names(p: &crate::module::Prototype, f: &mut impl FnMut(&Name)) {
-    if let Some(r) = &p.returns {
-        shared::params(r, f);
-    }
-    if let Some(ps) = &p.params {
-        shared::params(ps, f);
-    }
+/// The names of a statement tree in print order (the walk [`compact_names`] must agree with).
+#[cfg(all(test, feature = "arbitrary"))]
+pub(crate) fn tree_names(stmts: &[crate::module::Statement], f: &mut impl FnMut(&Name)) {
+    shared::statements(stmts, f);
 }
 
 fn body_names_mut(body: &mut Body, f: &mut impl FnMut(&mut Name)) {
@@ -244,69 +287,4 @@ pub fn renumber_names(m: &mut Module) -> Result<(), usize> {
     });
     m.names = new;
     bad.map_or(Ok(()), Err)
-}
-
-// The generator is behind the `arbitrary` feature (on in workspace test runs).
-#[cfg(all(test, feature = "arbitrary"))]
-mod tests {
-    use super::{for_each_name, for_each_name_mut};
-    use arbitrary::Unstructured;
-
-    /// Compact bodies are renamed in place, without their statement tree: the names must come
-    /// in the order the tree walk (the printer's) gives, and renaming must change only names.
-    #[test]
-    fn compact_bodies_are_walked_in_print_order() {
-        let mut bodies = 0;
-        for seed in 0..300u32 {
-            let bytes: Vec<u8> = (0..4096u32)
-                .map(|k| {
-                    (k.wrapping_mul(2654435761)
-                        .wrapping_add(seed.wrapping_mul(40503))
-                        >> 13) as u8
-                })
-                .collect();
-            let Ok(mut m) = crate::generate::module(&mut Unstructured::new(&bytes)) else {
-                continue;
-            };
-            // Each compact body's entry-by-entry walk (what `for_each_name` makes) against
-            // the walk of its statement tree.
-            for b in m.functions().filter_map(|f| f.body.as_ref()) {
-                let (mut compact, mut tree) = (Vec::new(), Vec::new());
-                if b.compact_names(&mut |n: &crate::Name| compact.push(*n)) {
-                    super::shared::statements(b.statements(), &mut |n: &crate::Name| tree.push(*n));
-                    assert_eq!(compact, tree, "seed {seed}");
-                }
-            }
-            let mut tree_order = Vec::new();
-            for_each_name(&m, &mut |n| tree_order.push(n));
-            bodies += m
-                .functions()
-                .filter(|f| f.body.as_ref().is_some_and(|b| b.is_compact()))
-                .count();
-            let before = m.clone();
-            let mut mut_order = Vec::new();
-            for_each_name_mut(&mut m, &mut |n| mut_order.push(*n));
-            assert_eq!(tree_order, mut_order, "seed {seed}");
-            assert!(m == before, "seed {seed}: walking changed the module");
-            // A renaming and its inverse give the module back.
-            let len = m.names.len();
-            let flip = |n: &mut crate::Name| *n = crate::Name::from_index(len - 1 - n.index());
-            for_each_name_mut(&mut m, &mut |n| flip(n));
-            if !tree_order.is_empty() {
-                let mut flipped = Vec::new();
-                for_each_name(&m, &mut |n| flipped.push(n));
-                let want: Vec<_> = tree_order
-                    .iter()
-                    .map(|n| crate::Name::from_index(len - 1 - n.index()))
-                    .collect();
-                assert_eq!(flipped, want, "seed {seed}");
-            }
-            for_each_name_mut(&mut m, &mut |n| flip(n));
-            assert!(
-                m == before,
-                "seed {seed}: renaming twice is not the identity"
-            );
-        }
-        assert!(bodies > 100, "only {bodies} compact bodies generated");
-    }
 }

@@ -16,10 +16,10 @@
 //! statement trees give equal bodies, whichever form each is in.
 
 use crate::inst::{Guard, Instruction};
-use crate::module::{Declarator, InlinedAt, Loc, Prototype, Statement, VarDecl};
 use crate::names::Name;
 use crate::operand::{Operand, Selector};
 use crate::special::SpecialReg;
+use crate::stmt::{Declarator, InlinedAt, Loc, Prototype, Statement, VarDecl};
 use crate::table::Opcode;
 use crate::vocab::Modifier;
 use crate::vocab::{Space, Type, Vector};
@@ -846,54 +846,6 @@ impl Body {
         }
     }
 
-    /// Calls `f` on every name of a compact body in print order, entry by entry, without
-    /// building its statement tree; `false` (and nothing called) for a tree body.
-    pub(crate) fn compact_names(&self, f: &mut impl FnMut(&Name)) -> bool {
-        let Repr::Compact(c) = &self.repr else {
-            return false;
-        };
-        let mut pos = 0usize;
-        for s in &c.stmts {
-            match s {
-                Stmt::Inst(inst) => {
-                    if let Some(g) = &inst.guard {
-                        f(g);
-                    }
-                    let n = inst.operand_cells();
-                    let Some(cells) = c.operands.get(pos..pos.saturating_add(n)) else {
-                        return true;
-                    };
-                    cells::names(cells, f);
-                    pos += n;
-                }
-                Stmt::Label(n) => f(n),
-                Stmt::Decl(d) => crate::visit::decl_names(d, f),
-                Stmt::PlainDecl(p) => {
-                    f(&p.name);
-                    if let PlainShape::Pair(n) = &p.shape {
-                        f(n);
-                    }
-                }
-                Stmt::Loc(l) => {
-                    if let Some(i) = &l.inlined {
-                        f(&i.function_name);
-                    }
-                }
-                Stmt::Pragma(_) | Stmt::Block { .. } | Stmt::LineLoc { .. } => {}
-                Stmt::BranchTargets(t) | Stmt::CallTargets(t) => {
-                    f(&t.label);
-                    t.targets.iter().for_each(&mut *f);
-                }
-                Stmt::CallPrototype(p) => {
-                    let (label, proto) = &**p;
-                    f(label);
-                    crate::visit::prototype_names(proto, f);
-                }
-            }
-        }
-        true
-    }
-
     /// Whether the body is in its compact form.
     pub fn is_compact(&self) -> bool {
         matches!(self.repr, Repr::Compact(_))
@@ -922,7 +874,7 @@ impl Body {
                 .iter()
                 .filter(|s| matches!(s, Stmt::Inst(_)))
                 .count(),
-            Repr::Tree(t) => crate::module::count_instructions(t),
+            Repr::Tree(t) => crate::stmt::count_instructions(t),
         }
     }
 
@@ -1130,6 +1082,12 @@ impl<'a> Pool<'a> {
             let (a, b) = self.0.split_at(cells);
             (Pool(a), Pool(b))
         })
+    }
+
+    /// Calls `f` on every name in the run, in order, without building operands.
+    #[inline]
+    pub(crate) fn names(&self, f: &mut impl FnMut(&Name)) {
+        cells::names(self.0, f)
     }
 
     /// The operands, built on demand.
