@@ -13,7 +13,7 @@
 //! The layout, the compatibility rule and the measurements are in `binary/FORMAT.md`. In short:
 //! a fixed 24-byte header (magic number, [`FORMAT_VERSION`], codec, [`table_fingerprint`],
 //! CRC-32) followed by two sections, the string table and the module body, each the bincode 2
-//! encoding (through the IR's serde derives; see [`wire`]) of its value, optionally compressed.
+//! encoding (through the IR's serde derives; `FORMAT.md`, "Values") of its value, optionally compressed.
 //!
 //! Decoding any byte string returns `Ok` or a [`DecodeError`]; it never panics, allocates at most
 //! a bounded multiple of the input size, and always terminates. The bounds are in
@@ -30,13 +30,13 @@ mod guard;
 mod items;
 mod leb;
 mod validate;
-pub mod wire;
+mod wire;
 
 pub use codec::{release_thread_scratch, Codec};
 pub use error::{DecodeError, EncodeError, Section};
 pub use validate::{validate, Invalid, MAX_NESTING, MAX_SERDE_DEPTH};
 
-use columns::Blob;
+use columns::state::Blob;
 use ptx_ir_core::{ConcatError, Interner, Item, Module, Target, Version};
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error as _};
 use serde::{Serialize, Serializer};

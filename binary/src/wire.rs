@@ -9,9 +9,9 @@
 //! limit is a compile-time constant, [`BINCODE_LIMIT`]; the run-time limits are enforced around
 //! it, see the crate's guard module and [`crate::DecodeLimits`]).
 
-use crate::columns::Fault;
+use crate::columns::state::{take_fault, Fault};
+use crate::error::{DecodeError, Section};
 use crate::guard::{Guarded, State, Stop};
-use crate::{DecodeError, Section};
 use bincode::config::{self, Configuration, LittleEndian, Varint};
 use serde::de::DeserializeSeed;
 use serde::Serialize;
@@ -64,7 +64,7 @@ fn map_error(
     use bincode::error::DecodeError as B;
     let path = st.path();
     // The columns' faults are kept typed beside serde's string error.
-    if let Some(f) = crate::columns::take_fault() {
+    if let Some(f) = take_fault() {
         return match f {
             Fault::TooDeep { limit, .. } => DecodeError::TooDeep {
                 section,

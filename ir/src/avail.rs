@@ -241,7 +241,7 @@ pub struct Rule {
     /// When the rule applies: alternatives separated by `|`, each a `+`-joined list of atoms
     /// that must all hold. An atom is a modifier spelling (`f64`, `shared::cluster`,
     /// `m16n8k16`), `!atom` (absent), `d:T` / `s:T` (the first / second type modifier is `T`)
-    /// or `@name` (a predicate of [`predicate`]).
+    /// or `@name` (a named predicate of the rules).
     pub when: &'static str,
     /// Minimum PTX ISA version.
     pub ptx: Version,

@@ -25,6 +25,23 @@ def strip_tests(t):
     out.append(t[i:])
     return ''.join(out)
 
+def inline_mods(t):
+    # `super::` inside an inline `mod name { ... }` names the file's own module: rewrite it to
+    # `self::` so that the edge is not taken for one to the parent.
+    out, i = [], 0
+    for m in re.finditer(r'\bmod\s+\w+\s*\{', t):
+        if m.start() < i:
+            continue
+        out.append(t[i:m.end()])
+        depth, j = 1, m.end()
+        while depth and j < len(t):
+            depth += {'{': 1, '}': -1}.get(t[j], 0)
+            j += 1
+        out.append(t[m.end():j].replace('super::', 'self::'))
+        i = j
+    out.append(t[i:])
+    return ''.join(out)
+
 def modules(src):
     mods = {}
     for root, _, files in os.walk(src):
@@ -72,7 +89,7 @@ def graph(src):
     for m, p in mods.items():
         is_dir = os.path.basename(p) in ('mod.rs', 'lib.rs')
         here = list(m) if is_dir else list(m[:-1])  # the module `super` of a child is `m`'s parent
-        t = strip_tests(strip_comments(open(p).read()))
+        t = inline_mods(strip_tests(strip_comments(open(p).read())))
         paths = []
         for u in re.finditer(r'\buse\s+([^;]+);', t):
             paths += expand_use(u.group(1))

@@ -23,9 +23,9 @@
 //! The three columns are byte strings, which formats like bincode copy (or borrow) whole; the
 //! decoder reads them in one pass. It checks every tag, ordinal, count and length and stops at
 //! the first fault; names are checked against the string table when the caller gives its size
-//! ([`super::with_decode_bounds`]).
+//! ([`super::with_decode_bounds`](crate::columns::with_decode_bounds)).
 
-use super::{fault, Blob, Bounds, Fault as ColumnFault};
+use super::state::{fault, Blob, Bounds, Fault as ColumnFault};
 use crate::leb::{put as put_leb, put_signed};
 use ptx_ir_core::body::{
     Body, BodyBuilder, BodyError, ListKind, Literal, OpenBlock, Parts, PlainDecl, PlainShape, Pool,
@@ -1105,7 +1105,7 @@ struct ModuleWords {
 
 thread_local! {
     /// The [`ModuleWords`] of the module being decoded on this thread: taken by each body's
-    /// decoder and put back, emptied when [`super::with_decode_bounds`] returns, so that it holds at
+    /// decoder and put back, emptied when [`super::with_decode_bounds`](crate::columns::with_decode_bounds) returns, so that it holds at
     /// most the words of one module (each at least three bytes of its input).
     static FORMS: std::cell::Cell<Option<Box<ModuleWords>>> = const { std::cell::Cell::new(None) };
 }

@@ -15,9 +15,9 @@
 //!   one-byte lines not in the reader's form (see `serialize`).
 //!
 //! Names are checked against the string table as they are read (see
-//! [`super::with_decode_bounds`]).
+//! [`super::with_decode_bounds`](crate::columns::with_decode_bounds)).
 
-use super::{fault, Blob, Bounds, Fault};
+use super::state::{fault, Blob, Bounds, Fault};
 use crate::leb;
 use ptx_ir_core::module::{SectionBuilder, SectionEntry};
 use ptx_ir_core::{Expr, Modifier, Name, Type};

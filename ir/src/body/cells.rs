@@ -11,7 +11,7 @@
 //! function, so a pool is well formed by construction; reading still checks every index and
 //! stops (rather than panics) at anything malformed.
 
-use super::BodyError;
+use super::error::BodyError;
 use crate::names::Name;
 use crate::operand::{Operand, OperandList, Selector};
 use crate::special::SpecialReg;

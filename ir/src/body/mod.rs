@@ -31,9 +31,11 @@ use std::num::NonZeroU32;
 use std::sync::OnceLock;
 
 mod cells;
+mod error;
 
 use cells::Cell;
 pub use cells::{Atom, ListKind, Operands, OperandsIter, Token};
+pub use error::{BodyError, MAX_MODS, MAX_OPERANDS, MAX_SCOPE_DEPTH};
 
 /// A function body: compact (statements in pre-order plus the modifier and operand pools), or a
 /// statement tree while it is being edited.
@@ -422,50 +424,6 @@ impl PackedInst {
         self.n_operands as usize
     }
 }
-
-/// The most modifiers one instruction can have in a [`Body`].
-pub const MAX_MODS: usize = u8::MAX as usize;
-/// The most operand cells one instruction can have in a [`Body`]: one per operand and per
-/// list element, plus one for each 64-bit value that does not fit a cell's 56 bits.
-pub const MAX_OPERANDS: usize = u16::MAX as usize;
-
-/// The deepest nesting of `{ }` scopes a decoded [`Body`] may have.
-pub const MAX_SCOPE_DEPTH: usize = 1024;
-
-/// Why a statement tree or serialized body cannot be a [`Body`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BodyError {
-    /// An instruction with more than [`MAX_MODS`] modifiers or [`MAX_OPERANDS`] operands.
-    TooMany {
-        /// What overflowed (`modifiers`, `operands`).
-        what: &'static str,
-        /// How many there were.
-        count: usize,
-    },
-    /// Entries, modifier or operand counts that do not add up.
-    Inconsistent(&'static str),
-    /// Scopes nested more than [`MAX_SCOPE_DEPTH`] deep.
-    TooDeep,
-}
-
-impl fmt::Display for BodyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BodyError::TooMany { what, count } => {
-                write!(
-                    f,
-                    "an instruction has {count} {what}, more than a body can hold"
-                )
-            }
-            BodyError::Inconsistent(what) => write!(f, "inconsistent body: {what}"),
-            BodyError::TooDeep => {
-                write!(f, "scopes nested past {MAX_SCOPE_DEPTH} levels")
-            }
-        }
-    }
-}
-
-impl std::error::Error for BodyError {}
 
 /// A borrowed instruction of a [`Body`], with the fields of [`Instruction`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use super::module::ModuleBuilder;
 use super::names::{check_identifier, check_not_fresh, class_of, CLASSES};
-use super::{BuildError, FnRef, Label, Reg, Var};
+use super::types::{BuildError, FnRef, Label, Reg, Var};
 use crate::body::Body;
 use crate::check::{check, spell};
 use crate::inst::{Guard, Instruction};
@@ -16,6 +16,24 @@ use crate::table::Opcode;
 use crate::vocab::{Modifier, Space, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
+
+// The module builder's doors to function builders live here, beside what they open, so
+// that the module builder does not import the function builder that refers back to it.
+impl ModuleBuilder {
+    /// Begins a kernel (`.visible .entry name`). It joins the module when
+    /// [`FunctionBuilder::finish`] succeeds.
+    pub fn entry(&mut self, name: &str) -> Result<FunctionBuilder<'_>, BuildError> {
+        let n = self.symbol(name)?;
+        Ok(FunctionBuilder::new(self, FunctionKind::Entry, n))
+    }
+
+    /// Begins a device function (`.func name`). It joins the module when
+    /// [`FunctionBuilder::finish`] succeeds.
+    pub fn func(&mut self, name: &str) -> Result<FunctionBuilder<'_>, BuildError> {
+        let n = self.symbol(name)?;
+        Ok(FunctionBuilder::new(self, FunctionKind::Func, n))
+    }
+}
 
 /// Builds one function of a [`ModuleBuilder`]. Obtained from [`ModuleBuilder::entry`] or
 /// [`ModuleBuilder::func`]; the function joins the module when [`FunctionBuilder::finish`]

@@ -1,9 +1,8 @@
 //! [`ModuleBuilder`]: the header, module-scope variables and functions.
 
-use super::function::FunctionBuilder;
 use super::names::check_identifier;
-use super::{BuildError, Var};
-use crate::module::{Declarator, FunctionKind, Init, Item, Module, Target, VarDecl, Version};
+use super::types::{BuildError, Var};
+use crate::module::{Declarator, Init, Item, Module, Target, VarDecl, Version};
 use crate::names::{Interner, Name};
 use crate::visit::renumber_names;
 use crate::vocab::{Space, Type};
@@ -11,7 +10,7 @@ use rustc_hash::FxHashSet;
 use smallvec::smallvec;
 
 /// Builds a [`Module`]: header, module-scope variables, and functions through
-/// [`FunctionBuilder`]s. See the [module documentation](super) for an example.
+/// [`FunctionBuilder`](super::FunctionBuilder)s. See the [module documentation](super) for an example.
 #[derive(Debug)]
 pub struct ModuleBuilder {
     pub(super) module: Module,
@@ -124,20 +123,6 @@ impl ModuleBuilder {
         Ok(())
     }
 
-    /// Begins a kernel (`.visible .entry name`). It joins the module when
-    /// [`FunctionBuilder::finish`] succeeds.
-    pub fn entry(&mut self, name: &str) -> Result<FunctionBuilder<'_>, BuildError> {
-        let n = self.symbol(name)?;
-        Ok(FunctionBuilder::new(self, FunctionKind::Entry, n))
-    }
-
-    /// Begins a device function (`.func name`). It joins the module when
-    /// [`FunctionBuilder::finish`] succeeds.
-    pub fn func(&mut self, name: &str) -> Result<FunctionBuilder<'_>, BuildError> {
-        let n = self.symbol(name)?;
-        Ok(FunctionBuilder::new(self, FunctionKind::Func, n))
-    }
-
     /// The module, with names renumbered into print order: it equals the module read back
     /// from its printed text.
     pub fn finish(mut self) -> Module {
@@ -147,7 +132,7 @@ impl ModuleBuilder {
     }
 
     /// Interns a fresh module-scope name.
-    fn symbol(&mut self, name: &str) -> Result<Name, BuildError> {
+    pub(super) fn symbol(&mut self, name: &str) -> Result<Name, BuildError> {
         check_identifier(name)?;
         let n = self.module.names.intern(name);
         if self.symbols.contains(&n) {

@@ -1,7 +1,7 @@
 //! Spelling rules for built names: PTX identifiers, and the register classes whose fresh names
 //! (`%r7`, `%rd2`) the builder reserves.
 
-use super::BuildError;
+use super::types::BuildError;
 use crate::special::SpecialReg;
 use crate::vocab::Type;
 

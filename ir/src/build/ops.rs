@@ -5,7 +5,7 @@
 //! Instructions without a helper go through [`FunctionBuilder::inst`] directly.
 
 use super::function::FunctionBuilder;
-use super::{BuildError, FnRef, Label, Sreg, Var};
+use super::types::{BuildError, FnRef, Label, Sreg, Var};
 use crate::inst::Compare;
 use crate::operand::Operand;
 use crate::table::Opcode;

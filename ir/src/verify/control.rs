@@ -1,8 +1,10 @@
 //! Labels, `brx.idx` and `.branchtargets`, calls with `.calltargets` / `.callprototype` / call
 //! tables, and call signatures.
 
-use super::scope::{self, Found, Var};
-use super::{Cx, FnCx, Rule};
+use super::cx::{Cx, FnCx};
+use super::diag::Rule;
+use super::env::{Found, Var};
+use super::scope;
 use crate::inst::Instruction;
 use crate::module::{Param, VarDecl};
 use crate::names::Name;

@@ -1,71 +1,15 @@
 //! Declarations and scoping: module variables and functions, parameters, `{ }` scopes with
 //! `.reg` ranges (`%r<100>` declares `%r0` .. `%r99`), labels, and uniqueness.
 
-use super::{Cx, FnCx, Rule};
+use super::cx::{Cx, FnCx};
+use super::diag::Rule;
+use super::env::{split_range, vec_len, Found, Var};
 use crate::form::{Form, OperandKind};
 use crate::inst::Instruction;
-use crate::module::{Function, Item, Linkage, Module, Param, Statement, VarDecl};
+use crate::module::{Linkage, Statement, VarDecl};
 use crate::names::Name;
 use crate::operand::Operand;
-use crate::vocab::{Space, Type, Vector};
 use rustc_hash::FxHashMap;
-
-/// What the verifier knows of a declared variable, register or parameter.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Var {
-    pub space: Space,
-    pub ty: Type,
-    pub vector: Option<Vector>,
-    /// Number of array elements (1 for a scalar, 0 for `[]`).
-    pub elems: u64,
-}
-
-impl Var {
-    fn of_decl(v: &VarDecl, dims: &[Option<u64>]) -> Var {
-        Var {
-            space: v.space,
-            ty: v.ty,
-            vector: v.vector,
-            elems: elems(dims),
-        }
-    }
-
-    pub(crate) fn of_param(p: &Param) -> Var {
-        Var {
-            space: p.space,
-            ty: p.ty,
-            vector: p.vector,
-            elems: elems(&p.dims),
-        }
-    }
-
-    /// Size in bits of the whole variable (0 when an array dimension is unknown).
-    pub fn bits(&self) -> u64 {
-        (self.ty.bits() as u64 * vec_len(self.vector) as u64).saturating_mul(self.elems)
-    }
-
-    /// Whether this is a register (`.reg` variable or parameter).
-    pub fn is_reg(&self) -> bool {
-        self.space == Space::Reg
-    }
-}
-
-pub(crate) fn vec_len(v: Option<Vector>) -> u32 {
-    match v {
-        None => 1,
-        Some(Vector::V2) => 2,
-        Some(Vector::V4) => 4,
-        Some(Vector::V8) => 8,
-    }
-}
-
-/// The element count of `dims` (saturating: sizes beyond 64 bits are reported by
-/// [`check_decl_size`]).
-fn elems(dims: &[Option<u64>]) -> u64 {
-    dims.iter()
-        .map(|d| d.unwrap_or(0))
-        .fold(1, u64::saturating_mul)
-}
 
 /// Bytes of one element of `d` (its type times its vector length).
 fn elem_bytes(d: &VarDecl) -> u64 {
@@ -152,152 +96,6 @@ impl ConstBytes {
             cx.report(Rule::ConstSize, None, msg);
         }
     }
-}
-
-/// What a name resolves to.
-#[derive(Copy, Clone, Debug)]
-pub(crate) enum Found<'m> {
-    /// A variable, register or parameter (local or module-level).
-    Var(Var),
-    /// A function.
-    Func(&'m Function),
-}
-
-/// Module-level names.
-pub(crate) struct Env<'m> {
-    pub vars: FxHashMap<Name, Var>,
-    /// Each function with the item index of its first declaration; the definition is preferred
-    /// as the representative.
-    pub funcs: FxHashMap<Name, (usize, &'m Function)>,
-}
-
-impl<'m> Env<'m> {
-    pub(crate) fn new(m: &'m Module) -> Env<'m> {
-        let mut vars = FxHashMap::default();
-        let mut funcs: FxHashMap<Name, (usize, &'m Function)> = FxHashMap::default();
-        for (i, item) in m.items.iter().enumerate() {
-            match item {
-                Item::Variable(v) => {
-                    for d in &v.names {
-                        vars.insert(d.name, Var::of_decl(v, &d.dims));
-                    }
-                }
-                Item::Function(f) => {
-                    let e = funcs.entry(f.name).or_insert((i, &**f));
-                    if f.body.is_some() {
-                        e.1 = f;
-                    }
-                }
-                Item::Alias { alias, aliasee } => {
-                    if let Some(&(_, f)) = funcs.get(aliasee) {
-                        funcs.insert(*alias, (i, f));
-                    }
-                }
-                _ => {}
-            }
-        }
-        Env { vars, funcs }
-    }
-
-    /// Module-scope uniqueness: one definition per variable and per function.
-    pub(crate) fn module_duplicates(&self, m: &Module, out: &mut Vec<super::Diagnostic>) {
-        let mut vars: FxHashMap<Name, bool> = FxHashMap::default();
-        let mut defs: FxHashMap<Name, ()> = FxHashMap::default();
-        for (i, item) in m.items.iter().enumerate() {
-            let dup = |n: Name, what: &str, out: &mut Vec<super::Diagnostic>| {
-                out.push(super::Diagnostic {
-                    rule: Rule::DuplicateDeclaration,
-                    location: super::Location {
-                        item: Some(i),
-                        ..Default::default()
-                    },
-                    inst: None,
-                    message: format!(
-                        "{what} `{}` is defined twice at module scope",
-                        m.names.try_get(n).unwrap_or("?")
-                    ),
-                });
-            };
-            match item {
-                Item::Variable(v) if v.linkage != Some(Linkage::Extern) => {
-                    for d in &v.names {
-                        if vars.insert(d.name, true).is_some() {
-                            dup(d.name, "variable", out);
-                        }
-                    }
-                }
-                Item::Function(f) if f.body.is_some() && defs.insert(f.name, ()).is_some() => {
-                    dup(f.name, "function", out);
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-/// One `{ }` scope.
-#[derive(Default)]
-pub(crate) struct Scope {
-    names: FxHashMap<Name, Var>,
-    /// `%r<100>`: prefix spelling -> (count, variable).
-    ranges: FxHashMap<Box<str>, (u32, Var)>,
-    /// For the names of `names` that could be members of a range (`%r12`): prefix spelling ->
-    /// the least index, so that a range declared after them finds a clash in one lookup.
-    least: FxHashMap<Box<str>, u64>,
-}
-
-/// The stack of scopes of a function.
-#[derive(Default)]
-pub(crate) struct Scopes {
-    stack: Vec<Scope>,
-}
-
-impl Scopes {
-    pub(crate) fn push(&mut self) {
-        self.stack.push(Scope::default());
-    }
-
-    pub(crate) fn pop(&mut self) {
-        self.stack.pop();
-    }
-
-    fn top(&mut self) -> &mut Scope {
-        if self.stack.is_empty() {
-            self.push();
-        }
-        self.stack.last_mut().expect("pushed above")
-    }
-
-    /// Looks `n` (spelled `s`) up from the innermost scope out.
-    pub(crate) fn lookup(&self, n: Name, s: &str) -> Option<Var> {
-        let split = split_range(s);
-        for sc in self.stack.iter().rev() {
-            if let Some(v) = sc.names.get(&n) {
-                return Some(*v);
-            }
-            if let Some((prefix, idx)) = split {
-                if let Some((count, v)) = sc.ranges.get(prefix) {
-                    if idx < *count as u64 {
-                        return Some(*v);
-                    }
-                }
-            }
-        }
-        None
-    }
-}
-
-/// `%r12` -> (`%r`, 12); a number with a leading zero (`%r012`) is not a range member.
-fn split_range(s: &str) -> Option<(&str, u64)> {
-    let digits = s.bytes().rev().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits == s.len() {
-        return None;
-    }
-    let (prefix, num) = s.split_at(s.len() - digits);
-    if num.len() > 1 && num.starts_with('0') {
-        return None;
-    }
-    num.parse().ok().map(|n| (prefix, n))
 }
 
 /// Resolves a name in the function's scopes, then at module scope.

@@ -2,8 +2,10 @@
 //! accesses (`ld.global [shared_var]` is an error). Addresses held in registers, and generic
 //! accesses (no state-space qualifier), cannot be checked statically and are left alone.
 
-use super::scope::{self, Found};
-use super::{Cx, FnCx, Rule};
+use super::cx::{Cx, FnCx};
+use super::diag::Rule;
+use super::env::Found;
+use super::scope;
 use crate::inst::Instruction;
 use crate::operand::Operand;
 use crate::table::Opcode;

@@ -2,7 +2,7 @@
 //! against the module's `.target` and `.version` (or the ones given in [`super::Options`]), and
 //! the minimum target and version a module actually needs ([`requirements`]).
 
-use super::{Diagnostic, Location, Options, Rule};
+use super::diag::{Diagnostic, Location, Options, Rule};
 use crate::avail::{self, Need, Sm, SmReq};
 use crate::inst::Instruction;
 use crate::module::{

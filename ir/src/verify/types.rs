@@ -9,8 +9,10 @@
 //! where a register may be wider than the instruction type. Opcodes not listed here are not
 //! type-checked.
 
-use super::scope::{self, vec_len};
-use super::{Cx, FnCx, Rule};
+use super::cx::{Cx, FnCx};
+use super::diag::Rule;
+use super::env::vec_len;
+use super::scope;
 use crate::form::Form;
 use crate::inst::Instruction;
 use crate::operand::Operand;
