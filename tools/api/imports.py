@@ -6,9 +6,42 @@ connected components of more than one module)."""
 import os, re, sys
 
 def strip_comments(t):
-    t = re.sub(r'/\*.*?\*/', '', t, flags=re.S)
-    t = re.sub(r'"(?:\\.|[^"\\])*"', '""', t)
-    return '\n'.join(l.split('//')[0] for l in t.split('\n'))
+    # One pass over the text: comments go, string and char literals become empty, so that a
+    # quote in a comment or `//` in a string changes nothing else.
+    out, i, n = [], 0, len(t)
+    while i < n:
+        c = t[i]
+        if t.startswith('//', i):
+            j = t.find('\n', i)
+            i = n if j < 0 else j
+        elif t.startswith('/*', i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if t.startswith('/*', i):
+                    depth, i = depth + 1, i + 2
+                elif t.startswith('*/', i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+        elif c == 'r' and re.match(r'r#*"', t[i:]) and (i == 0 or not (t[i-1].isalnum() or t[i-1] == '_')):
+            hashes = re.match(r'r(#*)"', t[i:]).group(1)
+            end = t.find('"' + hashes, i + 2 + len(hashes))
+            out.append('""')
+            i = n if end < 0 else end + 1 + len(hashes)
+        elif c == '"':
+            j = i + 1
+            while j < n and t[j] != '"':
+                j += 2 if t[j] == '\\' else 1
+            out.append('""')
+            i = j + 1
+        elif c == "'" and re.match(r"'(\\.[^']*|[^\\'])'", t[i:]):
+            m = re.match(r"'(\\.[^']*|[^\\'])'", t[i:])
+            out.append("' '")
+            i += m.end()
+        else:
+            out.append(c)
+            i += 1
+    return ''.join(out)
 
 def strip_tests(t):
     # drop `#[cfg(test)] mod NAME { ... }` blocks (brace matching)

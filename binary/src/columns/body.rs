@@ -65,6 +65,7 @@ const _: () = assert!((MANY_OPERANDS << 2 | 3) < MARKERS);
 /// word reused many times (every instruction record takes at least two bytes, so this allows 32
 /// modifiers per instruction on average; real instructions have at most about a dozen).
 const MODS_PER_ENTRY_BYTE: usize = 16;
+
 #[derive(Serialize, Deserialize)]
 struct Columns<'a> {
     #[serde(borrow)]
