@@ -2,10 +2,10 @@
 
 use super::ctx::{lanes, Ctx, Lanes};
 use super::flow::Flow;
+use crate::code::Opnd;
 use crate::error::Error;
 use crate::float::{self, approx, BinOp, Fmt, MinMax, Mode};
 use crate::int::{self, mask, sext};
-use crate::load::Opnd;
 use ptx_ir_core::{Cmp, Compare, Flag, Op, Opcode, Type};
 
 /// Integer width and signedness of a type.
@@ -1112,8 +1112,8 @@ fn signs(t: Type) -> u64 {
 
 /// Executes an instruction that ptxas lowers differently from its one-by-one reading
 /// ([`crate::lower`]); `None` when it runs as written (after any side work).
-pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::lower::Lowering) -> Result<Option<Flow>, Error> {
-    use crate::lower::Lowering;
+pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<Flow>, Error> {
+    use crate::code::Lowering;
     let e = x.emask;
     let t = ty(x)?;
     match l {

@@ -12,8 +12,8 @@ use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
 use super::inflight::{self, Issuer, Loc, Op, Part, Src};
 use super::mbarrier;
+use crate::code::Opnd;
 use crate::error::Error;
-use crate::load::Opnd;
 use ptx_ir_core::{Cache, CacheOp, Flag, Opcode};
 
 /// The issuing thread of lane `l`, for operation records.

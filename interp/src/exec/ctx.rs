@@ -3,8 +3,9 @@
 
 use super::warp::Warp;
 use super::{Cluster, Machine};
+use crate::code::{DInst, FuncId, MemBase, Opnd};
 use crate::error::{Error, FaultKind, Site, Thread};
-use crate::load::{DInst, Func, FuncId, MemBase, Opnd};
+use crate::load::Func;
 use crate::mem::{self, Region};
 use ptx_ir_core::{Instruction, Space, SpecialReg};
 

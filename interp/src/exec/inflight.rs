@@ -24,10 +24,10 @@
 //! the same shadow: any non-mbarrier access to one is undefined (PTX ISA 9.7.13.15).
 
 use super::{mbarrier, Cluster, Machine};
+use crate::code::FuncId;
 use crate::error::{Error, Site, Thread};
 use crate::float::{self, BinOp, Fmt, MinMax, Mode};
 use crate::int::mask;
-use crate::load::FuncId;
 use crate::mem;
 use ptx_ir_core::{Op as RedOp, Type};
 use rustc_hash::FxHashMap;

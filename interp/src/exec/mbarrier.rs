@@ -25,8 +25,8 @@ use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
 use super::inflight;
 use super::Cluster;
+use crate::code::Opnd;
 use crate::error::Error;
-use crate::load::Opnd;
 use ptx_ir_core::{Flag, Opcode};
 
 /// The largest arrival count and tx-count magnitude.

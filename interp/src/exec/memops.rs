@@ -2,10 +2,10 @@
 
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
+use crate::code::Opnd;
 use crate::error::Error;
 use crate::float::{self, BinOp, Fmt, Mode};
 use crate::int::{mask, sext};
-use crate::load::Opnd;
 use crate::mem;
 use ptx_ir_core::{Flag, Op, Space, Type};
 

@@ -36,8 +36,9 @@ mod warpgroup;
 mod warpops;
 pub mod wgmma;
 
+use crate::code::{FuncId, Opnd};
 use crate::error::Error;
-use crate::load::{self, FuncId, ParamLoc, Program};
+use crate::load::{self, ParamLoc, Program};
 use crate::mem::{self, Budget, Global};
 use crate::tmap::TensorMapArg;
 use ptx_ir_core::FunctionKind;
@@ -831,7 +832,7 @@ impl<'p> Launch<'p> {
             .map(|(&(f, index), &lanes)| {
                 let func = &prog.funcs[f as usize];
                 let mul_index = match func.code[index as usize].lower.as_deref() {
-                    Some(crate::lower::Lowering::Fused(fu)) => fu.mul,
+                    Some(crate::code::Lowering::Fused(fu)) => fu.mul,
                     _ => index,
                 };
                 ContractionDiff {
@@ -1194,7 +1195,7 @@ fn try_release(
                     } else {
                         b.any as u64
                     };
-                    if let Some(crate::load::Opnd::Reg { slot, bits }) = d.opnds.first() {
+                    if let Some(crate::code::Opnd::Reg { slot, bits }) = d.opnds.first() {
                         let mk = if *bits >= 64 {
                             u64::MAX
                         } else {
@@ -1367,8 +1368,8 @@ fn static_stack(prog: &Program, entry: FuncId) -> Option<u64> {
             let callees: &[FuncId] = match d.op {
                 Opcode::Alloca => return None,
                 Opcode::Call => match (d.opnds.get(1), d.opnds.get(3)) {
-                    (Some(load::Opnd::Func(c)), _) => std::slice::from_ref(c),
-                    (_, Some(load::Opnd::CallList(k))) => match f.call_lists.get(*k as usize)? {
+                    (Some(Opnd::Func(c)), _) => std::slice::from_ref(c),
+                    (_, Some(Opnd::CallList(k))) => match f.call_lists.get(*k as usize)? {
                         load::CallList::Targets(ts) => ts,
                         load::CallList::Proto { .. } => return None,
                     },

@@ -13,9 +13,9 @@
 
 use super::ctx::{lanes, Ctx};
 use super::flow::Flow;
+use crate::code::Opnd;
 use crate::error::Error;
 use crate::int::mask;
-use crate::load::Opnd;
 use crate::mem;
 
 /// `immAlign`'s largest value (PTX ISA 9.7.17.3).

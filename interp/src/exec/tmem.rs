@@ -18,8 +18,9 @@
 
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
+use crate::code::{FuncId, Opnd};
 use crate::error::{Error, Site, Thread};
-use crate::load::{CallList, FuncId, Opnd, Program};
+use crate::load::{CallList, Program};
 use ptx_ir_core::{Flag, Opcode};
 
 /// Columns of tensor memory per CTA.

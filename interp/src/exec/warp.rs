@@ -10,7 +10,7 @@
 //! still a valid schedule of independent threads (sm_70+), and warp-synchronous instructions
 //! wait for the lanes they name.
 
-use crate::load::FuncId;
+use crate::code::FuncId;
 use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::rc::Rc;
