@@ -1129,7 +1129,7 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<
             Ok(None)
         }
         Lowering::Fused(f) => {
-            if x.m.contraction == super::Contraction::Never {
+            if x.m.contraction == super::state::Contraction::Never {
                 return Ok(None);
             }
             let (fmt, n) = fshape(t).ok_or_else(|| x.unsupported("fused type"))?;
@@ -1137,7 +1137,7 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<
             let sg = signs(t);
             let (a, b) = (x.read(&f.a, e)?, x.read(&f.b, e)?);
             let c = x.read(x.op(3 - f.product_operand as usize)?, e)?;
-            let report = x.m.contraction == super::Contraction::Report;
+            let report = x.m.contraction == super::state::Contraction::Report;
             let plain = if report {
                 let (p, q) = (x.read(x.op(1)?, e)?, x.read(x.op(2)?, e)?);
                 let op = if x.d.op == Opcode::Sub {

@@ -16,7 +16,8 @@
 use super::async_copy::issuer;
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
-use super::inflight::{self, Loc, Op, Part};
+use super::inflight;
+use super::state::inflight::{Loc, Op, Part};
 use crate::code::Opnd;
 use crate::error::{Error, FaultKind};
 use crate::load::Func;

@@ -1,8 +1,8 @@
 //! The execution context of one warp-instruction: operand access for all lanes at once,
 //! checked memory access, special registers and error construction.
 
+use super::state::{own_stack, Cluster, Machine};
 use super::warp::Warp;
-use super::{Cluster, Machine};
 use crate::code::{DInst, FuncId, MemBase, Opnd};
 use crate::error::{Error, FaultKind, Site, Thread};
 use crate::load::Func;
@@ -459,8 +459,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// fit runs until it uses them (measured: `tools/hostile/results/stack.txt`).
     fn stack_reach(&self, space: AddrSpace, addr: u64, lane: usize) -> Option<u64> {
         let alloca_above = mem::DYN_TOP - self.w.sp_frames.get(self.depth)?.get(lane)?.entry;
-        let top =
-            self.sbase as u64 + alloca_above as u64 + super::own_stack(self.f, self.depth) as u64;
+        let top = self.sbase as u64 + alloca_above as u64 + own_stack(self.f, self.depth) as u64;
         if top <= self.m.stack_limit as u64 {
             return None;
         }
@@ -510,7 +509,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         lane: usize,
         write: bool,
     ) -> Result<(), Error> {
-        use super::inflight::Conflict;
+        use super::state::inflight::Conflict;
         let verb = if write { "write to" } else { "read of" };
         match self.locate(space, addr) {
             Some(Ok((rank, off))) => {
@@ -626,6 +625,6 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     /// A special register's value in one lane.
     pub fn special(&self, r: SpecialReg, c: u8, lane: usize) -> Result<u64, Error> {
-        super::special::value(self, r, c, lane)
+        super::special::value(self.m, self.cl, self.w, r, c, lane)
     }
 }

@@ -303,7 +303,7 @@ pub struct Warp {
     /// A group (by mask) that spun too long: the next picks prefer any other ready group.
     pub avoid: Option<u32>,
     /// wgmma state, once the warp has executed a wgmma instruction.
-    pub wg: Option<Box<super::wgmma::WgState>>,
+    pub wg: Option<Box<super::state::wgmma::WgState>>,
 }
 
 /// Backward branches a group may take while other groups wait before the warp lets them run
