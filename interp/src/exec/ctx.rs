@@ -509,7 +509,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         lane: usize,
         write: bool,
     ) -> Result<(), Error> {
-        use super::state::inflight::Conflict;
+        use super::state::inflight::{describe, Conflict};
         let verb = if write { "write to" } else { "read of" };
         match self.locate(space, addr) {
             Some(Ok((rank, off))) => {
@@ -520,7 +520,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                     .cl
                     .inflight
                     .op_at(rank, off, size as u32, true)
-                    .map(|o| super::inflight::describe(self.m, o))
+                    .map(|o| describe(self.m.prog, o))
                     .unwrap_or_default();
                 let rule = match c {
                     Conflict::Mbarrier => format!(
@@ -545,7 +545,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                             .ops
                             .iter()
                             .find(|o| o.id == id)
-                            .map(|o| super::inflight::describe(self.m, o))
+                            .map(|o| describe(self.m.prog, o))
                             .unwrap_or_else(|| format!("#{id} of another cluster"));
                         let what = match c {
                         Conflict::PendingRead => "still reads it (modifying the source before completion is undefined)",

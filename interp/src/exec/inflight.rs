@@ -26,36 +26,13 @@
 //! The records (operations, async-groups, shadow, global ranges) are in
 //! [`super::state::inflight`]; this module issues and completes operations.
 
-use super::state::inflight::{Conflict, Issuer, Loc, Op, OpId, Part, Reduce, Src};
+use super::state::inflight::{describe, issuer_site, Conflict, Loc, Op, OpId, Part, Reduce, Src};
 use super::state::{mbarrier, Cluster, Machine};
-use crate::error::{Error, Site};
+use crate::error::Error;
 use crate::float::{self, BinOp, Fmt, MinMax, Mode};
 use crate::int::mask;
 use crate::mem;
 use ptx_ir_core::Op as RedOp;
-
-/// The site of an operation's instruction.
-pub fn issuer_site(m: &Machine<'_>, i: &Issuer) -> Site {
-    Site {
-        function: m
-            .prog
-            .funcs
-            .get(i.func as usize)
-            .map(|f| f.name.clone())
-            .unwrap_or_default(),
-        index: i.pc,
-        inst: m.prog.inst_text(i.func, i.pc),
-    }
-}
-
-/// Describes an operation for messages: "`inst` (issued by lane ...)".
-pub fn describe(m: &Machine<'_>, op: &Op) -> String {
-    format!(
-        "`{}` issued by {}",
-        m.prog.inst_text(op.issuer.func, op.issuer.pc),
-        op.issuer.thread
-    )
-}
 
 /// Starts an operation: checks its ranges against those in flight, marks them, and records it.
 /// `Err` is the rule it breaks.
@@ -70,7 +47,7 @@ pub fn issue(m: &mut Machine<'_>, cl: &mut Cluster, mut op: Op) -> Result<OpId, 
                     let other = cl
                         .inflight
                         .op_at(rank, off, len, false)
-                        .map(|o| describe(m, o))
+                        .map(|o| describe(m.prog, o))
                         .unwrap_or_default();
                     return Err(format!(
                         "the source (shared memory {off:#x}, {len} bytes) is still being written by the asynchronous operation {other}, which has not completed (PTX ISA 9.7.9.25.1)"
@@ -99,7 +76,7 @@ pub fn issue(m: &mut Machine<'_>, cl: &mut Cluster, mut op: Op) -> Result<OpId, 
                             "is also accessed by the asynchronous operation {}, which has not completed; operations in flight are unordered (PTX ISA 9.7.9.25.3.2)",
                             cl.inflight
                                 .op_at(rank, off, len, true)
-                                .map(|o| describe(m, o))
+                                .map(|o| describe(m.prog, o))
                                 .unwrap_or_default()
                         ),
                     };
@@ -243,7 +220,7 @@ pub fn complete(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) -> Result<(), E
     m.gwatch.remove(id, false);
     m.events += 1;
     let fail = |m: &Machine<'_>, rule: String| Error::Undefined {
-        site: issuer_site(m, &op.issuer),
+        site: issuer_site(m.prog, &op.issuer),
         thread: op.issuer.thread,
         rule,
     };
@@ -299,7 +276,7 @@ pub fn settle(m: &mut Machine<'_>, cl: &mut Cluster, key: (u32, u32)) -> Result<
             complete(m, cl, *id)?;
         }
         mbarrier::async_arrive(&mut cl.mbars, key).map_err(|rule| Error::Undefined {
-            site: issuer_site(m, &a.issuer),
+            site: issuer_site(m.prog, &a.issuer),
             thread: a.issuer.thread,
             rule,
         })?;

@@ -1,10 +1,12 @@
 //! The asynchronous operations in flight and the records that watch their bytes: each
 //! operation's parts and sources, the async-groups, the shared-memory shadow of a cluster and
-//! the global ranges of a launch, with the queries and marks on them. `exec/inflight.rs`
-//! describes the model and issues and completes the operations.
+//! the global ranges of a launch, with the queries and marks on them and the descriptions of an
+//! operation for messages. `exec/inflight.rs` describes the model and issues and completes the
+//! operations.
 
 use crate::code::FuncId;
-use crate::error::Thread;
+use crate::error::{Site, Thread};
+use crate::load::Program;
 use ptx_ir_core::{Op as RedOp, Type};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -304,4 +306,26 @@ impl Inflight {
             self.cp.entry(key).or_default()
         }
     }
+}
+
+/// The site of an operation's instruction.
+pub fn issuer_site(prog: &Program, i: &Issuer) -> Site {
+    Site {
+        function: prog
+            .funcs
+            .get(i.func as usize)
+            .map(|f| f.name.clone())
+            .unwrap_or_default(),
+        index: i.pc,
+        inst: prog.inst_text(i.func, i.pc),
+    }
+}
+
+/// Describes an operation for messages: "`inst` (issued by lane ...)".
+pub fn describe(prog: &Program, op: &Op) -> String {
+    format!(
+        "`{}` issued by {}",
+        prog.inst_text(op.issuer.func, op.issuer.pc),
+        op.issuer.thread
+    )
 }
