@@ -14,9 +14,10 @@
 //! Layout, with imports going one way only: the launch's state is data in [`state`] (the
 //! [`state::Machine`], each running [`state::Cluster`] and the state every mechanism keeps) and
 //! [`warp`]; [`ctx::Ctx`] gives a handler one instruction's view of it; the handler modules
-//! (`arith.rs`, `memops.rs`, `inflight.rs`, ...) execute instructions and return a
-//! [`flow::Flow`]; `step.rs` dispatches to them; this module launches and schedules. No module
-//! imports one above it, so none takes part in an import circle.
+//! (`arith.rs`, `memops.rs`, ...) execute instructions, return a [`flow::Flow`] and share the
+//! mechanisms below them, such as [`inflight`] (issuing and completing asynchronous
+//! operations); `step.rs` dispatches to the handlers; this module launches and schedules. No
+//! module imports one above it, so none takes part in an import circle.
 
 pub mod ctx;
 mod flow;
