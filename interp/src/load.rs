@@ -7,90 +7,16 @@
 //! function `.param` in per-thread frames, kernel `.param` in the launch's parameter buffer.
 //! Operands are decoded once into [`Opnd`]s so that execution never looks up a name.
 
+use crate::code::{DInst, FuncId, MemBase, Opnd};
 use crate::error::Error;
 use crate::fmt;
 use crate::mem::{self, FUNC_BASE, KPARAM_BASE};
 use ptx_ir_core::{
     BinaryOp, Declarator, Expr, FunctionKind, Init, Instruction, Interner, Item, Module, Name,
-    Opcode, Operand, Param, Selector, Space, SpecialReg, Statement, Type, UnaryOp, VarDecl,
+    Opcode, Operand, Param, Selector, Space, Statement, Type, UnaryOp, VarDecl,
 };
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-
-/// Index of a function in [`Program::funcs`].
-pub type FuncId = u32;
-
-/// Base of an address operand.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum MemBase {
-    /// `[imm]`
-    None,
-    /// `[%r]`: a register slot.
-    Reg(u32),
-    /// A variable with a fixed address in its state space (global, const, shared, kernel param).
-    Static(u64),
-    /// A variable in the executing thread's frame (`.local`, function `.param`): frame base plus
-    /// this offset.
-    Frame(u32),
-}
-
-/// A decoded operand.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Opnd {
-    /// A register slot, with the register's width in bits (1 for predicates, 128 for `.b128`,
-    /// which takes two slots).
-    Reg {
-        /// First slot.
-        slot: u32,
-        /// Declared width in bits.
-        bits: u16,
-    },
-    /// An immediate, as bits (already converted to the instruction's float type).
-    Imm(u64),
-    /// A special register and its component (0 = x).
-    Special(SpecialReg, u8),
-    /// The address of a frame variable: frame base plus offset.
-    Frame(u32),
-    /// `!p`
-    Not(u32),
-    /// `{a, b, ...}`
-    Vec(Box<[Opnd]>),
-    /// `a|b`
-    Pair(Box<[Opnd; 2]>),
-    /// `[base+off]`
-    Mem(MemBase, i64),
-    /// A label: instruction index.
-    Label(u32),
-    /// A function.
-    Func(FuncId),
-    /// A `.branchtargets` list: index into [`Func::branch_tables`].
-    Targets(u32),
-    /// A `.calltargets`, `.callprototype` or call table: index into [`Func::call_lists`].
-    CallList(u32),
-    /// `(a, b)`
-    Args(Box<[Opnd]>),
-    /// `_`
-    Sink,
-    /// A register with a byte/half selector (`%r.b1`), which only video instructions take.
-    Selected(u32, Selector),
-    /// `[a, {b, c}]`: a bracketed tuple (tensor map and coordinates).
-    Tuple(Box<[Opnd]>),
-}
-
-/// An instruction decoded for execution.
-#[derive(Clone, Debug)]
-pub struct DInst {
-    /// The opcode.
-    pub op: Opcode,
-    /// Guard predicate slot and whether it is negated.
-    pub guard: Option<(u32, bool)>,
-    /// The first type modifier.
-    pub ty: Option<Type>,
-    /// Operands.
-    pub opnds: SmallVec<[Opnd; 4]>,
-    /// How ptxas lowers it differently from its one-by-one reading ([`crate::lower`]).
-    pub lower: Option<Box<crate::lower::Lowering>>,
-}
 
 /// Where a function parameter lives.
 #[derive(Clone, Copy, Debug)]

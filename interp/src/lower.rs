@@ -36,63 +36,11 @@
 //!   `neg x` (the copysign idiom of libdevice's `cbrtf`) is an `FSEL` of `x` and `-x`
 //!   (`corpus/vectors/fold.jsonl`).
 
-use crate::load::{DInst, Opnd};
+use crate::code::{DInst, Fused, Lowering, MemBase, Opnd};
 use ptx_ir_core::defuse::{roles, Role};
 use ptx_ir_core::{Flag, Instruction, Opcode, Type};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-
-/// How an instruction executes differently from its one-by-one reading.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Lowering {
-    /// A `mul` whose product is fused, or a `neg` whose `neg` copies its old operand: it also
-    /// keeps its register operands, in these slots (operand 1, operand 2; `None` for an
-    /// immediate or no operand), for the instructions that read them later.
-    Save([Option<u32>; 2]),
-    /// An `add`/`sub` that ptxas fuses with a `mul`.
-    Fused(Box<Fused>),
-    /// A `neg` that flips the sign bit(s) of its operand without touching a NaN's payload.
-    SignFlip,
-    /// A `neg` of a `neg`: a copy of the first one's operand.
-    Copy(Opnd),
-    /// A `div.full.f32`/`div.approx.f32` by a constant: ptxas multiplies by the constant's
-    /// reciprocal, rounded to nearest at compile time (after `pre`, a scaling of the dividend
-    /// as `div.full` scales a divisor outside the normal range).
-    MulConst {
-        /// A first factor for the dividend (`0.25` or `2^24`), as bits.
-        pre: Option<u32>,
-        /// The reciprocal, as bits.
-        k: u32,
-    },
-    /// A `selp` between `x` and `neg x`: operand `neg_operand` (1 or 2) is `x` with its sign
-    /// bit(s) flipped.
-    SelectNeg {
-        /// Which operand of the `selp` is the `neg`.
-        neg_operand: u8,
-        /// `x`.
-        src: Opnd,
-    },
-}
-
-/// The product fused into an `add`/`sub`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Fused {
-    /// The `mul`'s operands as it read them (saved slots or immediates).
-    pub a: Opnd,
-    /// Second factor.
-    pub b: Opnd,
-    /// The product enters negated (`neg` between, or `sub c, product`).
-    pub neg_product: bool,
-    /// The addend enters negated (`sub product, c`).
-    pub neg_addend: bool,
-    /// The operand of the `add`/`sub` (1 or 2) that held the product; the other is the addend.
-    pub product_operand: u8,
-    /// Index of the `mul` (or `div`).
-    pub mul: u32,
-    /// The product is a `div.full` (`Some(true)`) or `div.approx` (`Some(false)`) by a
-    /// register: `a * rcp(b)` with both scaled ([`crate::float::approx::div_factors`]).
-    pub div: Option<bool>,
-}
 
 fn float_type(t: Type) -> bool {
     matches!(
@@ -118,7 +66,7 @@ fn push_slots(o: &Opnd, out: &mut SmallVec<[u32; 8]>) {
             }
         }
         Opnd::Not(s) | Opnd::Selected(s, _) => out.push(*s),
-        Opnd::Mem(crate::load::MemBase::Reg(s), _) => out.push(*s),
+        Opnd::Mem(MemBase::Reg(s), _) => out.push(*s),
         Opnd::Vec(v) | Opnd::Args(v) | Opnd::Tuple(v) => v.iter().for_each(|o| push_slots(o, out)),
         Opnd::Pair(p) => p.iter().for_each(|o| push_slots(o, out)),
         _ => {}

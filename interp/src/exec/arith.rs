@@ -2,10 +2,10 @@
 
 use super::ctx::{lanes, Ctx, Lanes};
 use super::flow::Flow;
+use crate::code::Opnd;
 use crate::error::Error;
 use crate::float::{self, approx, BinOp, Fmt, MinMax, Mode};
 use crate::int::{self, mask, sext};
-use crate::load::Opnd;
 use ptx_ir_core::{Cmp, Compare, Flag, Op, Opcode, Type};
 
 /// Integer width and signedness of a type.
@@ -1112,8 +1112,8 @@ fn signs(t: Type) -> u64 {
 
 /// Executes an instruction that ptxas lowers differently from its one-by-one reading
 /// ([`crate::lower`]); `None` when it runs as written (after any side work).
-pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::lower::Lowering) -> Result<Option<Flow>, Error> {
-    use crate::lower::Lowering;
+pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<Flow>, Error> {
+    use crate::code::Lowering;
     let e = x.emask;
     let t = ty(x)?;
     match l {
@@ -1129,7 +1129,7 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::lower::Lowering) -> Result<Option
             Ok(None)
         }
         Lowering::Fused(f) => {
-            if x.m.contraction == super::Contraction::Never {
+            if x.m.contraction == super::state::Contraction::Never {
                 return Ok(None);
             }
             let (fmt, n) = fshape(t).ok_or_else(|| x.unsupported("fused type"))?;
@@ -1137,7 +1137,7 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::lower::Lowering) -> Result<Option
             let sg = signs(t);
             let (a, b) = (x.read(&f.a, e)?, x.read(&f.b, e)?);
             let c = x.read(x.op(3 - f.product_operand as usize)?, e)?;
-            let report = x.m.contraction == super::Contraction::Report;
+            let report = x.m.contraction == super::state::Contraction::Report;
             let plain = if report {
                 let (p, q) = (x.read(x.op(1)?, e)?, x.read(x.op(2)?, e)?);
                 let op = if x.d.op == Opcode::Sub {

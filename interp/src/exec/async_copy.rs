@@ -10,10 +10,11 @@
 
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
-use super::inflight::{self, Issuer, Loc, Op, Part, Src};
+use super::inflight;
 use super::mbarrier;
+use super::state::inflight::{AsyncArrive, Issuer, Loc, Op, Part, Src};
+use crate::code::Opnd;
 use crate::error::Error;
-use crate::load::Opnd;
 use ptx_ir_core::{Cache, CacheOp, Flag, Opcode};
 
 /// The issuing thread of lane `l`, for operation records.
@@ -159,14 +160,15 @@ pub fn mbarrier_arrive(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             None => Vec::new(),
         };
         if !noinc {
-            mbarrier::async_arrive_inc(x.cl, key).map_err(|r| x.undefined(l, r))?;
+            super::state::mbarrier::async_arrive_inc(&mut x.cl.mbars, key)
+                .map_err(|r| x.undefined(l, r))?;
         } else if !x.cl.mbars.contains_key(&key) {
             return Err(x.undefined(
                 l,
                 "cp.async.mbarrier.arrive on memory that holds no initialised mbarrier object (PTX ISA 9.7.13.15)",
             ));
         }
-        x.cl.inflight.arrives.push(inflight::AsyncArrive {
+        x.cl.inflight.arrives.push(AsyncArrive {
             mbar: key,
             ops,
             issuer: issuer(x, l),

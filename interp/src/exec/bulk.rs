@@ -15,7 +15,8 @@
 use super::async_copy::{issuer, key};
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
-use super::inflight::{self, Loc, Op, Part, Reduce, Src, Track};
+use super::inflight;
+use super::state::inflight::{Loc, Op, Part, Reduce, Src, Track};
 use crate::error::{Error, FaultKind};
 use ptx_ir_core::{Cache, Flag, Op as RedOp, Opcode, Space, Type};
 

@@ -16,9 +16,11 @@
 use super::async_copy::issuer;
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
-use super::inflight::{self, Loc, Op, Part};
+use super::inflight;
+use super::state::inflight::{Loc, Op, Part};
+use crate::code::Opnd;
 use crate::error::{Error, FaultKind};
-use crate::load::{Func, Opnd};
+use crate::load::Func;
 use ptx_ir_core::Flag;
 
 /// Checks `.explicitcluster`, `.maxclusterrank`, `.reqnctapercluster`, `.reqntid` and

@@ -2,10 +2,11 @@
 
 use super::ctx::{lanes, Ctx};
 use super::flow::Flow;
+use super::state::{own_stack, Cluster, Machine};
 use super::warp::{Frame, Group, SpFrame, Wait, Warp};
-use super::Machine;
+use crate::code::Opnd;
 use crate::error::Error;
-use crate::load::{CallList, FParam, Opnd, ParamLoc, Program};
+use crate::load::{CallList, FParam, ParamLoc, Program};
 use crate::mem;
 use ptx_ir_core::{Flag, Op};
 use smallvec::SmallVec;
@@ -234,10 +235,10 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
         // On the GPU the call saves registers in the 16 bytes at the top of the callee's frame
         // first; its `.local` variables lie below and fault only when accessed past the limit
         // (measured: `tools/hostile/results/stack.txt`), which `Ctx::access` checks.
-        let sbase = x.sbase.saturating_add(super::own_stack(x.f, depth));
+        let sbase = x.sbase.saturating_add(own_stack(x.f, depth));
         let save = sbase as u64 + mem::CALL_FRAME_COST as u64;
         let frame = save + callee.stack_bytes as u64;
-        if let Err((lane, alloca)) = super::ensure_stack(x.m, x.cl, x.w, mask, end, save)? {
+        if let Err((lane, alloca)) = ensure_stack(x.m, x.cl, x.w, mask, end, save)? {
             return Err(Error::StackOverflow {
                 site: x.site(),
                 thread: x.thread(lane),
@@ -533,4 +534,37 @@ pub fn barrier_cluster(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     } else {
         Ok(Flow::ClusterWait)
     }
+}
+
+/// Makes room for a callee's frame ending at `end` in the interpreter's layout for the lanes
+/// of `lanes_mask`, after checking the GPU stack: `need` bytes plus each lane's live `alloca`
+/// memory must fit the per-thread limit. `Ok(Err((lane, alloca)))` names the first lane that
+/// does not fit, with its `alloca` bytes.
+fn ensure_stack(
+    m: &mut Machine<'_>,
+    cl: &mut Cluster,
+    w: &mut Warp,
+    lanes_mask: u32,
+    end: u32,
+    need: u64,
+) -> Result<Result<(), (usize, u64)>, Error> {
+    for l in lanes(lanes_mask) {
+        let alloca = (mem::DYN_TOP - w.sp[l]) as u64;
+        // The interpreter's frames must stay below the `alloca` area's addresses too (its
+        // frames hold `.param` variables, which the GPU keeps in registers).
+        if need + alloca > m.stack_limit as u64 || end >= mem::STACK_MAX {
+            return Ok(Err((l, alloca)));
+        }
+    }
+    for l in lanes(lanes_mask) {
+        let s = &mut w.stacks[l];
+        if s.len() < end as usize {
+            let grow = (end as usize - s.len()) as u64;
+            m.mem
+                .charge(grow, || "local memory (stack frames)".into())?;
+            cl.charged += grow;
+            s.resize(end as usize, 0);
+        }
+    }
+    Ok(Ok(()))
 }

@@ -1,10 +1,11 @@
 //! The execution context of one warp-instruction: operand access for all lanes at once,
 //! checked memory access, special registers and error construction.
 
+use super::state::{own_stack, Cluster, Machine};
 use super::warp::Warp;
-use super::{Cluster, Machine};
+use crate::code::{DInst, FuncId, MemBase, Opnd};
 use crate::error::{Error, FaultKind, Site, Thread};
-use crate::load::{DInst, Func, FuncId, MemBase, Opnd};
+use crate::load::Func;
 use crate::mem::{self, Region};
 use ptx_ir_core::{Instruction, Space, SpecialReg};
 
@@ -458,8 +459,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// fit runs until it uses them (measured: `tools/hostile/results/stack.txt`).
     fn stack_reach(&self, space: AddrSpace, addr: u64, lane: usize) -> Option<u64> {
         let alloca_above = mem::DYN_TOP - self.w.sp_frames.get(self.depth)?.get(lane)?.entry;
-        let top =
-            self.sbase as u64 + alloca_above as u64 + super::own_stack(self.f, self.depth) as u64;
+        let top = self.sbase as u64 + alloca_above as u64 + own_stack(self.f, self.depth) as u64;
         if top <= self.m.stack_limit as u64 {
             return None;
         }
@@ -509,7 +509,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         lane: usize,
         write: bool,
     ) -> Result<(), Error> {
-        use super::inflight::Conflict;
+        use super::state::inflight::{describe, Conflict};
         let verb = if write { "write to" } else { "read of" };
         match self.locate(space, addr) {
             Some(Ok((rank, off))) => {
@@ -520,7 +520,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                     .cl
                     .inflight
                     .op_at(rank, off, size as u32, true)
-                    .map(|o| super::inflight::describe(self.m, o))
+                    .map(|o| describe(self.m.prog, o))
                     .unwrap_or_default();
                 let rule = match c {
                     Conflict::Mbarrier => format!(
@@ -545,7 +545,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                             .ops
                             .iter()
                             .find(|o| o.id == id)
-                            .map(|o| super::inflight::describe(self.m, o))
+                            .map(|o| describe(self.m.prog, o))
                             .unwrap_or_else(|| format!("#{id} of another cluster"));
                         let what = match c {
                         Conflict::PendingRead => "still reads it (modifying the source before completion is undefined)",
@@ -625,6 +625,6 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     /// A special register's value in one lane.
     pub fn special(&self, r: SpecialReg, c: u8, lane: usize) -> Result<u64, Error> {
-        super::special::value(self, r, c, lane)
+        super::special::value(self.m, self.cl, self.w, r, c, lane)
     }
 }

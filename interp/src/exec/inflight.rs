@@ -22,333 +22,17 @@
 //! operation that is still in flight. Two operations in flight that write the same byte are
 //! reported too (no ordering exists between them). Initialised mbarrier objects are marked in
 //! the same shadow: any non-mbarrier access to one is undefined (PTX ISA 9.7.13.15).
+//!
+//! The records (operations, async-groups, shadow, global ranges) are in
+//! [`super::state::inflight`]; this module issues and completes operations.
 
-use super::{mbarrier, Cluster, Machine};
-use crate::error::{Error, Site, Thread};
+use super::state::inflight::{describe, issuer_site, Conflict, Loc, Op, OpId, Part, Reduce, Src};
+use super::state::{mbarrier, Cluster, Machine};
+use crate::error::Error;
 use crate::float::{self, BinOp, Fmt, MinMax, Mode};
 use crate::int::mask;
-use crate::load::FuncId;
 use crate::mem;
-use ptx_ir_core::{Op as RedOp, Type};
-use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
-
-/// Identifies an operation (unique in a launch).
-pub type OpId = u64;
-
-/// A place in memory.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Loc {
-    /// Shared memory of the CTA with cluster rank `rank`, at byte `off`.
-    Shared {
-        /// Cluster rank.
-        rank: u32,
-        /// Byte offset.
-        off: u32,
-    },
-    /// Global memory.
-    Global(u64),
-}
-
-/// An element-wise reduction applied at the destination (`cp.reduce.async.bulk`).
-#[derive(Copy, Clone, Debug)]
-pub struct Reduce {
-    /// The operation.
-    pub op: RedOp,
-    /// The element type.
-    pub ty: Type,
-}
-
-/// One destination chunk of an operation.
-#[derive(Clone, Debug)]
-pub struct Part {
-    /// Where the bytes go.
-    pub dest: Loc,
-    /// The bytes (the source data read at issue).
-    pub data: Vec<u8>,
-    /// `.cp_mask`: bit i of the mask says whether byte i of each 16-byte chunk is written.
-    pub byte_mask: Option<u16>,
-    /// Reduce into the destination instead of writing it.
-    pub reduce: Option<Reduce>,
-    /// mbarrier (rank, offset) that receives a complete-tx of `tx` bytes on completion.
-    pub mbar: Option<(u32, u32)>,
-    /// Transaction bytes.
-    pub tx: u32,
-}
-
-/// A source range read by an operation.
-#[derive(Copy, Clone, Debug)]
-pub enum Src {
-    /// Shared memory of CTA `rank`.
-    Shared {
-        /// Cluster rank.
-        rank: u32,
-        /// Byte offset.
-        off: u32,
-        /// Bytes.
-        len: u32,
-    },
-    /// Global memory.
-    Global {
-        /// First byte.
-        addr: u64,
-        /// Bytes.
-        len: u64,
-    },
-}
-
-/// How a bulk copy's completion is tracked.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Track {
-    /// Bulk async-groups.
-    Bulk,
-    /// The mbarriers of its parts.
-    Mbar,
-}
-
-/// Who issued an operation, for messages.
-#[derive(Copy, Clone, Debug)]
-pub struct Issuer {
-    /// Function of the instruction.
-    pub func: FuncId,
-    /// Its pc.
-    pub pc: u32,
-    /// Coordinates.
-    pub thread: Thread,
-}
-
-/// An operation in flight.
-#[derive(Clone, Debug)]
-pub struct Op {
-    /// Its id.
-    pub id: OpId,
-    /// The issuing thread and instruction.
-    pub issuer: Issuer,
-    /// Destination chunks.
-    pub parts: Vec<Part>,
-    /// Source ranges still being read.
-    pub srcs: Vec<Src>,
-}
-
-/// A `cp.async.mbarrier.arrive`: an arrive-on that happens when the listed operations are done.
-#[derive(Clone, Debug)]
-pub struct AsyncArrive {
-    /// The mbarrier (rank, offset).
-    pub mbar: (u32, u32),
-    /// The operations it waits for.
-    pub ops: Vec<OpId>,
-    /// The issuing thread and instruction.
-    pub issuer: Issuer,
-}
-
-/// A thread's async-groups of one kind.
-#[derive(Clone, Debug, Default)]
-pub struct Groups {
-    /// Operations not yet committed.
-    pub uncommitted: Vec<OpId>,
-    /// Committed groups, oldest first.
-    pub groups: VecDeque<Vec<OpId>>,
-}
-
-/// Per-word shadow state of one CTA's shared memory.
-#[derive(Clone, Debug, Default)]
-pub struct Shadow {
-    w: Vec<u16>,
-    r: Vec<u16>,
-    mbar: Vec<bool>,
-}
-
-/// What a generic access ran into.
-#[derive(Copy, Clone, Debug)]
-pub enum Conflict {
-    /// The bytes are the destination of an operation in flight.
-    PendingWrite,
-    /// The bytes are the source of an operation in flight (writes only).
-    PendingRead,
-    /// The bytes hold an initialised mbarrier object.
-    Mbarrier,
-}
-
-/// In-flight global ranges of a launch (all clusters).
-#[derive(Clone, Debug, Default)]
-pub struct GlobalWatch {
-    /// `[lo, hi)` written by an operation in flight.
-    pub writes: Vec<(u64, u64, OpId)>,
-    /// `[lo, hi)` read by an operation in flight.
-    pub reads: Vec<(u64, u64, OpId)>,
-}
-
-impl GlobalWatch {
-    /// Whether nothing is watched.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.writes.is_empty() && self.reads.is_empty()
-    }
-
-    /// The operation an access of `[a, a + n)` conflicts with.
-    pub fn check(&self, a: u64, n: u64, write: bool) -> Option<(Conflict, OpId)> {
-        let hit = |&&(lo, hi, _): &&(u64, u64, OpId)| a < hi && lo < a.saturating_add(n);
-        if let Some(&(_, _, id)) = self.writes.iter().find(hit) {
-            return Some((Conflict::PendingWrite, id));
-        }
-        if write {
-            if let Some(&(_, _, id)) = self.reads.iter().find(hit) {
-                return Some((Conflict::PendingRead, id));
-            }
-        }
-        None
-    }
-
-    fn remove(&mut self, id: OpId, reads_only: bool) {
-        self.reads.retain(|r| r.2 != id);
-        if !reads_only {
-            self.writes.retain(|r| r.2 != id);
-        }
-    }
-}
-
-/// The asynchronous state of one cluster.
-#[derive(Clone, Debug, Default)]
-pub struct Inflight {
-    /// Operations in flight, in issue order.
-    pub ops: Vec<Op>,
-    /// cp.async-groups per thread (rank, tix).
-    pub cp: FxHashMap<(u32, u32), Groups>,
-    /// Bulk async-groups per thread (rank, tix).
-    pub bulk: FxHashMap<(u32, u32), Groups>,
-    /// Pending `cp.async.mbarrier.arrive`s.
-    pub arrives: Vec<AsyncArrive>,
-    /// Shadow of each CTA's shared memory (empty until something is watched).
-    pub shadow: Vec<Shadow>,
-    /// Whether generic shared accesses must be checked.
-    pub watch: bool,
-}
-
-fn words(off: u32, len: u32) -> std::ops::Range<usize> {
-    let lo = off as usize / 4;
-    let hi = (off as usize + len as usize).div_ceil(4);
-    lo..hi
-}
-
-impl Inflight {
-    /// Makes the shadow exist (one per CTA, sized to its shared memory).
-    pub fn ensure_shadow(&mut self, sizes: &[usize]) {
-        if self.shadow.is_empty() {
-            self.shadow = sizes
-                .iter()
-                .map(|&s| {
-                    let n = s.div_ceil(4);
-                    Shadow {
-                        w: vec![0; n],
-                        r: vec![0; n],
-                        mbar: vec![false; n],
-                    }
-                })
-                .collect();
-        }
-        self.watch = true;
-    }
-
-    /// The conflict of a generic access to CTA `rank`'s shared memory, if any.
-    pub fn check_shared(&self, rank: u32, off: u32, len: u32, write: bool) -> Option<Conflict> {
-        let s = self.shadow.get(rank as usize)?;
-        for i in words(off, len) {
-            if s.mbar.get(i).copied().unwrap_or(false) {
-                return Some(Conflict::Mbarrier);
-            }
-            if s.w.get(i).copied().unwrap_or(0) > 0 {
-                return Some(Conflict::PendingWrite);
-            }
-            if write && s.r.get(i).copied().unwrap_or(0) > 0 {
-                return Some(Conflict::PendingRead);
-            }
-        }
-        None
-    }
-
-    /// The operation in flight that writes (or, with `reads`, reads) shared byte range.
-    pub fn op_at(&self, rank: u32, off: u32, len: u32, reads: bool) -> Option<&Op> {
-        let hit = |o: u32, l: u32| off < o + l && o < off + len;
-        self.ops.iter().find(|op| {
-            op.parts.iter().any(|p| match p.dest {
-                Loc::Shared { rank: r, off: o } => r == rank && hit(o, p.data.len() as u32),
-                Loc::Global(_) => false,
-            }) || (reads
-                && op.srcs.iter().any(|s| match *s {
-                    Src::Shared {
-                        rank: r,
-                        off: o,
-                        len: l,
-                    } => r == rank && hit(o, l),
-                    Src::Global { .. } => false,
-                }))
-        })
-    }
-
-    /// Marks or unmarks the mbarrier object at (rank, off).
-    pub fn set_mbar(&mut self, rank: u32, off: u32, on: bool) {
-        if let Some(s) = self.shadow.get_mut(rank as usize) {
-            for i in words(off, 8) {
-                if let Some(m) = s.mbar.get_mut(i) {
-                    *m = on;
-                }
-            }
-        }
-    }
-
-    fn mark(&mut self, rank: u32, off: u32, len: u32, write: bool, up: bool) {
-        if let Some(s) = self.shadow.get_mut(rank as usize) {
-            let v = if write { &mut s.w } else { &mut s.r };
-            for i in words(off, len) {
-                if let Some(c) = v.get_mut(i) {
-                    *c = if up {
-                        c.saturating_add(1)
-                    } else {
-                        c.saturating_sub(1)
-                    };
-                }
-            }
-        }
-    }
-
-    fn pending_w(&self, rank: u32, off: u32, len: u32) -> bool {
-        self.shadow
-            .get(rank as usize)
-            .is_some_and(|s| words(off, len).any(|i| s.w.get(i).copied().unwrap_or(0) > 0))
-    }
-
-    /// The groups of a thread.
-    pub fn groups(&mut self, bulk: bool, key: (u32, u32)) -> &mut Groups {
-        if bulk {
-            self.bulk.entry(key).or_default()
-        } else {
-            self.cp.entry(key).or_default()
-        }
-    }
-}
-
-/// The site of an operation's instruction.
-pub fn issuer_site(m: &Machine<'_>, i: &Issuer) -> Site {
-    Site {
-        function: m
-            .prog
-            .funcs
-            .get(i.func as usize)
-            .map(|f| f.name.clone())
-            .unwrap_or_default(),
-        index: i.pc,
-        inst: m.prog.inst_text(i.func, i.pc),
-    }
-}
-
-/// Describes an operation for messages: "`inst` (issued by lane ...)".
-pub fn describe(m: &Machine<'_>, op: &Op) -> String {
-    format!(
-        "`{}` issued by {}",
-        m.prog.inst_text(op.issuer.func, op.issuer.pc),
-        op.issuer.thread
-    )
-}
+use ptx_ir_core::Op as RedOp;
 
 /// Starts an operation: checks its ranges against those in flight, marks them, and records it.
 /// `Err` is the rule it breaks.
@@ -363,7 +47,7 @@ pub fn issue(m: &mut Machine<'_>, cl: &mut Cluster, mut op: Op) -> Result<OpId, 
                     let other = cl
                         .inflight
                         .op_at(rank, off, len, false)
-                        .map(|o| describe(m, o))
+                        .map(|o| describe(m.prog, o))
                         .unwrap_or_default();
                     return Err(format!(
                         "the source (shared memory {off:#x}, {len} bytes) is still being written by the asynchronous operation {other}, which has not completed (PTX ISA 9.7.9.25.1)"
@@ -392,7 +76,7 @@ pub fn issue(m: &mut Machine<'_>, cl: &mut Cluster, mut op: Op) -> Result<OpId, 
                             "is also accessed by the asynchronous operation {}, which has not completed; operations in flight are unordered (PTX ISA 9.7.9.25.3.2)",
                             cl.inflight
                                 .op_at(rank, off, len, true)
-                                .map(|o| describe(m, o))
+                                .map(|o| describe(m.prog, o))
                                 .unwrap_or_default()
                         ),
                     };
@@ -536,7 +220,7 @@ pub fn complete(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) -> Result<(), E
     m.gwatch.remove(id, false);
     m.events += 1;
     let fail = |m: &Machine<'_>, rule: String| Error::Undefined {
-        site: issuer_site(m, &op.issuer),
+        site: issuer_site(m.prog, &op.issuer),
         thread: op.issuer.thread,
         rule,
     };
@@ -562,7 +246,7 @@ pub fn complete(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) -> Result<(), E
             },
         }
         if let Some(key) = p.mbar {
-            mbarrier::complete_tx(cl, key, p.tx as i64).map_err(|r| fail(m, r))?;
+            mbarrier::complete_tx(&mut cl.mbars, key, p.tx as i64).map_err(|r| fail(m, r))?;
         }
     }
     Ok(())
@@ -591,8 +275,8 @@ pub fn settle(m: &mut Machine<'_>, cl: &mut Cluster, key: (u32, u32)) -> Result<
         for id in &a.ops {
             complete(m, cl, *id)?;
         }
-        mbarrier::async_arrive(cl, key).map_err(|rule| Error::Undefined {
-            site: issuer_site(m, &a.issuer),
+        mbarrier::async_arrive(&mut cl.mbars, key).map_err(|rule| Error::Undefined {
+            site: issuer_site(m.prog, &a.issuer),
             thread: a.issuer.thread,
             rule,
         })?;

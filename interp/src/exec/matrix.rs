@@ -12,8 +12,8 @@
 
 use super::ctx::{AddrSpace, Ctx};
 use super::flow::Flow;
+use crate::code::Opnd;
 use crate::error::Error;
-use crate::load::Opnd;
 use crate::mem;
 use ptx_ir_core::{Count, Flag, Modifier, Opcode, Type};
 

@@ -2,10 +2,10 @@
 
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
+use crate::code::Opnd;
 use crate::error::Error;
 use crate::float::{self, BinOp, Fmt, Mode};
 use crate::int::{mask, sext};
-use crate::load::Opnd;
 use crate::mem;
 use ptx_ir_core::{Flag, Op, Space, Type};
 
@@ -334,7 +334,7 @@ pub fn store_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 format!("the mbarrier (CTA rank {mrank}) is not in the CTA of the destination (rank {drank}): both must be in the same CTA (PTX ISA 9.7.9.12)"),
             ));
         }
-        super::mbarrier::complete_tx(x.cl, (mrank, moff), size as i64)
+        super::state::mbarrier::complete_tx(&mut x.cl.mbars, (mrank, moff), size as i64)
             .map_err(|e| x.undefined(l, e))?;
     }
     Ok(Flow::Next)

@@ -12,10 +12,10 @@
 use super::ctx::Ctx;
 use super::flow::Flow;
 use super::matrix::full_warp;
+use crate::code::Opnd;
 use crate::error::Error;
 use crate::float::{self, Fmt, Mode};
 use crate::int::mask;
-use crate::load::Opnd;
 use crate::tc;
 use ptx_ir_core::{Flag, Modifier, Type};
 

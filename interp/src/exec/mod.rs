@@ -10,10 +10,19 @@
 //! deadlock); the CTAs of the running clusters and the warps of a CTA are interleaved
 //! round-robin, [`SLICE`] warp-instructions at a time, so spin-waits on memory written by
 //! another warp terminate.
+//!
+//! Layout, with imports going one way only: the launch's state is data in [`state`] (the
+//! [`state::Machine`], each running [`state::Cluster`] and the state every mechanism keeps) and
+//! [`warp`]; [`ctx::Ctx`] gives a handler one instruction's view of it; the handler modules
+//! (`arith.rs`, `memops.rs`, ...) execute instructions, return a [`flow::Flow`] and share the
+//! mechanisms below them, such as [`inflight`] (issuing and completing asynchronous
+//! operations); `step.rs` dispatches to the handlers; this module launches and schedules. No
+//! module imports one above it, so none takes part in an import circle.
 
 pub mod ctx;
 mod flow;
 pub mod special;
+mod state;
 mod step;
 pub mod warp;
 
@@ -36,13 +45,18 @@ mod warpgroup;
 mod warpops;
 pub mod wgmma;
 
+use crate::code::{FuncId, Opnd};
 use crate::error::Error;
-use crate::load::{self, FuncId, ParamLoc, Program};
+use crate::load::{self, ParamLoc, Program};
 use crate::mem::{self, Budget, Global};
 use crate::tmap::TensorMapArg;
 use ptx_ir_core::FunctionKind;
 use rustc_hash::FxHashMap;
+use state::{Bar, Cluster, ClusterQueue, Machine};
+use step::{Event, Progress};
 use warp::{Chain, Group, Wait, Warp};
+
+pub use state::{Contraction, Stats};
 
 /// Warp-instructions a warp runs before the scheduler moves to the next warp.
 pub const SLICE: u32 = 256;
@@ -230,15 +244,6 @@ impl Arg {
     }
 }
 
-/// Counters of a run.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Instructions executed, counted once per thread that issued them.
-    pub thread_instructions: u64,
-    /// Instructions issued, counted once per warp.
-    pub warp_instructions: u64,
-}
-
 /// The result of a launch.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outcome {
@@ -249,19 +254,6 @@ pub struct Outcome {
     /// With [`Contraction::Report`]: the fused operations whose result differed from the
     /// unfused reading in some lane, in program order.
     pub contraction: Vec<ContractionDiff>,
-}
-
-/// How `mul` and `add`/`sub` without rounding modifiers execute (the ISA lets them fuse).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Contraction {
-    /// As ptxas compiles them: fused where ptxas fuses (docs/INTERP.md, "Contraction and other ptxas lowerings").
-    #[default]
-    Ptxas,
-    /// The ISA's one-by-one reading: each instruction rounds.
-    Never,
-    /// As [`Contraction::Ptxas`], and [`Outcome::contraction`] lists the fused operations
-    /// whose result differs from the one-by-one reading.
-    Report,
 }
 
 /// A fused `mul`+`add` whose result differed from the one-by-one reading.
@@ -331,176 +323,6 @@ impl Program {
             contraction: Contraction::Ptxas,
         }
     }
-}
-
-/// Launch-wide state.
-pub struct Machine<'p> {
-    /// The program.
-    pub prog: &'p Program,
-    /// Global memory.
-    pub global: Global,
-    /// The constant bank.
-    pub consts: Vec<u8>,
-    /// The kernel parameter buffer.
-    pub kparams: Vec<u8>,
-    /// Grid dimensions in CTAs.
-    pub grid: [u32; 3],
-    /// CTA dimensions in threads.
-    pub block: [u32; 3],
-    /// Cluster dimensions in CTAs.
-    pub cluster: [u32; 3],
-    /// Whether the launch named clusters.
-    pub explicit_cluster: bool,
-    /// Bytes of dynamic shared memory.
-    pub dyn_smem: u32,
-    /// Thread-instructions left.
-    pub fuel: u64,
-    /// Counters.
-    pub stats: Stats,
-    /// How unrounded `mul`/`add` pairs execute.
-    pub contraction: Contraction,
-    /// With [`Contraction::Report`]: (function, index) of fused operations whose result
-    /// differed, with the number of thread executions that differed.
-    pub contraction_diffs: std::collections::BTreeMap<(FuncId, u32), u64>,
-    /// Counts state changes (stores, mbarrier and barrier operations, completions, exits), so
-    /// that a launch in which only polls run can be recognised as stuck.
-    pub events: u64,
-    /// The last asynchronous operation id handed out.
-    pub next_op: u64,
-    /// Global ranges of asynchronous operations in flight.
-    pub gwatch: inflight::GlobalWatch,
-    /// Clusters not yet launched, in launch order.
-    pub queue: ClusterQueue,
-    /// Clusters cancelled by `clusterlaunchcontrol.try_cancel`.
-    pub cancelled: u64,
-    /// Most clusters running at once.
-    pub resident: u32,
-    /// `mbarrier.try_wait` returns instead of suspending (nothing else could run).
-    pub try_timeout: bool,
-    /// Per-thread stack in bytes (frames, call costs and `alloca` memory).
-    pub stack_limit: u32,
-    /// Host memory charged so far and the limit.
-    pub mem: Budget,
-    /// The kernel's `.maxnreg`: each warp's register count when it starts (for `setmaxnreg`).
-    pub maxnreg: Option<u32>,
-    /// Whether generic-proxy writes are tracked for the cross-proxy fence rule (`exec/proxy.rs`).
-    pub proxy_watch: bool,
-    /// Generic-proxy writes to global memory that no proxy fence has followed.
-    pub gproxy: proxy::GlobalWrites,
-    stalls: u32,
-    stall_events: u64,
-}
-
-/// A CTA barrier's state.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Bar {
-    arrived: u32,
-    expected: Option<u32>,
-    popc: u32,
-    all: bool,
-    any: bool,
-}
-
-/// Per-cluster state.
-pub struct Cluster {
-    /// `%clusterid`
-    pub id: [u32; 3],
-    /// `%ctaid` of each CTA, by cluster rank.
-    pub ctaid: Vec<[u32; 3]>,
-    /// Shared memory of each CTA.
-    pub shared: Vec<Vec<u8>>,
-    /// The 16 barriers of each CTA.
-    pub bars: Vec<[Bar; 16]>,
-    /// Threads arrived at the cluster barrier in the current phase.
-    pub cbar_arrived: u32,
-    /// The cluster barrier's phase.
-    pub cbar_phase: u64,
-    /// Asynchronous operations in flight and the shared-memory shadow.
-    pub inflight: inflight::Inflight,
-    /// Initialised mbarrier objects by (rank, offset).
-    pub mbars: FxHashMap<(u32, u32), mbarrier::Mbar>,
-    /// Tensor memory of each CTA.
-    pub tmem: Vec<tmem::CtaTmem>,
-    /// `.cta_group::2` tensor-memory requests waiting for the peer CTA.
-    pub tmem_pair: Vec<tmem::PairReq>,
-    /// CTAs that observed a failed `clusterlaunchcontrol.try_cancel`.
-    pub clc_failed: Vec<bool>,
-    /// CTAs all of whose threads exited.
-    pub cta_done: Vec<bool>,
-    /// `setmaxnreg` sequences per (rank, warpgroup).
-    pub setmaxnreg: FxHashMap<(u32, u32), warpgroup::Seq>,
-    /// Generic-proxy writes to shared memory that no proxy fence has followed.
-    pub proxy: proxy::SharedWrites,
-    /// Bytes charged to [`Machine::mem`] for this cluster, released when it retires.
-    pub charged: u64,
-}
-
-/// The clusters of a grid not yet launched, in launch order (x fastest, then y, then z),
-/// produced one at a time so that a grid of any size costs nothing before it runs.
-#[derive(Clone, Debug)]
-pub struct ClusterQueue {
-    next: u64,
-    total: u64,
-    dims: [u32; 3],
-}
-
-impl ClusterQueue {
-    /// All clusters of a grid of `dims` clusters.
-    pub fn new(dims: [u32; 3]) -> ClusterQueue {
-        ClusterQueue {
-            next: 0,
-            total: dims.iter().map(|&d| d as u64).product(),
-            dims,
-        }
-    }
-
-    /// Takes the next cluster id.
-    pub fn pop_front(&mut self) -> Option<[u32; 3]> {
-        if self.next >= self.total {
-            return None;
-        }
-        let i = self.next;
-        self.next += 1;
-        let (dx, dy) = (self.dims[0] as u64, self.dims[1] as u64);
-        Some([
-            (i % dx) as u32,
-            (i / dx % dy) as u32,
-            (i / (dx * dy)) as u32,
-        ])
-    }
-}
-
-/// What a warp-instruction asks of the scheduler.
-pub enum Event {
-    /// Nothing.
-    None,
-    /// Lanes arrived at CTA barrier `id`.
-    Bar {
-        /// Barrier number.
-        id: u8,
-        /// Thread count, if given.
-        count: Option<u32>,
-        /// Arriving lanes.
-        lanes: u32,
-        /// Lanes whose `bar.red` predicate is true.
-        preds: u32,
-    },
-    /// These lanes exited.
-    Exited(u32),
-    /// Let another warp run (a poll failed).
-    Yield,
-    /// Lanes arrived at the cluster barrier.
-    ClusterArrive(u32),
-}
-
-/// What the scheduler learns from one step.
-pub enum Progress {
-    /// An instruction ran.
-    Ran(Event),
-    /// Nothing can run in this warp now.
-    Blocked,
-    /// The instruction must wait and will be retried (not progress).
-    Retry,
 }
 
 impl<'p> Launch<'p> {
@@ -809,7 +631,7 @@ impl<'p> Launch<'p> {
             stats: Stats::default(),
             events: 0,
             next_op: 0,
-            gwatch: inflight::GlobalWatch::default(),
+            gwatch: state::inflight::GlobalWatch::default(),
             queue: ClusterQueue::new([1, 1, 1]),
             cancelled: 0,
             resident: self.resident,
@@ -818,7 +640,7 @@ impl<'p> Launch<'p> {
             mem: budget,
             maxnreg: ef.max_nreg,
             proxy_watch: proxy::needed(prog),
-            gproxy: proxy::GlobalWrites::default(),
+            gproxy: state::proxy::GlobalWrites::default(),
             stalls: 0,
             stall_events: 0,
             contraction: self.contraction,
@@ -831,7 +653,7 @@ impl<'p> Launch<'p> {
             .map(|(&(f, index), &lanes)| {
                 let func = &prog.funcs[f as usize];
                 let mul_index = match func.code[index as usize].lower.as_deref() {
-                    Some(crate::lower::Lowering::Fused(fu)) => fu.mul,
+                    Some(crate::code::Lowering::Fused(fu)) => fu.mul,
                     _ => index,
                 };
                 ContractionDiff {
@@ -966,14 +788,14 @@ fn start_cluster(m: &mut Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Result<Ac
         bars: vec![[Bar::default(); 16]; ncta],
         cbar_arrived: 0,
         cbar_phase: 0,
-        inflight: inflight::Inflight::default(),
+        inflight: state::inflight::Inflight::default(),
         mbars: FxHashMap::default(),
-        tmem: vec![tmem::CtaTmem::default(); ncta],
+        tmem: vec![state::tmem::CtaTmem::default(); ncta],
         tmem_pair: Vec::new(),
         clc_failed: vec![false; ncta],
         cta_done: vec![false; ncta],
         setmaxnreg: FxHashMap::default(),
-        proxy: proxy::SharedWrites::default(),
+        proxy: state::proxy::SharedWrites::default(),
         charged,
     };
     Ok(Active { cl, warps })
@@ -1194,7 +1016,7 @@ fn try_release(
                     } else {
                         b.any as u64
                     };
-                    if let Some(crate::load::Opnd::Reg { slot, bits }) = d.opnds.first() {
+                    if let Some(crate::code::Opnd::Reg { slot, bits }) = d.opnds.first() {
                         let mk = if *bits >= 64 {
                             u64::MAX
                         } else {
@@ -1272,46 +1094,6 @@ fn describe_deadlock(m: &Machine<'_>, cl: &Cluster, warps: &[Vec<Warp>]) -> Stri
     parts.join("; ")
 }
 
-/// GPU stack bytes an activation of `f` at call depth `depth` holds: its `.local` frame, and
-/// below the kernel the registers the call saved ([`mem::CALL_FRAME_COST`]).
-pub fn own_stack(f: &load::Func, depth: usize) -> u32 {
-    let save = if depth > 0 { mem::CALL_FRAME_COST } else { 0 };
-    f.stack_bytes.saturating_add(save)
-}
-
-/// Makes room for a callee's frame ending at `end` in the interpreter's layout for the lanes
-/// of `lanes_mask`, after checking the GPU stack: `need` bytes plus each lane's live `alloca`
-/// memory must fit the per-thread limit. `Ok(Err((lane, alloca)))` names the first lane that
-/// does not fit, with its `alloca` bytes.
-pub fn ensure_stack(
-    m: &mut Machine<'_>,
-    cl: &mut Cluster,
-    w: &mut Warp,
-    lanes_mask: u32,
-    end: u32,
-    need: u64,
-) -> Result<Result<(), (usize, u64)>, Error> {
-    for l in ctx::lanes(lanes_mask) {
-        let alloca = (mem::DYN_TOP - w.sp[l]) as u64;
-        // The interpreter's frames must stay below the `alloca` area's addresses too (its
-        // frames hold `.param` variables, which the GPU keeps in registers).
-        if need + alloca > m.stack_limit as u64 || end >= mem::STACK_MAX {
-            return Ok(Err((l, alloca)));
-        }
-    }
-    for l in ctx::lanes(lanes_mask) {
-        let s = &mut w.stacks[l];
-        if s.len() < end as usize {
-            let grow = (end as usize - s.len()) as u64;
-            m.mem
-                .charge(grow, || "local memory (stack frames)".into())?;
-            cl.charged += grow;
-            s.resize(end as usize, 0);
-        }
-    }
-    Ok(Ok(()))
-}
-
 /// Checks launch dimensions against the GPU's limits ([`MAX_GRID`], [`MAX_BLOCK`],
 /// [`MAX_THREADS`]).
 fn check_dims(grid: [u32; 3], block: [u32; 3]) -> Result<(), String> {
@@ -1367,8 +1149,8 @@ fn static_stack(prog: &Program, entry: FuncId) -> Option<u64> {
             let callees: &[FuncId] = match d.op {
                 Opcode::Alloca => return None,
                 Opcode::Call => match (d.opnds.get(1), d.opnds.get(3)) {
-                    (Some(load::Opnd::Func(c)), _) => std::slice::from_ref(c),
-                    (_, Some(load::Opnd::CallList(k))) => match f.call_lists.get(*k as usize)? {
+                    (Some(Opnd::Func(c)), _) => std::slice::from_ref(c),
+                    (_, Some(Opnd::CallList(k))) => match f.call_lists.get(*k as usize)? {
                         load::CallList::Targets(ts) => ts,
                         load::CallList::Proto { .. } => return None,
                     },

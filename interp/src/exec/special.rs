@@ -7,7 +7,8 @@
 //!   count times 32 (nanoseconds at a nominal rate); both only ever increase;
 //! - `%gridid` is 1; `%envregN`, `%pmN`, `%reserved_smem_*` and `%current_graph_exec` are 0.
 
-use super::ctx::Ctx;
+use super::state::{Cluster, Machine};
+use super::warp::Warp;
 use crate::error::Error;
 use ptx_ir_core::SpecialReg;
 
@@ -16,18 +17,24 @@ fn pick(v: [u32; 3], c: u8) -> u64 {
 }
 
 /// The value of `r` (component `c`) in `lane`.
-pub fn value(x: &Ctx<'_, '_>, r: SpecialReg, c: u8, lane: usize) -> Result<u64, Error> {
-    let m = &*x.m;
-    let cta = x.w.cta as usize;
-    let ctaid = x.cl.ctaid.get(cta).copied().unwrap_or_default();
+pub fn value(
+    m: &Machine<'_>,
+    cl: &Cluster,
+    w: &Warp,
+    r: SpecialReg,
+    c: u8,
+    lane: usize,
+) -> Result<u64, Error> {
+    let cta = w.cta as usize;
+    let ctaid = cl.ctaid.get(cta).copied().unwrap_or_default();
     let lane32 = lane as u32 & 31;
     let clock = m.stats.warp_instructions;
     Ok(match r {
-        SpecialReg::Tid => pick(x.w.tid[lane & 31], c),
+        SpecialReg::Tid => pick(w.tid[lane & 31], c),
         SpecialReg::Ntid => pick(m.block, c),
         SpecialReg::Laneid => lane32 as u64,
         SpecialReg::WarpSz => 32,
-        SpecialReg::Warpid => x.w.index as u64,
+        SpecialReg::Warpid => w.index as u64,
         SpecialReg::Nwarpid => 64,
         SpecialReg::Ctaid => pick(ctaid, c),
         SpecialReg::Nctaid => pick(m.grid, c),
@@ -39,7 +46,7 @@ pub fn value(x: &Ctx<'_, '_>, r: SpecialReg, c: u8, lane: usize) -> Result<u64, 
         SpecialReg::Nsmid => 132,
         SpecialReg::Gridid => 1,
         SpecialReg::IsExplicitCluster => m.explicit_cluster as u64,
-        SpecialReg::Clusterid => pick(x.cl.id, c),
+        SpecialReg::Clusterid => pick(cl.id, c),
         SpecialReg::Nclusterid => {
             let n = [
                 m.grid[0] / m.cluster[0].max(1),

@@ -13,9 +13,9 @@
 
 use super::ctx::{lanes, Ctx};
 use super::flow::Flow;
+use crate::code::Opnd;
 use crate::error::Error;
 use crate::int::mask;
-use crate::load::Opnd;
 use crate::mem;
 
 /// `immAlign`'s largest value (PTX ISA 9.7.17.3).
@@ -48,7 +48,7 @@ pub fn alloca(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let a = align.max(FRAME_ALIGN);
     // This activation's frame ends here; deeper frames are gone (a later call checks its own).
-    let frame_end = x.sbase as u64 + super::own_stack(x.f, x.depth) as u64;
+    let frame_end = x.sbase as u64 + super::state::own_stack(x.f, x.depth) as u64;
     let limit = x.m.stack_limit as u64;
     let sizes = x.read(x.op(1)?, x.emask)?;
     let mut out = [0u64; 32];

@@ -7,13 +7,47 @@
 
 use super::ctx::Ctx;
 use super::flow::Flow;
+use super::state::{Cluster, Machine};
 use super::warp::{Group, Wait, Warp};
 use super::{
     arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, stack, tensor, tmem,
-    warpgroup, warpops, wgmma, Cluster, Event, Machine, Progress,
+    warpgroup, warpops, wgmma,
 };
 use crate::error::Error;
 use ptx_ir_core::Opcode;
+
+/// What a warp-instruction asks of the scheduler.
+pub enum Event {
+    /// Nothing.
+    None,
+    /// Lanes arrived at CTA barrier `id`.
+    Bar {
+        /// Barrier number.
+        id: u8,
+        /// Thread count, if given.
+        count: Option<u32>,
+        /// Arriving lanes.
+        lanes: u32,
+        /// Lanes whose `bar.red` predicate is true.
+        preds: u32,
+    },
+    /// These lanes exited.
+    Exited(u32),
+    /// Let another warp run (a poll failed).
+    Yield,
+    /// Lanes arrived at the cluster barrier.
+    ClusterArrive(u32),
+}
+
+/// What the scheduler learns from one step.
+pub enum Progress {
+    /// An instruction ran.
+    Ran(Event),
+    /// Nothing can run in this warp now.
+    Blocked,
+    /// The instruction must wait and will be retried (not progress).
+    Retry,
+}
 
 /// Runs one instruction of warp `w`.
 pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progress, Error> {

@@ -14,55 +14,15 @@
 //! a CTA, no allocation after `relinquish_alloc_permit`, `dealloc` of exactly a previous
 //! allocation, everything deallocated before the CTA exits, and one `.cta_group` for all
 //! `tcgen05` instructions of a kernel (checked at launch over the functions the kernel can
-//! reach).
+//! reach). The allocations and pending pair requests are in [`super::state::tmem`].
 
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
+use super::state::tmem::{Alloc, CtaTmem, PairReq, COLUMNS};
+use crate::code::{FuncId, Opnd};
 use crate::error::{Error, Site, Thread};
-use crate::load::{CallList, FuncId, Opnd, Program};
+use crate::load::{CallList, Program};
 use ptx_ir_core::{Flag, Opcode};
-
-/// Columns of tensor memory per CTA.
-pub const COLUMNS: u32 = 512;
-
-/// One allocation.
-#[derive(Clone, Debug)]
-pub struct Alloc {
-    /// First column.
-    pub col: u32,
-    /// Columns.
-    pub ncols: u32,
-    /// The allocating instruction and thread, for messages.
-    pub site: (FuncId, u32, Thread),
-}
-
-/// A CTA's tensor memory.
-#[derive(Clone, Debug, Default)]
-pub struct CtaTmem {
-    /// Live allocations.
-    pub allocs: Vec<Alloc>,
-    /// `relinquish_alloc_permit` was executed.
-    pub relinquished: bool,
-    /// Columns of the last allocation (they must not increase).
-    pub last: Option<u32>,
-}
-
-/// A `.cta_group::2` request waiting for the peer CTA's warp.
-#[derive(Clone, Debug)]
-pub struct PairReq {
-    /// Requesting CTA rank.
-    pub rank: u32,
-    /// Requesting warp.
-    pub warp: u32,
-    /// The instruction's pc and function.
-    pub at: (FuncId, u32),
-    /// Columns.
-    pub ncols: u32,
-    /// For a deallocation: the column.
-    pub dealloc: Option<u32>,
-    /// Filled in by the peer: the column allocated (or freed).
-    pub done: Option<u32>,
-}
 
 const SEED: &str = "seed 004 / PTX ISA 9.7.16.7.1";
 

@@ -10,7 +10,7 @@
 //! still a valid schedule of independent threads (sm_70+), and warp-synchronous instructions
 //! wait for the lanes they name.
 
-use crate::load::FuncId;
+use crate::code::FuncId;
 use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::rc::Rc;
@@ -303,7 +303,7 @@ pub struct Warp {
     /// A group (by mask) that spun too long: the next picks prefer any other ready group.
     pub avoid: Option<u32>,
     /// wgmma state, once the warp has executed a wgmma instruction.
-    pub wg: Option<Box<super::wgmma::WgState>>,
+    pub wg: Option<Box<super::state::wgmma::WgState>>,
 }
 
 /// Backward branches a group may take while other groups wait before the warp lets them run

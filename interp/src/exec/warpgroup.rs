@@ -22,10 +22,12 @@
 //! `.inc` whose new count does not fit beside what the other warps hold waits (runs again
 //! later); if no warp can release registers any more, the launch ends in a deadlock, as the
 //! GPU hangs (recorded on an H100: four warps of a `.maxnreg 128` kernel that `.dec` to 40 and
-//! then `.inc` to 232). Registers of exited warps are not returned to the pool.
+//! then `.inc` to 232). Registers of exited warps are not returned to the pool. The sequences
+//! are kept in [`super::state::warpgroup`].
 
 use super::ctx::Ctx;
 use super::flow::Flow;
+use super::state::warpgroup::Seq;
 use crate::error::Error;
 
 /// `setmaxnreg.{inc,dec}.sync.aligned.u32 n`
@@ -112,15 +114,4 @@ pub fn setmaxnreg(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         seq.values.push((inc, n as u32));
     }
     Ok(Flow::Next)
-}
-
-/// The `setmaxnreg` sequence of one warpgroup.
-#[derive(Clone, Debug, Default)]
-pub struct Seq {
-    /// (`.inc`, count) of the i-th setmaxnreg.
-    pub values: Vec<(bool, u32)>,
-    /// How many each of the four warps has executed.
-    pub count: [usize; 4],
-    /// Each warp's register count, where it is known.
-    pub regs: [Option<u32>; 4],
 }

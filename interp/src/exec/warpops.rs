@@ -9,10 +9,10 @@
 use super::ctx::{lanes, Ctx, Lanes};
 use super::flow::Flow;
 use super::warp::Wait;
+use crate::code::Opnd;
 use crate::error::Error;
 use crate::float::{self, Fmt, MinMax};
 use crate::int::sext;
-use crate::load::Opnd;
 use ptx_ir_core::{Flag, Op, Type};
 
 /// Checks the membermasks of operand `k` and decides whether the instruction can run now.

@@ -31,77 +31,20 @@
 //! reads (writing them is reported). `wgmma.fence` must precede the first `wgmma.mma_async` of a
 //! warp, and an accumulator or A register written after the last fence (other than by a
 //! `wgmma.mma_async`) makes the next `wgmma.mma_async` that uses it undefined (9.7.15.7.1).
+//! Each warp's fence and pending operations are in [`super::state::wgmma`].
 
 use super::async_copy::issuer;
 use super::ctx::Ctx;
 use super::flow::Flow;
-use super::inflight::{self, Op, OpId, Src};
+use super::inflight;
 use super::matrix::full_warp;
 use super::mma::{self, Which};
+use super::state::inflight::{Op, Src};
+use super::state::wgmma::{Pend, WgState};
+use crate::code::{DInst, MemBase, Opnd};
 use crate::error::Error;
-use crate::load::{DInst, MemBase, Opnd};
 use crate::mem;
 use ptx_ir_core::{Flag, Modifier, Opcode, Type};
-use std::collections::VecDeque;
-
-/// One issued `wgmma.mma_async` of a warp.
-#[derive(Clone, Debug)]
-pub struct Pend {
-    /// Register slots (at the call depth of the instruction) it keeps busy.
-    pub slots: Vec<(usize, u32)>,
-    /// Its pending shared-memory reads.
-    pub op: Option<OpId>,
-}
-
-/// A warp's wgmma state.
-#[derive(Clone, Debug, Default)]
-pub struct WgState {
-    /// A `wgmma.fence` has been executed.
-    pub fenced: bool,
-    /// Register slots written since the last `wgmma.fence`, by call depth.
-    pub dirty: Vec<Vec<u64>>,
-    /// Issued, not committed.
-    pub uncommitted: Vec<Pend>,
-    /// Committed groups, oldest first.
-    pub groups: VecDeque<Vec<Pend>>,
-    /// Slots of every pending operation.
-    pub busy: Vec<(usize, u32)>,
-}
-
-impl WgState {
-    /// Records a register write (after a fence).
-    pub fn mark(&mut self, depth: usize, slot: u32, count: u32) {
-        if self.dirty.len() <= depth {
-            self.dirty.resize(depth + 1, Vec::new());
-        }
-        let d = &mut self.dirty[depth];
-        for s in slot..slot + count {
-            let (i, b) = (s as usize / 64, s % 64);
-            if d.len() <= i {
-                d.resize(i + 1, 0);
-            }
-            d[i] |= 1 << b;
-        }
-    }
-
-    fn is_dirty(&self, depth: usize, slot: u32) -> bool {
-        self.dirty
-            .get(depth)
-            .and_then(|d| d.get(slot as usize / 64))
-            .is_some_and(|w| w >> (slot % 64) & 1 != 0)
-    }
-
-    fn recompute_busy(&mut self) {
-        self.busy = self
-            .uncommitted
-            .iter()
-            .chain(self.groups.iter().flatten())
-            .flat_map(|p| p.slots.iter().copied())
-            .collect();
-        self.busy.sort_unstable();
-        self.busy.dedup();
-    }
-}
 
 fn push_slots(o: &Opnd, out: &mut Vec<u32>) {
     match o {
