@@ -1,6 +1,8 @@
-//! Encodes every `.ptx` file under a folder (default `../shared/corpus`) and decodes each once:
-//! a fixed workload for instruction counts of the decoder, which are steadier than times on a
-//! shared machine:
+//! Parses every `.ptx` file under a folder (default `../shared/corpus`), encodes it, decodes it
+//! and prints the decoded module, once each: a fixed workload for instruction counts of the
+//! reader, the decoder and the printer, which are steadier than times on a shared machine
+//! (`--toggle-collect` picks the function: `ptx_ir_text::parse_file*`,
+//! `ptx_ir_binary::decode_with*`, `ptx_ir_text::print::print*`):
 //!
 //! ```sh
 //! cargo build --release -p ptx-ir-binary --example decode_corpus
@@ -46,10 +48,10 @@ fn main() {
         };
         encoded.push(ptx_ir_binary::encode(&m).expect("encodes"));
     }
-    let mut items = 0;
+    let mut modules = Vec::new();
     for b in &encoded {
-        let m = ptx_ir_binary::decode(b).expect("decodes");
-        items += m.items.len();
+        modules.push(ptx_ir_binary::decode(b).expect("decodes"));
     }
-    println!("{} files, {} items decoded", encoded.len(), items);
+    let printed: usize = modules.iter().map(|m| ptx_ir_text::print(m).len()).sum();
+    println!("{} files decoded, {printed} bytes printed", encoded.len());
 }

@@ -16,10 +16,12 @@ pub mod error;
 mod lex;
 mod print;
 mod read;
+mod spans;
 
 pub use error::ParseError;
 pub use print::{print, write_module};
 use ptx_ir_core::Module;
+pub use spans::Spans;
 
 /// Frees the scratch memory the reader keeps on the calling thread between modules (its
 /// function-body builder and name caches: a few hundred KiB, at most 8 MiB after a very large
@@ -87,43 +89,6 @@ pub fn parse_general_only(src: &str) -> Result<Module, ParseError> {
 /// spans.
 pub fn parse_with_spans(src: &str, file: &str) -> Result<(Module, Spans), ParseError> {
     read::parse_module_spans(src, file, true)
-}
-
-/// Statement offsets of a module read by [`parse_with_spans`].
-///
-/// For each module item, in order, the byte offsets of the statements of its body in pre-order
-/// (a `{ }` block comes before the statements inside it), which is the order
-/// `ptx_ir_core::verify` numbers statements in. Items without a body have no offsets.
-///
-/// Also where each module item starts (its linkage or directive) and the offsets of the
-/// header's `.version` and `.target`, for the diagnostics about a whole item or the header.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Spans {
-    items: Vec<Vec<u32>>,
-    starts: Vec<u32>,
-    header: Option<(u32, u32)>,
-}
-
-impl Spans {
-    /// Byte offset of the start of module item `item` (a function, variable or directive).
-    pub fn item(&self, item: usize) -> Option<usize> {
-        self.starts.get(item).map(|&o| o as usize)
-    }
-
-    /// Byte offset of the module's `.version` directive.
-    pub fn version_directive(&self) -> Option<usize> {
-        self.header.map(|(v, _)| v as usize)
-    }
-
-    /// Byte offset of the module's `.target` directive.
-    pub fn target_directive(&self) -> Option<usize> {
-        self.header.map(|(_, t)| t as usize)
-    }
-
-    /// Byte offset of statement `stmt` (pre-order index) of the body of module item `item`.
-    pub fn statement(&self, item: usize, stmt: usize) -> Option<usize> {
-        self.items.get(item)?.get(stmt).map(|&o| o as usize)
-    }
 }
 
 /// 1-based line and column (in characters) of byte `offset` of `src`.

@@ -25,12 +25,12 @@ pub fn parse_module(src: &str, file: &str) -> Result<Module, ParseError> {
 }
 
 /// Reads a whole module and, with `spans`, the byte offset of every statement of every function
-/// body (see [`crate::Spans`]).
+/// body (see [`crate::spans::Spans`]).
 pub fn parse_module_spans(
     src: &str,
     file: &str,
     spans: bool,
-) -> Result<(Module, crate::Spans), ParseError> {
+) -> Result<(Module, crate::spans::Spans), ParseError> {
     parse_text(src, file, spans)
 }
 
@@ -40,7 +40,7 @@ pub(crate) fn parse_text(
     src: &str,
     file: &str,
     spans: bool,
-) -> Result<(Module, crate::Spans), ParseError> {
+) -> Result<(Module, crate::spans::Spans), ParseError> {
     let spans_wanted = spans;
     let read = match header(src.as_bytes()) {
         // A module of its header alone (cuRAND ships such files) needs no reader.
@@ -48,7 +48,7 @@ pub(crate) fn parse_text(
             let header = if spans { header_offsets(src) } else { None };
             return Ok((
                 h.module(Interner::new(), Vec::new()),
-                crate::Spans {
+                crate::spans::Spans {
                     header,
                     ..Default::default()
                 },
@@ -87,7 +87,7 @@ pub(crate) fn parse_text(
             };
             Ok((
                 m,
-                crate::Spans {
+                crate::spans::Spans {
                     items,
                     starts,
                     header,
@@ -290,7 +290,7 @@ pub(crate) fn with_general_paths<T>(f: impl FnOnce() -> T) -> T {
 const MAX_SPARE_BYTES: usize = 8 << 20;
 
 /// Frees the scratch structures the reader keeps on this thread between modules (see
-/// [`crate::release_thread_scratch`]).
+/// [`crate::release_thread_scratch`](crate::release_thread_scratch)).
 pub(crate) fn release_spare() {
     SPARE.with(|s| s.set(None));
 }
