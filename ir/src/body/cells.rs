@@ -214,7 +214,8 @@ pub(super) fn int(out: &mut Vec<Cell>, v: i64) {
     if fits_signed(v, 56) {
         out.push(Cell::new(INT, signed_field(v, 56)));
     } else {
-        out.extend([Cell::new(INT_WIDE, 0), Cell(v as u64)]);
+        out.push(Cell::new(INT_WIDE, 0));
+        out.push(Cell(v as u64));
     }
 }
 
@@ -224,7 +225,8 @@ pub(super) fn uint(out: &mut Vec<Cell>, v: u64) {
     if v < 1 << 56 {
         out.push(Cell::new(UINT, v));
     } else {
-        out.extend([Cell::new(UINT_WIDE, 0), Cell(v)]);
+        out.push(Cell::new(UINT_WIDE, 0));
+        out.push(Cell(v));
     }
 }
 
@@ -237,13 +239,15 @@ pub(super) fn f32_bits(v: u32) -> Cell {
 /// A double-precision literal.
 #[inline]
 pub(super) fn f64_bits(out: &mut Vec<Cell>, v: u64) {
-    out.extend([Cell::new(F64, 0), Cell(v)]);
+    out.push(Cell::new(F64, 0));
+    out.push(Cell(v));
 }
 
 /// A decimal literal.
 #[inline]
 pub(super) fn dec_bits(out: &mut Vec<Cell>, v: u64) {
-    out.extend([Cell::new(DEC, 0), Cell(v)]);
+    out.push(Cell::new(DEC, 0));
+    out.push(Cell(v));
 }
 
 /// A symbol with an offset.
@@ -253,7 +257,8 @@ pub(super) fn sym(out: &mut Vec<Cell>, name: Name, offset: i64) {
     if fits_signed(offset, 24) {
         out.push(Cell::new(SYM, n | signed_field(offset, 24) << 32));
     } else {
-        out.extend([Cell::new(SYM_WIDE, n), Cell(offset as u64)]);
+        out.push(Cell::new(SYM_WIDE, n));
+        out.push(Cell(offset as u64));
     }
 }
 
@@ -264,7 +269,8 @@ pub(super) fn addr(out: &mut Vec<Cell>, base: Option<Name>, offset: i64, unified
     if fits_signed(offset, 23) {
         out.push(Cell::new(ADDR, head | signed_field(offset, 23) << 33));
     } else {
-        out.extend([Cell::new(ADDR_WIDE, head), Cell(offset as u64)]);
+        out.push(Cell::new(ADDR_WIDE, head));
+        out.push(Cell(offset as u64));
     }
 }
 

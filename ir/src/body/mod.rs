@@ -1035,6 +1035,7 @@ impl<'a> Pool<'a> {
 
     /// The first `cells` cells (one instruction's operands, [`PackedInst::operand_cells`])
     /// and the rest; `None` past the end.
+    #[inline]
     pub fn split(&self, cells: usize) -> Option<(Pool<'a>, Pool<'a>)> {
         (cells <= self.0.len()).then(|| {
             let (a, b) = self.0.split_at(cells);
@@ -1357,14 +1358,15 @@ impl BodyBuilder {
         let mods = self.mods.len() - b.mods;
         let operands = self.operands.len() - b.operands;
         let too_big = |n: usize| u32::try_from(n).map_err(|_| BodyError::Inconsistent("scope"));
-        let entry = Stmt::Block {
-            len: too_big(len)?,
-            mods: too_big(mods)?,
-            operands: too_big(operands)?,
-        };
+        let counts = (too_big(len)?, too_big(mods)?, too_big(operands)?);
+        // Set in place: assigning a whole entry would drop the old one through its drop glue.
         match self.stmts.get_mut(b.at) {
-            Some(s @ Stmt::Block { .. }) => {
-                *s = entry;
+            Some(Stmt::Block {
+                len,
+                mods,
+                operands,
+            }) => {
+                (*len, *mods, *operands) = counts;
                 Ok(())
             }
             _ => Err(BodyError::Inconsistent("scope closed twice")),
