@@ -3,7 +3,7 @@
 //! [`crate::lower`]) that execution reads. A leaf: `load` and `lower` both build on it, so
 //! neither imports the other for its types.
 
-use ptx_ir_core::{Opcode, Selector, SpecialReg, Type};
+use ptx_ir_core::{Flag, ModClass, Modifier, Opcode, Rounding, Selector, SpecialReg, Type};
 use smallvec::SmallVec;
 
 /// Index of a function in [`Program::funcs`](crate::load::Program::funcs).
@@ -77,6 +77,10 @@ pub struct DInst {
     pub guard: Option<(u32, bool)>,
     /// The first type modifier.
     pub ty: Option<Type>,
+    /// Its `Flag` qualifiers (`.ftz`, `.sat`, `.approx`, ...), decoded once at load.
+    pub flags: Flags,
+    /// Its rounding qualifier, if any.
+    pub rnd: Option<Rounding>,
     /// Operands.
     pub opnds: SmallVec<[Opnd; 4]>,
     /// How ptxas lowers it differently from its one-by-one reading ([`crate::lower`]).
@@ -133,4 +137,33 @@ pub struct Fused {
     /// The product is a `div.full` (`Some(true)`) or `div.approx` (`Some(false)`) by a
     /// register: `a * rcp(b)` with both scaled ([`crate::float::approx::div_factors`]).
     pub div: Option<bool>,
+}
+
+/// An instruction's [`Flag`] qualifiers as a bit set, so that a handler tests one with a shift
+/// instead of scanning the instruction's modifiers on every step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flags([u64; 3]);
+
+// Every flag has a bit.
+const _: () = assert!(ModClass::Flag.len() <= 192);
+
+impl Flags {
+    /// The flags among `mods`.
+    pub fn of(mods: &[Modifier]) -> Flags {
+        let mut b = Flags::default();
+        for m in mods {
+            if let Modifier::Flag(f) = m {
+                let i = f.ordinal() as usize;
+                b.0[i / 64] |= 1 << (i % 64);
+            }
+        }
+        b
+    }
+
+    /// Whether `f` is among them.
+    #[inline]
+    pub fn has(self, f: Flag) -> bool {
+        let i = f.ordinal() as usize;
+        self.0[i / 64] >> (i % 64) & 1 != 0
+    }
 }

@@ -1170,6 +1170,8 @@ impl<'a, 'm> Flatten<'a, 'm> {
             op: i.opcode,
             guard,
             ty: i.ty(),
+            flags: crate::code::Flags::of(&i.mods),
+            rnd: i.rounding(),
             opnds,
             lower: None,
         })

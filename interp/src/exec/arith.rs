@@ -59,10 +59,10 @@ fn nan_lanes(fmt: Fmt, n: u32, v: u64) -> u64 {
 
 fn mode(x: &Ctx<'_, '_>) -> Mode {
     Mode {
-        rnd: x.inst.rounding(),
-        ftz: x.inst.has(Flag::Ftz),
-        sat: x.inst.has(Flag::Sat),
-        relu: x.inst.has(Flag::Relu),
+        rnd: x.d.rnd,
+        ftz: x.has(Flag::Ftz),
+        sat: x.has(Flag::Sat),
+        relu: x.has(Flag::Relu),
     }
 }
 
@@ -283,8 +283,8 @@ pub fn add_sub(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         });
     }
     let (w, signed) = ity(t);
-    let sat = x.inst.has(Flag::Sat);
-    let cc_out = x.inst.has(Flag::Cc);
+    let sat = x.has(Flag::Sat);
+    let cc_out = x.has(Flag::Cc);
     let cc_in = matches!(x.d.op, Opcode::Addc | Opcode::Subc);
     if !sat && !cc_in && !cc_out {
         let m = mask(w);
@@ -329,8 +329,8 @@ pub fn mul(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return float2(x, fmt, n, None, m, BinOp::Mul);
     }
     let (w, s) = ity(t);
-    let hi = x.inst.has(Flag::Hi);
-    let wide = x.inst.has(Flag::Wide);
+    let hi = x.has(Flag::Hi);
+    let wide = x.has(Flag::Wide);
     if wide {
         return mapf::<2>(x, move |[a, b]| {
             (int::mul_full(a, b, w, s) as u64) & mask(2 * w)
@@ -353,10 +353,10 @@ pub fn mad(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return float3(x, fmt, n, None, m);
     }
     let (w, s) = ity(t);
-    let hi = x.inst.has(Flag::Hi);
-    let wide = x.inst.has(Flag::Wide);
-    let sat = x.inst.has(Flag::Sat);
-    let cc_out = x.inst.has(Flag::Cc);
+    let hi = x.has(Flag::Hi);
+    let wide = x.has(Flag::Wide);
+    let sat = x.has(Flag::Sat);
+    let cc_out = x.has(Flag::Cc);
     let cc_in = x.d.op == Opcode::Madc;
     if !sat && !cc_in && !cc_out {
         if wide {
@@ -402,8 +402,8 @@ pub fn mad(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 pub fn mul24(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let t = ty(x)?;
     let s = t.is_signed();
-    let hi = x.inst.has(Flag::Hi);
-    let sat = x.inst.has(Flag::Sat);
+    let hi = x.has(Flag::Hi);
+    let sat = x.has(Flag::Sat);
     let mad = x.d.op == Opcode::Mad24;
     let f = move |a: u64, b: u64, c: u64| -> u64 {
         let (p, q) = if s {
@@ -443,10 +443,10 @@ pub fn div(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let t = ty(x)?;
     if let Some((fmt, _)) = fshape(t) {
         let m = mode(x);
-        if x.inst.has(Flag::Approx) {
+        if x.has(Flag::Approx) {
             return map::<2>(x, |_, _, [a, b]| Ok(approx::div_approx_f32(a, b, m.ftz)));
         }
-        if x.inst.has(Flag::Full) {
+        if x.has(Flag::Full) {
             return map::<2>(x, |_, _, [a, b]| Ok(approx::div_full_f32(a, b, m.ftz)));
         }
         return map::<2>(x, |_, _, [a, b]| Ok(float::bin(BinOp::Div, fmt, a, b, m)));
@@ -466,7 +466,7 @@ pub fn abs_neg(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let t = ty(x)?;
     let is_abs = x.d.op == Opcode::Abs;
     if let Some((fmt, n)) = fshape(t) {
-        let ftz = x.inst.has(Flag::Ftz);
+        let ftz = x.has(Flag::Ftz);
         return map::<1>(x, |_, _, [a]| {
             Ok(packed(fmt, n, &[a], |v| {
                 let mut b = v[0];
@@ -511,10 +511,10 @@ pub fn min_max(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if let Some((fmt, n)) = fshape(t) {
         let o = MinMax {
             max: is_max,
-            nan: x.inst.has(Flag::NaN),
-            xorsign: x.inst.has(Flag::XorSign),
-            abs: x.inst.has(Flag::Abs) && !x.inst.has(Flag::XorSign),
-            ftz: x.inst.has(Flag::Ftz),
+            nan: x.has(Flag::NaN),
+            xorsign: x.has(Flag::XorSign),
+            abs: x.has(Flag::Abs) && !x.has(Flag::XorSign),
+            ftz: x.has(Flag::Ftz),
         };
         if x.d.opnds.len() == 4 {
             return map::<3>(x, |_, _, [a, b, c]| {
@@ -528,7 +528,7 @@ pub fn min_max(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             }))
         });
     }
-    let relu = x.inst.has(Flag::Relu);
+    let relu = x.has(Flag::Relu);
     let (lanes_n, w, s) = match t {
         Type::U16x2 => (2, 16, false),
         Type::S16x2 => (2, 16, true),
@@ -568,7 +568,7 @@ pub fn bit_unary(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// `bfind`
 pub fn bfind(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let (w, s) = ity(ty(x)?);
-    let sh = x.inst.has(Flag::ShiftAmt);
+    let sh = x.has(Flag::ShiftAmt);
     mapf::<1>(x, |[a]| int::bfind(a, w, s, sh))
 }
 
@@ -592,13 +592,13 @@ pub fn bfi(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// `szext`
 pub fn szext(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let s = ty(x)?.is_signed();
-    let clamp = x.inst.has(Flag::Clamp);
+    let clamp = x.has(Flag::Clamp);
     mapf::<2>(x, |[a, b]| int::szext(a, b, clamp, s))
 }
 
 /// `bmsk`
 pub fn bmsk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let clamp = x.inst.has(Flag::Clamp);
+    let clamp = x.has(Flag::Clamp);
     mapf::<2>(x, |[a, b]| int::bmsk(a, b, clamp))
 }
 
@@ -608,7 +608,7 @@ pub fn dot(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let sa = ts.first().is_some_and(|t| t.is_signed());
     let sb = ts.get(1).is_some_and(|t| t.is_signed());
     let four = x.d.op == Opcode::Dp4a;
-    let hi = x.inst.has(Flag::Hi);
+    let hi = x.has(Flag::Hi);
     map::<3>(x, |_, _, [a, b, c]| {
         Ok(if four {
             int::dp4a(a, b, c, sa, sb)
@@ -621,15 +621,15 @@ pub fn dot(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// `testp`
 pub fn testp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let (fmt, _) = fshape(ty(x)?).ok_or_else(|| x.unsupported("testp type"))?;
-    let c = if x.inst.has(Flag::Finite) {
+    let c = if x.has(Flag::Finite) {
         float::Class::Finite
-    } else if x.inst.has(Flag::Infinite) {
+    } else if x.has(Flag::Infinite) {
         float::Class::Infinite
-    } else if x.inst.has(Flag::Number) {
+    } else if x.has(Flag::Number) {
         float::Class::Number
-    } else if x.inst.has(Flag::NotANumber) {
+    } else if x.has(Flag::NotANumber) {
         float::Class::NotANumber
-    } else if x.inst.has(Flag::Normal) {
+    } else if x.has(Flag::Normal) {
         float::Class::Normal
     } else {
         float::Class::Subnormal
@@ -647,7 +647,7 @@ pub fn copysign(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 pub fn fma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let t = ty(x)?;
     let (fmt, n) = fshape(t).ok_or_else(|| x.unsupported("fma type"))?;
-    if x.inst.has(Flag::Oob) {
+    if x.has(Flag::Oob) {
         return Err(x.unsupported("fma.oob"));
     }
     let m = mode(x);
@@ -660,7 +660,7 @@ pub fn float_unary(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let t = ty(x)?;
     let (fmt, n) = fshape(t).ok_or_else(|| x.unsupported("float type"))?;
     let m = mode(x);
-    let is_approx = x.inst.has(Flag::Approx);
+    let is_approx = x.has(Flag::Approx);
     let op = x.d.op;
     let ftz = m.ftz;
     match (op, fmt, is_approx) {
@@ -831,7 +831,7 @@ fn bool_op(op: Option<Op>, t: bool, c: bool) -> bool {
 pub fn setp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if x.d.op == Opcode::Setp && !matches!(x.op(0)?, Opnd::Pair(_)) && x.d.opnds.len() == 3 {
         if let (Some(t), Some(c)) = (x.d.ty, x.inst.compare()) {
-            let ftz = x.inst.has(Flag::Ftz);
+            let ftz = x.has(Flag::Ftz);
             if let Some(flow) = setp_fast(x, c, t, ftz)? {
                 return Ok(flow);
             }
@@ -854,7 +854,7 @@ pub fn setp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         .ops()
         .into_iter()
         .find(|o| matches!(o, Op::And | Op::Or | Op::Xor));
-    let ftz = x.inst.has(Flag::Ftz);
+    let ftz = x.has(Flag::Ftz);
     let e = x.emask;
     let a = x.read(x.op(1)?, e)?;
     let b = x.read(x.op(2)?, e)?;
@@ -956,7 +956,7 @@ pub fn selp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 pub fn slct(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let ts = x.inst.types();
     let cty = ts.get(1).copied().unwrap_or(Type::S32);
-    let ftz = x.inst.has(Flag::Ftz);
+    let ftz = x.has(Flag::Ftz);
     map::<3>(x, |_, _, [a, b, c]| {
         let ge = if cty == Type::F32 {
             let c = if ftz { float::flush(c, Fmt::F32) } else { c };
@@ -1014,8 +1014,8 @@ pub fn lop3(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `shf`
 pub fn shf(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let left = x.inst.has(Flag::L);
-    let clamp = x.inst.has(Flag::Clamp);
+    let left = x.has(Flag::L);
+    let clamp = x.has(Flag::Clamp);
     mapf::<3>(x, |[a, b, c]| int::shf(a, b, c, left, clamp))
 }
 
@@ -1053,11 +1053,11 @@ pub fn cvt(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return Err(x.unsupported("cvt needs two types"));
     };
     let o = crate::cvt::Opts {
-        rnd: x.inst.rounding(),
-        ftz: x.inst.has(Flag::Ftz),
-        sat: x.inst.has(Flag::Sat),
-        satfinite: x.inst.has(Flag::SatFinite),
-        relu: x.inst.has(Flag::Relu),
+        rnd: x.d.rnd,
+        ftz: x.has(Flag::Ftz),
+        sat: x.has(Flag::Sat),
+        satfinite: x.has(Flag::SatFinite),
+        relu: x.has(Flag::Relu),
     };
     let nsrc = x.d.opnds.len() - 1;
     if !crate::cvt::supported(dt, st, nsrc) {
@@ -1190,7 +1190,7 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<
         Lowering::MulConst { pre, k } => {
             let m = Mode {
                 rnd: None,
-                ftz: x.inst.has(Flag::Ftz),
+                ftz: x.has(Flag::Ftz),
                 sat: false,
                 relu: false,
             };

@@ -145,7 +145,7 @@ pub fn group(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// `cp.async.mbarrier.arrive{.noinc}`: an arrive-on once all prior `cp.async` of the thread
 /// are done.
 pub fn mbarrier_arrive(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let noinc = x.inst.has(Flag::NoInc);
+    let noinc = x.has(Flag::NoInc);
     let ao = x.op(0)?;
     for l in lanes(x.emask) {
         let key = mbarrier::locate(x, ao, l, true)?;

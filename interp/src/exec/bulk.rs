@@ -141,7 +141,7 @@ fn reduce_of(x: &Ctx<'_, '_>, global: bool) -> Result<Reduce, Error> {
             ty.as_str()
         )));
     }
-    if matches!(ty, F16 | Bf16) && op == Add && !x.inst.has(Flag::NoFtz) {
+    if matches!(ty, F16 | Bf16) && op == Add && !x.has(Flag::NoFtz) {
         return Err(x.unsupported(".add on f16/bf16 requires .noftz"));
     }
     Ok(Reduce { op, ty })
@@ -155,9 +155,9 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let to_global = dsp == Some(Space::Global);
     let dst_cluster = dsp == Some(Space::SharedCluster);
     let src_shared = matches!(ssp, Some(Space::SharedCta | Space::Shared));
-    let multicast = x.inst.has(Flag::MulticastCluster);
+    let multicast = x.has(Flag::MulticastCluster);
     let hint = x.inst.has(Cache::L2CacheHint);
-    let cp_mask = x.inst.has(Flag::CpMask);
+    let cp_mask = x.has(Flag::CpMask);
     let red = if reduce {
         Some(reduce_of(x, to_global)?)
     } else {
@@ -288,7 +288,7 @@ pub fn group(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     } else {
         0
     };
-    let read = x.inst.has(Flag::Read);
+    let read = x.has(Flag::Read);
     for l in lanes(x.emask) {
         let k = key(x, l);
         if wait {

@@ -80,7 +80,7 @@ const FAIL_MARK: u32 = 0x8000_0000;
 /// `clusterlaunchcontrol.try_cancel`
 pub fn try_cancel(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let sp = AddrSpace::of(x.inst.space());
-    let multicast = x.inst.has(Flag::MulticastClusterAll);
+    let multicast = x.has(Flag::MulticastClusterAll);
     let own = x.w.cta;
     for l in lanes(x.emask) {
         if x.cl.clc_failed.get(own as usize).copied().unwrap_or(false) {
@@ -139,12 +139,12 @@ pub fn try_cancel(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 pub fn query_cancel(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let src = x.op(1)?;
     let dst = x.op(0)?;
-    let is_canceled = x.inst.has(Flag::IsCanceled);
-    let comp = if x.inst.has(Flag::GetFirstCtaidY) {
+    let is_canceled = x.has(Flag::IsCanceled);
+    let comp = if x.has(Flag::GetFirstCtaidY) {
         Some(1)
-    } else if x.inst.has(Flag::GetFirstCtaidZ) {
+    } else if x.has(Flag::GetFirstCtaidZ) {
         Some(2)
-    } else if x.inst.has(Flag::GetFirstCtaidX) {
+    } else if x.has(Flag::GetFirstCtaidX) {
         Some(0)
     } else {
         None

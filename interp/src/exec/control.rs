@@ -21,7 +21,7 @@ fn guarded_out(x: &Ctx<'_, '_>) -> Option<usize> {
 /// A `.uni` instruction whose guard differs between the active threads: undefined.
 fn uni_guard(x: &Ctx<'_, '_>, what: &str) -> Result<(), Error> {
     match guarded_out(x) {
-        Some(lane) if x.inst.has(Flag::Uni) => Err(x.undefined(
+        Some(lane) if x.has(Flag::Uni) => Err(x.undefined(
             lane,
             format!("{what}.uni executed with a divergent guard predicate (PTX ISA 9.7.12: all active threads must have identical values for the guard predicate)"),
         )),
@@ -58,7 +58,7 @@ pub fn brx(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let Some(&pc) = table.get(i as usize) else {
             return Err(x.undefined(l, format!("brx.idx index {i} >= {} targets", table.len())));
         };
-        if x.inst.has(Flag::Uni) {
+        if x.has(Flag::Uni) {
             if let Some(f) = first {
                 if f != i {
                     return Err(x.undefined(l, "brx.idx.uni with a divergent index"));
@@ -135,7 +135,7 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
         Opnd::Args(a) => a,
         _ => &[],
     };
-    let uni = x.inst.has(Flag::Uni);
+    let uni = x.has(Flag::Uni);
     uni_guard(x, "call")?;
     // Callee per lane.
     let mut by_callee: SmallVec<[(u32, u32); 2]> = SmallVec::new();
@@ -380,7 +380,7 @@ fn do_ret(prog: &Program, w: &mut Warp, g: &Group, lanes_mask: u32) -> Result<Gr
 
 /// `ret`
 pub fn ret(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
-    if x.inst.has(Flag::Uni) && x.emask != 0 {
+    if x.has(Flag::Uni) && x.emask != 0 {
         // Non-divergent: every thread of the warp in this activation returns together, so none
         // is held back by the guard or waits elsewhere in the function.
         let elsewhere =
@@ -427,8 +427,8 @@ pub fn fall_off(m: &Machine<'_>, w: &mut Warp, g: &Group) -> Result<Flow, Error>
 /// `bar`, `barrier`
 pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let n = x.d.opnds.len();
-    let red = x.inst.has(Flag::Red);
-    let arrive = x.inst.has(Flag::Arrive);
+    let red = x.has(Flag::Red);
+    let arrive = x.has(Flag::Arrive);
     let (id_k, count_k) = if red {
         (1, (n == 4).then_some(2))
     } else {
@@ -498,7 +498,7 @@ pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// interpreter does not model where ptxas makes a warp reconverge (a spin lock before a
 /// `bar.sync` leaves its lanes in separate groups that the GPU has joined again).
 pub fn aligned_whole_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
-    let aligned = x.d.op == ptx_ir_core::Opcode::Bar || x.inst.has(Flag::Aligned);
+    let aligned = x.d.op == ptx_ir_core::Opcode::Bar || x.has(Flag::Aligned);
     if let Some(l) = guarded_out(x).filter(|_| aligned) {
         let form = if x.d.op == ptx_ir_core::Opcode::Bar {
             "bar (barrier.aligned)"
@@ -516,14 +516,14 @@ pub fn aligned_whole_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
 /// `barrier.cluster.arrive` / `.wait`
 pub fn barrier_cluster(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let live = x.w.valid & !x.w.exited;
-    if x.inst.has(Flag::Aligned) && x.emask != live {
+    if x.has(Flag::Aligned) && x.emask != live {
         let l = (live & !x.emask).trailing_zeros() as usize & 31;
         return Err(x.undefined(
             l,
             "barrier.cluster.aligned executed by only part of the warp (PTX ISA 9.7.13.3: all threads in the warp must execute it)",
         ));
     }
-    if x.inst.has(Flag::Arrive) {
+    if x.has(Flag::Arrive) {
         if let Some(l) = lanes(x.emask).find(|&l| x.w.cluster_arrived[l] == x.cl.cbar_phase) {
             return Err(x.undefined(
                 l,

@@ -74,7 +74,7 @@ pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             "only the .m8n8 shape with .b16 elements is modelled (the sm_100 8-bit shapes are not)",
         ));
     }
-    let trans = x.inst.has(Flag::Trans);
+    let trans = x.has(Flag::Trans);
     if x.d.op == Opcode::Movmatrix {
         let src = x.read(x.op(1)?, u32::MAX)?;
         let mut m = [[0u16; 8]; 8];

@@ -146,13 +146,13 @@ pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 if remote && has_dest && !matches!(x.op(0)?, Opnd::Sink) {
                     return Err(x.undefined(l, "mbarrier arrive on an object in another CTA's shared memory cannot return a state; the destination must be `_` (PTX ISA 9.7.13.15.13)"));
                 }
-                let expect = x.inst.has(Flag::ExpectTx);
+                let expect = x.has(Flag::ExpectTx);
                 let (count, txc) = if expect {
                     (1u32, arg.unwrap_or(0) as i64)
                 } else {
                     (arg.unwrap_or(1) as u32, 0)
                 };
-                let no_complete = x.inst.has(Flag::NoComplete);
+                let no_complete = x.has(Flag::NoComplete);
                 let drop = op == Opcode::MbarrierArriveDrop;
                 let b = x.cl.mbars.get_mut(&key).ok_or_else(|| not_valid(rank, off));
                 let r = b.and_then(|b| {
@@ -202,7 +202,7 @@ fn pending_count(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 }
 
 fn wait(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let parity = x.inst.has(Flag::Parity);
+    let parity = x.has(Flag::Parity);
     let try_wait = x.d.op == Opcode::MbarrierTryWait;
     let ao = x.op(1)?;
     let so = x.op(2)?;

@@ -197,7 +197,7 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let w = (size * 8) as u32;
     let fmt = Fmt::of(t);
-    let noftz = x.inst.has(Flag::NoFtz);
+    let noftz = x.has(Flag::NoFtz);
     let mut out = [0u64; 32];
     for l in lanes(x.emask) {
         let addr = x.addr(a, l)?;
@@ -353,7 +353,7 @@ fn window(s: Option<Space>) -> Option<u64> {
 
 /// `cvta`, `cvta.to`
 pub fn cvta(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let to = x.inst.has(Flag::To);
+    let to = x.has(Flag::To);
     let base = window(x.inst.space()).ok_or_else(|| x.unsupported("cvta space"))?;
     let w = x
         .inst

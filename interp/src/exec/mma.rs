@@ -299,8 +299,8 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         &a,
         &b,
         &c,
-        x.inst.has(Flag::SatFinite),
-        x.inst.rounding(),
+        x.has(Flag::SatFinite),
+        x.d.rnd,
         false,
     )
     .map_err(|e| x.unsupported(e))?;

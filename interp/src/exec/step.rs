@@ -463,11 +463,11 @@ fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
 /// `fence.proxy.async::generic.release...` order generic-proxy writes before async-proxy accesses.
 fn proxy_fence(x: &mut Ctx<'_, '_>) {
     use ptx_ir_core::{Flag, Space};
-    if !x.m.proxy_watch || !x.inst.has(Flag::Proxy) {
+    if !x.m.proxy_watch || !x.has(Flag::Proxy) {
         return;
     }
-    let async_generic = x.inst.has(Flag::AsyncGeneric);
-    if !(x.inst.has(Flag::Async) || async_generic && x.inst.has(ptx_ir_core::Sem::Release)) {
+    let async_generic = x.has(Flag::AsyncGeneric);
+    if !(x.has(Flag::Async) || async_generic && x.inst.has(ptx_ir_core::Sem::Release)) {
         return;
     }
     let (shared, global) = match x.inst.space() {

@@ -275,8 +275,8 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return store(x, dim);
     }
     let cluster = x.inst.spaces().first().copied() == Some(Space::SharedCluster);
-    let multicast = x.inst.has(Flag::MulticastCluster);
-    let pair = x.inst.has(Flag::CtaGroup2);
+    let multicast = x.has(Flag::MulticastCluster);
+    let pair = x.has(Flag::CtaGroup2);
     for l in lanes(x.emask) {
         let da = x.addr(x.op(0)?, l)?;
         let to = x.op(1)?;

@@ -67,7 +67,7 @@ fn aligned(x: &Ctx<'_, '_>) -> Result<(), Error> {
 /// `tcgen05.alloc`, `tcgen05.dealloc`, `tcgen05.relinquish_alloc_permit`
 pub fn tmem(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     aligned(x)?;
-    let pair = x.inst.has(Flag::CtaGroup2);
+    let pair = x.has(Flag::CtaGroup2);
     let own = x.w.cta;
     let lane0 = x.emask.trailing_zeros() as usize;
     if pair && x.cl.shared.len() < 2 {

@@ -45,7 +45,7 @@ fn members(x: &Ctx<'_, '_>, k: usize) -> Result<Result<[u32; 32], Flow>, Error> 
 
 /// `shfl`, `shfl.sync`
 pub fn shfl(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let sync = x.inst.has(Flag::Sync);
+    let sync = x.has(Flag::Sync);
     if sync {
         if let Err(f) = members(x, 4)? {
             return Ok(f);
@@ -55,11 +55,11 @@ pub fn shfl(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let a = x.read(x.op(1)?, u32::MAX)?;
     let b = x.read(x.op(2)?, e)?;
     let c = x.read(x.op(3)?, e)?;
-    let mode = if x.inst.has(Flag::Up) {
+    let mode = if x.has(Flag::Up) {
         0
-    } else if x.inst.has(Flag::Down) {
+    } else if x.has(Flag::Down) {
         1
-    } else if x.inst.has(Flag::Bfly) {
+    } else if x.has(Flag::Bfly) {
         2
     } else {
         3
@@ -117,7 +117,7 @@ fn pred_lanes(v: &Lanes, mask: u32) -> u32 {
 
 /// `vote`, `vote.sync`
 pub fn vote(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let sync = x.inst.has(Flag::Sync);
+    let sync = x.has(Flag::Sync);
     let masks = if sync {
         match members(x, 2)? {
             Ok(m) => m,
@@ -128,11 +128,7 @@ pub fn vote(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     };
     let e = x.emask;
     let a = x.read(x.op(1)?, e)?;
-    let (ballot, all, any) = (
-        x.inst.has(Flag::Ballot),
-        x.inst.has(Flag::All),
-        x.inst.has(Flag::Any),
-    );
+    let (ballot, all, any) = (x.has(Flag::Ballot), x.has(Flag::All), x.has(Flag::Any));
     let mut out = [0u64; 32];
     for l in lanes(e) {
         let group = masks[l];
@@ -162,7 +158,7 @@ pub fn match_sync(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let w = x.d.ty.map(|t| t.bits()).unwrap_or(32).min(64);
     let m = crate::int::mask(w);
     let a = x.read(x.op(1)?, e)?;
-    let all = x.inst.has(Flag::All);
+    let all = x.has(Flag::All);
     let mut d = [0u64; 32];
     let mut p = [0u64; 32];
     for l in lanes(e) {
@@ -213,8 +209,8 @@ pub fn redux(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let v = if t == Type::F32 {
             let o = MinMax {
                 max: op == Op::Max,
-                nan: x.inst.has(Flag::NaN),
-                abs: x.inst.has(Flag::Abs),
+                nan: x.has(Flag::NaN),
+                abs: x.has(Flag::Abs),
                 ..Default::default()
             };
             let mut acc: Option<u64> = None;

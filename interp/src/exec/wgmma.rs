@@ -187,7 +187,7 @@ pub fn wgmma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 }
 
 fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    if x.inst.has(Flag::Sp) {
+    if x.has(Flag::Sp) {
         return Err(x.unsupported("wgmma.mma_async.sp is not modelled"));
     }
     if !x.w.wg.as_ref().is_some_and(|s| s.fenced) {
@@ -328,7 +328,7 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         &a,
         &b,
         &c,
-        x.inst.has(Flag::SatFinite),
+        x.has(Flag::SatFinite),
         None,
         true,
     )
