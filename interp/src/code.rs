@@ -3,7 +3,9 @@
 //! [`crate::lower`]) that execution reads. A leaf: `load` and `lower` both build on it, so
 //! neither imports the other for its types.
 
-use ptx_ir_core::{Flag, ModClass, Modifier, Opcode, Rounding, Selector, SpecialReg, Type};
+use ptx_ir_core::{
+    Flag, ModClass, Modifier, Opcode, Rounding, Selector, Space, SpecialReg, Type, Vector,
+};
 use smallvec::SmallVec;
 
 /// Index of a function in [`Program::funcs`](crate::load::Program::funcs).
@@ -81,6 +83,10 @@ pub struct DInst {
     pub flags: Flags,
     /// Its rounding qualifier, if any.
     pub rnd: Option<Rounding>,
+    /// Its first state-space qualifier, if any.
+    pub space: Option<Space>,
+    /// Its vector qualifier (`.v2`, `.v4`, `.v8`), if any.
+    pub vector: Option<Vector>,
     /// Operands.
     pub opnds: SmallVec<[Opnd; 4]>,
     /// How ptxas lowers it differently from its one-by-one reading ([`crate::lower`]).

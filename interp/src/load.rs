@@ -1172,6 +1172,8 @@ impl<'a, 'm> Flatten<'a, 'm> {
             ty: i.ty(),
             flags: crate::code::Flags::of(&i.mods),
             rnd: i.rounding(),
+            space: i.space(),
+            vector: i.vector(),
             opnds,
             lower: None,
         })

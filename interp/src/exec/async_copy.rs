@@ -77,7 +77,7 @@ pub fn cp_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         };
         let da = x.addr(dst, l)?;
         let sa = x.addr(src, l)?;
-        let dsp = AddrSpace::of(x.inst.space());
+        let dsp = AddrSpace::of(x.d.space);
         if da % n as u64 != 0 {
             return Err(x.fault(crate::error::FaultKind::Misaligned, dsp, da, n, l));
         }

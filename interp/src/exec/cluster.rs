@@ -79,7 +79,7 @@ const FAIL_MARK: u32 = 0x8000_0000;
 
 /// `clusterlaunchcontrol.try_cancel`
 pub fn try_cancel(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let sp = AddrSpace::of(x.inst.space());
+    let sp = AddrSpace::of(x.d.space);
     let multicast = x.has(Flag::MulticastClusterAll);
     let own = x.w.cta;
     for l in lanes(x.emask) {

@@ -99,7 +99,7 @@ pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if n == 0 {
         return Err(x.unsupported("matrix count"));
     }
-    let sp = AddrSpace::of(x.inst.space());
+    let sp = AddrSpace::of(x.d.space);
     let load = x.d.op == Opcode::Ldmatrix;
     let (ri, ai) = if load { (0, 1) } else { (1, 0) };
     let rs: Vec<Opnd> = regs(x.op(ri)?).to_vec();

@@ -42,7 +42,7 @@ pub fn locate(
     lane: usize,
     cta_only: bool,
 ) -> Result<(u32, u32), Error> {
-    let sp = AddrSpace::of(x.inst.space());
+    let sp = AddrSpace::of(x.d.space);
     let addr = x.addr(o, lane)?;
     let (rank, off) = x.shared_loc(sp, addr, 8, lane, cta_only)?;
     if off % 8 != 0 {

@@ -14,7 +14,7 @@ fn elem_bytes(t: Type) -> usize {
 }
 
 fn vec_n(x: &Ctx<'_, '_>) -> usize {
-    match x.inst.vector() {
+    match x.d.vector {
         None => 1,
         Some(ptx_ir_core::Vector::V2) => 2,
         Some(ptx_ir_core::Vector::V4) => 4,
@@ -86,7 +86,7 @@ pub fn mov(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 }
 
 fn space(x: &Ctx<'_, '_>) -> AddrSpace {
-    AddrSpace::of(x.inst.space())
+    AddrSpace::of(x.d.space)
 }
 
 /// `ld`, `ldu`
@@ -180,10 +180,10 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         .into_iter()
         .next()
         .ok_or_else(|| x.unsupported("atomic without an operation"))?;
-    if x.inst.vector().is_some() {
+    if x.d.vector.is_some() {
         return Err(x.unsupported("vector atomics"));
     }
-    let sp = match x.inst.space() {
+    let sp = match x.d.space {
         None => AddrSpace::Generic,
         s => AddrSpace::of(s),
     };
@@ -316,7 +316,7 @@ pub fn store_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         x.d.ty
             .ok_or_else(|| x.unsupported("st.async without a type"))?;
     let size = elem_bytes(t) * if red { 1 } else { vec_n(x) };
-    let sp = match x.inst.space() {
+    let sp = match x.d.space {
         None => AddrSpace::Generic,
         s => AddrSpace::of(s),
     };
@@ -354,7 +354,7 @@ fn window(s: Option<Space>) -> Option<u64> {
 /// `cvta`, `cvta.to`
 pub fn cvta(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let to = x.has(Flag::To);
-    let base = window(x.inst.space()).ok_or_else(|| x.unsupported("cvta space"))?;
+    let base = window(x.d.space).ok_or_else(|| x.unsupported("cvta space"))?;
     let w = x
         .inst
         .types()
@@ -379,7 +379,7 @@ pub fn cvta(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `isspacep`
 pub fn isspacep(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let s = x.inst.space();
+    let s = x.d.space;
     let e = x.emask;
     let a = x.read(x.op(1)?, e)?;
     let inw = |v: u64, b: u64| v >= b && v - b < mem::WINDOW_SIZE;
@@ -427,7 +427,7 @@ fn generic_shared(space_given: bool, a: u64) -> bool {
 
 /// `mapa`: the address of the same shared variable in CTA `b` of the cluster.
 pub fn mapa(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let space_given = x.inst.space().is_some();
+    let space_given = x.d.space.is_some();
     let e = x.emask;
     let a = x.read(x.op(1)?, e)?;
     let b = x.read(x.op(2)?, e)?;
@@ -458,7 +458,7 @@ pub fn mapa(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `getctarank`
 pub fn getctarank(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let space_given = x.inst.space().is_some();
+    let space_given = x.d.space.is_some();
     let e = x.emask;
     let a = x.read(x.op(1)?, e)?;
     let own = x.w.cta as u64;

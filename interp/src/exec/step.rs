@@ -470,7 +470,7 @@ fn proxy_fence(x: &mut Ctx<'_, '_>) {
     if !(x.has(Flag::Async) || async_generic && x.inst.has(ptx_ir_core::Sem::Release)) {
         return;
     }
-    let (shared, global) = match x.inst.space() {
+    let (shared, global) = match x.d.space {
         None if async_generic => (true, false),
         None => (true, true),
         Some(Space::Global) => (false, true),

@@ -109,7 +109,7 @@ pub fn tmem(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 c
             };
             // Every thread's [dst] receives the address (a weak store).
-            let sp = AddrSpace::of(x.inst.space());
+            let sp = AddrSpace::of(x.d.space);
             let d = x.op(0)?;
             for l in lanes(x.emask) {
                 let a = x.addr(d, l)?;
