@@ -79,6 +79,8 @@ pub struct DInst {
     pub guard: Option<(u32, bool)>,
     /// The first type modifier.
     pub ty: Option<Type>,
+    /// Every type modifier, in order (`cvt.f32.s32` has `[F32, S32]`).
+    pub types: SmallVec<[Type; 4]>,
     /// Its `Flag` qualifiers (`.ftz`, `.sat`, `.approx`, ...), decoded once at load.
     pub flags: Flags,
     /// Its rounding qualifier, if any.

@@ -1170,6 +1170,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
             op: i.opcode,
             guard,
             ty: i.ty(),
+            types: i.types(),
             flags: crate::code::Flags::of(&i.mods),
             rnd: i.rounding(),
             space: i.space(),

@@ -72,7 +72,7 @@ fn ty(x: &Ctx<'_, '_>) -> Result<Type, Error> {
 
 /// The last type modifier (the source type of mixed-precision forms).
 fn ty2(x: &Ctx<'_, '_>) -> Option<Type> {
-    let ts = x.inst.types();
+    let ts = x.types();
     if ts.len() >= 2 {
         ts.last().copied()
     } else {
@@ -604,7 +604,7 @@ pub fn bmsk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `dp4a`, `dp2a`
 pub fn dot(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let ts = x.inst.types();
+    let ts = x.types();
     let sa = ts.first().is_some_and(|t| t.is_signed());
     let sb = ts.get(1).is_some_and(|t| t.is_signed());
     let four = x.d.op == Opcode::Dp4a;
@@ -837,7 +837,7 @@ pub fn setp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             }
         }
     }
-    let ts = x.inst.types();
+    let ts = x.types();
     let is_set = x.d.op == Opcode::Set;
     let (dty, sty) = if is_set {
         (ts.first().copied(), ts.get(1).copied())
@@ -954,7 +954,7 @@ pub fn selp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `slct`
 pub fn slct(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let ts = x.inst.types();
+    let ts = x.types();
     let cty = ts.get(1).copied().unwrap_or(Type::S32);
     let ftz = x.has(Flag::Ftz);
     map::<3>(x, |_, _, [a, b, c]| {
@@ -1048,7 +1048,7 @@ pub fn prmt(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `cvt`
 pub fn cvt(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let ts = x.inst.types();
+    let ts = x.types();
     let (Some(&dt), Some(&st)) = (ts.first(), ts.get(1)) else {
         return Err(x.unsupported("cvt needs two types"));
     };
@@ -1072,7 +1072,7 @@ pub fn cvt(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `cvt.pack`
 pub fn cvt_pack(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let ts = x.inst.types();
+    let ts = x.types();
     let dt = ts.first().copied().unwrap_or(Type::S16);
     let (w, s) = match dt {
         Type::U16 => (16, false),

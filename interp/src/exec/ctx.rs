@@ -7,7 +7,7 @@ use crate::code::{DInst, FuncId, MemBase, Opnd};
 use crate::error::{Error, FaultKind, Site, Thread};
 use crate::load::Func;
 use crate::mem::{self, Region};
-use ptx_ir_core::{Flag, Instruction, Space, SpecialReg};
+use ptx_ir_core::{Flag, Instruction, Space, SpecialReg, Type};
 
 /// 32 lanes of values.
 pub type Lanes = [u64; 32];
@@ -133,6 +133,13 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     /// An `Unsupported` error for this instruction.
+    /// The instruction's type qualifiers in order (decoded at load).
+    #[inline]
+    pub fn types(&self) -> &'p [Type] {
+        let d: &'p DInst = self.d;
+        &d.types
+    }
+
     /// Whether the instruction has flag `f` (from its qualifiers, decoded at load).
     #[inline]
     pub fn has(&self, f: Flag) -> bool {

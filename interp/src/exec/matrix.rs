@@ -69,7 +69,7 @@ pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         Modifier::Shape(s) => s.dims() == (8, 8, 0),
         _ => false,
     });
-    if !shape_ok || x.inst.ty() != Some(Type::B16) {
+    if !shape_ok || x.d.ty != Some(Type::B16) {
         return Err(x.unsupported(
             "only the .m8n8 shape with .b16 elements is modelled (the sm_100 8-bit shapes are not)",
         ));

@@ -265,7 +265,7 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if (m, n, k) == (8, 8, 4) {
         return Err(x.unsupported("the quad-pair mma.m8n8k4 is not modelled"));
     }
-    let ts = x.inst.types();
+    let ts = x.types();
     if ts.len() != 4 {
         return Err(x.unsupported("single-bit mma is not modelled"));
     }

@@ -25,7 +25,7 @@ const FRAME_ALIGN: u64 = 8;
 
 /// Width of the instruction's `.u32`/`.u64` type.
 fn width(x: &Ctx<'_, '_>) -> u32 {
-    x.inst.ty().map(|t| t.bits()).unwrap_or(64).min(64)
+    x.d.ty.map(|t| t.bits()).unwrap_or(64).min(64)
 }
 
 /// `alloca.type ptr, size{, immAlign}`

@@ -203,7 +203,7 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         })
         .ok_or_else(|| x.unsupported("wgmma without a shape"))?;
     let (n, k) = (n as usize, k as usize);
-    let ts = x.inst.types();
+    let ts = x.types();
     if ts.len() != 3 || ts[1] == Type::B1 {
         return Err(x.unsupported("single-bit wgmma is not modelled"));
     }
