@@ -77,7 +77,8 @@ pub struct DInst {
     pub op: Opcode,
     /// Guard predicate slot and whether it is negated.
     pub guard: Option<(u32, bool)>,
-    /// The first type modifier.
+    /// The first type modifier: `types[0]`, kept as a field because most handlers read it on
+    /// every step.
     pub ty: Option<Type>,
     /// Every type modifier, in order (`cvt.f32.s32` has `[F32, S32]`).
     pub types: SmallVec<[Type; 4]>,

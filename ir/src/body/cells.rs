@@ -419,20 +419,20 @@ fn data(cells: &[Cell], pos: &mut usize) -> Option<u64> {
 /// malformed.
 pub(crate) fn read(cells: &[Cell], pos: &mut usize) -> Option<Operand> {
     Some(match view(cells, pos)? {
-        View::Reg(name, sel) => Operand::Reg { name, sel },
-        View::Special(reg, sel) => Operand::Special { reg, sel },
-        View::Int(v) => Operand::Int(v),
-        View::Uint(v) => Operand::Uint(v),
-        View::F32(v) => Operand::F32(v),
-        View::F64(v) => Operand::F64(v),
-        View::Dec(v) => Operand::Dec(v),
-        View::Sym(name, offset) => Operand::Sym { name, offset },
-        View::Addr(base, offset, unified) => Operand::Addr {
+        Token::Reg(name, sel) => Operand::Reg { name, sel },
+        Token::Special(reg, sel) => Operand::Special { reg, sel },
+        Token::Int(v) => Operand::Int(v),
+        Token::Uint(v) => Operand::Uint(v),
+        Token::F32(v) => Operand::F32(v),
+        Token::F64(v) => Operand::F64(v),
+        Token::Dec(v) => Operand::Dec(v),
+        Token::Sym(name, offset) => Operand::Sym { name, offset },
+        Token::Addr(base, offset, unified) => Operand::Addr {
             base,
             offset,
             unified,
         },
-        View::List(kind, n) => {
+        Token::List(kind, n) => {
             // Every element takes a cell: a count past the pool is malformed.
             if n > cells.len().saturating_sub(*pos) {
                 return None;
@@ -448,10 +448,10 @@ pub(crate) fn read(cells: &[Cell], pos: &mut usize) -> Option<Operand> {
                 ListKind::Args => Operand::Args(v),
             }
         }
-        View::Pair => Operand::Pair(Box::new([read(cells, pos)?, read(cells, pos)?])),
-        View::Neg => Operand::Neg(Box::new(read(cells, pos)?)),
-        View::Not(n) => Operand::Not(n),
-        View::Sink => Operand::Sink,
+        Token::Pair => Operand::Pair(Box::new([read(cells, pos)?, read(cells, pos)?])),
+        Token::Neg => Operand::Neg(Box::new(read(cells, pos)?)),
+        Token::Not(n) => Operand::Not(n),
+        Token::Sink => Operand::Sink,
     })
 }
 
@@ -508,30 +508,27 @@ pub enum Token {
     Sink,
 }
 
-/// Internally the same type.
-pub(super) use Token as View;
-
 /// The view of the cell at `pos` (moving past it and its data cell); `None` if malformed.
 #[inline]
-pub(super) fn view(cells: &[Cell], pos: &mut usize) -> Option<View> {
+pub(super) fn view(cells: &[Cell], pos: &mut usize) -> Option<Token> {
     let c = *cells.get(*pos)?;
     *pos += 1;
     let p = c.payload();
     Some(match c.tag() {
-        REG => View::Reg(c.name()?, Selector::from_bits((p >> 32) as u16)),
-        SPECIAL => View::Special(
+        REG => Token::Reg(c.name()?, Selector::from_bits((p >> 32) as u16)),
+        SPECIAL => Token::Special(
             SpecialReg::from_family_number(p as u8, (p >> 8) as u8)?,
             Selector::from_bits((p >> 16) as u16),
         ),
-        INT => View::Int(from_signed_field(p, 56)),
-        INT_WIDE => View::Int(data(cells, pos)? as i64),
-        UINT => View::Uint(p),
-        UINT_WIDE => View::Uint(data(cells, pos)?),
-        F32 => View::F32(p as u32),
-        F64 => View::F64(data(cells, pos)?),
-        DEC => View::Dec(data(cells, pos)?),
-        SYM => View::Sym(c.name()?, from_signed_field(p >> 32, 24)),
-        SYM_WIDE => View::Sym(c.name()?, data(cells, pos)? as i64),
+        INT => Token::Int(from_signed_field(p, 56)),
+        INT_WIDE => Token::Int(data(cells, pos)? as i64),
+        UINT => Token::Uint(p),
+        UINT_WIDE => Token::Uint(data(cells, pos)?),
+        F32 => Token::F32(p as u32),
+        F64 => Token::F64(data(cells, pos)?),
+        DEC => Token::Dec(data(cells, pos)?),
+        SYM => Token::Sym(c.name()?, from_signed_field(p >> 32, 24)),
+        SYM_WIDE => Token::Sym(c.name()?, data(cells, pos)? as i64),
         ADDR | ADDR_WIDE => {
             let base = (p as u32)
                 .checked_sub(1)
@@ -541,15 +538,15 @@ pub(super) fn view(cells: &[Cell], pos: &mut usize) -> Option<View> {
             } else {
                 data(cells, pos)? as i64
             };
-            View::Addr(base, offset, p >> 32 & 1 != 0)
+            Token::Addr(base, offset, p >> 32 & 1 != 0)
         }
-        VECTOR => View::List(ListKind::Vector, (p & MAX_COUNT) as usize),
-        TUPLE => View::List(ListKind::Tuple, (p & MAX_COUNT) as usize),
-        ARGS => View::List(ListKind::Args, (p & MAX_COUNT) as usize),
-        PAIR => View::Pair,
-        NEG => View::Neg,
-        NOT => View::Not(c.name()?),
-        SINK => View::Sink,
+        VECTOR => Token::List(ListKind::Vector, (p & MAX_COUNT) as usize),
+        TUPLE => Token::List(ListKind::Tuple, (p & MAX_COUNT) as usize),
+        ARGS => Token::List(ListKind::Args, (p & MAX_COUNT) as usize),
+        PAIR => Token::Pair,
+        NEG => Token::Neg,
+        NOT => Token::Not(c.name()?),
+        SINK => Token::Sink,
         _ => return None,
     })
 }
@@ -714,24 +711,24 @@ fn scan_cells<E>(c: &[Cell], mut f: impl FnMut(usize, Atom) -> Result<(), E>) ->
         };
         let none = Selector::NONE;
         let (atom, sel, elements) = match v {
-            View::Reg(n, s) => (Some(Atom::Name(n)), s, None),
-            View::Special(r, s) => {
+            Token::Reg(n, s) => (Some(Atom::Name(n)), s, None),
+            Token::Special(r, s) => {
                 let r = Atom::Special(r);
                 (Some(r), s, None)
             }
-            View::Sym(n, _) | View::Not(n) | View::Addr(Some(n), ..) => {
+            Token::Sym(n, _) | Token::Not(n) | Token::Addr(Some(n), ..) => {
                 (Some(Atom::Name(n)), none, None)
             }
-            View::List(_, n) => (None, none, Some(n)),
-            View::Pair => (None, none, Some(2)),
-            View::Neg => (None, none, Some(1)),
-            View::Int(_)
-            | View::Uint(_)
-            | View::F32(_)
-            | View::F64(_)
-            | View::Dec(_)
-            | View::Addr(None, ..)
-            | View::Sink => (None, none, None),
+            Token::List(_, n) => (None, none, Some(n)),
+            Token::Pair => (None, none, Some(2)),
+            Token::Neg => (None, none, Some(1)),
+            Token::Int(_)
+            | Token::Uint(_)
+            | Token::F32(_)
+            | Token::F64(_)
+            | Token::Dec(_)
+            | Token::Addr(None, ..)
+            | Token::Sink => (None, none, None),
         };
         if let Some(a) = atom {
             f(index, a)?;
@@ -806,7 +803,7 @@ impl<'a> Iterator for OperandsIter<'a> {
             IterRepr::Cells(c, pos) => {
                 // Registers are most operands: built here, without the general reader's call.
                 if c.get(*pos).is_some_and(|cell| cell.tag() == REG) {
-                    if let Some(View::Reg(name, sel)) = view(c, pos) {
+                    if let Some(Token::Reg(name, sel)) = view(c, pos) {
                         return Some(Cow::Owned(Operand::Reg { name, sel }));
                     }
                 }

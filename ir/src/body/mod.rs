@@ -1100,7 +1100,7 @@ pub enum Literal {
     Dec(u64),
 }
 
-/// Where a list operand opened by [`BodyBuilder::open_vector`] starts.
+/// Where a list, pair or negation operand opened by [`BodyBuilder::open`] starts.
 #[derive(Copy, Clone, Debug)]
 pub struct ListStart(usize);
 
@@ -1236,26 +1236,6 @@ impl BodyBuilder {
     #[inline]
     pub fn mod_count(&self) -> usize {
         self.mods.len()
-    }
-
-    /// Opens a list operand (a vector `{...}`, or a call's arguments `(...)`), whose elements are pushed next (as operands) and which
-    /// [`BodyBuilder::close_vector`] completes, or [`BodyBuilder::cancel_list`] drops.
-    #[inline]
-    pub fn open_vector(&mut self) -> ListStart {
-        ListStart(cells::open(&mut self.operands))
-    }
-
-    /// Completes the vector opened at `at`, of `items` elements.
-    #[inline]
-    pub fn close_vector(&mut self, at: ListStart, items: usize) -> Result<(), BodyError> {
-        cells::close_list(&mut self.operands, at.0, ListKind::Vector, items)
-    }
-
-    /// Completes, as a call's argument list `(a, b)`, the list opened at `at` (with
-    /// [`BodyBuilder::open_vector`]) of `items` elements.
-    #[inline]
-    pub fn close_args(&mut self, at: ListStart, items: usize) -> Result<(), BodyError> {
-        cells::close_list(&mut self.operands, at.0, ListKind::Args, items)
     }
 
     /// Drops the list opened at `at` and everything pushed since.

@@ -5,6 +5,7 @@ use super::{fail, ws_inline, NameTable, Reader, WordInfo, FITS, NO_SHAPE, PLAIN}
 use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ident, inst_word, is_ident_char, qual_word, ws, Number};
 use nom::Err;
+use ptx_ir_core::body::ListKind;
 use ptx_ir_core::{
     Expr, Guard, Literal, Modifier, Mods, Name, Opcode, Operand, OperandList, Selector, SpecialReg,
 };
@@ -265,7 +266,7 @@ impl Reader<'_> {
         args: bool,
     ) -> Result<Option<(&'a [u8], u64)>, Err<PErr>> {
         let close = if args { b')' } else { b'}' };
-        let at = self.body.open_vector();
+        let at = self.body.open();
         let mut r = &i[1..];
         let mut items = 0;
         loop {
@@ -289,11 +290,12 @@ impl Reader<'_> {
             match x {
                 [b',', b' ', y @ ..] | [b',', y @ ..] => r = y,
                 [c, y @ ..] if *c == close && matches!(y.first(), Some(b',' | b';')) => {
-                    let closed = if args {
-                        self.body.close_args(at, items)
+                    let kind = if args {
+                        ListKind::Args
                     } else {
-                        self.body.close_vector(at, items)
+                        ListKind::Vector
                     };
+                    let closed = self.body.close_list(at, kind, items);
                     if let Err(e) = closed {
                         return Err(Err::Failure(PErr::at(i, e.to_string())));
                     }
