@@ -13,9 +13,9 @@
 //! to a device function), `mixed` (most of the other helpers, checked element by element).
 
 use ptx_ir::interp::{Arg, Program};
-use ptx_ir::ir::build::{BuildError, FunctionBuilder, ModuleBuilder, Reg, Sreg};
+use ptx_ir::ir::build::{args, BuildError, FunctionBuilder, ModuleBuilder, Reg, Sreg};
 use ptx_ir::ir::cfg::Cfg;
-use ptx_ir::ir::{Cmp, Module, Op, Rounding, Space, SpecialReg, Target, Type, Version};
+use ptx_ir::ir::{Cmp, Flag, Module, Op, Rounding, Space, SpecialReg, Target, Type, Version};
 use ptx_ir::text;
 use std::process::ExitCode;
 
@@ -30,7 +30,7 @@ fn global_index(f: &mut FunctionBuilder) -> Result<Reg, BuildError> {
     f.special(tid, Sreg::axis(SpecialReg::Tid, 0))?;
     f.special(ntid, Sreg::axis(SpecialReg::Ntid, 0))?;
     f.special(ctaid, Sreg::axis(SpecialReg::Ctaid, 0))?;
-    f.mad_lo(Type::U32, i, ctaid, ntid, tid)?;
+    f.mad((Flag::Lo, Type::U32), (i, ctaid, ntid, tid))?;
     Ok(i)
 }
 
@@ -43,10 +43,10 @@ fn element(
     bytes: u32,
 ) -> Result<Reg, BuildError> {
     let [base, off] = f.regs(Type::U64)?;
-    f.ld(Space::Param, Type::U64, base, p.at(0))?;
-    f.cvta_to(Space::Global, Type::U64, base, base)?;
-    f.mul_wide(Type::U32, off, i, bytes)?;
-    f.add(Type::U64, base, base, off)?;
+    f.ld((Space::Param, Type::U64), (base, p.at(0)))?;
+    f.cvta((Flag::To, Space::Global, Type::U64), (base, base))?;
+    f.mul((Flag::Wide, Type::U32), (off, i, bytes))?;
+    f.add(Type::U64, (base, base, off))?;
     Ok(base)
 }
 
@@ -64,19 +64,19 @@ fn saxpy() -> Result<Module, BuildError> {
     let n = f.reg(Type::U32)?;
     let out = f.reg(Type::Pred)?;
     let done = f.fresh_label();
-    f.ld(Space::Param, Type::U32, n, pn.at(0))?;
-    f.setp(Cmp::Ge, Type::U32, out, i, n)?;
-    f.guard(out).bra(done)?;
+    f.ld((Space::Param, Type::U32), (n, pn.at(0)))?;
+    f.setp((Cmp::Ge, Type::U32), (out, i, n))?;
+    f.guard(out).bra((), done)?;
     let xa = element(&mut f, px, i, 4)?;
     let ya = element(&mut f, py, i, 4)?;
     let [a, x, y] = f.regs(Type::F32)?;
-    f.ld(Space::Param, Type::F32, a, pa.at(0))?;
-    f.ld(Space::Global, Type::F32, x, xa.at(0))?;
-    f.ld(Space::Global, Type::F32, y, ya.at(0))?;
-    f.fma(Rounding::Rn, Type::F32, y, a, x, y)?;
-    f.st(Space::Global, Type::F32, ya.at(0), y)?;
+    f.ld((Space::Param, Type::F32), (a, pa.at(0)))?;
+    f.ld((Space::Global, Type::F32), (x, xa.at(0)))?;
+    f.ld((Space::Global, Type::F32), (y, ya.at(0)))?;
+    f.fma((Rounding::Rn, Type::F32), (y, a, x, y))?;
+    f.st((Space::Global, Type::F32), (ya.at(0), y))?;
     f.place(done)?;
-    f.ret()?;
+    f.ret((), ())?;
     f.finish()?;
     Ok(mb.finish())
 }
@@ -96,21 +96,21 @@ fn horner(coeffs: &[f32]) -> Result<Module, BuildError> {
     let n = f.reg(Type::U32)?;
     let out = f.reg(Type::Pred)?;
     let done = f.fresh_label();
-    f.ld(Space::Param, Type::U32, n, pn.at(0))?;
-    f.setp(Cmp::Ge, Type::U32, out, i, n)?;
-    f.guard(out).bra(done)?;
+    f.ld((Space::Param, Type::U32), (n, pn.at(0)))?;
+    f.setp((Cmp::Ge, Type::U32), (out, i, n))?;
+    f.guard(out).bra((), done)?;
     let xa = element(&mut f, pin, i, 4)?;
     let ya = element(&mut f, pout, i, 4)?;
     let [x, y] = f.regs(Type::F32)?;
-    f.ld(Space::Global, Type::F32, x, xa.at(0))?;
+    f.ld((Space::Global, Type::F32), (x, xa.at(0)))?;
     let (&last, rest) = coeffs.split_last().expect("at least one coefficient");
-    f.mov(Type::F32, y, last)?;
+    f.mov(Type::F32, (y, last))?;
     for &c in rest.iter().rev() {
-        f.fma(Rounding::Rn, Type::F32, y, y, x, c)?;
+        f.fma((Rounding::Rn, Type::F32), (y, y, x, c))?;
     }
-    f.st(Space::Global, Type::F32, ya.at(0), y)?;
+    f.st((Space::Global, Type::F32), (ya.at(0), y))?;
     f.place(done)?;
-    f.ret()?;
+    f.ret((), ())?;
     f.finish()?;
     Ok(mb.finish())
 }
@@ -134,42 +134,43 @@ fn reduce() -> Result<Module, BuildError> {
     let [mine, other, off] = f.regs(Type::U64)?;
     let (top, skip, done) = (f.label("STEP")?, f.label("SKIP")?, f.label("DONE")?);
     f.special(tid, Sreg::axis(SpecialReg::Tid, 0))?;
-    f.ld(Space::Param, Type::U32, n, pn.at(0))?;
+    f.ld((Space::Param, Type::U32), (n, pn.at(0)))?;
     // v = i < n ? in[i] : 0
-    f.mov(Type::U32, v, 0)?;
-    f.setp(Cmp::Lt, Type::U32, inside, i, n)?;
+    f.mov(Type::U32, (v, 0))?;
+    f.setp((Cmp::Lt, Type::U32), (inside, i, n))?;
     let xa = element(&mut f, pin, i, 4)?;
-    f.guard(inside).ld(Space::Global, Type::U32, v, xa.at(0))?;
+    f.guard(inside)
+        .ld((Space::Global, Type::U32), (v, xa.at(0)))?;
     // sdata[tid] = v
-    f.mov(Type::U64, mine, sdata)?;
-    f.mul_wide(Type::U32, off, tid, 4)?;
-    f.add(Type::U64, mine, mine, off)?;
-    f.st(Space::Shared, Type::U32, mine.at(0), v)?;
-    f.bar_sync(0)?;
-    f.mov(Type::U32, stride, BLOCK / 2)?;
+    f.mov(Type::U64, (mine, sdata))?;
+    f.mul((Flag::Wide, Type::U32), (off, tid, 4))?;
+    f.add(Type::U64, (mine, mine, off))?;
+    f.st((Space::Shared, Type::U32), (mine.at(0), v))?;
+    f.bar(Flag::Sync, 0)?;
+    f.mov(Type::U32, (stride, BLOCK / 2))?;
     f.place(top)?;
-    f.setp(Cmp::Ge, Type::U32, busy, tid, stride)?;
-    f.guard(busy).bra(skip)?;
-    f.mul_wide(Type::U32, off, stride, 4)?;
-    f.add(Type::U64, other, mine, off)?;
-    f.ld(Space::Shared, Type::U32, v, mine.at(0))?;
-    f.ld(Space::Shared, Type::U32, w, other.at(0))?;
-    f.add(Type::U32, v, v, w)?;
-    f.st(Space::Shared, Type::U32, mine.at(0), v)?;
+    f.setp((Cmp::Ge, Type::U32), (busy, tid, stride))?;
+    f.guard(busy).bra((), skip)?;
+    f.mul((Flag::Wide, Type::U32), (off, stride, 4))?;
+    f.add(Type::U64, (other, mine, off))?;
+    f.ld((Space::Shared, Type::U32), (v, mine.at(0)))?;
+    f.ld((Space::Shared, Type::U32), (w, other.at(0)))?;
+    f.add(Type::U32, (v, v, w))?;
+    f.st((Space::Shared, Type::U32), (mine.at(0), v))?;
     f.place(skip)?;
-    f.bar_sync(0)?;
-    f.shr(Type::U32, stride, stride, 1)?;
-    f.setp(Cmp::Ne, Type::U32, more, stride, 0)?;
-    f.guard(more).bra(top)?;
-    f.setp(Cmp::Ne, Type::U32, lead, tid, 0)?;
-    f.guard(lead).bra(done)?;
-    f.ld(Space::Shared, Type::U32, v, mine.at(0))?;
+    f.bar(Flag::Sync, 0)?;
+    f.shr(Type::U32, (stride, stride, 1))?;
+    f.setp((Cmp::Ne, Type::U32), (more, stride, 0))?;
+    f.guard(more).bra((), top)?;
+    f.setp((Cmp::Ne, Type::U32), (lead, tid, 0))?;
+    f.guard(lead).bra((), done)?;
+    f.ld((Space::Shared, Type::U32), (v, mine.at(0)))?;
     let [dst] = f.regs(Type::U64)?;
-    f.ld(Space::Param, Type::U64, dst, pout.at(0))?;
-    f.cvta_to(Space::Global, Type::U64, dst, dst)?;
-    f.red(Space::Global, Op::Add, Type::U32, dst.at(0), v)?;
+    f.ld((Space::Param, Type::U64), (dst, pout.at(0)))?;
+    f.cvta((Flag::To, Space::Global, Type::U64), (dst, dst))?;
+    f.red((Space::Global, Op::Add, Type::U32), (dst.at(0), v))?;
     f.place(done)?;
-    f.ret()?;
+    f.ret((), ())?;
     f.finish()?;
     Ok(mb.finish())
 }
@@ -182,11 +183,11 @@ fn dispatch() -> Result<Module, BuildError> {
     let r = g.ret_param(Type::B32, "r")?;
     let (px, pk) = (g.param(Type::B32, "x")?, g.param(Type::B32, "k")?);
     let [x, k] = g.regs(Type::U32)?;
-    g.ld(Space::Param, Type::B32, x, px.at(0))?;
-    g.ld(Space::Param, Type::B32, k, pk.at(0))?;
-    g.mad_lo(Type::U32, x, x, k, 1)?;
-    g.st(Space::Param, Type::B32, r.at(0), x)?;
-    g.ret()?;
+    g.ld((Space::Param, Type::B32), (x, px.at(0)))?;
+    g.ld((Space::Param, Type::B32), (k, pk.at(0)))?;
+    g.mad((Flag::Lo, Type::U32), (x, x, k, 1))?;
+    g.st((Space::Param, Type::B32), (r.at(0), x))?;
+    g.ret((), ())?;
     let mix = g.finish()?;
 
     let mut f = mb.entry("dispatch")?;
@@ -196,14 +197,14 @@ fn dispatch() -> Result<Module, BuildError> {
     let out = f.reg(Type::Pred)?;
     let cases = [f.fresh_label(), f.fresh_label(), f.fresh_label()];
     let (store, done) = (f.fresh_label(), f.fresh_label());
-    f.ld(Space::Param, Type::U32, n, pn.at(0))?;
-    f.setp(Cmp::Ge, Type::U32, out, i, n)?;
-    f.guard(out).bra(done)?;
+    f.ld((Space::Param, Type::U32), (n, pn.at(0)))?;
+    f.setp((Cmp::Ge, Type::U32), (out, i, n))?;
+    f.guard(out).bra((), done)?;
     let a = element(&mut f, pdata, i, 4)?;
-    f.ld(Space::Global, Type::U32, v, a.at(0))?;
-    f.rem(Type::U32, sel, i, 3)?;
+    f.ld((Space::Global, Type::U32), (v, a.at(0)))?;
+    f.rem(Type::U32, (sel, i, 3))?;
     let table = f.branch_targets("cases", &cases)?;
-    f.brx_idx(sel, table)?;
+    f.brx_idx((), (sel, table))?;
     f.place(cases[0])?;
     f.block(|f| {
         let (ax, ak, ar) = (
@@ -211,21 +212,21 @@ fn dispatch() -> Result<Module, BuildError> {
             f.local(Space::Param, Type::B32, "arg_k")?,
             f.local(Space::Param, Type::B32, "ret_v")?,
         );
-        f.st(Space::Param, Type::B32, ax.at(0), v)?;
-        f.st(Space::Param, Type::B32, ak.at(0), 3)?;
-        f.call(mix, &[ar], &[ax, ak])?;
-        f.ld(Space::Param, Type::B32, v, ar.at(0))
+        f.st((Space::Param, Type::B32), (ax.at(0), v))?;
+        f.st((Space::Param, Type::B32), (ak.at(0), 3))?;
+        f.call(Flag::Uni, (args(&[ar]), mix, args(&[ax, ak])))?;
+        f.ld((Space::Param, Type::B32), (v, ar.at(0)))
     })?;
-    f.bra(store)?;
+    f.bra((), store)?;
     f.place(cases[1])?;
-    f.xor(Type::B32, v, v, 0x55)?;
-    f.bra(store)?;
+    f.xor(Type::B32, (v, v, 0x55))?;
+    f.bra((), store)?;
     f.place(cases[2])?;
-    f.shr(Type::U32, v, v, 1)?;
+    f.shr(Type::U32, (v, v, 1))?;
     f.place(store)?;
-    f.st(Space::Global, Type::U32, a.at(0), v)?;
+    f.st((Space::Global, Type::U32), (a.at(0), v))?;
     f.place(done)?;
-    f.ret()?;
+    f.ret((), ())?;
     f.finish()?;
     Ok(mb.finish())
 }
@@ -251,67 +252,64 @@ fn mixed() -> Result<Module, BuildError> {
     let [stats, generic] = f.regs(Type::U64)?;
     let done = f.fresh_label();
     f.special(lane, Sreg::from(SpecialReg::Laneid))?;
-    f.ld(Space::Param, Type::U32, n, pn.at(0))?;
-    f.setp(Cmp::Ge, Type::U32, out_of_range, i, n)?;
-    f.guard(out_of_range).bra(done)?;
+    f.ld((Space::Param, Type::U32), (n, pn.at(0)))?;
+    f.setp((Cmp::Ge, Type::U32), (out_of_range, i, n))?;
+    f.guard(out_of_range).bra((), done)?;
     let xa = element(&mut f, pin, i, 4)?;
     let oa = element(&mut f, pout, i, 4)?;
     // Generic addressing: the global address made generic again.
-    f.cvta(Space::Global, Type::U64, generic, xa)?;
-    f.ld_generic(Type::U32, x, generic.at(0))?;
-    f.mad_lo(Type::U32, a, x, 3, 7)?;
-    f.mul_hi(Type::U32, b, x, 0x9E37_79B9u32)?;
-    f.min(Type::S32, c, a, b)?;
-    f.max(Type::U32, d, a, b)?;
-    f.shr(Type::U32, e, d, 3)?;
-    f.shl(Type::B32, g, c, 2)?;
-    f.and(Type::B32, g, g, 0xffff)?;
-    f.xor(Type::B32, e, e, g)?;
-    f.or(Type::B32, e, e, 1)?;
-    f.not(Type::B32, e, e)?;
-    f.rem(Type::U32, q, x, 7)?;
-    f.div(Type::U32, h, x, 7)?;
-    f.add(Type::U32, acc, e, q)?;
-    f.sub(Type::U32, acc, acc, h)?;
-    f.abs(Type::S32, g, c)?;
-    f.neg(Type::S32, h, g)?;
-    f.xor(Type::B32, acc, acc, h)?;
+    f.cvta((Space::Global, Type::U64), (generic, xa))?;
+    f.ld(Type::U32, (x, generic.at(0)))?;
+    f.mad((Flag::Lo, Type::U32), (a, x, 3, 7))?;
+    f.mul((Flag::Hi, Type::U32), (b, x, 0x9E37_79B9u32))?;
+    f.min(Type::S32, (c, a, b))?;
+    f.max(Type::U32, (d, a, b))?;
+    f.shr(Type::U32, (e, d, 3))?;
+    f.shl(Type::B32, (g, c, 2))?;
+    f.and(Type::B32, (g, g, 0xffff))?;
+    f.xor(Type::B32, (e, e, g))?;
+    f.or(Type::B32, (e, e, 1))?;
+    f.not(Type::B32, (e, e))?;
+    f.rem(Type::U32, (q, x, 7))?;
+    f.div(Type::U32, (h, x, 7))?;
+    f.add(Type::U32, (acc, e, q))?;
+    f.sub(Type::U32, (acc, acc, h))?;
+    f.abs(Type::S32, (g, c))?;
+    f.neg(Type::S32, (h, g))?;
+    f.xor(Type::B32, (acc, acc, h))?;
     f.setp(
-        Cmp::Lt,
-        Type::S32,
-        ptx_ir::ir::build::pair(neg, nonneg),
-        c,
-        0,
+        (Cmp::Lt, Type::S32),
+        (ptx_ir::ir::build::pair(neg, nonneg), c, 0),
     )?;
-    f.selp(Type::U32, g, a, b, neg)?;
-    f.selp(Type::U32, h, 0, lane, neg)?;
-    f.add(Type::U32, acc, acc, g)?;
-    f.add(Type::U32, acc, acc, h)?;
+    f.selp(Type::U32, (g, a, b, neg))?;
+    f.selp(Type::U32, (h, 0, lane, neg))?;
+    f.add(Type::U32, (acc, acc, g))?;
+    f.add(Type::U32, (acc, acc, h))?;
     // `setp.lt.and.u32 low, x, 1000, !nonneg`: `!p` where the ISA allows it (`{!}c`).
     f.inst(
         ptx_ir::ir::Opcode::Setp,
         [Cmp::Lt.into(), Op::And.into(), Type::U32.into()],
         [low.into(), x.into(), 1000.into(), !nonneg],
     )?;
-    f.selp(Type::U32, g, 1000, 0, low)?;
-    f.add(Type::U32, acc, acc, g)?;
+    f.selp(Type::U32, (g, 1000, 0, low))?;
+    f.add(Type::U32, (acc, acc, g))?;
     // Floating point: sqrt, fma, through f64 and back to an integer.
-    f.cvt(Some(Rounding::Rn), Type::F32, Type::U32, y, x)?;
-    f.sqrt(Rounding::Rn, Type::F32, y, y)?;
-    f.fma(Rounding::Rn, Type::F32, w, y, 0.5f32, 1.0f32)?;
-    f.cvt(None, Type::F64, Type::F32, dd, w)?;
-    f.mul(Type::F64, dd, dd, dd)?;
-    f.cvt(Some(Rounding::Rn), Type::F32, Type::F64, w, dd)?;
-    f.cvt(Some(Rounding::Rzi), Type::U32, Type::F32, g, w)?;
-    f.add(Type::U32, acc, acc, g)?;
-    f.st_generic(Type::U32, generic.at(0), x)?;
-    f.st(Space::Global, Type::U32, oa.at(0), acc)?;
-    f.ld(Space::Param, Type::U64, stats, pstats.at(0))?;
-    f.cvta_to(Space::Global, Type::U64, stats, stats)?;
-    f.red(Space::Global, Op::Add, Type::U32, stats.at(0), 1)?;
-    f.atom(Space::Global, Op::Max, Type::U32, g, stats.at(4), x)?;
+    f.cvt((Rounding::Rn, Type::F32, Type::U32), (y, x))?;
+    f.sqrt((Rounding::Rn, Type::F32), (y, y))?;
+    f.fma((Rounding::Rn, Type::F32), (w, y, 0.5f32, 1.0f32))?;
+    f.cvt((Type::F64, Type::F32), (dd, w))?;
+    f.mul(Type::F64, (dd, dd, dd))?;
+    f.cvt((Rounding::Rn, Type::F32, Type::F64), (w, dd))?;
+    f.cvt((Rounding::Rzi, Type::U32, Type::F32), (g, w))?;
+    f.add(Type::U32, (acc, acc, g))?;
+    f.st(Type::U32, (generic.at(0), x))?;
+    f.st((Space::Global, Type::U32), (oa.at(0), acc))?;
+    f.ld((Space::Param, Type::U64), (stats, pstats.at(0)))?;
+    f.cvta((Flag::To, Space::Global, Type::U64), (stats, stats))?;
+    f.red((Space::Global, Op::Add, Type::U32), (stats.at(0), 1))?;
+    f.atom((Space::Global, Op::Max, Type::U32), (g, stats.at(4), x))?;
     f.place(done)?;
-    f.ret()?;
+    f.ret((), ())?;
     f.finish()?;
     Ok(mb.finish())
 }

@@ -56,7 +56,7 @@
 //! ```
 //! use ptx_ir::interp::{Arg, Program};
 //! use ptx_ir::ir::build::{ModuleBuilder, Sreg};
-//! use ptx_ir::ir::{Space, SpecialReg, Target, Type, Version};
+//! use ptx_ir::ir::{Flag, Space, SpecialReg, Target, Type, Version};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // out[tid] = tid * tid + k
@@ -66,14 +66,14 @@
 //! let [tid, kv, v] = f.regs(Type::U32)?;
 //! let [addr, off] = f.regs(Type::U64)?;
 //! f.special(tid, Sreg::axis(SpecialReg::Tid, 0))?;
-//! f.ld(Space::Param, Type::U32, kv, k.at(0))?;
-//! f.mad_lo(Type::U32, v, tid, tid, kv)?;
-//! f.ld(Space::Param, Type::U64, addr, out.at(0))?;
-//! f.cvta_to(Space::Global, Type::U64, addr, addr)?;
-//! f.mul_wide(Type::U32, off, tid, 4)?;
-//! f.add(Type::U64, addr, addr, off)?;
-//! f.st(Space::Global, Type::U32, addr.at(0), v)?;
-//! f.ret()?;
+//! f.ld((Space::Param, Type::U32), (kv, k.at(0)))?;
+//! f.mad((Flag::Lo, Type::U32), (v, tid, tid, kv))?;
+//! f.ld((Space::Param, Type::U64), (addr, out.at(0)))?;
+//! f.cvta((Flag::To, Space::Global, Type::U64), (addr, addr))?;
+//! f.mul((Flag::Wide, Type::U32), (off, tid, 4))?;
+//! f.add(Type::U64, (addr, addr, off))?;
+//! f.st((Space::Global, Type::U32), (addr.at(0), v))?;
+//! f.ret((), ())?;
 //! f.finish()?;
 //! let module = mb.finish();
 //!
@@ -94,7 +94,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Misuse is an error, not a bad module: `f.mul(Type::U32, ...)` (an integer `mul` needs
+//! Misuse is an error, not a bad module: `f.mul(Type::U32, (d, a, b))` (an integer `mul` needs
 //! `.lo`, `.hi` or `.wide`) returns [`ir::build::BuildError::Invalid`] with the message the
 //! reader would give for the same text.
 //!

@@ -2,7 +2,7 @@
 //! renumbering `finish` does), every form of the instruction table can be built, and misuse is
 //! reported as an error, never as IR the reader would reject.
 
-use ptx_ir::ir::build::{pair, BuildError, FunctionBuilder, ModuleBuilder, Reg, Sreg};
+use ptx_ir::ir::build::{args, pair, BuildError, FunctionBuilder, ModuleBuilder, Reg, Sreg};
 use ptx_ir::ir::form::OperandKind;
 use ptx_ir::ir::visit::renumber_names;
 use ptx_ir::ir::{
@@ -44,26 +44,26 @@ fn vector_add(mb: &mut ModuleBuilder) -> Result<(), BuildError> {
     f.special(tid, Sreg::axis(SpecialReg::Tid, 0))?;
     f.special(ntid, Sreg::axis(SpecialReg::Ntid, 0))?;
     f.special(ctaid, Sreg::axis(SpecialReg::Ctaid, 0))?;
-    f.mad_lo(Type::S32, i, ctaid, ntid, tid)?;
-    f.ld(Space::Param, Type::U32, n, pn.at(0))?;
-    f.setp(Cmp::Ge, Type::U32, p, i, n)?;
-    f.guard(p).bra(done)?;
-    f.ld(Space::Param, Type::U64, a, pa.at(0))?;
-    f.ld(Space::Param, Type::U64, b, pb.at(0))?;
-    f.ld(Space::Param, Type::U64, out, pout.at(0))?;
-    f.cvta_to(Space::Global, Type::U64, a, a)?;
-    f.cvta_to(Space::Global, Type::U64, b, b)?;
-    f.cvta_to(Space::Global, Type::U64, out, out)?;
-    f.mul_wide(Type::U32, off, i, 4)?;
-    f.add(Type::U64, a, a, off)?;
-    f.add(Type::U64, b, b, off)?;
-    f.add(Type::U64, out, out, off)?;
-    f.ld(Space::Global, Type::F32, x, a.at(0))?;
-    f.ld(Space::Global, Type::F32, y, b.at(0))?;
-    f.add(Type::F32, x, x, y)?;
-    f.st(Space::Global, Type::F32, out.at(0), x)?;
+    f.mad((Flag::Lo, Type::S32), (i, ctaid, ntid, tid))?;
+    f.ld((Space::Param, Type::U32), (n, pn.at(0)))?;
+    f.setp((Cmp::Ge, Type::U32), (p, i, n))?;
+    f.guard(p).bra((), done)?;
+    f.ld((Space::Param, Type::U64), (a, pa.at(0)))?;
+    f.ld((Space::Param, Type::U64), (b, pb.at(0)))?;
+    f.ld((Space::Param, Type::U64), (out, pout.at(0)))?;
+    f.cvta((Flag::To, Space::Global, Type::U64), (a, a))?;
+    f.cvta((Flag::To, Space::Global, Type::U64), (b, b))?;
+    f.cvta((Flag::To, Space::Global, Type::U64), (out, out))?;
+    f.mul((Flag::Wide, Type::U32), (off, i, 4))?;
+    f.add(Type::U64, (a, a, off))?;
+    f.add(Type::U64, (b, b, off))?;
+    f.add(Type::U64, (out, out, off))?;
+    f.ld((Space::Global, Type::F32), (x, a.at(0)))?;
+    f.ld((Space::Global, Type::F32), (y, b.at(0)))?;
+    f.add(Type::F32, (x, x, y))?;
+    f.st((Space::Global, Type::F32), (out.at(0), x))?;
     f.place(done)?;
-    f.ret()?;
+    f.ret((), ())?;
     f.finish()?;
     Ok(())
 }
@@ -103,7 +103,7 @@ fn vector_add_round_trips_and_runs() {
     assert_eq!(got, want);
 }
 
-/// Every typed helper at least once, scoped declarations, a call, `brx.idx`.
+/// Instruction methods of the common families, scoped declarations, a call, `brx.idx`.
 #[test]
 fn every_helper_round_trips() {
     let mut mb = module();
@@ -124,10 +124,10 @@ fn every_helper_round_trips() {
     let r = g.ret_param(Type::U32, "r").unwrap();
     let x = g.param(Type::U32, "x").unwrap();
     let v = g.reg(Type::U32).unwrap();
-    g.ld(Space::Param, Type::U32, v, x.at(0)).unwrap();
-    g.shl(Type::B32, v, v, 1).unwrap();
-    g.st(Space::Param, Type::U32, r.at(0), v).unwrap();
-    g.ret().unwrap();
+    g.ld((Space::Param, Type::U32), (v, x.at(0))).unwrap();
+    g.shl(Type::B32, (v, v, 1)).unwrap();
+    g.st((Space::Param, Type::U32), (r.at(0), v)).unwrap();
+    g.ret((), ()).unwrap();
     let twice = g.finish().unwrap();
 
     let mut f = mb.entry("all").unwrap();
@@ -146,70 +146,71 @@ fn every_helper_round_trips() {
         f.fresh_label(),
     );
     f.special(a, Sreg::from(SpecialReg::Laneid)).unwrap();
-    f.mov(Type::U32, b, 7).unwrap();
-    f.add(Type::U32, c, a, b).unwrap();
-    f.sub(Type::S32, s, -5, 3).unwrap();
-    f.mul_lo(Type::U32, c, c, b).unwrap();
-    f.mul_hi(Type::S32, t, s, s).unwrap();
-    f.mul_wide(Type::U32, w, a, b).unwrap();
-    f.mad_lo(Type::U32, acc, a, b, c).unwrap();
-    f.mad_hi(Type::U32, acc, a, b, acc).unwrap();
-    f.mad_wide(Type::U32, w, a, b, w).unwrap();
-    f.div(Type::U32, c, c, 3).unwrap();
-    f.rem(Type::U32, c, c, 3).unwrap();
-    f.min(Type::S32, s, s, t).unwrap();
-    f.max(Type::S32, s, s, t).unwrap();
-    f.abs(Type::S32, s, s).unwrap();
-    f.neg(Type::S32, s, s).unwrap();
-    f.cvt(Some(Rounding::Rn), Type::F32, Type::U32, x, a)
+    f.mov(Type::U32, (b, 7)).unwrap();
+    f.add(Type::U32, (c, a, b)).unwrap();
+    f.sub(Type::S32, (s, -5, 3)).unwrap();
+    f.mul((Flag::Lo, Type::U32), (c, c, b)).unwrap();
+    f.mul((Flag::Hi, Type::S32), (t, s, s)).unwrap();
+    f.mul((Flag::Wide, Type::U32), (w, a, b)).unwrap();
+    f.mad((Flag::Lo, Type::U32), (acc, a, b, c)).unwrap();
+    f.mad((Flag::Hi, Type::U32), (acc, a, b, acc)).unwrap();
+    f.mad((Flag::Wide, Type::U32), (w, a, b, w)).unwrap();
+    f.div(Type::U32, (c, c, 3)).unwrap();
+    f.rem(Type::U32, (c, c, 3)).unwrap();
+    f.min(Type::S32, (s, s, t)).unwrap();
+    f.max(Type::S32, (s, s, t)).unwrap();
+    f.abs(Type::S32, (s, s)).unwrap();
+    f.neg(Type::S32, (s, s)).unwrap();
+    f.cvt((Rounding::Rn, Type::F32, Type::U32), (x, a)).unwrap();
+    f.mul(Type::F32, (y, x, 1.5f32)).unwrap();
+    f.fma((Rounding::Rn, Type::F32), (z, x, y, 0.25f32))
         .unwrap();
-    f.mul(Type::F32, y, x, 1.5f32).unwrap();
-    f.fma(Rounding::Rn, Type::F32, z, x, y, 0.25f32).unwrap();
-    f.sqrt(Rounding::Rn, Type::F32, z, z).unwrap();
-    f.cvt(None, Type::F64, Type::F32, d, z).unwrap();
-    f.fma(Rounding::Rz, Type::F64, d, d, d, 2.0f64).unwrap();
-    f.cvt(Some(Rounding::Rzi), Type::S32, Type::F64, s, d)
+    f.sqrt((Rounding::Rn, Type::F32), (z, z)).unwrap();
+    f.cvt((Type::F64, Type::F32), (d, z)).unwrap();
+    f.fma((Rounding::Rz, Type::F64), (d, d, d, 2.0f64)).unwrap();
+    f.cvt((Rounding::Rzi, Type::S32, Type::F64), (s, d))
         .unwrap();
-    f.cvt(None, Type::U16, Type::U32, h, a).unwrap();
-    f.setp(Cmp::Lt, Type::S32, pair(p, q), s, 0).unwrap();
-    f.setp(ptx_ir::ir::Compare::Hi, Type::U32, p, a, b).unwrap();
-    f.selp(Type::U32, c, a, b, p).unwrap();
-    f.and(Type::B32, c, c, 0xff).unwrap();
-    f.or(Type::B32, c, c, 1).unwrap();
-    f.xor(Type::B32, c, c, a).unwrap();
-    f.not(Type::B32, c, c).unwrap();
-    f.and(Type::Pred, p, p, q).unwrap();
-    f.shr(Type::S32, s, s, 2).unwrap();
-    f.mov(Type::U64, addr, table).unwrap();
-    f.cvta(Space::Const, Type::U64, addr, addr).unwrap();
-    f.ld_generic(Type::U32, c, addr.at(4)).unwrap();
-    f.mov(Type::U64, addr, counter).unwrap();
-    f.atom(Space::Global, Op::Add, Type::U32, c, addr.at(0), 1)
+    f.cvt((Type::U16, Type::U32), (h, a)).unwrap();
+    f.setp((Cmp::Lt, Type::S32), (pair(p, q), s, 0)).unwrap();
+    f.setp((ptx_ir::ir::Compare::Hi, Type::U32), (p, a, b))
         .unwrap();
-    f.red(Space::Global, Op::Max, Type::U32, addr.at(0), c)
+    f.selp(Type::U32, (c, a, b, p)).unwrap();
+    f.and(Type::B32, (c, c, 0xff)).unwrap();
+    f.or(Type::B32, (c, c, 1)).unwrap();
+    f.xor(Type::B32, (c, c, a)).unwrap();
+    f.not(Type::B32, (c, c)).unwrap();
+    f.and(Type::Pred, (p, p, q)).unwrap();
+    f.shr(Type::S32, (s, s, 2)).unwrap();
+    f.mov(Type::U64, (addr, table)).unwrap();
+    f.cvta((Space::Const, Type::U64), (addr, addr)).unwrap();
+    f.ld(Type::U32, (c, addr.at(4))).unwrap();
+    f.mov(Type::U64, (addr, counter)).unwrap();
+    f.atom((Space::Global, Op::Add, Type::U32), (c, addr.at(0), 1))
         .unwrap();
-    f.st_generic(Type::U32, addr.at(0), c).unwrap();
-    f.bar_sync(0).unwrap();
+    f.red((Space::Global, Op::Max, Type::U32), (addr.at(0), c))
+        .unwrap();
+    f.st(Type::U32, (addr.at(0), c)).unwrap();
+    f.bar(Flag::Sync, 0).unwrap();
     f.block(|f| {
         let arg = f.local(Space::Param, Type::U32, "arg0")?;
         let ret = f.local(Space::Param, Type::U32, "ret0")?;
-        f.st(Space::Param, Type::U32, arg.at(0), a)?;
-        f.call(twice, &[ret], &[arg])?;
-        f.ld(Space::Param, Type::U32, b, ret.at(0))
+        f.st((Space::Param, Type::U32), (arg.at(0), a))?;
+        f.call(Flag::Uni, (args(&[ret]), twice, args(&[arg])))?;
+        f.ld((Space::Param, Type::U32), (b, ret.at(0)))
     })
     .unwrap();
     let ts = f.branch_targets("ts", &[l0, l1]).unwrap();
-    f.and(Type::B32, c, a, 1).unwrap();
-    f.guard_not(q).brx_idx(c, ts).unwrap();
+    f.and(Type::B32, (c, a, 1)).unwrap();
+    f.guard_not(q).brx_idx((), (c, ts)).unwrap();
     f.place(l0).unwrap();
-    f.ld(Space::Param, Type::U64, w, out.at(0)).unwrap();
-    f.st(Space::Global, Type::U32, w.at(0), acc).unwrap();
-    f.bra(join).unwrap();
+    f.ld((Space::Param, Type::U64), (w, out.at(0))).unwrap();
+    f.st((Space::Global, Type::U32), (w.at(0), acc)).unwrap();
+    f.bra((), join).unwrap();
     f.place(l1).unwrap();
-    f.guard(p).trap().unwrap();
-    f.guard(q).exit().unwrap();
+    f.guard(p).trap((), ()).unwrap();
+    f.guard(q).exit((), ()).unwrap();
     f.place(join).unwrap();
-    f.ret().unwrap();
+    f.ret((), ()).unwrap();
     f.finish().unwrap();
     let m = mb.finish();
     let printed = round_trip(&m);
@@ -259,7 +260,7 @@ fn every_form_can_be_built() {
             built += 1;
         }
     }
-    f.ret().unwrap();
+    f.ret((), ()).unwrap();
     f.finish().unwrap();
     let m = mb.finish();
     round_trip(&m);
@@ -289,12 +290,12 @@ fn names_in_any_order_round_trip() {
     let regs: Vec<Reg> = (0..5).map(|_| f.reg(Type::U64).unwrap()).collect();
     let l = f.label("late_label_name").unwrap();
     assert_eq!(l.0, late);
-    f.bra(l).unwrap();
+    f.bra((), l).unwrap();
     f.place(l).unwrap();
     for w in regs.windows(2).rev() {
-        f.mov(Type::U64, w[0], w[1]).unwrap();
+        f.mov(Type::U64, (w[0], w[1])).unwrap();
     }
-    f.ret().unwrap();
+    f.ret((), ()).unwrap();
     f.finish().unwrap();
     let m = mb.finish();
     assert!(m.names.find("zzz_unused").is_none());
@@ -332,7 +333,7 @@ fn misuse_is_an_error_with_a_diagnosis() {
     // Integer `mul` without `.lo`/`.hi`/`.wide`.
     let e = entry_with(|f| {
         let r = f.reg(Type::U32)?;
-        f.mul(Type::U32, r, r, r)
+        f.mul(Type::U32, (r, r, r))
     })
     .unwrap_err();
     assert!(e.to_string().contains("missing"), "{e}");
@@ -345,14 +346,14 @@ fn misuse_is_an_error_with_a_diagnosis() {
     assert!(e.to_string().contains("takes 3 operands"), "{e}");
     let e = entry_with(|f| {
         let r = f.reg(Type::U32)?;
-        f.ld(Space::Global, Type::U32, r, r)
+        f.ld((Space::Global, Type::U32), (r, r))
     })
     .unwrap_err();
     assert!(e.to_string().contains("memory address"), "{e}");
     // Labels: never placed, placed twice.
     let e = entry_with(|f| {
         let l = f.label("L")?;
-        f.bra(l)
+        f.bra((), l)
     })
     .unwrap_err();
     assert_eq!(
@@ -425,11 +426,11 @@ fn misuse_is_an_error_with_a_diagnosis() {
     let r = f.reg(Type::U32).unwrap();
     assert!(f
         .block(|f| {
-            f.add(Type::U32, r, r, 1)?;
-            f.mul(Type::U32, r, r, r)
+            f.add(Type::U32, (r, r, 1))?;
+            f.mul(Type::U32, (r, r, r))
         })
         .is_err());
-    f.ret().unwrap();
+    f.ret((), ()).unwrap();
     f.finish().unwrap();
     let m = mb.finish();
     assert_eq!(m.function("k2").unwrap().statements().unwrap().len(), 2);
@@ -448,7 +449,7 @@ fn modifiers_can_be_given_in_any_class_order() {
         [x.into(), x.into()],
     )
     .unwrap();
-    f.ret().unwrap();
+    f.ret((), ()).unwrap();
     f.finish().unwrap();
     let printed = round_trip(&mb.finish());
     assert!(
@@ -468,40 +469,40 @@ fn declarations_and_undeclared_names() {
     let ext = d.finish_declaration().unwrap();
     let mut g = mb.entry("other").unwrap();
     let foreign = g.reg(Type::U32).unwrap();
-    g.ret().unwrap();
+    g.ret((), ()).unwrap();
     g.finish().unwrap();
 
     let mut f = mb.entry("k").unwrap();
     let ptr = f.reg(Type::U64).unwrap();
-    f.mov(Type::U64, ptr, 0).unwrap();
+    f.mov(Type::U64, (ptr, 0)).unwrap();
     f.block(|f| {
         let (a, r) = (
             f.local(Space::Param, Type::B64, "a")?,
             f.local(Space::Param, Type::B32, "r")?,
         );
-        f.st(Space::Param, Type::B64, a.at(0), ptr)?;
-        f.call(ext, &[r], &[a])
+        f.st((Space::Param, Type::B64), (a.at(0), ptr))?;
+        f.call(Flag::Uni, (args(&[r]), ext, args(&[a])))
     })
     .unwrap();
     // `%r0` of `other` is not a register of `k` (it would not be declared there).
     let r = f.reg(Type::U64).unwrap();
     assert_eq!(
-        f.mov(Type::U32, foreign, 1),
+        f.mov(Type::U32, (foreign, 1)),
         Err(BuildError::Undeclared { name: "%r0".into() })
     );
     // An interned name that was never declared.
     let stray = f.intern("stray");
     assert_eq!(
-        f.mov(Type::U64, r, Operand::reg(stray)),
+        f.mov(Type::U64, (r, Operand::reg(stray))),
         Err(BuildError::Undeclared {
             name: "stray".into()
         })
     );
-    f.ret().unwrap();
+    f.ret((), ()).unwrap();
     f.finish().unwrap();
     // A declaration with a body is refused.
     let mut bad = mb.func("bad_decl").unwrap();
-    bad.ret().unwrap();
+    bad.ret((), ()).unwrap();
     assert!(bad.finish_declaration().is_err());
     let m = mb.finish();
     let printed = round_trip(&m);

@@ -30,12 +30,12 @@
 //! let mut f = mb.entry("loop")?;
 //! let (i, p) = (f.reg(Type::U32)?, f.reg(Type::Pred)?);
 //! let top = f.fresh_label();
-//! f.mov(Type::U32, i, 0)?;
+//! f.mov(Type::U32, (i, 0))?;
 //! f.place(top)?;
-//! f.add(Type::U32, i, i, 1)?;
-//! f.setp(Cmp::Lt, Type::U32, p, i, 10)?;
-//! f.guard(p).bra(top)?;
-//! f.ret()?;
+//! f.add(Type::U32, (i, i, 1))?;
+//! f.setp((Cmp::Lt, Type::U32), (p, i, 10))?;
+//! f.guard(p).bra((), top)?;
+//! f.ret((), ())?;
 //! f.finish()?;
 //! let m = mb.finish();
 //!

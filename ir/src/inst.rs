@@ -46,6 +46,16 @@ pub enum Compare {
     Hi,
 }
 
+impl From<Compare> for crate::vocab::Modifier {
+    fn from(c: Compare) -> Self {
+        match c {
+            Compare::Cmp(c) => c.into(),
+            Compare::Lo => Flag::Lo.into(),
+            Compare::Hi => Flag::Hi.into(),
+        }
+    }
+}
+
 impl Instruction {
     /// An unguarded instruction.
     pub fn new<M, O>(opcode: Opcode, mods: M, operands: O) -> Instruction

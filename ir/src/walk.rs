@@ -23,10 +23,10 @@
 //! # let mut mb = ModuleBuilder::new(Version::new(8, 0), Target::sm(80));
 //! # let mut f = mb.entry("k")?;
 //! # let [a, b] = f.regs(Type::U32)?;
-//! # f.mov(Type::U32, a, 7)?;
-//! # f.add(Type::U32, b, a, 1)?;
-//! # f.block(|f| f.add(Type::U32, a, b, 2))?;
-//! # f.ret()?;
+//! # f.mov(Type::U32, (a, 7))?;
+//! # f.add(Type::U32, (b, a, 1))?;
+//! # f.block(|f| f.add(Type::U32, (a, b, 2)))?;
+//! # f.ret((), ())?;
 //! # f.finish()?;
 //! # let m = mb.finish();
 //! // Count the literal operands of a module with a visitor.

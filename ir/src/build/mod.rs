@@ -3,9 +3,11 @@
 //!
 //! Every instruction goes through [`FunctionBuilder::inst`], which checks it against the
 //! instruction table ([`crate::check::check`]) exactly as the reader does, so a built module
-//! always prints to text the reader accepts. The typed helpers (`add`, `mad_lo`, `fma`, `ld`,
-//! `setp`, `bra`, ...) only choose the opcode and qualifiers; their result is checked the same
-//! way. Registers come from fresh-name allocation per register class (`%r0`, `%r1`, ... declared
+//! always prints to text the reader accepts. Every line of the table has a method of its name
+//! (`add`, `ld`, `setp`, `bra`, `cp_async_bulk_tensor`, ...; generated from the table) that
+//! takes the qualifiers and the operands in PTX order, a tuple for several
+//! (`f.mul((Flag::Wide, Type::U32), (off, tid, 4))` is `mul.wide.u32 off, tid, 4;`), `()` for
+//! none. Registers come from fresh-name allocation per register class (`%r0`, `%r1`, ... declared
 //! as `.reg .b32 %r<N>;` at the top of the body); labels must be placed exactly once.
 //! [`ModuleBuilder::finish`] renumbers names into print order
 //! ([`crate::visit::renumber_names`]), so the result equals the module obtained by printing and
@@ -13,7 +15,7 @@
 //!
 //! ```
 //! use ptx_ir_core::build::{ModuleBuilder, Sreg};
-//! use ptx_ir_core::{Cmp, Space, SpecialReg, Target, Type, Version};
+//! use ptx_ir_core::{Cmp, Flag, Space, SpecialReg, Target, Type, Version};
 //!
 //! # fn main() -> Result<(), ptx_ir_core::build::BuildError> {
 //! let mut mb = ModuleBuilder::new(Version::new(8, 0), Target::sm(80));
@@ -24,27 +26,29 @@
 //! let (base, off) = (f.reg(Type::U64)?, f.reg(Type::U64)?);
 //! let done = f.fresh_label();
 //! f.special(tid, Sreg::axis(SpecialReg::Tid, 0))?;
-//! f.ld(Space::Param, Type::U32, lim, n.at(0))?;
-//! f.setp(Cmp::Ge, Type::U32, p, tid, lim)?;
-//! f.guard(p).bra(done)?;
-//! f.ld(Space::Param, Type::U64, base, out.at(0))?;
-//! f.cvta_to(Space::Global, Type::U64, base, base)?;
-//! f.mul_wide(Type::U32, off, tid, 4)?;
-//! f.add(Type::U64, base, base, off)?;
-//! f.st(Space::Global, Type::U32, base.at(0), tid)?;
+//! f.ld((Space::Param, Type::U32), (lim, n.at(0)))?;
+//! f.setp((Cmp::Ge, Type::U32), (p, tid, lim))?;
+//! f.guard(p).bra((), done)?;
+//! f.ld((Space::Param, Type::U64), (base, out.at(0)))?;
+//! f.cvta((Flag::To, Space::Global, Type::U64), (base, base))?;
+//! f.mul((Flag::Wide, Type::U32), (off, tid, 4))?;
+//! f.add(Type::U64, (base, base, off))?;
+//! f.st((Space::Global, Type::U32), (base.at(0), tid))?;
 //! f.place(done)?;
-//! f.ret()?;
+//! f.ret((), ())?;
 //! f.finish()?;
 //! let module = mb.finish();
 //! assert_eq!(module.instruction_count(), 10);
 //! # Ok(()) }
 //! ```
 
+mod args;
 mod function;
 mod module;
 mod names;
 mod ops;
 
+pub use args::{args, Mods, Operands, Single};
 pub use function::FunctionBuilder;
 pub use module::ModuleBuilder;
 
