@@ -254,7 +254,7 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
     let text = String::from_utf8(text)
         .map_err(|e| format!("{}: error: not UTF-8 text ({e})", a.file.display()))?;
     let parse = |s: &str| ptx_ir::text::parse(s).map_err(|e| e.to_string());
-    ptx_ir::vectors::check_families(&text, &a.families)?;
+    ptx_ir::vectors::check_families(&text, &a.families).map_err(|e| e.to_string())?;
     let report = ptx_ir::vectors::run_text(&text, &a.families, &parse);
     crate::out::out!("{}", report.render());
     if let Some(path) = &a.write {

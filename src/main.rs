@@ -179,7 +179,7 @@ fn run(cmd: Cmd) -> Result<(), String> {
                 let result = input.load(f).and_then(|l| {
                     // print -> parse, then IR -> bytecode -> IR.
                     ptx_ir::roundtrip::check_module(&l.module).map_err(|e| match l.form {
-                        Form::Text => e,
+                        Form::Text => e.to_string(),
                         Form::Bytecode => format!("decoded module: {e}"),
                     })?;
                     load::check_bytecode(&l.module)

@@ -4,20 +4,40 @@
 use crate::ir::{Item, Module};
 use crate::text;
 
-/// Checks one source text; `Err` says what broke.
-pub fn check_text(src: &str, file: &str) -> Result<Module, String> {
-    let m1 = text::parse_file(src, file).map_err(|e| e.to_string())?;
+/// What broke in a round trip.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RoundTripError {
+    /// The source text does not parse.
+    #[error("{0}")]
+    Parse(text::ParseError),
+    /// The printed text does not parse.
+    #[error("printed text does not parse: {0}")]
+    PrintedDoesNotParse(text::ParseError),
+    /// The re-read IR differs from the original; the text says where
+    /// ([`first_difference`]).
+    #[error("{0}")]
+    Differs(String),
+    /// Printing the re-read IR gives other text: printing is not a fixpoint.
+    #[error("printing is not a fixpoint (first difference at printed line {line})")]
+    NotFixpoint {
+        /// The first printed line that differs (from 1).
+        line: usize,
+    },
+}
+
+/// Checks one source text.
+pub fn check_text(src: &str, file: &str) -> Result<Module, RoundTripError> {
+    let m1 = text::parse_file(src, file).map_err(RoundTripError::Parse)?;
     check_module(&m1)?;
     Ok(m1)
 }
 
 /// Checks that `m` prints, re-reads to the same IR, and prints identically again.
-pub fn check_module(m1: &Module) -> Result<(), String> {
+pub fn check_module(m1: &Module) -> Result<(), RoundTripError> {
     let t1 = text::print(m1);
-    let m2 = text::parse_file(&t1, "<printed>")
-        .map_err(|e| format!("printed text does not parse: {e}"))?;
+    let m2 = text::parse_file(&t1, "<printed>").map_err(RoundTripError::PrintedDoesNotParse)?;
     if &m2 != m1 {
-        return Err(first_difference(m1, &m2));
+        return Err(RoundTripError::Differs(first_difference(m1, &m2)));
     }
     let t2 = text::print(&m2);
     if t1 != t2 {
@@ -26,10 +46,7 @@ pub fn check_module(m1: &Module) -> Result<(), String> {
             .zip(t2.lines())
             .position(|(a, b)| a != b)
             .unwrap_or(0);
-        return Err(format!(
-            "printing is not a fixpoint (first difference at printed line {})",
-            line + 1
-        ));
+        return Err(RoundTripError::NotFixpoint { line: line + 1 });
     }
     Ok(())
 }

@@ -69,35 +69,66 @@ fn buf(v: &Value) -> Option<Buf> {
     })
 }
 
+/// What is wrong with a line of a vectors file, or with the families asked of one.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CaseError {
+    /// The line is not JSON.
+    #[error("not JSON: {0}")]
+    Json(String),
+    /// A required field is missing or not a string.
+    #[error("missing `{0}`")]
+    Missing(&'static str),
+    /// A field has the wrong shape.
+    #[error("bad `{0}`")]
+    Bad(&'static str),
+    /// A tensor-map entry lacks a field or does not describe a tensor map.
+    #[error("{0}")]
+    TensorMap(String),
+    /// Families asked for that no case of the file has.
+    #[error(
+        "unknown famil{} {}; the file has: {}",
+        if unknown.len() == 1 { "y" } else { "ies" },
+        unknown.join(", "),
+        have.join(", ")
+    )]
+    UnknownFamilies {
+        /// The families asked for and not found.
+        unknown: Vec<String>,
+        /// The families the file has.
+        have: Vec<String>,
+    },
+}
+
 /// Parses one line.
-pub fn parse_case(line: &str) -> Result<Case, String> {
-    let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
-    let s = |k: &str| -> Result<String, String> {
+pub fn parse_case(line: &str) -> Result<Case, CaseError> {
+    let v: Value = serde_json::from_str(line).map_err(|e| CaseError::Json(e.to_string()))?;
+    let s = |k: &'static str| -> Result<String, CaseError> {
         v.get(k)
             .and_then(Value::as_str)
             .map(str::to_string)
-            .ok_or_else(|| format!("missing `{k}`"))
+            .ok_or(CaseError::Missing(k))
     };
     Ok(Case {
         name: s("name")?,
         family: s("family")?,
         ptx: s("ptx")?,
         entry: s("entry").unwrap_or_else(|_| "k".into()),
-        grid: dims(v.get("grid")).ok_or("bad `grid`")?,
-        block: dims(v.get("block")).ok_or("bad `block`")?,
+        grid: dims(v.get("grid")).ok_or(CaseError::Bad("grid"))?,
+        block: dims(v.get("block")).ok_or(CaseError::Bad("block"))?,
         cluster: dims(v.get("cluster")),
         args: v
             .get("args")
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(buf).collect())
             .unwrap_or_default(),
-        out: v.get("out").and_then(buf).ok_or("bad `out`")?,
+        out: v.get("out").and_then(buf).ok_or(CaseError::Bad("out"))?,
         shared: v.get("shared").and_then(Value::as_u64).unwrap_or(0) as u32,
         tmaps: v
             .get("tmaps")
             .and_then(Value::as_array)
             .map(|a| a.iter().map(tmap).collect::<Result<Vec<_>, String>>())
-            .transpose()?
+            .transpose()
+            .map_err(CaseError::TensorMap)?
             .unwrap_or_default(),
     })
 }
@@ -405,7 +436,7 @@ impl Report {
 /// Checks that each of `families` names a family of some case of the JSON-lines `text`: a
 /// misspelt family would otherwise select nothing and pass. The error lists the families the
 /// text has.
-pub fn check_families(text: &str, families: &[String]) -> Result<(), String> {
+pub fn check_families(text: &str, families: &[String]) -> Result<(), CaseError> {
     if families.is_empty() {
         return Ok(());
     }
@@ -415,20 +446,18 @@ pub fn check_families(text: &str, families: &[String]) -> Result<(), String> {
         .filter_map(|l| parse_case(l).ok())
         .map(|c| c.family)
         .collect();
-    let unknown: Vec<&str> = families
+    let unknown: Vec<String> = families
         .iter()
         .filter(|f| !have.contains(*f))
-        .map(|f| f.as_str())
+        .cloned()
         .collect();
     if unknown.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "unknown famil{} {}; the file has: {}",
-        if unknown.len() == 1 { "y" } else { "ies" },
-        unknown.join(", "),
-        have.into_iter().collect::<Vec<_>>().join(", ")
-    ))
+    Err(CaseError::UnknownFamilies {
+        unknown,
+        have: have.into_iter().collect(),
+    })
 }
 
 /// Runs every case of a JSON-lines text whose family is in `families` (all if empty).
@@ -452,7 +481,7 @@ pub fn run_text(
                 name: format!("line {}", i + 1),
                 family: "?".into(),
                 passed: false,
-                detail: Some(e),
+                detail: Some(e.to_string()),
                 bad_lanes: 0,
                 max_ulp: None,
             }),

@@ -187,7 +187,14 @@ fn unknown_vector_family_is_an_error() {
     if let Ok(c) = ptx_ir::vectors::parse_case(line) {
         assert_eq!(c.family, "add");
         let e = fams.expect_err("typo");
-        assert!(e.contains("addd") && e.contains("add"), "{e}");
+        assert_eq!(
+            e,
+            ptx_ir::vectors::CaseError::UnknownFamilies {
+                unknown: vec!["addd".into()],
+                have: vec!["add".into()]
+            }
+        );
+        assert_eq!(e.to_string(), "unknown family addd; the file has: add");
         assert!(ptx_ir::vectors::check_families(line, &["add".into()]).is_ok());
     } else {
         panic!("test case line does not parse");

@@ -52,7 +52,7 @@ pub use names::{ConcatError, Interner, Name};
 pub use operand::{BinaryOp, Expr, Operand, OperandList, Selector, UnaryOp};
 pub use shape::Shape;
 pub use special::SpecialReg;
-pub use table::{Family, Opcode};
+pub use table::{Family, Opcode, UnknownOpcode};
 pub use vocab::{
     Cache, CacheOp, Cmp, Count, Dim, Flag, Kind, Layout, ModClass, Modifier, Op, Rounding, Scope,
     Sem, Space, Type, Vector,

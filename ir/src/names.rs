@@ -416,13 +416,13 @@ impl Interner {
     }
 
     /// Builds an interner from strings in order. Fails on a duplicate, which would make two
-    /// names with one spelling.
-    pub fn from_strings<I: IntoIterator<Item = String>>(strings: I) -> Result<Self, String> {
+    /// names with one spelling ([`ConcatError::Duplicate`] gives its index).
+    pub fn from_strings<I: IntoIterator<Item = String>>(strings: I) -> Result<Self, ConcatError> {
         let mut me = Interner::new();
         for s in strings {
             let before = me.len();
             if me.intern(&s).index() != before {
-                return Err(s);
+                return Err(ConcatError::Duplicate(before));
             }
         }
         Ok(me)
@@ -495,6 +495,8 @@ impl fmt::Display for ConcatError {
     }
 }
 
+impl std::error::Error for ConcatError {}
+
 impl PartialEq for Interner {
     fn eq(&self, other: &Self) -> bool {
         self.ends == other.ends && self.buf == other.buf
@@ -518,8 +520,7 @@ impl Serialize for Interner {
 impl<'de> Deserialize<'de> for Interner {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = Vec::<String>::deserialize(d)?;
-        Interner::from_strings(v)
-            .map_err(|s| serde::de::Error::custom(format!("duplicate name `{s}` in string table")))
+        Interner::from_strings(v).map_err(serde::de::Error::custom)
     }
 }
 

@@ -172,11 +172,23 @@ impl From<Opcode> for u16 {
 }
 
 impl TryFrom<u16> for Opcode {
-    type Error = String;
-    fn try_from(code: u16) -> Result<Opcode, String> {
-        Opcode::from_code(code).ok_or_else(|| format!("opcode number {code} is not in the table"))
+    type Error = UnknownOpcode;
+    fn try_from(code: u16) -> Result<Opcode, UnknownOpcode> {
+        Opcode::from_code(code).ok_or(UnknownOpcode(code))
     }
 }
+
+/// A number that is no opcode's stable number ([`Opcode::code`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct UnknownOpcode(pub u16);
+
+impl std::fmt::Display for UnknownOpcode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "opcode number {} is not in the table", self.0)
+    }
+}
+
+impl std::error::Error for UnknownOpcode {}
 
 /// Named qualifier sets referenced from forms as `$name`.
 pub const SETS: &[(&str, &str)] = &[

@@ -75,7 +75,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
 /// [`ptx_ir::roundtrip::check_module`] (print -> parse equals the IR, printing is a fixpoint,
 /// the check `ptx roundtrip` and the corpus tests run), then [`check_bytecode`].
 pub fn check(m: &Module) -> Result<(), String> {
-    ptx_ir::roundtrip::check_module(m)?;
+    ptx_ir::roundtrip::check_module(m).map_err(|e| e.to_string())?;
     check_bytecode(m, true)
 }
 
