@@ -830,7 +830,7 @@ fn bool_op(op: Option<Op>, t: bool, c: bool) -> bool {
 /// `setp`, `set`
 pub fn setp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if x.d.op == Opcode::Setp && !matches!(x.op(0)?, Opnd::Pair(_)) && x.d.opnds.len() == 3 {
-        if let (Some(t), Some(c)) = (x.d.ty, x.inst.compare()) {
+        if let (Some(t), Some(c)) = (x.d.ty, x.d.cmp) {
             let ftz = x.has(Flag::Ftz);
             if let Some(flow) = setp_fast(x, c, t, ftz)? {
                 return Ok(flow);
@@ -845,15 +845,8 @@ pub fn setp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         (None, ts.first().copied())
     };
     let sty = sty.ok_or_else(|| x.unsupported("missing type"))?;
-    let c = x
-        .inst
-        .compare()
-        .ok_or_else(|| x.unsupported("missing comparison"))?;
-    let bop = x
-        .inst
-        .ops()
-        .into_iter()
-        .find(|o| matches!(o, Op::And | Op::Or | Op::Xor));
+    let c = x.d.cmp.ok_or_else(|| x.unsupported("missing comparison"))?;
+    let bop = x.d.oper.filter(|o| matches!(o, Op::And | Op::Or | Op::Xor));
     let ftz = x.has(Flag::Ftz);
     let e = x.emask;
     let a = x.read(x.op(1)?, e)?;
@@ -995,11 +988,7 @@ pub fn lop3(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     match x.op(0)? {
         Opnd::Pair(p) => {
             let q = x.read(x.op(5)?, e)?;
-            let bop = x
-                .inst
-                .ops()
-                .into_iter()
-                .find(|o| matches!(o, Op::And | Op::Or));
+            let bop = x.d.oper.filter(|o| matches!(o, Op::And | Op::Or));
             let mut pv = [0u64; 32];
             for l in lanes(e) {
                 pv[l] = bool_op(bop, d[l] != 0, q[l] & 1 != 0) as u64;
@@ -1041,7 +1030,7 @@ pub fn prmt(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         (Flag::Rc16, Rc16),
     ]
     .into_iter()
-    .find(|(f, _)| x.inst.has(*f))
+    .find(|(f, _)| x.has(*f))
     .map(|(_, m)| m);
     mapf::<3>(x, |[a, b, c]| int::prmt(a, b, c, mode))
 }

@@ -15,7 +15,7 @@ use super::mbarrier;
 use super::state::inflight::{AsyncArrive, Issuer, Loc, Op, Part, Src};
 use crate::code::Opnd;
 use crate::error::Error;
-use ptx_ir_core::{Cache, CacheOp, Flag, Opcode};
+use ptx_ir_core::{CacheOp, Flag, Opcode};
 
 /// The issuing thread of lane `l`, for operation records.
 pub fn issuer(x: &Ctx<'_, '_>, l: usize) -> Issuer {
@@ -43,10 +43,10 @@ pub fn cp_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let size_o = x.op(2)?;
     // Operands after cp-size: {src-size | ignore-src}{, cache-policy}; the cache policy is the
     // last one when `.L2::cache_hint` is present.
-    let hint = x.inst.has(Cache::L2CacheHint);
+    let hint = x.d.l2_hint;
     let extra = x.d.opnds.len().saturating_sub(3) - usize::from(hint && x.d.opnds.len() > 3);
     let fourth = (extra >= 1).then(|| &x.d.opnds[3]);
-    let cg = x.inst.cache_op() == Some(CacheOp::Cg);
+    let cg = x.d.cache_op == Some(CacheOp::Cg);
     for l in lanes(x.emask) {
         let n = x.get(size_o, l)? as usize;
         if !matches!(n, 4 | 8 | 16) {

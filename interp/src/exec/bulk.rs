@@ -18,7 +18,7 @@ use super::flow::Flow;
 use super::inflight;
 use super::state::inflight::{Loc, Op, Part, Reduce, Src, Track};
 use crate::error::{Error, FaultKind};
-use ptx_ir_core::{Cache, Flag, Op as RedOp, Opcode, Space, Type};
+use ptx_ir_core::{Flag, Op as RedOp, Opcode, Space, Type};
 
 /// The destination and mbarrier of a copy into shared memory, per destination CTA.
 pub struct SharedDest {
@@ -118,12 +118,9 @@ fn reduce_of(x: &Ctx<'_, '_>, global: bool) -> Result<Reduce, Error> {
     let ty =
         x.d.ty
             .ok_or_else(|| x.unsupported("reduction without a type"))?;
-    let op = x
-        .inst
-        .ops()
-        .into_iter()
-        .next()
-        .ok_or_else(|| x.unsupported("reduction without an operation"))?;
+    let op =
+        x.d.oper
+            .ok_or_else(|| x.unsupported("reduction without an operation"))?;
     use RedOp::*;
     use Type::*;
     // The valid combinations (PTX ISA 9.7.9.25.4.2).
@@ -150,13 +147,11 @@ fn reduce_of(x: &Ctx<'_, '_>, global: bool) -> Result<Reduce, Error> {
 /// `cp.async.bulk` and `cp.reduce.async.bulk`
 pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let reduce = x.d.op == Opcode::CpReduceAsyncBulk;
-    let spaces = x.inst.spaces();
-    let (dsp, ssp) = (spaces.first().copied(), spaces.get(1).copied());
+    let (dsp, ssp) = (x.d.space, x.d.space2);
     let to_global = dsp == Some(Space::Global);
     let dst_cluster = dsp == Some(Space::SharedCluster);
     let src_shared = matches!(ssp, Some(Space::SharedCta | Space::Shared));
     let multicast = x.has(Flag::MulticastCluster);
-    let hint = x.inst.has(Cache::L2CacheHint);
     let cp_mask = x.has(Flag::CpMask);
     let red = if reduce {
         Some(reduce_of(x, to_global)?)
@@ -228,7 +223,6 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             } else {
                 None
             };
-            let _ = hint;
             let sd = shared_dest(x, l, da, ma, size as u32, dst_cluster, src_shared, mask)?;
             let parts = sd
                 .dests

@@ -8,7 +8,7 @@ use crate::code::Opnd;
 use crate::error::Error;
 use crate::load::{CallList, FParam, ParamLoc, Program};
 use crate::mem;
-use ptx_ir_core::{Flag, Op};
+use ptx_ir_core::Flag;
 use smallvec::SmallVec;
 
 /// The first lane of the executing group that its guard leaves out, if any: for the
@@ -477,7 +477,6 @@ pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 preds |= 1 << l;
             }
         }
-        let _ = x.inst.has(Op::Popc);
     }
     Ok(Flow::Barrier {
         id: id as u8,

@@ -7,7 +7,7 @@ use crate::code::{DInst, FuncId, MemBase, Opnd};
 use crate::error::{Error, FaultKind, Site, Thread};
 use crate::load::Func;
 use crate::mem::{self, Region};
-use ptx_ir_core::{Flag, Instruction, Space, SpecialReg, Type};
+use ptx_ir_core::{Flag, Space, SpecialReg, Type};
 
 /// 32 lanes of values.
 pub type Lanes = [u64; 32];
@@ -92,8 +92,6 @@ pub struct Ctx<'a, 'p> {
     pub pc: u32,
     /// The decoded instruction.
     pub d: &'p DInst,
-    /// The instruction.
-    pub inst: &'p Instruction,
     /// Call depth (register file index).
     pub depth: usize,
     /// Frame base.
@@ -109,12 +107,18 @@ pub struct Ctx<'a, 'p> {
 }
 
 impl<'a, 'p> Ctx<'a, 'p> {
-    /// The instruction's site, for errors.
+    /// The instruction's site, for errors: the function, the index and the instruction's text
+    /// (from the IR instruction, which nothing else on the execution path reads).
     pub fn site(&self) -> Site {
         Site {
             function: self.f.name.clone(),
             index: self.pc,
-            inst: crate::fmt::inst(&self.m.prog.names, self.inst),
+            inst: self
+                .f
+                .insts
+                .get(self.pc as usize)
+                .map(|i| crate::fmt::inst(&self.m.prog.names, i))
+                .unwrap_or_default(),
         }
     }
 
@@ -132,7 +136,6 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
-    /// An `Unsupported` error for this instruction.
     /// The instruction's type qualifiers in order (decoded at load).
     #[inline]
     pub fn types(&self) -> &'p [Type] {
@@ -146,6 +149,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         self.d.flags.has(f)
     }
 
+    /// An `Unsupported` error for this instruction.
     pub fn unsupported(&self, what: impl Into<String>) -> Error {
         Error::Unsupported {
             site: self.site(),

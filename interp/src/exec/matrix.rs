@@ -15,7 +15,7 @@ use super::flow::Flow;
 use crate::code::Opnd;
 use crate::error::Error;
 use crate::mem;
-use ptx_ir_core::{Count, Flag, Modifier, Opcode, Type};
+use ptx_ir_core::{Count, Flag, Opcode, Type};
 
 /// Checks that all 32 threads of the warp execute the instruction.
 pub fn full_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
@@ -33,17 +33,12 @@ pub fn full_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
 }
 
 fn num(x: &Ctx<'_, '_>) -> usize {
-    for m in &x.inst.mods {
-        if let Modifier::Count(c) = m {
-            return match c {
-                Count::X1 => 1,
-                Count::X2 => 2,
-                Count::X4 => 4,
-                _ => 0,
-            };
-        }
+    match x.d.count {
+        Some(Count::X1) => 1,
+        Some(Count::X2) => 2,
+        Some(Count::X4) => 4,
+        _ => 0,
     }
-    0
 }
 
 fn regs(o: &Opnd) -> &[Opnd] {
@@ -65,10 +60,7 @@ fn frag_pos(t: usize, h: usize, trans: bool) -> (usize, usize) {
 /// `ldmatrix`, `stmatrix`, `movmatrix`
 pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     full_warp(x)?;
-    let shape_ok = x.inst.mods.iter().any(|m| match m {
-        Modifier::Shape(s) => s.dims() == (8, 8, 0),
-        _ => false,
-    });
+    let shape_ok = x.d.shape == Some((8, 8, 0));
     if !shape_ok || x.d.ty != Some(Type::B16) {
         return Err(x.unsupported(
             "only the .m8n8 shape with .b16 elements is modelled (the sm_100 8-bit shapes are not)",

@@ -174,12 +174,9 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         x.d.op,
         ptx_ir_core::Opcode::Red | ptx_ir_core::Opcode::RedAsync
     );
-    let op = x
-        .inst
-        .ops()
-        .into_iter()
-        .next()
-        .ok_or_else(|| x.unsupported("atomic without an operation"))?;
+    let op =
+        x.d.oper
+            .ok_or_else(|| x.unsupported("atomic without an operation"))?;
     if x.d.vector.is_some() {
         return Err(x.unsupported("vector atomics"));
     }
@@ -355,13 +352,7 @@ fn window(s: Option<Space>) -> Option<u64> {
 pub fn cvta(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let to = x.has(Flag::To);
     let base = window(x.d.space).ok_or_else(|| x.unsupported("cvta space"))?;
-    let w = x
-        .inst
-        .types()
-        .last()
-        .map(|t| t.bits())
-        .unwrap_or(64)
-        .min(64);
+    let w = x.types().last().map(|t| t.bits()).unwrap_or(64).min(64);
     let e = x.emask;
     let a = x.read(x.op(1)?, e)?;
     let mut out = [0u64; 32];

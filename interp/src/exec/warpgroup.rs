@@ -56,7 +56,7 @@ pub fn setmaxnreg(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             format!("setmaxnreg in warpgroup {wg}, which the CTA's {nwarps} warps do not complete (all warps of the warpgroup must execute it, PTX ISA 9.7.19.5)"),
         ));
     }
-    let inc = x.inst.has(ptx_ir_core::Op::Inc);
+    let inc = x.d.oper == Some(ptx_ir_core::Op::Inc);
     let key = (x.w.cta, wg);
     let initial = x.m.maxnreg;
     let slot = (x.w.index % 4) as usize;

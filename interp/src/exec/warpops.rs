@@ -196,12 +196,9 @@ pub fn redux(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     };
     let e = x.emask;
     let t = x.d.ty.unwrap_or(Type::B32);
-    let op = x
-        .inst
-        .ops()
-        .into_iter()
-        .next()
-        .ok_or_else(|| x.unsupported("redux without an operation"))?;
+    let op =
+        x.d.oper
+            .ok_or_else(|| x.unsupported("redux without an operation"))?;
     let a = x.read(x.op(1)?, e)?;
     let mut out = [0u64; 32];
     for l0 in lanes(e) {

@@ -44,7 +44,7 @@ use super::state::wgmma::{Pend, WgState};
 use crate::code::{DInst, MemBase, Opnd};
 use crate::error::Error;
 use crate::mem;
-use ptx_ir_core::{Flag, Modifier, Opcode, Type};
+use ptx_ir_core::{Flag, Opcode, Type};
 
 fn push_slots(o: &Opnd, out: &mut Vec<u32>) {
     match o {
@@ -193,15 +193,9 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if !x.w.wg.as_ref().is_some_and(|s| s.fenced) {
         return Err(x.undefined(0, "wgmma.mma_async before any wgmma.fence of the warp (PTX ISA 9.7.15.7.1: wgmma.fence must be issued before the first wgmma.mma_async)"));
     }
-    let (_, n, k) = x
-        .inst
-        .mods
-        .iter()
-        .find_map(|m| match m {
-            Modifier::Shape(s) => Some(s.dims()),
-            _ => None,
-        })
-        .ok_or_else(|| x.unsupported("wgmma without a shape"))?;
+    let (_, n, k) =
+        x.d.shape
+            .ok_or_else(|| x.unsupported("wgmma without a shape"))?;
     let (n, k) = (n as usize, k as usize);
     let ts = x.types();
     if ts.len() != 3 || ts[1] == Type::B1 {
