@@ -69,7 +69,14 @@ pub enum Opnd {
     Selected(u32, Selector),
     /// `[a, {b, c}]`: a bracketed tuple (tensor map and coordinates).
     Tuple(Box<[Opnd]>),
+    /// What a handler gets for an operand the instruction does not have: never, since the load
+    /// step checks the operands against the handler's [`Arity`](crate::arity::Arity); reading,
+    /// writing or addressing it is an error.
+    Missing,
 }
+
+/// The operand behind every [`Opnd::Missing`] a handler gets.
+pub static MISSING: Opnd = Opnd::Missing;
 
 /// An instruction decoded for execution: its opcode, guard, qualifiers and operands, in the
 /// form the handlers read on every step.

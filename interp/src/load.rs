@@ -1175,6 +1175,10 @@ impl<'a, 'm> Flatten<'a, 'm> {
                 ),
             ));
         };
+        // What the handler reads, checked once here so that it takes its operands as given.
+        crate::arity::arity(i.opcode, &q)
+            .check(&opnds)
+            .map_err(|e| self.err(Some(i), format!("`{}`: {e}", i.opcode.name())))?;
         Ok(DInst {
             op: i.opcode,
             guard,

@@ -158,11 +158,13 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     } else {
         None
     };
-    let n = x.d.opnds.len();
+    // `[dst], [src], size`, then to global `{, cache-policy}{, byteMask}`, to shared `[mbar]{,
+    // ctaMask}{, cache-policy}` (the arity of each direction)
+    let [dst, src, size_o] = x.ops();
     for l in lanes(x.emask) {
-        let da = x.addr(x.op(0)?, l)?;
-        let sa = x.addr(x.op(1)?, l)?;
-        let size = x.get(x.op(2)?, l)? & 0xffff_ffff;
+        let da = x.addr(dst, l)?;
+        let sa = x.addr(src, l)?;
+        let size = x.get(size_o, l)? & 0xffff_ffff;
         check_size(x, l, size, da, sa)?;
         // Source bytes.
         let (data, src) = if src_shared {
@@ -200,10 +202,9 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                     l,
                 ));
             }
-            let byte_mask = if cp_mask {
-                Some((x.get(x.op(n - 1)?, l)? & 0xffff) as u16)
-            } else {
-                None
+            let byte_mask = match x.d.opnds.last() {
+                Some(m) if cp_mask => Some((x.get(m, l)? & 0xffff) as u16),
+                _ => None,
             };
             (
                 vec![Part {
@@ -217,9 +218,11 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 Track::Bulk,
             )
         } else {
-            let ma = x.addr(x.op(3)?, l)?;
+            let [.., mbar] = x.ops::<4>();
+            let ma = x.addr(mbar, l)?;
             let mask = if multicast {
-                Some(x.get(x.op(4)?, l)?)
+                let [.., cta_mask] = x.ops::<5>();
+                Some(x.get(cta_mask, l)?)
             } else {
                 None
             };
@@ -257,9 +260,10 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `cp.async.bulk.prefetch.L2.global`: checks its operands; the interpreter has no cache.
 pub fn prefetch(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let [src, size_o] = x.ops();
     for l in lanes(x.emask) {
-        let sa = x.addr(x.op(0)?, l)?;
-        let size = x.get(x.op(1)?, l)? & 0xffff_ffff;
+        let sa = x.addr(src, l)?;
+        let size = x.get(size_o, l)? & 0xffff_ffff;
         check_size(x, l, size, sa, 0)?;
         if x.m.global.slice_mut(sa, size as usize).is_err() {
             return Err(x.fault(
@@ -278,7 +282,8 @@ pub fn prefetch(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 pub fn group(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let wait = x.d.op == Opcode::CpAsyncBulkWaitGroup;
     let n = if wait {
-        x.get(x.op(0)?, 0)? as usize
+        let [n] = x.ops();
+        x.get(n, 0)? as usize
     } else {
         0
     };

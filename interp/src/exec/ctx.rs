@@ -3,7 +3,7 @@
 
 use super::state::{own_stack, Cluster, Machine};
 use super::warp::Warp;
-use crate::code::{DInst, FuncId, MemBase, Opnd};
+use crate::code::{DInst, FuncId, MemBase, Opnd, MISSING};
 use crate::error::{Error, FaultKind, Site, Thread};
 use crate::load::Func;
 use crate::mem::{self, Region};
@@ -166,13 +166,46 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
-    /// Operand `k`.
+    /// The first `N` operands. The load step checked the instruction against its handler's
+    /// [`Arity`](crate::arity::Arity), so that a handler asking for no more than the fewest it
+    /// takes always gets them; were it to ask for more, it would get [`Opnd::Missing`], which
+    /// every read, write or address of it reports as an error.
     #[inline]
-    pub fn op(&self, k: usize) -> Result<&'p Opnd, Error> {
-        self.d
-            .opnds
-            .get(k)
-            .ok_or_else(|| self.unsupported(format!("missing operand {k}")))
+    pub fn ops<const N: usize>(&self) -> [&'p Opnd; N] {
+        let d: &'p DInst = self.d;
+        match d.opnds.first_chunk::<N>() {
+            Some(o) => o.each_ref(),
+            None => [&MISSING; N],
+        }
+    }
+
+    /// The destination (operand 0) and the `N` sources after it, as [`Ctx::ops`] gives them.
+    #[inline]
+    pub fn dst_src<const N: usize>(&self) -> (&'p Opnd, [&'p Opnd; N]) {
+        let d: &'p DInst = self.d;
+        match d.opnds.split_first() {
+            Some((dst, rest)) => match rest.first_chunk::<N>() {
+                Some(s) => (dst, s.each_ref()),
+                None => (dst, [&MISSING; N]),
+            },
+            None => (&MISSING, [&MISSING; N]),
+        }
+    }
+
+    /// Operand `k` if the instruction has it: an operand past the fewest its handler takes.
+    #[inline]
+    pub fn opt(&self, k: usize) -> Option<&'p Opnd> {
+        let d: &'p DInst = self.d;
+        d.opnds.get(k)
+    }
+
+    /// The error for operand `o` of a kind that its use does not take (`what`).
+    #[cold]
+    fn kind_error(&self, o: &Opnd, what: &str) -> Error {
+        self.unsupported(match o {
+            Opnd::Missing => "an operand the instruction does not have",
+            _ => what,
+        })
     }
 
     #[inline]
@@ -191,7 +224,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Opnd::Frame(off) => self.base as u64 + *off as u64,
             Opnd::Func(f) => crate::load::Program::func_addr(*f),
             Opnd::Sink => 0,
-            _ => return Err(self.unsupported("operand kind not readable as a value")),
+            o => return Err(self.kind_error(o, "operand kind not readable as a value")),
         })
     }
 
@@ -266,7 +299,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 Ok(())
             }
             Opnd::Sink => Ok(()),
-            _ => Err(self.unsupported("destination is not a register")),
+            o => Err(self.kind_error(o, "destination is not a register")),
         }
     }
 
@@ -287,7 +320,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 Ok(())
             }
             Opnd::Sink => Ok(()),
-            _ => Err(self.unsupported("destination is not a register")),
+            o => Err(self.kind_error(o, "destination is not a register")),
         }
     }
 
@@ -332,7 +365,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 };
                 Ok(base.wrapping_add(*off as u64))
             }
-            _ => Err(self.unsupported("expected an address operand")),
+            o => Err(self.kind_error(o, "expected an address operand")),
         }
     }
 

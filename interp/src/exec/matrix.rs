@@ -68,7 +68,8 @@ pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let trans = x.has(Flag::Trans);
     if x.d.op == Opcode::Movmatrix {
-        let src = x.read(x.op(1)?, u32::MAX)?;
+        let [d, s] = x.ops();
+        let src = x.read(s, u32::MAX)?;
         let mut m = [[0u16; 8]; 8];
         for (t, v) in src.iter().enumerate() {
             for h in 0..2 {
@@ -83,7 +84,6 @@ pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 *o |= (m[r][c] as u64) << (16 * h);
             }
         }
-        let d = x.op(0)?;
         x.write(d, &out, u32::MAX)?;
         return Ok(Flow::Next);
     }
@@ -93,12 +93,15 @@ pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let sp = AddrSpace::of(x.d.space);
     let load = x.d.op == Opcode::Ldmatrix;
-    let (ri, ai) = if load { (0, 1) } else { (1, 0) };
-    let rs: Vec<Opnd> = regs(x.op(ri)?).to_vec();
+    // `ldmatrix d, [a]`, `stmatrix [a], s`
+    let (r, ao) = match x.ops() {
+        [r, a] if load => (r, a),
+        [a, r] => (r, a),
+    };
+    let rs: Vec<Opnd> = regs(r).to_vec();
     if rs.len() != n {
         return Err(x.unsupported(format!("{} registers for .x{n}", rs.len())));
     }
-    let ao = x.op(ai)?;
     // All row addresses first: a destination register may also hold an address.
     let mut all = [[0u64; 8]; 4];
     for (i, addrs) in all.iter_mut().enumerate().take(n) {

@@ -267,13 +267,14 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return Err(x.unsupported("this mma type combination"));
     }
     let shp = (m, n, k);
-    let vecs: Vec<Vec<Opnd>> = (0..4)
-        .map(|i| match x.op(i) {
-            Ok(Opnd::Vec(v)) => Ok(v.to_vec()),
-            Ok(o) => Ok(vec![o.clone()]),
-            Err(e) => Err(e),
+    let vecs: Vec<Vec<Opnd>> = x
+        .ops::<4>()
+        .iter()
+        .map(|o| match o {
+            Opnd::Vec(v) => v.to_vec(),
+            o => vec![(*o).clone()],
         })
-        .collect::<Result<_, _>>()?;
+        .collect();
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     let mut a = vec![0u64; mu * ku];
     let mut b = vec![0u64; ku * nu];

@@ -273,14 +273,17 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let cluster = x.d.space == Some(Space::SharedCluster);
     let multicast = x.has(Flag::MulticastCluster);
     let pair = x.has(Flag::CtaGroup2);
+    // `[dst], [tensorMap, coords], [mbar]{, ctaMask}{, cache-policy}` (the arity of the
+    // direction and `.multicast::cluster`)
+    let [dst, to, mbar] = x.ops();
     for l in lanes(x.emask) {
-        let da = x.addr(x.op(0)?, l)?;
-        let to = x.op(1)?;
+        let da = x.addr(dst, l)?;
         let (t, start, gmap) = map_and_coords(x, to, dim, l)?;
         check_inner_alignment(x, &t, &start, l)?;
-        let ma = x.addr(x.op(2)?, l)?;
+        let ma = x.addr(mbar, l)?;
         let mask = if multicast {
-            Some(x.get(x.op(3)?, l)?)
+            let [.., cta_mask] = x.ops::<4>();
+            Some(x.get(cta_mask, l)?)
         } else {
             None
         };
@@ -401,8 +404,9 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
     } else {
         None
     };
+    // `[tensorMap, coords], [src]{, cache-policy}`
+    let [to, src] = x.ops();
     for l in lanes(x.emask) {
-        let to = x.op(0)?;
         let (t, start, gmap) = map_and_coords(x, to, dim, l)?;
         check_inner_alignment(x, &t, &start, l)?;
         if let Some(i) = (0..dim).find(|&i| start[i] < 0) {
@@ -432,7 +436,7 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
                 ));
             }
         }
-        let sa = x.addr(x.op(1)?, l)?;
+        let sa = x.addr(src, l)?;
         let total = t.box_bytes();
         if sa % 16 != 0 {
             return Err(x.undefined(
@@ -512,8 +516,8 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
 pub fn prefetch(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     check_mode(x)?;
     let dim = dim_of(x)?;
+    let [to] = x.ops();
     for l in lanes(x.emask) {
-        let to = x.op(0)?;
         map_and_coords(x, to, dim, l)?;
     }
     Ok(Flow::Next)

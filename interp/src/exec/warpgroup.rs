@@ -33,7 +33,8 @@ use crate::error::Error;
 /// `setmaxnreg.{inc,dec}.sync.aligned.u32 n`
 pub fn setmaxnreg(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let lane0 = x.emask.trailing_zeros() as usize;
-    let n = x.get(x.op(0)?, lane0)? & 0xffff_ffff;
+    let [n] = x.ops();
+    let n = x.get(n, lane0)? & 0xffff_ffff;
     if !(24..=256).contains(&n) || n % 8 != 0 {
         return Err(x.undefined(
             lane0,
