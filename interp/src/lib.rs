@@ -37,6 +37,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod arity;
 mod code;
 mod cvt;
 pub mod error;

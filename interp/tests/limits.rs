@@ -46,6 +46,54 @@ fn register_outside_its_range_is_a_load_error() {
     assert!(e.to_string().contains("%r10"), "{e}");
 }
 
+/// An edit of an instruction of a parsed module.
+type Edit = fn(&mut ptx_ir_core::Instruction);
+
+/// An instruction whose operands do not fit what its handler reads (IR built without the
+/// instruction table's forms) is a load error naming the function and the instruction, whether
+/// or not it would run.
+#[test]
+fn operands_that_do_not_fit_the_handler_are_a_load_error() {
+    use ptx_ir_core::{Opcode, Operand};
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out) {{ .reg .b32 %r<3>; .reg .b64 %rd<2>;\n\
+         ld.param.u64 %rd1, [out]; add.u32 %r0, %r1, %r2; st.global.u32 [%rd1], %r0; ret; }}\n"
+    );
+    let cases: [(&str, Opcode, Edit); 3] = [
+        ("2 operands where 3 are expected", Opcode::Add, |i| {
+            i.operands.pop();
+        }),
+        ("operand 1 is not a memory address", Opcode::Ld, |i| {
+            i.operands[1] = Operand::Int(8)
+        }),
+        ("operand 0 is not a destination", Opcode::Add, |i| {
+            i.operands[0] = Operand::Int(1)
+        }),
+    ];
+    for (want, op, edit) in cases {
+        let mut m = ptx_ir_text::parse(&src).expect("parse");
+        let f = m.functions_mut().next().expect("k");
+        let body = f.statements_mut().expect("body");
+        ptx_ir_core::walk::for_each_instruction_mut(body, &mut |_, i| {
+            if i.opcode == op {
+                edit(i)
+            }
+        });
+        match Program::load(&m).expect_err(want) {
+            Error::Load {
+                function,
+                inst: Some(inst),
+                message,
+            } => {
+                assert_eq!(function, "k");
+                assert!(message.contains(want), "{message}");
+                assert!(inst.starts_with(op.name()), "{inst}");
+            }
+            e => panic!("{want}: {e}"),
+        }
+    }
+}
+
 #[test]
 fn deep_non_recursive_call_chain_runs_in_linear_time() {
     const N: usize = 100_000;

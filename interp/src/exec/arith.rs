@@ -87,9 +87,10 @@ fn map<const N: usize>(
     mut f: impl FnMut(&mut Ctx<'_, '_>, usize, [u64; N]) -> Result<u64, Error>,
 ) -> Result<Flow, Error> {
     let e = x.emask;
+    let (d, s) = x.dst_src::<N>();
     let mut srcs: [Lanes; N] = [[0; 32]; N];
-    for (k, s) in srcs.iter_mut().enumerate() {
-        *s = x.read(x.op(k + 1)?, e)?;
+    for (v, o) in srcs.iter_mut().zip(s) {
+        *v = x.read(o, e)?;
     }
     let mut out = [0u64; 32];
     for l in lanes(e) {
@@ -99,7 +100,6 @@ fn map<const N: usize>(
         }
         out[l] = f(x, l, a)?;
     }
-    let d = x.op(0)?;
     x.write(d, &out, e)?;
     Ok(Flow::Next)
 }
@@ -114,9 +114,10 @@ enum Src {
 /// place, and a full warp runs a straight loop.
 #[inline]
 fn mapf<const N: usize>(x: &mut Ctx<'_, '_>, f: impl Fn([u64; N]) -> u64) -> Result<Flow, Error> {
+    let (d, s) = x.dst_src::<N>();
     let mut srcs = [Src::Imm(0); N];
-    for (k, s) in srcs.iter_mut().enumerate() {
-        *s = match x.op(k + 1)? {
+    for (v, o) in srcs.iter_mut().zip(s) {
+        *v = match o {
             Opnd::Reg { slot, .. } => Src::Reg(*slot as usize * 32),
             Opnd::Imm(v) => Src::Imm(*v),
             _ => return map::<N>(x, |_, _, a| Ok(f(a))),
@@ -144,7 +145,6 @@ fn mapf<const N: usize>(x: &mut Ctx<'_, '_>, f: impl Fn([u64; N]) -> u64) -> Res
             out[l] = f(get(l));
         }
     }
-    let d = x.op(0)?;
     x.write(d, &out, e)?;
     Ok(Flow::Next)
 }
@@ -829,8 +829,9 @@ fn bool_op(op: Option<Op>, t: bool, c: bool) -> bool {
 
 /// `setp`, `set`
 pub fn setp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    if x.d.op == Opcode::Setp && !matches!(x.op(0)?, Opnd::Pair(_)) && x.d.opnds.len() == 3 {
-        if let (Some(t), Some(c)) = (x.d.ty, x.inst.compare()) {
+    let [d, a, b] = x.ops();
+    if x.d.op == Opcode::Setp && !matches!(d, Opnd::Pair(_)) && x.d.oper.is_none() {
+        if let (Some(t), Some(c)) = (x.d.ty, x.d.cmp) {
             let ftz = x.has(Flag::Ftz);
             if let Some(flow) = setp_fast(x, c, t, ftz)? {
                 return Ok(flow);
@@ -845,21 +846,16 @@ pub fn setp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         (None, ts.first().copied())
     };
     let sty = sty.ok_or_else(|| x.unsupported("missing type"))?;
-    let c = x
-        .inst
-        .compare()
-        .ok_or_else(|| x.unsupported("missing comparison"))?;
-    let bop = x
-        .inst
-        .ops()
-        .into_iter()
-        .find(|o| matches!(o, Op::And | Op::Or | Op::Xor));
+    let c = x.d.cmp.ok_or_else(|| x.unsupported("missing comparison"))?;
+    let bop = x.d.oper.filter(|o| matches!(o, Op::And | Op::Or | Op::Xor));
     let ftz = x.has(Flag::Ftz);
     let e = x.emask;
-    let a = x.read(x.op(1)?, e)?;
-    let b = x.read(x.op(2)?, e)?;
+    let a = x.read(a, e)?;
+    let b = x.read(b, e)?;
+    // The combination's predicate (the arity of an instruction with an operation qualifier).
     let cpred = if bop.is_some() {
-        Some(x.read(x.op(3)?, e)?)
+        let [.., c] = x.ops::<4>();
+        Some(x.read(c, e)?)
     } else {
         None
     };
@@ -874,7 +870,6 @@ pub fn setp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             None => cmp_int(c, a, b, w, s),
         }
     };
-    let d = x.op(0)?;
     let mut out_p = [0u64; 32];
     let mut out_q = [0u64; 32];
     for l in lanes(e) {
@@ -984,22 +979,22 @@ pub fn logic(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// `lop3`, with the optional predicate output.
 pub fn lop3(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let e = x.emask;
-    let a = x.read(x.op(1)?, e)?;
-    let b = x.read(x.op(2)?, e)?;
-    let c = x.read(x.op(3)?, e)?;
-    let lut = x.read(x.op(4)?, e)?;
+    let [dst, a, b, c, lut] = x.ops();
+    let a = x.read(a, e)?;
+    let b = x.read(b, e)?;
+    let c = x.read(c, e)?;
+    let lut = x.read(lut, e)?;
     let mut d = [0u64; 32];
     for l in lanes(e) {
         d[l] = int::lop3(a[l], b[l], c[l], lut[l] & 0xff);
     }
-    match x.op(0)? {
+    match dst {
         Opnd::Pair(p) => {
-            let q = x.read(x.op(5)?, e)?;
-            let bop = x
-                .inst
-                .ops()
-                .into_iter()
-                .find(|o| matches!(o, Op::And | Op::Or));
+            let q = x
+                .opt(5)
+                .ok_or_else(|| x.unsupported("lop3 with a predicate output but no predicate q"))?;
+            let q = x.read(q, e)?;
+            let bop = x.d.oper.filter(|o| matches!(o, Op::And | Op::Or));
             let mut pv = [0u64; 32];
             for l in lanes(e) {
                 pv[l] = bool_op(bop, d[l] != 0, q[l] & 1 != 0) as u64;
@@ -1041,7 +1036,7 @@ pub fn prmt(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         (Flag::Rc16, Rc16),
     ]
     .into_iter()
-    .find(|(f, _)| x.inst.has(*f))
+    .find(|(f, _)| x.has(*f))
     .map(|(_, m)| m);
     mapf::<3>(x, |[a, b, c]| int::prmt(a, b, c, mode))
 }
@@ -1059,7 +1054,7 @@ pub fn cvt(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         satfinite: x.has(Flag::SatFinite),
         relu: x.has(Flag::Relu),
     };
-    let nsrc = x.d.opnds.len() - 1;
+    let nsrc = x.d.opnds.len().saturating_sub(1);
     if !crate::cvt::supported(dt, st, nsrc) {
         return Err(x.unsupported(format!("cvt .{} .{}", dt.as_str(), st.as_str())));
     }
@@ -1120,9 +1115,9 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<
         Lowering::Save(slots) => {
             for (j, s) in slots.iter().enumerate() {
                 let Some(slot) = s else { continue };
-                if let Opnd::Reg { bits, .. } = x.op(j + 1)? {
+                if let Some(o @ Opnd::Reg { bits, .. }) = x.opt(j + 1) {
                     let (slot, bits) = (*slot, *bits);
-                    let v = x.read(x.op(j + 1)?, e)?;
+                    let v = x.read(o, e)?;
                     x.write(&Opnd::Reg { slot, bits }, &v, e)?;
                 }
             }
@@ -1135,11 +1130,12 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<
             let (fmt, n) = fshape(t).ok_or_else(|| x.unsupported("fused type"))?;
             let m = mode(x);
             let sg = signs(t);
+            let [d, p, q] = x.ops();
             let (a, b) = (x.read(&f.a, e)?, x.read(&f.b, e)?);
-            let c = x.read(x.op(3 - f.product_operand as usize)?, e)?;
+            let c = x.read(if f.product_operand == 1 { q } else { p }, e)?;
             let report = x.m.contraction == super::state::Contraction::Report;
             let plain = if report {
-                let (p, q) = (x.read(x.op(1)?, e)?, x.read(x.op(2)?, e)?);
+                let (p, q) = (x.read(p, e)?, x.read(q, e)?);
                 let op = if x.d.op == Opcode::Sub {
                     BinOp::Sub
                 } else {
@@ -1183,7 +1179,6 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<
             if differ > 0 {
                 *x.m.contraction_diffs.entry((x.fid, x.pc)).or_default() += differ;
             }
-            let d = x.op(0)?;
             x.write(d, &out, e)?;
             Ok(Some(Flow::Next))
         }
@@ -1206,23 +1201,24 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<
         }
         Lowering::SignFlip => {
             let sg = signs(t);
-            let v = x.read(x.op(1)?, e)?;
+            let [d, a] = x.ops();
+            let v = x.read(a, e)?;
             let out = v.map(|w| w ^ sg);
-            let d = x.op(0)?;
             x.write(d, &out, e)?;
             Ok(Some(Flow::Next))
         }
         Lowering::Copy(src) => {
             let v = x.read(src, e)?;
-            let d = x.op(0)?;
+            let [d] = x.ops();
             x.write(d, &v, e)?;
             Ok(Some(Flow::Next))
         }
         Lowering::SelectNeg { neg_operand, src } => {
             let sg = signs(t);
+            let [d, a, b, p] = x.ops();
             let flipped = x.read(src, e)?.map(|w| w ^ sg);
-            let other = x.read(x.op(3 - *neg_operand as usize)?, e)?;
-            let p = x.read(x.op(3)?, e)?;
+            let other = x.read(if *neg_operand == 1 { b } else { a }, e)?;
+            let p = x.read(p, e)?;
             let mut out = [0u64; 32];
             for l in lanes(e) {
                 let (first, second) = if *neg_operand == 1 {
@@ -1232,7 +1228,6 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<
                 };
                 out[l] = if p[l] & 1 != 0 { first } else { second };
             }
-            let d = x.op(0)?;
             x.write(d, &out, e)?;
             Ok(Some(Flow::Next))
         }

@@ -15,7 +15,7 @@ use super::mbarrier;
 use super::state::inflight::{AsyncArrive, Issuer, Loc, Op, Part, Src};
 use crate::code::Opnd;
 use crate::error::Error;
-use ptx_ir_core::{Cache, CacheOp, Flag, Opcode};
+use ptx_ir_core::{CacheOp, Flag, Opcode};
 
 /// The issuing thread of lane `l`, for operation records.
 pub fn issuer(x: &Ctx<'_, '_>, l: usize) -> Issuer {
@@ -38,15 +38,14 @@ fn is_pred(o: &Opnd) -> bool {
 
 /// `cp.async`
 pub fn cp_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let dst = x.op(0)?;
-    let src = x.op(1)?;
-    let size_o = x.op(2)?;
+    let [dst, src, size_o] = x.ops();
     // Operands after cp-size: {src-size | ignore-src}{, cache-policy}; the cache policy is the
     // last one when `.L2::cache_hint` is present.
-    let hint = x.inst.has(Cache::L2CacheHint);
-    let extra = x.d.opnds.len().saturating_sub(3) - usize::from(hint && x.d.opnds.len() > 3);
-    let fourth = (extra >= 1).then(|| &x.d.opnds[3]);
-    let cg = x.inst.cache_op() == Some(CacheOp::Cg);
+    let hint = x.d.l2_hint;
+    let n = x.d.opnds.len();
+    let extra = n.saturating_sub(3) - usize::from(hint && n > 3);
+    let fourth = x.opt(3).filter(|_| extra >= 1);
+    let cg = x.d.cache_op == Some(CacheOp::Cg);
     for l in lanes(x.emask) {
         let n = x.get(size_o, l)? as usize;
         if !matches!(n, 4 | 8 | 16) {
@@ -125,7 +124,10 @@ pub fn cp_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 pub fn group(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let op = x.d.op;
     let n = match op {
-        Opcode::CpAsyncWaitGroup => x.get(x.op(0)?, 0)? as usize,
+        Opcode::CpAsyncWaitGroup => {
+            let [n] = x.ops();
+            x.get(n, 0)? as usize
+        }
         _ => 0,
     };
     for l in lanes(x.emask) {
@@ -146,7 +148,7 @@ pub fn group(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// are done.
 pub fn mbarrier_arrive(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let noinc = x.has(Flag::NoInc);
-    let ao = x.op(0)?;
+    let [ao] = x.ops();
     for l in lanes(x.emask) {
         let key = mbarrier::locate(x, ao, l, true)?;
         let k = self::key(x, l);

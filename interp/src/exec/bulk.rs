@@ -18,7 +18,7 @@ use super::flow::Flow;
 use super::inflight;
 use super::state::inflight::{Loc, Op, Part, Reduce, Src, Track};
 use crate::error::{Error, FaultKind};
-use ptx_ir_core::{Cache, Flag, Op as RedOp, Opcode, Space, Type};
+use ptx_ir_core::{Flag, Op as RedOp, Opcode, Space, Type};
 
 /// The destination and mbarrier of a copy into shared memory, per destination CTA.
 pub struct SharedDest {
@@ -118,12 +118,9 @@ fn reduce_of(x: &Ctx<'_, '_>, global: bool) -> Result<Reduce, Error> {
     let ty =
         x.d.ty
             .ok_or_else(|| x.unsupported("reduction without a type"))?;
-    let op = x
-        .inst
-        .ops()
-        .into_iter()
-        .next()
-        .ok_or_else(|| x.unsupported("reduction without an operation"))?;
+    let op =
+        x.d.oper
+            .ok_or_else(|| x.unsupported("reduction without an operation"))?;
     use RedOp::*;
     use Type::*;
     // The valid combinations (PTX ISA 9.7.9.25.4.2).
@@ -150,24 +147,24 @@ fn reduce_of(x: &Ctx<'_, '_>, global: bool) -> Result<Reduce, Error> {
 /// `cp.async.bulk` and `cp.reduce.async.bulk`
 pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let reduce = x.d.op == Opcode::CpReduceAsyncBulk;
-    let spaces = x.inst.spaces();
-    let (dsp, ssp) = (spaces.first().copied(), spaces.get(1).copied());
+    let (dsp, ssp) = (x.d.space, x.d.space2);
     let to_global = dsp == Some(Space::Global);
     let dst_cluster = dsp == Some(Space::SharedCluster);
     let src_shared = matches!(ssp, Some(Space::SharedCta | Space::Shared));
     let multicast = x.has(Flag::MulticastCluster);
-    let hint = x.inst.has(Cache::L2CacheHint);
     let cp_mask = x.has(Flag::CpMask);
     let red = if reduce {
         Some(reduce_of(x, to_global)?)
     } else {
         None
     };
-    let n = x.d.opnds.len();
+    // `[dst], [src], size`, then to global `{, cache-policy}{, byteMask}`, to shared `[mbar]{,
+    // ctaMask}{, cache-policy}` (the arity of each direction)
+    let [dst, src, size_o] = x.ops();
     for l in lanes(x.emask) {
-        let da = x.addr(x.op(0)?, l)?;
-        let sa = x.addr(x.op(1)?, l)?;
-        let size = x.get(x.op(2)?, l)? & 0xffff_ffff;
+        let da = x.addr(dst, l)?;
+        let sa = x.addr(src, l)?;
+        let size = x.get(size_o, l)? & 0xffff_ffff;
         check_size(x, l, size, da, sa)?;
         // Source bytes.
         let (data, src) = if src_shared {
@@ -205,10 +202,9 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                     l,
                 ));
             }
-            let byte_mask = if cp_mask {
-                Some((x.get(x.op(n - 1)?, l)? & 0xffff) as u16)
-            } else {
-                None
+            let byte_mask = match x.d.opnds.last() {
+                Some(m) if cp_mask => Some((x.get(m, l)? & 0xffff) as u16),
+                _ => None,
             };
             (
                 vec![Part {
@@ -222,13 +218,14 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 Track::Bulk,
             )
         } else {
-            let ma = x.addr(x.op(3)?, l)?;
+            let [.., mbar] = x.ops::<4>();
+            let ma = x.addr(mbar, l)?;
             let mask = if multicast {
-                Some(x.get(x.op(4)?, l)?)
+                let [.., cta_mask] = x.ops::<5>();
+                Some(x.get(cta_mask, l)?)
             } else {
                 None
             };
-            let _ = hint;
             let sd = shared_dest(x, l, da, ma, size as u32, dst_cluster, src_shared, mask)?;
             let parts = sd
                 .dests
@@ -263,9 +260,10 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `cp.async.bulk.prefetch.L2.global`: checks its operands; the interpreter has no cache.
 pub fn prefetch(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let [src, size_o] = x.ops();
     for l in lanes(x.emask) {
-        let sa = x.addr(x.op(0)?, l)?;
-        let size = x.get(x.op(1)?, l)? & 0xffff_ffff;
+        let sa = x.addr(src, l)?;
+        let size = x.get(size_o, l)? & 0xffff_ffff;
         check_size(x, l, size, sa, 0)?;
         if x.m.global.slice_mut(sa, size as usize).is_err() {
             return Err(x.fault(
@@ -284,7 +282,8 @@ pub fn prefetch(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 pub fn group(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let wait = x.d.op == Opcode::CpAsyncBulkWaitGroup;
     let n = if wait {
-        x.get(x.op(0)?, 0)? as usize
+        let [n] = x.ops();
+        x.get(n, 0)? as usize
     } else {
         0
     };

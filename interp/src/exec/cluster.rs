@@ -82,12 +82,13 @@ pub fn try_cancel(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let sp = AddrSpace::of(x.d.space);
     let multicast = x.has(Flag::MulticastClusterAll);
     let own = x.w.cta;
+    let [addr, mbar] = x.ops();
     for l in lanes(x.emask) {
         if x.cl.clc_failed.get(own as usize).copied().unwrap_or(false) {
             return Err(x.undefined(l, "clusterlaunchcontrol.try_cancel issued by a CTA that has already observed a try_cancel completing as failed (seed 000 / PTX ISA 9.7.13.17: undefined)"));
         }
-        let a = x.addr(x.op(0)?, l)?;
-        let ma = x.addr(x.op(1)?, l)?;
+        let a = x.addr(addr, l)?;
+        let ma = x.addr(mbar, l)?;
         let (_, off) = x.shared_loc(sp, a, 16, l, true)?;
         let (_, moff) = x.shared_loc(sp, ma, 8, l, true)?;
         if off % 16 != 0 {
@@ -137,8 +138,7 @@ pub fn try_cancel(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `clusterlaunchcontrol.query_cancel`
 pub fn query_cancel(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let src = x.op(1)?;
-    let dst = x.op(0)?;
+    let [dst, src] = x.ops();
     let is_canceled = x.has(Flag::IsCanceled);
     let comp = if x.has(Flag::GetFirstCtaidY) {
         Some(1)

@@ -8,7 +8,7 @@ use crate::code::Opnd;
 use crate::error::Error;
 use crate::load::{CallList, FParam, ParamLoc, Program};
 use crate::mem;
-use ptx_ir_core::{Flag, Op};
+use ptx_ir_core::Flag;
 use smallvec::SmallVec;
 
 /// The first lane of the executing group that its guard leaves out, if any: for the
@@ -31,7 +31,8 @@ fn uni_guard(x: &Ctx<'_, '_>, what: &str) -> Result<(), Error> {
 
 /// `bra`
 pub fn bra(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let target = match x.op(0)? {
+    let [t] = x.ops();
+    let target = match t {
         Opnd::Label(pc) => *pc,
         _ => return Err(x.unsupported("branch target is not a label")),
     };
@@ -44,8 +45,9 @@ pub fn bra(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `brx.idx`
 pub fn brx(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let idx = x.read(x.op(0)?, x.emask)?;
-    let table = match x.op(1)? {
+    let [i, t] = x.ops();
+    let idx = x.read(i, x.emask)?;
+    let table = match t {
         Opnd::Targets(t) => x.f.branch_tables.get(*t as usize),
         _ => None,
     }
@@ -127,11 +129,13 @@ fn set_reg(w: &mut Warp, depth: usize, slot: u32, lane: usize, v: u64, size: u32
 /// `call`
 pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
     let prog: &Program = x.m.prog;
-    let args: &[Opnd] = match x.op(2)? {
+    // As loaded: `(returns), target, (params), list-or-_`.
+    let [rets, target, args, list] = x.ops();
+    let args: &[Opnd] = match args {
         Opnd::Args(a) => a,
         _ => &[],
     };
-    let rets: &[Opnd] = match x.op(0)? {
+    let rets: &[Opnd] = match rets {
         Opnd::Args(a) => a,
         _ => &[],
     };
@@ -139,10 +143,10 @@ pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
     uni_guard(x, "call")?;
     // Callee per lane.
     let mut by_callee: SmallVec<[(u32, u32); 2]> = SmallVec::new();
-    match x.op(1)? {
+    match target {
         Opnd::Func(fid) => by_callee.push((*fid, x.emask)),
         o => {
-            let list = match x.op(3)? {
+            let list = match list {
                 Opnd::CallList(i) => x.f.call_lists.get(*i as usize),
                 _ => None,
             };
@@ -426,16 +430,20 @@ pub fn fall_off(m: &Machine<'_>, w: &mut Warp, g: &Group) -> Result<Flow, Error>
 
 /// `bar`, `barrier`
 pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let n = x.d.opnds.len();
     let red = x.has(Flag::Red);
     let arrive = x.has(Flag::Arrive);
-    let (id_k, count_k) = if red {
-        (1, (n == 4).then_some(2))
+    // `a{, b}`; `bar.red`: `d, a{, b}, p`
+    let (id_o, count_o, pred_o) = if red {
+        let [_, a, b_or_p] = x.ops();
+        match x.opt(3) {
+            Some(p) => (a, Some(b_or_p), Some(p)),
+            None => (a, None, Some(b_or_p)),
+        }
     } else {
-        (0, (n >= 2).then_some(1))
+        let [a] = x.ops();
+        (a, x.opt(1), None)
     };
-    let uniform = |k: usize| -> Result<u64, Error> {
-        let o = x.op(k)?;
+    let uniform = |o: &Opnd| -> Result<u64, Error> {
         let mut v: Option<u64> = None;
         for l in lanes(x.emask) {
             let a = x.get(o, l)?;
@@ -450,14 +458,14 @@ pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
         Ok(v.unwrap_or(0))
     };
-    let id = uniform(id_k)? & 0xffff_ffff;
+    let id = uniform(id_o)? & 0xffff_ffff;
     if id > 15 {
         let l = x.emask.trailing_zeros() as usize;
         return Err(x.undefined(l, format!("barrier id {id} is not in 0..15")));
     }
-    let count = match count_k {
-        Some(k) => {
-            let c = (uniform(k)? & 0xffff_ffff) as u32;
+    let count = match count_o {
+        Some(o) => {
+            let c = (uniform(o)? & 0xffff_ffff) as u32;
             if c == 0 || c % 32 != 0 {
                 let l = x.emask.trailing_zeros() as usize;
                 return Err(x.undefined(
@@ -470,14 +478,12 @@ pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         None => None,
     };
     let mut preds = 0u32;
-    if red {
-        let c = x.op(n.saturating_sub(1))?;
+    if let Some(c) = pred_o {
         for l in lanes(x.emask) {
             if x.get(c, l)? & 1 != 0 {
                 preds |= 1 << l;
             }
         }
-        let _ = x.inst.has(Op::Popc);
     }
     Ok(Flow::Barrier {
         id: id as u8,

@@ -3,11 +3,11 @@
 
 use super::state::{own_stack, Cluster, Machine};
 use super::warp::Warp;
-use crate::code::{DInst, FuncId, MemBase, Opnd};
+use crate::code::{DInst, FuncId, MemBase, Opnd, MISSING};
 use crate::error::{Error, FaultKind, Site, Thread};
 use crate::load::Func;
 use crate::mem::{self, Region};
-use ptx_ir_core::{Flag, Instruction, Space, SpecialReg, Type};
+use ptx_ir_core::{Flag, Space, SpecialReg, Type};
 
 /// 32 lanes of values.
 pub type Lanes = [u64; 32];
@@ -92,8 +92,6 @@ pub struct Ctx<'a, 'p> {
     pub pc: u32,
     /// The decoded instruction.
     pub d: &'p DInst,
-    /// The instruction.
-    pub inst: &'p Instruction,
     /// Call depth (register file index).
     pub depth: usize,
     /// Frame base.
@@ -109,12 +107,18 @@ pub struct Ctx<'a, 'p> {
 }
 
 impl<'a, 'p> Ctx<'a, 'p> {
-    /// The instruction's site, for errors.
+    /// The instruction's site, for errors: the function, the index and the instruction's text
+    /// (from the IR instruction, which nothing else on the execution path reads).
     pub fn site(&self) -> Site {
         Site {
             function: self.f.name.clone(),
             index: self.pc,
-            inst: crate::fmt::inst(&self.m.prog.names, self.inst),
+            inst: self
+                .f
+                .insts
+                .get(self.pc as usize)
+                .map(|i| crate::fmt::inst(&self.m.prog.names, i))
+                .unwrap_or_default(),
         }
     }
 
@@ -132,7 +136,6 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
-    /// An `Unsupported` error for this instruction.
     /// The instruction's type qualifiers in order (decoded at load).
     #[inline]
     pub fn types(&self) -> &'p [Type] {
@@ -146,6 +149,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         self.d.flags.has(f)
     }
 
+    /// An `Unsupported` error for this instruction.
     pub fn unsupported(&self, what: impl Into<String>) -> Error {
         Error::Unsupported {
             site: self.site(),
@@ -162,13 +166,46 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
-    /// Operand `k`.
+    /// The first `N` operands. The load step checked the instruction against its handler's
+    /// [`Arity`](crate::arity::Arity), so that a handler asking for no more than the fewest it
+    /// takes always gets them; were it to ask for more, it would get [`Opnd::Missing`], which
+    /// every read, write or address of it reports as an error.
     #[inline]
-    pub fn op(&self, k: usize) -> Result<&'p Opnd, Error> {
-        self.d
-            .opnds
-            .get(k)
-            .ok_or_else(|| self.unsupported(format!("missing operand {k}")))
+    pub fn ops<const N: usize>(&self) -> [&'p Opnd; N] {
+        let d: &'p DInst = self.d;
+        match d.opnds.first_chunk::<N>() {
+            Some(o) => o.each_ref(),
+            None => [&MISSING; N],
+        }
+    }
+
+    /// The destination (operand 0) and the `N` sources after it, as [`Ctx::ops`] gives them.
+    #[inline]
+    pub fn dst_src<const N: usize>(&self) -> (&'p Opnd, [&'p Opnd; N]) {
+        let d: &'p DInst = self.d;
+        match d.opnds.split_first() {
+            Some((dst, rest)) => match rest.first_chunk::<N>() {
+                Some(s) => (dst, s.each_ref()),
+                None => (dst, [&MISSING; N]),
+            },
+            None => (&MISSING, [&MISSING; N]),
+        }
+    }
+
+    /// Operand `k` if the instruction has it: an operand past the fewest its handler takes.
+    #[inline]
+    pub fn opt(&self, k: usize) -> Option<&'p Opnd> {
+        let d: &'p DInst = self.d;
+        d.opnds.get(k)
+    }
+
+    /// The error for operand `o` of a kind that its use does not take (`what`).
+    #[cold]
+    fn kind_error(&self, o: &Opnd, what: &str) -> Error {
+        self.unsupported(match o {
+            Opnd::Missing => "an operand the instruction does not have",
+            _ => what,
+        })
     }
 
     #[inline]
@@ -187,7 +224,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Opnd::Frame(off) => self.base as u64 + *off as u64,
             Opnd::Func(f) => crate::load::Program::func_addr(*f),
             Opnd::Sink => 0,
-            _ => return Err(self.unsupported("operand kind not readable as a value")),
+            o => return Err(self.kind_error(o, "operand kind not readable as a value")),
         })
     }
 
@@ -262,7 +299,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 Ok(())
             }
             Opnd::Sink => Ok(()),
-            _ => Err(self.unsupported("destination is not a register")),
+            o => Err(self.kind_error(o, "destination is not a register")),
         }
     }
 
@@ -283,7 +320,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 Ok(())
             }
             Opnd::Sink => Ok(()),
-            _ => Err(self.unsupported("destination is not a register")),
+            o => Err(self.kind_error(o, "destination is not a register")),
         }
     }
 
@@ -328,7 +365,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 };
                 Ok(base.wrapping_add(*off as u64))
             }
-            _ => Err(self.unsupported("expected an address operand")),
+            o => Err(self.kind_error(o, "expected an address operand")),
         }
     }
 

@@ -15,7 +15,7 @@ use super::flow::Flow;
 use crate::code::Opnd;
 use crate::error::Error;
 use crate::mem;
-use ptx_ir_core::{Count, Flag, Modifier, Opcode, Type};
+use ptx_ir_core::{Count, Flag, Opcode, Type};
 
 /// Checks that all 32 threads of the warp execute the instruction.
 pub fn full_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
@@ -33,17 +33,12 @@ pub fn full_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
 }
 
 fn num(x: &Ctx<'_, '_>) -> usize {
-    for m in &x.inst.mods {
-        if let Modifier::Count(c) = m {
-            return match c {
-                Count::X1 => 1,
-                Count::X2 => 2,
-                Count::X4 => 4,
-                _ => 0,
-            };
-        }
+    match x.d.count {
+        Some(Count::X1) => 1,
+        Some(Count::X2) => 2,
+        Some(Count::X4) => 4,
+        _ => 0,
     }
-    0
 }
 
 fn regs(o: &Opnd) -> &[Opnd] {
@@ -65,10 +60,7 @@ fn frag_pos(t: usize, h: usize, trans: bool) -> (usize, usize) {
 /// `ldmatrix`, `stmatrix`, `movmatrix`
 pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     full_warp(x)?;
-    let shape_ok = x.inst.mods.iter().any(|m| match m {
-        Modifier::Shape(s) => s.dims() == (8, 8, 0),
-        _ => false,
-    });
+    let shape_ok = x.d.shape == Some((8, 8, 0));
     if !shape_ok || x.d.ty != Some(Type::B16) {
         return Err(x.unsupported(
             "only the .m8n8 shape with .b16 elements is modelled (the sm_100 8-bit shapes are not)",
@@ -76,7 +68,8 @@ pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let trans = x.has(Flag::Trans);
     if x.d.op == Opcode::Movmatrix {
-        let src = x.read(x.op(1)?, u32::MAX)?;
+        let [d, s] = x.ops();
+        let src = x.read(s, u32::MAX)?;
         let mut m = [[0u16; 8]; 8];
         for (t, v) in src.iter().enumerate() {
             for h in 0..2 {
@@ -91,7 +84,6 @@ pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 *o |= (m[r][c] as u64) << (16 * h);
             }
         }
-        let d = x.op(0)?;
         x.write(d, &out, u32::MAX)?;
         return Ok(Flow::Next);
     }
@@ -101,12 +93,15 @@ pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let sp = AddrSpace::of(x.d.space);
     let load = x.d.op == Opcode::Ldmatrix;
-    let (ri, ai) = if load { (0, 1) } else { (1, 0) };
-    let rs: Vec<Opnd> = regs(x.op(ri)?).to_vec();
+    // `ldmatrix d, [a]`, `stmatrix [a], s`
+    let (r, ao) = match x.ops() {
+        [r, a] if load => (r, a),
+        [a, r] => (r, a),
+    };
+    let rs: Vec<Opnd> = regs(r).to_vec();
     if rs.len() != n {
         return Err(x.unsupported(format!("{} registers for .x{n}", rs.len())));
     }
-    let ao = x.op(ai)?;
     // All row addresses first: a destination register may also hold an address.
     let mut all = [[0u64; 8]; 4];
     for (i, addrs) in all.iter_mut().enumerate().take(n) {

@@ -60,18 +60,24 @@ pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if matches!(op, Opcode::MbarrierTestWait | Opcode::MbarrierTryWait) {
         return wait(x);
     }
-    let (ai, has_dest) = match op {
+    // `[addr]{, arg}`; the arrives: `state, [addr]{, arg}`
+    let (dst, ao, arg_o) = match op {
         Opcode::MbarrierInit
         | Opcode::MbarrierInval
         | Opcode::MbarrierExpectTx
-        | Opcode::MbarrierCompleteTx => (0, false),
-        _ => (1, true),
+        | Opcode::MbarrierCompleteTx => {
+            let [a] = x.ops();
+            (None, a, x.opt(1))
+        }
+        _ => {
+            let [d, a] = x.ops();
+            (Some(d), a, x.opt(2))
+        }
     };
     let own = x.w.cta;
     let mut out = [0u64; 32];
-    let ao = x.op(ai)?;
     for l in lanes(x.emask) {
-        let arg = match x.d.opnds.get(ai + 1) {
+        let arg = match arg_o {
             Some(o) => Some(x.get(o, l)? & 0xffff_ffff),
             None => None,
         };
@@ -143,7 +149,7 @@ pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             }
             Opcode::MbarrierArrive | Opcode::MbarrierArriveDrop => {
                 let remote = rank != own;
-                if remote && has_dest && !matches!(x.op(0)?, Opnd::Sink) {
+                if remote && dst.is_some_and(|d| !matches!(d, Opnd::Sink)) {
                     return Err(x.undefined(l, "mbarrier arrive on an object in another CTA's shared memory cannot return a state; the destination must be `_` (PTX ISA 9.7.13.15.13)"));
                 }
                 let expect = x.has(Flag::ExpectTx);
@@ -179,15 +185,15 @@ pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
         x.m.events += 1;
     }
-    if has_dest {
-        let d = x.op(0)?;
+    if let Some(d) = dst {
         x.write(d, &out, x.emask)?;
     }
     Ok(Flow::Next)
 }
 
 fn pending_count(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let s = x.read(x.op(1)?, x.emask)?;
+    let [d, s] = x.ops();
+    let s = x.read(s, x.emask)?;
     let mut out = [0u64; 32];
     for l in lanes(x.emask) {
         let t = s[l];
@@ -196,7 +202,6 @@ fn pending_count(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
         out[l] = t & 0x1f_ffff;
     }
-    let d = x.op(0)?;
     x.write(d, &out, x.emask)?;
     Ok(Flow::Next)
 }
@@ -204,8 +209,7 @@ fn pending_count(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 fn wait(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let parity = x.has(Flag::Parity);
     let try_wait = x.d.op == Opcode::MbarrierTryWait;
-    let ao = x.op(1)?;
-    let so = x.op(2)?;
+    let [d, ao, so] = x.ops();
     let mut out = [0u64; 32];
     let mut keys: [(u32, u32); 32] = [(0, 0); 32];
     let mut all = true;
@@ -271,7 +275,6 @@ fn wait(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             }
         }
     }
-    let d = x.op(0)?;
     x.write(d, &out, x.emask)?;
     Ok(Flow::Next)
 }

@@ -26,8 +26,7 @@ fn vec_n(x: &Ctx<'_, '_>) -> usize {
 pub fn mov(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let t = x.d.ty.unwrap_or(Type::B32);
     let e = x.emask;
-    let d = x.op(0)?;
-    let s = x.op(1)?;
+    let [d, s] = x.ops();
     let w = t.bits().min(128);
     match (d, s) {
         (Opnd::Vec(parts), src) => {
@@ -96,8 +95,7 @@ pub fn ld(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let n = vec_n(x);
     let es = elem_bytes(t);
     let signed = t.is_signed();
-    let d = x.op(0)?;
-    let a = x.op(1)?;
+    let [d, a] = x.ops();
     let dests: &[Opnd] = match d {
         Opnd::Vec(v) => v,
         o => std::slice::from_ref(o),
@@ -136,8 +134,7 @@ pub fn st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let sp = space(x);
     let n = vec_n(x);
     let es = elem_bytes(t);
-    let a = x.op(0)?;
-    let s = x.op(1)?;
+    let [a, s] = x.ops();
     let srcs: &[Opnd] = match s {
         Opnd::Vec(v) => v,
         o => std::slice::from_ref(o),
@@ -174,12 +171,9 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         x.d.op,
         ptx_ir_core::Opcode::Red | ptx_ir_core::Opcode::RedAsync
     );
-    let op = x
-        .inst
-        .ops()
-        .into_iter()
-        .next()
-        .ok_or_else(|| x.unsupported("atomic without an operation"))?;
+    let op =
+        x.d.oper
+            .ok_or_else(|| x.unsupported("atomic without an operation"))?;
     if x.d.vector.is_some() {
         return Err(x.unsupported("vector atomics"));
     }
@@ -187,10 +181,14 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         None => AddrSpace::Generic,
         s => AddrSpace::of(s),
     };
-    let (ai, bi) = if is_red { (0, 1) } else { (1, 2) };
-    let a = x.op(ai)?;
-    let bo = x.op(bi)?;
-    let co = x.d.opnds.get(bi + 1);
+    // `red [a], b{, c}`, `atom d, [a], b{, c}`
+    let (a, bo, co) = if is_red {
+        let [a, b] = x.ops();
+        (a, b, x.opt(2))
+    } else {
+        let [_, a, b] = x.ops();
+        (a, b, x.opt(3))
+    };
     let size = elem_bytes(t);
     if size > 8 {
         return Err(x.unsupported("128-bit atomics"));
@@ -290,7 +288,7 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         };
     }
     if !is_red {
-        let d = x.op(0)?;
+        let [d] = x.ops();
         x.write(d, &out, x.emask)?;
     }
     Ok(Flow::Next)
@@ -309,7 +307,7 @@ pub fn store_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     } else {
         st(x)?;
     }
-    let Some(mb) = x.d.opnds.get(2) else {
+    let Some(mb) = x.opt(2) else {
         return Ok(Flow::Next);
     };
     let t =
@@ -320,7 +318,7 @@ pub fn store_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         None => AddrSpace::Generic,
         s => AddrSpace::of(s),
     };
-    let a = x.op(0)?;
+    let [a] = x.ops();
     for l in lanes(x.emask) {
         let (dst, bar) = (x.addr(a, l)?, x.addr(mb, l)?);
         let (drank, _) = x.shared_loc(sp, dst, size, l, false)?;
@@ -355,15 +353,10 @@ fn window(s: Option<Space>) -> Option<u64> {
 pub fn cvta(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let to = x.has(Flag::To);
     let base = window(x.d.space).ok_or_else(|| x.unsupported("cvta space"))?;
-    let w = x
-        .inst
-        .types()
-        .last()
-        .map(|t| t.bits())
-        .unwrap_or(64)
-        .min(64);
+    let w = x.types().last().map(|t| t.bits()).unwrap_or(64).min(64);
     let e = x.emask;
-    let a = x.read(x.op(1)?, e)?;
+    let [d, a] = x.ops();
+    let a = x.read(a, e)?;
     let mut out = [0u64; 32];
     for l in lanes(e) {
         out[l] = if to {
@@ -372,7 +365,6 @@ pub fn cvta(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             a[l].wrapping_add(base)
         } & mask(w);
     }
-    let d = x.op(0)?;
     x.write(d, &out, e)?;
     Ok(Flow::Next)
 }
@@ -381,7 +373,8 @@ pub fn cvta(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 pub fn isspacep(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let s = x.d.space;
     let e = x.emask;
-    let a = x.read(x.op(1)?, e)?;
+    let [d, a] = x.ops();
+    let a = x.read(a, e)?;
     let inw = |v: u64, b: u64| v >= b && v - b < mem::WINDOW_SIZE;
     let mut out = [0u64; 32];
     for l in lanes(e) {
@@ -404,14 +397,13 @@ pub fn isspacep(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             _ => false,
         } as u64;
     }
-    let d = x.op(0)?;
     x.write(d, &out, e)?;
     Ok(Flow::Next)
 }
 
 /// `createpolicy`: an opaque cache policy; the interpreter has no caches.
 pub fn createpolicy(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let d = x.op(0)?;
+    let [d] = x.ops();
     x.write(d, &[0u64; 32], x.emask)?;
     Ok(Flow::Next)
 }
@@ -429,8 +421,9 @@ fn generic_shared(space_given: bool, a: u64) -> bool {
 pub fn mapa(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let space_given = x.d.space.is_some();
     let e = x.emask;
-    let a = x.read(x.op(1)?, e)?;
-    let b = x.read(x.op(2)?, e)?;
+    let [d, a, b] = x.ops();
+    let a = x.read(a, e)?;
+    let b = x.read(b, e)?;
     let ncta = x.cl.shared.len() as u64;
     let mut out = [0u64; 32];
     for l in lanes(e) {
@@ -451,7 +444,6 @@ pub fn mapa(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let r = ((rank + 1) << mem::CLUSTER_SHIFT) | off;
         out[l] = if generic { r + mem::SHARED_WINDOW } else { r };
     }
-    let d = x.op(0)?;
     x.write(d, &out, e)?;
     Ok(Flow::Next)
 }
@@ -460,7 +452,8 @@ pub fn mapa(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 pub fn getctarank(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let space_given = x.d.space.is_some();
     let e = x.emask;
-    let a = x.read(x.op(1)?, e)?;
+    let [d, a] = x.ops();
+    let a = x.read(a, e)?;
     let own = x.w.cta as u64;
     let mut out = [0u64; 32];
     for l in lanes(e) {
@@ -471,7 +464,6 @@ pub fn getctarank(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         };
         out[l] = mem::split_cluster(sa).0.map(|r| r as u64).unwrap_or(own);
     }
-    let d = x.op(0)?;
     x.write(d, &out, e)?;
     Ok(Flow::Next)
 }

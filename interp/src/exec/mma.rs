@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::float::{self, Fmt, Mode};
 use crate::int::mask;
 use crate::tc;
-use ptx_ir_core::{Flag, Modifier, Type};
+use ptx_ir_core::{Flag, Kind, Type};
 
 /// Which matrix of the instruction.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -243,24 +243,16 @@ pub fn compute(
 pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     full_warp(x)?;
     for f in [Flag::Sp, Flag::SpOrderedMetadata, Flag::BlockScale] {
-        if x.inst.has(f) {
+        if x.has(f) {
             return Err(x.unsupported(format!("mma .{} is not modelled", f.as_str())));
         }
     }
-    if x.inst.mods.iter().any(|m| matches!(m, Modifier::Kind(_)))
-        && !x.inst.has(ptx_ir_core::Kind::F8f6f4)
-    {
+    if x.d.kinds.any() && !x.d.kinds.has(Kind::F8f6f4) {
         return Err(x.unsupported("block-scaled mma kinds are not modelled"));
     }
-    let shape = x
-        .inst
-        .mods
-        .iter()
-        .find_map(|m| match m {
-            Modifier::Shape(s) => Some(s.dims()),
-            _ => None,
-        })
-        .ok_or_else(|| x.unsupported("mma without a shape"))?;
+    let shape =
+        x.d.shape
+            .ok_or_else(|| x.unsupported("mma without a shape"))?;
     let (m, n, k) = (shape.0 as u32, shape.1 as u32, shape.2 as u32);
     if (m, n, k) == (8, 8, 4) {
         return Err(x.unsupported("the quad-pair mma.m8n8k4 is not modelled"));
@@ -275,13 +267,14 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return Err(x.unsupported("this mma type combination"));
     }
     let shp = (m, n, k);
-    let vecs: Vec<Vec<Opnd>> = (0..4)
-        .map(|i| match x.op(i) {
-            Ok(Opnd::Vec(v)) => Ok(v.to_vec()),
-            Ok(o) => Ok(vec![o.clone()]),
-            Err(e) => Err(e),
+    let vecs: Vec<Vec<Opnd>> = x
+        .ops::<4>()
+        .iter()
+        .map(|o| match o {
+            Opnd::Vec(v) => v.to_vec(),
+            o => vec![(*o).clone()],
         })
-        .collect::<Result<_, _>>()?;
+        .collect();
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     let mut a = vec![0u64; mu * ku];
     let mut b = vec![0u64; ku * nu];

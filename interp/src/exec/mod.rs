@@ -1007,11 +1007,11 @@ fn try_release(
                 (g.func, g.pc, g.mask, g.depth())
             };
             let f = &m.prog.funcs[func as usize];
-            if let (Some(d), Some(inst)) = (f.code.get(pc as usize), f.insts.get(pc as usize)) {
-                if inst.has(ptx_ir_core::Flag::Red) {
-                    let v = if inst.has(ptx_ir_core::Op::Popc) {
+            if let Some(d) = f.code.get(pc as usize) {
+                if d.flags.has(ptx_ir_core::Flag::Red) {
+                    let v = if d.oper == Some(ptx_ir_core::Op::Popc) {
                         b.popc as u64
-                    } else if inst.has(ptx_ir_core::Op::And) {
+                    } else if d.oper == Some(ptx_ir_core::Op::And) {
                         b.all as u64
                     } else {
                         b.any as u64

@@ -32,7 +32,8 @@ fn width(x: &Ctx<'_, '_>) -> u32 {
 pub fn alloca(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let w = width(x);
     let first = x.emask.trailing_zeros() as usize;
-    let align = match x.d.opnds.get(2) {
+    let [d, size] = x.ops();
+    let align = match x.opt(2) {
         None => FRAME_ALIGN,
         Some(Opnd::Imm(v)) => *v,
         Some(_) => return Err(x.unsupported("alloca alignment is not an integer constant")),
@@ -50,7 +51,7 @@ pub fn alloca(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     // This activation's frame ends here; deeper frames are gone (a later call checks its own).
     let frame_end = x.sbase as u64 + super::state::own_stack(x.f, x.depth) as u64;
     let limit = x.m.stack_limit as u64;
-    let sizes = x.read(x.op(1)?, x.emask)?;
+    let sizes = x.read(size, x.emask)?;
     let mut out = [0u64; 32];
     for l in lanes(x.emask) {
         let size = sizes[l] & mask(w);
@@ -89,7 +90,6 @@ pub fn alloca(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         f.low = f.low.min(new);
         out[l] = new as u64;
     }
-    let d = x.op(0)?;
     x.write(d, &out, x.emask)?;
     Ok(Flow::Next)
 }
@@ -100,7 +100,7 @@ pub fn stacksave(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     for l in lanes(x.emask) {
         out[l] = x.w.sp[l] as u64;
     }
-    let d = x.op(0)?;
+    let [d] = x.ops();
     x.write(d, &out, x.emask)?;
     Ok(Flow::Next)
 }
@@ -108,7 +108,8 @@ pub fn stacksave(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// `stackrestore.type a`
 pub fn stackrestore(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let w = width(x);
-    let v = x.read(x.op(0)?, x.emask)?;
+    let [a] = x.ops();
+    let v = x.read(a, x.emask)?;
     for l in lanes(x.emask) {
         let a = v[l] & mask(w);
         let f = x.w.sp_frames[x.depth][l];

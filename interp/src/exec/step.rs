@@ -66,7 +66,6 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
         let flow = control::fall_off(m, w, &g);
         return finish(cl, w, g, flow?);
     };
-    let inst = &f.insts[pc as usize];
     let emask = match d.guard {
         None => mask,
         Some((slot, neg)) => {
@@ -96,7 +95,6 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
         fid: func,
         pc,
         d,
-        inst,
         depth,
         base,
         sbase,
@@ -467,7 +465,7 @@ fn proxy_fence(x: &mut Ctx<'_, '_>) {
         return;
     }
     let async_generic = x.has(Flag::AsyncGeneric);
-    if !(x.has(Flag::Async) || async_generic && x.inst.has(ptx_ir_core::Sem::Release)) {
+    if !(x.has(Flag::Async) || async_generic && x.d.sem == Some(ptx_ir_core::Sem::Release)) {
         return;
     }
     let (shared, global) = match x.d.space {

@@ -24,22 +24,18 @@ use crate::code::Opnd;
 use crate::error::Error;
 use crate::mem;
 use crate::tmap::{ElemType, TensorMap};
-use ptx_ir_core::{Dim, Flag, Modifier, Opcode, Space, Type};
+use ptx_ir_core::{Dim, Flag, Opcode, Space, Type};
 
 fn dim_of(x: &Ctx<'_, '_>) -> Result<usize, Error> {
-    for m in &x.inst.mods {
-        if let Modifier::Dim(d) = m {
-            return Ok(match d {
-                Dim::D1 => 1,
-                Dim::D2 => 2,
-                Dim::D3 => 3,
-                Dim::D4 => 4,
-                Dim::D5 => 5,
-                _ => return Err(x.unsupported("tensor dimension")),
-            });
-        }
-    }
-    Err(x.unsupported("tensor copy without .dim"))
+    Ok(match x.d.dim {
+        Some(Dim::D1) => 1,
+        Some(Dim::D2) => 2,
+        Some(Dim::D3) => 3,
+        Some(Dim::D4) => 4,
+        Some(Dim::D5) => 5,
+        Some(_) => return Err(x.unsupported("tensor dimension")),
+        None => return Err(x.unsupported("tensor copy without .dim")),
+    })
 }
 
 fn check_mode(x: &Ctx<'_, '_>) -> Result<(), Error> {
@@ -51,7 +47,7 @@ fn check_mode(x: &Ctx<'_, '_>) -> Result<(), Error> {
         Flag::TileGather4,
         Flag::TileScatter4,
     ] {
-        if x.inst.has(f) {
+        if x.has(f) {
             return Err(x.unsupported(format!(
                 "tensor load mode .{} is not modelled (tile mode only)",
                 f.as_str()
@@ -270,21 +266,24 @@ fn reduce_type(e: ElemType) -> Option<Type> {
 pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     check_mode(x)?;
     let dim = dim_of(x)?;
-    let to_global = x.inst.spaces().first().copied() == Some(Space::Global);
+    let to_global = x.d.space == Some(Space::Global);
     if to_global {
         return store(x, dim);
     }
-    let cluster = x.inst.spaces().first().copied() == Some(Space::SharedCluster);
+    let cluster = x.d.space == Some(Space::SharedCluster);
     let multicast = x.has(Flag::MulticastCluster);
     let pair = x.has(Flag::CtaGroup2);
+    // `[dst], [tensorMap, coords], [mbar]{, ctaMask}{, cache-policy}` (the arity of the
+    // direction and `.multicast::cluster`)
+    let [dst, to, mbar] = x.ops();
     for l in lanes(x.emask) {
-        let da = x.addr(x.op(0)?, l)?;
-        let to = x.op(1)?;
+        let da = x.addr(dst, l)?;
         let (t, start, gmap) = map_and_coords(x, to, dim, l)?;
         check_inner_alignment(x, &t, &start, l)?;
-        let ma = x.addr(x.op(2)?, l)?;
+        let ma = x.addr(mbar, l)?;
         let mask = if multicast {
-            Some(x.get(x.op(3)?, l)?)
+            let [.., cta_mask] = x.ops::<4>();
+            Some(x.get(cta_mask, l)?)
         } else {
             None
         };
@@ -399,17 +398,15 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
     let reduce = x.d.op == Opcode::CpReduceAsyncBulkTensor;
     let red_op = if reduce {
         Some(
-            x.inst
-                .ops()
-                .into_iter()
-                .next()
+            x.d.oper
                 .ok_or_else(|| x.unsupported("reduction without an operation"))?,
         )
     } else {
         None
     };
+    // `[tensorMap, coords], [src]{, cache-policy}`
+    let [to, src] = x.ops();
     for l in lanes(x.emask) {
-        let to = x.op(0)?;
         let (t, start, gmap) = map_and_coords(x, to, dim, l)?;
         check_inner_alignment(x, &t, &start, l)?;
         if let Some(i) = (0..dim).find(|&i| start[i] < 0) {
@@ -439,7 +436,7 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
                 ));
             }
         }
-        let sa = x.addr(x.op(1)?, l)?;
+        let sa = x.addr(src, l)?;
         let total = t.box_bytes();
         if sa % 16 != 0 {
             return Err(x.undefined(
@@ -519,8 +516,8 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
 pub fn prefetch(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     check_mode(x)?;
     let dim = dim_of(x)?;
+    let [to] = x.ops();
     for l in lanes(x.emask) {
-        let to = x.op(0)?;
         map_and_coords(x, to, dim, l)?;
     }
     Ok(Flow::Next)

@@ -90,7 +90,8 @@ pub fn tmem(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             Ok(Flow::Next)
         }
         Opcode::Tcgen05Alloc => {
-            let ncols = warp_uniform(x, x.op(1)?, "nCols")? as u32;
+            let [dst, ncols] = x.ops();
+            let ncols = warp_uniform(x, ncols, "nCols")? as u32;
             if !(32..=512).contains(&ncols) || !ncols.is_power_of_two() {
                 return Err(x.undefined(lane0, format!("tcgen05.alloc of {ncols} columns: nCols must be a power of 2 in [32, 512] ({SEED})")));
             }
@@ -110,17 +111,17 @@ pub fn tmem(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             };
             // Every thread's [dst] receives the address (a weak store).
             let sp = AddrSpace::of(x.d.space);
-            let d = x.op(0)?;
             for l in lanes(x.emask) {
-                let a = x.addr(d, l)?;
+                let a = x.addr(dst, l)?;
                 x.shared_loc(sp, a, 4, l, true)?;
                 x.store(sp, a, 4, l, col as u64)?;
             }
             Ok(Flow::Next)
         }
         Opcode::Tcgen05Dealloc => {
-            let taddr = warp_uniform(x, x.op(0)?, "taddr")? as u32;
-            let ncols = warp_uniform(x, x.op(1)?, "nCols")? as u32;
+            let [taddr, ncols] = x.ops();
+            let taddr = warp_uniform(x, taddr, "taddr")? as u32;
+            let ncols = warp_uniform(x, ncols, "nCols")? as u32;
             if !(32..=512).contains(&ncols) || !ncols.is_power_of_two() {
                 return Err(x.undefined(lane0, format!("tcgen05.dealloc of {ncols} columns: nCols must be a power of 2 in [32, 512] ({SEED})")));
             }

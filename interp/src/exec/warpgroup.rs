@@ -33,7 +33,8 @@ use crate::error::Error;
 /// `setmaxnreg.{inc,dec}.sync.aligned.u32 n`
 pub fn setmaxnreg(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let lane0 = x.emask.trailing_zeros() as usize;
-    let n = x.get(x.op(0)?, lane0)? & 0xffff_ffff;
+    let [n] = x.ops();
+    let n = x.get(n, lane0)? & 0xffff_ffff;
     if !(24..=256).contains(&n) || n % 8 != 0 {
         return Err(x.undefined(
             lane0,
@@ -56,7 +57,7 @@ pub fn setmaxnreg(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             format!("setmaxnreg in warpgroup {wg}, which the CTA's {nwarps} warps do not complete (all warps of the warpgroup must execute it, PTX ISA 9.7.19.5)"),
         ));
     }
-    let inc = x.inst.has(ptx_ir_core::Op::Inc);
+    let inc = x.d.oper == Some(ptx_ir_core::Op::Inc);
     let key = (x.w.cta, wg);
     let initial = x.m.maxnreg;
     let slot = (x.w.index % 4) as usize;

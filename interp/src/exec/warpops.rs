@@ -15,11 +15,10 @@ use crate::float::{self, Fmt, MinMax};
 use crate::int::sext;
 use ptx_ir_core::{Flag, Op, Type};
 
-/// Checks the membermasks of operand `k` and decides whether the instruction can run now.
+/// Checks the membermasks of operand `o` and decides whether the instruction can run now.
 /// `Ok(Ok(masks))`: run, each lane with its membermask restricted to the executing lanes;
 /// `Ok(Err(flow))`: wait for the other members.
-fn members(x: &Ctx<'_, '_>, k: usize) -> Result<Result<[u32; 32], Flow>, Error> {
-    let o = x.op(k)?;
+fn members(x: &Ctx<'_, '_>, o: &Opnd) -> Result<Result<[u32; 32], Flow>, Error> {
     let mut union = 0u32;
     let mut masks = [0u32; 32];
     for l in lanes(x.emask) {
@@ -46,15 +45,18 @@ fn members(x: &Ctx<'_, '_>, k: usize) -> Result<Result<[u32; 32], Flow>, Error> 
 /// `shfl`, `shfl.sync`
 pub fn shfl(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let sync = x.has(Flag::Sync);
+    // `d{|p}, a, b, c{, membermask}` (the arity of `.sync`)
+    let [dst, a, b, c] = x.ops();
     if sync {
-        if let Err(f) = members(x, 4)? {
+        let [.., membermask] = x.ops::<5>();
+        if let Err(f) = members(x, membermask)? {
             return Ok(f);
         }
     }
     let e = x.emask;
-    let a = x.read(x.op(1)?, u32::MAX)?;
-    let b = x.read(x.op(2)?, e)?;
-    let c = x.read(x.op(3)?, e)?;
+    let a = x.read(a, u32::MAX)?;
+    let b = x.read(b, e)?;
+    let c = x.read(c, e)?;
     let mode = if x.has(Flag::Up) {
         0
     } else if x.has(Flag::Down) {
@@ -95,7 +97,7 @@ pub fn shfl(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         d[l] = a[(j & 31) as usize];
         p[l] = pval as u64;
     }
-    match x.op(0)? {
+    match dst {
         Opnd::Pair(pq) => {
             x.write(&pq[0], &d, e)?;
             x.write(&pq[1], &p, e)?;
@@ -118,8 +120,11 @@ fn pred_lanes(v: &Lanes, mask: u32) -> u32 {
 /// `vote`, `vote.sync`
 pub fn vote(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let sync = x.has(Flag::Sync);
+    // `d, a{, membermask}` (the arity of `.sync`)
+    let [d, a] = x.ops();
     let masks = if sync {
-        match members(x, 2)? {
+        let [.., membermask] = x.ops::<3>();
+        match members(x, membermask)? {
             Ok(m) => m,
             Err(f) => return Ok(f),
         }
@@ -127,7 +132,7 @@ pub fn vote(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         [x.emask; 32]
     };
     let e = x.emask;
-    let a = x.read(x.op(1)?, e)?;
+    let a = x.read(a, e)?;
     let (ballot, all, any) = (x.has(Flag::Ballot), x.has(Flag::All), x.has(Flag::Any));
     let mut out = [0u64; 32];
     for l in lanes(e) {
@@ -143,21 +148,21 @@ pub fn vote(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             (t == group || t == 0) as u64
         };
     }
-    let d = x.op(0)?;
     x.write(d, &out, e)?;
     Ok(Flow::Next)
 }
 
 /// `match.any.sync`, `match.all.sync`
 pub fn match_sync(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let masks = match members(x, 2)? {
+    let [dst, a, membermask] = x.ops();
+    let masks = match members(x, membermask)? {
         Ok(m) => m,
         Err(f) => return Ok(f),
     };
     let e = x.emask;
     let w = x.d.ty.map(|t| t.bits()).unwrap_or(32).min(64);
     let m = crate::int::mask(w);
-    let a = x.read(x.op(1)?, e)?;
+    let a = x.read(a, e)?;
     let all = x.has(Flag::All);
     let mut d = [0u64; 32];
     let mut p = [0u64; 32];
@@ -178,7 +183,7 @@ pub fn match_sync(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             d[l] = r as u64;
         }
     }
-    match x.op(0)? {
+    match dst {
         Opnd::Pair(pq) => {
             x.write(&pq[0], &d, e)?;
             x.write(&pq[1], &p, e)?;
@@ -190,19 +195,17 @@ pub fn match_sync(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 
 /// `redux.sync`
 pub fn redux(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let masks = match members(x, 2)? {
+    let [d, a, membermask] = x.ops();
+    let masks = match members(x, membermask)? {
         Ok(m) => m,
         Err(f) => return Ok(f),
     };
     let e = x.emask;
     let t = x.d.ty.unwrap_or(Type::B32);
-    let op = x
-        .inst
-        .ops()
-        .into_iter()
-        .next()
-        .ok_or_else(|| x.unsupported("redux without an operation"))?;
-    let a = x.read(x.op(1)?, e)?;
+    let op =
+        x.d.oper
+            .ok_or_else(|| x.unsupported("redux without an operation"))?;
+    let a = x.read(a, e)?;
     let mut out = [0u64; 32];
     for l0 in lanes(e) {
         let group = masks[l0];
@@ -269,14 +272,14 @@ pub fn redux(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         };
         out[l0] = v;
     }
-    let d = x.op(0)?;
     x.write(d, &out, e)?;
     Ok(Flow::Next)
 }
 
 /// `elect.sync`
 pub fn elect(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let masks = match members(x, 1)? {
+    let [dst, membermask] = x.ops();
+    let masks = match members(x, membermask)? {
         Ok(m) => m,
         Err(f) => return Ok(f),
     };
@@ -287,7 +290,7 @@ pub fn elect(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         leader[l] = masks[l].trailing_zeros() as u64 & 31;
         p[l] = (l as u64 == leader[l]) as u64;
     }
-    match x.op(0)? {
+    match dst {
         Opnd::Pair(pq) => {
             x.write(&pq[0], &leader, e)?;
             x.write(&pq[1], &p, e)?;
@@ -303,14 +306,15 @@ pub fn activemask(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     // H200 returns 0xeeeeeeee for `@p activemask` with p = lane & 3 != 0 in a full warp;
     // corpus/vectors/warp_guard.jsonl).
     let v = x.emask as u64;
-    let d = x.op(0)?;
+    let [d] = x.ops();
     x.write(d, &[v; 32], x.emask)?;
     Ok(Flow::Next)
 }
 
 /// `bar.warp.sync`
 pub fn bar_warp_sync(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    match members(x, 0)? {
+    let [membermask] = x.ops();
+    match members(x, membermask)? {
         Ok(_) => Ok(Flow::Next),
         Err(f) => Ok(f),
     }

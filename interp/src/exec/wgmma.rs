@@ -44,7 +44,7 @@ use super::state::wgmma::{Pend, WgState};
 use crate::code::{DInst, MemBase, Opnd};
 use crate::error::Error;
 use crate::mem;
-use ptx_ir_core::{Flag, Modifier, Opcode, Type};
+use ptx_ir_core::{Flag, Opcode, Type};
 
 fn push_slots(o: &Opnd, out: &mut Vec<u32>) {
     match o {
@@ -166,7 +166,8 @@ pub fn wgmma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             Ok(Flow::Next)
         }
         Opcode::WgmmaWaitGroup => {
-            let n = x.get(x.op(0)?, 0)? as usize;
+            let [n] = x.ops();
+            let n = x.get(n, 0)? as usize;
             let mut done = Vec::new();
             {
                 let s = state(x);
@@ -193,15 +194,9 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if !x.w.wg.as_ref().is_some_and(|s| s.fenced) {
         return Err(x.undefined(0, "wgmma.mma_async before any wgmma.fence of the warp (PTX ISA 9.7.15.7.1: wgmma.fence must be issued before the first wgmma.mma_async)"));
     }
-    let (_, n, k) = x
-        .inst
-        .mods
-        .iter()
-        .find_map(|m| match m {
-            Modifier::Shape(s) => Some(s.dims()),
-            _ => None,
-        })
-        .ok_or_else(|| x.unsupported("wgmma without a shape"))?;
+    let (_, n, k) =
+        x.d.shape
+            .ok_or_else(|| x.unsupported("wgmma without a shape"))?;
     let (n, k) = (n as usize, k as usize);
     let ts = x.types();
     if ts.len() != 3 || ts[1] == Type::B1 {
@@ -210,7 +205,9 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let (dt, at, bt) = (ts[0], ts[1], ts[2]);
     let float = !matches!(at, Type::S8 | Type::U8);
     let half = matches!(at, Type::F16 | Type::Bf16);
-    let dv: Vec<Opnd> = match x.op(0)? {
+    // `d, a-desc-or-regs, b-desc, scale-d{, imm-scale-a, imm-scale-b{, imm-trans...}}`
+    let [d_o, a_o, b_o, scale_d_o] = x.ops();
+    let dv: Vec<Opnd> = match d_o {
         Opnd::Vec(v) => v.to_vec(),
         _ => return Err(x.unsupported("wgmma accumulator is not a vector")),
     };
@@ -219,16 +216,19 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if dv.len() != want {
         return Err(x.unsupported(format!("{} accumulator registers for n = {n}", dv.len())));
     }
-    let a_regs: Option<Vec<Opnd>> = match x.op(1)? {
+    let a_regs: Option<Vec<Opnd>> = match a_o {
         Opnd::Vec(v) => Some(v.to_vec()),
         _ => None,
     };
     // Operands after b-desc: scale-d, then (floating point) imm-scale-a, imm-scale-b, then
     // (f16/bf16) imm-trans-a (descriptor A only), imm-trans-b.
-    let rest: Vec<u64> = (3..x.d.opnds.len())
-        .map(|i| x.get(&x.d.opnds[i], 0))
-        .collect::<Result<_, _>>()?;
-    let scale_d_o = x.op(3)?.clone();
+    let rest: Vec<u64> =
+        x.d.opnds
+            .get(3..)
+            .unwrap_or_default()
+            .iter()
+            .map(|o| x.get(o, 0))
+            .collect::<Result<_, _>>()?;
     let imm = |i: usize| rest.get(i).copied().unwrap_or(0);
     let scale = |i: usize| -> Result<bool, Error> {
         match imm(i) as i64 as i32 {
@@ -286,7 +286,7 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     match &a_regs {
         Some(r) => mma::gather(x, r, Which::A, (16, 8, k as u32), abits, k, &mut a)?,
         None => {
-            let desc = x.get(x.op(1)?, 0)?;
+            let desc = x.get(a_o, 0)?;
             for r in 0..16 {
                 for kk in 0..k {
                     let ad = desc_addr(desc, trans_a, 16 * wq + r, kk, esz_a)
@@ -296,7 +296,7 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             }
         }
     }
-    let bdesc = x.get(x.op(2)?, 0)?;
+    let bdesc = x.get(b_o, 0)?;
     let mut b = vec![0u64; k * n];
     for kk in 0..k {
         for j in 0..n {
@@ -314,7 +314,7 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
     }
     // C: the accumulator (if scale-d) as a 16 x n matrix.
-    let scale_d = x.get(&scale_d_o, 0)? & 1 != 0;
+    let scale_d = x.get(scale_d_o, 0)? & 1 != 0;
     let mut c = vec![0u64; 16 * n];
     if scale_d {
         read_d(x, &dv, dbits, n, &mut c)?;
