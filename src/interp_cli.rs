@@ -161,7 +161,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     });
     let mut specs = Vec::new();
     for s in &a.args {
-        let (arg, spec) = Arg::parse_spec_within(s, mem_limit)?;
+        let (arg, spec) = Arg::parse_spec_within(s, mem_limit).map_err(|e| e.to_string())?;
         launch = launch.arg(arg);
         specs.push((s.clone(), spec));
     }

@@ -463,7 +463,7 @@ fn run_case(m: &ptx_ir::ir::Module, l: &LaunchSpec) -> Result<RunVerdict, String
     // Which argument each returned buffer belongs to.
     let mut owners = Vec::new();
     for (i, a) in l.args.iter().enumerate() {
-        let (arg, spec) = Arg::parse_spec_within(a, 1 << 30)?;
+        let (arg, spec) = Arg::parse_spec_within(a, 1 << 30).map_err(|e| e.to_string())?;
         if !matches!(spec, Spec::Scalar) {
             owners.push(i);
         }

@@ -161,3 +161,49 @@ pub enum Error {
         thread: Thread,
     },
 }
+
+/// What is wrong with an argument specification ([`crate::Arg::parse_spec`]).
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum SpecError {
+    /// Not `TYPE:VALUE`.
+    #[error("bad argument `{0}` (expected TYPE:VALUE)")]
+    Syntax(String),
+    /// A type the specifications do not have.
+    #[error("unknown argument type `{0}`")]
+    UnknownType(String),
+    /// A value that does not read as the type asks (`what` is `integer`, `float`, `size`,
+    /// `count` or `hex`).
+    #[error("bad {what} `{value}`")]
+    BadValue {
+        /// What was expected.
+        what: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// A buffer over the memory limit, or one the host could not allocate.
+    #[error(
+        "argument `{spec}` needs {bytes} bytes, over the interpreter's memory limit of {limit} bytes{}",
+        if *out_of_memory { " (the host is out of memory)" } else { "" }
+    )]
+    TooBig {
+        /// The specification (its first 60 characters).
+        spec: String,
+        /// The bytes it needs.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+        /// Within the limit, but the host could not allocate it.
+        out_of_memory: bool,
+    },
+    /// A `buf:PATH` file that cannot be read.
+    #[error("{path}: {message}")]
+    File {
+        /// The path.
+        path: String,
+        /// The system's message.
+        message: String,
+    },
+    /// A `tmap:` specification that does not describe a tensor map.
+    #[error("{0}")]
+    TensorMap(String),
+}

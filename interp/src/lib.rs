@@ -51,6 +51,6 @@ pub mod mem;
 mod tc;
 pub mod tmap;
 
-pub use error::{Error, FaultKind, Site, Thread};
+pub use error::{Error, FaultKind, Site, SpecError, Thread};
 pub use exec::{Arg, Contraction, ContractionDiff, Failure, Launch, Outcome, Spec, Stats};
 pub use load::Program;

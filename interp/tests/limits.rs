@@ -1,7 +1,7 @@
 //! Resource limits on hostile launches: huge grids, arguments, register ranges, call chains and
 //! recursion end in the right result or a clear error, with bounded memory and time.
 
-use ptx_ir_interp::{Arg, Error, Program};
+use ptx_ir_interp::{Arg, Error, Program, SpecError};
 
 const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
@@ -281,10 +281,28 @@ fn buffers_over_the_memory_limit_are_errors() {
         "iota32:4000000000",
     ] {
         let e = Arg::parse_spec(spec).expect_err(spec);
-        assert!(e.contains(spec) && e.contains("memory limit"), "{e}");
+        assert!(
+            matches!(&e, SpecError::TooBig { spec: s, out_of_memory: false, .. } if s == spec),
+            "{e}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains(spec) && text.contains("memory limit"),
+            "{text}"
+        );
     }
     let e = Arg::parse_spec_within("hex:00112233", 3).expect_err("hex");
-    assert!(e.contains("needs 4 bytes"), "{e}");
+    assert!(
+        matches!(
+            e,
+            SpecError::TooBig {
+                bytes: 4,
+                limit: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
     assert!(Arg::parse_spec_within("zeros:1024", 1024).is_ok());
 }
 

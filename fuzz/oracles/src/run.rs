@@ -228,7 +228,7 @@ pub fn check_run(text: &str, run: &str, out: &[u8]) -> Result<(), String> {
             }
             // Tensor maps (after the two buffers) go to the launch as their descriptions.
             "--arg" if v.starts_with("tmap:") => tmaps.push(v["tmap:".len()..].to_string()),
-            "--arg" => args.push(Arg::parse_spec(v)?.0),
+            "--arg" => args.push(Arg::parse_spec(v).map_err(|e| e.to_string())?.0),
             "--contract" => {
                 contraction = match v {
                     "ptxas" => Contraction::Ptxas,

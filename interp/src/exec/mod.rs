@@ -46,7 +46,7 @@ mod warpops;
 pub mod wgmma;
 
 use crate::code::{FuncId, Opnd};
-use crate::error::Error;
+use crate::error::{Error, SpecError};
 use crate::load::{self, ParamLoc, Program};
 use crate::mem::{self, Budget, Global};
 use crate::tmap::TensorMapArg;
@@ -100,8 +100,15 @@ pub enum Spec {
     Input,
 }
 
-fn parse_float_bits(v: &str, width: u32) -> Result<u64, String> {
-    let hex = |h: &str| u64::from_str_radix(h, 16).map_err(|_| format!("bad float `{v}`"));
+fn bad(what: &'static str, v: &str) -> SpecError {
+    SpecError::BadValue {
+        what,
+        value: v.to_string(),
+    }
+}
+
+fn parse_float_bits(v: &str, width: u32) -> Result<u64, SpecError> {
+    let hex = |h: &str| u64::from_str_radix(h, 16).map_err(|_| bad("float", v));
     if let Some(h) = v.strip_prefix("0f").or_else(|| v.strip_prefix("0F")) {
         let b = hex(h)?;
         return Ok(if width == 64 {
@@ -118,7 +125,7 @@ fn parse_float_bits(v: &str, width: u32) -> Result<u64, String> {
             b
         });
     }
-    let x: f64 = v.parse().map_err(|_| format!("bad float `{v}`"))?;
+    let x: f64 = v.parse().map_err(|_| bad("float", v))?;
     Ok(if width == 32 {
         (x as f32).to_bits() as u64
     } else {
@@ -126,7 +133,7 @@ fn parse_float_bits(v: &str, width: u32) -> Result<u64, String> {
     })
 }
 
-fn parse_int(v: &str) -> Result<i128, String> {
+fn parse_int(v: &str) -> Result<i128, SpecError> {
     let (neg, t) = match v.strip_prefix('-') {
         Some(t) => (true, t),
         None => (false, v),
@@ -136,7 +143,7 @@ fn parse_int(v: &str) -> Result<i128, String> {
     } else {
         t.parse::<i128>()
     }
-    .map_err(|_| format!("bad integer `{v}`"))?;
+    .map_err(|_| bad("integer", v))?;
     Ok(if neg { -mag } else { mag })
 }
 
@@ -146,28 +153,28 @@ impl Arg {
     /// `buf:PATH`, `zeros:BYTES`, `hex:BYTES-IN-HEX` (memory order), `iota32:N` (N `.u32` words
     /// 0, 1, ..., N-1), `tmap:buf=ARG,type=T,dims=..,box=..[,...]` (a tensor map, see
     /// [`TensorMapArg::parse`]). Buffers are limited to [`mem::DEFAULT_MEM_LIMIT`] bytes.
-    pub fn parse_spec(s: &str) -> Result<(Arg, Spec), String> {
+    pub fn parse_spec(s: &str) -> Result<(Arg, Spec), SpecError> {
         Arg::parse_spec_within(s, mem::DEFAULT_MEM_LIMIT)
     }
 
     /// [`Arg::parse_spec`] with buffers limited to `limit` bytes: a larger one is an error
     /// naming the specification, never an allocation.
-    pub fn parse_spec_within(s: &str, limit: u64) -> Result<(Arg, Spec), String> {
-        let too_big = |bytes: u64| {
-            format!(
-                "argument `{}` needs {bytes} bytes, over the interpreter's memory limit of {limit} bytes",
-                s.chars().take(60).collect::<String>()
-            )
+    pub fn parse_spec_within(s: &str, limit: u64) -> Result<(Arg, Spec), SpecError> {
+        let too_big = |bytes: u64, out_of_memory: bool| SpecError::TooBig {
+            spec: s.chars().take(60).collect(),
+            bytes,
+            limit,
+            out_of_memory,
         };
-        let buffer = |bytes: u64| -> Result<Vec<u8>, String> {
+        let buffer = |bytes: u64| -> Result<Vec<u8>, SpecError> {
             if bytes > limit {
-                return Err(too_big(bytes));
+                return Err(too_big(bytes, false));
             }
-            mem::try_zeroed(bytes).ok_or_else(|| too_big(bytes) + " (the host is out of memory)")
+            mem::try_zeroed(bytes).ok_or_else(|| too_big(bytes, true))
         };
         let (kind, v) = s
             .split_once(':')
-            .ok_or_else(|| format!("bad argument `{s}` (expected TYPE:VALUE)"))?;
+            .ok_or_else(|| SpecError::Syntax(s.to_string()))?;
         let scalar = |bytes: usize, bits: u64| {
             Ok((
                 Arg::Scalar(bits.to_le_bytes()[..bytes].to_vec()),
@@ -178,35 +185,44 @@ impl Arg {
             "buf" => {
                 let p = std::path::PathBuf::from(v);
                 let len = std::fs::metadata(&p)
-                    .map_err(|e| format!("{v}: {e}"))?
+                    .map_err(|e| SpecError::File {
+                        path: v.to_string(),
+                        message: e.to_string(),
+                    })?
                     .len();
                 if len > limit {
-                    return Err(too_big(len));
+                    return Err(too_big(len, false));
                 }
-                let b = std::fs::read(&p).map_err(|e| format!("{v}: {e}"))?;
+                let b = std::fs::read(&p).map_err(|e| SpecError::File {
+                    path: v.to_string(),
+                    message: e.to_string(),
+                })?;
                 Ok((Arg::Buffer(b), Spec::File(p)))
             }
             "zeros" => {
-                let n: u64 = v.parse().map_err(|_| format!("bad size `{v}`"))?;
+                let n: u64 = v.parse().map_err(|_| bad("size", v))?;
                 Ok((Arg::Buffer(buffer(n)?), Spec::Shown))
             }
             "hex" => {
                 if v.len() as u64 / 2 > limit {
-                    return Err(too_big(v.len() as u64 / 2));
+                    return Err(too_big(v.len() as u64 / 2, false));
                 }
                 let b = (0..v.len())
                     .step_by(2)
                     .map(|i| {
                         v.get(i..i + 2)
                             .and_then(|x| u8::from_str_radix(x, 16).ok())
-                            .ok_or_else(|| format!("bad hex `{v}`"))
+                            .ok_or_else(|| bad("hex", v))
                     })
-                    .collect::<Result<Vec<u8>, String>>()?;
+                    .collect::<Result<Vec<u8>, SpecError>>()?;
                 Ok((Arg::Buffer(b), Spec::Shown))
             }
-            "tmap" => Ok((Arg::TensorMap(TensorMapArg::parse(v)?), Spec::Scalar)),
+            "tmap" => Ok((
+                Arg::TensorMap(TensorMapArg::parse(v).map_err(SpecError::TensorMap)?),
+                Spec::Scalar,
+            )),
             "iota32" => {
-                let n: u32 = v.parse().map_err(|_| format!("bad count `{v}`"))?;
+                let n: u32 = v.parse().map_err(|_| bad("count", v))?;
                 let mut b = buffer(4 * n as u64)?;
                 for (i, w) in b.chunks_exact_mut(4).enumerate() {
                     w.copy_from_slice(&(i as u32).to_le_bytes());
@@ -219,7 +235,7 @@ impl Arg {
             "u16" | "s16" | "b16" => scalar(2, parse_int(v)? as u64),
             "u32" | "s32" | "b32" => scalar(4, parse_int(v)? as u64),
             "u64" | "s64" | "b64" => scalar(8, parse_int(v)? as u64),
-            _ => Err(format!("unknown argument type `{kind}`")),
+            _ => Err(SpecError::UnknownType(kind.to_string())),
         }
     }
 
