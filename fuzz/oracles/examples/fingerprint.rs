@@ -92,13 +92,13 @@ fn simt(count: usize) -> Part {
     let mut part = Part::new();
     let mut insts = 0;
     let mut src = Bytes::new(0xf1_9e59);
-    let fams = prog::Family::ALL;
+    let fams = prog::SimtFamily::ALL;
     let mut i = 0;
     while part.drawn < count {
         i += 1;
         let data = src.fill(4096);
         let mut u = Unstructured::new(&data);
-        let families: &[prog::Family] = if i % 2 == 0 {
+        let families: &[prog::SimtFamily] = if i % 2 == 0 {
             &fams
         } else {
             std::slice::from_ref(&fams[(i / 2) % fams.len()])

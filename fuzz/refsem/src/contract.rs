@@ -47,8 +47,11 @@ use std::collections::{HashMap, HashSet};
 
 /// Whether `op` writes its destination with a `mov` of its first source (`mov`, and the
 /// `mov.b32` after `bar.warp.sync` and after the hint instructions).
-fn is_move(op: &Op) -> bool {
-    matches!(op, Op::Mov(_) | Op::WarpSync | Op::Hint(_))
+fn is_move(op: &Operation) -> bool {
+    matches!(
+        op,
+        Operation::Mov(_) | Operation::WarpSync | Operation::Hint(_)
+    )
 }
 
 /// What the reference does differently from an instruction's one-by-one reading.
@@ -154,7 +157,7 @@ fn inst_reads(i: &Inst) -> Vec<Reg> {
         });
     }
     match i.op {
-        Op::St { vec, class, .. } => {
+        Operation::St { vec, class, .. } => {
             let first = match i.srcs.first() {
                 Some(Src::Reg(r)) => r.idx,
                 _ => 0,
@@ -177,8 +180,8 @@ fn inst_reads(i: &Inst) -> Vec<Reg> {
 /// The registers an instruction writes.
 fn inst_writes(i: &Inst) -> Vec<Reg> {
     match i.op {
-        Op::St { .. } | Op::Atom { red: true, .. } => Vec::new(),
-        Op::Ld { vec, class, .. } | Op::LdIn { vec, class, .. } => (0..vec)
+        Operation::St { .. } | Operation::Atom { red: true, .. } => Vec::new(),
+        Operation::Ld { vec, class, .. } | Operation::LdIn { vec, class, .. } => (0..vec)
             .map(|k| Reg {
                 class,
                 idx: (i.dst.idx + k) % class.count(),
@@ -326,7 +329,9 @@ impl<'a> Cfg<'a> {
     fn nodes(&mut self, ns: &'a [Node]) {
         for n in ns {
             match n {
-                Node::Inst(i) if matches!(i.op, Op::Call { .. } | Op::Rec { .. }) => self.call(i),
+                Node::Inst(i) if matches!(i.op, Operation::Call { .. } | Operation::Rec { .. }) => {
+                    self.call(i)
+                }
                 Node::Inst(i) => self.push(Item::Inst(i)),
                 Node::Barrier(b) => {
                     if let Some((d, p)) = b.regs() {
@@ -454,15 +459,15 @@ fn pure_write(it: &Item<'_>) -> Option<Reg> {
     let pure = is_move(&i.op)
         || matches!(
             i.op,
-            Op::Fbin {
+            Operation::Fbin {
                 op: Fop::Add | Fop::Sub | Fop::Mul,
                 ..
-            } | Op::Hbin {
+            } | Operation::Hbin {
                 op: Fop::Add | Fop::Sub | Fop::Mul,
                 ..
-            } | Op::Fneg { .. }
-                | Op::Fabs { .. }
-                | Op::Hsign { .. }
+            } | Operation::Fneg { .. }
+                | Operation::Fabs { .. }
+                | Operation::Hsign { .. }
         );
     let ws = inst_writes(i);
     (pure && ws.len() == 1 && !self_move(i)).then(|| ws[0])
@@ -1003,7 +1008,7 @@ impl<'a> Analysis<'a> {
                     }
                     Some(_) => {}
                     None => {
-                        if i.op != Op::Selp(Class::F) {
+                        if i.op != Operation::Selp(Class::F) {
                             continue;
                         }
                         let (Src::Reg(p), Src::Reg(q)) = (i.srcs[0], i.srcs[1]) else {
@@ -1035,7 +1040,7 @@ mod tests {
         }
     }
 
-    fn i(op: Op, dst: Reg, srcs: &[Src]) -> Node {
+    fn i(op: Operation, dst: Reg, srcs: &[Src]) -> Node {
         Node::Inst(Inst {
             guard: None,
             op,
@@ -1056,8 +1061,8 @@ mod tests {
         }
     }
 
-    fn bin(op: Fop) -> Op {
-        Op::Fbin {
+    fn bin(op: Fop) -> Operation {
+        Operation::Fbin {
             op,
             ft: Ft::F32,
             rnd: None,
@@ -1106,7 +1111,7 @@ mod tests {
         let got = plans(vec![mul.clone(), sub], &[1]);
         assert_eq!(got[1], fused(0, false, true));
         let neg = i(
-            Op::Fneg {
+            Operation::Fneg {
                 ft: Ft::F32,
                 ftz: false,
             },
@@ -1119,7 +1124,7 @@ mod tests {
         // A guarded add fuses (but where it writes over the product, lanes where the guard
         // fails keep the product: it is still stored); a guarded mul does not.
         let other = i(bin(Fop::Add), f(5), &[r(4), r(1)]);
-        let kill = i(Op::Mov(Class::F), f(1), &[r(0)]);
+        let kill = i(Operation::Mov(Class::F), f(1), &[r(0)]);
         let got = plans(vec![mul.clone(), guarded(other), kill], &[1, 5]);
         assert_eq!(got[1], fused(1, false, false));
         let got = plans(vec![mul.clone(), guarded(add.clone())], &[1]);
@@ -1159,7 +1164,7 @@ mod tests {
         let m1 = i(bin(Fop::Mul), f(1), &[r(2), r(3)]);
         let m2 = i(bin(Fop::Mul), f(4), &[r(2), r(3)]);
         let add = i(bin(Fop::Add), f(1), &[r(1), r(4)]);
-        let kill = i(Op::Mov(Class::F), f(4), &[r(0)]);
+        let kill = i(Operation::Mov(Class::F), f(4), &[r(0)]);
         let got = plans(vec![m1.clone(), m2.clone(), add, kill], &[1, 4]);
         assert_eq!(got[2], fused(0, false, false));
         // The first product lives on: the second fuses.
@@ -1186,7 +1191,7 @@ mod tests {
                 then: vec![mul, add],
                 els: Vec::new(),
             },
-            i(Op::Mov(Class::F), f(1), &[r(0)]),
+            i(Operation::Mov(Class::F), f(1), &[r(0)]),
         ];
         assert_eq!(plans(body, &[1, 5])[1], Some(Plan::Unsure));
     }
@@ -1232,7 +1237,7 @@ mod tests {
             ]
         );
         // A move of the product whose result is written over before any read is no use.
-        let mov = |d: u8, s: u8| i(Op::Mov(Class::F), f(d), &[r(s)]);
+        let mov = |d: u8, s: u8| i(Operation::Mov(Class::F), f(d), &[r(s)]);
         let body = vec![mul(1, 2, 3), mov(4, 1), mov(4, 0), add(5, 1, 4)];
         let got = plans(body, &[5, 4]);
         assert_eq!(got, vec![Some(Plan::Save(0)), None, None, fused_as(0, 0)]);
@@ -1246,7 +1251,7 @@ mod tests {
     fn neg_folds() {
         let neg = |d: u8, s: u8| {
             i(
-                Op::Fneg {
+                Operation::Fneg {
                     ft: Ft::F32,
                     ftz: false,
                 },
@@ -1267,7 +1272,7 @@ mod tests {
         // Not for bf16x2, whose neg is an HFMA2 that makes NaNs canonical.
         let hneg = |d: u8, s: u8| {
             i(
-                Op::Hsign {
+                Operation::Hsign {
                     abs: false,
                     hf: Hf::Bf16,
                     x2: true,
@@ -1288,7 +1293,7 @@ mod tests {
             class: Class::P,
             idx: 1,
         });
-        let selp = i(Op::Selp(Class::F), f(3), &[r(2), r(1), p]);
+        let selp = i(Operation::Selp(Class::F), f(3), &[r(2), r(1), p]);
         let got = plans(vec![neg(1, 2), selp], &[3]);
         assert_eq!(got[1], Some(Plan::SelectNeg { neg: 1 }));
     }

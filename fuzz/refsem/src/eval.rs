@@ -328,7 +328,7 @@ pub struct Cx<'m> {
     gid0: u32,
     /// The program's device functions.
     funcs: &'m [Func],
-    /// The input pools (what [`Op::LdIn`] reads).
+    /// The input pools (what [`Operation::LdIn`] reads).
     pools: &'m [[u64; 16]; 5],
     /// How ptxas compiles the program's instructions.
     plans: &'m Plans,
@@ -446,7 +446,7 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
         // Generic accesses reach the same bytes: the reference ignores how the address is
         // written (the invariant under test: `cvta` of a shared or global address names the
         // same location).
-        Op::St {
+        Operation::St {
             buf,
             vec,
             class,
@@ -469,7 +469,7 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
                     .store(false, at, n, regs.get(r), sure && regs.known(r));
             }
         }
-        Op::Ld {
+        Operation::Ld {
             buf,
             peer,
             vec,
@@ -494,7 +494,7 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
                 }
             }
         }
-        Op::Atom {
+        Operation::Atom {
             op, t, target, red, ..
         } => {
             let s: Vec<u64> = i.srcs.iter().map(|&x| src(x, lane, regs)).collect();
@@ -502,10 +502,12 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
             let n = (t.bits() / 8) as usize;
             // `common`: an address other threads update too.
             let (global, at, common) = match target {
-                Target::Own { buf, off } => (false, slot(buf, tid, off), false),
-                Target::Cell(j) => (false, (CELLS + 8 * j as u32) as usize, true),
-                Target::GlobalOwn => (true, 8 * (cx.gid0 + lane) as usize, false),
-                Target::GlobalCell(j) => (true, cx.mem.global.len() - 32 + 8 * j as usize, true),
+                AtomTarget::Own { buf, off } => (false, slot(buf, tid, off), false),
+                AtomTarget::Cell(j) => (false, (CELLS + 8 * j as u32) as usize, true),
+                AtomTarget::GlobalOwn => (true, 8 * (cx.gid0 + lane) as usize, false),
+                AtomTarget::GlobalCell(j) => {
+                    (true, cx.mem.global.len() - 32 + 8 * j as usize, true)
+                }
             };
             if !global {
                 cx.mem.track(tid, at, n, !common, !common, common);
@@ -655,7 +657,7 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                             forget_dsts(i, &mut lanes[l]);
                         }
                     }
-                } else if let Op::Call { f, n, params, .. } = i.op {
+                } else if let Operation::Call { f, n, params, .. } = i.op {
                     call(i, f, &params[..n as usize], active, lanes, cx)?;
                 } else {
                     let plan = cx.plans.get(i).filter(|pl| {
@@ -683,7 +685,7 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                             mem_lane(i, l as u32, &mut lanes[l], cx, sure);
                             continue;
                         }
-                        if let Op::LdIn {
+                        if let Operation::LdIn {
                             class, slot, vec, ..
                         } = i.op
                         {
@@ -874,10 +876,14 @@ fn call(
 }
 
 /// Whether `op` is a warp-synchronous instruction.
-pub fn is_warp(op: &Op) -> bool {
+pub fn is_warp(op: &Operation) -> bool {
     matches!(
         op,
-        Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. } | Op::Activemask
+        Operation::Shfl { .. }
+            | Operation::Vote { .. }
+            | Operation::Redux { .. }
+            | Operation::Match { .. }
+            | Operation::Activemask
     )
 }
 
@@ -905,12 +911,12 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
         .map(|l| i.srcs.first().map_or(0, |&s| src(s, l as u32, &lanes[l])))
         .collect();
     match i.op {
-        Op::Activemask => {
+        Operation::Activemask => {
             for l in lanes_of(m) {
                 lanes[l].set(i.dst, m as u64);
             }
         }
-        Op::Shfl { mode, c } => {
+        Operation::Shfl { mode, c } => {
             let mut res = [(0u64, 0u64); 32];
             for l in lanes_of(m) {
                 let lane = l as i32;
@@ -939,7 +945,7 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
                 }
             }
         }
-        Op::Vote { mode } => {
+        Operation::Vote { mode } => {
             let ballot = lanes_of(m)
                 .filter(|&l| (a[l] != 0) != i.neg_pred)
                 .fold(0u32, |acc, l| acc | 1 << l);
@@ -953,7 +959,7 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
                 lanes[l].set(i.dst, v);
             }
         }
-        Op::Redux { op, signed } => {
+        Operation::Redux { op, signed } => {
             let vals = lanes_of(m).map(|l| a[l] & 0xffff_ffff);
             let v = match op {
                 ReduxOp::Add => vals.fold(0u64, |x, y| x.wrapping_add(y)),
@@ -975,7 +981,7 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
                 lanes[l].set(i.dst, v);
             }
         }
-        Op::Match { all, wide } => {
+        Operation::Match { all, wide } => {
             let w = if wide { 64 } else { 32 };
             let first = a[m.trailing_zeros() as usize & 31] & mask(w);
             let uniform = lanes_of(m).all(|l| a[l] & mask(w) == first);
@@ -1062,7 +1068,14 @@ fn planned(i: &Inst, plan: Plan, lane: u32, regs: &mut Regs, sure: bool) -> bool
 /// addend `c`, with the negations the contraction applies and the `add`'s `.ftz`/`.sat`; `None`
 /// where the result is unspecified (an f64 NaN that enters negated, or several NaN operands:
 /// which one the hardware returns depends on the operand order ptxas picks).
-fn fused(op: &Op, a: u64, b: u64, c: u64, neg_product: bool, neg_addend: bool) -> Option<u64> {
+fn fused(
+    op: &Operation,
+    a: u64,
+    b: u64,
+    c: u64,
+    neg_product: bool,
+    neg_addend: bool,
+) -> Option<u64> {
     let (ty, _, ftz, sat) = add_of(op)?;
     let sg = ty.signs();
     let na = if neg_product { a ^ sg } else { a };
@@ -1125,9 +1138,9 @@ fn lane(i: &Inst, lane: u32, regs: &mut Regs) {
 }
 
 /// Whether `op` reads and whether it writes the carry flag.
-pub fn carry_flags(op: &Op) -> (bool, bool) {
+pub fn carry_flags(op: &Operation) -> (bool, bool) {
     match *op {
-        Op::AddCc { cin, cout, .. } | Op::MadCc { cin, cout, .. } => (cin, cout),
+        Operation::AddCc { cin, cout, .. } | Operation::MadCc { cin, cout, .. } => (cin, cout),
         _ => (false, false),
     }
 }
@@ -1137,10 +1150,10 @@ pub fn carry_flags(op: &Op) -> (bool, bool) {
 /// in of 1 (`sub.cc`) or CF (`subc`), so after a subtraction CF = 1 means "no borrow" and
 /// `subc` computes `a - b - (1 - CF)`: measured on the H200 (`corpus/vectors/hw.jsonl`,
 /// `sub.cc+subc`, `add.cc+subc`, `sub.cc+addc`), where the ISA text reads CF as a borrow.
-fn carry(op: &Op, s: &[u64], cf: bool) -> (u64, bool) {
+fn carry(op: &Operation, s: &[u64], cf: bool) -> (u64, bool) {
     let cf = cf as u128;
     let (w, full) = match *op {
-        Op::AddCc { sub, cin, t, .. } => {
+        Operation::AddCc { sub, cin, t, .. } => {
             let w = t.bits as u32;
             let (a, b) = ((s[0] & mask(w)) as u128, (s[1] & mask(w)) as u128);
             let full = if sub {
@@ -1150,7 +1163,7 @@ fn carry(op: &Op, s: &[u64], cf: bool) -> (u64, bool) {
             };
             (w, full)
         }
-        Op::MadCc { hi, cin, t, .. } => {
+        Operation::MadCc { hi, cin, t, .. } => {
             let w = t.bits as u32;
             // The 2w-bit product as two's complement bits (u128 holds every case: a signed
             // product is below 2^126 in magnitude, an unsigned one below 2^128).
@@ -1645,7 +1658,7 @@ pub fn known_issue(i: &Inst, s: &[u64]) -> Option<&'static str> {
     match i.op {
         // A same-format cvt without modifiers is a move on the hardware (NaN payloads and
         // signaling NaNs pass unchanged).
-        Op::Cvt {
+        Operation::Cvt {
             d: CvtT::F(a),
             s: CvtT::F(b),
             rnd: None,
@@ -1659,7 +1672,7 @@ pub fn known_issue(i: &Inst, s: &[u64]) -> Option<&'static str> {
             _ => None,
         },
         // cvt.ftz.f64.f32 of a NaN widens the canonical f32 NaN.
-        Op::Cvt {
+        Operation::Cvt {
             d: CvtT::F(Ft::F64),
             s: CvtT::F(Ft::F32),
             ftz: true,
@@ -1677,15 +1690,15 @@ pub fn known_issue(i: &Inst, s: &[u64]) -> Option<&'static str> {
 fn unspecified(i: &Inst, s: &[u64]) -> bool {
     match i.op {
         // As for f32: which NaN `abs`/`neg` give is left open.
-        Op::Hsign { hf, x2, .. } => {
+        Operation::Hsign { hf, x2, .. } => {
             let fmt = hfmt(hf);
             fmt.nan(s[0]) || (x2 && fmt.nan(s[0] >> 16))
         }
-        Op::Fabs { ft, .. } | Op::Fneg { ft, .. } => match ft {
+        Operation::Fabs { ft, .. } | Operation::Fneg { ft, .. } => match ft {
             Ft::F32 => nan32(s[0]),
             Ft::F64 => nan64(s[0]),
         },
-        Op::Cvt {
+        Operation::Cvt {
             d: CvtT::F(Ft::F32),
             s: CvtT::F(Ft::F64),
             ftz: true,
@@ -1696,10 +1709,10 @@ fn unspecified(i: &Inst, s: &[u64]) -> bool {
         // the operands (it swaps commutative ones, folds `min(x, x)`): for register operands
         // the H200 prefers b for add/sub/mul/min/max, then b, c, a for fma, a for div (the
         // order `nan64_result` follows), but a kernel cannot rely on it.
-        Op::Fbin { ft: Ft::F64, .. } | Op::Fminmax { ft: Ft::F64, .. } => {
+        Operation::Fbin { ft: Ft::F64, .. } | Operation::Fminmax { ft: Ft::F64, .. } => {
             nan64(s[0]) && nan64(s[1])
         }
-        Op::Fma { ft: Ft::F64, .. } => s[..3].iter().filter(|&&x| nan64(x)).count() >= 2,
+        Operation::Fma { ft: Ft::F64, .. } => s[..3].iter().filter(|&&x| nan64(x)).count() >= 2,
         _ => false,
     }
 }
@@ -1794,26 +1807,26 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
     let w = |t: &It| t.bits as u32;
     let one = |v: u64| (v, None);
     match i.op {
-        Op::Add(t) => one(tr(val(s[0], t) + val(s[1], t), w(&t))),
-        Op::Sub(t) => one(tr(val(s[0], t) - val(s[1], t), w(&t))),
-        Op::AddSat(sub) => {
+        Operation::Add(t) => one(tr(val(s[0], t) + val(s[1], t), w(&t))),
+        Operation::Sub(t) => one(tr(val(s[0], t) - val(s[1], t), w(&t))),
+        Operation::AddSat(sub) => {
             let (a, b) = (sx(s[0], 32), sx(s[1], 32));
             one(tr(clamp(if sub { a - b } else { a + b }, 32, true), 32))
         }
-        Op::MulLo(t) => one(tr(val(s[0], t).wrapping_mul(val(s[1], t)), w(&t))),
-        Op::MulHi(t) => one(if t.bits == 64 && !t.signed {
+        Operation::MulLo(t) => one(tr(val(s[0], t).wrapping_mul(val(s[1], t)), w(&t))),
+        Operation::MulHi(t) => one(if t.bits == 64 && !t.signed {
             ((s[0] as u128 * s[1] as u128) >> 64) as u64
         } else {
             tr((val(s[0], t) * val(s[1], t)) >> w(&t), w(&t))
         }),
-        Op::MulWide(t) => one(tr(val(s[0], t) * val(s[1], t), 2 * w(&t))),
-        Op::MadLo(t) => one(tr(
+        Operation::MulWide(t) => one(tr(val(s[0], t) * val(s[1], t), 2 * w(&t))),
+        Operation::MadLo(t) => one(tr(
             val(s[0], t)
                 .wrapping_mul(val(s[1], t))
                 .wrapping_add(val(s[2], t)),
             w(&t),
         )),
-        Op::MadHi(t) => {
+        Operation::MadHi(t) => {
             let hi = if t.bits == 64 && !t.signed {
                 ((s[0] as u128 * s[1] as u128) >> 64) as i128
             } else {
@@ -1821,41 +1834,41 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             };
             one(tr(hi.wrapping_add(val(s[2], t)), w(&t)))
         }
-        Op::MadWide(t) => {
+        Operation::MadWide(t) => {
             let wide = It {
                 bits: t.bits * 2,
                 signed: t.signed,
             };
             one(tr(val(s[0], t) * val(s[1], t) + val(s[2], wide), 2 * w(&t)))
         }
-        Op::MadHiSat => {
+        Operation::MadHiSat => {
             let hi = (sx(s[0], 32) * sx(s[1], 32)) >> 32;
             one(tr(clamp(hi + sx(s[2], 32), 32, true), 32))
         }
-        Op::Mul24 { hi, signed } | Op::Mad24 { hi, signed } => {
+        Operation::Mul24 { hi, signed } | Operation::Mad24 { hi, signed } => {
             let e = |v: u64| if signed { sx(v, 24) } else { zx(v, 24) };
             let p = e(s[0]) * e(s[1]);
             let r = if hi { p >> 16 } else { p };
-            let c = if matches!(i.op, Op::Mad24 { .. }) {
+            let c = if matches!(i.op, Operation::Mad24 { .. }) {
                 zx(s[2], 32)
             } else {
                 0
             };
             one(tr(r + c, 32))
         }
-        Op::Sad(t) => {
+        Operation::Sad(t) => {
             let (a, b) = (val(s[0], t), val(s[1], t));
             let d = if a < b { b - a } else { a - b };
             one(tr(d + val(s[2], t), w(&t)))
         }
-        Op::Div(t) | Op::Rem(t) => {
+        Operation::Div(t) | Operation::Rem(t) => {
             let mut b = val(s[1], t);
             if b == 0 || (t.signed && b == -1) {
                 b = 1;
             }
             let a = val(s[0], t);
             one(tr(
-                if matches!(i.op, Op::Div(_)) {
+                if matches!(i.op, Operation::Div(_)) {
                     a / b
                 } else {
                     a % b
@@ -1863,30 +1876,30 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 w(&t),
             ))
         }
-        Op::Abs(t) => one(tr(val(s[0], t).abs(), w(&t))),
-        Op::Neg(t) => one(tr(-val(s[0], t), w(&t))),
-        Op::Min(t) => one(tr(val(s[0], t).min(val(s[1], t)), w(&t))),
-        Op::Max(t) => one(tr(val(s[0], t).max(val(s[1], t)), w(&t))),
-        Op::Relu { max } => {
+        Operation::Abs(t) => one(tr(val(s[0], t).abs(), w(&t))),
+        Operation::Neg(t) => one(tr(-val(s[0], t), w(&t))),
+        Operation::Min(t) => one(tr(val(s[0], t).min(val(s[1], t)), w(&t))),
+        Operation::Max(t) => one(tr(val(s[0], t).max(val(s[1], t)), w(&t))),
+        Operation::Relu { max } => {
             let (a, b) = (sx(s[0], 32), sx(s[1], 32));
             let v = if max { a.max(b) } else { a.min(b) };
             one(tr(v.max(0), 32))
         }
-        Op::Popc(b) => one((s[0] & mask(b as u32)).count_ones() as u64),
-        Op::Clz(b) => one(if b == 32 {
+        Operation::Popc(b) => one((s[0] & mask(b as u32)).count_ones() as u64),
+        Operation::Clz(b) => one(if b == 32 {
             (s[0] as u32).leading_zeros() as u64
         } else {
             s[0].leading_zeros() as u64
         }),
-        Op::Brev(b) => one(if b == 32 {
+        Operation::Brev(b) => one(if b == 32 {
             (s[0] as u32).reverse_bits() as u64
         } else {
             s[0].reverse_bits()
         }),
-        Op::Bfind { t, shiftamt } => one(bfind(s[0], t, shiftamt)),
-        Op::Bfe(t) => one(bfe(s[0], s[1], s[2], t)),
-        Op::Bfi(b) => one(bfi(s[0], s[1], s[2], s[3], b)),
-        Op::Dp4a { sa, sb } => {
+        Operation::Bfind { t, shiftamt } => one(bfind(s[0], t, shiftamt)),
+        Operation::Bfe(t) => one(bfe(s[0], s[1], s[2], t)),
+        Operation::Bfi(b) => one(bfi(s[0], s[1], s[2], s[3], b)),
+        Operation::Dp4a { sa, sb } => {
             let byte = |v: u64, k: u32, sgn: bool| {
                 let x = (v >> (8 * k)) & 0xff;
                 if sgn {
@@ -1898,7 +1911,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             let sum: i128 = (0..4).map(|k| byte(s[0], k, sa) * byte(s[1], k, sb)).sum();
             one(tr(sum + zx(s[2], 32), 32))
         }
-        Op::Dp2a { hi, sa, sb } => {
+        Operation::Dp2a { hi, sa, sb } => {
             let half = |k: u32| {
                 let x = (s[0] >> (16 * k)) & 0xffff;
                 if sa {
@@ -1919,30 +1932,30 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             let sum = half(0) * byte(base) + half(1) * byte(base + 1);
             one(tr(sum + zx(s[2], 32), 32))
         }
-        Op::Prmt(mode) => one(prmt(s[0], s[1], s[2], mode)),
-        Op::Bmsk { clamp } => one(bmsk(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp)),
-        Op::Szext { clamp, signed } => {
+        Operation::Prmt(mode) => one(prmt(s[0], s[1], s[2], mode)),
+        Operation::Bmsk { clamp } => one(bmsk(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp)),
+        Operation::Szext { clamp, signed } => {
             one(szext(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp, signed))
         }
-        Op::Fns => one(fns(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, sx(s[2], 32))),
-        Op::AddCc { .. } | Op::MadCc { .. } => {
+        Operation::Fns => one(fns(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, sx(s[2], 32))),
+        Operation::AddCc { .. } | Operation::MadCc { .. } => {
             unreachable!("carry-flag instructions are evaluated with the flag")
         }
-        Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
+        Operation::Ld { .. } | Operation::St { .. } | Operation::Atom { .. } => {
             unreachable!("memory instructions are evaluated with the memory")
         }
-        Op::Call { .. } => unreachable!("calls are evaluated with the callee"),
+        Operation::Call { .. } => unreachable!("calls are evaluated with the callee"),
         // The generic address space maps each state space through its own window: an address
         // made by `cvta` from space `ptr` is in `ptr` and in no other space, except that the
         // executing CTA's shared memory is part of the cluster's, and the kernel parameters'
         // window lies in the global one (the ISA's `isspacep`, confirmed on an H100).
-        Op::Isspacep { space, ptr } => {
+        Operation::Isspacep { space, ptr } => {
             let shared = |w: Win| matches!(w, Win::Shared | Win::SharedCta | Win::SharedCluster);
             one((space == ptr
                 || (shared(space) && shared(ptr))
                 || (space == Win::Global && ptr == Win::Param)) as u64)
         }
-        Op::Rec { .. } => {
+        Operation::Rec { .. } => {
             fn rec(n: u32, x: u32) -> u32 {
                 if n == 0 {
                     x
@@ -1953,13 +1966,13 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             one(rec(s[0] as u32 & 7, s[1] as u32) as u64)
         }
         // `cvta.to.X(cvta.X(a)) == a`.
-        Op::CvtaRound { .. } => one(s[0]),
-        Op::And(c) => one(s[0] & s[1] & mask(c.bits())),
-        Op::Or(c) => one((s[0] | s[1]) & mask(c.bits())),
-        Op::Xor(c) => one((s[0] ^ s[1]) & mask(c.bits())),
-        Op::Not(c) => one(!s[0] & mask(c.bits())),
-        Op::Cnot(c) => one((s[0] & mask(c.bits()) == 0) as u64),
-        Op::Lop3(lut) => {
+        Operation::CvtaRound { .. } => one(s[0]),
+        Operation::And(c) => one(s[0] & s[1] & mask(c.bits())),
+        Operation::Or(c) => one((s[0] | s[1]) & mask(c.bits())),
+        Operation::Xor(c) => one((s[0] ^ s[1]) & mask(c.bits())),
+        Operation::Not(c) => one(!s[0] & mask(c.bits())),
+        Operation::Cnot(c) => one((s[0] & mask(c.bits()) == 0) as u64),
+        Operation::Lop3(lut) => {
             let mut d = 0u64;
             for k in 0..32 {
                 let idx = (((s[0] >> k) & 1) << 2) | (((s[1] >> k) & 1) << 1) | ((s[2] >> k) & 1);
@@ -1967,7 +1980,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             }
             one(d)
         }
-        Op::Shf { left, clamp } => {
+        Operation::Shf { left, clamp } => {
             let n = if clamp {
                 (s[2] & 0xffff_ffff).min(32)
             } else {
@@ -1981,7 +1994,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 (v >> n) as u64 & 0xffff_ffff
             })
         }
-        Op::Shl(c) => {
+        Operation::Shl(c) => {
             let n = s[1] & 0xffff_ffff;
             one(if n >= c.bits() as u64 {
                 0
@@ -1989,12 +2002,12 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 (s[0] << n) & mask(c.bits())
             })
         }
-        Op::Shr(t) => {
+        Operation::Shr(t) => {
             let n = (s[1] & 0xffff_ffff).min(127) as u32;
             let v = val(s[0], t);
             one(tr(if n >= 127 { v >> 127 } else { v >> n }, w(&t)))
         }
-        Op::Setp {
+        Operation::Setp {
             cmp,
             t,
             bop: b,
@@ -2005,7 +2018,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
             (bop(b, r, c) as u64, Some(bop(b, !r, c) as u64))
         }
-        Op::Set {
+        Operation::Set {
             cmp,
             t,
             d,
@@ -2021,9 +2034,9 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 (_, true) => 0xffff_ffff,
             })
         }
-        Op::Selp(_) => one(if s[2] != 0 { s[0] } else { s[1] }),
-        Op::Slct(_) => one(if sx(s[2], 32) >= 0 { s[0] } else { s[1] }),
-        Op::Fbin {
+        Operation::Selp(_) => one(if s[2] != 0 { s[0] } else { s[1] }),
+        Operation::Slct(_) => one(if sx(s[2], 32) >= 0 { s[0] } else { s[1] }),
+        Operation::Fbin {
             op,
             ft,
             rnd,
@@ -2056,7 +2069,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 ),
             })
         }
-        Op::Fma {
+        Operation::Fma {
             ft, rnd, ftz, sat, ..
         } => one(match ft {
             Ft::F32 => arith32(&s[..3], ftz, sat, rnd, Some(exact_fma), |x| {
@@ -2064,7 +2077,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             }),
             Ft::F64 => arith64(&s[..3], &[1, 2, 0], |x| fref::fma64(x[0], x[1], x[2], rnd)),
         }),
-        Op::Rcp { ft, rnd, ftz } => one(match ft {
+        Operation::Rcp { ft, rnd, ftz } => one(match ft {
             Ft::F32 => arith32(
                 &s[..1],
                 ftz,
@@ -2075,12 +2088,12 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             ),
             Ft::F64 => arith64(&s[..1], &[0], |x| fref::div64(1.0, x[0], rnd)),
         }),
-        Op::Sqrt { ft, rnd, ftz } => one(match ft {
+        Operation::Sqrt { ft, rnd, ftz } => one(match ft {
             Ft::F32 => arith32(&s[..1], ftz, false, rnd, None, |x| fref::sqrt32(x[0], rnd)),
             Ft::F64 => arith64(&s[..1], &[0], |x| fref::sqrt64(x[0], rnd)),
         }),
-        Op::Fabs { ft, ftz } | Op::Fneg { ft, ftz } => {
-            let neg = matches!(i.op, Op::Fneg { .. });
+        Operation::Fabs { ft, ftz } | Operation::Fneg { ft, ftz } => {
+            let neg = matches!(i.op, Operation::Fneg { .. });
             one(match ft {
                 Ft::F32 => {
                     let a = s[0] & 0xffff_ffff;
@@ -2104,28 +2117,28 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 }
             })
         }
-        Op::Fminmax {
+        Operation::Fminmax {
             ft,
             max,
             ftz,
             nan,
             xorsign,
         } => one(minmax(ft, max, ftz, nan, xorsign, s[0], s[1])),
-        Op::Copysign(ft) => {
+        Operation::Copysign(ft) => {
             let sb = if ft == Ft::F32 { 1u64 << 31 } else { 1 << 63 };
             one((s[1] & !sb) | (s[0] & sb))
         }
-        Op::Testp { ft, class } => one(testp(ft, class, s[0]) as u64),
-        Op::Approx { .. } => unreachable!("approximate operations have no reference"),
-        Op::Cvt {
+        Operation::Testp { ft, class } => one(testp(ft, class, s[0]) as u64),
+        Operation::Approx { .. } => unreachable!("approximate operations have no reference"),
+        Operation::Cvt {
             d,
             s: st,
             rnd,
             ftz,
             sat,
         } => one(cvt(d, st, rnd, ftz, sat, s[0])),
-        Op::Mov(_) => one(s[0]),
-        Op::Hbin {
+        Operation::Mov(_) => one(s[0]),
+        Operation::Hbin {
             op,
             hf,
             x2,
@@ -2142,7 +2155,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 _ => (v[0] * v[1], Ordering::Equal),
             })
         })),
-        Op::Hfma {
+        Operation::Hfma {
             hf,
             x2,
             ftz,
@@ -2152,7 +2165,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             let fmt = hfmt(hf);
             half_arith(fmt, h, ftz, sat, relu, |v| sum2(v[0] * v[1], v[2]))
         })),
-        Op::Hsign { abs, hf, x2, ftz } => one(halves(x2, s, 1, |h| {
+        Operation::Hsign { abs, hf, x2, ftz } => one(halves(x2, s, 1, |h| {
             let a = if ftz { hfmt(hf).flush(h[0]) } else { h[0] };
             if abs {
                 a & 0x7fff
@@ -2160,7 +2173,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 a ^ 0x8000
             }
         })),
-        Op::Hminmax {
+        Operation::Hminmax {
             hf,
             x2,
             max,
@@ -2170,7 +2183,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
         } => one(halves(x2, s, 2, |h| {
             hminmax(hfmt(hf), max, ftz, nan, xorsign, h[0], h[1])
         })),
-        Op::CvtToHalf {
+        Operation::CvtToHalf {
             hf,
             rnd,
             ftz,
@@ -2178,8 +2191,8 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             relu,
             satfinite,
         } => one(to_half(hfmt(hf), rnd, ftz, sat, relu, satfinite, s[0])),
-        Op::CvtFromHalf { hf, ftz } => one(from_half(hfmt(hf), ftz, s[0])),
-        Op::Hsetp {
+        Operation::CvtFromHalf { hf, ftz } => one(from_half(hfmt(hf), ftz, s[0])),
+        Operation::Hsetp {
             cmp,
             hf,
             x2,
@@ -2204,7 +2217,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 (half(0), None)
             }
         }
-        Op::Hset {
+        Operation::Hset {
             cmp,
             hf,
             x2,
@@ -2240,14 +2253,14 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 one_of(half(0))
             })
         }
-        Op::CvtHalfX {
+        Operation::CvtHalfX {
             hf,
             peer,
             to_half,
             rnd,
             sat,
         } => one(cvt_half_x(hfmt(hf), peer, to_half, rnd, sat, s[0])),
-        Op::CvtPack {
+        Operation::CvtPack {
             hf,
             rz,
             relu,
@@ -2259,7 +2272,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
         }
         // Saturate each `.s32` source to the format, `a` above `b`, and shift `c` in above the
         // pair (for formats narrower than 16 bits).
-        Op::PackSat(pt) => {
+        Operation::PackSat(pt) => {
             let (w, signed) = pt.format();
             let (lo, hi) = if signed {
                 (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1)
@@ -2275,13 +2288,13 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             })
         }
         // The block is the thread's own and aligned as asked: what is stored reads back.
-        Op::Hint(_) | Op::Alloca { .. } | Op::WarpSync => one(s[0]),
-        Op::LdIn { .. } => unreachable!("input loads are evaluated with the pools"),
-        Op::Shfl { .. }
-        | Op::Vote { .. }
-        | Op::Redux { .. }
-        | Op::Match { .. }
-        | Op::Activemask => {
+        Operation::Hint(_) | Operation::Alloca { .. } | Operation::WarpSync => one(s[0]),
+        Operation::LdIn { .. } => unreachable!("input loads are evaluated with the pools"),
+        Operation::Shfl { .. }
+        | Operation::Vote { .. }
+        | Operation::Redux { .. }
+        | Operation::Match { .. }
+        | Operation::Activemask => {
             unreachable!("warp instructions are evaluated per warp")
         }
     }
@@ -2587,6 +2600,6 @@ fn cvt_half_x(
 }
 
 /// Whether the reference covers `op` (approximate functions are checked three ways only).
-pub fn has_reference(op: &Op) -> bool {
-    !matches!(op, Op::Approx { .. })
+pub fn has_reference(op: &Operation) -> bool {
+    !matches!(op, Operation::Approx { .. })
 }

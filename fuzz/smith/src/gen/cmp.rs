@@ -5,7 +5,7 @@ use crate::model::*;
 use arbitrary::{Result, Unstructured};
 
 impl Gen<'_> {
-    pub(super) fn cmp_op(&self, u: &mut Unstructured) -> Result<Op> {
+    pub(super) fn cmp_op(&self, u: &mut Unstructured) -> Result<Operation> {
         use ptx_ir_core::Cmp;
         let t = match u.int_in_range(0..=3u8)? {
             0 => CmpT::Bits(*u.choose(&[16, 32, 64])?),
@@ -54,7 +54,7 @@ impl Gen<'_> {
         };
         let ftz = t == CmpT::F(Ft::F32) && self.swarm.ftz && u.arbitrary()?;
         Ok(match u.int_in_range(0..=5u8)? {
-            0..=2 => Op::Setp {
+            0..=2 => Operation::Setp {
                 cmp,
                 lohi,
                 t,
@@ -65,7 +65,7 @@ impl Gen<'_> {
                 // `set` takes 32-bit comparisons' types only in some combinations; keep to
                 // the integer and float forms every table line accepts.
                 let d = *u.choose(&[SetD::U32, SetD::S32, SetD::F32])?;
-                Op::Set {
+                Operation::Set {
                     cmp,
                     t: match t {
                         CmpT::Bits(b) => CmpT::Bits(b),
@@ -76,8 +76,12 @@ impl Gen<'_> {
                     ftz,
                 }
             }
-            4 => Op::Selp(*u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?),
-            _ => Op::Slct(*u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?),
+            4 => {
+                Operation::Selp(*u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?)
+            }
+            _ => {
+                Operation::Slct(*u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?)
+            }
         })
     }
 }

@@ -6,7 +6,7 @@ use crate::model::*;
 use arbitrary::{Result, Unstructured};
 
 impl Gen<'_> {
-    pub(super) fn cvt_op(&self, u: &mut Unstructured) -> Result<Op> {
+    pub(super) fn cvt_op(&self, u: &mut Unstructured) -> Result<Operation> {
         const TYPES: &[CvtT] = &[
             CvtT::Int(8, false),
             CvtT::Int(8, true),
@@ -20,7 +20,7 @@ impl Gen<'_> {
             CvtT::F(Ft::F64),
         ];
         if u.ratio(1, 8)? {
-            return Ok(Op::Mov(*u.choose(&Class::ALL)?));
+            return Ok(Operation::Mov(*u.choose(&Class::ALL)?));
         }
         let d = *u.choose(TYPES)?;
         let s = *u.choose(TYPES)?;
@@ -53,7 +53,7 @@ impl Gen<'_> {
             _ => true,
         };
         let sat = can_sat && self.swarm.sat && u.ratio(1, 3)?;
-        Ok(Op::Cvt {
+        Ok(Operation::Cvt {
             d,
             s,
             rnd,

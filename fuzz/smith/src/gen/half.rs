@@ -6,7 +6,7 @@ use crate::model::*;
 use arbitrary::{Result, Unstructured};
 
 impl Gen<'_> {
-    pub(super) fn half_op(&self, u: &mut Unstructured) -> Result<Op> {
+    pub(super) fn half_op(&self, u: &mut Unstructured) -> Result<Operation> {
         let hf = if u.arbitrary()? { Hf::F16 } else { Hf::Bf16 };
         let f16 = hf == Hf::F16;
         let x2 = u.arbitrary()?;
@@ -30,7 +30,7 @@ impl Gen<'_> {
                     (HPeer::F64, false) => None,
                     _ => Some(CvtRnd::F(self.rnd(u)?)),
                 };
-                Op::CvtHalfX {
+                Operation::CvtHalfX {
                     hf,
                     peer,
                     to_half,
@@ -58,7 +58,7 @@ impl Gen<'_> {
                 } else {
                     *u.choose(&[HSetD::Half, HSetD::U16, HSetD::S16, HSetD::U32, HSetD::S32])?
                 };
-                Op::Hset {
+                Operation::Hset {
                     cmp: *u.choose(&[
                         Cmp::Eq,
                         Cmp::Ne,
@@ -88,7 +88,7 @@ impl Gen<'_> {
             }
             10 => {
                 use ptx_ir_core::Cmp;
-                Op::Hsetp {
+                Operation::Hsetp {
                     cmp: *u.choose(&[
                         Cmp::Eq,
                         Cmp::Ne,
@@ -115,7 +115,7 @@ impl Gen<'_> {
                     },
                 }
             }
-            0..=2 => Op::Hbin {
+            0..=2 => Operation::Hbin {
                 op: *u.choose(&[Fop::Add, Fop::Sub, Fop::Mul])?,
                 hf,
                 x2,
@@ -125,7 +125,7 @@ impl Gen<'_> {
             },
             3 | 4 => {
                 let relu = !sat && u.ratio(1, 3)?;
-                Op::Hfma {
+                Operation::Hfma {
                     hf,
                     x2,
                     ftz,
@@ -133,13 +133,13 @@ impl Gen<'_> {
                     relu,
                 }
             }
-            5 => Op::Hsign {
+            5 => Operation::Hsign {
                 abs: u.arbitrary()?,
                 hf,
                 x2,
                 ftz,
             },
-            6 => Op::Hminmax {
+            6 => Operation::Hminmax {
                 hf,
                 x2,
                 max: u.arbitrary()?,
@@ -149,7 +149,7 @@ impl Gen<'_> {
             },
             7 => {
                 if u.arbitrary()? {
-                    Op::CvtToHalf {
+                    Operation::CvtToHalf {
                         hf,
                         rnd: self.rnd(u)?,
                         ftz: self.swarm.ftz && u.arbitrary()?,
@@ -158,7 +158,7 @@ impl Gen<'_> {
                         satfinite: false,
                     }
                 } else {
-                    Op::CvtToHalf {
+                    Operation::CvtToHalf {
                         hf,
                         rnd: *u.choose(&[Rnd::Rn, Rnd::Rz])?,
                         ftz: false,
@@ -168,11 +168,11 @@ impl Gen<'_> {
                     }
                 }
             }
-            8 => Op::CvtFromHalf {
+            8 => Operation::CvtFromHalf {
                 hf,
                 ftz: self.swarm.ftz && u.arbitrary()?,
             },
-            _ => Op::CvtPack {
+            _ => Operation::CvtPack {
                 hf,
                 rz: u.arbitrary()?,
                 relu: u.arbitrary()?,

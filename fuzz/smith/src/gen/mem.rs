@@ -7,7 +7,7 @@ use arbitrary::{Result, Unstructured};
 
 impl Gen<'_> {
     /// A memory operation of the shared-slot protocol; `generic`: through a generic address.
-    pub(super) fn mem_op(&self, u: &mut Unstructured, generic: bool) -> Result<Op> {
+    pub(super) fn mem_op(&self, u: &mut Unstructured, generic: bool) -> Result<Operation> {
         let cur = (self.segment % 2) as u8;
         let addr = if generic {
             AddrKind::Generic
@@ -36,7 +36,7 @@ impl Gen<'_> {
         let size = (class.bits() / 8) as u8 * vec;
         let off = size * u.int_in_range(0..=16 / size - 1)?;
         Ok(match u.int_in_range(0..=5u8)? {
-            0 | 1 => Op::St {
+            0 | 1 => Operation::St {
                 buf: cur,
                 vec,
                 class,
@@ -49,7 +49,7 @@ impl Gen<'_> {
                 } else {
                     0
                 };
-                Op::Ld {
+                Operation::Ld {
                     // Other threads' slots only from the buffer this segment does not write.
                     buf: if peer > 0 {
                         1 - cur
@@ -65,18 +65,18 @@ impl Gen<'_> {
             }
             _ => {
                 let target = match u.int_in_range(0..=3u8)? {
-                    0 => Target::Own {
+                    0 => AtomTarget::Own {
                         buf: cur,
                         off: 8 * u.int_in_range(0..=1)?,
                     },
                     // Shared cells of the segment's parity (loads read the others).
-                    1 => Target::Cell(cur + 2 * u.int_in_range(0..=1)?),
-                    2 => Target::GlobalOwn,
-                    _ => Target::GlobalCell(u.int_in_range(0..=3)?),
+                    1 => AtomTarget::Cell(cur + 2 * u.int_in_range(0..=1)?),
+                    2 => AtomTarget::GlobalOwn,
+                    _ => AtomTarget::GlobalCell(u.int_in_range(0..=3)?),
                 };
                 let (op, t) = match target {
-                    Target::Cell(j) => self.cell_ops[j as usize],
-                    Target::GlobalCell(j) => self.cell_ops[4 + j as usize],
+                    AtomTarget::Cell(j) => self.cell_ops[j as usize],
+                    AtomTarget::GlobalCell(j) => self.cell_ops[4 + j as usize],
                     _ => {
                         let op = *u.choose(&[
                             AtomOp::Add,
@@ -139,7 +139,7 @@ impl Gen<'_> {
                 } else {
                     None
                 };
-                Op::Atom {
+                Operation::Atom {
                     op,
                     t,
                     target,

@@ -169,7 +169,12 @@ impl<'s> Gen<'s> {
     }
 
     /// Operands, destination(s) and guard of an instruction doing `op`.
-    pub(super) fn operands(&mut self, u: &mut Unstructured, op: Op, fam: Family) -> Result<Inst> {
+    pub(super) fn operands(
+        &mut self,
+        u: &mut Unstructured,
+        op: Operation,
+        fam: SimtFamily,
+    ) -> Result<Inst> {
         let sig = signature(&op);
         let mut srcs = Vec::with_capacity(sig.srcs.len());
         for (k, &c) in sig.srcs.iter().enumerate() {
@@ -181,8 +186,8 @@ impl<'s> Gen<'s> {
             };
             // ptxas takes immediate bit positions and lengths in 0..=255 only.
             let position = match op {
-                Op::Bfe(_) => k >= 1,
-                Op::Bfi(_) => k >= 2,
+                Operation::Bfe(_) => k >= 1,
+                Operation::Bfi(_) => k >= 2,
                 _ => false,
             };
             if let (true, Src::Imm(v)) = (position, &mut s) {
@@ -190,7 +195,7 @@ impl<'s> Gen<'s> {
             }
             srcs.push(s);
         }
-        if op == Op::Fns {
+        if op == Operation::Fns {
             // `base` above 31 is undefined: an immediate in range or `%laneid`.
             srcs[1] = if u.ratio(1, 4)? {
                 Src::Lane
@@ -210,7 +215,7 @@ impl<'s> Gen<'s> {
             _ => None,
         };
         // The packed half comparison always writes `p|q` (the scalar one only `p`).
-        if let Op::Hsetp { x2: true, .. } = op {
+        if let Operation::Hsetp { x2: true, .. } = op {
             if dst2.is_none() {
                 dst2 = Some(Reg {
                     class: Class::P,
@@ -218,7 +223,8 @@ impl<'s> Gen<'s> {
                 });
             }
         }
-        let warp = fam == Family::Warp || matches!(op, Op::Hint(HintOp::Setmaxnreg { .. }));
+        let warp =
+            fam == SimtFamily::Warp || matches!(op, Operation::Hint(HintOp::Setmaxnreg { .. }));
         let guard = if !warp && self.swarm.guards && u.ratio(1, 4)? {
             Some((u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?))
         } else {

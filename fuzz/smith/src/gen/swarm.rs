@@ -1,13 +1,13 @@
 //! [`Swarm`]: the swarm configuration of one test (which families and options may appear).
 
-use crate::model::{Family, Rnd};
+use crate::model::{Rnd, SimtFamily};
 use arbitrary::{Result, Unstructured};
 
 /// The swarm configuration of one test: which families and options may appear.
 #[derive(Clone, Debug)]
 pub struct Swarm {
     /// Enabled families.
-    pub families: Vec<Family>,
+    pub families: Vec<SimtFamily>,
     /// Floating-point roundings that may appear.
     pub rnds: Vec<Rnd>,
     /// Whether `.ftz` may appear.
@@ -31,8 +31,8 @@ pub struct Swarm {
 
 impl Swarm {
     /// Draws a configuration: each family and option on or off.
-    pub fn arbitrary(u: &mut Unstructured, families: &[Family]) -> Result<Swarm> {
-        let mut fam: Vec<Family> = Vec::new();
+    pub fn arbitrary(u: &mut Unstructured, families: &[SimtFamily]) -> Result<Swarm> {
+        let mut fam: Vec<SimtFamily> = Vec::new();
         for &f in families {
             if u.ratio(1, 2)? {
                 fam.push(f);

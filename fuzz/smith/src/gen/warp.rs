@@ -6,7 +6,7 @@ use crate::model::*;
 use arbitrary::{Result, Unstructured};
 
 impl Gen<'_> {
-    pub(super) fn warp_op(&self, u: &mut Unstructured, r: Region) -> Result<Op> {
+    pub(super) fn warp_op(&self, u: &mut Unstructured, r: Region) -> Result<Operation> {
         // `shfl` reads other lanes: only where every lane is active.
         let k = if r.full {
             u.int_in_range(0..=6u8)?
@@ -14,7 +14,7 @@ impl Gen<'_> {
             u.int_in_range(2..=6u8)?
         };
         Ok(match k {
-            0 | 1 => Op::Shfl {
+            0 | 1 => Operation::Shfl {
                 mode: *u.choose(&[ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx])?,
                 c: {
                     let clamp: u32 = u.int_in_range(0..=31)?;
@@ -22,7 +22,7 @@ impl Gen<'_> {
                     (seg << 8) | clamp
                 },
             },
-            2 => Op::Vote {
+            2 => Operation::Vote {
                 mode: *u.choose(&[
                     VoteMode::All,
                     VoteMode::Any,
@@ -30,7 +30,7 @@ impl Gen<'_> {
                     VoteMode::Ballot,
                 ])?,
             },
-            3 => Op::Redux {
+            3 => Operation::Redux {
                 op: *u.choose(&[
                     ReduxOp::Add,
                     ReduxOp::Min,
@@ -41,12 +41,12 @@ impl Gen<'_> {
                 ])?,
                 signed: u.arbitrary()?,
             },
-            4 => Op::Match {
+            4 => Operation::Match {
                 all: u.arbitrary()?,
                 wide: u.arbitrary()?,
             },
-            5 => Op::Activemask,
-            _ => Op::WarpSync,
+            5 => Operation::Activemask,
+            _ => Operation::WarpSync,
         })
     }
 }

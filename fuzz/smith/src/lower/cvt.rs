@@ -6,10 +6,10 @@ use ptx_ir_core::{Flag, Modifier, Opcode};
 
 /// The opcode and qualifiers of a conversion instruction
 /// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
-pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::Cvt {
+        Operation::Cvt {
             d: dt,
             s: st,
             rnd,
@@ -32,7 +32,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(cvt_type(st)));
             (Cvt, m)
         }
-        Op::Mov(c) => (Mov, vec![t(class_type(c))]),
+        Operation::Mov(c) => (Mov, vec![t(class_type(c))]),
         _ => unreachable!("not a conversion operation: {:?}", op),
     }
 }

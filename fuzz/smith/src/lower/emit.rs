@@ -4,8 +4,8 @@
 
 use crate::model::*;
 use ptx_ir_core::{
-    Cmp, Declarator, Flag, Guard, Instruction, Modifier, Module, Name, Op as MOp, Opcode, Operand,
-    Param, Rounding, Selector, Space, SpecialReg, Statement, Type, VarDecl, Vector,
+    Cmp, Declarator, Flag, Guard, Instruction, Modifier, Module, Name, Op, Opcode, Operand, Param,
+    Rounding, Selector, Space, SpecialReg, Statement, Type, VarDecl, Vector,
 };
 
 /// The module being built and the body of the function being lowered.
@@ -269,9 +269,9 @@ pub(super) fn cmp_mod(c: Cmp, lohi: bool) -> Modifier {
 
 pub(super) fn bop_mod(o: Bop) -> Modifier {
     Modifier::Op(match o {
-        Bop::And => MOp::And,
-        Bop::Or => MOp::Or,
-        Bop::Xor => MOp::Xor,
+        Bop::And => Op::And,
+        Bop::Or => Op::Or,
+        Bop::Xor => Op::Xor,
     })
 }
 

@@ -7,10 +7,10 @@ use ptx_ir_core::{Flag, Modifier, Opcode};
 
 /// The opcode and qualifiers of a float instruction
 /// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
-pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::Fbin {
+        Operation::Fbin {
             op,
             ft,
             rnd,
@@ -38,7 +38,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
                 m,
             )
         }
-        Op::Fma {
+        Operation::Fma {
             ft,
             rnd,
             ftz,
@@ -55,14 +55,14 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(ft_type(ft)));
             (if mad { Mad } else { Fma }, m)
         }
-        Op::Rcp { ft, rnd, ftz } | Op::Sqrt { ft, rnd, ftz } => {
+        Operation::Rcp { ft, rnd, ftz } | Operation::Sqrt { ft, rnd, ftz } => {
             let mut m = vec![Modifier::Rounding(rounding(rnd))];
             if ftz {
                 m.push(f(Flag::Ftz));
             }
             m.push(t(ft_type(ft)));
             (
-                if matches!(op, Op::Rcp { .. }) {
+                if matches!(op, Operation::Rcp { .. }) {
                     Rcp
                 } else {
                     Sqrt
@@ -70,14 +70,14 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
                 m,
             )
         }
-        Op::Fabs { ft, ftz } | Op::Fneg { ft, ftz } => {
+        Operation::Fabs { ft, ftz } | Operation::Fneg { ft, ftz } => {
             let mut m = vec![];
             if ftz {
                 m.push(f(Flag::Ftz));
             }
             m.push(t(ft_type(ft)));
             (
-                if matches!(op, Op::Fabs { .. }) {
+                if matches!(op, Operation::Fabs { .. }) {
                     Abs
                 } else {
                     Neg
@@ -85,7 +85,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
                 m,
             )
         }
-        Op::Fminmax {
+        Operation::Fminmax {
             ft,
             max,
             ftz,
@@ -96,8 +96,8 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(ft_type(ft)));
             (if max { Max } else { Min }, m)
         }
-        Op::Copysign(ft) => (Copysign, vec![t(ft_type(ft))]),
-        Op::Testp { ft, class } => (
+        Operation::Copysign(ft) => (Copysign, vec![t(ft_type(ft))]),
+        Operation::Testp { ft, class } => (
             Testp,
             vec![
                 f([

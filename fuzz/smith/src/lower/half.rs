@@ -7,10 +7,10 @@ use ptx_ir_core::{Flag, Modifier, Opcode, Rounding, Type};
 
 /// The opcode and qualifiers of a half-precision instruction
 /// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
-pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::Hbin {
+        Operation::Hbin {
             op,
             hf,
             x2,
@@ -38,7 +38,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
                 m,
             )
         }
-        Op::Hfma {
+        Operation::Hfma {
             hf,
             x2,
             ftz,
@@ -58,7 +58,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, x2)));
             (Fma, m)
         }
-        Op::Hsetp {
+        Operation::Hsetp {
             cmp,
             hf,
             x2,
@@ -75,7 +75,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, x2)));
             (Setp, m)
         }
-        Op::Hset {
+        Operation::Hset {
             cmp,
             hf,
             x2,
@@ -100,7 +100,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, x2)));
             (Set, m)
         }
-        Op::CvtHalfX {
+        Operation::CvtHalfX {
             hf,
             peer,
             to_half,
@@ -129,7 +129,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             }
             (Cvt, m)
         }
-        Op::Hsign { abs, hf, x2, ftz } => {
+        Operation::Hsign { abs, hf, x2, ftz } => {
             let mut m = vec![];
             if ftz {
                 m.push(f(Flag::Ftz));
@@ -137,7 +137,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, x2)));
             (if abs { Abs } else { Neg }, m)
         }
-        Op::Hminmax {
+        Operation::Hminmax {
             hf,
             x2,
             max,
@@ -149,7 +149,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, x2)));
             (if max { Max } else { Min }, m)
         }
-        Op::CvtToHalf {
+        Operation::CvtToHalf {
             hf,
             rnd,
             ftz,
@@ -174,7 +174,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(Type::F32));
             (Cvt, m)
         }
-        Op::CvtFromHalf { hf, ftz } => {
+        Operation::CvtFromHalf { hf, ftz } => {
             let mut m = vec![];
             if ftz {
                 m.push(f(Flag::Ftz));
@@ -183,7 +183,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, false)));
             (Cvt, m)
         }
-        Op::CvtPack {
+        Operation::CvtPack {
             hf,
             rz,
             relu,

@@ -4,14 +4,14 @@
 use super::emit::*;
 use crate::model::layout::*;
 use crate::model::*;
-use ptx_ir_core::{Flag, Modifier, Op as MOp, Opcode, Operand, Space, Type};
+use ptx_ir_core::{Flag, Modifier, Op, Opcode, Operand, Space, Type};
 
 /// The opcode and qualifiers of a memory instruction; its operands in `cx` (the lowering of
 /// [`super::flow::inst`] dispatches here by operation).
 pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match i.op {
-        Op::Ld {
+        Operation::Ld {
             buf,
             peer,
             vec,
@@ -25,7 +25,7 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             cx.srcs = vec![addr];
             (Ld, mem_mods(space, vec, class_type(class)))
         }
-        Op::St {
+        Operation::St {
             buf,
             vec,
             class,
@@ -42,7 +42,7 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             cx.srcs = vec![vec_regs(b, class, first, vec)];
             (St, mem_mods(space, vec, class_type(class)))
         }
-        Op::Atom {
+        Operation::Atom {
             op,
             t: at,
             target,
@@ -52,13 +52,13 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             addr: kind,
         } => {
             let (space, addr) = match target {
-                Target::Own { buf, off } => (Space::Shared, slot_addr(b, buf, 0, off)),
-                Target::Cell(j) => (
+                AtomTarget::Own { buf, off } => (Space::Shared, slot_addr(b, buf, 0, off)),
+                AtomTarget::Cell(j) => (
                     Space::Shared,
                     Operand::addr(b.name("smem"), (CELLS + 8 * j as u32) as i64),
                 ),
-                Target::GlobalOwn => (Space::Global, Operand::addr(b.name("%tm1"), 0)),
-                Target::GlobalCell(j) => {
+                AtomTarget::GlobalOwn => (Space::Global, Operand::addr(b.name("%tm1"), 0)),
+                AtomTarget::GlobalCell(j) => {
                     (Space::Global, Operand::addr(b.name("%tm2"), 8 * j as i64))
                 }
             };
@@ -76,16 +76,16 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
                 AtomT::Half(hf, x2) => half_type(hf, x2),
             };
             let o = match op {
-                AtomOp::Add => MOp::Add,
-                AtomOp::Min => MOp::Min,
-                AtomOp::Max => MOp::Max,
-                AtomOp::And => MOp::And,
-                AtomOp::Or => MOp::Or,
-                AtomOp::Xor => MOp::Xor,
-                AtomOp::Inc => MOp::Inc,
-                AtomOp::Dec => MOp::Dec,
-                AtomOp::Exch => MOp::Exch,
-                AtomOp::Cas => MOp::Cas,
+                AtomOp::Add => Op::Add,
+                AtomOp::Min => Op::Min,
+                AtomOp::Max => Op::Max,
+                AtomOp::And => Op::And,
+                AtomOp::Or => Op::Or,
+                AtomOp::Xor => Op::Xor,
+                AtomOp::Inc => Op::Inc,
+                AtomOp::Dec => Op::Dec,
+                AtomOp::Exch => Op::Exch,
+                AtomOp::Cas => Op::Cas,
             };
             let sem = sem.map(|x| {
                 Modifier::Sem(match x {

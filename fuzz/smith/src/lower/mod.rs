@@ -120,7 +120,7 @@ pub fn module(p: &Program) -> Module {
         }];
     }
     for reg in [false, true] {
-        if p.insts().iter().any(|i| i.op == Op::Rec { reg }) {
+        if p.insts().iter().any(|i| i.op == Operation::Rec { reg }) {
             let item = call::rec_item(&mut b, reg);
             b.m.items.push(item);
         }
@@ -299,7 +299,7 @@ fn func_item(b: &mut B, k: usize, f: &Func) -> Item {
 mod tests {
     use super::emit::B;
     use crate::gen::{Gen, Swarm};
-    use crate::model::Family;
+    use crate::model::SimtFamily;
     use arbitrary::Unstructured;
     use ptx_ir_core::{Module, Opcode, Operand, Version};
 
@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn every_family_lowers() {
         let mut src = crate::Bytes::new(0x5eed_0100);
-        for fam in Family::ALL {
+        for fam in SimtFamily::ALL {
             let mut lowered = 0;
             for _ in 0..60 {
                 let data = src.fill(4096);

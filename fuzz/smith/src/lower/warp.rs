@@ -3,14 +3,14 @@
 
 use super::emit::*;
 use crate::model::*;
-use ptx_ir_core::{Flag, Modifier, Op as MOp, Opcode, Operand, Type};
+use ptx_ir_core::{Flag, Modifier, Op, Opcode, Operand, Type};
 
 /// The opcode and qualifiers of a warp instruction; its operands in `cx` (the lowering of
 /// [`super::flow::inst`] dispatches here by operation).
 pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match i.op {
-        Op::Shfl { mode, c } => {
+        Operation::Shfl { mode, c } => {
             cx.srcs.push(Operand::Int(c as i64));
             cx.srcs.push(mask_reg(b, cx.depth));
             (
@@ -27,7 +27,7 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
                 ],
             )
         }
-        Op::Vote { mode, .. } => {
+        Operation::Vote { mode, .. } => {
             cx.srcs.push(mask_reg(b, cx.depth));
             let (fl, ty) = match mode {
                 VoteMode::All => (Flag::All, Type::Pred),
@@ -37,25 +37,25 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             };
             (Vote, vec![f(Flag::Sync), f(fl), t(ty)])
         }
-        Op::Redux { op, signed } => {
+        Operation::Redux { op, signed } => {
             cx.srcs.push(mask_reg(b, cx.depth));
             let (o, ty) = match op {
-                ReduxOp::Add => (MOp::Add, if signed { Type::S32 } else { Type::U32 }),
-                ReduxOp::Min => (MOp::Min, if signed { Type::S32 } else { Type::U32 }),
-                ReduxOp::Max => (MOp::Max, if signed { Type::S32 } else { Type::U32 }),
-                ReduxOp::And => (MOp::And, Type::B32),
-                ReduxOp::Or => (MOp::Or, Type::B32),
-                ReduxOp::Xor => (MOp::Xor, Type::B32),
+                ReduxOp::Add => (Op::Add, if signed { Type::S32 } else { Type::U32 }),
+                ReduxOp::Min => (Op::Min, if signed { Type::S32 } else { Type::U32 }),
+                ReduxOp::Max => (Op::Max, if signed { Type::S32 } else { Type::U32 }),
+                ReduxOp::And => (Op::And, Type::B32),
+                ReduxOp::Or => (Op::Or, Type::B32),
+                ReduxOp::Xor => (Op::Xor, Type::B32),
             };
             (Redux, vec![f(Flag::Sync), Modifier::Op(o), t(ty)])
         }
-        Op::Activemask => (Activemask, vec![t(Type::B32)]),
-        Op::WarpSync => {
+        Operation::Activemask => (Activemask, vec![t(Type::B32)]),
+        Operation::WarpSync => {
             let m = mask_reg(b, cx.depth);
             b.e(BarWarpSync, vec![], vec![m]);
             (Mov, vec![t(Type::B32)])
         }
-        Op::Match { all, wide } => {
+        Operation::Match { all, wide } => {
             cx.srcs.push(mask_reg(b, cx.depth));
             (
                 Match,

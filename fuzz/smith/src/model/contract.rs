@@ -2,7 +2,7 @@
 //! `neg` folds, with their float type ([`Fty`]): the generator draws chains of them, the
 //! reference semantics (`ptx-ir-refsem`) decides which ones fuse.
 
-use super::op::Op;
+use super::op::Operation;
 use super::types::{Fop, Ft, Hf};
 
 /// Float types that contract.
@@ -50,16 +50,16 @@ impl Fty {
 }
 
 /// A `mul` without rounding modifier: its type, `.ftz` and `.sat`.
-pub fn mul_of(op: &Op) -> Option<(Fty, bool, bool)> {
+pub fn mul_of(op: &Operation) -> Option<(Fty, bool, bool)> {
     match *op {
-        Op::Fbin {
+        Operation::Fbin {
             op: Fop::Mul,
             ft,
             rnd: None,
             ftz,
             sat,
         } => Some((Fty::of_ft(ft), ftz, sat)),
-        Op::Hbin {
+        Operation::Hbin {
             op: Fop::Mul,
             hf,
             x2,
@@ -72,16 +72,16 @@ pub fn mul_of(op: &Op) -> Option<(Fty, bool, bool)> {
 }
 
 /// An `add`/`sub` without rounding modifier: its type, whether it is `sub`, `.ftz`, `.sat`.
-pub fn add_of(op: &Op) -> Option<(Fty, bool, bool, bool)> {
+pub fn add_of(op: &Operation) -> Option<(Fty, bool, bool, bool)> {
     match *op {
-        Op::Fbin {
+        Operation::Fbin {
             op: op @ (Fop::Add | Fop::Sub),
             ft,
             rnd: None,
             ftz,
             sat,
         } => Some((Fty::of_ft(ft), op == Fop::Sub, ftz, sat)),
-        Op::Hbin {
+        Operation::Hbin {
             op: op @ (Fop::Add | Fop::Sub),
             hf,
             x2,
@@ -94,10 +94,10 @@ pub fn add_of(op: &Op) -> Option<(Fty, bool, bool, bool)> {
 }
 
 /// A float `neg`: its type and `.ftz`.
-pub fn neg_of(op: &Op) -> Option<(Fty, bool)> {
+pub fn neg_of(op: &Operation) -> Option<(Fty, bool)> {
     match *op {
-        Op::Fneg { ft, ftz } => Some((Fty::of_ft(ft), ftz)),
-        Op::Hsign {
+        Operation::Fneg { ft, ftz } => Some((Fty::of_ft(ft), ftz)),
+        Operation::Hsign {
             abs: false,
             hf,
             x2,

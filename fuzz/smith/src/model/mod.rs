@@ -9,10 +9,10 @@
 //! | --- | --- |
 //! | [`reg`] | register classes, registers, source operands, bit helpers |
 //! | [`types`] | the qualifiers of operations (types, roundings, modes) |
-//! | [`op`] | [`Op`], the semantic operation of an instruction |
+//! | [`op`] | [`Operation`], the semantic operation of an instruction |
 //! | [`sig`] | operand classes of each operation, resources it uses |
 //! | [`contract`] | the operations ptxas contracts and folds |
-//! | [`program`] | instructions, structured nodes, device functions, [`Program`], [`Family`] |
+//! | [`program`] | instructions, structured nodes, device functions, [`Program`], [`SimtFamily`] |
 //! | [`layout`] | the input buffer and the shared array's layout |
 
 pub mod contract;
@@ -24,7 +24,7 @@ pub mod sig;
 pub mod types;
 
 pub use contract::{add_of, mul_of, neg_of, Fty};
-pub use op::Op;
+pub use op::Operation;
 pub use program::*;
 pub use reg::*;
 pub use sig::*;

@@ -1,4 +1,4 @@
-//! [`Op`]: the semantic operation of a generated instruction, with its qualifiers. The
+//! [`Operation`]: the semantic operation of a generated instruction, with its qualifiers. The
 //! lowering ([`crate::lower`]) spells it as PTX; the reference semantics (`ptx-ir-refsem`)
 //! evaluates it.
 
@@ -7,7 +7,7 @@ use super::types::*;
 
 /// The semantic operation of a generated instruction, with its modifiers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Op {
+pub enum Operation {
     // ---------------------------------------------------------------- integer
     /// `add.T`
     Add(It),
@@ -486,7 +486,7 @@ pub enum Op {
         /// The type.
         t: AtomT,
         /// The address.
-        target: Target,
+        target: AtomTarget,
         /// `red` (no returned value) rather than `atom`.
         red: bool,
         /// Memory-ordering semantics.

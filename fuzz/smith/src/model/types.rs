@@ -1,6 +1,6 @@
 //! The qualifiers of the generated operations: integer and float types, roundings, comparison
 //! and conversion types, atomic operations and their memory semantics, address kinds, and the
-//! modes of the warp, bit and hint instructions ([`super::Op`] carries them).
+//! modes of the warp, bit and hint instructions ([`super::Operation`] carries them).
 
 use super::reg::Class;
 
@@ -245,7 +245,7 @@ pub enum Scope {
 
 /// Where an atomic operation goes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Target {
+pub enum AtomTarget {
     /// The thread's own shared slot of buffer `buf`, at byte `off`: distinct per thread, so
     /// the returned value is deterministic.
     Own {
@@ -297,7 +297,7 @@ pub enum AddrKind {
     Generic,
 }
 
-/// The non-half type of [`crate::model::Op::CvtHalfX`].
+/// The non-half type of [`crate::model::Operation::CvtHalfX`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum HPeer {
     /// An integer of 8 (f16 only), 16, 32 or 64 bits, and its signedness.
@@ -452,7 +452,7 @@ impl PackT {
     }
 }
 
-/// How [`crate::model::Op::LdIn`] reads the input buffer.
+/// How [`crate::model::Operation::LdIn`] reads the input buffer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum LdHow {
     /// `ldu.global`
