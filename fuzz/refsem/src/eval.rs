@@ -9,7 +9,7 @@
 
 use crate::contract::{Plan, Plans};
 use crate::fref::{self, flush32, nan32, nan64, sat32, F32_NAN, F64_NAN};
-use ptx_ir_core::Cmp;
+use ptx_ir_core::{Cmp, Op};
 use ptx_ir_smith::model::layout::{BUF1, CELLS, SHARED_LEN, SLOT};
 use ptx_ir_smith::model::*;
 use std::cmp::Ordering;
@@ -127,6 +127,14 @@ pub struct Expected {
     /// Whether each byte is known.
     pub known: Vec<bool>,
 }
+
+/// Why the reference has no answer for an instruction: it carries a member of an IR vocabulary
+/// type (a rounding, a boolean or atomic operation, a comparison, ...) that the generator never
+/// draws. The model's operations hold IR values, whose types have more members than the
+/// generator uses (`ptx_ir_smith::model::types` lists what it draws); the results of such an
+/// instruction are unknown rather than guessed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct NotGenerated(pub &'static str);
 
 /// Runs the program for every thread as ptxas compiles it (`mul`/`add` pairs contracted where
 /// [`contract`] says) and returns the expected output buffer, or `None` when a branch depends
@@ -533,7 +541,7 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
 /// An atomic operation on `old` with operands `b` (and `c` for `cas`): the new value and
 /// whether the reference knows it. `atom.add.f32` rounds to nearest even and flushes
 /// subnormal inputs and results (the ISA); with a NaN the result is left unknown.
-fn atom_apply(op: AtomOp, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
+fn atom_apply(op: Op, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
     let w = t.bits();
     let m = mask(w);
     let (old, b, c) = (old & m, b & m, c & m);
@@ -542,7 +550,7 @@ fn atom_apply(op: AtomOp, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
         _ => x as i128,
     };
     let v = match op {
-        AtomOp::Add => {
+        Op::Add => {
             if let AtomT::Half(hf, x2) = t {
                 // `.noftz`: round to nearest even, subnormals kept; a NaN leaves it unknown.
                 let fmt = hfmt(hf);
@@ -581,45 +589,47 @@ fn atom_apply(op: AtomOp, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
                 old.wrapping_add(b) & m
             }
         }
-        AtomOp::Min => {
+        Op::Min => {
             if key(b) < key(old) {
                 b
             } else {
                 old
             }
         }
-        AtomOp::Max => {
+        Op::Max => {
             if key(b) > key(old) {
                 b
             } else {
                 old
             }
         }
-        AtomOp::And => old & b,
-        AtomOp::Or => old | b,
-        AtomOp::Xor => old ^ b,
-        AtomOp::Inc => {
+        Op::And => old & b,
+        Op::Or => old | b,
+        Op::Xor => old ^ b,
+        Op::Inc => {
             if old >= b {
                 0
             } else {
                 old + 1
             }
         }
-        AtomOp::Dec => {
+        Op::Dec => {
             if old == 0 || old > b {
                 b
             } else {
                 old - 1
             }
         }
-        AtomOp::Exch => b,
-        AtomOp::Cas => {
+        Op::Exch => b,
+        Op::Cas => {
             if old == b {
                 c
             } else {
                 old
             }
         }
+        // Not generated (`ptx_ir_smith::model::ATOM_OPS`): unknown.
+        _ => return (0, false),
     };
     (v, true)
 }
@@ -962,23 +972,28 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
         Operation::Redux { op, signed } => {
             let vals = lanes_of(m).map(|l| a[l] & 0xffff_ffff);
             let v = match op {
-                ReduxOp::Add => vals.fold(0u64, |x, y| x.wrapping_add(y)),
-                ReduxOp::And => vals.fold(u32::MAX as u64, |x, y| x & y),
-                ReduxOp::Or => vals.fold(0, |x, y| x | y),
-                ReduxOp::Xor => vals.fold(0, |x, y| x ^ y),
-                ReduxOp::Min | ReduxOp::Max => {
+                Op::Add => Some(vals.fold(0u64, |x, y| x.wrapping_add(y))),
+                Op::And => Some(vals.fold(u32::MAX as u64, |x, y| x & y)),
+                Op::Or => Some(vals.fold(0, |x, y| x | y)),
+                Op::Xor => Some(vals.fold(0, |x, y| x ^ y)),
+                Op::Min | Op::Max => {
                     let key = |x: u64| if signed { sx(x, 32) } else { zx(x, 32) };
                     let it = lanes_of(m).map(|l| a[l] & 0xffff_ffff);
-                    let r = if op == ReduxOp::Min {
+                    let r = if op == Op::Min {
                         it.min_by_key(|x| key(*x))
                     } else {
                         it.max_by_key(|x| key(*x))
                     };
-                    r.unwrap_or(0)
+                    Some(r.unwrap_or(0))
                 }
+                // Not generated (`ptx_ir_smith::model::REDUX_OPS`): unknown.
+                _ => None,
             };
             for l in lanes_of(m) {
-                lanes[l].set(i.dst, v);
+                match v {
+                    Some(v) => lanes[l].set(i.dst, v),
+                    None => lanes[l].forget(i.dst),
+                }
             }
         }
         Operation::Match { all, wide } => {
@@ -1130,7 +1145,10 @@ fn lane(i: &Inst, lane: u32, regs: &mut Regs) {
         }
         return;
     }
-    let (d, d2) = eval(i, &s);
+    let Ok((d, d2)) = eval(i, &s) else {
+        forget_dsts(i, regs);
+        return;
+    };
     regs.set(i.dst, d);
     if let (Some(r), Some(v)) = (i.dst2, d2) {
         regs.set(r, v);
@@ -1203,9 +1221,9 @@ fn nan64_result(ins: &[u64], order: &[usize]) -> u64 {
         .map_or(F64_NAN, |x| x | (1 << 51))
 }
 
-fn float_cmp(cmp: Cmp, a: f64, b: f64) -> bool {
+fn float_cmp(cmp: Cmp, a: f64, b: f64) -> Result<bool, NotGenerated> {
     let nan = a.is_nan() || b.is_nan();
-    match cmp {
+    Ok(match cmp {
         Cmp::Eq => !nan && a == b,
         Cmp::Ne => !nan && a != b,
         Cmp::Lt => !nan && a < b,
@@ -1220,21 +1238,21 @@ fn float_cmp(cmp: Cmp, a: f64, b: f64) -> bool {
         Cmp::Geu => nan || a >= b,
         Cmp::Num => !nan,
         Cmp::Nan => nan,
-        Cmp::Ls | Cmp::Hs => unreachable!("integer comparison"),
-    }
+        Cmp::Ls | Cmp::Hs => return Err(NotGenerated("an integer comparison of floats")),
+    })
 }
 
-fn compare(cmp: Cmp, t: CmpT, ftz: bool, a: u64, b: u64) -> bool {
-    match t {
+fn compare(cmp: Cmp, t: CmpT, ftz: bool, a: u64, b: u64) -> Result<bool, NotGenerated> {
+    Ok(match t {
         CmpT::F(Ft::F32) => {
             let (a, b) = if ftz {
                 (flush32(a), flush32(b))
             } else {
                 (a, b)
             };
-            float_cmp(cmp, f32v(a) as f64, f32v(b) as f64)
+            float_cmp(cmp, f32v(a) as f64, f32v(b) as f64)?
         }
-        CmpT::F(Ft::F64) => float_cmp(cmp, f64v(a), f64v(b)),
+        CmpT::F(Ft::F64) => float_cmp(cmp, f64v(a), f64v(b))?,
         CmpT::Bits(bits) => {
             let (x, y) = (a & mask(bits as u32), b & mask(bits as u32));
             match cmp {
@@ -1254,19 +1272,20 @@ fn compare(cmp: Cmp, t: CmpT, ftz: bool, a: u64, b: u64) -> bool {
                 Cmp::Ge => x >= y,
                 Cmp::Ls => ux <= uy,
                 Cmp::Hs => ux >= uy,
-                _ => unreachable!("float comparison on integers"),
+                _ => return Err(NotGenerated("a float comparison of integers")),
             }
         }
-    }
+    })
 }
 
-fn bop(op: Option<Bop>, t: bool, c: bool) -> bool {
-    match op {
+fn bop(op: Option<Op>, t: bool, c: bool) -> Result<bool, NotGenerated> {
+    Ok(match op {
         None => t,
-        Some(Bop::And) => t && c,
-        Some(Bop::Or) => t || c,
-        Some(Bop::Xor) => t != c,
-    }
+        Some(Op::And) => t && c,
+        Some(Op::Or) => t || c,
+        Some(Op::Xor) => t != c,
+        Some(_) => return Err(NotGenerated("a boolean operation other than and, or, xor")),
+    })
 }
 
 /// f32 arithmetic with PTX's input and output rules. `exact` gives the exact result of the
@@ -1802,11 +1821,12 @@ fn testp(ft: Ft, class: u8, a: u64) -> bool {
     }
 }
 
-/// One lane's result (and second result) of a non-warp instruction with source values `s`.
-pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
+/// One lane's result (and second result) of a non-warp instruction with source values `s`, or
+/// the qualifier the reference has no answer for.
+pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
     let w = |t: &It| t.bits as u32;
     let one = |v: u64| (v, None);
-    match i.op {
+    Ok(match i.op {
         Operation::Add(t) => one(tr(val(s[0], t) + val(s[1], t), w(&t))),
         Operation::Sub(t) => one(tr(val(s[0], t) - val(s[1], t), w(&t))),
         Operation::AddSat(sub) => {
@@ -2014,9 +2034,9 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             ftz,
             ..
         } => {
-            let r = compare(cmp, t, ftz, s[0], s[1]);
+            let r = compare(cmp, t, ftz, s[0], s[1])?;
             let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
-            (bop(b, r, c) as u64, Some(bop(b, !r, c) as u64))
+            (bop(b, r, c)? as u64, Some(bop(b, !r, c)? as u64))
         }
         Operation::Set {
             cmp,
@@ -2025,9 +2045,9 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             bop: b,
             ftz,
         } => {
-            let r = compare(cmp, t, ftz, s[0], s[1]);
+            let r = compare(cmp, t, ftz, s[0], s[1])?;
             let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
-            let v = bop(b, r, c);
+            let v = bop(b, r, c)?;
             one(match (d, v) {
                 (_, false) => 0,
                 (SetD::F32, true) => 0x3f80_0000,
@@ -2208,13 +2228,13 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                     y = fmt.flush(y);
                 }
                 let v = |h: u64| if fmt.nan(h) { f64::NAN } else { fmt.value(h) };
-                bop(b, float_cmp(cmp, v(x), v(y)), c) as u64
+                bop(b, float_cmp(cmp, v(x), v(y))?, c).map(u64::from)
             };
             if x2 {
-                (half(0), Some(half(1)))
+                (half(0)?, Some(half(1)?))
             } else {
                 // A scalar comparison writes only `p`.
-                (half(0), None)
+                (half(0)?, None)
             }
         }
         Operation::Hset {
@@ -2234,7 +2254,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                     y = fmt.flush(y);
                 }
                 let v = |h: u64| if fmt.nan(h) { f64::NAN } else { fmt.value(h) };
-                bop(b, float_cmp(cmp, v(x), v(y)), c)
+                bop(b, float_cmp(cmp, v(x), v(y))?, c)
             };
             // True is 1.0 of the format, or all ones of the destination (of each half for
             // pairs); false is zero.
@@ -2248,9 +2268,9 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 (true, _) => 0xffff,
             };
             one(if x2 {
-                one_of(half(0)) | (one_of(half(1)) << 16)
+                one_of(half(0)?) | (one_of(half(1)?) << 16)
             } else {
-                one_of(half(0))
+                one_of(half(0)?)
             })
         }
         Operation::CvtHalfX {
@@ -2297,7 +2317,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
         | Operation::Activemask => {
             unreachable!("warp instructions are evaluated per warp")
         }
-    }
+    })
 }
 
 fn hfmt(hf: Hf) -> fref::HalfFmt {

@@ -48,7 +48,7 @@ impl Gen<'_> {
             && matches!(cmp, Cmp::Lt | Cmp::Gt)
             && u.arbitrary()?;
         let bop = if u.ratio(1, 3)? {
-            Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+            Some(*u.choose(&BOOL_OPS)?)
         } else {
             None
         };

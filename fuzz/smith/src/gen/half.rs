@@ -80,7 +80,7 @@ impl Gen<'_> {
                     d,
                     ftz,
                     bop: if u.ratio(1, 3)? {
-                        Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+                        Some(*u.choose(&BOOL_OPS)?)
                     } else {
                         None
                     },
@@ -109,7 +109,7 @@ impl Gen<'_> {
                     x2,
                     ftz,
                     bop: if u.ratio(1, 3)? {
-                        Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+                        Some(*u.choose(&BOOL_OPS)?)
                     } else {
                         None
                     },

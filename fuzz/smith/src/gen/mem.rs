@@ -4,6 +4,7 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::Op;
 
 impl Gen<'_> {
     /// A memory operation of the shared-slot protocol; `generic`: through a generic address.
@@ -78,20 +79,9 @@ impl Gen<'_> {
                     AtomTarget::Cell(j) => self.cell_ops[j as usize],
                     AtomTarget::GlobalCell(j) => self.cell_ops[4 + j as usize],
                     _ => {
-                        let op = *u.choose(&[
-                            AtomOp::Add,
-                            AtomOp::Min,
-                            AtomOp::Max,
-                            AtomOp::And,
-                            AtomOp::Or,
-                            AtomOp::Xor,
-                            AtomOp::Inc,
-                            AtomOp::Dec,
-                            AtomOp::Exch,
-                            AtomOp::Cas,
-                        ])?;
+                        let op = *u.choose(&ATOM_OPS)?;
                         let t = match op {
-                            AtomOp::Add => *u.choose(&[
+                            Op::Add => *u.choose(&[
                                 AtomT::Int(It {
                                     bits: 32,
                                     signed: false,
@@ -111,8 +101,8 @@ impl Gen<'_> {
                                 AtomT::Half(Hf::Bf16, false),
                                 AtomT::Half(Hf::Bf16, true),
                             ])?,
-                            AtomOp::Min | AtomOp::Max => AtomT::Int(self.it(u, &[32, 64])?),
-                            AtomOp::Inc | AtomOp::Dec => AtomT::Int(It {
+                            Op::Min | Op::Max => AtomT::Int(self.it(u, &[32, 64])?),
+                            Op::Inc | Op::Dec => AtomT::Int(It {
                                 bits: 32,
                                 signed: false,
                             }),
@@ -122,20 +112,20 @@ impl Gen<'_> {
                     }
                 };
                 // `red` has no `exch`/`cas`.
-                let red = !matches!(op, AtomOp::Exch | AtomOp::Cas) && u.ratio(1, 3)?;
+                let red = !matches!(op, Op::Exch | Op::Cas) && u.ratio(1, 3)?;
                 // Orderings and scopes change nothing on race-free accesses; `red` takes only
                 // `.relaxed` and `.release`.
                 let sem = if u.ratio(1, 3)? {
                     Some(if red {
-                        *u.choose(&[Sem::Relaxed, Sem::Release])?
+                        *u.choose(&RED_SEMS)?
                     } else {
-                        *u.choose(&[Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel])?
+                        *u.choose(&ATOM_SEMS)?
                     })
                 } else {
                     None
                 };
                 let scope = if u.ratio(1, 3)? {
-                    Some(*u.choose(&[Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys])?)
+                    Some(*u.choose(&ATOM_SCOPES)?)
                 } else {
                     None
                 };

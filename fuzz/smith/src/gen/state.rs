@@ -6,6 +6,7 @@ use super::pools::{pool_value, D_VALUES, FD_VALUES, F_VALUES, H_VALUES, R_VALUES
 use super::swarm::Swarm;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::Op;
 
 /// Generation state: the swarm and the structure of the region being filled.
 pub struct Gen<'s> {
@@ -17,7 +18,7 @@ pub struct Gen<'s> {
     pub(super) segment: u32,
     /// The one commutative operation and type of each shared cell and of each global cell
     /// (mixing operations on a cell would make its value depend on the order).
-    pub(super) cell_ops: [(AtomOp, AtomT); 8],
+    pub(super) cell_ops: [(Op, AtomT); 8],
     /// Parameter and return classes of the program's device functions.
     pub(super) funcs: Vec<(Vec<Class>, Class)>,
     /// The register count the last `setmaxnreg` set.
@@ -28,60 +29,60 @@ pub struct Gen<'s> {
 }
 
 /// Commutative (and associative) atomic operations, allowed on addresses shared by threads.
-pub(super) const CELL_OPS: &[(AtomOp, AtomT)] = &[
+pub(super) const CELL_OPS: &[(Op, AtomT)] = &[
     (
-        AtomOp::Add,
+        Op::Add,
         AtomT::Int(It {
             bits: 32,
             signed: false,
         }),
     ),
     (
-        AtomOp::Add,
-        AtomT::Int(It {
-            bits: 32,
-            signed: true,
-        }),
-    ),
-    (
-        AtomOp::Add,
-        AtomT::Int(It {
-            bits: 64,
-            signed: false,
-        }),
-    ),
-    (
-        AtomOp::Min,
+        Op::Add,
         AtomT::Int(It {
             bits: 32,
             signed: true,
         }),
     ),
     (
-        AtomOp::Min,
+        Op::Add,
         AtomT::Int(It {
             bits: 64,
             signed: false,
         }),
     ),
     (
-        AtomOp::Max,
+        Op::Min,
+        AtomT::Int(It {
+            bits: 32,
+            signed: true,
+        }),
+    ),
+    (
+        Op::Min,
+        AtomT::Int(It {
+            bits: 64,
+            signed: false,
+        }),
+    ),
+    (
+        Op::Max,
         AtomT::Int(It {
             bits: 32,
             signed: false,
         }),
     ),
     (
-        AtomOp::Max,
+        Op::Max,
         AtomT::Int(It {
             bits: 64,
             signed: true,
         }),
     ),
-    (AtomOp::And, AtomT::Bits(32)),
-    (AtomOp::Or, AtomT::Bits(64)),
-    (AtomOp::Xor, AtomT::Bits(32)),
-    (AtomOp::Xor, AtomT::Bits(64)),
+    (Op::And, AtomT::Bits(32)),
+    (Op::Or, AtomT::Bits(64)),
+    (Op::Xor, AtomT::Bits(32)),
+    (Op::Xor, AtomT::Bits(64)),
 ];
 
 /// What the generator knows about the region it is filling.

@@ -31,14 +31,7 @@ impl Gen<'_> {
                 ])?,
             },
             3 => Operation::Redux {
-                op: *u.choose(&[
-                    ReduxOp::Add,
-                    ReduxOp::Min,
-                    ReduxOp::Max,
-                    ReduxOp::And,
-                    ReduxOp::Or,
-                    ReduxOp::Xor,
-                ])?,
+                op: *u.choose(&REDUX_OPS)?,
                 signed: u.arbitrary()?,
             },
             4 => Operation::Match {

@@ -4,7 +4,7 @@
 
 use crate::model::*;
 use ptx_ir_core::{
-    Cmp, Declarator, Flag, Guard, Instruction, Modifier, Module, Name, Op, Opcode, Operand, Param,
+    Cmp, Declarator, Flag, Guard, Instruction, Modifier, Module, Name, Opcode, Operand, Param,
     Rounding, Selector, Space, SpecialReg, Statement, Type, VarDecl, Vector,
 };
 
@@ -265,14 +265,6 @@ pub(super) fn cmp_mod(c: Cmp, lohi: bool) -> Modifier {
         (Cmp::Gt, true) => f(Flag::Hi),
         _ => Modifier::Cmp(c),
     }
-}
-
-pub(super) fn bop_mod(o: Bop) -> Modifier {
-    Modifier::Op(match o {
-        Bop::And => Op::And,
-        Bop::Or => Op::Or,
-        Bop::Xor => Op::Xor,
-    })
 }
 
 pub(super) fn cmp_type(t: CmpT) -> Type {

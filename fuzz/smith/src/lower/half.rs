@@ -67,7 +67,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
         } => {
             let mut m = vec![cmp_mod(cmp, false)];
             if let Some(o) = bop {
-                m.push(bop_mod(o));
+                m.push(Modifier::Op(o));
             }
             if ftz {
                 m.push(f(Flag::Ftz));
@@ -85,7 +85,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
         } => {
             let mut m = vec![cmp_mod(cmp, false)];
             if let Some(o) = bop {
-                m.push(bop_mod(o));
+                m.push(Modifier::Op(o));
             }
             if ftz {
                 m.push(f(Flag::Ftz));

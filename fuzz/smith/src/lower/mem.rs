@@ -4,7 +4,7 @@
 use super::emit::*;
 use crate::model::layout::*;
 use crate::model::*;
-use ptx_ir_core::{Flag, Modifier, Op, Opcode, Operand, Space, Type};
+use ptx_ir_core::{Flag, Modifier, Opcode, Operand, Space, Type};
 
 /// The opcode and qualifiers of a memory instruction; its operands in `cx` (the lowering of
 /// [`super::flow::inst`] dispatches here by operation).
@@ -75,34 +75,8 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
                 AtomT::F64 => Type::F64,
                 AtomT::Half(hf, x2) => half_type(hf, x2),
             };
-            let o = match op {
-                AtomOp::Add => Op::Add,
-                AtomOp::Min => Op::Min,
-                AtomOp::Max => Op::Max,
-                AtomOp::And => Op::And,
-                AtomOp::Or => Op::Or,
-                AtomOp::Xor => Op::Xor,
-                AtomOp::Inc => Op::Inc,
-                AtomOp::Dec => Op::Dec,
-                AtomOp::Exch => Op::Exch,
-                AtomOp::Cas => Op::Cas,
-            };
-            let sem = sem.map(|x| {
-                Modifier::Sem(match x {
-                    Sem::Relaxed => ptx_ir_core::Sem::Relaxed,
-                    Sem::Acquire => ptx_ir_core::Sem::Acquire,
-                    Sem::Release => ptx_ir_core::Sem::Release,
-                    Sem::AcqRel => ptx_ir_core::Sem::AcqRel,
-                })
-            });
-            let scope = scope.map(|x| {
-                Modifier::Scope(match x {
-                    Scope::Cta => ptx_ir_core::Scope::Cta,
-                    Scope::Cluster => ptx_ir_core::Scope::Cluster,
-                    Scope::Gpu => ptx_ir_core::Scope::Gpu,
-                    Scope::Sys => ptx_ir_core::Scope::Sys,
-                })
-            });
+            let sem = sem.map(Modifier::Sem);
+            let scope = scope.map(Modifier::Scope);
             let space = space.map(Modifier::Space);
             // The table's orders: `atom{.sem}{.scope}{.space}`, `red{.space}{.sem}{.scope}`.
             let mut m: Vec<Modifier> = if red {
@@ -110,7 +84,7 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             } else {
                 sem.into_iter().chain(scope).chain(space).collect()
             };
-            m.push(Modifier::Op(o));
+            m.push(Modifier::Op(op));
             if matches!(at, AtomT::Half(..)) {
                 m.push(f(Flag::NoFtz));
             }

@@ -39,15 +39,13 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
         }
         Operation::Redux { op, signed } => {
             cx.srcs.push(mask_reg(b, cx.depth));
-            let (o, ty) = match op {
-                ReduxOp::Add => (Op::Add, if signed { Type::S32 } else { Type::U32 }),
-                ReduxOp::Min => (Op::Min, if signed { Type::S32 } else { Type::U32 }),
-                ReduxOp::Max => (Op::Max, if signed { Type::S32 } else { Type::U32 }),
-                ReduxOp::And => (Op::And, Type::B32),
-                ReduxOp::Or => (Op::Or, Type::B32),
-                ReduxOp::Xor => (Op::Xor, Type::B32),
+            // The bitwise operations are untyped; the arithmetic ones signed or unsigned.
+            let ty = match op {
+                Op::And | Op::Or | Op::Xor => Type::B32,
+                _ if signed => Type::S32,
+                _ => Type::U32,
             };
-            (Redux, vec![f(Flag::Sync), Modifier::Op(o), t(ty)])
+            (Redux, vec![f(Flag::Sync), Modifier::Op(op), t(ty)])
         }
         Operation::Activemask => (Activemask, vec![t(Type::B32)]),
         Operation::WarpSync => {

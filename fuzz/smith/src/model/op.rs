@@ -4,6 +4,7 @@
 
 use super::reg::Class;
 use super::types::*;
+use ptx_ir_core::{Op, Scope, Sem};
 
 /// The semantic operation of a generated instruction, with its modifiers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -170,7 +171,7 @@ pub enum Operation {
         /// Operand type.
         t: CmpT,
         /// Boolean combination with a third predicate operand.
-        bop: Option<Bop>,
+        bop: Option<Op>,
         /// `.ftz` (f32)
         ftz: bool,
     },
@@ -183,7 +184,7 @@ pub enum Operation {
         /// Destination type.
         d: SetD,
         /// Boolean combination.
-        bop: Option<Bop>,
+        bop: Option<Op>,
         /// `.ftz` (f32)
         ftz: bool,
     },
@@ -345,7 +346,7 @@ pub enum Operation {
         /// `.ftz` (f16)
         ftz: bool,
         /// Boolean combination with a predicate operand.
-        bop: Option<Bop>,
+        bop: Option<Op>,
     },
     /// `cvt.RND{.ftz}{.sat}.(f16|bf16).f32` or `cvt.(rn|rz){.relu}{.satfinite}.(f16|bf16).f32`
     CvtToHalf {
@@ -392,7 +393,7 @@ pub enum Operation {
         /// `.ftz` (f16)
         ftz: bool,
         /// Boolean combination with a predicate operand.
-        bop: Option<Bop>,
+        bop: Option<Op>,
     },
     /// `cvt{.ftz}.f32.(f16|bf16)`
     CvtFromHalf {
@@ -482,7 +483,7 @@ pub enum Operation {
     /// `atom`/`red` on shared or global memory
     Atom {
         /// The operation.
-        op: AtomOp,
+        op: Op,
         /// The type.
         t: AtomT,
         /// The address.
@@ -528,7 +529,7 @@ pub enum Operation {
     /// `redux.sync.OP.T d, a, membermask`
     Redux {
         /// Operation.
-        op: ReduxOp,
+        op: Op,
         /// `.s32` (add/min/max)
         signed: bool,
     },

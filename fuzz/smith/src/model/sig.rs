@@ -192,7 +192,7 @@ pub fn signature(op: &Operation) -> Sig {
         }
         Operation::Atom { op, t, .. } => {
             let c = t.class();
-            let mut s = if *op == AtomOp::Cas {
+            let mut s = if *op == ptx_ir_core::Op::Cas {
                 sig(c, &[c, c])
             } else {
                 sig(c, &[c])

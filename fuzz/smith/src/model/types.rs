@@ -3,6 +3,38 @@
 //! modes of the warp, bit and hint instructions ([`super::Operation`] carries them).
 
 use super::reg::Class;
+use ptx_ir_core::{Op, Scope, Sem};
+
+/// The boolean combinations of `setp`/`set` the generator draws (`.and`, `.or`, `.xor`), in
+/// draw order.
+pub const BOOL_OPS: [Op; 3] = [Op::And, Op::Or, Op::Xor];
+
+/// The `atom` operations the generator draws on a thread's own address, in draw order.
+pub const ATOM_OPS: [Op; 10] = [
+    Op::Add,
+    Op::Min,
+    Op::Max,
+    Op::And,
+    Op::Or,
+    Op::Xor,
+    Op::Inc,
+    Op::Dec,
+    Op::Exch,
+    Op::Cas,
+];
+
+/// The memory-ordering semantics the generator draws for `atom` (`red` takes the first and
+/// third only: [`RED_SEMS`]); on the generator's race-free accesses they change no result.
+pub const ATOM_SEMS: [Sem; 4] = [Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel];
+
+/// The memory-ordering semantics the generator draws for `red`.
+pub const RED_SEMS: [Sem; 2] = [Sem::Relaxed, Sem::Release];
+
+/// The memory scopes the generator draws for `atom`/`red`.
+pub const ATOM_SCOPES: [Scope; 4] = [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys];
+
+/// The `redux.sync` operations the generator draws, in draw order.
+pub const REDUX_OPS: [Op; 6] = [Op::Add, Op::Min, Op::Max, Op::And, Op::Or, Op::Xor];
 
 /// An integer type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -67,17 +99,6 @@ pub enum CmpT {
     Bits(u8),
     /// `.f32`/`.f64`
     F(Ft),
-}
-
-/// Boolean combination of `setp`/`set`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Bop {
-    /// `.and`
-    And,
-    /// `.or`
-    Or,
-    /// `.xor`
-    Xor,
 }
 
 /// Destination types of `set`.
@@ -153,31 +174,6 @@ pub enum Hf {
     Bf16,
 }
 
-/// `atom`/`red` operations.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum AtomOp {
-    /// `.add`
-    Add,
-    /// `.min`
-    Min,
-    /// `.max`
-    Max,
-    /// `.and`
-    And,
-    /// `.or`
-    Or,
-    /// `.xor`
-    Xor,
-    /// `.inc` (u32)
-    Inc,
-    /// `.dec` (u32)
-    Dec,
-    /// `.exch`
-    Exch,
-    /// `.cas`
-    Cas,
-}
-
 /// `atom`/`red` operand types.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum AtomT {
@@ -214,33 +210,6 @@ impl AtomT {
             t => Class::int(t.bits() as u8),
         }
     }
-}
-
-/// Memory-ordering semantics of `atom`/`red` (`.relaxed` ... `.acq_rel`); on the generator's
-/// race-free accesses they change no result.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Sem {
-    /// `.relaxed`
-    Relaxed,
-    /// `.acquire` (`atom` only)
-    Acquire,
-    /// `.release`
-    Release,
-    /// `.acq_rel` (`atom` only)
-    AcqRel,
-}
-
-/// Memory scopes of `atom`/`red`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// `.cta`
-    Cta,
-    /// `.cluster`
-    Cluster,
-    /// `.gpu`
-    Gpu,
-    /// `.sys`
-    Sys,
 }
 
 /// Where an atomic operation goes.
@@ -379,23 +348,6 @@ pub enum VoteMode {
     Uni,
     /// `.ballot.b32`
     Ballot,
-}
-
-/// `redux` operations.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ReduxOp {
-    /// `.add`
-    Add,
-    /// `.min`
-    Min,
-    /// `.max`
-    Max,
-    /// `.and`
-    And,
-    /// `.or`
-    Or,
-    /// `.xor`
-    Xor,
 }
 
 /// Destination formats of the integer `cvt.pack.sat`.
