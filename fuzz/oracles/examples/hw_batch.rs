@@ -155,7 +155,8 @@ fn avoid_ptxas_rewrites(ns: &mut [prog::Node]) {
                     ..
                 }
                 | prog::Operation::Set {
-                    d: prog::SetD::F32, ..
+                    d: ptx_ir_core::Type::F32,
+                    ..
                 } => i.guard = None,
                 prog::Operation::Hminmax { .. } | prog::Operation::Fminmax { .. } => {
                     if let [prog::Src::Reg(a), prog::Src::Reg(b), ..] = &mut i.srcs[..] {

@@ -1274,7 +1274,7 @@ mod tests {
             i(
                 Operation::Hsign {
                     abs: false,
-                    hf: Hf::Bf16,
+                    hf: ptx_ir_core::Type::Bf16,
                     x2: true,
                     ftz: false,
                 },

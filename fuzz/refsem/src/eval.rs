@@ -8,8 +8,8 @@
 //! exhausted; warp instructions see exactly the lanes of their region.
 
 use crate::contract::{Plan, Plans};
-use crate::fref::{self, flush32, nan32, nan64, sat32, F32_NAN, F64_NAN};
-use ptx_ir_core::{Cmp, Op};
+use crate::fref::{self, flush32, nan32, nan64, sat32, Rnd, F32_NAN, F64_NAN};
+use ptx_ir_core::{Cmp, Flag, Op, Rounding, Type};
 use ptx_ir_smith::model::layout::{BUF1, CELLS, SHARED_LEN, SLOT};
 use ptx_ir_smith::model::*;
 use std::cmp::Ordering;
@@ -553,7 +553,9 @@ fn atom_apply(op: Op, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
         Op::Add => {
             if let AtomT::Half(hf, x2) = t {
                 // `.noftz`: round to nearest even, subnormals kept; a NaN leaves it unknown.
-                let fmt = hfmt(hf);
+                let Ok(fmt) = hfmt(hf) else {
+                    return (0, false);
+                };
                 let parts = [old, b].map(|v| [v & 0xffff, (v >> 16) & 0xffff]);
                 let n = 1 + x2 as usize;
                 if (0..n).any(|k| fmt.nan(parts[0][k]) || fmt.nan(parts[1][k])) {
@@ -937,12 +939,19 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
                 let max_lane = (lane & seg) | (cval & !seg);
                 let min_lane = lane & seg;
                 let (j, pval) = match mode {
-                    ShflMode::Up => (lane - bval, lane - bval >= max_lane),
-                    ShflMode::Down => (lane + bval, lane + bval <= max_lane),
-                    ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
-                    ShflMode::Idx => {
+                    Flag::Up => (lane - bval, lane - bval >= max_lane),
+                    Flag::Down => (lane + bval, lane + bval <= max_lane),
+                    Flag::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+                    Flag::Idx => {
                         let j = min_lane | (bval & !seg);
                         (j, j <= max_lane)
+                    }
+                    // Not generated (`ptx_ir_smith::model::SHFL_MODES`): unknown.
+                    _ => {
+                        for l in lanes_of(m) {
+                            forget_dsts(i, &mut lanes[l]);
+                        }
+                        return;
                     }
                 };
                 let j = if pval { j } else { lane };
@@ -960,10 +969,17 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
                 .filter(|&l| (a[l] != 0) != i.neg_pred)
                 .fold(0u32, |acc, l| acc | 1 << l);
             let v = match mode {
-                VoteMode::Ballot => ballot as u64,
-                VoteMode::All => (ballot == m) as u64,
-                VoteMode::Any => (ballot != 0) as u64,
-                VoteMode::Uni => (ballot == m || ballot == 0) as u64,
+                Flag::Ballot => ballot as u64,
+                Flag::All => (ballot == m) as u64,
+                Flag::Any => (ballot != 0) as u64,
+                Flag::Uni => (ballot == m || ballot == 0) as u64,
+                // Not generated (`ptx_ir_smith::model::VOTE_MODES`): unknown.
+                _ => {
+                    for l in lanes_of(m) {
+                        forget_dsts(i, &mut lanes[l]);
+                    }
+                    return;
+                }
             };
             for l in lanes_of(m) {
                 lanes[l].set(i.dst, v);
@@ -1095,9 +1111,9 @@ fn fused(
     let sg = ty.signs();
     let na = if neg_product { a ^ sg } else { a };
     let nc = if neg_addend { c ^ sg } else { c };
-    let half = |hf: Hf, x2: bool| {
+    let half = |fmt: fref::HalfFmt, x2: bool| {
         halves(x2, &[na, b, nc], 3, |h| {
-            half_arith(hfmt(hf), h, ftz, sat, false, |v| sum2(v[0] * v[1], v[2]))
+            half_arith(fmt, h, ftz, sat, false, |v| sum2(v[0] * v[1], v[2]))
         })
     };
     Some(match ty {
@@ -1113,10 +1129,10 @@ fn fused(
                 fref::fma64(x[0], x[1], x[2], Rnd::Rn)
             })
         }
-        Fty::F16 => half(Hf::F16, false),
-        Fty::Bf16 => half(Hf::Bf16, false),
-        Fty::F16x2 => half(Hf::F16, true),
-        Fty::Bf16x2 => half(Hf::Bf16, true),
+        Fty::F16 => half(fref::F16, false),
+        Fty::Bf16 => half(fref::BF16, false),
+        Fty::F16x2 => half(fref::F16, true),
+        Fty::Bf16x2 => half(fref::BF16, true),
     })
 }
 
@@ -1418,17 +1434,18 @@ fn bfi(a: u64, b: u64, c: u64, d: u64, w: u8) -> u64 {
 
 /// `prmt`: the ISA's table of source bytes for each mode and `c[1:0]`, listed from `d.b0` up
 /// (checked against the H200 vectors `prmt.b32.MODE` of `corpus/vectors/hw.jsonl`).
-fn prmt(a: u64, b: u64, c: u64, mode: PrmtMode) -> u64 {
+fn prmt(a: u64, b: u64, c: u64, mode: Option<Flag>) -> Result<u64, NotGenerated> {
     let bytes = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
     let byte = |k: u64| (bytes >> (8 * (k & 7))) & 0xff;
     let table: Option<[[u64; 4]; 4]> = match mode {
-        PrmtMode::Default => None,
-        PrmtMode::F4e => Some([[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]]),
-        PrmtMode::B4e => Some([[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]]),
-        PrmtMode::Rc8 => Some([[0; 4], [1; 4], [2; 4], [3; 4]]),
-        PrmtMode::Ecl => Some([[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]]),
-        PrmtMode::Ecr => Some([[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]]),
-        PrmtMode::Rc16 => Some([[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]]),
+        None => None,
+        Some(Flag::F4e) => Some([[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]]),
+        Some(Flag::B4e) => Some([[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]]),
+        Some(Flag::Rc8) => Some([[0; 4], [1; 4], [2; 4], [3; 4]]),
+        Some(Flag::Ecl) => Some([[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]]),
+        Some(Flag::Ecr) => Some([[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]]),
+        Some(Flag::Rc16) => Some([[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]]),
+        Some(_) => return Err(NotGenerated("a prmt mode")),
     };
     let mut d = 0u64;
     for i in 0..4u64 {
@@ -1449,7 +1466,7 @@ fn prmt(a: u64, b: u64, c: u64, mode: PrmtMode) -> u64 {
         };
         d |= v << (8 * i);
     }
-    d
+    Ok(d)
 }
 
 /// `bmsk`, after the ISA's pseudocode (`a` the start, `b` the width).
@@ -1528,11 +1545,9 @@ fn cvt_int_extend(r: i128, bits: u32, signed: bool) -> u64 {
 /// f64 NaN or a 64-bit destination; f32-to-f64 keeps the payload (quieted); f64-to-f32 keeps its
 /// top bits (quieted); a same-format `cvt` without modifiers is a move, with `.rni`... or
 /// `.ftz` it quiets (f64) or canonicalises (f32) NaN; `.sat` turns NaN into +0.
-fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u64 {
-    let mode = |r: Option<CvtRnd>| match r {
-        Some(CvtRnd::F(m) | CvtRnd::I(m)) => m,
-        None => Rnd::Rn,
-    };
+/// `rnd` is the rounding's direction, `int` whether it is an integer rounding (`.rni`...).
+fn cvt(d: CvtT, s: CvtT, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u64) -> u64 {
+    let mode = |r: Option<Rnd>| r.unwrap_or(Rnd::Rn);
     match (d, s) {
         (CvtT::Int(db, ds), CvtT::Int(sb, ss)) => {
             let v = if ss {
@@ -1631,7 +1646,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
             let a = if ftz { flush32(a) } else { a };
             let x = f32v(a) as f64;
             let r = match rnd {
-                Some(CvtRnd::I(m)) => fref::round_int64(x, m) as f32,
+                Some(m) if int => fref::round_int64(x, m) as f32,
                 _ => x as f32,
             };
             let r = r.to_bits() as u64;
@@ -1651,7 +1666,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
             }
             let x = f64v(a);
             let r = match rnd {
-                Some(CvtRnd::I(m)) => fref::round_int64(x, m),
+                Some(m) if int => fref::round_int64(x, m),
                 _ => x,
             };
             if sat {
@@ -1710,7 +1725,7 @@ fn unspecified(i: &Inst, s: &[u64]) -> bool {
     match i.op {
         // As for f32: which NaN `abs`/`neg` give is left open.
         Operation::Hsign { hf, x2, .. } => {
-            let fmt = hfmt(hf);
+            let Ok(fmt) = hfmt(hf) else { return false };
             fmt.nan(s[0]) || (x2 && fmt.nan(s[0] >> 16))
         }
         Operation::Fabs { ft, .. } | Operation::Fneg { ft, .. } => match ft {
@@ -1952,7 +1967,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             let sum = half(0) * byte(base) + half(1) * byte(base + 1);
             one(tr(sum + zx(s[2], 32), 32))
         }
-        Operation::Prmt(mode) => one(prmt(s[0], s[1], s[2], mode)),
+        Operation::Prmt(mode) => one(prmt(s[0], s[1], s[2], mode)?),
         Operation::Bmsk { clamp } => one(bmsk(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp)),
         Operation::Szext { clamp, signed } => {
             one(szext(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp, signed))
@@ -2049,9 +2064,10 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
             let v = bop(b, r, c)?;
             one(match (d, v) {
-                (_, false) => 0,
-                (SetD::F32, true) => 0x3f80_0000,
-                (_, true) => 0xffff_ffff,
+                (Type::U32 | Type::S32 | Type::F32, false) => 0,
+                (Type::F32, true) => 0x3f80_0000,
+                (Type::U32 | Type::S32, true) => 0xffff_ffff,
+                _ => return Err(NotGenerated("a set destination type")),
             })
         }
         Operation::Selp(_) => one(if s[2] != 0 { s[0] } else { s[1] }),
@@ -2063,7 +2079,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             ftz,
             sat,
         } => {
-            let m = rnd.unwrap_or(Rnd::Rn);
+            let m = rnd.map_or(Ok(Rnd::Rn), dir)?;
             let exact: fn(&[f32]) -> fref::Exact32 = match op {
                 Fop::Add => |x| fref::Exact32::Sum(vec![x[0] as f64, x[1] as f64]),
                 Fop::Sub => |x| fref::Exact32::Sum(vec![x[0] as f64, -x[1] as f64]),
@@ -2091,27 +2107,36 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
         }
         Operation::Fma {
             ft, rnd, ftz, sat, ..
-        } => one(match ft {
-            Ft::F32 => arith32(&s[..3], ftz, sat, rnd, Some(exact_fma), |x| {
-                fref::fma32(x[0], x[1], x[2], rnd)
-            }),
-            Ft::F64 => arith64(&s[..3], &[1, 2, 0], |x| fref::fma64(x[0], x[1], x[2], rnd)),
-        }),
-        Operation::Rcp { ft, rnd, ftz } => one(match ft {
-            Ft::F32 => arith32(
-                &s[..1],
-                ftz,
-                false,
-                rnd,
-                Some(|x| fref::Exact32::Quot(1.0, x[0] as f64)),
-                |x| fref::div32(1.0, x[0], rnd),
-            ),
-            Ft::F64 => arith64(&s[..1], &[0], |x| fref::div64(1.0, x[0], rnd)),
-        }),
-        Operation::Sqrt { ft, rnd, ftz } => one(match ft {
-            Ft::F32 => arith32(&s[..1], ftz, false, rnd, None, |x| fref::sqrt32(x[0], rnd)),
-            Ft::F64 => arith64(&s[..1], &[0], |x| fref::sqrt64(x[0], rnd)),
-        }),
+        } => {
+            let rnd = dir(rnd)?;
+            one(match ft {
+                Ft::F32 => arith32(&s[..3], ftz, sat, rnd, Some(exact_fma), |x| {
+                    fref::fma32(x[0], x[1], x[2], rnd)
+                }),
+                Ft::F64 => arith64(&s[..3], &[1, 2, 0], |x| fref::fma64(x[0], x[1], x[2], rnd)),
+            })
+        }
+        Operation::Rcp { ft, rnd, ftz } => {
+            let rnd = dir(rnd)?;
+            one(match ft {
+                Ft::F32 => arith32(
+                    &s[..1],
+                    ftz,
+                    false,
+                    rnd,
+                    Some(|x| fref::Exact32::Quot(1.0, x[0] as f64)),
+                    |x| fref::div32(1.0, x[0], rnd),
+                ),
+                Ft::F64 => arith64(&s[..1], &[0], |x| fref::div64(1.0, x[0], rnd)),
+            })
+        }
+        Operation::Sqrt { ft, rnd, ftz } => {
+            let rnd = dir(rnd)?;
+            one(match ft {
+                Ft::F32 => arith32(&s[..1], ftz, false, rnd, None, |x| fref::sqrt32(x[0], rnd)),
+                Ft::F64 => arith64(&s[..1], &[0], |x| fref::sqrt64(x[0], rnd)),
+            })
+        }
         Operation::Fabs { ft, ftz } | Operation::Fneg { ft, ftz } => {
             let neg = matches!(i.op, Operation::Fneg { .. });
             one(match ft {
@@ -2156,7 +2181,13 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             rnd,
             ftz,
             sat,
-        } => one(cvt(d, st, rnd, ftz, sat, s[0])),
+        } => {
+            let int = matches!(
+                rnd,
+                Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
+            );
+            one(cvt(d, st, rnd.map(dir).transpose()?, int, ftz, sat, s[0]))
+        }
         Operation::Mov(_) => one(s[0]),
         Operation::Hbin {
             op,
@@ -2165,34 +2196,41 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             ftz,
             sat,
             ..
-        } => one(halves(x2, s, 2, |h| {
-            let fmt = hfmt(hf);
-            half_arith(fmt, h, ftz, sat, false, |v| match op {
-                Fop::Add => sum2(v[0], v[1]),
-                Fop::Sub => sum2(v[0], -v[1]),
-                // Exact: two 11-bit significands, and bf16's exponent range squared fits a
-                // double's.
-                _ => (v[0] * v[1], Ordering::Equal),
-            })
-        })),
+        } => {
+            let fmt = hfmt(hf)?;
+            one(halves(x2, s, 2, |h| {
+                half_arith(fmt, h, ftz, sat, false, |v| match op {
+                    Fop::Add => sum2(v[0], v[1]),
+                    Fop::Sub => sum2(v[0], -v[1]),
+                    // Exact: two 11-bit significands, and bf16's exponent range squared fits
+                    // a double's.
+                    _ => (v[0] * v[1], Ordering::Equal),
+                })
+            }))
+        }
         Operation::Hfma {
             hf,
             x2,
             ftz,
             sat,
             relu,
-        } => one(halves(x2, s, 3, |h| {
-            let fmt = hfmt(hf);
-            half_arith(fmt, h, ftz, sat, relu, |v| sum2(v[0] * v[1], v[2]))
-        })),
-        Operation::Hsign { abs, hf, x2, ftz } => one(halves(x2, s, 1, |h| {
-            let a = if ftz { hfmt(hf).flush(h[0]) } else { h[0] };
-            if abs {
-                a & 0x7fff
-            } else {
-                a ^ 0x8000
-            }
-        })),
+        } => {
+            let fmt = hfmt(hf)?;
+            one(halves(x2, s, 3, |h| {
+                half_arith(fmt, h, ftz, sat, relu, |v| sum2(v[0] * v[1], v[2]))
+            }))
+        }
+        Operation::Hsign { abs, hf, x2, ftz } => {
+            let fmt = hfmt(hf)?;
+            one(halves(x2, s, 1, |h| {
+                let a = if ftz { fmt.flush(h[0]) } else { h[0] };
+                if abs {
+                    a & 0x7fff
+                } else {
+                    a ^ 0x8000
+                }
+            }))
+        }
         Operation::Hminmax {
             hf,
             x2,
@@ -2200,9 +2238,12 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             ftz,
             nan,
             xorsign,
-        } => one(halves(x2, s, 2, |h| {
-            hminmax(hfmt(hf), max, ftz, nan, xorsign, h[0], h[1])
-        })),
+        } => {
+            let fmt = hfmt(hf)?;
+            one(halves(x2, s, 2, |h| {
+                hminmax(fmt, max, ftz, nan, xorsign, h[0], h[1])
+            }))
+        }
         Operation::CvtToHalf {
             hf,
             rnd,
@@ -2210,8 +2251,16 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             sat,
             relu,
             satfinite,
-        } => one(to_half(hfmt(hf), rnd, ftz, sat, relu, satfinite, s[0])),
-        Operation::CvtFromHalf { hf, ftz } => one(from_half(hfmt(hf), ftz, s[0])),
+        } => one(to_half(
+            hfmt(hf)?,
+            dir(rnd)?,
+            ftz,
+            sat,
+            relu,
+            satfinite,
+            s[0],
+        )),
+        Operation::CvtFromHalf { hf, ftz } => one(from_half(hfmt(hf)?, ftz, s[0])),
         Operation::Hsetp {
             cmp,
             hf,
@@ -2219,7 +2268,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             ftz,
             bop: b,
         } => {
-            let fmt = hfmt(hf);
+            let fmt = hfmt(hf)?;
             let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
             let half = |k: u32| {
                 let (mut x, mut y) = ((s[0] >> (16 * k)) & 0xffff, (s[1] >> (16 * k)) & 0xffff);
@@ -2245,7 +2294,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             ftz,
             bop: b,
         } => {
-            let fmt = hfmt(hf);
+            let fmt = hfmt(hf)?;
             let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
             let half = |k: u32| {
                 let (mut x, mut y) = ((s[0] >> (16 * k)) & 0xffff, (s[1] >> (16 * k)) & 0xffff);
@@ -2279,7 +2328,10 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             to_half,
             rnd,
             sat,
-        } => one(cvt_half_x(hfmt(hf), peer, to_half, rnd, sat, s[0])),
+        } => {
+            let m = rnd.map_or(Ok(Rnd::Rn), dir)?;
+            one(cvt_half_x(hfmt(hf)?, peer, to_half, m, sat, s[0]))
+        }
         Operation::CvtPack {
             hf,
             rz,
@@ -2287,13 +2339,17 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             satfinite,
         } => {
             let m = if rz { Rnd::Rz } else { Rnd::Rn };
-            let cv = |x: u64| to_half(hfmt(hf), m, false, false, relu, satfinite, x);
+            let fmt = hfmt(hf)?;
+            let cv = |x: u64| to_half(fmt, m, false, false, relu, satfinite, x);
             one((cv(s[0]) << 16) | cv(s[1]))
         }
         // Saturate each `.s32` source to the format, `a` above `b`, and shift `c` in above the
         // pair (for formats narrower than 16 bits).
         Operation::PackSat(pt) => {
-            let (w, signed) = pt.format();
+            if !PACK_TYPES.contains(&pt) {
+                return Err(NotGenerated("a cvt.pack.sat type"));
+            }
+            let (w, signed) = (pt.bits(), pt.is_signed());
             let (lo, hi) = if signed {
                 (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1)
             } else {
@@ -2301,7 +2357,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             };
             let sat = |x: u64| (x as u32 as i32 as i64).clamp(lo, hi) as u64 & mask(w);
             let pair = (sat(s[0]) << w) | sat(s[1]);
-            one(if pt.with_c() {
+            one(if pack_takes_c(pt) {
                 (pair | (s[2] << (2 * w))) & 0xffff_ffff
             } else {
                 pair
@@ -2320,10 +2376,19 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
     })
 }
 
-fn hfmt(hf: Hf) -> fref::HalfFmt {
+/// The direction of a rounding the generator draws.
+fn dir(r: Rounding) -> Result<Rnd, NotGenerated> {
+    Rnd::of(r).ok_or(NotGenerated(
+        "a rounding other than rn, rz, rm, rp and rni, rzi, rmi, rpi",
+    ))
+}
+
+/// The half-precision format `hf` names.
+fn hfmt(hf: Type) -> Result<fref::HalfFmt, NotGenerated> {
     match hf {
-        Hf::F16 => fref::F16,
-        Hf::Bf16 => fref::BF16,
+        Type::F16 => Ok(fref::F16),
+        Type::Bf16 => Ok(fref::BF16),
+        _ => Err(NotGenerated("a half-precision format")),
     }
 }
 
@@ -2524,18 +2589,7 @@ fn from_half(fmt: fref::HalfFmt, ftz: bool, a: u64) -> u64 {
 /// formats it is the canonical `0x7fff`; `.sat` clamps to `[0, 1]` and takes NaN to `+0`.
 /// Otherwise the value is exact in a double, and integers are rounded through a double and the
 /// sign of what it leaves out.
-fn cvt_half_x(
-    fmt: fref::HalfFmt,
-    peer: HPeer,
-    to_half: bool,
-    rnd: Option<CvtRnd>,
-    sat: bool,
-    a: u64,
-) -> u64 {
-    let m = match rnd {
-        Some(CvtRnd::F(m) | CvtRnd::I(m)) => m,
-        None => Rnd::Rn,
-    };
+fn cvt_half_x(fmt: fref::HalfFmt, peer: HPeer, to_half: bool, m: Rnd, sat: bool, a: u64) -> u64 {
     // Payload bits below the quiet bit of each format.
     let payload = fmt.mbits - 1;
     if !to_half {
@@ -2622,4 +2676,132 @@ fn cvt_half_x(
 /// Whether the reference covers `op` (approximate functions are checked three ways only).
 pub fn has_reference(op: &Operation) -> bool {
     !matches!(op, Operation::Approx { .. })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inst(op: Operation) -> Inst {
+        let r = |idx| Reg {
+            class: Class::R,
+            idx,
+        };
+        Inst {
+            guard: None,
+            op,
+            dst: r(0),
+            dst2: None,
+            srcs: vec![Src::Reg(r(1)), Src::Reg(r(2)), Src::Reg(r(3))],
+            neg_pred: false,
+        }
+    }
+
+    /// Members of the IR vocabulary the generator never draws get no answer (and no panic):
+    /// the model holds IR values, so a hand-made program can carry any of them.
+    #[test]
+    fn vocabulary_the_generator_never_draws_has_no_answer() {
+        let u32t = It {
+            bits: 32,
+            signed: false,
+        };
+        let not_generated = [
+            Operation::Setp {
+                cmp: Cmp::Lt,
+                lohi: false,
+                t: CmpT::Int(u32t),
+                bop: Some(Op::Popc),
+                ftz: false,
+            },
+            Operation::Setp {
+                cmp: Cmp::Nan,
+                lohi: false,
+                t: CmpT::Int(u32t),
+                bop: None,
+                ftz: false,
+            },
+            Operation::Set {
+                cmp: Cmp::Hs,
+                t: CmpT::F(Ft::F32),
+                d: Type::U32,
+                bop: None,
+                ftz: false,
+            },
+            Operation::Set {
+                cmp: Cmp::Eq,
+                t: CmpT::Int(u32t),
+                d: Type::F64,
+                bop: None,
+                ftz: false,
+            },
+            Operation::Prmt(Some(Flag::Ftz)),
+            Operation::PackSat(Type::B64),
+            Operation::Rcp {
+                ft: Ft::F32,
+                rnd: Rounding::Rna,
+                ftz: false,
+            },
+            Operation::Fbin {
+                op: Fop::Add,
+                ft: Ft::F64,
+                rnd: Some(Rounding::Rs),
+                ftz: false,
+                sat: false,
+            },
+            Operation::Hfma {
+                hf: Type::E4m3,
+                x2: false,
+                ftz: false,
+                sat: false,
+                relu: false,
+            },
+            Operation::CvtFromHalf {
+                hf: Type::F32,
+                ftz: false,
+            },
+        ];
+        for op in not_generated {
+            let r = eval(&inst(op), &[1, 2, 3]);
+            assert!(r.is_err(), "{op:?}: {r:?}");
+        }
+        let half = AtomT::Half(Type::F16, false);
+        assert_eq!(atom_apply(Op::Popc, half, 1, 2, 3), (0, false));
+        assert_eq!(
+            atom_apply(Op::Add, AtomT::Half(Type::Tf32, false), 1, 2, 3),
+            (0, false)
+        );
+        // The members it draws do have one.
+        for op in [
+            Operation::Prmt(PRMT_MODES[3]),
+            Operation::PackSat(PACK_TYPES[5]),
+        ] {
+            assert!(eval(&inst(op), &[1, 2, 3]).is_ok(), "{op:?}");
+        }
+    }
+
+    /// Warp instructions with a mode or operation the generator never draws leave their
+    /// destinations unknown.
+    #[test]
+    fn warp_vocabulary_the_generator_never_draws_is_unknown() {
+        for op in [
+            Operation::Shfl {
+                mode: Flag::Sync,
+                c: 0x1f,
+            },
+            Operation::Vote { mode: Flag::Red },
+            Operation::Redux {
+                op: Op::Cas,
+                signed: false,
+            },
+        ] {
+            let mut i = inst(op);
+            i.srcs.truncate(2);
+            let mut lanes = vec![Regs::default(); 32];
+            for l in &mut lanes {
+                l.set(i.dst, 7);
+            }
+            warp(&i, u32::MAX, &mut lanes);
+            assert!(lanes.iter().all(|l| !l.known(i.dst)), "{op:?}");
+        }
+    }
 }

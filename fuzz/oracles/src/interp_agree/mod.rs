@@ -321,8 +321,8 @@ mod tests {
             0x5eed_0011,
             &[SimtFamily::Hint, SimtFamily::Warp],
             &[
-                |o| matches!(o, Operation::PackSat(t) if t.with_c()),
-                |o| matches!(o, Operation::PackSat(t) if !t.with_c()),
+                |o| matches!(o, Operation::PackSat(t) if prog::pack_takes_c(*t)),
+                |o| matches!(o, Operation::PackSat(t) if !prog::pack_takes_c(*t)),
                 |o| {
                     matches!(
                         o,

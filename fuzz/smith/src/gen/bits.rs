@@ -26,15 +26,7 @@ impl Gen<'_> {
                 sa: u.arbitrary()?,
                 sb: u.arbitrary()?,
             },
-            8 => Operation::Prmt(*u.choose(&[
-                PrmtMode::Default,
-                PrmtMode::F4e,
-                PrmtMode::B4e,
-                PrmtMode::Rc8,
-                PrmtMode::Ecl,
-                PrmtMode::Ecr,
-                PrmtMode::Rc16,
-            ])?),
+            8 => Operation::Prmt(*u.choose(&PRMT_MODES)?),
             9 => Operation::Bmsk {
                 clamp: u.arbitrary()?,
             },

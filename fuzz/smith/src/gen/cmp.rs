@@ -64,7 +64,7 @@ impl Gen<'_> {
             3 => {
                 // `set` takes 32-bit comparisons' types only in some combinations; keep to
                 // the integer and float forms every table line accepts.
-                let d = *u.choose(&[SetD::U32, SetD::S32, SetD::F32])?;
+                let d = *u.choose(&SET_TYPES)?;
                 Operation::Set {
                     cmp,
                     t: match t {

@@ -4,6 +4,7 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::{Rounding, Type};
 
 impl Gen<'_> {
     /// Material for ptxas's contraction of `mul` with `add`/`sub` (which operations take part:
@@ -28,10 +29,7 @@ impl Gen<'_> {
         let (ft, hf) = if fam == SimtFamily::Float {
             (Some(self.ft(u)?), None)
         } else {
-            (
-                None,
-                Some((*u.choose(&[Hf::F16, Hf::Bf16])?, u.arbitrary()?)),
-            )
+            (None, Some((*u.choose(&HALF_TYPES)?, u.arbitrary()?)))
         };
         let class = match (ft, hf) {
             (Some(f), _) => f.class(),
@@ -39,7 +37,7 @@ impl Gen<'_> {
             _ => Class::H,
         };
         // `.ftz` and `.sat` exist for f32 and f16 only.
-        let modifiers = ft == Some(Ft::F32) || matches!(hf, Some((Hf::F16, _)));
+        let modifiers = ft == Some(Ft::F32) || matches!(hf, Some((Type::F16, _)));
         let ftz_ok = modifiers && self.swarm.ftz;
         let sat_ok = modifiers && self.swarm.sat;
         let guards = self.swarm.guards;
@@ -62,7 +60,7 @@ impl Gen<'_> {
                     neg_pred: false,
                 })
             };
-        let bin = |op: Fop, rnd: Option<Rnd>, ftz: bool, sat: bool| match (ft, hf) {
+        let bin = |op: Fop, rnd: Option<Rounding>, ftz: bool, sat: bool| match (ft, hf) {
             (Some(ft), _) => Operation::Fbin {
                 op,
                 ft,
@@ -201,7 +199,7 @@ impl Gen<'_> {
                 let c = fresh(u, &taken)?;
                 out.push(inst(
                     u,
-                    bin(Fop::Mul, Some(Rnd::Rn), ftz, false),
+                    bin(Fop::Mul, Some(Rounding::Rn), ftz, false),
                     c,
                     vec![a, b],
                 )?);

@@ -25,12 +25,12 @@ impl Gen<'_> {
         let d = *u.choose(TYPES)?;
         let s = *u.choose(TYPES)?;
         let rnd = match (d, s) {
-            (CvtT::Int(..), CvtT::F(_)) => Some(CvtRnd::I(self.rnd(u)?)),
-            (CvtT::F(_), CvtT::Int(..)) => Some(CvtRnd::F(self.rnd(u)?)),
-            (CvtT::F(Ft::F32), CvtT::F(Ft::F64)) => Some(CvtRnd::F(self.rnd(u)?)),
+            (CvtT::Int(..), CvtT::F(_)) => Some(self.irnd(u)?),
+            (CvtT::F(_), CvtT::Int(..)) => Some(self.rnd(u)?),
+            (CvtT::F(Ft::F32), CvtT::F(Ft::F64)) => Some(self.rnd(u)?),
             (CvtT::F(a), CvtT::F(b)) if a == b => {
                 if u.arbitrary()? {
-                    Some(CvtRnd::I(self.rnd(u)?))
+                    Some(self.irnd(u)?)
                 } else {
                     None
                 }

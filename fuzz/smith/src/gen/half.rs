@@ -4,11 +4,16 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::{Rounding, Type};
 
 impl Gen<'_> {
     pub(super) fn half_op(&self, u: &mut Unstructured) -> Result<Operation> {
-        let hf = if u.arbitrary()? { Hf::F16 } else { Hf::Bf16 };
-        let f16 = hf == Hf::F16;
+        let hf = if u.arbitrary()? {
+            Type::F16
+        } else {
+            Type::Bf16
+        };
+        let f16 = hf == Type::F16;
         let x2 = u.arbitrary()?;
         // `.ftz` and `.sat` exist for f16 only.
         let ftz = f16 && self.swarm.ftz && u.arbitrary()?;
@@ -26,9 +31,9 @@ impl Gen<'_> {
                 };
                 let to_half = peer == HPeer::Half || u.arbitrary()?;
                 let rnd = match (peer, to_half) {
-                    (HPeer::Int(..), false) => Some(CvtRnd::I(self.rnd(u)?)),
+                    (HPeer::Int(..), false) => Some(self.irnd(u)?),
                     (HPeer::F64, false) => None,
-                    _ => Some(CvtRnd::F(self.rnd(u)?)),
+                    _ => Some(self.rnd(u)?),
                 };
                 Operation::CvtHalfX {
                     hf,
@@ -160,7 +165,7 @@ impl Gen<'_> {
                 } else {
                     Operation::CvtToHalf {
                         hf,
-                        rnd: *u.choose(&[Rnd::Rn, Rnd::Rz])?,
+                        rnd: *u.choose(&[Rounding::Rn, Rounding::Rz])?,
                         ftz: false,
                         sat: false,
                         relu: u.arbitrary()?,

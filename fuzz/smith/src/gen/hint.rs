@@ -13,7 +13,7 @@ impl Gen<'_> {
     pub(super) fn hint_op(&mut self, u: &mut Unstructured, r: Region) -> Result<Operation> {
         let k = u.int_in_range(0..=11u8)?;
         Ok(match k {
-            0 | 1 => Operation::PackSat(*u.choose(&PackT::ALL)?),
+            0 | 1 => Operation::PackSat(*u.choose(&PACK_TYPES)?),
             2..=5 => {
                 let class = *u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?;
                 // `.v4` of 64-bit elements is a 256-bit access (sm_100).

@@ -4,7 +4,7 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
-use ptx_ir_core::Op;
+use ptx_ir_core::{Op, Type};
 
 impl Gen<'_> {
     /// A memory operation of the shared-slot protocol; `generic`: through a generic address.
@@ -96,10 +96,10 @@ impl Gen<'_> {
                                 }),
                                 AtomT::F32,
                                 AtomT::F64,
-                                AtomT::Half(Hf::F16, false),
-                                AtomT::Half(Hf::F16, true),
-                                AtomT::Half(Hf::Bf16, false),
-                                AtomT::Half(Hf::Bf16, true),
+                                AtomT::Half(Type::F16, false),
+                                AtomT::Half(Type::F16, true),
+                                AtomT::Half(Type::Bf16, false),
+                                AtomT::Half(Type::Bf16, true),
                             ])?,
                             Op::Min | Op::Max => AtomT::Int(self.it(u, &[32, 64])?),
                             Op::Inc | Op::Dec => AtomT::Int(It {

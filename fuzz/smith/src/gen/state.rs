@@ -6,7 +6,7 @@ use super::pools::{pool_value, D_VALUES, FD_VALUES, F_VALUES, H_VALUES, R_VALUES
 use super::swarm::Swarm;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
-use ptx_ir_core::Op;
+use ptx_ir_core::{Op, Rounding};
 
 /// Generation state: the swarm and the structure of the region being filled.
 pub struct Gen<'s> {
@@ -153,8 +153,19 @@ impl<'s> Gen<'s> {
         })
     }
 
-    pub(super) fn rnd(&self, u: &mut Unstructured) -> Result<Rnd> {
+    pub(super) fn rnd(&self, u: &mut Unstructured) -> Result<Rounding> {
         Ok(*u.choose(&self.swarm.rnds)?)
+    }
+
+    /// A rounding as [`Gen::rnd`] draws it, in its integer form (`.rni` for `.rn`, ...).
+    pub(super) fn irnd(&self, u: &mut Unstructured) -> Result<Rounding> {
+        Ok(match self.rnd(u)? {
+            Rounding::Rn => Rounding::Rni,
+            Rounding::Rz => Rounding::Rzi,
+            Rounding::Rm => Rounding::Rmi,
+            Rounding::Rp => Rounding::Rpi,
+            r => r,
+        })
     }
 
     pub(super) fn ftz(&self, u: &mut Unstructured, ft: Ft) -> Result<bool> {

@@ -1,7 +1,8 @@
 //! [`Swarm`]: the swarm configuration of one test (which families and options may appear).
 
-use crate::model::{Rnd, SimtFamily};
+use crate::model::{SimtFamily, ROUNDINGS};
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::Rounding;
 
 /// The swarm configuration of one test: which families and options may appear.
 #[derive(Clone, Debug)]
@@ -9,7 +10,7 @@ pub struct Swarm {
     /// Enabled families.
     pub families: Vec<SimtFamily>,
     /// Floating-point roundings that may appear.
-    pub rnds: Vec<Rnd>,
+    pub rnds: Vec<Rounding>,
     /// Whether `.ftz` may appear.
     pub ftz: bool,
     /// Whether `.sat` may appear.
@@ -42,13 +43,13 @@ impl Swarm {
             fam.push(*u.choose(families)?);
         }
         let mut rnds = Vec::new();
-        for r in [Rnd::Rn, Rnd::Rz, Rnd::Rm, Rnd::Rp] {
+        for r in ROUNDINGS {
             if u.ratio(2, 3)? {
                 rnds.push(r);
             }
         }
         if rnds.is_empty() {
-            rnds.push(Rnd::Rn);
+            rnds.push(Rounding::Rn);
         }
         Ok(Swarm {
             families: fam,

@@ -15,7 +15,7 @@ impl Gen<'_> {
         };
         Ok(match k {
             0 | 1 => Operation::Shfl {
-                mode: *u.choose(&[ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx])?,
+                mode: *u.choose(&SHFL_MODES)?,
                 c: {
                     let clamp: u32 = u.int_in_range(0..=31)?;
                     let seg: u32 = *u.choose(&[0, 0x10, 0x18, 0x1c, 0x1e, 0x1f])?;
@@ -23,12 +23,7 @@ impl Gen<'_> {
                 },
             },
             2 => Operation::Vote {
-                mode: *u.choose(&[
-                    VoteMode::All,
-                    VoteMode::Any,
-                    VoteMode::Uni,
-                    VoteMode::Ballot,
-                ])?,
+                mode: *u.choose(&VOTE_MODES)?,
             },
             3 => Operation::Redux {
                 op: *u.choose(&REDUX_OPS)?,

@@ -40,16 +40,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
         ),
         Operation::Prmt(mode) => {
             let mut m = vec![t(Type::B32)];
-            let fl = match mode {
-                PrmtMode::Default => None,
-                PrmtMode::F4e => Some(Flag::F4e),
-                PrmtMode::B4e => Some(Flag::B4e),
-                PrmtMode::Rc8 => Some(Flag::Rc8),
-                PrmtMode::Ecl => Some(Flag::Ecl),
-                PrmtMode::Ecr => Some(Flag::Ecr),
-                PrmtMode::Rc16 => Some(Flag::Rc16),
-            };
-            m.extend(fl.map(f));
+            m.extend(mode.map(f));
             (Prmt, m)
         }
         Operation::Bmsk { clamp } => (

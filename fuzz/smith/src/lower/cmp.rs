@@ -40,11 +40,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             if ftz {
                 m.push(f(Flag::Ftz));
             }
-            m.push(t(match dt {
-                SetD::U32 => Type::U32,
-                SetD::S32 => Type::S32,
-                SetD::F32 => Type::F32,
-            }));
+            m.push(t(dt));
             m.push(t(cmp_type(ct)));
             (Set, m)
         }

@@ -17,11 +17,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             sat,
         } => {
             let mut m = vec![];
-            match rnd {
-                Some(CvtRnd::F(r)) => m.push(Modifier::Rounding(rounding(r))),
-                Some(CvtRnd::I(r)) => m.push(Modifier::Rounding(irounding(r))),
-                None => {}
-            }
+            m.extend(rnd.map(Modifier::Rounding));
             if ftz {
                 m.push(f(Flag::Ftz));
             }

@@ -5,7 +5,7 @@
 use crate::model::*;
 use ptx_ir_core::{
     Cmp, Declarator, Flag, Guard, Instruction, Modifier, Module, Name, Opcode, Operand, Param,
-    Rounding, Selector, Space, SpecialReg, Statement, Type, VarDecl, Vector,
+    Selector, Space, SpecialReg, Statement, Type, VarDecl, Vector,
 };
 
 /// The module being built and the body of the function being lowered.
@@ -68,24 +68,6 @@ pub(super) fn ft_type(f: Ft) -> Type {
     match f {
         Ft::F32 => Type::F32,
         Ft::F64 => Type::F64,
-    }
-}
-
-pub(super) fn rounding(r: Rnd) -> Rounding {
-    match r {
-        Rnd::Rn => Rounding::Rn,
-        Rnd::Rz => Rounding::Rz,
-        Rnd::Rm => Rounding::Rm,
-        Rnd::Rp => Rounding::Rp,
-    }
-}
-
-pub(super) fn irounding(r: Rnd) -> Rounding {
-    match r {
-        Rnd::Rn => Rounding::Rni,
-        Rnd::Rz => Rounding::Rzi,
-        Rnd::Rm => Rounding::Rmi,
-        Rnd::Rp => Rounding::Rpi,
     }
 }
 
@@ -307,12 +289,12 @@ pub(super) fn mem_mods(space: Option<Space>, vec: u8, ty: Type) -> Vec<Modifier>
     m
 }
 
-pub(super) fn half_type(hf: Hf, x2: bool) -> Type {
+/// The type of a half-precision value: the format, or its packed pair.
+pub(super) fn half_type(hf: Type, x2: bool) -> Type {
     match (hf, x2) {
-        (Hf::F16, false) => Type::F16,
-        (Hf::F16, true) => Type::F16x2,
-        (Hf::Bf16, false) => Type::Bf16,
-        (Hf::Bf16, true) => Type::Bf16x2,
+        (Type::F16, true) => Type::F16x2,
+        (Type::Bf16, true) => Type::Bf16x2,
+        (t, _) => t,
     }
 }
 

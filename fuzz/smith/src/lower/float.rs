@@ -19,7 +19,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
         } => {
             let mut m = vec![];
             if let Some(r) = rnd {
-                m.push(Modifier::Rounding(rounding(r)));
+                m.push(Modifier::Rounding(r));
             }
             if ftz {
                 m.push(f(Flag::Ftz));
@@ -45,7 +45,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             sat,
             mad,
         } => {
-            let mut m = vec![Modifier::Rounding(rounding(rnd))];
+            let mut m = vec![Modifier::Rounding(rnd)];
             if ftz {
                 m.push(f(Flag::Ftz));
             }
@@ -56,7 +56,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             (if mad { Mad } else { Fma }, m)
         }
         Operation::Rcp { ft, rnd, ftz } | Operation::Sqrt { ft, rnd, ftz } => {
-            let mut m = vec![Modifier::Rounding(rounding(rnd))];
+            let mut m = vec![Modifier::Rounding(rnd)];
             if ftz {
                 m.push(f(Flag::Ftz));
             }

@@ -108,11 +108,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             sat,
         } => {
             let mut m = vec![];
-            match rnd {
-                Some(CvtRnd::F(r)) => m.push(Modifier::Rounding(rounding(r))),
-                Some(CvtRnd::I(r)) => m.push(Modifier::Rounding(irounding(r))),
-                None => {}
-            }
+            m.extend(rnd.map(Modifier::Rounding));
             if sat {
                 m.push(f(Flag::Sat));
             }
@@ -120,7 +116,13 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             let other = match peer {
                 HPeer::Int(bits, signed) => int_type(bits, signed),
                 HPeer::F64 => Type::F64,
-                HPeer::Half => half_type(if hf == Hf::F16 { Hf::Bf16 } else { Hf::F16 }, false),
+                HPeer::Half => {
+                    if hf == Type::F16 {
+                        Type::Bf16
+                    } else {
+                        Type::F16
+                    }
+                }
             };
             if to_half {
                 m.extend([t(h), t(other)]);
@@ -157,7 +159,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             relu,
             satfinite,
         } => {
-            let mut m = vec![Modifier::Rounding(rounding(rnd))];
+            let mut m = vec![Modifier::Rounding(rnd)];
             if ftz {
                 m.push(f(Flag::Ftz));
             }

@@ -13,18 +13,8 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
     use Opcode::*;
     match i.op {
         Operation::PackSat(pt) => {
-            let ty = match pt {
-                PackT::U16 => Type::U16,
-                PackT::S16 => Type::S16,
-                PackT::U8 => Type::U8,
-                PackT::S8 => Type::S8,
-                PackT::U4 => Type::U4,
-                PackT::S4 => Type::S4,
-                PackT::U2 => Type::U2,
-                PackT::S2 => Type::S2,
-            };
-            let mut m = vec![f(Flag::Sat), t(ty), t(Type::S32)];
-            if pt.with_c() {
+            let mut m = vec![f(Flag::Sat), t(pt), t(Type::S32)];
+            if pack_takes_c(pt) {
                 m.push(t(Type::B32));
             }
             (CvtPack, m)

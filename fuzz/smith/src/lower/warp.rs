@@ -13,29 +13,16 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
         Operation::Shfl { mode, c } => {
             cx.srcs.push(Operand::Int(c as i64));
             cx.srcs.push(mask_reg(b, cx.depth));
-            (
-                Shfl,
-                vec![
-                    f(Flag::Sync),
-                    f(match mode {
-                        ShflMode::Up => Flag::Up,
-                        ShflMode::Down => Flag::Down,
-                        ShflMode::Bfly => Flag::Bfly,
-                        ShflMode::Idx => Flag::Idx,
-                    }),
-                    t(Type::B32),
-                ],
-            )
+            (Shfl, vec![f(Flag::Sync), f(mode), t(Type::B32)])
         }
         Operation::Vote { mode, .. } => {
             cx.srcs.push(mask_reg(b, cx.depth));
-            let (fl, ty) = match mode {
-                VoteMode::All => (Flag::All, Type::Pred),
-                VoteMode::Any => (Flag::Any, Type::Pred),
-                VoteMode::Uni => (Flag::Uni, Type::Pred),
-                VoteMode::Ballot => (Flag::Ballot, Type::B32),
+            let ty = if mode == Flag::Ballot {
+                Type::B32
+            } else {
+                Type::Pred
             };
-            (Vote, vec![f(Flag::Sync), f(fl), t(ty)])
+            (Vote, vec![f(Flag::Sync), f(mode), t(ty)])
         }
         Operation::Redux { op, signed } => {
             cx.srcs.push(mask_reg(b, cx.depth));

@@ -3,7 +3,8 @@
 //! reference semantics (`ptx-ir-refsem`) decides which ones fuse.
 
 use super::op::Operation;
-use super::types::{Fop, Ft, Hf};
+use super::types::{Fop, Ft};
+use ptx_ir_core::Type;
 
 /// Float types that contract.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -39,13 +40,15 @@ impl Fty {
         }
     }
 
-    fn of_half(hf: Hf, x2: bool) -> Fty {
-        match (hf, x2) {
-            (Hf::F16, false) => Fty::F16,
-            (Hf::Bf16, false) => Fty::Bf16,
-            (Hf::F16, true) => Fty::F16x2,
-            (Hf::Bf16, true) => Fty::Bf16x2,
-        }
+    /// The type of a half-precision operation, if the format is a half one.
+    fn of_half(hf: Type, x2: bool) -> Option<Fty> {
+        Some(match (hf, x2) {
+            (Type::F16, false) => Fty::F16,
+            (Type::Bf16, false) => Fty::Bf16,
+            (Type::F16, true) => Fty::F16x2,
+            (Type::Bf16, true) => Fty::Bf16x2,
+            _ => return None,
+        })
     }
 }
 
@@ -66,7 +69,7 @@ pub fn mul_of(op: &Operation) -> Option<(Fty, bool, bool)> {
             rn: false,
             ftz,
             sat,
-        } => Some((Fty::of_half(hf, x2), ftz, sat)),
+        } => Some((Fty::of_half(hf, x2)?, ftz, sat)),
         _ => None,
     }
 }
@@ -88,7 +91,7 @@ pub fn add_of(op: &Operation) -> Option<(Fty, bool, bool, bool)> {
             rn: false,
             ftz,
             sat,
-        } => Some((Fty::of_half(hf, x2), op == Fop::Sub, ftz, sat)),
+        } => Some((Fty::of_half(hf, x2)?, op == Fop::Sub, ftz, sat)),
         _ => None,
     }
 }
@@ -102,7 +105,7 @@ pub fn neg_of(op: &Operation) -> Option<(Fty, bool)> {
             hf,
             x2,
             ftz,
-        } => Some((Fty::of_half(hf, x2), ftz)),
+        } => Some((Fty::of_half(hf, x2)?, ftz)),
         _ => None,
     }
 }

@@ -8,7 +8,7 @@
 //! | module | holds |
 //! | --- | --- |
 //! | [`reg`] | register classes, registers, source operands, bit helpers |
-//! | [`types`] | the qualifiers of operations (types, roundings, modes) |
+//! | [`types`] | the qualifiers of operations: the model's own types and the IR vocabulary the generator draws from |
 //! | [`op`] | [`Operation`], the semantic operation of an instruction |
 //! | [`sig`] | operand classes of each operation, resources it uses |
 //! | [`contract`] | the operations ptxas contracts and folds |

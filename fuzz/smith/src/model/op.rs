@@ -4,7 +4,7 @@
 
 use super::reg::Class;
 use super::types::*;
-use ptx_ir_core::{Op, Scope, Sem};
+use ptx_ir_core::{Flag, Op, Rounding, Scope, Sem, Type};
 
 /// The semantic operation of a generated instruction, with its modifiers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -98,7 +98,7 @@ pub enum Operation {
         sb: bool,
     },
     /// `prmt.b32{.mode}`
-    Prmt(PrmtMode),
+    Prmt(Option<Flag>),
     /// `bmsk.(clamp|wrap).b32 d, a, b`
     Bmsk {
         /// `.clamp`
@@ -182,7 +182,7 @@ pub enum Operation {
         /// Operand type.
         t: CmpT,
         /// Destination type.
-        d: SetD,
+        d: Type,
         /// Boolean combination.
         bop: Option<Op>,
         /// `.ftz` (f32)
@@ -200,7 +200,7 @@ pub enum Operation {
         /// The format.
         ft: Ft,
         /// Rounding (required for `div`).
-        rnd: Option<Rnd>,
+        rnd: Option<Rounding>,
         /// `.ftz` (f32)
         ftz: bool,
         /// `.sat` (f32)
@@ -211,7 +211,7 @@ pub enum Operation {
         /// The format.
         ft: Ft,
         /// Rounding.
-        rnd: Rnd,
+        rnd: Rounding,
         /// `.ftz` (f32)
         ftz: bool,
         /// `.sat` (f32)
@@ -224,7 +224,7 @@ pub enum Operation {
         /// The format.
         ft: Ft,
         /// Rounding.
-        rnd: Rnd,
+        rnd: Rounding,
         /// `.ftz` (f32)
         ftz: bool,
     },
@@ -233,7 +233,7 @@ pub enum Operation {
         /// The format.
         ft: Ft,
         /// Rounding.
-        rnd: Rnd,
+        rnd: Rounding,
         /// `.ftz` (f32)
         ftz: bool,
     },
@@ -286,7 +286,7 @@ pub enum Operation {
         /// The operation (not `Div`).
         op: Fop,
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// `.rn` written out (the only rounding).
@@ -299,7 +299,7 @@ pub enum Operation {
     /// `fma.rn{.ftz}{.sat|.relu}.f16{x2}`, `fma.rn{.relu}.bf16{x2}`
     Hfma {
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// `.ftz` (f16)
@@ -314,7 +314,7 @@ pub enum Operation {
         /// `abs`
         abs: bool,
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// `.ftz` (f16)
@@ -323,7 +323,7 @@ pub enum Operation {
     /// `min`/`max{.ftz}{.NaN}{.xorsign.abs}` on halves
     Hminmax {
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// `max`
@@ -340,7 +340,7 @@ pub enum Operation {
         /// The comparison (a float one).
         cmp: ptx_ir_core::Cmp,
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// `.ftz` (f16)
@@ -351,9 +351,9 @@ pub enum Operation {
     /// `cvt.RND{.ftz}{.sat}.(f16|bf16).f32` or `cvt.(rn|rz){.relu}{.satfinite}.(f16|bf16).f32`
     CvtToHalf {
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Rounding (`.rn`/`.rz` with `.relu`/`.satfinite`).
-        rnd: Rnd,
+        rnd: Rounding,
         /// `.ftz`
         ftz: bool,
         /// `.sat` (f16)
@@ -369,13 +369,13 @@ pub enum Operation {
     /// `.f16`, `.f32` and `.f64` destinations).
     CvtHalfX {
         /// The half format.
-        hf: Hf,
+        hf: Type,
         /// The other type.
         peer: HPeer,
         /// Converts to the half (rather than from it).
         to_half: bool,
         /// Rounding (required except when widening to f64).
-        rnd: Option<CvtRnd>,
+        rnd: Option<Rounding>,
         /// `.sat`
         sat: bool,
     },
@@ -385,7 +385,7 @@ pub enum Operation {
         /// The comparison (a float one).
         cmp: ptx_ir_core::Cmp,
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// Destination type.
@@ -398,14 +398,14 @@ pub enum Operation {
     /// `cvt{.ftz}.f32.(f16|bf16)`
     CvtFromHalf {
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// `.ftz`
         ftz: bool,
     },
     /// `cvt.(rn|rz){.relu}{.satfinite}.(f16x2|bf16x2).f32 d, a, b` (`a` to the upper half)
     CvtPack {
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// `.rz` rather than `.rn`
         rz: bool,
         /// `.relu`
@@ -505,7 +505,7 @@ pub enum Operation {
         /// Source type.
         s: CvtT,
         /// Rounding.
-        rnd: Option<CvtRnd>,
+        rnd: Option<Rounding>,
         /// `.ftz`
         ftz: bool,
         /// `.sat`
@@ -517,14 +517,14 @@ pub enum Operation {
     /// `shfl.sync.MODE.b32 d{|p}, a, b, c, membermask` with `c` an immediate
     Shfl {
         /// Mode.
-        mode: ShflMode,
+        mode: Flag,
         /// The `c` operand (clamp and segment mask).
         c: u32,
     },
     /// `vote.sync.MODE d, {!}a, membermask` (the negation is [`crate::model::Inst::neg_pred`])
     Vote {
         /// Mode.
-        mode: VoteMode,
+        mode: Flag,
     },
     /// `redux.sync.OP.T d, a, membermask`
     Redux {
@@ -547,7 +547,7 @@ pub enum Operation {
     // ---------------------------------------------------------------- hints and no-ops
     /// `cvt.pack.sat.T.s32 d, a, b` (16-bit `T`) or `cvt.pack.sat.T.s32.b32 d, a, b, c`
     /// (narrower `T`, `c` shifted in above the pair).
-    PackSat(PackT),
+    PackSat(Type),
     /// A load of `vec` consecutive entries of the input pool of `class`, from entry `slot` (a
     /// multiple of `vec`): the same address in every thread, of data nothing writes.
     LdIn {

@@ -99,7 +99,7 @@ pub fn signature(op: &Operation) -> Sig {
         }
         Operation::Set { t, d, bop, .. } => {
             let c = cmp_class(t);
-            let dc = if *d == SetD::F32 { F } else { R };
+            let dc = if *d == ptx_ir_core::Type::F32 { F } else { R };
             let mut s = sig(dc, &[c, c]);
             if bop.is_some() {
                 s.srcs.push(P);
@@ -212,7 +212,11 @@ pub fn signature(op: &Operation) -> Sig {
             s
         }
         Operation::Vote { mode, .. } => {
-            let d = if *mode == VoteMode::Ballot { R } else { P };
+            let d = if *mode == ptx_ir_core::Flag::Ballot {
+                R
+            } else {
+                P
+            };
             let mut s = sig(d, &[P]);
             s.pred_src = true;
             s
@@ -224,13 +228,13 @@ pub fn signature(op: &Operation) -> Sig {
         }
         Operation::Activemask => sig(R, &[]),
         Operation::PackSat(t) => {
-            let mut s = if t.with_c() {
+            let mut s = if pack_takes_c(*t) {
                 sig(R, &[R, R, R])
             } else {
                 sig(R, &[R, R])
             };
             // `c` is `.b32` while `a` and `b` are `.s32`: immediates of one signedness only.
-            s.no_imm = if t.with_c() { vec![2] } else { vec![] };
+            s.no_imm = if pack_takes_c(*t) { vec![2] } else { vec![] };
             s
         }
         Operation::LdIn { class, .. } => sig(*class, &[]),

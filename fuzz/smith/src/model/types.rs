@@ -1,9 +1,48 @@
-//! The qualifiers of the generated operations: integer and float types, roundings, comparison
-//! and conversion types, atomic operations and their memory semantics, address kinds, and the
-//! modes of the warp, bit and hint instructions ([`super::Operation`] carries them).
+//! The qualifiers of the generated operations ([`super::Operation`] carries them).
+//!
+//! Where a qualifier is a member of the IR's vocabulary (`ptx_ir_core::vocab`: roundings,
+//! memory semantics and scopes, boolean, atomic and reduction operations, warp and `prmt`
+//! modes, half-precision and destination types), the operation holds the IR value itself, and
+//! this module lists the members the generator draws as constants in draw order
+//! ([`ROUNDINGS`], [`BOOL_OPS`], [`ATOM_OPS`], ...): the same fuzzer bytes pick the same
+//! members, and the reference semantics knows what it must answer for. The types here are the
+//! model's own: integer, comparison, conversion and atomic operand types as the generator
+//! thinks of them, address kinds, state-space windows, hint forms.
 
 use super::reg::Class;
-use ptx_ir_core::{Op, Scope, Sem};
+use ptx_ir_core::{Flag, Op, Rounding, Scope, Sem, Type};
+
+/// The float roundings a swarm configuration may allow, in draw order (`cvt` to an integer,
+/// or between floats of one format, takes the integer rounding of the same direction:
+/// `.rni` for `.rn`, ...).
+pub const ROUNDINGS: [Rounding; 4] = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+
+/// The half-precision formats the generator draws, in draw order: scalars in `.b16`
+/// registers, pairs (`x2` in the operations) in `.b32` registers.
+pub const HALF_TYPES: [Type; 2] = [Type::F16, Type::Bf16];
+
+/// The destination types of `set` the generator draws, in draw order: all ones or zero
+/// (`.u32`, `.s32`), 1.0 or 0.0 (`.f32`).
+pub const SET_TYPES: [Type; 3] = [Type::U32, Type::S32, Type::F32];
+
+/// The destination types of the integer `cvt.pack.sat` the generator draws, in draw order:
+/// the 16-bit ones take two sources, the narrower ones a third, `c` ([`pack_takes_c`]).
+pub const PACK_TYPES: [Type; 8] = [
+    Type::U16,
+    Type::S16,
+    Type::U8,
+    Type::S8,
+    Type::U4,
+    Type::S4,
+    Type::U2,
+    Type::S2,
+];
+
+/// Whether `cvt.pack.sat` into `t` takes the third source `c` (the types narrower than 16
+/// bits).
+pub fn pack_takes_c(t: Type) -> bool {
+    t.bits() < 16
+}
 
 /// The boolean combinations of `setp`/`set` the generator draws (`.and`, `.or`, `.xor`), in
 /// draw order.
@@ -32,6 +71,25 @@ pub const RED_SEMS: [Sem; 2] = [Sem::Relaxed, Sem::Release];
 
 /// The memory scopes the generator draws for `atom`/`red`.
 pub const ATOM_SCOPES: [Scope; 4] = [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys];
+
+/// The `prmt` modes the generator draws, in draw order (`None`: the default mode, four 4-bit
+/// selectors).
+pub const PRMT_MODES: [Option<Flag>; 7] = [
+    None,
+    Some(Flag::F4e),
+    Some(Flag::B4e),
+    Some(Flag::Rc8),
+    Some(Flag::Ecl),
+    Some(Flag::Ecr),
+    Some(Flag::Rc16),
+];
+
+/// The `shfl.sync` modes the generator draws, in draw order.
+pub const SHFL_MODES: [Flag; 4] = [Flag::Up, Flag::Down, Flag::Bfly, Flag::Idx];
+
+/// The `vote.sync` modes the generator draws, in draw order (`.ballot` writes a `.b32`
+/// register, the others a predicate).
+pub const VOTE_MODES: [Flag; 4] = [Flag::All, Flag::Any, Flag::Uni, Flag::Ballot];
 
 /// The `redux.sync` operations the generator draws, in draw order.
 pub const REDUX_OPS: [Op; 6] = [Op::Add, Op::Min, Op::Max, Op::And, Op::Or, Op::Xor];
@@ -64,19 +122,6 @@ impl Ft {
     }
 }
 
-/// IEEE rounding modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Rnd {
-    /// `.rn`
-    Rn,
-    /// `.rz`
-    Rz,
-    /// `.rm`
-    Rm,
-    /// `.rp`
-    Rp,
-}
-
 /// Binary float operations.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Fop {
@@ -101,17 +146,6 @@ pub enum CmpT {
     F(Ft),
 }
 
-/// Destination types of `set`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SetD {
-    /// `.u32`: all ones or zero
-    U32,
-    /// `.s32`: all ones or zero
-    S32,
-    /// `.f32`: 1.0 or 0.0
-    F32,
-}
-
 /// `cvt` operand types.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum CvtT {
@@ -129,15 +163,6 @@ impl CvtT {
             CvtT::F(f) => f.class(),
         }
     }
-}
-
-/// `cvt` roundings.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum CvtRnd {
-    /// A float rounding (`.rn` ...).
-    F(Rnd),
-    /// An integer rounding (`.rni` ...), given by the corresponding float mode.
-    I(Rnd),
 }
 
 /// Approximate float operations (checked three ways only: no reference).
@@ -165,15 +190,6 @@ pub enum Approx {
     DivFull,
 }
 
-/// Half-precision formats (scalars in `.b16` registers, pairs in `.b32` registers).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Hf {
-    /// `.f16`
-    F16,
-    /// `.bf16`
-    Bf16,
-}
-
 /// `atom`/`red` operand types.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum AtomT {
@@ -187,7 +203,7 @@ pub enum AtomT {
     F64,
     /// `.noftz.f16`/`.noftz.bf16`, or the packed pair (`add` only): scalars in `.b16`, pairs
     /// in `.b32` registers.
-    Half(Hf, bool),
+    Half(Type, bool),
 }
 
 impl AtomT {
@@ -303,105 +319,6 @@ pub enum Via {
     Proto,
     /// Through a register and a `.calltargets` list.
     Targets,
-}
-
-/// `prmt` modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum PrmtMode {
-    /// No mode: four 4-bit selectors.
-    Default,
-    /// `.f4e`
-    F4e,
-    /// `.b4e`
-    B4e,
-    /// `.rc8`
-    Rc8,
-    /// `.ecl`
-    Ecl,
-    /// `.ecr`
-    Ecr,
-    /// `.rc16`
-    Rc16,
-}
-
-/// `shfl` modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ShflMode {
-    /// `.up`
-    Up,
-    /// `.down`
-    Down,
-    /// `.bfly`
-    Bfly,
-    /// `.idx`
-    Idx,
-}
-
-/// `vote` modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum VoteMode {
-    /// `.all.pred`
-    All,
-    /// `.any.pred`
-    Any,
-    /// `.uni.pred`
-    Uni,
-    /// `.ballot.b32`
-    Ballot,
-}
-
-/// Destination formats of the integer `cvt.pack.sat`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum PackT {
-    /// `.u16` (two sources)
-    U16,
-    /// `.s16` (two sources)
-    S16,
-    /// `.u8` (with `c`)
-    U8,
-    /// `.s8` (with `c`)
-    S8,
-    /// `.u4` (with `c`)
-    U4,
-    /// `.s4` (with `c`)
-    S4,
-    /// `.u2` (with `c`)
-    U2,
-    /// `.s2` (with `c`)
-    S2,
-}
-
-impl PackT {
-    /// Every format.
-    pub const ALL: [PackT; 8] = [
-        PackT::U16,
-        PackT::S16,
-        PackT::U8,
-        PackT::S8,
-        PackT::U4,
-        PackT::S4,
-        PackT::U2,
-        PackT::S2,
-    ];
-
-    /// Width in bits and signedness.
-    pub fn format(self) -> (u32, bool) {
-        match self {
-            PackT::U16 => (16, false),
-            PackT::S16 => (16, true),
-            PackT::U8 => (8, false),
-            PackT::S8 => (8, true),
-            PackT::U4 => (4, false),
-            PackT::S4 => (4, true),
-            PackT::U2 => (2, false),
-            PackT::S2 => (2, true),
-        }
-    }
-
-    /// Whether the form takes the third source `c`.
-    pub fn with_c(self) -> bool {
-        self.format().0 < 16
-    }
 }
 
 /// How [`crate::model::Operation::LdIn`] reads the input buffer.
