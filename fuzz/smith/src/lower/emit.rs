@@ -1,18 +1,29 @@
-//! What every part of the lowering shares: the module being built ([`B`]), the one checked
-//! way to append an instruction ([`B::emit`]), the instruction being lowered ([`Parts`]), and
-//! the spelling of the model's types and qualifiers as IR modifiers.
+//! What every part of the lowering shares: the function being built ([`B`], around the IR
+//! builder's [`FunctionBuilder`]), the one checked way to append an instruction ([`B::emit`]),
+//! the instruction being lowered ([`Parts`]), and the model's types as IR types.
 
 use crate::model::*;
+use ptx_ir_core::build::{BuildError, FunctionBuilder, Label};
 use ptx_ir_core::{
-    Cmp, Declarator, Flag, Guard, Instruction, Modifier, Module, Name, Opcode, Operand, Param,
-    Selector, Space, SpecialReg, Statement, Type, VarDecl, Vector,
+    Cmp, Flag, Guard, Instruction, Modifier, Name, Opcode, Operand, Selector, Space, SpecialReg,
+    Type, Vector,
 };
 
-/// The module being built and the body of the function being lowered.
-pub(super) struct B {
-    pub(super) m: Module,
-    pub(super) body: Vec<Statement>,
-    pub(super) labels: u32,
+/// The function being lowered, built through the IR builder, and the module's label counter
+/// (labels are numbered across the module: `$L_else_7`).
+pub(super) struct B<'a, 'm> {
+    pub(super) f: &'a mut FunctionBuilder<'m>,
+    pub(super) labels: &'a mut u32,
+}
+
+/// The value of a builder call the lowering makes.
+///
+/// # Panics
+///
+/// If the builder refuses it: the lowering has a bug, which the message names with the
+/// builder's diagnosis.
+pub(super) fn built<T>(r: Result<T, BuildError>) -> T {
+    r.unwrap_or_else(|e| panic!("the lowering builds what the builder refuses: {e}"))
 }
 
 /// An instruction being lowered: its guard, the operands before its sources (the destination,
@@ -104,9 +115,9 @@ pub(super) fn int_imm(v: i128) -> Operand {
     }
 }
 
-impl B {
+impl B<'_, '_> {
     pub(super) fn name(&mut self, s: &str) -> Name {
-        self.m.names.intern(s)
+        self.f.intern(s)
     }
 
     pub(super) fn r(&mut self, s: &str) -> Operand {
@@ -118,13 +129,13 @@ impl B {
         self.r(&s)
     }
 
-    /// Appends `op` with `mods` and `ops` under `guard`, checked against the instruction table
-    /// as [`ptx_ir_core::build::FunctionBuilder::inst`] checks it.
+    /// Appends `op` with `mods` and `ops` under `guard` through the builder, which checks it
+    /// against the instruction table and checks that every name it uses is declared.
     ///
     /// # Panics
     ///
-    /// If no form of `op` takes the qualifiers and operands: the lowering has a bug, which the
-    /// message names with the table's diagnosis.
+    /// If the builder refuses the instruction: the lowering has a bug, which the message names
+    /// with the builder's diagnosis.
     pub(super) fn emit(
         &mut self,
         guard: Option<Guard>,
@@ -133,11 +144,10 @@ impl B {
         ops: Vec<Operand>,
     ) {
         let mut i = Instruction::new(op, mods, ops);
-        if let Err(e) = ptx_ir_core::check::check(i.opcode, &i.mods, &i.operands) {
-            panic!("the lowering spells an instruction the table refuses: {e}");
-        }
         i.guard = guard;
-        self.body.push(Statement::Inst(i));
+        if let Err(e) = self.f.push(i) {
+            panic!("the lowering spells an instruction the builder refuses: {e}");
+        }
     }
 
     /// [`B::emit`] without a guard.
@@ -145,29 +155,35 @@ impl B {
         self.emit(None, op, mods, ops);
     }
 
-    pub(super) fn label(&mut self, kind: &str) -> (Name, String) {
-        self.labels += 1;
-        let s = format!("$L_{kind}_{}", self.labels);
-        (self.name(&s), s)
+    /// The next label name of `kind` (`$L_else_7`), for a label or a target list.
+    pub(super) fn label_name(&mut self, kind: &str) -> String {
+        *self.labels += 1;
+        format!("$L_{kind}_{}", self.labels)
     }
 
+    /// A fresh label of `kind`, placed later with [`B::place`].
+    pub(super) fn label(&mut self, kind: &str) -> Name {
+        let s = self.label_name(kind);
+        built(self.f.label(&s)).0
+    }
+
+    /// Places `label` here.
+    pub(super) fn place(&mut self, label: Name) {
+        built(self.f.place(Label(label)));
+    }
+
+    /// Declares the register range `.reg .<ty> <prefix><n>;` here.
     pub(super) fn decl(&mut self, ty: Type, prefix: &str, n: u32) {
-        let name = self.name(prefix);
-        self.body.push(Statement::Decl(Box::new(VarDecl {
-            linkage: None,
-            space: Space::Reg,
-            attributes: Vec::new(),
-            align: None,
-            vector: None,
-            ty,
-            names: vec![Declarator {
-                name,
-                range: Some(n),
-                dims: Default::default(),
-                init: None,
-            }]
-            .into(),
-        })));
+        built(self.f.reg_range(ty, prefix, n));
+    }
+
+    /// Runs `body` in a nested scope `{ ... }`.
+    pub(super) fn block(&mut self, body: impl FnOnce(&mut B)) {
+        let labels = &mut *self.labels;
+        built(self.f.block(|f| {
+            body(&mut B { f, labels });
+            Ok(())
+        }));
     }
 
     /// A source operand of an instruction whose operand has `class` and, for integer
@@ -263,18 +279,6 @@ pub(super) fn param_type(c: Class) -> Type {
         Class::D => Type::B64,
         Class::F => Type::F32,
         _ => Type::B32,
-    }
-}
-
-pub(super) fn param_decl(b: &mut B, name: &str, c: Class) -> Param {
-    Param {
-        space: Space::Param,
-        align: None,
-        vector: None,
-        ty: param_type(c),
-        ptr: None,
-        name: b.name(name),
-        dims: Default::default(),
     }
 }
 

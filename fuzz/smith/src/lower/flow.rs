@@ -6,7 +6,8 @@ use super::emit::*;
 use super::{approx, barrier, bits, call, carry, cmp, cvt, float, generic, half, hint, int};
 use super::{logic, mem, warp};
 use crate::model::*;
-use ptx_ir_core::{Cmp, Flag, Guard, Modifier, Name, Opcode, Operand, SpecialReg, Statement, Type};
+use ptx_ir_core::build::Label;
+use ptx_ir_core::{Cmp, Flag, Guard, Modifier, Name, Opcode, Operand, SpecialReg, Type};
 
 /// The predicate (and its negation) that holds where `cond` does, computed into `%q<depth>`
 /// unless `cond` names a predicate register.
@@ -88,23 +89,21 @@ pub(super) fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                         vec![ms, q.clone(), mo.clone()],
                     );
                 }
-                let targets: Vec<Name> = (0..arms.len()).map(|_| b.label("arm").0).collect();
-                let (list, _) = b.label("targets");
-                let (end_l, _) = b.label("end");
-                b.body.push(Statement::BranchTargets {
-                    label: list,
-                    targets: targets.clone(),
-                });
+                let targets: Vec<Name> = (0..arms.len()).map(|_| b.label("arm")).collect();
+                let list = b.label_name("targets");
+                let end_l = b.label("end");
+                let arms_l: Vec<Label> = targets.iter().map(|&l| Label(l)).collect();
+                let list = built(b.f.branch_targets(&list, &arms_l)).0;
                 b.e(BrxIdx, vec![], vec![t7, Operand::reg(list)]);
                 for (k, (arm, &lab)) in arms.iter().zip(&targets).enumerate() {
-                    b.body.push(Statement::Label(lab));
+                    b.place(lab);
                     let mi = mask_reg(b, depth + 1);
                     let ms = b.r(&format!("%ms{}", 4 * depth as usize + k));
                     b.e(Mov, vec![t(Type::B32)], vec![mi, ms]);
                     nodes(b, arm, depth + 1);
                     b.e(Bra, vec![], vec![Operand::reg(end_l)]);
                 }
-                b.body.push(Statement::Label(end_l));
+                b.place(end_l);
             }
             Node::If { cond, then, els } => {
                 let (pred, neg) = cond_pred(b, *cond, depth);
@@ -119,8 +118,8 @@ pub(super) fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                     vec![f(Flag::Sync), f(Flag::Ballot), t(Type::B32)],
                     vec![mi.clone(), c, mo.clone()],
                 );
-                let (else_l, _) = b.label("else");
-                let (end_l, _) = b.label("end");
+                let else_l = b.label("else");
+                let end_l = b.label("end");
                 b.emit(
                     Some(Guard {
                         pred,
@@ -132,11 +131,11 @@ pub(super) fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 );
                 nodes(b, then, depth + 1);
                 b.e(Bra, vec![], vec![Operand::reg(end_l)]);
-                b.body.push(Statement::Label(else_l));
+                b.place(else_l);
                 b.e(Not, vec![t(Type::B32)], vec![mi.clone(), mi.clone()]);
                 b.e(And, vec![t(Type::B32)], vec![mi.clone(), mi, mo]);
                 nodes(b, els, depth + 1);
-                b.body.push(Statement::Label(end_l));
+                b.place(end_l);
             }
             Node::Loop { trips, body } => {
                 let c = b.r(&format!("%c{depth}"));
@@ -183,9 +182,9 @@ pub(super) fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 let uni = matches!(trips, Trips::Const(_));
                 let (mo, mi) = (mask_reg(b, depth), mask_reg(b, depth + 1));
                 b.e(Mov, vec![t(Type::B32)], vec![mi.clone(), mo]);
-                let (head, _) = b.label("head");
-                let (done, _) = b.label("done");
-                b.body.push(Statement::Label(head));
+                let head = b.label("head");
+                let done = b.label("done");
+                b.place(head);
                 let qn = b.name(&format!("%q{depth}"));
                 let q = Operand::reg(qn);
                 b.e(
@@ -211,7 +210,7 @@ pub(super) fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 nodes(b, body, depth + 1);
                 b.e(Sub, vec![t(Type::U32)], vec![c.clone(), c, Operand::Int(1)]);
                 b.e(Bra, uni_mods, vec![Operand::reg(head)]);
-                b.body.push(Statement::Label(done));
+                b.place(done);
             }
         }
     }
