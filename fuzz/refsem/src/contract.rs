@@ -42,6 +42,7 @@
 //! the first one's source; a guarded `neg.f32` flips the sign bit; `selp.f32` between `x` and
 //! such a `neg x` flips `x`'s sign bit. Elsewhere `neg` of a NaN stays unspecified.
 
+use ptx_ir_core::Type;
 use ptx_ir_smith::model::*;
 use std::collections::{HashMap, HashSet};
 
@@ -610,7 +611,7 @@ impl<'a> Analysis<'a> {
     }
 
     /// The product that `r`, read by the `add` at `at` (of type `ty`, `.ftz` `ftz`), holds.
-    fn chain(&self, b: usize, at: usize, r: Reg, ty: Fty, ftz: bool) -> Option<Chain> {
+    fn chain(&self, b: usize, at: usize, r: Reg, ty: Type, ftz: bool) -> Option<Chain> {
         let (mut at, mut r) = (at, r);
         let mut c = Chain {
             mul: 0,
@@ -637,7 +638,7 @@ impl<'a> Analysis<'a> {
             };
             if is_move(&i.op) {
                 // A move keeps the register's width, hence the type's.
-            } else if neg_of(&i.op) == Some((ty, false)) && ty != Fty::Bf16x2 {
+            } else if neg_of(&i.op) == Some((ty, false)) && ty != Type::Bf16x2 {
                 c.neg = !c.neg;
             } else {
                 return None;
@@ -865,7 +866,7 @@ impl<'a> Analysis<'a> {
             self.g.blocks[c.block][c.at]
                 .inst()
                 .and_then(|i| add_of(&i.op))
-                .is_some_and(|a| matches!(a.0, Fty::F16x2 | Fty::Bf16x2))
+                .is_some_and(|a| matches!(a.0, Type::F16x2 | Type::Bf16x2))
         };
         let mut decided: Vec<Option<Option<usize>>> = vec![None; cands.len()];
         for (n, c) in cands.iter().enumerate() {
@@ -949,7 +950,7 @@ impl<'a> Analysis<'a> {
                 // wrote `r` before `at`, directly or through unguarded moves: its index, its
                 // source, and whether that is unchanged since (the `neg` itself included).
                 let neg_before =
-                    |r: Reg, ty: Fty, copies: &HashSet<usize>| -> Option<(usize, Reg, bool)> {
+                    |r: Reg, ty: Type, copies: &HashSet<usize>| -> Option<(usize, Reg, bool)> {
                         // Through unguarded moves.
                         let mut j = self.writer(b, at, r)?;
                         for _ in 0..8 {
@@ -964,7 +965,7 @@ impl<'a> Analysis<'a> {
                         let d = items[j].inst()?;
                         if d.guard.is_some()
                             || neg_of(&d.op) != Some((ty, false))
-                            || ty == Fty::Bf16x2
+                            || ty == Type::Bf16x2
                             || copies.contains(&j)
                         {
                             return None;
@@ -980,7 +981,7 @@ impl<'a> Analysis<'a> {
                             Src::Reg(s) => neg_before(s, ty, &copies),
                             _ => None,
                         }) else {
-                            if i.guard.is_some() && ty == Fty::F32 {
+                            if i.guard.is_some() && ty == Type::F32 {
                                 plans.map.insert(key(i), Plan::SignFlip);
                             }
                             continue;
@@ -1015,7 +1016,7 @@ impl<'a> Analysis<'a> {
                             continue;
                         };
                         for (k, n, x) in [(0u8, p, q), (1, q, p)] {
-                            if neg_before(n, Fty::F32, &copies)
+                            if neg_before(n, Type::F32, &copies)
                                 .is_some_and(|(_, src, same)| same && src == x)
                             {
                                 plans.map.insert(key(i), Plan::SelectNeg { neg: k });
@@ -1064,7 +1065,7 @@ mod tests {
     fn bin(op: Fop) -> Operation {
         Operation::Fbin {
             op,
-            ft: Ft::F32,
+            ft: Type::F32,
             rnd: None,
             ftz: false,
             sat: false,
@@ -1112,7 +1113,7 @@ mod tests {
         assert_eq!(got[1], fused(0, false, true));
         let neg = i(
             Operation::Fneg {
-                ft: Ft::F32,
+                ft: Type::F32,
                 ftz: false,
             },
             f(1),
@@ -1252,7 +1253,7 @@ mod tests {
         let neg = |d: u8, s: u8| {
             i(
                 Operation::Fneg {
-                    ft: Ft::F32,
+                    ft: Type::F32,
                     ftz: false,
                 },
                 f(d),
@@ -1274,7 +1275,7 @@ mod tests {
             i(
                 Operation::Hsign {
                     abs: false,
-                    hf: ptx_ir_core::Type::Bf16,
+                    hf: Type::Bf16,
                     x2: true,
                     ftz: false,
                 },

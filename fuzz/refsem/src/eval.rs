@@ -1108,7 +1108,7 @@ fn fused(
     neg_addend: bool,
 ) -> Option<u64> {
     let (ty, _, ftz, sat) = add_of(op)?;
-    let sg = ty.signs();
+    let sg = sign_bits(ty);
     let na = if neg_product { a ^ sg } else { a };
     let nc = if neg_addend { c ^ sg } else { c };
     let half = |fmt: fref::HalfFmt, x2: bool| {
@@ -1117,10 +1117,10 @@ fn fused(
         })
     };
     Some(match ty {
-        Fty::F32 => arith32(&[na, b, nc], ftz, sat, Rnd::Rn, Some(exact_fma), |x| {
+        Type::F32 => arith32(&[na, b, nc], ftz, sat, Rnd::Rn, Some(exact_fma), |x| {
             fref::fma32(x[0], x[1], x[2], Rnd::Rn)
         }),
-        Fty::F64 => {
+        Type::F64 => {
             let nans = [a, b, c].iter().filter(|&&x| nan64(x)).count();
             if nans >= 2 || (neg_product && nan64(a)) || (neg_addend && nan64(c)) {
                 return None;
@@ -1129,10 +1129,12 @@ fn fused(
                 fref::fma64(x[0], x[1], x[2], Rnd::Rn)
             })
         }
-        Fty::F16 => half(fref::F16, false),
-        Fty::Bf16 => half(fref::BF16, false),
-        Fty::F16x2 => half(fref::F16, true),
-        Fty::Bf16x2 => half(fref::BF16, true),
+        Type::F16 => half(fref::F16, false),
+        Type::Bf16 => half(fref::BF16, false),
+        Type::F16x2 => half(fref::F16, true),
+        Type::Bf16x2 => half(fref::BF16, true),
+        // Not generated: no contraction known.
+        _ => return None,
     })
 }
 
@@ -1260,7 +1262,7 @@ fn float_cmp(cmp: Cmp, a: f64, b: f64) -> Result<bool, NotGenerated> {
 
 fn compare(cmp: Cmp, t: CmpT, ftz: bool, a: u64, b: u64) -> Result<bool, NotGenerated> {
     Ok(match t {
-        CmpT::F(Ft::F32) => {
+        CmpT::F(Type::F32) => {
             let (a, b) = if ftz {
                 (flush32(a), flush32(b))
             } else {
@@ -1268,7 +1270,8 @@ fn compare(cmp: Cmp, t: CmpT, ftz: bool, a: u64, b: u64) -> Result<bool, NotGene
             };
             float_cmp(cmp, f32v(a) as f64, f32v(b) as f64)?
         }
-        CmpT::F(Ft::F64) => float_cmp(cmp, f64v(a), f64v(b))?,
+        CmpT::F(Type::F64) => float_cmp(cmp, f64v(a), f64v(b))?,
+        CmpT::F(_) => return Err(NotGenerated("a float format")),
         CmpT::Bits(bits) => {
             let (x, y) = (a & mask(bits as u32), b & mask(bits as u32));
             match cmp {
@@ -1546,10 +1549,10 @@ fn cvt_int_extend(r: i128, bits: u32, signed: bool) -> u64 {
 /// top bits (quieted); a same-format `cvt` without modifiers is a move, with `.rni`... or
 /// `.ftz` it quiets (f64) or canonicalises (f32) NaN; `.sat` turns NaN into +0.
 /// `rnd` is the rounding's direction, `int` whether it is an integer rounding (`.rni`...).
-fn cvt(d: CvtT, s: CvtT, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u64) -> u64 {
+fn cvt(d: Cv, s: Cv, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u64) -> u64 {
     let mode = |r: Option<Rnd>| r.unwrap_or(Rnd::Rn);
     match (d, s) {
-        (CvtT::Int(db, ds), CvtT::Int(sb, ss)) => {
+        (Cv::Int(db, ds), Cv::Int(sb, ss)) => {
             let v = if ss {
                 sx(a, sb as u32)
             } else {
@@ -1558,13 +1561,13 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u
             let v = if sat { clamp(v, db as u32, ds) } else { v };
             cvt_int_extend(v, db as u32, ds)
         }
-        (CvtT::Int(db, ds), CvtT::F(ft)) => {
+        (Cv::Int(db, ds), Cv::F(ft)) => {
             let x = match ft {
-                Ft::F32 => f32v(if ftz { flush32(a) } else { a }) as f64,
-                Ft::F64 => f64v(a),
+                Fw::F32 => f32v(if ftz { flush32(a) } else { a }) as f64,
+                Fw::F64 => f64v(a),
             };
             if x.is_nan() {
-                if ft == Ft::F32 && db < 64 {
+                if ft == Fw::F32 && db < 64 {
                     return 0;
                 }
                 return cvt_int_extend(1i128 << (db - 1), db as u32, ds);
@@ -1572,14 +1575,14 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u
             let r = fref::float_to_int(x, mode(rnd), db as u32, ds);
             cvt_int_extend(r, db as u32, ds)
         }
-        (CvtT::F(ft), CvtT::Int(sb, ss)) => {
+        (Cv::F(ft), Cv::Int(sb, ss)) => {
             let v = if ss {
                 sx(a, sb as u32)
             } else {
                 zx(a, sb as u32)
             };
             match ft {
-                Ft::F32 => {
+                Fw::F32 => {
                     let r = fref::int_to_f32(v, mode(rnd)).to_bits() as u64;
                     if sat {
                         sat32(r)
@@ -1587,7 +1590,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u
                         r
                     }
                 }
-                Ft::F64 => {
+                Fw::F64 => {
                     let r = fref::int_to_f64(v, mode(rnd));
                     if sat {
                         sat64(r)
@@ -1597,7 +1600,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u
                 }
             }
         }
-        (CvtT::F(Ft::F32), CvtT::F(Ft::F64)) => {
+        (Cv::F(Fw::F32), Cv::F(Fw::F64)) => {
             if nan64(a) {
                 if sat {
                     return 0;
@@ -1612,7 +1615,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u
                 r
             }
         }
-        (CvtT::F(Ft::F64), CvtT::F(Ft::F32)) => {
+        (Cv::F(Fw::F64), Cv::F(Fw::F32)) => {
             let a = a & 0xffff_ffff;
             if nan32(a) {
                 return if sat {
@@ -1635,7 +1638,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u
                 r.to_bits()
             }
         }
-        (CvtT::F(Ft::F32), CvtT::F(Ft::F32)) => {
+        (Cv::F(Fw::F32), Cv::F(Fw::F32)) => {
             let a = a & 0xffff_ffff;
             if rnd.is_none() && !ftz && !sat {
                 return a;
@@ -1657,7 +1660,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u
                 r
             }
         }
-        (CvtT::F(Ft::F64), CvtT::F(Ft::F64)) => {
+        (Cv::F(Fw::F64), Cv::F(Fw::F64)) => {
             if rnd.is_none() && !sat {
                 return a;
             }
@@ -1699,16 +1702,16 @@ pub fn known_issue(i: &Inst, s: &[u64]) -> Option<&'static str> {
             ftz,
             sat: false,
         } if a == b => match a {
-            Ft::F32 if !ftz && nan32(s[0]) => Some("interp_cvt_same_format_nan_f32.ptx"),
-            Ft::F64 if nan64(s[0]) && s[0] & (1 << 51) == 0 => {
+            Type::F32 if !ftz && nan32(s[0]) => Some("interp_cvt_same_format_nan_f32.ptx"),
+            Type::F64 if nan64(s[0]) && s[0] & (1 << 51) == 0 => {
                 Some("interp_cvt_same_format_nan.ptx")
             }
             _ => None,
         },
         // cvt.ftz.f64.f32 of a NaN widens the canonical f32 NaN.
         Operation::Cvt {
-            d: CvtT::F(Ft::F64),
-            s: CvtT::F(Ft::F32),
+            d: CvtT::F(Type::F64),
+            s: CvtT::F(Type::F32),
             ftz: true,
             sat: false,
             ..
@@ -1729,12 +1732,13 @@ fn unspecified(i: &Inst, s: &[u64]) -> bool {
             fmt.nan(s[0]) || (x2 && fmt.nan(s[0] >> 16))
         }
         Operation::Fabs { ft, .. } | Operation::Fneg { ft, .. } => match ft {
-            Ft::F32 => nan32(s[0]),
-            Ft::F64 => nan64(s[0]),
+            Type::F32 => nan32(s[0]),
+            Type::F64 => nan64(s[0]),
+            _ => false,
         },
         Operation::Cvt {
-            d: CvtT::F(Ft::F32),
-            s: CvtT::F(Ft::F64),
+            d: CvtT::F(Type::F32),
+            s: CvtT::F(Type::F64),
             ftz: true,
             sat: false,
             ..
@@ -1743,10 +1747,10 @@ fn unspecified(i: &Inst, s: &[u64]) -> bool {
         // the operands (it swaps commutative ones, folds `min(x, x)`): for register operands
         // the H200 prefers b for add/sub/mul/min/max, then b, c, a for fma, a for div (the
         // order `nan64_result` follows), but a kernel cannot rely on it.
-        Operation::Fbin { ft: Ft::F64, .. } | Operation::Fminmax { ft: Ft::F64, .. } => {
+        Operation::Fbin { ft: Type::F64, .. } | Operation::Fminmax { ft: Type::F64, .. } => {
             nan64(s[0]) && nan64(s[1])
         }
-        Operation::Fma { ft: Ft::F64, .. } => s[..3].iter().filter(|&&x| nan64(x)).count() >= 2,
+        Operation::Fma { ft: Type::F64, .. } => s[..3].iter().filter(|&&x| nan64(x)).count() >= 2,
         _ => false,
     }
 }
@@ -1761,14 +1765,14 @@ fn sat64(r: f64) -> u64 {
     }
 }
 
-fn minmax(ft: Ft, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64) -> u64 {
+fn minmax(ft: Fw, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64) -> u64 {
     let (bits, qnan) = match ft {
-        Ft::F32 => (32, F32_NAN),
-        Ft::F64 => (64, F64_NAN),
+        Fw::F32 => (32, F32_NAN),
+        Fw::F64 => (64, F64_NAN),
     };
     let signbit = 1u64 << (bits - 1);
     let (mut a, mut b) = (a & mask(bits), b & mask(bits));
-    if ftz && ft == Ft::F32 {
+    if ftz && ft == Fw::F32 {
         a = flush32(a);
         b = flush32(b);
     }
@@ -1777,9 +1781,9 @@ fn minmax(ft: Ft, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64
         a &= !signbit;
         b &= !signbit;
     }
-    let isnan = |x: u64| if ft == Ft::F32 { nan32(x) } else { nan64(x) };
+    let isnan = |x: u64| if ft == Fw::F32 { nan32(x) } else { nan64(x) };
     let (na, nb) = (isnan(a), isnan(b));
-    if na && nb && ft == Ft::F64 {
+    if na && nb && ft == Fw::F64 {
         // Measured: the second operand, quieted.
         return b | (1 << 51);
     }
@@ -1813,13 +1817,13 @@ fn minmax(ft: Ft, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64
     }
 }
 
-fn testp(ft: Ft, class: u8, a: u64) -> bool {
+fn testp(ft: Fw, class: u8, a: u64) -> bool {
     let (nan, inf, sub) = match ft {
-        Ft::F32 => {
+        Fw::F32 => {
             let x = f32v(a);
             (x.is_nan(), x.is_infinite(), x.is_subnormal())
         }
-        Ft::F64 => {
+        Fw::F64 => {
             let x = f64v(a);
             (x.is_nan(), x.is_infinite(), x.is_subnormal())
         }
@@ -2079,7 +2083,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             ftz,
             sat,
         } => {
-            let m = rnd.map_or(Ok(Rnd::Rn), dir)?;
+            let (ft, m) = (fw(ft)?, rnd.map_or(Ok(Rnd::Rn), dir)?);
             let exact: fn(&[f32]) -> fref::Exact32 = match op {
                 Fop::Add => |x| fref::Exact32::Sum(vec![x[0] as f64, x[1] as f64]),
                 Fop::Sub => |x| fref::Exact32::Sum(vec![x[0] as f64, -x[1] as f64]),
@@ -2087,13 +2091,13 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
                 Fop::Div => |x| fref::Exact32::Quot(x[0] as f64, x[1] as f64),
             };
             one(match ft {
-                Ft::F32 => arith32(&s[..2], ftz, sat, m, Some(exact), |x| match op {
+                Fw::F32 => arith32(&s[..2], ftz, sat, m, Some(exact), |x| match op {
                     Fop::Add => fref::add32(x[0], x[1], m),
                     Fop::Sub => fref::add32(x[0], -x[1], m),
                     Fop::Mul => fref::mul32(x[0], x[1], m),
                     Fop::Div => fref::div32(x[0], x[1], m),
                 }),
-                Ft::F64 => arith64(
+                Fw::F64 => arith64(
                     &s[..2],
                     if op == Fop::Div { &[0, 1] } else { &[1, 0] },
                     |x| match op {
@@ -2108,18 +2112,18 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
         Operation::Fma {
             ft, rnd, ftz, sat, ..
         } => {
-            let rnd = dir(rnd)?;
+            let (ft, rnd) = (fw(ft)?, dir(rnd)?);
             one(match ft {
-                Ft::F32 => arith32(&s[..3], ftz, sat, rnd, Some(exact_fma), |x| {
+                Fw::F32 => arith32(&s[..3], ftz, sat, rnd, Some(exact_fma), |x| {
                     fref::fma32(x[0], x[1], x[2], rnd)
                 }),
-                Ft::F64 => arith64(&s[..3], &[1, 2, 0], |x| fref::fma64(x[0], x[1], x[2], rnd)),
+                Fw::F64 => arith64(&s[..3], &[1, 2, 0], |x| fref::fma64(x[0], x[1], x[2], rnd)),
             })
         }
         Operation::Rcp { ft, rnd, ftz } => {
-            let rnd = dir(rnd)?;
+            let (ft, rnd) = (fw(ft)?, dir(rnd)?);
             one(match ft {
-                Ft::F32 => arith32(
+                Fw::F32 => arith32(
                     &s[..1],
                     ftz,
                     false,
@@ -2127,20 +2131,20 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
                     Some(|x| fref::Exact32::Quot(1.0, x[0] as f64)),
                     |x| fref::div32(1.0, x[0], rnd),
                 ),
-                Ft::F64 => arith64(&s[..1], &[0], |x| fref::div64(1.0, x[0], rnd)),
+                Fw::F64 => arith64(&s[..1], &[0], |x| fref::div64(1.0, x[0], rnd)),
             })
         }
         Operation::Sqrt { ft, rnd, ftz } => {
-            let rnd = dir(rnd)?;
+            let (ft, rnd) = (fw(ft)?, dir(rnd)?);
             one(match ft {
-                Ft::F32 => arith32(&s[..1], ftz, false, rnd, None, |x| fref::sqrt32(x[0], rnd)),
-                Ft::F64 => arith64(&s[..1], &[0], |x| fref::sqrt64(x[0], rnd)),
+                Fw::F32 => arith32(&s[..1], ftz, false, rnd, None, |x| fref::sqrt32(x[0], rnd)),
+                Fw::F64 => arith64(&s[..1], &[0], |x| fref::sqrt64(x[0], rnd)),
             })
         }
         Operation::Fabs { ft, ftz } | Operation::Fneg { ft, ftz } => {
-            let neg = matches!(i.op, Operation::Fneg { .. });
+            let (ft, neg) = (fw(ft)?, matches!(i.op, Operation::Fneg { .. }));
             one(match ft {
-                Ft::F32 => {
+                Fw::F32 => {
                     let a = s[0] & 0xffff_ffff;
                     if nan32(a) {
                         F32_NAN
@@ -2153,7 +2157,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
                         }
                     }
                 }
-                Ft::F64 => {
+                Fw::F64 => {
                     if neg {
                         s[0] ^ (1 << 63)
                     } else {
@@ -2168,12 +2172,16 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
             ftz,
             nan,
             xorsign,
-        } => one(minmax(ft, max, ftz, nan, xorsign, s[0], s[1])),
+        } => one(minmax(fw(ft)?, max, ftz, nan, xorsign, s[0], s[1])),
         Operation::Copysign(ft) => {
-            let sb = if ft == Ft::F32 { 1u64 << 31 } else { 1 << 63 };
+            let sb = if fw(ft)? == Fw::F32 {
+                1u64 << 31
+            } else {
+                1 << 63
+            };
             one((s[1] & !sb) | (s[0] & sb))
         }
-        Operation::Testp { ft, class } => one(testp(ft, class, s[0]) as u64),
+        Operation::Testp { ft, class } => one(testp(fw(ft)?, class, s[0]) as u64),
         Operation::Approx { .. } => unreachable!("approximate operations have no reference"),
         Operation::Cvt {
             d,
@@ -2186,7 +2194,15 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
                 rnd,
                 Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
             );
-            one(cvt(d, st, rnd.map(dir).transpose()?, int, ftz, sat, s[0]))
+            one(cvt(
+                cv(d)?,
+                cv(st)?,
+                rnd.map(dir).transpose()?,
+                int,
+                ftz,
+                sat,
+                s[0],
+            ))
         }
         Operation::Mov(_) => one(s[0]),
         Operation::Hbin {
@@ -2373,6 +2389,36 @@ pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
         | Operation::Activemask => {
             unreachable!("warp instructions are evaluated per warp")
         }
+    })
+}
+
+/// A float format as the reference evaluates it: `.f32` or `.f64`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Fw {
+    F32,
+    F64,
+}
+
+/// The format of a float operation's type (the generator draws `.f32` and `.f64`).
+fn fw(t: Type) -> Result<Fw, NotGenerated> {
+    match t {
+        Type::F32 => Ok(Fw::F32),
+        Type::F64 => Ok(Fw::F64),
+        _ => Err(NotGenerated("a float format")),
+    }
+}
+
+/// A `cvt` operand type as the reference evaluates it: an integer (bits, signed) or a float.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Cv {
+    Int(u8, bool),
+    F(Fw),
+}
+
+fn cv(t: CvtT) -> Result<Cv, NotGenerated> {
+    Ok(match t {
+        CvtT::Int(bits, signed) => Cv::Int(bits, signed),
+        CvtT::F(f) => Cv::F(fw(f)?),
     })
 }
 
@@ -2722,7 +2768,7 @@ mod tests {
             },
             Operation::Set {
                 cmp: Cmp::Hs,
-                t: CmpT::F(Ft::F32),
+                t: CmpT::F(Type::F32),
                 d: Type::U32,
                 bop: None,
                 ftz: false,
@@ -2737,13 +2783,13 @@ mod tests {
             Operation::Prmt(Some(Flag::Ftz)),
             Operation::PackSat(Type::B64),
             Operation::Rcp {
-                ft: Ft::F32,
+                ft: Type::F32,
                 rnd: Rounding::Rna,
                 ftz: false,
             },
             Operation::Fbin {
                 op: Fop::Add,
-                ft: Ft::F64,
+                ft: Type::F64,
                 rnd: Some(Rounding::Rs),
                 ftz: false,
                 sat: false,
@@ -2757,6 +2803,32 @@ mod tests {
             },
             Operation::CvtFromHalf {
                 hf: Type::F32,
+                ftz: false,
+            },
+            Operation::Fma {
+                ft: Type::F16,
+                rnd: Rounding::Rn,
+                ftz: false,
+                sat: false,
+                mad: false,
+            },
+            Operation::Testp {
+                ft: Type::Bf16,
+                class: 0,
+            },
+            Operation::Copysign(Type::B32),
+            Operation::Cvt {
+                d: CvtT::F(Type::F16),
+                s: CvtT::Int(32, true),
+                rnd: Some(Rounding::Rn),
+                ftz: false,
+                sat: false,
+            },
+            Operation::Setp {
+                cmp: Cmp::Lt,
+                lohi: false,
+                t: CmpT::F(Type::Tf32),
+                bop: None,
                 ftz: false,
             },
         ];

@@ -613,7 +613,6 @@ mod tests {
     #[test]
     fn contraction_is_generated() {
         use contract::Plan;
-        use ptx_ir_smith::model::Fty;
         let mut src = crate::Bytes::new(0x5eed_0014);
         let (mut kernels, mut differ, mut unsure, mut candidates) = (0, 0, 0, 0);
         let mut with_fused = 0;
@@ -668,7 +667,6 @@ mod tests {
              {differ} kernels differ, sat {sat} ftz {ftz} guarded {guarded} negated {negated}, \
              folds {folds:?}"
         );
-        let _ = Fty::F32;
         assert!(
             fused.len() == 6 && fused.values().all(|&k| k >= 20),
             "{fused:?}"

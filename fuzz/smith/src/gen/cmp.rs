@@ -3,6 +3,7 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::Type;
 
 impl Gen<'_> {
     pub(super) fn cmp_op(&self, u: &mut Unstructured) -> Result<Operation> {
@@ -52,7 +53,7 @@ impl Gen<'_> {
         } else {
             None
         };
-        let ftz = t == CmpT::F(Ft::F32) && self.swarm.ftz && u.arbitrary()?;
+        let ftz = t == CmpT::F(Type::F32) && self.swarm.ftz && u.arbitrary()?;
         Ok(match u.int_in_range(0..=5u8)? {
             0..=2 => Operation::Setp {
                 cmp,

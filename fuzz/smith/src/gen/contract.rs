@@ -32,12 +32,12 @@ impl Gen<'_> {
             (None, Some((*u.choose(&HALF_TYPES)?, u.arbitrary()?)))
         };
         let class = match (ft, hf) {
-            (Some(f), _) => f.class(),
+            (Some(f), _) => float_class(f),
             (_, Some((_, true))) => Class::R,
             _ => Class::H,
         };
         // `.ftz` and `.sat` exist for f32 and f16 only.
-        let modifiers = ft == Some(Ft::F32) || matches!(hf, Some((Type::F16, _)));
+        let modifiers = ft == Some(Type::F32) || matches!(hf, Some((Type::F16, _)));
         let ftz_ok = modifiers && self.swarm.ftz;
         let sat_ok = modifiers && self.swarm.sat;
         let guards = self.swarm.guards;
@@ -105,7 +105,7 @@ impl Gen<'_> {
             } else {
                 self.reg(u, class)?
             };
-            let f32 = ft == Some(Ft::F32);
+            let f32 = ft == Some(Type::F32);
             match u.int_in_range(0..=2u8)? {
                 0 | 1 if f32 => {
                     if u.arbitrary()? {

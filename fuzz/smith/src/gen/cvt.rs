@@ -4,6 +4,7 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::Type;
 
 impl Gen<'_> {
     pub(super) fn cvt_op(&self, u: &mut Unstructured) -> Result<Operation> {
@@ -16,8 +17,8 @@ impl Gen<'_> {
             CvtT::Int(32, true),
             CvtT::Int(64, false),
             CvtT::Int(64, true),
-            CvtT::F(Ft::F32),
-            CvtT::F(Ft::F64),
+            CvtT::F(Type::F32),
+            CvtT::F(Type::F64),
         ];
         if u.ratio(1, 8)? {
             return Ok(Operation::Mov(*u.choose(&Class::ALL)?));
@@ -27,7 +28,7 @@ impl Gen<'_> {
         let rnd = match (d, s) {
             (CvtT::Int(..), CvtT::F(_)) => Some(self.irnd(u)?),
             (CvtT::F(_), CvtT::Int(..)) => Some(self.rnd(u)?),
-            (CvtT::F(Ft::F32), CvtT::F(Ft::F64)) => Some(self.rnd(u)?),
+            (CvtT::F(Type::F32), CvtT::F(Type::F64)) => Some(self.rnd(u)?),
             (CvtT::F(a), CvtT::F(b)) if a == b => {
                 if u.arbitrary()? {
                     Some(self.irnd(u)?)
@@ -37,7 +38,7 @@ impl Gen<'_> {
             }
             _ => None,
         };
-        let f32_involved = d == CvtT::F(Ft::F32) || s == CvtT::F(Ft::F32);
+        let f32_involved = d == CvtT::F(Type::F32) || s == CvtT::F(Type::F32);
         let ftz = f32_involved && self.swarm.ftz && u.arbitrary()?;
         // `.sat` clamps a float result to [0, 1] and saturates an integer one; ptxas rejects
         // it on integer conversions that cannot overflow ("Illegal modifier").

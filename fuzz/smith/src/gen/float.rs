@@ -4,6 +4,7 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::Type;
 
 impl Gen<'_> {
     pub(super) fn float_op(&self, u: &mut Unstructured) -> Result<Operation> {
@@ -55,7 +56,7 @@ impl Gen<'_> {
                 }
             }
             9 => {
-                let f32 = ft == Ft::F32;
+                let f32 = ft == Type::F32;
                 Operation::Fminmax {
                     ft,
                     max: u.arbitrary()?,

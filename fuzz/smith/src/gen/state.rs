@@ -6,7 +6,7 @@ use super::pools::{pool_value, D_VALUES, FD_VALUES, F_VALUES, H_VALUES, R_VALUES
 use super::swarm::Swarm;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
-use ptx_ir_core::{Op, Rounding};
+use ptx_ir_core::{Op, Rounding, Type};
 
 /// Generation state: the swarm and the structure of the region being filled.
 pub struct Gen<'s> {
@@ -168,16 +168,16 @@ impl<'s> Gen<'s> {
         })
     }
 
-    pub(super) fn ftz(&self, u: &mut Unstructured, ft: Ft) -> Result<bool> {
-        Ok(ft == Ft::F32 && self.swarm.ftz && u.arbitrary()?)
+    pub(super) fn ftz(&self, u: &mut Unstructured, ft: Type) -> Result<bool> {
+        Ok(ft == Type::F32 && self.swarm.ftz && u.arbitrary()?)
     }
 
-    pub(super) fn sat(&self, u: &mut Unstructured, ft: Ft) -> Result<bool> {
-        Ok(ft == Ft::F32 && self.swarm.sat && u.ratio(1, 3)?)
+    pub(super) fn sat(&self, u: &mut Unstructured, ft: Type) -> Result<bool> {
+        Ok(ft == Type::F32 && self.swarm.sat && u.ratio(1, 3)?)
     }
 
-    pub(super) fn ft(&self, u: &mut Unstructured) -> Result<Ft> {
-        Ok(if u.arbitrary()? { Ft::F32 } else { Ft::F64 })
+    pub(super) fn ft(&self, u: &mut Unstructured) -> Result<Type> {
+        Ok(if u.arbitrary()? { Type::F32 } else { Type::F64 })
     }
 
     /// Operands, destination(s) and guard of an instruction doing `op`.

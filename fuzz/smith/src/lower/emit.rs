@@ -75,13 +75,6 @@ pub(super) fn class_type(c: Class) -> Type {
     }
 }
 
-pub(super) fn ft_type(f: Ft) -> Type {
-    match f {
-        Ft::F32 => Type::F32,
-        Ft::F64 => Type::F64,
-    }
-}
-
 pub(super) fn t(x: Type) -> Modifier {
     Modifier::Type(x)
 }
@@ -269,7 +262,7 @@ pub(super) fn cmp_type(t: CmpT) -> Type {
     match t {
         CmpT::Int(x) => it_type(x),
         CmpT::Bits(b) => bits_type(b as u32),
-        CmpT::F(f) => ft_type(f),
+        CmpT::F(f) => f,
     }
 }
 
@@ -305,6 +298,6 @@ pub(super) fn half_type(hf: Type, x2: bool) -> Type {
 pub(super) fn cvt_type(t: CvtT) -> Type {
     match t {
         CvtT::Int(b, s) => int_type(b, s),
-        CvtT::F(f) => ft_type(f),
+        CvtT::F(f) => f,
     }
 }

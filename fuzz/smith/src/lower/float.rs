@@ -27,7 +27,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             if sat {
                 m.push(f(Flag::Sat));
             }
-            m.push(t(ft_type(ft)));
+            m.push(t(ft));
             (
                 match op {
                     Fop::Add => Add,
@@ -52,7 +52,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             if sat {
                 m.push(f(Flag::Sat));
             }
-            m.push(t(ft_type(ft)));
+            m.push(t(ft));
             (if mad { Mad } else { Fma }, m)
         }
         Operation::Rcp { ft, rnd, ftz } | Operation::Sqrt { ft, rnd, ftz } => {
@@ -60,7 +60,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             if ftz {
                 m.push(f(Flag::Ftz));
             }
-            m.push(t(ft_type(ft)));
+            m.push(t(ft));
             (
                 if matches!(op, Operation::Rcp { .. }) {
                     Rcp
@@ -75,7 +75,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             if ftz {
                 m.push(f(Flag::Ftz));
             }
-            m.push(t(ft_type(ft)));
+            m.push(t(ft));
             (
                 if matches!(op, Operation::Fabs { .. }) {
                     Abs
@@ -93,10 +93,10 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
             xorsign,
         } => {
             let mut m = minmax_mods(ftz, nan, xorsign);
-            m.push(t(ft_type(ft)));
+            m.push(t(ft));
             (if max { Max } else { Min }, m)
         }
-        Operation::Copysign(ft) => (Copysign, vec![t(ft_type(ft))]),
+        Operation::Copysign(ft) => (Copysign, vec![t(ft)]),
         Operation::Testp { ft, class } => (
             Testp,
             vec![
@@ -108,7 +108,7 @@ pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
                     Flag::Normal,
                     Flag::Subnormal,
                 ][class as usize % 6]),
-                t(ft_type(ft)),
+                t(ft),
             ],
         ),
         _ => unreachable!("not a float operation: {:?}", op),

@@ -23,7 +23,7 @@ pub mod reg;
 pub mod sig;
 pub mod types;
 
-pub use contract::{add_of, mul_of, neg_of, Fty};
+pub use contract::{add_of, mul_of, neg_of, sign_bits};
 pub use op::Operation;
 pub use program::*;
 pub use reg::*;

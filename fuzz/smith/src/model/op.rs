@@ -198,7 +198,7 @@ pub enum Operation {
         /// The operation.
         op: Fop,
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// Rounding (required for `div`).
         rnd: Option<Rounding>,
         /// `.ftz` (f32)
@@ -209,7 +209,7 @@ pub enum Operation {
     /// `fma.RND` / `mad.RND`
     Fma {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// Rounding.
         rnd: Rounding,
         /// `.ftz` (f32)
@@ -222,7 +222,7 @@ pub enum Operation {
     /// `rcp.RND`
     Rcp {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// Rounding.
         rnd: Rounding,
         /// `.ftz` (f32)
@@ -231,7 +231,7 @@ pub enum Operation {
     /// `sqrt.RND`
     Sqrt {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// Rounding.
         rnd: Rounding,
         /// `.ftz` (f32)
@@ -240,21 +240,21 @@ pub enum Operation {
     /// `abs{.ftz}`
     Fabs {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// `.ftz` (f32)
         ftz: bool,
     },
     /// `neg{.ftz}`
     Fneg {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// `.ftz` (f32)
         ftz: bool,
     },
     /// `min`/`max` on floats
     Fminmax {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// `max`
         max: bool,
         /// `.ftz` (f32)
@@ -265,11 +265,11 @@ pub enum Operation {
         xorsign: bool,
     },
     /// `copysign.T d, a, b`: `b` with the sign of `a`
-    Copysign(Ft),
+    Copysign(Type),
     /// `testp.CLASS.T`
     Testp {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal, 5 subnormal
         class: u8,
     },

@@ -109,16 +109,19 @@ pub fn signature(op: &Operation) -> Sig {
         }
         Operation::Selp(c) => sig(*c, &[*c, *c, P]),
         Operation::Slct(c) => sig(*c, &[*c, *c, R]),
-        Operation::Fbin { ft, .. } => sig(ft.class(), &[ft.class(), ft.class()]),
-        Operation::Fma { ft, .. } => sig(ft.class(), &[ft.class(), ft.class(), ft.class()]),
+        Operation::Fbin { ft, .. } => sig(float_class(*ft), &[float_class(*ft), float_class(*ft)]),
+        Operation::Fma { ft, .. } => sig(
+            float_class(*ft),
+            &[float_class(*ft), float_class(*ft), float_class(*ft)],
+        ),
         Operation::Rcp { ft, .. }
         | Operation::Sqrt { ft, .. }
         | Operation::Fabs { ft, .. }
-        | Operation::Fneg { ft, .. } => sig(ft.class(), &[ft.class()]),
+        | Operation::Fneg { ft, .. } => sig(float_class(*ft), &[float_class(*ft)]),
         Operation::Fminmax { ft, .. } | Operation::Copysign(ft) => {
-            sig(ft.class(), &[ft.class(), ft.class()])
+            sig(float_class(*ft), &[float_class(*ft), float_class(*ft)])
         }
-        Operation::Testp { ft, .. } => sig(P, &[ft.class()]),
+        Operation::Testp { ft, .. } => sig(P, &[float_class(*ft)]),
         Operation::Approx { kind, .. } => match kind {
             Approx::Div | Approx::DivFull => sig(F, &[F, F]),
             _ => sig(F, &[F]),
@@ -262,7 +265,7 @@ fn cmp_class(t: &CmpT) -> Class {
     match t {
         CmpT::Int(it) => Class::int(it.bits),
         CmpT::Bits(b) => Class::int(*b),
-        CmpT::F(f) => f.class(),
+        CmpT::F(f) => float_class(*f),
     }
 }
 

@@ -2,8 +2,8 @@
 //!
 //! Where a qualifier is a member of the IR's vocabulary (`ptx_ir_core::vocab`: roundings,
 //! memory semantics and scopes, boolean, atomic and reduction operations, warp and `prmt`
-//! modes, half-precision and destination types), the operation holds the IR value itself, and
-//! this module lists the members the generator draws as constants in draw order
+//! modes, float, half-precision and destination types), the operation holds the IR value
+//! itself, and this module lists the members the generator draws as constants in draw order
 //! ([`ROUNDINGS`], [`BOOL_OPS`], [`ATOM_OPS`], ...): the same fuzzer bytes pick the same
 //! members, and the reference semantics knows what it must answer for. The types here are the
 //! model's own: integer, comparison, conversion and atomic operand types as the generator
@@ -16,6 +16,16 @@ use ptx_ir_core::{Flag, Op, Rounding, Scope, Sem, Type};
 /// or between floats of one format, takes the integer rounding of the same direction:
 /// `.rni` for `.rn`, ...).
 pub const ROUNDINGS: [Rounding; 4] = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+
+/// The register class of the values of float format `t`: `%fd` for `.f64`, `%f` for `.f32`
+/// (the formats of the float family).
+pub fn float_class(t: Type) -> Class {
+    if t == Type::F64 {
+        Class::Fd
+    } else {
+        Class::F
+    }
+}
 
 /// The half-precision formats the generator draws, in draw order: scalars in `.b16`
 /// registers, pairs (`x2` in the operations) in `.b32` registers.
@@ -103,25 +113,6 @@ pub struct It {
     pub signed: bool,
 }
 
-/// A float format.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Ft {
-    /// `.f32`
-    F32,
-    /// `.f64`
-    F64,
-}
-
-impl Ft {
-    /// The register class.
-    pub fn class(self) -> Class {
-        match self {
-            Ft::F32 => Class::F,
-            Ft::F64 => Class::Fd,
-        }
-    }
-}
-
 /// Binary float operations.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Fop {
@@ -143,7 +134,7 @@ pub enum CmpT {
     /// `.b16`/`.b32`/`.b64` (only `eq`/`ne`)
     Bits(u8),
     /// `.f32`/`.f64`
-    F(Ft),
+    F(Type),
 }
 
 /// `cvt` operand types.
@@ -152,7 +143,7 @@ pub enum CvtT {
     /// An integer of 8, 16, 32 or 64 bits.
     Int(u8, bool),
     /// A float.
-    F(Ft),
+    F(Type),
 }
 
 impl CvtT {
@@ -160,7 +151,7 @@ impl CvtT {
     pub fn class(self) -> Class {
         match self {
             CvtT::Int(b, _) => Class::int(b),
-            CvtT::F(f) => f.class(),
+            CvtT::F(f) => float_class(f),
         }
     }
 }
