@@ -7,24 +7,24 @@
 //! `Clc`) and the tensor family's misalignment arm (which traps by design) are left out.
 
 use arbitrary::Unstructured;
-use ptx_ir_oracles::hopper_agree::{self as ha, Family, Kernel};
+use ptx_ir_oracles::hopper_agree::{self as ha, Kernel, ProtocolFamily};
 use ptx_ir_oracles::run::launch_maps;
 use ptx_ir_oracles::{regress::hex, Bytes};
 use ptx_ir_smith::hopper as hs;
 use std::io::Write;
 
-fn build(f: Family, u: &mut Unstructured) -> arbitrary::Result<Option<ha::Kernel>> {
+fn build(f: ProtocolFamily, u: &mut Unstructured) -> arbitrary::Result<Option<ha::Kernel>> {
     Ok(Some(match f {
-        Family::Async => Kernel::of(&hs::copy::Spec::arbitrary(u)?),
-        Family::Bulk => Kernel::of(&hs::bulk::Spec::arbitrary(u)?),
-        Family::Mbarrier => Kernel::of(&hs::mbar::Spec::arbitrary(u)?),
-        Family::Cluster => Kernel::of(&hs::cluster::Spec::arbitrary(u)?),
-        Family::Matrix => Kernel::of(&hs::matrix::Spec::arbitrary(u)?),
-        Family::Fmma => Kernel::of(&hs::fmma::Spec::arbitrary(u)?),
-        Family::Wgmma => Kernel::of(&hs::wgmma::Spec::arbitrary(u)?),
-        Family::Tensor => Kernel::of(&hs::tensor::Spec::arbitrary(u)?),
-        Family::Multicast => Kernel::of(&hs::mcast::Spec::arbitrary(u)?),
-        Family::Tmem | Family::Clc => return Ok(None),
+        ProtocolFamily::Async => Kernel::of(&hs::copy::Spec::arbitrary(u)?),
+        ProtocolFamily::Bulk => Kernel::of(&hs::bulk::Spec::arbitrary(u)?),
+        ProtocolFamily::Mbarrier => Kernel::of(&hs::mbar::Spec::arbitrary(u)?),
+        ProtocolFamily::Cluster => Kernel::of(&hs::cluster::Spec::arbitrary(u)?),
+        ProtocolFamily::Matrix => Kernel::of(&hs::matrix::Spec::arbitrary(u)?),
+        ProtocolFamily::Fmma => Kernel::of(&hs::fmma::Spec::arbitrary(u)?),
+        ProtocolFamily::Wgmma => Kernel::of(&hs::wgmma::Spec::arbitrary(u)?),
+        ProtocolFamily::Tensor => Kernel::of(&hs::tensor::Spec::arbitrary(u)?),
+        ProtocolFamily::Multicast => Kernel::of(&hs::mcast::Spec::arbitrary(u)?),
+        ProtocolFamily::Tmem | ProtocolFamily::Clc => return Ok(None),
     }))
 }
 
@@ -37,12 +37,12 @@ fn main() {
     let per: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(50);
     let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
     std::fs::create_dir_all(&dir).expect("output directory");
-    let fams: Vec<Family> = match std::env::var("HW_FAMILIES") {
-        Ok(v) => Family::ALL
+    let fams: Vec<ProtocolFamily> = match std::env::var("HW_FAMILIES") {
+        Ok(v) => ProtocolFamily::ALL
             .into_iter()
             .filter(|f| v.split(',').any(|n| n == format!("{f:?}")))
             .collect(),
-        Err(_) => Family::ALL.to_vec(),
+        Err(_) => ProtocolFamily::ALL.to_vec(),
     };
     let mut src = Bytes::new(seed);
     let mut index = std::fs::File::create(dir.join("cases.jsonl")).expect("cases.jsonl");

@@ -31,17 +31,17 @@ fn main() {
         tries += 1;
         let data = src.fill(4096);
         let mut u = Unstructured::new(&data);
-        let Ok(mut swarm) = gen::Swarm::arbitrary(&mut u, &prog::Family::ALL) else {
+        let Ok(mut swarm) = gen::Swarm::arbitrary(&mut u, &prog::SimtFamily::ALL) else {
             continue;
         };
         // Mostly one family and a few instructions, so that a difference names its cause.
         // `HW_FAMILIES=Carry,Half` restricts the batch to those families.
-        let fams: Vec<prog::Family> = match std::env::var("HW_FAMILIES") {
-            Ok(v) => prog::Family::ALL
+        let fams: Vec<prog::SimtFamily> = match std::env::var("HW_FAMILIES") {
+            Ok(v) => prog::SimtFamily::ALL
                 .into_iter()
                 .filter(|f| v.split(',').any(|n| n == format!("{f:?}")))
                 .collect(),
-            Err(_) => prog::Family::ALL.to_vec(),
+            Err(_) => prog::SimtFamily::ALL.to_vec(),
         };
         if !swarm.families.iter().any(|f| fams.contains(f)) {
             swarm.families = fams.clone();
@@ -148,16 +148,17 @@ fn avoid_ptxas_rewrites(ns: &mut [prog::Node]) {
     for n in ns {
         match n {
             prog::Node::Inst(i) => match i.op {
-                prog::Op::Testp { .. } => i.guard = None,
-                prog::Op::Hset {
+                prog::Operation::Testp { .. } => i.guard = None,
+                prog::Operation::Hset {
                     x2: false,
                     d: prog::HSetD::U32 | prog::HSetD::S32 | prog::HSetD::Half,
                     ..
                 }
-                | prog::Op::Set {
-                    d: prog::SetD::F32, ..
+                | prog::Operation::Set {
+                    d: ptx_ir_core::Type::F32,
+                    ..
                 } => i.guard = None,
-                prog::Op::Hminmax { .. } | prog::Op::Fminmax { .. } => {
+                prog::Operation::Hminmax { .. } | prog::Operation::Fminmax { .. } => {
                     if let [prog::Src::Reg(a), prog::Src::Reg(b), ..] = &mut i.srcs[..] {
                         if a == b {
                             b.idx = (b.idx + 1) % b.class.count();
@@ -168,8 +169,8 @@ fn avoid_ptxas_rewrites(ns: &mut [prog::Node]) {
                 // lanes out after `brx.idx` arms had rejoined (0xdd55dd55 instead of all 32)
                 // and inside a branch arm, where the interpreter (and the reference) run every
                 // thread of the arm together. Not a rewrite, but not comparable either.
-                prog::Op::Activemask => {
-                    i.op = prog::Op::Mov(prog::Class::R);
+                prog::Operation::Activemask => {
+                    i.op = prog::Operation::Mov(prog::Class::R);
                     i.srcs = vec![prog::Src::Imm(0)];
                 }
                 _ => {}
@@ -194,7 +195,9 @@ fn dsts(ns: &[prog::Node], out: &mut Vec<prog::Reg>) {
                 out.push(i.dst);
                 out.extend(i.dst2);
                 // Vector loads write the registers after `dst` too.
-                if let prog::Op::Ld { vec, class, .. } | prog::Op::LdIn { vec, class, .. } = i.op {
+                if let prog::Operation::Ld { vec, class, .. }
+                | prog::Operation::LdIn { vec, class, .. } = i.op
+                {
                     out.extend((1..vec).map(|k| prog::Reg {
                         class,
                         idx: (i.dst.idx + k) % class.count(),

@@ -10,7 +10,7 @@
 //! (steps removed while the kernel still fails the same way) and reported as a regression file
 //! (`expect: run`, [`crate::regress`]).
 //!
-//! Two families check something else: the tensor-memory allocation family ([`Family::Tmem`])
+//! Two families check something else: the tensor-memory allocation family ([`ProtocolFamily::Tmem`])
 //! checks invariants of the addresses (the ISA fixes no placement), and both it and the tensor
 //! family have misuse arms whose kernels must stop with the interpreter's undefined-behaviour
 //! report citing the rule.
@@ -28,7 +28,7 @@ use ptx_ir_smith::hopper::{
 };
 use std::fmt::Write;
 
-pub use ptx_ir_smith::hopper::{Family, Protocol};
+pub use ptx_ir_smith::hopper::{Protocol, ProtocolFamily};
 
 /// A generated kernel with its launch and the reference's answer.
 #[derive(Clone, Debug)]
@@ -100,30 +100,30 @@ fn launch_args(l: &Launch) -> String {
 
 /// Runs the oracle on one input: the first byte picks the family.
 pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
-    let f = *u.choose(&Family::ALL)?;
+    let f = *u.choose(&ProtocolFamily::ALL)?;
     run_family(u, f)
 }
 
 /// Runs the oracle on one input for one family.
-pub fn run_family(u: &mut Unstructured, f: Family) -> arbitrary::Result<()> {
+pub fn run_family(u: &mut Unstructured, f: ProtocolFamily) -> arbitrary::Result<()> {
     match f {
-        Family::Async => run_protocol(copy::Spec::arbitrary(u)?),
-        Family::Bulk => run_protocol(bulk::Spec::arbitrary(u)?),
-        Family::Mbarrier => run_protocol(mbar::Spec::arbitrary(u)?),
-        Family::Cluster => run_protocol(cluster::Spec::arbitrary(u)?),
-        Family::Matrix => run_protocol(matrix::Spec::arbitrary(u)?),
-        Family::Fmma => run_protocol(fmma::Spec::arbitrary(u)?),
-        Family::Wgmma => run_protocol(wgmma::Spec::arbitrary(u)?),
-        Family::Tensor => {
+        ProtocolFamily::Async => run_protocol(copy::Spec::arbitrary(u)?),
+        ProtocolFamily::Bulk => run_protocol(bulk::Spec::arbitrary(u)?),
+        ProtocolFamily::Mbarrier => run_protocol(mbar::Spec::arbitrary(u)?),
+        ProtocolFamily::Cluster => run_protocol(cluster::Spec::arbitrary(u)?),
+        ProtocolFamily::Matrix => run_protocol(matrix::Spec::arbitrary(u)?),
+        ProtocolFamily::Fmma => run_protocol(fmma::Spec::arbitrary(u)?),
+        ProtocolFamily::Wgmma => run_protocol(wgmma::Spec::arbitrary(u)?),
+        ProtocolFamily::Tensor => {
             if u.ratio(1, 8)? {
                 check_misaligned(&tensor::Misaligned::arbitrary(u)?)
             } else {
                 run_protocol(tensor::Spec::arbitrary(u)?)
             }
         }
-        Family::Multicast => run_protocol(mcast::Spec::arbitrary(u)?),
-        Family::Tmem => check_tmem(&tmem::Spec::arbitrary(u)?),
-        Family::Clc => run_protocol(clc::Spec::arbitrary(u)?),
+        ProtocolFamily::Multicast => run_protocol(mcast::Spec::arbitrary(u)?),
+        ProtocolFamily::Tmem => check_tmem(&tmem::Spec::arbitrary(u)?),
+        ProtocolFamily::Clc => run_protocol(clc::Spec::arbitrary(u)?),
     }
     Ok(())
 }
@@ -272,81 +272,81 @@ fn check_misaligned(m: &tensor::Misaligned) {
 mod tests {
     use super::*;
 
-    fn smoke_family(f: Family, seed: u64, iters: usize) -> usize {
+    fn smoke_family(f: ProtocolFamily, seed: u64, iters: usize) -> usize {
         // `crate::smoke` takes a plain function: one per family.
         let oracle: fn(&mut Unstructured) -> arbitrary::Result<()> = match f {
-            Family::Async => |u| run_family(u, Family::Async),
-            Family::Bulk => |u| run_family(u, Family::Bulk),
-            Family::Mbarrier => |u| run_family(u, Family::Mbarrier),
-            Family::Cluster => |u| run_family(u, Family::Cluster),
-            Family::Matrix => |u| run_family(u, Family::Matrix),
-            Family::Fmma => |u| run_family(u, Family::Fmma),
-            Family::Wgmma => |u| run_family(u, Family::Wgmma),
-            Family::Tensor => |u| run_family(u, Family::Tensor),
-            Family::Multicast => |u| run_family(u, Family::Multicast),
-            Family::Tmem => |u| run_family(u, Family::Tmem),
-            Family::Clc => |u| run_family(u, Family::Clc),
+            ProtocolFamily::Async => |u| run_family(u, ProtocolFamily::Async),
+            ProtocolFamily::Bulk => |u| run_family(u, ProtocolFamily::Bulk),
+            ProtocolFamily::Mbarrier => |u| run_family(u, ProtocolFamily::Mbarrier),
+            ProtocolFamily::Cluster => |u| run_family(u, ProtocolFamily::Cluster),
+            ProtocolFamily::Matrix => |u| run_family(u, ProtocolFamily::Matrix),
+            ProtocolFamily::Fmma => |u| run_family(u, ProtocolFamily::Fmma),
+            ProtocolFamily::Wgmma => |u| run_family(u, ProtocolFamily::Wgmma),
+            ProtocolFamily::Tensor => |u| run_family(u, ProtocolFamily::Tensor),
+            ProtocolFamily::Multicast => |u| run_family(u, ProtocolFamily::Multicast),
+            ProtocolFamily::Tmem => |u| run_family(u, ProtocolFamily::Tmem),
+            ProtocolFamily::Clc => |u| run_family(u, ProtocolFamily::Clc),
         };
         crate::smoke(oracle, seed, iters, 2048)
     }
 
     #[test]
     fn smoke_async() {
-        let done = smoke_family(Family::Async, 0x5eed_0101, 150);
+        let done = smoke_family(ProtocolFamily::Async, 0x5eed_0101, 150);
         assert!(done >= 100, "only {done} of 150 inputs completed");
     }
 
     #[test]
     fn smoke_bulk() {
-        let done = smoke_family(Family::Bulk, 0x5eed_0102, 150);
+        let done = smoke_family(ProtocolFamily::Bulk, 0x5eed_0102, 150);
         assert!(done >= 100, "only {done} of 150 inputs completed");
     }
 
     #[test]
     fn smoke_mbarrier() {
-        let done = smoke_family(Family::Mbarrier, 0x5eed_0103, 150);
+        let done = smoke_family(ProtocolFamily::Mbarrier, 0x5eed_0103, 150);
         assert!(done >= 100, "only {done} of 150 inputs completed");
     }
 
     #[test]
     fn smoke_cluster() {
-        let done = smoke_family(Family::Cluster, 0x5eed_0104, 150);
+        let done = smoke_family(ProtocolFamily::Cluster, 0x5eed_0104, 150);
         assert!(done >= 100, "only {done} of 150 inputs completed");
     }
 
     #[test]
     fn smoke_matrix() {
-        let done = smoke_family(Family::Matrix, 0x5eed_0105, 150);
+        let done = smoke_family(ProtocolFamily::Matrix, 0x5eed_0105, 150);
         assert!(done >= 100, "only {done} of 150 inputs completed");
     }
 
     #[test]
     fn smoke_fmma() {
-        let done = smoke_family(Family::Fmma, 0x5eed_0106, 300);
+        let done = smoke_family(ProtocolFamily::Fmma, 0x5eed_0106, 300);
         assert!(done >= 200, "only {done} of 300 inputs completed");
     }
 
     #[test]
     fn smoke_wgmma() {
-        let done = smoke_family(Family::Wgmma, 0x5eed_0107, 100);
+        let done = smoke_family(ProtocolFamily::Wgmma, 0x5eed_0107, 100);
         assert!(done >= 60, "only {done} of 100 inputs completed");
     }
 
     #[test]
     fn smoke_tensor() {
-        let done = smoke_family(Family::Tensor, 0x5eed_0108, 500);
+        let done = smoke_family(ProtocolFamily::Tensor, 0x5eed_0108, 500);
         assert!(done >= 350, "only {done} of 500 inputs completed");
     }
 
     #[test]
     fn smoke_multicast() {
-        let done = smoke_family(Family::Multicast, 0x5eed_0109, 200);
+        let done = smoke_family(ProtocolFamily::Multicast, 0x5eed_0109, 200);
         assert!(done >= 130, "only {done} of 200 inputs completed");
     }
 
     #[test]
     fn smoke_tmem() {
-        let done = smoke_family(Family::Tmem, 0x5eed_010a, 300);
+        let done = smoke_family(ProtocolFamily::Tmem, 0x5eed_010a, 300);
         assert!(done >= 200, "only {done} of 300 inputs completed");
     }
 
@@ -377,7 +377,7 @@ mod tests {
 
     #[test]
     fn smoke_clc() {
-        let done = smoke_family(Family::Clc, 0x5eed_010b, 100);
+        let done = smoke_family(ProtocolFamily::Clc, 0x5eed_010b, 100);
         assert!(done >= 70, "only {done} of 100 inputs completed");
     }
 }

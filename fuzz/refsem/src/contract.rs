@@ -42,13 +42,17 @@
 //! the first one's source; a guarded `neg.f32` flips the sign bit; `selp.f32` between `x` and
 //! such a `neg x` flips `x`'s sign bit. Elsewhere `neg` of a NaN stays unspecified.
 
+use ptx_ir_core::Type;
 use ptx_ir_smith::model::*;
 use std::collections::{HashMap, HashSet};
 
 /// Whether `op` writes its destination with a `mov` of its first source (`mov`, and the
 /// `mov.b32` after `bar.warp.sync` and after the hint instructions).
-fn is_move(op: &Op) -> bool {
-    matches!(op, Op::Mov(_) | Op::WarpSync | Op::Hint(_))
+fn is_move(op: &Operation) -> bool {
+    matches!(
+        op,
+        Operation::Mov(_) | Operation::WarpSync | Operation::Hint(_)
+    )
 }
 
 /// What the reference does differently from an instruction's one-by-one reading.
@@ -154,7 +158,7 @@ fn inst_reads(i: &Inst) -> Vec<Reg> {
         });
     }
     match i.op {
-        Op::St { vec, class, .. } => {
+        Operation::St { vec, class, .. } => {
             let first = match i.srcs.first() {
                 Some(Src::Reg(r)) => r.idx,
                 _ => 0,
@@ -177,8 +181,8 @@ fn inst_reads(i: &Inst) -> Vec<Reg> {
 /// The registers an instruction writes.
 fn inst_writes(i: &Inst) -> Vec<Reg> {
     match i.op {
-        Op::St { .. } | Op::Atom { red: true, .. } => Vec::new(),
-        Op::Ld { vec, class, .. } | Op::LdIn { vec, class, .. } => (0..vec)
+        Operation::St { .. } | Operation::Atom { red: true, .. } => Vec::new(),
+        Operation::Ld { vec, class, .. } | Operation::LdIn { vec, class, .. } => (0..vec)
             .map(|k| Reg {
                 class,
                 idx: (i.dst.idx + k) % class.count(),
@@ -326,7 +330,9 @@ impl<'a> Cfg<'a> {
     fn nodes(&mut self, ns: &'a [Node]) {
         for n in ns {
             match n {
-                Node::Inst(i) if matches!(i.op, Op::Call { .. } | Op::Rec { .. }) => self.call(i),
+                Node::Inst(i) if matches!(i.op, Operation::Call { .. } | Operation::Rec { .. }) => {
+                    self.call(i)
+                }
                 Node::Inst(i) => self.push(Item::Inst(i)),
                 Node::Barrier(b) => {
                     if let Some((d, p)) = b.regs() {
@@ -454,15 +460,15 @@ fn pure_write(it: &Item<'_>) -> Option<Reg> {
     let pure = is_move(&i.op)
         || matches!(
             i.op,
-            Op::Fbin {
+            Operation::Fbin {
                 op: Fop::Add | Fop::Sub | Fop::Mul,
                 ..
-            } | Op::Hbin {
+            } | Operation::Hbin {
                 op: Fop::Add | Fop::Sub | Fop::Mul,
                 ..
-            } | Op::Fneg { .. }
-                | Op::Fabs { .. }
-                | Op::Hsign { .. }
+            } | Operation::Fneg { .. }
+                | Operation::Fabs { .. }
+                | Operation::Hsign { .. }
         );
     let ws = inst_writes(i);
     (pure && ws.len() == 1 && !self_move(i)).then(|| ws[0])
@@ -605,7 +611,7 @@ impl<'a> Analysis<'a> {
     }
 
     /// The product that `r`, read by the `add` at `at` (of type `ty`, `.ftz` `ftz`), holds.
-    fn chain(&self, b: usize, at: usize, r: Reg, ty: Fty, ftz: bool) -> Option<Chain> {
+    fn chain(&self, b: usize, at: usize, r: Reg, ty: Type, ftz: bool) -> Option<Chain> {
         let (mut at, mut r) = (at, r);
         let mut c = Chain {
             mul: 0,
@@ -632,7 +638,7 @@ impl<'a> Analysis<'a> {
             };
             if is_move(&i.op) {
                 // A move keeps the register's width, hence the type's.
-            } else if neg_of(&i.op) == Some((ty, false)) && ty != Fty::Bf16x2 {
+            } else if neg_of(&i.op) == Some((ty, false)) && ty != Type::Bf16x2 {
                 c.neg = !c.neg;
             } else {
                 return None;
@@ -860,7 +866,7 @@ impl<'a> Analysis<'a> {
             self.g.blocks[c.block][c.at]
                 .inst()
                 .and_then(|i| add_of(&i.op))
-                .is_some_and(|a| matches!(a.0, Fty::F16x2 | Fty::Bf16x2))
+                .is_some_and(|a| matches!(a.0, Type::F16x2 | Type::Bf16x2))
         };
         let mut decided: Vec<Option<Option<usize>>> = vec![None; cands.len()];
         for (n, c) in cands.iter().enumerate() {
@@ -944,7 +950,7 @@ impl<'a> Analysis<'a> {
                 // wrote `r` before `at`, directly or through unguarded moves: its index, its
                 // source, and whether that is unchanged since (the `neg` itself included).
                 let neg_before =
-                    |r: Reg, ty: Fty, copies: &HashSet<usize>| -> Option<(usize, Reg, bool)> {
+                    |r: Reg, ty: Type, copies: &HashSet<usize>| -> Option<(usize, Reg, bool)> {
                         // Through unguarded moves.
                         let mut j = self.writer(b, at, r)?;
                         for _ in 0..8 {
@@ -959,7 +965,7 @@ impl<'a> Analysis<'a> {
                         let d = items[j].inst()?;
                         if d.guard.is_some()
                             || neg_of(&d.op) != Some((ty, false))
-                            || ty == Fty::Bf16x2
+                            || ty == Type::Bf16x2
                             || copies.contains(&j)
                         {
                             return None;
@@ -975,7 +981,7 @@ impl<'a> Analysis<'a> {
                             Src::Reg(s) => neg_before(s, ty, &copies),
                             _ => None,
                         }) else {
-                            if i.guard.is_some() && ty == Fty::F32 {
+                            if i.guard.is_some() && ty == Type::F32 {
                                 plans.map.insert(key(i), Plan::SignFlip);
                             }
                             continue;
@@ -1003,14 +1009,14 @@ impl<'a> Analysis<'a> {
                     }
                     Some(_) => {}
                     None => {
-                        if i.op != Op::Selp(Class::F) {
+                        if i.op != Operation::Selp(Class::F) {
                             continue;
                         }
                         let (Src::Reg(p), Src::Reg(q)) = (i.srcs[0], i.srcs[1]) else {
                             continue;
                         };
                         for (k, n, x) in [(0u8, p, q), (1, q, p)] {
-                            if neg_before(n, Fty::F32, &copies)
+                            if neg_before(n, Type::F32, &copies)
                                 .is_some_and(|(_, src, same)| same && src == x)
                             {
                                 plans.map.insert(key(i), Plan::SelectNeg { neg: k });
@@ -1035,7 +1041,7 @@ mod tests {
         }
     }
 
-    fn i(op: Op, dst: Reg, srcs: &[Src]) -> Node {
+    fn i(op: Operation, dst: Reg, srcs: &[Src]) -> Node {
         Node::Inst(Inst {
             guard: None,
             op,
@@ -1056,10 +1062,10 @@ mod tests {
         }
     }
 
-    fn bin(op: Fop) -> Op {
-        Op::Fbin {
+    fn bin(op: Fop) -> Operation {
+        Operation::Fbin {
             op,
-            ft: Ft::F32,
+            ft: Type::F32,
             rnd: None,
             ftz: false,
             sat: false,
@@ -1106,8 +1112,8 @@ mod tests {
         let got = plans(vec![mul.clone(), sub], &[1]);
         assert_eq!(got[1], fused(0, false, true));
         let neg = i(
-            Op::Fneg {
-                ft: Ft::F32,
+            Operation::Fneg {
+                ft: Type::F32,
                 ftz: false,
             },
             f(1),
@@ -1119,7 +1125,7 @@ mod tests {
         // A guarded add fuses (but where it writes over the product, lanes where the guard
         // fails keep the product: it is still stored); a guarded mul does not.
         let other = i(bin(Fop::Add), f(5), &[r(4), r(1)]);
-        let kill = i(Op::Mov(Class::F), f(1), &[r(0)]);
+        let kill = i(Operation::Mov(Class::F), f(1), &[r(0)]);
         let got = plans(vec![mul.clone(), guarded(other), kill], &[1, 5]);
         assert_eq!(got[1], fused(1, false, false));
         let got = plans(vec![mul.clone(), guarded(add.clone())], &[1]);
@@ -1159,7 +1165,7 @@ mod tests {
         let m1 = i(bin(Fop::Mul), f(1), &[r(2), r(3)]);
         let m2 = i(bin(Fop::Mul), f(4), &[r(2), r(3)]);
         let add = i(bin(Fop::Add), f(1), &[r(1), r(4)]);
-        let kill = i(Op::Mov(Class::F), f(4), &[r(0)]);
+        let kill = i(Operation::Mov(Class::F), f(4), &[r(0)]);
         let got = plans(vec![m1.clone(), m2.clone(), add, kill], &[1, 4]);
         assert_eq!(got[2], fused(0, false, false));
         // The first product lives on: the second fuses.
@@ -1186,7 +1192,7 @@ mod tests {
                 then: vec![mul, add],
                 els: Vec::new(),
             },
-            i(Op::Mov(Class::F), f(1), &[r(0)]),
+            i(Operation::Mov(Class::F), f(1), &[r(0)]),
         ];
         assert_eq!(plans(body, &[1, 5])[1], Some(Plan::Unsure));
     }
@@ -1232,7 +1238,7 @@ mod tests {
             ]
         );
         // A move of the product whose result is written over before any read is no use.
-        let mov = |d: u8, s: u8| i(Op::Mov(Class::F), f(d), &[r(s)]);
+        let mov = |d: u8, s: u8| i(Operation::Mov(Class::F), f(d), &[r(s)]);
         let body = vec![mul(1, 2, 3), mov(4, 1), mov(4, 0), add(5, 1, 4)];
         let got = plans(body, &[5, 4]);
         assert_eq!(got, vec![Some(Plan::Save(0)), None, None, fused_as(0, 0)]);
@@ -1246,8 +1252,8 @@ mod tests {
     fn neg_folds() {
         let neg = |d: u8, s: u8| {
             i(
-                Op::Fneg {
-                    ft: Ft::F32,
+                Operation::Fneg {
+                    ft: Type::F32,
                     ftz: false,
                 },
                 f(d),
@@ -1267,9 +1273,9 @@ mod tests {
         // Not for bf16x2, whose neg is an HFMA2 that makes NaNs canonical.
         let hneg = |d: u8, s: u8| {
             i(
-                Op::Hsign {
+                Operation::Hsign {
                     abs: false,
-                    hf: Hf::Bf16,
+                    hf: Type::Bf16,
                     x2: true,
                     ftz: false,
                 },
@@ -1288,7 +1294,7 @@ mod tests {
             class: Class::P,
             idx: 1,
         });
-        let selp = i(Op::Selp(Class::F), f(3), &[r(2), r(1), p]);
+        let selp = i(Operation::Selp(Class::F), f(3), &[r(2), r(1), p]);
         let got = plans(vec![neg(1, 2), selp], &[3]);
         assert_eq!(got[1], Some(Plan::SelectNeg { neg: 1 }));
     }

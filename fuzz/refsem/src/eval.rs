@@ -8,8 +8,8 @@
 //! exhausted; warp instructions see exactly the lanes of their region.
 
 use crate::contract::{Plan, Plans};
-use crate::fref::{self, flush32, nan32, nan64, sat32, F32_NAN, F64_NAN};
-use ptx_ir_core::Cmp;
+use crate::fref::{self, flush32, nan32, nan64, sat32, Rnd, F32_NAN, F64_NAN};
+use ptx_ir_core::{Cmp, Flag, Op, Rounding, Type};
 use ptx_ir_smith::model::layout::{BUF1, CELLS, SHARED_LEN, SLOT};
 use ptx_ir_smith::model::*;
 use std::cmp::Ordering;
@@ -127,6 +127,14 @@ pub struct Expected {
     /// Whether each byte is known.
     pub known: Vec<bool>,
 }
+
+/// Why the reference has no answer for an instruction: it carries a member of an IR vocabulary
+/// type (a rounding, a boolean or atomic operation, a comparison, ...) that the generator never
+/// draws. The model's operations hold IR values, whose types have more members than the
+/// generator uses (`ptx_ir_smith::model::types` lists what it draws); the results of such an
+/// instruction are unknown rather than guessed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct NotGenerated(pub &'static str);
 
 /// Runs the program for every thread as ptxas compiles it (`mul`/`add` pairs contracted where
 /// [`contract`] says) and returns the expected output buffer, or `None` when a branch depends
@@ -328,7 +336,7 @@ pub struct Cx<'m> {
     gid0: u32,
     /// The program's device functions.
     funcs: &'m [Func],
-    /// The input pools (what [`Op::LdIn`] reads).
+    /// The input pools (what [`Operation::LdIn`] reads).
     pools: &'m [[u64; 16]; 5],
     /// How ptxas compiles the program's instructions.
     plans: &'m Plans,
@@ -446,7 +454,7 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
         // Generic accesses reach the same bytes: the reference ignores how the address is
         // written (the invariant under test: `cvta` of a shared or global address names the
         // same location).
-        Op::St {
+        Operation::St {
             buf,
             vec,
             class,
@@ -469,7 +477,7 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
                     .store(false, at, n, regs.get(r), sure && regs.known(r));
             }
         }
-        Op::Ld {
+        Operation::Ld {
             buf,
             peer,
             vec,
@@ -494,7 +502,7 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
                 }
             }
         }
-        Op::Atom {
+        Operation::Atom {
             op, t, target, red, ..
         } => {
             let s: Vec<u64> = i.srcs.iter().map(|&x| src(x, lane, regs)).collect();
@@ -502,10 +510,12 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
             let n = (t.bits() / 8) as usize;
             // `common`: an address other threads update too.
             let (global, at, common) = match target {
-                Target::Own { buf, off } => (false, slot(buf, tid, off), false),
-                Target::Cell(j) => (false, (CELLS + 8 * j as u32) as usize, true),
-                Target::GlobalOwn => (true, 8 * (cx.gid0 + lane) as usize, false),
-                Target::GlobalCell(j) => (true, cx.mem.global.len() - 32 + 8 * j as usize, true),
+                AtomTarget::Own { buf, off } => (false, slot(buf, tid, off), false),
+                AtomTarget::Cell(j) => (false, (CELLS + 8 * j as u32) as usize, true),
+                AtomTarget::GlobalOwn => (true, 8 * (cx.gid0 + lane) as usize, false),
+                AtomTarget::GlobalCell(j) => {
+                    (true, cx.mem.global.len() - 32 + 8 * j as usize, true)
+                }
             };
             if !global {
                 cx.mem.track(tid, at, n, !common, !common, common);
@@ -531,7 +541,7 @@ fn mem_lane(i: &Inst, lane: u32, regs: &mut Regs, cx: &mut Cx, sure: bool) {
 /// An atomic operation on `old` with operands `b` (and `c` for `cas`): the new value and
 /// whether the reference knows it. `atom.add.f32` rounds to nearest even and flushes
 /// subnormal inputs and results (the ISA); with a NaN the result is left unknown.
-fn atom_apply(op: AtomOp, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
+fn atom_apply(op: Op, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
     let w = t.bits();
     let m = mask(w);
     let (old, b, c) = (old & m, b & m, c & m);
@@ -540,10 +550,12 @@ fn atom_apply(op: AtomOp, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
         _ => x as i128,
     };
     let v = match op {
-        AtomOp::Add => {
+        Op::Add => {
             if let AtomT::Half(hf, x2) = t {
                 // `.noftz`: round to nearest even, subnormals kept; a NaN leaves it unknown.
-                let fmt = hfmt(hf);
+                let Ok(fmt) = hfmt(hf) else {
+                    return (0, false);
+                };
                 let parts = [old, b].map(|v| [v & 0xffff, (v >> 16) & 0xffff]);
                 let n = 1 + x2 as usize;
                 if (0..n).any(|k| fmt.nan(parts[0][k]) || fmt.nan(parts[1][k])) {
@@ -579,45 +591,47 @@ fn atom_apply(op: AtomOp, t: AtomT, old: u64, b: u64, c: u64) -> (u64, bool) {
                 old.wrapping_add(b) & m
             }
         }
-        AtomOp::Min => {
+        Op::Min => {
             if key(b) < key(old) {
                 b
             } else {
                 old
             }
         }
-        AtomOp::Max => {
+        Op::Max => {
             if key(b) > key(old) {
                 b
             } else {
                 old
             }
         }
-        AtomOp::And => old & b,
-        AtomOp::Or => old | b,
-        AtomOp::Xor => old ^ b,
-        AtomOp::Inc => {
+        Op::And => old & b,
+        Op::Or => old | b,
+        Op::Xor => old ^ b,
+        Op::Inc => {
             if old >= b {
                 0
             } else {
                 old + 1
             }
         }
-        AtomOp::Dec => {
+        Op::Dec => {
             if old == 0 || old > b {
                 b
             } else {
                 old - 1
             }
         }
-        AtomOp::Exch => b,
-        AtomOp::Cas => {
+        Op::Exch => b,
+        Op::Cas => {
             if old == b {
                 c
             } else {
                 old
             }
         }
+        // Not generated (`ptx_ir_smith::model::ATOM_OPS`): unknown.
+        _ => return (0, false),
     };
     (v, true)
 }
@@ -655,7 +669,7 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                             forget_dsts(i, &mut lanes[l]);
                         }
                     }
-                } else if let Op::Call { f, n, params, .. } = i.op {
+                } else if let Operation::Call { f, n, params, .. } = i.op {
                     call(i, f, &params[..n as usize], active, lanes, cx)?;
                 } else {
                     let plan = cx.plans.get(i).filter(|pl| {
@@ -683,7 +697,7 @@ fn exec(nodes: &[Node], active: u32, lanes: &mut [Regs], cx: &mut Cx) -> Option<
                             mem_lane(i, l as u32, &mut lanes[l], cx, sure);
                             continue;
                         }
-                        if let Op::LdIn {
+                        if let Operation::LdIn {
                             class, slot, vec, ..
                         } = i.op
                         {
@@ -874,10 +888,14 @@ fn call(
 }
 
 /// Whether `op` is a warp-synchronous instruction.
-pub fn is_warp(op: &Op) -> bool {
+pub fn is_warp(op: &Operation) -> bool {
     matches!(
         op,
-        Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. } | Op::Activemask
+        Operation::Shfl { .. }
+            | Operation::Vote { .. }
+            | Operation::Redux { .. }
+            | Operation::Match { .. }
+            | Operation::Activemask
     )
 }
 
@@ -905,12 +923,12 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
         .map(|l| i.srcs.first().map_or(0, |&s| src(s, l as u32, &lanes[l])))
         .collect();
     match i.op {
-        Op::Activemask => {
+        Operation::Activemask => {
             for l in lanes_of(m) {
                 lanes[l].set(i.dst, m as u64);
             }
         }
-        Op::Shfl { mode, c } => {
+        Operation::Shfl { mode, c } => {
             let mut res = [(0u64, 0u64); 32];
             for l in lanes_of(m) {
                 let lane = l as i32;
@@ -921,12 +939,19 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
                 let max_lane = (lane & seg) | (cval & !seg);
                 let min_lane = lane & seg;
                 let (j, pval) = match mode {
-                    ShflMode::Up => (lane - bval, lane - bval >= max_lane),
-                    ShflMode::Down => (lane + bval, lane + bval <= max_lane),
-                    ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
-                    ShflMode::Idx => {
+                    Flag::Up => (lane - bval, lane - bval >= max_lane),
+                    Flag::Down => (lane + bval, lane + bval <= max_lane),
+                    Flag::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+                    Flag::Idx => {
                         let j = min_lane | (bval & !seg);
                         (j, j <= max_lane)
+                    }
+                    // Not generated (`ptx_ir_smith::model::SHFL_MODES`): unknown.
+                    _ => {
+                        for l in lanes_of(m) {
+                            forget_dsts(i, &mut lanes[l]);
+                        }
+                        return;
                     }
                 };
                 let j = if pval { j } else { lane };
@@ -939,43 +964,55 @@ fn warp(i: &Inst, m: u32, lanes: &mut [Regs]) {
                 }
             }
         }
-        Op::Vote { mode } => {
+        Operation::Vote { mode } => {
             let ballot = lanes_of(m)
                 .filter(|&l| (a[l] != 0) != i.neg_pred)
                 .fold(0u32, |acc, l| acc | 1 << l);
             let v = match mode {
-                VoteMode::Ballot => ballot as u64,
-                VoteMode::All => (ballot == m) as u64,
-                VoteMode::Any => (ballot != 0) as u64,
-                VoteMode::Uni => (ballot == m || ballot == 0) as u64,
-            };
-            for l in lanes_of(m) {
-                lanes[l].set(i.dst, v);
-            }
-        }
-        Op::Redux { op, signed } => {
-            let vals = lanes_of(m).map(|l| a[l] & 0xffff_ffff);
-            let v = match op {
-                ReduxOp::Add => vals.fold(0u64, |x, y| x.wrapping_add(y)),
-                ReduxOp::And => vals.fold(u32::MAX as u64, |x, y| x & y),
-                ReduxOp::Or => vals.fold(0, |x, y| x | y),
-                ReduxOp::Xor => vals.fold(0, |x, y| x ^ y),
-                ReduxOp::Min | ReduxOp::Max => {
-                    let key = |x: u64| if signed { sx(x, 32) } else { zx(x, 32) };
-                    let it = lanes_of(m).map(|l| a[l] & 0xffff_ffff);
-                    let r = if op == ReduxOp::Min {
-                        it.min_by_key(|x| key(*x))
-                    } else {
-                        it.max_by_key(|x| key(*x))
-                    };
-                    r.unwrap_or(0)
+                Flag::Ballot => ballot as u64,
+                Flag::All => (ballot == m) as u64,
+                Flag::Any => (ballot != 0) as u64,
+                Flag::Uni => (ballot == m || ballot == 0) as u64,
+                // Not generated (`ptx_ir_smith::model::VOTE_MODES`): unknown.
+                _ => {
+                    for l in lanes_of(m) {
+                        forget_dsts(i, &mut lanes[l]);
+                    }
+                    return;
                 }
             };
             for l in lanes_of(m) {
                 lanes[l].set(i.dst, v);
             }
         }
-        Op::Match { all, wide } => {
+        Operation::Redux { op, signed } => {
+            let vals = lanes_of(m).map(|l| a[l] & 0xffff_ffff);
+            let v = match op {
+                Op::Add => Some(vals.fold(0u64, |x, y| x.wrapping_add(y))),
+                Op::And => Some(vals.fold(u32::MAX as u64, |x, y| x & y)),
+                Op::Or => Some(vals.fold(0, |x, y| x | y)),
+                Op::Xor => Some(vals.fold(0, |x, y| x ^ y)),
+                Op::Min | Op::Max => {
+                    let key = |x: u64| if signed { sx(x, 32) } else { zx(x, 32) };
+                    let it = lanes_of(m).map(|l| a[l] & 0xffff_ffff);
+                    let r = if op == Op::Min {
+                        it.min_by_key(|x| key(*x))
+                    } else {
+                        it.max_by_key(|x| key(*x))
+                    };
+                    Some(r.unwrap_or(0))
+                }
+                // Not generated (`ptx_ir_smith::model::REDUX_OPS`): unknown.
+                _ => None,
+            };
+            for l in lanes_of(m) {
+                match v {
+                    Some(v) => lanes[l].set(i.dst, v),
+                    None => lanes[l].forget(i.dst),
+                }
+            }
+        }
+        Operation::Match { all, wide } => {
             let w = if wide { 64 } else { 32 };
             let first = a[m.trailing_zeros() as usize & 31] & mask(w);
             let uniform = lanes_of(m).all(|l| a[l] & mask(w) == first);
@@ -1062,21 +1099,28 @@ fn planned(i: &Inst, plan: Plan, lane: u32, regs: &mut Regs, sure: bool) -> bool
 /// addend `c`, with the negations the contraction applies and the `add`'s `.ftz`/`.sat`; `None`
 /// where the result is unspecified (an f64 NaN that enters negated, or several NaN operands:
 /// which one the hardware returns depends on the operand order ptxas picks).
-fn fused(op: &Op, a: u64, b: u64, c: u64, neg_product: bool, neg_addend: bool) -> Option<u64> {
+fn fused(
+    op: &Operation,
+    a: u64,
+    b: u64,
+    c: u64,
+    neg_product: bool,
+    neg_addend: bool,
+) -> Option<u64> {
     let (ty, _, ftz, sat) = add_of(op)?;
-    let sg = ty.signs();
+    let sg = sign_bits(ty);
     let na = if neg_product { a ^ sg } else { a };
     let nc = if neg_addend { c ^ sg } else { c };
-    let half = |hf: Hf, x2: bool| {
+    let half = |fmt: fref::HalfFmt, x2: bool| {
         halves(x2, &[na, b, nc], 3, |h| {
-            half_arith(hfmt(hf), h, ftz, sat, false, |v| sum2(v[0] * v[1], v[2]))
+            half_arith(fmt, h, ftz, sat, false, |v| sum2(v[0] * v[1], v[2]))
         })
     };
     Some(match ty {
-        Fty::F32 => arith32(&[na, b, nc], ftz, sat, Rnd::Rn, Some(exact_fma), |x| {
+        Type::F32 => arith32(&[na, b, nc], ftz, sat, Rnd::Rn, Some(exact_fma), |x| {
             fref::fma32(x[0], x[1], x[2], Rnd::Rn)
         }),
-        Fty::F64 => {
+        Type::F64 => {
             let nans = [a, b, c].iter().filter(|&&x| nan64(x)).count();
             if nans >= 2 || (neg_product && nan64(a)) || (neg_addend && nan64(c)) {
                 return None;
@@ -1085,10 +1129,12 @@ fn fused(op: &Op, a: u64, b: u64, c: u64, neg_product: bool, neg_addend: bool) -
                 fref::fma64(x[0], x[1], x[2], Rnd::Rn)
             })
         }
-        Fty::F16 => half(Hf::F16, false),
-        Fty::Bf16 => half(Hf::Bf16, false),
-        Fty::F16x2 => half(Hf::F16, true),
-        Fty::Bf16x2 => half(Hf::Bf16, true),
+        Type::F16 => half(fref::F16, false),
+        Type::Bf16 => half(fref::BF16, false),
+        Type::F16x2 => half(fref::F16, true),
+        Type::Bf16x2 => half(fref::BF16, true),
+        // Not generated: no contraction known.
+        _ => return None,
     })
 }
 
@@ -1117,7 +1163,10 @@ fn lane(i: &Inst, lane: u32, regs: &mut Regs) {
         }
         return;
     }
-    let (d, d2) = eval(i, &s);
+    let Ok((d, d2)) = eval(i, &s) else {
+        forget_dsts(i, regs);
+        return;
+    };
     regs.set(i.dst, d);
     if let (Some(r), Some(v)) = (i.dst2, d2) {
         regs.set(r, v);
@@ -1125,9 +1174,9 @@ fn lane(i: &Inst, lane: u32, regs: &mut Regs) {
 }
 
 /// Whether `op` reads and whether it writes the carry flag.
-pub fn carry_flags(op: &Op) -> (bool, bool) {
+pub fn carry_flags(op: &Operation) -> (bool, bool) {
     match *op {
-        Op::AddCc { cin, cout, .. } | Op::MadCc { cin, cout, .. } => (cin, cout),
+        Operation::AddCc { cin, cout, .. } | Operation::MadCc { cin, cout, .. } => (cin, cout),
         _ => (false, false),
     }
 }
@@ -1137,10 +1186,10 @@ pub fn carry_flags(op: &Op) -> (bool, bool) {
 /// in of 1 (`sub.cc`) or CF (`subc`), so after a subtraction CF = 1 means "no borrow" and
 /// `subc` computes `a - b - (1 - CF)`: measured on the H200 (`corpus/vectors/hw.jsonl`,
 /// `sub.cc+subc`, `add.cc+subc`, `sub.cc+addc`), where the ISA text reads CF as a borrow.
-fn carry(op: &Op, s: &[u64], cf: bool) -> (u64, bool) {
+fn carry(op: &Operation, s: &[u64], cf: bool) -> (u64, bool) {
     let cf = cf as u128;
     let (w, full) = match *op {
-        Op::AddCc { sub, cin, t, .. } => {
+        Operation::AddCc { sub, cin, t, .. } => {
             let w = t.bits as u32;
             let (a, b) = ((s[0] & mask(w)) as u128, (s[1] & mask(w)) as u128);
             let full = if sub {
@@ -1150,7 +1199,7 @@ fn carry(op: &Op, s: &[u64], cf: bool) -> (u64, bool) {
             };
             (w, full)
         }
-        Op::MadCc { hi, cin, t, .. } => {
+        Operation::MadCc { hi, cin, t, .. } => {
             let w = t.bits as u32;
             // The 2w-bit product as two's complement bits (u128 holds every case: a signed
             // product is below 2^126 in magnitude, an unsigned one below 2^128).
@@ -1190,9 +1239,9 @@ fn nan64_result(ins: &[u64], order: &[usize]) -> u64 {
         .map_or(F64_NAN, |x| x | (1 << 51))
 }
 
-fn float_cmp(cmp: Cmp, a: f64, b: f64) -> bool {
+fn float_cmp(cmp: Cmp, a: f64, b: f64) -> Result<bool, NotGenerated> {
     let nan = a.is_nan() || b.is_nan();
-    match cmp {
+    Ok(match cmp {
         Cmp::Eq => !nan && a == b,
         Cmp::Ne => !nan && a != b,
         Cmp::Lt => !nan && a < b,
@@ -1207,21 +1256,22 @@ fn float_cmp(cmp: Cmp, a: f64, b: f64) -> bool {
         Cmp::Geu => nan || a >= b,
         Cmp::Num => !nan,
         Cmp::Nan => nan,
-        Cmp::Ls | Cmp::Hs => unreachable!("integer comparison"),
-    }
+        Cmp::Ls | Cmp::Hs => return Err(NotGenerated("an integer comparison of floats")),
+    })
 }
 
-fn compare(cmp: Cmp, t: CmpT, ftz: bool, a: u64, b: u64) -> bool {
-    match t {
-        CmpT::F(Ft::F32) => {
+fn compare(cmp: Cmp, t: CmpT, ftz: bool, a: u64, b: u64) -> Result<bool, NotGenerated> {
+    Ok(match t {
+        CmpT::F(Type::F32) => {
             let (a, b) = if ftz {
                 (flush32(a), flush32(b))
             } else {
                 (a, b)
             };
-            float_cmp(cmp, f32v(a) as f64, f32v(b) as f64)
+            float_cmp(cmp, f32v(a) as f64, f32v(b) as f64)?
         }
-        CmpT::F(Ft::F64) => float_cmp(cmp, f64v(a), f64v(b)),
+        CmpT::F(Type::F64) => float_cmp(cmp, f64v(a), f64v(b))?,
+        CmpT::F(_) => return Err(NotGenerated("a float format")),
         CmpT::Bits(bits) => {
             let (x, y) = (a & mask(bits as u32), b & mask(bits as u32));
             match cmp {
@@ -1241,19 +1291,20 @@ fn compare(cmp: Cmp, t: CmpT, ftz: bool, a: u64, b: u64) -> bool {
                 Cmp::Ge => x >= y,
                 Cmp::Ls => ux <= uy,
                 Cmp::Hs => ux >= uy,
-                _ => unreachable!("float comparison on integers"),
+                _ => return Err(NotGenerated("a float comparison of integers")),
             }
         }
-    }
+    })
 }
 
-fn bop(op: Option<Bop>, t: bool, c: bool) -> bool {
-    match op {
+fn bop(op: Option<Op>, t: bool, c: bool) -> Result<bool, NotGenerated> {
+    Ok(match op {
         None => t,
-        Some(Bop::And) => t && c,
-        Some(Bop::Or) => t || c,
-        Some(Bop::Xor) => t != c,
-    }
+        Some(Op::And) => t && c,
+        Some(Op::Or) => t || c,
+        Some(Op::Xor) => t != c,
+        Some(_) => return Err(NotGenerated("a boolean operation other than and, or, xor")),
+    })
 }
 
 /// f32 arithmetic with PTX's input and output rules. `exact` gives the exact result of the
@@ -1386,17 +1437,18 @@ fn bfi(a: u64, b: u64, c: u64, d: u64, w: u8) -> u64 {
 
 /// `prmt`: the ISA's table of source bytes for each mode and `c[1:0]`, listed from `d.b0` up
 /// (checked against the H200 vectors `prmt.b32.MODE` of `corpus/vectors/hw.jsonl`).
-fn prmt(a: u64, b: u64, c: u64, mode: PrmtMode) -> u64 {
+fn prmt(a: u64, b: u64, c: u64, mode: Option<Flag>) -> Result<u64, NotGenerated> {
     let bytes = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
     let byte = |k: u64| (bytes >> (8 * (k & 7))) & 0xff;
     let table: Option<[[u64; 4]; 4]> = match mode {
-        PrmtMode::Default => None,
-        PrmtMode::F4e => Some([[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]]),
-        PrmtMode::B4e => Some([[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]]),
-        PrmtMode::Rc8 => Some([[0; 4], [1; 4], [2; 4], [3; 4]]),
-        PrmtMode::Ecl => Some([[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]]),
-        PrmtMode::Ecr => Some([[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]]),
-        PrmtMode::Rc16 => Some([[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]]),
+        None => None,
+        Some(Flag::F4e) => Some([[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]]),
+        Some(Flag::B4e) => Some([[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]]),
+        Some(Flag::Rc8) => Some([[0; 4], [1; 4], [2; 4], [3; 4]]),
+        Some(Flag::Ecl) => Some([[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]]),
+        Some(Flag::Ecr) => Some([[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]]),
+        Some(Flag::Rc16) => Some([[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]]),
+        Some(_) => return Err(NotGenerated("a prmt mode")),
     };
     let mut d = 0u64;
     for i in 0..4u64 {
@@ -1417,7 +1469,7 @@ fn prmt(a: u64, b: u64, c: u64, mode: PrmtMode) -> u64 {
         };
         d |= v << (8 * i);
     }
-    d
+    Ok(d)
 }
 
 /// `bmsk`, after the ISA's pseudocode (`a` the start, `b` the width).
@@ -1496,13 +1548,11 @@ fn cvt_int_extend(r: i128, bits: u32, signed: bool) -> u64 {
 /// f64 NaN or a 64-bit destination; f32-to-f64 keeps the payload (quieted); f64-to-f32 keeps its
 /// top bits (quieted); a same-format `cvt` without modifiers is a move, with `.rni`... or
 /// `.ftz` it quiets (f64) or canonicalises (f32) NaN; `.sat` turns NaN into +0.
-fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u64 {
-    let mode = |r: Option<CvtRnd>| match r {
-        Some(CvtRnd::F(m) | CvtRnd::I(m)) => m,
-        None => Rnd::Rn,
-    };
+/// `rnd` is the rounding's direction, `int` whether it is an integer rounding (`.rni`...).
+fn cvt(d: Cv, s: Cv, rnd: Option<Rnd>, int: bool, ftz: bool, sat: bool, a: u64) -> u64 {
+    let mode = |r: Option<Rnd>| r.unwrap_or(Rnd::Rn);
     match (d, s) {
-        (CvtT::Int(db, ds), CvtT::Int(sb, ss)) => {
+        (Cv::Int(db, ds), Cv::Int(sb, ss)) => {
             let v = if ss {
                 sx(a, sb as u32)
             } else {
@@ -1511,13 +1561,13 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
             let v = if sat { clamp(v, db as u32, ds) } else { v };
             cvt_int_extend(v, db as u32, ds)
         }
-        (CvtT::Int(db, ds), CvtT::F(ft)) => {
+        (Cv::Int(db, ds), Cv::F(ft)) => {
             let x = match ft {
-                Ft::F32 => f32v(if ftz { flush32(a) } else { a }) as f64,
-                Ft::F64 => f64v(a),
+                Fw::F32 => f32v(if ftz { flush32(a) } else { a }) as f64,
+                Fw::F64 => f64v(a),
             };
             if x.is_nan() {
-                if ft == Ft::F32 && db < 64 {
+                if ft == Fw::F32 && db < 64 {
                     return 0;
                 }
                 return cvt_int_extend(1i128 << (db - 1), db as u32, ds);
@@ -1525,14 +1575,14 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
             let r = fref::float_to_int(x, mode(rnd), db as u32, ds);
             cvt_int_extend(r, db as u32, ds)
         }
-        (CvtT::F(ft), CvtT::Int(sb, ss)) => {
+        (Cv::F(ft), Cv::Int(sb, ss)) => {
             let v = if ss {
                 sx(a, sb as u32)
             } else {
                 zx(a, sb as u32)
             };
             match ft {
-                Ft::F32 => {
+                Fw::F32 => {
                     let r = fref::int_to_f32(v, mode(rnd)).to_bits() as u64;
                     if sat {
                         sat32(r)
@@ -1540,7 +1590,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
                         r
                     }
                 }
-                Ft::F64 => {
+                Fw::F64 => {
                     let r = fref::int_to_f64(v, mode(rnd));
                     if sat {
                         sat64(r)
@@ -1550,7 +1600,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
                 }
             }
         }
-        (CvtT::F(Ft::F32), CvtT::F(Ft::F64)) => {
+        (Cv::F(Fw::F32), Cv::F(Fw::F64)) => {
             if nan64(a) {
                 if sat {
                     return 0;
@@ -1565,7 +1615,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
                 r
             }
         }
-        (CvtT::F(Ft::F64), CvtT::F(Ft::F32)) => {
+        (Cv::F(Fw::F64), Cv::F(Fw::F32)) => {
             let a = a & 0xffff_ffff;
             if nan32(a) {
                 return if sat {
@@ -1588,7 +1638,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
                 r.to_bits()
             }
         }
-        (CvtT::F(Ft::F32), CvtT::F(Ft::F32)) => {
+        (Cv::F(Fw::F32), Cv::F(Fw::F32)) => {
             let a = a & 0xffff_ffff;
             if rnd.is_none() && !ftz && !sat {
                 return a;
@@ -1599,7 +1649,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
             let a = if ftz { flush32(a) } else { a };
             let x = f32v(a) as f64;
             let r = match rnd {
-                Some(CvtRnd::I(m)) => fref::round_int64(x, m) as f32,
+                Some(m) if int => fref::round_int64(x, m) as f32,
                 _ => x as f32,
             };
             let r = r.to_bits() as u64;
@@ -1610,7 +1660,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
                 r
             }
         }
-        (CvtT::F(Ft::F64), CvtT::F(Ft::F64)) => {
+        (Cv::F(Fw::F64), Cv::F(Fw::F64)) => {
             if rnd.is_none() && !sat {
                 return a;
             }
@@ -1619,7 +1669,7 @@ fn cvt(d: CvtT, s: CvtT, rnd: Option<CvtRnd>, ftz: bool, sat: bool, a: u64) -> u
             }
             let x = f64v(a);
             let r = match rnd {
-                Some(CvtRnd::I(m)) => fref::round_int64(x, m),
+                Some(m) if int => fref::round_int64(x, m),
                 _ => x,
             };
             if sat {
@@ -1645,23 +1695,23 @@ pub fn known_issue(i: &Inst, s: &[u64]) -> Option<&'static str> {
     match i.op {
         // A same-format cvt without modifiers is a move on the hardware (NaN payloads and
         // signaling NaNs pass unchanged).
-        Op::Cvt {
+        Operation::Cvt {
             d: CvtT::F(a),
             s: CvtT::F(b),
             rnd: None,
             ftz,
             sat: false,
         } if a == b => match a {
-            Ft::F32 if !ftz && nan32(s[0]) => Some("interp_cvt_same_format_nan_f32.ptx"),
-            Ft::F64 if nan64(s[0]) && s[0] & (1 << 51) == 0 => {
+            Type::F32 if !ftz && nan32(s[0]) => Some("interp_cvt_same_format_nan_f32.ptx"),
+            Type::F64 if nan64(s[0]) && s[0] & (1 << 51) == 0 => {
                 Some("interp_cvt_same_format_nan.ptx")
             }
             _ => None,
         },
         // cvt.ftz.f64.f32 of a NaN widens the canonical f32 NaN.
-        Op::Cvt {
-            d: CvtT::F(Ft::F64),
-            s: CvtT::F(Ft::F32),
+        Operation::Cvt {
+            d: CvtT::F(Type::F64),
+            s: CvtT::F(Type::F32),
             ftz: true,
             sat: false,
             ..
@@ -1677,17 +1727,18 @@ pub fn known_issue(i: &Inst, s: &[u64]) -> Option<&'static str> {
 fn unspecified(i: &Inst, s: &[u64]) -> bool {
     match i.op {
         // As for f32: which NaN `abs`/`neg` give is left open.
-        Op::Hsign { hf, x2, .. } => {
-            let fmt = hfmt(hf);
+        Operation::Hsign { hf, x2, .. } => {
+            let Ok(fmt) = hfmt(hf) else { return false };
             fmt.nan(s[0]) || (x2 && fmt.nan(s[0] >> 16))
         }
-        Op::Fabs { ft, .. } | Op::Fneg { ft, .. } => match ft {
-            Ft::F32 => nan32(s[0]),
-            Ft::F64 => nan64(s[0]),
+        Operation::Fabs { ft, .. } | Operation::Fneg { ft, .. } => match ft {
+            Type::F32 => nan32(s[0]),
+            Type::F64 => nan64(s[0]),
+            _ => false,
         },
-        Op::Cvt {
-            d: CvtT::F(Ft::F32),
-            s: CvtT::F(Ft::F64),
+        Operation::Cvt {
+            d: CvtT::F(Type::F32),
+            s: CvtT::F(Type::F64),
             ftz: true,
             sat: false,
             ..
@@ -1696,10 +1747,10 @@ fn unspecified(i: &Inst, s: &[u64]) -> bool {
         // the operands (it swaps commutative ones, folds `min(x, x)`): for register operands
         // the H200 prefers b for add/sub/mul/min/max, then b, c, a for fma, a for div (the
         // order `nan64_result` follows), but a kernel cannot rely on it.
-        Op::Fbin { ft: Ft::F64, .. } | Op::Fminmax { ft: Ft::F64, .. } => {
+        Operation::Fbin { ft: Type::F64, .. } | Operation::Fminmax { ft: Type::F64, .. } => {
             nan64(s[0]) && nan64(s[1])
         }
-        Op::Fma { ft: Ft::F64, .. } => s[..3].iter().filter(|&&x| nan64(x)).count() >= 2,
+        Operation::Fma { ft: Type::F64, .. } => s[..3].iter().filter(|&&x| nan64(x)).count() >= 2,
         _ => false,
     }
 }
@@ -1714,14 +1765,14 @@ fn sat64(r: f64) -> u64 {
     }
 }
 
-fn minmax(ft: Ft, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64) -> u64 {
+fn minmax(ft: Fw, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64) -> u64 {
     let (bits, qnan) = match ft {
-        Ft::F32 => (32, F32_NAN),
-        Ft::F64 => (64, F64_NAN),
+        Fw::F32 => (32, F32_NAN),
+        Fw::F64 => (64, F64_NAN),
     };
     let signbit = 1u64 << (bits - 1);
     let (mut a, mut b) = (a & mask(bits), b & mask(bits));
-    if ftz && ft == Ft::F32 {
+    if ftz && ft == Fw::F32 {
         a = flush32(a);
         b = flush32(b);
     }
@@ -1730,9 +1781,9 @@ fn minmax(ft: Ft, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64
         a &= !signbit;
         b &= !signbit;
     }
-    let isnan = |x: u64| if ft == Ft::F32 { nan32(x) } else { nan64(x) };
+    let isnan = |x: u64| if ft == Fw::F32 { nan32(x) } else { nan64(x) };
     let (na, nb) = (isnan(a), isnan(b));
-    if na && nb && ft == Ft::F64 {
+    if na && nb && ft == Fw::F64 {
         // Measured: the second operand, quieted.
         return b | (1 << 51);
     }
@@ -1766,13 +1817,13 @@ fn minmax(ft: Ft, max: bool, ftz: bool, nan: bool, xorsign: bool, a: u64, b: u64
     }
 }
 
-fn testp(ft: Ft, class: u8, a: u64) -> bool {
+fn testp(ft: Fw, class: u8, a: u64) -> bool {
     let (nan, inf, sub) = match ft {
-        Ft::F32 => {
+        Fw::F32 => {
             let x = f32v(a);
             (x.is_nan(), x.is_infinite(), x.is_subnormal())
         }
-        Ft::F64 => {
+        Fw::F64 => {
             let x = f64v(a);
             (x.is_nan(), x.is_infinite(), x.is_subnormal())
         }
@@ -1789,31 +1840,32 @@ fn testp(ft: Ft, class: u8, a: u64) -> bool {
     }
 }
 
-/// One lane's result (and second result) of a non-warp instruction with source values `s`.
-pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
+/// One lane's result (and second result) of a non-warp instruction with source values `s`, or
+/// the qualifier the reference has no answer for.
+pub fn eval(i: &Inst, s: &[u64]) -> Result<(u64, Option<u64>), NotGenerated> {
     let w = |t: &It| t.bits as u32;
     let one = |v: u64| (v, None);
-    match i.op {
-        Op::Add(t) => one(tr(val(s[0], t) + val(s[1], t), w(&t))),
-        Op::Sub(t) => one(tr(val(s[0], t) - val(s[1], t), w(&t))),
-        Op::AddSat(sub) => {
+    Ok(match i.op {
+        Operation::Add(t) => one(tr(val(s[0], t) + val(s[1], t), w(&t))),
+        Operation::Sub(t) => one(tr(val(s[0], t) - val(s[1], t), w(&t))),
+        Operation::AddSat(sub) => {
             let (a, b) = (sx(s[0], 32), sx(s[1], 32));
             one(tr(clamp(if sub { a - b } else { a + b }, 32, true), 32))
         }
-        Op::MulLo(t) => one(tr(val(s[0], t).wrapping_mul(val(s[1], t)), w(&t))),
-        Op::MulHi(t) => one(if t.bits == 64 && !t.signed {
+        Operation::MulLo(t) => one(tr(val(s[0], t).wrapping_mul(val(s[1], t)), w(&t))),
+        Operation::MulHi(t) => one(if t.bits == 64 && !t.signed {
             ((s[0] as u128 * s[1] as u128) >> 64) as u64
         } else {
             tr((val(s[0], t) * val(s[1], t)) >> w(&t), w(&t))
         }),
-        Op::MulWide(t) => one(tr(val(s[0], t) * val(s[1], t), 2 * w(&t))),
-        Op::MadLo(t) => one(tr(
+        Operation::MulWide(t) => one(tr(val(s[0], t) * val(s[1], t), 2 * w(&t))),
+        Operation::MadLo(t) => one(tr(
             val(s[0], t)
                 .wrapping_mul(val(s[1], t))
                 .wrapping_add(val(s[2], t)),
             w(&t),
         )),
-        Op::MadHi(t) => {
+        Operation::MadHi(t) => {
             let hi = if t.bits == 64 && !t.signed {
                 ((s[0] as u128 * s[1] as u128) >> 64) as i128
             } else {
@@ -1821,41 +1873,41 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             };
             one(tr(hi.wrapping_add(val(s[2], t)), w(&t)))
         }
-        Op::MadWide(t) => {
+        Operation::MadWide(t) => {
             let wide = It {
                 bits: t.bits * 2,
                 signed: t.signed,
             };
             one(tr(val(s[0], t) * val(s[1], t) + val(s[2], wide), 2 * w(&t)))
         }
-        Op::MadHiSat => {
+        Operation::MadHiSat => {
             let hi = (sx(s[0], 32) * sx(s[1], 32)) >> 32;
             one(tr(clamp(hi + sx(s[2], 32), 32, true), 32))
         }
-        Op::Mul24 { hi, signed } | Op::Mad24 { hi, signed } => {
+        Operation::Mul24 { hi, signed } | Operation::Mad24 { hi, signed } => {
             let e = |v: u64| if signed { sx(v, 24) } else { zx(v, 24) };
             let p = e(s[0]) * e(s[1]);
             let r = if hi { p >> 16 } else { p };
-            let c = if matches!(i.op, Op::Mad24 { .. }) {
+            let c = if matches!(i.op, Operation::Mad24 { .. }) {
                 zx(s[2], 32)
             } else {
                 0
             };
             one(tr(r + c, 32))
         }
-        Op::Sad(t) => {
+        Operation::Sad(t) => {
             let (a, b) = (val(s[0], t), val(s[1], t));
             let d = if a < b { b - a } else { a - b };
             one(tr(d + val(s[2], t), w(&t)))
         }
-        Op::Div(t) | Op::Rem(t) => {
+        Operation::Div(t) | Operation::Rem(t) => {
             let mut b = val(s[1], t);
             if b == 0 || (t.signed && b == -1) {
                 b = 1;
             }
             let a = val(s[0], t);
             one(tr(
-                if matches!(i.op, Op::Div(_)) {
+                if matches!(i.op, Operation::Div(_)) {
                     a / b
                 } else {
                     a % b
@@ -1863,30 +1915,30 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 w(&t),
             ))
         }
-        Op::Abs(t) => one(tr(val(s[0], t).abs(), w(&t))),
-        Op::Neg(t) => one(tr(-val(s[0], t), w(&t))),
-        Op::Min(t) => one(tr(val(s[0], t).min(val(s[1], t)), w(&t))),
-        Op::Max(t) => one(tr(val(s[0], t).max(val(s[1], t)), w(&t))),
-        Op::Relu { max } => {
+        Operation::Abs(t) => one(tr(val(s[0], t).abs(), w(&t))),
+        Operation::Neg(t) => one(tr(-val(s[0], t), w(&t))),
+        Operation::Min(t) => one(tr(val(s[0], t).min(val(s[1], t)), w(&t))),
+        Operation::Max(t) => one(tr(val(s[0], t).max(val(s[1], t)), w(&t))),
+        Operation::Relu { max } => {
             let (a, b) = (sx(s[0], 32), sx(s[1], 32));
             let v = if max { a.max(b) } else { a.min(b) };
             one(tr(v.max(0), 32))
         }
-        Op::Popc(b) => one((s[0] & mask(b as u32)).count_ones() as u64),
-        Op::Clz(b) => one(if b == 32 {
+        Operation::Popc(b) => one((s[0] & mask(b as u32)).count_ones() as u64),
+        Operation::Clz(b) => one(if b == 32 {
             (s[0] as u32).leading_zeros() as u64
         } else {
             s[0].leading_zeros() as u64
         }),
-        Op::Brev(b) => one(if b == 32 {
+        Operation::Brev(b) => one(if b == 32 {
             (s[0] as u32).reverse_bits() as u64
         } else {
             s[0].reverse_bits()
         }),
-        Op::Bfind { t, shiftamt } => one(bfind(s[0], t, shiftamt)),
-        Op::Bfe(t) => one(bfe(s[0], s[1], s[2], t)),
-        Op::Bfi(b) => one(bfi(s[0], s[1], s[2], s[3], b)),
-        Op::Dp4a { sa, sb } => {
+        Operation::Bfind { t, shiftamt } => one(bfind(s[0], t, shiftamt)),
+        Operation::Bfe(t) => one(bfe(s[0], s[1], s[2], t)),
+        Operation::Bfi(b) => one(bfi(s[0], s[1], s[2], s[3], b)),
+        Operation::Dp4a { sa, sb } => {
             let byte = |v: u64, k: u32, sgn: bool| {
                 let x = (v >> (8 * k)) & 0xff;
                 if sgn {
@@ -1898,7 +1950,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             let sum: i128 = (0..4).map(|k| byte(s[0], k, sa) * byte(s[1], k, sb)).sum();
             one(tr(sum + zx(s[2], 32), 32))
         }
-        Op::Dp2a { hi, sa, sb } => {
+        Operation::Dp2a { hi, sa, sb } => {
             let half = |k: u32| {
                 let x = (s[0] >> (16 * k)) & 0xffff;
                 if sa {
@@ -1919,30 +1971,30 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             let sum = half(0) * byte(base) + half(1) * byte(base + 1);
             one(tr(sum + zx(s[2], 32), 32))
         }
-        Op::Prmt(mode) => one(prmt(s[0], s[1], s[2], mode)),
-        Op::Bmsk { clamp } => one(bmsk(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp)),
-        Op::Szext { clamp, signed } => {
+        Operation::Prmt(mode) => one(prmt(s[0], s[1], s[2], mode)?),
+        Operation::Bmsk { clamp } => one(bmsk(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp)),
+        Operation::Szext { clamp, signed } => {
             one(szext(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, clamp, signed))
         }
-        Op::Fns => one(fns(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, sx(s[2], 32))),
-        Op::AddCc { .. } | Op::MadCc { .. } => {
+        Operation::Fns => one(fns(s[0] & 0xffff_ffff, s[1] & 0xffff_ffff, sx(s[2], 32))),
+        Operation::AddCc { .. } | Operation::MadCc { .. } => {
             unreachable!("carry-flag instructions are evaluated with the flag")
         }
-        Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
+        Operation::Ld { .. } | Operation::St { .. } | Operation::Atom { .. } => {
             unreachable!("memory instructions are evaluated with the memory")
         }
-        Op::Call { .. } => unreachable!("calls are evaluated with the callee"),
+        Operation::Call { .. } => unreachable!("calls are evaluated with the callee"),
         // The generic address space maps each state space through its own window: an address
         // made by `cvta` from space `ptr` is in `ptr` and in no other space, except that the
         // executing CTA's shared memory is part of the cluster's, and the kernel parameters'
         // window lies in the global one (the ISA's `isspacep`, confirmed on an H100).
-        Op::Isspacep { space, ptr } => {
+        Operation::Isspacep { space, ptr } => {
             let shared = |w: Win| matches!(w, Win::Shared | Win::SharedCta | Win::SharedCluster);
             one((space == ptr
                 || (shared(space) && shared(ptr))
                 || (space == Win::Global && ptr == Win::Param)) as u64)
         }
-        Op::Rec { .. } => {
+        Operation::Rec { .. } => {
             fn rec(n: u32, x: u32) -> u32 {
                 if n == 0 {
                     x
@@ -1953,13 +2005,13 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             one(rec(s[0] as u32 & 7, s[1] as u32) as u64)
         }
         // `cvta.to.X(cvta.X(a)) == a`.
-        Op::CvtaRound { .. } => one(s[0]),
-        Op::And(c) => one(s[0] & s[1] & mask(c.bits())),
-        Op::Or(c) => one((s[0] | s[1]) & mask(c.bits())),
-        Op::Xor(c) => one((s[0] ^ s[1]) & mask(c.bits())),
-        Op::Not(c) => one(!s[0] & mask(c.bits())),
-        Op::Cnot(c) => one((s[0] & mask(c.bits()) == 0) as u64),
-        Op::Lop3(lut) => {
+        Operation::CvtaRound { .. } => one(s[0]),
+        Operation::And(c) => one(s[0] & s[1] & mask(c.bits())),
+        Operation::Or(c) => one((s[0] | s[1]) & mask(c.bits())),
+        Operation::Xor(c) => one((s[0] ^ s[1]) & mask(c.bits())),
+        Operation::Not(c) => one(!s[0] & mask(c.bits())),
+        Operation::Cnot(c) => one((s[0] & mask(c.bits()) == 0) as u64),
+        Operation::Lop3(lut) => {
             let mut d = 0u64;
             for k in 0..32 {
                 let idx = (((s[0] >> k) & 1) << 2) | (((s[1] >> k) & 1) << 1) | ((s[2] >> k) & 1);
@@ -1967,7 +2019,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             }
             one(d)
         }
-        Op::Shf { left, clamp } => {
+        Operation::Shf { left, clamp } => {
             let n = if clamp {
                 (s[2] & 0xffff_ffff).min(32)
             } else {
@@ -1981,7 +2033,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 (v >> n) as u64 & 0xffff_ffff
             })
         }
-        Op::Shl(c) => {
+        Operation::Shl(c) => {
             let n = s[1] & 0xffff_ffff;
             one(if n >= c.bits() as u64 {
                 0
@@ -1989,48 +2041,49 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 (s[0] << n) & mask(c.bits())
             })
         }
-        Op::Shr(t) => {
+        Operation::Shr(t) => {
             let n = (s[1] & 0xffff_ffff).min(127) as u32;
             let v = val(s[0], t);
             one(tr(if n >= 127 { v >> 127 } else { v >> n }, w(&t)))
         }
-        Op::Setp {
+        Operation::Setp {
             cmp,
             t,
             bop: b,
             ftz,
             ..
         } => {
-            let r = compare(cmp, t, ftz, s[0], s[1]);
+            let r = compare(cmp, t, ftz, s[0], s[1])?;
             let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
-            (bop(b, r, c) as u64, Some(bop(b, !r, c) as u64))
+            (bop(b, r, c)? as u64, Some(bop(b, !r, c)? as u64))
         }
-        Op::Set {
+        Operation::Set {
             cmp,
             t,
             d,
             bop: b,
             ftz,
         } => {
-            let r = compare(cmp, t, ftz, s[0], s[1]);
+            let r = compare(cmp, t, ftz, s[0], s[1])?;
             let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
-            let v = bop(b, r, c);
+            let v = bop(b, r, c)?;
             one(match (d, v) {
-                (_, false) => 0,
-                (SetD::F32, true) => 0x3f80_0000,
-                (_, true) => 0xffff_ffff,
+                (Type::U32 | Type::S32 | Type::F32, false) => 0,
+                (Type::F32, true) => 0x3f80_0000,
+                (Type::U32 | Type::S32, true) => 0xffff_ffff,
+                _ => return Err(NotGenerated("a set destination type")),
             })
         }
-        Op::Selp(_) => one(if s[2] != 0 { s[0] } else { s[1] }),
-        Op::Slct(_) => one(if sx(s[2], 32) >= 0 { s[0] } else { s[1] }),
-        Op::Fbin {
+        Operation::Selp(_) => one(if s[2] != 0 { s[0] } else { s[1] }),
+        Operation::Slct(_) => one(if sx(s[2], 32) >= 0 { s[0] } else { s[1] }),
+        Operation::Fbin {
             op,
             ft,
             rnd,
             ftz,
             sat,
         } => {
-            let m = rnd.unwrap_or(Rnd::Rn);
+            let (ft, m) = (fw(ft)?, rnd.map_or(Ok(Rnd::Rn), dir)?);
             let exact: fn(&[f32]) -> fref::Exact32 = match op {
                 Fop::Add => |x| fref::Exact32::Sum(vec![x[0] as f64, x[1] as f64]),
                 Fop::Sub => |x| fref::Exact32::Sum(vec![x[0] as f64, -x[1] as f64]),
@@ -2038,13 +2091,13 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 Fop::Div => |x| fref::Exact32::Quot(x[0] as f64, x[1] as f64),
             };
             one(match ft {
-                Ft::F32 => arith32(&s[..2], ftz, sat, m, Some(exact), |x| match op {
+                Fw::F32 => arith32(&s[..2], ftz, sat, m, Some(exact), |x| match op {
                     Fop::Add => fref::add32(x[0], x[1], m),
                     Fop::Sub => fref::add32(x[0], -x[1], m),
                     Fop::Mul => fref::mul32(x[0], x[1], m),
                     Fop::Div => fref::div32(x[0], x[1], m),
                 }),
-                Ft::F64 => arith64(
+                Fw::F64 => arith64(
                     &s[..2],
                     if op == Fop::Div { &[0, 1] } else { &[1, 0] },
                     |x| match op {
@@ -2056,33 +2109,42 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 ),
             })
         }
-        Op::Fma {
+        Operation::Fma {
             ft, rnd, ftz, sat, ..
-        } => one(match ft {
-            Ft::F32 => arith32(&s[..3], ftz, sat, rnd, Some(exact_fma), |x| {
-                fref::fma32(x[0], x[1], x[2], rnd)
-            }),
-            Ft::F64 => arith64(&s[..3], &[1, 2, 0], |x| fref::fma64(x[0], x[1], x[2], rnd)),
-        }),
-        Op::Rcp { ft, rnd, ftz } => one(match ft {
-            Ft::F32 => arith32(
-                &s[..1],
-                ftz,
-                false,
-                rnd,
-                Some(|x| fref::Exact32::Quot(1.0, x[0] as f64)),
-                |x| fref::div32(1.0, x[0], rnd),
-            ),
-            Ft::F64 => arith64(&s[..1], &[0], |x| fref::div64(1.0, x[0], rnd)),
-        }),
-        Op::Sqrt { ft, rnd, ftz } => one(match ft {
-            Ft::F32 => arith32(&s[..1], ftz, false, rnd, None, |x| fref::sqrt32(x[0], rnd)),
-            Ft::F64 => arith64(&s[..1], &[0], |x| fref::sqrt64(x[0], rnd)),
-        }),
-        Op::Fabs { ft, ftz } | Op::Fneg { ft, ftz } => {
-            let neg = matches!(i.op, Op::Fneg { .. });
+        } => {
+            let (ft, rnd) = (fw(ft)?, dir(rnd)?);
             one(match ft {
-                Ft::F32 => {
+                Fw::F32 => arith32(&s[..3], ftz, sat, rnd, Some(exact_fma), |x| {
+                    fref::fma32(x[0], x[1], x[2], rnd)
+                }),
+                Fw::F64 => arith64(&s[..3], &[1, 2, 0], |x| fref::fma64(x[0], x[1], x[2], rnd)),
+            })
+        }
+        Operation::Rcp { ft, rnd, ftz } => {
+            let (ft, rnd) = (fw(ft)?, dir(rnd)?);
+            one(match ft {
+                Fw::F32 => arith32(
+                    &s[..1],
+                    ftz,
+                    false,
+                    rnd,
+                    Some(|x| fref::Exact32::Quot(1.0, x[0] as f64)),
+                    |x| fref::div32(1.0, x[0], rnd),
+                ),
+                Fw::F64 => arith64(&s[..1], &[0], |x| fref::div64(1.0, x[0], rnd)),
+            })
+        }
+        Operation::Sqrt { ft, rnd, ftz } => {
+            let (ft, rnd) = (fw(ft)?, dir(rnd)?);
+            one(match ft {
+                Fw::F32 => arith32(&s[..1], ftz, false, rnd, None, |x| fref::sqrt32(x[0], rnd)),
+                Fw::F64 => arith64(&s[..1], &[0], |x| fref::sqrt64(x[0], rnd)),
+            })
+        }
+        Operation::Fabs { ft, ftz } | Operation::Fneg { ft, ftz } => {
+            let (ft, neg) = (fw(ft)?, matches!(i.op, Operation::Fneg { .. }));
+            one(match ft {
+                Fw::F32 => {
                     let a = s[0] & 0xffff_ffff;
                     if nan32(a) {
                         F32_NAN
@@ -2095,7 +2157,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                         }
                     }
                 }
-                Ft::F64 => {
+                Fw::F64 => {
                     if neg {
                         s[0] ^ (1 << 63)
                     } else {
@@ -2104,89 +2166,125 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 }
             })
         }
-        Op::Fminmax {
+        Operation::Fminmax {
             ft,
             max,
             ftz,
             nan,
             xorsign,
-        } => one(minmax(ft, max, ftz, nan, xorsign, s[0], s[1])),
-        Op::Copysign(ft) => {
-            let sb = if ft == Ft::F32 { 1u64 << 31 } else { 1 << 63 };
+        } => one(minmax(fw(ft)?, max, ftz, nan, xorsign, s[0], s[1])),
+        Operation::Copysign(ft) => {
+            let sb = if fw(ft)? == Fw::F32 {
+                1u64 << 31
+            } else {
+                1 << 63
+            };
             one((s[1] & !sb) | (s[0] & sb))
         }
-        Op::Testp { ft, class } => one(testp(ft, class, s[0]) as u64),
-        Op::Approx { .. } => unreachable!("approximate operations have no reference"),
-        Op::Cvt {
+        Operation::Testp { ft, class } => one(testp(fw(ft)?, class, s[0]) as u64),
+        Operation::Approx { .. } => unreachable!("approximate operations have no reference"),
+        Operation::Cvt {
             d,
             s: st,
             rnd,
             ftz,
             sat,
-        } => one(cvt(d, st, rnd, ftz, sat, s[0])),
-        Op::Mov(_) => one(s[0]),
-        Op::Hbin {
+        } => {
+            let int = matches!(
+                rnd,
+                Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
+            );
+            one(cvt(
+                cv(d)?,
+                cv(st)?,
+                rnd.map(dir).transpose()?,
+                int,
+                ftz,
+                sat,
+                s[0],
+            ))
+        }
+        Operation::Mov(_) => one(s[0]),
+        Operation::Hbin {
             op,
             hf,
             x2,
             ftz,
             sat,
             ..
-        } => one(halves(x2, s, 2, |h| {
-            let fmt = hfmt(hf);
-            half_arith(fmt, h, ftz, sat, false, |v| match op {
-                Fop::Add => sum2(v[0], v[1]),
-                Fop::Sub => sum2(v[0], -v[1]),
-                // Exact: two 11-bit significands, and bf16's exponent range squared fits a
-                // double's.
-                _ => (v[0] * v[1], Ordering::Equal),
-            })
-        })),
-        Op::Hfma {
+        } => {
+            let fmt = hfmt(hf)?;
+            one(halves(x2, s, 2, |h| {
+                half_arith(fmt, h, ftz, sat, false, |v| match op {
+                    Fop::Add => sum2(v[0], v[1]),
+                    Fop::Sub => sum2(v[0], -v[1]),
+                    // Exact: two 11-bit significands, and bf16's exponent range squared fits
+                    // a double's.
+                    _ => (v[0] * v[1], Ordering::Equal),
+                })
+            }))
+        }
+        Operation::Hfma {
             hf,
             x2,
             ftz,
             sat,
             relu,
-        } => one(halves(x2, s, 3, |h| {
-            let fmt = hfmt(hf);
-            half_arith(fmt, h, ftz, sat, relu, |v| sum2(v[0] * v[1], v[2]))
-        })),
-        Op::Hsign { abs, hf, x2, ftz } => one(halves(x2, s, 1, |h| {
-            let a = if ftz { hfmt(hf).flush(h[0]) } else { h[0] };
-            if abs {
-                a & 0x7fff
-            } else {
-                a ^ 0x8000
-            }
-        })),
-        Op::Hminmax {
+        } => {
+            let fmt = hfmt(hf)?;
+            one(halves(x2, s, 3, |h| {
+                half_arith(fmt, h, ftz, sat, relu, |v| sum2(v[0] * v[1], v[2]))
+            }))
+        }
+        Operation::Hsign { abs, hf, x2, ftz } => {
+            let fmt = hfmt(hf)?;
+            one(halves(x2, s, 1, |h| {
+                let a = if ftz { fmt.flush(h[0]) } else { h[0] };
+                if abs {
+                    a & 0x7fff
+                } else {
+                    a ^ 0x8000
+                }
+            }))
+        }
+        Operation::Hminmax {
             hf,
             x2,
             max,
             ftz,
             nan,
             xorsign,
-        } => one(halves(x2, s, 2, |h| {
-            hminmax(hfmt(hf), max, ftz, nan, xorsign, h[0], h[1])
-        })),
-        Op::CvtToHalf {
+        } => {
+            let fmt = hfmt(hf)?;
+            one(halves(x2, s, 2, |h| {
+                hminmax(fmt, max, ftz, nan, xorsign, h[0], h[1])
+            }))
+        }
+        Operation::CvtToHalf {
             hf,
             rnd,
             ftz,
             sat,
             relu,
             satfinite,
-        } => one(to_half(hfmt(hf), rnd, ftz, sat, relu, satfinite, s[0])),
-        Op::CvtFromHalf { hf, ftz } => one(from_half(hfmt(hf), ftz, s[0])),
-        Op::Hsetp {
+        } => one(to_half(
+            hfmt(hf)?,
+            dir(rnd)?,
+            ftz,
+            sat,
+            relu,
+            satfinite,
+            s[0],
+        )),
+        Operation::CvtFromHalf { hf, ftz } => one(from_half(hfmt(hf)?, ftz, s[0])),
+        Operation::Hsetp {
             cmp,
             hf,
             x2,
             ftz,
             bop: b,
         } => {
-            let fmt = hfmt(hf);
+            let fmt = hfmt(hf)?;
             let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
             let half = |k: u32| {
                 let (mut x, mut y) = ((s[0] >> (16 * k)) & 0xffff, (s[1] >> (16 * k)) & 0xffff);
@@ -2195,16 +2293,16 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                     y = fmt.flush(y);
                 }
                 let v = |h: u64| if fmt.nan(h) { f64::NAN } else { fmt.value(h) };
-                bop(b, float_cmp(cmp, v(x), v(y)), c) as u64
+                bop(b, float_cmp(cmp, v(x), v(y))?, c).map(u64::from)
             };
             if x2 {
-                (half(0), Some(half(1)))
+                (half(0)?, Some(half(1)?))
             } else {
                 // A scalar comparison writes only `p`.
-                (half(0), None)
+                (half(0)?, None)
             }
         }
-        Op::Hset {
+        Operation::Hset {
             cmp,
             hf,
             x2,
@@ -2212,7 +2310,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             ftz,
             bop: b,
         } => {
-            let fmt = hfmt(hf);
+            let fmt = hfmt(hf)?;
             let c = b.is_some() && ((s[2] != 0) != i.neg_pred);
             let half = |k: u32| {
                 let (mut x, mut y) = ((s[0] >> (16 * k)) & 0xffff, (s[1] >> (16 * k)) & 0xffff);
@@ -2221,7 +2319,7 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                     y = fmt.flush(y);
                 }
                 let v = |h: u64| if fmt.nan(h) { f64::NAN } else { fmt.value(h) };
-                bop(b, float_cmp(cmp, v(x), v(y)), c)
+                bop(b, float_cmp(cmp, v(x), v(y))?, c)
             };
             // True is 1.0 of the format, or all ones of the destination (of each half for
             // pairs); false is zero.
@@ -2235,32 +2333,39 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
                 (true, _) => 0xffff,
             };
             one(if x2 {
-                one_of(half(0)) | (one_of(half(1)) << 16)
+                one_of(half(0)?) | (one_of(half(1)?) << 16)
             } else {
-                one_of(half(0))
+                one_of(half(0)?)
             })
         }
-        Op::CvtHalfX {
+        Operation::CvtHalfX {
             hf,
             peer,
             to_half,
             rnd,
             sat,
-        } => one(cvt_half_x(hfmt(hf), peer, to_half, rnd, sat, s[0])),
-        Op::CvtPack {
+        } => {
+            let m = rnd.map_or(Ok(Rnd::Rn), dir)?;
+            one(cvt_half_x(hfmt(hf)?, peer, to_half, m, sat, s[0]))
+        }
+        Operation::CvtPack {
             hf,
             rz,
             relu,
             satfinite,
         } => {
             let m = if rz { Rnd::Rz } else { Rnd::Rn };
-            let cv = |x: u64| to_half(hfmt(hf), m, false, false, relu, satfinite, x);
+            let fmt = hfmt(hf)?;
+            let cv = |x: u64| to_half(fmt, m, false, false, relu, satfinite, x);
             one((cv(s[0]) << 16) | cv(s[1]))
         }
         // Saturate each `.s32` source to the format, `a` above `b`, and shift `c` in above the
         // pair (for formats narrower than 16 bits).
-        Op::PackSat(pt) => {
-            let (w, signed) = pt.format();
+        Operation::PackSat(pt) => {
+            if !PACK_TYPES.contains(&pt) {
+                return Err(NotGenerated("a cvt.pack.sat type"));
+            }
+            let (w, signed) = (pt.bits(), pt.is_signed());
             let (lo, hi) = if signed {
                 (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1)
             } else {
@@ -2268,29 +2373,68 @@ pub fn eval(i: &Inst, s: &[u64]) -> (u64, Option<u64>) {
             };
             let sat = |x: u64| (x as u32 as i32 as i64).clamp(lo, hi) as u64 & mask(w);
             let pair = (sat(s[0]) << w) | sat(s[1]);
-            one(if pt.with_c() {
+            one(if pack_takes_c(pt) {
                 (pair | (s[2] << (2 * w))) & 0xffff_ffff
             } else {
                 pair
             })
         }
         // The block is the thread's own and aligned as asked: what is stored reads back.
-        Op::Hint(_) | Op::Alloca { .. } | Op::WarpSync => one(s[0]),
-        Op::LdIn { .. } => unreachable!("input loads are evaluated with the pools"),
-        Op::Shfl { .. }
-        | Op::Vote { .. }
-        | Op::Redux { .. }
-        | Op::Match { .. }
-        | Op::Activemask => {
+        Operation::Hint(_) | Operation::Alloca { .. } | Operation::WarpSync => one(s[0]),
+        Operation::LdIn { .. } => unreachable!("input loads are evaluated with the pools"),
+        Operation::Shfl { .. }
+        | Operation::Vote { .. }
+        | Operation::Redux { .. }
+        | Operation::Match { .. }
+        | Operation::Activemask => {
             unreachable!("warp instructions are evaluated per warp")
         }
+    })
+}
+
+/// A float format as the reference evaluates it: `.f32` or `.f64`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Fw {
+    F32,
+    F64,
+}
+
+/// The format of a float operation's type (the generator draws `.f32` and `.f64`).
+fn fw(t: Type) -> Result<Fw, NotGenerated> {
+    match t {
+        Type::F32 => Ok(Fw::F32),
+        Type::F64 => Ok(Fw::F64),
+        _ => Err(NotGenerated("a float format")),
     }
 }
 
-fn hfmt(hf: Hf) -> fref::HalfFmt {
+/// A `cvt` operand type as the reference evaluates it: an integer (bits, signed) or a float.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Cv {
+    Int(u8, bool),
+    F(Fw),
+}
+
+fn cv(t: CvtT) -> Result<Cv, NotGenerated> {
+    Ok(match t {
+        CvtT::Int(bits, signed) => Cv::Int(bits, signed),
+        CvtT::F(f) => Cv::F(fw(f)?),
+    })
+}
+
+/// The direction of a rounding the generator draws.
+fn dir(r: Rounding) -> Result<Rnd, NotGenerated> {
+    Rnd::of(r).ok_or(NotGenerated(
+        "a rounding other than rn, rz, rm, rp and rni, rzi, rmi, rpi",
+    ))
+}
+
+/// The half-precision format `hf` names.
+fn hfmt(hf: Type) -> Result<fref::HalfFmt, NotGenerated> {
     match hf {
-        Hf::F16 => fref::F16,
-        Hf::Bf16 => fref::BF16,
+        Type::F16 => Ok(fref::F16),
+        Type::Bf16 => Ok(fref::BF16),
+        _ => Err(NotGenerated("a half-precision format")),
     }
 }
 
@@ -2491,18 +2635,7 @@ fn from_half(fmt: fref::HalfFmt, ftz: bool, a: u64) -> u64 {
 /// formats it is the canonical `0x7fff`; `.sat` clamps to `[0, 1]` and takes NaN to `+0`.
 /// Otherwise the value is exact in a double, and integers are rounded through a double and the
 /// sign of what it leaves out.
-fn cvt_half_x(
-    fmt: fref::HalfFmt,
-    peer: HPeer,
-    to_half: bool,
-    rnd: Option<CvtRnd>,
-    sat: bool,
-    a: u64,
-) -> u64 {
-    let m = match rnd {
-        Some(CvtRnd::F(m) | CvtRnd::I(m)) => m,
-        None => Rnd::Rn,
-    };
+fn cvt_half_x(fmt: fref::HalfFmt, peer: HPeer, to_half: bool, m: Rnd, sat: bool, a: u64) -> u64 {
     // Payload bits below the quiet bit of each format.
     let payload = fmt.mbits - 1;
     if !to_half {
@@ -2587,6 +2720,160 @@ fn cvt_half_x(
 }
 
 /// Whether the reference covers `op` (approximate functions are checked three ways only).
-pub fn has_reference(op: &Op) -> bool {
-    !matches!(op, Op::Approx { .. })
+pub fn has_reference(op: &Operation) -> bool {
+    !matches!(op, Operation::Approx { .. })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inst(op: Operation) -> Inst {
+        let r = |idx| Reg {
+            class: Class::R,
+            idx,
+        };
+        Inst {
+            guard: None,
+            op,
+            dst: r(0),
+            dst2: None,
+            srcs: vec![Src::Reg(r(1)), Src::Reg(r(2)), Src::Reg(r(3))],
+            neg_pred: false,
+        }
+    }
+
+    /// Members of the IR vocabulary the generator never draws get no answer (and no panic):
+    /// the model holds IR values, so a hand-made program can carry any of them.
+    #[test]
+    fn vocabulary_the_generator_never_draws_has_no_answer() {
+        let u32t = It {
+            bits: 32,
+            signed: false,
+        };
+        let not_generated = [
+            Operation::Setp {
+                cmp: Cmp::Lt,
+                lohi: false,
+                t: CmpT::Int(u32t),
+                bop: Some(Op::Popc),
+                ftz: false,
+            },
+            Operation::Setp {
+                cmp: Cmp::Nan,
+                lohi: false,
+                t: CmpT::Int(u32t),
+                bop: None,
+                ftz: false,
+            },
+            Operation::Set {
+                cmp: Cmp::Hs,
+                t: CmpT::F(Type::F32),
+                d: Type::U32,
+                bop: None,
+                ftz: false,
+            },
+            Operation::Set {
+                cmp: Cmp::Eq,
+                t: CmpT::Int(u32t),
+                d: Type::F64,
+                bop: None,
+                ftz: false,
+            },
+            Operation::Prmt(Some(Flag::Ftz)),
+            Operation::PackSat(Type::B64),
+            Operation::Rcp {
+                ft: Type::F32,
+                rnd: Rounding::Rna,
+                ftz: false,
+            },
+            Operation::Fbin {
+                op: Fop::Add,
+                ft: Type::F64,
+                rnd: Some(Rounding::Rs),
+                ftz: false,
+                sat: false,
+            },
+            Operation::Hfma {
+                hf: Type::E4m3,
+                x2: false,
+                ftz: false,
+                sat: false,
+                relu: false,
+            },
+            Operation::CvtFromHalf {
+                hf: Type::F32,
+                ftz: false,
+            },
+            Operation::Fma {
+                ft: Type::F16,
+                rnd: Rounding::Rn,
+                ftz: false,
+                sat: false,
+                mad: false,
+            },
+            Operation::Testp {
+                ft: Type::Bf16,
+                class: 0,
+            },
+            Operation::Copysign(Type::B32),
+            Operation::Cvt {
+                d: CvtT::F(Type::F16),
+                s: CvtT::Int(32, true),
+                rnd: Some(Rounding::Rn),
+                ftz: false,
+                sat: false,
+            },
+            Operation::Setp {
+                cmp: Cmp::Lt,
+                lohi: false,
+                t: CmpT::F(Type::Tf32),
+                bop: None,
+                ftz: false,
+            },
+        ];
+        for op in not_generated {
+            let r = eval(&inst(op), &[1, 2, 3]);
+            assert!(r.is_err(), "{op:?}: {r:?}");
+        }
+        let half = AtomT::Half(Type::F16, false);
+        assert_eq!(atom_apply(Op::Popc, half, 1, 2, 3), (0, false));
+        assert_eq!(
+            atom_apply(Op::Add, AtomT::Half(Type::Tf32, false), 1, 2, 3),
+            (0, false)
+        );
+        // The members it draws do have one.
+        for op in [
+            Operation::Prmt(PRMT_MODES[3]),
+            Operation::PackSat(PACK_TYPES[5]),
+        ] {
+            assert!(eval(&inst(op), &[1, 2, 3]).is_ok(), "{op:?}");
+        }
+    }
+
+    /// Warp instructions with a mode or operation the generator never draws leave their
+    /// destinations unknown.
+    #[test]
+    fn warp_vocabulary_the_generator_never_draws_is_unknown() {
+        for op in [
+            Operation::Shfl {
+                mode: Flag::Sync,
+                c: 0x1f,
+            },
+            Operation::Vote { mode: Flag::Red },
+            Operation::Redux {
+                op: Op::Cas,
+                signed: false,
+            },
+        ] {
+            let mut i = inst(op);
+            i.srcs.truncate(2);
+            let mut lanes = vec![Regs::default(); 32];
+            for l in &mut lanes {
+                l.set(i.dst, 7);
+            }
+            warp(&i, u32::MAX, &mut lanes);
+            assert!(lanes.iter().all(|l| !l.known(i.dst)), "{op:?}");
+        }
+    }
 }

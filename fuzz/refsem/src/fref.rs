@@ -17,9 +17,37 @@
 //! `0xfff8000000000000`; `.ftz` flushes subnormal f32 inputs and results
 //! to zero of the same sign; `.sat` clamps to `[+0, 1]` with NaN giving `+0`.
 
-use ptx_ir_smith::model::Rnd;
+use ptx_ir_core::Rounding;
 pub use ptx_ir_smith::model::{nan32, nan64};
 use std::cmp::Ordering;
+
+/// A rounding direction, one of IEEE 754's four. PTX's float roundings (`.rn`, `.rz`, `.rm`,
+/// `.rp`) and its integer roundings (`.rni`, `.rzi`, `.rmi`, `.rpi`) each name one ([`Rnd::of`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rnd {
+    /// To nearest, ties to even.
+    Rn,
+    /// Toward zero.
+    Rz,
+    /// Toward negative infinity.
+    Rm,
+    /// Toward positive infinity.
+    Rp,
+}
+
+impl Rnd {
+    /// The direction of a PTX rounding; `None` for `.rna` and `.rs`, which the reference does
+    /// not model (the generator never draws them).
+    pub fn of(r: Rounding) -> Option<Rnd> {
+        match r {
+            Rounding::Rn | Rounding::Rni => Some(Rnd::Rn),
+            Rounding::Rz | Rounding::Rzi => Some(Rnd::Rz),
+            Rounding::Rm | Rounding::Rmi => Some(Rnd::Rm),
+            Rounding::Rp | Rounding::Rpi => Some(Rnd::Rp),
+            Rounding::Rna | Rounding::Rs => None,
+        }
+    }
+}
 
 /// The f32 NaN PTX produces.
 pub const F32_NAN: u64 = 0x7fff_ffff;

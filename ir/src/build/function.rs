@@ -1,14 +1,16 @@
-//! [`FunctionBuilder`]: parameters, registers, labels, scopes, guards and the one checked entry
-//! point for instructions, [`FunctionBuilder::inst`].
+//! [`FunctionBuilder`]: parameters, registers (allocated, named, or declared as named ranges),
+//! labels, branch and call target lists, call prototypes, scopes, guards and the one checked
+//! entry point for instructions, [`FunctionBuilder::inst`].
 
 use super::module::ModuleBuilder;
 use super::names::{check_identifier, check_not_fresh, class_of, CLASSES};
-use super::types::{BuildError, FnRef, Label, Reg, Var};
+use super::types::{BuildError, FnRef, Label, Reg, RegRange, Var};
 use crate::body::Body;
 use crate::check::{check, spell};
 use crate::inst::{Guard, Instruction};
 use crate::module::{
-    Declarator, FuncDirective, Function, FunctionKind, Item, Linkage, Param, Statement, VarDecl,
+    Declarator, FuncDirective, Function, FunctionKind, Item, Linkage, Param, Prototype, Statement,
+    VarDecl,
 };
 use crate::names::Name;
 use crate::operand::Operand;
@@ -46,6 +48,11 @@ pub struct FunctionBuilder<'m> {
     ordinal: u32,
     /// Open scopes; `stack[0]` is the body.
     stack: Vec<Vec<Statement>>,
+    /// What each open nested scope declared (`scoped[k]` for `stack[k + 1]`): released when
+    /// the scope closes, so that a sibling scope may declare the same names.
+    scoped: Vec<Vec<Scoped>>,
+    /// Register ranges declared by name (`.reg .b32 %t<8>;`): prefix spelling -> count.
+    ranges: FxHashMap<Box<str>, u32>,
     /// Registers allocated per class of [`CLASSES`], and the classes in order of first use
     /// (the order of their declarations).
     counts: [u32; CLASSES.len()],
@@ -84,6 +91,8 @@ impl<'m> FunctionBuilder<'m> {
             },
             ordinal,
             stack: vec![Vec::new()],
+            scoped: Vec::new(),
+            ranges: FxHashMap::default(),
             counts: [0; CLASSES.len()],
             class_order: Vec::new(),
             fresh: FxHashSet::default(),
@@ -124,13 +133,38 @@ impl<'m> FunctionBuilder<'m> {
         check_identifier(s)?;
         check_not_fresh(s)?;
         let n = self.mb.intern(s);
-        if self.locals.contains(&n) || self.mb.symbols.contains(&n) || n == self.func.name {
+        if self.locals.contains(&n)
+            || self.mb.symbols.contains(&n)
+            || n == self.func.name
+            || self.in_range(s)
+            || self.ranges.contains_key(s)
+        {
             return Err(BuildError::Duplicate {
                 name: s.to_string(),
             });
         }
         self.locals.insert(n);
         Ok(n)
+    }
+
+    /// [`FunctionBuilder::local_name`] for a declaration of the current scope: a nested
+    /// scope releases it when it closes.
+    fn scoped_name(&mut self, s: &str) -> Result<Name, BuildError> {
+        let n = self.local_name(s)?;
+        if let Some(names) = self.scoped.last_mut() {
+            names.push(Scoped::Name(n));
+        }
+        Ok(n)
+    }
+
+    /// Whether `s` is a member of a register range of this function (`%t3` of `%t<8>`).
+    fn in_range(&self, s: &str) -> bool {
+        !self.ranges.is_empty()
+            && split_range(s).is_some_and(|(prefix, i)| {
+                self.ranges
+                    .get(prefix)
+                    .is_some_and(|&count| i < u64::from(count))
+            })
     }
 
     /// Appends a parameter `.param .<ty> name` and returns it (load it with `ld.param`).
@@ -180,11 +214,40 @@ impl<'m> FunctionBuilder<'m> {
         })
     }
 
+    /// Appends a return parameter built by hand (a `.reg` return parameter, alignment, arrays);
+    /// its name must be a fresh identifier interned with [`FunctionBuilder::intern`].
+    pub fn ret_param_decl(&mut self, p: Param) -> Result<Var, BuildError> {
+        if self.func.kind == FunctionKind::Entry {
+            return Err(BuildError::Misuse {
+                reason: "a kernel has no return parameters",
+            });
+        }
+        let s = self.mb.spelling(p.name)?;
+        let n = self.local_name(&s)?;
+        let v = Var {
+            name: n,
+            space: p.space,
+            ty: p.ty,
+        };
+        self.func.returns.get_or_insert_with(Vec::new).push(p);
+        Ok(v)
+    }
+
     /// Allocates a fresh register for values of `ty`, named after its class (`%r3` for 32-bit
     /// integers, `%rd0` for 64-bit, `%f1` for `.f32`, `%p2` for predicates, ...). Each class is
     /// declared once, at the top of the body, as a range (`.reg .b32 %r<4>;`).
+    ///
+    /// A function that declared a register range with the class's prefix
+    /// ([`FunctionBuilder::reg_range`]) cannot allocate from the class.
     pub fn reg(&mut self, ty: Type) -> Result<Reg, BuildError> {
         let class = class_of(ty)?;
+        if self.ranges.contains_key(class.prefix) {
+            return Err(BuildError::BadName {
+                name: class.prefix.to_string(),
+                reason: "declared as a register range in this function, so `reg` cannot \
+                         allocate from it",
+            });
+        }
         let i = CLASSES
             .iter()
             .position(|c| c.prefix == class.prefix)
@@ -225,10 +288,101 @@ impl<'m> FunctionBuilder<'m> {
         Ok(Reg { name: n, ty })
     }
 
+    /// Declares `count` registers of type `ty` named `prefix0` .. `prefix<count - 1>` with one
+    /// range declaration, `.reg .b32 %t<8>;`, in the current scope where it is called (after
+    /// the statements before it, unlike [`FunctionBuilder::reg`]'s declarations, which go to
+    /// the top of the body): `f.reg_range(Type::B32, "%t", 8)` declares `%t0` .. `%t7`. Name
+    /// them with [`FunctionBuilder::reg_in`] (or intern `"%t3"` and use it as an operand).
+    ///
+    /// The prefix is a PTX identifier that does not end in a digit; none of the names may be
+    /// declared already, nor may the prefix be declared as a name or another range. A prefix
+    /// of [`FunctionBuilder::reg`]'s register classes (`%r`, `%rd`, `%f`, `%p`, ...) may be used
+    /// only in a function that allocates nothing of that class, and the function cannot
+    /// allocate from the class afterwards. In a nested scope the range is released when the
+    /// scope closes, like [`FunctionBuilder::local`]'s variables.
+    pub fn reg_range(
+        &mut self,
+        ty: Type,
+        prefix: &str,
+        count: u32,
+    ) -> Result<RegRange, BuildError> {
+        self.no_guard()?;
+        class_of(ty)?;
+        if count == 0 {
+            return Err(BuildError::Misuse {
+                reason: "a register range holds at least one register",
+            });
+        }
+        check_identifier(prefix)?;
+        let bad = |reason| {
+            Err(BuildError::BadName {
+                name: prefix.to_string(),
+                reason,
+            })
+        };
+        if prefix.ends_with(|c: char| c.is_ascii_digit()) {
+            return bad("a register range's prefix cannot end in a digit");
+        }
+        if let Some(i) = CLASSES.iter().position(|c| c.prefix == prefix) {
+            if self.counts[i] > 0 {
+                return bad("the prefix of registers `reg` allocated in this function");
+            }
+        }
+        let n = self.mb.intern(prefix);
+        let taken = |s: &str| {
+            s == prefix || split_range(s).is_some_and(|(p, i)| p == prefix && i < u64::from(count))
+        };
+        let names = self.mb.names();
+        let clash = self
+            .locals
+            .iter()
+            .chain(&self.mb.symbols)
+            .chain(std::iter::once(&self.func.name))
+            .filter_map(|&m| names.try_get(m))
+            .find(|s| taken(s))
+            .map(str::to_string);
+        if let Some(name) = clash {
+            return Err(BuildError::Duplicate { name });
+        }
+        if self.ranges.contains_key(prefix) {
+            return Err(BuildError::Duplicate {
+                name: prefix.to_string(),
+            });
+        }
+        self.ranges.insert(prefix.into(), count);
+        if let Some(names) = self.scoped.last_mut() {
+            names.push(Scoped::Range(prefix.into()));
+        }
+        self.current().push(reg_decl(ty, n, Some(count)));
+        Ok(RegRange {
+            prefix: n,
+            ty,
+            count,
+        })
+    }
+
+    /// Register `index` of `range` (`%t3` for index 3 of `%t<8>`).
+    pub fn reg_in(&mut self, range: RegRange, index: u32) -> Result<Reg, BuildError> {
+        let prefix = self.mb.spelling(range.prefix)?;
+        if index >= range.count || self.ranges.get(prefix.as_str()) != Some(&range.count) {
+            return Err(BuildError::Undeclared {
+                name: format!("{prefix}{index}"),
+            });
+        }
+        Ok(Reg {
+            name: self.mb.intern(&format!("{prefix}{index}")),
+            ty: range.ty,
+        })
+    }
+
     /// Declares a variable in the current scope (`.param .b32 arg0;` inside a call block,
     /// `.local .u32 tmp;`).
+    ///
+    /// The name is released when the scope closes: a later sibling scope may declare it again
+    /// (the call blocks of a kernel each declare their `.param` arguments), and it cannot be
+    /// referred to after the scope.
     pub fn local(&mut self, space: Space, ty: Type, name: &str) -> Result<Var, BuildError> {
-        let n = self.local_name(name)?;
+        let n = self.scoped_name(name)?;
         self.current().push(Statement::Decl(Box::new(VarDecl {
             linkage: None,
             space,
@@ -248,10 +402,11 @@ impl<'m> FunctionBuilder<'m> {
 
     /// Adds a declaration built by hand in the current scope (arrays, alignment, vectors); its
     /// names must be fresh identifiers interned with [`FunctionBuilder::intern`].
+    /// Scoped like [`FunctionBuilder::local`].
     pub fn declare(&mut self, decl: VarDecl) -> Result<(), BuildError> {
         for d in &decl.names {
             let s = self.mb.spelling(d.name)?;
-            self.local_name(&s)?;
+            self.scoped_name(&s)?;
         }
         self.current().push(Statement::Decl(Box::new(decl)));
         Ok(())
@@ -309,6 +464,50 @@ impl<'m> FunctionBuilder<'m> {
         Ok(Label(n))
     }
 
+    /// A `.calltargets` list for an indirect `call` through a register, declared here:
+    /// `ts: .calltargets f0, f1;`. Each target must be a function of the module (or this one).
+    pub fn call_targets(&mut self, name: &str, targets: &[FnRef]) -> Result<Label, BuildError> {
+        self.no_guard()?;
+        let len = self.mb.names().len();
+        for t in targets {
+            if t.0.index() >= len {
+                return Err(BuildError::ForeignName(t.0.index()));
+            }
+            if !self.mb.symbols.contains(&t.0) && t.0 != self.func.name {
+                return Err(BuildError::Undeclared {
+                    name: self.mb.spelling(t.0)?,
+                });
+            }
+        }
+        let n = self.local_name(name)?;
+        self.current().push(Statement::CallTargets {
+            label: n,
+            targets: targets.iter().map(|t| t.0).collect(),
+        });
+        Ok(Label(n))
+    }
+
+    /// A `.callprototype` for an indirect `call` through a register, declared here:
+    /// `p: .callprototype (.param .b32 _) _ (.param .b32 _);`. The parameters' names are the
+    /// prototype's own (not declared in the function): PTX identifiers or `_`, interned with
+    /// [`FunctionBuilder::intern`].
+    pub fn call_prototype(&mut self, name: &str, proto: Prototype) -> Result<Label, BuildError> {
+        self.no_guard()?;
+        let params = proto.returns.iter().chain(&proto.params).flatten();
+        for p in params {
+            let s = self.mb.spelling(p.name)?;
+            if s != "_" {
+                check_identifier(&s)?;
+            }
+        }
+        let n = self.local_name(name)?;
+        self.current().push(Statement::CallPrototype {
+            label: n,
+            proto: Box::new(proto),
+        });
+        Ok(Label(n))
+    }
+
     /// Guards the next instruction with `@p`: `f.guard(p).bra(exit)?`.
     pub fn guard(&mut self, p: Reg) -> &mut Self {
         self.guard = Some(Guard {
@@ -327,16 +526,29 @@ impl<'m> FunctionBuilder<'m> {
         self
     }
 
-    /// Builds a nested scope `{ ... }` with `body`. Declarations made inside are scoped to it.
-    /// If `body` fails, the scope is dropped and the error returned.
+    /// Builds a nested scope `{ ... }` with `body`. Declarations made inside are scoped to it:
+    /// their names are released when it closes (a later scope may declare them again; an
+    /// operand after the scope cannot name them). Labels stay the function's. If `body` fails,
+    /// the scope is dropped and the error returned.
     pub fn block<R>(
         &mut self,
         body: impl FnOnce(&mut Self) -> Result<R, BuildError>,
     ) -> Result<R, BuildError> {
         self.no_guard()?;
         self.stack.push(Vec::new());
+        self.scoped.push(Vec::new());
         let r = body(self);
         let inner = self.stack.pop().unwrap_or_default();
+        for s in self.scoped.pop().unwrap_or_default() {
+            match s {
+                Scoped::Name(n) => {
+                    self.locals.remove(&n);
+                }
+                Scoped::Range(prefix) => {
+                    self.ranges.remove(&prefix);
+                }
+            }
+        }
         let r = r?;
         self.no_guard()?;
         self.current().push(Statement::Block(inner));
@@ -403,14 +615,16 @@ impl<'m> FunctionBuilder<'m> {
         Ok(())
     }
 
-    /// Whether `n` names something this function may refer to: its registers, parameters,
-    /// labels and scoped variables, the module's functions and variables, or itself. (Scoping
-    /// within the function is not checked: a variable of a closed block is still accepted.)
+    /// Whether `n` names something this function may refer to: its registers (members of its
+    /// register ranges included), parameters, labels and the variables of the open scopes, the
+    /// module's functions and variables, or itself.
     fn is_declared(&self, n: Name) -> bool {
         self.fresh.contains(&n)
             || self.locals.contains(&n)
             || self.mb.symbols.contains(&n)
             || n == self.func.name
+            || (!self.ranges.is_empty()
+                && self.mb.names().try_get(n).is_some_and(|s| self.in_range(s)))
     }
 
     /// Finishes the function: declares the registers at the top of the body, checks that every
@@ -479,6 +693,29 @@ impl<'m> FunctionBuilder<'m> {
             None => Ok(()),
         }
     }
+}
+
+/// A declaration of a nested scope, released when the scope closes.
+#[derive(Debug)]
+enum Scoped {
+    /// A variable (or parameter of a call block).
+    Name(Name),
+    /// A register range, by prefix.
+    Range(Box<str>),
+}
+
+/// `%r12` -> (`%r`, 12): a register range's prefix and index, as the reader and the verifier
+/// split a name (a number with a leading zero, `%r012`, is no range member).
+fn split_range(s: &str) -> Option<(&str, u64)> {
+    let digits = s.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits == s.len() {
+        return None;
+    }
+    let (prefix, num) = s.split_at(s.len() - digits);
+    if num.len() > 1 && num.starts_with('0') {
+        return None;
+    }
+    num.parse().ok().map(|i| (prefix, i))
 }
 
 fn simple_param(ty: Type, name: Name) -> Param {

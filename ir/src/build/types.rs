@@ -112,6 +112,20 @@ impl std::ops::Not for Reg {
     }
 }
 
+/// A range of registers declared by name with
+/// [`FunctionBuilder::reg_range`](super::FunctionBuilder::reg_range) (`.reg .b32 %t<8>;`
+/// declares `%t0` .. `%t7`); [`FunctionBuilder::reg_in`](super::FunctionBuilder::reg_in) names
+/// one of them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RegRange {
+    /// The prefix (`%t`).
+    pub prefix: Name,
+    /// The registers' type.
+    pub ty: Type,
+    /// How many registers the range holds.
+    pub count: u32,
+}
+
 /// A variable: a parameter, a module-scope variable or a scoped declaration. Converts into an
 /// [`Operand`] naming it (its address, in `mov` and `cvta`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

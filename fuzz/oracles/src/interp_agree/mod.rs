@@ -15,8 +15,8 @@
 //! A failure is shrunk ([`shrink`]: instructions and regions removed, stores narrowed to the
 //! registers that differ, launch reduced) and reported as a regression file with `expect: run`.
 //!
-//! Adding a family: a variant of [`ptx_ir_smith::model::Family`], its operations in
-//! [`ptx_ir_smith::model::Op`] with a [`ptx_ir_smith::model::signature`], a generator file in
+//! Adding a family: a variant of [`ptx_ir_smith::model::SimtFamily`], its operations in
+//! [`ptx_ir_smith::model::Operation`] with a [`ptx_ir_smith::model::signature`], a generator file in
 //! `fuzz/smith/src/gen/`, a lowering file in `fuzz/smith/src/lower/` and the semantics in
 //! [`ptx_ir_refsem::eval::eval`] (or none, for three-way agreement only).
 
@@ -33,16 +33,16 @@ use ptx_ir_interp::Contraction;
 use ptx_ir_refsem::eval;
 use ptx_ir_smith::gen::{Gen, Swarm};
 use ptx_ir_smith::lower;
-use ptx_ir_smith::model::{Family, Program};
+use ptx_ir_smith::model::{Program, SimtFamily};
 
 /// Runs the oracle on one input.
 pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
-    run_families(u, &Family::ALL)
+    run_families(u, &SimtFamily::ALL)
 }
 
 /// Runs the oracle on one input with the swarm drawn from `families` only (focused smoke
 /// tests: every configuration then exercises the families under test).
-pub fn run_families(u: &mut Unstructured, families: &[Family]) -> arbitrary::Result<()> {
+pub fn run_families(u: &mut Unstructured, families: &[SimtFamily]) -> arbitrary::Result<()> {
     let swarm = Swarm::arbitrary(u, families)?;
     let p = Gen::new(&swarm).program(u)?;
     if let Err(f) = check(&p) {
@@ -117,15 +117,23 @@ mod tests {
     }
 
     fn run_half(u: &mut Unstructured) -> arbitrary::Result<()> {
-        run_families(u, &[Family::Half])
+        run_families(u, &[SimtFamily::Half])
     }
 
     fn run_carry_bits(u: &mut Unstructured) -> arbitrary::Result<()> {
-        run_families(u, &[Family::Carry, Family::Bits])
+        run_families(u, &[SimtFamily::Carry, SimtFamily::Bits])
     }
 
     fn run_call(u: &mut Unstructured) -> arbitrary::Result<()> {
-        run_families(u, &[Family::Call, Family::Int, Family::Float, Family::Half])
+        run_families(
+            u,
+            &[
+                SimtFamily::Call,
+                SimtFamily::Int,
+                SimtFamily::Float,
+                SimtFamily::Half,
+            ],
+        )
     }
 
     #[test]
@@ -135,7 +143,7 @@ mod tests {
     }
 
     fn run_mem(u: &mut Unstructured) -> arbitrary::Result<()> {
-        run_families(u, &[Family::Mem, Family::Int])
+        run_families(u, &[SimtFamily::Mem, SimtFamily::Int])
     }
 
     #[test]
@@ -155,7 +163,7 @@ mod tests {
         for _ in 0..300 {
             let data = src.fill(4096);
             let mut u = Unstructured::new(&data);
-            let Ok(swarm) = Swarm::arbitrary(&mut u, &[Family::Mem, Family::Int]) else {
+            let Ok(swarm) = Swarm::arbitrary(&mut u, &[SimtFamily::Mem, SimtFamily::Int]) else {
                 continue;
             };
             let Ok(p) = Gen::new(&swarm).program(&mut u) else {
@@ -174,7 +182,7 @@ mod tests {
             peers += p
                 .insts()
                 .iter()
-                .filter(|i| matches!(i.op, prog::Op::Ld { peer, .. } if peer > 0))
+                .filter(|i| matches!(i.op, prog::Operation::Ld { peer, .. } if peer > 0))
                 .count();
         }
         assert!(mem >= 100, "{mem} kernels use memory");
@@ -186,7 +194,7 @@ mod tests {
     }
 
     fn run_generic(u: &mut Unstructured) -> arbitrary::Result<()> {
-        run_families(u, &[Family::Generic, Family::Mem, Family::Int])
+        run_families(u, &[SimtFamily::Generic, SimtFamily::Mem, SimtFamily::Int])
     }
 
     #[test]
@@ -199,8 +207,8 @@ mod tests {
     /// instructions matching each predicate of `kinds`.
     fn census(
         seed: u64,
-        families: &[Family],
-        kinds: &[fn(&prog::Op) -> bool],
+        families: &[SimtFamily],
+        kinds: &[fn(&prog::Operation) -> bool],
     ) -> (usize, usize, Vec<usize>) {
         let mut src = crate::Bytes::new(seed);
         let (mut kernels, mut answered) = (0, 0);
@@ -229,38 +237,29 @@ mod tests {
     /// (nearly) all of them.
     #[test]
     fn generic_kernels_are_answered() {
-        use prog::{AddrKind, Op};
+        use prog::{AddrKind, Operation};
         let (kernels, answered, c) = census(
             0x5eed_000b,
-            &[Family::Generic, Family::Int],
+            &[SimtFamily::Generic, SimtFamily::Int],
             &[
-                |o| matches!(o, Op::Isspacep { .. }),
+                |o| matches!(o, Operation::Isspacep { .. }),
                 |o| {
                     matches!(
                         o,
-                        Op::Isspacep {
+                        Operation::Isspacep {
                             ptr: prog::Win::Const | prog::Win::Param,
                             ..
                         }
                     )
                 },
-                |o| matches!(o, Op::CvtaRound { .. }),
+                |o| matches!(o, Operation::CvtaRound { .. }),
                 |o| {
                     matches!(
                         o,
-                        Op::Ld {
+                        Operation::Ld {
                             addr: AddrKind::Generic,
                             ..
-                        } | Op::St {
-                            addr: AddrKind::Generic,
-                            ..
-                        }
-                    )
-                },
-                |o| {
-                    matches!(
-                        o,
-                        Op::Atom {
+                        } | Operation::St {
                             addr: AddrKind::Generic,
                             ..
                         }
@@ -269,7 +268,16 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::Atom {
+                        Operation::Atom {
+                            addr: AddrKind::Generic,
+                            ..
+                        }
+                    )
+                },
+                |o| {
+                    matches!(
+                        o,
+                        Operation::Atom {
                             t: prog::AtomT::Half(..) | prog::AtomT::F64,
                             ..
                         }
@@ -278,7 +286,7 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::Atom {
+                        Operation::Atom {
                             sem: Some(_),
                             scope: Some(_),
                             ..
@@ -295,7 +303,7 @@ mod tests {
     }
 
     fn run_hint(u: &mut Unstructured) -> arbitrary::Result<()> {
-        run_families(u, &[Family::Hint, Family::Warp, Family::Int])
+        run_families(u, &[SimtFamily::Hint, SimtFamily::Warp, SimtFamily::Int])
     }
 
     #[test]
@@ -308,17 +316,17 @@ mod tests {
     /// kernel of whole warpgroups), and the reference answers (nearly) every kernel.
     #[test]
     fn hint_kernels_are_answered() {
-        use prog::{HintOp, LdHow, Op};
+        use prog::{HintOp, LdHow, Operation};
         let (kernels, answered, c) = census(
             0x5eed_0011,
-            &[Family::Hint, Family::Warp],
+            &[SimtFamily::Hint, SimtFamily::Warp],
             &[
-                |o| matches!(o, Op::PackSat(t) if t.with_c()),
-                |o| matches!(o, Op::PackSat(t) if !t.with_c()),
+                |o| matches!(o, Operation::PackSat(t) if prog::pack_takes_c(*t)),
+                |o| matches!(o, Operation::PackSat(t) if !prog::pack_takes_c(*t)),
                 |o| {
                     matches!(
                         o,
-                        Op::LdIn {
+                        Operation::LdIn {
                             how: LdHow::Ldu,
                             ..
                         }
@@ -327,7 +335,7 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::LdIn {
+                        Operation::LdIn {
                             how: LdHow::Nc(_),
                             ..
                         }
@@ -336,7 +344,7 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::LdIn {
+                        Operation::LdIn {
                             how: LdHow::Policy(_),
                             ..
                         }
@@ -345,7 +353,7 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::LdIn {
+                        Operation::LdIn {
                             how: LdHow::Prefetch(_),
                             ..
                         }
@@ -354,28 +362,33 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::LdIn {
+                        Operation::LdIn {
                             how: LdHow::Applypriority,
                             ..
                         }
                     )
                 },
-                |o| matches!(o, Op::LdIn { vec: 4, .. }),
-                |o| matches!(o, Op::Hint(HintOp::Setmaxnreg { inc: true, .. })),
-                |o| matches!(o, Op::Hint(HintOp::Setmaxnreg { inc: false, .. })),
-                |o| matches!(o, Op::Hint(HintOp::Fence { .. } | HintOp::Membar(_))),
-                |o| matches!(o, Op::Hint(HintOp::Proxy(_))),
-                |o| matches!(o, Op::Hint(HintOp::Sleep(_) | HintOp::SleepReg)),
-                |o| matches!(o, Op::Hint(HintOp::Pmevent(_) | HintOp::PmeventMask(_))),
-                |o| matches!(o, Op::Hint(HintOp::Griddep(_))),
-                |o| matches!(o, Op::Hint(HintOp::Discard)),
-                |o| matches!(o, Op::Activemask),
-                |o| matches!(o, Op::Alloca { restore: true, .. }),
-                |o| matches!(o, Op::Alloca { restore: false, .. }),
+                |o| matches!(o, Operation::LdIn { vec: 4, .. }),
+                |o| matches!(o, Operation::Hint(HintOp::Setmaxnreg { inc: true, .. })),
+                |o| matches!(o, Operation::Hint(HintOp::Setmaxnreg { inc: false, .. })),
+                |o| matches!(o, Operation::Hint(HintOp::Fence { .. } | HintOp::Membar(_))),
+                |o| matches!(o, Operation::Hint(HintOp::Proxy(_))),
+                |o| matches!(o, Operation::Hint(HintOp::Sleep(_) | HintOp::SleepReg)),
                 |o| {
                     matches!(
                         o,
-                        Op::Alloca {
+                        Operation::Hint(HintOp::Pmevent(_) | HintOp::PmeventMask(_))
+                    )
+                },
+                |o| matches!(o, Operation::Hint(HintOp::Griddep(_))),
+                |o| matches!(o, Operation::Hint(HintOp::Discard)),
+                |o| matches!(o, Operation::Activemask),
+                |o| matches!(o, Operation::Alloca { restore: true, .. }),
+                |o| matches!(o, Operation::Alloca { restore: false, .. }),
+                |o| {
+                    matches!(
+                        o,
+                        Operation::Alloca {
                             lane_size: true,
                             generic: true,
                             ..
@@ -400,7 +413,7 @@ mod tests {
         for _ in 0..200 {
             let data = src.fill(4096);
             let mut u = Unstructured::new(&data);
-            let Ok(swarm) = Swarm::arbitrary(&mut u, &[Family::Warp, Family::Int]) else {
+            let Ok(swarm) = Swarm::arbitrary(&mut u, &[SimtFamily::Warp, SimtFamily::Int]) else {
                 continue;
             };
             let Ok(p) = Gen::new(&swarm).program(&mut u) else {
@@ -410,7 +423,7 @@ mod tests {
             syncs += p
                 .insts()
                 .iter()
-                .filter(|i| i.op == prog::Op::WarpSync)
+                .filter(|i| i.op == prog::Operation::WarpSync)
                 .count();
             if p.exit.is_some() {
                 if let Err(f) = check(&p) {
@@ -427,7 +440,7 @@ mod tests {
     }
 
     fn run_barrier(u: &mut Unstructured) -> arbitrary::Result<()> {
-        run_families(u, &[Family::Barrier, Family::Mem, Family::Cmp])
+        run_families(u, &[SimtFamily::Barrier, SimtFamily::Mem, SimtFamily::Cmp])
     }
 
     #[test]
@@ -460,7 +473,8 @@ mod tests {
         for _ in 0..300 {
             let data = src.fill(4096);
             let mut u = Unstructured::new(&data);
-            let Ok(swarm) = Swarm::arbitrary(&mut u, &[Family::Barrier, Family::Cmp]) else {
+            let Ok(swarm) = Swarm::arbitrary(&mut u, &[SimtFamily::Barrier, SimtFamily::Cmp])
+            else {
                 continue;
             };
             let Ok(p) = Gen::new(&swarm).program(&mut u) else {
@@ -491,15 +505,15 @@ mod tests {
     /// reference answers (nearly) all of them.
     #[test]
     fn call_kernels_are_answered() {
-        use prog::{Op, Via};
+        use prog::{Operation, Via};
         let (kernels, answered, c) = census(
             0x5eed_000e,
-            &[Family::Call, Family::Int],
+            &[SimtFamily::Call, SimtFamily::Int],
             &[
                 |o| {
                     matches!(
                         o,
-                        Op::Call {
+                        Operation::Call {
                             via: Via::Proto,
                             ..
                         }
@@ -508,14 +522,14 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::Call {
+                        Operation::Call {
                             via: Via::Targets,
                             ..
                         }
                     )
                 },
-                |o| matches!(o, Op::Rec { reg: false }),
-                |o| matches!(o, Op::Rec { reg: true }),
+                |o| matches!(o, Operation::Rec { reg: false }),
+                |o| matches!(o, Operation::Rec { reg: true }),
             ],
         );
         assert!(
@@ -529,15 +543,15 @@ mod tests {
     /// of them.
     #[test]
     fn half_kernels_are_answered() {
-        use prog::{HPeer, Op};
+        use prog::{HPeer, Operation};
         let (kernels, answered, c) = census(
             0x5eed_000f,
-            &[Family::Half],
+            &[SimtFamily::Half],
             &[
                 |o| {
                     matches!(
                         o,
-                        Op::CvtHalfX {
+                        Operation::CvtHalfX {
                             peer: HPeer::Int(..),
                             to_half: true,
                             ..
@@ -547,7 +561,7 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::CvtHalfX {
+                        Operation::CvtHalfX {
                             peer: HPeer::Int(..),
                             to_half: false,
                             ..
@@ -557,7 +571,7 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::CvtHalfX {
+                        Operation::CvtHalfX {
                             peer: HPeer::F64,
                             ..
                         }
@@ -566,13 +580,13 @@ mod tests {
                 |o| {
                     matches!(
                         o,
-                        Op::CvtHalfX {
+                        Operation::CvtHalfX {
                             peer: HPeer::Half,
                             ..
                         }
                     )
                 },
-                |o| matches!(o, Op::Hset { .. }),
+                |o| matches!(o, Operation::Hset { .. }),
             ],
         );
         assert!(
@@ -583,7 +597,7 @@ mod tests {
     }
 
     fn run_contract(u: &mut Unstructured) -> arbitrary::Result<()> {
-        run_families(u, &[Family::Float, Family::Half, Family::Cmp])
+        run_families(u, &[SimtFamily::Float, SimtFamily::Half, SimtFamily::Cmp])
     }
 
     #[test]
@@ -599,7 +613,6 @@ mod tests {
     #[test]
     fn contraction_is_generated() {
         use contract::Plan;
-        use ptx_ir_smith::model::Fty;
         let mut src = crate::Bytes::new(0x5eed_0014);
         let (mut kernels, mut differ, mut unsure, mut candidates) = (0, 0, 0, 0);
         let mut with_fused = 0;
@@ -608,7 +621,8 @@ mod tests {
         for _ in 0..400 {
             let data = src.fill(4096);
             let mut u = Unstructured::new(&data);
-            let Ok(mut swarm) = Swarm::arbitrary(&mut u, &[Family::Float, Family::Half]) else {
+            let Ok(mut swarm) = Swarm::arbitrary(&mut u, &[SimtFamily::Float, SimtFamily::Half])
+            else {
                 continue;
             };
             swarm.contract = true;
@@ -653,7 +667,6 @@ mod tests {
              {differ} kernels differ, sat {sat} ftz {ftz} guarded {guarded} negated {negated}, \
              folds {folds:?}"
         );
-        let _ = Fty::F32;
         assert!(
             fused.len() == 6 && fused.values().all(|&k| k >= 20),
             "{fused:?}"

@@ -5,6 +5,7 @@
 //! their scratch area).
 
 use super::{Answer, Reference};
+use ptx_ir_core::{Op, Type};
 use ptx_ir_smith::hopper::bulk::{Spec, Step, SCRATCH, SMEM};
 use ptx_ir_smith::hopper::Launch;
 
@@ -13,6 +14,8 @@ impl Reference for Spec {
         let (grid, block) = (launch.grid, launch.block);
         let mut smem = vec![0u8; SMEM as usize];
         let mut scratch = vec![0u8; SCRATCH as usize];
+        // Scratch bytes a reduction the reference has no answer for wrote.
+        let mut lost = vec![false; SCRATCH as usize];
         for step in trace {
             match step {
                 Step::Load { parts, .. } => {
@@ -30,14 +33,17 @@ impl Reference for Spec {
                             u64::from_le_bytes(x)
                         };
                         let old = get(&scratch, d as usize + k);
-                        let v = reduce(r.op, r.ty, old, get(&smem, s as usize + k));
-                        scratch[d as usize + k..d as usize + k + w]
-                            .copy_from_slice(&v.to_le_bytes()[..w]);
+                        let at = d as usize + k..d as usize + k + w;
+                        match reduce(r.op, r.ty, old, get(&smem, s as usize + k)) {
+                            Some(v) => scratch[at].copy_from_slice(&v.to_le_bytes()[..w]),
+                            None => lost[at].fill(true),
+                        }
                     }
                 }
                 &Step::Store(d, s, n) => {
                     scratch[d as usize..(d + n) as usize]
                         .copy_from_slice(&smem[s as usize..(s + n) as usize]);
+                    lost[d as usize..(d + n) as usize].fill(false);
                 }
                 &Step::Poke(k) => {
                     let words = SMEM / 4;
@@ -50,60 +56,66 @@ impl Reference for Spec {
             }
         }
         let mut expected = vec![0u8; launch.out_len];
+        let mut known = vec![true; launch.out_len];
         for c in 0..grid as usize {
             let s = c * SCRATCH as usize;
             expected[s..s + SCRATCH as usize].copy_from_slice(&scratch);
+            for (k, &l) in known[s..s + SCRATCH as usize].iter_mut().zip(&lost) {
+                *k = !l;
+            }
             let m = (grid * SCRATCH) as usize + c * SMEM as usize;
             expected[m..m + SMEM as usize].copy_from_slice(&smem);
         }
-        Answer::known(expected)
+        Answer { expected, known }
     }
 }
 
 /// `old OP b` of an integer bulk reduction at the width of `ty` (`inc`/`dec` as in the ISA:
-/// `old >= b ? 0 : old + 1`, `old == 0 || old > b ? b : old - 1`).
-pub fn reduce(op: &str, ty: &str, old: u64, b: u64) -> u64 {
-    let (m, sx): (u64, fn(u64) -> i64) = if ty.ends_with("64") {
+/// `old >= b ? 0 : old + 1`, `old == 0 || old > b ? b : old - 1`), or `None` for an operation
+/// the generator never draws.
+pub fn reduce(op: Op, ty: Type, old: u64, b: u64) -> Option<u64> {
+    let (m, sx): (u64, fn(u64) -> i64) = if ty.bits() == 64 {
         (u64::MAX, |x| x as i64)
     } else {
         (u32::MAX as u64, |x| x as u32 as i32 as i64)
     };
-    let signed = ty.starts_with('s');
+    let signed = ty.is_signed();
     let r = match op {
-        "add" => old.wrapping_add(b),
-        "min" if signed => {
+        Op::Add => old.wrapping_add(b),
+        Op::Min if signed => {
             if sx(old) <= sx(b) {
                 old
             } else {
                 b
             }
         }
-        "max" if signed => {
+        Op::Max if signed => {
             if sx(old) >= sx(b) {
                 old
             } else {
                 b
             }
         }
-        "min" => old.min(b),
-        "max" => old.max(b),
-        "inc" => {
+        Op::Min => old.min(b),
+        Op::Max => old.max(b),
+        Op::Inc => {
             if old >= b {
                 0
             } else {
                 old + 1
             }
         }
-        "dec" => {
+        Op::Dec => {
             if old == 0 || old > b {
                 b
             } else {
                 old - 1
             }
         }
-        "and" => old & b,
-        "or" => old | b,
-        _ => old ^ b,
+        Op::And => old & b,
+        Op::Or => old | b,
+        Op::Xor => old ^ b,
+        _ => return None,
     };
-    r & m
+    Some(r & m)
 }

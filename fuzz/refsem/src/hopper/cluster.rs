@@ -6,19 +6,22 @@
 //! barrier, so the steps apply one after the other.
 
 use super::{le32, Answer, Reference};
-use ptx_ir_smith::hopper::cluster::{AtomOp, Spec, Step, COUNTERS, IN, SLOTS, SREGS};
+use ptx_ir_core::Op;
+use ptx_ir_smith::hopper::cluster::{Spec, Step, COUNTERS, IN, SLOTS, SREGS};
 use ptx_ir_smith::hopper::Launch;
 
-/// `a OP b`.
-fn apply(op: AtomOp, a: u32, b: u32) -> u32 {
-    match op {
-        AtomOp::Add => a.wrapping_add(b),
-        AtomOp::And => a & b,
-        AtomOp::Or => a | b,
-        AtomOp::Xor => a ^ b,
-        AtomOp::Min => a.min(b),
-        AtomOp::Max => a.max(b),
-    }
+/// `a OP b`, or `None` for an operation the generator never draws
+/// ([`ptx_ir_smith::hopper::cluster::COUNTER_OPS`]).
+fn apply(op: Op, a: u32, b: u32) -> Option<u32> {
+    Some(match op {
+        Op::Add => a.wrapping_add(b),
+        Op::And => a & b,
+        Op::Or => a | b,
+        Op::Xor => a ^ b,
+        Op::Min => a.min(b),
+        Op::Max => a.max(b),
+        _ => return None,
+    })
 }
 
 impl Reference for Spec {
@@ -39,6 +42,8 @@ impl Reference for Spec {
         let mut next = SREGS.len();
         let mut data = vec![vec![0u32; words as usize]; grid as usize];
         let mut cnt = vec![vec![0u32; COUNTERS as usize]; grid as usize];
+        // Counters an operation the reference has no answer for went through.
+        let mut lost = vec![vec![false; COUNTERS as usize]; grid as usize];
         let nin = IN / 4;
         let val = |g: u32, k: u32| le32(&launch.input, (((g * 5 + k) % nin) * 4) as usize);
         // The CTA of the cluster of `cta` at rank distance `d`.
@@ -60,8 +65,11 @@ impl Reference for Spec {
                 }
                 Step::Atom { d, cell, op, .. } => {
                     for g in 0..grid * block {
-                        let x = &mut cnt[peer(g / block, d)][cell as usize];
-                        *x = apply(op, *x, val(g, cell));
+                        let (q, k) = (peer(g / block, d), cell as usize);
+                        match apply(op, cnt[q][k], val(g, cell)) {
+                            Some(v) => cnt[q][k] = v,
+                            None => lost[q][k] = true,
+                        }
                     }
                 }
                 Step::Rank { d, .. } => {
@@ -85,6 +93,7 @@ impl Reference for Spec {
             }
         }
         let mut expected = vec![0u8; launch.out_len];
+        let mut known = vec![true; launch.out_len];
         let mut put = |at: usize, v: u32| expected[at..at + 4].copy_from_slice(&v.to_le_bytes());
         for (g, s) in slots.iter().enumerate() {
             for (k, &v) in s.iter().enumerate() {
@@ -96,9 +105,13 @@ impl Reference for Spec {
                 put(data_at as usize + (q * words as usize + w) * 4, v);
             }
             for (w, &v) in cnt[q].iter().enumerate() {
-                put(cnt_at as usize + (q * COUNTERS as usize + w) * 4, v);
+                let at = cnt_at as usize + (q * COUNTERS as usize + w) * 4;
+                put(at, v);
+                if lost[q][w] {
+                    known[at..at + 4].fill(false);
+                }
             }
         }
-        Answer::known(expected)
+        Answer { expected, known }
     }
 }

@@ -3,11 +3,11 @@
 //! `ignore-src`). Program order is enough because two copies in flight never overlap.
 
 use super::{le32, Answer, Reference};
-use ptx_ir_smith::hopper::copy::{Fill, Op, Spec, IN, LOADS, REGION};
+use ptx_ir_smith::hopper::copy::{Fill, Spec, Step, IN, LOADS, REGION};
 use ptx_ir_smith::hopper::Launch;
 
 impl Reference for Spec {
-    fn answer(&self, launch: &Launch, trace: &Vec<Op>) -> Answer {
+    fn answer(&self, launch: &Launch, trace: &Vec<Step>) -> Answer {
         let threads = launch.grid * launch.block;
         let slots = threads * LOADS * 4;
         // Per thread, the region's bytes and the loaded words.
@@ -15,7 +15,7 @@ impl Reference for Spec {
         let mut loads = vec![Vec::new(); threads as usize];
         for op in trace {
             match *op {
-                Op::Copy {
+                Step::Copy {
                     dst,
                     size,
                     src,
@@ -44,13 +44,13 @@ impl Reference for Spec {
                         r[..n].copy_from_slice(&launch.input[from..from + n]);
                     }
                 }
-                Op::Load(off) => {
+                Step::Load(off) => {
                     for g in 0..threads as usize {
                         let v = le32(&regions[g], off as usize);
                         loads[g].push(v);
                     }
                 }
-                Op::Commit | Op::Wait(_) | Op::WaitAll | Op::Mbar { .. } => {}
+                Step::Commit | Step::Wait(_) | Step::WaitAll | Step::Mbar { .. } => {}
             }
         }
         let mut expected = vec![0u8; launch.out_len];

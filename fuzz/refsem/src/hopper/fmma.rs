@@ -7,20 +7,20 @@
 
 use super::tcref::{self, Fmt, V};
 use super::{le32, Answer, Reference};
-use ptx_ir_smith::hopper::fmma::{Shape, Spec, PER};
+use ptx_ir_smith::hopper::fmma::{MmaShape, Spec, PER};
 use ptx_ir_smith::hopper::Launch;
 
 /// (row, k) of A's element `h` of register `j` in lane `l`.
-pub fn a_at(sh: &Shape, l: u32, j: u32, h: u32) -> (u32, u32) {
+pub fn a_at(sh: &MmaShape, l: u32, j: u32, h: u32) -> (u32, u32) {
     let (g, t) = (l / 4, l % 4);
-    let p = Shape::per(sh.a);
+    let p = MmaShape::per(sh.a);
     (g + 8 * (j % 2), t * p + h + sh.k / 2 * (j / 2))
 }
 
 /// (k, column) of B's element `h` of register `j` in lane `l`.
-pub fn b_at(sh: &Shape, l: u32, j: u32, h: u32) -> (u32, u32) {
+pub fn b_at(sh: &MmaShape, l: u32, j: u32, h: u32) -> (u32, u32) {
     let (g, t) = (l / 4, l % 4);
-    let p = Shape::per(sh.b);
+    let p = MmaShape::per(sh.b);
     (t * p + h + sh.k / 2 * j, g)
 }
 
@@ -40,7 +40,7 @@ fn elem(x: u32, h: u32, w: u32) -> u32 {
 }
 
 /// The reference's `D` (per lane, `nc` registers) of one operation on `words(lane, j)`.
-pub fn reference(sh: Shape, words: impl Fn(u32, u32) -> u32) -> Vec<Vec<u32>> {
+pub fn reference(sh: MmaShape, words: impl Fn(u32, u32) -> u32) -> Vec<Vec<u32>> {
     let (na, nb, nc) = sh.regs();
     let k = sh.k as usize;
     let mut am = vec![vec![V::zero(false); k]; 16];
@@ -97,7 +97,7 @@ pub fn reference(sh: Shape, words: impl Fn(u32, u32) -> u32) -> Vec<Vec<u32>> {
 }
 
 impl Reference for Spec {
-    fn answer(&self, launch: &Launch, shapes: &Vec<Shape>) -> Answer {
+    fn answer(&self, launch: &Launch, shapes: &Vec<MmaShape>) -> Answer {
         let mut d_lane = vec![Vec::new(); 32];
         for (s, &sh) in shapes.iter().enumerate() {
             let base = s as u32 * 32 * PER * 4;
@@ -141,7 +141,7 @@ mod tests {
             ) else {
                 continue;
             };
-            let sh = Shape { k, a, b, acc };
+            let sh = MmaShape { k, a, b, acc };
             let (na, nb, nc) = sh.regs();
             for w in 0..2 {
                 let words = |l: u32, j: u32| {

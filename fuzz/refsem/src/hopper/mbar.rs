@@ -1,43 +1,20 @@
-//! The reference of the mbarrier family ([`ptx_ir_smith::hopper::mbar`]): the mbarrier's state
-//! machine as the ISA describes it — expected count, pending count, tx-count, phase — where a
-//! phase completes when the pending count and the tx-count are both zero, and then the pending
-//! count is reloaded from the expected count (which `arrive_drop` lowers). A wait on a parity is
-//! true for the immediately preceding phase (for a new barrier, parity 1); a wait on a state
-//! token is true once the token's phase has completed; `pending_count` of a `.noComplete`
-//! state is the pending count before that arrive (measured: `corpus/vectors/hopper.jsonl`,
-//! `mbarrier.phases`).
+//! The reference of the mbarrier family ([`ptx_ir_smith::hopper::mbar`]): the kept steps run on
+//! the mbarrier's state machine as the ISA describes it — expected count, pending count,
+//! tx-count, phase: [`Mbarrier`], the one the generator keeps its steps legal with (the model
+//! of the protocol, shared like the SIMT program model; the interpreter, which the oracle checks
+//! against this reference, shares nothing with either). A wait on a parity is true for the
+//! immediately preceding phase (for a new barrier, parity 1); a wait on a state token is true
+//! once the token's phase has completed; `pending_count` of a `.noComplete` state is the pending
+//! count before that arrive (measured: `corpus/vectors/hopper.jsonl`, `mbarrier.phases`).
 
 use super::{Answer, Reference};
-use ptx_ir_smith::hopper::mbar::{Spec, Step, Who, SLOTS};
+use ptx_ir_smith::hopper::mbar::{Mbarrier, Spec, Step, Who, SLOTS};
 use ptx_ir_smith::hopper::Launch;
-
-/// The mbarrier.
-struct Bar {
-    expected: u32,
-    pending: u32,
-    tx: u32,
-    phase: u32,
-}
-
-impl Bar {
-    /// Completes the phase if both counts are zero.
-    fn settle(&mut self) {
-        if self.pending == 0 && self.tx == 0 {
-            self.phase += 1;
-            self.pending = self.expected;
-        }
-    }
-}
 
 impl Reference for Spec {
     fn answer(&self, launch: &Launch, trace: &Vec<Step>) -> Answer {
         let block = launch.block;
-        let mut bar = Bar {
-            expected: self.count,
-            pending: self.count,
-            tx: 0,
-            phase: 0,
-        };
+        let mut bar = Mbarrier::new(self.count);
         // Per thread: the phase of its last arrive's state token, and the slots written.
         let mut token: Vec<Option<u32>> = vec![None; block as usize];
         let mut slots = vec![vec![0u32; SLOTS as usize]; block as usize];
@@ -66,37 +43,26 @@ impl Reference for Spec {
                     for t in members(who) {
                         token[t as usize] = Some(bar.phase);
                     }
-                    bar.pending -= n * count;
-                    bar.settle();
+                    bar.arrive(n * count);
                 }
                 Step::ArriveTx { who, bytes } => {
                     let n = members(who).count() as u32;
                     for t in members(who) {
                         token[t as usize] = Some(bar.phase);
                     }
-                    // Each thread adds its bytes before it arrives, so the phase cannot
-                    // complete inside the step.
-                    bar.tx += n * bytes;
-                    bar.pending -= n;
-                    bar.settle();
+                    bar.arrive_tx(n, n * bytes);
                 }
                 Step::Drop { who, count } => {
-                    let total = members(who).count() as u32 * count;
-                    bar.expected -= total;
-                    bar.pending -= total;
-                    bar.settle();
+                    bar.drop_arrivals(members(who).count() as u32 * count);
                 }
-                Step::Expect { who, bytes } => bar.tx += members(who).count() as u32 * bytes,
+                Step::Expect { who, bytes } => bar.expect_tx(members(who).count() as u32 * bytes),
                 Step::Complete { who, bytes } => {
-                    bar.tx -= members(who).count() as u32 * bytes;
-                    bar.settle();
+                    bar.complete_tx(members(who).count() as u32 * bytes)
                 }
                 // The builder resolves it into a `complete_tx` and an `arrive`.
                 Step::Rest => {}
                 Step::Parity { parity, .. } => {
-                    // True for the immediately preceding phase (phase - 1, or the phase
-                    // "before" a new barrier: parity 1).
-                    let done = parity != bar.phase & 1;
+                    let done = bar.parity_done(parity);
                     if let Some(k) = slot(&mut next) {
                         for t in 0..block {
                             slots[t as usize][k] = 1 + done as u32;

@@ -7,8 +7,8 @@ use crate::model::*;
 use arbitrary::{Result, Unstructured};
 
 impl Gen<'_> {
-    pub(super) fn approx_op(&self, u: &mut Unstructured) -> Result<Op> {
-        Ok(Op::Approx {
+    pub(super) fn approx_op(&self, u: &mut Unstructured) -> Result<Operation> {
+        Ok(Operation::Approx {
             kind: *u.choose(&[
                 Approx::Sin,
                 Approx::Cos,

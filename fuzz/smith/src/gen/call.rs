@@ -8,7 +8,7 @@ use arbitrary::{Result, Unstructured};
 impl Gen<'_> {
     /// A call of one of the program's device functions or of a recursive function; `None` when
     /// the program has no device function.
-    pub(super) fn call_op(&self, u: &mut Unstructured) -> Result<Option<Op>> {
+    pub(super) fn call_op(&self, u: &mut Unstructured) -> Result<Option<Operation>> {
         if self.funcs.is_empty() {
             return Ok(None);
         }
@@ -20,14 +20,14 @@ impl Gen<'_> {
         // barrier reductions count partial groups (a `barrier.red.popc` of a true
         // predicate over 64 threads gave 8, 24 and 32 in one CTA, with or without
         // `bar.warp.sync` or `.aligned`), so recursion stays out of kernels with barriers.
-        let barriers = self.swarm.families.contains(&Family::Barrier)
-            || self.swarm.families.contains(&Family::Mem);
+        let barriers = self.swarm.families.contains(&SimtFamily::Barrier)
+            || self.swarm.families.contains(&SimtFamily::Mem);
         let op = if !barriers && u.ratio(1, 4)? {
-            Op::Rec {
+            Operation::Rec {
                 reg: u.arbitrary()?,
             }
         } else {
-            Op::Call {
+            Operation::Call {
                 f: f as u8,
                 n: ps.len() as u8,
                 params,

@@ -17,21 +17,21 @@ impl Gen<'_> {
             // The producer writes the flag; consumers pass it on except, often, the last.
             let cout = k == 0 || (k < n || u.ratio(1, 3)?);
             let op = if u.ratio(1, 3)? {
-                Op::MadCc {
+                Operation::MadCc {
                     hi: u.arbitrary()?,
                     cin,
                     cout,
                     t,
                 }
             } else {
-                Op::AddCc {
+                Operation::AddCc {
                     sub: u.arbitrary()?,
                     cin,
                     cout,
                     t,
                 }
             };
-            out.push(self.operands(u, op, Family::Carry)?);
+            out.push(self.operands(u, op, SimtFamily::Carry)?);
         }
         Ok(out)
     }

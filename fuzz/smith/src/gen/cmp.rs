@@ -3,9 +3,10 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::Type;
 
 impl Gen<'_> {
-    pub(super) fn cmp_op(&self, u: &mut Unstructured) -> Result<Op> {
+    pub(super) fn cmp_op(&self, u: &mut Unstructured) -> Result<Operation> {
         use ptx_ir_core::Cmp;
         let t = match u.int_in_range(0..=3u8)? {
             0 => CmpT::Bits(*u.choose(&[16, 32, 64])?),
@@ -48,13 +49,13 @@ impl Gen<'_> {
             && matches!(cmp, Cmp::Lt | Cmp::Gt)
             && u.arbitrary()?;
         let bop = if u.ratio(1, 3)? {
-            Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+            Some(*u.choose(&BOOL_OPS)?)
         } else {
             None
         };
-        let ftz = t == CmpT::F(Ft::F32) && self.swarm.ftz && u.arbitrary()?;
+        let ftz = t == CmpT::F(Type::F32) && self.swarm.ftz && u.arbitrary()?;
         Ok(match u.int_in_range(0..=5u8)? {
-            0..=2 => Op::Setp {
+            0..=2 => Operation::Setp {
                 cmp,
                 lohi,
                 t,
@@ -64,8 +65,8 @@ impl Gen<'_> {
             3 => {
                 // `set` takes 32-bit comparisons' types only in some combinations; keep to
                 // the integer and float forms every table line accepts.
-                let d = *u.choose(&[SetD::U32, SetD::S32, SetD::F32])?;
-                Op::Set {
+                let d = *u.choose(&SET_TYPES)?;
+                Operation::Set {
                     cmp,
                     t: match t {
                         CmpT::Bits(b) => CmpT::Bits(b),
@@ -76,8 +77,12 @@ impl Gen<'_> {
                     ftz,
                 }
             }
-            4 => Op::Selp(*u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?),
-            _ => Op::Slct(*u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?),
+            4 => {
+                Operation::Selp(*u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?)
+            }
+            _ => {
+                Operation::Slct(*u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?)
+            }
         })
     }
 }

@@ -4,6 +4,7 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::{Rounding, Type};
 
 impl Gen<'_> {
     /// Material for ptxas's contraction of `mul` with `add`/`sub` (which operations take part:
@@ -24,52 +25,50 @@ impl Gen<'_> {
     /// stays rounded); then maybe moves over the products left. Any instruction may be
     /// guarded. Otherwise, a `neg` fold: `neg` of `neg`, a guarded `neg.f32`, `selp.f32` of
     /// `x` and `neg x`.
-    pub fn contract_chain(&mut self, u: &mut Unstructured, fam: Family) -> Result<Vec<Inst>> {
-        let (ft, hf) = if fam == Family::Float {
+    pub fn contract_chain(&mut self, u: &mut Unstructured, fam: SimtFamily) -> Result<Vec<Inst>> {
+        let (ft, hf) = if fam == SimtFamily::Float {
             (Some(self.ft(u)?), None)
         } else {
-            (
-                None,
-                Some((*u.choose(&[Hf::F16, Hf::Bf16])?, u.arbitrary()?)),
-            )
+            (None, Some((*u.choose(&HALF_TYPES)?, u.arbitrary()?)))
         };
         let class = match (ft, hf) {
-            (Some(f), _) => f.class(),
+            (Some(f), _) => float_class(f),
             (_, Some((_, true))) => Class::R,
             _ => Class::H,
         };
         // `.ftz` and `.sat` exist for f32 and f16 only.
-        let modifiers = ft == Some(Ft::F32) || matches!(hf, Some((Hf::F16, _)));
+        let modifiers = ft == Some(Type::F32) || matches!(hf, Some((Type::F16, _)));
         let ftz_ok = modifiers && self.swarm.ftz;
         let sat_ok = modifiers && self.swarm.sat;
         let guards = self.swarm.guards;
         let mut out: Vec<Inst> = Vec::new();
-        let inst = |u: &mut Unstructured, op: Op, dst: Reg, srcs: Vec<Src>| -> Result<Inst> {
-            // Guarded `add`s still fuse; a guarded `mul` or link does not.
-            let odds = if add_of(&op).is_some() { 4 } else { 10 };
-            let guard = if guards && u.ratio(1, odds)? {
-                Some((u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?))
-            } else {
-                None
+        let inst =
+            |u: &mut Unstructured, op: Operation, dst: Reg, srcs: Vec<Src>| -> Result<Inst> {
+                // Guarded `add`s still fuse; a guarded `mul` or link does not.
+                let odds = if add_of(&op).is_some() { 4 } else { 10 };
+                let guard = if guards && u.ratio(1, odds)? {
+                    Some((u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?))
+                } else {
+                    None
+                };
+                Ok(Inst {
+                    guard,
+                    op,
+                    dst,
+                    dst2: None,
+                    srcs,
+                    neg_pred: false,
+                })
             };
-            Ok(Inst {
-                guard,
-                op,
-                dst,
-                dst2: None,
-                srcs,
-                neg_pred: false,
-            })
-        };
-        let bin = |op: Fop, rnd: Option<Rnd>, ftz: bool, sat: bool| match (ft, hf) {
-            (Some(ft), _) => Op::Fbin {
+        let bin = |op: Fop, rnd: Option<Rounding>, ftz: bool, sat: bool| match (ft, hf) {
+            (Some(ft), _) => Operation::Fbin {
                 op,
                 ft,
                 rnd,
                 ftz,
                 sat,
             },
-            (_, Some((hf, x2))) => Op::Hbin {
+            (_, Some((hf, x2))) => Operation::Hbin {
                 op,
                 hf,
                 x2,
@@ -80,8 +79,8 @@ impl Gen<'_> {
             _ => unreachable!("a float or half type"),
         };
         let neg = |ftz: bool| match (ft, hf) {
-            (Some(ft), _) => Op::Fneg { ft, ftz },
-            (_, Some((hf, x2))) => Op::Hsign {
+            (Some(ft), _) => Operation::Fneg { ft, ftz },
+            (_, Some((hf, x2))) => Operation::Hsign {
                 abs: false,
                 hf,
                 x2,
@@ -106,7 +105,7 @@ impl Gen<'_> {
             } else {
                 self.reg(u, class)?
             };
-            let f32 = ft == Some(Ft::F32);
+            let f32 = ft == Some(Type::F32);
             match u.int_in_range(0..=2u8)? {
                 0 | 1 if f32 => {
                     if u.arbitrary()? {
@@ -124,7 +123,7 @@ impl Gen<'_> {
                         } else {
                             vec![Src::Reg(x), Src::Reg(t), p]
                         };
-                        out.push(inst(u, Op::Selp(Class::F), d, srcs)?);
+                        out.push(inst(u, Operation::Selp(Class::F), d, srcs)?);
                     }
                 }
                 _ => {
@@ -133,7 +132,7 @@ impl Gen<'_> {
                     if u.ratio(1, 4)? {
                         // The first `neg`'s source changes in between.
                         let y = operand(self, u)?;
-                        out.push(inst(u, Op::Mov(class), x, vec![y])?);
+                        out.push(inst(u, Operation::Mov(class), x, vec![y])?);
                     }
                     out.push(inst(u, neg(false), d, vec![Src::Reg(t)])?);
                 }
@@ -200,7 +199,7 @@ impl Gen<'_> {
                 let c = fresh(u, &taken)?;
                 out.push(inst(
                     u,
-                    bin(Fop::Mul, Some(Rnd::Rn), ftz, false),
+                    bin(Fop::Mul, Some(Rounding::Rn), ftz, false),
                     c,
                     vec![a, b],
                 )?);
@@ -230,7 +229,7 @@ impl Gen<'_> {
                     fresh(u, &taken)?
                 };
                 let op = if u.arbitrary()? {
-                    Op::Mov(class)
+                    Operation::Mov(class)
                 } else {
                     neg(ftz_ok && u.ratio(1, 8)?)
                 };
@@ -245,7 +244,7 @@ impl Gen<'_> {
             if let Src::Reg(r) = b {
                 if u.ratio(1, 8)? && !prods.contains(&r) && !cancels.iter().any(|c| c.0 == r) {
                     let y = operand(self, u)?;
-                    out.push(inst(u, Op::Mov(class), r, vec![y])?);
+                    out.push(inst(u, Operation::Mov(class), r, vec![y])?);
                 }
             }
         }
@@ -302,7 +301,7 @@ impl Gen<'_> {
                 } else {
                     Src::Reg(fresh(u, &[t])?)
                 };
-                out.push(inst(u, Op::Mov(class), t, vec![y])?);
+                out.push(inst(u, Operation::Mov(class), t, vec![y])?);
                 written.push(t);
             }
         }

@@ -4,9 +4,10 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::Type;
 
 impl Gen<'_> {
-    pub(super) fn float_op(&self, u: &mut Unstructured) -> Result<Op> {
+    pub(super) fn float_op(&self, u: &mut Unstructured) -> Result<Operation> {
         let ft = self.ft(u)?;
         Ok(match u.int_in_range(0..=11u8)? {
             0..=3 => {
@@ -16,7 +17,7 @@ impl Gen<'_> {
                 } else {
                     None
                 };
-                Op::Fbin {
+                Operation::Fbin {
                     op,
                     ft,
                     rnd,
@@ -24,39 +25,39 @@ impl Gen<'_> {
                     sat: op != Fop::Div && self.sat(u, ft)?,
                 }
             }
-            4 | 5 => Op::Fma {
+            4 | 5 => Operation::Fma {
                 ft,
                 rnd: self.rnd(u)?,
                 ftz: self.ftz(u, ft)?,
                 sat: self.sat(u, ft)?,
                 mad: u.arbitrary()?,
             },
-            6 => Op::Rcp {
+            6 => Operation::Rcp {
                 ft,
                 rnd: self.rnd(u)?,
                 ftz: self.ftz(u, ft)?,
             },
-            7 => Op::Sqrt {
+            7 => Operation::Sqrt {
                 ft,
                 rnd: self.rnd(u)?,
                 ftz: self.ftz(u, ft)?,
             },
             8 => {
                 if u.arbitrary()? {
-                    Op::Fabs {
+                    Operation::Fabs {
                         ft,
                         ftz: self.ftz(u, ft)?,
                     }
                 } else {
-                    Op::Fneg {
+                    Operation::Fneg {
                         ft,
                         ftz: self.ftz(u, ft)?,
                     }
                 }
             }
             9 => {
-                let f32 = ft == Ft::F32;
-                Op::Fminmax {
+                let f32 = ft == Type::F32;
+                Operation::Fminmax {
                     ft,
                     max: u.arbitrary()?,
                     ftz: self.ftz(u, ft)?,
@@ -64,8 +65,8 @@ impl Gen<'_> {
                     xorsign: f32 && u.ratio(1, 4)?,
                 }
             }
-            10 => Op::Copysign(ft),
-            _ => Op::Testp {
+            10 => Operation::Copysign(ft),
+            _ => Operation::Testp {
                 ft,
                 class: u.int_in_range(0..=5)?,
             },

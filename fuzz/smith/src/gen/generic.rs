@@ -6,11 +6,11 @@ use crate::model::*;
 use arbitrary::{Result, Unstructured};
 
 impl Gen<'_> {
-    pub(super) fn generic_op(&self, u: &mut Unstructured) -> Result<Op> {
+    pub(super) fn generic_op(&self, u: &mut Unstructured) -> Result<Operation> {
         const PTRS: &[Win] = &[Win::Global, Win::Shared, Win::Local, Win::Const, Win::Param];
         Ok(match u.int_in_range(0..=5u8)? {
             0..=2 => self.mem_op(u, true)?,
-            3 | 4 => Op::Isspacep {
+            3 | 4 => Operation::Isspacep {
                 space: *u.choose(&[
                     Win::Global,
                     Win::Shared,
@@ -22,7 +22,7 @@ impl Gen<'_> {
                 ])?,
                 ptr: *u.choose(PTRS)?,
             },
-            _ => Op::CvtaRound {
+            _ => Operation::CvtaRound {
                 space: *u.choose(&[
                     Win::Global,
                     Win::Shared,

@@ -4,11 +4,16 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::{Rounding, Type};
 
 impl Gen<'_> {
-    pub(super) fn half_op(&self, u: &mut Unstructured) -> Result<Op> {
-        let hf = if u.arbitrary()? { Hf::F16 } else { Hf::Bf16 };
-        let f16 = hf == Hf::F16;
+    pub(super) fn half_op(&self, u: &mut Unstructured) -> Result<Operation> {
+        let hf = if u.arbitrary()? {
+            Type::F16
+        } else {
+            Type::Bf16
+        };
+        let f16 = hf == Type::F16;
         let x2 = u.arbitrary()?;
         // `.ftz` and `.sat` exist for f16 only.
         let ftz = f16 && self.swarm.ftz && u.arbitrary()?;
@@ -26,11 +31,11 @@ impl Gen<'_> {
                 };
                 let to_half = peer == HPeer::Half || u.arbitrary()?;
                 let rnd = match (peer, to_half) {
-                    (HPeer::Int(..), false) => Some(CvtRnd::I(self.rnd(u)?)),
+                    (HPeer::Int(..), false) => Some(self.irnd(u)?),
                     (HPeer::F64, false) => None,
-                    _ => Some(CvtRnd::F(self.rnd(u)?)),
+                    _ => Some(self.rnd(u)?),
                 };
-                Op::CvtHalfX {
+                Operation::CvtHalfX {
                     hf,
                     peer,
                     to_half,
@@ -58,7 +63,7 @@ impl Gen<'_> {
                 } else {
                     *u.choose(&[HSetD::Half, HSetD::U16, HSetD::S16, HSetD::U32, HSetD::S32])?
                 };
-                Op::Hset {
+                Operation::Hset {
                     cmp: *u.choose(&[
                         Cmp::Eq,
                         Cmp::Ne,
@@ -80,7 +85,7 @@ impl Gen<'_> {
                     d,
                     ftz,
                     bop: if u.ratio(1, 3)? {
-                        Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+                        Some(*u.choose(&BOOL_OPS)?)
                     } else {
                         None
                     },
@@ -88,7 +93,7 @@ impl Gen<'_> {
             }
             10 => {
                 use ptx_ir_core::Cmp;
-                Op::Hsetp {
+                Operation::Hsetp {
                     cmp: *u.choose(&[
                         Cmp::Eq,
                         Cmp::Ne,
@@ -109,13 +114,13 @@ impl Gen<'_> {
                     x2,
                     ftz,
                     bop: if u.ratio(1, 3)? {
-                        Some(*u.choose(&[Bop::And, Bop::Or, Bop::Xor])?)
+                        Some(*u.choose(&BOOL_OPS)?)
                     } else {
                         None
                     },
                 }
             }
-            0..=2 => Op::Hbin {
+            0..=2 => Operation::Hbin {
                 op: *u.choose(&[Fop::Add, Fop::Sub, Fop::Mul])?,
                 hf,
                 x2,
@@ -125,7 +130,7 @@ impl Gen<'_> {
             },
             3 | 4 => {
                 let relu = !sat && u.ratio(1, 3)?;
-                Op::Hfma {
+                Operation::Hfma {
                     hf,
                     x2,
                     ftz,
@@ -133,13 +138,13 @@ impl Gen<'_> {
                     relu,
                 }
             }
-            5 => Op::Hsign {
+            5 => Operation::Hsign {
                 abs: u.arbitrary()?,
                 hf,
                 x2,
                 ftz,
             },
-            6 => Op::Hminmax {
+            6 => Operation::Hminmax {
                 hf,
                 x2,
                 max: u.arbitrary()?,
@@ -149,7 +154,7 @@ impl Gen<'_> {
             },
             7 => {
                 if u.arbitrary()? {
-                    Op::CvtToHalf {
+                    Operation::CvtToHalf {
                         hf,
                         rnd: self.rnd(u)?,
                         ftz: self.swarm.ftz && u.arbitrary()?,
@@ -158,9 +163,9 @@ impl Gen<'_> {
                         satfinite: false,
                     }
                 } else {
-                    Op::CvtToHalf {
+                    Operation::CvtToHalf {
                         hf,
-                        rnd: *u.choose(&[Rnd::Rn, Rnd::Rz])?,
+                        rnd: *u.choose(&[Rounding::Rn, Rounding::Rz])?,
                         ftz: false,
                         sat: false,
                         relu: u.arbitrary()?,
@@ -168,11 +173,11 @@ impl Gen<'_> {
                     }
                 }
             }
-            8 => Op::CvtFromHalf {
+            8 => Operation::CvtFromHalf {
                 hf,
                 ftz: self.swarm.ftz && u.arbitrary()?,
             },
-            _ => Op::CvtPack {
+            _ => Operation::CvtPack {
                 hf,
                 rz: u.arbitrary()?,
                 relu: u.arbitrary()?,

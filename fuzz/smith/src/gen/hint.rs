@@ -10,10 +10,10 @@ use arbitrary::{Result, Unstructured};
 
 impl Gen<'_> {
     /// An operation of the hint family.
-    pub(super) fn hint_op(&mut self, u: &mut Unstructured, r: Region) -> Result<Op> {
+    pub(super) fn hint_op(&mut self, u: &mut Unstructured, r: Region) -> Result<Operation> {
         let k = u.int_in_range(0..=11u8)?;
         Ok(match k {
-            0 | 1 => Op::PackSat(*u.choose(&PackT::ALL)?),
+            0 | 1 => Operation::PackSat(*u.choose(&PACK_TYPES)?),
             2..=5 => {
                 let class = *u.choose(&[Class::H, Class::R, Class::D, Class::F, Class::Fd])?;
                 // `.v4` of 64-bit elements is a 256-bit access (sm_100).
@@ -68,7 +68,7 @@ impl Gen<'_> {
                     ])?),
                     _ => LdHow::Applypriority,
                 };
-                Op::LdIn {
+                Operation::LdIn {
                     how,
                     class,
                     slot,
@@ -76,7 +76,7 @@ impl Gen<'_> {
                 }
             }
             _ => {
-                let mem = [Family::Mem, Family::Generic, Family::Barrier]
+                let mem = [SimtFamily::Mem, SimtFamily::Generic, SimtFamily::Barrier]
                     .iter()
                     .any(|f| self.swarm.families.contains(f));
                 // All warps of a warpgroup run the same `setmaxnreg` sequence: only where the
@@ -86,7 +86,7 @@ impl Gen<'_> {
                     // Outside loops only, a block may stay allocated.
                     let restore = r.loops > 0 || self.kept >= 4 || u.ratio(3, 4)?;
                     self.kept += !restore as u8;
-                    return Ok(Op::Alloca {
+                    return Ok(Operation::Alloca {
                         size: *u.choose(&[4u8, 8, 12, 16, 24, 32, 40, 64])?,
                         lane_size: u.ratio(1, 3)?,
                         align: if u.arbitrary()? {
@@ -118,9 +118,9 @@ impl Gen<'_> {
                         }
                     };
                     self.nreg = Some(n);
-                    return Ok(Op::Hint(HintOp::Setmaxnreg { inc, n }));
+                    return Ok(Operation::Hint(HintOp::Setmaxnreg { inc, n }));
                 }
-                Op::Hint(match u.int_in_range(0..=8u8)? {
+                Operation::Hint(match u.int_in_range(0..=8u8)? {
                     0 => HintOp::Membar(u.int_in_range(0..=2)?),
                     1 => HintOp::Fence {
                         sem: u.int_in_range(0..=2)?,

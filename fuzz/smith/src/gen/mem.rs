@@ -4,10 +4,11 @@
 use super::state::Gen;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::{Op, Type};
 
 impl Gen<'_> {
     /// A memory operation of the shared-slot protocol; `generic`: through a generic address.
-    pub(super) fn mem_op(&self, u: &mut Unstructured, generic: bool) -> Result<Op> {
+    pub(super) fn mem_op(&self, u: &mut Unstructured, generic: bool) -> Result<Operation> {
         let cur = (self.segment % 2) as u8;
         let addr = if generic {
             AddrKind::Generic
@@ -36,7 +37,7 @@ impl Gen<'_> {
         let size = (class.bits() / 8) as u8 * vec;
         let off = size * u.int_in_range(0..=16 / size - 1)?;
         Ok(match u.int_in_range(0..=5u8)? {
-            0 | 1 => Op::St {
+            0 | 1 => Operation::St {
                 buf: cur,
                 vec,
                 class,
@@ -49,7 +50,7 @@ impl Gen<'_> {
                 } else {
                     0
                 };
-                Op::Ld {
+                Operation::Ld {
                     // Other threads' slots only from the buffer this segment does not write.
                     buf: if peer > 0 {
                         1 - cur
@@ -65,33 +66,22 @@ impl Gen<'_> {
             }
             _ => {
                 let target = match u.int_in_range(0..=3u8)? {
-                    0 => Target::Own {
+                    0 => AtomTarget::Own {
                         buf: cur,
                         off: 8 * u.int_in_range(0..=1)?,
                     },
                     // Shared cells of the segment's parity (loads read the others).
-                    1 => Target::Cell(cur + 2 * u.int_in_range(0..=1)?),
-                    2 => Target::GlobalOwn,
-                    _ => Target::GlobalCell(u.int_in_range(0..=3)?),
+                    1 => AtomTarget::Cell(cur + 2 * u.int_in_range(0..=1)?),
+                    2 => AtomTarget::GlobalOwn,
+                    _ => AtomTarget::GlobalCell(u.int_in_range(0..=3)?),
                 };
                 let (op, t) = match target {
-                    Target::Cell(j) => self.cell_ops[j as usize],
-                    Target::GlobalCell(j) => self.cell_ops[4 + j as usize],
+                    AtomTarget::Cell(j) => self.cell_ops[j as usize],
+                    AtomTarget::GlobalCell(j) => self.cell_ops[4 + j as usize],
                     _ => {
-                        let op = *u.choose(&[
-                            AtomOp::Add,
-                            AtomOp::Min,
-                            AtomOp::Max,
-                            AtomOp::And,
-                            AtomOp::Or,
-                            AtomOp::Xor,
-                            AtomOp::Inc,
-                            AtomOp::Dec,
-                            AtomOp::Exch,
-                            AtomOp::Cas,
-                        ])?;
+                        let op = *u.choose(&ATOM_OPS)?;
                         let t = match op {
-                            AtomOp::Add => *u.choose(&[
+                            Op::Add => *u.choose(&[
                                 AtomT::Int(It {
                                     bits: 32,
                                     signed: false,
@@ -106,13 +96,13 @@ impl Gen<'_> {
                                 }),
                                 AtomT::F32,
                                 AtomT::F64,
-                                AtomT::Half(Hf::F16, false),
-                                AtomT::Half(Hf::F16, true),
-                                AtomT::Half(Hf::Bf16, false),
-                                AtomT::Half(Hf::Bf16, true),
+                                AtomT::Half(Type::F16, false),
+                                AtomT::Half(Type::F16, true),
+                                AtomT::Half(Type::Bf16, false),
+                                AtomT::Half(Type::Bf16, true),
                             ])?,
-                            AtomOp::Min | AtomOp::Max => AtomT::Int(self.it(u, &[32, 64])?),
-                            AtomOp::Inc | AtomOp::Dec => AtomT::Int(It {
+                            Op::Min | Op::Max => AtomT::Int(self.it(u, &[32, 64])?),
+                            Op::Inc | Op::Dec => AtomT::Int(It {
                                 bits: 32,
                                 signed: false,
                             }),
@@ -122,24 +112,24 @@ impl Gen<'_> {
                     }
                 };
                 // `red` has no `exch`/`cas`.
-                let red = !matches!(op, AtomOp::Exch | AtomOp::Cas) && u.ratio(1, 3)?;
+                let red = !matches!(op, Op::Exch | Op::Cas) && u.ratio(1, 3)?;
                 // Orderings and scopes change nothing on race-free accesses; `red` takes only
                 // `.relaxed` and `.release`.
                 let sem = if u.ratio(1, 3)? {
                     Some(if red {
-                        *u.choose(&[Sem::Relaxed, Sem::Release])?
+                        *u.choose(&RED_SEMS)?
                     } else {
-                        *u.choose(&[Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel])?
+                        *u.choose(&ATOM_SEMS)?
                     })
                 } else {
                     None
                 };
                 let scope = if u.ratio(1, 3)? {
-                    Some(*u.choose(&[Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys])?)
+                    Some(*u.choose(&ATOM_SCOPES)?)
                 } else {
                     None
                 };
-                Op::Atom {
+                Operation::Atom {
                     op,
                     t,
                     target,

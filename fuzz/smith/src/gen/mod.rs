@@ -67,7 +67,7 @@ impl Gen<'_> {
             loops: 0,
             cta: true,
         };
-        let funcs = if self.swarm.families.contains(&Family::Call) {
+        let funcs = if self.swarm.families.contains(&SimtFamily::Call) {
             let n = u.int_in_range(1..=2)?;
             let mut fs = Vec::with_capacity(n);
             for _ in 0..n {
@@ -116,16 +116,16 @@ impl Gen<'_> {
 
     /// A device function: a straight-line body of lane-independent families.
     fn func(&mut self, u: &mut Unstructured) -> Result<Func> {
-        const PURE: &[Family] = &[
-            Family::Int,
-            Family::Bits,
-            Family::Logic,
-            Family::Cmp,
-            Family::Float,
-            Family::Cvt,
-            Family::Half,
+        const PURE: &[SimtFamily] = &[
+            SimtFamily::Int,
+            SimtFamily::Bits,
+            SimtFamily::Logic,
+            SimtFamily::Cmp,
+            SimtFamily::Float,
+            SimtFamily::Cvt,
+            SimtFamily::Half,
         ];
-        let mut families: Vec<Family> = self
+        let mut families: Vec<SimtFamily> = self
             .swarm
             .families
             .iter()
@@ -133,7 +133,7 @@ impl Gen<'_> {
             .filter(|f| PURE.contains(f))
             .collect();
         if families.is_empty() {
-            families.push(Family::Int);
+            families.push(SimtFamily::Int);
         }
         let swarm = Swarm {
             families,
@@ -205,9 +205,9 @@ impl Gen<'_> {
                 break;
             }
             let k = u.int_in_range(0..=15u8)?;
-            let mem = self.swarm.families.contains(&Family::Mem)
-                || self.swarm.families.contains(&Family::Generic);
-            let bars = self.swarm.families.contains(&Family::Barrier);
+            let mem = self.swarm.families.contains(&SimtFamily::Mem)
+                || self.swarm.families.contains(&SimtFamily::Generic);
+            let bars = self.swarm.families.contains(&SimtFamily::Barrier);
             if k == 2 && (mem || bars) && r.cta {
                 // Only at the top level (outside branches) and in uniform loops there is the
                 // CTA converged.
@@ -273,7 +273,7 @@ impl Gen<'_> {
                     depth: r.depth + 1,
                     loops: r.loops + 1,
                     // Only the barrier family puts barriers in loops.
-                    cta: r.cta && uniform && self.swarm.families.contains(&Family::Barrier),
+                    cta: r.cta && uniform && self.swarm.families.contains(&SimtFamily::Barrier),
                 };
                 let segment = self.segment;
                 let mut body = self.nodes(u, inner)?;
@@ -286,7 +286,7 @@ impl Gen<'_> {
                 out.push(Node::Loop { trips, body });
             } else {
                 let fam = *u.choose(&self.swarm.families)?;
-                if fam == Family::Barrier {
+                if fam == SimtFamily::Barrier {
                     if r.cta && u.ratio(1, 4)? {
                         // A producer/consumer hand-off: consumers read what every thread wrote
                         // before it (two segments: the consumers' region, then the rest).
@@ -312,12 +312,12 @@ impl Gen<'_> {
                         self.segment += 1;
                         out.push(Node::Barrier(self.barrier(u)?));
                     }
-                } else if fam == Family::Carry {
+                } else if fam == SimtFamily::Carry {
                     for i in self.carry_chain(u)? {
                         self.insts += 1;
                         out.push(Node::Inst(i));
                     }
-                } else if matches!(fam, Family::Float | Family::Half)
+                } else if matches!(fam, SimtFamily::Float | SimtFamily::Half)
                     && self.swarm.contract
                     && u.ratio(1, 2)?
                 {
@@ -335,27 +335,27 @@ impl Gen<'_> {
     }
 
     /// One instruction of family `fam`, or `None` when the family has nothing valid here.
-    fn inst(&mut self, u: &mut Unstructured, fam: Family, r: Region) -> Result<Option<Inst>> {
+    fn inst(&mut self, u: &mut Unstructured, fam: SimtFamily, r: Region) -> Result<Option<Inst>> {
         let op = match fam {
-            Family::Int => self.int_op(u)?,
-            Family::Bits => self.bits_op(u)?,
-            Family::Logic => self.logic_op(u)?,
-            Family::Cmp => self.cmp_op(u)?,
-            Family::Float => self.float_op(u)?,
-            Family::Approx => self.approx_op(u)?,
-            Family::Cvt => self.cvt_op(u)?,
-            Family::Half => self.half_op(u)?,
-            Family::Mem => self.mem_op(u, false)?,
-            Family::Generic => self.generic_op(u)?,
-            Family::Call => match self.call_op(u)? {
+            SimtFamily::Int => self.int_op(u)?,
+            SimtFamily::Bits => self.bits_op(u)?,
+            SimtFamily::Logic => self.logic_op(u)?,
+            SimtFamily::Cmp => self.cmp_op(u)?,
+            SimtFamily::Float => self.float_op(u)?,
+            SimtFamily::Approx => self.approx_op(u)?,
+            SimtFamily::Cvt => self.cvt_op(u)?,
+            SimtFamily::Half => self.half_op(u)?,
+            SimtFamily::Mem => self.mem_op(u, false)?,
+            SimtFamily::Generic => self.generic_op(u)?,
+            SimtFamily::Call => match self.call_op(u)? {
                 Some(op) => op,
                 None => return Ok(None),
             },
             // Carry-flag instructions come in chains ([`Gen::carry_chain`]), barriers are
             // nodes of their own.
-            Family::Carry | Family::Barrier => return Ok(None),
-            Family::Warp => self.warp_op(u, r)?,
-            Family::Hint => self.hint_op(u, r)?,
+            SimtFamily::Carry | SimtFamily::Barrier => return Ok(None),
+            SimtFamily::Warp => self.warp_op(u, r)?,
+            SimtFamily::Hint => self.hint_op(u, r)?,
         };
         self.operands(u, op, fam).map(Some)
     }

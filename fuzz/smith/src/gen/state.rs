@@ -6,6 +6,7 @@ use super::pools::{pool_value, D_VALUES, FD_VALUES, F_VALUES, H_VALUES, R_VALUES
 use super::swarm::Swarm;
 use crate::model::*;
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::{Op, Rounding, Type};
 
 /// Generation state: the swarm and the structure of the region being filled.
 pub struct Gen<'s> {
@@ -17,7 +18,7 @@ pub struct Gen<'s> {
     pub(super) segment: u32,
     /// The one commutative operation and type of each shared cell and of each global cell
     /// (mixing operations on a cell would make its value depend on the order).
-    pub(super) cell_ops: [(AtomOp, AtomT); 8],
+    pub(super) cell_ops: [(Op, AtomT); 8],
     /// Parameter and return classes of the program's device functions.
     pub(super) funcs: Vec<(Vec<Class>, Class)>,
     /// The register count the last `setmaxnreg` set.
@@ -28,60 +29,60 @@ pub struct Gen<'s> {
 }
 
 /// Commutative (and associative) atomic operations, allowed on addresses shared by threads.
-pub(super) const CELL_OPS: &[(AtomOp, AtomT)] = &[
+pub(super) const CELL_OPS: &[(Op, AtomT)] = &[
     (
-        AtomOp::Add,
+        Op::Add,
         AtomT::Int(It {
             bits: 32,
             signed: false,
         }),
     ),
     (
-        AtomOp::Add,
-        AtomT::Int(It {
-            bits: 32,
-            signed: true,
-        }),
-    ),
-    (
-        AtomOp::Add,
-        AtomT::Int(It {
-            bits: 64,
-            signed: false,
-        }),
-    ),
-    (
-        AtomOp::Min,
+        Op::Add,
         AtomT::Int(It {
             bits: 32,
             signed: true,
         }),
     ),
     (
-        AtomOp::Min,
+        Op::Add,
         AtomT::Int(It {
             bits: 64,
             signed: false,
         }),
     ),
     (
-        AtomOp::Max,
+        Op::Min,
+        AtomT::Int(It {
+            bits: 32,
+            signed: true,
+        }),
+    ),
+    (
+        Op::Min,
+        AtomT::Int(It {
+            bits: 64,
+            signed: false,
+        }),
+    ),
+    (
+        Op::Max,
         AtomT::Int(It {
             bits: 32,
             signed: false,
         }),
     ),
     (
-        AtomOp::Max,
+        Op::Max,
         AtomT::Int(It {
             bits: 64,
             signed: true,
         }),
     ),
-    (AtomOp::And, AtomT::Bits(32)),
-    (AtomOp::Or, AtomT::Bits(64)),
-    (AtomOp::Xor, AtomT::Bits(32)),
-    (AtomOp::Xor, AtomT::Bits(64)),
+    (Op::And, AtomT::Bits(32)),
+    (Op::Or, AtomT::Bits(64)),
+    (Op::Xor, AtomT::Bits(32)),
+    (Op::Xor, AtomT::Bits(64)),
 ];
 
 /// What the generator knows about the region it is filling.
@@ -152,24 +153,40 @@ impl<'s> Gen<'s> {
         })
     }
 
-    pub(super) fn rnd(&self, u: &mut Unstructured) -> Result<Rnd> {
+    pub(super) fn rnd(&self, u: &mut Unstructured) -> Result<Rounding> {
         Ok(*u.choose(&self.swarm.rnds)?)
     }
 
-    pub(super) fn ftz(&self, u: &mut Unstructured, ft: Ft) -> Result<bool> {
-        Ok(ft == Ft::F32 && self.swarm.ftz && u.arbitrary()?)
+    /// A rounding as [`Gen::rnd`] draws it, in its integer form (`.rni` for `.rn`, ...).
+    pub(super) fn irnd(&self, u: &mut Unstructured) -> Result<Rounding> {
+        Ok(match self.rnd(u)? {
+            Rounding::Rn => Rounding::Rni,
+            Rounding::Rz => Rounding::Rzi,
+            Rounding::Rm => Rounding::Rmi,
+            Rounding::Rp => Rounding::Rpi,
+            r => r,
+        })
     }
 
-    pub(super) fn sat(&self, u: &mut Unstructured, ft: Ft) -> Result<bool> {
-        Ok(ft == Ft::F32 && self.swarm.sat && u.ratio(1, 3)?)
+    pub(super) fn ftz(&self, u: &mut Unstructured, ft: Type) -> Result<bool> {
+        Ok(ft == Type::F32 && self.swarm.ftz && u.arbitrary()?)
     }
 
-    pub(super) fn ft(&self, u: &mut Unstructured) -> Result<Ft> {
-        Ok(if u.arbitrary()? { Ft::F32 } else { Ft::F64 })
+    pub(super) fn sat(&self, u: &mut Unstructured, ft: Type) -> Result<bool> {
+        Ok(ft == Type::F32 && self.swarm.sat && u.ratio(1, 3)?)
+    }
+
+    pub(super) fn ft(&self, u: &mut Unstructured) -> Result<Type> {
+        Ok(if u.arbitrary()? { Type::F32 } else { Type::F64 })
     }
 
     /// Operands, destination(s) and guard of an instruction doing `op`.
-    pub(super) fn operands(&mut self, u: &mut Unstructured, op: Op, fam: Family) -> Result<Inst> {
+    pub(super) fn operands(
+        &mut self,
+        u: &mut Unstructured,
+        op: Operation,
+        fam: SimtFamily,
+    ) -> Result<Inst> {
         let sig = signature(&op);
         let mut srcs = Vec::with_capacity(sig.srcs.len());
         for (k, &c) in sig.srcs.iter().enumerate() {
@@ -181,8 +198,8 @@ impl<'s> Gen<'s> {
             };
             // ptxas takes immediate bit positions and lengths in 0..=255 only.
             let position = match op {
-                Op::Bfe(_) => k >= 1,
-                Op::Bfi(_) => k >= 2,
+                Operation::Bfe(_) => k >= 1,
+                Operation::Bfi(_) => k >= 2,
                 _ => false,
             };
             if let (true, Src::Imm(v)) = (position, &mut s) {
@@ -190,7 +207,7 @@ impl<'s> Gen<'s> {
             }
             srcs.push(s);
         }
-        if op == Op::Fns {
+        if op == Operation::Fns {
             // `base` above 31 is undefined: an immediate in range or `%laneid`.
             srcs[1] = if u.ratio(1, 4)? {
                 Src::Lane
@@ -210,7 +227,7 @@ impl<'s> Gen<'s> {
             _ => None,
         };
         // The packed half comparison always writes `p|q` (the scalar one only `p`).
-        if let Op::Hsetp { x2: true, .. } = op {
+        if let Operation::Hsetp { x2: true, .. } = op {
             if dst2.is_none() {
                 dst2 = Some(Reg {
                     class: Class::P,
@@ -218,7 +235,8 @@ impl<'s> Gen<'s> {
                 });
             }
         }
-        let warp = fam == Family::Warp || matches!(op, Op::Hint(HintOp::Setmaxnreg { .. }));
+        let warp =
+            fam == SimtFamily::Warp || matches!(op, Operation::Hint(HintOp::Setmaxnreg { .. }));
         let guard = if !warp && self.swarm.guards && u.ratio(1, 4)? {
             Some((u.int_in_range(0..=Class::P.count() - 1)?, u.arbitrary()?))
         } else {

@@ -1,15 +1,16 @@
 //! [`Swarm`]: the swarm configuration of one test (which families and options may appear).
 
-use crate::model::{Family, Rnd};
+use crate::model::{SimtFamily, ROUNDINGS};
 use arbitrary::{Result, Unstructured};
+use ptx_ir_core::Rounding;
 
 /// The swarm configuration of one test: which families and options may appear.
 #[derive(Clone, Debug)]
 pub struct Swarm {
     /// Enabled families.
-    pub families: Vec<Family>,
+    pub families: Vec<SimtFamily>,
     /// Floating-point roundings that may appear.
-    pub rnds: Vec<Rnd>,
+    pub rnds: Vec<Rounding>,
     /// Whether `.ftz` may appear.
     pub ftz: bool,
     /// Whether `.sat` may appear.
@@ -31,8 +32,8 @@ pub struct Swarm {
 
 impl Swarm {
     /// Draws a configuration: each family and option on or off.
-    pub fn arbitrary(u: &mut Unstructured, families: &[Family]) -> Result<Swarm> {
-        let mut fam: Vec<Family> = Vec::new();
+    pub fn arbitrary(u: &mut Unstructured, families: &[SimtFamily]) -> Result<Swarm> {
+        let mut fam: Vec<SimtFamily> = Vec::new();
         for &f in families {
             if u.ratio(1, 2)? {
                 fam.push(f);
@@ -42,13 +43,13 @@ impl Swarm {
             fam.push(*u.choose(families)?);
         }
         let mut rnds = Vec::new();
-        for r in [Rnd::Rn, Rnd::Rz, Rnd::Rm, Rnd::Rp] {
+        for r in ROUNDINGS {
             if u.ratio(2, 3)? {
                 rnds.push(r);
             }
         }
         if rnds.is_empty() {
-            rnds.push(Rnd::Rn);
+            rnds.push(Rounding::Rn);
         }
         Ok(Swarm {
             families: fam,

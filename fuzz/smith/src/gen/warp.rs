@@ -6,7 +6,7 @@ use crate::model::*;
 use arbitrary::{Result, Unstructured};
 
 impl Gen<'_> {
-    pub(super) fn warp_op(&self, u: &mut Unstructured, r: Region) -> Result<Op> {
+    pub(super) fn warp_op(&self, u: &mut Unstructured, r: Region) -> Result<Operation> {
         // `shfl` reads other lanes: only where every lane is active.
         let k = if r.full {
             u.int_in_range(0..=6u8)?
@@ -14,39 +14,27 @@ impl Gen<'_> {
             u.int_in_range(2..=6u8)?
         };
         Ok(match k {
-            0 | 1 => Op::Shfl {
-                mode: *u.choose(&[ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx])?,
+            0 | 1 => Operation::Shfl {
+                mode: *u.choose(&SHFL_MODES)?,
                 c: {
                     let clamp: u32 = u.int_in_range(0..=31)?;
                     let seg: u32 = *u.choose(&[0, 0x10, 0x18, 0x1c, 0x1e, 0x1f])?;
                     (seg << 8) | clamp
                 },
             },
-            2 => Op::Vote {
-                mode: *u.choose(&[
-                    VoteMode::All,
-                    VoteMode::Any,
-                    VoteMode::Uni,
-                    VoteMode::Ballot,
-                ])?,
+            2 => Operation::Vote {
+                mode: *u.choose(&VOTE_MODES)?,
             },
-            3 => Op::Redux {
-                op: *u.choose(&[
-                    ReduxOp::Add,
-                    ReduxOp::Min,
-                    ReduxOp::Max,
-                    ReduxOp::And,
-                    ReduxOp::Or,
-                    ReduxOp::Xor,
-                ])?,
+            3 => Operation::Redux {
+                op: *u.choose(&REDUX_OPS)?,
                 signed: u.arbitrary()?,
             },
-            4 => Op::Match {
+            4 => Operation::Match {
                 all: u.arbitrary()?,
                 wide: u.arbitrary()?,
             },
-            5 => Op::Activemask,
-            _ => Op::WarpSync,
+            5 => Operation::Activemask,
+            _ => Operation::WarpSync,
         })
     }
 }

@@ -16,6 +16,7 @@
 use super::asm::Asm;
 use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
+use ptx_ir_core::{Op, Type};
 
 /// Bytes of shared memory per CTA (dumped to the output after the scratch areas).
 pub const SMEM: u32 = 2048;
@@ -28,84 +29,80 @@ pub const IN: u32 = 4096;
 /// A reduction operation with its type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Red {
-    /// Operation name (`add`, `min`, ...).
-    pub op: &'static str,
-    /// Type name (`u32`, `s64`, ...).
-    pub ty: &'static str,
+    /// The operation (`.add`, `.min`, ...).
+    pub op: Op,
+    /// The type (`.u32`, `.s64`, ...).
+    pub ty: Type,
 }
 
-/// The valid operation/type pairs generated.
+/// The valid operation/type pairs generated, in draw order.
 pub const REDS: [Red; 15] = [
     Red {
-        op: "add",
-        ty: "u32",
+        op: Op::Add,
+        ty: Type::U32,
     },
     Red {
-        op: "add",
-        ty: "s32",
+        op: Op::Add,
+        ty: Type::S32,
     },
     Red {
-        op: "add",
-        ty: "u64",
+        op: Op::Add,
+        ty: Type::U64,
     },
     Red {
-        op: "min",
-        ty: "u32",
+        op: Op::Min,
+        ty: Type::U32,
     },
     Red {
-        op: "min",
-        ty: "s32",
+        op: Op::Min,
+        ty: Type::S32,
     },
     Red {
-        op: "min",
-        ty: "u64",
+        op: Op::Min,
+        ty: Type::U64,
     },
     Red {
-        op: "min",
-        ty: "s64",
+        op: Op::Min,
+        ty: Type::S64,
     },
     Red {
-        op: "max",
-        ty: "u32",
+        op: Op::Max,
+        ty: Type::U32,
     },
     Red {
-        op: "max",
-        ty: "s64",
+        op: Op::Max,
+        ty: Type::S64,
     },
     Red {
-        op: "inc",
-        ty: "u32",
+        op: Op::Inc,
+        ty: Type::U32,
     },
     Red {
-        op: "dec",
-        ty: "u32",
+        op: Op::Dec,
+        ty: Type::U32,
     },
     Red {
-        op: "and",
-        ty: "b32",
+        op: Op::And,
+        ty: Type::B32,
     },
     Red {
-        op: "or",
-        ty: "b64",
+        op: Op::Or,
+        ty: Type::B64,
     },
     Red {
-        op: "xor",
-        ty: "b32",
+        op: Op::Xor,
+        ty: Type::B32,
     },
     Red {
-        op: "xor",
-        ty: "b64",
+        op: Op::Xor,
+        ty: Type::B64,
     },
 ];
 
 impl Red {
     /// Bytes per element.
     pub fn width(self) -> usize {
-        if self.ty.ends_with("64") {
-            8
-        } else {
-            4
-        }
+        (self.ty.bits() / 8) as usize
     }
 }
 
@@ -332,7 +329,7 @@ impl Protocol for Spec {
                         Step::Reduce(r, ..) => {
                             a.i(format!(
                                 "@%p0 cp.reduce.async.bulk.global.shared::cta.bulk_group.{}.{} [%rd10], [%r4+{s}], {n};",
-                                r.op, r.ty
+                                r.op.as_str(), r.ty.as_str()
                             ));
                         }
                         _ => {

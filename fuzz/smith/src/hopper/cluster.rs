@@ -13,6 +13,7 @@
 use super::asm::Asm;
 use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
+use ptx_ir_core::{Op, Type};
 
 /// Bytes of the input buffer.
 pub const IN: u32 = 1024;
@@ -32,34 +33,16 @@ pub const SREGS: [&str; 7] = [
 /// Atomic counters per CTA.
 pub const COUNTERS: u32 = 8;
 
-/// A commutative atomic operation on `u32` counters.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum AtomOp {
-    /// `add`.
-    Add,
-    /// `and`.
-    And,
-    /// `or`.
-    Or,
-    /// `xor`.
-    Xor,
-    /// `min`.
-    Min,
-    /// `max`.
-    Max,
-}
+/// The commutative atomic operations on the `u32` counters the generator draws, in draw order.
+pub const COUNTER_OPS: [Op; 6] = [Op::Add, Op::And, Op::Or, Op::Xor, Op::Min, Op::Max];
 
-impl AtomOp {
-    fn name(self) -> &'static str {
-        match self {
-            AtomOp::Add => "add.u32",
-            AtomOp::And => "and.b32",
-            AtomOp::Or => "or.b32",
-            AtomOp::Xor => "xor.b32",
-            AtomOp::Min => "min.u32",
-            AtomOp::Max => "max.u32",
-        }
-    }
+/// The operation and type of an atomic update of a counter (`add.u32`, `and.b32`, ...).
+fn counter_op(op: Op) -> String {
+    let ty = match op {
+        Op::And | Op::Or | Op::Xor => Type::B32,
+        _ => Type::U32,
+    };
+    format!("{}{ty}", op.as_str())
 }
 
 /// One step.
@@ -91,7 +74,7 @@ pub enum Step {
         /// Counter.
         cell: u32,
         /// Operation.
-        op: AtomOp,
+        op: Op,
         /// `red` rather than `atom`.
         red: bool,
     },
@@ -146,14 +129,7 @@ impl Spec {
                 4 | 5 => Step::Atom {
                     d,
                     cell: u.int_in_range(0..=COUNTERS - 1)?,
-                    op: *u.choose(&[
-                        AtomOp::Add,
-                        AtomOp::And,
-                        AtomOp::Or,
-                        AtomOp::Xor,
-                        AtomOp::Min,
-                        AtomOp::Max,
-                    ])?,
+                    op: *u.choose(&COUNTER_OPS)?,
                     red: u.arbitrary()?,
                 },
                 6 => Step::Rank {
@@ -291,11 +267,14 @@ impl Protocol for Spec {
                     a.i(format!("add.u32 %r15, %r5, {};", cell * 4));
                     target(&mut a, d, false);
                     if red {
-                        a.i(format!("red.shared::cluster.{} [%r14], %r17;", op.name()));
+                        a.i(format!(
+                            "red.shared::cluster.{} [%r14], %r17;",
+                            counter_op(op)
+                        ));
                     } else {
                         a.i(format!(
                             "atom.shared::cluster.{} %r19, [%r14], %r17;",
-                            op.name()
+                            counter_op(op)
                         ));
                     }
                 }

@@ -38,7 +38,7 @@ pub enum Fill {
 
 /// One step of every thread.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Op {
+pub enum Step {
     /// `cp.async` to region offset `dst` from input offset `(src + gtid * stride) % IN`
     /// (aligned down to the size).
     Copy {
@@ -83,7 +83,7 @@ pub struct Spec {
     /// The input buffer.
     pub input: Vec<u8>,
     /// The steps.
-    pub ops: Vec<Op>,
+    pub ops: Vec<Step>,
 }
 
 impl Spec {
@@ -103,7 +103,7 @@ impl Spec {
                         3 | 4 => Fill::Reg(u.int_in_range(0..=7)?, u.int_in_range(0..=16)?),
                         _ => Fill::Ignore(u.int_in_range(1..=3)?),
                     };
-                    Op::Copy {
+                    Step::Copy {
                         dst: u.int_in_range(0..=REGION / size - 1)? * size,
                         size,
                         cg: size == 16 && u.arbitrary()?,
@@ -113,11 +113,11 @@ impl Spec {
                         cta: u.arbitrary()?,
                     }
                 }
-                4 => Op::Commit,
-                5 => Op::Wait(u.int_in_range(0..=2)?),
-                6 => Op::WaitAll,
-                7 | 8 => Op::Load(u.int_in_range(0..=REGION / 4 - 1)? * 4),
-                _ => Op::Mbar {
+                4 => Step::Commit,
+                5 => Step::Wait(u.int_in_range(0..=2)?),
+                6 => Step::WaitAll,
+                7 | 8 => Step::Load(u.int_in_range(0..=REGION / 4 - 1)? * 4),
+                _ => Step::Mbar {
                     noinc: u.arbitrary()?,
                 },
             };
@@ -141,10 +141,10 @@ struct Pending {
 }
 
 impl Protocol for Spec {
-    /// The copies ([`Op::Copy`]) and the recorded loads ([`Op::Load`]), in program order.
-    type Trace = Vec<Op>;
+    /// The copies ([`Step::Copy`]) and the recorded loads ([`Step::Load`]), in program order.
+    type Trace = Vec<Step>;
 
-    fn build(&self) -> (Launch, Vec<Op>) {
+    fn build(&self) -> (Launch, Vec<Step>) {
         let threads = self.grid * self.block;
         let slots = threads * LOADS * 4;
         let smem = self.block * REGION;
@@ -187,7 +187,7 @@ impl Protocol for Spec {
         };
         for op in &self.ops {
             match *op {
-                Op::Copy {
+                Step::Copy {
                     dst,
                     size,
                     cg,
@@ -230,20 +230,20 @@ impl Protocol for Spec {
                         group: None,
                     });
                 }
-                Op::Commit => {
+                Step::Commit => {
                     a.i("cp.async.commit_group;");
                     for p in pending.iter_mut().filter(|p| p.group.is_none()) {
                         p.group = Some(groups);
                     }
                     groups += 1;
                 }
-                Op::Wait(n) => {
+                Step::Wait(n) => {
                     a.i(format!("cp.async.wait_group {n};"));
                     // Groups older than the newest n are complete; uncommitted copies are not.
                     pending.retain(|p| p.group.is_none_or(|g| g + n >= groups));
                 }
-                Op::WaitAll => wait_all(&mut a, &mut pending, &mut groups),
-                Op::Load(off) => {
+                Step::WaitAll => wait_all(&mut a, &mut pending, &mut groups),
+                Step::Load(off) => {
                     if nload == LOADS {
                         continue;
                     }
@@ -255,7 +255,7 @@ impl Protocol for Spec {
                     trace.push(*op);
                     nload += 1;
                 }
-                Op::Mbar { noinc } => {
+                Step::Mbar { noinc } => {
                     if noinc {
                         a.i("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r7];");
                     } else {

@@ -14,7 +14,7 @@ use arbitrary::Unstructured;
 
 /// One `mma.sync` shape and types.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Shape {
+pub struct MmaShape {
     /// K.
     pub k: u32,
     /// A's element type.
@@ -26,9 +26,9 @@ pub struct Shape {
 }
 
 /// Every shape generated.
-pub const SHAPES: [Shape; 14] = {
-    const fn s(k: u32, a: Fmt, b: Fmt, acc: Fmt) -> Shape {
-        Shape { k, a, b, acc }
+pub const SHAPES: [MmaShape; 14] = {
+    const fn s(k: u32, a: Fmt, b: Fmt, acc: Fmt) -> MmaShape {
+        MmaShape { k, a, b, acc }
     }
     use Fmt::*;
     [
@@ -49,7 +49,7 @@ pub const SHAPES: [Shape; 14] = {
     ]
 };
 
-impl Shape {
+impl MmaShape {
     /// Elements of A/B per 32-bit register.
     pub fn per(f: Fmt) -> u32 {
         32 / f.width()
@@ -66,9 +66,9 @@ impl Shape {
 
 /// One `mma.sync`: its shape and how its operands are drawn.
 #[derive(Clone, Debug)]
-pub struct Op {
+pub struct Mma {
     /// The shape and types.
-    pub shape: Shape,
+    pub shape: MmaShape,
     /// How its operands are drawn.
     pub draw: Draw,
 }
@@ -77,7 +77,7 @@ pub struct Op {
 #[derive(Clone, Debug)]
 pub struct Spec {
     /// The operations, each on its own operands.
-    pub ops: Vec<Op>,
+    pub ops: Vec<Mma>,
 }
 
 /// Words per lane of one operation's operands (A, B, C at most 4 + 2 + 4): the input holds,
@@ -89,7 +89,7 @@ impl Spec {
     pub fn arbitrary(u: &mut Unstructured) -> arbitrary::Result<Spec> {
         let mut ops = Vec::new();
         for _ in 0..u.int_in_range(1..=3)? {
-            ops.push(Op {
+            ops.push(Mma {
                 shape: *u.choose(&SHAPES)?,
                 draw: Draw::arbitrary(u)?,
             });
@@ -144,9 +144,9 @@ impl Spec {
 
 impl Protocol for Spec {
     /// The operations' shapes, in order.
-    type Trace = Vec<Shape>;
+    type Trace = Vec<MmaShape>;
 
-    fn build(&self) -> (Launch, Vec<Shape>) {
+    fn build(&self) -> (Launch, Vec<MmaShape>) {
         let input = self.input();
         let mut a = Asm::new("", &[]);
         let regs = |first: u32, n: u32| {

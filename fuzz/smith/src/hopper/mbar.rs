@@ -180,23 +180,76 @@ impl Spec {
     }
 }
 
-/// The builder's model of the mbarrier (to keep steps legal).
-struct Bar {
-    expected: u32,
-    pending: u32,
-    tx: u32,
-    phase: u32,
+/// The mbarrier's state machine as the ISA describes it (PTX ISA 9.7.13.15): expected count,
+/// pending count, tx-count and phase. A phase completes when the pending count and the
+/// tx-count are both zero; the pending count is then reloaded from the expected count (which
+/// `arrive_drop` lowers). The builder tracks it to keep every step legal, and the reference
+/// semantics (`ptx_ir_refsem::hopper::mbar`) runs the kept steps on it. The callers keep the
+/// counts in range (the builder leaves out a step that would not).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Mbarrier {
+    /// Arrivals each phase expects.
+    pub expected: u32,
+    /// Arrivals the current phase still waits for.
+    pub pending: u32,
+    /// Transaction bytes the current phase still waits for.
+    pub tx: u32,
+    /// Phases completed.
+    pub phase: u32,
 }
 
-impl Bar {
-    /// Completes the phase if both counts are zero; returns whether it did.
-    fn settle(&mut self) -> bool {
+impl Mbarrier {
+    /// `mbarrier.init` with `count`.
+    pub fn new(count: u32) -> Mbarrier {
+        Mbarrier {
+            expected: count,
+            pending: count,
+            tx: 0,
+            phase: 0,
+        }
+    }
+
+    /// `n` arrivals (`arrive` of `n` threads with a count, or the sum of them).
+    pub fn arrive(&mut self, n: u32) {
+        self.pending -= n;
+        self.settle();
+    }
+
+    /// `arrive.expect_tx` by `n` threads adding `bytes` in all: each thread adds its bytes
+    /// before it arrives, so the phase cannot complete before the bytes are counted.
+    pub fn arrive_tx(&mut self, n: u32, bytes: u32) {
+        self.tx += bytes;
+        self.arrive(n);
+    }
+
+    /// `arrive_drop` of `n` arrivals: this phase's and the following phases' counts drop.
+    pub fn drop_arrivals(&mut self, n: u32) {
+        self.expected -= n;
+        self.arrive(n);
+    }
+
+    /// `expect_tx` of `bytes` in all.
+    pub fn expect_tx(&mut self, bytes: u32) {
+        self.tx += bytes;
+    }
+
+    /// `complete_tx` of `bytes` in all.
+    pub fn complete_tx(&mut self, bytes: u32) {
+        self.tx -= bytes;
+        self.settle();
+    }
+
+    /// Whether a wait on `parity` succeeds: it is true for the immediately preceding phase
+    /// (for a new barrier, the phase "before" it: parity 1).
+    pub fn parity_done(&self, parity: u32) -> bool {
+        parity != self.phase & 1
+    }
+
+    /// Completes the phase if both counts are zero.
+    fn settle(&mut self) {
         if self.pending == 0 && self.tx == 0 {
             self.phase += 1;
             self.pending = self.expected;
-            true
-        } else {
-            false
         }
     }
 }
@@ -217,12 +270,7 @@ impl Protocol for Spec {
             self.count
         ));
         a.i("bar.sync 0;");
-        let mut bar = Bar {
-            expected: self.count,
-            pending: self.count,
-            tx: 0,
-            phase: 0,
-        };
+        let mut bar = Mbarrier::new(self.count);
         // Per thread: the phase of its last arrive's state token.
         let mut token: Vec<Option<u32>> = vec![None; block as usize];
         let mut trace = Vec::new();
@@ -272,8 +320,7 @@ impl Protocol for Spec {
                     for t in members(who) {
                         token[t as usize] = Some(bar.phase);
                     }
-                    bar.pending -= total;
-                    bar.settle();
+                    bar.arrive(total);
                 }
                 Step::ArriveTx { who, bytes } => {
                     let n = members(who).count() as u32;
@@ -288,11 +335,7 @@ impl Protocol for Spec {
                     for t in members(who) {
                         token[t as usize] = Some(bar.phase);
                     }
-                    // Each thread adds its bytes before it arrives, so the phase cannot
-                    // complete inside the step.
-                    bar.tx += n * bytes;
-                    bar.pending -= n;
-                    bar.settle();
+                    bar.arrive_tx(n, n * bytes);
                 }
                 Step::Drop { who, count } => {
                     let n = members(who).count() as u32;
@@ -305,9 +348,7 @@ impl Protocol for Spec {
                     a.i(format!(
                         "@%p3 mbarrier.arrive_drop.shared.b64 %rd21, [%r7], {count};"
                     ));
-                    bar.expected -= total;
-                    bar.pending -= total;
-                    bar.settle();
+                    bar.drop_arrivals(total);
                 }
                 Step::Expect { who, bytes } => {
                     let n = members(who).count() as u32;
@@ -319,7 +360,7 @@ impl Protocol for Spec {
                     a.i(format!(
                         "@%p3 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r7], {bytes};"
                     ));
-                    bar.tx += n * bytes;
+                    bar.expect_tx(n * bytes);
                 }
                 Step::Complete { who, bytes } => {
                     let n = members(who).count() as u32;
@@ -331,15 +372,16 @@ impl Protocol for Spec {
                     a.i(format!(
                         "@%p3 mbarrier.complete_tx.shared.b64 [%r7], {bytes};"
                     ));
-                    bar.tx -= n * bytes;
-                    bar.settle();
+                    bar.complete_tx(n * bytes);
                 }
                 Step::Rest => {
-                    let Some(c) =
-                        (1..=4).find(|&c| bar.pending % c == 0 && bar.pending / c <= block)
+                    let pending = bar.pending;
+                    let Some(c) = (1..=4).find(|&c| pending % c == 0 && pending / c <= block)
                     else {
                         continue;
                     };
+                    // With every arrival in, completing the transactions completes the phase
+                    // (and the arrive below is of no thread).
                     if bar.tx > 0 {
                         a.i(format!(
                             "@%p0 mbarrier.complete_tx.shared::cta.b64 [%r7], {};",
@@ -349,9 +391,9 @@ impl Protocol for Spec {
                             who: Who::One(0),
                             bytes: bar.tx,
                         });
-                        bar.tx = 0;
+                        bar.complete_tx(bar.tx);
                     }
-                    let who = Who::Below(bar.pending / c);
+                    let who = Who::Below(pending / c);
                     trace.push(Step::Arrive {
                         who,
                         count: c,
@@ -365,15 +407,11 @@ impl Protocol for Spec {
                     for t in members(who) {
                         token[t as usize] = Some(bar.phase);
                     }
-                    bar.pending = 0;
-                    bar.settle();
+                    bar.arrive(pending);
                 }
                 Step::Parity { parity, try_ } => {
                     trace.push(step.clone());
-                    // True for the immediately preceding phase (phase - 1, or the phase
-                    // "before" a new barrier: parity 1).
-                    let done = parity != bar.phase & 1;
-                    let op = if try_ && done {
+                    let op = if try_ && bar.parity_done(parity) {
                         "try_wait"
                     } else {
                         "test_wait"

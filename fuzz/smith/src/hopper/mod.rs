@@ -88,7 +88,7 @@ pub trait Protocol: Clone + std::fmt::Debug {
 
 /// The families of the Hopper/Blackwell protocols.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Family {
+pub enum ProtocolFamily {
     /// `cp.async` (non-bulk).
     Async,
     /// Bulk copies and reductions.
@@ -113,20 +113,20 @@ pub enum Family {
     Clc,
 }
 
-impl Family {
+impl ProtocolFamily {
     /// Every family.
-    pub const ALL: [Family; 11] = [
-        Family::Async,
-        Family::Bulk,
-        Family::Mbarrier,
-        Family::Cluster,
-        Family::Matrix,
-        Family::Fmma,
-        Family::Wgmma,
-        Family::Tensor,
-        Family::Multicast,
-        Family::Tmem,
-        Family::Clc,
+    pub const ALL: [ProtocolFamily; 11] = [
+        ProtocolFamily::Async,
+        ProtocolFamily::Bulk,
+        ProtocolFamily::Mbarrier,
+        ProtocolFamily::Cluster,
+        ProtocolFamily::Matrix,
+        ProtocolFamily::Fmma,
+        ProtocolFamily::Wgmma,
+        ProtocolFamily::Tensor,
+        ProtocolFamily::Multicast,
+        ProtocolFamily::Tmem,
+        ProtocolFamily::Clc,
     ];
 }
 

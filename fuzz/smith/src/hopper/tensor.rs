@@ -24,6 +24,7 @@
 use super::asm::Asm;
 use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
+use ptx_ir_core::{Op, Type};
 use std::collections::HashSet;
 
 /// Shared-memory staging area (1024-byte aligned, so swizzling on offsets equals swizzling on
@@ -39,30 +40,30 @@ const BOX_MAX: u64 = 2048;
 /// An element type of a tensor map.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Elem {
-    /// Name in the `tmap:` description.
-    pub name: &'static str,
+    /// The type (its spelling is the `type` of the `tmap:` description).
+    pub ty: Type,
     /// Bytes per element.
     pub bytes: u32,
     /// Floating point (NaN fill allowed).
     pub float: bool,
 }
 
-const fn e(name: &'static str, bytes: u32, float: bool) -> Elem {
-    Elem { name, bytes, float }
+const fn e(ty: Type, bytes: u32, float: bool) -> Elem {
+    Elem { ty, bytes, float }
 }
 
 /// The element types generated (`ELEMS[2..6]` have reductions).
 pub const ELEMS: [Elem; 10] = [
-    e("u8", 1, false),
-    e("u16", 2, false),
-    e("u32", 4, false),
-    e("s32", 4, false),
-    e("u64", 8, false),
-    e("s64", 8, false),
-    e("f16", 2, true),
-    e("bf16", 2, true),
-    e("f32", 4, true),
-    e("f64", 8, true),
+    e(Type::U8, 1, false),
+    e(Type::U16, 2, false),
+    e(Type::U32, 4, false),
+    e(Type::S32, 4, false),
+    e(Type::U64, 8, false),
+    e(Type::S64, 8, false),
+    e(Type::F16, 2, true),
+    e(Type::Bf16, 2, true),
+    e(Type::F32, 4, true),
+    e(Type::F64, 8, true),
 ];
 
 /// A tensor map's description.
@@ -190,7 +191,7 @@ impl Map {
         };
         let mut s = format!(
             "buf={buf},type={},dims={},box={},estrides={},swizzle={},fill={}",
-            self.elem.name,
+            self.elem.ty.as_str(),
             list(&self.dims),
             list(&self.boxd),
             list(&self.es),
@@ -272,14 +273,14 @@ impl Map {
 }
 
 /// The reduction operations generated for an element type (none for the others).
-fn reduce_ops(ty: &str) -> &'static [&'static str] {
+fn reduce_ops(ty: Type) -> &'static [Op] {
+    use Op::*;
     match ty {
-        "u32" => &["add", "min", "max", "inc", "dec", "and", "or", "xor"],
-        "s32" => &["add", "min", "max", "and", "or", "xor"],
-        "u64" => &["add", "min", "max", "and", "or", "xor"],
+        Type::U32 => &[Add, Min, Max, Inc, Dec, And, Or, Xor],
+        Type::S32 | Type::U64 => &[Add, Min, Max, And, Or, Xor],
         // `add` and the bitwise operations on an `s64` map stop the H100 (illegal
         // instruction); the interpreter reports them as undefined.
-        "s64" => &["min", "max"],
+        Type::S64 => &[Min, Max],
         _ => &[],
     }
 }
@@ -291,8 +292,8 @@ pub enum Step {
     Load(Vec<i32>, u32),
     /// Store the box at shared offset `src` to `tm1` at the (non-negative) coordinates.
     Store(Vec<i32>, u32),
-    /// Reduce the box at shared offset `src` into `tm1` (operation name).
-    Reduce(&'static str, Vec<i32>, u32),
+    /// Reduce the box at shared offset `src` into `tm1` with the operation.
+    Reduce(Op, Vec<i32>, u32),
     /// `cp.async.bulk.prefetch.tensor` of `tm0` at the coordinates.
     Prefetch(Vec<i32>),
     /// `cp.async.bulk.commit_group` then `wait_group{.read} 0`.
@@ -336,13 +337,13 @@ impl Spec {
                 0..=3 => Step::Load(load.coords(u, false)?, offset_in(u, load.box_bytes())?),
                 4 | 5 => Step::Store(store.coords(u, true)?, offset_in(u, store.box_bytes())?),
                 6 | 7 => {
-                    let ops = reduce_ops(store.elem.name);
+                    let ops = reduce_ops(store.elem.ty);
                     let c = store.coords(u, true)?;
                     let src = offset_in(u, store.box_bytes())?;
                     if ops.is_empty() {
                         Step::Store(c, src)
                     } else {
-                        Step::Reduce(u.choose(ops)?, c, src)
+                        Step::Reduce(*u.choose(ops)?, c, src)
                     }
                 }
                 8 => Step::Prefetch(load.coords(u, false)?),
@@ -481,7 +482,8 @@ impl Protocol for Spec {
                     let r = sm_.rank();
                     match step {
                         Step::Reduce(op, ..) => a.i(format!(
-                            "@%p0 cp.reduce.async.bulk.tensor.{r}d.global.shared::cta.{op}.tile.bulk_group [%rd21, {{{regs}}}], [%r9];"
+                            "@%p0 cp.reduce.async.bulk.tensor.{r}d.global.shared::cta.{}.tile.bulk_group [%rd21, {{{regs}}}], [%r9];",
+                            op.as_str()
                         )),
                         _ => a.i(format!(
                             "@%p0 cp.async.bulk.tensor.{r}d.global.shared::cta.tile.bulk_group [%rd21, {{{regs}}}], [%r9];"

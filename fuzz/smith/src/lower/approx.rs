@@ -7,10 +7,10 @@ use ptx_ir_core::{Flag, Modifier, Opcode, Type};
 
 /// The opcode and qualifiers of an approximate-function instruction
 /// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
-pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::Approx { kind, ftz } => {
+        Operation::Approx { kind, ftz } => {
             let opc = match kind {
                 Approx::Sin => Sin,
                 Approx::Cos => Cos,

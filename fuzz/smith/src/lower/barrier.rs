@@ -3,7 +3,7 @@
 
 use super::emit::*;
 use crate::model::*;
-use ptx_ir_core::{Cmp, Flag, Guard, Modifier, Op as MOp, Opcode, Operand, Type};
+use ptx_ir_core::{Cmp, Flag, Guard, Modifier, Op, Opcode, Operand, Type};
 
 /// A CTA barrier. `bar.sync ID, COUNT` takes the CTA's size from `%ntid.x` (`%t2`).
 pub(super) fn barrier(b: &mut B, k: Bar) {
@@ -55,9 +55,9 @@ pub(super) fn barrier(b: &mut B, k: Bar) {
         }
         Bar::Red { op, id, d, p, neg } => {
             let (m, ty, dc) = match op {
-                BarRed::Popc => (MOp::Popc, Type::U32, Class::R),
-                BarRed::And => (MOp::And, Type::Pred, Class::P),
-                BarRed::Or => (MOp::Or, Type::Pred, Class::P),
+                BarRed::Popc => (Op::Popc, Type::U32, Class::R),
+                BarRed::And => (Op::And, Type::Pred, Class::P),
+                BarRed::Or => (Op::Or, Type::Pred, Class::P),
             };
             let d = b.reg(Reg { class: dc, idx: d });
             let pn = b.name(&format!("%p{p}"));

@@ -7,13 +7,13 @@ use ptx_ir_core::{Flag, Modifier, Opcode, Type};
 
 /// The opcode and qualifiers of a bit-manipulation instruction
 /// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
-pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::Popc(w) => (Popc, vec![t(bits_type(w as u32))]),
-        Op::Clz(w) => (Clz, vec![t(bits_type(w as u32))]),
-        Op::Brev(w) => (Brev, vec![t(bits_type(w as u32))]),
-        Op::Bfind { t: x, shiftamt } => {
+        Operation::Popc(w) => (Popc, vec![t(bits_type(w as u32))]),
+        Operation::Clz(w) => (Clz, vec![t(bits_type(w as u32))]),
+        Operation::Brev(w) => (Brev, vec![t(bits_type(w as u32))]),
+        Operation::Bfind { t: x, shiftamt } => {
             let mut m = vec![];
             if shiftamt {
                 m.push(f(Flag::ShiftAmt));
@@ -21,16 +21,16 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(it_type(x)));
             (Bfind, m)
         }
-        Op::Bfe(x) => (Bfe, vec![t(it_type(x))]),
-        Op::Bfi(w) => (Bfi, vec![t(bits_type(w as u32))]),
-        Op::Dp4a { sa, sb } => (
+        Operation::Bfe(x) => (Bfe, vec![t(it_type(x))]),
+        Operation::Bfi(w) => (Bfi, vec![t(bits_type(w as u32))]),
+        Operation::Dp4a { sa, sb } => (
             Dp4a,
             vec![
                 t(if sa { Type::S32 } else { Type::U32 }),
                 t(if sb { Type::S32 } else { Type::U32 }),
             ],
         ),
-        Op::Dp2a { hi, sa, sb } => (
+        Operation::Dp2a { hi, sa, sb } => (
             Dp2a,
             vec![
                 f(if hi { Flag::Hi } else { Flag::Lo }),
@@ -38,35 +38,26 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
                 t(if sb { Type::S32 } else { Type::U32 }),
             ],
         ),
-        Op::Prmt(mode) => {
+        Operation::Prmt(mode) => {
             let mut m = vec![t(Type::B32)];
-            let fl = match mode {
-                PrmtMode::Default => None,
-                PrmtMode::F4e => Some(Flag::F4e),
-                PrmtMode::B4e => Some(Flag::B4e),
-                PrmtMode::Rc8 => Some(Flag::Rc8),
-                PrmtMode::Ecl => Some(Flag::Ecl),
-                PrmtMode::Ecr => Some(Flag::Ecr),
-                PrmtMode::Rc16 => Some(Flag::Rc16),
-            };
-            m.extend(fl.map(f));
+            m.extend(mode.map(f));
             (Prmt, m)
         }
-        Op::Bmsk { clamp } => (
+        Operation::Bmsk { clamp } => (
             Bmsk,
             vec![
                 f(if clamp { Flag::Clamp } else { Flag::Wrap }),
                 t(Type::B32),
             ],
         ),
-        Op::Szext { clamp, signed } => (
+        Operation::Szext { clamp, signed } => (
             Szext,
             vec![
                 f(if clamp { Flag::Clamp } else { Flag::Wrap }),
                 t(if signed { Type::S32 } else { Type::U32 }),
             ],
         ),
-        Op::Fns => (Fns, vec![t(Type::B32)]),
+        Operation::Fns => (Fns, vec![t(Type::B32)]),
         _ => unreachable!("not a bit-manipulation operation: {:?}", op),
     }
 }

@@ -4,10 +4,8 @@
 
 use super::emit::*;
 use crate::model::*;
-use ptx_ir_core::{
-    Cmp, Declarator, Flag, Function, FunctionKind, Guard, Item, Modifier, Opcode, Operand, Param,
-    Space, Statement, Type, VarDecl,
-};
+use ptx_ir_core::build::{FnRef, ModuleBuilder};
+use ptx_ir_core::{Cmp, Flag, Guard, Modifier, Opcode, Operand, Param, Prototype, Space, Type};
 
 /// A call site: a block declaring the `.param` arguments and return value, storing the
 /// arguments, calling, and loading the result (a guard becomes a branch around it: `skip_unless`). An
@@ -23,84 +21,69 @@ pub(super) fn call(
     dst: Operand,
 ) {
     use Opcode::*;
-    let outer = std::mem::take(&mut b.body);
-    let decl = |b: &mut B, name: &str, c: Class| {
-        let name = b.name(name);
-        b.body.push(Statement::Decl(Box::new(VarDecl {
-            linkage: None,
-            space: Space::Param,
-            attributes: Vec::new(),
-            align: None,
-            vector: None,
-            ty: param_type(c),
-            names: vec![Declarator {
-                name,
-                range: None,
-                dims: Default::default(),
-                init: None,
-            }]
-            .into(),
-        })));
-    };
-    for (j, &c) in params.iter().enumerate() {
-        decl(b, &format!("a{j}"), c);
-    }
-    decl(b, "r", ret);
-    for (j, (&c, s)) in params.iter().zip(srcs).enumerate() {
-        let a = b.name(&format!("a{j}"));
-        b.e(
-            St,
-            vec![Modifier::Space(Space::Param), t(param_type(c))],
-            vec![Operand::addr(a, 0), s],
-        );
-    }
-    let args: Vec<Operand> = (0..params.len())
-        .map(|j| {
+    b.block(|b| {
+        for (j, &c) in params.iter().enumerate() {
+            built(b.f.local(Space::Param, param_type(c), &format!("a{j}")));
+        }
+        built(b.f.local(Space::Param, param_type(ret), "r"));
+        for (j, (&c, s)) in params.iter().zip(srcs).enumerate() {
             let a = b.name(&format!("a{j}"));
-            Operand::reg(a)
-        })
-        .collect();
-    let (r, fk) = (b.name("r"), b.name(&format!("f{k}")));
-    let mut ops = vec![
-        Operand::Args(Box::new(std::iter::once(Operand::reg(r)).collect())),
-        Operand::reg(fk),
-        Operand::Args(Box::new(args.into_iter().collect())),
-    ];
-    if via != Via::Direct {
-        let td4 = b.r("%td4");
-        b.e(Mov, vec![t(Type::U64)], vec![td4.clone(), Operand::reg(fk)]);
-        ops[1] = td4;
-        let (label, _) = b.label("callees");
-        let st = if via == Via::Proto {
-            let anon = |b: &mut B, c: Class| Param {
-                name: b.name("_"),
-                ..param_decl(b, "_", c)
-            };
-            Statement::CallPrototype {
-                label,
-                proto: Box::new(ptx_ir_core::Prototype {
+            b.e(
+                St,
+                vec![Modifier::Space(Space::Param), t(param_type(c))],
+                vec![Operand::addr(a, 0), s],
+            );
+        }
+        let args: Vec<Operand> = (0..params.len())
+            .map(|j| {
+                let a = b.name(&format!("a{j}"));
+                Operand::reg(a)
+            })
+            .collect();
+        let (r, fk) = (b.name("r"), b.name(&format!("f{k}")));
+        let mut ops = vec![
+            Operand::Args(Box::new(std::iter::once(Operand::reg(r)).collect())),
+            Operand::reg(fk),
+            Operand::Args(Box::new(args.into_iter().collect())),
+        ];
+        if via != Via::Direct {
+            let td4 = b.r("%td4");
+            b.e(Mov, vec![t(Type::U64)], vec![td4.clone(), Operand::reg(fk)]);
+            ops[1] = td4;
+            let label = b.label_name("callees");
+            let list = if via == Via::Proto {
+                let anon = |b: &mut B, c: Class| param(param_type(c), b.name("_"), Space::Param);
+                let proto = Prototype {
                     returns: Some(vec![anon(b, ret)]),
                     params: Some(params.iter().map(|&c| anon(b, c)).collect()),
                     directives: Vec::new(),
-                }),
-            }
-        } else {
-            Statement::CallTargets {
-                label,
-                targets: vec![fk],
-            }
-        };
-        b.body.push(st);
-        ops.push(Operand::reg(label));
+                };
+                built(b.f.call_prototype(&label, proto))
+            } else {
+                built(b.f.call_targets(&label, &[FnRef(fk)]))
+            };
+            ops.push(Operand::reg(list.0));
+        }
+        b.e(Call, vec![], ops);
+        b.e(
+            Ld,
+            vec![Modifier::Space(Space::Param), t(param_type(ret))],
+            vec![dst, Operand::addr(r, 0)],
+        );
+    });
+}
+
+/// A parameter `.<space> .<ty> name`.
+fn param(ty: Type, name: ptx_ir_core::Name, space: Space) -> Param {
+    Param {
+        space,
+        align: None,
+        vector: None,
+        ty,
+        ptr: None,
+        name,
+        dims: Default::default(),
     }
-    b.e(Call, vec![], ops);
-    b.e(
-        Ld,
-        vec![Modifier::Space(Space::Param), t(param_type(ret))],
-        vec![dst, Operand::addr(r, 0)],
-    );
-    let inner = std::mem::replace(&mut b.body, outer);
-    b.body.push(Statement::Block(inner));
 }
 
 /// Emits what `f` emits so that only the lanes where `guard` holds run it: a guarded call
@@ -111,7 +94,7 @@ pub(super) fn skip_unless(b: &mut B, guard: Option<Guard>, f: impl FnOnce(&mut B
     let Some(g) = guard else {
         return f(b);
     };
-    let (skip, _) = b.label("skip");
+    let skip = b.label("skip");
     b.emit(
         Some(Guard {
             negated: !g.negated,
@@ -122,7 +105,7 @@ pub(super) fn skip_unless(b: &mut B, guard: Option<Guard>, f: impl FnOnce(&mut B
         vec![Operand::reg(skip)],
     );
     f(b);
-    b.body.push(Statement::Label(skip));
+    b.place(skip);
 }
 
 /// A call of the recursive function (`rp` with `.param`, `rr` with `.reg` parameters) with
@@ -147,64 +130,57 @@ pub(super) fn rec_call(b: &mut B, reg: bool, srcs: Vec<Operand>, dst: Operand) {
         );
         return;
     }
-    let outer = std::mem::take(&mut b.body);
-    let names = ["a0", "a1", "r"].map(|n| b.name(n));
-    for n in ["a0", "a1", "r"] {
-        let p = param_decl(b, n, Class::R);
-        b.body.push(Statement::Decl(Box::new(VarDecl {
-            linkage: None,
-            space: Space::Param,
-            attributes: Vec::new(),
-            align: None,
-            vector: None,
-            ty: p.ty,
-            names: vec![Declarator {
-                name: p.name,
-                range: None,
-                dims: Default::default(),
-                init: None,
-            }]
-            .into(),
-        })));
-    }
-    for (a, v) in names[..2].iter().zip([t6, x]) {
+    b.block(|b| {
+        let names = ["a0", "a1", "r"].map(|n| built(b.f.local(Space::Param, Type::B32, n)).name);
+        for (a, v) in names[..2].iter().zip([t6, x]) {
+            b.e(
+                St,
+                vec![Modifier::Space(Space::Param), t(Type::B32)],
+                vec![Operand::addr(*a, 0), v],
+            );
+        }
+        let f = b.name("rp");
         b.e(
-            St,
-            vec![Modifier::Space(Space::Param), t(Type::B32)],
-            vec![Operand::addr(*a, 0), v],
+            Call,
+            vec![],
+            vec![
+                args(vec![Operand::reg(names[2])]),
+                Operand::reg(f),
+                args(vec![Operand::reg(names[0]), Operand::reg(names[1])]),
+            ],
         );
-    }
-    let f = b.name("rp");
-    b.e(
-        Call,
-        vec![],
-        vec![
-            args(vec![Operand::reg(names[2])]),
-            Operand::reg(f),
-            args(vec![Operand::reg(names[0]), Operand::reg(names[1])]),
-        ],
-    );
-    b.e(
-        Ld,
-        vec![Modifier::Space(Space::Param), t(Type::B32)],
-        vec![dst, Operand::addr(names[2], 0)],
-    );
-    let inner = std::mem::replace(&mut b.body, outer);
-    b.body.push(Statement::Block(inner));
+        b.e(
+            Ld,
+            vec![Modifier::Space(Space::Param), t(Type::B32)],
+            vec![dst, Operand::addr(names[2], 0)],
+        );
+    });
 }
 
 /// The recursive function `rp` (`.param` parameters) or `rr` (`.reg` parameters):
 /// `rec(n, x) = n == 0 ? x : rec(n - 1, 3x + n) ^ n`, keeping `n` in a register across the
 /// recursive call.
-pub(super) fn rec_item(b: &mut B, reg: bool) -> Item {
+pub(super) fn rec_func(mb: &mut ModuleBuilder, labels: &mut u32, reg: bool) {
     use Opcode::*;
-    let outer = std::mem::take(&mut b.body);
+    let space = if reg { Space::Reg } else { Space::Param };
+    let mut fb = built(mb.func(if reg { "rr" } else { "rp" }));
+    let p = |fb: &mut ptx_ir_core::build::FunctionBuilder, n: &str| {
+        let name = fb.intern(n);
+        param(Type::B32, name, space)
+    };
+    let ret = p(&mut fb, "r");
+    built(fb.ret_param_decl(ret));
+    for n in ["a0", "a1"] {
+        let a = p(&mut fb, n);
+        built(fb.param_decl(a));
+    }
+    let fname = fb.name().0;
+    let b = &mut B { f: &mut fb, labels };
     b.decl(Type::B32, "%r", 5);
     b.decl(Type::Pred, "%p", 1);
     let r = |b: &mut B, k: u32| b.r(&format!("%r{k}"));
     let (r0, r1, r2, r3, r4) = (r(b, 0), r(b, 1), r(b, 2), r(b, 3), r(b, 4));
     let (a0, a1, ret) = (b.name("a0"), b.name("a1"), b.name("r"));
-    let fname = b.name(if reg { "rr" } else { "rp" });
     if reg {
         b.e(Mov, vec![t(Type::B32)], vec![r0.clone(), Operand::reg(a0)]);
         b.e(Mov, vec![t(Type::B32)], vec![r1.clone(), Operand::reg(a1)]);
@@ -223,7 +199,7 @@ pub(super) fn rec_item(b: &mut B, reg: bool) -> Item {
         vec![Modifier::Cmp(Cmp::Eq), t(Type::U32)],
         vec![p0, r0.clone(), Operand::Int(0)],
     );
-    let (base, _) = b.label("base");
+    let base = b.label("base");
     let pn = b.name("%p0");
     b.emit(
         Some(Guard {
@@ -256,51 +232,35 @@ pub(super) fn rec_item(b: &mut B, reg: bool) -> Item {
             ],
         );
     } else {
-        let outer2 = std::mem::take(&mut b.body);
-        let names = ["c0", "c1", "cr"].map(|n| b.name(n));
-        for n in names {
-            b.body.push(Statement::Decl(Box::new(VarDecl {
-                linkage: None,
-                space: Space::Param,
-                attributes: Vec::new(),
-                align: None,
-                vector: None,
-                ty: Type::B32,
-                names: vec![Declarator {
-                    name: n,
-                    range: None,
-                    dims: Default::default(),
-                    init: None,
-                }]
-                .into(),
-            })));
-        }
-        for (a, v) in names[..2].iter().zip([r2, r3]) {
+        let r4 = r4.clone();
+        b.block(|b| {
+            let names =
+                ["c0", "c1", "cr"].map(|n| built(b.f.local(Space::Param, Type::B32, n)).name);
+            for (a, v) in names[..2].iter().zip([r2, r3]) {
+                b.e(
+                    St,
+                    vec![Modifier::Space(Space::Param), t(Type::B32)],
+                    vec![Operand::addr(*a, 0), v],
+                );
+            }
             b.e(
-                St,
-                vec![Modifier::Space(Space::Param), t(Type::B32)],
-                vec![Operand::addr(*a, 0), v],
+                Call,
+                vec![],
+                vec![
+                    args(vec![Operand::reg(names[2])]),
+                    Operand::reg(fname),
+                    args(vec![Operand::reg(names[0]), Operand::reg(names[1])]),
+                ],
             );
-        }
-        b.e(
-            Call,
-            vec![],
-            vec![
-                args(vec![Operand::reg(names[2])]),
-                Operand::reg(fname),
-                args(vec![Operand::reg(names[0]), Operand::reg(names[1])]),
-            ],
-        );
-        b.e(
-            Ld,
-            vec![Modifier::Space(Space::Param), t(Type::B32)],
-            vec![r4.clone(), Operand::addr(names[2], 0)],
-        );
-        let inner = std::mem::replace(&mut b.body, outer2);
-        b.body.push(Statement::Block(inner));
+            b.e(
+                Ld,
+                vec![Modifier::Space(Space::Param), t(Type::B32)],
+                vec![r4, Operand::addr(names[2], 0)],
+            );
+        });
     }
     b.e(Xor, vec![t(Type::B32)], vec![r1.clone(), r4, r0]);
-    b.body.push(Statement::Label(base));
+    b.place(base);
     if reg {
         b.e(Mov, vec![t(Type::B32)], vec![Operand::reg(ret), r1]);
     } else {
@@ -311,22 +271,5 @@ pub(super) fn rec_item(b: &mut B, reg: bool) -> Item {
         );
     }
     b.e(Ret, vec![], vec![]);
-    let body = std::mem::replace(&mut b.body, outer);
-    let space = if reg { Space::Reg } else { Space::Param };
-    let p = |b: &mut B, n: &str| Param {
-        space,
-        ..param_decl(b, n, Class::R)
-    };
-    let params = vec![p(b, "a0"), p(b, "a1")];
-    let returns = vec![p(b, "r")];
-    Item::Function(Box::new(Function {
-        linkage: None,
-        kind: FunctionKind::Func,
-        attributes: Vec::new(),
-        returns: Some(returns),
-        name: fname,
-        params: Some(params),
-        directives: Vec::new(),
-        body: Some(ptx_ir_core::Body::from(body)),
-    }))
+    built(fb.finish());
 }

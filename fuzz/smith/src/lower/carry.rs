@@ -6,10 +6,10 @@ use ptx_ir_core::{Flag, Modifier, Opcode};
 
 /// The opcode and qualifiers of an extended-precision instruction
 /// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
-pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::AddCc {
+        Operation::AddCc {
             sub,
             cin,
             cout,
@@ -28,7 +28,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             };
             (op, m)
         }
-        Op::MadCc {
+        Operation::MadCc {
             hi,
             cin,
             cout,

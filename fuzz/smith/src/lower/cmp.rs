@@ -6,10 +6,10 @@ use ptx_ir_core::{Flag, Modifier, Opcode, Type};
 
 /// The opcode and qualifiers of a comparison instruction
 /// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
-pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::Setp {
+        Operation::Setp {
             cmp,
             lohi,
             t: ct,
@@ -18,7 +18,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
         } => {
             let mut m = vec![cmp_mod(cmp, lohi)];
             if let Some(o) = bop {
-                m.push(bop_mod(o));
+                m.push(Modifier::Op(o));
             }
             if ftz {
                 m.push(f(Flag::Ftz));
@@ -26,7 +26,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(cmp_type(ct)));
             (Setp, m)
         }
-        Op::Set {
+        Operation::Set {
             cmp,
             t: ct,
             d: dt,
@@ -35,21 +35,17 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
         } => {
             let mut m = vec![cmp_mod(cmp, false)];
             if let Some(o) = bop {
-                m.push(bop_mod(o));
+                m.push(Modifier::Op(o));
             }
             if ftz {
                 m.push(f(Flag::Ftz));
             }
-            m.push(t(match dt {
-                SetD::U32 => Type::U32,
-                SetD::S32 => Type::S32,
-                SetD::F32 => Type::F32,
-            }));
+            m.push(t(dt));
             m.push(t(cmp_type(ct)));
             (Set, m)
         }
-        Op::Selp(c) => (Selp, vec![t(class_type(c))]),
-        Op::Slct(c) => (Slct, vec![t(class_type(c)), t(Type::S32)]),
+        Operation::Selp(c) => (Selp, vec![t(class_type(c))]),
+        Operation::Slct(c) => (Slct, vec![t(class_type(c)), t(Type::S32)]),
         _ => unreachable!("not a comparison operation: {:?}", op),
     }
 }

@@ -6,10 +6,10 @@ use ptx_ir_core::{Flag, Modifier, Opcode};
 
 /// The opcode and qualifiers of a conversion instruction
 /// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
-pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::Cvt {
+        Operation::Cvt {
             d: dt,
             s: st,
             rnd,
@@ -17,11 +17,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             sat,
         } => {
             let mut m = vec![];
-            match rnd {
-                Some(CvtRnd::F(r)) => m.push(Modifier::Rounding(rounding(r))),
-                Some(CvtRnd::I(r)) => m.push(Modifier::Rounding(irounding(r))),
-                None => {}
-            }
+            m.extend(rnd.map(Modifier::Rounding));
             if ftz {
                 m.push(f(Flag::Ftz));
             }
@@ -32,7 +28,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(cvt_type(st)));
             (Cvt, m)
         }
-        Op::Mov(c) => (Mov, vec![t(class_type(c))]),
+        Operation::Mov(c) => (Mov, vec![t(class_type(c))]),
         _ => unreachable!("not a conversion operation: {:?}", op),
     }
 }

@@ -1,18 +1,29 @@
-//! What every part of the lowering shares: the module being built ([`B`]), the one checked
-//! way to append an instruction ([`B::emit`]), the instruction being lowered ([`Parts`]), and
-//! the spelling of the model's types and qualifiers as IR modifiers.
+//! What every part of the lowering shares: the function being built ([`B`], around the IR
+//! builder's [`FunctionBuilder`]), the one checked way to append an instruction ([`B::emit`]),
+//! the instruction being lowered ([`Parts`]), and the model's types as IR types.
 
 use crate::model::*;
+use ptx_ir_core::build::{BuildError, FunctionBuilder, Label};
 use ptx_ir_core::{
-    Cmp, Declarator, Flag, Guard, Instruction, Modifier, Module, Name, Op as MOp, Opcode, Operand,
-    Param, Rounding, Selector, Space, SpecialReg, Statement, Type, VarDecl, Vector,
+    Cmp, Flag, Guard, Instruction, Modifier, Name, Opcode, Operand, Selector, Space, SpecialReg,
+    Type, Vector,
 };
 
-/// The module being built and the body of the function being lowered.
-pub(super) struct B {
-    pub(super) m: Module,
-    pub(super) body: Vec<Statement>,
-    pub(super) labels: u32,
+/// The function being lowered, built through the IR builder, and the module's label counter
+/// (labels are numbered across the module: `$L_else_7`).
+pub(super) struct B<'a, 'm> {
+    pub(super) f: &'a mut FunctionBuilder<'m>,
+    pub(super) labels: &'a mut u32,
+}
+
+/// The value of a builder call the lowering makes.
+///
+/// # Panics
+///
+/// If the builder refuses it: the lowering has a bug, which the message names with the
+/// builder's diagnosis.
+pub(super) fn built<T>(r: Result<T, BuildError>) -> T {
+    r.unwrap_or_else(|e| panic!("the lowering builds what the builder refuses: {e}"))
 }
 
 /// An instruction being lowered: its guard, the operands before its sources (the destination,
@@ -64,31 +75,6 @@ pub(super) fn class_type(c: Class) -> Type {
     }
 }
 
-pub(super) fn ft_type(f: Ft) -> Type {
-    match f {
-        Ft::F32 => Type::F32,
-        Ft::F64 => Type::F64,
-    }
-}
-
-pub(super) fn rounding(r: Rnd) -> Rounding {
-    match r {
-        Rnd::Rn => Rounding::Rn,
-        Rnd::Rz => Rounding::Rz,
-        Rnd::Rm => Rounding::Rm,
-        Rnd::Rp => Rounding::Rp,
-    }
-}
-
-pub(super) fn irounding(r: Rnd) -> Rounding {
-    match r {
-        Rnd::Rn => Rounding::Rni,
-        Rnd::Rz => Rounding::Rzi,
-        Rnd::Rm => Rounding::Rmi,
-        Rnd::Rp => Rounding::Rpi,
-    }
-}
-
 pub(super) fn t(x: Type) -> Modifier {
     Modifier::Type(x)
 }
@@ -122,9 +108,9 @@ pub(super) fn int_imm(v: i128) -> Operand {
     }
 }
 
-impl B {
+impl B<'_, '_> {
     pub(super) fn name(&mut self, s: &str) -> Name {
-        self.m.names.intern(s)
+        self.f.intern(s)
     }
 
     pub(super) fn r(&mut self, s: &str) -> Operand {
@@ -136,13 +122,13 @@ impl B {
         self.r(&s)
     }
 
-    /// Appends `op` with `mods` and `ops` under `guard`, checked against the instruction table
-    /// as [`ptx_ir_core::build::FunctionBuilder::inst`] checks it.
+    /// Appends `op` with `mods` and `ops` under `guard` through the builder, which checks it
+    /// against the instruction table and checks that every name it uses is declared.
     ///
     /// # Panics
     ///
-    /// If no form of `op` takes the qualifiers and operands: the lowering has a bug, which the
-    /// message names with the table's diagnosis.
+    /// If the builder refuses the instruction: the lowering has a bug, which the message names
+    /// with the builder's diagnosis.
     pub(super) fn emit(
         &mut self,
         guard: Option<Guard>,
@@ -151,11 +137,10 @@ impl B {
         ops: Vec<Operand>,
     ) {
         let mut i = Instruction::new(op, mods, ops);
-        if let Err(e) = ptx_ir_core::check::check(i.opcode, &i.mods, &i.operands) {
-            panic!("the lowering spells an instruction the table refuses: {e}");
-        }
         i.guard = guard;
-        self.body.push(Statement::Inst(i));
+        if let Err(e) = self.f.push(i) {
+            panic!("the lowering spells an instruction the builder refuses: {e}");
+        }
     }
 
     /// [`B::emit`] without a guard.
@@ -163,29 +148,35 @@ impl B {
         self.emit(None, op, mods, ops);
     }
 
-    pub(super) fn label(&mut self, kind: &str) -> (Name, String) {
-        self.labels += 1;
-        let s = format!("$L_{kind}_{}", self.labels);
-        (self.name(&s), s)
+    /// The next label name of `kind` (`$L_else_7`), for a label or a target list.
+    pub(super) fn label_name(&mut self, kind: &str) -> String {
+        *self.labels += 1;
+        format!("$L_{kind}_{}", self.labels)
     }
 
+    /// A fresh label of `kind`, placed later with [`B::place`].
+    pub(super) fn label(&mut self, kind: &str) -> Name {
+        let s = self.label_name(kind);
+        built(self.f.label(&s)).0
+    }
+
+    /// Places `label` here.
+    pub(super) fn place(&mut self, label: Name) {
+        built(self.f.place(Label(label)));
+    }
+
+    /// Declares the register range `.reg .<ty> <prefix><n>;` here.
     pub(super) fn decl(&mut self, ty: Type, prefix: &str, n: u32) {
-        let name = self.name(prefix);
-        self.body.push(Statement::Decl(Box::new(VarDecl {
-            linkage: None,
-            space: Space::Reg,
-            attributes: Vec::new(),
-            align: None,
-            vector: None,
-            ty,
-            names: vec![Declarator {
-                name,
-                range: Some(n),
-                dims: Default::default(),
-                init: None,
-            }]
-            .into(),
-        })));
+        built(self.f.reg_range(ty, prefix, n));
+    }
+
+    /// Runs `body` in a nested scope `{ ... }`.
+    pub(super) fn block(&mut self, body: impl FnOnce(&mut B)) {
+        let labels = &mut *self.labels;
+        built(self.f.block(|f| {
+            body(&mut B { f, labels });
+            Ok(())
+        }));
     }
 
     /// A source operand of an instruction whose operand has `class` and, for integer
@@ -267,19 +258,11 @@ pub(super) fn cmp_mod(c: Cmp, lohi: bool) -> Modifier {
     }
 }
 
-pub(super) fn bop_mod(o: Bop) -> Modifier {
-    Modifier::Op(match o {
-        Bop::And => MOp::And,
-        Bop::Or => MOp::Or,
-        Bop::Xor => MOp::Xor,
-    })
-}
-
 pub(super) fn cmp_type(t: CmpT) -> Type {
     match t {
         CmpT::Int(x) => it_type(x),
         CmpT::Bits(b) => bits_type(b as u32),
-        CmpT::F(f) => ft_type(f),
+        CmpT::F(f) => f,
     }
 }
 
@@ -289,18 +272,6 @@ pub(super) fn param_type(c: Class) -> Type {
         Class::D => Type::B64,
         Class::F => Type::F32,
         _ => Type::B32,
-    }
-}
-
-pub(super) fn param_decl(b: &mut B, name: &str, c: Class) -> Param {
-    Param {
-        space: Space::Param,
-        align: None,
-        vector: None,
-        ty: param_type(c),
-        ptr: None,
-        name: b.name(name),
-        dims: Default::default(),
     }
 }
 
@@ -315,18 +286,18 @@ pub(super) fn mem_mods(space: Option<Space>, vec: u8, ty: Type) -> Vec<Modifier>
     m
 }
 
-pub(super) fn half_type(hf: Hf, x2: bool) -> Type {
+/// The type of a half-precision value: the format, or its packed pair.
+pub(super) fn half_type(hf: Type, x2: bool) -> Type {
     match (hf, x2) {
-        (Hf::F16, false) => Type::F16,
-        (Hf::F16, true) => Type::F16x2,
-        (Hf::Bf16, false) => Type::Bf16,
-        (Hf::Bf16, true) => Type::Bf16x2,
+        (Type::F16, true) => Type::F16x2,
+        (Type::Bf16, true) => Type::Bf16x2,
+        (t, _) => t,
     }
 }
 
 pub(super) fn cvt_type(t: CvtT) -> Type {
     match t {
         CvtT::Int(b, s) => int_type(b, s),
-        CvtT::F(f) => ft_type(f),
+        CvtT::F(f) => f,
     }
 }

@@ -7,10 +7,10 @@ use ptx_ir_core::{Flag, Modifier, Opcode};
 
 /// The opcode and qualifiers of a float instruction
 /// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
-pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::Fbin {
+        Operation::Fbin {
             op,
             ft,
             rnd,
@@ -19,7 +19,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
         } => {
             let mut m = vec![];
             if let Some(r) = rnd {
-                m.push(Modifier::Rounding(rounding(r)));
+                m.push(Modifier::Rounding(r));
             }
             if ftz {
                 m.push(f(Flag::Ftz));
@@ -27,7 +27,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             if sat {
                 m.push(f(Flag::Sat));
             }
-            m.push(t(ft_type(ft)));
+            m.push(t(ft));
             (
                 match op {
                     Fop::Add => Add,
@@ -38,31 +38,31 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
                 m,
             )
         }
-        Op::Fma {
+        Operation::Fma {
             ft,
             rnd,
             ftz,
             sat,
             mad,
         } => {
-            let mut m = vec![Modifier::Rounding(rounding(rnd))];
+            let mut m = vec![Modifier::Rounding(rnd)];
             if ftz {
                 m.push(f(Flag::Ftz));
             }
             if sat {
                 m.push(f(Flag::Sat));
             }
-            m.push(t(ft_type(ft)));
+            m.push(t(ft));
             (if mad { Mad } else { Fma }, m)
         }
-        Op::Rcp { ft, rnd, ftz } | Op::Sqrt { ft, rnd, ftz } => {
-            let mut m = vec![Modifier::Rounding(rounding(rnd))];
+        Operation::Rcp { ft, rnd, ftz } | Operation::Sqrt { ft, rnd, ftz } => {
+            let mut m = vec![Modifier::Rounding(rnd)];
             if ftz {
                 m.push(f(Flag::Ftz));
             }
-            m.push(t(ft_type(ft)));
+            m.push(t(ft));
             (
-                if matches!(op, Op::Rcp { .. }) {
+                if matches!(op, Operation::Rcp { .. }) {
                     Rcp
                 } else {
                     Sqrt
@@ -70,14 +70,14 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
                 m,
             )
         }
-        Op::Fabs { ft, ftz } | Op::Fneg { ft, ftz } => {
+        Operation::Fabs { ft, ftz } | Operation::Fneg { ft, ftz } => {
             let mut m = vec![];
             if ftz {
                 m.push(f(Flag::Ftz));
             }
-            m.push(t(ft_type(ft)));
+            m.push(t(ft));
             (
-                if matches!(op, Op::Fabs { .. }) {
+                if matches!(op, Operation::Fabs { .. }) {
                     Abs
                 } else {
                     Neg
@@ -85,7 +85,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
                 m,
             )
         }
-        Op::Fminmax {
+        Operation::Fminmax {
             ft,
             max,
             ftz,
@@ -93,11 +93,11 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             xorsign,
         } => {
             let mut m = minmax_mods(ftz, nan, xorsign);
-            m.push(t(ft_type(ft)));
+            m.push(t(ft));
             (if max { Max } else { Min }, m)
         }
-        Op::Copysign(ft) => (Copysign, vec![t(ft_type(ft))]),
-        Op::Testp { ft, class } => (
+        Operation::Copysign(ft) => (Copysign, vec![t(ft)]),
+        Operation::Testp { ft, class } => (
             Testp,
             vec![
                 f([
@@ -108,7 +108,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
                     Flag::Normal,
                     Flag::Subnormal,
                 ][class as usize % 6]),
-                t(ft_type(ft)),
+                t(ft),
             ],
         ),
         _ => unreachable!("not a float operation: {:?}", op),

@@ -6,7 +6,8 @@ use super::emit::*;
 use super::{approx, barrier, bits, call, carry, cmp, cvt, float, generic, half, hint, int};
 use super::{logic, mem, warp};
 use crate::model::*;
-use ptx_ir_core::{Cmp, Flag, Guard, Modifier, Name, Opcode, Operand, SpecialReg, Statement, Type};
+use ptx_ir_core::build::Label;
+use ptx_ir_core::{Cmp, Flag, Guard, Modifier, Name, Opcode, Operand, SpecialReg, Type};
 
 /// The predicate (and its negation) that holds where `cond` does, computed into `%q<depth>`
 /// unless `cond` names a predicate register.
@@ -88,23 +89,21 @@ pub(super) fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                         vec![ms, q.clone(), mo.clone()],
                     );
                 }
-                let targets: Vec<Name> = (0..arms.len()).map(|_| b.label("arm").0).collect();
-                let (list, _) = b.label("targets");
-                let (end_l, _) = b.label("end");
-                b.body.push(Statement::BranchTargets {
-                    label: list,
-                    targets: targets.clone(),
-                });
+                let targets: Vec<Name> = (0..arms.len()).map(|_| b.label("arm")).collect();
+                let list = b.label_name("targets");
+                let end_l = b.label("end");
+                let arms_l: Vec<Label> = targets.iter().map(|&l| Label(l)).collect();
+                let list = built(b.f.branch_targets(&list, &arms_l)).0;
                 b.e(BrxIdx, vec![], vec![t7, Operand::reg(list)]);
                 for (k, (arm, &lab)) in arms.iter().zip(&targets).enumerate() {
-                    b.body.push(Statement::Label(lab));
+                    b.place(lab);
                     let mi = mask_reg(b, depth + 1);
                     let ms = b.r(&format!("%ms{}", 4 * depth as usize + k));
                     b.e(Mov, vec![t(Type::B32)], vec![mi, ms]);
                     nodes(b, arm, depth + 1);
                     b.e(Bra, vec![], vec![Operand::reg(end_l)]);
                 }
-                b.body.push(Statement::Label(end_l));
+                b.place(end_l);
             }
             Node::If { cond, then, els } => {
                 let (pred, neg) = cond_pred(b, *cond, depth);
@@ -119,8 +118,8 @@ pub(super) fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                     vec![f(Flag::Sync), f(Flag::Ballot), t(Type::B32)],
                     vec![mi.clone(), c, mo.clone()],
                 );
-                let (else_l, _) = b.label("else");
-                let (end_l, _) = b.label("end");
+                let else_l = b.label("else");
+                let end_l = b.label("end");
                 b.emit(
                     Some(Guard {
                         pred,
@@ -132,11 +131,11 @@ pub(super) fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 );
                 nodes(b, then, depth + 1);
                 b.e(Bra, vec![], vec![Operand::reg(end_l)]);
-                b.body.push(Statement::Label(else_l));
+                b.place(else_l);
                 b.e(Not, vec![t(Type::B32)], vec![mi.clone(), mi.clone()]);
                 b.e(And, vec![t(Type::B32)], vec![mi.clone(), mi, mo]);
                 nodes(b, els, depth + 1);
-                b.body.push(Statement::Label(end_l));
+                b.place(end_l);
             }
             Node::Loop { trips, body } => {
                 let c = b.r(&format!("%c{depth}"));
@@ -183,9 +182,9 @@ pub(super) fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 let uni = matches!(trips, Trips::Const(_));
                 let (mo, mi) = (mask_reg(b, depth), mask_reg(b, depth + 1));
                 b.e(Mov, vec![t(Type::B32)], vec![mi.clone(), mo]);
-                let (head, _) = b.label("head");
-                let (done, _) = b.label("done");
-                b.body.push(Statement::Label(head));
+                let head = b.label("head");
+                let done = b.label("done");
+                b.place(head);
                 let qn = b.name(&format!("%q{depth}"));
                 let q = Operand::reg(qn);
                 b.e(
@@ -211,7 +210,7 @@ pub(super) fn nodes(b: &mut B, ns: &[Node], depth: u32) {
                 nodes(b, body, depth + 1);
                 b.e(Sub, vec![t(Type::U32)], vec![c.clone(), c, Operand::Int(1)]);
                 b.e(Bra, uni_mods, vec![Operand::reg(head)]);
-                b.body.push(Statement::Label(done));
+                b.place(done);
             }
         }
     }
@@ -233,7 +232,7 @@ pub(super) fn inst(b: &mut B, i: &Inst, depth: u32) {
     let mut srcs: Vec<Operand> = Vec::with_capacity(i.srcs.len() + 2);
     for (k, (&s, &c)) in i.srcs.iter().zip(&sig.srcs).enumerate() {
         // Shift amounts and bit positions are unsigned whatever the operation's type.
-        let sgn = signed && !(matches!(i.op, Op::Shr(_) | Op::Bfe(_)) && k > 0);
+        let sgn = signed && !(matches!(i.op, Operation::Shr(_) | Operation::Bfe(_)) && k > 0);
         let o = match s {
             Src::Lane => b.r("%t7"),
             s => b.src(s, c, sgn),
@@ -253,7 +252,7 @@ pub(super) fn inst(b: &mut B, i: &Inst, depth: u32) {
         }
         None => d,
     };
-    if let Op::Call {
+    if let Operation::Call {
         f: k,
         n,
         params,
@@ -266,7 +265,7 @@ pub(super) fn inst(b: &mut B, i: &Inst, depth: u32) {
         });
         return;
     }
-    if let Op::Rec { reg } = i.op {
+    if let Operation::Rec { reg } = i.op {
         call::skip_unless(b, guard, |b| call::rec_call(b, reg, srcs, dst));
         return;
     }
@@ -277,124 +276,130 @@ pub(super) fn inst(b: &mut B, i: &Inst, depth: u32) {
         depth,
     };
     let (op, mods): (Opcode, Vec<Modifier>) = match i.op {
-        Op::Add(_)
-        | Op::Sub(_)
-        | Op::AddSat(_)
-        | Op::MulLo(_)
-        | Op::MulHi(_)
-        | Op::MulWide(_)
-        | Op::MadLo(_)
-        | Op::MadHi(_)
-        | Op::MadWide(_)
-        | Op::MadHiSat
-        | Op::Mul24 { .. }
-        | Op::Mad24 { .. }
-        | Op::Sad(_)
-        | Op::Div(_)
-        | Op::Rem(_)
-        | Op::Abs(_)
-        | Op::Neg(_)
-        | Op::Min(_)
-        | Op::Max(_)
-        | Op::Relu { .. } => int::lower(b, i, &mut cx),
-        Op::Popc(_)
-        | Op::Clz(_)
-        | Op::Brev(_)
-        | Op::Bfind { .. }
-        | Op::Bfe(_)
-        | Op::Bfi(_)
-        | Op::Dp4a { .. }
-        | Op::Dp2a { .. }
-        | Op::Prmt(_)
-        | Op::Bmsk { .. }
-        | Op::Szext { .. }
-        | Op::Fns => bits::lower(i.op),
-        Op::AddCc { .. } | Op::MadCc { .. } => carry::lower(i.op),
-        Op::And(_)
-        | Op::Or(_)
-        | Op::Xor(_)
-        | Op::Not(_)
-        | Op::Cnot(_)
-        | Op::Lop3(_)
-        | Op::Shf { .. }
-        | Op::Shl(_)
-        | Op::Shr(_) => logic::lower(i.op, &mut cx),
-        Op::Setp { .. } | Op::Set { .. } | Op::Selp(_) | Op::Slct(_) => cmp::lower(i.op),
-        Op::Fbin { .. }
-        | Op::Fma { .. }
-        | Op::Rcp { .. }
-        | Op::Sqrt { .. }
-        | Op::Fabs { .. }
-        | Op::Fneg { .. }
-        | Op::Fminmax { .. }
-        | Op::Copysign(_)
-        | Op::Testp { .. } => float::lower(i.op),
-        Op::Approx { .. } => approx::lower(i.op),
-        Op::Cvt { .. } | Op::Mov(_) => cvt::lower(i.op),
-        Op::Isspacep { .. } | Op::CvtaRound { .. } => generic::lower(b, i, &mut cx),
-        Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => mem::lower(b, i, &mut cx),
-        Op::Hbin { .. }
-        | Op::Hfma { .. }
-        | Op::Hsetp { .. }
-        | Op::Hset { .. }
-        | Op::CvtHalfX { .. }
-        | Op::Hsign { .. }
-        | Op::Hminmax { .. }
-        | Op::CvtToHalf { .. }
-        | Op::CvtFromHalf { .. }
-        | Op::CvtPack { .. } => half::lower(i.op),
-        Op::Shfl { .. }
-        | Op::Vote { .. }
-        | Op::Redux { .. }
-        | Op::Activemask
-        | Op::WarpSync
-        | Op::Match { .. } => warp::lower(b, i, &mut cx),
-        Op::PackSat(_) | Op::LdIn { .. } | Op::Hint(_) | Op::Alloca { .. } => {
-            hint::lower(b, i, &mut cx)
+        Operation::Add(_)
+        | Operation::Sub(_)
+        | Operation::AddSat(_)
+        | Operation::MulLo(_)
+        | Operation::MulHi(_)
+        | Operation::MulWide(_)
+        | Operation::MadLo(_)
+        | Operation::MadHi(_)
+        | Operation::MadWide(_)
+        | Operation::MadHiSat
+        | Operation::Mul24 { .. }
+        | Operation::Mad24 { .. }
+        | Operation::Sad(_)
+        | Operation::Div(_)
+        | Operation::Rem(_)
+        | Operation::Abs(_)
+        | Operation::Neg(_)
+        | Operation::Min(_)
+        | Operation::Max(_)
+        | Operation::Relu { .. } => int::lower(b, i, &mut cx),
+        Operation::Popc(_)
+        | Operation::Clz(_)
+        | Operation::Brev(_)
+        | Operation::Bfind { .. }
+        | Operation::Bfe(_)
+        | Operation::Bfi(_)
+        | Operation::Dp4a { .. }
+        | Operation::Dp2a { .. }
+        | Operation::Prmt(_)
+        | Operation::Bmsk { .. }
+        | Operation::Szext { .. }
+        | Operation::Fns => bits::lower(i.op),
+        Operation::AddCc { .. } | Operation::MadCc { .. } => carry::lower(i.op),
+        Operation::And(_)
+        | Operation::Or(_)
+        | Operation::Xor(_)
+        | Operation::Not(_)
+        | Operation::Cnot(_)
+        | Operation::Lop3(_)
+        | Operation::Shf { .. }
+        | Operation::Shl(_)
+        | Operation::Shr(_) => logic::lower(i.op, &mut cx),
+        Operation::Setp { .. }
+        | Operation::Set { .. }
+        | Operation::Selp(_)
+        | Operation::Slct(_) => cmp::lower(i.op),
+        Operation::Fbin { .. }
+        | Operation::Fma { .. }
+        | Operation::Rcp { .. }
+        | Operation::Sqrt { .. }
+        | Operation::Fabs { .. }
+        | Operation::Fneg { .. }
+        | Operation::Fminmax { .. }
+        | Operation::Copysign(_)
+        | Operation::Testp { .. } => float::lower(i.op),
+        Operation::Approx { .. } => approx::lower(i.op),
+        Operation::Cvt { .. } | Operation::Mov(_) => cvt::lower(i.op),
+        Operation::Isspacep { .. } | Operation::CvtaRound { .. } => generic::lower(b, i, &mut cx),
+        Operation::Ld { .. } | Operation::St { .. } | Operation::Atom { .. } => {
+            mem::lower(b, i, &mut cx)
         }
-        Op::Call { .. } | Op::Rec { .. } => unreachable!("calls are lowered above"),
+        Operation::Hbin { .. }
+        | Operation::Hfma { .. }
+        | Operation::Hsetp { .. }
+        | Operation::Hset { .. }
+        | Operation::CvtHalfX { .. }
+        | Operation::Hsign { .. }
+        | Operation::Hminmax { .. }
+        | Operation::CvtToHalf { .. }
+        | Operation::CvtFromHalf { .. }
+        | Operation::CvtPack { .. } => half::lower(i.op),
+        Operation::Shfl { .. }
+        | Operation::Vote { .. }
+        | Operation::Redux { .. }
+        | Operation::Activemask
+        | Operation::WarpSync
+        | Operation::Match { .. } => warp::lower(b, i, &mut cx),
+        Operation::PackSat(_)
+        | Operation::LdIn { .. }
+        | Operation::Hint(_)
+        | Operation::Alloca { .. } => hint::lower(b, i, &mut cx),
+        Operation::Call { .. } | Operation::Rec { .. } => unreachable!("calls are lowered above"),
     };
     cx.ops.extend(cx.srcs);
     b.emit(cx.guard, op, mods, cx.ops);
 }
 
 /// Whether integer immediates of `op` are written signed.
-fn op_signed(op: &Op) -> bool {
+fn op_signed(op: &Operation) -> bool {
     match op {
-        Op::Add(t)
-        | Op::Sub(t)
-        | Op::MulLo(t)
-        | Op::MulHi(t)
-        | Op::MulWide(t)
-        | Op::MadLo(t)
-        | Op::MadHi(t)
-        | Op::MadWide(t)
-        | Op::Sad(t)
-        | Op::Div(t)
-        | Op::Rem(t)
-        | Op::Abs(t)
-        | Op::Neg(t)
-        | Op::Min(t)
-        | Op::Max(t)
-        | Op::Bfe(t)
-        | Op::Shr(t)
-        | Op::AddCc { t, .. }
-        | Op::MadCc { t, .. } => t.signed,
+        Operation::Add(t)
+        | Operation::Sub(t)
+        | Operation::MulLo(t)
+        | Operation::MulHi(t)
+        | Operation::MulWide(t)
+        | Operation::MadLo(t)
+        | Operation::MadHi(t)
+        | Operation::MadWide(t)
+        | Operation::Sad(t)
+        | Operation::Div(t)
+        | Operation::Rem(t)
+        | Operation::Abs(t)
+        | Operation::Neg(t)
+        | Operation::Min(t)
+        | Operation::Max(t)
+        | Operation::Bfe(t)
+        | Operation::Shr(t)
+        | Operation::AddCc { t, .. }
+        | Operation::MadCc { t, .. } => t.signed,
         // `fns`'s offset is `.s32`.
-        Op::Fns => true,
+        Operation::Fns => true,
         // `a` and `b` are `.s32` (`c`, `.b32`, is a register).
-        Op::PackSat(_) => true,
-        Op::AddSat(_) | Op::MadHiSat | Op::Relu { .. } => true,
-        Op::Setp {
+        Operation::PackSat(_) => true,
+        Operation::AddSat(_) | Operation::MadHiSat | Operation::Relu { .. } => true,
+        Operation::Setp {
             t: CmpT::Int(x), ..
         }
-        | Op::Set {
+        | Operation::Set {
             t: CmpT::Int(x), ..
         } => x.signed,
-        Op::Cvt {
+        Operation::Cvt {
             s: CvtT::Int(_, s), ..
         } => *s,
-        Op::CvtHalfX {
+        Operation::CvtHalfX {
             peer: HPeer::Int(_, s),
             to_half: true,
             ..

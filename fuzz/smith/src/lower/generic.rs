@@ -10,7 +10,7 @@ use ptx_ir_core::{Flag, Modifier, Opcode, Operand, Space, Type};
 pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match i.op {
-        Op::Isspacep { space, ptr } => {
+        Operation::Isspacep { space, ptr } => {
             let tg1 = b.r("%tg1");
             win_base(b, ptr, &tg1);
             b.e(
@@ -21,7 +21,7 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             cx.srcs = vec![tg1];
             (Isspacep, vec![Modifier::Space(win_space(space))])
         }
-        Op::CvtaRound { space } => {
+        Operation::CvtaRound { space } => {
             let (tg0, tg1) = (b.r("%tg0"), b.r("%tg1"));
             win_base(b, space, &tg0);
             let sp = Modifier::Space(win_space(space));

@@ -7,10 +7,10 @@ use ptx_ir_core::{Flag, Modifier, Opcode, Rounding, Type};
 
 /// The opcode and qualifiers of a half-precision instruction
 /// ([`super::flow::inst`] dispatches here by operation; the operands are the generic ones).
-pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::Hbin {
+        Operation::Hbin {
             op,
             hf,
             x2,
@@ -38,7 +38,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
                 m,
             )
         }
-        Op::Hfma {
+        Operation::Hfma {
             hf,
             x2,
             ftz,
@@ -58,7 +58,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, x2)));
             (Fma, m)
         }
-        Op::Hsetp {
+        Operation::Hsetp {
             cmp,
             hf,
             x2,
@@ -67,7 +67,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
         } => {
             let mut m = vec![cmp_mod(cmp, false)];
             if let Some(o) = bop {
-                m.push(bop_mod(o));
+                m.push(Modifier::Op(o));
             }
             if ftz {
                 m.push(f(Flag::Ftz));
@@ -75,7 +75,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, x2)));
             (Setp, m)
         }
-        Op::Hset {
+        Operation::Hset {
             cmp,
             hf,
             x2,
@@ -85,7 +85,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
         } => {
             let mut m = vec![cmp_mod(cmp, false)];
             if let Some(o) = bop {
-                m.push(bop_mod(o));
+                m.push(Modifier::Op(o));
             }
             if ftz {
                 m.push(f(Flag::Ftz));
@@ -100,7 +100,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, x2)));
             (Set, m)
         }
-        Op::CvtHalfX {
+        Operation::CvtHalfX {
             hf,
             peer,
             to_half,
@@ -108,11 +108,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             sat,
         } => {
             let mut m = vec![];
-            match rnd {
-                Some(CvtRnd::F(r)) => m.push(Modifier::Rounding(rounding(r))),
-                Some(CvtRnd::I(r)) => m.push(Modifier::Rounding(irounding(r))),
-                None => {}
-            }
+            m.extend(rnd.map(Modifier::Rounding));
             if sat {
                 m.push(f(Flag::Sat));
             }
@@ -120,7 +116,13 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             let other = match peer {
                 HPeer::Int(bits, signed) => int_type(bits, signed),
                 HPeer::F64 => Type::F64,
-                HPeer::Half => half_type(if hf == Hf::F16 { Hf::Bf16 } else { Hf::F16 }, false),
+                HPeer::Half => {
+                    if hf == Type::F16 {
+                        Type::Bf16
+                    } else {
+                        Type::F16
+                    }
+                }
             };
             if to_half {
                 m.extend([t(h), t(other)]);
@@ -129,7 +131,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             }
             (Cvt, m)
         }
-        Op::Hsign { abs, hf, x2, ftz } => {
+        Operation::Hsign { abs, hf, x2, ftz } => {
             let mut m = vec![];
             if ftz {
                 m.push(f(Flag::Ftz));
@@ -137,7 +139,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, x2)));
             (if abs { Abs } else { Neg }, m)
         }
-        Op::Hminmax {
+        Operation::Hminmax {
             hf,
             x2,
             max,
@@ -149,7 +151,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, x2)));
             (if max { Max } else { Min }, m)
         }
-        Op::CvtToHalf {
+        Operation::CvtToHalf {
             hf,
             rnd,
             ftz,
@@ -157,7 +159,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             relu,
             satfinite,
         } => {
-            let mut m = vec![Modifier::Rounding(rounding(rnd))];
+            let mut m = vec![Modifier::Rounding(rnd)];
             if ftz {
                 m.push(f(Flag::Ftz));
             }
@@ -174,7 +176,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(Type::F32));
             (Cvt, m)
         }
-        Op::CvtFromHalf { hf, ftz } => {
+        Operation::CvtFromHalf { hf, ftz } => {
             let mut m = vec![];
             if ftz {
                 m.push(f(Flag::Ftz));
@@ -183,7 +185,7 @@ pub(super) fn lower(op: Op) -> (Opcode, Vec<Modifier>) {
             m.push(t(half_type(hf, false)));
             (Cvt, m)
         }
-        Op::CvtPack {
+        Operation::CvtPack {
             hf,
             rz,
             relu,

@@ -5,31 +5,21 @@
 use super::emit::*;
 use crate::model::layout::*;
 use crate::model::*;
-use ptx_ir_core::{Flag, Guard, Modifier, Op as MOp, Opcode, Operand, Space, Type};
+use ptx_ir_core::{Flag, Guard, Modifier, Op, Opcode, Operand, Space, Type};
 
 /// The opcode and qualifiers of a hint instruction; its operands in `cx` (the lowering of
 /// [`super::flow::inst`] dispatches here by operation).
 pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match i.op {
-        Op::PackSat(pt) => {
-            let ty = match pt {
-                PackT::U16 => Type::U16,
-                PackT::S16 => Type::S16,
-                PackT::U8 => Type::U8,
-                PackT::S8 => Type::S8,
-                PackT::U4 => Type::U4,
-                PackT::S4 => Type::S4,
-                PackT::U2 => Type::U2,
-                PackT::S2 => Type::S2,
-            };
-            let mut m = vec![f(Flag::Sat), t(ty), t(Type::S32)];
-            if pt.with_c() {
+        Operation::PackSat(pt) => {
+            let mut m = vec![f(Flag::Sat), t(pt), t(Type::S32)];
+            if pack_takes_c(pt) {
                 m.push(t(Type::B32));
             }
             (CvtPack, m)
         }
-        Op::LdIn {
+        Operation::LdIn {
             how,
             class,
             slot,
@@ -40,11 +30,11 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             cx.srcs = src;
             (op, m)
         }
-        Op::Hint(h) => {
+        Operation::Hint(h) => {
             hint(b, cx.guard, h);
             (Mov, vec![t(Type::B32)])
         }
-        Op::Alloca {
+        Operation::Alloca {
             size,
             lane_size,
             align,
@@ -372,7 +362,7 @@ fn hint(b: &mut B, guard: Option<Guard>, h: HintOp) {
             (
                 Opcode::Setmaxnreg,
                 vec![
-                    Modifier::Op(if inc { MOp::Inc } else { MOp::Dec }),
+                    Modifier::Op(if inc { Op::Inc } else { Op::Dec }),
                     f(Flag::Sync),
                     f(Flag::Aligned),
                     t(Type::U32),

@@ -10,21 +10,21 @@ use ptx_ir_core::{Cmp, Flag, Modifier, Opcode, Operand, Type};
 pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match i.op {
-        Op::Add(x) => (Add, vec![t(it_type(x))]),
-        Op::Sub(x) => (Sub, vec![t(it_type(x))]),
-        Op::AddSat(sub) => (
+        Operation::Add(x) => (Add, vec![t(it_type(x))]),
+        Operation::Sub(x) => (Sub, vec![t(it_type(x))]),
+        Operation::AddSat(sub) => (
             if sub { Sub } else { Add },
             vec![f(Flag::Sat), t(Type::S32)],
         ),
-        Op::MulLo(x) => (Mul, vec![f(Flag::Lo), t(it_type(x))]),
-        Op::MulHi(x) => (Mul, vec![f(Flag::Hi), t(it_type(x))]),
-        Op::MulWide(x) => (Mul, vec![f(Flag::Wide), t(it_type(x))]),
-        Op::MadLo(x) => (Mad, vec![f(Flag::Lo), t(it_type(x))]),
-        Op::MadHi(x) => (Mad, vec![f(Flag::Hi), t(it_type(x))]),
-        Op::MadWide(x) => (Mad, vec![f(Flag::Wide), t(it_type(x))]),
-        Op::MadHiSat => (Mad, vec![f(Flag::Hi), f(Flag::Sat), t(Type::S32)]),
-        Op::Mul24 { hi, signed } | Op::Mad24 { hi, signed } => (
-            if matches!(i.op, Op::Mul24 { .. }) {
+        Operation::MulLo(x) => (Mul, vec![f(Flag::Lo), t(it_type(x))]),
+        Operation::MulHi(x) => (Mul, vec![f(Flag::Hi), t(it_type(x))]),
+        Operation::MulWide(x) => (Mul, vec![f(Flag::Wide), t(it_type(x))]),
+        Operation::MadLo(x) => (Mad, vec![f(Flag::Lo), t(it_type(x))]),
+        Operation::MadHi(x) => (Mad, vec![f(Flag::Hi), t(it_type(x))]),
+        Operation::MadWide(x) => (Mad, vec![f(Flag::Wide), t(it_type(x))]),
+        Operation::MadHiSat => (Mad, vec![f(Flag::Hi), f(Flag::Sat), t(Type::S32)]),
+        Operation::Mul24 { hi, signed } | Operation::Mad24 { hi, signed } => (
+            if matches!(i.op, Operation::Mul24 { .. }) {
                 Mul24
             } else {
                 Mad24
@@ -34,8 +34,8 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
                 t(if signed { Type::S32 } else { Type::U32 }),
             ],
         ),
-        Op::Sad(x) => (Sad, vec![t(it_type(x))]),
-        Op::Div(x) | Op::Rem(x) => {
+        Operation::Sad(x) => (Sad, vec![t(it_type(x))]),
+        Operation::Div(x) | Operation::Rem(x) => {
             // Guard the divisor: 0 -> 1 and, for signed types, -1 -> 1.
             let class = Class::int(x.bits);
             let bt = bits_type(x.bits as u32);
@@ -67,15 +67,19 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             }
             cx.srcs[1] = tg;
             (
-                if matches!(i.op, Op::Div(_)) { Div } else { Rem },
+                if matches!(i.op, Operation::Div(_)) {
+                    Div
+                } else {
+                    Rem
+                },
                 vec![t(it_type(x))],
             )
         }
-        Op::Abs(x) => (Abs, vec![t(it_type(x))]),
-        Op::Neg(x) => (Neg, vec![t(it_type(x))]),
-        Op::Min(x) => (Min, vec![t(it_type(x))]),
-        Op::Max(x) => (Max, vec![t(it_type(x))]),
-        Op::Relu { max } => (
+        Operation::Abs(x) => (Abs, vec![t(it_type(x))]),
+        Operation::Neg(x) => (Neg, vec![t(it_type(x))]),
+        Operation::Min(x) => (Min, vec![t(it_type(x))]),
+        Operation::Max(x) => (Max, vec![t(it_type(x))]),
+        Operation::Relu { max } => (
             if max { Max } else { Min },
             vec![f(Flag::Relu), t(Type::S32)],
         ),

@@ -6,19 +6,19 @@ use ptx_ir_core::{Flag, Modifier, Opcode, Operand, Type};
 
 /// The opcode and qualifiers of a logic instruction; its operands in `cx` (the lowering of
 /// [`super::flow::inst`] dispatches here by operation).
-pub(super) fn lower(op: Op, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
+pub(super) fn lower(op: Operation, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match op {
-        Op::And(c) => (And, vec![t(class_type(c))]),
-        Op::Or(c) => (Or, vec![t(class_type(c))]),
-        Op::Xor(c) => (Xor, vec![t(class_type(c))]),
-        Op::Not(c) => (Not, vec![t(class_type(c))]),
-        Op::Cnot(c) => (Cnot, vec![t(class_type(c))]),
-        Op::Lop3(lut) => {
+        Operation::And(c) => (And, vec![t(class_type(c))]),
+        Operation::Or(c) => (Or, vec![t(class_type(c))]),
+        Operation::Xor(c) => (Xor, vec![t(class_type(c))]),
+        Operation::Not(c) => (Not, vec![t(class_type(c))]),
+        Operation::Cnot(c) => (Cnot, vec![t(class_type(c))]),
+        Operation::Lop3(lut) => {
             cx.srcs.push(Operand::Int(lut as i64));
             (Lop3, vec![t(Type::B32)])
         }
-        Op::Shf { left, clamp } => (
+        Operation::Shf { left, clamp } => (
             Shf,
             vec![
                 f(if left { Flag::L } else { Flag::R }),
@@ -26,8 +26,8 @@ pub(super) fn lower(op: Op, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
                 t(Type::B32),
             ],
         ),
-        Op::Shl(c) => (Shl, vec![t(class_type(c))]),
-        Op::Shr(x) => (Shr, vec![t(it_type(x))]),
+        Operation::Shl(c) => (Shl, vec![t(class_type(c))]),
+        Operation::Shr(x) => (Shr, vec![t(it_type(x))]),
         _ => unreachable!("not a logic operation: {:?}", op),
     }
 }

@@ -4,14 +4,14 @@
 use super::emit::*;
 use crate::model::layout::*;
 use crate::model::*;
-use ptx_ir_core::{Flag, Modifier, Op as MOp, Opcode, Operand, Space, Type};
+use ptx_ir_core::{Flag, Modifier, Opcode, Operand, Space, Type};
 
 /// The opcode and qualifiers of a memory instruction; its operands in `cx` (the lowering of
 /// [`super::flow::inst`] dispatches here by operation).
 pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match i.op {
-        Op::Ld {
+        Operation::Ld {
             buf,
             peer,
             vec,
@@ -25,7 +25,7 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             cx.srcs = vec![addr];
             (Ld, mem_mods(space, vec, class_type(class)))
         }
-        Op::St {
+        Operation::St {
             buf,
             vec,
             class,
@@ -42,7 +42,7 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             cx.srcs = vec![vec_regs(b, class, first, vec)];
             (St, mem_mods(space, vec, class_type(class)))
         }
-        Op::Atom {
+        Operation::Atom {
             op,
             t: at,
             target,
@@ -52,13 +52,13 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             addr: kind,
         } => {
             let (space, addr) = match target {
-                Target::Own { buf, off } => (Space::Shared, slot_addr(b, buf, 0, off)),
-                Target::Cell(j) => (
+                AtomTarget::Own { buf, off } => (Space::Shared, slot_addr(b, buf, 0, off)),
+                AtomTarget::Cell(j) => (
                     Space::Shared,
                     Operand::addr(b.name("smem"), (CELLS + 8 * j as u32) as i64),
                 ),
-                Target::GlobalOwn => (Space::Global, Operand::addr(b.name("%tm1"), 0)),
-                Target::GlobalCell(j) => {
+                AtomTarget::GlobalOwn => (Space::Global, Operand::addr(b.name("%tm1"), 0)),
+                AtomTarget::GlobalCell(j) => {
                     (Space::Global, Operand::addr(b.name("%tm2"), 8 * j as i64))
                 }
             };
@@ -75,34 +75,8 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
                 AtomT::F64 => Type::F64,
                 AtomT::Half(hf, x2) => half_type(hf, x2),
             };
-            let o = match op {
-                AtomOp::Add => MOp::Add,
-                AtomOp::Min => MOp::Min,
-                AtomOp::Max => MOp::Max,
-                AtomOp::And => MOp::And,
-                AtomOp::Or => MOp::Or,
-                AtomOp::Xor => MOp::Xor,
-                AtomOp::Inc => MOp::Inc,
-                AtomOp::Dec => MOp::Dec,
-                AtomOp::Exch => MOp::Exch,
-                AtomOp::Cas => MOp::Cas,
-            };
-            let sem = sem.map(|x| {
-                Modifier::Sem(match x {
-                    Sem::Relaxed => ptx_ir_core::Sem::Relaxed,
-                    Sem::Acquire => ptx_ir_core::Sem::Acquire,
-                    Sem::Release => ptx_ir_core::Sem::Release,
-                    Sem::AcqRel => ptx_ir_core::Sem::AcqRel,
-                })
-            });
-            let scope = scope.map(|x| {
-                Modifier::Scope(match x {
-                    Scope::Cta => ptx_ir_core::Scope::Cta,
-                    Scope::Cluster => ptx_ir_core::Scope::Cluster,
-                    Scope::Gpu => ptx_ir_core::Scope::Gpu,
-                    Scope::Sys => ptx_ir_core::Scope::Sys,
-                })
-            });
+            let sem = sem.map(Modifier::Sem);
+            let scope = scope.map(Modifier::Scope);
             let space = space.map(Modifier::Space);
             // The table's orders: `atom{.sem}{.scope}{.space}`, `red{.space}{.sem}{.scope}`.
             let mut m: Vec<Modifier> = if red {
@@ -110,7 +84,7 @@ pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifie
             } else {
                 sem.into_iter().chain(scope).chain(space).collect()
             };
-            m.push(Modifier::Op(o));
+            m.push(Modifier::Op(op));
             if matches!(at, AtomT::Half(..)) {
                 m.push(f(Flag::NoFtz));
             }

@@ -1,7 +1,10 @@
-//! Lowering a generated [`Program`] to a PTX module, built as IR, with every instruction checked
-//! against the instruction table ([`ptx_ir_core::check::check`], the check
-//! [`ptx_ir_core::build::FunctionBuilder::inst`] applies): a lowering that spells an instruction
-//! no form takes panics at once, naming the instruction and the table's diagnosis.
+//! Lowering a generated [`Program`] to a PTX module through the IR builder
+//! ([`ptx_ir_core::build`]): the module's variables and functions through
+//! [`ModuleBuilder`], each function through a [`FunctionBuilder`] (parameters, register
+//! ranges, labels, `.branchtargets`, `.calltargets` and `.callprototype` lists, call blocks),
+//! and every instruction through [`FunctionBuilder::push`], which checks it against the
+//! instruction table and checks that every name it uses is declared. A lowering that builds
+//! something the builder refuses has a bug: it panics at once with the builder's diagnosis.
 //!
 //! The kernel `k(.param .u64 in, .param .u64 out)`: every thread computes its global id,
 //! initialises each register from the input pools (`pool[(gid * mul + add) & 15]`), runs the
@@ -20,14 +23,14 @@
 //! preceded by their device functions `f<k>` and, where called, the recursive `rp` (`.param`
 //! parameters) and `rr` (`.reg` parameters).
 //!
-//! This module assembles the module (variables, device functions, the kernel); `frame.rs`
+//! This module builds the module (variables, device functions, the kernel); `frame.rs`
 //! lowers the kernel's prologue and epilogue, `flow.rs` the structured body, handing each
-//! instruction to the file of its family. The kernel is assembled
-//! from IR statements rather than through [`ptx_ir_core::build::FunctionBuilder`]: the builder
-//! reserves the register names `%r<N>`, `%rd<N>`, `%f<N>`, `%p<N>` for its own allocation and
-//! declares named registers one by one, so the kernels (whose text GPU batches recorded,
-//! `corpus/fuzzhw/`) would read differently; each instruction still passes the builder's
-//! check.
+//! instruction to the file of its family, `call.rs` the call blocks and the recursive
+//! functions. The register file and the scratch registers are declared as named ranges
+//! ([`FunctionBuilder::reg_range`]: `.reg .b32 %r<8>;`, `.reg .b32 %t<8>;`, ...) where the
+//! kernel declares them, rather than allocated by [`FunctionBuilder::reg`]: the model names
+//! its registers (`%r3` is register 3 of class `R`), and the kernels' text, which GPU batches
+//! recorded (`corpus/fuzzhw/`), stays as it was.
 
 mod approx;
 mod barrier;
@@ -53,86 +56,55 @@ pub use crate::model::layout::input;
 use crate::model::layout::*;
 use crate::model::*;
 use emit::*;
+use ptx_ir_core::build::{FunctionBuilder, ModuleBuilder};
 use ptx_ir_core::{
-    ArchSuffix, Cmp, Declarator, Function, FunctionKind, Guard, Item, Linkage, Modifier, Module,
-    Opcode, Operand, Param, Space, Statement, Target as Arch, Type, VarDecl, Version,
+    ArchSuffix, Cmp, Declarator, FuncDirective, Guard, Modifier, Module, Opcode, Operand, Space,
+    Target, Type, VarDecl, Version,
 };
 
 /// The kernel for `p`, with names renumbered into print order.
 pub fn module(p: &Program) -> Module {
-    let mut b = B {
-        m: Module::new(
-            Version { major: 8, minor: 7 },
-            vec![Arch::Sm {
-                arch: 90,
-                suffix: ArchSuffix::None,
-            }],
-            Some(64),
-        ),
-        body: Vec::new(),
-        labels: 0,
+    // ptxas asks for `sm_90a` and a launch bound with `setmaxnreg`.
+    let maxnreg = p.insts().iter().any(|i| is_setmaxnreg(&i.op));
+    let target = Target::Sm {
+        arch: 90,
+        suffix: if maxnreg {
+            ArchSuffix::A
+        } else {
+            ArchSuffix::None
+        },
     };
+    let mut mb = ModuleBuilder::new(Version { major: 8, minor: 7 }, target);
+    let mut labels = 0;
     for (k, f) in p.funcs.iter().enumerate() {
-        let item = func_item(&mut b, k, f);
-        b.m.items.push(item);
+        func(&mut mb, &mut labels, k, f);
     }
     if p.insts().iter().any(|i| uses_const(&i.op)) {
-        let name = b.name("cdata");
-        b.m.items.push(Item::Variable(Box::new(VarDecl {
-            linkage: None,
-            space: Space::Const,
-            attributes: Vec::new(),
-            align: Some(8),
-            vector: None,
-            ty: Type::B8,
-            names: vec![Declarator {
-                name,
-                range: None,
-                dims: std::iter::once(Some(16)).collect(),
-                init: None,
-            }]
-            .into(),
-        })));
+        let name = mb.intern("cdata");
+        built(mb.variable(array(Space::Const, 8, name, 16)));
     }
     if p.insts().iter().any(|i| uses_discard(&i.op)) {
-        let name = b.name("dsc");
-        b.m.items.push(Item::Variable(Box::new(VarDecl {
-            linkage: None,
-            space: Space::Global,
-            attributes: Vec::new(),
-            align: Some(128),
-            vector: None,
-            ty: Type::B8,
-            names: vec![Declarator {
-                name,
-                range: None,
-                dims: std::iter::once(Some(128)).collect(),
-                init: None,
-            }]
-            .into(),
-        })));
-    }
-    let maxnreg = p.insts().iter().any(|i| is_setmaxnreg(&i.op));
-    if maxnreg {
-        b.m.target = vec![Arch::Sm {
-            arch: 90,
-            suffix: ArchSuffix::A,
-        }];
+        let name = mb.intern("dsc");
+        built(mb.variable(array(Space::Global, 128, name, 128)));
     }
     for reg in [false, true] {
-        if p.insts().iter().any(|i| i.op == Op::Rec { reg }) {
-            let item = call::rec_item(&mut b, reg);
-            b.m.items.push(item);
+        if p.insts().iter().any(|i| i.op == Operation::Rec { reg }) {
+            call::rec_func(&mut mb, &mut labels, reg);
         }
     }
-    for c in Class::ALL {
-        b.decl(class_type(c), c.prefix(), c.count() as u32);
+    let mut f = built(mb.entry("k"));
+    if maxnreg {
+        f.directive(FuncDirective::MaxNtid(
+            [p.block, 1, 1].into_iter().collect(),
+        ));
     }
-    b.decl(Type::B32, "%t", 8);
-    b.decl(Type::B64, "%td", 5);
-    b.decl(Type::Pred, "%tp", 2);
-    b.decl(Type::B16, "%th", 2);
-    b.decl(Type::B32, "%m", 6);
+    built(f.param(Type::U64, "in"));
+    built(f.param(Type::U64, "out"));
+    let b = &mut B {
+        f: &mut f,
+        labels: &mut labels,
+    };
+    common_decls(b);
     b.decl(Type::B32, "%c", 4);
     b.decl(Type::Pred, "%q", 4);
     b.decl(Type::B32, "%ms", 16);
@@ -143,91 +115,49 @@ pub fn module(p: &Program) -> Module {
         b.decl(Type::B64, "%tm", 6);
         b.decl(Type::B64, "%tg", 2);
         let name = b.name("smem");
-        b.body.push(Statement::Decl(Box::new(VarDecl {
-            linkage: None,
-            space: Space::Shared,
-            attributes: Vec::new(),
-            align: Some(16),
-            vector: None,
-            ty: Type::B8,
-            names: vec![Declarator {
-                name,
-                range: None,
-                dims: std::iter::once(Some(SHARED_LEN as u64)).collect(),
-                init: None,
-            }]
-            .into(),
-        })));
+        built(b.f.declare(array(Space::Shared, 16, name, SHARED_LEN as u64)));
     }
     if p.insts().iter().any(|i| uses_local(&i.op)) {
         let name = b.name("lmem");
-        b.body.push(Statement::Decl(Box::new(VarDecl {
-            linkage: None,
-            space: Space::Local,
-            attributes: Vec::new(),
-            align: Some(8),
-            vector: None,
-            ty: Type::B8,
-            names: vec![Declarator {
-                name,
-                range: None,
-                dims: std::iter::once(Some(16)).collect(),
-                init: None,
-            }]
-            .into(),
-        })));
+        built(b.f.declare(array(Space::Local, 8, name, 16)));
     }
-    frame::prologue(&mut b, p);
+    frame::prologue(b, p);
     if mem {
-        frame::mem_prologue(&mut b, p);
+        frame::mem_prologue(b, p);
     }
-    let body = p.body.clone();
-    flow::nodes(&mut b, &body, 0);
+    flow::nodes(b, &p.body, 0);
     if let Some(c) = p.exit {
-        let (pred, negated) = flow::cond_pred(&mut b, c, 0);
+        let (pred, negated) = flow::cond_pred(b, c, 0);
         b.emit(Some(Guard { pred, negated }), Opcode::Exit, vec![], vec![]);
     }
-    frame::epilogue(&mut b, p);
+    frame::epilogue(b, p);
     b.e(Opcode::Ret, vec![], vec![]);
-
-    let param = |b: &mut B, s: &str| Param {
-        space: Space::Param,
-        align: None,
-        vector: None,
-        ty: Type::U64,
-        ptr: None,
-        name: b.name(s),
-        dims: Default::default(),
-    };
-    let name = b.name("k");
-    let params = vec![param(&mut b, "in"), param(&mut b, "out")];
-    let body = std::mem::take(&mut b.body);
-    b.m.items.push(Item::Function(Box::new(Function {
-        linkage: Some(Linkage::Visible),
-        kind: FunctionKind::Entry,
-        attributes: Vec::new(),
-        returns: None,
-        name,
-        params: Some(params),
-        // ptxas asks for a launch bound with `setmaxnreg`.
-        directives: if maxnreg {
-            vec![ptx_ir_core::FuncDirective::MaxNtid(
-                [p.block, 1, 1].into_iter().collect(),
-            )]
-        } else {
-            Vec::new()
-        },
-        body: Some(ptx_ir_core::Body::from(body)),
-    })));
-    let _ = ptx_ir_core::visit::renumber_names(&mut b.m);
-    b.m
+    built(f.finish());
+    mb.finish()
 }
 
-/// The device function `f<k>`: loads its parameters, sets its other registers, runs its body
-/// and stores its result.
-fn func_item(b: &mut B, k: usize, f: &Func) -> Item {
-    use Opcode::*;
-    let outer = std::mem::take(&mut b.body);
+/// `.<space> .align <align> .b8 <name>[<len>]`, a byte array.
+fn array(space: Space, align: u32, name: ptx_ir_core::Name, len: u64) -> VarDecl {
+    VarDecl {
+        linkage: None,
+        space,
+        attributes: Vec::new(),
+        align: Some(align),
+        vector: None,
+        ty: Type::B8,
+        names: vec![Declarator {
+            name,
+            range: None,
+            dims: std::iter::once(Some(len)).collect(),
+            init: None,
+        }]
+        .into(),
+    }
+}
+
+/// Declares the registers every function of the program has: each class's file, and the
+/// scratch registers `%t`, `%td`, `%tp`, `%th` and the region masks `%m`.
+fn common_decls(b: &mut B) {
     for c in Class::ALL {
         b.decl(class_type(c), c.prefix(), c.count() as u32);
     }
@@ -236,6 +166,19 @@ fn func_item(b: &mut B, k: usize, f: &Func) -> Item {
     b.decl(Type::Pred, "%tp", 2);
     b.decl(Type::B16, "%th", 2);
     b.decl(Type::B32, "%m", 6);
+}
+
+/// The device function `f<k>`: loads its parameters, sets its other registers, runs its body
+/// and stores its result.
+fn func(mb: &mut ModuleBuilder, labels: &mut u32, k: usize, f: &Func) {
+    use Opcode::*;
+    let mut fb: FunctionBuilder = built(mb.func(&format!("f{k}")));
+    built(fb.ret_param(param_type(f.result.class), "r"));
+    for (j, &c) in f.params.iter().enumerate() {
+        built(fb.param(param_type(c), &format!("a{j}")));
+    }
+    let b = &mut B { f: &mut fb, labels };
+    common_decls(b);
     let used = f.used();
     for (j, &c) in f.params.iter().enumerate() {
         let idx = f.params[..j].iter().filter(|&&x| x == c).count() as u8;
@@ -278,37 +221,24 @@ fn func_item(b: &mut B, k: usize, f: &Func) -> Item {
         vec![Operand::addr(r, 0), res],
     );
     b.e(Ret, vec![], vec![]);
-    let body = std::mem::replace(&mut b.body, outer);
-    let params = (0..f.params.len())
-        .map(|j| param_decl(b, &format!("a{j}"), f.params[j]))
-        .collect();
-    let returns = vec![param_decl(b, "r", f.result.class)];
-    Item::Function(Box::new(Function {
-        linkage: None,
-        kind: FunctionKind::Func,
-        attributes: Vec::new(),
-        returns: Some(returns),
-        name: b.name(&format!("f{k}")),
-        params: Some(params),
-        directives: Vec::new(),
-        body: Some(ptx_ir_core::Body::from(body)),
-    }))
+    built(fb.finish());
 }
 
 #[cfg(test)]
 mod tests {
     use super::emit::B;
     use crate::gen::{Gen, Swarm};
-    use crate::model::Family;
+    use crate::model::SimtFamily;
     use arbitrary::Unstructured;
-    use ptx_ir_core::{Module, Opcode, Operand, Version};
+    use ptx_ir_core::build::ModuleBuilder;
+    use ptx_ir_core::{ArchSuffix, Opcode, Operand, Target, Type, Version};
 
-    /// Every family's kernels lower: each instruction passes the table's check (or `emit`
+    /// Every family's kernels lower: each instruction passes the builder's checks (or `emit`
     /// panics), and the functions hold instructions.
     #[test]
     fn every_family_lowers() {
         let mut src = crate::Bytes::new(0x5eed_0100);
-        for fam in Family::ALL {
+        for fam in SimtFamily::ALL {
             let mut lowered = 0;
             for _ in 0..60 {
                 let data = src.fill(4096);
@@ -325,16 +255,40 @@ mod tests {
         }
     }
 
+    /// Lowers `lower` into a kernel whose registers `%r<8>` are declared.
+    fn lower_into(lower: impl FnOnce(&mut B)) {
+        let target = Target::Sm {
+            arch: 90,
+            suffix: ArchSuffix::None,
+        };
+        let mut mb = ModuleBuilder::new(Version { major: 8, minor: 7 }, target);
+        let mut f = mb.entry("k").expect("a kernel");
+        let mut labels = 0;
+        let b = &mut B {
+            f: &mut f,
+            labels: &mut labels,
+        };
+        b.decl(Type::B32, "%r", 8);
+        lower(b);
+    }
+
     /// An instruction no form takes (`add` without a type) stops the lowering.
     #[test]
-    #[should_panic(expected = "the table refuses")]
+    #[should_panic(expected = "the builder refuses: invalid `add`")]
     fn a_malformed_instruction_panics() {
-        let mut b = B {
-            m: Module::new(Version { major: 8, minor: 7 }, Vec::new(), Some(64)),
-            body: Vec::new(),
-            labels: 0,
-        };
-        let r = b.r("%r0");
-        b.e(Opcode::Add, Vec::new(), vec![r.clone(), r, Operand::Int(1)]);
+        lower_into(|b| {
+            let r = b.r("%r0");
+            b.e(Opcode::Add, Vec::new(), vec![r.clone(), r, Operand::Int(1)]);
+        });
+    }
+
+    /// So does an instruction naming a register the function does not declare.
+    #[test]
+    #[should_panic(expected = "the builder refuses: `%r8` is not declared")]
+    fn an_undeclared_register_panics() {
+        lower_into(|b| {
+            let (r0, r8) = (b.r("%r0"), b.r("%r8"));
+            b.e(Opcode::Mov, vec![super::emit::t(Type::U32)], vec![r8, r0]);
+        });
     }
 }

@@ -3,59 +3,44 @@
 
 use super::emit::*;
 use crate::model::*;
-use ptx_ir_core::{Flag, Modifier, Op as MOp, Opcode, Operand, Type};
+use ptx_ir_core::{Flag, Modifier, Op, Opcode, Operand, Type};
 
 /// The opcode and qualifiers of a warp instruction; its operands in `cx` (the lowering of
 /// [`super::flow::inst`] dispatches here by operation).
 pub(super) fn lower(b: &mut B, i: &Inst, cx: &mut Parts) -> (Opcode, Vec<Modifier>) {
     use Opcode::*;
     match i.op {
-        Op::Shfl { mode, c } => {
+        Operation::Shfl { mode, c } => {
             cx.srcs.push(Operand::Int(c as i64));
             cx.srcs.push(mask_reg(b, cx.depth));
-            (
-                Shfl,
-                vec![
-                    f(Flag::Sync),
-                    f(match mode {
-                        ShflMode::Up => Flag::Up,
-                        ShflMode::Down => Flag::Down,
-                        ShflMode::Bfly => Flag::Bfly,
-                        ShflMode::Idx => Flag::Idx,
-                    }),
-                    t(Type::B32),
-                ],
-            )
+            (Shfl, vec![f(Flag::Sync), f(mode), t(Type::B32)])
         }
-        Op::Vote { mode, .. } => {
+        Operation::Vote { mode, .. } => {
             cx.srcs.push(mask_reg(b, cx.depth));
-            let (fl, ty) = match mode {
-                VoteMode::All => (Flag::All, Type::Pred),
-                VoteMode::Any => (Flag::Any, Type::Pred),
-                VoteMode::Uni => (Flag::Uni, Type::Pred),
-                VoteMode::Ballot => (Flag::Ballot, Type::B32),
+            let ty = if mode == Flag::Ballot {
+                Type::B32
+            } else {
+                Type::Pred
             };
-            (Vote, vec![f(Flag::Sync), f(fl), t(ty)])
+            (Vote, vec![f(Flag::Sync), f(mode), t(ty)])
         }
-        Op::Redux { op, signed } => {
+        Operation::Redux { op, signed } => {
             cx.srcs.push(mask_reg(b, cx.depth));
-            let (o, ty) = match op {
-                ReduxOp::Add => (MOp::Add, if signed { Type::S32 } else { Type::U32 }),
-                ReduxOp::Min => (MOp::Min, if signed { Type::S32 } else { Type::U32 }),
-                ReduxOp::Max => (MOp::Max, if signed { Type::S32 } else { Type::U32 }),
-                ReduxOp::And => (MOp::And, Type::B32),
-                ReduxOp::Or => (MOp::Or, Type::B32),
-                ReduxOp::Xor => (MOp::Xor, Type::B32),
+            // The bitwise operations are untyped; the arithmetic ones signed or unsigned.
+            let ty = match op {
+                Op::And | Op::Or | Op::Xor => Type::B32,
+                _ if signed => Type::S32,
+                _ => Type::U32,
             };
-            (Redux, vec![f(Flag::Sync), Modifier::Op(o), t(ty)])
+            (Redux, vec![f(Flag::Sync), Modifier::Op(op), t(ty)])
         }
-        Op::Activemask => (Activemask, vec![t(Type::B32)]),
-        Op::WarpSync => {
+        Operation::Activemask => (Activemask, vec![t(Type::B32)]),
+        Operation::WarpSync => {
             let m = mask_reg(b, cx.depth);
             b.e(BarWarpSync, vec![], vec![m]);
             (Mov, vec![t(Type::B32)])
         }
-        Op::Match { all, wide } => {
+        Operation::Match { all, wide } => {
             cx.srcs.push(mask_reg(b, cx.depth));
             (
                 Match,

@@ -8,11 +8,11 @@
 //! | module | holds |
 //! | --- | --- |
 //! | [`reg`] | register classes, registers, source operands, bit helpers |
-//! | [`types`] | the qualifiers of operations (types, roundings, modes) |
-//! | [`op`] | [`Op`], the semantic operation of an instruction |
+//! | [`types`] | the qualifiers of operations: the model's own types and the IR vocabulary the generator draws from |
+//! | [`op`] | [`Operation`], the semantic operation of an instruction |
 //! | [`sig`] | operand classes of each operation, resources it uses |
 //! | [`contract`] | the operations ptxas contracts and folds |
-//! | [`program`] | instructions, structured nodes, device functions, [`Program`], [`Family`] |
+//! | [`program`] | instructions, structured nodes, device functions, [`Program`], [`SimtFamily`] |
 //! | [`layout`] | the input buffer and the shared array's layout |
 
 pub mod contract;
@@ -23,8 +23,8 @@ pub mod reg;
 pub mod sig;
 pub mod types;
 
-pub use contract::{add_of, mul_of, neg_of, Fty};
-pub use op::Op;
+pub use contract::{add_of, mul_of, neg_of, sign_bits};
+pub use op::Operation;
 pub use program::*;
 pub use reg::*;
 pub use sig::*;

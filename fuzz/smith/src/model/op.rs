@@ -1,13 +1,14 @@
-//! [`Op`]: the semantic operation of a generated instruction, with its qualifiers. The
+//! [`Operation`]: the semantic operation of a generated instruction, with its qualifiers. The
 //! lowering ([`crate::lower`]) spells it as PTX; the reference semantics (`ptx-ir-refsem`)
 //! evaluates it.
 
 use super::reg::Class;
 use super::types::*;
+use ptx_ir_core::{Flag, Op, Rounding, Scope, Sem, Type};
 
 /// The semantic operation of a generated instruction, with its modifiers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Op {
+pub enum Operation {
     // ---------------------------------------------------------------- integer
     /// `add.T`
     Add(It),
@@ -97,7 +98,7 @@ pub enum Op {
         sb: bool,
     },
     /// `prmt.b32{.mode}`
-    Prmt(PrmtMode),
+    Prmt(Option<Flag>),
     /// `bmsk.(clamp|wrap).b32 d, a, b`
     Bmsk {
         /// `.clamp`
@@ -170,7 +171,7 @@ pub enum Op {
         /// Operand type.
         t: CmpT,
         /// Boolean combination with a third predicate operand.
-        bop: Option<Bop>,
+        bop: Option<Op>,
         /// `.ftz` (f32)
         ftz: bool,
     },
@@ -181,9 +182,9 @@ pub enum Op {
         /// Operand type.
         t: CmpT,
         /// Destination type.
-        d: SetD,
+        d: Type,
         /// Boolean combination.
-        bop: Option<Bop>,
+        bop: Option<Op>,
         /// `.ftz` (f32)
         ftz: bool,
     },
@@ -197,9 +198,9 @@ pub enum Op {
         /// The operation.
         op: Fop,
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// Rounding (required for `div`).
-        rnd: Option<Rnd>,
+        rnd: Option<Rounding>,
         /// `.ftz` (f32)
         ftz: bool,
         /// `.sat` (f32)
@@ -208,9 +209,9 @@ pub enum Op {
     /// `fma.RND` / `mad.RND`
     Fma {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// Rounding.
-        rnd: Rnd,
+        rnd: Rounding,
         /// `.ftz` (f32)
         ftz: bool,
         /// `.sat` (f32)
@@ -221,39 +222,39 @@ pub enum Op {
     /// `rcp.RND`
     Rcp {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// Rounding.
-        rnd: Rnd,
+        rnd: Rounding,
         /// `.ftz` (f32)
         ftz: bool,
     },
     /// `sqrt.RND`
     Sqrt {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// Rounding.
-        rnd: Rnd,
+        rnd: Rounding,
         /// `.ftz` (f32)
         ftz: bool,
     },
     /// `abs{.ftz}`
     Fabs {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// `.ftz` (f32)
         ftz: bool,
     },
     /// `neg{.ftz}`
     Fneg {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// `.ftz` (f32)
         ftz: bool,
     },
     /// `min`/`max` on floats
     Fminmax {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// `max`
         max: bool,
         /// `.ftz` (f32)
@@ -264,11 +265,11 @@ pub enum Op {
         xorsign: bool,
     },
     /// `copysign.T d, a, b`: `b` with the sign of `a`
-    Copysign(Ft),
+    Copysign(Type),
     /// `testp.CLASS.T`
     Testp {
         /// The format.
-        ft: Ft,
+        ft: Type,
         /// 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal, 5 subnormal
         class: u8,
     },
@@ -285,7 +286,7 @@ pub enum Op {
         /// The operation (not `Div`).
         op: Fop,
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// `.rn` written out (the only rounding).
@@ -298,7 +299,7 @@ pub enum Op {
     /// `fma.rn{.ftz}{.sat|.relu}.f16{x2}`, `fma.rn{.relu}.bf16{x2}`
     Hfma {
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// `.ftz` (f16)
@@ -313,7 +314,7 @@ pub enum Op {
         /// `abs`
         abs: bool,
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// `.ftz` (f16)
@@ -322,7 +323,7 @@ pub enum Op {
     /// `min`/`max{.ftz}{.NaN}{.xorsign.abs}` on halves
     Hminmax {
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// `max`
@@ -339,20 +340,20 @@ pub enum Op {
         /// The comparison (a float one).
         cmp: ptx_ir_core::Cmp,
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// `.ftz` (f16)
         ftz: bool,
         /// Boolean combination with a predicate operand.
-        bop: Option<Bop>,
+        bop: Option<Op>,
     },
     /// `cvt.RND{.ftz}{.sat}.(f16|bf16).f32` or `cvt.(rn|rz){.relu}{.satfinite}.(f16|bf16).f32`
     CvtToHalf {
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Rounding (`.rn`/`.rz` with `.relu`/`.satfinite`).
-        rnd: Rnd,
+        rnd: Rounding,
         /// `.ftz`
         ftz: bool,
         /// `.sat` (f16)
@@ -368,13 +369,13 @@ pub enum Op {
     /// `.f16`, `.f32` and `.f64` destinations).
     CvtHalfX {
         /// The half format.
-        hf: Hf,
+        hf: Type,
         /// The other type.
         peer: HPeer,
         /// Converts to the half (rather than from it).
         to_half: bool,
         /// Rounding (required except when widening to f64).
-        rnd: Option<CvtRnd>,
+        rnd: Option<Rounding>,
         /// `.sat`
         sat: bool,
     },
@@ -384,7 +385,7 @@ pub enum Op {
         /// The comparison (a float one).
         cmp: ptx_ir_core::Cmp,
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// Packed pair.
         x2: bool,
         /// Destination type.
@@ -392,19 +393,19 @@ pub enum Op {
         /// `.ftz` (f16)
         ftz: bool,
         /// Boolean combination with a predicate operand.
-        bop: Option<Bop>,
+        bop: Option<Op>,
     },
     /// `cvt{.ftz}.f32.(f16|bf16)`
     CvtFromHalf {
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// `.ftz`
         ftz: bool,
     },
     /// `cvt.(rn|rz){.relu}{.satfinite}.(f16x2|bf16x2).f32 d, a, b` (`a` to the upper half)
     CvtPack {
         /// The format.
-        hf: Hf,
+        hf: Type,
         /// `.rz` rather than `.rn`
         rz: bool,
         /// `.relu`
@@ -482,11 +483,11 @@ pub enum Op {
     /// `atom`/`red` on shared or global memory
     Atom {
         /// The operation.
-        op: AtomOp,
+        op: Op,
         /// The type.
         t: AtomT,
         /// The address.
-        target: Target,
+        target: AtomTarget,
         /// `red` (no returned value) rather than `atom`.
         red: bool,
         /// Memory-ordering semantics.
@@ -504,7 +505,7 @@ pub enum Op {
         /// Source type.
         s: CvtT,
         /// Rounding.
-        rnd: Option<CvtRnd>,
+        rnd: Option<Rounding>,
         /// `.ftz`
         ftz: bool,
         /// `.sat`
@@ -516,19 +517,19 @@ pub enum Op {
     /// `shfl.sync.MODE.b32 d{|p}, a, b, c, membermask` with `c` an immediate
     Shfl {
         /// Mode.
-        mode: ShflMode,
+        mode: Flag,
         /// The `c` operand (clamp and segment mask).
         c: u32,
     },
     /// `vote.sync.MODE d, {!}a, membermask` (the negation is [`crate::model::Inst::neg_pred`])
     Vote {
         /// Mode.
-        mode: VoteMode,
+        mode: Flag,
     },
     /// `redux.sync.OP.T d, a, membermask`
     Redux {
         /// Operation.
-        op: ReduxOp,
+        op: Op,
         /// `.s32` (add/min/max)
         signed: bool,
     },
@@ -546,7 +547,7 @@ pub enum Op {
     // ---------------------------------------------------------------- hints and no-ops
     /// `cvt.pack.sat.T.s32 d, a, b` (16-bit `T`) or `cvt.pack.sat.T.s32.b32 d, a, b, c`
     /// (narrower `T`, `c` shifted in above the pair).
-    PackSat(PackT),
+    PackSat(Type),
     /// A load of `vec` consecutive entries of the input pool of `class`, from entry `slot` (a
     /// multiple of `vec`): the same address in every thread, of data nothing writes.
     LdIn {

@@ -1,20 +1,20 @@
 //! The structured program: instructions ([`Inst`]), nodes of the structured body ([`Node`]:
 //! branches, switches, loops, CTA barriers), device functions ([`Func`]) and the whole
 //! generated test ([`Program`]) with its input pools, stored registers and launch shape; and
-//! the instruction families ([`Family`]) a swarm configuration turns on and off.
+//! the instruction families ([`SimtFamily`]) a swarm configuration turns on and off.
 //!
 //! Registers come in classes ([`Class`]); every register is initialised from the input pool
 //! before the body runs, so no instruction reads an undefined value. Control flow is structured
 //! ([`Node::If`], [`Node::Loop`]) so that the set of lanes executing each region is known
 //! statically; warp-synchronous instructions name exactly that set as their membermask.
 
-use super::op::Op;
+use super::op::Operation;
 use super::reg::{Class, Reg, Src};
 use super::sig::{is_generic, is_mem};
 
 /// Instruction families (the unit of swarm configuration and of the README table).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Family {
+pub enum SimtFamily {
     /// Integer arithmetic.
     Int,
     /// Bit manipulation.
@@ -54,24 +54,24 @@ pub enum Family {
     Hint,
 }
 
-impl Family {
+impl SimtFamily {
     /// Every family.
-    pub const ALL: [Family; 15] = [
-        Family::Int,
-        Family::Bits,
-        Family::Logic,
-        Family::Cmp,
-        Family::Float,
-        Family::Approx,
-        Family::Cvt,
-        Family::Warp,
-        Family::Carry,
-        Family::Half,
-        Family::Mem,
-        Family::Call,
-        Family::Generic,
-        Family::Barrier,
-        Family::Hint,
+    pub const ALL: [SimtFamily; 15] = [
+        SimtFamily::Int,
+        SimtFamily::Bits,
+        SimtFamily::Logic,
+        SimtFamily::Cmp,
+        SimtFamily::Float,
+        SimtFamily::Approx,
+        SimtFamily::Cvt,
+        SimtFamily::Warp,
+        SimtFamily::Carry,
+        SimtFamily::Half,
+        SimtFamily::Mem,
+        SimtFamily::Call,
+        SimtFamily::Generic,
+        SimtFamily::Barrier,
+        SimtFamily::Hint,
     ];
 }
 
@@ -81,7 +81,7 @@ pub struct Inst {
     /// `@p` / `@!p`: predicate register and negation.
     pub guard: Option<(u8, bool)>,
     /// The operation.
-    pub op: Op,
+    pub op: Operation,
     /// The destination.
     pub dst: Reg,
     /// A second destination (`p|q` of `setp`, `d|p` of `shfl`/`match`).
@@ -369,9 +369,9 @@ impl Program {
             }));
         }
         for i in self.insts() {
-            if let Op::St { vec, class, .. } | Op::Ld { vec, class, .. } = i.op {
+            if let Operation::St { vec, class, .. } | Operation::Ld { vec, class, .. } = i.op {
                 let first = match (i.op, i.srcs.first()) {
-                    (Op::St { .. }, Some(Src::Reg(r))) => r.idx,
+                    (Operation::St { .. }, Some(Src::Reg(r))) => r.idx,
                     _ => i.dst.idx,
                 };
                 out.extend((0..vec).map(|k| Reg {

@@ -1,7 +1,7 @@
 //! What the lowering and the reference need to know about an operation besides its
 //! semantics: its operand classes ([`signature`]) and which module-level resources it uses.
 
-use super::op::Op;
+use super::op::Operation;
 use super::reg::Class;
 use super::types::*;
 
@@ -30,59 +30,64 @@ fn sig(dst: Class, srcs: &[Class]) -> Sig {
 }
 
 /// The operand classes of `op`.
-pub fn signature(op: &Op) -> Sig {
+pub fn signature(op: &Operation) -> Sig {
     use Class::*;
     let ic = |t: &It| Class::int(t.bits);
     match op {
-        Op::Add(t) | Op::Sub(t) | Op::MulLo(t) | Op::MulHi(t) | Op::Div(t) | Op::Rem(t) => {
+        Operation::Add(t)
+        | Operation::Sub(t)
+        | Operation::MulLo(t)
+        | Operation::MulHi(t)
+        | Operation::Div(t)
+        | Operation::Rem(t) => {
             let c = ic(t);
             let mut s = sig(c, &[c, c]);
-            if matches!(op, Op::Div(_) | Op::Rem(_)) {
+            if matches!(op, Operation::Div(_) | Operation::Rem(_)) {
                 // The guard sequence compares the divisor: keep it a register.
                 s.no_imm = vec![1];
             }
             s
         }
-        Op::Min(t) | Op::Max(t) => sig(ic(t), &[ic(t), ic(t)]),
-        Op::AddSat(_) => sig(R, &[R, R]),
-        Op::Relu { .. } => sig(R, &[R, R]),
-        Op::MulWide(t) => {
+        Operation::Min(t) | Operation::Max(t) => sig(ic(t), &[ic(t), ic(t)]),
+        Operation::AddSat(_) => sig(R, &[R, R]),
+        Operation::Relu { .. } => sig(R, &[R, R]),
+        Operation::MulWide(t) => {
             let c = ic(t);
             sig(Class::int(t.bits * 2), &[c, c])
         }
-        Op::MadLo(t) | Op::MadHi(t) | Op::Sad(t) => {
+        Operation::MadLo(t) | Operation::MadHi(t) | Operation::Sad(t) => {
             let c = ic(t);
             sig(c, &[c, c, c])
         }
-        Op::MadWide(t) => {
+        Operation::MadWide(t) => {
             let c = ic(t);
             let w = Class::int(t.bits * 2);
             sig(w, &[c, c, w])
         }
-        Op::MadHiSat => sig(R, &[R, R, R]),
-        Op::Mul24 { .. } => sig(R, &[R, R]),
-        Op::Mad24 { .. } => sig(R, &[R, R, R]),
-        Op::Abs(t) | Op::Neg(t) => sig(ic(t), &[ic(t)]),
-        Op::Popc(w) | Op::Clz(w) => sig(R, &[Class::int(*w)]),
-        Op::Brev(w) => sig(Class::int(*w), &[Class::int(*w)]),
-        Op::Bfind { t, .. } => sig(R, &[ic(t)]),
-        Op::Bfe(t) => sig(ic(t), &[ic(t), R, R]),
-        Op::Bfi(w) => {
+        Operation::MadHiSat => sig(R, &[R, R, R]),
+        Operation::Mul24 { .. } => sig(R, &[R, R]),
+        Operation::Mad24 { .. } => sig(R, &[R, R, R]),
+        Operation::Abs(t) | Operation::Neg(t) => sig(ic(t), &[ic(t)]),
+        Operation::Popc(w) | Operation::Clz(w) => sig(R, &[Class::int(*w)]),
+        Operation::Brev(w) => sig(Class::int(*w), &[Class::int(*w)]),
+        Operation::Bfind { t, .. } => sig(R, &[ic(t)]),
+        Operation::Bfe(t) => sig(ic(t), &[ic(t), R, R]),
+        Operation::Bfi(w) => {
             let c = Class::int(*w);
             sig(c, &[c, c, R, R])
         }
-        Op::Dp4a { .. } | Op::Dp2a { .. } => sig(R, &[R, R, R]),
-        Op::Prmt(_) | Op::Fns => sig(R, &[R, R, R]),
-        Op::Bmsk { .. } | Op::Szext { .. } => sig(R, &[R, R]),
-        Op::AddCc { t, .. } => sig(ic(t), &[ic(t), ic(t)]),
-        Op::MadCc { t, .. } => sig(ic(t), &[ic(t), ic(t), ic(t)]),
-        Op::And(c) | Op::Or(c) | Op::Xor(c) => sig(*c, &[*c, *c]),
-        Op::Not(c) | Op::Cnot(c) => sig(*c, &[*c]),
-        Op::Lop3(_) => sig(R, &[R, R, R]),
-        Op::Shf { .. } => sig(R, &[R, R, R]),
-        Op::Shl(c) => sig(*c, &[*c, R]),
-        Op::Shr(t) => sig(ic(t), &[ic(t), R]),
-        Op::Setp { t, bop, .. } => {
+        Operation::Dp4a { .. } | Operation::Dp2a { .. } => sig(R, &[R, R, R]),
+        Operation::Prmt(_) | Operation::Fns => sig(R, &[R, R, R]),
+        Operation::Bmsk { .. } | Operation::Szext { .. } => sig(R, &[R, R]),
+        Operation::AddCc { t, .. } => sig(ic(t), &[ic(t), ic(t)]),
+        Operation::MadCc { t, .. } => sig(ic(t), &[ic(t), ic(t), ic(t)]),
+        Operation::And(c) | Operation::Or(c) | Operation::Xor(c) => sig(*c, &[*c, *c]),
+        Operation::Not(c) | Operation::Cnot(c) => sig(*c, &[*c]),
+        Operation::Lop3(_) => sig(R, &[R, R, R]),
+        Operation::Shf { .. } => sig(R, &[R, R, R]),
+        Operation::Shl(c) => sig(*c, &[*c, R]),
+        Operation::Shr(t) => sig(ic(t), &[ic(t), R]),
+        Operation::Setp { t, bop, .. } => {
             let c = cmp_class(t);
             let mut s = sig(P, &[c, c]);
             s.dst2 = Some(P);
@@ -92,9 +97,9 @@ pub fn signature(op: &Op) -> Sig {
             }
             s
         }
-        Op::Set { t, d, bop, .. } => {
+        Operation::Set { t, d, bop, .. } => {
             let c = cmp_class(t);
-            let dc = if *d == SetD::F32 { F } else { R };
+            let dc = if *d == ptx_ir_core::Type::F32 { F } else { R };
             let mut s = sig(dc, &[c, c]);
             if bop.is_some() {
                 s.srcs.push(P);
@@ -102,24 +107,30 @@ pub fn signature(op: &Op) -> Sig {
             }
             s
         }
-        Op::Selp(c) => sig(*c, &[*c, *c, P]),
-        Op::Slct(c) => sig(*c, &[*c, *c, R]),
-        Op::Fbin { ft, .. } => sig(ft.class(), &[ft.class(), ft.class()]),
-        Op::Fma { ft, .. } => sig(ft.class(), &[ft.class(), ft.class(), ft.class()]),
-        Op::Rcp { ft, .. } | Op::Sqrt { ft, .. } | Op::Fabs { ft, .. } | Op::Fneg { ft, .. } => {
-            sig(ft.class(), &[ft.class()])
+        Operation::Selp(c) => sig(*c, &[*c, *c, P]),
+        Operation::Slct(c) => sig(*c, &[*c, *c, R]),
+        Operation::Fbin { ft, .. } => sig(float_class(*ft), &[float_class(*ft), float_class(*ft)]),
+        Operation::Fma { ft, .. } => sig(
+            float_class(*ft),
+            &[float_class(*ft), float_class(*ft), float_class(*ft)],
+        ),
+        Operation::Rcp { ft, .. }
+        | Operation::Sqrt { ft, .. }
+        | Operation::Fabs { ft, .. }
+        | Operation::Fneg { ft, .. } => sig(float_class(*ft), &[float_class(*ft)]),
+        Operation::Fminmax { ft, .. } | Operation::Copysign(ft) => {
+            sig(float_class(*ft), &[float_class(*ft), float_class(*ft)])
         }
-        Op::Fminmax { ft, .. } | Op::Copysign(ft) => sig(ft.class(), &[ft.class(), ft.class()]),
-        Op::Testp { ft, .. } => sig(P, &[ft.class()]),
-        Op::Approx { kind, .. } => match kind {
+        Operation::Testp { ft, .. } => sig(P, &[float_class(*ft)]),
+        Operation::Approx { kind, .. } => match kind {
             Approx::Div | Approx::DivFull => sig(F, &[F, F]),
             _ => sig(F, &[F]),
         },
-        Op::Cvt { d, s, .. } => sig(d.class(), &[s.class()]),
-        Op::Hbin { x2, .. } | Op::Hminmax { x2, .. } => half_sig(*x2, 2),
-        Op::Hfma { x2, .. } => half_sig(*x2, 3),
-        Op::Hsign { x2, .. } => half_sig(*x2, 1),
-        Op::Hsetp { x2, bop, .. } => {
+        Operation::Cvt { d, s, .. } => sig(d.class(), &[s.class()]),
+        Operation::Hbin { x2, .. } | Operation::Hminmax { x2, .. } => half_sig(*x2, 2),
+        Operation::Hfma { x2, .. } => half_sig(*x2, 3),
+        Operation::Hsign { x2, .. } => half_sig(*x2, 1),
+        Operation::Hsetp { x2, bop, .. } => {
             let mut s = half_sig(*x2, 2);
             s.dst = P;
             if bop.is_some() {
@@ -128,8 +139,8 @@ pub fn signature(op: &Op) -> Sig {
             }
             s
         }
-        Op::CvtToHalf { .. } => sig(H, &[F]),
-        Op::CvtHalfX { peer, to_half, .. } => {
+        Operation::CvtToHalf { .. } => sig(H, &[F]),
+        Operation::CvtHalfX { peer, to_half, .. } => {
             let pc = match peer {
                 HPeer::Int(b, _) => Class::int(*b),
                 HPeer::F64 => Fd,
@@ -148,7 +159,7 @@ pub fn signature(op: &Op) -> Sig {
                 s
             }
         }
-        Op::Hset { x2, d, bop, .. } => {
+        Operation::Hset { x2, d, bop, .. } => {
             let mut s = half_sig(*x2, 2);
             s.dst = match d {
                 HSetD::U32 | HSetD::S32 => R,
@@ -161,30 +172,30 @@ pub fn signature(op: &Op) -> Sig {
             }
             s
         }
-        Op::CvtFromHalf { .. } => {
+        Operation::CvtFromHalf { .. } => {
             let mut s = sig(F, &[H]);
             s.no_imm = vec![0];
             s
         }
-        Op::CvtPack { .. } => sig(R, &[F, F]),
-        Op::Ld { class, .. } => sig(*class, &[]),
-        Op::Isspacep { .. } => sig(P, &[]),
-        Op::CvtaRound { .. } => sig(D, &[D]),
-        Op::Call { n, params, ret, .. } => sig(*ret, &params[..*n as usize]),
-        Op::Rec { .. } => {
+        Operation::CvtPack { .. } => sig(R, &[F, F]),
+        Operation::Ld { class, .. } => sig(*class, &[]),
+        Operation::Isspacep { .. } => sig(P, &[]),
+        Operation::CvtaRound { .. } => sig(D, &[D]),
+        Operation::Call { n, params, ret, .. } => sig(*ret, &params[..*n as usize]),
+        Operation::Rec { .. } => {
             let mut s = sig(R, &[R, R]);
             s.no_imm = vec![1];
             s
         }
-        Op::St { class, .. } => {
+        Operation::St { class, .. } => {
             // Vector sources are consecutive registers: the first is a register.
             let mut s = sig(*class, &[*class]);
             s.no_imm = vec![0];
             s
         }
-        Op::Atom { op, t, .. } => {
+        Operation::Atom { op, t, .. } => {
             let c = t.class();
-            let mut s = if *op == AtomOp::Cas {
+            let mut s = if *op == ptx_ir_core::Op::Cas {
                 sig(c, &[c, c])
             } else {
                 sig(c, &[c])
@@ -196,38 +207,42 @@ pub fn signature(op: &Op) -> Sig {
             }
             s
         }
-        Op::Mov(c) => sig(*c, &[*c]),
-        Op::Shfl { .. } => {
+        Operation::Mov(c) => sig(*c, &[*c]),
+        Operation::Shfl { .. } => {
             let mut s = sig(R, &[R, R]);
             s.dst2 = Some(P);
             s.no_imm = vec![0];
             s
         }
-        Op::Vote { mode, .. } => {
-            let d = if *mode == VoteMode::Ballot { R } else { P };
+        Operation::Vote { mode, .. } => {
+            let d = if *mode == ptx_ir_core::Flag::Ballot {
+                R
+            } else {
+                P
+            };
             let mut s = sig(d, &[P]);
             s.pred_src = true;
             s
         }
-        Op::Redux { .. } => {
+        Operation::Redux { .. } => {
             let mut s = sig(R, &[R]);
             s.no_imm = vec![0];
             s
         }
-        Op::Activemask => sig(R, &[]),
-        Op::PackSat(t) => {
-            let mut s = if t.with_c() {
+        Operation::Activemask => sig(R, &[]),
+        Operation::PackSat(t) => {
+            let mut s = if pack_takes_c(*t) {
                 sig(R, &[R, R, R])
             } else {
                 sig(R, &[R, R])
             };
             // `c` is `.b32` while `a` and `b` are `.s32`: immediates of one signedness only.
-            s.no_imm = if t.with_c() { vec![2] } else { vec![] };
+            s.no_imm = if pack_takes_c(*t) { vec![2] } else { vec![] };
             s
         }
-        Op::LdIn { class, .. } => sig(*class, &[]),
-        Op::Hint(_) | Op::Alloca { .. } | Op::WarpSync => sig(R, &[R]),
-        Op::Match { wide, all } => {
+        Operation::LdIn { class, .. } => sig(*class, &[]),
+        Operation::Hint(_) | Operation::Alloca { .. } | Operation::WarpSync => sig(R, &[R]),
+        Operation::Match { wide, all } => {
             let mut s = sig(R, &[if *wide { D } else { R }]);
             // Only `match.all` has the `d|p` form.
             s.dst2 = all.then_some(P);
@@ -250,22 +265,22 @@ fn cmp_class(t: &CmpT) -> Class {
     match t {
         CmpT::Int(it) => Class::int(it.bits),
         CmpT::Bits(b) => Class::int(*b),
-        CmpT::F(f) => f.class(),
+        CmpT::F(f) => float_class(*f),
     }
 }
 
 /// Whether `op` makes a generic address from the memory prologue's registers (`isspacep`,
 /// `cvta`), so that the kernel needs the prologue.
-pub fn is_generic(op: &Op) -> bool {
-    matches!(op, Op::Isspacep { .. } | Op::CvtaRound { .. })
+pub fn is_generic(op: &Operation) -> bool {
+    matches!(op, Operation::Isspacep { .. } | Operation::CvtaRound { .. })
 }
 
 /// Whether `op` uses the module's `.const` array.
-pub fn uses_const(op: &Op) -> bool {
+pub fn uses_const(op: &Operation) -> bool {
     matches!(
         op,
-        Op::CvtaRound { space: Win::Const }
-            | Op::Isspacep {
+        Operation::CvtaRound { space: Win::Const }
+            | Operation::Isspacep {
                 ptr: Win::Const,
                 ..
             }
@@ -273,27 +288,30 @@ pub fn uses_const(op: &Op) -> bool {
 }
 
 /// Whether `op` uses the module's `.global` array `dsc` (the target of `discard`).
-pub fn uses_discard(op: &Op) -> bool {
-    matches!(op, Op::Hint(HintOp::Discard))
+pub fn uses_discard(op: &Operation) -> bool {
+    matches!(op, Operation::Hint(HintOp::Discard))
 }
 
 /// Whether `op` is a `setmaxnreg` (the kernel is then for `sm_90a`, with 128 threads).
-pub fn is_setmaxnreg(op: &Op) -> bool {
-    matches!(op, Op::Hint(HintOp::Setmaxnreg { .. }))
+pub fn is_setmaxnreg(op: &Operation) -> bool {
+    matches!(op, Operation::Hint(HintOp::Setmaxnreg { .. }))
 }
 
 /// Whether `op` uses the kernel's `.local` array.
-pub fn uses_local(op: &Op) -> bool {
+pub fn uses_local(op: &Operation) -> bool {
     matches!(
         op,
-        Op::Isspacep {
+        Operation::Isspacep {
             ptr: Win::Local,
             ..
-        } | Op::CvtaRound { space: Win::Local }
+        } | Operation::CvtaRound { space: Win::Local }
     )
 }
 
 /// Whether `op` accesses memory (a load, store or atomic of the shared-slot protocol).
-pub fn is_mem(op: &Op) -> bool {
-    matches!(op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. })
+pub fn is_mem(op: &Operation) -> bool {
+    matches!(
+        op,
+        Operation::Ld { .. } | Operation::St { .. } | Operation::Atom { .. }
+    )
 }

@@ -1,8 +1,108 @@
-//! The qualifiers of the generated operations: integer and float types, roundings, comparison
-//! and conversion types, atomic operations and their memory semantics, address kinds, and the
-//! modes of the warp, bit and hint instructions ([`super::Op`] carries them).
+//! The qualifiers of the generated operations ([`super::Operation`] carries them).
+//!
+//! Where a qualifier is a member of the IR's vocabulary (`ptx_ir_core::vocab`: roundings,
+//! memory semantics and scopes, boolean, atomic and reduction operations, warp and `prmt`
+//! modes, float, half-precision and destination types), the operation holds the IR value
+//! itself, and this module lists the members the generator draws as constants in draw order
+//! ([`ROUNDINGS`], [`BOOL_OPS`], [`ATOM_OPS`], ...): the same fuzzer bytes pick the same
+//! members, and the reference semantics knows what it must answer for. The types here are the
+//! model's own: integer, comparison, conversion and atomic operand types as the generator
+//! thinks of them, address kinds, state-space windows, hint forms.
 
 use super::reg::Class;
+use ptx_ir_core::{Flag, Op, Rounding, Scope, Sem, Type};
+
+/// The float roundings a swarm configuration may allow, in draw order (`cvt` to an integer,
+/// or between floats of one format, takes the integer rounding of the same direction:
+/// `.rni` for `.rn`, ...).
+pub const ROUNDINGS: [Rounding; 4] = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+
+/// The register class of the values of float format `t`: `%fd` for `.f64`, `%f` for `.f32`
+/// (the formats of the float family).
+pub fn float_class(t: Type) -> Class {
+    if t == Type::F64 {
+        Class::Fd
+    } else {
+        Class::F
+    }
+}
+
+/// The half-precision formats the generator draws, in draw order: scalars in `.b16`
+/// registers, pairs (`x2` in the operations) in `.b32` registers.
+pub const HALF_TYPES: [Type; 2] = [Type::F16, Type::Bf16];
+
+/// The destination types of `set` the generator draws, in draw order: all ones or zero
+/// (`.u32`, `.s32`), 1.0 or 0.0 (`.f32`).
+pub const SET_TYPES: [Type; 3] = [Type::U32, Type::S32, Type::F32];
+
+/// The destination types of the integer `cvt.pack.sat` the generator draws, in draw order:
+/// the 16-bit ones take two sources, the narrower ones a third, `c` ([`pack_takes_c`]).
+pub const PACK_TYPES: [Type; 8] = [
+    Type::U16,
+    Type::S16,
+    Type::U8,
+    Type::S8,
+    Type::U4,
+    Type::S4,
+    Type::U2,
+    Type::S2,
+];
+
+/// Whether `cvt.pack.sat` into `t` takes the third source `c` (the types narrower than 16
+/// bits).
+pub fn pack_takes_c(t: Type) -> bool {
+    t.bits() < 16
+}
+
+/// The boolean combinations of `setp`/`set` the generator draws (`.and`, `.or`, `.xor`), in
+/// draw order.
+pub const BOOL_OPS: [Op; 3] = [Op::And, Op::Or, Op::Xor];
+
+/// The `atom` operations the generator draws on a thread's own address, in draw order.
+pub const ATOM_OPS: [Op; 10] = [
+    Op::Add,
+    Op::Min,
+    Op::Max,
+    Op::And,
+    Op::Or,
+    Op::Xor,
+    Op::Inc,
+    Op::Dec,
+    Op::Exch,
+    Op::Cas,
+];
+
+/// The memory-ordering semantics the generator draws for `atom` (`red` takes the first and
+/// third only: [`RED_SEMS`]); on the generator's race-free accesses they change no result.
+pub const ATOM_SEMS: [Sem; 4] = [Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel];
+
+/// The memory-ordering semantics the generator draws for `red`.
+pub const RED_SEMS: [Sem; 2] = [Sem::Relaxed, Sem::Release];
+
+/// The memory scopes the generator draws for `atom`/`red`.
+pub const ATOM_SCOPES: [Scope; 4] = [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys];
+
+/// The `prmt` modes the generator draws, in draw order (`None`: the default mode, four 4-bit
+/// selectors).
+pub const PRMT_MODES: [Option<Flag>; 7] = [
+    None,
+    Some(Flag::F4e),
+    Some(Flag::B4e),
+    Some(Flag::Rc8),
+    Some(Flag::Ecl),
+    Some(Flag::Ecr),
+    Some(Flag::Rc16),
+];
+
+/// The `shfl.sync` modes the generator draws, in draw order.
+pub const SHFL_MODES: [Flag; 4] = [Flag::Up, Flag::Down, Flag::Bfly, Flag::Idx];
+
+/// The `vote.sync` modes the generator draws, in draw order (`.ballot` writes a `.b32`
+/// register, the others a predicate).
+pub const VOTE_MODES: [Flag; 4] = [Flag::All, Flag::Any, Flag::Uni, Flag::Ballot];
+
+/// The `redux.sync` operations the generator draws, in draw order.
+pub const REDUX_OPS: [Op; 6] = [Op::Add, Op::Min, Op::Max, Op::And, Op::Or, Op::Xor];
 
 /// An integer type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -11,38 +111,6 @@ pub struct It {
     pub bits: u8,
     /// `.s` rather than `.u`.
     pub signed: bool,
-}
-
-/// A float format.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Ft {
-    /// `.f32`
-    F32,
-    /// `.f64`
-    F64,
-}
-
-impl Ft {
-    /// The register class.
-    pub fn class(self) -> Class {
-        match self {
-            Ft::F32 => Class::F,
-            Ft::F64 => Class::Fd,
-        }
-    }
-}
-
-/// IEEE rounding modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Rnd {
-    /// `.rn`
-    Rn,
-    /// `.rz`
-    Rz,
-    /// `.rm`
-    Rm,
-    /// `.rp`
-    Rp,
 }
 
 /// Binary float operations.
@@ -66,29 +134,7 @@ pub enum CmpT {
     /// `.b16`/`.b32`/`.b64` (only `eq`/`ne`)
     Bits(u8),
     /// `.f32`/`.f64`
-    F(Ft),
-}
-
-/// Boolean combination of `setp`/`set`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Bop {
-    /// `.and`
-    And,
-    /// `.or`
-    Or,
-    /// `.xor`
-    Xor,
-}
-
-/// Destination types of `set`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SetD {
-    /// `.u32`: all ones or zero
-    U32,
-    /// `.s32`: all ones or zero
-    S32,
-    /// `.f32`: 1.0 or 0.0
-    F32,
+    F(Type),
 }
 
 /// `cvt` operand types.
@@ -97,7 +143,7 @@ pub enum CvtT {
     /// An integer of 8, 16, 32 or 64 bits.
     Int(u8, bool),
     /// A float.
-    F(Ft),
+    F(Type),
 }
 
 impl CvtT {
@@ -105,18 +151,9 @@ impl CvtT {
     pub fn class(self) -> Class {
         match self {
             CvtT::Int(b, _) => Class::int(b),
-            CvtT::F(f) => f.class(),
+            CvtT::F(f) => float_class(f),
         }
     }
-}
-
-/// `cvt` roundings.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum CvtRnd {
-    /// A float rounding (`.rn` ...).
-    F(Rnd),
-    /// An integer rounding (`.rni` ...), given by the corresponding float mode.
-    I(Rnd),
 }
 
 /// Approximate float operations (checked three ways only: no reference).
@@ -144,40 +181,6 @@ pub enum Approx {
     DivFull,
 }
 
-/// Half-precision formats (scalars in `.b16` registers, pairs in `.b32` registers).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Hf {
-    /// `.f16`
-    F16,
-    /// `.bf16`
-    Bf16,
-}
-
-/// `atom`/`red` operations.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum AtomOp {
-    /// `.add`
-    Add,
-    /// `.min`
-    Min,
-    /// `.max`
-    Max,
-    /// `.and`
-    And,
-    /// `.or`
-    Or,
-    /// `.xor`
-    Xor,
-    /// `.inc` (u32)
-    Inc,
-    /// `.dec` (u32)
-    Dec,
-    /// `.exch`
-    Exch,
-    /// `.cas`
-    Cas,
-}
-
 /// `atom`/`red` operand types.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum AtomT {
@@ -191,7 +194,7 @@ pub enum AtomT {
     F64,
     /// `.noftz.f16`/`.noftz.bf16`, or the packed pair (`add` only): scalars in `.b16`, pairs
     /// in `.b32` registers.
-    Half(Hf, bool),
+    Half(Type, bool),
 }
 
 impl AtomT {
@@ -216,36 +219,9 @@ impl AtomT {
     }
 }
 
-/// Memory-ordering semantics of `atom`/`red` (`.relaxed` ... `.acq_rel`); on the generator's
-/// race-free accesses they change no result.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Sem {
-    /// `.relaxed`
-    Relaxed,
-    /// `.acquire` (`atom` only)
-    Acquire,
-    /// `.release`
-    Release,
-    /// `.acq_rel` (`atom` only)
-    AcqRel,
-}
-
-/// Memory scopes of `atom`/`red`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// `.cta`
-    Cta,
-    /// `.cluster`
-    Cluster,
-    /// `.gpu`
-    Gpu,
-    /// `.sys`
-    Sys,
-}
-
 /// Where an atomic operation goes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Target {
+pub enum AtomTarget {
     /// The thread's own shared slot of buffer `buf`, at byte `off`: distinct per thread, so
     /// the returned value is deterministic.
     Own {
@@ -297,7 +273,7 @@ pub enum AddrKind {
     Generic,
 }
 
-/// The non-half type of [`crate::model::Op::CvtHalfX`].
+/// The non-half type of [`crate::model::Operation::CvtHalfX`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum HPeer {
     /// An integer of 8 (f16 only), 16, 32 or 64 bits, and its signedness.
@@ -336,123 +312,7 @@ pub enum Via {
     Targets,
 }
 
-/// `prmt` modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum PrmtMode {
-    /// No mode: four 4-bit selectors.
-    Default,
-    /// `.f4e`
-    F4e,
-    /// `.b4e`
-    B4e,
-    /// `.rc8`
-    Rc8,
-    /// `.ecl`
-    Ecl,
-    /// `.ecr`
-    Ecr,
-    /// `.rc16`
-    Rc16,
-}
-
-/// `shfl` modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ShflMode {
-    /// `.up`
-    Up,
-    /// `.down`
-    Down,
-    /// `.bfly`
-    Bfly,
-    /// `.idx`
-    Idx,
-}
-
-/// `vote` modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum VoteMode {
-    /// `.all.pred`
-    All,
-    /// `.any.pred`
-    Any,
-    /// `.uni.pred`
-    Uni,
-    /// `.ballot.b32`
-    Ballot,
-}
-
-/// `redux` operations.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ReduxOp {
-    /// `.add`
-    Add,
-    /// `.min`
-    Min,
-    /// `.max`
-    Max,
-    /// `.and`
-    And,
-    /// `.or`
-    Or,
-    /// `.xor`
-    Xor,
-}
-
-/// Destination formats of the integer `cvt.pack.sat`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum PackT {
-    /// `.u16` (two sources)
-    U16,
-    /// `.s16` (two sources)
-    S16,
-    /// `.u8` (with `c`)
-    U8,
-    /// `.s8` (with `c`)
-    S8,
-    /// `.u4` (with `c`)
-    U4,
-    /// `.s4` (with `c`)
-    S4,
-    /// `.u2` (with `c`)
-    U2,
-    /// `.s2` (with `c`)
-    S2,
-}
-
-impl PackT {
-    /// Every format.
-    pub const ALL: [PackT; 8] = [
-        PackT::U16,
-        PackT::S16,
-        PackT::U8,
-        PackT::S8,
-        PackT::U4,
-        PackT::S4,
-        PackT::U2,
-        PackT::S2,
-    ];
-
-    /// Width in bits and signedness.
-    pub fn format(self) -> (u32, bool) {
-        match self {
-            PackT::U16 => (16, false),
-            PackT::S16 => (16, true),
-            PackT::U8 => (8, false),
-            PackT::S8 => (8, true),
-            PackT::U4 => (4, false),
-            PackT::S4 => (4, true),
-            PackT::U2 => (2, false),
-            PackT::S2 => (2, true),
-        }
-    }
-
-    /// Whether the form takes the third source `c`.
-    pub fn with_c(self) -> bool {
-        self.format().0 < 16
-    }
-}
-
-/// How [`crate::model::Op::LdIn`] reads the input buffer.
+/// How [`crate::model::Operation::LdIn`] reads the input buffer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum LdHow {
     /// `ldu.global`
