@@ -39,9 +39,9 @@ pub fn launch_checks(f: &Func, block: [u32; 3], cluster: Option<[u32; 3]>) -> Re
         ));
     }
     let dims = cluster.or(f.req_cluster).unwrap_or([1, 1, 1]);
-    let n = dims.iter().map(|&d| d as u64).product::<u64>();
+    let n = volume(dims);
     if let Some(maxr) = f.max_cluster_rank {
-        if n > maxr as u64 {
+        if n > maxr as u128 {
             return Err(format!(
                 "cluster of {n} CTAs exceeds `{}`'s .maxclusterrank {maxr}",
                 f.name
@@ -62,8 +62,7 @@ pub fn launch_checks(f: &Func, block: [u32; 3], cluster: Option<[u32; 3]>) -> Re
         }
     }
     if let Some(m) = f.max_ntid {
-        let lim = m.iter().map(|&d| d as u64).product::<u64>();
-        let got = block.iter().map(|&d| d as u64).product::<u64>();
+        let (lim, got) = (volume(m), volume(block));
         if got > lim {
             return Err(format!(
                 "`{}` allows at most {lim} threads per CTA (.maxntid {m:?}), the launch gives {got}",
@@ -72,6 +71,12 @@ pub fn launch_checks(f: &Func, block: [u32; 3], cluster: Option<[u32; 3]>) -> Re
         }
     }
     Ok(())
+}
+
+/// The number of CTAs or threads in `dims`: three `u32`s from the launch or from directives,
+/// whose product can pass `u64::MAX` but not `u128::MAX`.
+fn volume(dims: [u32; 3]) -> u128 {
+    dims.iter().map(|&d| d as u128).product()
 }
 
 const OK_MARK: u32 = 0x8000_0001;
@@ -181,4 +186,27 @@ pub fn query_cancel(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
     }
     Ok(Flow::Next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn func(directive: &str) -> crate::load::Program {
+        let src = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() {directive} {{ ret; }}\n"
+        );
+        crate::load::Program::load(&ptx_ir_text::parse(&src).expect("parse")).expect("load")
+    }
+
+    /// Sizes from directives are products of three `u32`s, which can pass `u64::MAX`:
+    /// `2^31 * 2^31 * 4` is `2^64`, which wrapped to 0 would pass the limit of 16.
+    #[test]
+    fn sizes_past_u64_are_counted_whole() {
+        let p = func(".reqnctapercluster 2147483648, 2147483648, 4");
+        let e = launch_checks(&p.funcs[0], [1, 1, 1], None).expect_err("2^64 CTAs");
+        assert!(e.contains("hardware maximum of 16"), "{e}");
+        let p = func(".maxntid 4294967295, 4294967295, 4294967295");
+        assert_eq!(launch_checks(&p.funcs[0], [1024, 1, 1], None), Ok(()));
+    }
 }
