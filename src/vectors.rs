@@ -169,7 +169,7 @@ fn tmap(v: &Value) -> Result<ptx_ir_interp::tmap::TensorMapArg, String> {
     if let Some(f) = v.get("fill").and_then(Value::as_str) {
         spec.push_str(&format!(",fill={f}"));
     }
-    ptx_ir_interp::tmap::TensorMapArg::parse(&spec)
+    ptx_ir_interp::tmap::TensorMapArg::parse(&spec).map_err(|e| e.to_string())
 }
 
 fn elem_bytes(hex: &[String]) -> usize {

@@ -205,5 +205,5 @@ pub enum SpecError {
     },
     /// A `tmap:` specification that does not describe a tensor map.
     #[error("{0}")]
-    TensorMap(String),
+    TensorMap(crate::tmap::TensorMapError),
 }

@@ -189,69 +189,79 @@ impl TensorMap {
     }
 
     /// The constraints `cuTensorMapEncodeTiled` enforces (a map that breaks one cannot exist).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), TensorMapError> {
         let r = self.rank as usize;
         if !(1..=5).contains(&r) {
-            return Err(format!("tensor rank {r} is not in 1..=5"));
+            return Err(TensorMapError::Constraint(format!(
+                "tensor rank {r} is not in 1..=5"
+            )));
         }
         if self.addr % 16 != 0 {
-            return Err(format!(
+            return Err(TensorMapError::Constraint(format!(
                 "global address {:#x} is not 16-byte aligned",
                 self.addr
-            ));
+            )));
         }
         for i in 0..r {
             if self.dims[i] == 0 {
-                return Err(format!("globalDim[{i}] is zero"));
+                return Err(TensorMapError::Constraint(format!(
+                    "globalDim[{i}] is zero"
+                )));
             }
             if self.boxdim[i] == 0 || self.boxdim[i] > 256 {
-                return Err(format!(
+                return Err(TensorMapError::Constraint(format!(
                     "boxDim[{i}] = {} is not in 1..=256",
                     self.boxdim[i]
-                ));
+                )));
             }
             if self.estrides[i] == 0 || self.estrides[i] > 8 {
-                return Err(format!(
+                return Err(TensorMapError::Constraint(format!(
                     "elementStrides[{i}] = {} is not in 1..=8",
                     self.estrides[i]
-                ));
+                )));
             }
         }
         if self.estrides[0] != 1 {
-            return Err(format!(
+            return Err(TensorMapError::Constraint(format!(
                 "elementStrides[0] = {} (the traversal stride of dimension 0 must be 1 without interleave, PTX ISA 5.5.3.2)",
                 self.estrides[0]
-            ));
+            )));
         }
         for i in 1..r {
             let s = self.strides[i - 1];
             if s % 16 != 0 || s >= 1 << 40 {
-                return Err(format!(
+                return Err(TensorMapError::Constraint(format!(
                     "globalStrides[{}] = {s} is not a multiple of 16 below 2^40",
                     i - 1
-                ));
+                )));
             }
         }
         let inner = self.boxdim[0] as u64 * self.elem.bytes() as u64;
         if inner % 16 != 0 {
-            return Err(format!(
+            return Err(TensorMapError::Constraint(format!(
                 "boxDim[0] * element size = {inner} bytes is not a multiple of 16"
-            ));
+            )));
         }
         match self.swizzle {
             0 => {}
             32 | 64 | 128 => {
                 if inner > self.swizzle as u64 {
-                    return Err(format!(
+                    return Err(TensorMapError::Constraint(format!(
                         "the inner box dimension ({inner} bytes) exceeds the {}-byte swizzle span",
                         self.swizzle
-                    ));
+                    )));
                 }
             }
-            s => return Err(format!("swizzle {s} is not 0, 32, 64 or 128")),
+            s => {
+                return Err(TensorMapError::Constraint(format!(
+                    "swizzle {s} is not 0, 32, 64 or 128"
+                )))
+            }
         }
         if self.nan_fill && !self.elem.is_float() {
-            return Err("NaN fill needs a floating-point element type".into());
+            return Err(TensorMapError::Constraint(
+                "NaN fill needs a floating-point element type".into(),
+            ));
         }
         Ok(())
     }
@@ -283,7 +293,7 @@ impl TensorMap {
     }
 
     /// Reads a 128-byte object; `Err` says why the bytes are not a tensor map.
-    pub fn decode(b: &[u8]) -> Result<TensorMap, String> {
+    pub fn decode(b: &[u8]) -> Result<TensorMap, TensorMapError> {
         let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
         let u64_at = |o: usize| {
             let mut a = [0u8; 8];
@@ -291,12 +301,12 @@ impl TensorMap {
             u64::from_le_bytes(a)
         };
         if b.len() < 128 || u32_at(0) != MAGIC || b[4] != 1 {
-            return Err("the 128 bytes at the tensor-map address are not a tensor map (supply one with a `tmap:` launch argument)".into());
+            return Err(TensorMapError::NotATensorMap);
         }
         if b[8] != 0 {
-            return Err("interleaved tensor maps are not modelled".into());
+            return Err(TensorMapError::Interleaved);
         }
-        let elem = ElemType::from_code(b[6]).ok_or("unknown tensor-map element type")?;
+        let elem = ElemType::from_code(b[6]).ok_or(TensorMapError::UnknownCode("element type"))?;
         let mut t = TensorMap {
             elem,
             rank: b[5] as u32,
@@ -310,7 +320,7 @@ impl TensorMap {
                 1 => 32,
                 2 => 64,
                 3 => 128,
-                _ => return Err("unknown tensor-map swizzle mode".into()),
+                _ => return Err(TensorMapError::UnknownCode("swizzle mode")),
             },
             nan_fill: b[9] != 0,
         };
@@ -336,6 +346,29 @@ impl TensorMap {
                 .map(|(x, s)| x * s)
                 .sum::<u64>()
     }
+}
+
+/// Why a tensor map cannot be made or read.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TensorMapError {
+    /// The description breaks a constraint of `cuTensorMapEncodeTiled` (the message names it).
+    #[error("{0}")]
+    Constraint(String),
+    /// The bytes at the tensor-map address are not a tensor map.
+    #[error(
+        "the 128 bytes at the tensor-map address are not a tensor map (supply one with a \
+         `tmap:` launch argument)"
+    )]
+    NotATensorMap,
+    /// An interleaved map, which the interpreter does not model.
+    #[error("interleaved tensor maps are not modelled")]
+    Interleaved,
+    /// An element type or swizzle code that no tensor map has.
+    #[error("unknown tensor-map {0}")]
+    UnknownCode(&'static str),
+    /// A `tmap:` specification that does not describe a tensor map (the message says why).
+    #[error("{0}")]
+    Spec(String),
 }
 
 /// A tensor map as a launch argument: the description with the global address given as
@@ -364,7 +397,11 @@ impl TensorMapArg {
     /// Parses `buf=ARG,type=f16,dims=D0xD1..,strides=S1x..,box=B0xB1..[,estrides=E0x..]
     /// [,swizzle=0|32|64|128][,fill=zero|nan][,offset=BYTES]` (the part after `tmap:`).
     /// `strides` lists the byte strides of dimensions 1..rank; omitted, the tensor is packed.
-    pub fn parse(s: &str) -> Result<TensorMapArg, String> {
+    pub fn parse(s: &str) -> Result<TensorMapArg, TensorMapError> {
+        TensorMapArg::parse_fields(s).map_err(TensorMapError::Spec)
+    }
+
+    fn parse_fields(s: &str) -> Result<TensorMapArg, String> {
         let mut buffer = None;
         let mut elem = None;
         let mut dims: Vec<u32> = Vec::new();
@@ -438,7 +475,9 @@ impl TensorMapArg {
             None => {
                 let mut s = elem.bytes() as u64;
                 for i in 1..rank {
-                    s *= dims[i - 1] as u64;
+                    s = s
+                        .checked_mul(dims[i - 1] as u64)
+                        .ok_or("the packed tensor's strides pass 2^64 bytes")?;
                     map.strides[i - 1] = s;
                 }
             }
@@ -460,6 +499,18 @@ impl TensorMapArg {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The strides of a packed tensor are products of its dimensions, which can pass `u64`.
+    #[test]
+    fn packed_strides_past_u64_are_an_error() {
+        let e =
+            TensorMapArg::parse("buf=1,type=f64,dims=4294967295x4294967295x4294967295,box=8x1x1")
+                .expect_err("strides past 2^64");
+        assert!(
+            matches!(&e, TensorMapError::Spec(m) if m.contains("2^64")),
+            "{e}"
+        );
+    }
 
     #[test]
     fn round_trip_and_checks() {

@@ -108,7 +108,9 @@ pub fn launch_mode(
         .arg(Arg::Buffer(input.to_vec()))
         .arg(Arg::Buffer(vec![0; out_len]));
     for t in tmaps {
-        l = l.arg(Arg::TensorMap(ptx_ir_interp::tmap::TensorMapArg::parse(t)?));
+        l = l.arg(Arg::TensorMap(
+            ptx_ir_interp::tmap::TensorMapArg::parse(t).map_err(|e| e.to_string())?,
+        ));
     }
     let o = l.run().map_err(|f| f.error.to_string())?;
     o.buffers

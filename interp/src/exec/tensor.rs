@@ -101,7 +101,7 @@ fn map_and_coords(
     x.access(AddrSpace::Generic, a, 128, 64, l, false, |m| {
         b.copy_from_slice(m)
     })?;
-    let map = TensorMap::decode(&b).map_err(|e| x.undefined(l, e))?;
+    let map = TensorMap::decode(&b).map_err(|e| x.undefined(l, e.to_string()))?;
     if map.rank as usize != dim {
         return Err(x.undefined(
             l,
