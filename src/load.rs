@@ -8,6 +8,7 @@
 
 use crate::binary::{self, DecodeError, DecodeLimits};
 use crate::ir::Module;
+use crate::roundtrip::RoundTripError;
 use crate::text::{self, ParseError};
 use std::fmt;
 use std::io::Read;
@@ -161,22 +162,21 @@ pub fn read_input(path: &Path, max_input: u64) -> Result<Vec<u8>, LoadError> {
 }
 
 /// Checks that `m` survives IR -> bytecode -> IR unchanged, that encoding is deterministic, and
-/// that the decoded module prints the same text; `Err` says what broke.
-pub fn check_bytecode(m: &Module) -> Result<(), String> {
-    let bytes = binary::encode(m).map_err(|e| format!("bytecode: encoding failed: {e}"))?;
-    let again = binary::encode(m).map_err(|e| format!("bytecode: encoding failed: {e}"))?;
+/// that the decoded module prints the same text.
+pub fn check_bytecode(m: &Module) -> Result<(), RoundTripError> {
+    let bytes = binary::encode(m).map_err(RoundTripError::Encode)?;
+    let again = binary::encode(m).map_err(RoundTripError::Encode)?;
     if bytes != again {
-        return Err("bytecode: encoding is not deterministic".into());
+        return Err(RoundTripError::NotDeterministic);
     }
-    let m2 = binary::decode(&bytes).map_err(|e| format!("bytecode: decoding failed: {e}"))?;
+    let m2 = binary::decode(&bytes).map_err(RoundTripError::Decode)?;
     if &m2 != m {
-        return Err(format!(
-            "bytecode: IR differs after decoding: {}",
-            crate::roundtrip::first_difference(m, &m2)
+        return Err(RoundTripError::DecodedDiffers(
+            crate::roundtrip::first_difference(m, &m2),
         ));
     }
     if text::print(&m2) != text::print(m) {
-        return Err("bytecode: decoded module prints differently".into());
+        return Err(RoundTripError::DecodedPrintsDifferently);
     }
     Ok(())
 }

@@ -182,7 +182,7 @@ fn run(cmd: Cmd) -> Result<(), String> {
                         Form::Text => e.to_string(),
                         Form::Bytecode => format!("decoded module: {e}"),
                     })?;
-                    load::check_bytecode(&l.module)
+                    load::check_bytecode(&l.module).map_err(|e| e.to_string())
                 });
                 match result {
                     Ok(()) => {

@@ -23,6 +23,21 @@ pub enum RoundTripError {
         /// The first printed line that differs (from 1).
         line: usize,
     },
+    /// The module does not encode as bytecode.
+    #[error("bytecode: encoding failed: {0}")]
+    Encode(crate::binary::EncodeError),
+    /// Encoding the module twice gives different bytes.
+    #[error("bytecode: encoding is not deterministic")]
+    NotDeterministic,
+    /// The module's bytecode does not decode.
+    #[error("bytecode: decoding failed: {0}")]
+    Decode(crate::binary::DecodeError),
+    /// The decoded IR differs from the module; the text says where ([`first_difference`]).
+    #[error("bytecode: IR differs after decoding: {0}")]
+    DecodedDiffers(String),
+    /// The decoded module prints other text.
+    #[error("bytecode: decoded module prints differently")]
+    DecodedPrintsDifferently,
 }
 
 /// Checks one source text.
