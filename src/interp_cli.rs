@@ -1,10 +1,14 @@
 //! `ptx run` and `ptx vectors`: the interpreter's commands.
 
+use crate::progress_bar::Bar;
 use crate::verify_cli::{load_error, InputArgs};
 use clap::Args;
-use ptx_ir::interp::{Arg, Contraction, Error, Program, Spec};
+use ptx_ir::interp::{Arg, Contraction, Error, Program, Progress, Spec};
 use serde_json::json;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
 
 /// Arguments of `ptx run`.
 #[derive(Args)]
@@ -80,6 +84,9 @@ pub struct VectorsArgs {
     /// interpreter rejects are left out) to this file.
     #[arg(long)]
     write: Option<PathBuf>,
+    /// Print the report as JSON: every case with its result, thread-instructions and seconds.
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -165,7 +172,23 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         launch = launch.arg(arg);
         specs.push((s.clone(), spec));
     }
-    let (outcome, error) = match launch.run() {
+    let progress = Arc::new(Progress::new());
+    launch = launch.progress(progress.clone());
+    let bar = Bar::spawn(
+        Box::new(move || {
+            (
+                progress.ctas_done(),
+                progress.ctas_total(),
+                progress.thread_instructions(),
+            )
+        }),
+        "CTAs",
+    );
+    let start = Instant::now();
+    let result = launch.run();
+    let seconds = start.elapsed().as_secs_f64();
+    bar.finish();
+    let (outcome, error) = match result {
         Ok(o) => (o, None),
         Err(f) => (f.outcome, Some(f.error)),
     };
@@ -200,6 +223,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
             "buffers": out_bufs.iter().map(|(s, b, _)| json!({"arg": s, "hex": hex(b)})).collect::<Vec<_>>(),
             "thread_instructions": outcome.stats.thread_instructions,
             "warp_instructions": outcome.stats.warp_instructions,
+            "seconds": seconds,
         });
         let mut j = j;
         if matches!(a.contract, ContractMode::Report) {
@@ -255,8 +279,56 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
         .map_err(|e| format!("{}: error: not UTF-8 text ({e})", a.file.display()))?;
     let parse = |s: &str| ptx_ir::text::parse(s).map_err(|e| e.to_string());
     ptx_ir::vectors::check_families(&text, &a.families).map_err(|e| e.to_string())?;
-    let report = ptx_ir::vectors::run_text(&text, &a.families, &parse);
-    crate::out::out!("{}", report.render());
+    let total = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter(|l| match ptx_ir::vectors::parse_case(l) {
+            Ok(c) => a.families.is_empty() || a.families.contains(&c.family),
+            Err(_) => true,
+        })
+        .count() as u64;
+    let counters = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
+    let seen = counters.clone();
+    let bar = Bar::spawn(
+        Box::new(move || {
+            (
+                seen.0.load(Ordering::Relaxed),
+                total,
+                seen.1.load(Ordering::Relaxed),
+            )
+        }),
+        "cases",
+    );
+    let start = Instant::now();
+    let report = ptx_ir::vectors::run_text_observed(&text, &a.families, &parse, &mut |r| {
+        counters.0.fetch_add(1, Ordering::Relaxed);
+        counters
+            .1
+            .fetch_add(r.thread_instructions, Ordering::Relaxed);
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    bar.finish();
+    if a.json {
+        let cases: Vec<_> = report
+            .results
+            .iter()
+            .map(|r| {
+                json!({"name": r.name, "family": r.family, "passed": r.passed,
+                    "detail": r.detail, "bad_lanes": r.bad_lanes, "max_ulp": r.max_ulp,
+                    "thread_instructions": r.thread_instructions, "seconds": r.seconds})
+            })
+            .collect();
+        let j = json!({
+            "passed": report.results.len() - report.failed(),
+            "failed": report.failed(),
+            "thread_instructions": report.results.iter().map(|r| r.thread_instructions).sum::<u64>(),
+            "seconds": seconds,
+            "cases": cases,
+        });
+        crate::out::outln!("{j}");
+    } else {
+        crate::out::out!("{}", report.render());
+    }
     if let Some(path) = &a.write {
         write_interpreted(&text, &a.families, &parse, path)?;
     }
@@ -287,7 +359,7 @@ fn write_interpreted(
             continue;
         };
         let mut v: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
-        v["out"]["hex"] = json!(vectors::out_hex(&c, &got));
+        v["out"]["hex"] = json!(vectors::out_hex(&c, &got.out));
         out.push_str(&v.to_string());
         out.push('\n');
     }

@@ -4,6 +4,7 @@
 
 mod interp_cli;
 mod out;
+mod progress_bar;
 mod verify_cli;
 
 use clap::{Parser, Subcommand};

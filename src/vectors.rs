@@ -212,6 +212,10 @@ pub struct CaseResult {
     pub bad_lanes: usize,
     /// The largest ulp distance over all lanes (float outputs only).
     pub max_ulp: Option<u64>,
+    /// Thread-instructions the interpreter executed (0 if it did not run the kernel).
+    pub thread_instructions: u64,
+    /// Seconds the case took: reading its PTX, loading and running it.
+    pub seconds: f64,
 }
 
 fn out_fmt(ty: &str) -> Option<(Fmt, usize)> {
@@ -245,7 +249,7 @@ fn ulp(got: &[u8], want: &[u8], f: Fmt, n: usize) -> u64 {
 pub fn interpret(
     c: &Case,
     parse: &dyn Fn(&str) -> Result<Module, String>,
-) -> Result<Vec<u8>, String> {
+) -> Result<Interpreted, String> {
     let m = parse(&c.ptx)?;
     let p = Program::load(&m).map_err(|e| e.to_string())?;
     let es = elem_bytes(&c.out.hex);
@@ -269,10 +273,21 @@ pub fn interpret(
         l = l.cluster(cl);
     }
     let o = l.run().map_err(|f| f.error.to_string())?;
-    o.buffers
-        .into_iter()
-        .next()
-        .ok_or_else(|| "no output".into())
+    let thread_instructions = o.stats.thread_instructions;
+    let out = o.buffers.into_iter().next().ok_or("no output")?;
+    Ok(Interpreted {
+        out,
+        thread_instructions,
+    })
+}
+
+/// What the interpreter made of a case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interpreted {
+    /// The `out` buffer.
+    pub out: Vec<u8>,
+    /// Thread-instructions executed.
+    pub thread_instructions: u64,
 }
 
 /// The hex strings of `out` as the interpreter computes them (same element width as the
@@ -291,10 +306,17 @@ pub fn run_case(c: &Case, parse: &dyn Fn(&str) -> Result<Module, String>) -> Cas
         detail: None,
         bad_lanes: 0,
         max_ulp: None,
+        thread_instructions: 0,
+        seconds: 0.0,
     };
+    let start = std::time::Instant::now();
     let outcome = interpret(c, parse);
+    r.seconds = start.elapsed().as_secs_f64();
     let got = match outcome {
-        Ok(g) => g,
+        Ok(g) => {
+            r.thread_instructions = g.thread_instructions;
+            g.out
+        }
         Err(e) => {
             r.detail = Some(e);
             return r;
@@ -466,26 +488,42 @@ pub fn run_text(
     families: &[String],
     parse: &dyn Fn(&str) -> Result<Module, String>,
 ) -> Report {
+    run_text_observed(text, families, parse, &mut |_| {})
+}
+
+/// [`run_text`], calling `observe` with each case's result as it is known (a progress bar's
+/// counter).
+pub fn run_text_observed(
+    text: &str,
+    families: &[String],
+    parse: &dyn Fn(&str) -> Result<Module, String>,
+    observe: &mut dyn FnMut(&CaseResult),
+) -> Report {
     let mut rep = Report::default();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        match parse_case(line) {
+        let r = match parse_case(line) {
             Ok(c) => {
-                if families.is_empty() || families.contains(&c.family) {
-                    rep.results.push(run_case(&c, parse));
+                if !families.is_empty() && !families.contains(&c.family) {
+                    continue;
                 }
+                run_case(&c, parse)
             }
-            Err(e) => rep.results.push(CaseResult {
+            Err(e) => CaseResult {
                 name: format!("line {}", i + 1),
                 family: "?".into(),
                 passed: false,
                 detail: Some(e.to_string()),
                 bad_lanes: 0,
                 max_ulp: None,
-            }),
-        }
+                thread_instructions: 0,
+                seconds: 0.0,
+            },
+        };
+        observe(&r);
+        rep.results.push(r);
     }
     rep
 }

@@ -143,6 +143,38 @@ fn run_command_prints_buffers_and_errors() {
     assert_eq!(j["error"]["lane"], 16);
     assert_eq!(j["error"]["inst"], "st.global.u32 [%rd3], %r1");
     assert!(j["thread_instructions"].as_u64().unwrap() > 0);
+    assert!(j["seconds"].as_f64().unwrap() >= 0.0);
+}
+
+/// `ptx vectors --json`: every case with its result, thread-instructions and seconds, and the
+/// totals.
+#[test]
+fn vectors_command_reports_json() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors/fold.jsonl");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx"))
+        .args(["vectors", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = j["cases"].as_array().unwrap();
+    let lines = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .count();
+    assert_eq!(cases.len(), lines);
+    let passed = cases.iter().filter(|c| c["passed"] == true).count();
+    assert_eq!(j["passed"].as_u64().unwrap() as usize, passed);
+    assert_eq!(j["failed"].as_u64().unwrap() as usize, lines - passed);
+    assert_eq!(out.status.success(), passed == lines);
+    let sum: u64 = cases
+        .iter()
+        .map(|c| c["thread_instructions"].as_u64().unwrap())
+        .sum();
+    assert!(sum > 0);
+    assert_eq!(j["thread_instructions"].as_u64().unwrap(), sum);
+    assert!(cases.iter().all(|c| c["seconds"].as_f64().unwrap() >= 0.0));
 }
 
 /// The project's own hardware vectors (`corpus/vectors/*.jsonl`, made by

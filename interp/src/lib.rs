@@ -48,9 +48,11 @@ mod int;
 mod load;
 mod lower;
 pub mod mem;
+mod progress;
 mod tc;
 pub mod tmap;
 
 pub use error::{Error, FaultKind, Site, SpecError, Thread};
 pub use exec::{Arg, Contraction, ContractionDiff, Failure, Launch, Outcome, Spec, Stats};
 pub use load::Program;
+pub use progress::Progress;

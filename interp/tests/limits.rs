@@ -404,3 +404,24 @@ fn recursion_depths_match_the_gpu() {
     }
     assert_eq!(rows, 10, "rows of {path}");
 }
+
+/// A launch's progress counters end at the grid's CTAs and the run's thread-instructions.
+#[test]
+fn progress_counts_ctas_and_instructions() {
+    let p = program(
+        ".visible .entry k() .reqnctapercluster 2, 1, 1 { .reg .b32 %r<2>; mov.u32 %r0, 1; \
+         add.u32 %r1, %r0, %r0; ret; }\n",
+    );
+    let progress = std::sync::Arc::new(ptx_ir_interp::Progress::new());
+    let o = p
+        .launch("k")
+        .grid([6, 2, 1])
+        .block([40, 1, 1])
+        .progress(progress.clone())
+        .run()
+        .expect("run");
+    assert_eq!(progress.ctas_total(), 12);
+    assert_eq!(progress.ctas_done(), 12);
+    assert_eq!(progress.thread_instructions(), o.stats.thread_instructions);
+    assert_eq!(o.stats.thread_instructions, 12 * 40 * 3);
+}

@@ -319,6 +319,7 @@ pub struct Launch<'p> {
     mem_limit: u64,
     args: Vec<Arg>,
     contraction: Contraction,
+    progress: Option<std::sync::Arc<crate::Progress>>,
 }
 
 impl Program {
@@ -337,6 +338,7 @@ impl Program {
             mem_limit: mem::DEFAULT_MEM_LIMIT,
             args: Vec::new(),
             contraction: Contraction::Ptxas,
+            progress: None,
         }
     }
 }
@@ -401,6 +403,13 @@ impl<'p> Launch<'p> {
     /// the resident CTAs. A launch that needs more fails with [`Error::MemoryLimit`].
     pub fn mem_limit(mut self, bytes: u64) -> Self {
         self.mem_limit = bytes;
+        self
+    }
+
+    /// Counters the launch updates as it runs (CTAs done, thread-instructions), to be read from
+    /// another thread: a progress bar for long runs.
+    pub fn progress(mut self, p: std::sync::Arc<crate::Progress>) -> Self {
+        self.progress = Some(p);
         self
     }
 
@@ -662,7 +671,7 @@ impl<'p> Launch<'p> {
             contraction: self.contraction,
             contraction_diffs: Default::default(),
         };
-        let res = run_grid(&mut m, entry);
+        let res = run_grid(&mut m, entry, self.progress.as_deref());
         let contraction = m
             .contraction_diffs
             .iter()
@@ -696,9 +705,17 @@ impl<'p> Launch<'p> {
     }
 }
 
-fn run_grid(m: &mut Machine<'_>, entry: FuncId) -> Result<(), Error> {
+fn run_grid(
+    m: &mut Machine<'_>,
+    entry: FuncId,
+    progress: Option<&crate::Progress>,
+) -> Result<(), Error> {
     let c = m.cluster;
     m.queue = ClusterQueue::new([m.grid[0] / c[0], m.grid[1] / c[1], m.grid[2] / c[2]]);
+    let cluster_ctas = c.iter().map(|&d| d as u64).product::<u64>();
+    if let Some(p) = progress {
+        p.start(m.grid.iter().map(|&d| d as u64).product());
+    }
     let mut active: Vec<Active> = Vec::new();
     loop {
         while active.len() < m.resident as usize {
@@ -723,9 +740,15 @@ fn run_grid(m: &mut Machine<'_>, entry: FuncId) -> Result<(), Error> {
                 // The cluster's state goes with it: memory is bounded by the resident clusters.
                 m.mem.release(a.cl.charged);
                 progressed = true;
+                if let Some(p) = progress {
+                    p.ctas_finished(cluster_ctas);
+                }
             } else {
                 i += 1;
             }
+        }
+        if let Some(p) = progress {
+            p.executed(m.stats.thread_instructions);
         }
         if progressed {
             m.try_timeout = false;
