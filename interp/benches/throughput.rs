@@ -1,7 +1,9 @@
-//! Thread-instructions per second on an integer loop, a float loop and a corpus kernel.
+//! Thread-instructions per second on an integer loop, a float loop, memory-heavy, divergent,
+//! barrier-heavy and tensor-core loops, a corpus kernel and a real program (nvcc's SGEMM of
+//! `tools/realprog/src/sgemm.cu`, 1024x1024x1024).
 //!
-//! `cargo bench -p ptx-ir-interp` prints one line per workload. Single-threaded: the
-//! interpreter runs one warp-instruction at a time.
+//! `cargo bench -p ptx-ir-interp` prints one line per workload (`BENCH=word` runs those whose
+//! name contains it). Single-threaded: the interpreter runs one warp-instruction at a time.
 
 use ptx_ir_interp::{Arg, Program};
 use std::time::Instant;
@@ -71,6 +73,165 @@ L:
 }
 "#;
 
+const MEMORY_LOOP: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+	.reg .pred %p;
+	.reg .b32 %r<10>;
+	.reg .f32 %f<8>;
+	.reg .b64 %rd<6>;
+	ld.param.u64 %rd1, [buf];
+	ld.param.u32 %r9, [n];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mad.lo.u32 %r3, %r2, 256, %r1;
+	mul.wide.u32 %rd2, %r3, 16;
+	add.s64 %rd3, %rd1, %rd2;
+	mov.u32 %r8, 0;
+L:
+	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd3];
+	add.f32 %f1, %f1, %f2;
+	add.f32 %f3, %f3, %f4;
+	st.global.v4.f32 [%rd3], {%f3, %f1, %f4, %f2};
+	ld.global.f32 %f5, [%rd3+4];
+	st.global.f32 [%rd3+8], %f5;
+	add.u32 %r8, %r8, 1;
+	setp.lt.u32 %p, %r8, %r9;
+	@%p bra L;
+	ret;
+}
+"#;
+
+/// Each lane runs its own number of iterations, and branches on its own parity inside.
+const DIVERGENT_LOOP: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r9, [n];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mad.lo.u32 %r3, %r2, 256, %r1;
+	and.b32 %r10, %r1, 31;
+	add.u32 %r9, %r9, %r10;
+	mov.u32 %r4, 0;
+	mov.u32 %r8, 0;
+L:
+	xor.b32 %r5, %r8, %r1;
+	and.b32 %r6, %r5, 1;
+	setp.eq.u32 %p1, %r6, 0;
+	@%p1 bra EVEN;
+	mad.lo.u32 %r4, %r4, 3, %r8;
+	bra.uni NEXT;
+EVEN:
+	shr.u32 %r7, %r4, 1;
+	add.u32 %r4, %r7, %r8;
+NEXT:
+	add.u32 %r8, %r8, 1;
+	setp.lt.u32 %p2, %r8, %r9;
+	@%p2 bra L;
+	mul.wide.u32 %rd2, %r3, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r4;
+	ret;
+}
+"#;
+
+/// Neighbours exchange values through shared memory, two barriers per iteration.
+const BARRIER_LOOP: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+	.reg .pred %p;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<4>;
+	.shared .align 4 .b8 sm[1024];
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r9, [n];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mad.lo.u32 %r3, %r2, 256, %r1;
+	mov.u32 %r10, sm;
+	shl.b32 %r5, %r1, 2;
+	add.u32 %r6, %r10, %r5;
+	add.u32 %r7, %r1, 1;
+	and.b32 %r7, %r7, 255;
+	shl.b32 %r7, %r7, 2;
+	add.u32 %r7, %r10, %r7;
+	mov.u32 %r4, %r3;
+	mov.u32 %r8, 0;
+L:
+	st.shared.u32 [%r6], %r4;
+	bar.sync 0;
+	ld.shared.u32 %r11, [%r7];
+	add.u32 %r4, %r4, %r11;
+	bar.sync 0;
+	add.u32 %r8, %r8, 1;
+	setp.lt.u32 %p, %r8, %r9;
+	@%p bra L;
+	mul.wide.u32 %rd2, %r3, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r4;
+	ret;
+}
+"#;
+
+/// `mma.sync` m16n8k16 with f16 inputs and f32 accumulators, chained.
+const MMA_LOOP: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+	.reg .pred %p;
+	.reg .b32 %r<16>;
+	.reg .f32 %f<8>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r9, [n];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mad.lo.u32 %r3, %r2, 256, %r1;
+	mov.b32 %r10, 0x3C003800;
+	mov.b32 %r11, 0x34003A00;
+	mov.b32 %r12, 0x38003C00;
+	mov.b32 %r13, 0x3A003400;
+	mov.b32 %r14, 0x3C003C00;
+	mov.b32 %r15, 0x30003800;
+	mov.f32 %f1, 0f00000000;
+	mov.f32 %f2, 0f00000000;
+	mov.f32 %f3, 0f00000000;
+	mov.f32 %f4, 0f00000000;
+	mov.u32 %r8, 0;
+L:
+	mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%f1, %f2, %f3, %f4};
+	mul.f32 %f1, %f1, 0f3F000000;
+	mul.f32 %f2, %f2, 0f3F000000;
+	mul.f32 %f3, %f3, 0f3F000000;
+	mul.f32 %f4, %f4, 0f3F000000;
+	add.u32 %r8, %r8, 1;
+	setp.lt.u32 %p, %r8, %r9;
+	@%p bra L;
+	add.f32 %f1, %f1, %f2;
+	add.f32 %f3, %f3, %f4;
+	add.f32 %f1, %f1, %f3;
+	mul.wide.u32 %rd2, %r3, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.f32 [%rd3], %f1;
+	ret;
+}
+"#;
+
 /// CPU time of this thread in seconds (Linux), so that figures taken on a busy machine still
 /// say what one core does; falls back to wall time elsewhere.
 fn cpu_seconds() -> Option<f64> {
@@ -79,26 +240,35 @@ fn cpu_seconds() -> Option<f64> {
     Some(ns / 1e9)
 }
 
+fn selected(name: &str) -> bool {
+    std::env::var("BENCH").map_or(true, |only| name.contains(only.as_str()))
+}
+
 fn measure(name: &str, src: &str, entry: &str, grid: u32, block: u32, args: Vec<Arg>) {
-    // `BENCH=word` runs only the workloads whose name contains it.
-    if let Ok(only) = std::env::var("BENCH") {
-        if !name.contains(only.as_str()) {
-            return;
-        }
+    measure_runs(name, src, entry, [grid, 1, 1], [block, 1, 1], args, 3);
+}
+
+/// Runs the launch once to warm up, then `runs` times, and prints the best.
+fn measure_runs(
+    name: &str,
+    src: &str,
+    entry: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: Vec<Arg>,
+    runs: u32,
+) {
+    if !selected(name) {
+        return;
     }
     let m = ptx_ir_text::parse(src).expect("parse");
     let p = Program::load(&m).expect("load");
-    let l = p
-        .launch(entry)
-        .grid([grid, 1, 1])
-        .block([block, 1, 1])
-        .args(args);
-    // Warm up, then take the best of three.
+    let l = p.launch(entry).grid(grid).block(block).args(args);
     let _ = l.run().expect("run");
     let mut best = f64::MAX;
     let mut best_cpu = f64::MAX;
     let mut n = 0;
-    for _ in 0..3 {
+    for _ in 0..runs {
         let t = Instant::now();
         let c = cpu_seconds();
         let o = l.run().expect("run");
@@ -150,5 +320,79 @@ fn main() {
         1024,
         128,
         vec![Arg::Buffer(input), Arg::Buffer(vec![0; 4096])],
+    );
+    measure(
+        "memory loop",
+        MEMORY_LOOP,
+        "k",
+        64,
+        256,
+        vec![Arg::Buffer(vec![0; threads * 16]), Arg::u32(100)],
+    );
+    measure(
+        "divergent",
+        DIVERGENT_LOOP,
+        "k",
+        64,
+        256,
+        vec![Arg::Buffer(vec![0; threads * 4]), Arg::u32(100)],
+    );
+    measure(
+        "barrier loop",
+        BARRIER_LOOP,
+        "k",
+        64,
+        256,
+        vec![Arg::Buffer(vec![0; threads * 4]), Arg::u32(100)],
+    );
+    measure(
+        "mma loop",
+        MMA_LOOP,
+        "k",
+        64,
+        256,
+        vec![Arg::Buffer(vec![0; threads * 4]), Arg::u32(100)],
+    );
+    sgemm();
+}
+
+/// nvcc's register-blocked SGEMM (`sgemm_regblock` of `tools/realprog/src/sgemm.cu`, the
+/// real-program suite's `sgemm.sm_90` PTX): C = A * B for 1024x1024 matrices, 256 CTAs of 256
+/// threads, each thread a 4x4 block of C. One run after the warm-up (1.3 G
+/// thread-instructions).
+fn sgemm() {
+    const N: u32 = 1024;
+    if !selected("sgemm 1024") {
+        return;
+    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/realprog/ptx/sgemm.sm_90.ptx.xz");
+    let xz = std::fs::read(path).expect("the real-program suite's SGEMM");
+    let mut text = Vec::new();
+    lzma_rs::xz_decompress(&mut &xz[..], &mut text).expect("xz");
+    let text = String::from_utf8(text).expect("UTF-8");
+    let matrix = |seed: u32| -> Vec<u8> {
+        (0..N * N)
+            .flat_map(|i| {
+                let x = i.wrapping_mul(2654435761).wrapping_add(seed) >> 9;
+                (x as f32 / (1u32 << 23) as f32 - 0.5).to_le_bytes()
+            })
+            .collect()
+    };
+    measure_runs(
+        "sgemm 1024",
+        &text,
+        "sgemm_regblock",
+        [N / 64, N / 64, 1],
+        [256, 1, 1],
+        vec![
+            Arg::Buffer(matrix(1)),
+            Arg::Buffer(matrix(2)),
+            Arg::Buffer(vec![0; (N * N * 4) as usize]),
+            Arg::u32(N),
+            Arg::u32(N),
+            Arg::u32(N),
+        ],
+        1,
     );
 }
