@@ -105,6 +105,30 @@ pub fn ld(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return Err(x.unsupported("access wider than 64 bytes"));
     }
     let mut bytes = [0u8; 64];
+    if es <= 8 && dests.iter().take(n).all(lane_array_dest) {
+        // Each destination's lanes are gathered and written once, as `write` does for
+        // arithmetic; registers are not observable after a fault, so an error part-way leaves
+        // nothing that differs from writing lane by lane.
+        let mut vals = [[0u64; 32]; 8];
+        let mask = x.emask;
+        for l in lanes(mask) {
+            let addr = x.addr(a, l)?;
+            x.access(sp, addr, total, total, l, false, |b| {
+                bytes[..total].copy_from_slice(b)
+            })?;
+            for (i, v) in vals.iter_mut().enumerate().take(n.min(dests.len())) {
+                let mut e = mem::get_le(&bytes[i * es..(i + 1) * es]);
+                if signed {
+                    e = sext(e, es as u32 * 8) as u64;
+                }
+                v[l] = e;
+            }
+        }
+        for (dst, v) in dests.iter().zip(&vals).take(n) {
+            x.write(dst, v, mask)?;
+        }
+        return Ok(Flow::Next);
+    }
     for l in lanes(x.emask) {
         let addr = x.addr(a, l)?;
         x.access(sp, addr, total, total, l, false, |b| {
@@ -128,6 +152,13 @@ pub fn ld(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
+/// Whether `ld` may gather a destination's lanes and write them with [`Ctx::write`]: a
+/// register of at most 64 bits (a wider one keeps its high half as [`Ctx::set`] leaves it) or
+/// `_`.
+fn lane_array_dest(d: &Opnd) -> bool {
+    matches!(d, Opnd::Reg { bits, .. } if *bits <= 64) || matches!(d, Opnd::Sink)
+}
+
 /// `st`
 pub fn st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let t = x.d.ty.ok_or_else(|| x.unsupported("st without a type"))?;
@@ -144,6 +175,29 @@ pub fn st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let mut store = [0u8; 64];
     let buf = &mut store[..es * n];
+    if es <= 8
+        && srcs
+            .iter()
+            .take(n)
+            .all(|s| matches!(s, Opnd::Reg { .. } | Opnd::Imm(_)))
+    {
+        // Registers and immediates are read for the whole warp at once (such a read cannot
+        // fail, so the first error is still the first lane's).
+        let mask = x.emask;
+        let mut vals = [[0u64; 32]; 8];
+        for (v, src) in vals.iter_mut().zip(srcs).take(n) {
+            *v = x.read(src, mask)?;
+        }
+        let total = es * n;
+        for l in lanes(mask) {
+            let addr = x.addr(a, l)?;
+            for (i, v) in vals.iter().enumerate().take(n.min(srcs.len())) {
+                mem::put_le(&mut buf[i * es..(i + 1) * es], v[l]);
+            }
+            x.access(sp, addr, total, total, l, true, |b| b.copy_from_slice(buf))?;
+        }
+        return Ok(Flow::Next);
+    }
     for l in lanes(x.emask) {
         let addr = x.addr(a, l)?;
         for (i, src) in srcs.iter().enumerate().take(n) {
