@@ -29,6 +29,7 @@
 //! MMAs are chains of IEEE `fma` in K order with the instruction's rounding mode.
 
 use crate::float::{self, Fmt};
+use smallvec::SmallVec;
 
 /// How results are rounded to the accumulator format.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -287,13 +288,31 @@ fn encode(v: Val, out: Fmt) -> u64 {
 
 /// `c + sum_k a[k] * b[k]` as the tensor cores compute it: inputs in `af`/`bf` (A and B may
 /// differ for FP8), `c` and the result in `out` (`f32` or `f16`). `tf32` inputs are passed as
-/// `F32` with their low 13 bits already cleared.
+/// `F32` with their low 13 bits already cleared. (The MMAs decode each operand once and call
+/// [`dot_inputs`]; the tests call this.)
+#[cfg(test)]
 pub fn dot(m: Model, a: &[u64], af: Fmt, b: &[u64], bf: Fmt, c: u64, out: Fmt) -> u64 {
-    let prods: Vec<(Val, Option<i32>)> = a
+    let a: SmallVec<[Input; 64]> = a.iter().map(|&x| input(x, af)).collect();
+    let b: SmallVec<[Input; 64]> = b.iter().map(|&y| input(y, bf)).collect();
+    dot_inputs(m, &a, &b, c, out)
+}
+
+/// An operand element of a dot product, decoded once ([`input`]) so that an MMA decodes each
+/// element of A and B once rather than once per product it enters.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Input(Val);
+
+/// `bits` in format `f`, decoded for [`dot_inputs`].
+pub fn input(bits: u64, f: Fmt) -> Input {
+    Input(decode(bits, f))
+}
+
+/// [`dot`] over decoded operands.
+pub fn dot_inputs(m: Model, a: &[Input], b: &[Input], c: u64, out: Fmt) -> u64 {
+    let prods: SmallVec<[(Val, Option<i32>); 64]> = a
         .iter()
         .zip(b)
-        .map(|(&x, &y)| {
-            let (x, y) = (decode(x, af), decode(y, bf));
+        .map(|(&Input(x), &Input(y))| {
             let e = match (lead(x), lead(y)) {
                 (Some(p), Some(q)) => Some(p + q),
                 _ => None,

@@ -167,8 +167,6 @@ pub fn compute(
     wgmma: bool,
 ) -> Result<Vec<u64>, String> {
     let mut d = vec![0u64; m * n];
-    let mut col = vec![0u64; k];
-    let mut row;
     match (fmt_of(at), fmt_of(bt)) {
         (Some(Fmt::F64), Some(Fmt::F64)) => {
             let mode = Mode {
@@ -191,19 +189,21 @@ pub fn compute(
                 _ => return Err("accumulator type".into()),
             };
             let model = tc::model(af, df, k, wgmma);
-            let tf32 = at == Type::Tf32;
+            // tf32 operands are f32 registers whose low 13 bits the tensor cores ignore.
+            let keep = if at == Type::Tf32 { !0x1fff } else { u64::MAX };
+            let ai: Vec<tc::Input> = a[..m * k]
+                .iter()
+                .map(|&v| tc::input(v & keep, af))
+                .collect();
+            // B by columns, so that each product's operands are two slices.
+            let mut bi = Vec::with_capacity(k * n);
+            for j in 0..n {
+                bi.extend((0..k).map(|kk| tc::input(b[kk * n + j] & keep, bf)));
+            }
             for i in 0..m {
-                row = a[i * k..(i + 1) * k].to_vec();
-                if tf32 {
-                    row.iter_mut().for_each(|v| *v &= !0x1fff);
-                }
+                let row = &ai[i * k..(i + 1) * k];
                 for j in 0..n {
-                    for kk in 0..k {
-                        col[kk] = b[kk * n + j];
-                        if tf32 {
-                            col[kk] &= !0x1fff;
-                        }
-                    }
+                    let col = &bi[j * k..(j + 1) * k];
                     let cv = c[i * n + j];
                     // A C of another format than D (f16 C with f32 D does not exist on the
                     // MMAs modelled) is converted exactly.
@@ -212,7 +212,7 @@ pub fn compute(
                     } else {
                         float::convert_bits(cv, cf, df, ptx_ir_core::Rounding::Rn)
                     };
-                    d[i * n + j] = tc::dot(model, &row, af, &col, bf, cv, df);
+                    d[i * n + j] = tc::dot_inputs(model, row, col, cv, df);
                 }
             }
         }
