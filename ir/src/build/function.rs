@@ -184,15 +184,19 @@ impl<'m> FunctionBuilder<'m> {
     /// Appends a parameter built by hand (alignment, `.ptr` attribute, arrays); its name must
     /// be a fresh identifier interned with [`FunctionBuilder::intern`].
     pub fn param_decl(&mut self, p: Param) -> Result<Var, BuildError> {
-        let s = self.mb.spelling(p.name)?;
-        let n = self.local_name(&s)?;
-        let v = Var {
-            name: n,
-            space: p.space,
-            ty: p.ty,
-        };
+        let v = self.param_var(&p)?;
         self.func.params.get_or_insert_with(Vec::new).push(p);
         Ok(v)
+    }
+
+    /// Declares the name of a parameter built by hand, as a variable of the function.
+    fn param_var(&mut self, p: &Param) -> Result<Var, BuildError> {
+        let s = self.mb.spelling(p.name)?;
+        Ok(Var {
+            name: self.local_name(&s)?,
+            space: p.space,
+            ty: p.ty,
+        })
     }
 
     /// Appends a return parameter of a device function: `.func (.param .<ty> name) f(...)`.
@@ -222,13 +226,7 @@ impl<'m> FunctionBuilder<'m> {
                 reason: "a kernel has no return parameters",
             });
         }
-        let s = self.mb.spelling(p.name)?;
-        let n = self.local_name(&s)?;
-        let v = Var {
-            name: n,
-            space: p.space,
-            ty: p.ty,
-        };
+        let v = self.param_var(&p)?;
         self.func.returns.get_or_insert_with(Vec::new).push(p);
         Ok(v)
     }
