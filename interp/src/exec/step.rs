@@ -71,13 +71,12 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
         Some((slot, neg)) => {
             let s = slot as usize * 32;
             let regs = &w.regs[depth][s..s + 32];
+            // All 32 lanes without branches (the compiler vectorises it), then the group's.
             let mut e = 0u32;
-            for l in super::ctx::lanes(mask) {
-                if (regs[l] & 1 != 0) != neg {
-                    e |= 1 << l;
-                }
+            for (l, r) in regs.iter().enumerate() {
+                e |= ((*r & 1) as u32 ^ neg as u32) << l;
             }
-            e
+            e & mask
         }
     };
     let lanes = mask.count_ones() as u64;
