@@ -9,7 +9,7 @@
 //! opcode's arity, so a disagreement between the table and a handler fails there. The match is
 //! exhaustive like the dispatcher's: a new opcode needs an arity before the crate compiles.
 
-use crate::code::{Opnd, Quals};
+use crate::code::{DInst, Opnd};
 use ptx_ir_core::{Flag, Opcode, Space};
 
 /// What an operand position needs.
@@ -103,7 +103,8 @@ impl Arity {
 /// The arity of `op`'s handler for an instruction with qualifiers `q`, some of which change the
 /// operands it reads: a copy's direction and `.multicast::cluster` or `.cp_mask`, `setp`'s
 /// boolean combination, `.red`, `.sync`.
-pub fn arity(op: Opcode, q: &Quals) -> Arity {
+pub fn arity(q: &DInst) -> Arity {
+    let op = q.op;
     use Opcode::*;
     let flags = q.flags;
     let to_global = q.space == Some(Space::Global);
@@ -227,7 +228,6 @@ pub fn arity(op: Opcode, q: &Quals) -> Arity {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::code::Quals;
     use ptx_ir_core::form::OperandKind;
     use ptx_ir_core::Modifier;
 
@@ -279,8 +279,8 @@ mod tests {
                     }
                 }
                 for (mods, n) in cases {
-                    let q = Quals::of(&mods).expect("types fit");
-                    let a = arity(op, &q);
+                    let q = DInst::new(op, None, &mods, Default::default()).expect("types fit");
+                    let a = arity(&q);
                     let kinds_ok = f
                         .operands
                         .iter()

@@ -201,46 +201,20 @@ impl Kinds {
     }
 }
 
-/// The qualifiers of an instruction as [`DInst`] holds them, decoded in one pass over its
-/// modifiers.
-pub struct Quals {
-    /// [`DInst::types`]
-    pub types: Types,
-    /// [`DInst::flags`]
-    pub flags: Flags,
-    /// [`DInst::rnd`]
-    pub rnd: Option<Rounding>,
-    /// [`DInst::space`]
-    pub space: Option<Space>,
-    /// [`DInst::space2`]
-    pub space2: Option<Space>,
-    /// [`DInst::vector`]
-    pub vector: Option<Vector>,
-    /// [`DInst::cmp`]
-    pub cmp: Option<Compare>,
-    /// [`DInst::oper`]
-    pub oper: Option<Op>,
-    /// [`DInst::sem`]
-    pub sem: Option<Sem>,
-    /// [`DInst::cache_op`]
-    pub cache_op: Option<CacheOp>,
-    /// [`DInst::l2_hint`]
-    pub l2_hint: bool,
-    /// [`DInst::shape`]
-    pub shape: Option<(u16, u16, u16)>,
-    /// [`DInst::kinds`]
-    pub kinds: Kinds,
-    /// [`DInst::count`]
-    pub count: Option<Count>,
-    /// [`DInst::dim`]
-    pub dim: Option<Dim>,
-}
-
-impl Quals {
-    /// Decodes `mods`; `None` when they hold more than [`Types::MAX`] types, which no
-    /// instruction form accepts. Each single-valued qualifier is the first of its class.
-    pub fn of(mods: &[Modifier]) -> Option<Quals> {
-        let mut q = Quals {
+impl DInst {
+    /// `op` under `guard` with the qualifiers `mods`, decoded in one pass, and `opnds`; `None`
+    /// when `mods` hold more than [`Types::MAX`] types, which no instruction form accepts. Each
+    /// single-valued qualifier is the first of its class.
+    pub fn new(
+        op: Opcode,
+        guard: Option<(u32, bool)>,
+        mods: &[Modifier],
+        opnds: SmallVec<[Opnd; 4]>,
+    ) -> Option<DInst> {
+        let mut q = DInst {
+            op,
+            guard,
+            ty: None,
             types: Types::default(),
             flags: Flags::default(),
             rnd: None,
@@ -256,6 +230,8 @@ impl Quals {
             kinds: Kinds::default(),
             count: None,
             dim: None,
+            opnds,
+            lower: None,
         };
         for &m in mods {
             match m {
@@ -313,6 +289,7 @@ impl Quals {
                 Modifier::Scope(_) | Modifier::Layout(_) => {}
             }
         }
+        q.ty = q.types.first().copied();
         Some(q)
     }
 }
@@ -434,8 +411,9 @@ mod tests {
             .collect();
         assert_eq!(insts.len(), 8);
         for i in insts {
-            let q = Quals::of(&i.mods).expect("fits");
+            let q = DInst::new(i.opcode, None, &i.mods, SmallVec::new()).expect("fits");
             assert_eq!(q.types.as_slice(), &i.types()[..]);
+            assert_eq!(q.ty, i.types().first().copied());
             assert_eq!(q.rnd, i.rounding());
             assert_eq!(q.space, i.space());
             assert_eq!(q.space2, i.spaces().get(1).copied());

@@ -7,7 +7,7 @@
 //! function `.param` in per-thread frames, kernel `.param` in the launch's parameter buffer.
 //! Operands are decoded once into [`Opnd`]s so that execution never looks up a name.
 
-use crate::code::{DInst, FuncId, MemBase, Opnd, Quals, Types};
+use crate::code::{DInst, FuncId, MemBase, Opnd, Types};
 use crate::error::Error;
 use crate::fmt;
 use crate::mem::{self, FUNC_BASE, KPARAM_BASE};
@@ -1166,7 +1166,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
         if i.opcode == Opcode::Call {
             opnds = self.normalize_call(i, opnds)?;
         }
-        let Some(q) = Quals::of(&i.mods) else {
+        let Some(d) = DInst::new(i.opcode, guard, &i.mods, opnds) else {
             return Err(self.err(
                 Some(i),
                 format!(
@@ -1176,31 +1176,10 @@ impl<'a, 'm> Flatten<'a, 'm> {
             ));
         };
         // What the handler reads, checked once here so that it takes its operands as given.
-        crate::arity::arity(i.opcode, &q)
-            .check(&opnds)
+        crate::arity::arity(&d)
+            .check(&d.opnds)
             .map_err(|e| self.err(Some(i), format!("`{}`: {e}", i.opcode.name())))?;
-        Ok(DInst {
-            op: i.opcode,
-            guard,
-            ty: q.types.first().copied(),
-            types: q.types,
-            flags: q.flags,
-            rnd: q.rnd,
-            space: q.space,
-            space2: q.space2,
-            vector: q.vector,
-            cmp: q.cmp,
-            oper: q.oper,
-            sem: q.sem,
-            cache_op: q.cache_op,
-            l2_hint: q.l2_hint,
-            shape: q.shape,
-            kinds: q.kinds,
-            count: q.count,
-            dim: q.dim,
-            opnds,
-            lower: None,
-        })
+        Ok(d)
     }
 
     /// Calls become `[Args(returns), target, Args(params), list-or-Sink]`; a call table (a

@@ -537,6 +537,19 @@ impl<'a> arbitrary::Arbitrary<'a> for Interner {
     }
 }
 
+/// `%r12` -> (`%r`, 12): a register range's prefix and index, as the verifier and the builder
+/// split a name (a number with a leading zero, `%r012`, is no range member).
+pub(crate) fn split_range(s: &str) -> Option<(&str, u64)> {
+    let digits = s.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits == s.len() {
+        return None;
+    }
+    let (prefix, num) = s.split_at(s.len() - digits);
+    if num.len() > 1 && num.starts_with('0') {
+        return None;
+    }
+    num.parse().ok().map(|n| (prefix, n))
+}
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -137,21 +137,12 @@ fn protocol<P: Reference>(
     per: usize,
     arbitrary: fn(&mut Unstructured) -> arbitrary::Result<P>,
 ) -> Part {
-    let mut part = Part::new();
-    let mut src = Bytes::new(seed);
-    while part.drawn < per {
-        let data = src.fill(8192);
-        let Ok(p) = arbitrary(&mut Unstructured::new(&data)) else {
-            part.failed += 1;
-            continue;
-        };
+    draw(name, seed, per, arbitrary, |part, p| {
         let (l, trace) = p.build();
         let a = p.answer(&l, &trace);
         part.launch(&l);
         part.answer(&a.expected, &a.known);
-    }
-    part.print(name);
-    part
+    })
 }
 
 /// A family without a [`Reference`]: only its kernels count.
@@ -162,6 +153,18 @@ fn kernels<P>(
     arbitrary: fn(&mut Unstructured) -> arbitrary::Result<P>,
     build: fn(&P) -> Launch,
 ) -> Part {
+    draw(name, seed, per, arbitrary, |part, p| part.launch(&build(p)))
+}
+
+/// `per` protocols drawn from 8 KiB inputs of the generator seeded with `seed`, each handed to
+/// `each`; inputs the family refuses count as failed draws.
+fn draw<P>(
+    name: &str,
+    seed: u64,
+    per: usize,
+    arbitrary: fn(&mut Unstructured) -> arbitrary::Result<P>,
+    mut each: impl FnMut(&mut Part, &P),
+) -> Part {
     let mut part = Part::new();
     let mut src = Bytes::new(seed);
     while part.drawn < per {
@@ -170,7 +173,7 @@ fn kernels<P>(
             part.failed += 1;
             continue;
         };
-        part.launch(&build(&p));
+        each(&mut part, &p);
     }
     part.print(name);
     part

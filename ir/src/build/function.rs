@@ -12,7 +12,7 @@ use crate::module::{
     Declarator, FuncDirective, Function, FunctionKind, Item, Linkage, Param, Prototype, Statement,
     VarDecl,
 };
-use crate::names::Name;
+use crate::names::{split_range, Name};
 use crate::operand::Operand;
 use crate::table::Opcode;
 use crate::vocab::{Modifier, Space, Type};
@@ -700,20 +700,6 @@ enum Scoped {
     Name(Name),
     /// A register range, by prefix.
     Range(Box<str>),
-}
-
-/// `%r12` -> (`%r`, 12): a register range's prefix and index, as the reader and the verifier
-/// split a name (a number with a leading zero, `%r012`, is no range member).
-fn split_range(s: &str) -> Option<(&str, u64)> {
-    let digits = s.bytes().rev().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits == s.len() {
-        return None;
-    }
-    let (prefix, num) = s.split_at(s.len() - digits);
-    if num.len() > 1 && num.starts_with('0') {
-        return None;
-    }
-    num.parse().ok().map(|i| (prefix, i))
 }
 
 fn simple_param(ty: Type, name: Name) -> Param {

@@ -4,7 +4,7 @@
 
 use super::diag::{Diagnostic, Location, Rule};
 use crate::module::{Function, Item, Linkage, Module, Param, VarDecl};
-use crate::names::Name;
+use crate::names::{split_range, Name};
 use crate::vocab::{Space, Type, Vector};
 use rustc_hash::FxHashMap;
 
@@ -187,19 +187,6 @@ impl Scopes {
         }
         None
     }
-}
-
-/// `%r12` -> (`%r`, 12); a number with a leading zero (`%r012`) is not a range member.
-pub(crate) fn split_range(s: &str) -> Option<(&str, u64)> {
-    let digits = s.bytes().rev().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits == s.len() {
-        return None;
-    }
-    let (prefix, num) = s.split_at(s.len() - digits);
-    if num.len() > 1 && num.starts_with('0') {
-        return None;
-    }
-    num.parse().ok().map(|n| (prefix, n))
 }
 
 /// The element count of `dims` (saturating: sizes beyond 64 bits are reported by

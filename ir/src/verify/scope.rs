@@ -3,11 +3,11 @@
 
 use super::cx::{Cx, FnCx};
 use super::diag::Rule;
-use super::env::{split_range, vec_len, Found, Var};
+use super::env::{vec_len, Found, Var};
 use crate::form::{Form, OperandKind};
 use crate::inst::Instruction;
 use crate::module::{Linkage, Statement, VarDecl};
-use crate::names::Name;
+use crate::names::{split_range, Name};
 use crate::operand::Operand;
 use rustc_hash::FxHashMap;
 
