@@ -7,6 +7,7 @@
 //! function `.param` in per-thread frames, kernel `.param` in the launch's parameter buffer.
 //! Operands are decoded once into [`Opnd`]s so that execution never looks up a name.
 
+use crate::arity::Arity;
 use crate::code::{DInst, FuncId, MemBase, Opnd, Types};
 use crate::error::Error;
 use crate::fmt;
@@ -267,6 +268,7 @@ struct ModuleScope {
 
 struct Loader<'m> {
     m: &'m Module,
+    arity: fn(&DInst) -> Arity,
     funcs: Vec<Func>,
     func_ids: FxHashMap<Name, FuncId>,
     module: ModuleScope,
@@ -288,11 +290,12 @@ fn load_err(f: &str, inst: Option<String>, msg: impl Into<String>) -> Error {
 }
 
 impl Program {
-    /// Compiles a module. Problems that make a function unrunnable (undeclared registers,
-    /// unknown labels, bad initialisers) are errors naming the function and instruction.
-    pub fn load(m: &Module) -> Result<Program, Error> {
+    /// Compiles a module, checking each instruction's operands against `arity`, what its handler
+    /// reads (the interpreter's table gives it: `Program::load` in `exec`).
+    pub(crate) fn compile(m: &Module, arity: fn(&DInst) -> Arity) -> Result<Program, Error> {
         let mut l = Loader {
             m,
+            arity,
             funcs: Vec::new(),
             func_ids: FxHashMap::default(),
             module: ModuleScope {
@@ -1176,7 +1179,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
             ));
         };
         // What the handler reads, checked once here so that it takes its operands as given.
-        crate::arity::arity(&d)
+        (self.l.arity)(&d)
             .check(&d.opnds)
             .map_err(|e| self.err(Some(i), format!("`{}`: {e}", i.opcode.name())))?;
         Ok(d)

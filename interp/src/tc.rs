@@ -307,7 +307,7 @@ pub fn input(bits: u64, f: Fmt) -> Input {
     Input(decode(bits, f))
 }
 
-/// [`dot`] over decoded operands.
+/// `c + sum_k a[k] * b[k]` over operands decoded by [`input`], as the tensor cores compute it.
 pub fn dot_inputs(m: Model, a: &[Input], b: &[Input], c: u64, out: Fmt) -> u64 {
     let prods: SmallVec<[(Val, Option<i32>); 64]> = a
         .iter()

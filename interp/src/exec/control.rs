@@ -127,7 +127,13 @@ fn set_reg(w: &mut Warp, depth: usize, slot: u32, lane: usize, v: u64, size: u32
 }
 
 /// `call`
-pub fn call(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
+pub fn call(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let g = x.w.groups[x.gi].clone();
+    call_from(x, &g)
+}
+
+/// `call` by group `g`.
+fn call_from(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
     let prog: &Program = x.m.prog;
     // As loaded: `(returns), target, (params), list-or-_`.
     let [rets, target, args, list] = x.ops();
@@ -383,7 +389,13 @@ fn do_ret(prog: &Program, w: &mut Warp, g: &Group, lanes_mask: u32) -> Result<Gr
 }
 
 /// `ret`
-pub fn ret(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
+pub fn ret(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let g = x.w.groups[x.gi].clone();
+    ret_from(x, &g)
+}
+
+/// `ret` by group `g`.
+fn ret_from(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
     if x.has(Flag::Uni) && x.emask != 0 {
         // Non-divergent: every thread of the warp in this activation returns together, so none
         // is held back by the guard or waits elsewhere in the function.
@@ -428,8 +440,24 @@ pub fn fall_off(m: &Machine<'_>, w: &mut Warp, g: &Group) -> Result<Flow, Error>
     Ok(Flow::Groups(smallvec::smallvec![r]))
 }
 
-/// `bar`, `barrier`
-pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+/// `bar`, `barrier`: undefined under a guard that splits the warp where the barrier is aligned;
+/// otherwise the executing lanes arrive (or wait) as a group of their own.
+pub fn bar(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    aligned_whole_warp(x)?;
+    x.split_guard();
+    barrier(x)
+}
+
+/// `brkpt`, `trap`: the launch stops with an error at the first executing lane.
+pub fn trap(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let lane = x.emask.trailing_zeros() as usize;
+    Err(Error::Trap {
+        site: x.site(),
+        thread: x.thread(lane),
+    })
+}
+
+fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let red = x.has(Flag::Red);
     let arrive = x.has(Flag::Arrive);
     // `a{, b}`; `bar.red`: `d, a{, b}, p`
@@ -503,7 +531,7 @@ pub fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// that is only part of its warp because the warp diverged earlier is not reported, since the
 /// interpreter does not model where ptxas makes a warp reconverge (a spin lock before a
 /// `bar.sync` leaves its lanes in separate groups that the GPU has joined again).
-pub fn aligned_whole_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
+fn aligned_whole_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
     let aligned = x.d.op == ptx_ir_core::Opcode::Bar || x.has(Flag::Aligned);
     if let Some(l) = guarded_out(x).filter(|_| aligned) {
         let form = if x.d.op == ptx_ir_core::Opcode::Bar {

@@ -90,6 +90,8 @@ pub struct Ctx<'a, 'p> {
     pub fid: FuncId,
     /// The instruction's pc.
     pub pc: u32,
+    /// The executing group's index in [`Warp::groups`].
+    pub gi: usize,
     /// The decoded instruction.
     pub d: &'p DInst,
     /// Call depth (register file index).
@@ -163,6 +165,21 @@ impl<'a, 'p> Ctx<'a, 'p> {
             site: self.site(),
             thread: self.thread(lane),
             rule: rule.into(),
+        }
+    }
+
+    /// Splits off the lanes whose guard is false (they go on to the next instruction) so that
+    /// the group holds exactly the executing lanes; for barrier-like instructions.
+    pub fn split_guard(&mut self) {
+        let off = self.gmask & !self.emask;
+        if off != 0 {
+            let mut h = self.w.groups[self.gi].clone();
+            h.mask = off;
+            h.pc += 1;
+            self.w.groups[self.gi].mask = self.emask;
+            self.gmask = self.emask;
+            // Sorts after the group itself (same chain, later pc), so `gi` stays valid.
+            self.w.insert(h);
         }
     }
 

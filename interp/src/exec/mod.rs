@@ -16,11 +16,13 @@
 //! [`warp`]; [`ctx::Ctx`] gives a handler one instruction's view of it; the handler modules
 //! (`arith.rs`, `memops.rs`, ...) execute instructions, return a [`flow::Flow`] and share the
 //! mechanisms below them, such as [`inflight`] (issuing and completing asynchronous
-//! operations); `step.rs` dispatches to the handlers; this module launches and schedules. No
+//! operations); `semantics.rs` is the table of their handlers, which `step.rs` runs; this module
+//! launches and schedules. No
 //! module imports one above it, so none takes part in an import circle.
 
 pub mod ctx;
 mod flow;
+mod semantics;
 pub mod special;
 mod state;
 mod step;
@@ -319,10 +321,17 @@ pub struct Launch<'p> {
     mem_limit: u64,
     args: Vec<Arg>,
     contraction: Contraction,
-    progress: Option<std::sync::Arc<crate::Progress>>,
+    progress: Option<std::sync::Arc<crate::progress::Progress>>,
 }
 
 impl Program {
+    /// Compiles a module. Problems that make a function unrunnable (undeclared registers,
+    /// unknown labels, bad initialisers, operands other than its handler reads) are errors
+    /// naming the function and instruction.
+    pub fn load(m: &ptx_ir_core::Module) -> Result<Program, Error> {
+        Program::compile(m, semantics::arity_of)
+    }
+
     /// Starts configuring a launch of kernel `entry` (one CTA of one thread until set).
     pub fn launch(&self, entry: &str) -> Launch<'_> {
         Launch {
@@ -408,7 +417,7 @@ impl<'p> Launch<'p> {
 
     /// Counters the launch updates as it runs (CTAs done, thread-instructions), to be read from
     /// another thread: a progress bar for long runs.
-    pub fn progress(mut self, p: std::sync::Arc<crate::Progress>) -> Self {
+    pub fn progress(mut self, p: std::sync::Arc<crate::progress::Progress>) -> Self {
         self.progress = Some(p);
         self
     }
@@ -708,7 +717,7 @@ impl<'p> Launch<'p> {
 fn run_grid(
     m: &mut Machine<'_>,
     entry: FuncId,
-    progress: Option<&crate::Progress>,
+    progress: Option<&crate::progress::Progress>,
 ) -> Result<(), Error> {
     let c = m.cluster;
     m.queue = ClusterQueue::new([m.grid[0] / c[0], m.grid[1] / c[1], m.grid[2] / c[2]]);

@@ -21,11 +21,12 @@
 //! kept in [`super::state::proxy`].
 
 use super::ctx::Ctx;
+use super::flow::Flow;
 use super::state::inflight::Src;
 use super::state::{Cluster, Machine};
 use crate::error::Error;
 use crate::load::Program;
-use ptx_ir_core::Opcode;
+use ptx_ir_core::{Flag, Opcode, Sem, Space};
 
 /// Whether a launch of `prog` must track generic writes: it contains an async-proxy copy.
 pub fn needed(prog: &Program) -> bool {
@@ -44,7 +45,7 @@ pub fn needed(prog: &Program) -> bool {
 
 /// A proxy fence (`fence.proxy.async{.space}`, `membar.proxy.async{.space}`,
 /// `fence.proxy.async::generic.release...`): forgets the generic writes of its spaces.
-pub fn fence(m: &mut Machine<'_>, cl: &mut Cluster, shared: bool, global: bool) {
+fn fence(m: &mut Machine<'_>, cl: &mut Cluster, shared: bool, global: bool) {
     if shared {
         cl.proxy.clear();
     }
@@ -81,4 +82,28 @@ pub fn check_reads(x: &Ctx<'_, '_>, l: usize, srcs: &[Src]) -> Result<(), Error>
         }
     }
     Ok(())
+}
+
+/// `membar`, `fence`, `griddepcontrol`: one instruction at a time in program order is
+/// sequentially consistent across proxies too, and a dependent grid never runs concurrently with
+/// this one, so what remains is to record the fences between the generic and the async proxy:
+/// `fence.proxy.async{.space}`, `membar.proxy.async{.space}` and
+/// `fence.proxy.async::generic.release...`, which order generic-proxy writes before async-proxy
+/// accesses.
+pub fn fence_instruction(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    if !x.m.proxy_watch || !x.has(Flag::Proxy) {
+        return Ok(Flow::Next);
+    }
+    let async_generic = x.has(Flag::AsyncGeneric);
+    if !(x.has(Flag::Async) || async_generic && x.d.sem == Some(Sem::Release)) {
+        return Ok(Flow::Next);
+    }
+    let (shared, global) = match x.d.space {
+        None if async_generic => (true, false),
+        None => (true, true),
+        Some(Space::Global) => (false, true),
+        Some(_) => (true, false),
+    };
+    fence(x.m, x.cl, shared, global);
+    Ok(Flow::Next)
 }

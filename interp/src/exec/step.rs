@@ -1,20 +1,12 @@
-//! One warp-instruction: pick the group, evaluate the guard, dispatch on the opcode, move the
-//! group on.
-//!
-//! The dispatch is one exhaustive `match` on [`Opcode`] with no wildcard arm: a new line in the
-//! instruction table stops this crate compiling until its semantics (or an explicit
-//! `Unsupported`) are written here.
+//! One warp-instruction: pick the group, evaluate the guard, run the instruction's handler
+//! (found in the interpreter's table, `semantics.rs`), move the group on.
 
 use super::ctx::Ctx;
 use super::flow::Flow;
 use super::state::{Cluster, Machine};
 use super::warp::{Group, Wait, Warp};
-use super::{
-    arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, stack, tensor, tmem,
-    warpgroup, warpops, wgmma,
-};
+use super::{control, semantics};
 use crate::error::Error;
-use ptx_ir_core::Opcode;
 
 /// What a warp-instruction asks of the scheduler.
 pub enum Event {
@@ -93,6 +85,7 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
         f,
         fid: func,
         pc,
+        gi,
         d,
         depth,
         base,
@@ -107,7 +100,7 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
             return Err(x.undefined(lane, "the instruction accesses an accumulator or A register of a wgmma.mma_async that no wgmma.wait_group has waited for (PTX ISA 9.7.15.7.3: undefined)"));
         }
     }
-    let flow = dispatch(&mut x, gi)?;
+    let flow = semantics::run(&mut x)?;
     let yielded = x.yield_warp;
     if let Flow::Retry = flow {
         m.fuel += lanes;
@@ -252,226 +245,4 @@ fn finish(cl: &mut Cluster, w: &mut Warp, mut g: Group, flow: Flow) -> Result<Pr
         }
     }
     Ok(Progress::Ran(ev))
-}
-
-/// Splits off the lanes whose guard is false (they go on to the next instruction) so that the
-/// group holds exactly the executing lanes; for barrier-like instructions.
-fn split_guard(x: &mut Ctx<'_, '_>, gi: usize) {
-    let off = x.gmask & !x.emask;
-    if off != 0 {
-        let mut h = x.w.groups[gi].clone();
-        h.mask = off;
-        h.pc += 1;
-        x.w.groups[gi].mask = x.emask;
-        x.gmask = x.emask;
-        // Sorts after the group itself (same chain, later pc), so `gi` stays valid.
-        x.w.insert(h);
-    }
-}
-
-fn dispatch(x: &mut Ctx<'_, '_>, gi: usize) -> Result<Flow, Error> {
-    use Opcode::*;
-    if x.emask == 0 && !matches!(x.d.op, Bra | BrxIdx | Call | Ret | Exit) {
-        return Ok(Flow::Next);
-    }
-    if let Some(l) = &x.d.lower {
-        if let Some(flow) = arith::lowered(x, l)? {
-            return Ok(flow);
-        }
-    }
-    match x.d.op {
-        // integer arithmetic
-        Add | Sub => arith::add_sub(x),
-        Mul => arith::mul(x),
-        Mad => arith::mad(x),
-        Mul24 | Mad24 => arith::mul24(x),
-        Sad => arith::sad(x),
-        Div => arith::div(x),
-        Rem => arith::rem(x),
-        Abs | Neg => arith::abs_neg(x),
-        Min | Max => arith::min_max(x),
-        Popc | Clz | Brev => arith::bit_unary(x),
-        Bfind => arith::bfind(x),
-        Fns => arith::fns(x),
-        Bfe => arith::bfe(x),
-        Bfi => arith::bfi(x),
-        Szext => arith::szext(x),
-        Bmsk => arith::bmsk(x),
-        Dp4a | Dp2a => arith::dot(x),
-        Addc | Subc => arith::add_sub(x),
-        Madc => arith::mad(x),
-        // floating point
-        Testp => arith::testp(x),
-        Copysign => arith::copysign(x),
-        Fma => arith::fma(x),
-        Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh => arith::float_unary(x),
-        // comparison and selection
-        Set | Setp => arith::setp(x),
-        Selp => arith::selp(x),
-        Slct => arith::slct(x),
-        // logic and shift
-        And | Or | Xor | Not | Cnot => arith::logic(x),
-        Lop3 => arith::lop3(x),
-        Shf => arith::shf(x),
-        Shl | Shr => arith::shift(x),
-        // data movement
-        Mov => memops::mov(x),
-        Shfl => {
-            split_guard(x, gi);
-            warpops::shfl(x)
-        }
-        Prmt => arith::prmt(x),
-        Ld | Ldu => memops::ld(x),
-        St => memops::st(x),
-        Prefetch | Prefetchu | Applypriority | Discard => Ok(Flow::Next),
-        Createpolicy => memops::createpolicy(x),
-        Isspacep => memops::isspacep(x),
-        Cvta => memops::cvta(x),
-        Cvt => arith::cvt(x),
-        CvtPack => arith::cvt_pack(x),
-        Mapa => memops::mapa(x),
-        Getctarank => memops::getctarank(x),
-        StAsync | RedAsync => memops::store_async(x),
-        StBulk | MultimemLdReduce | MultimemSt | MultimemRed => {
-            Err(x.unsupported("multimem and st.bulk are not modelled"))
-        }
-        // asynchronous copies
-        CpAsync => async_copy::cp_async(x),
-        CpAsyncCommitGroup | CpAsyncWaitGroup | CpAsyncWaitAll => async_copy::group(x),
-        CpAsyncBulk | CpReduceAsyncBulk => bulk::bulk(x),
-        CpAsyncBulkPrefetch => bulk::prefetch(x),
-        CpAsyncBulkCommitGroup | CpAsyncBulkWaitGroup => bulk::group(x),
-        CpAsyncBulkTensor | CpReduceAsyncBulkTensor => tensor::tensor(x),
-        CpAsyncBulkPrefetchTensor => tensor::prefetch(x),
-        TensormapReplace => Err(x.unsupported(
-            "tensormap.replace is not modelled (tensor maps come from launch arguments)",
-        )),
-        // texture and surface
-        Tex | Tld4 | Txq | Istypep | Suld | Sust | Sured | Suq => {
-            Err(x.unsupported("textures and surfaces are not modelled"))
-        }
-        // control flow
-        Bra => control::bra(x),
-        BrxIdx => control::brx(x),
-        Call => {
-            let g = x.w.groups[gi].clone();
-            control::call(x, &g)
-        }
-        Ret => {
-            let g = x.w.groups[gi].clone();
-            control::ret(x, &g)
-        }
-        Exit => Ok(Flow::Exit(x.emask)),
-        // synchronization
-        Bar | Barrier => {
-            control::aligned_whole_warp(x)?;
-            split_guard(x, gi);
-            control::barrier(x)
-        }
-        BarWarpSync => {
-            split_guard(x, gi);
-            warpops::bar_warp_sync(x)
-        }
-        BarrierCluster => {
-            split_guard(x, gi);
-            control::barrier_cluster(x)
-        }
-        // One instruction at a time in program order is sequentially consistent across proxies
-        // too, and a dependent grid never runs concurrently with this one.
-        // Proxy fences between the generic and the async proxy are recorded (`proxy`).
-        Membar | Fence | Griddepcontrol => {
-            proxy_fence(x);
-            Ok(Flow::Next)
-        }
-        Atom | Red => memops::atom(x),
-        Vote => {
-            split_guard(x, gi);
-            warpops::vote(x)
-        }
-        Match => {
-            split_guard(x, gi);
-            warpops::match_sync(x)
-        }
-        Activemask => warpops::activemask(x),
-        Redux => {
-            split_guard(x, gi);
-            warpops::redux(x)
-        }
-        Elect => {
-            split_guard(x, gi);
-            warpops::elect(x)
-        }
-        MbarrierInit | MbarrierInval | MbarrierExpectTx | MbarrierCompleteTx | MbarrierArrive
-        | MbarrierArriveDrop | MbarrierTestWait | MbarrierTryWait | MbarrierPendingCount => {
-            mbarrier::mbarrier(x)
-        }
-        CpAsyncMbarrierArrive => async_copy::mbarrier_arrive(x),
-        TensormapCpFenceproxy => Err(x.unsupported("tensormap.cp_fenceproxy is not modelled")),
-        ClusterlaunchcontrolTryCancel => cluster::try_cancel(x),
-        ClusterlaunchcontrolQueryCancel => cluster::query_cancel(x),
-        // matrix instructions
-        WmmaLoad | WmmaStore | WmmaMma => Err(x.unsupported("wmma is not modelled")),
-        Mma => {
-            split_guard(x, gi);
-            mma::mma(x)
-        }
-        Ldmatrix | Stmatrix | Movmatrix => {
-            split_guard(x, gi);
-            matrix::matrix(x)
-        }
-        WgmmaMmaAsync | WgmmaFence | WgmmaCommitGroup | WgmmaWaitGroup => {
-            split_guard(x, gi);
-            wgmma::wgmma(x)
-        }
-        Tcgen05Alloc | Tcgen05Dealloc | Tcgen05RelinquishAllocPermit => {
-            split_guard(x, gi);
-            tmem::tmem(x)
-        }
-        Tcgen05FenceBeforeThreadSync | Tcgen05FenceAfterThreadSync => Ok(Flow::Next),
-        Tcgen05Ld | Tcgen05St | Tcgen05WaitLd | Tcgen05WaitSt | Tcgen05Cp | Tcgen05Shift
-        | Tcgen05Mma | Tcgen05Commit => {
-            Err(x.unsupported("tcgen05 data movement and MMA are not modelled (allocation is)"))
-        }
-        // stack
-        Stacksave => stack::stacksave(x),
-        Stackrestore => stack::stackrestore(x),
-        Alloca => stack::alloca(x),
-        // video
-        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset | Vadd2 | Vsub2
-        | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4 | Vabsdiff4
-        | Vmin4 | Vmax4 | Vset4 => Err(x.unsupported("video instructions are not modelled")),
-        // miscellaneous
-        Brkpt | Trap => {
-            let lane = x.emask.trailing_zeros() as usize;
-            Err(Error::Trap {
-                site: x.site(),
-                thread: x.thread(lane),
-            })
-        }
-        Nanosleep | Pmevent => Ok(Flow::Next),
-        Setmaxnreg => {
-            split_guard(x, gi);
-            warpgroup::setmaxnreg(x)
-        }
-    }
-}
-
-/// `fence.proxy.async{.space}`, `membar.proxy.async{.space}` and
-/// `fence.proxy.async::generic.release...` order generic-proxy writes before async-proxy accesses.
-fn proxy_fence(x: &mut Ctx<'_, '_>) {
-    use ptx_ir_core::{Flag, Space};
-    if !x.m.proxy_watch || !x.has(Flag::Proxy) {
-        return;
-    }
-    let async_generic = x.has(Flag::AsyncGeneric);
-    if !(x.has(Flag::Async) || async_generic && x.d.sem == Some(ptx_ir_core::Sem::Release)) {
-        return;
-    }
-    let (shared, global) = match x.d.space {
-        None if async_generic => (true, false),
-        None => (true, true),
-        Some(Space::Global) => (false, true),
-        Some(_) => (true, false),
-    };
-    super::proxy::fence(x.m, x.cl, shared, global);
 }
