@@ -57,11 +57,26 @@ pub struct RunArgs {
     /// fused operations whose result differs from the one-by-one reading.
     #[arg(long, value_enum, default_value_t = ContractMode::Ptxas)]
     contract: ContractMode,
+    /// Threads to run clusters on (default: every core). Launches whose result could depend
+    /// on the order of their CTAs run on one (docs/INTERP.md, "Parallel launches").
+    #[arg(long)]
+    threads: Option<u32>,
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
     input: InputArgs,
+}
+
+/// The threads `--threads` asks for (default every core), with the rayon pool sized to match.
+pub fn threads(asked: Option<u32>) -> u32 {
+    let n =
+        asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
+    // Sized once per process; a pool that exists already (a second call) is kept.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(n.max(1) as usize)
+        .build_global();
+    n.max(1)
 }
 
 /// `--contract`
@@ -147,7 +162,8 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         .grid(dims(&a.grid)?)
         .block(dims(&a.block)?)
         .dynamic_shared(a.shared)
-        .resident_clusters(a.resident);
+        .resident_clusters(a.resident)
+        .threads(threads(a.threads));
     if let Some(c) = &a.cluster {
         launch = launch.cluster(dims(c)?);
     }
@@ -224,6 +240,8 @@ pub fn run(a: RunArgs) -> Result<(), String> {
             "thread_instructions": outcome.stats.thread_instructions,
             "warp_instructions": outcome.stats.warp_instructions,
             "seconds": seconds,
+            "threads": outcome.threads,
+            "serial": outcome.serial,
         });
         let mut j = j;
         if matches!(a.contract, ContractMode::Report) {

@@ -11,6 +11,7 @@ mod common;
 use ptx_ir::interp::{Arg, Program};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/fuzzhw")
@@ -22,20 +23,42 @@ fn unhex(h: &str) -> Vec<u8> {
         .collect()
 }
 
+/// Kernels whose parallel run ran on several threads, and those that ran serially.
+static RAN_PARALLEL: AtomicUsize = AtomicUsize::new(0);
+static RAN_SERIAL: AtomicUsize = AtomicUsize::new(0);
+
 /// Runs one kernel; `Err` says how it differs from the GPU.
 fn replay(case: &Value) -> Result<(), String> {
     let text = case["ptx"].as_str().ok_or("no ptx")?;
     let m = ptx_ir::text::parse(text).map_err(|e| format!("parse: {e}"))?;
     let prog = Program::load(&m).map_err(|e| format!("load: {e}"))?;
     let n = |k: &str| case[k].as_u64().unwrap_or(0) as u32;
-    let out = prog
+    let launch = prog
         .launch("k")
         .grid([n("grid"), 1, 1])
         .block([n("block"), 1, 1])
         .arg(Arg::Buffer(unhex(case["input"].as_str().unwrap_or(""))))
-        .arg(Arg::Buffer(vec![0; n("out_len") as usize]))
-        .run()
-        .map_err(|f| format!("interpreter: {}", f.error))?;
+        .arg(Arg::Buffer(vec![0; n("out_len") as usize]));
+    // The same launch on several threads gives the same outcome, or fails the same way.
+    let serial = launch.clone().run();
+    let parallel = launch.threads(4).run();
+    let same = match (&serial, &parallel) {
+        (Ok(s), Ok(p)) => s.buffers == p.buffers && s.stats == p.stats,
+        (Err(s), Err(p)) => s == p,
+        _ => false,
+    };
+    if !same {
+        return Err("the parallel run's outcome differs from the serial one".into());
+    }
+    if let Ok(p) = &parallel {
+        let counter = if p.threads > 1 {
+            &RAN_PARALLEL
+        } else {
+            &RAN_SERIAL
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+    let out = serial.map_err(|f| format!("interpreter: {}", f.error))?;
     let got = out.buffers.last().ok_or("no output buffer")?;
     let want = unhex(case["gpu"].as_str().unwrap_or(""));
     match (0..want.len()).find(|&k| want.get(k) != got.get(k)) {
@@ -110,5 +133,10 @@ fn generated_kernels_agree_with_the_gpu() {
         }
     }
     println!("{passed} passed, {listed} listed in known_failures.txt");
+    println!(
+        "threads(4): {} kernels ran on several threads, {} serially, all as threads(1)",
+        RAN_PARALLEL.load(Ordering::Relaxed),
+        RAN_SERIAL.load(Ordering::Relaxed)
+    );
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

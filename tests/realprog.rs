@@ -373,9 +373,31 @@ fn replay(prog: &Program, l: &Value, rec: Option<&Value>) -> Result<(), String> 
             launch = launch.arg(scalar(a));
         }
     }
-    let out = launch
-        .run()
-        .map_err(|f| format!("interpreter: {}", f.error))?;
+    // The same launch on several threads: the same outcome (or failure), and what ran it.
+    let serial = launch.clone().run();
+    let parallel = launch.threads(4).run();
+    let (s_out, p_out) = match (&serial, &parallel) {
+        (Ok(s), Ok(p)) => (s, p),
+        (Err(s), Err(p)) => (&s.outcome, &p.outcome),
+        _ => return Err("the serial and the parallel run disagree on failing".into()),
+    };
+    if serial.as_ref().err().map(|f| &f.error) != parallel.as_ref().err().map(|f| &f.error)
+        || s_out.buffers != p_out.buffers
+        || s_out.stats != p_out.stats
+    {
+        return Err("the parallel run's outcome differs from the serial one".into());
+    }
+    match &p_out.serial {
+        None => RAN_PARALLEL.fetch_add(1, Ordering::Relaxed),
+        // A launch that passes has no error to rerun for; a rerun for a race is a finding.
+        Some(why)
+            if serial.is_ok() && (why.starts_with("two CTAs") || why.starts_with("a worker")) =>
+        {
+            return Err(format!("the parallel run fell back to a serial one: {why}"));
+        }
+        Some(_) => RAN_SERIAL.fetch_add(1, Ordering::Relaxed),
+    };
+    let out = serial.map_err(|f| format!("interpreter: {}", f.error))?;
     let want = rec["bufs"].as_array().ok_or("recording has no `bufs`")?;
     if want.len() != out.buffers.len() {
         return Err(format!(
@@ -418,6 +440,10 @@ fn replay(prog: &Program, l: &Value, rec: Option<&Value>) -> Result<(), String> 
         Err(bad.join("; "))
     }
 }
+
+/// Launches whose parallel run ran on several threads, and those that ran serially.
+static RAN_PARALLEL: AtomicUsize = AtomicUsize::new(0);
+static RAN_SERIAL: AtomicUsize = AtomicUsize::new(0);
 
 fn hexs(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -547,6 +573,13 @@ fn real_programs_agree_with_the_gpu() {
         "{passed} passed, {} failed, {known_n} known ({} launches)",
         bad.len(),
         launches.len()
+    );
+    let (par, ser) = (
+        RAN_PARALLEL.load(Ordering::Relaxed),
+        RAN_SERIAL.load(Ordering::Relaxed),
+    );
+    println!(
+        "threads(4): {par} launches ran on several threads, {ser} serially, all as threads(1)"
     );
     let mut problems = Vec::new();
     if !bad.is_empty() {

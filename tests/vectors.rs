@@ -232,3 +232,44 @@ fn unknown_vector_family_is_an_error() {
         panic!("test case line does not parse");
     }
 }
+
+/// `ptx run --threads N`: a grid of independent CTAs runs on N threads with the memory of the
+/// serial run, and `--json` says how it ran.
+#[test]
+fn run_threads_gives_the_serial_memory_and_says_how_it_ran() {
+    let dir = std::env::temp_dir().join(format!("ptx-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join("k.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 out) {\n\
+           .reg .b32 %r<6>; .reg .b64 %rd<4>;\n\
+           ld.param.u64 %rd1, [out];\n\
+           mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x;\n\
+           mad.lo.u32 %r4, %r2, %r3, %r1; mul.lo.u32 %r5, %r4, %r4;\n\
+           mul.wide.u32 %rd2, %r4, 4; add.s64 %rd3, %rd1, %rd2;\n\
+           st.global.u32 [%rd3], %r5;\n\
+           ret; }\n",
+    )
+    .unwrap();
+    let run = |threads: &str| -> serde_json::Value {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx"))
+            .arg("run")
+            .arg(&ptx)
+            .args(["--entry", "k", "--grid", "16", "--block", "32"])
+            .args(["--arg", "zeros:2048", "--json", "--threads", threads])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let (one, three) = (run("1"), run("3"));
+    assert_eq!(one["threads"], 1);
+    assert_eq!(one["serial"], serde_json::Value::Null);
+    assert_eq!(three["threads"], 3);
+    assert_eq!(three["serial"], serde_json::Value::Null);
+    assert_eq!(one["buffers"], three["buffers"]);
+    assert_eq!(one["thread_instructions"], three["thread_instructions"]);
+    std::fs::remove_dir_all(&dir).ok();
+}

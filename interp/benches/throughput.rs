@@ -3,7 +3,8 @@
 //! `tools/realprog/src/sgemm.cu`, 1024x1024x1024).
 //!
 //! `cargo bench -p ptx-ir-interp` prints one line per workload (`BENCH=word` runs those whose
-//! name contains it). Single-threaded: the interpreter runs one warp-instruction at a time.
+//! name contains it). `THREADS=n` runs each launch on `n` threads (`Launch::threads`, a rayon
+//! pool of `n`); the default is one, where the wall and CPU rates agree.
 
 use ptx_ir_interp::{Arg, Program};
 use std::time::Instant;
@@ -263,8 +264,13 @@ fn measure_runs(
     }
     let m = ptx_ir_text::parse(src).expect("parse");
     let p = Program::load(&m).expect("load");
-    let l = p.launch(entry).grid(grid).block(block).args(args);
-    let _ = l.run().expect("run");
+    let l = p
+        .launch(entry)
+        .grid(grid)
+        .block(block)
+        .args(args)
+        .threads(threads());
+    let ran_on = l.run().expect("run").threads;
     let mut best = f64::MAX;
     let mut best_cpu = f64::MAX;
     let mut n = 0;
@@ -282,11 +288,26 @@ fn measure_runs(
         best_cpu = best;
     }
     println!(
-        "{name:<14} {n:>10} thread-instructions  wall {:>6.3} s  cpu {:>6.3} s  {:>6.1} M thread-instructions/s (cpu)",
+        "{name:<14} {n:>10} thread-instructions  wall {:>6.3} s  cpu {:>6.3} s  {:>6.1} M thread-instructions/s (cpu)  {:>7.1} M/s (wall, {ran_on} thread{})",
         best,
         best_cpu,
-        n as f64 / best_cpu / 1e6
+        n as f64 / best_cpu / 1e6,
+        n as f64 / best / 1e6,
+        if ran_on == 1 { "" } else { "s" }
     );
+}
+
+/// `THREADS`, with the rayon pool sized to it.
+fn threads() -> u32 {
+    let n = std::env::var("THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1u32)
+        .max(1);
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(n as usize)
+        .build_global();
+    n
 }
 
 fn main() {

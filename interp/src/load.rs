@@ -380,6 +380,47 @@ impl Program {
             .map(|i| fmt::inst(&self.names, i))
             .unwrap_or_default()
     }
+
+    /// The functions a kernel can reach: direct calls, and every function whose address is taken.
+    pub(crate) fn reachable(&self, entry: FuncId) -> Vec<FuncId> {
+        let prog = self;
+        let mut seen = vec![false; prog.funcs.len()];
+        let mut stack = vec![entry];
+        let mut taken = Vec::new();
+        for f in &prog.funcs {
+            for d in &f.code {
+                for o in d.opnds.iter() {
+                    if let Opnd::Func(g) = o {
+                        if d.op != Opcode::Call {
+                            taken.push(*g);
+                        }
+                    }
+                }
+            }
+            for cl in &f.call_lists {
+                if let CallList::Targets(ts) = cl {
+                    taken.extend(ts.iter().copied());
+                }
+            }
+        }
+        stack.extend(taken);
+        while let Some(f) = stack.pop() {
+            if seen.get(f as usize).copied().unwrap_or(true) {
+                continue;
+            }
+            seen[f as usize] = true;
+            for d in &prog.funcs[f as usize].code {
+                if d.op == Opcode::Call {
+                    if let Some(Opnd::Func(g)) = d.opnds.get(1) {
+                        stack.push(*g);
+                    }
+                }
+            }
+        }
+        (0..prog.funcs.len() as FuncId)
+            .filter(|&f| seen[f as usize])
+            .collect()
+    }
 }
 
 impl<'m> Loader<'m> {

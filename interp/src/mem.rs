@@ -16,6 +16,8 @@
 //! faults instead of reading its neighbour.
 
 use crate::error::{Error, FaultKind};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// First global address handed out.
 pub const GLOBAL_BASE: u64 = 0x0000_0001_0000_0000;
@@ -64,22 +66,26 @@ pub const CALL_FRAME_COST: u32 = 16;
 pub const DEFAULT_MEM_LIMIT: u64 = 4 << 30;
 
 /// A launch's host-memory budget: every allocation whose size the input controls is charged
-/// here first, so that an oversized request is an error naming it instead of an abort.
+/// here first, so that an oversized request is an error naming it instead of an abort. Clones
+/// share one count, so that the workers of a parallel launch draw on one budget.
 #[derive(Clone, Debug)]
 pub struct Budget {
-    used: u64,
+    used: Arc<AtomicU64>,
     limit: u64,
 }
 
 impl Budget {
     /// An empty budget of `limit` bytes.
     pub fn new(limit: u64) -> Budget {
-        Budget { used: 0, limit }
+        Budget {
+            used: Arc::new(AtomicU64::new(0)),
+            limit,
+        }
     }
 
     /// Bytes charged and not released.
     pub fn used(&self) -> u64 {
-        self.used
+        self.used.load(Relaxed)
     }
 
     /// The limit.
@@ -89,23 +95,25 @@ impl Budget {
 
     /// Charges `bytes` for `what` (called only on failure, for the message).
     pub fn charge(&mut self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), Error> {
-        match self.used.checked_add(bytes) {
-            Some(t) if t <= self.limit => {
-                self.used = t;
-                Ok(())
-            }
-            _ => Err(Error::MemoryLimit {
+        let limit = self.limit;
+        match self.used.fetch_update(Relaxed, Relaxed, |u| {
+            u.checked_add(bytes).filter(|&t| t <= limit)
+        }) {
+            Ok(_) => Ok(()),
+            Err(used) => Err(Error::MemoryLimit {
                 what: what(),
                 bytes,
-                used: self.used,
-                limit: self.limit,
+                used,
+                limit,
             }),
         }
     }
 
     /// Gives back bytes charged earlier.
     pub fn release(&mut self, bytes: u64) {
-        self.used = self.used.saturating_sub(bytes);
+        let _ = self
+            .used
+            .fetch_update(Relaxed, Relaxed, |u| Some(u.saturating_sub(bytes)));
     }
 }
 
@@ -144,12 +152,31 @@ pub struct Alloc {
 }
 
 /// Global memory: sorted, disjoint allocations.
+///
+/// Either the memory itself, or (for one worker of a parallel launch, [`Global::overlay`]) a
+/// private view of memory shared by every worker: reads see the shared contents until the
+/// worker first writes an allocation, which then gets a private copy whose written bytes are
+/// marked, so that [`merge`] can put every worker's writes together at the end.
 #[derive(Clone, Debug, Default)]
 pub struct Global {
-    /// The allocations, by base address.
+    /// The allocations, by base address (in a view: the private copies, empty until written).
     pub allocs: Vec<Alloc>,
     last: usize,
     next: u64,
+    overlay: Option<Box<Overlay>>,
+}
+
+/// What a view adds to its allocations.
+#[derive(Clone, Debug)]
+struct Overlay {
+    /// The shared contents.
+    base: Arc<Vec<Alloc>>,
+    /// Per allocation: whether `allocs[i].data` holds the private copy.
+    copied: Vec<bool>,
+    /// Per copied allocation: one bit per byte written.
+    dirty: Vec<Vec<u64>>,
+    /// Bytes read from the shared contents, for [`Global::view`].
+    scratch: Vec<u8>,
 }
 
 impl Global {
@@ -159,6 +186,29 @@ impl Global {
             allocs: Vec::new(),
             last: 0,
             next: GLOBAL_BASE,
+            overlay: None,
+        }
+    }
+
+    /// A private view of `base` for one worker of a parallel launch.
+    pub fn overlay(base: Arc<Vec<Alloc>>) -> Global {
+        let n = base.len();
+        Global {
+            allocs: base
+                .iter()
+                .map(|a| Alloc {
+                    base: a.base,
+                    data: Vec::new(),
+                })
+                .collect(),
+            last: 0,
+            next: u64::MAX,
+            overlay: Some(Box::new(Overlay {
+                base,
+                copied: vec![false; n],
+                dirty: vec![Vec::new(); n],
+                scratch: Vec::new(),
+            })),
         }
     }
 
@@ -172,34 +222,220 @@ impl Global {
         base
     }
 
-    fn find(&mut self, addr: u64, size: u64) -> Option<(usize, usize)> {
-        let hit = |a: &Alloc| {
-            addr >= a.base && addr.wrapping_sub(a.base).saturating_add(size) <= a.data.len() as u64
+    /// The allocation holding `[addr, addr + size)` and the offset in it; `len` gives an
+    /// allocation's length (its data's, or in a view the shared contents').
+    #[inline]
+    fn find_by(
+        &mut self,
+        addr: u64,
+        size: u64,
+        len: impl Fn(&Global, usize) -> u64,
+    ) -> Option<(usize, usize)> {
+        let hit = |g: &Global, i: usize| {
+            let a = &g.allocs[i];
+            addr >= a.base && addr.wrapping_sub(a.base).saturating_add(size) <= len(g, i)
         };
-        if let Some(a) = self.allocs.get(self.last) {
-            if hit(a) {
-                return Some((self.last, (addr - a.base) as usize));
-            }
+        if self.last < self.allocs.len() && hit(self, self.last) {
+            return Some((self.last, (addr - self.allocs[self.last].base) as usize));
         }
         let i = self.allocs.partition_point(|a| a.base <= addr);
         let i = i.checked_sub(1)?;
-        let a = &self.allocs[i];
-        if hit(a) {
+        if hit(self, i) {
             self.last = i;
-            Some((i, (addr - a.base) as usize))
+            Some((i, (addr - self.allocs[i].base) as usize))
         } else {
             None
         }
     }
 
-    /// The bytes `[addr, addr + size)`, mutably.
-    pub fn slice_mut(&mut self, addr: u64, size: usize) -> Result<&mut [u8], FaultKind> {
+    #[inline]
+    fn find(&mut self, addr: u64, size: u64) -> Option<(usize, usize)> {
+        match &self.overlay {
+            None => self.find_by(addr, size, |g, i| g.allocs[i].data.len() as u64),
+            Some(_) => self.find_by(addr, size, |g, i| match &g.overlay {
+                Some(o) => o.base[i].data.len() as u64,
+                None => 0,
+            }),
+        }
+    }
+
+    /// Checks that `[addr, addr + size)` lies in one allocation.
+    pub fn check(&mut self, addr: u64, size: usize) -> Result<(), FaultKind> {
+        self.find(addr, size as u64)
+            .map(|_| ())
+            .ok_or(FaultKind::OutOfBounds)
+    }
+
+    /// The bytes `[addr, addr + size)`, to read.
+    pub fn read(&mut self, addr: u64, size: usize) -> Result<&[u8], FaultKind> {
         let (i, off) = self.find(addr, size as u64).ok_or(FaultKind::OutOfBounds)?;
+        let data = match &self.overlay {
+            Some(o) if !o.copied[i] => &o.base[i].data,
+            _ => &self.allocs[i].data,
+        };
+        data.get(off..off + size).ok_or(FaultKind::OutOfBounds)
+    }
+
+    /// The bytes `[addr, addr + size)`, to write (in a view: the private copy, whose bytes are
+    /// marked as written).
+    #[inline]
+    pub fn write(&mut self, addr: u64, size: usize) -> Result<&mut [u8], FaultKind> {
+        if self.overlay.is_some() {
+            return self.view_write(addr, size);
+        }
+        let (i, off) = self
+            .find_by(addr, size as u64, |g, i| g.allocs[i].data.len() as u64)
+            .ok_or(FaultKind::OutOfBounds)?;
         self.allocs[i]
             .data
             .get_mut(off..off + size)
             .ok_or(FaultKind::OutOfBounds)
     }
+
+    /// The bytes `[addr, addr + size)` for an access that reads (`write` false: in a view, a
+    /// copy of the shared bytes, whose changes are dropped) or writes them.
+    #[inline]
+    pub fn view(&mut self, addr: u64, size: usize, write: bool) -> Result<&mut [u8], FaultKind> {
+        match (&self.overlay, write) {
+            (None, _) => self.write(addr, size),
+            (Some(_), true) => self.view_write(addr, size),
+            (Some(_), false) => self.view_read(addr, size),
+        }
+    }
+
+    /// [`Global::write`] in a view.
+    #[inline(never)]
+    fn view_write(&mut self, addr: u64, size: usize) -> Result<&mut [u8], FaultKind> {
+        let (i, off) = self.find(addr, size as u64).ok_or(FaultKind::OutOfBounds)?;
+        if let Some(o) = &mut self.overlay {
+            if !o.copied[i] {
+                self.allocs[i].data = o.base[i].data.clone();
+                o.dirty[i] = vec![0; o.base[i].data.len().div_ceil(64)];
+                o.copied[i] = true;
+            }
+            mark(&mut o.dirty[i], off, size);
+        }
+        self.allocs[i]
+            .data
+            .get_mut(off..off + size)
+            .ok_or(FaultKind::OutOfBounds)
+    }
+
+    /// [`Global::view`] to read, in a view.
+    #[inline(never)]
+    fn view_read(&mut self, addr: u64, size: usize) -> Result<&mut [u8], FaultKind> {
+        let (i, off) = self.find(addr, size as u64).ok_or(FaultKind::OutOfBounds)?;
+        match &mut self.overlay {
+            Some(o) if !o.copied[i] => {
+                let src = o.base[i]
+                    .data
+                    .get(off..off + size)
+                    .ok_or(FaultKind::OutOfBounds)?;
+                o.scratch.clear();
+                o.scratch.extend_from_slice(src);
+                Ok(&mut o.scratch)
+            }
+            _ => self.allocs[i]
+                .data
+                .get_mut(off..off + size)
+                .ok_or(FaultKind::OutOfBounds),
+        }
+    }
+
+    /// A view's writes, for [`merge`]: per allocation, the private copy and its written-byte
+    /// map, where the view wrote it. The view's hold on the shared contents goes with it.
+    pub fn into_writes(self) -> Writes {
+        let Some(o) = self.overlay else {
+            return Writes(Vec::new());
+        };
+        Writes(
+            self.allocs
+                .into_iter()
+                .zip(o.copied)
+                .zip(o.dirty)
+                .map(|((a, copied), dirty)| copied.then_some((a.data, dirty)))
+                .collect(),
+        )
+    }
+
+    /// The host bytes a view's private copies take.
+    pub fn private_bytes(&self) -> u64 {
+        match &self.overlay {
+            None => 0,
+            Some(o) => (0..self.allocs.len())
+                .filter(|&i| o.copied[i])
+                .map(|i| self.allocs[i].data.len() as u64 * 9 / 8)
+                .sum(),
+        }
+    }
+}
+
+/// Marks bytes `[off, off + size)` in a bit-per-byte map.
+fn mark(bits: &mut [u64], off: usize, size: usize) {
+    for b in off..off + size {
+        if let Some(w) = bits.get_mut(b / 64) {
+            *w |= 1 << (b % 64);
+        }
+    }
+}
+
+/// Two workers of a parallel launch wrote different values to the same byte: the launch has a
+/// race between CTAs, whose result depends on their order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteConflict {
+    /// The byte's global address.
+    pub addr: u64,
+}
+
+/// What one view of global memory wrote ([`Global::into_writes`]).
+#[derive(Debug, Default)]
+pub struct Writes(Vec<Option<(Vec<u8>, Vec<u64>)>>);
+
+/// Puts the writes of the workers' views of `base` together: each byte any worker wrote takes
+/// that worker's value. Fails if two workers wrote different values to one byte.
+pub fn merge(base: &mut [Alloc], views: Vec<Writes>) -> Result<(), WriteConflict> {
+    // The bytes some view has written so far, per allocation (one bit per byte).
+    let mut taken: Vec<Vec<u64>> = vec![Vec::new(); base.len()];
+    for v in views {
+        for (i, w) in v.0.into_iter().enumerate() {
+            let (Some((data, dirty)), Some(a)) = (w, base.get_mut(i)) else {
+                continue;
+            };
+            let dst = &mut a.data;
+            let t = &mut taken[i];
+            if t.is_empty() {
+                *t = vec![0; dst.len().div_ceil(64)];
+            }
+            for (w, &d) in dirty.iter().enumerate() {
+                if d == 0 {
+                    continue;
+                }
+                let lo = w * 64;
+                let hi = (lo + 64).min(dst.len());
+                let both = d & t[w];
+                if both != 0 {
+                    if let Some(b) =
+                        (lo..hi).find(|&b| both >> (b - lo) & 1 == 1 && dst[b] != data[b])
+                    {
+                        return Err(WriteConflict {
+                            addr: a.base + b as u64,
+                        });
+                    }
+                }
+                if d == u64::MAX {
+                    dst[lo..hi].copy_from_slice(&data[lo..hi]);
+                } else {
+                    for b in lo..hi {
+                        if d >> (b - lo) & 1 == 1 {
+                            dst[b] = data[b];
+                        }
+                    }
+                }
+                t[w] |= d;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Decodes a generic address into a region and the address within it.

@@ -1,5 +1,5 @@
 //! [`Progress`]: counters a launch updates as it runs, for a caller on another thread to show
-//! (the `ptx` command's progress bar) without slowing the launch: relaxed atomic stores, once
+//! (the `ptx` command's progress bar) without slowing the launch: relaxed atomic updates, once
 //! per scheduling round and once per finished cluster.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -44,7 +44,10 @@ impl Progress {
         self.ctas_done.fetch_add(ctas, Relaxed);
     }
 
+    /// Adds thread-instructions executed since the last call (each worker of a parallel
+    /// launch adds its own).
     pub(crate) fn executed(&self, thread_instructions: u64) {
-        self.thread_instructions.store(thread_instructions, Relaxed);
+        self.thread_instructions
+            .fetch_add(thread_instructions, Relaxed);
     }
 }

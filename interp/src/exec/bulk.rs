@@ -181,7 +181,7 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         } else {
             let d =
                 x.m.global
-                    .slice_mut(sa, size as usize)
+                    .read(sa, size as usize)
                     .map(|b| b.to_vec())
                     .map_err(|k| x.fault(k, AddrSpace::Global, sa, size as usize, l))?;
             (
@@ -193,7 +193,7 @@ pub fn bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             )
         };
         let (parts, track) = if to_global {
-            if x.m.global.slice_mut(da, size as usize).is_err() {
+            if x.m.global.check(da, size as usize).is_err() {
                 return Err(x.fault(
                     FaultKind::OutOfBounds,
                     AddrSpace::Global,
@@ -265,7 +265,7 @@ pub fn prefetch(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let sa = x.addr(src, l)?;
         let size = x.get(size_o, l)? & 0xffff_ffff;
         check_size(x, l, size, sa, 0)?;
-        if x.m.global.slice_mut(sa, size as usize).is_err() {
+        if x.m.global.check(sa, size as usize).is_err() {
             return Err(x.fault(
                 FaultKind::OutOfBounds,
                 AddrSpace::Global,

@@ -415,7 +415,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             AddrSpace::Const => (Region::Const, addr),
         };
         match region {
-            Region::Global => self.m.global.slice_mut(a, size),
+            Region::Global => self.m.global.view(a, size, write),
             Region::Shared(_) => {
                 let (rank, off) = mem::split_cluster(a);
                 let r = rank.unwrap_or(self.w.cta) as usize;

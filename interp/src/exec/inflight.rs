@@ -235,7 +235,7 @@ pub fn complete(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) -> Result<(), E
                     }
                 }
             }
-            Loc::Global(a) => match m.global.slice_mut(a, len) {
+            Loc::Global(a) => match m.global.write(a, len) {
                 Ok(d) => apply(d, p),
                 Err(_) => {
                     return Err(fail(

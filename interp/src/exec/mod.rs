@@ -39,6 +39,7 @@ mod matrix;
 mod mbarrier;
 mod memops;
 mod mma;
+mod parallel;
 mod proxy;
 mod stack;
 mod tensor;
@@ -272,6 +273,10 @@ pub struct Outcome {
     /// With [`Contraction::Report`]: the fused operations whose result differed from the
     /// unfused reading in some lane, in program order.
     pub contraction: Vec<ContractionDiff>,
+    /// The threads the clusters ran on (1: serially).
+    pub threads: u32,
+    /// Why a launch given more than one thread ([`Launch::threads`]) ran serially.
+    pub serial: Option<String>,
 }
 
 /// A fused `mul`+`add` whose result differed from the one-by-one reading.
@@ -322,6 +327,7 @@ pub struct Launch<'p> {
     args: Vec<Arg>,
     contraction: Contraction,
     progress: Option<std::sync::Arc<crate::progress::Progress>>,
+    threads: u32,
 }
 
 impl Program {
@@ -348,6 +354,7 @@ impl Program {
             args: Vec::new(),
             contraction: Contraction::Ptxas,
             progress: None,
+            threads: 1,
         }
     }
 }
@@ -422,6 +429,19 @@ impl<'p> Launch<'p> {
         self
     }
 
+    /// Runs the clusters on up to `n` threads of the rayon pool (default 1: serially, in launch
+    /// order). A launch runs in parallel only where that cannot change its result
+    /// (`parallel::hazard` names what keeps it serial: global atomics, strong accesses or fences
+    /// at GPU or system scope, cluster launch control); each worker then sees global memory as
+    /// the launch started plus its own writes, and the writes are put together at the end. A
+    /// launch whose workers report an error, or wrote different values to one byte (a race
+    /// between CTAs), runs again serially, so that its result and error are exactly those of
+    /// `threads(1)`. [`Outcome::threads`] and [`Outcome::serial`] tell how it ran.
+    pub fn threads(mut self, n: u32) -> Self {
+        self.threads = n.max(1);
+        self
+    }
+
     /// Appends an argument.
     pub fn arg(mut self, a: Arg) -> Self {
         self.args.push(a);
@@ -436,6 +456,45 @@ impl<'p> Launch<'p> {
 
     /// Runs the kernel to completion.
     pub fn run(&self) -> Result<Outcome, Box<Failure>> {
+        let mut p = match self.prepare()? {
+            Start::Done(o) => return Ok(o),
+            Start::Run(p) => p,
+        };
+        let mut why = None;
+        if self.threads > 1 {
+            let m = &p.m;
+            let clusters = (0..3).map(|i| (m.grid[i] / m.cluster[i]) as u64).product();
+            why = parallel::hazard(m.prog, p.entry, clusters);
+            if why.is_none() {
+                let progress = self.progress.as_deref();
+                match parallel::run(&mut p.m, p.entry, self.threads, progress) {
+                    Ok(n) => return self.finish(p, Ok(()), n, None),
+                    Err(rerun) => {
+                        // The workers took the machine's global memory: set it up again.
+                        p = match self.prepare()? {
+                            Start::Done(o) => return Ok(o),
+                            Start::Run(p) => p,
+                        };
+                        why = Some(rerun);
+                    }
+                }
+            }
+        }
+        self.serial(p, why)
+    }
+
+    /// Runs a prepared launch on this thread.
+    fn serial(
+        &self,
+        mut p: Box<Prepared<'p>>,
+        why: Option<String>,
+    ) -> Result<Outcome, Box<Failure>> {
+        let res = run_grid(&mut p.m, p.entry, self.progress.as_deref());
+        self.finish(p, res, 1, why)
+    }
+
+    /// Checks the launch and sets up its machine: global memory, kernel parameters, limits.
+    fn prepare(&self) -> Result<Start<'p>, Box<Failure>> {
         let fail = |e: Error| {
             Box::new(Failure {
                 error: e,
@@ -505,10 +564,11 @@ impl<'p> Launch<'p> {
                     _ => None,
                 })
                 .collect();
-            return Ok(Outcome {
+            return Ok(Start::Done(Outcome {
                 buffers,
+                threads: 1,
                 ..Outcome::default()
-            });
+            }));
         }
         let cancels = prog.funcs.iter().any(|f| {
             f.code
@@ -651,7 +711,7 @@ impl<'p> Launch<'p> {
             .unwrap_or(prog.local_static as u64 + ef.stack_bytes as u64)
             .max(self.stack as u64)
             .min(mem::STACK_MAX as u64) as u32;
-        let mut m = Machine {
+        let m = Machine {
             prog,
             global,
             consts: prog.consts.clone(),
@@ -662,6 +722,7 @@ impl<'p> Launch<'p> {
             explicit_cluster: cluster.is_some(),
             dyn_smem: self.dyn_smem,
             fuel: self.fuel,
+            fuel_pool: None,
             stats: Stats::default(),
             events: 0,
             next_op: 0,
@@ -680,7 +741,25 @@ impl<'p> Launch<'p> {
             contraction: self.contraction,
             contraction_diffs: Default::default(),
         };
-        let res = run_grid(&mut m, entry, self.progress.as_deref());
+        Ok(Start::Run(Box::new(Prepared {
+            m,
+            entry,
+            buffer_ids,
+        })))
+    }
+
+    /// The outcome of a launch that ran on `threads` threads and ended with `res`.
+    fn finish(
+        &self,
+        p: Box<Prepared<'p>>,
+        res: Result<(), Error>,
+        threads: u32,
+        serial: Option<String>,
+    ) -> Result<Outcome, Box<Failure>> {
+        let Prepared {
+            mut m, buffer_ids, ..
+        } = *p;
+        let prog = self.prog;
         let contraction = m
             .contraction_diffs
             .iter()
@@ -706,12 +785,28 @@ impl<'p> Launch<'p> {
                 .collect(),
             stats: m.stats,
             contraction,
+            threads,
+            serial,
         };
         match res {
             Ok(()) => Ok(outcome),
             Err(error) => Err(Box::new(Failure { error, outcome })),
         }
     }
+}
+
+/// What [`Launch::prepare`] gives: the launch's outcome, where nothing needs to run, or its
+/// machine.
+enum Start<'p> {
+    Done(Outcome),
+    Run(Box<Prepared<'p>>),
+}
+
+/// A launch ready to run.
+struct Prepared<'p> {
+    m: Machine<'p>,
+    entry: FuncId,
+    buffer_ids: Vec<usize>,
 }
 
 fn run_grid(
@@ -721,14 +816,36 @@ fn run_grid(
 ) -> Result<(), Error> {
     let c = m.cluster;
     m.queue = ClusterQueue::new([m.grid[0] / c[0], m.grid[1] / c[1], m.grid[2] / c[2]]);
-    let cluster_ctas = c.iter().map(|&d| d as u64).product::<u64>();
     if let Some(p) = progress {
         p.start(m.grid.iter().map(|&d| d as u64).product());
     }
+    run_clusters(
+        m,
+        entry,
+        progress,
+        |m| m.queue.pop_front(),
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+}
+
+/// Runs clusters taken from `next` until it has none left, at most [`Machine::resident`] at a
+/// time, or until `stop` is set (another worker failed).
+fn run_clusters(
+    m: &mut Machine<'_>,
+    entry: FuncId,
+    progress: Option<&crate::progress::Progress>,
+    mut next: impl FnMut(&mut Machine<'_>) -> Option<[u32; 3]>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<(), Error> {
+    let cluster_ctas = m.cluster.iter().map(|&d| d as u64).product::<u64>();
+    let mut reported = m.stats.thread_instructions;
     let mut active: Vec<Active> = Vec::new();
     loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
         while active.len() < m.resident as usize {
-            match m.queue.pop_front() {
+            match next(m) {
                 Some(cid) => active.push(start_cluster(m, entry, cid)?),
                 None => break,
             }
@@ -757,7 +874,8 @@ fn run_grid(
             }
         }
         if let Some(p) = progress {
-            p.executed(m.stats.thread_instructions);
+            p.executed(m.stats.thread_instructions - reported);
+            reported = m.stats.thread_instructions;
         }
         if progressed {
             m.try_timeout = false;

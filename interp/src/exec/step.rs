@@ -73,7 +73,7 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
     };
     let lanes = mask.count_ones() as u64;
     if m.fuel < lanes {
-        return Err(Error::FuelExhausted(m.stats.thread_instructions));
+        m.refuel(lanes)?;
     }
     m.fuel -= lanes;
     m.stats.thread_instructions += lanes;

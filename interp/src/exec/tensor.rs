@@ -330,7 +330,7 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                     Some(go) => {
                         let a = t.addr.wrapping_add(go);
                         let len = n as usize * es;
-                        match global.slice_mut(a, len) {
+                        match global.read(a, len) {
                             Ok(s) => dst.copy_from_slice(s),
                             Err(_) => {
                                 fault.get_or_insert(a);
@@ -468,7 +468,7 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
                 if let Some(go) = g {
                     let a = t.addr.wrapping_add(go);
                     let len = n as usize * es;
-                    if global.slice_mut(a, len).is_err() {
+                    if global.check(a, len).is_err() {
                         bad.get_or_insert(a);
                     }
                     parts.push(Part {

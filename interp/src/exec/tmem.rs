@@ -21,7 +21,7 @@ use super::flow::Flow;
 use super::state::tmem::{Alloc, CtaTmem, PairReq, COLUMNS};
 use crate::code::{FuncId, Opnd};
 use crate::error::{Error, Site, Thread};
-use crate::load::{CallList, Program};
+use crate::load::Program;
 use ptx_ir_core::{Flag, Opcode};
 
 const SEED: &str = "seed 004 / PTX ISA 9.7.16.7.1";
@@ -263,50 +263,10 @@ pub fn cta_exit(prog: &Program, t: &CtaTmem) -> Result<(), Error> {
     }
 }
 
-/// The functions a kernel can reach: direct calls, and every function whose address is taken.
-fn reachable(prog: &Program, entry: FuncId) -> Vec<FuncId> {
-    let mut seen = vec![false; prog.funcs.len()];
-    let mut stack = vec![entry];
-    let mut taken = Vec::new();
-    for f in &prog.funcs {
-        for d in &f.code {
-            for o in d.opnds.iter() {
-                if let Opnd::Func(g) = o {
-                    if d.op != Opcode::Call {
-                        taken.push(*g);
-                    }
-                }
-            }
-        }
-        for cl in &f.call_lists {
-            if let CallList::Targets(ts) = cl {
-                taken.extend(ts.iter().copied());
-            }
-        }
-    }
-    stack.extend(taken);
-    while let Some(f) = stack.pop() {
-        if seen.get(f as usize).copied().unwrap_or(true) {
-            continue;
-        }
-        seen[f as usize] = true;
-        for d in &prog.funcs[f as usize].code {
-            if d.op == Opcode::Call {
-                if let Some(Opnd::Func(g)) = d.opnds.get(1) {
-                    stack.push(*g);
-                }
-            }
-        }
-    }
-    (0..prog.funcs.len() as FuncId)
-        .filter(|&f| seen[f as usize])
-        .collect()
-}
-
 /// All `tcgen05` instructions of a kernel must name the same `.cta_group`.
 pub fn check_cta_group(prog: &Program, entry: FuncId) -> Result<(), Error> {
     let mut first: Option<(bool, FuncId, u32)> = None;
-    for f in reachable(prog, entry) {
+    for f in prog.reachable(entry) {
         let func = &prog.funcs[f as usize];
         for (pc, i) in func.insts.iter().enumerate() {
             if !i.opcode.name().starts_with("tcgen05.") {

@@ -64,6 +64,8 @@ pub struct Machine<'p> {
     pub dyn_smem: u32,
     /// Thread-instructions left.
     pub fuel: u64,
+    /// The fuel all workers of a parallel launch draw on, [`Machine::refuel`]'s source.
+    pub fuel_pool: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     /// Counters.
     pub stats: Stats,
     /// How unrounded `mul`/`add` pairs execute.
@@ -157,6 +159,7 @@ pub struct Cluster {
 #[derive(Clone, Debug)]
 pub struct ClusterQueue {
     next: u64,
+    step: u64,
     total: u64,
     dims: [u32; 3],
 }
@@ -164,8 +167,15 @@ pub struct ClusterQueue {
 impl ClusterQueue {
     /// All clusters of a grid of `dims` clusters.
     pub fn new(dims: [u32; 3]) -> ClusterQueue {
+        ClusterQueue::every(dims, 0, 1)
+    }
+
+    /// The clusters `first`, `first + step`, ... of a grid of `dims` clusters: one worker's
+    /// share of a parallel launch.
+    pub fn every(dims: [u32; 3], first: u64, step: u64) -> ClusterQueue {
         ClusterQueue {
-            next: 0,
+            next: first,
+            step: step.max(1),
             total: dims.iter().map(|&d| d as u64).product(),
             dims,
         }
@@ -177,7 +187,7 @@ impl ClusterQueue {
             return None;
         }
         let i = self.next;
-        self.next += 1;
+        self.next = self.next.saturating_add(self.step);
         let (dx, dy) = (self.dims[0] as u64, self.dims[1] as u64);
         Some([
             (i % dx) as u32,
@@ -192,4 +202,30 @@ impl ClusterQueue {
 pub fn own_stack(f: &load::Func, depth: usize) -> u32 {
     let save = if depth > 0 { mem::CALL_FRAME_COST } else { 0 };
     f.stack_bytes.saturating_add(save)
+}
+
+impl Machine<'_> {
+    /// Fuel runs short for an instruction of `lanes` thread-instructions: a worker of a parallel
+    /// launch takes more from the launch's pool; a serial launch, or a drained pool, is out.
+    #[cold]
+    pub fn refuel(&mut self, lanes: u64) -> Result<(), crate::error::Error> {
+        use std::sync::atomic::Ordering::Relaxed;
+        /// Thread-instructions a worker takes at a time: a few milliseconds of work, so that the
+        /// pool is touched rarely and little is left stranded in workers when it runs dry.
+        const CHUNK: u64 = 1 << 22;
+        if let Some(pool) = &self.fuel_pool {
+            let want = CHUNK.max(lanes);
+            if let Ok(had) = pool.fetch_update(Relaxed, Relaxed, |p| {
+                (p.saturating_add(self.fuel) >= lanes).then(|| p.saturating_sub(want))
+            }) {
+                self.fuel += had.min(want);
+                if self.fuel >= lanes {
+                    return Ok(());
+                }
+            }
+        }
+        Err(crate::error::Error::FuelExhausted(
+            self.stats.thread_instructions,
+        ))
+    }
 }
