@@ -261,7 +261,11 @@ fn run_threads_gives_the_serial_memory_and_says_how_it_ran() {
             .args(["--arg", "zeros:2048", "--json", "--threads", threads])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let (one, three) = (run("1"), run("3"));

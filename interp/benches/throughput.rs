@@ -1,6 +1,7 @@
 //! Thread-instructions per second on an integer loop, a float loop, memory-heavy, divergent,
-//! barrier-heavy and tensor-core loops, a corpus kernel and a real program (nvcc's SGEMM of
-//! `tools/realprog/src/sgemm.cu`, 1024x1024x1024).
+//! barrier-heavy and tensor-core loops, a corpus kernel and two real programs (nvcc's SGEMM of
+//! `tools/realprog/src/sgemm.cu`, 1024x1024x1024, and Triton's flash-attention forward at 16
+//! heads of 1024 tokens).
 //!
 //! `cargo bench -p ptx-ir-interp` prints one line per workload (`BENCH=word` runs those whose
 //! name contains it). `THREADS=n` runs each launch on `n` threads (`Launch::threads`, a rayon
@@ -246,7 +247,7 @@ fn selected(name: &str) -> bool {
 }
 
 fn measure(name: &str, src: &str, entry: &str, grid: u32, block: u32, args: Vec<Arg>) {
-    measure_runs(name, src, entry, [grid, 1, 1], [block, 1, 1], args, 3);
+    measure_runs(name, src, entry, [grid, 1, 1], [block, 1, 1], 0, args, 3);
 }
 
 /// Runs the launch once to warm up, then `runs` times, and prints the best.
@@ -256,6 +257,7 @@ fn measure_runs(
     entry: &str,
     grid: [u32; 3],
     block: [u32; 3],
+    shared: u32,
     args: Vec<Arg>,
     runs: u32,
 ) {
@@ -268,6 +270,7 @@ fn measure_runs(
         .launch(entry)
         .grid(grid)
         .block(block)
+        .dynamic_shared(shared)
         .args(args)
         .threads(threads());
     let ran_on = l.run().expect("run").threads;
@@ -375,40 +378,50 @@ fn main() {
         vec![Arg::Buffer(vec![0; threads * 4]), Arg::u32(100)],
     );
     sgemm();
+    attention();
+}
+
+/// A PTX file of the repository's corpus, decompressed.
+fn corpus_ptx(rel: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus")
+        .join(rel);
+    let xz = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut text = Vec::new();
+    lzma_rs::xz_decompress(&mut &xz[..], &mut text).expect("xz");
+    String::from_utf8(text).expect("UTF-8")
+}
+
+/// `n` values of a deterministic sequence in [-0.5, 0.5), as the bytes of `f32`s.
+fn values_f32(n: u32, seed: u32) -> Vec<u8> {
+    (0..n)
+        .flat_map(|i| {
+            let x = i.wrapping_mul(2654435761).wrapping_add(seed) >> 9;
+            (x as f32 / (1u32 << 23) as f32 - 0.5).to_le_bytes()
+        })
+        .collect()
 }
 
 /// nvcc's register-blocked SGEMM (`sgemm_regblock` of `tools/realprog/src/sgemm.cu`, the
 /// real-program suite's `sgemm.sm_90` PTX): C = A * B for 1024x1024 matrices, 256 CTAs of 256
-/// threads, each thread a 4x4 block of C. One run after the warm-up (1.3 G
+/// threads, each thread a 4x4 block of C. One run after the warm-up (1.95 G
 /// thread-instructions).
 fn sgemm() {
     const N: u32 = 1024;
     if !selected("sgemm 1024") {
         return;
     }
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../corpus/realprog/ptx/sgemm.sm_90.ptx.xz");
-    let xz = std::fs::read(path).expect("the real-program suite's SGEMM");
-    let mut text = Vec::new();
-    lzma_rs::xz_decompress(&mut &xz[..], &mut text).expect("xz");
-    let text = String::from_utf8(text).expect("UTF-8");
-    let matrix = |seed: u32| -> Vec<u8> {
-        (0..N * N)
-            .flat_map(|i| {
-                let x = i.wrapping_mul(2654435761).wrapping_add(seed) >> 9;
-                (x as f32 / (1u32 << 23) as f32 - 0.5).to_le_bytes()
-            })
-            .collect()
-    };
+    let text = corpus_ptx("realprog/ptx/sgemm.sm_90.ptx.xz");
     measure_runs(
         "sgemm 1024",
         &text,
         "sgemm_regblock",
         [N / 64, N / 64, 1],
         [256, 1, 1],
+        0,
         vec![
-            Arg::Buffer(matrix(1)),
-            Arg::Buffer(matrix(2)),
+            Arg::Buffer(values_f32(N * N, 1)),
+            Arg::Buffer(values_f32(N * N, 2)),
             Arg::Buffer(vec![0; (N * N * 4) as usize]),
             Arg::u32(N),
             Arg::u32(N),
@@ -416,4 +429,64 @@ fn sgemm() {
         ],
         1,
     );
+}
+
+/// Triton's flash-attention forward (tutorial 06, causal, `wgmma` for both products;
+/// `tools/realprog/attention_bench.py` compiles it to `corpus/bench/`): 16 heads of 1024 tokens
+/// of dimension 64 in `f16`, 256 CTAs of 128 threads with 32 KiB of shared memory. One run after
+/// the warm-up.
+fn attention() {
+    const HEADS: u32 = 16;
+    const N_CTX: u32 = 1024;
+    const HEAD_DIM: u32 = 64;
+    if !selected("attention 1k") {
+        return;
+    }
+    let text = corpus_ptx("bench/triton_attn_fwd_1k.sm_90a.ptx.xz");
+    let elems = HEADS * N_CTX * HEAD_DIM;
+    // f16 values in [-1, 1): the f32 sequence doubled, rounded to half precision by its top bits.
+    let half = |seed: u32| -> Vec<u8> {
+        values_f32(elems, seed)
+            .chunks(4)
+            .flat_map(|c| {
+                let f = 2.0 * f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                f16_bits(f).to_le_bytes()
+            })
+            .collect()
+    };
+    measure_runs(
+        "attention 1k",
+        &text,
+        "attn_fwd",
+        [N_CTX / 64, HEADS, 1],
+        [128, 1, 1],
+        32768,
+        vec![
+            Arg::Buffer(half(1)),
+            Arg::Buffer(half(2)),
+            Arg::Buffer(half(3)),
+            Arg::f32(0.125),
+            Arg::Buffer(vec![0; (HEADS * N_CTX * 4) as usize]),
+            Arg::Buffer(vec![0; (elems * 2) as usize]),
+            Arg::u64(0),
+            Arg::u64(0),
+        ],
+        1,
+    );
+}
+
+/// `f` (in [-1, 1], no subnormal results needed) to `f16` bits, rounding to nearest even.
+fn f16_bits(f: f32) -> u16 {
+    let b = f.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let a = f.abs();
+    if a < 6.103_515_6e-5 {
+        return sign;
+    }
+    let e = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    let m = b & 0x7f_ffff;
+    let r = m >> 13;
+    let rest = m & 0x1fff;
+    let up = rest > 0x1000 || (rest == 0x1000 && r & 1 == 1);
+    sign | (((e as u32) << 10) + r + up as u32) as u16
 }
