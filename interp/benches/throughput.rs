@@ -236,9 +236,14 @@ L:
 
 /// CPU time of this thread in seconds (Linux), so that figures taken on a busy machine still
 /// say what one core does; falls back to wall time elsewhere.
+/// CPU seconds of every thread of the process (the rayon pool's too), from the scheduler's
+/// per-task counters.
 fn cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    let mut ns = 0.0;
+    for t in std::fs::read_dir("/proc/self/task").ok()? {
+        let s = std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok()?;
+        ns += s.split_whitespace().next()?.parse::<f64>().ok()?;
+    }
     Some(ns / 1e9)
 }
 
@@ -291,7 +296,7 @@ fn measure_runs(
         best_cpu = best;
     }
     println!(
-        "{name:<14} {n:>10} thread-instructions  wall {:>6.3} s  cpu {:>6.3} s  {:>6.1} M thread-instructions/s (cpu)  {:>7.1} M/s (wall, {ran_on} thread{})",
+        "{name:<14} {n:>10} thread-instructions  wall {:>6.3} s  cpu {:>6.3} s  {:>6.1} M thread-instructions/s per CPU second  {:>7.1} M/s (wall, {ran_on} thread{})",
         best,
         best_cpu,
         n as f64 / best_cpu / 1e6,
@@ -381,11 +386,14 @@ fn main() {
     attention();
 }
 
-/// A PTX file of the repository's corpus, decompressed.
+/// A PTX file of the repository's corpus (`PTX_IR_CORPUS`, default the checkout's `corpus/`,
+/// for a bench executable carried to another machine), decompressed.
 fn corpus_ptx(rel: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../corpus")
-        .join(rel);
+    let dir = std::env::var_os("PTX_IR_CORPUS").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus"),
+        std::path::PathBuf::from,
+    );
+    let path = dir.join(rel);
     let xz = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut text = Vec::new();
     lzma_rs::xz_decompress(&mut &xz[..], &mut text).expect("xz");

@@ -6,13 +6,15 @@
 #
 # THROUGHPUT_BIN is the bench executable (`cargo bench -p ptx-ir-interp --no-run` prints its
 # path; carry it to the GPU machine's host for its 16 cores). Each thread count's output goes to
-# OUTDIR/threads.<n>.txt; the wall-clock rate is the last column.
+# OUTDIR/threads.<n>.txt; the wall-clock rate is the last column. Run it from the repository
+# root (the real programs are read from PTX_IR_CORPUS, default ./corpus).
 set -euo pipefail
 bin=$1 out=$2
 shift 2
 counts=("$@")
 [ ${#counts[@]} -gt 0 ] || counts=(1 2)
 mkdir -p "$out"
+export PTX_IR_CORPUS=${PTX_IR_CORPUS:-$PWD/corpus}
 nproc > "$out/nproc.txt"
 lscpu > "$out/lscpu.txt" 2>/dev/null || true
 for t in "${counts[@]}"; do

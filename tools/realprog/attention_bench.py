@@ -7,9 +7,15 @@ a grid of 16 x 16 = 256 CTAs.
     python3 tools/realprog/attention_bench.py       # needs `triton` (3.6), no GPU
 
 writes corpus/bench/triton_attn_fwd_1k.sm_90a.ptx.xz, which `interp/benches/throughput.rs`
-runs ("attention 1k").
+runs ("attention 1k"), and corpus/bench/launches.json, the launch in the real-program suite's
+notation, so that record.py runs it on the GPU and through `ptx run` to compare the two:
+
+    python3 tools/realprog/record.py --table corpus/bench/launches.json --corpus corpus/bench \
+        --out gpu.jsonl.xz                 # and with --dry --out interp.jsonl.xz
 """
 
+import hashlib
+import json
 import lzma
 import os
 import sys
@@ -27,9 +33,32 @@ def main():
     k["constexprs"] = dict(k["constexprs"], N_CTX=NCTX, HEAD_DIM=HD)
     ptx, md = triton_suite.compile_kernel(k)
     ptx = triton_suite.normalise(ptx)
-    out = os.path.join(HERE, "..", "..", "corpus", "bench", "triton_attn_fwd_1k.sm_90a.ptx.xz")
+    bench = os.path.join(HERE, "..", "..", "corpus", "bench")
+    mod = "triton_attn_fwd_1k.sm_90a"
+    out = os.path.join(bench, mod + ".ptx.xz")
     with open(out, "wb") as f:
         f.write(lzma.compress(ptx.encode(), preset=9 | lzma.PRESET_EXTREME))
+    elems = HEADS * NCTX * HD
+    half = lambda seed: {"type": "buf", "gen": "f16", "n": elems, "lo": "-1.0", "hi": "1.0",
+                         "seed": seed}
+    table = {
+        "format": 1,
+        "modules": {mod: {"ptx": mod + ".ptx.xz",
+                          "sha256": hashlib.sha256(ptx.encode()).hexdigest()}},
+        "launches": [{
+            "id": mod + "/attn_fwd", "module": mod, "entry": "attn_fwd",
+            "grid": [NCTX // 64, HEADS, 1], "block": [32 * k["num_warps"], 1, 1],
+            "cluster": None, "shared": md.shared,
+            "args": [half("0000000000000001"), half("0000000000000002"),
+                     half("0000000000000003"), {"type": "f32", "value": "0.125"},
+                     {"type": "buf", "gen": "fill", "bytes": HEADS * NCTX * 4},
+                     {"type": "buf", "gen": "fill", "bytes": elems * 2},
+                     {"type": "u64", "value": "0"}, {"type": "u64", "value": "0"}],
+        }],
+    }
+    with open(os.path.join(bench, "launches.json"), "w") as f:
+        json.dump(table, f, indent=1)
+        f.write("\n")
     print("%s: warps %d shared %d grid (%d, %d)" % (
         os.path.normpath(out), k["num_warps"], md.shared, NCTX // 64, HEADS))
 
