@@ -8,9 +8,18 @@
 //! (`Swarm::arbitrary` then `Gen::program`; even draws over every family, odd ones over one
 //! family in turn), lowers each and prints it as PTX text, and `PER_FAMILY` (default 1,000)
 //! protocols of each Hopper/Blackwell family (and of the tensor family's misalignment arm). It
-//! prints, per part, the counts and two FNV-1a hashes: `text` over the kernels' text and
-//! launches (input buffers, shapes, tensor maps), `reference` over the reference semantics'
+//! prints, per part, the counts and three FNV-1a hashes: `text` over the kernels' text and
+//! launches (input buffers, shapes, tensor maps), `canonical` over the same with each kernel's
+//! text in canonical form (read and printed again, `print(parse(text))`: spacing, numerals and
+//! the spelling of `[r+0]` do not count), and `reference` over the reference semantics'
 //! answers. Equal lines before and after a change mean the same kernels and the same answers.
+//!
+//! The last lines combine the parts: `fingerprint` the `text` and `reference` hashes of every
+//! part, `fingerprint canonical` their `canonical` and `reference` hashes, and `hopper
+//! canonical` those of the Hopper/Blackwell parts alone (a change in how a generator writes its
+//! text, such as building it through the IR builder, leaves the canonical lines as they were).
+//! With `FINGERPRINT_DUMP=DIR` it also writes each part's kernels in canonical form to
+//! `DIR/<part>.ptx`, one after another, to find what differs when a hash does.
 
 use arbitrary::Unstructured;
 use ptx_ir_oracles::Bytes;
@@ -47,7 +56,10 @@ struct Part {
     failed: usize,
     text_bytes: usize,
     text: Fnv,
+    canonical: Fnv,
     reference: Fnv,
+    /// The kernels in canonical form, when `FINGERPRINT_DUMP` asks for them.
+    dump: Option<String>,
 }
 
 impl Part {
@@ -57,7 +69,9 @@ impl Part {
             failed: 0,
             text_bytes: 0,
             text: Fnv::new(),
+            canonical: Fnv::new(),
             reference: Fnv::new(),
+            dump: std::env::var_os("FINGERPRINT_DUMP").map(|_| String::new()),
         }
     }
 
@@ -72,6 +86,26 @@ impl Part {
         for t in &l.tmaps {
             self.text.bytes(t.as_bytes());
         }
+        let canonical = match ptx_ir_text::parse(&l.text) {
+            Ok(m) => ptx_ir_text::print(&m),
+            Err(e) => format!("// does not read back: {e}\n{}", l.text),
+        };
+        let c = &mut self.canonical;
+        c.bytes(canonical.as_bytes());
+        c.num(l.grid as u64);
+        c.num(l.block as u64);
+        c.bytes(&l.input);
+        c.num(l.out_len as u64);
+        for t in &l.tmaps {
+            c.bytes(t.as_bytes());
+        }
+        if let Some(d) = &mut self.dump {
+            d.push_str(&format!(
+                "// kernel {}: grid {} block {} out {} tmaps {:?}\n",
+                self.drawn, l.grid, l.block, l.out_len, l.tmaps
+            ));
+            d.push_str(&canonical);
+        }
     }
 
     fn answer(&mut self, expected: &[u8], known: &[bool]) {
@@ -82,9 +116,14 @@ impl Part {
 
     fn print(&self, name: &str) {
         println!(
-            "{name:<10} drawn {:>6}  refused {:>6}  text bytes {:>10}  text {:016x}  reference {:016x}",
-            self.drawn, self.failed, self.text_bytes, self.text.0, self.reference.0
+            "{name:<10} drawn {:>6}  refused {:>6}  text bytes {:>10}  text {:016x}  canonical {:016x}  reference {:016x}",
+            self.drawn, self.failed, self.text_bytes, self.text.0, self.canonical.0, self.reference.0
         );
+        if let (Some(d), Some(dir)) = (&self.dump, std::env::var_os("FINGERPRINT_DUMP")) {
+            let dir = std::path::PathBuf::from(dir);
+            std::fs::create_dir_all(&dir).expect("FINGERPRINT_DUMP directory");
+            std::fs::write(dir.join(format!("{name}.ptx")), d).expect("write the dump");
+        }
     }
 }
 
@@ -204,10 +243,15 @@ fn main() {
         kernels("tmem", 11, per, hs::tmem::Spec::arbitrary, |s| s.build().0),
         protocol("clc", 10, per, hs::clc::Spec::arbitrary),
     ];
-    let mut all = Fnv::new();
-    for p in &parts {
-        all.num(p.text.0);
-        all.num(p.reference.0);
-    }
-    println!("fingerprint {:016x}", all.0);
+    let combine = |parts: &[Part], canonical: bool| {
+        let mut all = Fnv::new();
+        for p in parts {
+            all.num(if canonical { p.canonical.0 } else { p.text.0 });
+            all.num(p.reference.0);
+        }
+        all.0
+    };
+    println!("fingerprint {:016x}", combine(&parts, false));
+    println!("fingerprint canonical {:016x}", combine(&parts, true));
+    println!("hopper canonical {:016x}", combine(&parts[1..], true));
 }

@@ -1,7 +1,8 @@
 //! The interpreter-agreement oracle for the Hopper/Blackwell families.
 //!
 //! Each family's generator ([`ptx_ir_smith::hopper`]) draws a *protocol* — a list of steps that
-//! is well defined by construction — and prints it as PTX text for `sm_90a`; the reference
+//! is well defined by construction — and builds it as a kernel for `sm_90a` through the IR
+//! builder, printed as PTX text; the reference
 //! semantics ([`ptx_ir_refsem::hopper`]) computes the output from the protocol as the kernel
 //! runs it. The kernel is then checked exactly like the other oracle's: it is run by the
 //! interpreter from its IR, from its printed-and-reparsed text and from its decoded bytecode

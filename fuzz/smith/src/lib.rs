@@ -7,7 +7,7 @@
 //! | [`model`] | the typed program model: registers, operations, structured bodies, [`model::Program`] |
 //! | [`gen`] | [`gen::Gen`]: well-defined SIMT programs under a swarm configuration, one file per family |
 //! | [`lower`] | a program's kernel, built through the IR builder (`ptx_ir_core::build`: each instruction checked against the instruction table), and its input buffer |
-//! | [`hopper`] | the Hopper/Blackwell protocols (asynchronous and bulk copies, mbarriers, clusters, matrix instructions, tensor memory, cluster launch control), one file per family, printed as PTX text |
+//! | [`hopper`] | the Hopper/Blackwell protocols (asynchronous and bulk copies, mbarriers, clusters, matrix instructions, tensor memory, cluster launch control), one file per family, built through the IR builder like the SIMT kernels and printed as PTX text |
 //!
 //! The same bytes always give the same kernels: GPU batches recorded from these generators
 //! (`corpus/fuzzhw/`) stay comparable with a later run.

@@ -13,10 +13,11 @@
 //! The trace is the steps that move data, in program order (the completion order of any two
 //! operations on the same bytes), with each batch's copies as the builder kept them.
 
-use super::asm::Asm;
+use super::kernel::{kernel, vector, Head, K};
 use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
-use ptx_ir_core::{Op, Type};
+use ptx_ir_core::build::sink;
+use ptx_ir_core::{Cache, Cmp, Flag, Op, Scope, Sem, Space, Type, Vector};
 
 /// Bytes of shared memory per CTA (dumped to the output after the scratch areas).
 pub const SMEM: u32 = 2048;
@@ -221,188 +222,192 @@ impl Protocol for Spec {
     fn build(&self) -> (Launch, Vec<Step>) {
         let (grid, block) = (self.grid, self.block);
         let out_len = (grid * (SCRATCH + SMEM)) as usize;
-        let mut a = Asm::new(
-            "",
-            &[
-                format!(".shared .align 128 .b8 sm[{SMEM}];"),
-                ".shared .align 8 .b64 mb;".to_string(),
-            ],
-        );
-        a.i("mov.u32 %r4, sm;");
-        a.i("mov.u32 %r7, mb;");
-        a.i("setp.eq.u32 %p0, %tx, 0;");
-        // %rd5: this CTA's scratch area of the output.
-        a.i(format!("mul.wide.u32 %rd5, %cta, {SCRATCH};"));
-        a.i("add.s64 %rd5, %rout, %rd5;");
-        // Shared memory starts undefined: zero it.
-        a.i("mov.u32 %r6, 0;");
-        a.i("shl.b32 %r8, %tx, 4;");
-        a.i("add.u32 %r8, %r4, %r8;");
-        for w in (0..SMEM).step_by(16 * block as usize) {
-            a.i(format!(
-                "st.shared.v4.u32 [%r8+{w}], {{%r6, %r6, %r6, %r6}};"
-            ));
-        }
-        a.i("@%p0 mbarrier.init.shared::cta.b64 [%r7], 1;");
-        a.i("fence.mbarrier_init.release.cluster;");
-        a.i("fence.proxy.async.shared::cta;");
-        a.i("bar.sync 0;");
-
         let mut trace = Vec::new();
-        let mut pending: Vec<Pending> = Vec::new();
-        let (mut groups, mut phase) = (0u32, 0u32);
-        // Commit and wait until everything matching `f` is done.
-        let drain = |a: &mut Asm, pending: &mut Vec<Pending>, groups: &mut u32, read: bool| {
-            a.i("@%p0 cp.async.bulk.commit_group;");
-            *groups += 1;
-            if read {
-                a.i("@%p0 cp.async.bulk.wait_group.read 0;");
-                for p in pending.iter_mut() {
-                    p.read_done = true;
-                }
-            } else {
-                a.i("@%p0 cp.async.bulk.wait_group 0;");
-                pending.clear();
+        let text = kernel(Head::hopper(), |k| {
+            let sm = k.shared("sm", 128, Type::B8, Some(SMEM))?;
+            let mb = k.shared("mb", 8, Type::B64, None)?;
+            k.prologue()?;
+            let (r4, r6, r7, r8, r10, r11) = (k.r(4), k.r(6), k.r(7), k.r(8), k.r(10), k.r(11));
+            let (rd5, rd10, rd11, rd12, p0) = (k.rd(5), k.rd(10), k.rd(11), k.rd(12), k.p(0));
+            k.f.mov(Type::U32, (r4, sm))?;
+            k.f.mov(Type::U32, (r7, mb))?;
+            k.f.setp((Cmp::Eq, Type::U32), (p0, k.tx, 0))?;
+            // %rd5: this CTA's scratch area of the output.
+            k.f.mul((Flag::Wide, Type::U32), (rd5, k.cta, SCRATCH))?;
+            k.f.add(Type::S64, (rd5, k.rout, rd5))?;
+            // Shared memory starts undefined: zero it.
+            k.f.mov(Type::U32, (r6, 0))?;
+            k.f.shl(Type::B32, (r8, k.tx, 4))?;
+            k.f.add(Type::U32, (r8, r4, r8))?;
+            for w in (0..SMEM).step_by(16 * block as usize) {
+                k.f.st(
+                    (Space::Shared, Vector::V4, Type::U32),
+                    (r8.at(w.into()), vector([r6; 4])),
+                )?;
             }
-        };
-        for step in &self.steps {
-            match step {
-                Step::Load {
-                    parts,
-                    total,
-                    cluster,
-                } => {
-                    let mut kept: Vec<(u32, u32, u32)> = Vec::new();
-                    for &(d, s, n) in parts {
-                        if kept.iter().all(|&(d2, _, n2)| !overlap((d, n), (d2, n2))) {
-                            kept.push((d, s, n));
+            k.f.guard(p0)
+                .mbarrier_init((Space::SharedCta, Type::B64), (r7.at(0), 1))?;
+            k.f.fence((Flag::MbarrierInit, Sem::Release, Scope::Cluster), ())?;
+            k.f.fence((Flag::Proxy, Flag::Async, Space::SharedCta), ())?;
+            k.f.bar(Flag::Sync, 0)?;
+
+            let mut pending: Vec<Pending> = Vec::new();
+            let (mut groups, mut phase) = (0u32, 0u32);
+            // Commit and wait until every operation (or every read, if `read`) is done.
+            let drain = |k: &mut K, pending: &mut Vec<Pending>, groups: &mut u32, read: bool| {
+                k.f.guard(p0).cp_async_bulk_commit_group((), ())?;
+                *groups += 1;
+                if read {
+                    for p in pending.iter_mut() {
+                        p.read_done = true;
+                    }
+                    k.f.guard(p0).cp_async_bulk_wait_group(Flag::Read, 0)
+                } else {
+                    pending.clear();
+                    k.f.guard(p0).cp_async_bulk_wait_group((), 0)
+                }
+            };
+            for step in &self.steps {
+                match step {
+                    Step::Load {
+                        parts,
+                        total,
+                        cluster,
+                    } => {
+                        let mut kept: Vec<(u32, u32, u32)> = Vec::new();
+                        for &(d, s, n) in parts {
+                            if kept.iter().all(|&(d2, _, n2)| !overlap((d, n), (d2, n2))) {
+                                kept.push((d, s, n));
+                            }
                         }
-                    }
-                    if kept.iter().any(|&(d, _, n)| {
-                        pending
-                            .iter()
-                            .any(|p| !p.read_done && overlap(p.read, (d, n)))
-                    }) {
-                        drain(&mut a, &mut pending, &mut groups, true);
-                    }
-                    let sum: u32 = kept.iter().map(|p| p.2).sum();
-                    if *total {
-                        a.i(format!(
-                            "@%p0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], {sum};"
-                        ));
-                    }
-                    let space = if *cluster {
-                        "shared::cluster"
-                    } else {
-                        "shared::cta"
-                    };
-                    for &(d, s, n) in &kept {
+                        if kept.iter().any(|&(d, _, n)| {
+                            pending
+                                .iter()
+                                .any(|p| !p.read_done && overlap(p.read, (d, n)))
+                        }) {
+                            drain(k, &mut pending, &mut groups, true)?;
+                        }
+                        let sum: u32 = kept.iter().map(|p| p.2).sum();
+                        if *total {
+                            k.f.guard(p0).mbarrier_arrive(
+                                (Flag::ExpectTx, Space::SharedCta, Type::B64),
+                                (sink(), r7.at(0), sum),
+                            )?;
+                        }
+                        let space = if *cluster {
+                            Space::SharedCluster
+                        } else {
+                            Space::SharedCta
+                        };
+                        for &(d, s, n) in &kept {
+                            if !*total {
+                                k.f.guard(p0).mbarrier_expect_tx(
+                                    (Space::SharedCta, Type::B64),
+                                    (r7.at(0), n),
+                                )?;
+                            }
+                            k.f.add(Type::S64, (rd10, k.rin, s))?;
+                            k.f.guard(p0).cp_async_bulk(
+                                (space, Space::Global, Flag::MbarrierCompleteTxBytes),
+                                (r4.at(d.into()), rd10.at(0), n, r7.at(0)),
+                            )?;
+                        }
                         if !*total {
-                            a.i(format!(
-                                "@%p0 mbarrier.expect_tx.shared::cta.b64 [%r7], {n};"
-                            ));
+                            k.f.guard(p0)
+                                .mbarrier_arrive((Space::SharedCta, Type::B64), (rd11, r7.at(0)))?;
                         }
-                        a.i(format!("add.s64 %rd10, %rin, {s};"));
-                        a.i(format!(
-                            "@%p0 cp.async.bulk.{space}.global.mbarrier::complete_tx::bytes [%r4+{d}], [%rd10], {n}, [%r7];"
-                        ));
+                        k.wait_phase(phase)?;
+                        // Every thread has seen the phase before thread 0 starts the next one.
+                        k.f.bar(Flag::Sync, 0)?;
+                        phase += 1;
+                        trace.push(Step::Load {
+                            parts: kept,
+                            total: *total,
+                            cluster: *cluster,
+                        });
                     }
-                    if !*total {
-                        a.i("@%p0 mbarrier.arrive.shared::cta.b64 %rd11, [%r7];");
-                    }
-                    a.wait_phase(phase);
-                    // Every thread has seen the phase before thread 0 starts the next one.
-                    a.i("bar.sync 0;");
-                    phase += 1;
-                    trace.push(Step::Load {
-                        parts: kept,
-                        total: *total,
-                        cluster: *cluster,
-                    });
-                }
-                &Step::Store(d, s, n) | &Step::Reduce(_, d, s, n) => {
-                    if pending.iter().any(|p| overlap(p.write, (d, n))) {
-                        drain(&mut a, &mut pending, &mut groups, false);
-                    }
-                    a.i(format!("add.s64 %rd10, %rd5, {d};"));
-                    match step {
-                        Step::Reduce(r, ..) => {
-                            a.i(format!(
-                                "@%p0 cp.reduce.async.bulk.global.shared::cta.bulk_group.{}.{} [%rd10], [%r4+{s}], {n};",
-                                r.op.as_str(), r.ty.as_str()
-                            ));
+                    &Step::Store(d, s, n) | &Step::Reduce(_, d, s, n) => {
+                        if pending.iter().any(|p| overlap(p.write, (d, n))) {
+                            drain(k, &mut pending, &mut groups, false)?;
                         }
-                        _ => {
-                            a.i(format!(
-                                "@%p0 cp.async.bulk.global.shared::cta.bulk_group [%rd10], [%r4+{s}], {n};"
-                            ));
+                        k.f.add(Type::S64, (rd10, rd5, d))?;
+                        let ops = (rd10.at(0), r4.at(s.into()), n);
+                        match step {
+                            Step::Reduce(r, ..) => k.f.guard(p0).cp_reduce_async_bulk(
+                                (Space::Global, Space::SharedCta, Flag::BulkGroup, r.op, r.ty),
+                                ops,
+                            )?,
+                            _ => k.f.guard(p0).cp_async_bulk(
+                                (Space::Global, Space::SharedCta, Flag::BulkGroup),
+                                ops,
+                            )?,
+                        }
+                        trace.push(step.clone());
+                        pending.push(Pending {
+                            read: (s, n),
+                            write: (d, n),
+                            group: None,
+                            read_done: false,
+                        });
+                    }
+                    Step::Commit => {
+                        k.f.guard(p0).cp_async_bulk_commit_group((), ())?;
+                        for p in pending.iter_mut().filter(|p| p.group.is_none()) {
+                            p.group = Some(groups);
+                        }
+                        groups += 1;
+                    }
+                    &Step::Wait(n, read) => {
+                        let covered = |p: &Pending| p.group.is_some_and(|g| g + n < groups);
+                        if read {
+                            k.f.guard(p0).cp_async_bulk_wait_group(Flag::Read, n)?;
+                            for p in pending.iter_mut().filter(|p| covered(p)) {
+                                p.read_done = true;
+                            }
+                        } else {
+                            k.f.guard(p0).cp_async_bulk_wait_group((), n)?;
+                            pending.retain(|p| !covered(p));
                         }
                     }
-                    trace.push(step.clone());
-                    pending.push(Pending {
-                        read: (s, n),
-                        write: (d, n),
-                        group: None,
-                        read_done: false,
-                    });
-                }
-                Step::Commit => {
-                    a.i("@%p0 cp.async.bulk.commit_group;");
-                    for p in pending.iter_mut().filter(|p| p.group.is_none()) {
-                        p.group = Some(groups);
+                    &Step::Prefetch(s, n) => {
+                        k.f.add(Type::S64, (rd10, k.rin, s))?;
+                        k.f.guard(p0)
+                            .cp_async_bulk_prefetch((Cache::L2, Space::Global), (rd10.at(0), n))?;
                     }
-                    groups += 1;
-                }
-                &Step::Wait(n, read) => {
-                    let covered = |p: &Pending| p.group.is_some_and(|g| g + n < groups);
-                    if read {
-                        a.i(format!("@%p0 cp.async.bulk.wait_group.read {n};"));
-                        for p in pending.iter_mut().filter(|p| covered(p)) {
-                            p.read_done = true;
+                    &Step::Poke(w) => {
+                        let words = SMEM / 4;
+                        let hit = |t: u32| ((t * 4 + w) % words) * 4;
+                        if (0..block).any(|t| {
+                            pending
+                                .iter()
+                                .any(|p| !p.read_done && overlap(p.read, (hit(t), 4)))
+                        }) {
+                            drain(k, &mut pending, &mut groups, true)?;
                         }
-                    } else {
-                        a.i(format!("@%p0 cp.async.bulk.wait_group {n};"));
-                        pending.retain(|p| !covered(p));
+                        // Thread 0's waits (here or earlier) come before the other threads'
+                        // stores.
+                        k.f.bar(Flag::Sync, 0)?;
+                        k.f.mad((Flag::Lo, Type::U32), (r10, k.tx, 4, w))?;
+                        k.f.rem(Type::U32, (r10, r10, words))?;
+                        k.f.shl(Type::B32, (r10, r10, 2))?;
+                        k.f.cvt((Type::U64, Type::U32), (rd12, r10))?;
+                        k.f.add(Type::S64, (rd12, k.rin, rd12))?;
+                        k.f.ld((Space::Global, Type::U32), (r11, rd12.at(0)))?;
+                        k.f.add(Type::U32, (r10, r4, r10))?;
+                        k.f.st((Space::Shared, Type::U32), (r10.at(0), r11))?;
+                        // Generic-proxy writes before async-proxy reads (9.7.9.25.1).
+                        k.f.fence((Flag::Proxy, Flag::Async, Space::SharedCta), ())?;
+                        k.f.bar(Flag::Sync, 0)?;
+                        trace.push(step.clone());
                     }
-                }
-                &Step::Prefetch(s, n) => {
-                    a.i(format!("add.s64 %rd10, %rin, {s};"));
-                    a.i(format!(
-                        "@%p0 cp.async.bulk.prefetch.L2.global [%rd10], {n};"
-                    ));
-                }
-                &Step::Poke(k) => {
-                    let words = SMEM / 4;
-                    let hit = |t: u32| ((t * 4 + k) % words) * 4;
-                    if (0..block).any(|t| {
-                        pending
-                            .iter()
-                            .any(|p| !p.read_done && overlap(p.read, (hit(t), 4)))
-                    }) {
-                        drain(&mut a, &mut pending, &mut groups, true);
-                    }
-                    // Thread 0's waits (here or earlier) come before the other threads' stores.
-                    a.i("bar.sync 0;");
-                    a.i(format!("mad.lo.u32 %r10, %tx, 4, {k};"));
-                    a.i(format!("rem.u32 %r10, %r10, {words};"));
-                    a.i("shl.b32 %r10, %r10, 2;");
-                    a.i("cvt.u64.u32 %rd12, %r10;");
-                    a.i("add.s64 %rd12, %rin, %rd12;");
-                    a.i("ld.global.u32 %r11, [%rd12];");
-                    a.i("add.u32 %r10, %r4, %r10;");
-                    a.i("st.shared.u32 [%r10], %r11;");
-                    // Generic-proxy writes before async-proxy reads (9.7.9.25.1).
-                    a.i("fence.proxy.async.shared::cta;");
-                    a.i("bar.sync 0;");
-                    trace.push(step.clone());
                 }
             }
-        }
-        a.i("@%p0 cp.async.bulk.commit_group;");
-        a.i("@%p0 cp.async.bulk.wait_group 0;");
-        a.i("bar.sync 0;");
-        a.dump_shared("%r4", SMEM, block, (grid * SCRATCH) as u64);
-        let launch = Launch::new(a.finish(), grid, block, self.input.clone(), out_len);
+            k.f.guard(p0).cp_async_bulk_commit_group((), ())?;
+            k.f.guard(p0).cp_async_bulk_wait_group((), 0)?;
+            k.f.bar(Flag::Sync, 0)?;
+            k.dump_shared(r4, SMEM, block, (grid * SCRATCH).into())
+        });
+        let launch = Launch::new(text, grid, block, self.input.clone(), out_len);
         (launch, trace)
     }
 

@@ -9,9 +9,11 @@
 //!
 //! The trace is empty: the reference reads the launch shape and the weight from the [`Spec`].
 
-use super::asm::Asm;
+use super::kernel::{kernel, Head};
 use super::{Launch, Protocol};
 use arbitrary::Unstructured;
+use ptx_ir_core::build::{sink, Sreg};
+use ptx_ir_core::{Cmp, Flag, Op, Scope, Sem, Space, SpecialReg, Type};
 
 /// A generated kernel.
 #[derive(Clone, Debug)]
@@ -45,53 +47,109 @@ impl Protocol for Spec {
     fn build(&self) -> (Launch, ()) {
         let (c, block, w) = (self.cluster, self.block, self.weight);
         let grid = c * self.clusters;
-        let mut a = Asm::new(
-            &format!(".reqnctapercluster {c}, 1, 1"),
-            &[
-                ".shared .align 16 .b8 resp[16];".to_string(),
-                ".shared .align 8 .b64 mb;".to_string(),
-                ".reg .b32 xctaid, phase;".to_string(),
-                ".reg .b128 handle;".to_string(),
-                ".reg .pred pc, complete;".to_string(),
-            ],
-        );
-        a.i("mov.u32 %r1, %cluster_ctaid.x;");
-        a.i("sub.u32 xctaid, %cta, %r1;");
-        a.i("mov.u32 phase, 0;");
-        a.i("setp.eq.u32 %p0, %tx, 0;");
-        a.i("@%p0 mbarrier.init.shared::cta.b64 [mb], 1;");
-        a.i("fence.mbarrier_init.release.cluster;");
-        a.i("barrier.cluster.arrive;");
-        a.i("barrier.cluster.wait;");
-        a.place("$Lprocess");
-        a.i("@!%p0 bra $Lwork;");
-        a.i("mbarrier.arrive.expect_tx.relaxed.cluster.shared::cta.b64 _, [mb], 16;");
-        a.i("setp.eq.u32 %p1, %r1, 0;");
-        a.i("@%p1 clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 [resp], [mb];");
-        a.place("$Lwork");
-        // The item's words: count at 8 * item, sum at 8 * item + 4.
-        a.i("add.u32 %r3, xctaid, %r1;");
-        a.i("mul.wide.u32 %rd3, %r3, 8;");
-        a.i("add.s64 %rd4, %rout, %rd3;");
-        a.i("@%p0 red.global.add.u32 [%rd4], 1;");
-        a.i("add.u32 %r5, %tx, 1;");
-        a.i(format!("mul.lo.u32 %r5, %r5, {w};"));
-        a.i("red.global.add.u32 [%rd4+4], %r5;");
-        a.place("$Lwait");
-        a.i("mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 complete, [mb], phase;");
-        a.i("@!complete bra $Lwait;");
-        a.i("xor.b32 phase, phase, 1;");
-        a.i("ld.shared.b128 handle, [resp];");
-        a.i("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pc, handle;");
-        a.i("@!pc bra $Ldone;");
-        a.i("clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 xctaid, handle;");
-        a.i("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;");
-        a.i("barrier.cluster.arrive.relaxed;");
-        a.i("barrier.cluster.wait;");
-        a.i("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;");
-        a.i("bra $Lprocess;");
-        a.place("$Ldone");
-        let text = a.finish().replacen(".target sm_90a", ".target sm_100a", 1);
+        let text = kernel(Head::blackwell().cluster(c), |k| {
+            let resp = k.shared("resp", 16, Type::B8, Some(16))?;
+            let mb = k.shared("mb", 8, Type::B64, None)?;
+            let [xctaid, phase] = k.regs(Type::B32, ["xctaid", "phase"])?;
+            let [handle] = k.regs(Type::B128, ["handle"])?;
+            let [pc, complete] = k.regs(Type::Pred, ["pc", "complete"])?;
+            k.prologue()?;
+            let (r1, r3, r5, rd3, rd4, p0, p1) =
+                (k.r(1), k.r(3), k.r(5), k.rd(3), k.rd(4), k.p(0), k.p(1));
+            let process = k.f.label("$Lprocess")?;
+            let work = k.f.label("$Lwork")?;
+            let wait = k.f.label("$Lwait")?;
+            let done = k.f.label("$Ldone")?;
+            k.f.mov(Type::U32, (r1, Sreg::axis(SpecialReg::ClusterCtaid, 0)))?;
+            k.f.sub(Type::U32, (xctaid, k.cta, r1))?;
+            k.f.mov(Type::U32, (phase, 0))?;
+            k.f.setp((Cmp::Eq, Type::U32), (p0, k.tx, 0))?;
+            k.f.guard(p0)
+                .mbarrier_init((Space::SharedCta, Type::B64), (mb.at(0), 1))?;
+            k.f.fence((Flag::MbarrierInit, Sem::Release, Scope::Cluster), ())?;
+            k.f.barrier_cluster(Flag::Arrive, ())?;
+            k.f.barrier_cluster(Flag::Wait, ())?;
+            k.place(process)?;
+            k.f.guard_not(p0).bra((), work)?;
+            k.f.mbarrier_arrive(
+                (
+                    Flag::ExpectTx,
+                    Sem::Relaxed,
+                    Scope::Cluster,
+                    Space::SharedCta,
+                    Type::B64,
+                ),
+                (sink(), mb.at(0), 16),
+            )?;
+            k.f.setp((Cmp::Eq, Type::U32), (p1, r1, 0))?;
+            k.f.guard(p1).clusterlaunchcontrol_try_cancel(
+                (
+                    Flag::Async,
+                    Space::SharedCta,
+                    Flag::MbarrierCompleteTxBytes,
+                    Flag::MulticastClusterAll,
+                    Type::B128,
+                ),
+                (resp.at(0), mb.at(0)),
+            )?;
+            k.place(work)?;
+            // The item's words: count at 8 * item, sum at 8 * item + 4.
+            k.f.add(Type::U32, (r3, xctaid, r1))?;
+            k.f.mul((Flag::Wide, Type::U32), (rd3, r3, 8))?;
+            k.f.add(Type::S64, (rd4, k.rout, rd3))?;
+            k.f.guard(p0)
+                .red((Space::Global, Op::Add, Type::U32), (rd4.at(0), 1))?;
+            k.f.add(Type::U32, (r5, k.tx, 1))?;
+            k.f.mul((Flag::Lo, Type::U32), (r5, r5, w))?;
+            k.f.red((Space::Global, Op::Add, Type::U32), (rd4.at(4), r5))?;
+            k.place(wait)?;
+            k.f.mbarrier_try_wait(
+                (
+                    Flag::Parity,
+                    Sem::Acquire,
+                    Scope::Cta,
+                    Space::SharedCta,
+                    Type::B64,
+                ),
+                (complete, mb.at(0), phase),
+            )?;
+            k.f.guard_not(complete).bra((), wait)?;
+            k.f.xor(Type::B32, (phase, phase, 1))?;
+            k.f.ld((Space::Shared, Type::B128), (handle, resp.at(0)))?;
+            k.f.clusterlaunchcontrol_query_cancel(
+                (Flag::IsCanceled, Type::Pred, Type::B128),
+                (pc, handle),
+            )?;
+            k.f.guard_not(pc).bra((), done)?;
+            k.f.clusterlaunchcontrol_query_cancel(
+                (Flag::GetFirstCtaidX, Type::B32, Type::B128),
+                (xctaid, handle),
+            )?;
+            k.f.fence(
+                (
+                    Flag::Proxy,
+                    Flag::AsyncGeneric,
+                    Sem::Release,
+                    Flag::SyncRestrictSharedCta,
+                    Scope::Cluster,
+                ),
+                (),
+            )?;
+            k.f.barrier_cluster((Flag::Arrive, Sem::Relaxed), ())?;
+            k.f.barrier_cluster(Flag::Wait, ())?;
+            k.f.fence(
+                (
+                    Flag::Proxy,
+                    Flag::AsyncGeneric,
+                    Sem::Acquire,
+                    Flag::SyncRestrictSharedCluster,
+                    Scope::Cluster,
+                ),
+                (),
+            )?;
+            k.f.bra((), process)?;
+            k.place(done)
+        });
         (
             Launch::new(text, grid, block, vec![0; 16], 8 * grid as usize),
             (),

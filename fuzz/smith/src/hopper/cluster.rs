@@ -10,25 +10,27 @@
 //!
 //! The trace is the steps kept (a step that finds no result slot is left out).
 
-use super::asm::Asm;
+use super::kernel::{kernel, Head, K};
 use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
-use ptx_ir_core::{Op, Type};
+use ptx_ir_core::build::{pair, Sreg};
+use ptx_ir_core::{Cmp, Flag, Op, Sem, Space, SpecialReg, Type};
 
 /// Bytes of the input buffer.
 pub const IN: u32 = 1024;
 /// Result slots per thread (4 bytes each): the cluster special registers, then the loads,
 /// ranks and elections.
 pub const SLOTS: u32 = 16;
-/// The cluster special registers the kernel records first, in slot order.
-pub const SREGS: [&str; 7] = [
-    "%cluster_ctarank",
-    "%cluster_nctarank",
-    "%clusterid.x",
-    "%nclusterid.x",
-    "%cluster_ctaid.x",
-    "%cluster_nctaid.x",
-    "%is_explicit_cluster",
+/// The cluster special registers the kernel records first, in slot order (component `.x` of
+/// the vector ones).
+pub const SREGS: [SpecialReg; 7] = [
+    SpecialReg::ClusterCtarank,
+    SpecialReg::ClusterNctarank,
+    SpecialReg::Clusterid,
+    SpecialReg::Nclusterid,
+    SpecialReg::ClusterCtaid,
+    SpecialReg::ClusterNctaid,
+    SpecialReg::IsExplicitCluster,
 ];
 /// Atomic counters per CTA.
 pub const COUNTERS: u32 = 8;
@@ -36,13 +38,12 @@ pub const COUNTERS: u32 = 8;
 /// The commutative atomic operations on the `u32` counters the generator draws, in draw order.
 pub const COUNTER_OPS: [Op; 6] = [Op::Add, Op::And, Op::Or, Op::Xor, Op::Min, Op::Max];
 
-/// The operation and type of an atomic update of a counter (`add.u32`, `and.b32`, ...).
-fn counter_op(op: Op) -> String {
-    let ty = match op {
+/// The type of an atomic update of a counter with `op` (`add.u32`, `and.b32`, ...).
+fn counter_type(op: Op) -> Type {
+    match op {
         Op::And | Op::Or | Op::Xor => Type::B32,
         _ => Type::U32,
-    };
-    format!("{}{ty}", op.as_str())
+    }
 }
 
 /// One step.
@@ -162,153 +163,173 @@ impl Protocol for Spec {
         let data_at = slot_bytes;
         let cnt_at = data_at + grid * words * 4;
         let out_len = (cnt_at + grid * COUNTERS * 4) as usize;
-        let mut a = Asm::new(
-            &format!(".reqnctapercluster {c}, 1, 1"),
-            &[
-                format!(".shared .align 16 .b32 data[{words}];"),
-                format!(".shared .align 16 .b32 cnt[{COUNTERS}];"),
-            ],
-        );
-        let barrier = |a: &mut Asm, n: usize| {
-            // Vary the spellings; all are full cluster barriers for converged CTAs.
-            if n % 2 == 0 {
-                a.i("barrier.cluster.arrive;");
-                a.i("barrier.cluster.wait;");
-            } else {
-                a.i("barrier.cluster.arrive.release.aligned;");
-                a.i("barrier.cluster.wait.acquire.aligned;");
-            }
-        };
-        a.i("mov.u32 %r4, data;");
-        a.i("mov.u32 %r5, cnt;");
-        a.i("mov.u32 %r6, %cluster_ctarank;");
-        a.i("shl.b32 %r8, %tx, 2;");
-        a.i("add.u32 %r9, %r4, %r8;");
-        a.i("mov.u32 %r10, 0;");
-        a.i("st.shared.u32 [%r9], %r10;");
-        a.i(format!("st.shared.u32 [%r9+{}], %r10;", block * 4));
-        a.i(format!("setp.lt.u32 %p1, %tx, {COUNTERS};"));
-        a.i("add.u32 %r11, %r5, %r8;");
-        a.i("@%p1 st.shared.u32 [%r11], %r10;");
-        barrier(&mut a, 0);
-        // The cluster registers.
-        for (k, s) in SREGS.iter().enumerate() {
-            if *s == "%is_explicit_cluster" {
-                a.i(format!("mov.pred %p2, {s};"));
-                a.i("selp.u32 %r12, 1, 0, %p2;");
-            } else {
-                a.i(format!("mov.u32 %r12, {s};"));
-            }
-            a.slot("%r12", SLOTS * 4, k as u32 * 4);
-        }
-        let mut next = SREGS.len();
         let mut trace = Vec::new();
-        let nin = IN / 4;
-        // %r13: target rank; %r14 / %rd14: the target's address of the word in %r15 (a
-        // shared::cta address).
-        let target = |a: &mut Asm, d: u32, gen: bool| {
-            a.i(format!("add.u32 %r13, %r6, {d};"));
-            a.i(format!("rem.u32 %r13, %r13, {c};"));
-            if gen {
-                a.i("cvt.u64.u32 %rd14, %r15;");
-                a.i("cvta.shared.u64 %rd14, %rd14;");
-                a.i("mapa.u64 %rd14, %rd14, %r13;");
-            } else {
-                a.i("mapa.shared::cluster.u32 %r14, %r15, %r13;");
+        let text = kernel(Head::hopper().cluster(c), |k| {
+            let data = k.shared("data", 16, Type::B32, Some(words))?;
+            let cnt = k.shared("cnt", 16, Type::B32, Some(COUNTERS))?;
+            k.prologue()?;
+            let barrier = |k: &mut K, n: usize| {
+                // Vary the spellings; all are full cluster barriers for converged CTAs.
+                if n % 2 == 0 {
+                    k.f.barrier_cluster(Flag::Arrive, ())?;
+                    k.f.barrier_cluster(Flag::Wait, ())
+                } else {
+                    k.f.barrier_cluster((Flag::Arrive, Sem::Release, Flag::Aligned), ())?;
+                    k.f.barrier_cluster((Flag::Wait, Sem::Acquire, Flag::Aligned), ())
+                }
+            };
+            let (r4, r5, r6, r8, r9, r10, r11, r12) = (
+                k.r(4),
+                k.r(5),
+                k.r(6),
+                k.r(8),
+                k.r(9),
+                k.r(10),
+                k.r(11),
+                k.r(12),
+            );
+            let (r13, r14, r15, r16, r17, r18, r19) = (
+                k.r(13),
+                k.r(14),
+                k.r(15),
+                k.r(16),
+                k.r(17),
+                k.r(18),
+                k.r(19),
+            );
+            let (r20, r21, r22, r23) = (k.r(20), k.r(21), k.r(22), k.r(23));
+            let (rd14, rd16) = (k.rd(14), k.rd(16));
+            let (p1, p2, p4, p5) = (k.p(1), k.p(2), k.p(4), k.p(5));
+            k.f.mov(Type::U32, (r4, data))?;
+            k.f.mov(Type::U32, (r5, cnt))?;
+            k.f.mov(Type::U32, (r6, Sreg::from(SpecialReg::ClusterCtarank)))?;
+            k.f.shl(Type::B32, (r8, k.tx, 2))?;
+            k.f.add(Type::U32, (r9, r4, r8))?;
+            k.f.mov(Type::U32, (r10, 0))?;
+            k.f.st((Space::Shared, Type::U32), (r9.at(0), r10))?;
+            k.f.st((Space::Shared, Type::U32), (r9.at((block * 4).into()), r10))?;
+            k.f.setp((Cmp::Lt, Type::U32), (p1, k.tx, COUNTERS))?;
+            k.f.add(Type::U32, (r11, r5, r8))?;
+            k.f.guard(p1)
+                .st((Space::Shared, Type::U32), (r11.at(0), r10))?;
+            barrier(k, 0)?;
+            // The cluster registers.
+            for (i, &s) in SREGS.iter().enumerate() {
+                let sreg = if s.ty().1 {
+                    Sreg::axis(s, 0)
+                } else {
+                    Sreg::from(s)
+                };
+                if s == SpecialReg::IsExplicitCluster {
+                    k.f.mov(Type::Pred, (p2, sreg))?;
+                    k.f.selp(Type::U32, (r12, 1, 0, p2))?;
+                } else {
+                    k.f.mov(Type::U32, (r12, sreg))?;
+                }
+                k.slot(r12, SLOTS * 4, i as u32 * 4)?;
             }
-        };
-        let word = |a: &mut Asm, k: u32| {
-            a.i(format!("add.u32 %r15, %tx, {k};"));
-            a.i(format!("rem.u32 %r15, %r15, {words};"));
-            a.i("shl.b32 %r15, %r15, 2;");
-            a.i("add.u32 %r15, %r4, %r15;");
-        };
-        for (n, step) in self.steps.iter().enumerate() {
-            if next == SLOTS as usize
-                && matches!(step, Step::Load { .. } | Step::Rank { .. } | Step::Elect(_))
-            {
-                continue;
+            let mut next = SREGS.len();
+            let nin = IN / 4;
+            // %r13: target rank; %r14 / %rd14: the target's address of the word in %r15 (a
+            // shared::cta address).
+            let target = |k: &mut K, d: u32, gen: bool| {
+                k.f.add(Type::U32, (r13, r6, d))?;
+                k.f.rem(Type::U32, (r13, r13, c))?;
+                if gen {
+                    k.f.cvt((Type::U64, Type::U32), (rd14, r15))?;
+                    k.f.cvta((Space::Shared, Type::U64), (rd14, rd14))?;
+                    k.f.mapa(Type::U64, (rd14, rd14, r13))
+                } else {
+                    k.f.mapa((Space::SharedCluster, Type::U32), (r14, r15, r13))
+                }
+            };
+            let word = |k: &mut K, w: u32| {
+                k.f.add(Type::U32, (r15, k.tx, w))?;
+                k.f.rem(Type::U32, (r15, r15, words))?;
+                k.f.shl(Type::B32, (r15, r15, 2))?;
+                k.f.add(Type::U32, (r15, r4, r15))
+            };
+            // %r17: the input word `(gtid * 5 + at) % nin`.
+            let input_word = |k: &mut K, at: u32| {
+                k.f.mul((Flag::Lo, Type::U32), (r16, k.gtid, 5))?;
+                k.f.add(Type::U32, (r16, r16, at))?;
+                k.f.rem(Type::U32, (r16, r16, nin))?;
+                k.f.mul((Flag::Wide, Type::U32), (rd16, r16, 4))?;
+                k.f.add(Type::S64, (rd16, k.rin, rd16))?;
+                k.f.ld((Space::Global, Type::U32), (r17, rd16.at(0)))
+            };
+            for (n, step) in self.steps.iter().enumerate() {
+                if next == SLOTS as usize
+                    && matches!(step, Step::Load { .. } | Step::Rank { .. } | Step::Elect(_))
+                {
+                    continue;
+                }
+                trace.push(step.clone());
+                match *step {
+                    Step::Store { d, k: w, gen } => {
+                        input_word(k, w)?;
+                        word(k, w)?;
+                        target(k, d, gen)?;
+                        if gen {
+                            k.f.st(Type::U32, (rd14.at(0), r17))?;
+                        } else {
+                            k.f.st((Space::SharedCluster, Type::U32), (r14.at(0), r17))?;
+                        }
+                    }
+                    Step::Load { d, k: w, gen } => {
+                        word(k, w)?;
+                        target(k, d, gen)?;
+                        if gen {
+                            k.f.ld(Type::U32, (r18, rd14.at(0)))?;
+                        } else {
+                            k.f.ld((Space::SharedCluster, Type::U32), (r18, r14.at(0)))?;
+                        }
+                        k.slot(r18, SLOTS * 4, next as u32 * 4)?;
+                        next += 1;
+                    }
+                    Step::Atom { d, cell, op, red } => {
+                        input_word(k, cell)?;
+                        k.f.add(Type::U32, (r15, r5, cell * 4))?;
+                        target(k, d, false)?;
+                        let mods = (Space::SharedCluster, op, counter_type(op));
+                        if red {
+                            k.f.red(mods, (r14.at(0), r17))?;
+                        } else {
+                            k.f.atom(mods, (r19, r14.at(0), r17))?;
+                        }
+                    }
+                    Step::Rank { d, gen } => {
+                        k.f.mov(Type::U32, (r15, r4))?;
+                        target(k, d, gen)?;
+                        if gen {
+                            k.f.getctarank(Type::U64, (r18, rd14))?;
+                        } else {
+                            k.f.getctarank((Space::SharedCluster, Type::U32), (r18, r14))?;
+                        }
+                        k.slot(r18, SLOTS * 4, next as u32 * 4)?;
+                        next += 1;
+                    }
+                    Step::Elect(mask) => {
+                        k.f.mov(Type::U32, (r20, Sreg::from(SpecialReg::Laneid)))?;
+                        k.f.shl(Type::B32, (r21, 1, r20))?;
+                        k.f.and(Type::B32, (r21, r21, mask))?;
+                        k.f.setp((Cmp::Ne, Type::U32), (p4, r21, 0))?;
+                        k.f.mov(Type::U32, (r22, 0))?;
+                        k.f.guard(p4).elect(Flag::Sync, (pair(r22, p5), mask))?;
+                        k.f.guard(p4).selp(Type::U32, (r23, 100, 0, p5))?;
+                        k.f.guard(p4).add(Type::U32, (r22, r22, r23))?;
+                        k.slot(r22, SLOTS * 4, next as u32 * 4)?;
+                        next += 1;
+                    }
+                }
+                barrier(k, n + 1)?;
             }
-            trace.push(step.clone());
-            match *step {
-                Step::Store { d, k, gen } => {
-                    a.i("mul.lo.u32 %r16, %gtid, 5;");
-                    a.i(format!("add.u32 %r16, %r16, {k};"));
-                    a.i(format!("rem.u32 %r16, %r16, {nin};"));
-                    a.i("mul.wide.u32 %rd16, %r16, 4;");
-                    a.i("add.s64 %rd16, %rin, %rd16;");
-                    a.i("ld.global.u32 %r17, [%rd16];");
-                    word(&mut a, k);
-                    target(&mut a, d, gen);
-                    if gen {
-                        a.i("st.u32 [%rd14], %r17;");
-                    } else {
-                        a.i("st.shared::cluster.u32 [%r14], %r17;");
-                    }
-                }
-                Step::Load { d, k, gen } => {
-                    word(&mut a, k);
-                    target(&mut a, d, gen);
-                    if gen {
-                        a.i("ld.u32 %r18, [%rd14];");
-                    } else {
-                        a.i("ld.shared::cluster.u32 %r18, [%r14];");
-                    }
-                    a.slot("%r18", SLOTS * 4, next as u32 * 4);
-                    next += 1;
-                }
-                Step::Atom { d, cell, op, red } => {
-                    a.i("mul.lo.u32 %r16, %gtid, 5;");
-                    a.i(format!("add.u32 %r16, %r16, {cell};"));
-                    a.i(format!("rem.u32 %r16, %r16, {nin};"));
-                    a.i("mul.wide.u32 %rd16, %r16, 4;");
-                    a.i("add.s64 %rd16, %rin, %rd16;");
-                    a.i("ld.global.u32 %r17, [%rd16];");
-                    a.i(format!("add.u32 %r15, %r5, {};", cell * 4));
-                    target(&mut a, d, false);
-                    if red {
-                        a.i(format!(
-                            "red.shared::cluster.{} [%r14], %r17;",
-                            counter_op(op)
-                        ));
-                    } else {
-                        a.i(format!(
-                            "atom.shared::cluster.{} %r19, [%r14], %r17;",
-                            counter_op(op)
-                        ));
-                    }
-                }
-                Step::Rank { d, gen } => {
-                    a.i("mov.u32 %r15, %r4;");
-                    target(&mut a, d, gen);
-                    if gen {
-                        a.i("getctarank.u64 %r18, %rd14;");
-                    } else {
-                        a.i("getctarank.shared::cluster.u32 %r18, %r14;");
-                    }
-                    a.slot("%r18", SLOTS * 4, next as u32 * 4);
-                    next += 1;
-                }
-                Step::Elect(mask) => {
-                    a.i("mov.u32 %r20, %laneid;");
-                    a.i("shl.b32 %r21, 1, %r20;");
-                    a.i(format!("and.b32 %r21, %r21, {mask};"));
-                    a.i("setp.ne.u32 %p4, %r21, 0;");
-                    a.i("mov.u32 %r22, 0;");
-                    a.i(format!("@%p4 elect.sync %r22|%p5, {mask};"));
-                    a.i("@%p4 selp.u32 %r23, 100, 0, %p5;");
-                    a.i("@%p4 add.u32 %r22, %r22, %r23;");
-                    a.slot("%r22", SLOTS * 4, next as u32 * 4);
-                    next += 1;
-                }
-            }
-            barrier(&mut a, n + 1);
-        }
-        a.dump_shared("%r4", words * 4, block, data_at as u64);
-        a.dump_shared("%r5", COUNTERS * 4, block, cnt_at as u64);
-        // No CTA leaves while another may still read its shared memory.
-        barrier(&mut a, 0);
-        let launch = Launch::new(a.finish(), grid, block, self.input.clone(), out_len);
+            k.dump_shared(r4, words * 4, block, data_at.into())?;
+            k.dump_shared(r5, COUNTERS * 4, block, cnt_at.into())?;
+            // No CTA leaves while another may still read its shared memory.
+            barrier(k, 0)
+        });
+        let launch = Launch::new(text, grid, block, self.input.clone(), out_len);
         (launch, trace)
     }
 

@@ -11,9 +11,10 @@
 //! The trace is the copies and the recorded loads in program order (the reference applies them
 //! in that order: two copies in flight never overlap, so no wait matters to the values).
 
-use super::asm::Asm;
+use super::kernel::{kernel, vector, Head, K};
 use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
+use ptx_ir_core::{CacheOp, Cmp, Flag, Space, Type, Vector};
 
 /// Bytes of shared memory per thread.
 pub const REGION: u32 = 64;
@@ -149,136 +150,138 @@ impl Protocol for Spec {
         let slots = threads * LOADS * 4;
         let smem = self.block * REGION;
         let out_len = (slots + self.grid * smem) as usize;
-        let mut a = Asm::new(
-            "",
-            &[
-                format!(".shared .align 16 .b8 sm[{smem}];"),
-                ".shared .align 8 .b64 mb;".to_string(),
-            ],
-        );
-        // %r5: this thread's region; the region is zeroed first (shared memory starts
-        // undefined).
-        a.i("mov.u32 %r4, sm;");
-        a.i(format!("mad.lo.u32 %r5, %tx, {REGION}, %r4;"));
-        a.i("mov.u32 %r6, 0;");
-        for w in (0..REGION).step_by(16) {
-            a.i(format!(
-                "st.shared.v4.u32 [%r5+{w}], {{%r6, %r6, %r6, %r6}};"
-            ));
-        }
-        a.i("mov.u32 %r7, mb;");
-        a.i("setp.eq.u32 %p0, %tx, 0;");
-        a.i(format!(
-            "@%p0 mbarrier.init.shared::cta.b64 [%r7], {};",
-            self.block
-        ));
-        a.i("bar.sync 0;");
-
         let mut trace = Vec::new();
-        let mut pending: Vec<Pending> = Vec::new();
-        let (mut groups, mut phase) = (0u32, 0u32);
-        let mut nload = 0;
-        let wait_all = |a: &mut Asm, pending: &mut Vec<Pending>, groups: &mut u32| {
-            a.i("cp.async.wait_all;");
-            if pending.iter().any(|p| p.group.is_none()) {
-                *groups += 1;
+        let text = kernel(Head::hopper(), |k| {
+            let sm = k.shared("sm", 16, Type::B8, Some(smem))?;
+            let mb = k.shared("mb", 8, Type::B64, None)?;
+            k.prologue()?;
+            let (r4, r5, r6, r7) = (k.r(4), k.r(5), k.r(6), k.r(7));
+            let (r10, r11, r12, r13, rd10) = (k.r(10), k.r(11), k.r(12), k.r(13), k.rd(10));
+            let (p0, p1) = (k.p(0), k.p(1));
+            // %r5: this thread's region; the region is zeroed first (shared memory starts
+            // undefined).
+            k.f.mov(Type::U32, (r4, sm))?;
+            k.f.mad((Flag::Lo, Type::U32), (r5, k.tx, REGION, r4))?;
+            k.f.mov(Type::U32, (r6, 0))?;
+            for w in (0..REGION).step_by(16) {
+                k.f.st(
+                    (Space::Shared, Vector::V4, Type::U32),
+                    (r5.at(w.into()), vector([r6; 4])),
+                )?;
             }
-            pending.clear();
-        };
-        for op in &self.ops {
-            match *op {
-                Step::Copy {
-                    dst,
-                    size,
-                    cg,
-                    src,
-                    stride,
-                    fill,
-                    cta,
-                } => {
-                    if pending.iter().any(|p| p.lo < dst + size && dst < p.hi) {
-                        wait_all(&mut a, &mut pending, &mut groups);
-                    }
-                    let mask = (IN - 1) & !(size - 1);
-                    a.i(format!("mad.lo.u32 %r10, %gtid, {stride}, {src};"));
-                    a.i(format!("and.b32 %r10, %r10, {mask};"));
-                    a.i("cvt.u64.u32 %rd10, %r10;");
-                    a.i("add.s64 %rd10, %rin, %rd10;");
-                    let extra = match fill {
-                        Fill::Full => String::new(),
-                        Fill::Imm(n) => format!(", {n}"),
-                        Fill::Reg(m, k) => {
-                            a.i(format!("mad.lo.u32 %r11, %tx, {m}, {k};"));
-                            a.i(format!("rem.u32 %r11, %r11, {};", size + 1));
-                            ", %r11".to_string()
+            k.f.mov(Type::U32, (r7, mb))?;
+            k.f.setp((Cmp::Eq, Type::U32), (p0, k.tx, 0))?;
+            k.f.guard(p0)
+                .mbarrier_init((Space::SharedCta, Type::B64), (r7.at(0), self.block))?;
+            k.f.bar(Flag::Sync, 0)?;
+
+            let mut pending: Vec<Pending> = Vec::new();
+            let (mut groups, mut phase) = (0u32, 0u32);
+            let mut nload = 0;
+            let wait_all = |k: &mut K, pending: &mut Vec<Pending>, groups: &mut u32| {
+                if pending.iter().any(|p| p.group.is_none()) {
+                    *groups += 1;
+                }
+                pending.clear();
+                k.f.cp_async_wait_all((), ())
+            };
+            for op in &self.ops {
+                match *op {
+                    Step::Copy {
+                        dst,
+                        size,
+                        cg,
+                        src,
+                        stride,
+                        fill,
+                        cta,
+                    } => {
+                        if pending.iter().any(|p| p.lo < dst + size && dst < p.hi) {
+                            wait_all(k, &mut pending, &mut groups)?;
                         }
-                        Fill::Ignore(m) => {
-                            a.i(format!("rem.u32 %r12, %tx, {m};"));
-                            a.i("setp.eq.u32 %p1, %r12, 0;");
-                            ", %p1".to_string()
+                        let mask = (IN - 1) & !(size - 1);
+                        k.f.mad((Flag::Lo, Type::U32), (r10, k.gtid, stride, src))?;
+                        k.f.and(Type::B32, (r10, r10, mask))?;
+                        k.f.cvt((Type::U64, Type::U32), (rd10, r10))?;
+                        k.f.add(Type::S64, (rd10, k.rin, rd10))?;
+                        let mut ops = vec![r5.at(dst.into()), rd10.at(0), size.into()];
+                        match fill {
+                            Fill::Full => {}
+                            Fill::Imm(n) => ops.push(n.into()),
+                            Fill::Reg(m, a) => {
+                                k.f.mad((Flag::Lo, Type::U32), (r11, k.tx, m, a))?;
+                                k.f.rem(Type::U32, (r11, r11, size + 1))?;
+                                ops.push(r11.into());
+                            }
+                            Fill::Ignore(m) => {
+                                k.f.rem(Type::U32, (r12, k.tx, m))?;
+                                k.f.setp((Cmp::Eq, Type::U32), (p1, r12, 0))?;
+                                ops.push(p1.into());
+                            }
                         }
-                    };
-                    a.i(format!(
-                        "cp.async.{}.shared{}.global [%r5+{dst}], [%rd10], {size}{extra};",
-                        if cg { "cg" } else { "ca" },
-                        if cta { "::cta" } else { "" }
-                    ));
-                    trace.push(*op);
-                    pending.push(Pending {
-                        lo: dst,
-                        hi: dst + size,
-                        group: None,
-                    });
-                }
-                Step::Commit => {
-                    a.i("cp.async.commit_group;");
-                    for p in pending.iter_mut().filter(|p| p.group.is_none()) {
-                        p.group = Some(groups);
+                        let (cache, shared) = (
+                            if cg { CacheOp::Cg } else { CacheOp::Ca },
+                            if cta { Space::SharedCta } else { Space::Shared },
+                        );
+                        k.f.cp_async((cache, shared, Space::Global), ops)?;
+                        trace.push(*op);
+                        pending.push(Pending {
+                            lo: dst,
+                            hi: dst + size,
+                            group: None,
+                        });
                     }
-                    groups += 1;
-                }
-                Step::Wait(n) => {
-                    a.i(format!("cp.async.wait_group {n};"));
-                    // Groups older than the newest n are complete; uncommitted copies are not.
-                    pending.retain(|p| p.group.is_none_or(|g| g + n >= groups));
-                }
-                Step::WaitAll => wait_all(&mut a, &mut pending, &mut groups),
-                Step::Load(off) => {
-                    if nload == LOADS {
-                        continue;
+                    Step::Commit => {
+                        k.f.cp_async_commit_group((), ())?;
+                        for p in pending.iter_mut().filter(|p| p.group.is_none()) {
+                            p.group = Some(groups);
+                        }
+                        groups += 1;
                     }
-                    if pending.iter().any(|p| p.lo < off + 4 && off < p.hi) {
-                        wait_all(&mut a, &mut pending, &mut groups);
+                    Step::Wait(n) => {
+                        k.f.cp_async_wait_group((), n)?;
+                        // Groups older than the newest n are complete; uncommitted copies are
+                        // not.
+                        pending.retain(|p| p.group.is_none_or(|g| g + n >= groups));
                     }
-                    a.i(format!("ld.shared.u32 %r13, [%r5+{off}];"));
-                    a.slot("%r13", LOADS * 4, nload * 4);
-                    trace.push(*op);
-                    nload += 1;
-                }
-                Step::Mbar { noinc } => {
-                    if noinc {
-                        a.i("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r7];");
-                    } else {
-                        a.i("cp.async.mbarrier.arrive.shared.b64 [%r7];");
-                        a.i("mbarrier.arrive.shared::cta.b64 %rd11, [%r7];");
+                    Step::WaitAll => wait_all(k, &mut pending, &mut groups)?,
+                    Step::Load(off) => {
+                        if nload == LOADS {
+                            continue;
+                        }
+                        if pending.iter().any(|p| p.lo < off + 4 && off < p.hi) {
+                            wait_all(k, &mut pending, &mut groups)?;
+                        }
+                        k.f.ld((Space::Shared, Type::U32), (r13, r5.at(off.into())))?;
+                        k.slot(r13, LOADS * 4, nload * 4)?;
+                        trace.push(*op);
+                        nload += 1;
                     }
-                    a.wait_phase(phase);
-                    phase += 1;
-                    // The mbarrier tracks every earlier cp.async of the thread.
-                    pending.clear();
+                    Step::Mbar { noinc } => {
+                        if noinc {
+                            k.f.cp_async_mbarrier_arrive(
+                                (Flag::NoInc, Space::SharedCta, Type::B64),
+                                r7.at(0),
+                            )?;
+                        } else {
+                            k.f.cp_async_mbarrier_arrive((Space::Shared, Type::B64), r7.at(0))?;
+                            k.f.mbarrier_arrive(
+                                (Space::SharedCta, Type::B64),
+                                (k.rd(11), r7.at(0)),
+                            )?;
+                        }
+                        k.wait_phase(phase)?;
+                        phase += 1;
+                        // The mbarrier tracks every earlier cp.async of the thread.
+                        pending.clear();
+                    }
                 }
             }
-        }
-        a.i("cp.async.wait_all;");
-        a.i("bar.sync 0;");
-        a.dump_shared("%r4", smem, self.block, slots as u64);
-        let launch = Launch::new(
-            a.finish(),
-            self.grid,
-            self.block,
-            self.input.clone(),
-            out_len,
-        );
+            k.f.cp_async_wait_all((), ())?;
+            k.f.bar(Flag::Sync, 0)?;
+            k.dump_shared(r4, smem, self.block, slots.into())
+        });
+        let launch = Launch::new(text, self.grid, self.block, self.input.clone(), out_len);
         (launch, trace)
     }
 

@@ -7,10 +7,11 @@
 //! The trace is the operations' shapes, in order (the reference reads their operands from the
 //! input buffer).
 
-use super::asm::Asm;
+use super::kernel::{kernel, shape, vector, Head, K};
 use super::values::{Draw, Fmt};
 use super::{Launch, Protocol};
 use arbitrary::Unstructured;
+use ptx_ir_core::{Flag, Layout, Modifier, Space, Type};
 
 /// One `mma.sync` shape and types.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -148,50 +149,48 @@ impl Protocol for Spec {
 
     fn build(&self) -> (Launch, Vec<MmaShape>) {
         let input = self.input();
-        let mut a = Asm::new("", &[]);
-        let regs = |first: u32, n: u32| {
-            (first..first + n)
-                .map(|r| format!("%r{r}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         let out_per = 4 * self.ops.len() as u32;
-        for (s, op) in self.ops.iter().enumerate() {
-            let sh = op.shape;
-            let (na, nb, nc) = sh.regs();
-            let base = s as u32 * 32 * PER * 4;
-            a.i(format!("mul.wide.u32 %rd1, %tx, {};", PER * 4));
-            a.i("add.s64 %rd1, %rin, %rd1;");
-            for j in 0..na + nb + nc {
-                a.i(format!(
-                    "ld.global.u32 %r{}, [%rd1+{}];",
-                    20 + j,
-                    base + 4 * j
-                ));
-            }
-            a.i(format!(
-                "mma.sync.aligned.m16n8k{}.row.col.{}.{}.{}.{} {{{}}}, {{{}}}, {{{}}}, {{{}}};",
-                sh.k,
-                sh.acc.name(),
-                sh.a.name(),
-                sh.b.name(),
-                sh.acc.name(),
-                regs(40, nc),
-                regs(20, na),
-                regs(20 + na, nb),
-                regs(20 + na + nb, nc)
-            ));
-            for j in 0..nc {
-                a.slot(
-                    &format!("%r{}", 40 + j),
-                    out_per * 4,
-                    (4 * s as u32 + j) * 4,
+        let text = kernel(Head::hopper(), |k| {
+            k.prologue()?;
+            let rd1 = k.rd(1);
+            let regs = |k: &K, first: u32, n: u32| vector((first..first + n).map(|i| k.r(i)));
+            for (s, op) in self.ops.iter().enumerate() {
+                let sh = op.shape;
+                let (na, nb, nc) = sh.regs();
+                let base = s as u32 * 32 * PER * 4;
+                k.f.mul((Flag::Wide, Type::U32), (rd1, k.tx, PER * 4))?;
+                k.f.add(Type::S64, (rd1, k.rin, rd1))?;
+                for j in 0..na + nb + nc {
+                    let d = k.r(20 + j);
+                    k.f.ld(
+                        (Space::Global, Type::U32),
+                        (d, rd1.at((base + 4 * j).into())),
+                    )?;
+                }
+                let mods = (
+                    Flag::Sync,
+                    Flag::Aligned,
+                    shape(16, 8, sh.k)?,
+                    Layout::Row,
+                    Layout::Col,
+                    [sh.acc, sh.a, sh.b, sh.acc].map(|t| Modifier::from(t.ty())),
                 );
+                let ops = (
+                    regs(k, 40, nc),
+                    regs(k, 20, na),
+                    regs(k, 20 + na, nb),
+                    regs(k, 20 + na + nb, nc),
+                );
+                k.f.mma(mods, ops)?;
+                for j in 0..nc {
+                    k.slot(k.r(40 + j), out_per * 4, (4 * s as u32 + j) * 4)?;
+                }
             }
-        }
+            Ok(())
+        });
         let shapes = self.ops.iter().map(|op| op.shape).collect();
         let out_len = 32 * out_per as usize * 4;
-        (Launch::new(a.finish(), 1, 32, input, out_len), shapes)
+        (Launch::new(text, 1, 32, input, out_len), shapes)
     }
 
     fn smaller(&self) -> Vec<Spec> {

@@ -8,9 +8,10 @@
 //!
 //! The trace is the steps kept (a step that finds too few result slots is left out too).
 
-use super::asm::Asm;
+use super::kernel::{kernel, shape, vector, Head, K};
 use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
+use ptx_ir_core::{Cmp, Count, Flag, Layout, Space, Type, Vector};
 
 /// Bytes of shared memory per warp (filled from the input, dumped to the output after the
 /// slots).
@@ -131,166 +132,186 @@ impl Protocol for Spec {
         let block = 32 * self.warps;
         let slot_bytes = block * SLOTS * 4;
         let out_len = (slot_bytes + self.warps * REGION) as usize;
-        let mut a = Asm::new(
-            "",
-            &[format!(
-                ".shared .align 16 .b8 sm[{}];",
-                self.warps * REGION
-            )],
-        );
-        // %r4: the warp's region; %r5: lane. Fill it from the input (32 bytes per lane).
-        a.i("mov.u32 %r4, sm;");
-        a.i("shr.u32 %r6, %tx, 5;");
-        a.i(format!("mad.lo.u32 %r4, %r6, {REGION}, %r4;"));
-        a.i("and.b32 %r5, %tx, 31;");
-        a.i("shl.b32 %r7, %tx, 5;");
-        a.i("cvt.u64.u32 %rd7, %r7;");
-        a.i("add.s64 %rd7, %rin, %rd7;");
-        a.i("shl.b32 %r8, %r5, 5;");
-        a.i("add.u32 %r8, %r4, %r8;");
-        for w in [0, 16] {
-            a.i(format!(
-                "ld.global.v4.u32 {{%r9, %r10, %r11, %r12}}, [%rd7+{w}];"
-            ));
-            a.i(format!(
-                "st.shared.v4.u32 [%r8+{w}], {{%r9, %r10, %r11, %r12}};"
-            ));
-        }
-        a.i("bar.warp.sync -1;");
         let mut trace = Vec::new();
-        let mut next = 0u32;
-        // Input words of the register operands: thread t's word j is word (t * 8 + j + k) of
-        // the input's upper half.
-        let nw = IN / 8;
-        let load_regs = |a: &mut Asm, first: u32, n: u32, k: u32| {
-            for j in 0..n {
-                a.i(format!("mad.lo.u32 %r13, %tx, 8, {};", j + k));
-                a.i(format!("rem.u32 %r13, %r13, {nw};"));
-                a.i("mul.wide.u32 %rd13, %r13, 4;");
-                a.i("add.s64 %rd13, %rin, %rd13;");
-                a.i(format!(
-                    "ld.global.u32 %r{}, [%rd13+{}];",
-                    first + j,
-                    IN / 2
-                ));
+        let text = kernel(Head::hopper(), |k| {
+            let sm = k.shared("sm", 16, Type::B8, Some(self.warps * REGION))?;
+            k.prologue()?;
+            let (r4, r5, r6, r7, r8, r13) = (k.r(4), k.r(5), k.r(6), k.r(7), k.r(8), k.r(13));
+            let (r14, r15, r16, r17) = (k.r(14), k.r(15), k.r(16), k.r(17));
+            let (rd7, rd13, p6) = (k.rd(7), k.rd(13), k.p(6));
+            let regs = |k: &K, first: u32, n: u32| vector((first..first + n).map(|i| k.r(i)));
+            // %r4: the warp's region; %r5: lane. Fill it from the input (32 bytes per lane).
+            k.f.mov(Type::U32, (r4, sm))?;
+            k.f.shr(Type::U32, (r6, k.tx, 5))?;
+            k.f.mad((Flag::Lo, Type::U32), (r4, r6, REGION, r4))?;
+            k.f.and(Type::B32, (r5, k.tx, 31))?;
+            k.f.shl(Type::B32, (r7, k.tx, 5))?;
+            k.f.cvt((Type::U64, Type::U32), (rd7, r7))?;
+            k.f.add(Type::S64, (rd7, k.rin, rd7))?;
+            k.f.shl(Type::B32, (r8, r5, 5))?;
+            k.f.add(Type::U32, (r8, r4, r8))?;
+            for w in [0, 16] {
+                let v = regs(k, 9, 4);
+                k.f.ld(
+                    (Space::Global, Vector::V4, Type::U32),
+                    (v.clone(), rd7.at(w)),
+                )?;
+                k.f.st((Space::Shared, Vector::V4, Type::U32), (r8.at(w), v))?;
             }
-        };
-        // Lane address of an m8n8 step: lanes 8i..8i+8 give matrix i's rows (the others a
-        // valid address too).
-        let addresses = |a: &mut Asm, base: &[u32; 4], stride: u32, num: u32| {
-            a.i("and.b32 %r14, %r5, 7;");
-            a.i(format!("mul.lo.u32 %r14, %r14, {stride};"));
-            a.i("shr.u32 %r15, %r5, 3;");
-            a.i(format!("mov.u32 %r16, {};", base[0]));
-            for (i, b) in base.iter().enumerate().take(num as usize).skip(1) {
-                a.i(format!("setp.eq.u32 %p6, %r15, {i};"));
-                a.i(format!("@%p6 mov.u32 %r16, {b};"));
-            }
-            a.i("add.u32 %r14, %r14, %r16;");
-            a.i("add.u32 %r14, %r14, %r4;");
-        };
-        let regs = |first: u32, n: u32| {
-            (first..first + n)
-                .map(|r| format!("%r{r}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let record = |a: &mut Asm, next: &mut u32, first: u32, n: u32| {
-            for j in 0..n {
-                a.slot(&format!("%r{}", first + j), SLOTS * 4, (*next + j) * 4);
-            }
-            *next += n;
-        };
-        for step in &self.steps {
-            let need = match step {
-                Step::Ld { num, .. } => *num,
-                Step::St { .. } => 0,
-                Step::Mov(_) => 1,
-                Step::Mma { .. } => 4,
+            k.f.bar_warp_sync((), -1)?;
+            let mut next = 0u32;
+            // Input words of the register operands: thread t's word j is word (t * 8 + j + k)
+            // of the input's upper half.
+            let nw = IN / 8;
+            let load_regs = |k: &mut K, first: u32, n: u32, shift: u32| {
+                for j in 0..n {
+                    k.f.mad((Flag::Lo, Type::U32), (r13, k.tx, 8, j + shift))?;
+                    k.f.rem(Type::U32, (r13, r13, nw))?;
+                    k.f.mul((Flag::Wide, Type::U32), (rd13, r13, 4))?;
+                    k.f.add(Type::S64, (rd13, k.rin, rd13))?;
+                    let d = k.r(first + j);
+                    k.f.ld((Space::Global, Type::U32), (d, rd13.at((IN / 2).into())))?;
+                }
+                Ok(())
             };
-            if next + need > SLOTS {
-                continue;
-            }
-            match *step {
-                Step::Ld {
-                    num,
-                    trans,
-                    ref base,
-                    stride,
-                } => {
-                    addresses(&mut a, base, stride, num);
-                    a.i(format!(
-                        "ldmatrix.sync.aligned.m8n8.x{num}{}.shared.b16 {{{}}}, [%r14];",
-                        if trans { ".trans" } else { "" },
-                        regs(40, num)
-                    ));
-                    record(&mut a, &mut next, 40, num);
-                    trace.push(step.clone());
+            // Lane address of an m8n8 step: lanes 8i..8i+8 give matrix i's rows (the others a
+            // valid address too).
+            let addresses = |k: &mut K, base: &[u32; 4], stride: u32, num: u32| {
+                k.f.and(Type::B32, (r14, r5, 7))?;
+                k.f.mul((Flag::Lo, Type::U32), (r14, r14, stride))?;
+                k.f.shr(Type::U32, (r15, r5, 3))?;
+                k.f.mov(Type::U32, (r16, base[0]))?;
+                for (i, &b) in base.iter().enumerate().take(num as usize).skip(1) {
+                    k.f.setp((Cmp::Eq, Type::U32), (p6, r15, i as u32))?;
+                    k.f.guard(p6).mov(Type::U32, (r16, b))?;
                 }
-                Step::St {
-                    num,
-                    trans,
-                    ref base,
-                    stride,
-                    k,
-                } => {
-                    let rows: Vec<u32> = (0..num)
-                        .flat_map(|i| (0..8).map(move |r| base[i as usize] + r * stride))
-                        .collect();
-                    if rows
-                        .iter()
-                        .enumerate()
-                        .any(|(x, &p)| rows[..x].iter().any(|&q| p < q + 16 && q < p + 16))
-                    {
-                        continue;
+                k.f.add(Type::U32, (r14, r14, r16))?;
+                k.f.add(Type::U32, (r14, r14, r4))
+            };
+            let record = |k: &mut K, next: &mut u32, first: u32, n: u32| {
+                for j in 0..n {
+                    k.slot(k.r(first + j), SLOTS * 4, (*next + j) * 4)?;
+                }
+                *next += n;
+                Ok(())
+            };
+            let count = |num: u32| match num {
+                1 => Count::X1,
+                2 => Count::X2,
+                _ => Count::X4,
+            };
+            let m8n8 = shape(8, 8, 0)?;
+            for step in &self.steps {
+                let need = match step {
+                    Step::Ld { num, .. } => *num,
+                    Step::St { .. } => 0,
+                    Step::Mov(_) => 1,
+                    Step::Mma { .. } => 4,
+                };
+                if next + need > SLOTS {
+                    continue;
+                }
+                match *step {
+                    Step::Ld {
+                        num,
+                        trans,
+                        ref base,
+                        stride,
+                    } => {
+                        addresses(k, base, stride, num)?;
+                        let mods = (
+                            Flag::Sync,
+                            Flag::Aligned,
+                            m8n8,
+                            count(num),
+                            trans.then_some(Flag::Trans),
+                            Space::Shared,
+                            Type::B16,
+                        );
+                        k.f.ldmatrix(mods, (regs(k, 40, num), r14.at(0)))?;
+                        record(k, &mut next, 40, num)?;
+                        trace.push(step.clone());
                     }
-                    load_regs(&mut a, 40, num, k);
-                    addresses(&mut a, base, stride, num);
-                    a.i(format!(
-                        "stmatrix.sync.aligned.m8n8.x{num}{}.shared.b16 [%r14], {{{}}};",
-                        if trans { ".trans" } else { "" },
-                        regs(40, num)
-                    ));
-                    a.i("bar.warp.sync -1;");
-                    trace.push(step.clone());
-                }
-                Step::Mov(k) => {
-                    load_regs(&mut a, 40, 1, k);
-                    a.i("movmatrix.sync.aligned.m8n8.trans.b16 %r44, %r40;");
-                    record(&mut a, &mut next, 44, 1);
-                    trace.push(step.clone());
-                }
-                Step::Mma {
-                    k,
-                    sa,
-                    sb,
-                    sat,
-                    shift,
-                } => {
-                    let (na, nb) = if k == 16 { (2, 1) } else { (4, 2) };
-                    load_regs(&mut a, 40, na, shift);
-                    load_regs(&mut a, 44, nb, shift + 4);
-                    load_regs(&mut a, 46, 4, shift + 6);
-                    let ty = |s: bool| if s { "s8" } else { "u8" };
-                    a.i(format!(
-                        "mma.sync.aligned.m16n8k{k}.row.col{}.s32.{}.{}.s32 {{{}}}, {{{}}}, {{{}}}, {{{}}};",
-                        if sat { ".satfinite" } else { "" },
-                        ty(sa),
-                        ty(sb),
-                        regs(50, 4),
-                        regs(40, na),
-                        regs(44, nb),
-                        regs(46, 4)
-                    ));
-                    record(&mut a, &mut next, 50, 4);
-                    trace.push(step.clone());
+                    Step::St {
+                        num,
+                        trans,
+                        ref base,
+                        stride,
+                        k: shift,
+                    } => {
+                        let rows: Vec<u32> = (0..num)
+                            .flat_map(|i| (0..8).map(move |r| base[i as usize] + r * stride))
+                            .collect();
+                        if rows
+                            .iter()
+                            .enumerate()
+                            .any(|(x, &p)| rows[..x].iter().any(|&q| p < q + 16 && q < p + 16))
+                        {
+                            continue;
+                        }
+                        load_regs(k, 40, num, shift)?;
+                        addresses(k, base, stride, num)?;
+                        let mods = (
+                            Flag::Sync,
+                            Flag::Aligned,
+                            m8n8,
+                            count(num),
+                            trans.then_some(Flag::Trans),
+                            Space::Shared,
+                            Type::B16,
+                        );
+                        k.f.stmatrix(mods, (r14.at(0), regs(k, 40, num)))?;
+                        k.f.bar_warp_sync((), -1)?;
+                        trace.push(step.clone());
+                    }
+                    Step::Mov(shift) => {
+                        load_regs(k, 40, 1, shift)?;
+                        k.f.movmatrix(
+                            (Flag::Sync, Flag::Aligned, m8n8, Flag::Trans, Type::B16),
+                            (k.r(44), k.r(40)),
+                        )?;
+                        record(k, &mut next, 44, 1)?;
+                        trace.push(step.clone());
+                    }
+                    Step::Mma {
+                        k: kk,
+                        sa,
+                        sb,
+                        sat,
+                        shift,
+                    } => {
+                        let (na, nb) = if kk == 16 { (2, 1) } else { (4, 2) };
+                        load_regs(k, 40, na, shift)?;
+                        load_regs(k, 44, nb, shift + 4)?;
+                        load_regs(k, 46, 4, shift + 6)?;
+                        let ty = |s: bool| if s { Type::S8 } else { Type::U8 };
+                        let mods = (
+                            Flag::Sync,
+                            Flag::Aligned,
+                            shape(16, 8, kk)?,
+                            Layout::Row,
+                            Layout::Col,
+                            sat.then_some(Flag::SatFinite),
+                            Type::S32,
+                            [ty(sa).into(), ty(sb).into(), Type::S32.into()],
+                        );
+                        let ops = (
+                            regs(k, 50, 4),
+                            regs(k, 40, na),
+                            regs(k, 44, nb),
+                            regs(k, 46, 4),
+                        );
+                        k.f.mma(mods, ops)?;
+                        record(k, &mut next, 50, 4)?;
+                        trace.push(step.clone());
+                    }
                 }
             }
-        }
-        a.i("bar.sync 0;");
-        a.i("mov.u32 %r17, sm;");
-        a.dump_shared("%r17", self.warps * REGION, block, slot_bytes as u64);
-        let launch = Launch::new(a.finish(), 1, block, self.input.clone(), out_len);
+            k.f.bar(Flag::Sync, 0)?;
+            k.f.mov(Type::U32, (r17, sm))?;
+            k.dump_shared(r17, self.warps * REGION, block, slot_bytes.into())
+        });
+        let launch = Launch::new(text, 1, block, self.input.clone(), out_len);
         (launch, trace)
     }
 

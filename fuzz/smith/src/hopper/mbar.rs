@@ -14,9 +14,11 @@
 //! The builder tracks the barrier's counts to keep every step legal; the trace is the steps it
 //! kept, with `Rest` resolved into the `complete_tx` and the `arrive` it emits.
 
-use super::asm::Asm;
+use super::kernel::{kernel, Head, K};
 use super::{Launch, Protocol};
 use arbitrary::Unstructured;
+use ptx_ir_core::build::BuildError;
+use ptx_ir_core::{Cmp, Flag, Modifier, Scope, Sem, Space, Type};
 
 /// Result slots per thread (4 bytes each).
 pub const SLOTS: u32 = 16;
@@ -45,13 +47,15 @@ impl Who {
     }
 
     /// Sets `%p3` to membership.
-    fn emit(self, a: &mut Asm) {
+    fn emit(self, k: &mut K) -> Result<(), BuildError> {
+        let (p3, tx) = (k.p(3), k.tx);
         match self {
-            Who::One(k) => a.i(format!("setp.eq.u32 %p3, %tx, {k};")),
-            Who::Below(k) => a.i(format!("setp.lt.u32 %p3, %tx, {k};")),
+            Who::One(t) => k.f.setp((Cmp::Eq, Type::U32), (p3, tx, t)),
+            Who::Below(t) => k.f.setp((Cmp::Lt, Type::U32), (p3, tx, t)),
             Who::Mod(m, r) => {
-                a.i(format!("rem.u32 %r20, %tx, {m};"));
-                a.i(format!("setp.eq.u32 %p3, %r20, {r};"));
+                let r20 = k.r(20);
+                k.f.rem(Type::U32, (r20, tx, m))?;
+                k.f.setp((Cmp::Eq, Type::U32), (p3, r20, r))
             }
         }
     }
@@ -262,207 +266,226 @@ impl Protocol for Spec {
     fn build(&self) -> (Launch, Vec<Step>) {
         let block = self.block;
         let out_len = (block * SLOTS * 4) as usize;
-        let mut a = Asm::new("", &[".shared .align 8 .b64 mb;".to_string()]);
-        a.i("mov.u32 %r7, mb;");
-        a.i("setp.eq.u32 %p0, %tx, 0;");
-        a.i(format!(
-            "@%p0 mbarrier.init.shared.b64 [%r7], {};",
-            self.count
-        ));
-        a.i("bar.sync 0;");
-        let mut bar = Mbarrier::new(self.count);
-        // Per thread: the phase of its last arrive's state token.
-        let mut token: Vec<Option<u32>> = vec![None; block as usize];
         let mut trace = Vec::new();
-        let mut next = 0u32;
-        // Records `reg` (1 + a predicate, or a count) for the threads where %p3 holds.
-        let record = |a: &mut Asm, next: &mut u32, reg: &str| {
-            if *next < SLOTS {
-                a.slot_if("%p3", reg, SLOTS * 4, *next * 4);
-                *next += 1;
-            }
-        };
-        let members = |w: Who| (0..block).filter(move |&t| w.has(t));
-        for step in &self.steps {
-            let completed_before = bar.phase;
-            match *step {
-                Step::Arrive {
-                    who,
-                    count,
-                    nc,
-                    sem,
-                } => {
-                    let n = members(who).count() as u32;
-                    let total = n * count;
-                    if n == 0 || total > bar.pending || (nc && total >= bar.pending) {
-                        continue;
-                    }
-                    trace.push(step.clone());
-                    who.emit(&mut a);
-                    let (s, sp) = if sem {
-                        (".release.cta", ".shared::cta")
-                    } else {
-                        ("", ".shared")
-                    };
-                    let ncs = if nc { ".noComplete" } else { "" };
-                    let cnt = if count == 1 && !nc && sem {
-                        String::new()
-                    } else {
-                        format!(", {count}")
-                    };
-                    a.i(format!(
-                        "@%p3 mbarrier.arrive{ncs}{s}{sp}.b64 %rd20, [%r7]{cnt};"
-                    ));
-                    if nc && n == 1 {
-                        a.i("@%p3 mbarrier.pending_count.b64 %r21, %rd20;");
-                        record(&mut a, &mut next, "%r21");
-                    }
-                    for t in members(who) {
-                        token[t as usize] = Some(bar.phase);
-                    }
-                    bar.arrive(total);
+        let text = kernel(Head::hopper(), |k| {
+            let mb = k.shared("mb", 8, Type::B64, None)?;
+            k.prologue()?;
+            let (r7, r21, r22, p0, p3, p4) = (k.r(7), k.r(21), k.r(22), k.p(0), k.p(3), k.p(4));
+            let (rd20, rd21) = (k.rd(20), k.rd(21));
+            let bar_addr = r7.at(0);
+            k.f.mov(Type::U32, (r7, mb))?;
+            k.f.setp((Cmp::Eq, Type::U32), (p0, k.tx, 0))?;
+            k.f.guard(p0)
+                .mbarrier_init((Space::Shared, Type::B64), (bar_addr.clone(), self.count))?;
+            k.f.bar(Flag::Sync, 0)?;
+            let mut bar = Mbarrier::new(self.count);
+            // Per thread: the phase of its last arrive's state token.
+            let mut token: Vec<Option<u32>> = vec![None; block as usize];
+            let mut next = 0u32;
+            // Records `reg` (1 + a predicate, or a count) for the threads where %p3 holds.
+            let record = |k: &mut K, next: &mut u32, reg| {
+                if *next < SLOTS {
+                    k.slot_if(p3, reg, SLOTS * 4, *next * 4)?;
+                    *next += 1;
                 }
-                Step::ArriveTx { who, bytes } => {
-                    let n = members(who).count() as u32;
-                    if n == 0 || n > bar.pending || bar.tx + n * bytes > TX_MAX {
-                        continue;
-                    }
-                    trace.push(step.clone());
-                    who.emit(&mut a);
-                    a.i(format!(
-                        "@%p3 mbarrier.arrive.expect_tx.shared.b64 %rd20, [%r7], {bytes};"
-                    ));
-                    for t in members(who) {
-                        token[t as usize] = Some(bar.phase);
-                    }
-                    bar.arrive_tx(n, n * bytes);
-                }
-                Step::Drop { who, count } => {
-                    let n = members(who).count() as u32;
-                    let total = n * count;
-                    if n == 0 || total > bar.pending || total >= bar.expected {
-                        continue;
-                    }
-                    trace.push(step.clone());
-                    who.emit(&mut a);
-                    a.i(format!(
-                        "@%p3 mbarrier.arrive_drop.shared.b64 %rd21, [%r7], {count};"
-                    ));
-                    bar.drop_arrivals(total);
-                }
-                Step::Expect { who, bytes } => {
-                    let n = members(who).count() as u32;
-                    if n == 0 || bar.tx + n * bytes > TX_MAX {
-                        continue;
-                    }
-                    trace.push(step.clone());
-                    who.emit(&mut a);
-                    a.i(format!(
-                        "@%p3 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r7], {bytes};"
-                    ));
-                    bar.expect_tx(n * bytes);
-                }
-                Step::Complete { who, bytes } => {
-                    let n = members(who).count() as u32;
-                    if n == 0 || n * bytes > bar.tx {
-                        continue;
-                    }
-                    trace.push(step.clone());
-                    who.emit(&mut a);
-                    a.i(format!(
-                        "@%p3 mbarrier.complete_tx.shared.b64 [%r7], {bytes};"
-                    ));
-                    bar.complete_tx(n * bytes);
-                }
-                Step::Rest => {
-                    let pending = bar.pending;
-                    let Some(c) = (1..=4).find(|&c| pending % c == 0 && pending / c <= block)
-                    else {
-                        continue;
-                    };
-                    // With every arrival in, completing the transactions completes the phase
-                    // (and the arrive below is of no thread).
-                    if bar.tx > 0 {
-                        a.i(format!(
-                            "@%p0 mbarrier.complete_tx.shared::cta.b64 [%r7], {};",
-                            bar.tx
-                        ));
-                        trace.push(Step::Complete {
-                            who: Who::One(0),
-                            bytes: bar.tx,
-                        });
-                        bar.complete_tx(bar.tx);
-                    }
-                    let who = Who::Below(pending / c);
-                    trace.push(Step::Arrive {
+                Ok(())
+            };
+            let members = |w: Who| (0..block).filter(move |&t| w.has(t));
+            for step in &self.steps {
+                let completed_before = bar.phase;
+                match *step {
+                    Step::Arrive {
                         who,
-                        count: c,
-                        nc: false,
-                        sem: false,
-                    });
-                    who.emit(&mut a);
-                    a.i(format!(
-                        "@%p3 mbarrier.arrive.shared.b64 %rd20, [%r7], {c};"
-                    ));
-                    for t in members(who) {
-                        token[t as usize] = Some(bar.phase);
+                        count,
+                        nc,
+                        sem,
+                    } => {
+                        let n = members(who).count() as u32;
+                        let total = n * count;
+                        if n == 0 || total > bar.pending || (nc && total >= bar.pending) {
+                            continue;
+                        }
+                        trace.push(step.clone());
+                        who.emit(k)?;
+                        let mut mods: Vec<Modifier> = Vec::new();
+                        if nc {
+                            mods.push(Flag::NoComplete.into());
+                        }
+                        if sem {
+                            mods.extend([Modifier::from(Sem::Release), Scope::Cta.into()]);
+                        }
+                        mods.extend([
+                            Modifier::from(if sem { Space::SharedCta } else { Space::Shared }),
+                            Type::B64.into(),
+                        ]);
+                        let mut ops = vec![rd20.into(), bar_addr.clone()];
+                        if count != 1 || nc || !sem {
+                            ops.push(count.into());
+                        }
+                        k.f.guard(p3).mbarrier_arrive(mods, ops)?;
+                        if nc && n == 1 {
+                            k.f.guard(p3)
+                                .mbarrier_pending_count(Type::B64, (r21, rd20))?;
+                            record(k, &mut next, r21)?;
+                        }
+                        for t in members(who) {
+                            token[t as usize] = Some(bar.phase);
+                        }
+                        bar.arrive(total);
                     }
-                    bar.arrive(pending);
-                }
-                Step::Parity { parity, try_ } => {
-                    trace.push(step.clone());
-                    let op = if try_ && bar.parity_done(parity) {
-                        "try_wait"
-                    } else {
-                        "test_wait"
-                    };
-                    a.i("setp.eq.u32 %p3, %tx, %tx;");
-                    a.i(format!(
-                        "mbarrier.{op}.parity.shared.b64 %p4, [%r7], {parity};"
-                    ));
-                    a.i("selp.u32 %r22, 2, 1, %p4;");
-                    record(&mut a, &mut next, "%r22");
-                }
-                Step::State { who, try_ } => {
-                    let ph = bar.phase;
-                    let ok =
-                        |t: u32| matches!(token[t as usize], Some(p) if p == ph || p + 1 == ph);
-                    if members(who).next().is_none() || !members(who).all(ok) {
-                        continue;
+                    Step::ArriveTx { who, bytes } => {
+                        let n = members(who).count() as u32;
+                        if n == 0 || n > bar.pending || bar.tx + n * bytes > TX_MAX {
+                            continue;
+                        }
+                        trace.push(step.clone());
+                        who.emit(k)?;
+                        k.f.guard(p3).mbarrier_arrive(
+                            (Flag::ExpectTx, Space::Shared, Type::B64),
+                            (rd20, bar_addr.clone(), bytes),
+                        )?;
+                        for t in members(who) {
+                            token[t as usize] = Some(bar.phase);
+                        }
+                        bar.arrive_tx(n, n * bytes);
                     }
-                    trace.push(step.clone());
-                    // try_wait only where it returns at once (every token's phase complete).
-                    let all_done = members(who).all(|t| token[t as usize] != Some(ph));
-                    let op = if try_ && all_done {
-                        "try_wait"
-                    } else {
-                        "test_wait"
-                    };
-                    who.emit(&mut a);
-                    a.i(format!("@%p3 mbarrier.{op}.shared.b64 %p4, [%r7], %rd20;"));
-                    a.i("selp.u32 %r22, 2, 1, %p4;");
-                    record(&mut a, &mut next, "%r22");
+                    Step::Drop { who, count } => {
+                        let n = members(who).count() as u32;
+                        let total = n * count;
+                        if n == 0 || total > bar.pending || total >= bar.expected {
+                            continue;
+                        }
+                        trace.push(step.clone());
+                        who.emit(k)?;
+                        k.f.guard(p3).mbarrier_arrive_drop(
+                            (Space::Shared, Type::B64),
+                            (rd21, bar_addr.clone(), count),
+                        )?;
+                        bar.drop_arrivals(total);
+                    }
+                    Step::Expect { who, bytes } => {
+                        let n = members(who).count() as u32;
+                        if n == 0 || bar.tx + n * bytes > TX_MAX {
+                            continue;
+                        }
+                        trace.push(step.clone());
+                        who.emit(k)?;
+                        k.f.guard(p3).mbarrier_expect_tx(
+                            (Sem::Relaxed, Scope::Cta, Space::SharedCta, Type::B64),
+                            (bar_addr.clone(), bytes),
+                        )?;
+                        bar.expect_tx(n * bytes);
+                    }
+                    Step::Complete { who, bytes } => {
+                        let n = members(who).count() as u32;
+                        if n == 0 || n * bytes > bar.tx {
+                            continue;
+                        }
+                        trace.push(step.clone());
+                        who.emit(k)?;
+                        k.f.guard(p3).mbarrier_complete_tx(
+                            (Space::Shared, Type::B64),
+                            (bar_addr.clone(), bytes),
+                        )?;
+                        bar.complete_tx(n * bytes);
+                    }
+                    Step::Rest => {
+                        let pending = bar.pending;
+                        let Some(c) = (1..=4).find(|&c| pending % c == 0 && pending / c <= block)
+                        else {
+                            continue;
+                        };
+                        // With every arrival in, completing the transactions completes the
+                        // phase (and the arrive below is of no thread).
+                        if bar.tx > 0 {
+                            k.f.guard(p0).mbarrier_complete_tx(
+                                (Space::SharedCta, Type::B64),
+                                (bar_addr.clone(), bar.tx),
+                            )?;
+                            trace.push(Step::Complete {
+                                who: Who::One(0),
+                                bytes: bar.tx,
+                            });
+                            bar.complete_tx(bar.tx);
+                        }
+                        let who = Who::Below(pending / c);
+                        trace.push(Step::Arrive {
+                            who,
+                            count: c,
+                            nc: false,
+                            sem: false,
+                        });
+                        who.emit(k)?;
+                        k.f.guard(p3).mbarrier_arrive(
+                            (Space::Shared, Type::B64),
+                            (rd20, bar_addr.clone(), c),
+                        )?;
+                        for t in members(who) {
+                            token[t as usize] = Some(bar.phase);
+                        }
+                        bar.arrive(pending);
+                    }
+                    Step::Parity { parity, try_ } => {
+                        trace.push(step.clone());
+                        k.f.setp((Cmp::Eq, Type::U32), (p3, k.tx, k.tx))?;
+                        let mods = (Flag::Parity, Space::Shared, Type::B64);
+                        let ops = (p4, bar_addr.clone(), parity);
+                        if try_ && bar.parity_done(parity) {
+                            k.f.mbarrier_try_wait(mods, ops)?;
+                        } else {
+                            k.f.mbarrier_test_wait(mods, ops)?;
+                        }
+                        k.f.selp(Type::U32, (r22, 2, 1, p4))?;
+                        record(k, &mut next, r22)?;
+                    }
+                    Step::State { who, try_ } => {
+                        let ph = bar.phase;
+                        let ok =
+                            |t: u32| matches!(token[t as usize], Some(p) if p == ph || p + 1 == ph);
+                        if members(who).next().is_none() || !members(who).all(ok) {
+                            continue;
+                        }
+                        trace.push(step.clone());
+                        // try_wait only where it returns at once (every token's phase
+                        // complete).
+                        let all_done = members(who).all(|t| token[t as usize] != Some(ph));
+                        who.emit(k)?;
+                        let mods = (Space::Shared, Type::B64);
+                        let ops = (p4, bar_addr.clone(), rd20);
+                        if try_ && all_done {
+                            k.f.guard(p3).mbarrier_try_wait(mods, ops)?;
+                        } else {
+                            k.f.guard(p3).mbarrier_test_wait(mods, ops)?;
+                        }
+                        k.f.selp(Type::U32, (r22, 2, 1, p4))?;
+                        record(k, &mut next, r22)?;
+                    }
+                }
+                k.f.bar(Flag::Sync, 0)?;
+                if bar.phase != completed_before {
+                    // Observe the completed phase before anything else arrives (9.7.13.15.4):
+                    // every thread waits on its parity, which returns true at once.
+                    let parity = (bar.phase - 1) & 1;
+                    let l = k.label()?;
+                    k.place(l)?;
+                    k.f.mbarrier_try_wait(
+                        (
+                            Flag::Parity,
+                            Sem::Acquire,
+                            Scope::Cta,
+                            Space::SharedCta,
+                            Type::B64,
+                        ),
+                        (p4, bar_addr.clone(), parity),
+                    )?;
+                    k.f.guard_not(p4).bra((), l)?;
+                    k.f.bar(Flag::Sync, 0)?;
                 }
             }
-            a.i("bar.sync 0;");
-            if bar.phase != completed_before {
-                // Observe the completed phase before anything else arrives (9.7.13.15.4):
-                // every thread waits on its parity, which returns true at once.
-                let parity = (bar.phase - 1) & 1;
-                let l = a.label();
-                a.place(&l);
-                a.i(format!(
-                    "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p4, [%r7], {parity};"
-                ));
-                a.i(format!("@!%p4 bra {l};"));
-                a.i("bar.sync 0;");
-            }
-        }
-        a.i("@%p0 mbarrier.inval.shared.b64 [%r7];");
-        (
-            Launch::new(a.finish(), 1, block, vec![0; 4], out_len),
-            trace,
-        )
+            k.f.guard(p0)
+                .mbarrier_inval((Space::Shared, Type::B64), bar_addr)
+        });
+        (Launch::new(text, 1, block, vec![0; 4], out_len), trace)
     }
 
     fn smaller(&self) -> Vec<Spec> {

@@ -15,9 +15,11 @@
 //! Every drawn round runs: the trace is empty, the reference reads the rounds from the
 //! [`Spec`].
 
-use super::asm::Asm;
+use super::kernel::{kernel, Head, K};
 use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
+use ptx_ir_core::build::{sink, Sreg};
+use ptx_ir_core::{Cmp, Flag, Scope, Sem, Space, SpecialReg, Type};
 
 /// Bytes of shared memory per CTA (dumped to the output, CTA after CTA).
 pub const SMEM: u32 = 1024;
@@ -117,88 +119,114 @@ impl Protocol for Spec {
     fn build(&self) -> (Launch, ()) {
         let (c, block) = (self.cluster, 32);
         let grid = c * self.clusters;
-        let mut a = Asm::new(
-            &format!(".reqnctapercluster {c}, 1, 1"),
-            &[
-                format!(".shared .align 128 .b8 sm[{SMEM}];"),
-                ".shared .align 8 .b64 mb;".to_string(),
-            ],
-        );
-        a.i("mov.u32 %r4, sm;");
-        a.i("mov.u32 %r7, mb;");
-        a.i("mov.u32 %r6, %cluster_ctarank;");
-        a.i("setp.eq.u32 %p0, %tx, 0;");
-        // Shared memory: the input window of this CTA.
-        a.i(format!("mul.wide.u32 %rd22, %cta, {WINDOW};"));
-        a.i("add.s64 %rd22, %rin, %rd22;");
-        a.i("mul.wide.u32 %rd23, %tx, 16;");
-        a.i("add.s64 %rd22, %rd22, %rd23;");
-        a.i("shl.b32 %r8, %tx, 4;");
-        a.i("add.u32 %r8, %r4, %r8;");
-        a.fill_shared(SMEM, block);
-        a.i("@%p0 mbarrier.init.shared::cta.b64 [%r7], 1;");
-        a.i("fence.mbarrier_init.release.cluster;");
-        a.i("fence.proxy.async.shared::cta;");
-        a.i("barrier.cluster.arrive.release.aligned;");
-        a.i("barrier.cluster.wait.acquire.aligned;");
-        for (phase, step) in self.steps.iter().enumerate() {
-            let (mask, size) = match *step {
-                Step::Multicast { mask, size, .. } => (mask as u32, size),
-                Step::Remote { to, size, .. } => (1u32 << to, size),
+        let text = kernel(Head::hopper().cluster(c), |k| {
+            let sm = k.shared("sm", 128, Type::B8, Some(SMEM))?;
+            let mb = k.shared("mb", 8, Type::B64, None)?;
+            k.prologue()?;
+            let (r4, r6, r7, r8, r14, r15, r16, r20) = (
+                k.r(4),
+                k.r(6),
+                k.r(7),
+                k.r(8),
+                k.r(14),
+                k.r(15),
+                k.r(16),
+                k.r(20),
+            );
+            let (rd10, rd11, rd22, rd23, h1) = (k.rd(10), k.rd(11), k.rd(22), k.rd(23), k.h(1));
+            let (p0, p3, p4, p5, p6, p7) = (k.p(0), k.p(3), k.p(4), k.p(5), k.p(6), k.p(7));
+            let cluster_barrier = |k: &mut K| {
+                k.f.barrier_cluster((Flag::Arrive, Sem::Release, Flag::Aligned), ())?;
+                k.f.barrier_cluster((Flag::Wait, Sem::Acquire, Flag::Aligned), ())
             };
-            // Receivers arm their mbarrier; the others arrive plainly.
-            a.i(format!("shr.b32 %r20, {mask}, %r6;"));
-            a.i("and.b32 %r20, %r20, 1;");
-            a.i("setp.ne.u32 %p5, %r20, 0;");
-            a.i("and.pred %p6, %p0, %p5;");
-            a.i("not.pred %p7, %p5;");
-            a.i("and.pred %p7, %p7, %p0;");
-            a.i(format!(
-                "@%p6 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], {size};"
-            ));
-            a.i("@%p7 mbarrier.arrive.shared::cta.b64 %rd11, [%r7];");
-            match *step {
-                Step::Multicast {
-                    rank,
-                    mask,
-                    src,
-                    dst,
-                    size,
-                } => {
-                    a.i(format!("setp.eq.u32 %p3, %r6, {rank};"));
-                    a.i("and.pred %p4, %p3, %p0;");
-                    a.i(format!("add.s64 %rd10, %rin, {src};"));
-                    a.i(format!("mov.b16 %h1, {mask};"));
-                    a.i(format!(
-                        "@%p4 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r4+{dst}], [%rd10], {size}, [%r7], %h1;"
-                    ));
+            k.f.mov(Type::U32, (r4, sm))?;
+            k.f.mov(Type::U32, (r7, mb))?;
+            k.f.mov(Type::U32, (r6, Sreg::from(SpecialReg::ClusterCtarank)))?;
+            k.f.setp((Cmp::Eq, Type::U32), (p0, k.tx, 0))?;
+            // Shared memory: the input window of this CTA.
+            k.f.mul((Flag::Wide, Type::U32), (rd22, k.cta, WINDOW))?;
+            k.f.add(Type::S64, (rd22, k.rin, rd22))?;
+            k.f.mul((Flag::Wide, Type::U32), (rd23, k.tx, 16))?;
+            k.f.add(Type::S64, (rd22, rd22, rd23))?;
+            k.f.shl(Type::B32, (r8, k.tx, 4))?;
+            k.f.add(Type::U32, (r8, r4, r8))?;
+            k.fill_shared(SMEM, block)?;
+            k.f.guard(p0)
+                .mbarrier_init((Space::SharedCta, Type::B64), (r7.at(0), 1))?;
+            k.f.fence((Flag::MbarrierInit, Sem::Release, Scope::Cluster), ())?;
+            k.f.fence((Flag::Proxy, Flag::Async, Space::SharedCta), ())?;
+            cluster_barrier(k)?;
+            for (phase, step) in self.steps.iter().enumerate() {
+                let (mask, size) = match *step {
+                    Step::Multicast { mask, size, .. } => (mask as u32, size),
+                    Step::Remote { to, size, .. } => (1u32 << to, size),
+                };
+                // Receivers arm their mbarrier; the others arrive plainly.
+                k.f.shr(Type::B32, (r20, mask, r6))?;
+                k.f.and(Type::B32, (r20, r20, 1))?;
+                k.f.setp((Cmp::Ne, Type::U32), (p5, r20, 0))?;
+                k.f.and(Type::Pred, (p6, p0, p5))?;
+                k.f.not(Type::Pred, (p7, p5))?;
+                k.f.and(Type::Pred, (p7, p7, p0))?;
+                k.f.guard(p6).mbarrier_arrive(
+                    (Flag::ExpectTx, Space::SharedCta, Type::B64),
+                    (sink(), r7.at(0), size),
+                )?;
+                k.f.guard(p7)
+                    .mbarrier_arrive((Space::SharedCta, Type::B64), (rd11, r7.at(0)))?;
+                match *step {
+                    Step::Multicast {
+                        rank,
+                        mask,
+                        src,
+                        dst,
+                        size,
+                    } => {
+                        k.f.setp((Cmp::Eq, Type::U32), (p3, r6, rank))?;
+                        k.f.and(Type::Pred, (p4, p3, p0))?;
+                        k.f.add(Type::S64, (rd10, k.rin, src))?;
+                        k.f.mov(Type::B16, (h1, u32::from(mask)))?;
+                        k.f.guard(p4).cp_async_bulk(
+                            (
+                                Space::SharedCluster,
+                                Space::Global,
+                                Flag::MbarrierCompleteTxBytes,
+                                Flag::MulticastCluster,
+                            ),
+                            (r4.at(dst.into()), rd10.at(0), size, r7.at(0), h1),
+                        )?;
+                    }
+                    Step::Remote {
+                        from,
+                        to,
+                        src,
+                        dst,
+                        size,
+                    } => {
+                        k.f.setp((Cmp::Eq, Type::U32), (p3, r6, from))?;
+                        k.f.and(Type::Pred, (p4, p3, p0))?;
+                        k.f.add(Type::U32, (r14, r4, dst))?;
+                        k.f.mapa((Space::SharedCluster, Type::U32), (r14, r14, to))?;
+                        k.f.mapa((Space::SharedCluster, Type::U32), (r15, r7, to))?;
+                        k.f.add(Type::U32, (r16, r4, src))?;
+                        k.f.guard(p4).cp_async_bulk(
+                            (
+                                Space::SharedCluster,
+                                Space::SharedCta,
+                                Flag::MbarrierCompleteTxBytes,
+                            ),
+                            (r14.at(0), r16.at(0), size, r15.at(0)),
+                        )?;
+                    }
                 }
-                Step::Remote {
-                    from,
-                    to,
-                    src,
-                    dst,
-                    size,
-                } => {
-                    a.i(format!("setp.eq.u32 %p3, %r6, {from};"));
-                    a.i("and.pred %p4, %p3, %p0;");
-                    a.i(format!("add.u32 %r14, %r4, {dst};"));
-                    a.i(format!("mapa.shared::cluster.u32 %r14, %r14, {to};"));
-                    a.i(format!("mapa.shared::cluster.u32 %r15, %r7, {to};"));
-                    a.i(format!("add.u32 %r16, %r4, {src};"));
-                    a.i(format!(
-                        "@%p4 cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r14], [%r16], {size}, [%r15];"
-                    ));
-                }
+                k.wait_phase(phase as u32)?;
+                cluster_barrier(k)?;
             }
-            a.wait_phase(phase as u32);
-            a.i("barrier.cluster.arrive.release.aligned;");
-            a.i("barrier.cluster.wait.acquire.aligned;");
-        }
-        a.dump_shared("%r4", SMEM, block, 0);
+            k.dump_shared(r4, SMEM, block, 0)
+        });
         let out_len = (grid * SMEM) as usize;
         (
-            Launch::new(a.finish(), grid, block, self.input.clone(), out_len),
+            Launch::new(text, grid, block, self.input.clone(), out_len),
             (),
         )
     }

@@ -4,10 +4,17 @@
 //! asynchronous and cluster instructions need protocols instead (a copy must be waited for
 //! before its destination is read, an mbarrier phase must be observed before the next arrive, a
 //! cluster barrier separates a remote store from the load that reads it). So each family here
-//! draws a *protocol* — a list of steps that is well defined by construction — and prints it as
-//! PTX text for `sm_90a` ([`Protocol::build`]), together with the protocol as the kernel runs it
+//! draws a *protocol* — a list of steps that is well defined by construction — and builds it as a
+//! kernel for `sm_90a` ([`Protocol::build`]), together with the protocol as the kernel runs it
 //! (the steps the builder kept, with the launch shape: [`Protocol::Trace`]), from which the
 //! reference semantics (`ptx-ir-refsem`) computes the output.
+//!
+//! Kernels are built through the IR builder ([`ptx_ir_core::build`]), like the SIMT generator's
+//! ([`crate::lower`]): [`kernel::kernel`] makes the module, the common prologue, the scratch
+//! registers and the epilogues ([`kernel::K`]), and each family builds its instructions with the
+//! builder's per-opcode methods, so that every instruction is checked against the instruction
+//! table and every name it uses is declared. [`Launch::text`] is the built module as the printer
+//! writes it (`ptx_ir_text::print`): reading it back gives the same module.
 //!
 //! | family | module |
 //! | --- | --- |
@@ -23,15 +30,15 @@
 //! | `clusterlaunchcontrol` work stealing (`sm_100a`) | [`clc`] |
 //! | tile-mode `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor` | [`tensor`] |
 //!
-//! Every kernel has the signature `k(.param .u64 in, .param .u64 out)` (tensor kernels add
+//! Every kernel has the signature `k(.param .u64 pin, .param .u64 pout)` (tensor kernels add
 //! their tensor maps): a random input buffer and a zeroed output buffer ([`Launch`]).
 
-pub mod asm;
 pub mod bulk;
 pub mod clc;
 pub mod cluster;
 pub mod copy;
 pub mod fmma;
+pub mod kernel;
 pub mod matrix;
 pub mod mbar;
 pub mod mcast;
@@ -45,7 +52,7 @@ use arbitrary::Unstructured;
 /// A generated kernel and its launch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
-    /// The PTX module text (entry `k`).
+    /// The PTX module text (entry `k`): the built module, printed.
     pub text: String,
     /// CTAs in the grid (x only; clusters come from `.reqnctapercluster` in the text).
     pub grid: u32,
@@ -74,7 +81,7 @@ impl Launch {
     }
 }
 
-/// A generated protocol of one family: it prints as a kernel and can be made smaller.
+/// A generated protocol of one family: it builds as a kernel and can be made smaller.
 pub trait Protocol: Clone + std::fmt::Debug {
     /// The protocol as the kernel runs it: the steps the builder kept (it leaves out a step
     /// that would break a rule, or one that finds no result slot), in order, with what they
@@ -161,7 +168,8 @@ mod tests {
     use super::*;
 
     /// `n` kernels of protocol `P` (and of each of their smaller candidates) read back as
-    /// PTX; returns how many were drawn.
+    /// PTX, and print again as the same text (the text is the built module as the printer
+    /// writes it); returns how many were drawn.
     fn reads_back<P: Protocol>(
         seed: u64,
         n: usize,
@@ -177,8 +185,9 @@ mod tests {
             drawn += 1;
             for q in std::iter::once(p.clone()).chain(p.smaller()) {
                 let (l, _) = q.build();
-                if let Err(e) = ptx_ir_text::parse(&l.text) {
-                    panic!("{e}\n{}", l.text);
+                match ptx_ir_text::parse(&l.text) {
+                    Ok(m) => assert_eq!(ptx_ir_text::print(&m), l.text),
+                    Err(e) => panic!("{e}\n{}", l.text),
                 }
                 assert!(l.out_len > 0 && l.grid > 0 && l.block > 0);
             }
@@ -208,7 +217,8 @@ mod tests {
             let data = src.fill(2048);
             if let Ok(s) = tmem::Spec::arbitrary(&mut Unstructured::new(&data)) {
                 let (l, _) = s.build();
-                ptx_ir_text::parse(&l.text).expect("a tcgen05 kernel reads back");
+                let m = ptx_ir_text::parse(&l.text).expect("a tcgen05 kernel reads back");
+                assert_eq!(ptx_ir_text::print(&m), l.text);
             }
         }
     }

@@ -21,10 +21,11 @@
 //! ([`Map::each`], [`Map::each_store`]) is the kernel's too, since the builder keeps the stores
 //! in flight apart by the bytes they write.
 
-use super::asm::Asm;
+use super::kernel::{kernel, vector, Head, K};
 use super::{input, Launch, Protocol};
 use arbitrary::Unstructured;
-use ptx_ir_core::{Op, Type};
+use ptx_ir_core::build::{sink, BuildError, Reg};
+use ptx_ir_core::{Cache, Cmp, Dim, Flag, Op, Operand, Scope, Sem, Space, Type};
 use std::collections::HashSet;
 
 /// Shared-memory staging area (1024-byte aligned, so swizzling on offsets equals swizzling on
@@ -361,51 +362,52 @@ impl Spec {
     }
 }
 
-fn coord_regs(a: &mut Asm, c: &[i32]) -> String {
+/// Moves the coordinates `c` into `%r30`.. and returns the tensor operand `[map, {%r30, ...}]`.
+fn coords(k: &mut K, map: Reg, c: &[i32]) -> Result<Operand, BuildError> {
     let mut regs = Vec::new();
     for (i, &x) in c.iter().enumerate() {
-        a.i(format!("mov.u32 %r{}, {x};", 30 + i));
-        regs.push(format!("%r{}", 30 + i));
+        let r = k.r(30 + i as u32);
+        k.f.mov(Type::U32, (r, x))?;
+        regs.push(r);
     }
-    regs.join(", ")
+    Ok(Operand::Tuple(Box::new(
+        [map.into(), vector(regs)].into_iter().collect(),
+    )))
 }
 
-/// The kernel's signature with the two tensor-map parameters.
-fn with_maps(text: String) -> String {
-    text.replacen(
-        "k(.param .u64 pin, .param .u64 pout)",
-        "k(.param .u64 pin, .param .u64 pout, .param .align 64 .b8 tm0[128], .param .align 64 .b8 tm1[128])",
-        1,
-    )
+/// The dimension qualifier of a tensor of rank `r` (`.1d` .. `.5d`).
+fn dim(r: usize) -> Dim {
+    [Dim::D1, Dim::D2, Dim::D3, Dim::D4, Dim::D5][r - 1]
 }
 
-fn prologue(block: u32) -> Asm {
-    let mut a = Asm::new(
-        "",
-        &[
-            format!(".shared .align 1024 .b8 sm[{SMEM}];"),
-            ".shared .align 8 .b64 mb;".to_string(),
-        ],
-    );
-    a.i("mov.u32 %r4, sm;");
-    a.i("mov.u32 %r7, mb;");
-    a.i("mov.u64 %rd20, tm0;");
-    a.i("cvta.param.u64 %rd20, %rd20;");
-    a.i("mov.u64 %rd21, tm1;");
-    a.i("cvta.param.u64 %rd21, %rd21;");
-    a.i("setp.eq.u32 %p0, %tx, 0;");
+/// The kernel's declarations and prologue: the maps' generic addresses in `%rd20` (`tm0`) and
+/// `%rd21` (`tm1`), and shared memory filled from the input.
+fn prologue(k: &mut K, block: u32) -> Result<(), BuildError> {
+    let sm = k.shared("sm", 1024, Type::B8, Some(SMEM))?;
+    let mb = k.shared("mb", 8, Type::B64, None)?;
+    k.prologue()?;
+    let (r4, r7, r8, p0) = (k.r(4), k.r(7), k.r(8), k.p(0));
+    let (rd20, rd21, rd22) = (k.rd(20), k.rd(21), k.rd(22));
+    let (tm0, tm1) = (k.maps[0], k.maps[1]);
+    k.f.mov(Type::U32, (r4, sm))?;
+    k.f.mov(Type::U32, (r7, mb))?;
+    k.f.mov(Type::U64, (rd20, tm0))?;
+    k.f.cvta((Space::Param, Type::U64), (rd20, rd20))?;
+    k.f.mov(Type::U64, (rd21, tm1))?;
+    k.f.cvta((Space::Param, Type::U64), (rd21, rd21))?;
+    k.f.setp((Cmp::Eq, Type::U32), (p0, k.tx, 0))?;
     // Shared memory starts undefined: fill it with the first SMEM input bytes (so that stores
     // and reductions of boxes no load wrote move data too).
-    a.i("shl.b32 %r8, %tx, 4;");
-    a.i("cvt.u64.u32 %rd22, %r8;");
-    a.i("add.s64 %rd22, %rin, %rd22;");
-    a.i("add.u32 %r8, %r4, %r8;");
-    a.fill_shared(SMEM, block);
-    a.i("@%p0 mbarrier.init.shared::cta.b64 [%r7], 1;");
-    a.i("fence.mbarrier_init.release.cluster;");
-    a.i("fence.proxy.async.shared::cta;");
-    a.i("bar.sync 0;");
-    a
+    k.f.shl(Type::B32, (r8, k.tx, 4))?;
+    k.f.cvt((Type::U64, Type::U32), (rd22, r8))?;
+    k.f.add(Type::S64, (rd22, k.rin, rd22))?;
+    k.f.add(Type::U32, (r8, r4, r8))?;
+    k.fill_shared(SMEM, block)?;
+    k.f.guard(p0)
+        .mbarrier_init((Space::SharedCta, Type::B64), (r7.at(0), 1))?;
+    k.f.fence((Flag::MbarrierInit, Sem::Release, Scope::Cluster), ())?;
+    k.f.fence((Flag::Proxy, Flag::Async, Space::SharedCta), ())?;
+    k.f.bar(Flag::Sync, 0)
 }
 
 /// A store or reduction in flight: shared bytes it reads, global bytes it writes.
@@ -426,91 +428,115 @@ impl Protocol for Spec {
     fn build(&self) -> (Launch, ()) {
         let block = self.block;
         let (lm, sm_) = (&self.load, &self.store);
-        let mut a = prologue(block);
-        let mut pending: Vec<Pending> = Vec::new();
-        let mut phase = 0u32;
-        let drain = |a: &mut Asm, pending: &mut Vec<Pending>, read: bool| {
-            a.i("@%p0 cp.async.bulk.commit_group;");
-            if read {
-                a.i("@%p0 cp.async.bulk.wait_group.read 0;");
-                for p in pending.iter_mut() {
-                    p.read_done = true;
-                }
-            } else {
-                a.i("@%p0 cp.async.bulk.wait_group 0;");
-                pending.clear();
-            }
-        };
-        for step in &self.steps {
-            match step {
-                Step::Load(c, dst) => {
-                    let n = lm.box_bytes();
-                    if pending
-                        .iter()
-                        .any(|p| !p.read_done && overlap(p.read, (*dst, n)))
-                    {
-                        drain(&mut a, &mut pending, true);
+        let text = kernel(Head::hopper().maps(2), |k| {
+            prologue(k, block)?;
+            let (r4, r7, r9, p0, rd20, rd21) = (k.r(4), k.r(7), k.r(9), k.p(0), k.rd(20), k.rd(21));
+            let mut pending: Vec<Pending> = Vec::new();
+            let mut phase = 0u32;
+            let drain = |k: &mut K, pending: &mut Vec<Pending>, read: bool| {
+                k.f.guard(p0).cp_async_bulk_commit_group((), ())?;
+                if read {
+                    for p in pending.iter_mut() {
+                        p.read_done = true;
                     }
-                    let regs = coord_regs(&mut a, c);
-                    a.i(format!("add.u32 %r9, %r4, {dst};"));
-                    a.i(format!(
-                        "@%p0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], {n};"
-                    ));
-                    a.i(format!(
-                        "@%p0 cp.async.bulk.tensor.{}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r9], [%rd20, {{{regs}}}], [%r7];",
-                        lm.rank()
-                    ));
-                    a.wait_phase(phase);
-                    // Every thread has seen the phase before thread 0 starts the next one.
-                    a.i("bar.sync 0;");
-                    phase += 1;
+                    k.f.guard(p0).cp_async_bulk_wait_group(Flag::Read, 0)
+                } else {
+                    pending.clear();
+                    k.f.guard(p0).cp_async_bulk_wait_group((), 0)
                 }
-                Step::Store(c, src) | Step::Reduce(_, c, src) => {
-                    let n = sm_.box_bytes();
-                    let eb = sm_.elem.bytes as usize;
-                    let mut write = HashSet::new();
-                    sm_.each_store(c, |_, g| {
-                        if let Some(g) = g {
-                            write.extend(g..g + eb);
+            };
+            for step in &self.steps {
+                match step {
+                    Step::Load(c, dst) => {
+                        let n = lm.box_bytes();
+                        if pending
+                            .iter()
+                            .any(|p| !p.read_done && overlap(p.read, (*dst, n)))
+                        {
+                            drain(k, &mut pending, true)?;
                         }
-                    });
-                    if pending.iter().any(|p| !p.write.is_disjoint(&write)) {
-                        drain(&mut a, &mut pending, false);
+                        let tensor = coords(k, rd20, c)?;
+                        k.f.add(Type::U32, (r9, r4, *dst))?;
+                        k.f.guard(p0).mbarrier_arrive(
+                            (Flag::ExpectTx, Space::SharedCta, Type::B64),
+                            (sink(), r7.at(0), n),
+                        )?;
+                        k.f.guard(p0).cp_async_bulk_tensor(
+                            (
+                                dim(lm.rank()),
+                                Space::SharedCluster,
+                                Space::Global,
+                                Flag::Tile,
+                                Flag::MbarrierCompleteTxBytes,
+                            ),
+                            (r9.at(0), tensor, r7.at(0)),
+                        )?;
+                        k.wait_phase(phase)?;
+                        // Every thread has seen the phase before thread 0 starts the next one.
+                        k.f.bar(Flag::Sync, 0)?;
+                        phase += 1;
                     }
-                    let regs = coord_regs(&mut a, c);
-                    a.i(format!("add.u32 %r9, %r4, {src};"));
-                    let r = sm_.rank();
-                    match step {
-                        Step::Reduce(op, ..) => a.i(format!(
-                            "@%p0 cp.reduce.async.bulk.tensor.{r}d.global.shared::cta.{}.tile.bulk_group [%rd21, {{{regs}}}], [%r9];",
-                            op.as_str()
-                        )),
-                        _ => a.i(format!(
-                            "@%p0 cp.async.bulk.tensor.{r}d.global.shared::cta.tile.bulk_group [%rd21, {{{regs}}}], [%r9];"
-                        )),
+                    Step::Store(c, src) | Step::Reduce(_, c, src) => {
+                        let n = sm_.box_bytes();
+                        let eb = sm_.elem.bytes as usize;
+                        let mut write = HashSet::new();
+                        sm_.each_store(c, |_, g| {
+                            if let Some(g) = g {
+                                write.extend(g..g + eb);
+                            }
+                        });
+                        if pending.iter().any(|p| !p.write.is_disjoint(&write)) {
+                            drain(k, &mut pending, false)?;
+                        }
+                        let tensor = coords(k, rd21, c)?;
+                        k.f.add(Type::U32, (r9, r4, *src))?;
+                        let d = dim(sm_.rank());
+                        match step {
+                            Step::Reduce(op, ..) => k.f.guard(p0).cp_reduce_async_bulk_tensor(
+                                (
+                                    d,
+                                    Space::Global,
+                                    Space::SharedCta,
+                                    *op,
+                                    Flag::Tile,
+                                    Flag::BulkGroup,
+                                ),
+                                (tensor, r9.at(0)),
+                            )?,
+                            _ => k.f.guard(p0).cp_async_bulk_tensor(
+                                (
+                                    d,
+                                    Space::Global,
+                                    Space::SharedCta,
+                                    Flag::Tile,
+                                    Flag::BulkGroup,
+                                ),
+                                (tensor, r9.at(0)),
+                            )?,
+                        }
+                        pending.push(Pending {
+                            read: (*src, n),
+                            write,
+                            read_done: false,
+                        });
                     }
-                    pending.push(Pending {
-                        read: (*src, n),
-                        write,
-                        read_done: false,
-                    });
+                    Step::Prefetch(c) => {
+                        let tensor = coords(k, rd20, c)?;
+                        k.f.guard(p0).cp_async_bulk_prefetch_tensor(
+                            (dim(lm.rank()), Cache::L2, Space::Global, Flag::Tile),
+                            tensor,
+                        )?;
+                    }
+                    Step::Wait(read) => drain(k, &mut pending, *read)?,
                 }
-                Step::Prefetch(c) => {
-                    let regs = coord_regs(&mut a, c);
-                    a.i(format!(
-                        "@%p0 cp.async.bulk.prefetch.tensor.{}d.L2.global.tile [%rd20, {{{regs}}}];",
-                        lm.rank()
-                    ));
-                }
-                Step::Wait(read) => drain(&mut a, &mut pending, *read),
             }
-        }
-        a.i("@%p0 cp.async.bulk.commit_group;");
-        a.i("@%p0 cp.async.bulk.wait_group 0;");
-        a.i("bar.sync 0;");
-        a.dump_shared("%r4", SMEM, block, 0);
+            k.f.guard(p0).cp_async_bulk_commit_group((), ())?;
+            k.f.guard(p0).cp_async_bulk_wait_group((), 0)?;
+            k.f.bar(Flag::Sync, 0)?;
+            k.dump_shared(r4, SMEM, block, 0)
+        });
         let launch = Launch {
-            text: with_maps(a.finish()),
+            text,
             grid: 1,
             block,
             input: self.input.clone(),

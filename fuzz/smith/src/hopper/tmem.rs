@@ -14,9 +14,10 @@
 //! undefined-behaviour report must cite. (The reference semantics checks the addresses of a
 //! well-defined kernel: `ptx_ir_refsem::hopper::tmem`.)
 
-use super::asm::Asm;
+use super::kernel::{kernel, Head};
 use super::Launch;
 use arbitrary::Unstructured;
+use ptx_ir_core::{Cmp, Flag, Operand, Space, Type};
 
 /// One round.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -166,67 +167,64 @@ impl Spec {
                 Some("the number of columns allocated must not increase")
             }
         };
-        let mut a = Asm::new(
-            "",
-            &[
-                format!(".shared .align 4 .b32 taddr[{}];", SLOTS + 1),
-                ".reg .b32 %warp;".to_string(),
-            ],
-        );
-        a.i("mov.u32 %r4, taddr;");
-        a.i("shr.u32 %warp, %tx, 5;");
-        // Emit: allocation k in program order uses slot k.
-        let mut next = 0usize;
-        for s in &steps {
-            let w = match *s {
-                Step::Alloc(w, _) | Step::Dealloc(w, _) | Step::Relinquish(w) => w,
-            };
-            let l = a.label();
-            a.i(format!("setp.ne.u32 %p1, %warp, {w};"));
-            a.i(format!("@%p1 bra {l};"));
-            match *s {
-                Step::Alloc(_, n) => {
-                    // A bad column count goes through a register: as an immediate the verifier
-                    // already rejects the kernel, and the interpreter's run-time check is the
-                    // one under test.
-                    let cols = if (32..=512).contains(&n) && n.is_power_of_two() {
-                        n.to_string()
-                    } else {
-                        a.i(format!("mov.u32 %r11, {n};"));
-                        "%r11".to_string()
-                    };
-                    a.i(format!(
-                        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4+{}], {cols};",
-                        4 * next
-                    ));
-                    next += 1;
+        let text = kernel(Head::blackwell(), |k| {
+            let taddr = k.shared("taddr", 4, Type::B32, Some(SLOTS as u32 + 1))?;
+            let [warp] = k.regs(Type::B32, ["%warp"])?;
+            k.prologue()?;
+            let (r4, r10, r11, p0, p1, rd5) = (k.r(4), k.r(10), k.r(11), k.p(0), k.p(1), k.rd(5));
+            let sync = (Flag::CtaGroup1, Flag::Sync, Flag::Aligned);
+            k.f.mov(Type::U32, (r4, taddr))?;
+            k.f.shr(Type::U32, (warp, k.tx, 5))?;
+            // Emit: allocation k in program order uses slot k.
+            let mut next = 0u32;
+            for s in &steps {
+                let w = match *s {
+                    Step::Alloc(w, _) | Step::Dealloc(w, _) | Step::Relinquish(w) => w,
+                };
+                let l = k.label()?;
+                k.f.setp((Cmp::Ne, Type::U32), (p1, warp, w))?;
+                k.f.guard(p1).bra((), l)?;
+                match *s {
+                    Step::Alloc(_, n) => {
+                        // A bad column count goes through a register: as an immediate the
+                        // verifier already rejects the kernel, and the interpreter's run-time
+                        // check is the one under test.
+                        let cols: Operand = if (32..=512).contains(&n) && n.is_power_of_two() {
+                            n.into()
+                        } else {
+                            k.f.mov(Type::U32, (r11, n))?;
+                            r11.into()
+                        };
+                        k.f.tcgen05_alloc(
+                            (sync, Space::SharedCta, Type::B32),
+                            (r4.at((4 * next).into()), cols),
+                        )?;
+                        next += 1;
+                    }
+                    Step::Dealloc(_, a) => {
+                        k.f.ld((Space::Shared, Type::U32), (r10, r4.at(4 * a as i64)))?;
+                        k.f.tcgen05_dealloc((sync, Type::B32), (r10, allocs[a].0))?;
+                    }
+                    Step::Relinquish(_) => k.f.tcgen05_relinquish_alloc_permit(sync, ())?,
                 }
-                Step::Dealloc(_, k) => {
-                    a.i(format!("ld.shared.u32 %r10, [%r4+{}];", 4 * k));
-                    a.i(format!(
-                        "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, {};",
-                        allocs[k].0
-                    ));
-                }
-                Step::Relinquish(_) => {
-                    a.i("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;")
-                }
+                k.place(l)?;
+                // The ISA's pattern around a thread synchronisation that orders tcgen05 work.
+                k.f.tcgen05_fence_before_thread_sync((), ())?;
+                k.f.bar(Flag::Sync, 0)?;
+                k.f.tcgen05_fence_after_thread_sync((), ())?;
             }
-            a.place(&l);
-            // The ISA's pattern around a thread synchronisation that orders tcgen05 work.
-            a.i("tcgen05.fence::before_thread_sync;");
-            a.i("bar.sync 0;");
-            a.i("tcgen05.fence::after_thread_sync;");
-        }
-        // Thread 0 writes the addresses of this CTA's allocations.
-        a.i("setp.eq.u32 %p0, %tx, 0;");
-        a.i(format!("mul.wide.u32 %rd5, %cta, {};", 4 * SLOTS));
-        a.i("add.s64 %rd5, %rout, %rd5;");
-        for k in 0..next {
-            a.i(format!("ld.shared.u32 %r11, [%r4+{}];", 4 * k));
-            a.i(format!("@%p0 st.global.u32 [%rd5+{}], %r11;", 4 * k));
-        }
-        let text = a.finish().replacen(".target sm_90a", ".target sm_100a", 1);
+            // Thread 0 writes the addresses of this CTA's allocations.
+            k.f.setp((Cmp::Eq, Type::U32), (p0, k.tx, 0))?;
+            k.f.mul((Flag::Wide, Type::U32), (rd5, k.cta, 4 * SLOTS as u32))?;
+            k.f.add(Type::S64, (rd5, k.rout, rd5))?;
+            for a in 0..next {
+                let at = i64::from(4 * a);
+                k.f.ld((Space::Shared, Type::U32), (r11, r4.at(at)))?;
+                k.f.guard(p0)
+                    .st((Space::Global, Type::U32), (rd5.at(at), r11))?;
+            }
+            Ok(())
+        });
         let out_len = (self.grid as usize) * 4 * SLOTS;
         (
             Launch::new(text, self.grid, block, vec![0; 16], out_len),

@@ -4,6 +4,7 @@
 //! value) and a small pool of magnitudes with both signs, so that products cancel.
 
 use arbitrary::Unstructured;
+use ptx_ir_core::Type;
 
 /// An element format.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -43,15 +44,15 @@ impl Fmt {
         }
     }
 
-    /// The PTX type name.
-    pub fn name(self) -> &'static str {
+    /// The PTX type.
+    pub fn ty(self) -> Type {
         match self {
-            Fmt::F16 => "f16",
-            Fmt::Bf16 => "bf16",
-            Fmt::Tf32 => "tf32",
-            Fmt::E4m3 => "e4m3",
-            Fmt::E5m2 => "e5m2",
-            Fmt::F32 => "f32",
+            Fmt::F16 => Type::F16,
+            Fmt::Bf16 => Type::Bf16,
+            Fmt::Tf32 => Type::Tf32,
+            Fmt::E4m3 => Type::E4m3,
+            Fmt::E5m2 => Type::E5m2,
+            Fmt::F32 => Type::F32,
         }
     }
 }

@@ -9,10 +9,12 @@
 //! The kernel runs the drawn chain whole: its trace is empty, the reference reads the chain
 //! from the [`Spec`].
 
-use super::asm::Asm;
+use super::kernel::{kernel, shape, vector, Head, K};
 use super::values::{Draw, Fmt};
 use super::{Launch, Protocol};
 use arbitrary::Unstructured;
+use ptx_ir_core::build::Reg;
+use ptx_ir_core::{Cmp, Flag, Modifier, Space, Type};
 
 /// One `mma_async` of the chain.
 #[derive(Clone, Debug)]
@@ -168,115 +170,110 @@ impl Protocol for Spec {
         let (sa, sb) = self.sizes();
         let (sh, c_at, ar_at) = self.layout();
         let nd = self.nd();
-        let mut a = Asm::new(
-            "",
-            &[
-                format!(".shared .align 128 .b8 sm[{sh}];"),
-                format!(".reg .b32 %d<{nd}>;"),
-            ],
-        );
-        // Fill shared memory from the input, word tx + 128 i by thread tx.
-        a.i("mov.u32 %r1, sm;");
-        a.i("shl.b32 %r2, %tx, 2;");
-        a.i("add.u32 %r3, %r1, %r2;");
-        a.i("cvt.u64.u32 %rd2, %r2;");
-        a.i("add.s64 %rd2, %rin, %rd2;");
-        for w in (0..sh / 4).step_by(128) {
-            let p = if sh / 4 - w < 128 {
-                a.i(format!("setp.lt.u32 %p2, %tx, {};", sh / 4 - w));
-                "@%p2 "
-            } else {
-                ""
-            };
-            a.i(format!("{p}ld.global.u32 %r4, [%rd2+{}];", w * 4));
-            a.i(format!("{p}st.shared.u32 [%r3+{}], %r4;", w * 4));
-        }
-        a.i("fence.proxy.async.shared::cta;");
-        a.i("bar.sync 0;");
-        a.i(format!("mul.wide.u32 %rd3, %tx, {};", nd * 4));
-        a.i("add.s64 %rd3, %rin, %rd3;");
-        for i in 0..nd {
-            a.i(format!("ld.global.u32 %d{i}, [%rd3+{}];", c_at + 4 * i));
-        }
-        a.i(format!("setp.ne.u32 %p1, {}, 0;", self.scale_d as u32));
-        let d = (0..nd)
-            .map(|i| format!("%d{i}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let desc = |a: &mut Asm, reg: &str, off: u32, rows: u32, mn: bool| {
-            let (lbo, sbo) = self.lbo_sbo(rows, mn);
-            let con = ((lbo as u64 >> 4) << 16) | ((sbo as u64 >> 4) << 32);
-            a.i(format!("add.u32 %r5, %r1, {off};"));
-            a.i("shr.u32 %r5, %r5, 4;");
-            a.i("and.b32 %r5, %r5, 16383;");
-            a.i(format!("cvt.u64.u32 {reg}, %r5;"));
-            a.i(format!("or.b64 {reg}, {reg}, {con};"));
-        };
-        for (s, st) in self.steps.iter().enumerate() {
-            let base = s as u32 * (sa + sb);
-            if st.a_regs {
-                a.i("mul.wide.u32 %rd4, %tx, 16;");
-                a.i("add.s64 %rd4, %rin, %rd4;");
-                for j in 0..4 {
-                    a.i(format!(
-                        "ld.global.u32 %r{}, [%rd4+{}];",
-                        10 + 4 * s + j,
-                        ar_at + s as u32 * 128 * 16 + 4 * j as u32
-                    ));
-                }
-            } else {
-                desc(&mut a, &format!("%rd{}", 10 + s), base, 64, self.mn_major.0);
-            }
-            desc(
-                &mut a,
-                &format!("%rd{}", 20 + s),
-                base + sa,
-                self.n,
-                self.mn_major.1,
-            );
-        }
-        a.i("wgmma.fence.sync.aligned;");
-        let half = matches!(self.a, Fmt::F16 | Fmt::Bf16);
-        for (s, st) in self.steps.iter().enumerate() {
-            let adesc = if st.a_regs {
-                format!(
-                    "{{%r{}, %r{}, %r{}, %r{}}}",
-                    10 + 4 * s,
-                    11 + 4 * s,
-                    12 + 4 * s,
-                    13 + 4 * s
-                )
-            } else {
-                format!("%rd{}", 10 + s)
-            };
-            let sc = |n: bool| if n { -1 } else { 1 };
-            let mut imm = format!(", {}, {}", sc(st.neg_a), sc(st.neg_b));
-            if half {
-                let (ta, tb) = (self.mn_major.0 as u32, self.mn_major.1 as u32);
-                imm += &if st.a_regs {
-                    format!(", {tb}")
+        let text = kernel(Head::hopper(), |k| {
+            let sm = k.shared("sm", 128, Type::B8, Some(sh))?;
+            let d = k.range(Type::B32, "%d", nd)?;
+            k.prologue()?;
+            let (r1, r2, r3, r4, r5) = (k.r(1), k.r(2), k.r(3), k.r(4), k.r(5));
+            let (rd2, rd3, rd4, p1, p2) = (k.rd(2), k.rd(3), k.rd(4), k.p(1), k.p(2));
+            // Fill shared memory from the input, word tx + 128 i by thread tx.
+            k.f.mov(Type::U32, (r1, sm))?;
+            k.f.shl(Type::B32, (r2, k.tx, 2))?;
+            k.f.add(Type::U32, (r3, r1, r2))?;
+            k.f.cvt((Type::U64, Type::U32), (rd2, r2))?;
+            k.f.add(Type::S64, (rd2, k.rin, rd2))?;
+            for w in (0..sh / 4).step_by(128) {
+                let off = i64::from(w * 4);
+                if sh / 4 - w < 128 {
+                    k.f.setp((Cmp::Lt, Type::U32), (p2, k.tx, sh / 4 - w))?;
+                    k.f.guard(p2)
+                        .ld((Space::Global, Type::U32), (r4, rd2.at(off)))?;
+                    k.f.guard(p2)
+                        .st((Space::Shared, Type::U32), (r3.at(off), r4))?;
                 } else {
-                    format!(", {ta}, {tb}")
-                };
+                    k.f.ld((Space::Global, Type::U32), (r4, rd2.at(off)))?;
+                    k.f.st((Space::Shared, Type::U32), (r3.at(off), r4))?;
+                }
             }
-            a.i(format!(
-                "wgmma.mma_async.sync.aligned.m64n{}k{}.{}.{}.{} {{{d}}}, {adesc}, %rd{}, {}{imm};",
-                self.n,
-                self.k(),
-                self.acc.name(),
-                self.a.name(),
-                self.b.name(),
-                20 + s,
-                if s == 0 { "%p1" } else { "1" },
-            ));
-        }
-        a.i("wgmma.commit_group.sync.aligned;");
-        a.i("wgmma.wait_group.sync.aligned 0;");
-        for i in 0..nd {
-            a.slot(&format!("%d{i}"), nd * 4, 4 * i);
-        }
+            k.f.fence((Flag::Proxy, Flag::Async, Space::SharedCta), ())?;
+            k.f.bar(Flag::Sync, 0)?;
+            k.f.mul((Flag::Wide, Type::U32), (rd3, k.tx, nd * 4))?;
+            k.f.add(Type::S64, (rd3, k.rin, rd3))?;
+            for (i, &di) in d.iter().enumerate() {
+                let at = c_at + 4 * i as u32;
+                k.f.ld((Space::Global, Type::U32), (di, rd3.at(at.into())))?;
+            }
+            k.f.setp((Cmp::Ne, Type::U32), (p1, self.scale_d as u32, 0))?;
+            let desc = |k: &mut K, reg: Reg, off: u32, rows: u32, mn: bool| {
+                let (lbo, sbo) = self.lbo_sbo(rows, mn);
+                let con = ((lbo as u64 >> 4) << 16) | ((sbo as u64 >> 4) << 32);
+                k.f.add(Type::U32, (r5, r1, off))?;
+                k.f.shr(Type::U32, (r5, r5, 4))?;
+                k.f.and(Type::B32, (r5, r5, 16383))?;
+                k.f.cvt((Type::U64, Type::U32), (reg, r5))?;
+                k.f.or(Type::B64, (reg, reg, con))
+            };
+            for (s, st) in self.steps.iter().enumerate() {
+                let s = s as u32;
+                let base = s * (sa + sb);
+                if st.a_regs {
+                    k.f.mul((Flag::Wide, Type::U32), (rd4, k.tx, 16))?;
+                    k.f.add(Type::S64, (rd4, k.rin, rd4))?;
+                    for j in 0..4 {
+                        let at = ar_at + s * 128 * 16 + 4 * j;
+                        k.f.ld(
+                            (Space::Global, Type::U32),
+                            (k.r(10 + 4 * s + j), rd4.at(at.into())),
+                        )?;
+                    }
+                } else {
+                    desc(k, k.rd(10 + s), base, 64, self.mn_major.0)?;
+                }
+                desc(k, k.rd(20 + s), base + sa, self.n, self.mn_major.1)?;
+            }
+            k.f.wgmma_fence((Flag::Sync, Flag::Aligned), ())?;
+            let half = matches!(self.a, Fmt::F16 | Fmt::Bf16);
+            let kind = [self.acc, self.a, self.b].map(|t| Modifier::from(t.ty()));
+            for (s, st) in self.steps.iter().enumerate() {
+                let s = s as u32;
+                let adesc = if st.a_regs {
+                    vector((10 + 4 * s..14 + 4 * s).map(|i| k.r(i)))
+                } else {
+                    k.rd(10 + s).into()
+                };
+                let sc = |n: bool| if n { -1 } else { 1 };
+                let mut ops = vec![
+                    vector(d.iter().copied()),
+                    adesc,
+                    k.rd(20 + s).into(),
+                    if s == 0 { p1.into() } else { 1.into() },
+                    sc(st.neg_a).into(),
+                    sc(st.neg_b).into(),
+                ];
+                if half {
+                    let (ta, tb) = (self.mn_major.0 as u32, self.mn_major.1 as u32);
+                    if !st.a_regs {
+                        ops.push(ta.into());
+                    }
+                    ops.push(tb.into());
+                }
+                let mods = (
+                    Flag::Sync,
+                    Flag::Aligned,
+                    shape(64, self.n, self.k())?,
+                    kind,
+                );
+                k.f.wgmma_mma_async(mods, ops)?;
+            }
+            k.f.wgmma_commit_group((Flag::Sync, Flag::Aligned), ())?;
+            k.f.wgmma_wait_group((Flag::Sync, Flag::Aligned), 0)?;
+            for (i, &di) in d.iter().enumerate() {
+                k.slot(di, nd * 4, 4 * i as u32)?;
+            }
+            Ok(())
+        });
         let out_len = 128 * nd as usize * 4;
-        (Launch::new(a.finish(), 1, 128, input, out_len), ())
+        (Launch::new(text, 1, 128, input, out_len), ())
     }
 
     fn smaller(&self) -> Vec<Spec> {
