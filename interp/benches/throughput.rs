@@ -252,20 +252,23 @@ fn selected(name: &str) -> bool {
 }
 
 fn measure(name: &str, src: &str, entry: &str, grid: u32, block: u32, args: Vec<Arg>) {
-    measure_runs(name, src, entry, [grid, 1, 1], [block, 1, 1], 0, args, 3);
+    let shape = Shape {
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        shared: 0,
+    };
+    measure_runs(name, src, entry, shape, args, 3);
 }
 
-/// Runs the launch once to warm up, then `runs` times, and prints the best.
-fn measure_runs(
-    name: &str,
-    src: &str,
-    entry: &str,
+/// A launch's grid, CTA and dynamic shared memory.
+struct Shape {
     grid: [u32; 3],
     block: [u32; 3],
     shared: u32,
-    args: Vec<Arg>,
-    runs: u32,
-) {
+}
+
+/// Runs the launch once to warm up, then `runs` times, and prints the best.
+fn measure_runs(name: &str, src: &str, entry: &str, shape: Shape, args: Vec<Arg>, runs: u32) {
     if !selected(name) {
         return;
     }
@@ -273,9 +276,9 @@ fn measure_runs(
     let p = Program::load(&m).expect("load");
     let l = p
         .launch(entry)
-        .grid(grid)
-        .block(block)
-        .dynamic_shared(shared)
+        .grid(shape.grid)
+        .block(shape.block)
+        .dynamic_shared(shape.shared)
         .args(args)
         .threads(threads());
     let ran_on = l.run().expect("run").threads;
@@ -424,9 +427,11 @@ fn sgemm() {
         "sgemm 1024",
         &text,
         "sgemm_regblock",
-        [N / 64, N / 64, 1],
-        [256, 1, 1],
-        0,
+        Shape {
+            grid: [N / 64, N / 64, 1],
+            block: [256, 1, 1],
+            shared: 0,
+        },
         vec![
             Arg::Buffer(values_f32(N * N, 1)),
             Arg::Buffer(values_f32(N * N, 2)),
@@ -466,9 +471,11 @@ fn attention() {
         "attention 1k",
         &text,
         "attn_fwd",
-        [N_CTX / 64, HEADS, 1],
-        [128, 1, 1],
-        32768,
+        Shape {
+            grid: [N_CTX / 64, HEADS, 1],
+            block: [128, 1, 1],
+            shared: 32768,
+        },
         vec![
             Arg::Buffer(half(1)),
             Arg::Buffer(half(2)),
