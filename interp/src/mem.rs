@@ -177,6 +177,10 @@ struct Overlay {
     dirty: Vec<Vec<u64>>,
     /// Bytes read from the shared contents, for [`Global::view`].
     scratch: Vec<u8>,
+    /// The launch's budget, charged for the private copies.
+    budget: Budget,
+    /// A private copy did not fit the budget (the access reported out of bounds).
+    over_budget: bool,
 }
 
 impl Global {
@@ -190,8 +194,9 @@ impl Global {
         }
     }
 
-    /// A private view of `base` for one worker of a parallel launch.
-    pub fn overlay(base: Arc<Vec<Alloc>>) -> Global {
+    /// A private view of `base` for one worker of a parallel launch, whose private copies are
+    /// charged to `budget`.
+    pub(crate) fn overlay(base: Arc<Vec<Alloc>>, budget: Budget) -> Global {
         let n = base.len();
         Global {
             allocs: base
@@ -208,6 +213,8 @@ impl Global {
                 copied: vec![false; n],
                 dirty: vec![Vec::new(); n],
                 scratch: Vec::new(),
+                budget,
+                over_budget: false,
             })),
         }
     }
@@ -260,14 +267,14 @@ impl Global {
     }
 
     /// Checks that `[addr, addr + size)` lies in one allocation.
-    pub fn check(&mut self, addr: u64, size: usize) -> Result<(), FaultKind> {
+    pub(crate) fn check(&mut self, addr: u64, size: usize) -> Result<(), FaultKind> {
         self.find(addr, size as u64)
             .map(|_| ())
             .ok_or(FaultKind::OutOfBounds)
     }
 
     /// The bytes `[addr, addr + size)`, to read.
-    pub fn read(&mut self, addr: u64, size: usize) -> Result<&[u8], FaultKind> {
+    pub(crate) fn read(&mut self, addr: u64, size: usize) -> Result<&[u8], FaultKind> {
         let (i, off) = self.find(addr, size as u64).ok_or(FaultKind::OutOfBounds)?;
         let data = match &self.overlay {
             Some(o) if !o.copied[i] => &o.base[i].data,
@@ -279,7 +286,7 @@ impl Global {
     /// The bytes `[addr, addr + size)`, to write (in a view: the private copy, whose bytes are
     /// marked as written).
     #[inline]
-    pub fn write(&mut self, addr: u64, size: usize) -> Result<&mut [u8], FaultKind> {
+    pub(crate) fn write(&mut self, addr: u64, size: usize) -> Result<&mut [u8], FaultKind> {
         if self.overlay.is_some() {
             return self.view_write(addr, size);
         }
@@ -295,7 +302,12 @@ impl Global {
     /// The bytes `[addr, addr + size)` for an access that reads (`write` false: in a view, a
     /// copy of the shared bytes, whose changes are dropped) or writes them.
     #[inline]
-    pub fn view(&mut self, addr: u64, size: usize, write: bool) -> Result<&mut [u8], FaultKind> {
+    pub(crate) fn view(
+        &mut self,
+        addr: u64,
+        size: usize,
+        write: bool,
+    ) -> Result<&mut [u8], FaultKind> {
         match (&self.overlay, write) {
             (None, _) => self.write(addr, size),
             (Some(_), true) => self.view_write(addr, size),
@@ -309,6 +321,12 @@ impl Global {
         let (i, off) = self.find(addr, size as u64).ok_or(FaultKind::OutOfBounds)?;
         if let Some(o) = &mut self.overlay {
             if !o.copied[i] {
+                // The copy and its written-byte map.
+                let len = o.base[i].data.len() as u64;
+                if o.budget.charge(len + len / 8, String::new).is_err() {
+                    o.over_budget = true;
+                    return Err(FaultKind::OutOfBounds);
+                }
                 self.allocs[i].data = o.base[i].data.clone();
                 o.dirty[i] = vec![0; o.base[i].data.len().div_ceil(64)];
                 o.copied[i] = true;
@@ -344,10 +362,20 @@ impl Global {
 
     /// A view's writes, for [`merge`]: per allocation, the private copy and its written-byte
     /// map, where the view wrote it. The view's hold on the shared contents goes with it.
-    pub fn into_writes(self) -> Writes {
+    pub(crate) fn into_writes(self) -> Writes {
         let Some(o) = self.overlay else {
-            return Writes(Vec::new());
+            return Writes(Vec::new(), false);
         };
+        let over = o.over_budget;
+        let charged: u64 = o
+            .base
+            .iter()
+            .zip(&o.copied)
+            .filter(|(_, &c)| c)
+            .map(|(a, _)| a.data.len() as u64 * 9 / 8)
+            .sum();
+        let mut budget = o.budget;
+        budget.release(charged);
         Writes(
             self.allocs
                 .into_iter()
@@ -355,18 +383,8 @@ impl Global {
                 .zip(o.dirty)
                 .map(|((a, copied), dirty)| copied.then_some((a.data, dirty)))
                 .collect(),
+            over,
         )
-    }
-
-    /// The host bytes a view's private copies take.
-    pub fn private_bytes(&self) -> u64 {
-        match &self.overlay {
-            None => 0,
-            Some(o) => (0..self.allocs.len())
-                .filter(|&i| o.copied[i])
-                .map(|i| self.allocs[i].data.len() as u64 * 9 / 8)
-                .sum(),
-        }
     }
 }
 
@@ -382,18 +400,19 @@ fn mark(bits: &mut [u64], off: usize, size: usize) {
 /// Two workers of a parallel launch wrote different values to the same byte: the launch has a
 /// race between CTAs, whose result depends on their order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WriteConflict {
+pub(crate) struct WriteConflict {
     /// The byte's global address.
     pub addr: u64,
 }
 
-/// What one view of global memory wrote ([`Global::into_writes`]).
+/// What one view of global memory wrote ([`Global::into_writes`]), and whether a private copy
+/// did not fit the launch's memory budget.
 #[derive(Debug, Default)]
-pub struct Writes(Vec<Option<(Vec<u8>, Vec<u64>)>>);
+pub(crate) struct Writes(Vec<Option<(Vec<u8>, Vec<u64>)>>, pub(crate) bool);
 
 /// Puts the writes of the workers' views of `base` together: each byte any worker wrote takes
 /// that worker's value. Fails if two workers wrote different values to one byte.
-pub fn merge(base: &mut [Alloc], views: Vec<Writes>) -> Result<(), WriteConflict> {
+pub(crate) fn merge(base: &mut [Alloc], views: Vec<Writes>) -> Result<(), WriteConflict> {
     // The bytes some view has written so far, per allocation (one bit per byte).
     let mut taken: Vec<Vec<u64>> = vec![Vec::new(); base.len()];
     for v in views {

@@ -188,3 +188,28 @@ fn a_kernel_with_shared_atomics_and_barriers_runs_in_parallel() {
         .chunks(4)
         .all(|c| u32::from_le_bytes(c.try_into().unwrap()) == 16));
 }
+
+#[test]
+fn private_copies_beyond_the_memory_limit_run_again_serially() {
+    // Each worker's first store copies the 4 MiB buffer: four copies pass a 6 MiB limit that
+    // the serial run fits in.
+    let p = program(EACH_OWN);
+    let launch = p
+        .launch("k")
+        .grid([64, 1, 1])
+        .block([64, 1, 1])
+        .mem_limit(6 << 20)
+        .arg(Arg::Buffer(vec![0; 4 << 20]));
+    let serial = launch.clone().run().expect("fits serially");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .expect("pool");
+    let parallel = pool
+        .install(|| launch.threads(4).run())
+        .expect("runs again serially");
+    assert_eq!(parallel.threads, 1);
+    let why = parallel.serial.expect("a reason");
+    assert!(why.contains("memory limit"), "{why}");
+    assert_eq!(serial.buffers, parallel.buffers);
+}

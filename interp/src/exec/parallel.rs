@@ -112,6 +112,10 @@ pub fn run(
     });
     let mut views = Vec::with_capacity(n);
     for (w, res) in workers {
+        let writes = w.global.into_writes();
+        if writes.1 {
+            return Err("the workers' copies of global memory did not fit the memory limit".into());
+        }
         if let Err(e) = res {
             return Err(format!("a worker stopped with an error ({e})"));
         }
@@ -120,7 +124,7 @@ pub fn run(
         for (k, lanes) in w.contraction_diffs {
             *m.contraction_diffs.entry(k).or_default() += lanes;
         }
-        views.push(w.global.into_writes());
+        views.push(writes);
     }
     let mut allocs =
         Arc::try_unwrap(base).map_err(|_| "a worker kept global memory".to_string())?;
@@ -139,7 +143,7 @@ pub fn run(
 fn worker<'p>(m: &Machine<'p>, base: &Arc<Vec<mem::Alloc>>, pool: &Arc<AtomicU64>) -> Machine<'p> {
     Machine {
         prog: m.prog,
-        global: Global::overlay(base.clone()),
+        global: Global::overlay(base.clone(), m.mem.clone()),
         consts: m.consts.clone(),
         kparams: m.kparams.clone(),
         grid: m.grid,
