@@ -153,10 +153,10 @@ pub struct Alloc {
 
 /// Global memory: sorted, disjoint allocations.
 ///
-/// Either the memory itself, or (for one worker of a parallel launch, [`Global::overlay`]) a
+/// Either the memory itself, or (for one worker of a parallel launch, `Global::overlay`) a
 /// private view of memory shared by every worker: reads see the shared contents until the
 /// worker first writes an allocation, which then gets a private copy whose written bytes are
-/// marked, so that [`merge`] can put every worker's writes together at the end.
+/// marked, so that `merge` can put every worker's writes together at the end.
 #[derive(Clone, Debug, Default)]
 pub struct Global {
     /// The allocations, by base address (in a view: the private copies, empty until written).
