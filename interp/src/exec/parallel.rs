@@ -16,8 +16,9 @@
 //! and the launch runs again serially, as it does when a worker reports an error, so that the
 //! error (and the memory at that point) is exactly the serial one.
 
+use super::schedule::run_clusters;
 use super::state::{ClusterQueue, Machine};
-use super::{run_clusters, FuncId};
+use crate::code::FuncId;
 use crate::error::Error;
 use crate::load::Program;
 use crate::mem::{self, Global};

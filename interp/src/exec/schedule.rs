@@ -1,0 +1,467 @@
+//! The scheduler: clusters taken from a queue, at most [`Machine::resident`] running at once;
+//! within them the CTAs' warps round-robin, [`SLICE`] warp-instructions at a time; CTA and
+//! cluster barriers; the deadlock report. A launch's serial run and each worker of a parallel
+//! one (`parallel.rs`) run clusters through [`run_clusters`].
+
+use super::state::{self, Bar, Cluster, ClusterQueue, Machine};
+use super::step::{self, Event, Progress};
+use super::warp::{self, Chain, Group, Wait, Warp};
+use super::{ctx, inflight, tmem};
+use crate::code::FuncId;
+use crate::error::Error;
+use crate::mem;
+use rustc_hash::FxHashMap;
+
+/// Warp-instructions a warp runs before the scheduler moves to the next warp.
+pub const SLICE: u32 = 256;
+
+pub(super) fn run_grid(
+    m: &mut Machine<'_>,
+    entry: FuncId,
+    progress: Option<&crate::progress::Progress>,
+) -> Result<(), Error> {
+    let c = m.cluster;
+    m.queue = ClusterQueue::new([m.grid[0] / c[0], m.grid[1] / c[1], m.grid[2] / c[2]]);
+    if let Some(p) = progress {
+        p.start(m.grid.iter().map(|&d| d as u64).product());
+    }
+    run_clusters(
+        m,
+        entry,
+        progress,
+        |m| m.queue.pop_front(),
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+}
+
+/// Runs clusters taken from `next` until it has none left, at most [`Machine::resident`] at a
+/// time, or until `stop` is set (another worker failed).
+pub(super) fn run_clusters(
+    m: &mut Machine<'_>,
+    entry: FuncId,
+    progress: Option<&crate::progress::Progress>,
+    mut next: impl FnMut(&mut Machine<'_>) -> Option<[u32; 3]>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<(), Error> {
+    let cluster_ctas = m.cluster.iter().map(|&d| d as u64).product::<u64>();
+    let mut reported = m.stats.thread_instructions;
+    let mut active: Vec<Active> = Vec::new();
+    loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
+        while active.len() < m.resident as usize {
+            match next(m) {
+                Some(cid) => active.push(start_cluster(m, entry, cid)?),
+                None => break,
+            }
+        }
+        if active.is_empty() {
+            return Ok(());
+        }
+        let mut progressed = false;
+        let mut retried = false;
+        let mut i = 0;
+        while i < active.len() {
+            let (p, r) = round(m, &mut active[i])?;
+            progressed |= p;
+            retried |= r;
+            if active[i].warps.iter().all(|ws| ws.iter().all(|w| w.done())) {
+                let mut a = active.remove(i);
+                inflight::drain(m, &mut a.cl)?;
+                // The cluster's state goes with it: memory is bounded by the resident clusters.
+                m.mem.release(a.cl.charged);
+                progressed = true;
+                if let Some(p) = progress {
+                    p.ctas_finished(cluster_ctas);
+                }
+            } else {
+                i += 1;
+            }
+        }
+        if let Some(p) = progress {
+            p.executed(m.stats.thread_instructions - reported);
+            reported = m.stats.thread_instructions;
+        }
+        if progressed {
+            m.try_timeout = false;
+            continue;
+        }
+        if retried {
+            // Only suspended instructions are left: let `try_wait` time out, and give up when
+            // that changes nothing for a while.
+            if m.events != m.stall_events {
+                m.stall_events = m.events;
+                m.stalls = 0;
+            }
+            m.stalls += 1;
+            if m.stalls <= STALL_LIMIT {
+                m.try_timeout = true;
+                continue;
+            }
+        }
+        let text: Vec<String> = active
+            .iter()
+            .map(|a| describe_deadlock(m, &a.cl, &a.warps))
+            .collect();
+        return Err(Error::Deadlock(text.join("; ")));
+    }
+}
+
+/// Rounds of nothing but suspended instructions (and polls) without any state change after
+/// which a launch counts as deadlocked.
+const STALL_LIMIT: u32 = 64;
+
+/// A running cluster.
+struct Active {
+    cl: Cluster,
+    warps: Vec<Vec<Warp>>,
+}
+
+fn start_cluster(m: &mut Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Result<Active, Error> {
+    let c = m.cluster;
+    let mut ctaid = Vec::new();
+    for z in 0..c[2] {
+        for y in 0..c[1] {
+            for x in 0..c[0] {
+                ctaid.push([cid[0] * c[0] + x, cid[1] * c[1] + y, cid[2] * c[2] + z]);
+            }
+        }
+    }
+    let ncta = ctaid.len();
+    let smem = m.prog.shared_dynamic_offset as u64 + m.dyn_smem as u64;
+    let mut charged = 0;
+    let mut shared = Vec::new();
+    for _ in 0..ncta {
+        m.mem.charge(smem, || {
+            format!(
+                "shared memory of a CTA ({} bytes static, {} dynamic)",
+                m.prog.shared_dynamic_offset, m.dyn_smem
+            )
+        })?;
+        charged += smem;
+        shared.push(mem::try_zeroed(smem).ok_or_else(|| Error::MemoryLimit {
+            what: "shared memory of a CTA (the host is out of memory)".into(),
+            bytes: smem,
+            used: m.mem.used(),
+            limit: m.mem.limit(),
+        })?);
+    }
+    let mut warps = Vec::with_capacity(ncta);
+    for r in 0..ncta as u32 {
+        let (ws, bytes) = new_warps(m, entry, r)?;
+        charged += bytes;
+        warps.push(ws);
+    }
+    let cl = Cluster {
+        id: cid,
+        ctaid,
+        shared,
+        bars: vec![[Bar::default(); 16]; ncta],
+        cbar_arrived: 0,
+        cbar_phase: 0,
+        inflight: state::inflight::Inflight::default(),
+        mbars: FxHashMap::default(),
+        tmem: vec![state::tmem::CtaTmem::default(); ncta],
+        tmem_pair: Vec::new(),
+        clc_failed: vec![false; ncta],
+        cta_done: vec![false; ncta],
+        setmaxnreg: FxHashMap::default(),
+        proxy: state::proxy::SharedWrites::default(),
+        charged,
+    };
+    Ok(Active { cl, warps })
+}
+
+/// One pass over every warp of a running cluster: (some instruction ran, some instruction was
+/// suspended).
+fn round(m: &mut Machine<'_>, a: &mut Active) -> Result<(bool, bool), Error> {
+    let Active { cl, warps } = a;
+    let ncta = warps.len();
+    let mut progressed = false;
+    let mut retried = false;
+    for r in 0..ncta {
+        for wi in 0..warps[r].len() {
+            if warps[r][wi].done() {
+                continue;
+            }
+            for _ in 0..SLICE {
+                let p = step::step(m, cl, &mut warps[r][wi])?;
+                match p {
+                    Progress::Blocked => break,
+                    Progress::Retry => {
+                        retried = true;
+                        break;
+                    }
+                    Progress::Ran(ev) => {
+                        progressed = true;
+                        let mut yielded = false;
+                        match ev {
+                            Event::None => {}
+                            Event::Yield => yielded = true,
+                            Event::Bar {
+                                id,
+                                count,
+                                lanes,
+                                preds,
+                            } => {
+                                m.events += 1;
+                                bar_arrive(m, cl, &mut warps[r], r, id, count, lanes, preds)?;
+                            }
+                            Event::Exited(lanes) => {
+                                m.events += 1;
+                                let w = &warps[r][wi];
+                                let (cta, base) = (w.cta, w.index * 32);
+                                for l in ctx::lanes(lanes) {
+                                    inflight::thread_exit(m, cl, (cta, base + l as u32))?;
+                                }
+                                recheck_bars(m, cl, &mut warps[r], r)?;
+                                cluster_check(cl, warps);
+                                if !cl.cta_done[r] && warps[r].iter().all(|w| w.done()) {
+                                    cl.cta_done[r] = true;
+                                    tmem::cta_exit(m.prog, &cl.tmem[r])?;
+                                }
+                            }
+                            Event::ClusterArrive(lanes) => {
+                                m.events += 1;
+                                cl.cbar_arrived += lanes.count_ones();
+                                cluster_check(cl, warps);
+                            }
+                        }
+                        if yielded || warps[r][wi].done() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok((progressed, retried))
+}
+
+/// The warps of CTA `cta` and the host bytes charged for them.
+fn new_warps(m: &mut Machine<'_>, entry: FuncId, cta: u32) -> Result<(Vec<Warp>, u64), Error> {
+    let prog = m.prog;
+    let f = &prog.funcs[entry as usize];
+    let [bx, by, bz] = m.block;
+    let n = bx * by * bz;
+    let nwarps = n.div_ceil(32);
+    let gpu = prog.local_static.saturating_add(f.stack_bytes) as u64;
+    if gpu > m.stack_limit as u64 {
+        return Err(Error::Launch(format!(
+            "the kernel's local memory ({gpu} bytes per thread) exceeds the per-thread stack limit of {} bytes",
+            m.stack_limit
+        )));
+    }
+    let stack_size = prog.local_static.saturating_add(f.frame_size) as u64;
+    let stack_size = stack_size as usize;
+    // Registers, local memory and the fixed per-warp state.
+    let per_warp = (f.nslots as u64 * 32 * 8)
+        + 32 * stack_size as u64
+        + std::mem::size_of::<Warp>() as u64
+        + 64 * std::mem::size_of::<Vec<u8>>() as u64;
+    let bytes = per_warp * nwarps as u64;
+    m.mem.charge(bytes, || {
+        format!("the registers and local memory of a CTA's {nwarps} warps")
+    })?;
+    let ws = (0..nwarps)
+        .map(|wi| {
+            let mut tid = [[0u32; 3]; 32];
+            let mut valid = 0u32;
+            for (l, t) in tid.iter_mut().enumerate() {
+                let lin = wi * 32 + l as u32;
+                if lin < n {
+                    valid |= 1 << l;
+                    *t = [lin % bx, (lin / bx) % by, lin / (bx * by)];
+                }
+            }
+            Warp {
+                cta,
+                index: wi,
+                valid,
+                exited: 0,
+                groups: vec![Group {
+                    mask: valid,
+                    func: entry,
+                    pc: 0,
+                    base: prog.local_static,
+                    sbase: prog.local_static,
+                    callers: Chain::default(),
+                    wait: Wait::Ready,
+                }],
+                regs: vec![vec![0u64; f.nslots as usize * 32]],
+                stacks: (0..32).map(|_| vec![0u8; stack_size]).collect(),
+                dyn_stacks: vec![Vec::new(); 32],
+                sp: [mem::DYN_TOP; 32],
+                sp_frames: vec![[warp::SpFrame::at(mem::DYN_TOP); 32]],
+                tid,
+                cluster_arrived: [u64::MAX; 32],
+                spins: 0,
+                avoid: None,
+                wg: None,
+            }
+        })
+        .collect();
+    Ok((ws, bytes))
+}
+
+fn live_threads(warps: &[Warp]) -> u32 {
+    warps
+        .iter()
+        .map(|w| (w.valid & !w.exited).count_ones())
+        .sum()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn bar_arrive(
+    m: &Machine<'_>,
+    cl: &mut Cluster,
+    warps: &mut [Warp],
+    cta: usize,
+    id: u8,
+    count: Option<u32>,
+    lanes: u32,
+    preds: u32,
+) -> Result<(), Error> {
+    let b = &mut cl.bars[cta][id as usize & 15];
+    if b.arrived == 0 {
+        b.all = true;
+        b.any = false;
+        b.popc = 0;
+        b.expected = None;
+    }
+    b.arrived += lanes.count_ones();
+    b.popc += preds.count_ones();
+    b.all &= preds == lanes;
+    b.any |= preds != 0;
+    if count.is_some() {
+        b.expected = count;
+    }
+    try_release(m, cl, warps, cta, id as usize & 15)
+}
+
+fn recheck_bars(
+    m: &Machine<'_>,
+    cl: &mut Cluster,
+    warps: &mut [Warp],
+    cta: usize,
+) -> Result<(), Error> {
+    for id in 0..16 {
+        if cl.bars[cta][id].arrived > 0 {
+            try_release(m, cl, warps, cta, id)?;
+        }
+    }
+    Ok(())
+}
+
+fn try_release(
+    m: &Machine<'_>,
+    cl: &mut Cluster,
+    warps: &mut [Warp],
+    cta: usize,
+    id: usize,
+) -> Result<(), Error> {
+    let b = cl.bars[cta][id];
+    let live = live_threads(warps);
+    let expected = b.expected.unwrap_or(live).min(live.max(1));
+    if b.arrived < expected && b.arrived < live {
+        return Ok(());
+    }
+    cl.bars[cta][id] = Bar::default();
+    for w in warps.iter_mut() {
+        let mut changed = false;
+        for gi in 0..w.groups.len() {
+            if w.groups[gi].wait != Wait::Barrier(id as u8) {
+                continue;
+            }
+            let (func, pc, mask, depth) = {
+                let g = &w.groups[gi];
+                (g.func, g.pc, g.mask, g.depth())
+            };
+            let f = &m.prog.funcs[func as usize];
+            if let Some(d) = f.code.get(pc as usize) {
+                if d.flags.has(ptx_ir_core::Flag::Red) {
+                    let v = if d.oper == Some(ptx_ir_core::Op::Popc) {
+                        b.popc as u64
+                    } else if d.oper == Some(ptx_ir_core::Op::And) {
+                        b.all as u64
+                    } else {
+                        b.any as u64
+                    };
+                    if let Some(crate::code::Opnd::Reg { slot, bits }) = d.opnds.first() {
+                        let mk = if *bits >= 64 {
+                            u64::MAX
+                        } else {
+                            (1u64 << bits) - 1
+                        };
+                        for l in ctx::lanes(mask) {
+                            w.regs[depth][*slot as usize * 32 + l] = v & mk;
+                        }
+                    }
+                }
+            }
+            let g = &mut w.groups[gi];
+            g.wait = Wait::Ready;
+            g.pc += 1;
+            changed = true;
+        }
+        if changed {
+            w.normalize();
+        }
+    }
+    Ok(())
+}
+
+fn cluster_check(cl: &mut Cluster, warps: &mut [Vec<Warp>]) {
+    let live: u32 = warps.iter().map(|ws| live_threads(ws)).sum();
+    if cl.cbar_arrived > 0 && cl.cbar_arrived >= live {
+        cl.cbar_arrived = 0;
+        cl.cbar_phase += 1;
+        for ws in warps.iter_mut() {
+            for w in ws.iter_mut() {
+                for g in w.groups.iter_mut() {
+                    if g.wait == Wait::Cluster {
+                        g.wait = Wait::Ready;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn describe_deadlock(m: &Machine<'_>, cl: &Cluster, warps: &[Vec<Warp>]) -> String {
+    let mut parts = Vec::new();
+    for (r, ws) in warps.iter().enumerate() {
+        for w in ws {
+            for g in &w.groups {
+                let what = match g.wait {
+                    Wait::Ready => "cannot complete this instruction (it waits for something no thread can bring about)".to_string(),
+                    Wait::Barrier(id) => format!(
+                        "waits at barrier {id} ({} of {} threads arrived)",
+                        cl.bars[r][id as usize].arrived,
+                        cl.bars[r][id as usize]
+                            .expected
+                            .unwrap_or_else(|| live_threads(ws))
+                    ),
+                    Wait::WarpSync(_) => "waits for lanes of its membermask".to_string(),
+                    Wait::Cluster => "waits at the cluster barrier".to_string(),
+                };
+                parts.push(format!(
+                    "CTA {:?} warp {} lanes {:#010x} at `{}` ({} #{}) {what}",
+                    cl.ctaid.get(r).copied().unwrap_or_default(),
+                    w.index,
+                    g.mask,
+                    m.prog.inst_text(g.func, g.pc),
+                    m.prog.funcs[g.func as usize].name,
+                    g.pc
+                ));
+            }
+        }
+        if parts.len() > 8 {
+            parts.truncate(8);
+            parts.push("...".into());
+            break;
+        }
+    }
+    parts.join("; ")
+}
