@@ -255,17 +255,13 @@ impl Protocol for Spec {
             let (mut groups, mut phase) = (0u32, 0u32);
             // Commit and wait until every operation (or every read, if `read`) is done.
             let drain = |k: &mut K, pending: &mut Vec<Pending>, groups: &mut u32, read: bool| {
-                k.f.guard(p0).cp_async_bulk_commit_group((), ())?;
                 *groups += 1;
                 if read {
-                    for p in pending.iter_mut() {
-                        p.read_done = true;
-                    }
-                    k.f.guard(p0).cp_async_bulk_wait_group(Flag::Read, 0)
+                    pending.iter_mut().for_each(|p| p.read_done = true);
                 } else {
                     pending.clear();
-                    k.f.guard(p0).cp_async_bulk_wait_group((), 0)
                 }
+                k.bulk_drain(p0, read)
             };
             for step in &self.steps {
                 match step {

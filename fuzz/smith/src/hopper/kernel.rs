@@ -292,6 +292,14 @@ impl<'m> K<'m> {
         self.f.place(l)
     }
 
+    /// `@p cp.async.bulk.commit_group;` then `@p cp.async.bulk.wait_group{.read} 0;`: every
+    /// bulk operation issued so far is done (or, with `read`, has read its source).
+    pub fn bulk_drain(&mut self, p: Reg, read: bool) -> Result<(), BuildError> {
+        self.f.guard(p).cp_async_bulk_commit_group((), ())?;
+        let wait = read.then_some(Flag::Read);
+        self.f.guard(p).cp_async_bulk_wait_group(wait, 0)
+    }
+
     /// Spins until the mbarrier at the shared address in `%r7` completes the phase of parity
     /// `phase & 1` (`try_wait.parity` in a loop, result in `%p2`).
     pub fn wait_phase(&mut self, phase: u32) -> Result<(), BuildError> {

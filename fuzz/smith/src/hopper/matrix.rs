@@ -195,12 +195,25 @@ impl Protocol for Spec {
                 *next += n;
                 Ok(())
             };
-            let count = |num: u32| match num {
-                1 => Count::X1,
-                2 => Count::X2,
-                _ => Count::X4,
-            };
             let m8n8 = shape(8, 8, 0)?;
+            // `.sync.aligned.m8n8.x{num}{.trans}.shared.b16`, the qualifiers of ldmatrix and
+            // stmatrix alike.
+            let mods = |num: u32, trans: bool| {
+                let count = match num {
+                    1 => Count::X1,
+                    2 => Count::X2,
+                    _ => Count::X4,
+                };
+                (
+                    Flag::Sync,
+                    Flag::Aligned,
+                    m8n8,
+                    count,
+                    trans.then_some(Flag::Trans),
+                    Space::Shared,
+                    Type::B16,
+                )
+            };
             for step in &self.steps {
                 let need = match step {
                     Step::Ld { num, .. } => *num,
@@ -219,16 +232,7 @@ impl Protocol for Spec {
                         stride,
                     } => {
                         addresses(k, base, stride, num)?;
-                        let mods = (
-                            Flag::Sync,
-                            Flag::Aligned,
-                            m8n8,
-                            count(num),
-                            trans.then_some(Flag::Trans),
-                            Space::Shared,
-                            Type::B16,
-                        );
-                        k.f.ldmatrix(mods, (regs(k, 40, num), r14.at(0)))?;
+                        k.f.ldmatrix(mods(num, trans), (regs(k, 40, num), r14.at(0)))?;
                         record(k, &mut next, 40, num)?;
                         trace.push(step.clone());
                     }
@@ -251,16 +255,7 @@ impl Protocol for Spec {
                         }
                         load_regs(k, 40, num, shift)?;
                         addresses(k, base, stride, num)?;
-                        let mods = (
-                            Flag::Sync,
-                            Flag::Aligned,
-                            m8n8,
-                            count(num),
-                            trans.then_some(Flag::Trans),
-                            Space::Shared,
-                            Type::B16,
-                        );
-                        k.f.stmatrix(mods, (r14.at(0), regs(k, 40, num)))?;
+                        k.f.stmatrix(mods(num, trans), (r14.at(0), regs(k, 40, num)))?;
                         k.f.bar_warp_sync((), -1)?;
                         trace.push(step.clone());
                     }

@@ -434,16 +434,12 @@ impl Protocol for Spec {
             let mut pending: Vec<Pending> = Vec::new();
             let mut phase = 0u32;
             let drain = |k: &mut K, pending: &mut Vec<Pending>, read: bool| {
-                k.f.guard(p0).cp_async_bulk_commit_group((), ())?;
                 if read {
-                    for p in pending.iter_mut() {
-                        p.read_done = true;
-                    }
-                    k.f.guard(p0).cp_async_bulk_wait_group(Flag::Read, 0)
+                    pending.iter_mut().for_each(|p| p.read_done = true);
                 } else {
                     pending.clear();
-                    k.f.guard(p0).cp_async_bulk_wait_group((), 0)
                 }
+                k.bulk_drain(p0, read)
             };
             for step in &self.steps {
                 match step {
