@@ -269,7 +269,8 @@ pub struct Outcome {
     /// With [`Contraction::Report`]: the fused operations whose result differed from the
     /// unfused reading in some lane, in program order.
     pub contraction: Vec<ContractionDiff>,
-    /// The threads the clusters ran on (1: serially).
+    /// The threads the clusters ran on (1: serially; 0 for a launch that failed before any
+    /// ran).
     pub threads: u32,
     /// Why a launch given more than one thread ([`Launch::threads`]) ran serially.
     pub serial: Option<String>,
