@@ -94,17 +94,20 @@ pub fn model(input: Fmt, out: Fmt, k: usize, wgmma: bool) -> Model {
     }
 }
 
-/// An exactly decoded value.
+/// An exactly decoded value. Tensor-core operands and accumulators have at most 24 significant
+/// bits (`f32`, `tf32` as `f32`, `f16`, `bf16`, the FP8 formats), so a product of two has at most
+/// 48 and fits the `u64` significand; sums are formed in `i128` ([`block`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Val {
     Zero(bool),
     /// (-1)^neg * sig * 2^exp
-    Fin(bool, u128, i32),
+    Fin(bool, u64, i32),
     Inf(bool),
     NaN,
 }
 
 fn decode(bits: u64, f: Fmt) -> Val {
+    debug_assert!(f.man() <= 23, "tensor-core formats have at most 24 significant bits");
     let b = bits & f.mask();
     if float::is_nan(b, f) {
         return Val::NaN;
@@ -115,7 +118,7 @@ fn decode(bits: u64, f: Fmt) -> Val {
     }
     let man = f.man();
     let e = ((b >> man) & ((1 << f.exp()) - 1)) as i32;
-    let m = (b & ((1u64 << man) - 1)) as u128;
+    let m = b & ((1u64 << man) - 1);
     let bias = (1i32 << (f.exp() - 1)) - 1;
     if e == 0 {
         if m == 0 {
@@ -210,7 +213,7 @@ pub fn round_to(neg: bool, mag: u128, q: i32, f: Fmt, r: Rnd) -> u64 {
 /// The exponent of a finite value's leading bit.
 fn lead(v: Val) -> Option<i32> {
     match v {
-        Val::Fin(_, s, e) => Some(e + bitlen(s) - 1),
+        Val::Fin(_, s, e) => Some(e + bitlen(s as u128) - 1),
         _ => None,
     }
 }
@@ -238,13 +241,13 @@ fn block(m: Model, c: Val, prods: &[(Val, Option<i32>)]) -> Val {
     for (t, _) in terms() {
         if let Val::Fin(n, s, e) = t {
             let v: i128 = if e >= q {
-                (s << (e - q).min(100)) as i128
+                ((s as u128) << (e - q).min(100)) as i128
             } else {
                 let sh = (q - e) as u32;
                 if sh >= 128 {
                     0
                 } else {
-                    (s >> sh) as i128
+                    (s as u128 >> sh) as i128
                 }
             };
             sum += if n { -v } else { v };
@@ -282,7 +285,7 @@ fn encode(v: Val, out: Fmt) -> u64 {
                 0
             }
         }
-        Val::Fin(n, s, e) => round_to(n, s, e, out, Rnd::Nearest),
+        Val::Fin(n, s, e) => round_to(n, s as u128, e, out, Rnd::Nearest),
     }
 }
 
@@ -309,17 +312,15 @@ pub fn input(bits: u64, f: Fmt) -> Input {
 
 /// `c + sum_k a[k] * b[k]` over operands decoded by [`input`], as the tensor cores compute it.
 pub fn dot_inputs(m: Model, a: &[Input], b: &[Input], c: u64, out: Fmt) -> u64 {
-    let prods: SmallVec<[(Val, Option<i32>); 64]> = a
-        .iter()
-        .zip(b)
-        .map(|(&Input(x), &Input(y))| {
-            let e = match (lead(x), lead(y)) {
-                (Some(p), Some(q)) => Some(p + q),
-                _ => None,
-            };
-            (mul(x, y), e)
-        })
-        .collect();
+    // Built in place: the widest dot product (k = 32) stays inline, and nothing moves it.
+    let mut prods: SmallVec<[(Val, Option<i32>); 32]> = SmallVec::new();
+    prods.extend(a.iter().zip(b).map(|(&Input(x), &Input(y))| {
+        let e = match (lead(x), lead(y)) {
+            (Some(p), Some(q)) => Some(p + q),
+            _ => None,
+        };
+        (mul(x, y), e)
+    }));
     if m.fp8_split {
         return split_fp8(m, &prods, c, out);
     }
