@@ -107,7 +107,10 @@ enum Val {
 }
 
 fn decode(bits: u64, f: Fmt) -> Val {
-    debug_assert!(f.man() <= 23, "tensor-core formats have at most 24 significant bits");
+    debug_assert!(
+        f.man() <= 23,
+        "tensor-core formats have at most 24 significant bits"
+    );
     let b = bits & f.mask();
     if float::is_nan(b, f) {
         return Val::NaN;
@@ -222,19 +225,29 @@ fn lead(v: Val) -> Option<i32> {
 /// its alignment exponent (the sum of its operands' exponents).
 fn block(m: Model, c: Val, prods: &[(Val, Option<i32>)]) -> Val {
     let terms = || std::iter::once((c, lead(c))).chain(prods.iter().copied());
-    if terms().any(|(t, _)| t == Val::NaN) {
-        return Val::NaN;
+    // One pass for the special values and the largest exponent (only finite terms have one).
+    let (mut nan, mut pinf, mut ninf, mut all_neg_zero) = (false, false, false, true);
+    let mut emax: Option<i32> = None;
+    for (t, e) in terms() {
+        match t {
+            Val::NaN => nan = true,
+            Val::Inf(false) => pinf = true,
+            Val::Inf(true) => ninf = true,
+            Val::Zero(neg) => all_neg_zero &= neg,
+            Val::Fin(..) => all_neg_zero = false,
+        }
+        if let Some(e) = e {
+            emax = Some(emax.map_or(e, |m| m.max(e)));
+        }
     }
-    let pinf = terms().any(|(t, _)| t == Val::Inf(false));
-    let ninf = terms().any(|(t, _)| t == Val::Inf(true));
-    match (pinf, ninf) {
-        (true, true) => return Val::NaN,
-        (true, false) => return Val::Inf(false),
-        (false, true) => return Val::Inf(true),
+    match (nan, pinf, ninf) {
+        (true, _, _) | (false, true, true) => return Val::NaN,
+        (false, true, false) => return Val::Inf(false),
+        (false, false, true) => return Val::Inf(true),
         _ => {}
     }
-    let Some(emax) = terms().filter_map(|(_, e)| e).max() else {
-        return Val::Zero(terms().all(|(t, _)| t == Val::Zero(true)));
+    let Some(emax) = emax else {
+        return Val::Zero(all_neg_zero);
     };
     let q = emax - m.frac as i32;
     let mut sum: i128 = 0;
