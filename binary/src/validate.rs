@@ -465,8 +465,6 @@ pub(crate) fn is_name(s: &[u8]) -> bool {
     }
 }
 
-/// A string the printer writes between double quotes: it reads back if it holds no quote,
-/// backslash, line break or other control character.
 /// A `.branchtargets` or `.calltargets` list names at least one target (the reader wants a
 /// name after the directive).
 fn target_list(targets: &[Name]) -> R {
@@ -476,11 +474,23 @@ fn target_list(targets: &[Name]) -> R {
     Ok(())
 }
 
+/// A string the printer writes between double quotes as it is held (the reader keeps escapes
+/// as written): it reads back as itself when it is PTX text (ASCII without NUL), every
+/// backslash has a byte after it to escape, and no quote or line break is left unescaped.
 fn quoted(what: &str, s: &str) -> R {
-    if s.bytes()
-        .any(|b| b == b'"' || b == b'\\' || b.is_ascii_control())
-    {
-        return Err(format!("{what} {s:?} does not print as a string"));
+    let b = s.as_bytes();
+    let text = |c: u8| c != 0 && c.is_ascii();
+    let mut k = 0;
+    while k < b.len() {
+        let ok = match b[k] {
+            b'\\' => b.get(k + 1).is_some_and(|&c| text(c)),
+            b'"' | b'\n' => false,
+            c => text(c),
+        };
+        if !ok {
+            return Err(format!("{what} {s:?} does not print as a string"));
+        }
+        k += if b[k] == b'\\' { 2 } else { 1 };
     }
     Ok(())
 }
@@ -1086,5 +1096,29 @@ impl V<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+
+    /// The strings the reader keeps (escapes as written) are the strings that validate.
+    #[test]
+    fn quoted_accepts_what_the_reader_keeps() {
+        for ok in [
+            "",
+            "x86\\64-linux",
+            "a\\\"b",
+            "tab\there",
+            "cr\rhere",
+            "\\\\",
+            "nounroll",
+        ] {
+            assert!(quoted("s", ok).is_ok(), "{ok:?}");
+        }
+        for bad in ["a\"b", "ends\\", "line\nbreak", "nul\0", "é", "\\\0"] {
+            assert!(quoted("s", bad).is_err(), "{bad:?}");
+        }
     }
 }
