@@ -234,10 +234,9 @@ L:
 }
 "#;
 
-/// CPU time of this thread in seconds (Linux), so that figures taken on a busy machine still
-/// say what one core does; falls back to wall time elsewhere.
 /// CPU seconds of every thread of the process (the rayon pool's too), from the scheduler's
-/// per-task counters.
+/// per-task counters (Linux), so that figures taken on a busy machine still say what the cores
+/// did; the caller falls back to wall time elsewhere.
 fn cpu_seconds() -> Option<f64> {
     let mut ns = 0.0;
     for t in std::fs::read_dir("/proc/self/task").ok()? {

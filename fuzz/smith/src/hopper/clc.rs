@@ -102,18 +102,7 @@ impl Protocol for Spec {
             k.f.add(Type::U32, (r5, k.tx, 1))?;
             k.f.mul((Flag::Lo, Type::U32), (r5, r5, w))?;
             k.f.red((Space::Global, Op::Add, Type::U32), (rd4.at(4), r5))?;
-            k.place(wait)?;
-            k.f.mbarrier_try_wait(
-                (
-                    Flag::Parity,
-                    Sem::Acquire,
-                    Scope::Cta,
-                    Space::SharedCta,
-                    Type::B64,
-                ),
-                (complete, mb.at(0), phase),
-            )?;
-            k.f.guard_not(complete).bra((), wait)?;
+            k.spin_try_wait(wait, true, complete, mb.at(0), phase)?;
             k.f.xor(Type::B32, (phase, phase, 1))?;
             k.f.ld((Space::Shared, Type::B128), (handle, resp.at(0)))?;
             k.f.clusterlaunchcontrol_query_cancel(

@@ -13,8 +13,8 @@ use ptx_ir_core::build::{
     BuildError, FunctionBuilder, Label, ModuleBuilder, Reg, RegRange, Sreg, Var,
 };
 use ptx_ir_core::{
-    Cmp, Declarator, Flag, FuncDirective, Modifier, Param, Shape, Space, SpecialReg, Target, Type,
-    VarDecl, Vector, Version,
+    Cmp, Declarator, Flag, FuncDirective, Modifier, Operand, Param, Scope, Sem, Shape, Space,
+    SpecialReg, Target, Type, VarDecl, Vector, Version,
 };
 
 /// What a kernel is built for, besides its body: the target, a cluster shape and the
@@ -304,13 +304,30 @@ impl<'m> K<'m> {
     /// `phase & 1` (`try_wait.parity` in a loop, result in `%p2`).
     pub fn wait_phase(&mut self, phase: u32) -> Result<(), BuildError> {
         let l = self.label()?;
-        self.place(l)?;
         let (p2, r7) = (self.p(2), self.r(7));
-        self.f.mbarrier_try_wait(
-            (Flag::Parity, Space::SharedCta, Type::B64),
-            (p2, r7.at(0), phase & 1),
-        )?;
-        self.f.guard_not(p2).bra((), l)
+        self.spin_try_wait(l, false, p2, r7.at(0), phase & 1)
+    }
+
+    /// `at: mbarrier.try_wait.parity{.acquire.cta}.shared::cta.b64 p, addr, parity;` then
+    /// `@!p bra at;`: spins until the mbarrier at `addr` completes the phase of `parity`.
+    pub fn spin_try_wait(
+        &mut self,
+        at: Label,
+        acquire: bool,
+        p: Reg,
+        addr: Operand,
+        parity: impl Into<Operand>,
+    ) -> Result<(), BuildError> {
+        self.place(at)?;
+        let mods = (
+            Flag::Parity,
+            acquire.then_some(Sem::Acquire),
+            acquire.then_some(Scope::Cta),
+            Space::SharedCta,
+            Type::B64,
+        );
+        self.f.mbarrier_try_wait(mods, (p, addr, parity.into()))?;
+        self.f.guard_not(p).bra((), at)
     }
 
     /// Copies `bytes` (a multiple of `16 * block`) from the global address in `%rd22` (plus
@@ -427,8 +444,8 @@ fn reg_list<const N: usize>(
 }
 
 /// The vector operand `{a, b, ...}` of `regs`.
-pub fn vector(regs: impl IntoIterator<Item = Reg>) -> ptx_ir_core::Operand {
-    ptx_ir_core::Operand::vector(regs.into_iter().map(Into::into))
+pub fn vector(regs: impl IntoIterator<Item = Reg>) -> Operand {
+    Operand::vector(regs.into_iter().map(Into::into))
 }
 
 /// The matrix shape `.m<m>n<n>` (`k` 0) or `.m<m>n<n>k<k>` as a qualifier.

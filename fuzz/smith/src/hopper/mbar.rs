@@ -467,18 +467,7 @@ impl Protocol for Spec {
                     // every thread waits on its parity, which returns true at once.
                     let parity = (bar.phase - 1) & 1;
                     let l = k.label()?;
-                    k.place(l)?;
-                    k.f.mbarrier_try_wait(
-                        (
-                            Flag::Parity,
-                            Sem::Acquire,
-                            Scope::Cta,
-                            Space::SharedCta,
-                            Type::B64,
-                        ),
-                        (p4, bar_addr.clone(), parity),
-                    )?;
-                    k.f.guard_not(p4).bra((), l)?;
+                    k.spin_try_wait(l, true, p4, bar_addr.clone(), parity)?;
                     k.f.bar(Flag::Sync, 0)?;
                 }
             }
