@@ -57,9 +57,10 @@ pub struct RunArgs {
     /// fused operations whose result differs from the one-by-one reading.
     #[arg(long, value_enum, default_value_t = ContractMode::Ptxas)]
     contract: ContractMode,
-    /// Threads to run clusters on (default: every core). Launches whose result could depend
-    /// on the order of their CTAs run on one (docs/INTERP.md, "Parallel launches").
-    #[arg(long)]
+    /// Threads to run clusters on, 1 to 1024 (default: every core). Launches whose result
+    /// could depend on the order of their CTAs run on one (docs/INTERP.md, "Parallel
+    /// launches").
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS as i64))]
     threads: Option<u32>,
     /// Print the outcome as JSON.
     #[arg(long)]
@@ -68,15 +69,20 @@ pub struct RunArgs {
     input: InputArgs,
 }
 
+/// The most threads `--threads` takes: the pool starts them all at once, so the bound keeps a
+/// mistyped count from asking the host for millions.
+const MAX_THREADS: u32 = 1024;
+
 /// The threads `--threads` asks for (default every core), with the rayon pool sized to match.
 pub fn threads(asked: Option<u32>) -> u32 {
-    let n =
-        asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
+    let n = asked
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32))
+        .clamp(1, MAX_THREADS);
     // Sized once per process; a pool that exists already (a second call) is kept.
     let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(n.max(1) as usize)
+        .num_threads(n as usize)
         .build_global();
-    n.max(1)
+    n
 }
 
 /// `--contract`

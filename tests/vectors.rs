@@ -275,5 +275,14 @@ fn run_threads_gives_the_serial_memory_and_says_how_it_ran() {
     assert_eq!(three["serial"], serde_json::Value::Null);
     assert_eq!(one["buffers"], three["buffers"]);
     assert_eq!(one["thread_instructions"], three["thread_instructions"]);
+    // A count the host cannot give is refused before any thread starts.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx"))
+        .arg("run")
+        .arg(&ptx)
+        .args(["--entry", "k", "--threads", "4000000000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not in 1..=1024"));
     std::fs::remove_dir_all(&dir).ok();
 }
