@@ -21,7 +21,7 @@ use ptx_ir_core::{Rounding, Type};
 use rustc_apfloat::Round;
 
 /// Modifiers of a conversion.
-#[derive(Copy, Clone, Debug, Default)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Opts {
     /// Rounding modifier.
     pub rnd: Option<Rounding>,

@@ -45,6 +45,7 @@ mod exec;
 pub mod float;
 mod fmt;
 mod int;
+mod lanewise;
 mod load;
 mod lower;
 pub mod mem;

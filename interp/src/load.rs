@@ -114,6 +114,8 @@ pub struct Func {
     pub defined: bool,
     /// The decoded body.
     pub code: Vec<DInst>,
+    /// The warp-wide form of each instruction of `code` that has one.
+    pub(crate) lanewise: Vec<Option<crate::lanewise::Lanewise>>,
     /// The original instructions, for accessors and messages.
     pub insts: Vec<Instruction>,
     /// Number of register slots (slot 0 is the carry flag).
@@ -338,6 +340,8 @@ impl Program {
                     patch_extern(o, shared_dynamic_offset);
                 }
             }
+            // After the patch: the forms copy their immediates.
+            f.lanewise = f.code.iter().map(crate::lanewise::select).collect();
         }
         let by_name = l
             .funcs
@@ -479,6 +483,7 @@ impl<'m> Loader<'m> {
                 kind: f.kind,
                 defined: f.body.is_some(),
                 code: Vec::new(),
+                lanewise: Vec::new(),
                 insts: Vec::new(),
                 nslots: 1,
                 params: Vec::new(),

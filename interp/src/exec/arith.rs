@@ -6,30 +6,9 @@ use crate::code::Opnd;
 use crate::error::Error;
 use crate::float::{self, approx, BinOp, Fmt, MinMax, Mode};
 use crate::int::{self, mask, sext};
+use crate::lanewise::outcomes as outcome_table;
+pub use crate::lanewise::{fshape, ity};
 use ptx_ir_core::{Cmp, Compare, Flag, Op, Opcode, Type};
-
-/// Integer width and signedness of a type.
-pub fn ity(t: Type) -> (u32, bool) {
-    let w = match t {
-        Type::Pred => 1,
-        _ => t.bits().clamp(8, 64),
-    };
-    (w, t.is_signed())
-}
-
-/// Scalar float format and element count of a float type.
-pub fn fshape(t: Type) -> Option<(Fmt, u32)> {
-    Some(match t {
-        Type::F16 => (Fmt::F16, 1),
-        Type::F16x2 => (Fmt::F16, 2),
-        Type::Bf16 => (Fmt::Bf16, 1),
-        Type::Bf16x2 => (Fmt::Bf16, 2),
-        Type::F32 => (Fmt::F32, 1),
-        Type::F32x2 => (Fmt::F32, 2),
-        Type::F64 => (Fmt::F64, 1),
-        _ => return None,
-    })
-}
 
 /// Applies `f` to each element of packed values.
 #[inline]
@@ -739,26 +718,6 @@ pub fn cmp_float(c: Compare, a: u64, b: u64, f: Fmt, ftz: bool) -> bool {
         Cmp::Gtu => nan || o == Some(Greater),
         Cmp::Geu => nan || matches!(o, Some(Greater | Equal)),
         Cmp::Ls | Cmp::Hs => false,
-    }
-}
-
-/// Which outcomes (bit 0 less, 1 equal, 2 greater, 3 unordered) make a comparison true.
-fn outcome_table(c: Compare) -> u8 {
-    match c {
-        Compare::Cmp(Cmp::Eq) => 0b0010,
-        Compare::Cmp(Cmp::Ne) => 0b0101,
-        Compare::Cmp(Cmp::Lt) | Compare::Lo => 0b0001,
-        Compare::Cmp(Cmp::Le) | Compare::Cmp(Cmp::Ls) => 0b0011,
-        Compare::Cmp(Cmp::Gt) | Compare::Hi => 0b0100,
-        Compare::Cmp(Cmp::Ge) | Compare::Cmp(Cmp::Hs) => 0b0110,
-        Compare::Cmp(Cmp::Equ) => 0b1010,
-        Compare::Cmp(Cmp::Neu) => 0b1101,
-        Compare::Cmp(Cmp::Ltu) => 0b1001,
-        Compare::Cmp(Cmp::Leu) => 0b1011,
-        Compare::Cmp(Cmp::Gtu) => 0b1100,
-        Compare::Cmp(Cmp::Geu) => 0b1110,
-        Compare::Cmp(Cmp::Num) => 0b0111,
-        Compare::Cmp(Cmp::Nan) => 0b1000,
     }
 }
 

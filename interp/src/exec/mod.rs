@@ -335,6 +335,26 @@ impl Program {
         Program::compile(m, semantics::arity_of)
     }
 
+    /// How many instructions run in a warp-wide form chosen at load rather than through their
+    /// handlers (for tests and measurements).
+    #[doc(hidden)]
+    pub fn lanewise_forms(&self) -> usize {
+        self.funcs
+            .iter()
+            .map(|f| f.lanewise.iter().flatten().count())
+            .sum()
+    }
+
+    /// Drops the warp-wide forms, so that every instruction runs through its handler: the
+    /// reference the forms are tested against.
+    #[doc(hidden)]
+    pub fn handlers_only(mut self) -> Program {
+        for f in &mut self.funcs {
+            f.lanewise.iter_mut().for_each(|k| *k = None);
+        }
+        self
+    }
+
     /// Starts configuring a launch of kernel `entry` (one CTA of one thread until set).
     pub fn launch(&self, entry: &str) -> Launch<'_> {
         Launch {

@@ -100,7 +100,20 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
             return Err(x.undefined(lane, "the instruction accesses an accumulator or A register of a wgmma.mma_async that no wgmma.wait_group has waited for (PTX ISA 9.7.15.7.3: undefined)"));
         }
     }
-    let flow = semantics::run(&mut x)?;
+    let flow = match f.lanewise.get(pc as usize) {
+        Some(Some(k)) => {
+            if emask != 0 {
+                if let Some(s) = &mut x.w.wg {
+                    if s.fenced {
+                        s.mark(depth, k.d, 1);
+                    }
+                }
+                k.run(&mut x.w.regs[depth], emask);
+            }
+            Flow::Next
+        }
+        _ => semantics::run(&mut x)?,
+    };
     let yielded = x.yield_warp;
     if let Flow::Retry = flow {
         m.fuel += lanes;

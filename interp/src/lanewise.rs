@@ -1,0 +1,574 @@
+//! Warp-wide forms of the commonest instructions, chosen once at load.
+//!
+//! An instruction whose operands are plain registers and immediates and whose qualifiers ask
+//! for nothing the general handler must look at on each step (`add.u32`, `setp.lt.s32`,
+//! `fma.rn.f32`, `selp.b32`, ...) gets a [`Lanewise`] form: its operation with the qualifiers
+//! already decoded, its register slots and immediates. A step then runs the operation over all
+//! 32 lanes as straight loops on lane arrays, which the compiler turns into vector code, and
+//! merges the result under the executing mask without branches.
+//!
+//! Each form computes exactly what the instruction's handler in the interpreter's table
+//! (`exec/semantics.rs`) computes: the handler stays the definition, and the forms are chosen
+//! only where they are known to agree (`tests/lanewise.rs` runs every form both ways on
+//! random lanes and masks). What is not listed here, or carries a ptxas lowering mark
+//! ([`crate::lower`]), runs through its handler.
+
+use crate::code::{DInst, Opnd};
+use crate::float::{self, BinOp, Fmt};
+use crate::int::{mask, sext};
+use ptx_ir_core::{Cmp, Compare, Flag, Opcode, Rounding, Type};
+
+/// A source operand: a register slot or an immediate's bits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Src {
+    /// Register slot.
+    Reg(u32),
+    /// Immediate bits.
+    Imm(u64),
+}
+
+/// The operation of a [`Lanewise`] form, with its qualifiers decoded.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Lop {
+    /// `a + b`, masked to the width.
+    Add(u64),
+    /// `a - b`, masked.
+    Sub(u64),
+    /// Low half of `a * b`, masked.
+    Mul(u64),
+    /// Low half of `a * b + c`, masked.
+    Mad(u64),
+    /// `mul.wide` of width `w`.
+    MulWide(u32, bool),
+    /// `mad.wide` of width `w`.
+    MadWide(u32, bool),
+    /// `mul.hi` of width `w`.
+    MulHi(u32, bool),
+    /// `mad.hi` of width `w`.
+    MadHi(u32, bool),
+    /// `a & b`, masked.
+    And(u64),
+    /// `a | b`, masked.
+    Or(u64),
+    /// `a ^ b`, masked.
+    Xor(u64),
+    /// `!a`, masked.
+    Not(u64),
+    /// `a == 0`.
+    Cnot(u64),
+    /// `shl` of width `w` by a register.
+    Shl(u32),
+    /// `shr` of width `w` and signedness by a register.
+    Shr(u32, bool),
+    /// `shl` by a constant amount below the width, masked.
+    ShlBy(u32, u64),
+    /// Unsigned `shr` by a constant amount below the width, of a width mask.
+    ShrBy(u32, u64),
+    /// Signed `shr` of width `w` by a constant amount below it.
+    SarBy(u32, u32),
+    /// Integer `setp`: which of less, equal, greater make it true (bits 0-2), width,
+    /// signedness.
+    SetpInt(u8, u32, bool),
+    /// `setp.f32`: which of less, equal, greater, unordered make it true; `.ftz`.
+    SetpF32(u8, bool),
+    /// `setp.f64`.
+    SetpF64(u8),
+    /// `selp`
+    Selp,
+    /// `mov` of a register or an immediate.
+    Mov,
+    /// Round-to-nearest `f32` add, sub, mul (a NaN result is the canonical NaN).
+    F32(BinOp),
+    /// Round-to-nearest `f32` fused multiply-add.
+    Fma32,
+    /// Round-to-nearest `f64` add, sub, mul.
+    F64(BinOp),
+    /// Round-to-nearest `f64` fused multiply-add.
+    Fma64,
+    /// `cvt` with one source, as the handler converts it.
+    Cvt(Type, Type, crate::cvt::Opts),
+}
+
+/// An instruction in its warp-wide form: `d = op(s...)` for the executing lanes, the result
+/// masked to the destination register's width.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lanewise {
+    /// The operation.
+    pub op: Lop,
+    /// Destination slot.
+    pub d: u32,
+    /// The destination register's width mask.
+    pub dmask: u64,
+    /// Sources (unused ones are `Imm(0)`).
+    pub s: [Src; 3],
+}
+
+/// A lane array.
+type L = [u64; 32];
+
+/// The warp-wide form of `d`, if it has one.
+pub fn select(d: &DInst) -> Option<Lanewise> {
+    if d.lower.is_some() {
+        return None;
+    }
+    let (dst, srcs) = d.opnds.split_first()?;
+    let (dslot, dmask) = match dst {
+        Opnd::Reg { slot, bits } if *bits <= 64 => (*slot, mask(u32::from(*bits))),
+        _ => return None,
+    };
+    let mut s = [Src::Imm(0); 3];
+    if srcs.len() > 3 {
+        return None;
+    }
+    for (v, o) in s.iter_mut().zip(srcs) {
+        *v = match o {
+            Opnd::Reg { slot, .. } => Src::Reg(*slot),
+            Opnd::Imm(v) => Src::Imm(*v),
+            _ => return None,
+        };
+    }
+    let op = operation(d, srcs.len(), &s)?;
+    Some(Lanewise {
+        op,
+        d: dslot,
+        dmask,
+        s,
+    })
+}
+
+/// Integer width and signedness of a type, as the handlers read it.
+pub fn ity(t: Type) -> (u32, bool) {
+    let w = match t {
+        Type::Pred => 1,
+        _ => t.bits().clamp(8, 64),
+    };
+    (w, t.is_signed())
+}
+
+/// Round to nearest even without `.ftz`, `.sat` or `.relu` and with one type: the host's IEEE
+/// operations.
+fn plain_rn(d: &DInst) -> bool {
+    d.rnd.is_none_or(|r| r == Rounding::Rn)
+        && !d.flags.has(Flag::Ftz)
+        && !d.flags.has(Flag::Sat)
+        && !d.flags.has(Flag::Relu)
+        && d.types.len() < 2
+}
+
+/// The float operation of `d` for type `t` (`f32`, `f64`) with `n` sources, if plain.
+fn float_op(d: &DInst, t: Type, n: usize, op: BinOp) -> Option<Lop> {
+    if !plain_rn(d) {
+        return None;
+    }
+    match (t, n) {
+        (Type::F32, 2) => Some(Lop::F32(op)),
+        (Type::F64, 2) => Some(Lop::F64(op)),
+        (Type::F32, 3) => Some(Lop::Fma32),
+        (Type::F64, 3) => Some(Lop::Fma64),
+        _ => None,
+    }
+}
+
+/// Scalar float format and element count of a float type.
+pub fn fshape(t: Type) -> Option<(Fmt, u32)> {
+    Some(match t {
+        Type::F16 => (Fmt::F16, 1),
+        Type::F16x2 => (Fmt::F16, 2),
+        Type::Bf16 => (Fmt::Bf16, 1),
+        Type::Bf16x2 => (Fmt::Bf16, 2),
+        Type::F32 => (Fmt::F32, 1),
+        Type::F32x2 => (Fmt::F32, 2),
+        Type::F64 => (Fmt::F64, 1),
+        _ => return None,
+    })
+}
+
+/// Which outcomes (bit 0 less, 1 equal, 2 greater, 3 unordered) make a comparison true.
+pub fn outcomes(c: Compare) -> u8 {
+    match c {
+        Compare::Cmp(Cmp::Eq) => 0b0010,
+        Compare::Cmp(Cmp::Ne) => 0b0101,
+        Compare::Cmp(Cmp::Lt) | Compare::Lo => 0b0001,
+        Compare::Cmp(Cmp::Le) | Compare::Cmp(Cmp::Ls) => 0b0011,
+        Compare::Cmp(Cmp::Gt) | Compare::Hi => 0b0100,
+        Compare::Cmp(Cmp::Ge) | Compare::Cmp(Cmp::Hs) => 0b0110,
+        Compare::Cmp(Cmp::Equ) => 0b1010,
+        Compare::Cmp(Cmp::Neu) => 0b1101,
+        Compare::Cmp(Cmp::Ltu) => 0b1001,
+        Compare::Cmp(Cmp::Leu) => 0b1011,
+        Compare::Cmp(Cmp::Gtu) => 0b1100,
+        Compare::Cmp(Cmp::Geu) => 0b1110,
+        Compare::Cmp(Cmp::Num) => 0b0111,
+        Compare::Cmp(Cmp::Nan) => 0b1000,
+    }
+}
+
+fn operation(d: &DInst, n: usize, s: &[Src; 3]) -> Option<Lop> {
+    let has = |f: Flag| d.flags.has(f);
+    let t = d.ty;
+    let int = |t: Option<Type>| t.filter(|t| fshape(*t).is_none());
+    let flt = |t: Option<Type>| t.filter(|t| matches!(t, Type::F32 | Type::F64));
+    Some(match (d.op, n) {
+        (Opcode::Add | Opcode::Sub, 2) => {
+            let sub = d.op == Opcode::Sub;
+            if let Some(t) = flt(t) {
+                return float_op(d, t, 2, if sub { BinOp::Sub } else { BinOp::Add });
+            }
+            let t = int(t)?;
+            if matches!(t, Type::U16x2 | Type::S16x2) || has(Flag::Sat) || has(Flag::Cc) {
+                return None;
+            }
+            let m = mask(ity(t).0);
+            if sub {
+                Lop::Sub(m)
+            } else {
+                Lop::Add(m)
+            }
+        }
+        (Opcode::Mul, 2) => {
+            if let Some(t) = flt(t) {
+                return float_op(d, t, 2, BinOp::Mul);
+            }
+            let (w, sg) = ity(int(t)?);
+            if has(Flag::Wide) {
+                Lop::MulWide(w, sg)
+            } else if has(Flag::Hi) {
+                Lop::MulHi(w, sg)
+            } else {
+                Lop::Mul(mask(w))
+            }
+        }
+        (Opcode::Mad, 3) => {
+            if let Some(t) = flt(t) {
+                // `mad.f32` without a rounding qualifier rounds to nearest, as `fma.rn`.
+                return float_op(d, t, 3, BinOp::Add);
+            }
+            let (w, sg) = ity(int(t)?);
+            if has(Flag::Sat) || has(Flag::Cc) {
+                return None;
+            }
+            if has(Flag::Wide) {
+                Lop::MadWide(w, sg)
+            } else if has(Flag::Hi) {
+                Lop::MadHi(w, sg)
+            } else {
+                Lop::Mad(mask(w))
+            }
+        }
+        (Opcode::Fma, 3) if !has(Flag::Oob) => return float_op(d, flt(t)?, 3, BinOp::Add),
+        (Opcode::And | Opcode::Or | Opcode::Xor, 2) => {
+            let m = mask(ity(t?).0);
+            match d.op {
+                Opcode::And => Lop::And(m),
+                Opcode::Or => Lop::Or(m),
+                _ => Lop::Xor(m),
+            }
+        }
+        (Opcode::Not, 1) => Lop::Not(mask(ity(t?).0)),
+        (Opcode::Cnot, 1) => Lop::Cnot(mask(ity(t?).0)),
+        (Opcode::Shl | Opcode::Shr, 2) => {
+            let (w, sg) = ity(t?);
+            let shl = d.op == Opcode::Shl;
+            match s[1] {
+                Src::Imm(k) if (k & 0xffff_ffff) < u64::from(w) => {
+                    let k = k as u32;
+                    if shl {
+                        Lop::ShlBy(k, mask(w))
+                    } else if sg {
+                        Lop::SarBy(k, w)
+                    } else {
+                        Lop::ShrBy(k, mask(w))
+                    }
+                }
+                _ if shl => Lop::Shl(w),
+                _ => Lop::Shr(w, sg),
+            }
+        }
+        (Opcode::Setp, 2) if d.oper.is_none() => {
+            let (t, c) = (t?, d.cmp?);
+            let table = outcomes(c);
+            match t {
+                Type::F32 => Lop::SetpF32(table, has(Flag::Ftz)),
+                Type::F64 => Lop::SetpF64(table),
+                _ => {
+                    let t = int(Some(t))?;
+                    let (w, sg) = ity(t);
+                    let unsigned_cmp = matches!(c, Compare::Lo | Compare::Hi)
+                        || matches!(c, Compare::Cmp(Cmp::Ls | Cmp::Hs));
+                    Lop::SetpInt(table & 0b111, w, sg && !unsigned_cmp)
+                }
+            }
+        }
+        (Opcode::Selp, 3) => Lop::Selp,
+        (Opcode::Mov, 1) if d.ty.unwrap_or(Type::B32).bits() <= 64 => Lop::Mov,
+        (Opcode::Cvt, 1) => {
+            let (&dt, &st) = (d.types.first()?, d.types.get(1)?);
+            if !crate::cvt::supported(dt, st, 1) {
+                return None;
+            }
+            Lop::Cvt(
+                dt,
+                st,
+                crate::cvt::Opts {
+                    rnd: d.rnd,
+                    ftz: has(Flag::Ftz),
+                    sat: has(Flag::Sat),
+                    satfinite: has(Flag::SatFinite),
+                    relu: has(Flag::Relu),
+                },
+            )
+        }
+        _ => return None,
+    })
+}
+
+/// A source's value in lane `l`: a register's lane array, or an immediate in every lane. The
+/// lane loops are generic over it, so that an immediate stays a scalar operand of the vector
+/// code instead of an array filled and read back.
+trait Lane: Copy {
+    fn at(self, l: usize) -> u64;
+}
+
+impl Lane for &L {
+    #[inline(always)]
+    fn at(self, l: usize) -> u64 {
+        self[l]
+    }
+}
+
+impl Lane for u64 {
+    #[inline(always)]
+    fn at(self, _: usize) -> u64 {
+        self
+    }
+}
+
+/// Register slot `k`'s lanes.
+#[inline(always)]
+fn slot(regs: &[u64], k: u32) -> &L {
+    let k = k as usize * 32;
+    regs[k..k + 32].try_into().expect("a slot is 32 lanes")
+}
+
+/// Calls `$body` with `$a` bound to source `$s`'s [`Lane`] (a register's lanes or an immediate).
+macro_rules! with_lane {
+    ($regs:expr, $s:expr, $a:ident => $body:expr) => {
+        match $s {
+            Src::Reg(k) => {
+                let $a = slot($regs, k);
+                $body
+            }
+            Src::Imm(v) => {
+                let $a = v;
+                $body
+            }
+        }
+    };
+}
+
+#[inline(always)]
+fn each1(a: impl Lane, f: impl Fn(u64) -> u64) -> L {
+    let mut out = [0u64; 32];
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = f(a.at(l));
+    }
+    out
+}
+
+#[inline(always)]
+fn each2(a: impl Lane, b: impl Lane, f: impl Fn(u64, u64) -> u64) -> L {
+    let mut out = [0u64; 32];
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = f(a.at(l), b.at(l));
+    }
+    out
+}
+
+#[inline(always)]
+fn each3(a: impl Lane, b: impl Lane, c: impl Lane, f: impl Fn(u64, u64, u64) -> u64) -> L {
+    let mut out = [0u64; 32];
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = f(a.at(l), b.at(l), c.at(l));
+    }
+    out
+}
+
+#[inline(always)]
+fn map1(regs: &[u64], s: &[Src; 3], f: impl Fn(u64) -> u64) -> L {
+    with_lane!(regs, s[0], a => each1(a, &f))
+}
+
+#[inline(always)]
+fn map2(regs: &[u64], s: &[Src; 3], f: impl Fn(u64, u64) -> u64) -> L {
+    with_lane!(regs, s[0], a => with_lane!(regs, s[1], b => each2(a, b, &f)))
+}
+
+#[inline(always)]
+fn map3(regs: &[u64], s: &[Src; 3], f: impl Fn(u64, u64, u64) -> u64) -> L {
+    with_lane!(regs, s[0], a => with_lane!(regs, s[1], b => with_lane!(regs, s[2], c => each3(a, b, c, &f))))
+}
+
+/// Whether the comparison whose outcome table is `table` holds for `p` and `q`, 64-bit values
+/// widened from at most 32 bits: the sign of their difference orders them without a 64-bit
+/// comparison, which the baseline vector instructions lack.
+#[inline(always)]
+fn order(table: u8, p: u64, q: u64) -> u64 {
+    let t = u64::from(table);
+    let d = p.wrapping_sub(q);
+    let lt = d >> 63;
+    let eq = u64::from(d == 0);
+    let gt = 1 ^ lt ^ eq;
+    (lt & t) | (eq & t >> 1) | (gt & t >> 2)
+}
+
+/// Whether the comparison whose outcome table is `table` holds for the outcome `lt`, `eq`,
+/// `gt` (none of them: unordered), without branches.
+#[inline(always)]
+fn pick(table: u8, lt: bool, eq: bool, gt: bool) -> u64 {
+    let t = u64::from(table);
+    let un = !(lt | eq | gt);
+    (u64::from(lt) & t)
+        | (u64::from(eq) & t >> 1)
+        | (u64::from(gt) & t >> 2)
+        | (u64::from(un) & t >> 3)
+}
+
+/// The `f32` result bits, NaN made canonical.
+#[inline(always)]
+fn f32_bits(r: f32) -> u64 {
+    if r.is_nan() {
+        0x7fff_ffff
+    } else {
+        u64::from(r.to_bits())
+    }
+}
+
+#[inline(always)]
+fn f32_of(v: u64) -> f32 {
+    f32::from_bits(v as u32)
+}
+
+#[inline(always)]
+fn f32_ftz(v: u64, ftz: bool) -> f32 {
+    let p = f32_of(v);
+    if ftz && p.is_subnormal() {
+        0.0
+    } else {
+        p
+    }
+}
+
+#[inline(always)]
+fn f64_bin(op: BinOp, a: u64, b: u64) -> u64 {
+    let (p, q) = (f64::from_bits(a), f64::from_bits(b));
+    let r = match op {
+        BinOp::Add => p + q,
+        BinOp::Sub => p - q,
+        BinOp::Mul => p * q,
+        BinOp::Div => p / q,
+    };
+    if r.is_nan() {
+        float::nan_result(Fmt::F64, &float::nan_order2(op, a, b))
+    } else {
+        r.to_bits()
+    }
+}
+
+impl Lanewise {
+    /// Runs the form for the lanes of `emask` over one call depth's registers
+    /// (`regs[slot * 32 + lane]`).
+    #[inline]
+    pub fn run(&self, regs: &mut [u64], emask: u32) {
+        let s = &self.s;
+        let out = match self.op {
+            Lop::Add(m) => map2(regs, s, |a, b| a.wrapping_add(b) & m),
+            Lop::Sub(m) => map2(regs, s, |a, b| a.wrapping_sub(b) & m),
+            Lop::Mul(m) => map2(regs, s, |a, b| a.wrapping_mul(b) & m),
+            Lop::Mad(m) => map3(regs, s, |a, b, c| a.wrapping_mul(b).wrapping_add(c) & m),
+            Lop::MulWide(w, sg) => map2(regs, s, |a, b| {
+                (crate::int::mul_full(a, b, w, sg) as u64) & mask(2 * w)
+            }),
+            Lop::MadWide(w, sg) => map3(regs, s, |a, b, c| {
+                let p = crate::int::mul_full(a, b, w, sg) as u128;
+                (p.wrapping_add(u128::from(c)) as u64) & mask(2 * w)
+            }),
+            Lop::MulHi(w, sg) => map2(regs, s, |a, b| crate::int::mul_hi(a, b, w, sg)),
+            Lop::MadHi(w, sg) => map3(regs, s, |a, b, c| {
+                crate::int::mul_hi(a, b, w, sg).wrapping_add(c) & mask(w)
+            }),
+            Lop::And(m) => map2(regs, s, |a, b| a & b & m),
+            Lop::Or(m) => map2(regs, s, |a, b| (a | b) & m),
+            Lop::Xor(m) => map2(regs, s, |a, b| (a ^ b) & m),
+            Lop::Not(m) => map1(regs, s, |a| !a & m),
+            Lop::Cnot(m) => map1(regs, s, |a| u64::from(a & m == 0)),
+            Lop::Shl(w) => map2(regs, s, |a, b| crate::int::shl(a, b, w)),
+            Lop::Shr(w, sg) => map2(regs, s, |a, b| crate::int::shr(a, b, w, sg)),
+            Lop::ShlBy(k, m) => map1(regs, s, |a| (a << k) & m),
+            Lop::ShrBy(k, m) => map1(regs, s, |a| (a & m) >> k),
+            Lop::SarBy(k, w) => map1(regs, s, |a| ((sext(a, w) >> k) as u64) & mask(w)),
+            Lop::SetpInt(table, w, true) if w <= 32 => map2(regs, s, |a, b| {
+                order(table, sext(a, w) as u64, sext(b, w) as u64)
+            }),
+            Lop::SetpInt(table, w, false) if w <= 32 => {
+                let m = mask(w);
+                map2(regs, s, |a, b| order(table, a & m, b & m))
+            }
+            Lop::SetpInt(table, w, true) => map2(regs, s, |a, b| {
+                let (p, q) = (sext(a, w), sext(b, w));
+                pick(table, p < q, p == q, p > q)
+            }),
+            Lop::SetpInt(table, w, false) => {
+                let m = mask(w);
+                map2(regs, s, |a, b| {
+                    let (p, q) = (a & m, b & m);
+                    pick(table, p < q, p == q, p > q)
+                })
+            }
+            Lop::SetpF32(table, ftz) => map2(regs, s, |a, b| {
+                let (p, q) = (f32_ftz(a, ftz), f32_ftz(b, ftz));
+                pick(table, p < q, p == q, p > q)
+            }),
+            Lop::SetpF64(table) => map2(regs, s, |a, b| {
+                let (p, q) = (f64::from_bits(a), f64::from_bits(b));
+                pick(table, p < q, p == q, p > q)
+            }),
+            Lop::Selp => map3(regs, s, |a, b, c| if c & 1 != 0 { a } else { b }),
+            Lop::Mov => map1(regs, s, |a| a),
+            Lop::F32(op) => map2(regs, s, |a, b| {
+                let (p, q) = (f32_of(a), f32_of(b));
+                f32_bits(match op {
+                    BinOp::Add => p + q,
+                    BinOp::Sub => p - q,
+                    BinOp::Mul => p * q,
+                    BinOp::Div => p / q,
+                })
+            }),
+            Lop::Fma32 => map3(regs, s, |a, b, c| {
+                f32_bits(f32_of(a).mul_add(f32_of(b), f32_of(c)))
+            }),
+            Lop::F64(op) => map2(regs, s, |a, b| f64_bin(op, a, b)),
+            Lop::Fma64 => map3(regs, s, |a, b, c| {
+                let r = f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c));
+                if r.is_nan() {
+                    float::nan_result(Fmt::F64, &float::nan_order3(a, b, c))
+                } else {
+                    r.to_bits()
+                }
+            }),
+            Lop::Cvt(dt, st, o) => map1(regs, s, |a| crate::cvt::cvt(dt, st, a, 0, o)),
+        };
+        let k = self.d as usize * 32;
+        let dst = &mut regs[k..k + 32];
+        let m = self.dmask;
+        if emask == u32::MAX {
+            for (r, v) in dst.iter_mut().zip(out) {
+                *r = v & m;
+            }
+        } else {
+            for (l, (r, v)) in dst.iter_mut().zip(out).enumerate() {
+                let keep = 0u64.wrapping_sub(u64::from(emask >> l & 1));
+                *r = (v & m & keep) | (*r & !keep);
+            }
+        }
+    }
+}
