@@ -266,6 +266,35 @@ impl Global {
         }
     }
 
+    /// The allocation holding `addr` (to read): its index, base address and contents (in a
+    /// view, the shared contents until the view wrote to it).
+    pub(crate) fn segment(&mut self, addr: u64) -> Option<(usize, u64, &[u8])> {
+        let (i, _) = self.find(addr, 1)?;
+        let data = match &self.overlay {
+            Some(o) if !o.copied[i] => &o.base[i].data,
+            _ => &self.allocs[i].data,
+        };
+        Some((i, self.allocs[i].base, data))
+    }
+
+    /// Allocation `i`'s contents to read (in a view, the shared contents until the view wrote
+    /// to it).
+    pub(crate) fn data(&self, i: usize) -> Option<&[u8]> {
+        match &self.overlay {
+            Some(o) if !*o.copied.get(i)? => o.base.get(i).map(|a| a.data.as_slice()),
+            _ => self.allocs.get(i).map(|a| a.data.as_slice()),
+        }
+    }
+
+    /// Allocation `i`'s contents to write, where writing needs no more than the bytes (not in
+    /// a view, which copies and marks what it writes: [`Global::view`]).
+    pub(crate) fn data_mut(&mut self, i: usize) -> Option<&mut [u8]> {
+        match self.overlay {
+            None => self.allocs.get_mut(i).map(|a| a.data.as_mut_slice()),
+            Some(_) => None,
+        }
+    }
+
     /// Checks that `[addr, addr + size)` lies in one allocation.
     pub(crate) fn check(&mut self, addr: u64, size: usize) -> Result<(), FaultKind> {
         self.find(addr, size as u64)
@@ -507,27 +536,60 @@ pub fn flat(mem: &mut [u8], addr: u64, size: usize) -> Result<&mut [u8], FaultKi
     mem.get_mut(start..end).ok_or(FaultKind::OutOfBounds)
 }
 
-/// Little-endian value of up to 8 bytes.
+/// Little-endian value of up to 8 bytes (the bytes past the eighth are ignored).
 #[inline]
 pub fn get_le(b: &[u8]) -> u64 {
-    let mut v = 0u64;
-    for (i, &x) in b.iter().enumerate().take(8) {
-        v |= (x as u64) << (8 * i);
+    // The access sizes as single loads; other lengths byte by byte.
+    match *b {
+        [x] => u64::from(x),
+        [x, y] => u64::from(u16::from_le_bytes([x, y])),
+        [x, y, z, w] => u64::from(u32::from_le_bytes([x, y, z, w])),
+        _ => match b.first_chunk::<8>() {
+            Some(c) => u64::from_le_bytes(*c),
+            None => b
+                .iter()
+                .enumerate()
+                .fold(0, |v, (i, &x)| v | (x as u64) << (8 * i)),
+        },
     }
-    v
 }
 
-/// Stores the low `b.len()` bytes of `v` little-endian.
+/// Stores the low `b.len()` bytes of `v` little-endian (a longer `b` gets eight).
 #[inline]
 pub fn put_le(b: &mut [u8], v: u64) {
-    for (i, x) in b.iter_mut().enumerate().take(8) {
-        *x = (v >> (8 * i)) as u8;
+    match b.len() {
+        1 => b[0] = v as u8,
+        2 => b.copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => b.copy_from_slice(&(v as u32).to_le_bytes()),
+        n if n >= 8 => b[..8].copy_from_slice(&v.to_le_bytes()),
+        _ => {
+            for (i, x) in b.iter_mut().enumerate() {
+                *x = (v >> (8 * i)) as u8;
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::mark;
+    use super::{get_le, mark, put_le};
+
+    /// `get_le` and `put_le` read and write the first `min(len, 8)` bytes little-endian, for
+    /// every length.
+    #[test]
+    fn little_endian_of_every_length() {
+        let v = 0x8877_6655_4433_2211u64;
+        for len in 0..=10 {
+            let mut b = vec![0xeeu8; len];
+            put_le(&mut b, v);
+            for (i, &x) in b.iter().enumerate() {
+                let want = if i < 8 { (v >> (8 * i)) as u8 } else { 0xee };
+                assert_eq!(x, want, "put_le, length {len}, byte {i}");
+            }
+            let want = (0..len.min(8)).fold(0u64, |a, i| a | (v & (0xff << (8 * i))));
+            assert_eq!(get_le(&b), want, "get_le, length {len}");
+        }
+    }
 
     /// `mark` sets exactly the bits of its bytes, within a word, across a word boundary and
     /// over whole words.

@@ -1,6 +1,7 @@
 //! Data movement: `mov`, `ld`, `st`, atomics, address conversion.
 
 use super::ctx::{lanes, AddrSpace, Ctx};
+use super::direct;
 use super::flow::Flow;
 use crate::code::Opnd;
 use crate::error::Error;
@@ -111,12 +112,19 @@ pub fn ld(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         // nothing that differs from writing lane by lane.
         let mut vals = [[0u64; 32]; 8];
         let mask = x.emask;
+        let k = n.min(dests.len());
+        if direct::load(x, sp, a, (es, n, k, signed), &mut vals) {
+            for (dst, v) in dests.iter().zip(&vals).take(n) {
+                x.write(dst, v, mask)?;
+            }
+            return Ok(Flow::Next);
+        }
         for l in lanes(mask) {
             let addr = x.addr(a, l)?;
             x.access(sp, addr, total, total, l, false, |b| {
                 bytes[..total].copy_from_slice(b)
             })?;
-            for (i, v) in vals.iter_mut().enumerate().take(n.min(dests.len())) {
+            for (i, v) in vals.iter_mut().enumerate().take(k) {
                 let mut e = mem::get_le(&bytes[i * es..(i + 1) * es]);
                 if signed {
                     e = sext(e, es as u32 * 8) as u64;
@@ -189,9 +197,13 @@ pub fn st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             *v = x.read(src, mask)?;
         }
         let total = es * n;
+        let k = n.min(srcs.len());
+        if direct::store(x, sp, a, (es, n, k), &vals) {
+            return Ok(Flow::Next);
+        }
         for l in lanes(mask) {
             let addr = x.addr(a, l)?;
-            for (i, v) in vals.iter().enumerate().take(n.min(srcs.len())) {
+            for (i, v) in vals.iter().enumerate().take(k) {
                 mem::put_le(&mut buf[i * es..(i + 1) * es], v[l]);
             }
             x.access(sp, addr, total, total, l, true, |b| b.copy_from_slice(buf))?;

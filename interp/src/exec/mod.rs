@@ -37,6 +37,7 @@ mod async_copy;
 mod bulk;
 mod cluster;
 mod control;
+mod direct;
 mod matrix;
 mod mbarrier;
 mod memops;
