@@ -443,6 +443,61 @@ fn f32_bits(r: f32) -> u64 {
     }
 }
 
+/// Source `s` in lane `l`.
+#[inline]
+fn lane_of(regs: &[u64], s: Src, l: usize) -> u64 {
+    match s {
+        Src::Reg(k) => regs.get(k as usize * 32 + l).copied().unwrap_or(0),
+        Src::Imm(v) => v,
+    }
+}
+
+/// Marks a lane [`fma32_vector`] leaves to [`fma32_exact`].
+const HARD: u64 = 1 << 63;
+
+/// `fma.rn.f32` by the host's correctly rounded fused multiply-add (a NaN result canonical).
+#[inline]
+fn fma32_exact(a: u64, b: u64, c: u64) -> u64 {
+    f32_bits(f32_of(a).mul_add(f32_of(b), f32_of(c)))
+}
+
+/// `fma.rn.f32` in double precision, in operations the compiler vectorises (the baseline
+/// x86-64 instructions have no fused multiply-add): the product of two `f32`s is exact in
+/// `f64`, so `s = x*y + z` is the exact value rounded once, and rounding `s` to `f32` gives the
+/// correctly rounded result unless `s` landed exactly on a midpoint of two adjacent `f32`s
+/// without being the exact value (the second rounding would then break a tie that is not
+/// one), or overflowed only in the second rounding. Those lanes come back marked [`HARD`] for
+/// [`fma32_exact`]; every other lane's bits are the correctly rounded result.
+#[inline(always)]
+fn fma32_vector(a: u64, b: u64, c: u64) -> u64 {
+    let (x, y, z) = (
+        f64::from(f32_of(a)),
+        f64::from(f32_of(b)),
+        f64::from(f32_of(c)),
+    );
+    let xy = x * y;
+    let s = xy + z;
+    let f = s as f32;
+    // The rounding error of `s` (Knuth's two-sum: exact, as nothing overflows in `f64`).
+    let bb = s - xy;
+    let err = (xy - (s - bb)) + (z - bb);
+    // The `f32` next to `f` on the side of `s`, and whether `s` is the midpoint between them.
+    // Written without branches (selects and masks), which the compiler vectorises.
+    let back = f64::from(f);
+    let fb = f.to_bits();
+    let up = u32::from(s.abs() > back.abs());
+    let other = fb.wrapping_add(up * 2).wrapping_sub(1);
+    let mid = (s != back) & ((back + f64::from(f32::from_bits(other))) * 0.5 == s);
+    let overflowed = (fb & 0x7fff_ffff == 0x7f80_0000) & (s.abs() < f64::INFINITY);
+    let hard = (mid & (err != 0.0)) | overflowed;
+    let bits = if fb & 0x7fff_ffff > 0x7f80_0000 {
+        0x7fff_ffff
+    } else {
+        fb
+    };
+    u64::from(bits) | u64::from(hard) << 63
+}
+
 #[inline(always)]
 fn f32_of(v: u64) -> f32 {
     f32::from_bits(v as u32)
@@ -543,9 +598,16 @@ impl Lanewise {
                     BinOp::Div => p / q,
                 })
             }),
-            Lop::Fma32 => map3(regs, s, |a, b, c| {
-                f32_bits(f32_of(a).mul_add(f32_of(b), f32_of(c)))
-            }),
+            Lop::Fma32 => {
+                let mut out = map3(regs, s, fma32_vector);
+                for (l, v) in out.iter_mut().enumerate() {
+                    if *v & HARD != 0 {
+                        let [a, b, c] = [0, 1, 2].map(|i| lane_of(regs, s[i], l));
+                        *v = fma32_exact(a, b, c);
+                    }
+                }
+                out
+            }
             Lop::F64(op) => map2(regs, s, |a, b| f64_bin(op, a, b)),
             Lop::Fma64 => map3(regs, s, |a, b, c| {
                 let r = f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c));
@@ -555,7 +617,7 @@ impl Lanewise {
                     r.to_bits()
                 }
             }),
-            Lop::Cvt(dt, st, o) => map1(regs, s, |a| crate::cvt::cvt(dt, st, a, 0, o)),
+            Lop::Cvt(dt, st, opts) => map1(regs, s, |a| crate::cvt::cvt(dt, st, a, 0, opts)),
         };
         let k = self.d as usize * 32;
         let dst = &mut regs[k..k + 32];
@@ -570,5 +632,109 @@ impl Lanewise {
                 *r = (v & m & keep) | (*r & !keep);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fma32_exact, fma32_vector, HARD};
+
+    /// The result `fma32_vector` gives a lane, with its hard lanes done exactly, and whether
+    /// the lane was hard.
+    fn fma(a: u32, b: u32, c: u32) -> (u64, bool) {
+        let (a, b, c) = (u64::from(a), u64::from(b), u64::from(c));
+        let v = fma32_vector(a, b, c);
+        if v & HARD != 0 {
+            (fma32_exact(a, b, c), true)
+        } else {
+            (v, false)
+        }
+    }
+
+    /// The vector `fma.rn.f32` equals the correctly rounded one on random operands of every
+    /// exponent spread, on special values, and on operands built so that the double-precision
+    /// sum lands exactly on an `f32` midpoint it is not (which it must leave to the exact
+    /// path).
+    #[test]
+    fn vector_fma_is_correctly_rounded() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let special = [
+            0u32,
+            0x8000_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0x7f80_0001,
+            0x0000_0001,
+            0x8000_0001,
+            0x007f_ffff,
+            0x0080_0000,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x3400_0000,
+            0x3380_0000,
+        ];
+        let mut hard = 0;
+        let mut check = |a: u32, b: u32, c: u32| {
+            let (got, h) = fma(a, b, c);
+            hard += u32::from(h);
+            let want = fma32_exact(u64::from(a), u64::from(b), u64::from(c));
+            assert_eq!(got, want, "fma({a:#010x}, {b:#010x}, {c:#010x})");
+        };
+        for &a in &special {
+            for &b in &special {
+                for &c in &special {
+                    check(a, b, c);
+                }
+            }
+        }
+        // Random significands, exponents within a spread that makes the terms overlap,
+        // cancel, overflow or fall to subnormals.
+        for spread in [2u64, 8, 30, 60, 255] {
+            for _ in 0..400_000 {
+                let r = next();
+                let e = |k: u64| {
+                    ((127 + (k % (2 * spread + 1)) as i64 - spread as i64).clamp(0, 255) as u32)
+                        << 23
+                };
+                let mut m = || (next() as u32) & 0x807f_ffff;
+                check(m() | e(r), m() | e(r >> 9), m() | e(r >> 18));
+            }
+        }
+        // Midpoints: z + 2^(e_z - 24) - 2^(e_z - 70) (and its mirror), from x = 2^i (1 + 2^-23)
+        // and y = 2^j (1 - 2^-23), whose product is 2^(i+j) (1 - 2^-46).
+        for _ in 0..200_000 {
+            let r = next();
+            let ez = (r % 235) as i32 + 20; // biased exponent of z
+                                            // The largest finite significand at the top exponent: the midpoint above it is
+                                            // where the second rounding overflows.
+            let mant = if ez == 254 && r & 0x100 != 0 {
+                0x7f_ffff
+            } else {
+                (r >> 8) as u32 & 0x7f_ffff
+            };
+            let zc = mant | ((ez as u32) << 23) | ((r >> 40) as u32 & 1) << 31;
+            let k = ez - 24; // biased exponent of x*y
+            let i = k / 2 + 32;
+            let j = k - i + 126;
+            if !(1..=254).contains(&i) || !(1..=254).contains(&j) {
+                continue;
+            }
+            let xs = ((r >> 41) as u32 & 1) << 31;
+            let ys = ((r >> 42) as u32 & 1) << 31;
+            let xv = xs | (i as u32) << 23 | 1;
+            let yv = ys | (j as u32) << 23 | 0x7f_fffe;
+            check(xv, yv, zc);
+            check(yv, xv, zc ^ 0x8000_0000);
+        }
+        assert!(hard > 1000, "only {hard} lanes took the exact path");
     }
 }
