@@ -73,11 +73,16 @@ pub struct RunArgs {
 /// mistyped count from asking the host for millions.
 const MAX_THREADS: u32 = 1024;
 
+/// The threads `--threads` asks for (default every core).
+fn thread_count(asked: Option<u32>) -> u32 {
+    asked
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32))
+        .clamp(1, MAX_THREADS)
+}
+
 /// The threads `--threads` asks for (default every core), with the rayon pool sized to match.
 pub fn threads(asked: Option<u32>) -> u32 {
-    let n = asked
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32))
-        .clamp(1, MAX_THREADS);
+    let n = thread_count(asked);
     // Sized once per process; a pool that exists already (a second call) is kept.
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads(n as usize)
@@ -108,6 +113,10 @@ pub struct VectorsArgs {
     /// Print the report as JSON: every case with its result, thread-instructions and seconds.
     #[arg(long)]
     json: bool,
+    /// Cases run at once, each launch on one thread (default: every core; 1 runs them in the
+    /// file's order). The report is the same whatever the count.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS as i64))]
+    threads: Option<u32>,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -324,7 +333,8 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
         "cases",
     );
     let start = Instant::now();
-    let report = ptx_ir::vectors::run_text_observed(&text, &a.families, &parse, &mut |r| {
+    let threads = thread_count(a.threads) as usize;
+    let report = ptx_ir::vectors::run_text_observed(&text, &a.families, &parse, threads, &|r| {
         counters.0.fetch_add(1, Ordering::Relaxed);
         counters
             .1

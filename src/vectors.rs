@@ -482,32 +482,37 @@ pub fn check_families(text: &str, families: &[String]) -> Result<(), CaseError> 
     })
 }
 
-/// Runs every case of a JSON-lines text whose family is in `families` (all if empty).
+/// Runs every case of a JSON-lines text whose family is in `families` (all if empty), one
+/// after the other.
 pub fn run_text(
     text: &str,
     families: &[String],
-    parse: &dyn Fn(&str) -> Result<Module, String>,
+    parse: &(dyn Fn(&str) -> Result<Module, String> + Sync),
 ) -> Report {
-    run_text_observed(text, families, parse, &mut |_| {})
+    run_text_observed(text, families, parse, 1, &|_| {})
 }
 
-/// [`run_text`], calling `observe` with each case's result as it is known (a progress bar's
-/// counter).
+/// [`run_text`] on `threads` threads (each case's launch on one: a case is small, and many run
+/// at once), calling `observe` with each case's result as it is known (a progress bar's
+/// counter, from whichever thread ran it). The report lists the cases in the text's order
+/// whatever the thread count.
 pub fn run_text_observed(
     text: &str,
     families: &[String],
-    parse: &dyn Fn(&str) -> Result<Module, String>,
-    observe: &mut dyn FnMut(&CaseResult),
+    parse: &(dyn Fn(&str) -> Result<Module, String> + Sync),
+    threads: usize,
+    observe: &(dyn Fn(&CaseResult) + Sync),
 ) -> Report {
-    let mut rep = Report::default();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .collect();
+    let one = |&(i, line): &(usize, &str)| -> Option<CaseResult> {
         let r = match parse_case(line) {
             Ok(c) => {
                 if !families.is_empty() && !families.contains(&c.family) {
-                    continue;
+                    return None;
                 }
                 run_case(&c, parse)
             }
@@ -523,7 +528,22 @@ pub fn run_text_observed(
             },
         };
         observe(&r);
-        rep.results.push(r);
-    }
-    rep
+        Some(r)
+    };
+    let pool = (threads > 1)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .ok()
+        })
+        .flatten();
+    let results = match pool {
+        Some(pool) => {
+            use rayon::prelude::*;
+            pool.install(|| lines.par_iter().filter_map(one).collect())
+        }
+        None => lines.iter().filter_map(one).collect(),
+    };
+    Report { results }
 }

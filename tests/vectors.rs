@@ -22,7 +22,7 @@ fn known_failures() -> Vec<(String, String)> {
 /// Runs a vectors file and returns the non-approximate cases that disagree and are not listed,
 /// plus the listed entries whose cases are present here and all pass (stale entries).
 fn check(text: &str, known: &[(String, String)]) -> (Vec<String>, Vec<String>) {
-    let report = ptx_ir::vectors::run_text(text, &[], &parse);
+    let report = ptx_ir::vectors::run_text_observed(text, &[], &parse, 2, &|_| {});
     print!("{}", report.render());
     let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
     assert!(
@@ -71,6 +71,41 @@ fn dev_vectors_agree_with_the_hardware() {
         stale.is_empty(),
         "known_failures.txt lists cases that now pass: {stale:?}"
     );
+}
+
+/// Cases run on several threads give the report they give one after the other: the same
+/// cases in the same order with the same results.
+#[test]
+fn parallel_vectors_report_as_serial() {
+    let path = common::shared_dir("hwtruth").join("dev.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let cases = text.lines().filter(|l| !l.trim().is_empty()).count();
+    let seen = std::sync::atomic::AtomicUsize::new(0);
+    let observe = |_: &ptx_ir::vectors::CaseResult| {
+        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    };
+    let key = |r: &ptx_ir::vectors::Report| -> Vec<String> {
+        r.results
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {} {} {:?} {} {:?} {}",
+                    c.name,
+                    c.family,
+                    c.passed,
+                    c.detail,
+                    c.bad_lanes,
+                    c.max_ulp,
+                    c.thread_instructions
+                )
+            })
+            .collect()
+    };
+    let serial = ptx_ir::vectors::run_text(&text, &[], &parse);
+    let parallel = ptx_ir::vectors::run_text_observed(&text, &[], &parse, 4, &observe);
+    assert!(cases > 100 && serial.results.len() == cases);
+    assert_eq!(seen.into_inner(), cases, "every case observed once");
+    assert_eq!(key(&serial), key(&parallel));
 }
 
 /// `ptx vectors` ends with the summary line and exits 1 when a case fails.

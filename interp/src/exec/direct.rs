@@ -1,7 +1,7 @@
-//! Loads and stores of `.shared` and `.global` memory (and generic addresses into them) that
-//! skip the general access path ([`Ctx::access`]) when it has nothing to check beyond bounds
-//! and alignment: no asynchronous operation or mbarrier is watched and, for a store, no proxy
-//! fence is tracked.
+//! Loads and stores of `.shared` and `.global` memory, loads of kernel parameters and the
+//! constant bank (and generic addresses into them) that skip the general access path
+//! ([`Ctx::access`]) when it has nothing to check beyond bounds and alignment: no asynchronous
+//! operation or mbarrier is watched and, for a store, no proxy fence is tracked.
 //!
 //! Every lane's address is resolved and checked before any is used; a lane that would fault
 //! (or an address in another space) sends the whole instruction down the general path, which
@@ -24,6 +24,10 @@ enum At {
     Shared(u32, u32),
     /// Global allocation `i`, at this offset.
     Global(u32, usize),
+    /// The kernel parameter buffer, at this offset (read-only).
+    KParam(usize),
+    /// The constant bank, at this offset (read-only).
+    Const(usize),
 }
 
 /// Each lane's address of `a`, for the address forms read without the frame.
@@ -44,25 +48,28 @@ fn addresses(x: &Ctx<'_, '_>, a: &Opnd) -> Option<[u64; 32]> {
     })
 }
 
-/// Where `addr` lands: shared memory of a CTA (rank, offset) or global memory (`Err`), as
-/// [`Ctx::access`] resolves it; `None` for the other regions.
+/// Where `addr` lands, as [`Ctx::access`] resolves it: shared memory of a CTA (rank and
+/// offset), global memory, the kernel parameters or the constant bank (region and offset);
+/// `None` for local memory.
 #[inline]
-fn place(x: &Ctx<'_, '_>, sp: AddrSpace, addr: u64) -> Option<Result<(u32, u64), u64>> {
+fn place(x: &Ctx<'_, '_>, sp: AddrSpace, addr: u64) -> Option<(Region, u64)> {
     let (region, a) = match sp {
         AddrSpace::Generic => mem::decode_generic(addr),
         AddrSpace::Global => (Region::Global, addr),
         AddrSpace::Shared | AddrSpace::SharedCluster => {
             (Region::Shared(u32::MAX), addr & 0xffff_ffff)
         }
-        _ => return None,
+        AddrSpace::Param if addr >= mem::KPARAM_BASE => (Region::KParam, addr - mem::KPARAM_BASE),
+        AddrSpace::Const => (Region::Const, addr),
+        AddrSpace::Param | AddrSpace::Local => return None,
     };
     match region {
-        Region::Global => Some(Err(a)),
         Region::Shared(_) => {
             let (rank, off) = mem::split_cluster(a);
-            Some(Ok((rank.unwrap_or(x.w.cta), off)))
+            Some((Region::Shared(rank.unwrap_or(x.w.cta)), off))
         }
-        _ => None,
+        Region::Local => None,
+        r => Some((r, a)),
     }
 }
 
@@ -88,15 +95,17 @@ fn resolve(
         if addr & (total as u64 - 1) != 0 {
             return None;
         }
+        // Offset `a` of `total` bytes in memory of `len` bytes.
+        let within =
+            |a: u64, len: usize| a.checked_add(total as u64).is_some_and(|e| e <= len as u64);
         at[l] = match place(x, sp, addr)? {
-            Ok((rank, off)) => {
-                let len = x.cl.shared.get(rank as usize)?.len() as u64;
-                if off.checked_add(total as u64)? > len {
+            (Region::Shared(rank), off) => {
+                if !within(off, x.cl.shared.get(rank as usize)?.len()) {
                     return None;
                 }
                 At::Shared(rank, off as u32)
             }
-            Err(g) => {
+            (Region::Global, g) => {
                 let (i, base, len) = match seg {
                     Some((i, base, len)) if g.wrapping_sub(base) < len as u64 => (i, base, len),
                     _ => {
@@ -111,6 +120,14 @@ fn resolve(
                 }
                 At::Global(i as u32, off)
             }
+            // Read-only: a store there is the general path's fault to report.
+            (Region::KParam, off) if !write && within(off, x.m.kparams.len()) => {
+                At::KParam(off as usize)
+            }
+            (Region::Const, off) if !write && within(off, x.m.consts.len()) => {
+                At::Const(off as usize)
+            }
+            _ => return None,
         };
     }
     Some(())
@@ -155,6 +172,8 @@ fn gather<const ES: usize>(
     for l in lanes(x.emask) {
         let (bytes, off) = match at[l] {
             At::Shared(r, off) => (x.cl.shared.get(r as usize).map(|s| &s[..]), off as usize),
+            At::KParam(off) => (Some(&x.m.kparams[..]), off),
+            At::Const(off) => (Some(&x.m.consts[..]), off),
             At::Global(i, off) => match cur {
                 Some((j, d)) if j == i => (Some(d), off),
                 _ => {
@@ -213,6 +232,7 @@ pub fn store(
                     .get_mut(r as usize)
                     .and_then(|s| s.get_mut(off..off + total))
             }
+            At::KParam(_) | At::Const(_) => None,
             At::Global(i, off) => {
                 let i = i as usize;
                 if x.m.global.data_mut(i).is_some() {
