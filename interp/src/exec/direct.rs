@@ -90,47 +90,78 @@ fn resolve(
     let addrs = addresses(x, a)?;
     // The last allocation hit (index, base, length): the lanes of one access mostly share it.
     let mut seg: Option<(usize, u64, usize)> = None;
-    for l in lanes(x.emask) {
-        let addr = addrs[l];
-        if addr & (total as u64 - 1) != 0 {
-            return None;
+    let e = x.emask;
+    // The common spaces get a loop of their own (the region is known), the rest decode each
+    // address.
+    match sp {
+        AddrSpace::Global => {
+            for l in lanes(e) {
+                let addr = aligned(addrs[l], total)?;
+                at[l] = global_at(x, addr, total, &mut seg)?;
+            }
         }
-        // Offset `a` of `total` bytes in memory of `len` bytes.
-        let within =
-            |a: u64, len: usize| a.checked_add(total as u64).is_some_and(|e| e <= len as u64);
-        at[l] = match place(x, sp, addr)? {
-            (Region::Shared(rank), off) => {
-                if !within(off, x.cl.shared.get(rank as usize)?.len()) {
-                    return None;
-                }
-                At::Shared(rank, off as u32)
+        AddrSpace::Shared | AddrSpace::SharedCluster => {
+            for l in lanes(e) {
+                let addr = aligned(addrs[l], total)?;
+                let (rank, off) = mem::split_cluster(addr & 0xffff_ffff);
+                at[l] = shared_at(x, rank.unwrap_or(x.w.cta), off, total)?;
             }
-            (Region::Global, g) => {
-                let (i, base, len) = match seg {
-                    Some((i, base, len)) if g.wrapping_sub(base) < len as u64 => (i, base, len),
-                    _ => {
-                        let (i, base, d) = x.m.global.segment(g)?;
-                        seg = Some((i, base, d.len()));
-                        (i, base, d.len())
-                    }
+        }
+        _ => {
+            for l in lanes(e) {
+                let addr = aligned(addrs[l], total)?;
+                let within = |a: u64, len: usize| {
+                    a.checked_add(total as u64).is_some_and(|e| e <= len as u64)
                 };
-                let off = (g - base) as usize;
-                if off + total > len {
-                    return None;
-                }
-                At::Global(i as u32, off)
+                at[l] = match place(x, sp, addr)? {
+                    (Region::Shared(rank), off) => shared_at(x, rank, off, total)?,
+                    (Region::Global, g) => global_at(x, g, total, &mut seg)?,
+                    // Read-only: a store there is the general path's fault to report.
+                    (Region::KParam, off) if !write && within(off, x.m.kparams.len()) => {
+                        At::KParam(off as usize)
+                    }
+                    (Region::Const, off) if !write && within(off, x.m.consts.len()) => {
+                        At::Const(off as usize)
+                    }
+                    _ => return None,
+                };
             }
-            // Read-only: a store there is the general path's fault to report.
-            (Region::KParam, off) if !write && within(off, x.m.kparams.len()) => {
-                At::KParam(off as usize)
-            }
-            (Region::Const, off) if !write && within(off, x.m.consts.len()) => {
-                At::Const(off as usize)
-            }
-            _ => return None,
-        };
+        }
     }
     Some(())
+}
+
+/// `addr`, if aligned to `total` (a power of two).
+#[inline(always)]
+fn aligned(addr: u64, total: usize) -> Option<u64> {
+    (addr & (total as u64 - 1) == 0).then_some(addr)
+}
+
+/// `total` bytes at offset `off` of the shared memory of the CTA of cluster rank `rank`.
+#[inline(always)]
+fn shared_at(x: &Ctx<'_, '_>, rank: u32, off: u64, total: usize) -> Option<At> {
+    let len = x.cl.shared.get(rank as usize)?.len() as u64;
+    (off.checked_add(total as u64)? <= len).then_some(At::Shared(rank, off as u32))
+}
+
+/// `total` bytes at global address `g`; `seg` is the allocation the previous lane hit.
+#[inline(always)]
+fn global_at(
+    x: &mut Ctx<'_, '_>,
+    g: u64,
+    total: usize,
+    seg: &mut Option<(usize, u64, usize)>,
+) -> Option<At> {
+    let (i, base, len) = match *seg {
+        Some((i, base, len)) if g.wrapping_sub(base) < len as u64 => (i, base, len),
+        _ => {
+            let (i, base, d) = x.m.global.segment(g)?;
+            *seg = Some((i, base, d.len()));
+            (i, base, d.len())
+        }
+    };
+    let off = (g - base) as usize;
+    (off + total <= len).then_some(At::Global(i as u32, off))
 }
 
 /// `ld` of `n` elements of `es` bytes at `a`, the first `k` into `vals[i][lane]`
