@@ -500,8 +500,22 @@ fn f32_ftz(v: u64, ftz: bool) -> f32 {
     }
 }
 
+/// Round-to-nearest `f32` arithmetic on the host (a NaN result is the canonical NaN, as the GPU
+/// gives).
 #[inline(always)]
-fn f64_bin(op: BinOp, a: u64, b: u64) -> u64 {
+pub(crate) fn f32_bin(op: BinOp, a: u64, b: u64) -> u64 {
+    let (p, q) = (f32_of(a), f32_of(b));
+    f32_bits(match op {
+        BinOp::Add => p + q,
+        BinOp::Sub => p - q,
+        BinOp::Mul => p * q,
+        BinOp::Div => p / q,
+    })
+}
+
+/// Round-to-nearest `f64` arithmetic on the host (a NaN result as the ISA's NaN rules give it).
+#[inline(always)]
+pub(crate) fn f64_bin(op: BinOp, a: u64, b: u64) -> u64 {
     let (p, q) = (f64::from_bits(a), f64::from_bits(b));
     let r = match op {
         BinOp::Add => p + q,
@@ -576,15 +590,7 @@ impl Lanewise {
             }),
             Lop::Selp => map3(regs, s, |a, b, c| if c & 1 != 0 { a } else { b }),
             Lop::Mov => map1(regs, s, |a| a),
-            Lop::F32(op) => map2(regs, s, |a, b| {
-                let (p, q) = (f32_of(a), f32_of(b));
-                f32_bits(match op {
-                    BinOp::Add => p + q,
-                    BinOp::Sub => p - q,
-                    BinOp::Mul => p * q,
-                    BinOp::Div => p / q,
-                })
-            }),
+            Lop::F32(op) => map2(regs, s, |a, b| f32_bin(op, a, b)),
             Lop::Fma32 => map3(regs, s, fma32_vector),
             Lop::F64(op) => map2(regs, s, |a, b| f64_bin(op, a, b)),
             Lop::Fma64 => map3(regs, s, |a, b, c| {

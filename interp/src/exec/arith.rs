@@ -154,38 +154,8 @@ fn float2(
 ) -> Result<Flow, Error> {
     if n == 1 && src.is_none() && plain_rn(m) {
         match fmt {
-            Fmt::F32 => {
-                return mapf::<2>(x, move |[a, b]| {
-                    let (p, q) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
-                    let r = match op {
-                        BinOp::Add => p + q,
-                        BinOp::Sub => p - q,
-                        BinOp::Mul => p * q,
-                        BinOp::Div => p / q,
-                    };
-                    if r.is_nan() {
-                        0x7fff_ffff
-                    } else {
-                        r.to_bits() as u64
-                    }
-                })
-            }
-            Fmt::F64 => {
-                return mapf::<2>(x, move |[a, b]| {
-                    let (p, q) = (f64::from_bits(a), f64::from_bits(b));
-                    let r = match op {
-                        BinOp::Add => p + q,
-                        BinOp::Sub => p - q,
-                        BinOp::Mul => p * q,
-                        BinOp::Div => p / q,
-                    };
-                    if r.is_nan() {
-                        float::nan_result(Fmt::F64, &float::nan_order2(op, a, b))
-                    } else {
-                        r.to_bits()
-                    }
-                })
-            }
+            Fmt::F32 => return mapf::<2>(x, move |[a, b]| crate::lanewise::f32_bin(op, a, b)),
+            Fmt::F64 => return mapf::<2>(x, move |[a, b]| crate::lanewise::f64_bin(op, a, b)),
             _ => {}
         }
     }
