@@ -185,8 +185,10 @@ fn round(m: &mut Machine<'_>, a: &mut Active) -> Result<(bool, bool), Error> {
             if warps[r][wi].done() {
                 continue;
             }
-            for _ in 0..SLICE {
-                let p = step::step(m, cl, &mut warps[r][wi])?;
+            let mut ran = 0;
+            while ran < SLICE {
+                let (p, n) = step::step(m, cl, &mut warps[r][wi], SLICE - ran)?;
+                ran += n;
                 match p {
                     Progress::Blocked => break,
                     Progress::Retry => {

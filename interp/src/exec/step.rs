@@ -41,11 +41,105 @@ pub enum Progress {
     Retry,
 }
 
-/// Runs one instruction of warp `w`.
-pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progress, Error> {
-    let Some(gi) = w.next_ready() else {
-        return Ok(Progress::Blocked);
+/// The lanes of `mask` whose guard of `d` holds, in the registers `regs` of their depth.
+#[inline(always)]
+fn executing(d: &crate::code::DInst, regs: &[u64], mask: u32) -> u32 {
+    match d.guard {
+        None => mask,
+        Some((slot, neg)) => {
+            let s = slot as usize * 32;
+            let Some(regs) = regs.get(s..s + 32) else {
+                return 0;
+            };
+            // All 32 lanes without branches (the compiler vectorises it), then the group's.
+            let mut e = 0u32;
+            for (l, r) in regs.iter().enumerate() {
+                e |= ((*r & 1) as u32 ^ neg as u32) << l;
+            }
+            e & mask
+        }
+    }
+}
+
+/// Runs up to `budget` instructions of group `gi` of warp `w` in a row while they have
+/// warp-wide forms ([`crate::lanewise`]) and the group stays the one [`Warp::next_ready`]
+/// picks: exactly the steps [`step`] would take one after the other, without the context, the
+/// handler table or the scheduler's bookkeeping between them. Returns how many ran (at least
+/// one when the group's next instruction has such a form).
+#[inline(never)]
+fn run_lanewise(m: &mut Machine<'_>, w: &mut Warp, gi: usize, budget: u32) -> Result<u32, Error> {
+    let prog = m.prog;
+    let (func, mask, depth, start) = {
+        let g = &w.groups[gi];
+        (g.func, g.mask, g.depth(), g.pc)
     };
+    let f = &prog.funcs[func as usize];
+    let lanes = u64::from(mask.count_ones());
+    let mut pc = start;
+    let mut n = 0;
+    while n < budget {
+        let (Some(Some(k)), Some(d)) = (f.lanewise.get(pc as usize), f.code.get(pc as usize))
+        else {
+            break;
+        };
+        let Some(regs) = w.regs.get_mut(depth) else {
+            break;
+        };
+        let emask = executing(d, regs, mask);
+        if m.fuel < lanes {
+            m.refuel(lanes)?;
+        }
+        m.fuel -= lanes;
+        m.stats.thread_instructions += lanes;
+        m.stats.warp_instructions += 1;
+        if emask != 0 {
+            k.run(regs, emask);
+        }
+        pc += 1;
+        n += 1;
+        // As in `step`: a group that caught up with or passed the next one is re-sorted, and
+        // which group runs next is then the scheduler's choice again.
+        if gi + 1 < w.groups.len() {
+            w.groups[gi].pc = pc;
+            if w.groups[gi].order(&w.groups[gi + 1]) != std::cmp::Ordering::Less {
+                let g = w.groups.remove(gi);
+                w.insert(g);
+                return Ok(n);
+            }
+        }
+    }
+    if let Some(g) = w.groups.get_mut(gi) {
+        g.pc = pc;
+    }
+    Ok(n)
+}
+
+/// Runs one instruction of warp `w`, or (a run of instructions with warp-wide forms, up to
+/// `budget`) several in a row; returns what the scheduler learns and how many ran. A warp with
+/// wgmma state takes one instruction at a time, whose register rules are checked here.
+pub fn step(
+    m: &mut Machine<'_>,
+    cl: &mut Cluster,
+    w: &mut Warp,
+    budget: u32,
+) -> Result<(Progress, u32), Error> {
+    let Some(gi) = w.next_ready() else {
+        return Ok((Progress::Blocked, 0));
+    };
+    let g = &w.groups[gi];
+    let warp_wide = matches!(
+        m.prog.funcs[g.func as usize].lanewise.get(g.pc as usize),
+        Some(Some(_))
+    );
+    if warp_wide && w.wg.is_none() {
+        let n = run_lanewise(m, w, gi, budget)?;
+        return Ok((Progress::Ran(Event::None), n));
+    }
+    Ok((one(m, cl, w, gi)?, 1))
+}
+
+/// Runs the instruction of group `gi` of warp `w`.
+fn one(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp, gi: usize) -> Result<Progress, Error> {
     let prog = m.prog;
     let (func, pc, mask, base, sbase, depth) = {
         let g = &w.groups[gi];
@@ -58,19 +152,7 @@ pub fn step(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp) -> Result<Progr
         let flow = control::fall_off(m, w, &g);
         return finish(cl, w, g, flow?);
     };
-    let emask = match d.guard {
-        None => mask,
-        Some((slot, neg)) => {
-            let s = slot as usize * 32;
-            let regs = &w.regs[depth][s..s + 32];
-            // All 32 lanes without branches (the compiler vectorises it), then the group's.
-            let mut e = 0u32;
-            for (l, r) in regs.iter().enumerate() {
-                e |= ((*r & 1) as u32 ^ neg as u32) << l;
-            }
-            e & mask
-        }
-    };
+    let emask = executing(d, &w.regs[depth], mask);
     let lanes = mask.count_ones() as u64;
     if m.fuel < lanes {
         m.refuel(lanes)?;
