@@ -472,6 +472,9 @@ fn barrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         (a, x.opt(1), None)
     };
     let uniform = |o: &Opnd| -> Result<u64, Error> {
+        if let Opnd::Imm(v) = o {
+            return Ok(*v);
+        }
         let mut v: Option<u64> = None;
         for l in lanes(x.emask) {
             let a = x.get(o, l)?;

@@ -255,6 +255,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 out.copy_from_slice(&self.regs()[s..s + 32]);
             }
             Opnd::Imm(v) => out = [*v; 32],
+            Opnd::Special(r, c) => {
+                out = super::special::lanes(self.m, self.cl, self.w, *r, *c, mask)?;
+            }
             _ => {
                 for l in lanes(mask) {
                     out[l] = self.get(o, l)?;

@@ -93,3 +93,29 @@ pub fn value(
         | SpecialReg::Envreg(_) => 0,
     })
 }
+
+/// The value of `r` (component `c`) in every lane: the registers that are the same in every
+/// lane of the warp, or `%tid`, without [`value`]'s per-lane lookups; the rest lane by lane.
+pub fn lanes(
+    m: &Machine<'_>,
+    cl: &Cluster,
+    w: &Warp,
+    r: SpecialReg,
+    c: u8,
+    mask: u32,
+) -> Result<[u64; 32], Error> {
+    match r {
+        SpecialReg::Tid => Ok(std::array::from_fn(|l| pick(w.tid[l], c))),
+        SpecialReg::Ntid | SpecialReg::Ctaid | SpecialReg::Nctaid | SpecialReg::Warpid => {
+            // The same in every lane: computed once.
+            Ok([value(m, cl, w, r, c, 0)?; 32])
+        }
+        _ => {
+            let mut out = [0u64; 32];
+            for l in super::ctx::lanes(mask) {
+                out[l] = value(m, cl, w, r, c, l)?;
+            }
+            Ok(out)
+        }
+    }
+}
