@@ -6,7 +6,9 @@ use super::flow::Flow;
 use super::state::{Cluster, Machine};
 use super::warp::{Group, Wait, Warp};
 use super::{control, semantics};
+use crate::code::Opnd;
 use crate::error::Error;
+use ptx_ir_core::Opcode;
 
 /// What a warp-instruction asks of the scheduler.
 pub enum Event {
@@ -62,8 +64,8 @@ fn executing(d: &crate::code::DInst, regs: &[u64], mask: u32) -> u32 {
 }
 
 /// Runs up to `budget` instructions of group `gi` of warp `w` in a row while they have
-/// warp-wide forms ([`crate::lanewise`]) and the group stays the one [`Warp::next_ready`]
-/// picks: exactly the steps [`step`] would take one after the other, without the context, the
+/// warp-wide forms ([`crate::lanewise`]) or are branches the lone group takes whole or not at
+/// all, and the group stays the one [`Warp::next_ready`] picks: exactly the steps [`step`] would take one after the other, without the context, the
 /// handler table or the scheduler's bookkeeping between them. Returns how many ran (at least
 /// one when the group's next instruction has such a form).
 #[inline(never)]
@@ -77,25 +79,42 @@ fn run_lanewise(m: &mut Machine<'_>, w: &mut Warp, gi: usize, budget: u32) -> Re
     let lanes = u64::from(mask.count_ones());
     let mut pc = start;
     let mut n = 0;
+    // A direct branch the whole group takes, or none of it, when the group is the warp's only
+    // one and no group is avoided: `finish` would only move the pc (and, backwards, reset the
+    // spin count), so the run goes on through it.
+    let lone = w.groups.len() == 1 && w.avoid.is_none();
     while n < budget {
-        let (Some(Some(k)), Some(d)) = (f.lanewise.get(pc as usize), f.code.get(pc as usize))
-        else {
+        let Some(d) = f.code.get(pc as usize) else {
             break;
+        };
+        let form = match f.lanewise.get(pc as usize) {
+            Some(Some(k)) => Some(k),
+            _ if lone && d.op == Opcode::Bra && d.lower.is_none() => None,
+            _ => break,
         };
         let Some(regs) = w.regs.get_mut(depth) else {
             break;
         };
         let emask = executing(d, regs, mask);
+        let next = match (form, &d.opnds[..]) {
+            (Some(_), _) => pc + 1,
+            (None, [Opnd::Label(target)]) if emask == mask => *target,
+            (None, [Opnd::Label(_)]) if emask == 0 => pc + 1,
+            (None, _) => break,
+        };
         if m.fuel < lanes {
             m.refuel(lanes)?;
         }
         m.fuel -= lanes;
         m.stats.thread_instructions += lanes;
         m.stats.warp_instructions += 1;
-        if emask != 0 {
-            k.run(regs, emask);
+        match form {
+            Some(k) if emask != 0 => k.run(regs, emask),
+            Some(_) => {}
+            None if emask != 0 && next <= pc => w.spins = 0,
+            None => {}
         }
-        pc += 1;
+        pc = next;
         n += 1;
         // As in `step`: a group that caught up with or passed the next one is re-sorted, and
         // which group runs next is then the scheduler's choice again.
