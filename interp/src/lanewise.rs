@@ -66,6 +66,10 @@ pub enum Lop {
     ShrBy(u32, u64),
     /// Signed `shr` of width `w` by a constant amount below it.
     SarBy(u32, u32),
+    /// Integer `min` (`false`) or `max` (`true`) of width `w` and signedness.
+    MinMax(bool, u32, bool),
+    /// Integer `abs` of width `w` (`neg` when `false`).
+    AbsNeg(bool, u32, bool),
     /// Integer `setp`: which of less, equal, greater make it true (bits 0-2), width,
     /// signedness.
     SetpInt(u8, u32, bool),
@@ -254,6 +258,18 @@ fn operation(d: &DInst, n: usize, s: &[Src; 3]) -> Option<Lop> {
             } else {
                 Lop::Mad(mask(w))
             }
+        }
+        (Opcode::Min | Opcode::Max, 2) => {
+            let t = int(t)?;
+            if matches!(t, Type::U16x2 | Type::S16x2) || has(Flag::Relu) {
+                return None;
+            }
+            let (w, sg) = ity(t);
+            Lop::MinMax(d.op == Opcode::Max, w, sg)
+        }
+        (Opcode::Abs | Opcode::Neg, 1) => {
+            let (w, sg) = ity(int(t)?);
+            Lop::AbsNeg(d.op == Opcode::Abs, w, sg)
         }
         (Opcode::Fma, 3) if !has(Flag::Oob) => return float_op(d, flt(t)?, 3, BinOp::Add),
         (Opcode::And | Opcode::Or | Opcode::Xor, 2) => {
@@ -587,6 +603,31 @@ impl Lanewise {
             Lop::SetpF64(table) => map2(regs, s, |a, b| {
                 let (p, q) = (f64::from_bits(a), f64::from_bits(b));
                 pick(table, p < q, p == q, p > q)
+            }),
+            Lop::MinMax(max, w, true) => map2(regs, s, |a, b| {
+                let (p, q) = (sext(a, w), sext(b, w));
+                (if (p < q) != max { p } else { q }) as u64 & mask(w)
+            }),
+            Lop::MinMax(max, w, false) => {
+                let m = mask(w);
+                map2(regs, s, |a, b| {
+                    let (p, q) = (a & m, b & m);
+                    if (p < q) != max {
+                        p
+                    } else {
+                        q
+                    }
+                })
+            }
+            Lop::AbsNeg(abs, w, sg) => map1(regs, s, |a| {
+                let v = sext(a, w);
+                (if abs && sg {
+                    v.wrapping_abs() as u64
+                } else if abs {
+                    a
+                } else {
+                    v.wrapping_neg() as u64
+                }) & mask(w)
             }),
             Lop::Selp => map3(regs, s, |a, b, c| if c & 1 != 0 { a } else { b }),
             Lop::Mov => map1(regs, s, |a| a),

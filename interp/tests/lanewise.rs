@@ -140,6 +140,14 @@ fn shapes() -> Vec<Shape> {
             v.push(sh(format!("setp.{cmp}.{t}"), C::P, &[c, c]));
         }
     }
+    for t in ["s16", "s32", "s64"] {
+        let c = C::of(t);
+        v.push(sh(format!("abs.{t}"), c, &[c]));
+        v.push(sh(format!("neg.{t}"), c, &[c]));
+    }
+    v.push(sh("max.relu.s32", C::R, &[C::R, C::R]));
+    v.push(sh("min.u16x2", C::R, &[C::R, C::R]));
+    v.push(sh("max.s16x2", C::R, &[C::R, C::R]));
     v.push(sh("add.sat.s32", C::R, &[C::R, C::R]));
     v.push(sh("sub.sat.s32", C::R, &[C::R, C::R]));
     for t in ["b16", "b32", "b64", "pred"] {
@@ -392,8 +400,8 @@ fn warp_wide_forms_equal_the_handlers() {
     let fast = Program::load(&m).expect("load");
     let slow = Program::load(&m).expect("load").handlers_only();
     assert_eq!(slow.lanewise_forms(), 0);
-    // Most of the kernel is instructions with a warp-wide form (the rest: stores, `min`,
-    // `max`, saturating and `.ftz`/directed-rounding float forms).
+    // Most of the kernel is instructions with a warp-wide form (the rest: stores, saturating,
+    // packed and `.relu` forms, `.ftz` and directed-rounding float forms).
     assert!(
         fast.lanewise_forms() > n * 2,
         "{} forms for {n} tested instructions",
