@@ -735,9 +735,9 @@ mod tests {
         // and y = 2^j (1 - 2^-23), whose product is 2^(i+j) (1 - 2^-46).
         for _ in 0..200_000 {
             let r = next();
-            let ez = (r % 235) as i32 + 20; // biased exponent of z
-                                            // The largest finite significand at the top exponent: the midpoint above it is
-                                            // where the second rounding overflows.
+            // The biased exponent of z; at the top one, often the largest finite significand,
+            // whose midpoint above is where the second rounding overflows.
+            let ez = (r % 235) as i32 + 20;
             let mant = if ez == 254 && r & 0x100 != 0 {
                 0x7f_ffff
             } else {

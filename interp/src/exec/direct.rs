@@ -73,8 +73,8 @@ fn place(x: &Ctx<'_, '_>, sp: AddrSpace, addr: u64) -> Option<(Region, u64)> {
     }
 }
 
-/// Where each executing lane's `total` bytes at `a` lie (into `at`), all checked; `None` when some lane
-/// needs the general path (a fault, another region, a watch).
+/// Where each executing lane's `total` bytes at `a` lie (into `at`), all checked; `None` when
+/// some lane needs the general path (a fault, another region, a watch).
 fn resolve(
     x: &mut Ctx<'_, '_>,
     sp: AddrSpace,

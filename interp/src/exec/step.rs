@@ -65,9 +65,10 @@ fn executing(d: &crate::code::DInst, regs: &[u64], mask: u32) -> u32 {
 
 /// Runs up to `budget` instructions of group `gi` of warp `w` in a row while they have
 /// warp-wide forms ([`crate::lanewise`]) or are branches the lone group takes whole or not at
-/// all, and the group stays the one [`Warp::next_ready`] picks: exactly the steps [`step`] would take one after the other, without the context, the
-/// handler table or the scheduler's bookkeeping between them. Returns how many ran (at least
-/// one when the group's next instruction has such a form).
+/// all, and the group stays the one [`Warp::next_ready`] picks: exactly the steps [`step`]
+/// would take one after the other, without the context, the handler table or the scheduler's
+/// bookkeeping between them. Returns how many ran (at least one when the group's next
+/// instruction has such a form).
 #[inline(never)]
 fn run_lanewise(m: &mut Machine<'_>, w: &mut Warp, gi: usize, budget: u32) -> Result<u32, Error> {
     let prog = m.prog;
