@@ -10,8 +10,10 @@
 //! Each form computes exactly what the instruction's handler in the interpreter's table
 //! (`exec/semantics.rs`) computes: the handler stays the definition, and the forms are chosen
 //! only where they are known to agree (`tests/lanewise.rs` runs every form both ways on
-//! random lanes and masks). What is not listed here, or carries a ptxas lowering mark
-//! ([`crate::lower`]), runs through its handler.
+//! random lanes and masks). Which instructions have forms is written in that table: an arm
+//! names the function here ([`Form`]) that picks its operation from the qualifiers. An
+//! instruction whose arm names none, or that carries a ptxas lowering mark ([`crate::lower`]),
+//! runs through its handler.
 
 use crate::code::{DInst, Opnd};
 use crate::float::{self, BinOp, Fmt};
@@ -110,8 +112,10 @@ pub struct Lanewise {
 /// A lane array.
 type L = [u64; 32];
 
-/// The warp-wide form of `d`, if it has one.
-pub fn select(d: &DInst) -> Option<Lanewise> {
+/// The warp-wide form of `d`, whose table arm picks its operation with `form`, if its
+/// operands are registers and immediates, its destination a register of at most 64 bits and
+/// it carries no ptxas lowering mark.
+pub fn select(d: &DInst, form: Form) -> Option<Lanewise> {
     if d.lower.is_some() {
         return None;
     }
@@ -131,7 +135,7 @@ pub fn select(d: &DInst) -> Option<Lanewise> {
             _ => return None,
         };
     }
-    let op = operation(d, srcs.len(), &s)?;
+    let op = form(d, srcs.len(), &s)?;
     Some(Lanewise {
         op,
         d: dslot,
@@ -207,135 +211,172 @@ pub fn outcomes(c: Compare) -> u8 {
     }
 }
 
-fn operation(d: &DInst, n: usize, s: &[Src; 3]) -> Option<Lop> {
-    let has = |f: Flag| d.flags.has(f);
-    let t = d.ty;
-    let int = |t: Option<Type>| t.filter(|t| fshape(*t).is_none());
-    let flt = |t: Option<Type>| t.filter(|t| matches!(t, Type::F32 | Type::F64));
-    Some(match (d.op, n) {
-        (Opcode::Add | Opcode::Sub, 2) => {
-            let sub = d.op == Opcode::Sub;
-            if let Some(t) = flt(t) {
-                return float_op(d, t, 2, if sub { BinOp::Sub } else { BinOp::Add });
-            }
-            let t = int(t)?;
-            if matches!(t, Type::U16x2 | Type::S16x2) || has(Flag::Sat) || has(Flag::Cc) {
-                return None;
-            }
-            let m = mask(ity(t).0);
-            if sub {
-                Lop::Sub(m)
-            } else {
-                Lop::Add(m)
-            }
-        }
-        (Opcode::Mul, 2) => {
-            if let Some(t) = flt(t) {
-                return float_op(d, t, 2, BinOp::Mul);
-            }
-            let (w, sg) = ity(int(t)?);
-            if has(Flag::Wide) {
-                Lop::MulWide(w, sg)
-            } else if has(Flag::Hi) {
-                Lop::MulHi(w, sg)
-            } else {
-                Lop::Mul(mask(w))
-            }
-        }
-        (Opcode::Mad, 3) => {
-            if let Some(t) = flt(t) {
-                // `mad.f32` without a rounding qualifier rounds to nearest, as `fma.rn`.
-                return float_op(d, t, 3, BinOp::Add);
-            }
-            let (w, sg) = ity(int(t)?);
-            if has(Flag::Sat) || has(Flag::Cc) {
-                return None;
-            }
-            if has(Flag::Wide) {
-                Lop::MadWide(w, sg)
-            } else if has(Flag::Hi) {
-                Lop::MadHi(w, sg)
-            } else {
-                Lop::Mad(mask(w))
-            }
-        }
-        (Opcode::Min | Opcode::Max, 2) => {
-            let t = int(t)?;
-            if matches!(t, Type::U16x2 | Type::S16x2) || has(Flag::Relu) {
-                return None;
-            }
-            let (w, sg) = ity(t);
-            Lop::MinMax(d.op == Opcode::Max, w, sg)
-        }
-        (Opcode::Abs | Opcode::Neg, 1) => {
-            let (w, sg) = ity(int(t)?);
-            Lop::AbsNeg(d.op == Opcode::Abs, w, sg)
-        }
-        (Opcode::Fma, 3) if !has(Flag::Oob) => return float_op(d, flt(t)?, 3, BinOp::Add),
-        (Opcode::And | Opcode::Or | Opcode::Xor, 2) => {
-            let m = mask(ity(t?).0);
-            match d.op {
-                Opcode::And => Lop::And(m),
-                Opcode::Or => Lop::Or(m),
-                _ => Lop::Xor(m),
-            }
-        }
-        (Opcode::Not, 1) => Lop::Not(mask(ity(t?).0)),
-        (Opcode::Cnot, 1) => Lop::Cnot(mask(ity(t?).0)),
-        (Opcode::Shl | Opcode::Shr, 2) => {
-            let (w, sg) = ity(t?);
-            let shl = d.op == Opcode::Shl;
-            match s[1] {
-                Src::Imm(k) if (k & 0xffff_ffff) < u64::from(w) => {
-                    let k = k as u32;
-                    if shl {
-                        Lop::ShlBy(k, mask(w))
-                    } else if sg {
-                        Lop::SarBy(k, w)
-                    } else {
-                        Lop::ShrBy(k, mask(w))
-                    }
-                }
-                _ if shl => Lop::Shl(w),
-                _ => Lop::Shr(w, sg),
-            }
-        }
-        (Opcode::Setp, 2) if d.oper.is_none() => {
-            let (t, c) = (t?, d.cmp?);
-            let table = outcomes(c);
-            match t {
-                Type::F32 => Lop::SetpF32(table, has(Flag::Ftz)),
-                Type::F64 => Lop::SetpF64(table),
-                _ => {
-                    let t = int(Some(t))?;
-                    let (w, sg) = ity(t);
-                    let unsigned_cmp = matches!(c, Compare::Lo | Compare::Hi)
-                        || matches!(c, Compare::Cmp(Cmp::Ls | Cmp::Hs));
-                    Lop::SetpInt(table & 0b111, w, sg && !unsigned_cmp)
-                }
-            }
-        }
-        (Opcode::Selp, 3) => Lop::Selp,
-        (Opcode::Mov, 1) if d.ty.unwrap_or(Type::B32).bits() <= 64 => Lop::Mov,
-        (Opcode::Cvt, 1) => {
-            let (&dt, &st) = (d.types.first()?, d.types.get(1)?);
-            if !crate::cvt::supported(dt, st, 1) {
-                return None;
-            }
-            Lop::Cvt(
-                dt,
-                st,
-                crate::cvt::Opts {
-                    rnd: d.rnd,
-                    ftz: has(Flag::Ftz),
-                    sat: has(Flag::Sat),
-                    satfinite: has(Flag::SatFinite),
-                    relu: has(Flag::Relu),
-                },
-            )
-        }
+/// How an instruction table arm picks its instruction's warp-wide operation: from the decoded
+/// instruction, its source count and its sources; `None` where the qualifiers or operands ask
+/// for the handler. Each arm of the interpreter's table (`exec/semantics.rs`) that has forms
+/// names one of the functions below.
+pub type Form = fn(&DInst, usize, &[Src; 3]) -> Option<Lop>;
+
+fn int(t: Option<Type>) -> Option<Type> {
+    t.filter(|t| fshape(*t).is_none())
+}
+
+fn flt(t: Option<Type>) -> Option<Type> {
+    t.filter(|t| matches!(t, Type::F32 | Type::F64))
+}
+
+/// `add`, `sub`
+pub fn add_sub(d: &DInst, n: usize, _: &[Src; 3]) -> Option<Lop> {
+    let sub = d.op == Opcode::Sub;
+    if n != 2 {
+        return None;
+    }
+    if let Some(t) = flt(d.ty) {
+        return float_op(d, t, 2, if sub { BinOp::Sub } else { BinOp::Add });
+    }
+    let t = int(d.ty)?;
+    if matches!(t, Type::U16x2 | Type::S16x2) || d.flags.has(Flag::Sat) || d.flags.has(Flag::Cc) {
+        return None;
+    }
+    let m = mask(ity(t).0);
+    Some(if sub { Lop::Sub(m) } else { Lop::Add(m) })
+}
+
+/// `mul`
+pub fn mul(d: &DInst, _: usize, _: &[Src; 3]) -> Option<Lop> {
+    if let Some(t) = flt(d.ty) {
+        return float_op(d, t, 2, BinOp::Mul);
+    }
+    let (w, sg) = ity(int(d.ty)?);
+    Some(if d.flags.has(Flag::Wide) {
+        Lop::MulWide(w, sg)
+    } else if d.flags.has(Flag::Hi) {
+        Lop::MulHi(w, sg)
+    } else {
+        Lop::Mul(mask(w))
+    })
+}
+
+/// `mad`
+pub fn mad(d: &DInst, _: usize, _: &[Src; 3]) -> Option<Lop> {
+    if let Some(t) = flt(d.ty) {
+        // `mad.f32` without a rounding qualifier rounds to nearest, as `fma.rn`.
+        return float_op(d, t, 3, BinOp::Add);
+    }
+    let (w, sg) = ity(int(d.ty)?);
+    if d.flags.has(Flag::Sat) || d.flags.has(Flag::Cc) {
+        return None;
+    }
+    Some(if d.flags.has(Flag::Wide) {
+        Lop::MadWide(w, sg)
+    } else if d.flags.has(Flag::Hi) {
+        Lop::MadHi(w, sg)
+    } else {
+        Lop::Mad(mask(w))
+    })
+}
+
+/// `fma`
+pub fn fma(d: &DInst, _: usize, _: &[Src; 3]) -> Option<Lop> {
+    if d.flags.has(Flag::Oob) {
+        return None;
+    }
+    float_op(d, flt(d.ty)?, 3, BinOp::Add)
+}
+
+/// Two-source integer `min`, `max` (not packed, not `.relu`)
+pub fn min_max(d: &DInst, n: usize, _: &[Src; 3]) -> Option<Lop> {
+    let t = int(d.ty)?;
+    if n != 2 || matches!(t, Type::U16x2 | Type::S16x2) || d.flags.has(Flag::Relu) {
+        return None;
+    }
+    let (w, sg) = ity(t);
+    Some(Lop::MinMax(d.op == Opcode::Max, w, sg))
+}
+
+/// Integer `abs`, `neg`
+pub fn abs_neg(d: &DInst, _: usize, _: &[Src; 3]) -> Option<Lop> {
+    let (w, sg) = ity(int(d.ty)?);
+    Some(Lop::AbsNeg(d.op == Opcode::Abs, w, sg))
+}
+
+/// `and`, `or`, `xor`, `not`, `cnot`
+pub fn logic(d: &DInst, _: usize, _: &[Src; 3]) -> Option<Lop> {
+    let m = mask(ity(d.ty?).0);
+    Some(match d.op {
+        Opcode::And => Lop::And(m),
+        Opcode::Or => Lop::Or(m),
+        Opcode::Xor => Lop::Xor(m),
+        Opcode::Not => Lop::Not(m),
+        Opcode::Cnot => Lop::Cnot(m),
         _ => return None,
     })
+}
+
+/// `shl`, `shr`
+pub fn shift(d: &DInst, _: usize, s: &[Src; 3]) -> Option<Lop> {
+    let (w, sg) = ity(d.ty?);
+    let shl = d.op == Opcode::Shl;
+    Some(match s[1] {
+        Src::Imm(k) if (k & 0xffff_ffff) < u64::from(w) => {
+            let k = k as u32;
+            if shl {
+                Lop::ShlBy(k, mask(w))
+            } else if sg {
+                Lop::SarBy(k, w)
+            } else {
+                Lop::ShrBy(k, mask(w))
+            }
+        }
+        _ if shl => Lop::Shl(w),
+        _ => Lop::Shr(w, sg),
+    })
+}
+
+/// `setp` with one predicate result and no boolean combination
+pub fn setp(d: &DInst, _: usize, _: &[Src; 3]) -> Option<Lop> {
+    let (t, c) = (d.ty?, d.cmp?);
+    let table = outcomes(c);
+    Some(match t {
+        Type::F32 => Lop::SetpF32(table, d.flags.has(Flag::Ftz)),
+        Type::F64 => Lop::SetpF64(table),
+        _ => {
+            let (w, sg) = ity(int(Some(t))?);
+            let unsigned_cmp = matches!(c, Compare::Lo | Compare::Hi)
+                || matches!(c, Compare::Cmp(Cmp::Ls | Cmp::Hs));
+            Lop::SetpInt(table & 0b111, w, sg && !unsigned_cmp)
+        }
+    })
+}
+
+/// `selp`
+pub fn selp(_: &DInst, _: usize, _: &[Src; 3]) -> Option<Lop> {
+    Some(Lop::Selp)
+}
+
+/// `mov` of a register or an immediate of at most 64 bits
+pub fn mov(d: &DInst, _: usize, _: &[Src; 3]) -> Option<Lop> {
+    (d.ty.unwrap_or(Type::B32).bits() <= 64).then_some(Lop::Mov)
+}
+
+/// One-source `cvt` of the pairs the conversion code takes
+pub fn cvt(d: &DInst, n: usize, _: &[Src; 3]) -> Option<Lop> {
+    let (&dt, &st) = (d.types.first()?, d.types.get(1)?);
+    if n != 1 || !crate::cvt::supported(dt, st, 1) {
+        return None;
+    }
+    let has = |f: Flag| d.flags.has(f);
+    Some(Lop::Cvt(
+        dt,
+        st,
+        crate::cvt::Opts {
+            rnd: d.rnd,
+            ftz: has(Flag::Ftz),
+            sat: has(Flag::Sat),
+            satfinite: has(Flag::SatFinite),
+            relu: has(Flag::Relu),
+        },
+    ))
 }
 
 /// A source's value in lane `l`: a register's lane array, or an immediate in every lane. The

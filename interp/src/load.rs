@@ -340,8 +340,6 @@ impl Program {
                     patch_extern(o, shared_dynamic_offset);
                 }
             }
-            // After the patch: the forms copy their immediates.
-            f.lanewise = f.code.iter().map(crate::lanewise::select).collect();
         }
         let by_name = l
             .funcs

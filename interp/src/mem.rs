@@ -286,13 +286,18 @@ impl Global {
         }
     }
 
-    /// Allocation `i`'s contents to write, where writing needs no more than the bytes (not in
-    /// a view, which copies and marks what it writes: [`Global::view`]).
-    pub(crate) fn data_mut(&mut self, i: usize) -> Option<&mut [u8]> {
-        match self.overlay {
-            None => self.allocs.get_mut(i).map(|a| a.data.as_mut_slice()),
-            Some(_) => None,
+    /// The `size` bytes at offset `off` of allocation `i`, to write: in place, or in a view
+    /// as [`Global::write`] gives them (the allocation copied at its first write, the bytes
+    /// marked; `None` also when the copy is over the memory budget).
+    pub(crate) fn write_at(&mut self, i: usize, off: usize, size: usize) -> Option<&mut [u8]> {
+        if self.overlay.is_some() {
+            let a = self.allocs.get(i)?.base.checked_add(off as u64)?;
+            return self.view_write(a, size).ok();
         }
+        self.allocs
+            .get_mut(i)?
+            .data
+            .get_mut(off..off.checked_add(size)?)
     }
 
     /// Checks that `[addr, addr + size)` lies in one allocation.

@@ -6,7 +6,6 @@ use crate::code::Opnd;
 use crate::error::Error;
 use crate::float::{self, approx, BinOp, Fmt, MinMax, Mode};
 use crate::int::{self, mask, sext};
-use crate::lanewise::outcomes as outcome_table;
 pub use crate::lanewise::{fshape, ity};
 use ptx_ir_core::{Cmp, Compare, Flag, Op, Opcode, Type};
 
@@ -691,62 +690,6 @@ pub fn cmp_float(c: Compare, a: u64, b: u64, f: Fmt, ftz: bool) -> bool {
     }
 }
 
-/// `setp` with one predicate result and no boolean combination, for scalar integer and
-/// single/double types.
-fn setp_fast(x: &mut Ctx<'_, '_>, c: Compare, t: Type, ftz: bool) -> Result<Option<Flow>, Error> {
-    let table = outcome_table(c) as u64;
-    let unsigned_cmp =
-        matches!(c, Compare::Lo | Compare::Hi) || matches!(c, Compare::Cmp(Cmp::Ls | Cmp::Hs));
-    match t {
-        Type::F32 => {
-            let (mask_in, flush) = (0xffff_ffffu64, ftz);
-            Ok(Some(mapf::<2>(x, move |[a, b]| {
-                let (mut p, mut q) = (
-                    f32::from_bits((a & mask_in) as u32),
-                    f32::from_bits((b & mask_in) as u32),
-                );
-                if flush {
-                    if p.is_subnormal() {
-                        p = 0.0;
-                    }
-                    if q.is_subnormal() {
-                        q = 0.0;
-                    }
-                }
-                let k = match p.partial_cmp(&q) {
-                    Some(std::cmp::Ordering::Less) => 0,
-                    Some(std::cmp::Ordering::Equal) => 1,
-                    Some(std::cmp::Ordering::Greater) => 2,
-                    None => 3,
-                };
-                (table >> k) & 1
-            })?))
-        }
-        Type::F64 => Ok(Some(mapf::<2>(x, move |[a, b]| {
-            let k = match f64::from_bits(a).partial_cmp(&f64::from_bits(b)) {
-                Some(std::cmp::Ordering::Less) => 0,
-                Some(std::cmp::Ordering::Equal) => 1,
-                Some(std::cmp::Ordering::Greater) => 2,
-                None => 3,
-            };
-            (table >> k) & 1
-        })?)),
-        _ if fshape(t).is_none() => {
-            let (w, s) = ity(t);
-            let s = s && !unsigned_cmp;
-            Ok(Some(mapf::<2>(x, move |[a, b]| {
-                let k = if s {
-                    sext(a, w).cmp(&sext(b, w)) as i8 + 1
-                } else {
-                    (a & mask(w)).cmp(&(b & mask(w))) as i8 + 1
-                };
-                (table >> k) & 1
-            })?))
-        }
-        _ => Ok(None),
-    }
-}
-
 fn bool_op(op: Option<Op>, t: bool, c: bool) -> bool {
     match op {
         Some(Op::And) => t && c,
@@ -758,15 +701,9 @@ fn bool_op(op: Option<Op>, t: bool, c: bool) -> bool {
 
 /// `setp`, `set`
 pub fn setp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    // Plain `setp` on registers and immediates runs its warp-wide form (`lanewise::setp`);
+    // this is the definition that form is tested against.
     let [d, a, b] = x.ops();
-    if x.d.op == Opcode::Setp && !matches!(d, Opnd::Pair(_)) && x.d.oper.is_none() {
-        if let (Some(t), Some(c)) = (x.d.ty, x.d.cmp) {
-            let ftz = x.has(Flag::Ftz);
-            if let Some(flow) = setp_fast(x, c, t, ftz)? {
-                return Ok(flow);
-            }
-        }
-    }
     let ts = x.types();
     let is_set = x.d.op == Opcode::Set;
     let (dty, sty) = if is_set {

@@ -264,20 +264,9 @@ pub fn store(
                     .and_then(|s| s.get_mut(off..off + total))
             }
             At::KParam(_) | At::Const(_) => None,
-            At::Global(i, off) => {
-                let i = i as usize;
-                if x.m.global.data_mut(i).is_some() {
-                    x.m.global
-                        .data_mut(i)
-                        .and_then(|d| d.get_mut(off..off + total))
-                } else {
-                    // A view of global memory copies an allocation at its first write and
-                    // marks the bytes written (and may exceed the memory budget: the general
-                    // path then reports that).
-                    let g = x.m.global.allocs.get(i).map(|a| a.base + off as u64);
-                    g.and_then(|g| x.m.global.view(g, total, true).ok())
-                }
-            }
+            // In a view of global memory the first write to an allocation copies it, which
+            // may exceed the memory budget: the general path then reports that.
+            At::Global(i, off) => x.m.global.write_at(i as usize, off, total),
         };
         let Some(dst) = dst else {
             return false;

@@ -333,7 +333,13 @@ impl Program {
     /// unknown labels, bad initialisers, operands other than its handler reads) are errors
     /// naming the function and instruction.
     pub fn load(m: &ptx_ir_core::Module) -> Result<Program, Error> {
-        Program::compile(m, semantics::arity_of)
+        let mut p = Program::compile(m, semantics::arity_of)?;
+        // From the finished code: the forms copy its immediates, extern shared addresses
+        // patched.
+        for f in &mut p.funcs {
+            f.lanewise = f.code.iter().map(semantics::lanewise_of).collect();
+        }
+        Ok(p)
     }
 
     /// How many instructions run in a warp-wide form chosen at load rather than through their

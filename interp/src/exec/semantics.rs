@@ -1,13 +1,15 @@
 //! The interpreter's one table of instructions: for each opcode (and the qualifiers that change
-//! what it reads), the handler that executes it, the operands that handler reads ([`Arity`]) and
-//! which lanes it runs for ([`Lanes`]).
+//! what it reads), the handler that executes it, the operands that handler reads ([`Arity`]),
+//! which lanes it runs for ([`Lanes`]) and, for the commonest, how its warp-wide form is picked
+//! ([`Form`], `lanewise.rs`).
 //!
 //! [`semantics`] is one exhaustive `match` on [`Opcode`] with no wildcard arm, so a line added
 //! to the instruction table stops this crate compiling until its arm is written here (its
 //! semantics, or an explicit `Unsupported`). Both consumers read the same arm through a
-//! [`Visit`]: the load step reads the arity to check every instruction once
-//! ([`arity_of`]), and the dispatcher runs the handler ([`run`]); the visitor is inlined, so a
-//! step costs the same `match` it would with the handlers called directly.
+//! [`Visit`]: the load step reads the arity to check every instruction once ([`arity_of`]) and
+//! the warp-wide form ([`lanewise_of`]), and the dispatcher runs the handler ([`run`]); the
+//! visitor is inlined, so a step costs the same `match` it would with the handlers called
+//! directly.
 
 use super::ctx::Ctx;
 use super::flow::Flow;
@@ -18,6 +20,7 @@ use super::{
 use crate::arity::{Arity, Need};
 use crate::code::DInst;
 use crate::error::Error;
+use crate::lanewise::{self, Form, Lanewise};
 use ptx_ir_core::{Flag, Opcode, Space};
 
 /// A handler: executes the instruction in `Ctx` for its executing lanes.
@@ -47,6 +50,8 @@ pub struct Semantics {
     pub arity: Arity,
     /// The lanes `run` runs for.
     pub lanes: Lanes,
+    /// How its warp-wide form's operation is picked, where it may have one.
+    pub form: Option<Form>,
 }
 
 /// What a consumer does with an instruction's [`Semantics`].
@@ -65,6 +70,17 @@ impl Visit for ReadArity {
     #[inline]
     fn visit(self, s: Semantics) -> Arity {
         s.arity
+    }
+}
+
+/// Reads how the warp-wide form is picked.
+struct ReadForm;
+
+impl Visit for ReadForm {
+    type Out = Option<Form>;
+    #[inline]
+    fn visit(self, s: Semantics) -> Option<Form> {
+        s.form
     }
 }
 
@@ -101,6 +117,12 @@ pub fn arity_of(d: &DInst) -> Arity {
     semantics(d, ReadArity)
 }
 
+/// The warp-wide form of instruction `d` ([`crate::lanewise`]), where its arm names one and its
+/// operands and qualifiers allow it.
+pub fn lanewise_of(d: &DInst) -> Option<Lanewise> {
+    lanewise::select(d, semantics(d, ReadForm)?)
+}
+
 /// Executes the instruction of `x`.
 #[inline]
 pub fn run(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
@@ -135,6 +157,18 @@ fn guarded<V: Visit>(v: V, run: Handler, arity: Arity) -> V::Out {
         run,
         arity,
         lanes: Lanes::Guarded,
+        form: None,
+    })
+}
+
+/// Runs for the lanes whose guard holds, and has a warp-wide form picked by `form`.
+#[inline(always)]
+fn warp_wide<V: Visit>(v: V, run: Handler, arity: Arity, form: Form) -> V::Out {
+    v.visit(Semantics {
+        run,
+        arity,
+        lanes: Lanes::Guarded,
+        form: Some(form),
     })
 }
 
@@ -145,6 +179,7 @@ fn split<V: Visit>(v: V, run: Handler, arity: Arity) -> V::Out {
         run,
         arity,
         lanes: Lanes::Split,
+        form: None,
     })
 }
 
@@ -155,6 +190,7 @@ fn always<V: Visit>(v: V, run: Handler, arity: Arity) -> V::Out {
         run,
         arity,
         lanes: Lanes::Always,
+        form: None,
     })
 }
 
@@ -176,17 +212,19 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
     let multicast = || flags.has(Flag::MulticastCluster);
     match d.op {
         // integer arithmetic: `d, a{, b{, c...}}`
-        Add | Sub | Addc | Subc => guarded(v, arith::add_sub, exact(&[D, X, X])),
-        Mul => guarded(v, arith::mul, exact(&[D, X, X])),
-        Mad | Madc => guarded(v, arith::mad, exact(&[D, X, X, X])),
+        Add | Sub => warp_wide(v, arith::add_sub, exact(&[D, X, X]), lanewise::add_sub),
+        Addc | Subc => guarded(v, arith::add_sub, exact(&[D, X, X])),
+        Mul => warp_wide(v, arith::mul, exact(&[D, X, X]), lanewise::mul),
+        Mad => warp_wide(v, arith::mad, exact(&[D, X, X, X]), lanewise::mad),
+        Madc => guarded(v, arith::mad, exact(&[D, X, X, X])),
         Mul24 => guarded(v, arith::mul24, exact(&[D, X, X])),
         Mad24 => guarded(v, arith::mul24, exact(&[D, X, X, X])),
         Sad => guarded(v, arith::sad, exact(&[D, X, X, X])),
         Div => guarded(v, arith::div, exact(&[D, X, X])),
         Rem => guarded(v, arith::rem, exact(&[D, X, X])),
-        Abs | Neg => guarded(v, arith::abs_neg, exact(&[D, X])),
+        Abs | Neg => warp_wide(v, arith::abs_neg, exact(&[D, X]), lanewise::abs_neg),
         // three-input `min`/`max`
-        Min | Max => guarded(v, arith::min_max, opt(3, &[D, X, X, X])),
+        Min | Max => warp_wide(v, arith::min_max, opt(3, &[D, X, X, X]), lanewise::min_max),
         Popc | Clz | Brev => guarded(v, arith::bit_unary, exact(&[D, X])),
         Bfind => guarded(v, arith::bfind, exact(&[D, X])),
         Fns => guarded(v, arith::fns, exact(&[D, X, X, X])),
@@ -198,28 +236,29 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
         // floating point
         Testp => guarded(v, arith::testp, exact(&[D, X])),
         Copysign => guarded(v, arith::copysign, exact(&[D, X, X])),
-        Fma => guarded(v, arith::fma, exact(&[D, X, X, X])),
+        Fma => warp_wide(v, arith::fma, exact(&[D, X, X, X]), lanewise::fma),
         Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh => {
             guarded(v, arith::float_unary, exact(&[D, X]))
         }
         // comparison and selection; the boolean combination takes a predicate:
         // `setp.lt.and.s32 p, a, b, c`
         Set | Setp if d.oper.is_some() => guarded(v, arith::setp, exact(&[D, X, X, X])),
-        Set | Setp => guarded(v, arith::setp, exact(&[D, X, X])),
-        Selp => guarded(v, arith::selp, exact(&[D, X, X, X])),
+        Setp => warp_wide(v, arith::setp, exact(&[D, X, X]), lanewise::setp),
+        Set => guarded(v, arith::setp, exact(&[D, X, X])),
+        Selp => warp_wide(v, arith::selp, exact(&[D, X, X, X]), lanewise::selp),
         Slct => guarded(v, arith::slct, exact(&[D, X, X, X])),
         // logic and shift
-        And | Or | Xor => guarded(v, arith::logic, exact(&[D, X, X])),
-        Not | Cnot => guarded(v, arith::logic, exact(&[D, X])),
+        And | Or | Xor => warp_wide(v, arith::logic, exact(&[D, X, X]), lanewise::logic),
+        Not | Cnot => warp_wide(v, arith::logic, exact(&[D, X]), lanewise::logic),
         // `lop3`'s predicate output takes a second source predicate
         Lop3 => guarded(v, arith::lop3, opt(5, &[D, X, X, X, X, X])),
         Shf => guarded(v, arith::shf, exact(&[D, X, X, X])),
-        Shl | Shr => guarded(v, arith::shift, exact(&[D, X, X])),
+        Shl | Shr => warp_wide(v, arith::shift, exact(&[D, X, X]), lanewise::shift),
         // conversion: a second source (`cvt.f16x2.f32 d, a, b`), random bits (`.rs`)
-        Cvt => guarded(v, arith::cvt, opt(2, &[D, X, X, X])),
+        Cvt => warp_wide(v, arith::cvt, opt(2, &[D, X, X, X]), lanewise::cvt),
         CvtPack => guarded(v, arith::cvt_pack, opt(3, &[D, X, X, X])),
         // data movement
-        Mov => guarded(v, memops::mov, exact(&[D, X])),
+        Mov => warp_wide(v, memops::mov, exact(&[D, X]), lanewise::mov),
         Shfl if flags.has(Flag::Sync) => split(v, warpops::shfl, exact(&[D, X, X, X, X])),
         Shfl => split(v, warpops::shfl, opt(4, &[D, X, X, X, X])),
         Prmt => guarded(v, arith::prmt, exact(&[D, X, X, X])),
