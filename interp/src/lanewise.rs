@@ -18,6 +18,7 @@
 use crate::code::{DInst, Opnd};
 use crate::float::{self, BinOp, Fmt};
 use crate::int::{mask, sext};
+use crate::regs::{is_wide, Regs, Word};
 use ptx_ir_core::{Cmp, Compare, Flag, Opcode, Rounding, Type};
 
 /// A source operand: a register slot or an immediate's bits.
@@ -107,10 +108,10 @@ pub struct Lanewise {
     pub dmask: u64,
     /// Sources (unused ones are `Imm(0)`).
     pub s: [Src; 3],
+    /// Whether the register sources are in the 64-bit file (`selp`'s predicate aside: it is
+    /// always narrow).
+    pub swide: bool,
 }
-
-/// A lane array.
-type L = [u64; 32];
 
 /// The warp-wide form of `d`, whose table arm picks its operation with `form`, if its
 /// operands are registers and immediates, its destination a register of at most 64 bits and
@@ -130,17 +131,27 @@ pub fn select(d: &DInst, form: Form) -> Option<Lanewise> {
     }
     for (v, o) in s.iter_mut().zip(srcs) {
         *v = match o {
-            Opnd::Reg { slot, .. } => Src::Reg(*slot),
+            Opnd::Reg { slot, bits } if *bits <= 64 => Src::Reg(*slot),
             Opnd::Imm(v) => Src::Imm(*v),
             _ => return None,
         };
     }
     let op = form(d, srcs.len(), &s)?;
+    // The lane loops read every register source from one file; `selp`'s predicate from the
+    // narrow one.
+    let data = if op == Lop::Selp { &s[..2] } else { &s[..] };
+    let wide = |v: &Src| matches!(v, Src::Reg(k) if is_wide(*k));
+    let narrow = |v: &Src| matches!(v, Src::Reg(k) if !is_wide(*k));
+    let swide = data.iter().any(wide);
+    if swide && data.iter().any(narrow) || op == Lop::Selp && wide(&s[2]) {
+        return None;
+    }
     Some(Lanewise {
         op,
         d: dslot,
         dmask,
         s,
+        swide,
     })
 }
 
@@ -379,17 +390,17 @@ pub fn cvt(d: &DInst, n: usize, _: &[Src; 3]) -> Option<Lop> {
     ))
 }
 
-/// A source's value in lane `l`: a register's lane array, or an immediate in every lane. The
-/// lane loops are generic over it, so that an immediate stays a scalar operand of the vector
-/// code instead of an array filled and read back.
+/// A source's value in lane `l`: a register's lane array (of either file), or an immediate in
+/// every lane. The lane loops are generic over it, so that an immediate stays a scalar operand
+/// of the vector code instead of an array filled and read back.
 trait Lane: Copy {
     fn at(self, l: usize) -> u64;
 }
 
-impl Lane for &L {
+impl<W: Word> Lane for &[W; 32] {
     #[inline(always)]
     fn at(self, l: usize) -> u64 {
-        self[l]
+        self[l].into()
     }
 }
 
@@ -400,19 +411,13 @@ impl Lane for u64 {
     }
 }
 
-/// Register slot `k`'s lanes.
-#[inline(always)]
-fn slot(regs: &[u64], k: u32) -> &L {
-    let k = k as usize * 32;
-    regs[k..k + 32].try_into().expect("a slot is 32 lanes")
-}
-
-/// Calls `$body` with `$a` bound to source `$s`'s [`Lane`] (a register's lanes or an immediate).
+/// Calls `$body` with `$a` bound to source `$s`'s [`Lane`] (a register's lanes in the file of
+/// `$w`, or an immediate).
 macro_rules! with_lane {
-    ($regs:expr, $s:expr, $a:ident => $body:expr) => {
+    ($regs:expr, $w:ty, $s:expr, $a:ident => $body:expr) => {
         match $s {
             Src::Reg(k) => {
-                let $a = slot($regs, k);
+                let $a = <$w>::lanes($regs, k);
                 $body
             }
             Src::Imm(v) => {
@@ -423,59 +428,63 @@ macro_rules! with_lane {
     };
 }
 
+// The lane functions are written on 64-bit values; on a narrow file's lanes the compiler
+// narrows the widening, the operation and the cut back to 32-bit vector code.
+
 #[inline(always)]
-fn each1(a: impl Lane, f: impl Fn(u64) -> u64) -> L {
-    let mut out = [0u64; 32];
+fn each1<O: Word>(a: impl Lane, f: impl Fn(u64) -> u64) -> [O; 32] {
+    let mut out = [O::default(); 32];
     for (l, o) in out.iter_mut().enumerate() {
-        *o = f(a.at(l));
+        *o = O::of(f(a.at(l)));
     }
     out
 }
 
 #[inline(always)]
-fn each2(a: impl Lane, b: impl Lane, f: impl Fn(u64, u64) -> u64) -> L {
-    let mut out = [0u64; 32];
+fn each2<O: Word>(a: impl Lane, b: impl Lane, f: impl Fn(u64, u64) -> u64) -> [O; 32] {
+    let mut out = [O::default(); 32];
     for (l, o) in out.iter_mut().enumerate() {
-        *o = f(a.at(l), b.at(l));
+        *o = O::of(f(a.at(l), b.at(l)));
     }
     out
 }
 
 #[inline(always)]
-fn each3(a: impl Lane, b: impl Lane, c: impl Lane, f: impl Fn(u64, u64, u64) -> u64) -> L {
-    let mut out = [0u64; 32];
+fn each3<O: Word>(
+    a: impl Lane,
+    b: impl Lane,
+    c: impl Lane,
+    f: impl Fn(u64, u64, u64) -> u64,
+) -> [O; 32] {
+    let mut out = [O::default(); 32];
     for (l, o) in out.iter_mut().enumerate() {
-        *o = f(a.at(l), b.at(l), c.at(l));
+        *o = O::of(f(a.at(l), b.at(l), c.at(l)));
     }
     out
 }
 
 #[inline(always)]
-fn map1(regs: &[u64], s: &[Src; 3], f: impl Fn(u64) -> u64) -> L {
-    with_lane!(regs, s[0], a => each1(a, &f))
+fn map1<O: Word, S: Word>(regs: &Regs, s: &[Src; 3], f: impl Fn(u64) -> u64) -> [O; 32] {
+    with_lane!(regs, S, s[0], a => each1(a, &f))
 }
 
 #[inline(always)]
-fn map2(regs: &[u64], s: &[Src; 3], f: impl Fn(u64, u64) -> u64) -> L {
-    with_lane!(regs, s[0], a => with_lane!(regs, s[1], b => each2(a, b, &f)))
+fn map2<O: Word, S: Word>(regs: &Regs, s: &[Src; 3], f: impl Fn(u64, u64) -> u64) -> [O; 32] {
+    with_lane!(regs, S, s[0], a => with_lane!(regs, S, s[1], b => each2(a, b, &f)))
 }
 
 #[inline(always)]
-fn map3(regs: &[u64], s: &[Src; 3], f: impl Fn(u64, u64, u64) -> u64) -> L {
-    with_lane!(regs, s[0], a => with_lane!(regs, s[1], b => with_lane!(regs, s[2], c => each3(a, b, c, &f))))
+fn map3<O: Word, S: Word>(regs: &Regs, s: &[Src; 3], f: impl Fn(u64, u64, u64) -> u64) -> [O; 32] {
+    with_lane!(regs, S, s[0], a => with_lane!(regs, S, s[1], b => with_lane!(regs, S, s[2], c => each3(a, b, c, &f))))
 }
 
-/// Whether the comparison whose outcome table is `table` holds for `p` and `q`, 64-bit values
-/// widened from at most 32 bits: the sign of their difference orders them without a 64-bit
-/// comparison, which the baseline vector instructions lack.
+/// The low `w` (at most 32) bits of `v` sign-extended to 32 bits: comparisons of up to 32 bits
+/// are made on 32-bit values, which the baseline vector instructions compare (they have no
+/// 64-bit comparison).
 #[inline(always)]
-fn order(table: u8, p: u64, q: u64) -> u64 {
-    let t = u64::from(table);
-    let d = p.wrapping_sub(q);
-    let lt = d >> 63;
-    let eq = u64::from(d == 0);
-    let gt = 1 ^ lt ^ eq;
-    (lt & t) | (eq & t >> 1) | (gt & t >> 2)
+fn sext32(v: u64, w: u32) -> i32 {
+    let k = 32 - w;
+    ((v as u32) << k) as i32 >> k
 }
 
 /// Whether the comparison whose outcome table is `table` holds for the outcome `lt`, `eq`,
@@ -542,6 +551,45 @@ fn fma32_vector(a: u64, b: u64, c: u64) -> u64 {
     })
 }
 
+/// `fma.rn.f32` rounded twice to nearest (exact product, sum in `f64`, then to `f32`), and
+/// whether that may differ from rounding once: only when the sum in `f64` is exactly halfway
+/// between two `f32`s (a value strictly between the exact sum and its nearest `f64` would be
+/// nearer to the exact sum), for which the test below is exact for normal results; results
+/// below the smallest normal `f32` are always sent to [`fma32_vector`].
+#[inline(always)]
+fn fma32_fast(a: u64, b: u64, c: u64) -> (u64, bool) {
+    let (x, y, z) = (
+        f64::from(f32_of(a)),
+        f64::from(f32_of(b)),
+        f64::from(f32_of(c)),
+    );
+    let s = x * y + z;
+    let sb = s.to_bits();
+    // The 29 bits below an `f32`'s last significand bit: one followed by zeros is a midpoint.
+    let halfway = sb & 0x1fff_ffff == 0x1000_0000;
+    let tiny = sb & 0x7ff0_0000_0000_0000 < (1023 - 126) << 52;
+    (f32_bits(s as f32), halfway | tiny)
+}
+
+/// `fma.rn.f32` of every lane: rounded twice where no lane's sum lands where that may be wrong
+/// ([`fma32_fast`]), else by [`fma32_vector`].
+#[inline(always)]
+fn fma32_lanes<O: Word>(a: impl Lane, b: impl Lane, c: impl Lane) -> [O; 32] {
+    let mut out = [O::default(); 32];
+    let mut care = false;
+    for (l, o) in out.iter_mut().enumerate() {
+        let (v, k) = fma32_fast(a.at(l), b.at(l), c.at(l));
+        *o = O::of(v);
+        care |= k;
+    }
+    if care {
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = O::of(fma32_vector(a.at(l), b.at(l), c.at(l)));
+        }
+    }
+    out
+}
+
 #[inline(always)]
 fn f32_of(v: u64) -> f32 {
     f32::from_bits(v as u32)
@@ -588,70 +636,102 @@ pub(crate) fn f64_bin(op: BinOp, a: u64, b: u64) -> u64 {
 }
 
 impl Lanewise {
-    /// Runs the form for the lanes of `emask` over one call depth's registers
-    /// (`regs[slot * 32 + lane]`).
+    /// Runs the form for the lanes of `emask` over one call depth's registers.
     #[inline]
-    pub fn run(&self, regs: &mut [u64], emask: u32) {
+    pub fn run(&self, regs: &mut Regs, emask: u32) {
+        match (is_wide(self.d), self.swide) {
+            (false, false) => self.exec::<u32, u32>(regs, emask),
+            (false, true) => self.exec::<u32, u64>(regs, emask),
+            (true, false) => self.exec::<u64, u32>(regs, emask),
+            (true, true) => self.exec::<u64, u64>(regs, emask),
+        }
+    }
+
+    /// [`Lanewise::run`] with the destination's file `O` and the sources' file `S`.
+    #[inline(always)]
+    fn exec<O: Word, S: Word>(&self, regs: &mut Regs, emask: u32) {
+        let out = self.compute::<O, S>(regs);
+        let dst = O::lanes_mut(regs, self.d);
+        let m: u64 = self.dmask;
+        if emask == u32::MAX {
+            for (r, v) in dst.iter_mut().zip(out) {
+                *r = O::of(v.into() & m);
+            }
+        } else {
+            for (l, (r, v)) in dst.iter_mut().zip(out).enumerate() {
+                let keep = 0u64.wrapping_sub(u64::from(emask >> l & 1));
+                *r = O::of((v.into() & m & keep) | ((*r).into() & !keep));
+            }
+        }
+    }
+
+    /// The operation's result in every lane.
+    #[inline(always)]
+    fn compute<O: Word, S: Word>(&self, regs: &Regs) -> [O; 32] {
         let s = &self.s;
-        let out = match self.op {
-            Lop::Add(m) => map2(regs, s, |a, b| a.wrapping_add(b) & m),
-            Lop::Sub(m) => map2(regs, s, |a, b| a.wrapping_sub(b) & m),
-            Lop::Mul(m) => map2(regs, s, |a, b| a.wrapping_mul(b) & m),
-            Lop::Mad(m) => map3(regs, s, |a, b, c| a.wrapping_mul(b).wrapping_add(c) & m),
-            Lop::MulWide(w, sg) => map2(regs, s, |a, b| {
+        match self.op {
+            Lop::Add(m) => map2::<O, S>(regs, s, |a, b| a.wrapping_add(b) & m),
+            Lop::Sub(m) => map2::<O, S>(regs, s, |a, b| a.wrapping_sub(b) & m),
+            Lop::Mul(m) => map2::<O, S>(regs, s, |a, b| a.wrapping_mul(b) & m),
+            Lop::Mad(m) => map3::<O, S>(regs, s, |a, b, c| a.wrapping_mul(b).wrapping_add(c) & m),
+            Lop::MulWide(w, sg) => map2::<O, S>(regs, s, |a, b| {
                 (crate::int::mul_full(a, b, w, sg) as u64) & mask(2 * w)
             }),
-            Lop::MadWide(w, sg) => map3(regs, s, |a, b, c| {
+            Lop::MadWide(w, sg) => map3::<O, S>(regs, s, |a, b, c| {
                 let p = crate::int::mul_full(a, b, w, sg) as u128;
                 (p.wrapping_add(u128::from(c)) as u64) & mask(2 * w)
             }),
-            Lop::MulHi(w, sg) => map2(regs, s, |a, b| crate::int::mul_hi(a, b, w, sg)),
-            Lop::MadHi(w, sg) => map3(regs, s, |a, b, c| {
+            Lop::MulHi(w, sg) => map2::<O, S>(regs, s, |a, b| crate::int::mul_hi(a, b, w, sg)),
+            Lop::MadHi(w, sg) => map3::<O, S>(regs, s, |a, b, c| {
                 crate::int::mul_hi(a, b, w, sg).wrapping_add(c) & mask(w)
             }),
-            Lop::And(m) => map2(regs, s, |a, b| a & b & m),
-            Lop::Or(m) => map2(regs, s, |a, b| (a | b) & m),
-            Lop::Xor(m) => map2(regs, s, |a, b| (a ^ b) & m),
-            Lop::Not(m) => map1(regs, s, |a| !a & m),
-            Lop::Cnot(m) => map1(regs, s, |a| u64::from(a & m == 0)),
-            Lop::Shl(w) => map2(regs, s, |a, b| crate::int::shl(a, b, w)),
-            Lop::Shr(w, sg) => map2(regs, s, |a, b| crate::int::shr(a, b, w, sg)),
-            Lop::ShlBy(k, m) => map1(regs, s, |a| (a << k) & m),
-            Lop::ShrBy(k, m) => map1(regs, s, |a| (a & m) >> k),
-            Lop::SarBy(k, w) => map1(regs, s, |a| ((sext(a, w) >> k) as u64) & mask(w)),
-            Lop::SetpInt(table, w, true) if w <= 32 => map2(regs, s, |a, b| {
-                order(table, sext(a, w) as u64, sext(b, w) as u64)
+            Lop::And(m) => map2::<O, S>(regs, s, |a, b| a & b & m),
+            Lop::Or(m) => map2::<O, S>(regs, s, |a, b| (a | b) & m),
+            Lop::Xor(m) => map2::<O, S>(regs, s, |a, b| (a ^ b) & m),
+            Lop::Not(m) => map1::<O, S>(regs, s, |a| !a & m),
+            Lop::Cnot(m) => map1::<O, S>(regs, s, |a| u64::from(a & m == 0)),
+            Lop::Shl(w) => map2::<O, S>(regs, s, |a, b| crate::int::shl(a, b, w)),
+            Lop::Shr(w, sg) => map2::<O, S>(regs, s, |a, b| crate::int::shr(a, b, w, sg)),
+            Lop::ShlBy(k, m) => map1::<O, S>(regs, s, |a| (a << k) & m),
+            Lop::ShrBy(k, m) => map1::<O, S>(regs, s, |a| (a & m) >> k),
+            Lop::SarBy(k, w) => map1::<O, S>(regs, s, |a| ((sext(a, w) >> k) as u64) & mask(w)),
+            Lop::SetpInt(table, w, true) if w <= 32 => map2::<O, S>(regs, s, |a, b| {
+                let (p, q) = (sext32(a, w), sext32(b, w));
+                pick(table, p < q, p == q, p > q)
             }),
             Lop::SetpInt(table, w, false) if w <= 32 => {
-                let m = mask(w);
-                map2(regs, s, |a, b| order(table, a & m, b & m))
+                let m = mask(w) as u32;
+                map2::<O, S>(regs, s, |a, b| {
+                    let (p, q) = (a as u32 & m, b as u32 & m);
+                    pick(table, p < q, p == q, p > q)
+                })
             }
-            Lop::SetpInt(table, w, true) => map2(regs, s, |a, b| {
+            Lop::SetpInt(table, w, true) => map2::<O, S>(regs, s, |a, b| {
                 let (p, q) = (sext(a, w), sext(b, w));
                 pick(table, p < q, p == q, p > q)
             }),
             Lop::SetpInt(table, w, false) => {
                 let m = mask(w);
-                map2(regs, s, |a, b| {
+                map2::<O, S>(regs, s, |a, b| {
                     let (p, q) = (a & m, b & m);
                     pick(table, p < q, p == q, p > q)
                 })
             }
-            Lop::SetpF32(table, ftz) => map2(regs, s, |a, b| {
+            Lop::SetpF32(table, ftz) => map2::<O, S>(regs, s, |a, b| {
                 let (p, q) = (f32_ftz(a, ftz), f32_ftz(b, ftz));
                 pick(table, p < q, p == q, p > q)
             }),
-            Lop::SetpF64(table) => map2(regs, s, |a, b| {
+            Lop::SetpF64(table) => map2::<O, S>(regs, s, |a, b| {
                 let (p, q) = (f64::from_bits(a), f64::from_bits(b));
                 pick(table, p < q, p == q, p > q)
             }),
-            Lop::MinMax(max, w, true) => map2(regs, s, |a, b| {
+            Lop::MinMax(max, w, true) => map2::<O, S>(regs, s, |a, b| {
                 let (p, q) = (sext(a, w), sext(b, w));
                 (if (p < q) != max { p } else { q }) as u64 & mask(w)
             }),
             Lop::MinMax(max, w, false) => {
                 let m = mask(w);
-                map2(regs, s, |a, b| {
+                map2::<O, S>(regs, s, |a, b| {
                     let (p, q) = (a & m, b & m);
                     if (p < q) != max {
                         p
@@ -660,7 +740,7 @@ impl Lanewise {
                     }
                 })
             }
-            Lop::AbsNeg(abs, w, sg) => map1(regs, s, |a| {
+            Lop::AbsNeg(abs, w, sg) => map1::<O, S>(regs, s, |a| {
                 let v = sext(a, w);
                 (if abs && sg {
                     v.wrapping_abs() as u64
@@ -670,12 +750,29 @@ impl Lanewise {
                     v.wrapping_neg() as u64
                 }) & mask(w)
             }),
-            Lop::Selp => map3(regs, s, |a, b, c| if c & 1 != 0 { a } else { b }),
-            Lop::Mov => map1(regs, s, |a| a),
-            Lop::F32(op) => map2(regs, s, |a, b| f32_bin(op, a, b)),
-            Lop::Fma32 => map3(regs, s, fma32_vector),
-            Lop::F64(op) => map2(regs, s, |a, b| f64_bin(op, a, b)),
-            Lop::Fma64 => map3(regs, s, |a, b, c| {
+            Lop::Selp => {
+                with_lane!(regs, S, s[0], a => with_lane!(regs, S, s[1], b => with_lane!(regs, u32, s[2], c => {
+                    each3(a, b, c, |a, b, c| if c & 1 != 0 { a } else { b })
+                })))
+            }
+            Lop::Mov => map1::<O, S>(regs, s, |a| a),
+            // One loop per operation: a `match` inside the lane loop would keep it scalar.
+            Lop::F32(op) => match op {
+                BinOp::Add => map2::<O, S>(regs, s, |a, b| f32_bin(BinOp::Add, a, b)),
+                BinOp::Sub => map2::<O, S>(regs, s, |a, b| f32_bin(BinOp::Sub, a, b)),
+                BinOp::Mul => map2::<O, S>(regs, s, |a, b| f32_bin(BinOp::Mul, a, b)),
+                BinOp::Div => map2::<O, S>(regs, s, |a, b| f32_bin(BinOp::Div, a, b)),
+            },
+            Lop::Fma32 => {
+                with_lane!(regs, S, s[0], a => with_lane!(regs, S, s[1], b => with_lane!(regs, S, s[2], c => fma32_lanes(a, b, c))))
+            }
+            Lop::F64(op) => match op {
+                BinOp::Add => map2::<O, S>(regs, s, |a, b| f64_bin(BinOp::Add, a, b)),
+                BinOp::Sub => map2::<O, S>(regs, s, |a, b| f64_bin(BinOp::Sub, a, b)),
+                BinOp::Mul => map2::<O, S>(regs, s, |a, b| f64_bin(BinOp::Mul, a, b)),
+                BinOp::Div => map2::<O, S>(regs, s, |a, b| f64_bin(BinOp::Div, a, b)),
+            },
+            Lop::Fma64 => map3::<O, S>(regs, s, |a, b, c| {
                 let r = f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c));
                 if r.is_nan() {
                     float::nan_result(Fmt::F64, &float::nan_order3(a, b, c))
@@ -683,19 +780,8 @@ impl Lanewise {
                     r.to_bits()
                 }
             }),
-            Lop::Cvt(dt, st, opts) => map1(regs, s, |a| crate::cvt::cvt(dt, st, a, 0, opts)),
-        };
-        let k = self.d as usize * 32;
-        let dst = &mut regs[k..k + 32];
-        let m = self.dmask;
-        if emask == u32::MAX {
-            for (r, v) in dst.iter_mut().zip(out) {
-                *r = v & m;
-            }
-        } else {
-            for (l, (r, v)) in dst.iter_mut().zip(out).enumerate() {
-                let keep = 0u64.wrapping_sub(u64::from(emask >> l & 1));
-                *r = (v & m & keep) | (*r & !keep);
+            Lop::Cvt(dt, st, opts) => {
+                map1::<O, S>(regs, s, |a| crate::cvt::cvt(dt, st, a, 0, opts))
             }
         }
     }
@@ -703,7 +789,7 @@ impl Lanewise {
 
 #[cfg(test)]
 mod tests {
-    use super::{fma32_exact, fma32_vector};
+    use super::{fma32_exact, fma32_fast, fma32_vector};
 
     /// The vector `fma.rn.f32` equals the correctly rounded one on random operands of every
     /// exponent spread, on special values, and on operands built so that the double-precision
@@ -751,6 +837,13 @@ mod tests {
             let got = fma32_vector(a64, b64, c64);
             let want = fma32_exact(u64::from(a), u64::from(b), u64::from(c));
             assert_eq!(got, want, "fma({a:#010x}, {b:#010x}, {c:#010x})");
+            let (fast, care) = fma32_fast(a64, b64, c64);
+            assert!(
+                care || fast == want,
+                "fast fma({a:#010x}, {b:#010x}, {c:#010x})"
+            );
+            let lanes: [u32; 32] = super::fma32_lanes(a64, b64, c64);
+            assert_eq!(u64::from(lanes[0]), want);
         };
         for &a in &special {
             for &b in &special {
@@ -797,6 +890,16 @@ mod tests {
             let yv = ys | (j as u32) << 23 | 0x7f_fffe;
             check(xv, yv, zc);
             check(yv, xv, zc ^ 0x8000_0000);
+        }
+        // Subnormal midpoints: z = k 2^-149 plus 2^-150 (1 - 2^-46), whose sum in `f64` is the
+        // midpoint (2k + 1) 2^-150, from x = 2^-75 (1 + 2^-23) and y = 2^-75 (1 - 2^-23).
+        for _ in 0..100_000 {
+            let r = next();
+            let k = (r as u32) & 0x7f_ffff;
+            let sign = ((r >> 32) as u32 & 1) << 31;
+            let (xv, yv) = (52 << 23 | 1, 51 << 23 | 0x7f_fffe);
+            check(xv | sign, yv | sign, k);
+            check(yv, xv, k | sign);
         }
         assert!(
             midpoints > 1000,

@@ -50,6 +50,7 @@ mod load;
 mod lower;
 pub mod mem;
 mod progress;
+mod regs;
 mod tc;
 pub mod tmap;
 
@@ -57,3 +58,4 @@ pub use error::{Error, FaultKind, Site, SpecError, Thread};
 pub use exec::{Arg, Contraction, ContractionDiff, Failure, Launch, Outcome, Spec, Stats};
 pub use load::Program;
 pub use progress::Progress;
+pub use regs::Slots;

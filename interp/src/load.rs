@@ -118,8 +118,8 @@ pub struct Func {
     pub(crate) lanewise: Vec<Option<crate::lanewise::Lanewise>>,
     /// The original instructions, for accessors and messages.
     pub insts: Vec<Instruction>,
-    /// Number of register slots (slot 0 is the carry flag).
-    pub nslots: u32,
+    /// Register slots in each file (narrow slot 0 is the carry flag).
+    pub slots: crate::regs::Slots,
     /// Parameters, in order.
     pub params: Vec<FParam>,
     /// Return parameters, in order.
@@ -483,7 +483,7 @@ impl<'m> Loader<'m> {
                 code: Vec::new(),
                 lanewise: Vec::new(),
                 insts: Vec::new(),
-                nslots: 1,
+                slots: crate::regs::Slots { narrow: 1, wide: 0 },
                 params: Vec::new(),
                 returns: Vec::new(),
                 frame_size: 0,
@@ -804,16 +804,16 @@ impl<'m> Loader<'m> {
         // their instructions in spare capacity.
         code.shrink_to_fit();
         insts.shrink_to_fit();
-        let mut nslots = st.nslots;
+        let mut slots = st.slots;
         // `.target debug` makes ptxas compile without optimisation: nothing is fused or folded.
         if !self.m.target.contains(&ptx_ir_core::Target::Debug) {
-            crate::lower::lower(&insts, &mut code, &branch_tables, &mut nslots);
+            crate::lower::lower(&insts, &mut code, &branch_tables, &mut slots);
         }
         let func = &mut self.funcs[id as usize];
         func.defined = true;
         func.code = code;
         func.insts = insts;
-        func.nslots = nslots;
+        func.slots = slots;
         func.params = params;
         func.returns = returns;
         func.frame_size = align_up(st.frame as u64, 16) as u32;
@@ -856,7 +856,7 @@ fn reg_bits(t: Type) -> u16 {
 
 #[derive(Default)]
 struct FnState {
-    nslots: u32,
+    slots: crate::regs::Slots,
     frame: u32,
     /// Bytes of `.local` variables (the GPU frame).
     locals: u32,
@@ -865,13 +865,10 @@ struct FnState {
 
 impl FnState {
     fn alloc_slots(&mut self, bits: u16, count: u32) -> u32 {
-        if self.nslots == 0 {
-            self.nslots = 1; // slot 0: carry flag
+        if self.slots.narrow == 0 {
+            self.slots.narrow = 1; // slot 0: carry flag
         }
-        let per = if bits > 64 { 2 } else { 1 };
-        let s = self.nslots;
-        self.nslots += per * count.max(1);
-        s
+        self.slots.alloc(bits, count)
     }
 
     fn alloc_frame(&mut self, size: u32, align: u32) -> u32 {

@@ -475,7 +475,12 @@ fn is_candidate_add(inst: &Instruction, d: &DInst) -> bool {
 
 /// Marks `code` with the lowerings ptxas applies; `nslots` grows by the slots that fused
 /// `mul`s save their operands in.
-pub fn lower(insts: &[Instruction], code: &mut [DInst], tables: &[Vec<u32>], nslots: &mut u32) {
+pub fn lower(
+    insts: &[Instruction],
+    code: &mut [DInst],
+    tables: &[Vec<u32>],
+    nslots: &mut crate::regs::Slots,
+) {
     let n = code.len();
     if n == 0 {
         return;
@@ -544,7 +549,7 @@ fn contract(
     code: &mut [DInst],
     info: &[Info],
     flow: &Flow,
-    nslots: &mut u32,
+    nslots: &mut crate::regs::Slots,
 ) {
     let n = code.len();
     // For each candidate add: its qualifying operands, in order, with their product chains.
@@ -724,8 +729,7 @@ fn contract(
             let mut s = [None, None];
             for (j, o) in code[prod.mul].opnds[1..3].iter().enumerate() {
                 if let Opnd::Reg { bits, .. } = o {
-                    s[j] = Some(*nslots);
-                    *nslots += if *bits > 64 { 2 } else { 1 };
+                    s[j] = Some(nslots.alloc(*bits, 1));
                 }
             }
             s
@@ -774,7 +778,7 @@ fn neg_of_neg(
     code: &mut [DInst],
     info: &[Info],
     flow: &Flow,
-    nslots: &mut u32,
+    nslots: &mut crate::regs::Slots,
     i: usize,
 ) -> Option<Opnd> {
     let width = code[i].ty.map(|t| t.bits());
@@ -807,8 +811,7 @@ fn neg_of_neg(
     let slot = match d.lower.as_deref() {
         Some(Lowering::Save([Some(slot), _])) => *slot,
         _ => {
-            let slot = *nslots;
-            *nslots += if bits > 64 { 2 } else { 1 };
+            let slot = nslots.alloc(bits, 1);
             code[def].lower = Some(Box::new(Lowering::Save([Some(slot), None])));
             slot
         }
@@ -821,7 +824,7 @@ fn nan_folds(
     code: &mut [DInst],
     info: &[Info],
     flow: &Flow,
-    nslots: &mut u32,
+    nslots: &mut crate::regs::Slots,
 ) {
     // The sign flips are `.f32` only (guarded `.f64`/`.f16` `neg`s stay `DADD`/`HADD2`, which
     // make NaNs canonical); `neg` of `neg` folds in every float type but `.bf16x2`.

@@ -213,3 +213,32 @@ fn private_copies_beyond_the_memory_limit_run_again_serially() {
     assert!(why.contains("memory limit"), "{why}");
     assert_eq!(serial.buffers, parallel.buffers);
 }
+
+/// A CTA starts with zeroed registers, local and shared memory, whether its warps are new or
+/// were a finished CTA's: each CTA here reads a register, a local word and a shared word before
+/// writing them, and every read sees zero.
+#[test]
+fn a_cta_starts_from_zero_after_others_finish() {
+    let p = program(
+        ".visible .entry k(.param .u64 out) {\n\
+           .reg .b32 %r<6>; .reg .b64 %rd<5>; .reg .pred %p1;\n\
+           .local .align 4 .b32 loc[1]; .shared .align 4 .b32 sh[1];\n\
+           ld.param.u64 %rd1, [out];\n\
+           mov.u32 %r1, %ctaid.x; mov.u32 %r5, %tid.x;\n\
+           ld.local.u32 %r3, [loc]; ld.shared.u32 %r4, [sh];\n\
+           add.u32 %r3, %r3, %r2; add.u32 %r3, %r3, %r4; add.s64 %rd4, %rd4, 0;\n\
+           cvt.u32.u64 %r4, %rd4; add.u32 %r3, %r3, %r4;\n\
+           setp.ne.u32 %p1, %r5, 0; @%p1 bra DONE;\n\
+           mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n\
+           st.global.u32 [%rd3], %r3;\n\
+           DONE: bar.sync 0;\n\
+           mov.u32 %r2, 12345; mov.u64 %rd4, 777; st.local.u32 [loc], %r2; st.shared.u32 [sh], %r2;\n\
+           ret; }\n",
+    );
+    let o = both(&p, 64, 64, 64 * 4).expect("run");
+    assert!(
+        o.buffers[0].iter().all(|&b| b == 0),
+        "{:?}",
+        &o.buffers[0][..16]
+    );
+}

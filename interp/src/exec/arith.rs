@@ -82,38 +82,17 @@ fn map<const N: usize>(
     Ok(Flow::Next)
 }
 
-#[derive(Clone, Copy)]
-enum Src {
-    Reg(usize),
-    Imm(u64),
-}
-
-/// Like [`map`] for infallible lane functions: register and immediate sources are read in
-/// place, and a full warp runs a straight loop.
+/// Like [`map`] for infallible lane functions: a full warp runs a straight loop.
 #[inline]
 fn mapf<const N: usize>(x: &mut Ctx<'_, '_>, f: impl Fn([u64; N]) -> u64) -> Result<Flow, Error> {
     let (d, s) = x.dst_src::<N>();
-    let mut srcs = [Src::Imm(0); N];
-    for (v, o) in srcs.iter_mut().zip(s) {
-        *v = match o {
-            Opnd::Reg { slot, .. } => Src::Reg(*slot as usize * 32),
-            Opnd::Imm(v) => Src::Imm(*v),
-            _ => return map::<N>(x, |_, _, a| Ok(f(a))),
-        };
-    }
     let e = x.emask;
-    let regs = &x.w.regs[x.depth];
+    let mut srcs: [Lanes; N] = [[0; 32]; N];
+    for (v, o) in srcs.iter_mut().zip(s) {
+        *v = x.read(o, e)?;
+    }
     let mut out = [0u64; 32];
-    let get = |l: usize| {
-        let mut a = [0u64; N];
-        for (v, s) in a.iter_mut().zip(srcs.iter()) {
-            *v = match *s {
-                Src::Reg(o) => regs[o + l],
-                Src::Imm(v) => v,
-            };
-        }
-        a
-    };
+    let get = |l: usize| -> [u64; N] { std::array::from_fn(|k| srcs[k][l]) };
     if e == u32::MAX {
         for (l, o) in out.iter_mut().enumerate() {
             *o = f(get(l));

@@ -117,12 +117,8 @@ fn set_reg(w: &mut Warp, depth: usize, slot: u32, lane: usize, v: u64, size: u32
     } else {
         (1u64 << (size * 8)) - 1
     };
-    if let Some(r) = w
-        .regs
-        .get_mut(depth)
-        .and_then(|r| r.get_mut(slot as usize * 32 + lane))
-    {
-        *r = v & m;
+    if let Some(r) = w.regs.get_mut(depth) {
+        r.try_set(slot, lane, v & m);
     }
 }
 
@@ -260,10 +256,10 @@ fn call_from(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
         if x.w.regs.len() <= depth + 1 {
             // The level's bookkeeping: its register vector's header and the caller frame node
             // with the allocator's overhead (the registers themselves are charged below).
-            let bytes = std::mem::size_of::<Vec<u64>>() as u64 + 64;
+            let bytes = std::mem::size_of::<crate::regs::Regs>() as u64 + 64;
             x.m.mem.charge(bytes, || "the call stack".into())?;
             x.cl.charged += bytes;
-            x.w.regs.resize(depth + 2, Vec::new());
+            x.w.regs.resize(depth + 2, Default::default());
         }
         // The callee's `alloca`s start at each lane's current stack pointer, below the caller's
         // live ones; its return gives back whatever it allocated.
@@ -277,20 +273,13 @@ fn call_from(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
         for l in lanes(mask) {
             x.w.sp_frames[depth + 1][l] = SpFrame::at(x.w.sp[l]);
         }
-        let need = callee.nslots as usize * 32;
-        let have = x.w.regs[depth + 1].len();
-        if have < need {
-            let bytes = ((need - have) * 8) as u64;
+        let bytes = x.w.regs[depth + 1].growth(callee.slots);
+        if bytes > 0 {
             x.m.mem
                 .charge(bytes, || format!("the registers of `{}`", callee.name))?;
             x.cl.charged += bytes;
-            x.w.regs[depth + 1].resize(need, 0);
         }
-        for s in 0..callee.nslots as usize {
-            for l in lanes(mask) {
-                x.w.regs[depth + 1][s * 32 + l] = 0;
-            }
-        }
+        x.w.regs[depth + 1].reset(callee.slots, mask);
         for l in lanes(mask) {
             for (p, a) in callee.params.iter().zip(args) {
                 let bytes = actual_bytes(x, a, l, p)?;
@@ -348,8 +337,7 @@ fn do_ret(prog: &Program, w: &mut Warp, g: &Group, lanes_mask: u32) -> Result<Gr
                     let v = w
                         .regs
                         .get(depth)
-                        .and_then(|r| r.get(slot as usize * 32 + l))
-                        .copied()
+                        .and_then(|r| r.try_get(slot, l))
                         .unwrap_or(0);
                     let mut b = vec![0u8; p.size as usize];
                     mem::put_le(&mut b, v);

@@ -7,6 +7,7 @@ use crate::code::{DInst, FuncId, MemBase, Opnd, MISSING};
 use crate::error::{Error, FaultKind, Site, Thread};
 use crate::load::Func;
 use crate::mem::{self, Region};
+use crate::regs::Regs;
 use ptx_ir_core::{Flag, Space, SpecialReg, Type};
 
 /// 32 lanes of values.
@@ -226,7 +227,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     #[inline]
-    fn regs(&self) -> &[u64] {
+    fn regs(&self) -> &Regs {
         &self.w.regs[self.depth]
     }
 
@@ -234,9 +235,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
     #[inline]
     pub fn get(&self, o: &Opnd, lane: usize) -> Result<u64, Error> {
         Ok(match o {
-            Opnd::Reg { slot, .. } => self.regs()[*slot as usize * 32 + lane],
+            Opnd::Reg { slot, .. } => self.regs().get(*slot, lane),
             Opnd::Imm(v) => *v,
-            Opnd::Not(slot) => (self.regs()[*slot as usize * 32 + lane] & 1) ^ 1,
+            Opnd::Not(slot) => (self.regs().get(*slot, lane) & 1) ^ 1,
             Opnd::Special(r, c) => self.special(*r, *c, lane)?,
             Opnd::Frame(off) => self.base as u64 + *off as u64,
             Opnd::Func(f) => crate::load::Program::func_addr(*f),
@@ -251,8 +252,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let mut out = [0u64; 32];
         match o {
             Opnd::Reg { slot, .. } => {
-                let s = *slot as usize * 32;
-                out.copy_from_slice(&self.regs()[s..s + 32]);
+                if let Some(v) = self.regs().lanes(*slot) {
+                    out = v;
+                }
             }
             Opnd::Imm(v) => out = [*v; 32],
             Opnd::Special(r, c) => {
@@ -270,7 +272,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// The high half of a 128-bit register operand.
     pub fn get_hi(&self, o: &Opnd, lane: usize) -> u64 {
         match o {
-            Opnd::Reg { slot, bits } if *bits > 64 => self.regs()[(*slot as usize + 1) * 32 + lane],
+            Opnd::Reg { slot, bits } if *bits > 64 => self.regs().get(*slot + 1, lane),
             _ => 0,
         }
     }
@@ -299,22 +301,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 } else {
                     (1u64 << *bits) - 1
                 };
-                let s = *slot as usize * 32;
-                let regs = &mut self.w.regs[self.depth][s..s + 32];
-                if mask == u32::MAX {
-                    for (r, x) in regs.iter_mut().zip(v.iter()) {
-                        *r = x & m;
-                    }
-                } else {
-                    for l in lanes(mask) {
-                        regs[l] = v[l] & m;
-                    }
-                }
+                let regs = &mut self.w.regs[self.depth];
+                regs.write(*slot, v, m, mask);
                 if *bits > 64 {
-                    let s = s + 32;
-                    for l in lanes(mask) {
-                        self.w.regs[self.depth][s + l] = 0;
-                    }
+                    regs.write(*slot + 1, &[0; 32], 0, mask);
                 }
                 Ok(())
             }
@@ -336,7 +326,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 } else {
                     (1u64 << *bits) - 1
                 };
-                self.w.regs[self.depth][*slot as usize * 32 + lane] = v & m;
+                self.w.regs[self.depth].set(*slot, lane, v & m);
                 Ok(())
             }
             Opnd::Sink => Ok(()),
@@ -351,9 +341,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 if self.w.wg.is_some() {
                     self.note_write(*slot, *bits);
                 }
-                let s = *slot as usize;
-                self.w.regs[self.depth][s * 32 + lane] = lo;
-                self.w.regs[self.depth][(s + 1) * 32 + lane] = hi;
+                let regs = &mut self.w.regs[self.depth];
+                regs.set(*slot, lane, lo);
+                regs.set(*slot + 1, lane, hi);
                 Ok(())
             }
             _ => self.set(o, lane, lo),
@@ -363,13 +353,13 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// The carry flag of a lane.
     #[inline]
     pub fn cc(&self, lane: usize) -> u64 {
-        self.regs()[crate::load::CC_SLOT as usize * 32 + lane] & 1
+        self.regs().get(crate::load::CC_SLOT, lane) & 1
     }
 
     /// Sets the carry flag of a lane.
     #[inline]
     pub fn set_cc(&mut self, lane: usize, c: bool) {
-        self.w.regs[self.depth][crate::load::CC_SLOT as usize * 32 + lane] = c as u64;
+        self.w.regs[self.depth].set(crate::load::CC_SLOT, lane, c as u64);
     }
 
     /// The address of a memory operand in one lane.
@@ -379,7 +369,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Opnd::Mem(b, off) => {
                 let base = match b {
                     MemBase::None => 0,
-                    MemBase::Reg(s) => self.regs()[*s as usize * 32 + lane],
+                    MemBase::Reg(s) => self.regs().get(*s, lane),
                     MemBase::Static(a) => *a,
                     MemBase::Frame(f) => self.base as u64 + *f as u64,
                 };

@@ -38,8 +38,7 @@ fn addresses(x: &Ctx<'_, '_>, a: &Opnd) -> Option<[u64; 32]> {
     let off = *off as u64;
     Some(match b {
         MemBase::Reg(s) => {
-            let k = *s as usize * 32;
-            let r = x.w.regs[x.depth].get(k..k + 32)?;
+            let r = x.w.regs[x.depth].lanes(*s)?;
             std::array::from_fn(|l| r[l].wrapping_add(off))
         }
         MemBase::Static(v) => [v.wrapping_add(off); 32],

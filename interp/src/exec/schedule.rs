@@ -46,13 +46,14 @@ pub(super) fn run_clusters(
     let cluster_ctas = m.cluster.iter().map(|&d| d as u64).product::<u64>();
     let mut reported = m.stats.thread_instructions;
     let mut active: Vec<Active> = Vec::new();
+    let mut spare = Spare::default();
     loop {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(());
         }
         while active.len() < m.resident as usize {
             match next(m) {
-                Some(cid) => active.push(start_cluster(m, entry, cid)?),
+                Some(cid) => active.push(start_cluster(m, entry, cid, &mut spare)?),
                 None => break,
             }
         }
@@ -71,6 +72,7 @@ pub(super) fn run_clusters(
                 inflight::drain(m, &mut a.cl)?;
                 // The cluster's state goes with it: memory is bounded by the resident clusters.
                 m.mem.release(a.cl.charged);
+                spare.keep(a, m.resident);
                 progressed = true;
                 if let Some(p) = progress {
                     p.ctas_finished(cluster_ctas);
@@ -112,13 +114,52 @@ pub(super) fn run_clusters(
 /// which a launch counts as deadlocked.
 const STALL_LIMIT: u32 = 64;
 
+/// The buffers of finished clusters, for the next ones to start with: a grid of many short
+/// CTAs would otherwise spend much of its time allocating and freeing them.
+#[derive(Default)]
+struct Spare {
+    warps: Vec<Warp>,
+    shared: Vec<Vec<u8>>,
+}
+
+impl Spare {
+    /// Keeps `a`'s warps and shared memory, up to what `resident` clusters of its size hold
+    /// (their memory was charged while they ran; what is kept is never more).
+    fn keep(&mut self, a: Active, resident: u32) {
+        let resident = resident as usize;
+        let per = a.warps.iter().map(Vec::len).sum::<usize>();
+        if self.warps.len() + per <= per * resident {
+            self.warps.extend(a.warps.into_iter().flatten());
+        }
+        let ncta = a.cl.shared.len();
+        if self.shared.len() + ncta <= ncta * resident {
+            self.shared.extend(a.cl.shared);
+        }
+    }
+
+    /// A zeroed shared memory of `len` bytes from a finished cluster, if one has that size.
+    fn shared(&mut self, len: u64) -> Option<Vec<u8>> {
+        let mut v = self.shared.pop()?;
+        if v.len() as u64 != len {
+            return None;
+        }
+        v.fill(0);
+        Some(v)
+    }
+}
+
 /// A running cluster.
 struct Active {
     cl: Cluster,
     warps: Vec<Vec<Warp>>,
 }
 
-fn start_cluster(m: &mut Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Result<Active, Error> {
+fn start_cluster(
+    m: &mut Machine<'_>,
+    entry: FuncId,
+    cid: [u32; 3],
+    spare: &mut Spare,
+) -> Result<Active, Error> {
     let c = m.cluster;
     let mut ctaid = Vec::new();
     for z in 0..c[2] {
@@ -140,6 +181,10 @@ fn start_cluster(m: &mut Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Result<Ac
             )
         })?;
         charged += smem;
+        if let Some(v) = spare.shared(smem) {
+            shared.push(v);
+            continue;
+        }
         shared.push(mem::try_zeroed(smem).ok_or_else(|| Error::MemoryLimit {
             what: "shared memory of a CTA (the host is out of memory)".into(),
             bytes: smem,
@@ -149,7 +194,7 @@ fn start_cluster(m: &mut Machine<'_>, entry: FuncId, cid: [u32; 3]) -> Result<Ac
     }
     let mut warps = Vec::with_capacity(ncta);
     for r in 0..ncta as u32 {
-        let (ws, bytes) = new_warps(m, entry, r)?;
+        let (ws, bytes) = new_warps(m, entry, r, &mut spare.warps)?;
         charged += bytes;
         warps.push(ws);
     }
@@ -241,8 +286,14 @@ fn round(m: &mut Machine<'_>, a: &mut Active) -> Result<(bool, bool), Error> {
     Ok((progressed, retried))
 }
 
-/// The warps of CTA `cta` and the host bytes charged for them.
-fn new_warps(m: &mut Machine<'_>, entry: FuncId, cta: u32) -> Result<(Vec<Warp>, u64), Error> {
+/// The warps of CTA `cta` and the host bytes charged for them, made from the buffers of
+/// `spare` warps while there are any.
+fn new_warps(
+    m: &mut Machine<'_>,
+    entry: FuncId,
+    cta: u32,
+    spare: &mut Vec<Warp>,
+) -> Result<(Vec<Warp>, u64), Error> {
     let prog = m.prog;
     let f = &prog.funcs[entry as usize];
     let [bx, by, bz] = m.block;
@@ -258,7 +309,7 @@ fn new_warps(m: &mut Machine<'_>, entry: FuncId, cta: u32) -> Result<(Vec<Warp>,
     let stack_size = prog.local_static.saturating_add(f.frame_size) as u64;
     let stack_size = stack_size as usize;
     // Registers, local memory and the fixed per-warp state.
-    let per_warp = (f.nslots as u64 * 32 * 8)
+    let per_warp = f.slots.bytes()
         + 32 * stack_size as u64
         + std::mem::size_of::<Warp>() as u64
         + 64 * std::mem::size_of::<Vec<u8>>() as u64;
@@ -277,25 +328,49 @@ fn new_warps(m: &mut Machine<'_>, entry: FuncId, cta: u32) -> Result<(Vec<Warp>,
                     *t = [lin % bx, (lin / bx) % by, lin / (bx * by)];
                 }
             }
+            let (mut groups, mut regs, mut stacks, mut dyn_stacks, mut sp_frames) =
+                match spare.pop() {
+                    Some(w) => (w.groups, w.regs, w.stacks, w.dyn_stacks, w.sp_frames),
+                    None => Default::default(),
+                };
+            groups.clear();
+            groups.push(Group {
+                mask: valid,
+                func: entry,
+                pc: 0,
+                base: prog.local_static,
+                sbase: prog.local_static,
+                callers: Chain::default(),
+                wait: Wait::Ready,
+            });
+            regs.truncate(1);
+            match regs.first_mut() {
+                Some(r) => r.reset(f.slots, u32::MAX),
+                None => regs.push(crate::regs::Regs::new(f.slots)),
+            }
+            stacks.resize_with(32, Vec::new);
+            for s in &mut stacks {
+                s.clear();
+                s.resize(stack_size, 0);
+            }
+            dyn_stacks.resize_with(32, Vec::new);
+            for d in &mut dyn_stacks {
+                // `alloca` memory is charged as it grows: none is kept.
+                *d = Vec::new();
+            }
+            sp_frames.clear();
+            sp_frames.push([warp::SpFrame::at(mem::DYN_TOP); 32]);
             Warp {
                 cta,
                 index: wi,
                 valid,
                 exited: 0,
-                groups: vec![Group {
-                    mask: valid,
-                    func: entry,
-                    pc: 0,
-                    base: prog.local_static,
-                    sbase: prog.local_static,
-                    callers: Chain::default(),
-                    wait: Wait::Ready,
-                }],
-                regs: vec![vec![0u64; f.nslots as usize * 32]],
-                stacks: (0..32).map(|_| vec![0u8; stack_size]).collect(),
-                dyn_stacks: vec![Vec::new(); 32],
+                groups,
+                regs,
+                stacks,
+                dyn_stacks,
                 sp: [mem::DYN_TOP; 32],
-                sp_frames: vec![[warp::SpFrame::at(mem::DYN_TOP); 32]],
+                sp_frames,
                 tid,
                 cluster_arrived: [u64::MAX; 32],
                 spins: 0,
@@ -397,7 +472,7 @@ fn try_release(
                             (1u64 << bits) - 1
                         };
                         for l in ctx::lanes(mask) {
-                            w.regs[depth][*slot as usize * 32 + l] = v & mk;
+                            w.regs[depth].set(*slot, l, v & mk);
                         }
                     }
                 }

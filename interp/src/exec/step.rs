@@ -8,6 +8,7 @@ use super::warp::{Group, Wait, Warp};
 use super::{control, semantics};
 use crate::code::Opnd;
 use crate::error::Error;
+use crate::regs::Regs;
 use ptx_ir_core::Opcode;
 
 /// What a warp-instruction asks of the scheduler.
@@ -45,20 +46,26 @@ pub enum Progress {
 
 /// The lanes of `mask` whose guard of `d` holds, in the registers `regs` of their depth.
 #[inline(always)]
-fn executing(d: &crate::code::DInst, regs: &[u64], mask: u32) -> u32 {
+fn executing(d: &crate::code::DInst, regs: &Regs, mask: u32) -> u32 {
     match d.guard {
         None => mask,
         Some((slot, neg)) => {
+            let mut e = 0u32;
+            if crate::regs::is_wide(slot) {
+                for l in super::ctx::lanes(mask) {
+                    e |= ((regs.get(slot, l) & 1) as u32 ^ neg as u32) << l;
+                }
+                return e & mask;
+            }
             let s = slot as usize * 32;
-            let Some(regs) = regs.get(s..s + 32) else {
+            let Some(regs) = regs.narrow.get(s..s + 32) else {
                 return 0;
             };
-            // All 32 lanes without branches (the compiler vectorises it), then the group's.
-            let mut e = 0u32;
+            // All 32 lanes as one vector comparison gathered into a mask, then the group's.
             for (l, r) in regs.iter().enumerate() {
-                e |= ((*r & 1) as u32 ^ neg as u32) << l;
+                e |= u32::from(*r & 1 != 0) << l;
             }
-            e & mask
+            (e ^ 0u32.wrapping_sub(u32::from(neg))) & mask
         }
     }
 }

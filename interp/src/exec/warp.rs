@@ -280,8 +280,8 @@ pub struct Warp {
     pub exited: u32,
     /// Runnable and waiting groups, in program order.
     pub groups: Vec<Group>,
-    /// Registers per call depth: `regs[d][slot * 32 + lane]`.
-    pub regs: Vec<Vec<u64>>,
+    /// Registers per call depth.
+    pub regs: Vec<crate::regs::Regs>,
     /// Each lane's local memory (module `.local`, then frames), from address 0.
     pub stacks: Vec<Vec<u8>>,
     /// Each lane's `alloca` memory, the `.local` addresses `[DYN_TOP - len, DYN_TOP)`

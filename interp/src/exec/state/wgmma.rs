@@ -37,6 +37,7 @@ impl WgState {
         }
         let d = &mut self.dirty[depth];
         for s in slot..slot + count {
+            let s = crate::regs::dense(s);
             let (i, b) = (s as usize / 64, s % 64);
             if d.len() <= i {
                 d.resize(i + 1, 0);
@@ -47,6 +48,7 @@ impl WgState {
 
     /// Whether a register slot was written since the last `wgmma.fence`.
     pub fn is_dirty(&self, depth: usize, slot: u32) -> bool {
+        let slot = crate::regs::dense(slot);
         self.dirty
             .get(depth)
             .and_then(|d| d.get(slot as usize / 64))
