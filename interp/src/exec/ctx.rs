@@ -603,8 +603,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                             .cl
                             .inflight
                             .ops
-                            .iter()
-                            .find(|o| o.id == id)
+                            .get(&id)
                             .map(|o| describe(self.m.prog, o))
                             .unwrap_or_else(|| format!("#{id} of another cluster"));
                         let what = match c {

@@ -110,14 +110,16 @@ pub fn issue(m: &mut Machine<'_>, cl: &mut Cluster, mut op: Op) -> Result<OpId, 
             Src::Global { addr, len } => m.gwatch.reads.push((addr, addr + len, id)),
         }
     }
-    cl.inflight.ops.push(op);
+    cl.inflight.ops.insert(id, op);
     m.events += 1;
     Ok(id)
 }
 
-fn release_reads(m: &mut Machine<'_>, cl: &mut Cluster, idx: usize) {
-    let srcs = std::mem::take(&mut cl.inflight.ops[idx].srcs);
-    let id = cl.inflight.ops[idx].id;
+fn release_reads(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) {
+    let Some(op) = cl.inflight.ops.get_mut(&id) else {
+        return;
+    };
+    let srcs = std::mem::take(&mut op.srcs);
     for s in srcs {
         if let Src::Shared { rank, off, len } = s {
             cl.inflight.mark(rank, off, len, false, false);
@@ -128,9 +130,7 @@ fn release_reads(m: &mut Machine<'_>, cl: &mut Cluster, idx: usize) {
 
 /// Finishes reading the sources of operation `id` (`cp.async.bulk.wait_group.read`).
 pub fn complete_reads(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) {
-    if let Some(i) = cl.inflight.ops.iter().position(|o| o.id == id) {
-        release_reads(m, cl, i);
-    }
+    release_reads(m, cl, id);
 }
 
 fn reduce_elem(r: Reduce, old: u64, src: u64) -> u64 {
@@ -212,11 +212,10 @@ fn apply(dst: &mut [u8], p: &Part) {
 /// Completes operation `id`: writes its destinations, signals its mbarriers, releases its
 /// ranges. Completing an operation that already completed does nothing.
 pub fn complete(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) -> Result<(), Error> {
-    let Some(i) = cl.inflight.ops.iter().position(|o| o.id == id) else {
+    release_reads(m, cl, id);
+    let Some(op) = cl.inflight.ops.remove(&id) else {
         return Ok(());
     };
-    release_reads(m, cl, i);
-    let op = cl.inflight.ops.remove(i);
     m.gwatch.remove(id, false);
     m.events += 1;
     let fail = |m: &Machine<'_>, rule: String| Error::Undefined {
@@ -258,7 +257,7 @@ pub fn settle(m: &mut Machine<'_>, cl: &mut Cluster, key: (u32, u32)) -> Result<
     let ids: Vec<OpId> = cl
         .inflight
         .ops
-        .iter()
+        .values()
         .filter(|o| o.parts.iter().any(|p| p.mbar == Some(key)))
         .map(|o| o.id)
         .collect();
@@ -355,10 +354,10 @@ pub fn thread_exit(m: &mut Machine<'_>, cl: &mut Cluster, key: (u32, u32)) -> Re
 
 /// The cluster is done: every operation still in flight completes.
 pub fn drain(m: &mut Machine<'_>, cl: &mut Cluster) -> Result<(), Error> {
-    while let Some(op) = cl.inflight.ops.first() {
-        let id = op.id;
+    while let Some(mut op) = cl.inflight.ops.first_entry() {
+        let id = *op.key();
         // Nobody can observe an mbarrier any more: the data just lands.
-        for p in cl.inflight.ops[0].parts.iter_mut() {
+        for p in op.get_mut().parts.iter_mut() {
             p.mbar = None;
         }
         complete(m, cl, id)?;

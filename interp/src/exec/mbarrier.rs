@@ -122,7 +122,7 @@ pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 let busy =
                     x.cl.inflight
                         .ops
-                        .iter()
+                        .values()
                         .any(|o| o.parts.iter().any(|p| p.mbar == Some(key)))
                         || x.cl.inflight.arrives.iter().any(|a| a.mbar == key);
                 if busy {

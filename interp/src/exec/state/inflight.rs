@@ -177,11 +177,17 @@ impl GlobalWatch {
         None
     }
 
-    /// Forgets operation `id`'s ranges (only those it reads with `reads_only`).
+    /// Forgets operation `id`'s ranges (only those it reads with `reads_only`). The ranges are
+    /// pushed as operations issue, so both lists are in the order of their ids.
     pub fn remove(&mut self, id: OpId, reads_only: bool) {
-        self.reads.retain(|r| r.2 != id);
+        let drop = |v: &mut Vec<(u64, u64, OpId)>| {
+            let lo = v.partition_point(|r| r.2 < id);
+            let hi = lo + v[lo..].partition_point(|r| r.2 == id);
+            v.drain(lo..hi);
+        };
+        drop(&mut self.reads);
         if !reads_only {
-            self.writes.retain(|r| r.2 != id);
+            drop(&mut self.writes);
         }
     }
 }
@@ -189,8 +195,8 @@ impl GlobalWatch {
 /// The asynchronous state of one cluster.
 #[derive(Clone, Debug, Default)]
 pub struct Inflight {
-    /// Operations in flight, in issue order.
-    pub ops: Vec<Op>,
+    /// Operations in flight by id (ids are given in issue order).
+    pub ops: std::collections::BTreeMap<OpId, Op>,
     /// cp.async-groups per thread (rank, tix).
     pub cp: FxHashMap<(u32, u32), Groups>,
     /// Bulk async-groups per thread (rank, tix).
@@ -248,7 +254,7 @@ impl Inflight {
     /// The operation in flight that writes (or, with `reads`, reads) shared byte range.
     pub fn op_at(&self, rank: u32, off: u32, len: u32, reads: bool) -> Option<&Op> {
         let hit = |o: u32, l: u32| off < o + l && o < off + len;
-        self.ops.iter().find(|op| {
+        self.ops.values().find(|op| {
             op.parts.iter().any(|p| match p.dest {
                 Loc::Shared { rank: r, off: o } => r == rank && hit(o, p.data.len() as u32),
                 Loc::Global(_) => false,
@@ -328,4 +334,28 @@ pub fn describe(prog: &Program, op: &Op) -> String {
         prog.inst_text(op.issuer.func, op.issuer.pc),
         op.issuer.thread
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GlobalWatch;
+
+    #[test]
+    fn removing_an_operation_forgets_exactly_its_ranges() {
+        let mut g = GlobalWatch::default();
+        for (id, lo) in [(1, 0), (2, 16), (2, 64), (3, 32), (5, 8)] {
+            g.reads.push((lo, lo + 8, id));
+            g.writes.push((lo + 100, lo + 108, id));
+        }
+        g.remove(2, true);
+        assert_eq!(g.reads.iter().map(|r| r.2).collect::<Vec<_>>(), [1, 3, 5]);
+        assert_eq!(g.writes.len(), 5);
+        g.remove(4, false);
+        g.remove(5, false);
+        g.remove(1, false);
+        assert_eq!(g.reads, [(32, 40, 3)]);
+        assert_eq!(g.writes.iter().map(|r| r.2).collect::<Vec<_>>(), [2, 2, 3]);
+        assert!(g.check(36, 1, false).is_none());
+        assert!(g.check(36, 1, true).is_some());
+    }
 }
