@@ -305,9 +305,39 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     }
 }
 
+/// `data` decompressed, refused once it passes `limit` bytes (`--max-input` bounds what a small
+/// compressed file may expand to).
+fn unxz(data: &[u8], limit: u64) -> Result<Vec<u8>, String> {
+    struct Capped(Vec<u8>, u64);
+    impl std::io::Write for Capped {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            if self.0.len() as u64 + b.len() as u64 > self.1 {
+                return Err(std::io::Error::other(format!(
+                    "decompresses to more than --max-input ({} bytes)",
+                    self.1
+                )));
+            }
+            self.0.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut out = Capped(Vec::new(), limit);
+    lzma_rs::xz_decompress(&mut &data[..], &mut out).map_err(|e| e.to_string())?;
+    Ok(out.0)
+}
+
 /// `ptx vectors`
 pub fn vectors(a: VectorsArgs) -> Result<(), String> {
     let text = ptx_ir::load::read_input(&a.file, a.input.max_input).map_err(load_error)?;
+    let text = if a.file.extension().is_some_and(|e| e == "xz") {
+        unxz(&text, a.input.max_input)
+            .map_err(|e| format!("{}: error: not xz data ({e})", a.file.display()))?
+    } else {
+        text
+    };
     let text = String::from_utf8(text)
         .map_err(|e| format!("{}: error: not UTF-8 text ({e})", a.file.display()))?;
     let parse = |s: &str| ptx_ir::text::parse(s).map_err(|e| e.to_string());

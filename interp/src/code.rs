@@ -65,6 +65,8 @@ pub enum Opnd {
     Args(Box<[Opnd]>),
     /// `_`
     Sink,
+    /// `-a`: a negated source (`vmad`).
+    Neg(Box<Opnd>),
     /// A register with a byte/half selector (`%r.b1`), which only video instructions take.
     Selected(u32, Selector),
     /// `[a, {b, c}]`: a bracketed tuple (tensor map and coordinates).

@@ -1370,7 +1370,7 @@ impl<'a, 'm> Flatten<'a, 'm> {
                     ))
                 }
             },
-            Operand::Neg(_) => Opnd::Sink,
+            Operand::Neg(o) => Opnd::Neg(Box::new(self.operand(i, o, ty)?)),
             Operand::Sink => Opnd::Sink,
         })
     }

@@ -69,6 +69,7 @@ fn push_slots(o: &Opnd, out: &mut SmallVec<[u32; 8]>) {
         Opnd::Mem(MemBase::Reg(s), _) => out.push(*s),
         Opnd::Vec(v) | Opnd::Args(v) | Opnd::Tuple(v) => v.iter().for_each(|o| push_slots(o, out)),
         Opnd::Pair(p) => p.iter().for_each(|o| push_slots(o, out)),
+        Opnd::Neg(o) => push_slots(o, out),
         _ => {}
     }
 }

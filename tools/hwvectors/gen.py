@@ -100,6 +100,10 @@ def pool(kind, width):
     elif kind == "small":
         edges = list(range(0, 40))
         width = 32
+    elif kind == "vb":  # words of edge bytes and half-words, for the video instructions
+        edges = [0, 0xFFFFFFFF, 0x7F7F7F7F, 0x80808080, 0x7FFF8000, 0x80007FFF, 0x01FF80FE,
+                 0xFF01FE80]
+        width = 32
     else:
         edges = INT_EDGES[width]
     vals = list(edges)
@@ -114,6 +118,12 @@ def pool(kind, width):
             vals.append(RNG.randrange(0, 40))
         elif kind == "shift":
             vals.append(RNG.randrange(0, 80))
+        elif kind == "vb":
+            v = 0
+            for _ in range(4):
+                v = (v << 8) | RNG.choice([0, 1, 2, 0x7E, 0x7F, 0x80, 0x81, 0xFE, 0xFF,
+                                           RNG.getrandbits(8), RNG.getrandbits(8)])
+            vals.append(v)
         else:
             vals.append(RNG.choice([RNG.getrandbits(width), RNG.randrange(0, 70),
                                     mask - RNG.randrange(0, 70)]))
@@ -140,10 +150,10 @@ def ty(name):
         "s64": (64, "i"), "b64": (64, "i"), "f32": (32, "f"), "f64": (64, "f"),
         "f16": (16, "f"), "bf16": (16, "bf"), "f16x2": (32, "f2"), "bf16x2": (32, "bf2"),
         "pred": (32, "i"), "shift": (32, "shift"), "small": (32, "small"),
-        "e4m3x2": (16, "i"), "e5m2x2": (16, "i"),
+        "e4m3x2": (16, "i"), "e5m2x2": (16, "i"), "vb": (32, "vb"),
     }
     w, k = table[name]
-    return T(name if name not in ("shift", "small") else "u32", w, k)
+    return T(name if name not in ("shift", "small", "vb") else "u32", w, k)
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -797,11 +807,138 @@ def fam_fold():
     contract_cases.build_fold(case, N)
 
 
+def fam_video():
+    """Video instructions: scalar `vop` with selectors, saturation, secondary operations and
+    merges; `vmad` with negations, `.po` and scales; `vset`; `vshl`/`vshr`; SIMD `vop2`/`vop4`
+    with selectors, masks, saturation and accumulation. Combinations are drawn from their own
+    seeded generator, inputs are words of edge bytes."""
+    rng = random.Random(20261128)
+    types = ["u32", "s32"]
+    scalar_sel = ["", ".b0", ".b1", ".b2", ".b3", ".h0", ".h1"]
+    names = set()
+
+    def add(name, body, ins):
+        if name in names:
+            return
+        names.add(name)
+        case(name, "video", body, ins, "u32")
+
+    tt = [(d, a, b) for d in types for a in types for b in types]
+    for vop in ["vadd", "vsub", "vabsdiff", "vmin", "vmax"]:
+        for d, a, b in tt:
+            for sat in ["", ".sat"]:
+                add("%s.%s.%s.%s%s" % (vop, d, a, b, sat),
+                    "%s.%s.%s.%s%s %%d, %%a, %%b;" % (vop, d, a, b, sat), ["vb", "vb"])
+                for op2 in ["add", "min", "max"]:
+                    add("%s.%s.%s.%s%s.%s" % (vop, d, a, b, sat, op2),
+                        "%s.%s.%s.%s%s.%s %%d, %%a, %%b, %%c;" % (vop, d, a, b, sat, op2),
+                        ["vb", "vb", "vb"])
+        for _ in range(70):
+            d, a, b = rng.choice(tt)
+            sat = rng.choice(["", ".sat"])
+            asel, bsel = rng.choice(scalar_sel), rng.choice(scalar_sel)
+            mode = rng.choice(["", "op2", "merge", "merge"])
+            if mode == "op2":
+                op2 = rng.choice(["add", "min", "max"])
+                body = "%s.%s.%s.%s%s.%s %%d, %%a%s, %%b%s, %%c;" % (vop, d, a, b, sat, op2,
+                                                                      asel, bsel)
+            elif mode == "merge":
+                dsel = rng.choice(scalar_sel[1:])
+                body = "%s.%s.%s.%s%s %%d%s, %%a%s, %%b%s, %%c;" % (vop, d, a, b, sat, dsel,
+                                                                    asel, bsel)
+            else:
+                body = "%s.%s.%s.%s%s %%d, %%a%s, %%b%s;" % (vop, d, a, b, sat, asel, bsel)
+            add(body.split(" ")[0] + "|" + body.split(" ", 1)[1].replace(" ", ""), body,
+                ["vb", "vb", "vb"])
+    for vop in ["vshl", "vshr"]:
+        for _ in range(60):
+            d, a = rng.choice(types), rng.choice(types)
+            sat = rng.choice(["", ".sat"])
+            mode = rng.choice([".clamp", ".wrap"])
+            asel, bsel = rng.choice(scalar_sel), rng.choice(scalar_sel)
+            op2 = rng.choice(["", "", ".add", ".min", ".max"])
+            cs = ", %c" if op2 else rng.choice(["", ""])
+            body = "%s.%s.%s.u32%s%s%s %%d, %%a%s, %%b%s%s;" % (vop, d, a, sat, mode, op2,
+                                                               asel, bsel, cs)
+            add(body.split(" ")[0] + "|" + body.split(" ", 1)[1].replace(" ", ""), body,
+                ["vb", "shift", "vb"])
+    for cmp in ["eq", "ne", "lt", "le", "gt", "ge"]:
+        for a in types:
+            for b in types:
+                add("vset.%s.%s.%s" % (a, b, cmp), "vset.%s.%s.%s %%d, %%a, %%b;" % (a, b, cmp),
+                    ["vb", "vb"])
+        for _ in range(12):
+            a, b = rng.choice(types), rng.choice(types)
+            asel, bsel = rng.choice(scalar_sel), rng.choice(scalar_sel)
+            mode = rng.choice(["op2", "merge"])
+            if mode == "op2":
+                body = "vset.%s.%s.%s.%s %%d, %%a%s, %%b%s, %%c;" % (
+                    a, b, cmp, rng.choice(["add", "min", "max"]), asel, bsel)
+            else:
+                body = "vset.%s.%s.%s %%d%s, %%a%s, %%b%s, %%c;" % (
+                    a, b, cmp, rng.choice(scalar_sel[1:]), asel, bsel)
+            add(body.split(" ")[0] + "|" + body.split(" ", 1)[1].replace(" ", ""), body,
+                ["vb", "vb", "vb"])
+    for d, a, b in tt:
+        for po in ["", ".po"]:
+            for sat in ["", ".sat"]:
+                for sc in ["", ".shr7", ".shr15"]:
+                    add("vmad.%s.%s.%s%s%s%s" % (d, a, b, po, sat, sc),
+                        "vmad.%s.%s.%s%s%s%s %%d, %%a, %%b, %%c;" % (d, a, b, po, sat, sc),
+                        ["vb", "vb", "vb"])
+    for _ in range(80):
+        d, a, b = rng.choice(tt)
+        sat = rng.choice(["", ".sat"])
+        sc = rng.choice(["", ".shr7", ".shr15"])
+        asel, bsel = rng.choice(scalar_sel), rng.choice(scalar_sel)
+        na, nb, nc = (rng.choice(["", "-"]) for _ in range(3))
+        body = "vmad.%s.%s.%s%s%s %%d, %s%%a%s, %s%%b%s, %s%%c;" % (d, a, b, sat, sc, na, asel,
+                                                                    nb, bsel, nc)
+        add(body.split(" ")[0] + "|" + body.split(" ", 1)[1].replace(" ", ""), body,
+            ["vb", "vb", "vb"])
+    for n, letter in [(2, "h"), (4, "b")]:
+        masks = (["h0", "h1", "h10"] if n == 2 else
+                 ["b0", "b1", "b10", "b2", "b20", "b21", "b210", "b3", "b30", "b31", "b310",
+                  "b32", "b320", "b321", "b3210"])
+
+        def sel():
+            return "." + letter + "".join(str(rng.randrange(2 * n)) for _ in range(n))
+
+        for vop in ["vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax"]:
+            op = "%s%d" % (vop, n)
+            for d, a, b in tt:
+                for mod in ["", ".sat", ".add"]:
+                    add("%s.%s.%s.%s%s" % (op, d, a, b, mod),
+                        "%s.%s.%s.%s%s %%d, %%a, %%b, %%c;" % (op, d, a, b, mod),
+                        ["vb", "vb", "vb"])
+            for _ in range(30):
+                d, a, b = rng.choice(tt)
+                mod = rng.choice(["", ".sat", ".add"])
+                body = "%s.%s.%s.%s%s %%d.%s, %%a%s, %%b%s, %%c;" % (
+                    op, d, a, b, mod, rng.choice(masks), sel(), sel())
+                add(body.split(" ")[0] + "|" + body.split(" ", 1)[1].replace(" ", ""), body,
+                    ["vb", "vb", "vb"])
+        for cmp in ["eq", "ne", "lt", "le", "gt", "ge"]:
+            for a in types:
+                for b in types:
+                    for mod in ["", ".add"]:
+                        add("vset%d.%s.%s.%s%s" % (n, a, b, cmp, mod),
+                            "vset%d.%s.%s.%s%s %%d, %%a, %%b, %%c;" % (n, a, b, cmp, mod),
+                            ["vb", "vb", "vb"])
+            for _ in range(8):
+                a, b = rng.choice(types), rng.choice(types)
+                mod = rng.choice(["", ".add"])
+                body = "vset%d.%s.%s.%s%s %%d.%s, %%a%s, %%b%s, %%c;" % (
+                    n, a, b, cmp, mod, rng.choice(masks), sel(), sel())
+                add(body.split(" ")[0] + "|" + body.split(" ", 1)[1].replace(" ", ""), body,
+                    ["vb", "vb", "vb"])
+
+
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
             "warp": fam_warp, "control": fam_control, "mem": fam_mem,
             "probe": fam_probe, "warp_guard": fam_warp_guard,
-            "contract": fam_contract, "fold": fam_fold}
+            "contract": fam_contract, "fold": fam_fold, "video": fam_video}
 
 
 # ----------------------------------------------------------------------------- running

@@ -47,6 +47,7 @@ mod proxy;
 mod stack;
 mod tensor;
 mod tmem;
+mod video;
 mod warpgroup;
 mod warpops;
 pub mod wgmma;

@@ -15,7 +15,7 @@ use super::ctx::Ctx;
 use super::flow::Flow;
 use super::{
     arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, proxy, stack, tensor,
-    tmem, warpgroup, warpops, wgmma,
+    tmem, video, warpgroup, warpops, wgmma,
 };
 use crate::arity::{Arity, Need};
 use crate::code::DInst;
@@ -400,13 +400,12 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
         Stackrestore => guarded(v, stack::stackrestore, exact(&[X])),
         Alloca => guarded(v, stack::alloca, opt(2, &[D, X, X])),
         // video
-        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset | Vadd2 | Vsub2
-        | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4 | Vabsdiff4
-        | Vmin4 | Vmax4 | Vset4 => guarded(
-            v,
-            |x| Err(x.unsupported("video instructions are not modelled")),
-            Arity::ANY,
-        ),
+        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vset => {
+            guarded(v, video::scalar, opt(3, &[D, X, X, X]))
+        }
+        Vmad => guarded(v, video::vmad, exact(&[D, X, X, X])),
+        Vadd2 | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4
+        | Vabsdiff4 | Vmin4 | Vmax4 | Vset4 => guarded(v, video::simd, exact(&[D, X, X, X])),
         // miscellaneous
         Brkpt | Trap => guarded(v, control::trap, exact(&[])),
         Nanosleep | Pmevent => guarded(v, next, exact(&[X])),

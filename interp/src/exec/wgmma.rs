@@ -58,6 +58,7 @@ fn push_slots(o: &Opnd, out: &mut Vec<u32>) {
         Opnd::Mem(MemBase::Reg(s), _) => out.push(*s),
         Opnd::Vec(v) | Opnd::Args(v) | Opnd::Tuple(v) => v.iter().for_each(|x| push_slots(x, out)),
         Opnd::Pair(p) => p.iter().for_each(|x| push_slots(x, out)),
+        Opnd::Neg(o) => push_slots(o, out),
         _ => {}
     }
 }

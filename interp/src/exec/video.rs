@@ -1,0 +1,387 @@
+//! Video instructions (PTX ISA 9.7.16): the scalar `vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`,
+//! `vshl`, `vshr`, `vmad`, `vset` with byte and half-word selectors, saturation, a secondary
+//! operation or a merge into a subword of the destination; and the SIMD `vop2`/`vop4` forms
+//! (`vadd2`, ..., `vset4`) on half-words and bytes chosen from the eight of `b:a`, with a
+//! merge into `c` or an accumulation into it.
+
+use super::ctx::{lanes, Ctx};
+use super::flow::Flow;
+use crate::code::Opnd;
+use crate::error::Error;
+use crate::int::{mask, sext};
+use ptx_ir_core::{Cmp, Compare, Flag, Op, Opcode, Selector, Type};
+
+/// A 32-bit source: its bits and its selector (none for a plain register or an immediate).
+fn source(x: &Ctx<'_, '_>, o: &Opnd, lane: usize) -> Result<(u32, Selector), Error> {
+    match o {
+        Opnd::Selected(slot, sel) => Ok((
+            x.get(
+                &Opnd::Reg {
+                    slot: *slot,
+                    bits: 32,
+                },
+                lane,
+            )? as u32,
+            *sel,
+        )),
+        o => Ok((x.get(o, lane)? as u32, Selector::NONE)),
+    }
+}
+
+/// The destination register and its selector.
+fn dest(x: &Ctx<'_, '_>, o: &Opnd) -> Result<(Opnd, Selector), Error> {
+    match o {
+        Opnd::Selected(slot, sel) => Ok((
+            Opnd::Reg {
+                slot: *slot,
+                bits: 32,
+            },
+            *sel,
+        )),
+        o @ (Opnd::Reg { .. } | Opnd::Sink) => Ok((o.clone(), Selector::NONE)),
+        _ => Err(x.unsupported("video destination")),
+    }
+}
+
+/// The destination, `a` and `b` types (`.u32` for a comparison, which has no destination type).
+fn types(x: &Ctx<'_, '_>, compare: bool) -> Result<(Type, Type, Type), Error> {
+    let ts = x.types();
+    let t = match (compare, ts) {
+        (true, [a, b, ..]) => (Type::U32, *a, *b),
+        (false, [d, a, b, ..]) => (*d, *a, *b),
+        _ => return Err(x.unsupported("video instruction without its operand types")),
+    };
+    Ok(t)
+}
+
+/// `v`'s low `bits` bits, sign-extended when `signed`.
+fn ext(v: u64, bits: u32, signed: bool) -> i64 {
+    if signed {
+        sext(v, bits)
+    } else {
+        (v & mask(bits)) as i64
+    }
+}
+
+/// A subword of a scalar video operand: `.b0`–`.b3`, `.h0`/`.h1` or the whole word, as its
+/// position and width.
+fn part(x: &Ctx<'_, '_>, sel: Selector) -> Result<(u32, u32), Error> {
+    if sel.is_none() {
+        return Ok((0, 32));
+    }
+    match sel.as_digits() {
+        Some(('b', d)) if d.len() == 1 && d[0] < 4 => Ok((8 * u32::from(d[0]), 8)),
+        Some(('h', d)) if d.len() == 1 && d[0] < 2 => Ok((16 * u32::from(d[0]), 16)),
+        _ => Err(x.unsupported(format!("scalar video selector {sel}"))),
+    }
+}
+
+/// `partSelectSignExtend`: the selected subword of `v`, extended by its type.
+fn select(x: &Ctx<'_, '_>, v: u32, sel: Selector, t: Type) -> Result<i64, Error> {
+    let (pos, bits) = part(x, sel)?;
+    Ok(ext(u64::from(v >> pos), bits, t.is_signed()))
+}
+
+/// Clamps `v` to the range of a `bits`-bit integer of the given signedness.
+fn clamp<T: From<i64> + Ord>(v: T, bits: u32, signed: bool) -> T {
+    let (lo, hi) = if signed {
+        (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+    } else {
+        (0, (1i64 << bits) - 1)
+    };
+    v.clamp(T::from(lo), T::from(hi))
+}
+
+fn compare<T: Ord>(c: Compare, p: T, q: T) -> bool {
+    match c {
+        Compare::Cmp(Cmp::Eq) => p == q,
+        Compare::Cmp(Cmp::Ne) => p != q,
+        Compare::Cmp(Cmp::Lt) => p < q,
+        Compare::Cmp(Cmp::Le) => p <= q,
+        Compare::Cmp(Cmp::Gt) => p > q,
+        _ => p >= q,
+    }
+}
+
+/// The scalar video instructions but `vmad`, as ptxas lowers them for sm_90 (measured on an
+/// H100, `corpus/vectors/video.jsonl`; read in its SASS): the primary operation on the
+/// extended subwords, saturation, then the secondary operation with `c` in 64 bits or the
+/// merge into `c`. Where ptxas departs from the ISA's pseudocode, the GPU is followed:
+/// - `vadd`/`vsub`, and `vshr` with `.sat`, keep 32 bits of their (saturated) result,
+///   sign-extended, for the secondary operation; the other operations keep their full value;
+/// - `.sat` into a whole `.u32` word clamps below at 0 only (a sum past 2^32 wraps);
+/// - the secondary `.min`/`.max` compares in 64 bits, signed or unsigned by the destination
+///   type, against `c` extended by that type;
+/// - a merge into `.h1` takes the upper half-word of the result in place (the byte merges
+///   shift the low byte into place, as the ISA says).
+///
+/// Forms whose lowering has not been measured to agree are refused: `.sat` with a merge, and
+/// `vshl.sat`.
+pub fn scalar(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let op = x.d.op;
+    // `vset` has no destination type: its result is 0 or 1.
+    let (dt, at, bt) = types(x, op == Opcode::Vset)?;
+    let sat = x.has(Flag::Sat);
+    let (d, dsel) = dest(x, &x.d.opnds[0])?;
+    let (dpos, dbits) = part(x, dsel)?;
+    let (a, b, c) = (&x.d.opnds[1], &x.d.opnds[2], x.opt(3));
+    let cmp = x.d.cmp;
+    let op2 = x.d.oper;
+    let shift = matches!(op, Opcode::Vshl | Opcode::Vshr);
+    if sat && (dbits < 32 || op == Opcode::Vshl) {
+        return Err(x.unsupported(
+            "a saturating video merge or vshl: its lowering by ptxas has not been measured to agree",
+        ));
+    }
+    let (clamp_shift, wrap_shift) = (x.has(Flag::Clamp), x.has(Flag::Wrap));
+    // `vset`, which has no destination type, meets `c` with the signedness of `a`'s type.
+    let signed = if op == Opcode::Vset {
+        at.is_signed()
+    } else {
+        dt.is_signed()
+    };
+    for l in lanes(x.emask) {
+        let (av, asel) = source(x, a, l)?;
+        let (bv, bsel) = source(x, b, l)?;
+        let ta = i128::from(select(x, av, asel, at)?);
+        // A shift amount is unsigned.
+        let tb = i128::from(select(x, bv, bsel, if shift { Type::U32 } else { bt })?);
+        let mut tmp = match op {
+            Opcode::Vadd => ta + tb,
+            Opcode::Vsub => ta - tb,
+            Opcode::Vabsdiff => (ta - tb).abs(),
+            Opcode::Vmin => ta.min(tb),
+            Opcode::Vmax => ta.max(tb),
+            Opcode::Vset => i128::from(compare(cmp.unwrap_or(Compare::Cmp(Cmp::Eq)), ta, tb)),
+            Opcode::Vshl | Opcode::Vshr => {
+                // `.clamp` caps the amount at 32, `.wrap` takes it mod 32.
+                let n = if wrap_shift {
+                    tb & 31
+                } else if clamp_shift {
+                    tb.min(32)
+                } else {
+                    tb
+                };
+                let k = n.clamp(0, 64) as u32;
+                if op == Opcode::Vshl {
+                    ta << k
+                } else {
+                    ta >> k
+                }
+            }
+            _ => return Err(x.unsupported("video operation")),
+        };
+        if sat {
+            tmp = if signed {
+                clamp(tmp, 32, true)
+            } else {
+                tmp.max(0)
+            };
+        }
+        if matches!(op, Opcode::Vadd | Opcode::Vsub) || (sat && op == Opcode::Vshr) {
+            tmp = i128::from(tmp as i32);
+        }
+        let cv = match c {
+            Some(c) => source(x, c, l)?.0,
+            None => 0,
+        };
+        let ct = i128::from(ext(u64::from(cv), 32, signed));
+        let r = match op2 {
+            Some(Op::Add) => tmp.wrapping_add(ct) as u32,
+            Some(Op::Min | Op::Max) => {
+                let (p, q) = if signed {
+                    (tmp as i64 as i128, ct)
+                } else {
+                    (i128::from(tmp as u64), i128::from(ct as u64))
+                };
+                let lo = (p <= q) == (op2 == Some(Op::Min));
+                if lo {
+                    tmp as u32
+                } else {
+                    ct as u32
+                }
+            }
+            _ => tmp as u32,
+        };
+        let r = if dbits < 32 {
+            let m = ((1u32 << dbits) - 1) << dpos;
+            // ptxas merges `.h1` from the result's own upper half-word.
+            let placed = if dbits == 16 && dpos == 16 {
+                r
+            } else {
+                r << dpos
+            };
+            (placed & m) | (cv & !m)
+        } else {
+            r
+        };
+        x.set(&d, l, u64::from(r))?;
+    }
+    Ok(Flow::Next)
+}
+
+/// `vmad` as ptxas lowers it for sm_90 (measured; read in its SASS): `a * b + c` of the operands
+/// sign-extended whatever their types (a 32 x 32 → 64-bit signed multiply-add), with the
+/// ISA's negations and `.po`, shifted right by the scale, keeping 32 bits; `.sat` clamps the
+/// 64-bit value to `.s32` when an operand type is signed or an operand negated, else to `.u32`.
+pub fn vmad(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let (_, at, bt) = types(x, false)?;
+    let sat = x.has(Flag::Sat);
+    let po = x.has(Flag::Po);
+    let shift = if x.has(Flag::Shr7) {
+        7
+    } else if x.has(Flag::Shr15) {
+        15
+    } else {
+        0
+    };
+    let (d, dsel) = dest(x, &x.d.opnds[0])?;
+    if !dsel.is_none() {
+        return Err(x.unsupported("vmad with a destination selector"));
+    }
+    let neg = |o: &Opnd| -> (bool, Opnd) {
+        match o {
+            Opnd::Neg(inner) => (true, (**inner).clone()),
+            o => (false, o.clone()),
+        }
+    };
+    let (na, a) = neg(&x.d.opnds[1]);
+    let (nb, b) = neg(&x.d.opnds[2]);
+    let (nc, c) = neg(&x.d.opnds[3]);
+    let signed = at.is_signed() || bt.is_signed() || (na ^ nb) || nc;
+    if sat && shift > 0 && !signed {
+        return Err(x.unsupported(
+            "vmad.u32.u32 with .sat and a scale: its lowering by ptxas has not been measured to agree",
+        ));
+    }
+    for l in lanes(x.emask) {
+        let (av, asel) = source(x, &a, l)?;
+        let (bv, bsel) = source(x, &b, l)?;
+        let (cv, _) = source(x, &c, l)?;
+        // A whole word is sign-extended whatever its type; a subword by its type.
+        let whole = |sel: Selector, t: Type| if sel.is_none() { Type::S32 } else { t };
+        let ta = i128::from(select(x, av, asel, whole(asel, at))?);
+        let tb = i128::from(select(x, bv, bsel, whole(bsel, bt))?);
+        let mut tmp = ta * tb;
+        let mut cc = cv;
+        let mut lsb = 0i128;
+        if po {
+            lsb = 1;
+        } else if na ^ nb {
+            tmp = !tmp;
+            lsb = 1;
+        } else if nc {
+            cc = !cc;
+            lsb = 1;
+        }
+        let sum = (tmp + i128::from(cc as i32) + lsb) >> shift;
+        let r = if sat {
+            (if signed {
+                clamp(sum, 32, true)
+            } else {
+                sum.clamp(0, i128::from(u32::MAX))
+            }) as u32
+        } else {
+            sum as u32
+        };
+        x.set(&d, l, u64::from(r))?;
+    }
+    Ok(Flow::Next)
+}
+
+/// The elements of a SIMD operand: `n` lanes (2 half-words or 4 bytes) of `b:a` picked by
+/// `sel` (the default when none), extended by type.
+fn elems(a: u32, b: u32, sel: Selector, def: &[u8], n: usize, signed: bool) -> Option<[i64; 4]> {
+    let w = 32 / n as u32;
+    let pool = u64::from(a) | u64::from(b) << 32;
+    let digits: Vec<u8> = match sel.as_digits() {
+        None if sel.is_none() => def.to_vec(),
+        Some((letter, d)) if (letter == 'h') == (n == 2) && d.len() == n => d.to_vec(),
+        _ => return None,
+    };
+    let mut out = [0i64; 4];
+    // The selector names element n-1 first.
+    for (i, o) in out.iter_mut().enumerate().take(n) {
+        let k = u32::from(digits[n - 1 - i]);
+        if k >= 2 * n as u32 {
+            return None;
+        }
+        *o = ext(pool >> (k * w), w, signed);
+    }
+    Some(out)
+}
+
+/// The SIMD video instructions `vop2` and `vop4`.
+pub fn simd(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    use Opcode::*;
+    let op = x.d.op;
+    let n = match op {
+        Vadd2 | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 => 2,
+        _ => 4,
+    };
+    let w = 32 / n as u32;
+    let (dt, at, bt) = types(x, matches!(op, Vset2 | Vset4))?;
+    let (adef, bdef, mdef): (&[u8], &[u8], &[u8]) = if n == 2 {
+        (&[1, 0], &[3, 2], &[1, 0])
+    } else {
+        (&[3, 2, 1, 0], &[7, 6, 5, 4], &[3, 2, 1, 0])
+    };
+    let sat = x.has(Flag::Sat);
+    let acc = x.d.oper == Some(Op::Add);
+    let cmp = x.d.cmp;
+    let (d, msel) = dest(x, &x.d.opnds[0])?;
+    let mask: Vec<u8> = match msel.as_digits() {
+        None if msel.is_none() => mdef.to_vec(),
+        Some((letter, m)) if (letter == 'h') == (n == 2) && m.iter().all(|&k| (k as usize) < n) => {
+            m.to_vec()
+        }
+        _ => return Err(x.unsupported(format!("SIMD video mask {msel}"))),
+    };
+    let on = |i: usize| mask.contains(&(i as u8));
+    let (a, b, c) = (&x.d.opnds[1], &x.d.opnds[2], &x.d.opnds[3]);
+    for l in lanes(x.emask) {
+        let (av, asel) = source(x, a, l)?;
+        let (bv, bsel) = source(x, b, l)?;
+        let (cv, _) = source(x, c, l)?;
+        let bad = || x.unsupported("SIMD video selector");
+        let va = elems(av, bv, asel, adef, n, at.is_signed()).ok_or_else(bad)?;
+        let vb = elems(av, bv, bsel, bdef, n, bt.is_signed()).ok_or_else(bad)?;
+        let mut r = if acc { cv } else { 0 };
+        for i in 0..n {
+            let (p, q) = (va[i], vb[i]);
+            let mut t = match op {
+                Vadd2 | Vadd4 => p + q,
+                Vsub2 | Vsub4 => p - q,
+                Vavrg2 | Vavrg4 => {
+                    let s = p + q;
+                    if s >= 0 {
+                        (s + 1) >> 1
+                    } else {
+                        s >> 1
+                    }
+                }
+                Vabsdiff2 | Vabsdiff4 => (p - q).abs(),
+                Vmin2 | Vmin4 => p.min(q),
+                Vmax2 | Vmax4 => p.max(q),
+                _ => i64::from(compare(cmp.unwrap_or(Compare::Cmp(Cmp::Eq)), p, q)),
+            };
+            if sat {
+                t = clamp(t, w, dt.is_signed());
+            }
+            if acc {
+                if on(i) {
+                    r = r.wrapping_add(t as u32);
+                }
+            } else {
+                let field = if on(i) {
+                    t as u32
+                } else {
+                    cv >> (i as u32 * w)
+                };
+                r |= (field & ((1u32 << w) - 1)) << (i as u32 * w);
+            }
+        }
+        x.set(&d, l, u64::from(r))?;
+    }
+    Ok(Flow::Next)
+}
