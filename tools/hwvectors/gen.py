@@ -934,11 +934,46 @@ def fam_video():
                     ["vb", "vb", "vb"])
 
 
+def fam_oob():
+    """`fma.rn.oob{.relu}` on `f16`, `bf16` and their pairs: operands mixing the format's edge
+    values with 0x7ff7 (the NaN that tensor loads fill out-of-bounds elements with, measured) and
+    other NaNs, drawn from their own seeded generator."""
+    rng = random.Random(20261129)
+    specials = {"f16": [0x7FF7, 0x7FF7, 0xFFF7, 0x7FF6, 0x7FFF, 0x7E00, 0x7C01, 0xFE00],
+                "bf16": [0x7FF7, 0x7FF7, 0xFFF7, 0x7FF6, 0x7FFF, 0x7FC0, 0x7F81, 0xFFC0]}
+    for t in ["f16", "bf16"]:
+        edges = (F16_EDGES if t == "f16" else BF16_EDGES) + specials[t]
+
+        def half():
+            r = rng.random()
+            if r < 0.3:
+                return rng.choice(specials[t])
+            if r < 0.7:
+                return rng.choice(edges)
+            return rng.getrandbits(16)
+
+        for pair in [False, True]:
+            ty_ = t + ("x2" if pair else "")
+            for relu in ["", ".relu"]:
+                for k in range(4):
+                    vals = []
+                    for _ in range(3):
+                        col = []
+                        for _ in range(N):
+                            col.append(half() | (half() << 16 if pair else 0))
+                        vals.append(col)
+                    name = "fma.rn.oob%s.%s#%d" % (relu, ty_, k + 1)
+                    w = "b32" if pair else "b16"
+                    case(name, "oob", "fma.rn.oob%s.%s %%d, %%a, %%b, %%c;" % (relu, ty_),
+                         [w, w, w], w, inputs=vals)
+
+
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
             "warp": fam_warp, "control": fam_control, "mem": fam_mem,
             "probe": fam_probe, "warp_guard": fam_warp_guard,
-            "contract": fam_contract, "fold": fam_fold, "video": fam_video}
+            "contract": fam_contract, "fold": fam_fold, "video": fam_video,
+            "oob": fam_oob}
 
 
 # ----------------------------------------------------------------------------- running

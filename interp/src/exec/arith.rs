@@ -570,16 +570,40 @@ pub fn copysign(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     mapf::<2>(x, |[a, b]| (b & !fmt.sign()) | (a & fmt.sign()))
 }
 
+/// The half-word an `f16`/`bf16` multiplicand of `fma.oob` must be, sign aside, to make its
+/// element's result zero: the NaN that tensor loads fill out-of-bounds elements with
+/// (measured on an H100: `0x7ff7` and `0xfff7`, in either multiplicand; not in the addend, and
+/// no other NaN).
+const OOB_NAN: u64 = 0x7ff7;
+
 /// `fma`
 pub fn fma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let t = ty(x)?;
     let (fmt, n) = fshape(t).ok_or_else(|| x.unsupported("fma type"))?;
-    if x.has(Flag::Oob) {
-        return Err(x.unsupported("fma.oob"));
-    }
     let m = mode(x);
     let src = ty2(x);
-    float3(x, fmt, n, src, m)
+    if !x.has(Flag::Oob) {
+        return float3(x, fmt, n, src, m);
+    }
+    if !matches!(fmt, Fmt::F16 | Fmt::Bf16) {
+        return Err(x.unsupported("fma.oob of a type other than f16/bf16 (x2)"));
+    }
+    // The multiplicands are read before the result may overwrite them.
+    let e = x.emask;
+    let [d, a, b, _] = x.ops();
+    let (av, bv) = (x.read(a, e)?, x.read(b, e)?);
+    let flow = float3(x, fmt, n, src, m)?;
+    let mut dv = x.read(d, e)?;
+    for l in lanes(e) {
+        for k in 0..n {
+            let at = |v: u64| (v >> (16 * k)) & 0x7fff == OOB_NAN;
+            if at(av[l]) || at(bv[l]) {
+                dv[l] &= !(0xffff << (16 * k));
+            }
+        }
+    }
+    x.write(d, &dv, e)?;
+    Ok(flow)
 }
 
 /// `rcp`, `sqrt`, `rsqrt`, `sin`, `cos`, `lg2`, `ex2`, `tanh`
