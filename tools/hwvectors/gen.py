@@ -968,12 +968,114 @@ def fam_oob():
                          [w, w, w], w, inputs=vals)
 
 
+def fam_atomv():
+    """Vector atomics (`atom`/`red` `.v2`/`.v4`/`.v8` on `f32`, `f16`, `bf16` and the packed
+    pairs, `add`/`min`/`max`), 128-bit `exch`/`cas` and `cas.b16`, each thread on its own
+    16-byte slot of a module `.global` scratch: the slot starts as `a:c`, the atomic's operand
+    is `b:c` (or `b` for 128-bit exchanges), and the case stores 8 bytes of the slot after it
+    (`new`) or of the returned old value (`old`)."""
+    rng = random.Random(20261130)
+    glob = ".global .align 16 .b8 gscr[4096];\n"
+
+    def word(kind):
+        if kind == 32:
+            e = lambda: rng.choice(F32_EDGES) if rng.random() < 0.5 else rand_float_bits(32)
+            return e() | (e() << 32)
+        edges = F16_EDGES if kind == "f16" else BF16_EDGES
+        v = 0
+        for i in range(4):
+            h = rng.choice(edges) if rng.random() < 0.5 else rng.getrandbits(16)
+            v |= h << (16 * i)
+        return v
+
+    def add(name, body, kind):
+        ins = [ty("b64")] * 3
+        vals = [[word(kind) for _ in range(N)] for _ in range(3)]
+        ptx = kernel(body, ins, ty("b64")).replace(HEADER, HEADER + glob)
+        CASES.append({"name": name, "family": "atomv", "ptx": ptx,
+                      "ins": list(zip(ins, vals)), "out": ty("b64")})
+
+    setup = ("  .reg .b64 %g; .reg .b32 %w<24>; .reg .b16 %s<40>; .reg .b128 %q<4>;\n"
+             "  mov.u64 %g, gscr; mad.wide.u32 %g, %t4, 16, %g;\n"
+             "  st.global.v2.b64 [%g], {%a, %c};\n")
+    forms = []
+    for op in ["add"]:
+        for v in [2, 4]:
+            forms.append(("%s.v%d.f32" % (op, v), v, 32, 32))
+    for op in ["add", "min", "max"]:
+        for t in ["f16", "bf16"]:
+            for v in [2, 4, 8]:
+                forms.append(("%s.noftz.v%d.%s" % (op, v, t), v, 16, t))
+            for v in [2, 4]:
+                forms.append(("%s.noftz.v%d.%sx2" % (op, v, t), v, 32, t))
+    for name, v, eb, kind in forms:
+        per = 64 // eb
+        reg = "%w" if eb == 32 else "%s"
+        # Operand elements: b then c, split.
+        split = "  mov.b64 {%s}, %%b;\n  mov.b64 {%s}, %%c;\n" % (
+            ", ".join("%s%d" % (reg, i) for i in range(per)),
+            ", ".join("%s%d" % (reg, per + i) for i in range(per)))
+        opnd = "{%s}" % ", ".join("%s%d" % (reg, i) for i in range(v))
+        dst = "{%s}" % ", ".join("%s%d" % (reg, 10 + i) for i in range(v))
+        total = v * eb // 8
+        for what in ["new", "old"]:
+            for half in (["lo", "hi"] if total == 16 else ["lo"]):
+                if what == "new":
+                    body = setup + split + "  atom.global.%s %s, [%%g], %s;\n" % (name, dst, opnd)
+                    body += "  ld.global.v2.b64 {%%rd1, %%rd2}, [%%g];\n  mov.b64 %%d, %s;" % (
+                        "%rd1" if half == "lo" else "%rd2")
+                else:
+                    body = setup + split + "  atom.global.%s %s, [%%g], %s;\n" % (name, dst, opnd)
+                    k0 = 0 if half == "lo" else per
+                    body += "  mov.b64 %%d, {%s};" % ", ".join(
+                        "%s%d" % (reg, 10 + k0 + i) for i in range(per)) if v * eb >= 64 else ""
+                    if v * eb < 64:
+                        # A 32-bit old value: widen into the low word.
+                        body += "  mov.b32 %%w20, {%s};\n  cvt.u64.u32 %%d, %%w20;" % ", ".join(
+                            "%s%d" % (reg, 10 + i) for i in range(v)) if eb == 16 else \
+                            "  cvt.u64.u32 %%d, %s10;" % reg
+                add("atom.%s.%s.%s" % (name, what, half), "{\n" + body + "\n}", kind)
+                if what == "new":
+                    rbody = setup + split + "  red.global.%s [%%g], %s;\n" % (name, opnd)
+                    rbody += "  ld.global.v2.b64 {%%rd1, %%rd2}, [%%g];\n  mov.b64 %%d, %s;" % (
+                        "%rd1" if half == "lo" else "%rd2")
+                    add("red.%s.%s" % (name, half), "{\n" + rbody + "\n}", kind)
+    for op in ["exch", "cas"]:
+        for what in ["new", "old"]:
+            for half in ["lo", "hi"]:
+                body = setup + "  mov.b128 %q1, {%b, %c};\n  mov.b128 %q2, {%c, %b};\n"
+                # cas: compare with the slot itself in half the lanes (a:c), with b:c otherwise.
+                if op == "cas":
+                    body += ("  mov.b128 %q3, {%a, %c};\n  and.b32 %w21, %t1, 1;\n"
+                             "  setp.eq.u32 %p1, %w21, 0;\n  @%p1 mov.b128 %q1, %q3;\n"
+                             "  atom.global.cas.b128 %q0, [%g], %q1, %q2;\n")
+                else:
+                    body += "  atom.global.exch.b128 %q0, [%g], %q1;\n"
+                if what == "new":
+                    body += "  ld.global.v2.b64 {%%rd1, %%rd2}, [%%g];\n  mov.b64 %%d, %s;" % (
+                        "%rd1" if half == "lo" else "%rd2")
+                else:
+                    body += "  mov.b128 {%%rd1, %%rd2}, %%q0;\n  mov.b64 %%d, %s;" % (
+                        "%rd1" if half == "lo" else "%rd2")
+                add("atom.%s.b128.%s.%s" % (op, what, half), "{\n" + body + "\n}", 32)
+    for what in ["new", "old"]:
+        body = setup + ("  mov.b64 {%s0, %s1, %s2, %s3}, %b;\n  mov.b64 {%s4, %s5, %s6, %s7}, %a;\n"
+                        "  and.b32 %w21, %t1, 1;\n  setp.eq.u32 %p1, %w21, 0;\n"
+                        "  @%p1 mov.b16 %s0, %s4;\n"
+                        "  atom.global.cas.b16 %s9, [%g], %s0, %s1;\n")
+        if what == "new":
+            body += "  ld.global.v2.b64 {%rd1, %rd2}, [%g];\n  mov.b64 %d, %rd1;"
+        else:
+            body += "  cvt.u64.u16 %d, %s9;"
+        add("atom.cas.b16.%s" % what, "{\n" + body + "\n}", "f16")
+
+
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
             "warp": fam_warp, "control": fam_control, "mem": fam_mem,
             "probe": fam_probe, "warp_guard": fam_warp_guard,
             "contract": fam_contract, "fold": fam_fold, "video": fam_video,
-            "oob": fam_oob}
+            "oob": fam_oob, "atomv": fam_atomv}
 
 
 # ----------------------------------------------------------------------------- running

@@ -228,7 +228,8 @@ pub fn st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
-/// `atom`, `red`
+/// `atom`, `red`: scalar, vector (`.v2`/`.v4`/`.v8`: element by element on consecutive
+/// memory, the vector read and written as one access) and 128-bit `.exch`/`.cas`.
 pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let t =
         x.d.ty
@@ -240,122 +241,198 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let op =
         x.d.oper
             .ok_or_else(|| x.unsupported("atomic without an operation"))?;
-    if x.d.vector.is_some() {
-        return Err(x.unsupported("vector atomics"));
-    }
     let sp = match x.d.space {
         None => AddrSpace::Generic,
         s => AddrSpace::of(s),
     };
     // `red [a], b{, c}`, `atom d, [a], b{, c}`
-    let (a, bo, co) = if is_red {
+    let (d, a, bo, co) = if is_red {
         let [a, b] = x.ops();
-        (a, b, x.opt(2))
+        (None, a, b, x.opt(2))
     } else {
-        let [_, a, b] = x.ops();
-        (a, b, x.opt(3))
+        let [d, a, b] = x.ops();
+        (Some(d), a, b, x.opt(3))
     };
     let size = elem_bytes(t);
     if size > 8 {
-        return Err(x.unsupported("128-bit atomics"));
+        return atom128(x, sp, t, op, (d, a, bo, co));
+    }
+    // A vector's elements: its registers, one each.
+    let n = vec_n(x);
+    let elems = |o: &'_ Opnd| -> Vec<Opnd> {
+        match o {
+            Opnd::Vec(v) => v.to_vec(),
+            o => vec![o.clone()],
+        }
+    };
+    let (bs, ds) = (elems(bo), d.map(elems).unwrap_or_default());
+    if bs.len() != n || (!is_red && ds.len() != n) || (n > 1 && co.is_some()) {
+        return Err(x.unsupported("atomic vector operands that do not match its vector size"));
     }
     let w = (size * 8) as u32;
+    let total = size * n;
     let fmt = Fmt::of(t);
     let noftz = x.has(Flag::NoFtz);
-    let mut out = [0u64; 32];
+    let mut out = vec![[0u64; 32]; n];
+    let mut bytes = [0u8; 64];
     for l in lanes(x.emask) {
         let addr = x.addr(a, l)?;
-        let b = x.get(bo, l)?;
         let c = match co {
             Some(o) if op == Op::Cas => x.get(o, l)?,
             _ => 0,
         };
-        let old = x.access(sp, addr, size, size, l, false, |m| mem::get_le(m))?;
-        let new = match (op, fmt) {
-            (Op::Add, Some(f)) => {
-                let n = if t == Type::F16x2 || t == Type::Bf16x2 {
-                    2
-                } else {
-                    1
-                };
-                let m = Mode {
-                    ftz: f == Fmt::F32 && !noftz,
-                    ..Mode::default()
-                };
-                let mut r = 0u64;
-                for i in 0..n {
-                    let sh = f.bits() * i;
-                    let (p, q) = ((old >> sh) & f.mask(), (b >> sh) & f.mask());
-                    if f == Fmt::F64 && (float::is_nan(p, f) || float::is_nan(q, f)) {
-                        // The f64 atomic adder passes a NaN through unchanged, signalling ones
-                        // included, the operand's before memory's (measured on sm_90).
-                        r |= if float::is_nan(q, f) { q } else { p } << sh;
-                        continue;
-                    }
-                    r |= float::bin(BinOp::Add, f, p, q, m) << sh;
+        x.access(sp, addr, total, total, l, false, |m| {
+            bytes[..total].copy_from_slice(m)
+        })?;
+        for (i, bo) in bs.iter().enumerate() {
+            let b = x.get(bo, l)?;
+            let chunk = &mut bytes[i * size..(i + 1) * size];
+            let old = mem::get_le(chunk);
+            let new = element(t, op, fmt, noftz, w, (old, b, c)).map_err(|e| x.unsupported(e))?;
+            mem::put_le(chunk, new);
+            out[i][l] = if t.is_signed() {
+                sext(old, w) as u64
+            } else {
+                old
+            };
+        }
+        x.access(sp, addr, total, total, l, true, |m| {
+            m.copy_from_slice(&bytes[..total])
+        })?;
+    }
+    for (dst, v) in ds.iter().zip(&out) {
+        x.write(dst, v, x.emask)?;
+    }
+    Ok(Flow::Next)
+}
+
+/// One element of an atomic: the value `op` stores given the old value, `b` and `c`.
+fn element(
+    t: Type,
+    op: Op,
+    fmt: Option<Fmt>,
+    noftz: bool,
+    w: u32,
+    (old, b, c): (u64, u64, u64),
+) -> Result<u64, &'static str> {
+    // A packed pair (`f16x2`, `bf16x2`) is two elements, each on its own.
+    let n = if t == Type::F16x2 || t == Type::Bf16x2 {
+        2
+    } else {
+        1
+    };
+    let new = match (op, fmt) {
+        (Op::Add, Some(f)) => {
+            let m = Mode {
+                ftz: f == Fmt::F32 && !noftz,
+                ..Mode::default()
+            };
+            let mut r = 0u64;
+            for i in 0..n {
+                let sh = f.bits() * i;
+                let (p, q) = ((old >> sh) & f.mask(), (b >> sh) & f.mask());
+                if f == Fmt::F64 && (float::is_nan(p, f) || float::is_nan(q, f)) {
+                    // The f64 atomic adder passes a NaN through unchanged, signalling ones
+                    // included, the operand's before memory's (measured on sm_90).
+                    r |= if float::is_nan(q, f) { q } else { p } << sh;
+                    continue;
                 }
-                r
+                r |= float::bin(BinOp::Add, f, p, q, m) << sh;
             }
-            (Op::Min | Op::Max, Some(f)) => float::min_max(
-                f,
-                old,
-                b,
-                float::MinMax {
+            r
+        }
+        (Op::Min | Op::Max, Some(f)) => {
+            let mut r = 0u64;
+            for i in 0..n {
+                let sh = f.bits() * i;
+                let (p, q) = ((old >> sh) & f.mask(), (b >> sh) & f.mask());
+                let mm = float::MinMax {
                     max: op == Op::Max,
                     ..Default::default()
-                },
-            ),
-            (_, Some(_)) => return Err(x.unsupported("this floating-point atomic")),
-            (Op::And, None) => old & b,
-            (Op::Or, None) => old | b,
-            (Op::Xor, None) => old ^ b,
-            (Op::Exch, None) => b,
-            (Op::Cas, None) => {
-                if old & mask(w) == b & mask(w) {
-                    c
-                } else {
-                    old
-                }
+                };
+                r |= float::min_max(f, p, q, mm) << sh;
             }
-            (Op::Add, None) => old.wrapping_add(b),
-            (Op::Inc, None) => {
-                let (o, bb) = (old & mask(w), b & mask(w));
-                if o >= bb {
-                    0
-                } else {
-                    o + 1
-                }
+            r
+        }
+        (_, Some(_)) => return Err("this floating-point atomic"),
+        (Op::And, None) => old & b,
+        (Op::Or, None) => old | b,
+        (Op::Xor, None) => old ^ b,
+        (Op::Exch, None) => b,
+        (Op::Cas, None) => {
+            if old & mask(w) == b & mask(w) {
+                c
+            } else {
+                old
             }
-            (Op::Dec, None) => {
-                let (o, bb) = (old & mask(w), b & mask(w));
-                if o == 0 || o > bb {
-                    bb
-                } else {
-                    o - 1
-                }
+        }
+        (Op::Add, None) => old.wrapping_add(b),
+        (Op::Inc, None) => {
+            let (o, bb) = (old & mask(w), b & mask(w));
+            if o >= bb {
+                0
+            } else {
+                o + 1
             }
-            (Op::Min | Op::Max, None) => {
-                let s = t.is_signed();
-                let (p, q) = (crate::int::wide(old, w, s), crate::int::wide(b, w, s));
-                let pick_old = if op == Op::Min { p <= q } else { p >= q };
-                if pick_old {
-                    old
-                } else {
-                    b
-                }
+        }
+        (Op::Dec, None) => {
+            let (o, bb) = (old & mask(w), b & mask(w));
+            if o == 0 || o > bb {
+                bb
+            } else {
+                o - 1
             }
-            (Op::Popc, None) => return Err(x.unsupported("atomic popc")),
-        } & mask(w);
-        x.access(sp, addr, size, size, l, true, |m| mem::put_le(m, new))?;
-        out[l] = if t.is_signed() {
-            sext(old, w) as u64
-        } else {
-            old
-        };
+        }
+        (Op::Min | Op::Max, None) => {
+            let s = t.is_signed();
+            let (p, q) = (crate::int::wide(old, w, s), crate::int::wide(b, w, s));
+            let pick_old = if op == Op::Min { p <= q } else { p >= q };
+            if pick_old {
+                old
+            } else {
+                b
+            }
+        }
+        (Op::Popc, None) => return Err("atomic popc"),
+    } & mask(w);
+    Ok(new)
+}
+
+/// 128-bit `atom.exch.b128` and `atom.cas.b128` (sm_90): the old value into `d`.
+fn atom128(
+    x: &mut Ctx<'_, '_>,
+    sp: AddrSpace,
+    t: Type,
+    op: Op,
+    (d, a, bo, co): (Option<&Opnd>, &Opnd, &Opnd, Option<&Opnd>),
+) -> Result<Flow, Error> {
+    if elem_bytes(t) != 16 || !matches!(op, Op::Exch | Op::Cas) || x.d.vector.is_some() {
+        return Err(x.unsupported("128-bit atomics other than .exch and .cas on .b128"));
     }
-    if !is_red {
-        let [d] = x.ops();
-        x.write(d, &out, x.emask)?;
+    let wide = |x: &Ctx<'_, '_>, o: &Opnd, l: usize| -> Result<u128, Error> {
+        Ok(u128::from(x.get(o, l)?) | u128::from(x.get_hi(o, l)) << 64)
+    };
+    for l in lanes(x.emask) {
+        let addr = x.addr(a, l)?;
+        let b = wide(x, bo, l)?;
+        let c = match co {
+            Some(o) if op == Op::Cas => Some(wide(x, o, l)?),
+            _ => None,
+        };
+        let mut old = [0u8; 16];
+        x.access(sp, addr, 16, 16, l, false, |m| old.copy_from_slice(m))?;
+        let oldv = u128::from_le_bytes(old);
+        let new = match c {
+            Some(c) if oldv == b => c,
+            Some(_) => oldv,
+            None => b,
+        };
+        x.access(sp, addr, 16, 16, l, true, |m| {
+            m.copy_from_slice(&new.to_le_bytes())
+        })?;
+        if let Some(d) = d {
+            x.set128(d, l, oldv as u64, (oldv >> 64) as u64)?;
+        }
     }
     Ok(Flow::Next)
 }
