@@ -242,8 +242,7 @@ fn vectors_command_reports_json() {
 }
 
 /// The project's own hardware vectors (`corpus/vectors/*.jsonl` and `*.jsonl.xz`, made by
-/// `tools/hwvectors/gen.py` on the GPU machine; `pending/` holds recorded cases of forms the
-/// interpreter refuses, kept for their model).
+/// `tools/hwvectors/gen.py` on the GPU machine).
 #[test]
 fn own_vectors_agree_with_the_hardware() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors");

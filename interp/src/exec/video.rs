@@ -113,10 +113,10 @@ fn compare<T: Ord>(c: Compare, p: T, q: T) -> bool {
 /// - the secondary `.min`/`.max` compares in 64 bits, signed or unsigned by the destination
 ///   type, against `c` extended by that type;
 /// - a merge into `.h1` takes the upper half-word of the result in place (the byte merges
-///   shift the low byte into place, as the ISA says).
-///
-/// Forms whose lowering has not been measured to agree are refused: `.sat` with a merge, and
-/// `vshl.sat`.
+///   shift the low byte into place, as the ISA says);
+/// - `.sat` into a subword passes values from 0 to the subword's largest and makes every
+///   other value, negative ones included, the largest;
+/// - `vshl.sat` clamps 34 bits of the shifted value.
 pub fn scalar(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let op = x.d.op;
     // `vset` has no destination type: its result is 0 or 1.
@@ -128,11 +128,6 @@ pub fn scalar(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let cmp = x.d.cmp;
     let op2 = x.d.oper;
     let shift = matches!(op, Opcode::Vshl | Opcode::Vshr);
-    if sat && (dbits < 32 || op == Opcode::Vshl) {
-        return Err(x.unsupported(
-            "a saturating video merge or vshl: its lowering by ptxas has not been measured to agree",
-        ));
-    }
     let (clamp_shift, wrap_shift) = (x.has(Flag::Clamp), x.has(Flag::Wrap));
     // `vset`, which has no destination type, meets `c` with the signedness of `a`'s type.
     let signed = if op == Opcode::Vset {
@@ -171,14 +166,31 @@ pub fn scalar(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             }
             _ => return Err(x.unsupported("video operation")),
         };
-        if sat {
-            tmp = if signed {
-                clamp(tmp, 32, true)
+        if sat && op == Opcode::Vshl {
+            // ptxas keeps 34 bits of the shifted value before clamping.
+            tmp = i128::from(sext(tmp as u64, 34));
+        }
+        if sat && dbits < 32 {
+            // Into a subword, only values from 0 to the subword's largest pass; every other
+            // value, negative ones included, becomes the largest.
+            let top = if signed {
+                (1i128 << (dbits - 1)) - 1
             } else {
-                tmp.max(0)
+                (1i128 << dbits) - 1
+            };
+            if !(0..=top).contains(&tmp) {
+                tmp = top;
+            }
+        } else if sat {
+            tmp = match (signed, op) {
+                (true, _) => clamp(tmp, 32, true),
+                (false, Opcode::Vshl) => tmp.clamp(0, i128::from(u32::MAX)),
+                (false, _) => tmp.max(0),
             };
         }
-        if matches!(op, Opcode::Vadd | Opcode::Vsub) || (sat && op == Opcode::Vshr) {
+        if matches!(op, Opcode::Vadd | Opcode::Vsub)
+            || (sat && matches!(op, Opcode::Vshr | Opcode::Vshl))
+        {
             tmp = i128::from(tmp as i32);
         }
         let cv = match c {
@@ -223,7 +235,8 @@ pub fn scalar(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// `vmad` as ptxas lowers it for sm_90 (measured; read in its SASS): `a * b + c` of the operands
 /// sign-extended whatever their types (a 32 x 32 → 64-bit signed multiply-add), with the
 /// ISA's negations and `.po`, shifted right by the scale, keeping 32 bits; `.sat` clamps the
-/// 64-bit value to `.s32` when an operand type is signed or an operand negated, else to `.u32`.
+/// 64-bit value to `.s32` when an operand type is signed or an operand negated, else to `.u32`
+/// (with a scale, the 64-bit sum shifted logically: a negative sum saturates to `u32::MAX`).
 pub fn vmad(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let (_, at, bt) = types(x, false)?;
     let sat = x.has(Flag::Sat);
@@ -249,11 +262,6 @@ pub fn vmad(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let (nb, b) = neg(&x.d.opnds[2]);
     let (nc, c) = neg(&x.d.opnds[3]);
     let signed = at.is_signed() || bt.is_signed() || (na ^ nb) || nc;
-    if sat && shift > 0 && !signed {
-        return Err(x.unsupported(
-            "vmad.u32.u32 with .sat and a scale: its lowering by ptxas has not been measured to agree",
-        ));
-    }
     for l in lanes(x.emask) {
         let (av, asel) = source(x, &a, l)?;
         let (bv, bsel) = source(x, &b, l)?;
@@ -274,8 +282,13 @@ pub fn vmad(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             cc = !cc;
             lsb = 1;
         }
-        let sum = (tmp + i128::from(cc as i32) + lsb) >> shift;
-        let r = if sat {
+        let full = tmp + i128::from(cc as i32) + lsb;
+        let sum = full >> shift;
+        let r = if sat && shift > 0 && !signed {
+            // ptxas shifts the 64-bit sum logically, so a negative sum saturates high.
+            let v = (full as u64) >> shift;
+            v.min(u64::from(u32::MAX)) as u32
+        } else if sat {
             (if signed {
                 clamp(sum, 32, true)
             } else {
