@@ -1070,12 +1070,38 @@ def fam_atomv():
         add("atom.cas.b16.%s" % what, "{\n" + body + "\n}", "f16")
 
 
+def fam_mmab1():
+    """Single-bit `mma.sync` (`.b1`, `.and.popc`/`.xor.popc`; m8n8k128, m16n8k128, m16n8k256):
+    each thread's fragments built from its inputs (A from `a` and mixes of `a` and `b`, B from
+    `b`, C from `c` and mixes), the case storing 8 bytes of D (`lo`: its first two registers,
+    `hi`: the next two)."""
+    shapes = [("m8n8k128", 1, 1, 2), ("m16n8k128", 2, 1, 4), ("m16n8k256", 4, 2, 4)]
+    for shape, na, nb, nc in shapes:
+        for op in ["and", "xor"]:
+            for half in (["lo", "hi"] if nc == 4 else ["lo"]):
+                a_regs = ["%w0", "%w1", "%w6", "%w7"][:na]
+                b_regs = ["%w2", "%w3"][:nb]
+                c_regs = ["%w4", "%w5", "%w8", "%w9"][:nc]
+                d_regs = ["%w10", "%w11", "%w12", "%w13"][:nc]
+                body = ("{ .reg .b32 %w<14>;\n"
+                        "  mov.b64 {%w0, %w1}, %a; mov.b64 {%w2, %w3}, %b; mov.b64 {%w4, %w5}, %c;\n"
+                        "  xor.b32 %w6, %w0, %w3; add.u32 %w7, %w1, %w2;\n"
+                        "  xor.b32 %w8, %w4, %w0; xor.b32 %w9, %w5, %w1;\n"
+                        "  mma.sync.aligned." + shape + ".row.col.s32.b1.b1.s32." + op
+                        + ".popc {" + ", ".join(d_regs) + "}, {" + ", ".join(a_regs) + "}, {"
+                        + ", ".join(b_regs) + "}, {" + ", ".join(c_regs) + "};\n"
+                        "  mov.b64 %d, {" + ", ".join(d_regs[:2] if half == "lo" else d_regs[2:4])
+                        + "};\n}")
+                case("mma.%s.b1.%s.popc.%s" % (shape, op, half), "mmab1", body,
+                     ["b64", "b64", "b64"], "b64")
+
+
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
             "warp": fam_warp, "control": fam_control, "mem": fam_mem,
             "probe": fam_probe, "warp_guard": fam_warp_guard,
             "contract": fam_contract, "fold": fam_fold, "video": fam_video,
-            "oob": fam_oob, "atomv": fam_atomv}
+            "oob": fam_oob, "atomv": fam_atomv, "mmab1": fam_mmab1}
 
 
 # ----------------------------------------------------------------------------- running

@@ -3,11 +3,12 @@
 //! Supported: `.m16n8k16` and `.m16n8k8` with `.f16`/`.bf16` inputs and `.f32` (or `.f16` for
 //! f16) accumulators, `.m16n8k8`/`.m16n8k4` `.tf32`, `.m16n8k16`/`.m16n8k32` `.e4m3`/`.e5m2`
 //! (sm_89+), `.m8n8k16`/`.m16n8k16`/`.m16n8k32` `.s8`/`.u8`, `.m8n8k32`/`.m16n8k32` `.s4`/`.u4`
-//! (with and without `.satfinite`) and `.m16n8k{4,8,16}` `.f64` with its rounding modifiers.
+//! (with and without `.satfinite`), `.m16n8k{4,8,16}` `.f64` with its rounding modifiers, and
+//! the single-bit `.m8n8k128`/`.m16n8k128`/`.m16n8k256` `.b1` with `.and.popc`/`.xor.popc`.
 //! The fragment layouts are those of PTX ISA 9.7.14.5.3-10 (row/column formulas in terms of
 //! `groupID = laneid >> 2` and `threadID_in_group = laneid % 4`). The floating-point sums follow
-//! [`crate::tc`]; `.tf32` inputs lose their low 13 bits. Sparse (`.sp`), block-scaled and
-//! single-bit variants and the quad-pair `.m8n8k4` are explicit `Unsupported`.
+//! [`crate::tc`]; `.tf32` inputs lose their low 13 bits. Sparse (`.sp`) and block-scaled
+//! variants and the quad-pair `.m8n8k4` are explicit `Unsupported`.
 
 use super::ctx::Ctx;
 use super::flow::Flow;
@@ -17,7 +18,7 @@ use crate::error::Error;
 use crate::float::{self, Fmt, Mode};
 use crate::int::mask;
 use crate::tc;
-use ptx_ir_core::{Flag, Kind, Type};
+use ptx_ir_core::{Flag, Kind, Op, Type};
 
 /// Which matrix of the instruction.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -64,6 +65,12 @@ pub fn layout(
         (Which::B, 16, 8, 16, 8) | (Which::B, 8, 8, 16, 8) => (4 * tg + i, g),
         (Which::B, 16, 8, 32, 8) => (4 * tg + (i & 3) + 16 * (i >> 2), g),
         (Which::B, 8, 8, 32, 4) | (Which::B, 16, 8, 32, 4) => (8 * tg + i, g),
+        // Single-bit operands: 32 elements a register, laid out as the 4-bit and 8-bit ones.
+        (Which::A, 8, 8, 128, 1) => (g, 32 * tg + i),
+        (Which::A, 16, 8, 128, 1) => (g + 8 * (i >> 5), 32 * tg + (i & 31)),
+        (Which::A, 16, 8, 256, 1) => (g + 8 * ((i >> 5) & 1), 32 * tg + (i & 31) + 128 * (i >> 6)),
+        (Which::B, 8, 8, 128, 1) | (Which::B, 16, 8, 128, 1) => (32 * tg + i, g),
+        (Which::B, 16, 8, 256, 1) => (32 * tg + (i & 31) + 128 * (i >> 5), g),
         _ => return None,
     })
 }
@@ -74,6 +81,7 @@ fn bits_of(t: Type) -> u32 {
         Type::Tf32 | Type::F32 | Type::S32 => 32,
         Type::E4m3 | Type::E5m2 | Type::S8 | Type::U8 => 8,
         Type::S4 | Type::U4 => 4,
+        Type::B1 => 1,
         Type::F64 => 64,
         _ => 0,
     }
@@ -258,10 +266,9 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return Err(x.unsupported("the quad-pair mma.m8n8k4 is not modelled"));
     }
     let ts = x.types();
-    if ts.len() != 4 {
-        return Err(x.unsupported("single-bit mma is not modelled"));
-    }
-    let (dt, at, bt, ct) = (ts[0], ts[1], ts[2], ts[3]);
+    let &[dt, at, bt, ct] = ts else {
+        return Err(x.unsupported("mma without its four types"));
+    };
     let (ab, bb) = (bits_of(at), bits_of(bt));
     if ab == 0 || bb == 0 || (ab != bb) {
         return Err(x.unsupported("this mma type combination"));
@@ -283,6 +290,33 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     gather(x, &vecs[2], Which::B, shp, bb, nu, &mut b)?;
     let cb = bits_of(ct);
     gather(x, &vecs[3], Which::C, shp, cb, nu, &mut c)?;
+    if at == Type::B1 {
+        // `.and.popc` / `.xor.popc`: each element adds the number of ones in the row of A
+        // combined bit by bit with the column of B (wrapping 32-bit sums).
+        let and = match x.d.oper {
+            Some(Op::And) => true,
+            Some(Op::Xor) => false,
+            _ => return Err(x.unsupported("single-bit mma without .and or .xor")),
+        };
+        let mut d = vec![0u64; mu * nu];
+        for i in 0..mu {
+            for j in 0..nu {
+                let ones = (0..ku)
+                    .filter(|&kk| {
+                        let (p, q) = (a[i * ku + kk] & 1, b[kk * nu + j] & 1);
+                        if and {
+                            p & q != 0
+                        } else {
+                            p ^ q != 0
+                        }
+                    })
+                    .count() as u32;
+                d[i * nu + j] = u64::from((c[i * nu + j] as u32).wrapping_add(ones));
+            }
+        }
+        scatter(x, &vecs[0], shp, bits_of(dt), nu, &d)?;
+        return Ok(Flow::Next);
+    }
     let d = compute(
         (mu, nu, ku),
         at,
