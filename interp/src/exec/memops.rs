@@ -4,10 +4,10 @@ use super::ctx::{lanes, AddrSpace, Ctx};
 use super::direct;
 use super::flow::Flow;
 use crate::code::Opnd;
-use crate::error::Error;
+use crate::error::{Error, FaultKind};
 use crate::float::{self, BinOp, Fmt, Mode};
 use crate::int::{mask, sext};
-use crate::mem;
+use crate::mem::{self, Region};
 use ptx_ir_core::{Flag, Op, Space, Type};
 
 fn elem_bytes(t: Type) -> usize {
@@ -608,5 +608,63 @@ pub fn getctarank(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         out[l] = mem::split_cluster(sa).0.map(|r| r as u64).unwrap_or(own);
     }
     x.write(d, &out, e)?;
+    Ok(Flow::Next)
+}
+
+/// `st.bulk{.weak}{.shared::cta} [a], size, initval` (sm_100; derived from the PTX ISA, not
+/// checked on hardware: no Blackwell GPU was available): sets `size` bytes of the executing
+/// CTA's shared memory at `a` to zero. The ISA requires `initval` to be zero, `size` to be a
+/// multiple of 8 and `a` 8-byte aligned and in the `.shared::cta` window (generic addressing
+/// when no state space is given); anything else is undefined and reported.
+pub fn st_bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let [a, size, init] = x.ops();
+    for l in lanes(x.emask) {
+        let addr = x.addr(a, l)?;
+        let n = x.get(size, l)?;
+        if x.get(init, l)? != 0 {
+            return Err(x.undefined(
+                l,
+                "st.bulk with an initval other than 0 (PTX ISA: initval must be zero)",
+            ));
+        }
+        if n % 8 != 0 {
+            return Err(x.undefined(
+                l,
+                format!("st.bulk of {n} bytes (PTX ISA: size must be a multiple of 8)"),
+            ));
+        }
+        let off =
+            match x.d.space {
+                Some(_) => addr,
+                None => match mem::decode_generic(addr) {
+                    (Region::Shared(_), off) => off,
+                    _ => return Err(x.undefined(
+                        l,
+                        format!(
+                            "st.bulk at generic address {addr:#x}, outside the .shared::cta window"
+                        ),
+                    )),
+                },
+            };
+        if let (Some(rank), _) = mem::split_cluster(off & 0xffff_ffff) {
+            if rank != x.w.cta {
+                return Err(x.undefined(l, format!("st.bulk at {off:#x}, in the shared memory of the cluster's CTA {rank}, not the executing CTA's (.shared::cta)")));
+            }
+        }
+        let Ok(len) = usize::try_from(n) else {
+            return Err(x.fault(
+                FaultKind::OutOfBounds,
+                AddrSpace::Shared,
+                off,
+                usize::MAX,
+                l,
+            ));
+        };
+        if len > 0 {
+            x.access(AddrSpace::Shared, off, len, 8, l, true, |m| m.fill(0))?;
+        } else if off % 8 != 0 {
+            return Err(x.fault(FaultKind::Misaligned, AddrSpace::Shared, off, 0, l));
+        }
+    }
     Ok(Flow::Next)
 }

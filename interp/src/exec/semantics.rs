@@ -275,9 +275,11 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
         Getctarank => guarded(v, memops::getctarank, exact(&[D, X])),
         // `[mbar]` for the complete-tx forms
         StAsync | RedAsync => guarded(v, memops::store_async, opt(2, &[M, X, M])),
-        StBulk | MultimemLdReduce | MultimemSt | MultimemRed => guarded(
+        // `[a], size, initval`
+        StBulk => guarded(v, memops::st_bulk, exact(&[M, X, X])),
+        MultimemLdReduce | MultimemSt | MultimemRed => guarded(
             v,
-            |x| Err(x.unsupported("multimem and st.bulk are not modelled")),
+            |x| Err(x.unsupported("multimem is not modelled")),
             Arity::ANY,
         ),
         // asynchronous copies: `[dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}`
