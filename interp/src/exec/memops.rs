@@ -633,19 +633,20 @@ pub fn st_bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 format!("st.bulk of {n} bytes (PTX ISA: size must be a multiple of 8)"),
             ));
         }
-        let off =
-            match x.d.space {
-                Some(_) => addr,
-                None => match mem::decode_generic(addr) {
-                    (Region::Shared(_), off) => off,
-                    _ => return Err(x.undefined(
+        let off = match x.d.space {
+            Some(_) => addr,
+            None => match mem::decode_generic(addr) {
+                (Region::Shared(_), off) => off,
+                _ => {
+                    return Err(x.undefined(
                         l,
                         format!(
                             "st.bulk at generic address {addr:#x}, outside the .shared::cta window"
                         ),
-                    )),
-                },
-            };
+                    ))
+                }
+            },
+        };
         if let (Some(rank), _) = mem::split_cluster(off & 0xffff_ffff) {
             if rank != x.w.cta {
                 return Err(x.undefined(l, format!("st.bulk at {off:#x}, in the shared memory of the cluster's CTA {rank}, not the executing CTA's (.shared::cta)")));
