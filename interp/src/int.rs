@@ -35,6 +35,37 @@ pub fn wide(v: u64, w: u32, signed: bool) -> i128 {
     }
 }
 
+/// `atom.inc`/`red.inc` of `w` bits: `old + 1`, or 0 once `old` reaches `b`.
+pub fn atomic_inc(old: u64, b: u64, w: u32) -> u64 {
+    let (o, b) = (old & mask(w), b & mask(w));
+    if o >= b {
+        0
+    } else {
+        o + 1
+    }
+}
+
+/// `atom.dec`/`red.dec` of `w` bits: `old - 1`, or `b` when `old` is 0 or above `b`.
+pub fn atomic_dec(old: u64, b: u64, w: u32) -> u64 {
+    let (o, b) = (old & mask(w), b & mask(w));
+    if o == 0 || o > b {
+        b
+    } else {
+        o - 1
+    }
+}
+
+/// The smaller (`min`) or larger of `old` and `b` as `w`-bit integers (equal ones have the same
+/// low `w` bits, which is all a caller keeps).
+pub fn min_max(old: u64, b: u64, w: u32, signed: bool, min: bool) -> u64 {
+    let (p, q) = (wide(old, w, signed), wide(b, w, signed));
+    if (p <= q) == min {
+        old
+    } else {
+        b
+    }
+}
+
 /// Saturates a wide value into `w` bits of the given signedness.
 #[inline]
 pub fn saturate(v: i128, w: u32, signed: bool) -> u64 {

@@ -62,6 +62,9 @@ fn st_bulk_misuse_is_reported() {
     assert!(e.contains("misaligned"), "{e}");
     let e = text("st.bulk.shared::cta [%r2], 72, 0;");
     assert!(e.to_lowercase().contains("bounds"), "{e}");
+    // A size near 2^63 is refused at once (the range is not walked).
+    let e = text("mov.u64 %rd5, 0x7ffffffffffffff8; st.bulk [%rd2], %rd5, 0;");
+    assert!(e.to_lowercase().contains("bounds"), "{e}");
     let e = text("st.bulk [%rd1], 8, 0;");
     assert!(e.contains("outside the .shared::cta window"), "{e}");
 }

@@ -157,30 +157,10 @@ fn reduce_elem(r: Reduce, old: u64, src: u64) -> u64 {
         (RedOp::And, None) => old & src,
         (RedOp::Or, None) => old | src,
         (RedOp::Xor, None) => old ^ src,
-        (RedOp::Inc, None) => {
-            let (o, s) = (old & mask(w), src & mask(w));
-            if o >= s {
-                0
-            } else {
-                o + 1
-            }
-        }
-        (RedOp::Dec, None) => {
-            let (o, s) = (old & mask(w), src & mask(w));
-            if o == 0 || o > s {
-                s
-            } else {
-                o - 1
-            }
-        }
+        (RedOp::Inc, None) => crate::int::atomic_inc(old, src, w),
+        (RedOp::Dec, None) => crate::int::atomic_dec(old, src, w),
         (RedOp::Min | RedOp::Max, None) => {
-            let s = r.ty.is_signed();
-            let (p, q) = (crate::int::wide(old, w, s), crate::int::wide(src, w, s));
-            if (p <= q) == (r.op == RedOp::Min) {
-                old
-            } else {
-                src
-            }
+            crate::int::min_max(old, src, w, r.ty.is_signed(), r.op == RedOp::Min)
         }
         (_, None) => old,
     };

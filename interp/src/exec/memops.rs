@@ -259,22 +259,25 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     // A vector's elements: its registers, one each.
     let n = vec_n(x);
-    let elems = |o: &'_ Opnd| -> Vec<Opnd> {
+    fn elems(o: &Opnd) -> &[Opnd] {
         match o {
-            Opnd::Vec(v) => v.to_vec(),
-            o => vec![o.clone()],
+            Opnd::Vec(v) => v,
+            o => std::slice::from_ref(o),
         }
-    };
+    }
     let (bs, ds) = (elems(bo), d.map(elems).unwrap_or_default());
     if bs.len() != n || (!is_red && ds.len() != n) || (n > 1 && co.is_some()) {
         return Err(x.unsupported("atomic vector operands that do not match its vector size"));
     }
     let w = (size * 8) as u32;
     let total = size * n;
+    let mut bytes = [0u8; 64];
+    let mut out = [[0u64; 32]; 8];
+    if total > bytes.len() || n > out.len() {
+        return Err(x.unsupported("atomic wider than 64 bytes"));
+    }
     let fmt = Fmt::of(t);
     let noftz = x.has(Flag::NoFtz);
-    let mut out = vec![[0u64; 32]; n];
-    let mut bytes = [0u8; 64];
     for l in lanes(x.emask) {
         let addr = x.addr(a, l)?;
         let c = match co {
@@ -367,32 +370,9 @@ fn element(
             }
         }
         (Op::Add, None) => old.wrapping_add(b),
-        (Op::Inc, None) => {
-            let (o, bb) = (old & mask(w), b & mask(w));
-            if o >= bb {
-                0
-            } else {
-                o + 1
-            }
-        }
-        (Op::Dec, None) => {
-            let (o, bb) = (old & mask(w), b & mask(w));
-            if o == 0 || o > bb {
-                bb
-            } else {
-                o - 1
-            }
-        }
-        (Op::Min | Op::Max, None) => {
-            let s = t.is_signed();
-            let (p, q) = (crate::int::wide(old, w, s), crate::int::wide(b, w, s));
-            let pick_old = if op == Op::Min { p <= q } else { p >= q };
-            if pick_old {
-                old
-            } else {
-                b
-            }
-        }
+        (Op::Inc, None) => crate::int::atomic_inc(old, b, w),
+        (Op::Dec, None) => crate::int::atomic_dec(old, b, w),
+        (Op::Min | Op::Max, None) => crate::int::min_max(old, b, w, t.is_signed(), op == Op::Min),
         (Op::Popc, None) => return Err("atomic popc"),
     } & mask(w);
     Ok(new)
@@ -652,15 +632,12 @@ pub fn st_bulk(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 return Err(x.undefined(l, format!("st.bulk at {off:#x}, in the shared memory of the cluster's CTA {rank}, not the executing CTA's (.shared::cta)")));
             }
         }
-        let Ok(len) = usize::try_from(n) else {
-            return Err(x.fault(
-                FaultKind::OutOfBounds,
-                AddrSpace::Shared,
-                off,
-                usize::MAX,
-                l,
-            ));
-        };
+        // Bounded here, before the access: its bookkeeping walks the range.
+        let len = usize::try_from(n).unwrap_or(usize::MAX);
+        let shared = x.cl.shared.get(x.w.cta as usize).map_or(0, Vec::len) as u64;
+        if off.checked_add(n).is_none_or(|end| end > shared) {
+            return Err(x.fault(FaultKind::OutOfBounds, AddrSpace::Shared, off, len, l));
+        }
         if len > 0 {
             x.access(AddrSpace::Shared, off, len, 8, l, true, |m| m.fill(0))?;
         } else if off % 8 != 0 {

@@ -8,24 +8,30 @@ use super::ctx::{lanes, Ctx};
 use super::flow::Flow;
 use crate::code::Opnd;
 use crate::error::Error;
-use crate::int::{mask, sext};
-use ptx_ir_core::{Cmp, Compare, Flag, Op, Opcode, Selector, Type};
+use crate::int::{saturate, sext, wide};
+use ptx_ir_core::{Compare, Flag, Op, Opcode, Selector, Type};
 
-/// A 32-bit source: its bits and its selector (none for a plain register or an immediate).
-fn source(x: &Ctx<'_, '_>, o: &Opnd, lane: usize) -> Result<(u32, Selector), Error> {
+/// A source's selector (none for a plain register or an immediate).
+fn selector(o: &Opnd) -> Selector {
     match o {
-        Opnd::Selected(slot, sel) => Ok((
-            x.get(
-                &Opnd::Reg {
-                    slot: *slot,
-                    bits: 32,
-                },
-                lane,
-            )? as u32,
-            *sel,
-        )),
-        o => Ok((x.get(o, lane)? as u32, Selector::NONE)),
+        Opnd::Selected(_, sel) => *sel,
+        _ => Selector::NONE,
     }
+}
+
+/// A 32-bit source's bits in `lane` (the whole register of a selected one).
+fn value(x: &Ctx<'_, '_>, o: &Opnd, lane: usize) -> Result<u32, Error> {
+    let v = match o {
+        Opnd::Selected(slot, _) => x.get(
+            &Opnd::Reg {
+                slot: *slot,
+                bits: 32,
+            },
+            lane,
+        )?,
+        o => x.get(o, lane)?,
+    };
+    Ok(v as u32)
 }
 
 /// The destination register and its selector.
@@ -54,15 +60,6 @@ fn types(x: &Ctx<'_, '_>, compare: bool) -> Result<(Type, Type, Type), Error> {
     Ok(t)
 }
 
-/// `v`'s low `bits` bits, sign-extended when `signed`.
-fn ext(v: u64, bits: u32, signed: bool) -> i64 {
-    if signed {
-        sext(v, bits)
-    } else {
-        (v & mask(bits)) as i64
-    }
-}
-
 /// A subword of a scalar video operand: `.b0`–`.b3`, `.h0`/`.h1` or the whole word, as its
 /// position and width.
 fn part(x: &Ctx<'_, '_>, sel: Selector) -> Result<(u32, u32), Error> {
@@ -76,31 +73,31 @@ fn part(x: &Ctx<'_, '_>, sel: Selector) -> Result<(u32, u32), Error> {
     }
 }
 
-/// `partSelectSignExtend`: the selected subword of `v`, extended by its type.
-fn select(x: &Ctx<'_, '_>, v: u32, sel: Selector, t: Type) -> Result<i64, Error> {
-    let (pos, bits) = part(x, sel)?;
-    Ok(ext(u64::from(v >> pos), bits, t.is_signed()))
+/// `partSelectSignExtend`: the subword `(pos, bits)` of `v`, extended by its type.
+fn select(v: u32, (pos, bits): (u32, u32), t: Type) -> i128 {
+    wide(u64::from(v >> pos), bits, t.is_signed())
 }
 
-/// Clamps `v` to the range of a `bits`-bit integer of the given signedness.
-fn clamp<T: From<i64> + Ord>(v: T, bits: u32, signed: bool) -> T {
-    let (lo, hi) = if signed {
-        (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
-    } else {
-        (0, (1i64 << bits) - 1)
+/// `v` clamped to the range of a `bits`-bit integer of the given signedness.
+fn clamp(v: i128, bits: u32, signed: bool) -> i128 {
+    wide(saturate(v, bits, signed), bits, signed)
+}
+
+/// Whether comparison `c` holds for `p` and `q`, by the outcome table the warp-wide `setp`
+/// forms use.
+fn compare(c: Compare, p: i128, q: i128) -> bool {
+    let outcome = match p.cmp(&q) {
+        std::cmp::Ordering::Less => 1,
+        std::cmp::Ordering::Equal => 2,
+        std::cmp::Ordering::Greater => 4,
     };
-    v.clamp(T::from(lo), T::from(hi))
+    crate::lanewise::outcomes(c) & outcome != 0
 }
 
-fn compare<T: Ord>(c: Compare, p: T, q: T) -> bool {
-    match c {
-        Compare::Cmp(Cmp::Eq) => p == q,
-        Compare::Cmp(Cmp::Ne) => p != q,
-        Compare::Cmp(Cmp::Lt) => p < q,
-        Compare::Cmp(Cmp::Le) => p <= q,
-        Compare::Cmp(Cmp::Gt) => p > q,
-        _ => p >= q,
-    }
+/// The comparison of a `vset`, which its form requires.
+fn comparison(x: &Ctx<'_, '_>) -> Result<Compare, Error> {
+    x.d.cmp
+        .ok_or_else(|| x.unsupported("video comparison without its comparison"))
 }
 
 /// The scalar video instructions but `vmad`, as ptxas lowers them for sm_90 (measured on an
@@ -125,9 +122,16 @@ pub fn scalar(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let (d, dsel) = dest(x, &x.d.opnds[0])?;
     let (dpos, dbits) = part(x, dsel)?;
     let (a, b, c) = (&x.d.opnds[1], &x.d.opnds[2], x.opt(3));
-    let cmp = x.d.cmp;
+    let cmp = if op == Opcode::Vset {
+        Some(comparison(x)?)
+    } else {
+        None
+    };
     let op2 = x.d.oper;
     let shift = matches!(op, Opcode::Vshl | Opcode::Vshr);
+    // A shift amount is unsigned.
+    let bt = if shift { Type::U32 } else { bt };
+    let (apart, bpart) = (part(x, selector(a))?, part(x, selector(b))?);
     let (clamp_shift, wrap_shift) = (x.has(Flag::Clamp), x.has(Flag::Wrap));
     // `vset`, which has no destination type, meets `c` with the signedness of `a`'s type.
     let signed = if op == Opcode::Vset {
@@ -136,19 +140,16 @@ pub fn scalar(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         dt.is_signed()
     };
     for l in lanes(x.emask) {
-        let (av, asel) = source(x, a, l)?;
-        let (bv, bsel) = source(x, b, l)?;
-        let ta = i128::from(select(x, av, asel, at)?);
-        // A shift amount is unsigned.
-        let tb = i128::from(select(x, bv, bsel, if shift { Type::U32 } else { bt })?);
-        let mut tmp = match op {
-            Opcode::Vadd => ta + tb,
-            Opcode::Vsub => ta - tb,
-            Opcode::Vabsdiff => (ta - tb).abs(),
-            Opcode::Vmin => ta.min(tb),
-            Opcode::Vmax => ta.max(tb),
-            Opcode::Vset => i128::from(compare(cmp.unwrap_or(Compare::Cmp(Cmp::Eq)), ta, tb)),
-            Opcode::Vshl | Opcode::Vshr => {
+        let ta = select(value(x, a, l)?, apart, at);
+        let tb = select(value(x, b, l)?, bpart, bt);
+        let mut tmp = match (op, cmp) {
+            (Opcode::Vadd, _) => ta + tb,
+            (Opcode::Vsub, _) => ta - tb,
+            (Opcode::Vabsdiff, _) => (ta - tb).abs(),
+            (Opcode::Vmin, _) => ta.min(tb),
+            (Opcode::Vmax, _) => ta.max(tb),
+            (Opcode::Vset, Some(c)) => i128::from(compare(c, ta, tb)),
+            (Opcode::Vshl | Opcode::Vshr, _) => {
                 // `.clamp` caps the amount at 32, `.wrap` takes it mod 32.
                 let n = if wrap_shift {
                     tb & 31
@@ -194,10 +195,10 @@ pub fn scalar(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             tmp = i128::from(tmp as i32);
         }
         let cv = match c {
-            Some(c) => source(x, c, l)?.0,
+            Some(c) => value(x, c, l)?,
             None => 0,
         };
-        let ct = i128::from(ext(u64::from(cv), 32, signed));
+        let ct = wide(u64::from(cv), 32, signed);
         let r = match op2 {
             Some(Op::Add) => tmp.wrapping_add(ct) as u32,
             Some(Op::Min | Op::Max) => {
@@ -252,24 +253,25 @@ pub fn vmad(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if !dsel.is_none() {
         return Err(x.unsupported("vmad with a destination selector"));
     }
-    let neg = |o: &Opnd| -> (bool, Opnd) {
+    fn neg(o: &Opnd) -> (bool, &Opnd) {
         match o {
-            Opnd::Neg(inner) => (true, (**inner).clone()),
-            o => (false, o.clone()),
+            Opnd::Neg(inner) => (true, inner),
+            o => (false, o),
         }
-    };
+    }
     let (na, a) = neg(&x.d.opnds[1]);
     let (nb, b) = neg(&x.d.opnds[2]);
     let (nc, c) = neg(&x.d.opnds[3]);
     let signed = at.is_signed() || bt.is_signed() || (na ^ nb) || nc;
+    // A whole word is sign-extended whatever its type; a subword by its type.
+    let whole = |sel: Selector, t: Type| if sel.is_none() { Type::S32 } else { t };
+    let (asel, bsel) = (selector(a), selector(b));
+    let (apart, bpart) = (part(x, asel)?, part(x, bsel)?);
+    let (at, bt) = (whole(asel, at), whole(bsel, bt));
     for l in lanes(x.emask) {
-        let (av, asel) = source(x, &a, l)?;
-        let (bv, bsel) = source(x, &b, l)?;
-        let (cv, _) = source(x, &c, l)?;
-        // A whole word is sign-extended whatever its type; a subword by its type.
-        let whole = |sel: Selector, t: Type| if sel.is_none() { Type::S32 } else { t };
-        let ta = i128::from(select(x, av, asel, whole(asel, at))?);
-        let tb = i128::from(select(x, bv, bsel, whole(bsel, bt))?);
+        let ta = select(value(x, a, l)?, apart, at);
+        let tb = select(value(x, b, l)?, bpart, bt);
+        let cv = value(x, c, l)?;
         let mut tmp = ta * tb;
         let mut cc = cv;
         let mut lsb = 0i128;
@@ -302,26 +304,35 @@ pub fn vmad(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
-/// The elements of a SIMD operand: `n` lanes (2 half-words or 4 bytes) of `b:a` picked by
-/// `sel` (the default when none), extended by type.
-fn elems(a: u32, b: u32, sel: Selector, def: &[u8], n: usize, signed: bool) -> Option<[i64; 4]> {
-    let w = 32 / n as u32;
-    let pool = u64::from(a) | u64::from(b) << 32;
-    let digits: Vec<u8> = match sel.as_digits() {
-        None if sel.is_none() => def.to_vec(),
-        Some((letter, d)) if (letter == 'h') == (n == 2) && d.len() == n => d.to_vec(),
+/// Which of the `2n` subwords of `b:a` (half-words for `n` = 2, bytes for 4) each of the `n`
+/// elements of a SIMD operand is, by its selector `sel` (`def` when none; digits of the
+/// elements `< lim`).
+fn picks(sel: Selector, def: &[u8], n: usize, lim: u8) -> Option<[u8; 4]> {
+    let digits = match sel.as_digits() {
+        None if sel.is_none() => def.iter().copied().collect(),
+        Some((letter, d)) if (letter == 'h') == (n == 2) && d.len() == n => d,
         _ => return None,
     };
-    let mut out = [0i64; 4];
+    let mut out = [0u8; 4];
     // The selector names element n-1 first.
     for (i, o) in out.iter_mut().enumerate().take(n) {
-        let k = u32::from(digits[n - 1 - i]);
-        if k >= 2 * n as u32 {
+        *o = digits[n - 1 - i];
+        if *o >= lim {
             return None;
         }
-        *o = ext(pool >> (k * w), w, signed);
     }
     Some(out)
+}
+
+/// The elements of a SIMD operand: the subwords `picks` of `b:a`, `w` bits each, extended by
+/// type.
+fn elems(a: u32, b: u32, picks: &[u8; 4], n: usize, w: u32, signed: bool) -> [i128; 4] {
+    let pool = u64::from(a) | u64::from(b) << 32;
+    let mut out = [0i128; 4];
+    for (o, &k) in out.iter_mut().zip(picks).take(n) {
+        *o = wide(pool >> (u32::from(k) * w), w, signed);
+    }
+    out
 }
 
 /// The SIMD video instructions `vop2` and `vop4`.
@@ -341,24 +352,30 @@ pub fn simd(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     };
     let sat = x.has(Flag::Sat);
     let acc = x.d.oper == Some(Op::Add);
-    let cmp = x.d.cmp;
+    let cmp = if matches!(op, Vset2 | Vset4) {
+        Some(comparison(x)?)
+    } else {
+        None
+    };
     let (d, msel) = dest(x, &x.d.opnds[0])?;
-    let mask: Vec<u8> = match msel.as_digits() {
-        None if msel.is_none() => mdef.to_vec(),
+    // The mask's digits name elements; which digits it has, not their order, matters.
+    let mut on = [false; 4];
+    match msel.as_digits() {
+        None if msel.is_none() => mdef.iter().for_each(|&k| on[k as usize] = true),
         Some((letter, m)) if (letter == 'h') == (n == 2) && m.iter().all(|&k| (k as usize) < n) => {
-            m.to_vec()
+            m.iter().for_each(|&k| on[k as usize] = true)
         }
         _ => return Err(x.unsupported(format!("SIMD video mask {msel}"))),
-    };
-    let on = |i: usize| mask.contains(&(i as u8));
+    }
     let (a, b, c) = (&x.d.opnds[1], &x.d.opnds[2], &x.d.opnds[3]);
+    let bad = || x.unsupported("SIMD video selector");
+    let lim = 2 * n as u8;
+    let ap = picks(selector(a), adef, n, lim).ok_or_else(bad)?;
+    let bp = picks(selector(b), bdef, n, lim).ok_or_else(bad)?;
     for l in lanes(x.emask) {
-        let (av, asel) = source(x, a, l)?;
-        let (bv, bsel) = source(x, b, l)?;
-        let (cv, _) = source(x, c, l)?;
-        let bad = || x.unsupported("SIMD video selector");
-        let va = elems(av, bv, asel, adef, n, at.is_signed()).ok_or_else(bad)?;
-        let vb = elems(av, bv, bsel, bdef, n, bt.is_signed()).ok_or_else(bad)?;
+        let (av, bv, cv) = (value(x, a, l)?, value(x, b, l)?, value(x, c, l)?);
+        let va = elems(av, bv, &ap, n, w, at.is_signed());
+        let vb = elems(av, bv, &bp, n, w, bt.is_signed());
         let mut r = if acc { cv } else { 0 };
         for i in 0..n {
             let (p, q) = (va[i], vb[i]);
@@ -376,17 +393,20 @@ pub fn simd(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 Vabsdiff2 | Vabsdiff4 => (p - q).abs(),
                 Vmin2 | Vmin4 => p.min(q),
                 Vmax2 | Vmax4 => p.max(q),
-                _ => i64::from(compare(cmp.unwrap_or(Compare::Cmp(Cmp::Eq)), p, q)),
+                _ => match cmp {
+                    Some(c) => i128::from(compare(c, p, q)),
+                    None => return Err(x.unsupported("video operation")),
+                },
             };
             if sat {
                 t = clamp(t, w, dt.is_signed());
             }
             if acc {
-                if on(i) {
+                if on[i] {
                     r = r.wrapping_add(t as u32);
                 }
             } else {
-                let field = if on(i) {
+                let field = if on[i] {
                     t as u32
                 } else {
                     cv >> (i as u32 * w)

@@ -33,7 +33,11 @@ impl SharedWrites {
             b.resize(size.div_ceil(4).div_ceil(64), 0);
         }
         let lo = off as usize / 4;
-        let hi = (off as usize).saturating_add(len).div_ceil(4);
+        // Only words the bitmap holds: a range past the end marks nothing more.
+        let hi = (off as usize)
+            .saturating_add(len)
+            .div_ceil(4)
+            .min(b.len() * 64);
         for w in lo..hi {
             if let Some(x) = b.get_mut(w / 64) {
                 *x |= 1 << (w % 64);
