@@ -4,8 +4,8 @@
 //! neither imports the other for its types.
 
 use ptx_ir_core::{
-    Cache, CacheOp, Compare, Count, Dim, Flag, Kind, ModClass, Modifier, Op, Opcode, Rounding,
-    Selector, Sem, Space, SpecialReg, Type, Vector,
+    Cache, CacheOp, Compare, Count, Dim, Flag, Kind, Layout, ModClass, Modifier, Op, Opcode,
+    Rounding, Selector, Sem, Space, SpecialReg, Type, Vector,
 };
 use smallvec::SmallVec;
 
@@ -125,6 +125,8 @@ pub struct DInst {
     pub count: Option<Count>,
     /// Its dimensionality qualifier (`.1d` ... `.5d`), if any.
     pub dim: Option<Dim>,
+    /// Its matrix layouts (`.row`/`.col`), in order: `wmma.mma.row.col` has two.
+    pub layouts: [Option<Layout>; 2],
     /// Operands.
     pub opnds: SmallVec<[Opnd; 4]>,
     /// How ptxas lowers it differently from its one-by-one reading ([`crate::lower`]).
@@ -232,6 +234,7 @@ impl DInst {
             kinds: Kinds::default(),
             count: None,
             dim: None,
+            layouts: [None; 2],
             opnds,
             lower: None,
         };
@@ -288,7 +291,12 @@ impl DInst {
                 Modifier::Dim(d) => {
                     q.dim.get_or_insert(d);
                 }
-                Modifier::Scope(_) | Modifier::Layout(_) => {}
+                Modifier::Layout(l) => {
+                    if let Some(slot) = q.layouts.iter_mut().find(|s| s.is_none()) {
+                        *slot = Some(l);
+                    }
+                }
+                Modifier::Scope(_) => {}
             }
         }
         q.ty = q.types.first().copied();

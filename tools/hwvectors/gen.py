@@ -1096,12 +1096,43 @@ def fam_mmab1():
                      ["b64", "b64", "b64"], "b64")
 
 
+def fam_wmma():
+    """`wmma.load`, `wmma.store` and `wmma.mma`: the fragment layouts and numerics of every
+    shape, type and layout (wmma_cases.py). One CTA of two warps per case."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import wmma_cases
+
+    def add(name, ptx, inputs, out):
+        ins = [(T(t, w, "i"), vals) for t, w, vals in inputs]
+        t, w, n = out
+        CASES.append({"name": name, "family": "wmma", "ptx": ptx, "ins": ins, "out": T(t, w, "i"),
+                      "grid": [1, 1, 1], "block": [64, 1, 1], "out_n": n})
+
+    wmma_cases.build(add)
+
+
+def fam_mmaqp():
+    """The quad-pair `mma.m8n8k4` (wmma_cases.py): raw fragments in, D's registers out."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import wmma_cases
+
+    def add(name, ptx, inputs, out):
+        ins = [(T(t, w, "i"), vals) for t, w, vals in inputs]
+        t, w, n = out
+        CASES.append({"name": name, "family": "mmaqp", "ptx": ptx, "ins": ins,
+                      "out": T(t, w, "i"), "grid": [1, 1, 1], "block": [64, 1, 1],
+                      "out_n": n})
+
+    wmma_cases.build_quadpair(add)
+
+
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
             "warp": fam_warp, "control": fam_control, "mem": fam_mem,
             "probe": fam_probe, "warp_guard": fam_warp_guard,
             "contract": fam_contract, "fold": fam_fold, "video": fam_video,
-            "oob": fam_oob, "atomv": fam_atomv, "mmab1": fam_mmab1}
+            "oob": fam_oob, "atomv": fam_atomv, "mmab1": fam_mmab1,
+            "wmma": fam_wmma, "mmaqp": fam_mmaqp}
 
 
 # ----------------------------------------------------------------------------- running
@@ -1126,20 +1157,21 @@ def run_case(cp, np, c, tmpdir, index):
     fn = mod.get_function("k")
     out_t = c["out"]
     nb = max(out_t.width // 8, 1)
-    out = cp.full(N * nb, 0xAB, dtype=cp.uint8)
+    out = cp.full(c.get("out_n", N) * nb, 0xAB, dtype=cp.uint8)
     bufs = []
     for t, vals in c["ins"]:
         bufs.append(cp.asarray(np.frombuffer(to_bytes(vals, t.width), dtype=np.uint8)))
     while len(bufs) < 3:
         bufs.append(cp.zeros(1, dtype=cp.uint8))
-    fn(tuple(GRID), tuple(BLOCK), (out, bufs[0], bufs[1], bufs[2]))
+    fn(tuple(c.get("grid", GRID)), tuple(c.get("block", BLOCK)), (out, bufs[0], bufs[1], bufs[2]))
     cp.cuda.runtime.deviceSynchronize()
     return from_bytes(out.get().tobytes(), out_t.width)
 
 
 def record(c, out_vals):
     return {
-        "name": c["name"], "family": c["family"], "n": N, "grid": GRID, "block": BLOCK,
+        "name": c["name"], "family": c["family"], "n": N,
+        "grid": c.get("grid", GRID), "block": c.get("block", BLOCK),
         "entry": "k", "ptx": c["ptx"], "params": ["out", "in0", "in1", "in2"],
         "args": [{"type": t.name, "hex": hexs(v, t.width)} for t, v in c["ins"]],
         "out": {"type": c["out"].name, "hex": hexs(out_vals, c["out"].width)},
@@ -1172,7 +1204,7 @@ def main():
     if a.dry:
         with open(a.dry, "w") as f:
             for c in CASES:
-                f.write(json.dumps(record(c, [0] * N)) + "\n")
+                f.write(json.dumps(record(c, [0] * c.get("out_n", N))) + "\n")
         print("%d cases written to %s" % (len(CASES), a.dry), file=sys.stderr)
         return
     import cupy as cp  # only on the GPU machine

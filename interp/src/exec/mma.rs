@@ -4,11 +4,12 @@
 //! f16) accumulators, `.m16n8k8`/`.m16n8k4` `.tf32`, `.m16n8k16`/`.m16n8k32` `.e4m3`/`.e5m2`
 //! (sm_89+), `.m8n8k16`/`.m16n8k16`/`.m16n8k32` `.s8`/`.u8`, `.m8n8k32`/`.m16n8k32` `.s4`/`.u4`
 //! (with and without `.satfinite`), `.m16n8k{4,8,16}` `.f64` with its rounding modifiers, and
-//! the single-bit `.m8n8k128`/`.m16n8k128`/`.m16n8k256` `.b1` with `.and.popc`/`.xor.popc`.
-//! The fragment layouts are those of PTX ISA 9.7.14.5.3-10 (row/column formulas in terms of
+//! the single-bit `.m8n8k128`/`.m16n8k128`/`.m16n8k256` `.b1` with `.and.popc`/`.xor.popc`,
+//! `.m8n8k4` `.f64`, and the quad-pair `.m8n8k4` with `.f16` inputs ([`quad_pair`]).
+//! The fragment layouts are those of PTX ISA 9.7.14.5.1-10 (row/column formulas in terms of
 //! `groupID = laneid >> 2` and `threadID_in_group = laneid % 4`). The floating-point sums follow
 //! [`crate::tc`]; `.tf32` inputs lose their low 13 bits. Sparse (`.sp`) and block-scaled
-//! variants and the quad-pair `.m8n8k4` are explicit `Unsupported`.
+//! variants are explicit `Unsupported`.
 
 use super::ctx::Ctx;
 use super::flow::Flow;
@@ -51,6 +52,8 @@ pub fn layout(
             (g + 8 * (i & 1), tg + 4 * (i >> 1))
         }
         (Which::A, 16, 8, 4, _) => (g + 8 * i, tg),
+        (Which::A, 8, 8, 4, 64) => (g, tg),
+        (Which::B, 8, 8, 4, 64) => (tg, g),
         (Which::A, 16, 8, 16, 8) => (g + 8 * (i >> 2), 4 * tg + (i & 3)),
         (Which::A, 16, 8, 32, 8) => (g + 8 * ((i >> 2) & 1), 4 * tg + (i & 3) + 16 * (i >> 3)),
         (Which::A, 8, 8, 16, 8) => (g, 4 * tg + i),
@@ -247,6 +250,35 @@ pub fn compute(
     Ok(d)
 }
 
+/// The single-bit multiply-accumulate (`.and.popc` / `.xor.popc`) of row-major `a` (M x K),
+/// `b` (K x N) and `c` (M x N), one bit an element: each element of D adds to C the number of
+/// ones in the row of A combined bit by bit with the column of B (wrapping 32-bit sums).
+pub fn popc_mma(
+    (m, n, k): (usize, usize, usize),
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    and: bool,
+) -> Vec<u64> {
+    let mut d = vec![0u64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let ones = (0..k)
+                .filter(|&kk| {
+                    let (p, q) = (a[i * k + kk] & 1, b[kk * n + j] & 1);
+                    if and {
+                        p & q != 0
+                    } else {
+                        p ^ q != 0
+                    }
+                })
+                .count() as u32;
+            d[i * n + j] = u64::from((c[i * n + j] as u32).wrapping_add(ones));
+        }
+    }
+    d
+}
+
 /// `mma.sync.aligned`
 pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     full_warp(x)?;
@@ -262,13 +294,13 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         x.d.shape
             .ok_or_else(|| x.unsupported("mma without a shape"))?;
     let (m, n, k) = (shape.0 as u32, shape.1 as u32, shape.2 as u32);
-    if (m, n, k) == (8, 8, 4) {
-        return Err(x.unsupported("the quad-pair mma.m8n8k4 is not modelled"));
-    }
     let ts = x.types();
     let &[dt, at, bt, ct] = ts else {
         return Err(x.unsupported("mma without its four types"));
     };
+    if (m, n, k) == (8, 8, 4) && at == Type::F16 {
+        return quad_pair(x, dt, ct);
+    }
     let (ab, bb) = (bits_of(at), bits_of(bt));
     if ab == 0 || bb == 0 || (ab != bb) {
         return Err(x.unsupported("this mma type combination"));
@@ -291,29 +323,12 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let cb = bits_of(ct);
     gather(x, &vecs[3], Which::C, shp, cb, nu, &mut c)?;
     if at == Type::B1 {
-        // `.and.popc` / `.xor.popc`: each element adds the number of ones in the row of A
-        // combined bit by bit with the column of B (wrapping 32-bit sums).
         let and = match x.d.oper {
             Some(Op::And) => true,
             Some(Op::Xor) => false,
             _ => return Err(x.unsupported("single-bit mma without .and or .xor")),
         };
-        let mut d = vec![0u64; mu * nu];
-        for i in 0..mu {
-            for j in 0..nu {
-                let ones = (0..ku)
-                    .filter(|&kk| {
-                        let (p, q) = (a[i * ku + kk] & 1, b[kk * nu + j] & 1);
-                        if and {
-                            p & q != 0
-                        } else {
-                            p ^ q != 0
-                        }
-                    })
-                    .count() as u32;
-                d[i * nu + j] = u64::from((c[i * nu + j] as u32).wrapping_add(ones));
-            }
-        }
+        let d = popc_mma((mu, nu, ku), &a, &b, &c, and);
         scatter(x, &vecs[0], shp, bits_of(dt), nu, &d)?;
         return Ok(Flow::Next);
     }
@@ -332,5 +347,115 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     )
     .map_err(|e| x.unsupported(e))?;
     scatter(x, &vecs[0], shp, bits_of(dt), nu, &d)?;
+    Ok(Flow::Next)
+}
+
+/// The quad-pair `mma.m8n8k4` with `.f16` inputs: four independent 8x8x4 products, the one of
+/// quad pair `q` held by lanes `4q..4q+4` (rows 0-3 of A, the low half of B's or C's) and
+/// `16+4q..16+4q+4` (rows 4-7), laid out as PTX ISA 9.7.14.5.1 says for the `.row`/`.col`
+/// forms of A and B. sm_90 has no unit for it: ptxas (CUDA 13.0) gathers the operands with
+/// `SHFL` and computes each element in `f32` from the exactly widened `f16` inputs
+/// (`cuobjdump -sass`, matched on every finite element of `corpus/vectors/mmaqp.jsonl`):
+/// an `.f32` result is `c + fma(a3, b3, fma(a2, b2, fma(a1, b1, fma(a0, b0, +0))))`; an
+/// `.f16` result is `((c + fma(a3, b3, a2 * b2)) + fma(a1, b1, a0 * b0))`, rounded to `.f16`.
+fn quad_pair(x: &mut Ctx<'_, '_>, dt: Type, ct: Type) -> Result<Flow, Error> {
+    let ops = x.ops::<4>();
+    let fragment = |o: &Opnd, want: usize| -> Result<Vec<[u64; 32]>, Error> {
+        let regs: &[Opnd] = match o {
+            Opnd::Vec(v) => v,
+            o => std::slice::from_ref(o),
+        };
+        if regs.len() != want {
+            return Err(x.unsupported("mma.m8n8k4 fragment size"));
+        }
+        regs.iter().map(|r| x.read(r, u32::MAX)).collect()
+    };
+    let acc_regs = |t: Type| if t == Type::F16 { 4 } else { 8 };
+    let (a, b, c) = (
+        fragment(ops[1], 2)?,
+        fragment(ops[2], 2)?,
+        fragment(ops[3], acc_regs(ct))?,
+    );
+    let a_col = x.d.layouts[0] == Some(ptx_ir_core::Layout::Col);
+    let b_col = x.d.layouts[1] == Some(ptx_ir_core::Layout::Col);
+    let half =
+        |regs: &[[u64; 32]], lane: usize, i: usize| (regs[i / 2][lane] >> (16 * (i % 2))) & 0xffff;
+    let widen = |h: u64| float::convert_bits(h, Fmt::F16, Fmt::F32, ptx_ir_core::Rounding::Rn);
+    // (row, column) of accumulator element `i` of `lane`.
+    let acc_pos = |t: Type, lane: usize, i: usize| {
+        let hi = if lane >= 16 { 4 } else { 0 };
+        if t == Type::F16 {
+            (lane % 4 + hi, i)
+        } else {
+            ((lane & 1) + (i & 2) + hi, (i & 4) + (lane & 2) + (i & 1))
+        }
+    };
+    let mode = Mode::default();
+    let mut d = vec![[0u64; 32]; acc_regs(dt)];
+    for q in 0..4 {
+        let lanes = (0..4)
+            .map(|j| 4 * q + j)
+            .chain((0..4).map(|j| 16 + 4 * q + j));
+        let (mut am, mut bm, mut cm) = ([[0u64; 4]; 8], [[0u64; 8]; 4], [[0u64; 8]; 8]);
+        for lane in lanes.clone() {
+            let hi = if lane >= 16 { 4 } else { 0 };
+            for i in 0..4 {
+                let (r, k) = if a_col {
+                    (i + hi, lane % 4)
+                } else {
+                    (lane % 4 + hi, i)
+                };
+                am[r][k] = widen(half(&a, lane, i));
+                let (k, col) = if b_col {
+                    (i, lane % 4 + hi)
+                } else {
+                    (lane % 4, i + hi)
+                };
+                bm[k][col] = widen(half(&b, lane, i));
+            }
+            for i in 0..8 {
+                let (r, col) = acc_pos(ct, lane, i);
+                cm[r][col] = if ct == Type::F16 {
+                    widen(half(&c, lane, i))
+                } else {
+                    c[i][lane]
+                };
+            }
+        }
+        for lane in lanes {
+            for i in 0..8 {
+                let (r, col) = acc_pos(dt, lane, i);
+                let p = |k: usize| (am[r][k], bm[k][col]);
+                let fma = |k: usize, acc: u64| {
+                    let (a, b) = p(k);
+                    float::fma(Fmt::F32, a, b, acc, mode)
+                };
+                let add = |u: u64, v: u64| float::bin(float::BinOp::Add, Fmt::F32, u, v, mode);
+                if dt == Type::F16 {
+                    let (a0, b0) = p(0);
+                    let (a2, b2) = p(2);
+                    let mul = |u: u64, v: u64| float::bin(float::BinOp::Mul, Fmt::F32, u, v, mode);
+                    let s01 = fma(1, mul(a0, b0));
+                    let s23 = fma(3, mul(a2, b2));
+                    let v = add(add(cm[r][col], s23), s01);
+                    let h = float::convert_bits(v, Fmt::F32, Fmt::F16, ptx_ir_core::Rounding::Rn);
+                    d[i / 2][lane] |= h << (16 * (i % 2));
+                } else {
+                    let s = (0..4).fold(0, |acc, k| fma(k, acc));
+                    d[i][lane] = add(cm[r][col], s);
+                }
+            }
+        }
+    }
+    let regs: &[Opnd] = match ops[0] {
+        Opnd::Vec(v) => v,
+        o => std::slice::from_ref(o),
+    };
+    if regs.len() != d.len() {
+        return Err(x.unsupported("mma.m8n8k4 fragment size"));
+    }
+    for (r, v) in regs.iter().zip(&d) {
+        x.write(r, v, u32::MAX)?;
+    }
     Ok(Flow::Next)
 }

@@ -51,6 +51,7 @@ mod video;
 mod warpgroup;
 mod warpops;
 pub mod wgmma;
+mod wmma;
 
 use crate::code::{FuncId, Opnd};
 use crate::error::{Error, SpecError};

@@ -15,7 +15,7 @@ use super::ctx::Ctx;
 use super::flow::Flow;
 use super::{
     arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, proxy, stack, tensor,
-    tmem, video, warpgroup, warpops, wgmma,
+    tmem, video, warpgroup, warpops, wgmma, wmma,
 };
 use crate::arity::{Arity, Need};
 use crate::code::DInst;
@@ -374,11 +374,10 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
         ClusterlaunchcontrolQueryCancel => guarded(v, cluster::query_cancel, exact(&[D, X])),
         // matrix instructions: `d, a, b, c` (the sparse and block-scaled forms' further operands
         // are not modelled)
-        WmmaLoad | WmmaStore | WmmaMma => guarded(
-            v,
-            |x| Err(x.unsupported("wmma is not modelled")),
-            Arity::ANY,
-        ),
+        // `v, [p]{, stride}`; `[p], v{, stride}`; `d, a, b, c`
+        WmmaLoad => split(v, wmma::load, opt(2, &[D, M, X])),
+        WmmaStore => split(v, wmma::store, opt(2, &[M, X, X])),
+        WmmaMma => split(v, wmma::mma, exact(&[D, X, X, X])),
         Mma => split(v, mma::mma, opt(4, &[D, X, X, X, X, X, X, X, X, X])),
         Ldmatrix => split(v, matrix::matrix, exact(&[D, M])),
         Stmatrix => split(v, matrix::matrix, exact(&[M, X])),
