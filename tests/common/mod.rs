@@ -3,6 +3,8 @@
 // Each test binary that includes this module uses part of it.
 #![allow(dead_code)]
 
+pub mod forms;
+
 use std::path::{Path, PathBuf};
 
 /// The shared corpus, beside the project root.

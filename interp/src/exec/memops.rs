@@ -266,7 +266,7 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
     }
     let (bs, ds) = (elems(bo), d.map(elems).unwrap_or_default());
-    if bs.len() != n || (!is_red && ds.len() != n) || (n > 1 && co.is_some()) {
+    if bs.len() != n || (!is_red && ds.len() != n) || (n > 1 && co.is_some() && !x.d.l2_hint) {
         return Err(x.unsupported("atomic vector operands that do not match its vector size"));
     }
     let w = (size * 8) as u32;
