@@ -1126,13 +1126,29 @@ def fam_mmaqp():
     wmma_cases.build_quadpair(add)
 
 
+def fam_mmaf64():
+    """`mma.m8n8k4` `.f64` with each rounding modifier (wmma_cases.py)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import wmma_cases
+
+    def add(name, ptx, inputs, out):
+        ins = [(T(t, w, "i"), vals) for t, w, vals in inputs]
+        t, w, n = out
+        CASES.append({"name": name, "family": "mmaf64", "ptx": ptx, "ins": ins,
+                      "out": T(t, w, "i"), "grid": [1, 1, 1], "block": [64, 1, 1],
+                      "out_n": n})
+
+    wmma_cases.build_mma_f64(add)
+
+
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
             "warp": fam_warp, "control": fam_control, "mem": fam_mem,
             "probe": fam_probe, "warp_guard": fam_warp_guard,
             "contract": fam_contract, "fold": fam_fold, "video": fam_video,
             "oob": fam_oob, "atomv": fam_atomv, "mmab1": fam_mmab1,
-            "wmma": fam_wmma, "mmaqp": fam_mmaqp}
+            "wmma": fam_wmma, "mmaqp": fam_mmaqp,
+            "mmaf64": fam_mmaf64}
 
 
 # ----------------------------------------------------------------------------- running

@@ -392,3 +392,24 @@ def build_quadpair(add, rng=None):
                                         for _ in range(64 * nc)])]
                     add("mma.m8n8k4.%s.%s.%s.f16.f16.%s" % (la, lb, dt, ct), body, ins,
                         ("b32", 32, 64 * nd))
+
+
+def build_mma_f64(add, rng=None):
+    """`mma.sync.aligned.m8n8k4.row.col.f64` with each rounding modifier: A, B and C registers
+    straight from `in0`, `in1`, `in2`, D's to `out`."""
+    rng = rng or random.Random(20261203)
+
+    def f64():
+        if rng.random() < 0.03:
+            return rng.choice([0, 1 << 63, 0x7FF0000000000000, 1, 0x000FFFFFFFFFFFFF])
+        return (rng.getrandbits(1) << 63) | (rng.randint(1013, 1033) << 52) | rng.getrandbits(52)
+
+    for rnd in ["", ".rn", ".rz", ".rm", ".rp"]:
+        body = HEAD + load_regs(["%y0"], 64, "%ad1") + load_regs(["%y10"], 64, "%ad2")
+        body += load_regs(["%y20", "%y21"], 64, "%ad3")
+        body += "  mma.sync.aligned.m8n8k4.row.col%s.f64.f64.f64.f64 {%%y30, %%y31}, {%%y0}, " \
+                "{%%y10}, {%%y20, %%y21};\n" % rnd
+        body += store_regs(["%y30", "%y31"], 64) + "  ret;\n}\n"
+        ins = [("b64", 64, [f64() for _ in range(64)]), ("b64", 64, [f64() for _ in range(64)]),
+               ("b64", 64, [f64() for _ in range(128)])]
+        add("mma.m8n8k4.row.col%s.f64" % rnd, body, ins, ("b64", 64, 128))
