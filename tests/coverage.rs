@@ -498,7 +498,10 @@ const GAPS: &[(&str, &str)] = &[
     ("sust", "textures and surfaces"),
     ("sured", "textures and surfaces"),
     ("suq", "textures and surfaces"),
-    ("mma", "sparse (`.sp`), block-scaled and sm_100 `.kind::f8f6f4` forms"),
+    (
+        "mma",
+        "sparse forms other than `.f16`/`.bf16`, block-scaled and sm_100 `.kind::f8f6f4` forms",
+    ),
     ("ldmatrix", "the sm_100 8-bit and sub-byte shapes"),
     ("stmatrix", "the sm_100 8-bit shape"),
     ("wgmma.mma_async", "sparse and single-bit forms, descriptors with a base offset"),

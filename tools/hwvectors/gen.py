@@ -1141,6 +1141,22 @@ def fam_mmaf64():
     wmma_cases.build_mma_f64(add)
 
 
+def fam_mmasp():
+    """Sparse `mma.sp::ordered_metadata` (wmma_cases.py): probes of where each stored element of
+    A lands for the metadata, and random values for the sums."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import wmma_cases
+
+    def add(name, ptx, inputs, out):
+        ins = [(T(t, w, "i"), vals) for t, w, vals in inputs]
+        t, w, n = out
+        CASES.append({"name": name, "family": "mmasp", "ptx": ptx, "ins": ins,
+                      "out": T(t, w, "i"), "grid": [1, 1, 1], "block": [64, 1, 1],
+                      "out_n": n})
+
+    wmma_cases.build_mma_sp(add)
+
+
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
             "warp": fam_warp, "control": fam_control, "mem": fam_mem,
@@ -1148,7 +1164,7 @@ FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam
             "contract": fam_contract, "fold": fam_fold, "video": fam_video,
             "oob": fam_oob, "atomv": fam_atomv, "mmab1": fam_mmab1,
             "wmma": fam_wmma, "mmaqp": fam_mmaqp,
-            "mmaf64": fam_mmaf64}
+            "mmaf64": fam_mmaf64, "mmasp": fam_mmasp}
 
 
 # ----------------------------------------------------------------------------- running

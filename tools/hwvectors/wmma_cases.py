@@ -413,3 +413,93 @@ def build_mma_f64(add, rng=None):
         ins = [("b64", 64, [f64() for _ in range(64)]), ("b64", 64, [f64() for _ in range(64)]),
                ("b64", 64, [f64() for _ in range(128)])]
         add("mma.m8n8k4.row.col%s.f64" % rnd, body, ins, ("b64", 64, 128))
+
+
+def build_mma_sp(add, rng=None):
+    """Sparse `mma.sp::ordered_metadata` with `.f16`/`.bf16` inputs (`m16n8k16`, `m16n8k32`, f32
+    and f16 accumulators), every sparsity selector ptxas accepts. Two kinds of case:
+
+    - `probe`: A holds distinct small integers, B is a 0/1 matrix that copies the columns
+      `8h..8h+8` of the decompressed A into D (C is zero), so that D shows where each stored
+      element of A lands for the metadata given: random valid nibbles (ordered index pairs);
+    - random values in A, B and C and random valid metadata, for the sums.
+    Operands straight from memory: A, B and C registers from `in0`, `in1`, `in2`, the
+    metadata word of each thread at the end of `in0`; D's registers to `out`."""
+    rng = rng or random.Random(20261204)
+    nibbles = [0x4, 0x8, 0xC, 0x9, 0xD, 0xE]
+    one = {"f16": 0x3C00, "bf16": 0x3F80}
+
+    def b_pos(k, lane, i):
+        g, t = lane >> 2, lane & 3
+        return (2 * t + (i & 1) + 8 * (i >> 1), g)
+
+    def small(t, v):
+        """The integer v (< 256) in format t."""
+        if v == 0:
+            return 0
+        e = v.bit_length() - 1
+        frac = v - (1 << e)
+        if t == "f16":
+            return ((e + 15) << 10) | (frac << (10 - e))
+        return ((e + 127) << 7) | (frac << (7 - e))
+
+    def moderate(t):
+        if t == "f16":
+            return (rng.getrandbits(1) << 15) | (rng.randint(9, 21) << 10) | rng.getrandbits(10)
+        return (rng.getrandbits(1) << 15) | (rng.randint(117, 137) << 7) | rng.getrandbits(7)
+
+    for t in ["f16", "bf16"]:
+        for k in [16, 32]:
+            na, nb = k // 8, k // 8
+            for dt in ["f32", "f16"]:
+                nc = 4 if dt == "f32" else 2
+                # k32 takes selectors 0 and 1 only (2 traps: illegal instruction)
+                for sel in range(4 if k == 16 else 2):
+                    types = "%s.%s.%s.%s" % (dt, t, t, dt)
+                    ra = ["%%x%d" % i for i in range(na)]
+                    rb = ["%%x%d" % (10 + i) for i in range(nb)]
+                    rc = ["%%x%d" % (20 + i) for i in range(nc)]
+                    rd = ["%%x%d" % (30 + i) for i in range(nc)]
+                    body = HEAD + load_regs(ra + ["%x9"], 32, "%ad1") + load_regs(rb, 32, "%ad2")
+                    body += load_regs(rc, 32, "%ad3")
+                    body += ("  mma.sp::ordered_metadata.sync.aligned.m16n8k%d.row.col.%s "
+                             "%s, %s, %s, %s, %%x9, %d;\n" % (k, types, vec(rd), vec(ra), vec(rb),
+                                                             vec(rc), sel))
+                    body += store_regs(rd, 32) + "  ret;\n}\n"
+                    meta = lambda: sum(rng.choice(nibbles) << (4 * j) for j in range(8))
+                    # probes: A elements numbered 1.. per lane and element
+                    for h in range(k // 8):
+                        a = []
+                        for lane in range(64):
+                            regs_ = []
+                            for r in range(na):
+                                lo = (lane % 32) * 2 * na + 2 * r + 1
+                                regs_.append(small(t, lo % 256) | (small(t, (lo + 1) % 256) << 16))
+                            a.extend(regs_ + [meta()])
+                        b = []
+                        for lane in range(64):
+                            for r in range(nb):
+                                w = 0
+                                for half in range(2):
+                                    kk, col = b_pos(k, lane % 32, 2 * r + half)
+                                    if kk == col + 8 * h:
+                                        w |= one[t] << (16 * half)
+                                b.append(w)
+                        ins = [("b32", 32, a), ("b32", 32, b), ("b32", 32, [0] * (64 * nc))]
+                        add("mma.sp.m16n8k%d.%s.sel%d.probe%d" % (k, types, sel, h), body, ins,
+                            ("b32", 32, 64 * nc))
+                    for v in range(2):
+                        a = []
+                        for lane in range(64):
+                            a.extend([moderate(t) | (moderate(t) << 16) for _ in range(na)]
+                                     + [meta()])
+                        b = [moderate(t) | (moderate(t) << 16) for _ in range(64 * nb)]
+                        if dt == "f32":
+                            c = [(rng.getrandbits(1) << 31) | (rng.randint(115, 139) << 23)
+                                 | rng.getrandbits(23) for _ in range(64 * nc)]
+                        else:
+                            c = [moderate("f16") | (moderate("f16") << 16)
+                                 for _ in range(64 * nc)]
+                        ins = [("b32", 32, a), ("b32", 32, b), ("b32", 32, c)]
+                        add("mma.sp.m16n8k%d.%s.sel%d.rand%d" % (k, types, sel, v), body, ins,
+                            ("b32", 32, 64 * nc))

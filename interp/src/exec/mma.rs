@@ -5,11 +5,13 @@
 //! (sm_89+), `.m8n8k16`/`.m16n8k16`/`.m16n8k32` `.s8`/`.u8`, `.m8n8k32`/`.m16n8k32` `.s4`/`.u4`
 //! (with and without `.satfinite`), `.m16n8k{4,8,16}` `.f64` with its rounding modifiers, and
 //! the single-bit `.m8n8k128`/`.m16n8k128`/`.m16n8k256` `.b1` with `.and.popc`/`.xor.popc`,
-//! `.m8n8k4` `.f64`, and the quad-pair `.m8n8k4` with `.f16` inputs ([`quad_pair`]).
+//! `.m8n8k4` `.f64`, the quad-pair `.m8n8k4` with `.f16` inputs ([`quad_pair`]), and the
+//! sparse `.sp`/`.sp::ordered_metadata` `.m16n8k16`/`.m16n8k32` with `.f16`/`.bf16` inputs
+//! ([`sparse`]).
 //! The fragment layouts are those of PTX ISA 9.7.14.5.1-10 (row/column formulas in terms of
 //! `groupID = laneid >> 2` and `threadID_in_group = laneid % 4`). The floating-point sums follow
-//! [`crate::tc`]; `.tf32` inputs lose their low 13 bits. Sparse (`.sp`) and block-scaled
-//! variants are explicit `Unsupported`.
+//! [`crate::tc`]; `.tf32` inputs lose their low 13 bits. The other sparse types and the
+//! block-scaled variants are explicit `Unsupported`.
 
 use super::ctx::Ctx;
 use super::flow::Flow;
@@ -59,7 +61,9 @@ pub fn layout(
         (Which::A, 8, 8, 16, 8) => (g, 4 * tg + i),
         (Which::A, 8, 8, 32, 4) => (g, 8 * tg + i),
         (Which::A, 16, 8, 32, 4) => (g + 8 * (i >> 3), 8 * tg + (i & 7)),
-        (Which::B, 16, 8, 16, 16) => (2 * tg + (i & 1) + 8 * (i >> 1), g),
+        (Which::B, 16, 8, 16, 16) | (Which::B, 16, 8, 32, 16) => {
+            (2 * tg + (i & 1) + 8 * (i >> 1), g)
+        }
         (Which::B, 16, 8, 8, 16) => (2 * tg + i, g),
         (Which::B, 16, 8, 8, 32) | (Which::B, 16, 8, 8, 64) | (Which::B, 16, 8, 16, 64) => {
             (tg + 4 * i, g)
@@ -282,10 +286,11 @@ pub fn popc_mma(
 /// `mma.sync.aligned`
 pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     full_warp(x)?;
-    for f in [Flag::Sp, Flag::SpOrderedMetadata, Flag::BlockScale] {
-        if x.has(f) {
-            return Err(x.unsupported(format!("mma .{} is not modelled", f.as_str())));
-        }
+    if x.has(Flag::BlockScale) {
+        return Err(x.unsupported("mma .block_scale is not modelled"));
+    }
+    if x.has(Flag::Sp) || x.has(Flag::SpOrderedMetadata) {
+        return sparse(x);
     }
     if x.d.kinds.any() && !x.d.kinds.has(Kind::F8f6f4) {
         return Err(x.unsupported("block-scaled mma kinds are not modelled"));
@@ -457,5 +462,110 @@ fn quad_pair(x: &mut Ctx<'_, '_>, dt: Type, ct: Type) -> Result<Flow, Error> {
     for (r, v) in regs.iter().zip(&d) {
         x.write(r, v, u32::MAX)?;
     }
+    Ok(Flow::Next)
+}
+
+/// Sparse `mma.sp{::ordered_metadata}` `.m16n8k16`/`.m16n8k32` with `.f16`/`.bf16` inputs: A
+/// holds two of every four consecutive elements of a row, and metadata `e` says where they
+/// go. Recorded on the H100 (`corpus/vectors/mmasp.jsonl`, probes that copy the decompressed A
+/// into D): a lane's register `r` of A holds, in its halves, the two stored elements of chunk
+/// `t + 4 (r >> 1)` (`t = lane % 4`) of row `g + 8 (r & 1)` (`g = lane >> 2`), as the dense
+/// `m16n8k8` / `m16n8k16` A fragment holds compressed columns; the metadata of row `g + 8h`,
+/// chunk `j` is nibble `4h + j % 4` of lane `4g + s * (k / 16) + j / 4`, `s` the sparsity
+/// selector (0..4 for `k16`, 0..2 for `k32`; the H100 traps on 2 for `k32`); a nibble holds the
+/// first element's index in bits 0-1 and the second's in bits 2-3, and the four nibbles with
+/// equal indices are undefined (PTX ISA 9.7.14.6.1). The sum is the dense one over the
+/// decompressed A.
+fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let shape =
+        x.d.shape
+            .ok_or_else(|| x.unsupported("mma.sp without a shape"))?;
+    let &[dt, at, bt, ct] = x.types() else {
+        return Err(x.unsupported("mma.sp without its four types"));
+    };
+    let k = shape.2 as usize;
+    if !matches!(at, Type::F16 | Type::Bf16)
+        || shape.0 != 16
+        || shape.1 != 8
+        || !matches!(k, 16 | 32)
+    {
+        return Err(x.unsupported(format!(
+            "sparse mma of .{} in shape m{}n{}k{} is not modelled",
+            at.as_str(),
+            shape.0,
+            shape.1,
+            shape.2
+        )));
+    }
+    let ops = &x.d.opnds;
+    let regs = |o: &Opnd| -> Vec<Opnd> {
+        match o {
+            Opnd::Vec(v) => v.to_vec(),
+            o => vec![o.clone()],
+        }
+    };
+    let (va, vb, vc, vd) = (regs(&ops[1]), regs(&ops[2]), regs(&ops[3]), regs(&ops[0]));
+    let (Some(eo), Some(fo)) = (ops.get(4), ops.get(5)) else {
+        return Err(x.unsupported("mma.sp without its metadata and sparsity selector"));
+    };
+    if va.len() != k / 8 {
+        return Err(x.unsupported("mma.sp A fragment size"));
+    }
+    let per_sel = k / 16;
+    let sel = x.get(fo, 0)? as usize;
+    if sel >= 4 / per_sel {
+        return Err(x.undefined(
+            0,
+            format!("mma.sp sparsity selector {sel} is out of range for k{k} (PTX ISA 9.7.14.6)"),
+        ));
+    }
+    let meta = x.read(eo, u32::MAX)?;
+    let a_regs = va
+        .iter()
+        .map(|r| x.read(r, u32::MAX))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let (m, n) = (16usize, 8usize);
+    let mut a = vec![0u64; m * k];
+    for lane in 0..32 {
+        let (g, t) = (lane >> 2, lane & 3);
+        for (r, v) in a_regs.iter().enumerate() {
+            let row = g + 8 * (r & 1);
+            let j = t + 4 * (r >> 1);
+            let src = 4 * g + sel * per_sel + j / 4;
+            let nib = (meta[src] >> (4 * (4 * (r & 1) + j % 4))) & 15;
+            let (i0, i1) = ((nib & 3) as usize, (nib >> 2) as usize);
+            if i0 == i1 {
+                return Err(x.undefined(
+                    src,
+                    format!(
+                        "mma.sp metadata nibble {nib:#06b} for row {row}, chunk {j}: \
+                         0b0000, 0b0101, 0b1010 and 0b1111 are undefined (PTX ISA 9.7.14.6.1)"
+                    ),
+                ));
+            }
+            a[row * k + 4 * j + i0] = v[lane] & 0xffff;
+            a[row * k + 4 * j + i1] = (v[lane] >> 16) & 0xffff;
+        }
+    }
+    let shp = (16u32, 8u32, k as u32);
+    let mut b = vec![0u64; k * n];
+    let mut c = vec![0u64; m * n];
+    gather(x, &vb, Which::B, shp, bits_of(bt), n, &mut b)?;
+    gather(x, &vc, Which::C, shp, bits_of(ct), n, &mut c)?;
+    let d = compute(
+        (m, n, k),
+        at,
+        bt,
+        ct,
+        dt,
+        &a,
+        &b,
+        &c,
+        x.has(Flag::SatFinite),
+        x.d.rnd,
+        false,
+    )
+    .map_err(|e| x.unsupported(e))?;
+    scatter(x, &vd, shp, bits_of(dt), n, &d)?;
     Ok(Flow::Next)
 }

@@ -1,0 +1,43 @@
+//! Sparse `mma.sp`: what the interpreter reports instead of computing. The layouts and sums
+//! are checked against the GPU by `corpus/vectors/mmasp.jsonl` (`tests/vectors.rs`).
+
+use ptx_ir_interp::Program;
+
+/// Runs one warp of `mma.sp` on zero fragments with metadata `meta` and selector `sel`.
+fn run(k: u32, meta: u32, sel: u32) -> Result<(), String> {
+    let a = (0..k / 8)
+        .map(|i| format!("%r{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let src = format!(
+        ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k() {{\n\
+         .reg .b32 %r<8>; .reg .b32 %e; .reg .f32 %f<8>;\n\
+         mov.u32 %e, {meta};\n\
+         mma.sp::ordered_metadata.sync.aligned.m16n8k{k}.row.col.f32.f16.f16.f32 \
+         {{%f0, %f1, %f2, %f3}}, {{{a}}}, {{{a}}}, {{%f4, %f5, %f6, %f7}}, %e, {sel};\n\
+         ret; }}\n"
+    );
+    let m = ptx_ir_text::parse(&src).expect("parse");
+    let p = Program::load(&m).expect("load");
+    p.launch("k")
+        .block([32, 1, 1])
+        .run()
+        .map(|_| ())
+        .map_err(|f| f.error.to_string())
+}
+
+#[test]
+fn valid_metadata_runs() {
+    // Every nibble 0b1110: elements at indices 2 and 3 of each chunk.
+    run(16, 0xeeee_eeee, 3).unwrap();
+    run(32, 0x4444_4444, 1).unwrap();
+}
+
+#[test]
+fn misuse_is_reported() {
+    let e = run(16, 0xeeee_eee5, 0).unwrap_err();
+    assert!(e.contains("undefined") && e.contains("0b0101"), "{e}");
+    // k32 takes selectors 0 and 1 only (the H100 traps on 2).
+    let e = run(32, 0x4444_4444, 2).unwrap_err();
+    assert!(e.contains("sparsity selector 2"), "{e}");
+}
