@@ -500,7 +500,7 @@ const GAPS: &[(&str, &str)] = &[
     ("suq", "textures and surfaces"),
     (
         "mma",
-        "sparse forms other than `.f16`/`.bf16`, block-scaled and sm_100 `.kind::f8f6f4` forms",
+        "block-scaled and sm_100 `.kind::f8f6f4`/`.kind::mxf*` forms, sparse ones included",
     ),
     ("ldmatrix", "the sm_100 8-bit and sub-byte shapes"),
     ("stmatrix", "the sm_100 8-bit shape"),

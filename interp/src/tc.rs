@@ -350,7 +350,8 @@ pub fn dot_inputs(m: Model, a: &[Input], b: &[Input], c: u64, out: Fmt) -> u64 {
         (mul(x, y), e)
     }));
     if m.fp8_split {
-        return split_fp8(m, &prods, c, out);
+        let hi: SmallVec<[bool; 32]> = (0..prods.len()).map(|k| k % 4 >= 2).collect();
+        return split_fp8(m, &prods, &hi, c, out);
     }
     // An f16 accumulator is widened exactly; the sum is computed in f32 and rounded once.
     let mut acc = decode(c, out);
@@ -375,14 +376,16 @@ pub fn dot_inputs(m: Model, a: &[Input], b: &[Input], c: u64, out: Fmt) -> u64 {
 
 /// FP8 `mma.sync` as two f16 MMAs and an add (see [`model`]). An FP8 operand register holds
 /// four consecutive k; its low half (k % 4 in 0..2) feeds the first MMA and its high half the
-/// second, in every fragment of the k16 and k32 shapes, so the split is by `k % 4`.
-fn split_fp8(m: Model, prods: &[(Val, Option<i32>)], c: u64, out: Fmt) -> u64 {
-    let half = |hi: bool| -> Vec<(Val, Option<i32>)> {
+/// second, in every fragment of the k16 and k32 shapes, so the split is by `k % 4`; `hi[k]`
+/// says which MMA product `k` is in (a sparse A's register holds compressed columns, so there
+/// the split follows them: [`dot_inputs_split`]).
+fn split_fp8(m: Model, prods: &[(Val, Option<i32>)], hi: &[bool], c: u64, out: Fmt) -> u64 {
+    let half = |h: bool| -> Vec<(Val, Option<i32>)> {
         prods
             .iter()
-            .enumerate()
-            .filter(|(k, _)| (k % 4 >= 2) == hi)
-            .map(|(_, p)| *p)
+            .zip(hi)
+            .filter(|(_, &x)| x == h)
+            .map(|(p, _)| *p)
             .collect()
     };
     let mut acc = Val::Zero(false);
@@ -395,6 +398,23 @@ fn split_fp8(m: Model, prods: &[(Val, Option<i32>)], c: u64, out: Fmt) -> u64 {
     }
     let mode = float::Mode::default();
     float::bin(float::BinOp::Add, out, c, encode(acc, out), mode)
+}
+
+/// FP8 `c + sum_k a[k] * b[k]` as two f16 MMAs and an add, product `k` in the second MMA where
+/// `hi[k]` (sparse `mma.sp`, whose A registers hold compressed columns).
+pub fn dot_inputs_split(m: Model, a: &[Input], b: &[Input], hi: &[bool], c: u64, out: Fmt) -> u64 {
+    let prods: Vec<(Val, Option<i32>)> = a
+        .iter()
+        .zip(b)
+        .map(|(&Input(x), &Input(y))| {
+            let e = match (lead(x), lead(y)) {
+                (Some(p), Some(q)) => Some(p + q),
+                _ => None,
+            };
+            (mul(x, y), e)
+        })
+        .collect();
+    split_fp8(m, &prods, hi, c, out)
 }
 
 #[cfg(test)]

@@ -41,3 +41,30 @@ fn misuse_is_reported() {
     let e = run(32, 0x4444_4444, 2).unwrap_err();
     assert!(e.contains("sparsity selector 2"), "{e}");
 }
+
+#[test]
+fn tf32_metadata_names_one_element_of_two() {
+    let src = |meta: u32| {
+        format!(
+            ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k() {{\n\
+             .reg .b32 %r<4>; .reg .b32 %e; .reg .f32 %f<8>;\n\
+             mov.u32 %e, {meta};\n\
+             mma.sp::ordered_metadata.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \
+             {{%f0, %f1, %f2, %f3}}, {{%r0, %r1}}, {{%r2, %r3}}, {{%f4, %f5, %f6, %f7}}, %e, 0;\n\
+             ret; }}\n"
+        )
+    };
+    let run = |meta: u32| {
+        let m = ptx_ir_text::parse(&src(meta)).expect("parse");
+        let p = Program::load(&m).expect("load");
+        p.launch("k")
+            .block([32, 1, 1])
+            .run()
+            .map(|_| ())
+            .map_err(|f| f.error.to_string())
+    };
+    run(0x4e4e_4e4e).unwrap();
+    // 0b1000 (indices 0 and 2) is defined for 16-bit types, not for .tf32.
+    let e = run(0x4e4e_4e48).unwrap_err();
+    assert!(e.contains("only 0b0100 and 0b1110"), "{e}");
+}

@@ -1155,6 +1155,7 @@ def fam_mmasp():
                       "out_n": n})
 
     wmma_cases.build_mma_sp(add)
+    wmma_cases.build_mma_sp_more(add)
 
 
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,
@@ -1219,10 +1220,15 @@ def main():
     ap.add_argument("--dry", metavar="PATH",
                     help="write the cases with all-zero outputs (no GPU): checks that the "
                          "interpreter reads and runs every kernel")
+    ap.add_argument("--match", metavar="TEXT",
+                    help="keep only the cases whose name contains TEXT (a form that may trap "
+                         "and lose the CUDA context is run in a process of its own)")
     a = ap.parse_args()
     for name, f in FAMILIES.items():
         if not a.family or name in a.family:
             f()
+    if a.match:
+        CASES[:] = [c for c in CASES if a.match in c["name"]]
     names = set()
     for c in CASES:
         if c["name"] in names:

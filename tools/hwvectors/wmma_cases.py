@@ -503,3 +503,95 @@ def build_mma_sp(add, rng=None):
                         ins = [("b32", 32, a), ("b32", 32, b), ("b32", 32, c)]
                         add("mma.sp.m16n8k%d.%s.sel%d.rand%d" % (k, types, sel, v), body, ins,
                             ("b32", 32, 64 * nc))
+
+
+SPARSE_MORE = [
+    # (type, shapes' K, D/C type, element bits, the value one)
+    ("tf32", [8, 16], "f32", 32, 0x3F800000),
+    ("u8", [32, 64], "s32", 8, 1),
+    ("s8", [32, 64], "s32", 8, 1),
+    ("e4m3", [64], "f32", 8, 0x38),
+    ("u4", [64, 128], "s32", 4, 1),
+]
+
+
+def sparse_b_pos(t, k, lane, i):
+    """(row, column) of element i of B for the dense fragment this K extends (PTX ISA 9.7.14.5)."""
+    g, q = lane >> 2, lane & 3
+    if t == "tf32":
+        return (q + 4 * i, g)
+    if t in ("u8", "s8", "e4m3"):
+        return (4 * q + (i & 3) + 16 * (i >> 2), g)
+    return (8 * q + (i & 7) + 32 * (i >> 3), g)
+
+
+def build_mma_sp_more(add, rng=None):
+    """Sparse `mma.sp::ordered_metadata` with `.tf32`, 8-bit, FP8 and 4-bit inputs, every
+    selector: `pos` probes (A all ones, B a 0/1 matrix copying eight columns of the decompressed
+    A into D) show where the stored elements land for random metadata; `rand` cases multiply
+    random values. Run a selector per process (`--match`): an invalid one traps."""
+    rng = rng or random.Random(20261205)
+    for t, ks, ct, bits, one in SPARSE_MORE:
+        nibbles = [0x4, 0xE] if t == "tf32" else [0x4, 0x8, 0xC, 0x9, 0xD, 0xE]
+        per = 32 // bits
+        for k in ks:
+            na, nb, nc = 16 * (k // 2) * bits // 1024, k * 8 * bits // 1024, 4
+            types = "%s.%s.%s.%s" % (ct, t, t, ct)
+            for sel in range(4):
+                ra = ["%%x%d" % i for i in range(na)]
+                rb = ["%%x%d" % (10 + i) for i in range(nb)]
+                rc = ["%%x%d" % (20 + i) for i in range(nc)]
+                rd = ["%%x%d" % (30 + i) for i in range(nc)]
+                body = HEAD + load_regs(ra + ["%x9"], 32, "%ad1") + load_regs(rb, 32, "%ad2")
+                body += load_regs(rc, 32, "%ad3")
+                body += ("  mma.sp::ordered_metadata.sync.aligned.m16n8k%d.row.col.%s "
+                         "%s, %s, %s, %s, %%x9, %d;\n" % (k, types, vec(rd), vec(ra), vec(rb),
+                                                         vec(rc), sel))
+                body += store_regs(rd, 32) + "  ret;\n}\n"
+                meta = lambda: sum(rng.choice(nibbles) << (4 * j) for j in range(8))
+                ones = 0
+                for e in range(per):
+                    ones |= one << (bits * e)
+                for h in range(k // 8):
+                    a = []
+                    for lane in range(64):
+                        a.extend([ones] * na + [meta()])
+                    b = []
+                    for lane in range(64):
+                        for r in range(nb):
+                            w = 0
+                            for e in range(per):
+                                kk, col = sparse_b_pos(t, k, lane % 32, r * per + e)
+                                if kk == col + 8 * h:
+                                    w |= one << (bits * e)
+                            b.append(w)
+                    ins = [("b32", 32, a), ("b32", 32, b), ("b32", 32, [0] * (64 * nc))]
+                    add("mma.sp.m16n8k%d.%s.sel%d.pos%d" % (k, types, sel, h), body, ins,
+                        ("b32", 32, 64 * nc))
+
+                def val():
+                    if t == "tf32":
+                        return (rng.getrandbits(1) << 31) | (rng.randint(115, 139) << 23) | \
+                            rng.getrandbits(23)
+                    if t == "e4m3":
+                        w = 0
+                        for e in range(4):
+                            b8 = rng.getrandbits(8)
+                            while b8 & 0x7F == 0x7F:
+                                b8 = rng.getrandbits(8)
+                            w |= b8 << (8 * e)
+                        return w
+                    return rng.getrandbits(32)
+                for v in range(2):
+                    a = []
+                    for lane in range(64):
+                        a.extend([val() for _ in range(na)] + [meta()])
+                    b = [val() for _ in range(64 * nb)]
+                    if ct == "f32":
+                        c = [(rng.getrandbits(1) << 31) | (rng.randint(115, 139) << 23)
+                             | rng.getrandbits(23) for _ in range(64 * nc)]
+                    else:
+                        c = [rng.getrandbits(32) for _ in range(64 * nc)]
+                    ins = [("b32", 32, a), ("b32", 32, b), ("b32", 32, c)]
+                    add("mma.sp.m16n8k%d.%s.sel%d.rand%d" % (k, types, sel, v), body, ins,
+                        ("b32", 32, 64 * nc))

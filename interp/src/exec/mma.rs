@@ -61,17 +61,24 @@ pub fn layout(
         (Which::A, 8, 8, 16, 8) => (g, 4 * tg + i),
         (Which::A, 8, 8, 32, 4) => (g, 8 * tg + i),
         (Which::A, 16, 8, 32, 4) => (g + 8 * (i >> 3), 8 * tg + (i & 7)),
+        (Which::A, 16, 8, 64, 4) => (g + 8 * ((i >> 3) & 1), 8 * tg + (i & 7) + 32 * (i >> 4)),
         (Which::B, 16, 8, 16, 16) | (Which::B, 16, 8, 32, 16) => {
             (2 * tg + (i & 1) + 8 * (i >> 1), g)
         }
         (Which::B, 16, 8, 8, 16) => (2 * tg + i, g),
-        (Which::B, 16, 8, 8, 32) | (Which::B, 16, 8, 8, 64) | (Which::B, 16, 8, 16, 64) => {
-            (tg + 4 * i, g)
-        }
+        (Which::B, 16, 8, 8, 32)
+        | (Which::B, 16, 8, 16, 32)
+        | (Which::B, 16, 8, 8, 64)
+        | (Which::B, 16, 8, 16, 64) => (tg + 4 * i, g),
         (Which::B, 16, 8, 4, _) => (tg, g),
         (Which::B, 16, 8, 16, 8) | (Which::B, 8, 8, 16, 8) => (4 * tg + i, g),
-        (Which::B, 16, 8, 32, 8) => (4 * tg + (i & 3) + 16 * (i >> 2), g),
+        (Which::B, 16, 8, 32, 8) | (Which::B, 16, 8, 64, 8) => {
+            (4 * tg + (i & 3) + 16 * (i >> 2), g)
+        }
         (Which::B, 8, 8, 32, 4) | (Which::B, 16, 8, 32, 4) => (8 * tg + i, g),
+        (Which::B, 16, 8, 64, 4) | (Which::B, 16, 8, 128, 4) => {
+            (8 * tg + (i & 7) + 32 * (i >> 3), g)
+        }
         // Single-bit operands: 32 elements a register, laid out as the 4-bit and 8-bit ones.
         (Which::A, 8, 8, 128, 1) => (g, 32 * tg + i),
         (Which::A, 16, 8, 128, 1) => (g + 8 * (i >> 5), 32 * tg + (i & 31)),
@@ -465,17 +472,23 @@ fn quad_pair(x: &mut Ctx<'_, '_>, dt: Type, ct: Type) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
-/// Sparse `mma.sp{::ordered_metadata}` `.m16n8k16`/`.m16n8k32` with `.f16`/`.bf16` inputs: A
-/// holds two of every four consecutive elements of a row, and metadata `e` says where they
-/// go. Recorded on the H100 (`corpus/vectors/mmasp.jsonl`, probes that copy the decompressed A
-/// into D): a lane's register `r` of A holds, in its halves, the two stored elements of chunk
-/// `t + 4 (r >> 1)` (`t = lane % 4`) of row `g + 8 (r & 1)` (`g = lane >> 2`), as the dense
-/// `m16n8k8` / `m16n8k16` A fragment holds compressed columns; the metadata of row `g + 8h`,
-/// chunk `j` is nibble `4h + j % 4` of lane `4g + s * (k / 16) + j / 4`, `s` the sparsity
-/// selector (0..4 for `k16`, 0..2 for `k32`; the H100 traps on 2 for `k32`); a nibble holds the
-/// first element's index in bits 0-1 and the second's in bits 2-3, and the four nibbles with
-/// equal indices are undefined (PTX ISA 9.7.14.6.1). The sum is the dense one over the
-/// decompressed A.
+/// Sparse `mma.sp{::ordered_metadata}` (`.m16n8k8`-`.m16n8k128` of `.f16`, `.bf16`, `.tf32`,
+/// 8-bit, FP8 and 4-bit inputs): A holds half of each row, and metadata `e` says where each
+/// stored element goes. Recorded on the H100 (`corpus/vectors/mmasp.jsonl`: probes whose B
+/// copies the decompressed A into D, then random values):
+/// - A's registers are the dense fragment of the half-width matrix (`m16n8k{K/2}` of the same
+///   type, [`layout`]); its compressed columns come in pairs, each pair the two stored units of
+///   a chunk of four: a unit is an element for 16- and 8-bit types and two consecutive elements
+///   for 4-bit ones; a `.tf32` chunk is two elements of which one is stored;
+/// - a chunk's metadata is a nibble: the first unit's index in bits 0-1, the second's in bits
+///   2-3 (the four with equal indices are undefined, PTX ISA 9.7.14.6.1); for `.tf32` `0b0100`
+///   names the first element and `0b1110` the second (no other value is defined);
+/// - with `c` chunks a row and `T = c / 4` metadata words for the eight rows of a group, row
+///   `g + 8h` chunk `j` is, for 16-bit and `.tf32` types, nibble `4h + j % 4` of lane
+///   `4g + sT + j / 4`, and for 8- and 4-bit types nibble `j % 8` of lane
+///   `4g + sT + h + 2 (j / 8)`, `s` the sparsity selector (below `4 / T`; ptxas rejects
+///   others, and the H100 traps on some);
+/// - the sum is the dense one over the decompressed A.
 fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let shape =
         x.d.shape
@@ -484,18 +497,15 @@ fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return Err(x.unsupported("mma.sp without its four types"));
     };
     let k = shape.2 as usize;
-    if !matches!(at, Type::F16 | Type::Bf16)
-        || shape.0 != 16
-        || shape.1 != 8
-        || !matches!(k, 16 | 32)
-    {
-        return Err(x.unsupported(format!(
-            "sparse mma of .{} in shape m{}n{}k{} is not modelled",
-            at.as_str(),
-            shape.0,
-            shape.1,
-            shape.2
-        )));
+    let bits = bits_of(at);
+    let (chunk, per_unit) = match at {
+        Type::F16 | Type::Bf16 | Type::S8 | Type::U8 | Type::E4m3 | Type::E5m2 => (4, 1),
+        Type::S4 | Type::U4 => (8, 2),
+        Type::Tf32 => (2, 1),
+        _ => return Err(x.unsupported(format!("sparse mma of .{} is not modelled", at.as_str()))),
+    };
+    if shape.0 != 16 || shape.1 != 8 || k % (4 * chunk) != 0 {
+        return Err(x.unsupported("this sparse mma shape"));
     }
     let ops = &x.d.opnds;
     let regs = |o: &Opnd| -> Vec<Opnd> {
@@ -508,43 +518,84 @@ fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let (Some(eo), Some(fo)) = (ops.get(4), ops.get(5)) else {
         return Err(x.unsupported("mma.sp without its metadata and sparsity selector"));
     };
-    if va.len() != k / 8 {
-        return Err(x.unsupported("mma.sp A fragment size"));
-    }
-    let per_sel = k / 16;
+    let chunks = k / chunk;
+    let words = chunks / 4;
     let sel = x.get(fo, 0)? as usize;
-    if sel >= 4 / per_sel {
+    if sel >= 4 / words {
         return Err(x.undefined(
             0,
-            format!("mma.sp sparsity selector {sel} is out of range for k{k} (PTX ISA 9.7.14.6)"),
+            format!(
+                "mma.sp sparsity selector {sel} is out of range for .{} k{k} (PTX ISA 9.7.14.6)",
+                at.as_str()
+            ),
         ));
     }
     let meta = x.read(eo, u32::MAX)?;
+    let wide = bits == 16 || at == Type::Tf32;
+    let nibble = |row: usize, j: usize| {
+        let (g, h) = (row % 8, row / 8);
+        let (lane, q) = if wide {
+            (4 * g + sel * words + j / 4, 4 * h + j % 4)
+        } else {
+            (4 * g + sel * words + h + 2 * (j / 8), j % 8)
+        };
+        (lane, (meta[lane & 31] >> (4 * q)) & 15)
+    };
+    let half_shape = (16u32, 8u32, (k / 2) as u32);
+    let per = if bits >= 32 { 1 } else { (32 / bits) as usize };
     let a_regs = va
         .iter()
         .map(|r| x.read(r, u32::MAX))
         .collect::<Result<Vec<_>, Error>>()?;
     let (m, n) = (16usize, 8usize);
     let mut a = vec![0u64; m * k];
+    // Which half of its register each element came from (FP8 is two f16 MMAs, one a half).
+    let mut hi = vec![false; m * k];
     for lane in 0..32 {
-        let (g, t) = (lane >> 2, lane & 3);
-        for (r, v) in a_regs.iter().enumerate() {
-            let row = g + 8 * (r & 1);
-            let j = t + 4 * (r >> 1);
-            let src = 4 * g + sel * per_sel + j / 4;
-            let nib = (meta[src] >> (4 * (4 * (r & 1) + j % 4))) & 15;
-            let (i0, i1) = ((nib & 3) as usize, (nib >> 2) as usize);
-            if i0 == i1 {
-                return Err(x.undefined(
-                    src,
-                    format!(
-                        "mma.sp metadata nibble {nib:#06b} for row {row}, chunk {j}: \
-                         0b0000, 0b0101, 0b1010 and 0b1111 are undefined (PTX ISA 9.7.14.6.1)"
-                    ),
-                ));
-            }
-            a[row * k + 4 * j + i0] = v[lane] & 0xffff;
-            a[row * k + 4 * j + i1] = (v[lane] >> 16) & 0xffff;
+        for i in 0..a_regs.len() * per {
+            let (row, cc) = layout(Which::A, half_shape, bits, lane, i)
+                .ok_or_else(|| x.unsupported("this sparse mma shape and type"))?;
+            let word = a_regs[i / per][lane];
+            let e = if bits >= 32 {
+                word
+            } else {
+                (word >> (bits as usize * (i % per))) & mask(bits)
+            };
+            let col = if at == Type::Tf32 {
+                let (src, nib) = nibble(row, cc);
+                let pos = match nib {
+                    0b0100 => 0,
+                    0b1110 => 1,
+                    _ => {
+                        return Err(x.undefined(
+                            src,
+                            format!(
+                            "mma.sp .tf32 metadata nibble {nib:#06b} for row {row}, chunk {cc}: \
+                                 only 0b0100 and 0b1110 are defined (PTX ISA 9.7.14.6.1)"
+                        ),
+                        ))
+                    }
+                };
+                chunk * cc + pos
+            } else {
+                let unit = cc / per_unit;
+                let (j, slot) = (unit / 2, unit % 2);
+                let (src, nib) = nibble(row, j);
+                let (i0, i1) = ((nib & 3) as usize, (nib >> 2) as usize);
+                if i0 == i1 {
+                    return Err(x.undefined(
+                        src,
+                        format!(
+                            "mma.sp metadata nibble {nib:#06b} for row {row}, chunk {j}: \
+                             0b0000, 0b0101, 0b1010 and 0b1111 are undefined (PTX ISA 9.7.14.6.1)"
+                        ),
+                    ));
+                }
+                let idx = if slot == 0 { i0 } else { i1 };
+                chunk * j + per_unit * idx + cc % per_unit
+            };
+            a[row * k + col] = e;
+            hi[row * k + col] = cc % 4 >= 2;
         }
     }
     let shp = (16u32, 8u32, k as u32);
@@ -552,20 +603,42 @@ fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let mut c = vec![0u64; m * n];
     gather(x, &vb, Which::B, shp, bits_of(bt), n, &mut b)?;
     gather(x, &vc, Which::C, shp, bits_of(ct), n, &mut c)?;
-    let d = compute(
-        (m, n, k),
-        at,
-        bt,
-        ct,
-        dt,
-        &a,
-        &b,
-        &c,
-        x.has(Flag::SatFinite),
-        x.d.rnd,
-        false,
-    )
-    .map_err(|e| x.unsupported(e))?;
+    let d = if let (Some(af @ (Fmt::E4m3 | Fmt::E5m2)), Some(bf), Some(df)) =
+        (fmt_of(at), fmt_of(bt), fmt_of(dt))
+    {
+        let model = tc::model(af, df, k, false);
+        let mut d = vec![0u64; m * n];
+        for i in 0..m {
+            let row: Vec<tc::Input> = (0..k).map(|kk| tc::input(a[i * k + kk], af)).collect();
+            for j in 0..n {
+                let col: Vec<tc::Input> = (0..k).map(|kk| tc::input(b[kk * n + j], bf)).collect();
+                d[i * n + j] = tc::dot_inputs_split(
+                    model,
+                    &row,
+                    &col,
+                    &hi[i * k..(i + 1) * k],
+                    c[i * n + j],
+                    df,
+                );
+            }
+        }
+        d
+    } else {
+        compute(
+            (m, n, k),
+            at,
+            bt,
+            ct,
+            dt,
+            &a,
+            &b,
+            &c,
+            x.has(Flag::SatFinite),
+            x.d.rnd,
+            false,
+        )
+        .map_err(|e| x.unsupported(e))?
+    };
     scatter(x, &vd, shp, bits_of(dt), n, &d)?;
     Ok(Flow::Next)
 }
