@@ -504,7 +504,7 @@ const GAPS: &[(&str, &str)] = &[
     ),
     ("ldmatrix", "the sm_100 8-bit and sub-byte shapes"),
     ("stmatrix", "the sm_100 8-bit shape"),
-    ("wgmma.mma_async", "sparse and single-bit forms, descriptors with a base offset"),
+    ("wgmma.mma_async", "sparse forms, descriptors with a base offset"),
     ("tcgen05.ld", "tcgen05 data movement and MMA"),
     ("tcgen05.st", "tcgen05 data movement and MMA"),
     ("tcgen05.wait::ld", "tcgen05 data movement and MMA"),

@@ -24,6 +24,7 @@ output buffer (filled with 0xAB before the launch) is recorded. Families:
   mma      mma.sync f16/bf16/tf32/e4m3/e5m2/s8/u8/s4/f64 shapes
   wgmma    wgmma.mma_async f16/bf16/tf32/e4m3/e5m2/s8 with shared-memory descriptors
            (no swizzle, 32/64/128-byte swizzle, K- and MN-major) and A in registers
+  wgmmab1  single-bit wgmma.mma_async (.and.popc), recorded apart (corpus/vectors/wgmmab1.jsonl)
 
 Usage (GPU machine; needs only the driver, libcuda.so.1):
 
@@ -434,7 +435,8 @@ FAMILIES = {}  # filled below
 def register():
     FAMILIES.update({"async": fam_async, "mbarrier": fam_mbarrier, "bulk": fam_bulk,
                      "tensor": fam_tensor, "cluster": fam_cluster, "misc": fam_misc,
-                     "ldmatrix": fam_ldmatrix, "mma": fam_mma, "wgmma": fam_wgmma})
+                     "ldmatrix": fam_ldmatrix, "mma": fam_mma, "wgmma": fam_wgmma,
+                     "wgmmab1": fam_wgmmab1})
 
 
 def tmap_param(reg="%rd10", idx=0):
@@ -1106,8 +1108,28 @@ def fam_wgmma():
         ("s32", "s8", "s8", 64, "K", "K", 128, False, 4, True, (1, 1)),
         ("s32", "u8", "s8", 32, "K", "K", 0, False, 1, True, (1, 1)),
     ]
+    wgmma_cases(cases, "wgmma")
+
+
+def fam_wgmmab1():
+    """Single-bit `wgmma.mma_async` (`m64nNk256.s32.b1.b1.and.popc`), K-major, with and without
+    swizzling (A and B random bits)."""
+    wgmma_cases([
+        ("s32", "b1", "b1", 8, "K", "K", 0, False, 1, True, (1, 1)),
+        ("s32", "b1", "b1", 64, "K", "K", 0, False, 2, True, (1, 1)),
+        ("s32", "b1", "b1", 64, "K", "K", 128, False, 4, True, (1, 1)),
+        ("s32", "b1", "b1", 128, "K", "K", 64, False, 2, False, (1, 1)),
+        ("s32", "b1", "b1", 256, "K", "K", 32, False, 1, True, (1, 1)),
+    ], "wgmmab1")
+
+
+def wgmma_cases(cases, family):
+    """One case per entry: `wgmma.mma_async` steps over matrices in shared memory (or A in
+    registers) from random inputs, the accumulator from `in2`, D to `out`."""
     for (dt, at, bt, n, amaj, bmaj, swz, aregs, steps, scale_d, (sa, sb)) in cases:
-        esize = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1}[at]
+        # A single-bit K row of 256 elements is 32 bytes, laid out as 32 one-byte elements.
+        esize = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1,
+                 "b1": 1}[at]
         kel = 32 // esize
         half = at in ("f16", "bf16")
         nd = n // 2 if dt != "f16" else n // 4
@@ -1145,7 +1167,7 @@ def fam_wgmma():
                      "or.b64 %s, %s, %d;\n" % (reg, dreg, dreg, dreg, con))
         body += "setp.ne.u32 %%p1, %d, 0;\n" % (1 if scale_d else 0)
         body += "wgmma.fence.sync.aligned;\n"
-        shape = "m64n%dk%d" % (n, kel)
+        shape = "m64n%dk%d" % (n, 256 if at == "b1" else kel)
         for s in range(steps):
             adesc = "{%r10, %r11, %r12, %r13}" if aregs else "%rd5"
             if not aregs:
@@ -1155,14 +1177,15 @@ def fam_wgmma():
                 # a different A fragment per step: rotate the registers
                 pass
             imm = ""
-            if at not in ("s8", "u8"):
+            if at not in ("s8", "u8", "b1"):
                 imm = ", %d, %d" % (sa, sb)
                 if half:
                     imm += (", %d" % (1 if bmaj == "MN" else 0)) if aregs else \
                         (", %d, %d" % (1 if amaj == "MN" else 0, 1 if bmaj == "MN" else 0))
             pred = "%p1" if s == 0 else "1"
-            body += ("wgmma.mma_async.sync.aligned.%s.%s.%s.%s {%s}, %s, %%rd6, %s%s;\n" %
-                     (shape, dt, at, bt, dregs, adesc, pred, imm))
+            op = ".and.popc" if at == "b1" else ""
+            body += ("wgmma.mma_async.sync.aligned.%s.%s.%s.%s%s {%s}, %s, %%rd6, %s%s;\n" %
+                     (shape, dt, at, bt, op, dregs, adesc, pred, imm))
         body += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n"
         body += "mul.lo.u32 %%r62, %%tx, %d;\n" % nd + addr("%rd7", "%ro", "%r62", 4) + "\n"
         body += "".join("st.global.u32 [%%rd7+%d], %%d%d;\n" % (4 * i, i) for i in range(nd))
@@ -1170,11 +1193,15 @@ def fam_wgmma():
             shape, dt, at, bt, amaj, bmaj, swz, steps, "" if scale_d else ".nod",
             "" if (sa, sb) == (1, 1) else ".neg%d%d" % (sa, sb))
         kind = "unit"
-        aw = pack_words(at, kind, asize // esize) if not aregs else pack_words(at, kind, 128 * 8)
-        bw = pack_words(bt, kind, bsize // esize)
+        if at == "b1":
+            aw, bw = rand_words(asize // 4), rand_words(bsize // 4)
+        else:
+            aw = pack_words(at, kind, asize // esize) if not aregs else \
+                pack_words(at, kind, 128 * 8)
+            bw = pack_words(bt, kind, bsize // esize)
         cty = {"f32": "f32", "f16": "f16", "s32": "s32"}[dt]
         cw = pack_words(cty, "unit", 128 * nd * (2 if dt == "f16" else 1)) if dt != "s32" else rand_words(128 * nd)
-        case(name, "wgmma", kernel(body, decls=decls, shared=sh), "u32", 128 * nd,
+        case(name, family, kernel(body, decls=decls, shared=sh), "u32", 128 * nd,
              ins=[("u32", 32, aw), ("u32", 32, bw), ("u32", 32, cw[:128 * nd])], block=(128, 1, 1))
 
 

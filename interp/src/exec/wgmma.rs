@@ -200,11 +200,17 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             .ok_or_else(|| x.unsupported("wgmma without a shape"))?;
     let (n, k) = (n as usize, k as usize);
     let ts = x.types();
-    if ts.len() != 3 || ts[1] == Type::B1 {
-        return Err(x.unsupported("single-bit wgmma is not modelled"));
+    if ts.len() != 3 {
+        return Err(x.unsupported("wgmma without its three types"));
     }
     let (dt, at, bt) = (ts[0], ts[1], ts[2]);
-    let float = !matches!(at, Type::S8 | Type::U8);
+    // Single-bit: K-major rows of `k` bits, addressed as rows of `k / 8` one-byte elements,
+    // element `k` in bit `k % 8` of its byte; `d = c + popc(row of A & column of B)`.
+    let b1 = at == Type::B1;
+    if b1 && x.d.oper != Some(ptx_ir_core::Op::And) {
+        return Err(x.unsupported("single-bit wgmma without .and.popc"));
+    }
+    let float = !matches!(at, Type::S8 | Type::U8 | Type::B1);
     let half = matches!(at, Type::F16 | Type::Bf16);
     // `d, a-desc-or-regs, b-desc, scale-d{, imm-scale-a, imm-scale-b{, imm-trans...}}`
     let [d_o, a_o, b_o, scale_d_o] = x.ops();
@@ -267,8 +273,20 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
     }
     let wq = (x.w.index % 4) as usize;
-    let esz_a = elem_bytes(at);
-    let esz_b = elem_bytes(bt);
+    let (esz_a, esz_b) = if b1 {
+        (1, 1)
+    } else {
+        (elem_bytes(at), elem_bytes(bt))
+    };
+    // (address column, bit) of element `kk` of a row.
+    let kpos = |kk: usize| {
+        if b1 {
+            (kk / 8, Some(kk % 8))
+        } else {
+            (kk, None)
+        }
+    };
+    let pick = |v: u64, bit: Option<usize>| bit.map_or(v, |b| (v >> b) & 1);
     let abits = (esz_a * 8) as u32;
     let own = x.w.cta;
     let sh_len = x.cl.shared.get(own as usize).map(|s| s.len()).unwrap_or(0) as u64;
@@ -290,9 +308,10 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             let desc = x.get(a_o, 0)?;
             for r in 0..16 {
                 for kk in 0..k {
-                    let ad = desc_addr(desc, trans_a, 16 * wq + r, kk, esz_a)
+                    let (kc, bit) = kpos(kk);
+                    let ad = desc_addr(desc, trans_a, 16 * wq + r, kc, esz_a)
                         .map_err(|e| x.unsupported(e))?;
-                    a[r * k + kk] = read(x, ad, esz_a, &mut chunks)?;
+                    a[r * k + kk] = pick(read(x, ad, esz_a, &mut chunks)?, bit);
                 }
             }
         }
@@ -300,9 +319,10 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let bdesc = x.get(b_o, 0)?;
     let mut b = vec![0u64; k * n];
     for kk in 0..k {
+        let (kc, bit) = kpos(kk);
         for j in 0..n {
-            let ad = desc_addr(bdesc, trans_b, j, kk, esz_b).map_err(|e| x.unsupported(e))?;
-            b[kk * n + j] = read(x, ad, esz_b, &mut chunks)?;
+            let ad = desc_addr(bdesc, trans_b, j, kc, esz_b).map_err(|e| x.unsupported(e))?;
+            b[kk * n + j] = pick(read(x, ad, esz_b, &mut chunks)?, bit);
         }
     }
     if neg_a || neg_b {
@@ -320,20 +340,24 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     if scale_d {
         read_d(x, &dv, dbits, n, &mut c)?;
     }
-    let d = mma::compute(
-        (16, n, k),
-        at,
-        bt,
-        dt,
-        dt,
-        &a,
-        &b,
-        &c,
-        x.has(Flag::SatFinite),
-        None,
-        true,
-    )
-    .map_err(|e| x.unsupported(e))?;
+    let d = if b1 {
+        mma::popc_mma((16, n, k), &a, &b, &c, true)
+    } else {
+        mma::compute(
+            (16, n, k),
+            at,
+            bt,
+            dt,
+            dt,
+            &a,
+            &b,
+            &c,
+            x.has(Flag::SatFinite),
+            None,
+            true,
+        )
+        .map_err(|e| x.unsupported(e))?
+    };
     // Write D without marking the registers dirty (chained wgmmas are ordered).
     let saved = x.w.wg.take();
     let r = write_d(x, &dv, dbits, n, &d);
