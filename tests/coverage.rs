@@ -384,6 +384,11 @@ fn run_instance(body: &str) -> Run {
         for t in &n.tables {
             src.push_str(&format!("{t}: .branchtargets {t}_end;\n"));
         }
+        // A warpgroup MMA needs a fence before it (else it stops, undefined, before its
+        // semantics run).
+        if body.contains("wgmma.mma_async") {
+            src.push_str("wgmma.fence.sync.aligned;\n");
+        }
         src.push_str(body);
         src.push_str("\nret;\n");
         for l in &n.labels {

@@ -221,7 +221,14 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let dbits = if dt == Type::F16 { 16 } else { 32 };
     let want = if dbits == 16 { n / 4 } else { n / 2 };
     if dv.len() != want {
-        return Err(x.unsupported(format!("{} accumulator registers for n = {n}", dv.len())));
+        return Err(x.undefined(
+            0,
+            format!(
+                "the accumulator of a .{} wgmma with n = {n} is {want} registers, not {} (PTX ISA 9.7.15.5.1)",
+                dt.as_str(),
+                dv.len()
+            ),
+        ));
     }
     let a_regs: Option<Vec<Opnd>> = match a_o {
         Opnd::Vec(v) => Some(v.to_vec()),
