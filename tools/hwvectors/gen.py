@@ -1096,66 +1096,43 @@ def fam_mmab1():
                      ["b64", "b64", "b64"], "b64")
 
 
-def fam_wmma():
-    """`wmma.load`, `wmma.store` and `wmma.mma`: the fragment layouts and numerics of every
-    shape, type and layout (wmma_cases.py). One CTA of two warps per case."""
+def raw_cases(family, build):
+    """Cases of one CTA of two warps from `build(add)` (wmma_cases.py): `add(name, ptx, inputs,
+    out)` with `inputs` a list of (type, width, values) and `out` (type, width, count)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import wmma_cases
 
     def add(name, ptx, inputs, out):
         ins = [(T(t, w, "i"), vals) for t, w, vals in inputs]
         t, w, n = out
-        CASES.append({"name": name, "family": "wmma", "ptx": ptx, "ins": ins, "out": T(t, w, "i"),
-                      "grid": [1, 1, 1], "block": [64, 1, 1], "out_n": n})
+        CASES.append({"name": name, "family": family, "ptx": ptx, "ins": ins,
+                      "out": T(t, w, "i"), "grid": [1, 1, 1], "block": [64, 1, 1],
+                      "out_n": n})
 
-    wmma_cases.build(add)
+    for b in build:
+        getattr(wmma_cases, b)(add)
+
+
+def fam_wmma():
+    """`wmma.load`, `wmma.store` and `wmma.mma`: the fragment layouts and numerics of every
+    shape, type and layout (wmma_cases.py)."""
+    raw_cases("wmma", ["build"])
 
 
 def fam_mmaqp():
     """The quad-pair `mma.m8n8k4` (wmma_cases.py): raw fragments in, D's registers out."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import wmma_cases
-
-    def add(name, ptx, inputs, out):
-        ins = [(T(t, w, "i"), vals) for t, w, vals in inputs]
-        t, w, n = out
-        CASES.append({"name": name, "family": "mmaqp", "ptx": ptx, "ins": ins,
-                      "out": T(t, w, "i"), "grid": [1, 1, 1], "block": [64, 1, 1],
-                      "out_n": n})
-
-    wmma_cases.build_quadpair(add)
+    raw_cases("mmaqp", ["build_quadpair"])
 
 
 def fam_mmaf64():
     """`mma.m8n8k4` `.f64` with each rounding modifier (wmma_cases.py)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import wmma_cases
-
-    def add(name, ptx, inputs, out):
-        ins = [(T(t, w, "i"), vals) for t, w, vals in inputs]
-        t, w, n = out
-        CASES.append({"name": name, "family": "mmaf64", "ptx": ptx, "ins": ins,
-                      "out": T(t, w, "i"), "grid": [1, 1, 1], "block": [64, 1, 1],
-                      "out_n": n})
-
-    wmma_cases.build_mma_f64(add)
+    raw_cases("mmaf64", ["build_mma_f64"])
 
 
 def fam_mmasp():
     """Sparse `mma.sp::ordered_metadata` (wmma_cases.py): probes of where each stored element of
     A lands for the metadata, and random values for the sums."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import wmma_cases
-
-    def add(name, ptx, inputs, out):
-        ins = [(T(t, w, "i"), vals) for t, w, vals in inputs]
-        t, w, n = out
-        CASES.append({"name": name, "family": "mmasp", "ptx": ptx, "ins": ins,
-                      "out": T(t, w, "i"), "grid": [1, 1, 1], "block": [64, 1, 1],
-                      "out_n": n})
-
-    wmma_cases.build_mma_sp(add)
-    wmma_cases.build_mma_sp_more(add)
+    raw_cases("mmasp", ["build_mma_sp", "build_mma_sp_more"])
 
 
 FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam_float,

@@ -415,6 +415,20 @@ def build_mma_f64(add, rng=None):
         add("mma.m8n8k4.row.col%s.f64" % rnd, body, ins, ("b64", 64, 128))
 
 
+def sparse_kernel(k, types, na, nb, nc, sel):
+    """`mma.sp::ordered_metadata` `m16n8k{k}` on registers from memory: A's `na` registers and
+    the metadata word per thread from `in0`, B's from `in1`, C's from `in2`; D's to `out`."""
+    ra = ["%%x%d" % i for i in range(na)]
+    rb = ["%%x%d" % (10 + i) for i in range(nb)]
+    rc = ["%%x%d" % (20 + i) for i in range(nc)]
+    rd = ["%%x%d" % (30 + i) for i in range(nc)]
+    body = HEAD + load_regs(ra + ["%x9"], 32, "%ad1") + load_regs(rb, 32, "%ad2")
+    body += load_regs(rc, 32, "%ad3")
+    body += ("  mma.sp::ordered_metadata.sync.aligned.m16n8k%d.row.col.%s "
+             "%s, %s, %s, %s, %%x9, %d;\n" % (k, types, vec(rd), vec(ra), vec(rb), vec(rc), sel))
+    return body + store_regs(rd, 32) + "  ret;\n}\n"
+
+
 def build_mma_sp(add, rng=None):
     """Sparse `mma.sp::ordered_metadata` with `.f16`/`.bf16` inputs (`m16n8k16`, `m16n8k32`, f32
     and f16 accumulators), every sparsity selector ptxas accepts. Two kinds of case:
@@ -456,16 +470,7 @@ def build_mma_sp(add, rng=None):
                 # k32 takes selectors 0 and 1 only (2 traps: illegal instruction)
                 for sel in range(4 if k == 16 else 2):
                     types = "%s.%s.%s.%s" % (dt, t, t, dt)
-                    ra = ["%%x%d" % i for i in range(na)]
-                    rb = ["%%x%d" % (10 + i) for i in range(nb)]
-                    rc = ["%%x%d" % (20 + i) for i in range(nc)]
-                    rd = ["%%x%d" % (30 + i) for i in range(nc)]
-                    body = HEAD + load_regs(ra + ["%x9"], 32, "%ad1") + load_regs(rb, 32, "%ad2")
-                    body += load_regs(rc, 32, "%ad3")
-                    body += ("  mma.sp::ordered_metadata.sync.aligned.m16n8k%d.row.col.%s "
-                             "%s, %s, %s, %s, %%x9, %d;\n" % (k, types, vec(rd), vec(ra), vec(rb),
-                                                             vec(rc), sel))
-                    body += store_regs(rd, 32) + "  ret;\n}\n"
+                    body = sparse_kernel(k, types, na, nb, nc, sel)
                     meta = lambda: sum(rng.choice(nibbles) << (4 * j) for j in range(8))
                     # probes: A elements numbered 1.. per lane and element
                     for h in range(k // 8):
@@ -538,16 +543,7 @@ def build_mma_sp_more(add, rng=None):
             na, nb, nc = 16 * (k // 2) * bits // 1024, k * 8 * bits // 1024, 4
             types = "%s.%s.%s.%s" % (ct, t, t, ct)
             for sel in range(4):
-                ra = ["%%x%d" % i for i in range(na)]
-                rb = ["%%x%d" % (10 + i) for i in range(nb)]
-                rc = ["%%x%d" % (20 + i) for i in range(nc)]
-                rd = ["%%x%d" % (30 + i) for i in range(nc)]
-                body = HEAD + load_regs(ra + ["%x9"], 32, "%ad1") + load_regs(rb, 32, "%ad2")
-                body += load_regs(rc, 32, "%ad3")
-                body += ("  mma.sp::ordered_metadata.sync.aligned.m16n8k%d.row.col.%s "
-                         "%s, %s, %s, %s, %%x9, %d;\n" % (k, types, vec(rd), vec(ra), vec(rb),
-                                                         vec(rc), sel))
-                body += store_regs(rd, 32) + "  ret;\n}\n"
+                body = sparse_kernel(k, types, na, nb, nc, sel)
                 meta = lambda: sum(rng.choice(nibbles) << (4 * j) for j in range(8))
                 ones = 0
                 for e in range(per):

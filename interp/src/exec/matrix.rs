@@ -41,7 +41,8 @@ fn num(x: &Ctx<'_, '_>) -> usize {
     }
 }
 
-fn regs(o: &Opnd) -> &[Opnd] {
+/// The registers of a vector operand (or the operand itself).
+pub fn regs(o: &Opnd) -> &[Opnd] {
     match o {
         Opnd::Vec(v) => v,
         o => std::slice::from_ref(o),

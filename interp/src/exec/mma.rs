@@ -15,7 +15,7 @@
 
 use super::ctx::Ctx;
 use super::flow::Flow;
-use super::matrix::full_warp;
+use super::matrix::{full_warp, regs};
 use crate::code::Opnd;
 use crate::error::Error;
 use crate::float::{self, Fmt, Mode};
@@ -89,7 +89,8 @@ pub fn layout(
     })
 }
 
-fn bits_of(t: Type) -> u32 {
+/// Bits of one element of a matrix of type `t` (0 for a type no MMA takes).
+pub fn bits_of(t: Type) -> u32 {
     match t {
         Type::F16 | Type::Bf16 => 16,
         Type::Tf32 | Type::F32 | Type::S32 => 32,
@@ -261,6 +262,20 @@ pub fn compute(
     Ok(d)
 }
 
+/// [`compute`] for a warp-level MMA (not `wgmma`) with the instruction's `.satfinite` and
+/// rounding; `types` are D, A, B, C.
+pub fn sync_compute(
+    x: &Ctx<'_, '_>,
+    shape: (usize, usize, usize),
+    [dt, at, bt, ct]: [Type; 4],
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+) -> Result<Vec<u64>, Error> {
+    let sat = x.has(Flag::SatFinite);
+    compute(shape, at, bt, ct, dt, a, b, c, sat, x.d.rnd, false).map_err(|e| x.unsupported(e))
+}
+
 /// The single-bit multiply-accumulate (`.and.popc` / `.xor.popc`) of row-major `a` (M x K),
 /// `b` (K x N) and `c` (M x N), one bit an element: each element of D adds to C the number of
 /// ones in the row of A combined bit by bit with the column of B (wrapping 32-bit sums).
@@ -318,22 +333,15 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return Err(x.unsupported("this mma type combination"));
     }
     let shp = (m, n, k);
-    let vecs: Vec<Vec<Opnd>> = x
-        .ops::<4>()
-        .iter()
-        .map(|o| match o {
-            Opnd::Vec(v) => v.to_vec(),
-            o => vec![(*o).clone()],
-        })
-        .collect();
+    let vecs: [&[Opnd]; 4] = x.ops::<4>().map(regs);
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     let mut a = vec![0u64; mu * ku];
     let mut b = vec![0u64; ku * nu];
     let mut c = vec![0u64; mu * nu];
-    gather(x, &vecs[1], Which::A, shp, ab, ku, &mut a)?;
-    gather(x, &vecs[2], Which::B, shp, bb, nu, &mut b)?;
+    gather(x, vecs[1], Which::A, shp, ab, ku, &mut a)?;
+    gather(x, vecs[2], Which::B, shp, bb, nu, &mut b)?;
     let cb = bits_of(ct);
-    gather(x, &vecs[3], Which::C, shp, cb, nu, &mut c)?;
+    gather(x, vecs[3], Which::C, shp, cb, nu, &mut c)?;
     if at == Type::B1 {
         let and = match x.d.oper {
             Some(Op::And) => true,
@@ -341,24 +349,11 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             _ => return Err(x.unsupported("single-bit mma without .and or .xor")),
         };
         let d = popc_mma((mu, nu, ku), &a, &b, &c, and);
-        scatter(x, &vecs[0], shp, bits_of(dt), nu, &d)?;
+        scatter(x, vecs[0], shp, bits_of(dt), nu, &d)?;
         return Ok(Flow::Next);
     }
-    let d = compute(
-        (mu, nu, ku),
-        at,
-        bt,
-        ct,
-        dt,
-        &a,
-        &b,
-        &c,
-        x.has(Flag::SatFinite),
-        x.d.rnd,
-        false,
-    )
-    .map_err(|e| x.unsupported(e))?;
-    scatter(x, &vecs[0], shp, bits_of(dt), nu, &d)?;
+    let d = sync_compute(x, (mu, nu, ku), [dt, at, bt, ct], &a, &b, &c)?;
+    scatter(x, vecs[0], shp, bits_of(dt), nu, &d)?;
     Ok(Flow::Next)
 }
 
@@ -373,10 +368,7 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 fn quad_pair(x: &mut Ctx<'_, '_>, dt: Type, ct: Type) -> Result<Flow, Error> {
     let ops = x.ops::<4>();
     let fragment = |o: &Opnd, want: usize| -> Result<Vec<[u64; 32]>, Error> {
-        let regs: &[Opnd] = match o {
-            Opnd::Vec(v) => v,
-            o => std::slice::from_ref(o),
-        };
+        let regs = regs(o);
         if regs.len() != want {
             return Err(x.unsupported("mma.m8n8k4 fragment size"));
         }
@@ -459,14 +451,11 @@ fn quad_pair(x: &mut Ctx<'_, '_>, dt: Type, ct: Type) -> Result<Flow, Error> {
             }
         }
     }
-    let regs: &[Opnd] = match ops[0] {
-        Opnd::Vec(v) => v,
-        o => std::slice::from_ref(o),
-    };
-    if regs.len() != d.len() {
+    let dregs = regs(ops[0]);
+    if dregs.len() != d.len() {
         return Err(x.unsupported("mma.m8n8k4 fragment size"));
     }
-    for (r, v) in regs.iter().zip(&d) {
+    for (r, v) in dregs.iter().zip(&d) {
         x.write(r, v, u32::MAX)?;
     }
     Ok(Flow::Next)
@@ -508,12 +497,6 @@ fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         return Err(x.unsupported("this sparse mma shape"));
     }
     let ops = &x.d.opnds;
-    let regs = |o: &Opnd| -> Vec<Opnd> {
-        match o {
-            Opnd::Vec(v) => v.to_vec(),
-            o => vec![o.clone()],
-        }
-    };
     let (va, vb, vc, vd) = (regs(&ops[1]), regs(&ops[2]), regs(&ops[3]), regs(&ops[0]));
     let (Some(eo), Some(fo)) = (ops.get(4), ops.get(5)) else {
         return Err(x.unsupported("mma.sp without its metadata and sparsity selector"));
@@ -601,8 +584,8 @@ fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let shp = (16u32, 8u32, k as u32);
     let mut b = vec![0u64; k * n];
     let mut c = vec![0u64; m * n];
-    gather(x, &vb, Which::B, shp, bits_of(bt), n, &mut b)?;
-    gather(x, &vc, Which::C, shp, bits_of(ct), n, &mut c)?;
+    gather(x, vb, Which::B, shp, bits_of(bt), n, &mut b)?;
+    gather(x, vc, Which::C, shp, bits_of(ct), n, &mut c)?;
     let d = if let (Some(af @ (Fmt::E4m3 | Fmt::E5m2)), Some(bf), Some(df)) =
         (fmt_of(at), fmt_of(bt), fmt_of(dt))
     {
@@ -624,21 +607,8 @@ fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
         d
     } else {
-        compute(
-            (m, n, k),
-            at,
-            bt,
-            ct,
-            dt,
-            &a,
-            &b,
-            &c,
-            x.has(Flag::SatFinite),
-            x.d.rnd,
-            false,
-        )
-        .map_err(|e| x.unsupported(e))?
+        sync_compute(x, (m, n, k), [dt, at, bt, ct], &a, &b, &c)?
     };
-    scatter(x, &vd, shp, bits_of(dt), n, &d)?;
+    scatter(x, vd, shp, bits_of(dt), n, &d)?;
     Ok(Flow::Next)
 }

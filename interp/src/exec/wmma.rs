@@ -20,8 +20,8 @@
 
 use super::ctx::{AddrSpace, Ctx};
 use super::flow::Flow;
-use super::matrix::full_warp;
-use super::mma::{compute, popc_mma};
+use super::matrix::{full_warp, regs};
+use super::mma::{bits_of, popc_mma, sync_compute};
 use crate::code::Opnd;
 use crate::error::{Error, FaultKind};
 use crate::float::{self, Fmt};
@@ -40,18 +40,6 @@ enum Mat {
 }
 
 type Shape = (u16, u16, u16);
-
-fn bits_of(t: Type) -> u32 {
-    match t {
-        Type::F16 | Type::Bf16 => 16,
-        Type::Tf32 | Type::F32 | Type::S32 => 32,
-        Type::S8 | Type::U8 => 8,
-        Type::S4 | Type::U4 => 4,
-        Type::B1 => 1,
-        Type::F64 => 64,
-        _ => 0,
-    }
-}
 
 /// Registers in a fragment of `mat` with `t` elements, where the form exists.
 fn fragment_regs(mat: Mat, (m, n, k): Shape, t: Type) -> Option<usize> {
@@ -72,9 +60,8 @@ fn fragment_regs(mat: Mat, (m, n, k): Shape, t: Type) -> Option<usize> {
         (Mat::A | Mat::B, Type::F64) if shape == (8, 8, 4) => Some(1),
         (Mat::A | Mat::B, Type::S4 | Type::U4) if shape == (8, 8, 32) => Some(1),
         (Mat::A | Mat::B, Type::B1) if shape == (8, 8, 128) => Some(1),
-        (Mat::C, Type::F16 | Type::S32) if k == 16 => {
-            big(4, 4, 4).map(|r| if t == Type::F16 { r } else { 8 })
-        }
+        (Mat::C, Type::F16) if k == 16 => big(4, 4, 4),
+        (Mat::C, Type::S32) if k == 16 => big(8, 8, 8),
         (Mat::C, Type::F32) if k == 16 || shape == (16, 16, 8) => Some(8),
         (Mat::C, Type::S32) if shape == (8, 8, 32) || shape == (8, 8, 128) => Some(2),
         (Mat::C, Type::F64) if shape == (8, 8, 4) => Some(2),
@@ -165,13 +152,6 @@ impl Frag<'_> {
                 _ => 4,
             })
             .sum()
-    }
-}
-
-fn regs(o: &Opnd) -> &[Opnd] {
-    match o {
-        Opnd::Vec(v) => v,
-        o => std::slice::from_ref(o),
     }
 }
 
@@ -397,41 +377,20 @@ pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             _ => return Err(x.unsupported("single-bit wmma.mma without .and or .xor")),
         };
         popc_mma((m, n, k), &a, &b, &c, and)
+    } else if at == Type::Tf32 {
+        // Two `HMMA.1684` steps, the second accumulating onto the first.
+        let (a0, b0) = k_slice(&a, &b, (m, n, k), 0, 4);
+        let (a1, b1) = k_slice(&a, &b, (m, n, k), 4, 4);
+        let d0 = sync_compute(x, (m, n, 4), [dt, at, bt, ct], &a0, &b0, &c)?;
+        sync_compute(x, (m, n, 4), [dt, at, bt, dt], &a1, &b1, &d0)?
+    } else if dt == Type::F16 && ct == Type::F32 {
+        // Summed in f32, then rounded to f16 (`F2FP.F16.F32`).
+        sync_compute(x, (m, n, k), [Type::F32, at, bt, ct], &a, &b, &c)?
+            .iter()
+            .map(|&v| float::convert_bits(v, Fmt::F32, Fmt::F16, Rounding::Rn))
+            .collect()
     } else {
-        let sat = x.has(Flag::SatFinite);
-        let run = |kk: usize, a: &[u64], b: &[u64], c: &[u64], d: Type| {
-            compute((m, n, kk), at, bt, ct, d, a, b, c, sat, x.d.rnd, false)
-        };
-        let r = if at == Type::Tf32 {
-            // Two `HMMA.1684` steps, the second accumulating onto the first.
-            let (a0, b0) = k_slice(&a, &b, (m, n, k), 0, 4);
-            let (a1, b1) = k_slice(&a, &b, (m, n, k), 4, 4);
-            run(4, &a0, &b0, &c, dt).and_then(|d0| {
-                compute(
-                    (m, n, 4),
-                    at,
-                    bt,
-                    dt,
-                    dt,
-                    &a1,
-                    &b1,
-                    &d0,
-                    sat,
-                    x.d.rnd,
-                    false,
-                )
-            })
-        } else if dt == Type::F16 && ct == Type::F32 {
-            // Summed in f32, then rounded to f16 (`F2FP.F16.F32`).
-            run(k, &a, &b, &c, Type::F32).map(|d| {
-                d.iter()
-                    .map(|&v| float::convert_bits(v, Fmt::F32, Fmt::F16, Rounding::Rn))
-                    .collect()
-            })
-        } else {
-            run(k, &a, &b, &c, dt)
-        };
-        r.map_err(|e| x.unsupported(e))?
+        sync_compute(x, (m, n, k), [dt, at, bt, ct], &a, &b, &c)?
     };
     scatter(x, &fd, n, &d)?;
     Ok(Flow::Next)
