@@ -46,6 +46,13 @@ pub struct Case {
     pub shared: u32,
     /// Tensor maps passed after the four buffers (`"tmaps"`).
     pub tmaps: Vec<ptx_ir_interp::tmap::TensorMapArg>,
+    /// Texture objects passed after the tensor maps (`"textures"`).
+    pub textures: Vec<ptx_ir_interp::texture::TextureArg>,
+    /// Surface objects passed after the textures (`"surfaces"`).
+    pub surfaces: Vec<ptx_ir_interp::texture::SurfaceArg>,
+    /// The buffer compared with `out` (`"out_buffer"`, default 0: `out` itself; a surface's
+    /// buffer for stores).
+    pub out_buffer: usize,
 }
 
 fn dims(v: Option<&Value>) -> Option<[u32; 3]> {
@@ -84,6 +91,9 @@ pub enum CaseError {
     /// A tensor-map entry lacks a field or does not describe a tensor map.
     #[error("{0}")]
     TensorMap(String),
+    /// A texture or surface entry does not describe an object.
+    #[error("{0}")]
+    Object(String),
     /// Families asked for that no case of the file has.
     #[error(
         "unknown famil{} {}; the file has: {}",
@@ -130,7 +140,78 @@ pub fn parse_case(line: &str) -> Result<Case, CaseError> {
             .transpose()
             .map_err(CaseError::TensorMap)?
             .unwrap_or_default(),
+        textures: objects(&v, "textures", |s| {
+            ptx_ir_interp::texture::TextureArg::parse(&s)
+        })?,
+        surfaces: objects(&v, "surfaces", |s| {
+            ptx_ir_interp::texture::SurfaceArg::parse(&s)
+        })?,
+        out_buffer: v.get("out_buffer").and_then(Value::as_u64).unwrap_or(0) as usize,
     })
+}
+
+/// The `textures` or `surfaces` entries of a case, each `{"buffer": 1, "type": "f32",
+/// "channels": 4, "dims": [8, 4], "layers": 3, "cube": true, "res": "linear", "addr":
+/// ["clamp", ..], "filter": "linear", "read": "normalized", "normalized": true, "border":
+/// [r, g, b, a]}` (the fields after `dims` optional; the sampling ones for textures only),
+/// made into the `tex:`/`surf:` specification the interpreter parses.
+fn objects<T>(
+    v: &Value,
+    key: &'static str,
+    parse: impl Fn(String) -> Result<T, String>,
+) -> Result<Vec<T>, CaseError> {
+    let Some(list) = v.get(key).and_then(Value::as_array) else {
+        return Ok(Vec::new());
+    };
+    let join = |a: &Value, sep: &str| -> String {
+        a.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|x| match x {
+                        Value::String(s) => s.clone(),
+                        x => x.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(sep)
+            })
+            .unwrap_or_default()
+    };
+    list.iter()
+        .map(|o| {
+            let mut s = format!(
+                "buf={},type={},ch={},dims={}",
+                o.get("buffer").and_then(Value::as_u64).unwrap_or(1),
+                o.get("type").and_then(Value::as_str).unwrap_or(""),
+                o.get("channels").and_then(Value::as_u64).unwrap_or(1),
+                o.get("dims").map(|d| join(d, "x")).unwrap_or_default()
+            );
+            if let Some(n) = o.get("layers").and_then(Value::as_u64) {
+                s.push_str(&format!(",layers={n}"));
+            }
+            if o.get("cube").and_then(Value::as_bool) == Some(true) {
+                s.push_str(",cube=1");
+            }
+            if let Some(r) = o.get("res").and_then(Value::as_str) {
+                s.push_str(&format!(",res={r}"));
+            }
+            if let Some(a) = o.get("addr") {
+                s.push_str(&format!(",addr={}", join(a, "/")));
+            }
+            if let Some(f) = o.get("filter").and_then(Value::as_str) {
+                s.push_str(&format!(",filter={f}"));
+            }
+            if let Some(r) = o.get("read").and_then(Value::as_str) {
+                s.push_str(&format!(",read={r}"));
+            }
+            if o.get("normalized").and_then(Value::as_bool) == Some(true) {
+                s.push_str(",coords=normalized");
+            }
+            if let Some(b) = o.get("border") {
+                s.push_str(&format!(",border={}", join(b, "/")));
+            }
+            parse(s).map_err(CaseError::Object)
+        })
+        .collect()
 }
 
 /// A tensor-map entry: `{"buffer": 1, "type": "f16", "dims": [..], "strides": [..],
@@ -263,6 +344,12 @@ pub fn interpret(
     for t in &c.tmaps {
         args.push(Arg::TensorMap(t.clone()));
     }
+    for t in &c.textures {
+        args.push(Arg::Texture(t.clone()));
+    }
+    for s in &c.surfaces {
+        args.push(Arg::Surface(s.clone()));
+    }
     let mut l = p
         .launch(&c.entry)
         .grid(c.grid)
@@ -274,7 +361,13 @@ pub fn interpret(
     }
     let o = l.run().map_err(|f| f.error.to_string())?;
     let thread_instructions = o.stats.thread_instructions;
-    let out = o.buffers.into_iter().next().ok_or("no output")?;
+    let mut out = o
+        .buffers
+        .into_iter()
+        .nth(c.out_buffer)
+        .ok_or("no output buffer")?;
+    // A surface's buffer is compared over the length of `out`.
+    out.truncate(es * c.out.hex.len());
     Ok(Interpreted {
         out,
         thread_instructions,

@@ -649,3 +649,41 @@ fn call_table_functions_declared_before() {
     );
     assert_eq!(rules_of(&late), vec![Rule::CallTargets]);
 }
+
+/// `cp.reduce.async.bulk` takes the operation and type pairs of the ISA's table (9.7.9.25.4.2),
+/// not the cross product of its syntax block: the reader rejects the others, as ptxas does.
+#[test]
+fn bulk_reduction_pairs_follow_the_isa_table() {
+    let module = |inst: &str| {
+        format!(
+            ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+             \t.reg .b64 %rd<4>;\n\t.reg .b32 %r<2>;\n\t{inst}\n\tret;\n}}\n"
+        )
+    };
+    let g = "cp.reduce.async.bulk.global.shared::cta.bulk_group";
+    let c = "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes";
+    for ok in [
+        format!("{g}.xor.b32 [%rd1], [%rd2], %r1;"),
+        format!("{g}.L2::cache_hint.and.b64 [%rd1], [%rd2], %r1, %rd3;"),
+        format!("{g}.add.noftz.bf16 [%rd1], [%rd2], %r1;"),
+        format!("{g}.min.s64 [%rd1], [%rd2], %r1;"),
+        format!("{c}.inc.u32 [%rd1], [%rd2], %r1, [%rd3];"),
+    ] {
+        assert!(ptx_ir::text::parse(&module(&ok)).is_ok(), "{ok}");
+    }
+    for bad in [
+        format!("{g}.L2::cache_hint.xor.s32 [%rd1], [%rd2], %r1, %rd3;"),
+        format!("{g}.add.f16 [%rd1], [%rd2], %r1;"),
+        format!("{g}.add.s64 [%rd1], [%rd2], %r1;"),
+        format!("{g}.inc.s32 [%rd1], [%rd2], %r1;"),
+        format!("{c}.and.b64 [%rd1], [%rd2], %r1, [%rd3];"),
+        format!("{c}.add.f32 [%rd1], [%rd2], %r1, [%rd3];"),
+    ] {
+        let e = ptx_ir::text::parse(&module(&bad)).expect_err(&bad);
+        let e = e.to_string();
+        assert!(
+            e.contains("cannot be combined") || e.contains("is missing .noftz"),
+            "{bad}: {e}"
+        );
+    }
+}

@@ -206,4 +206,8 @@ pub enum SpecError {
     /// A `tmap:` specification that does not describe a tensor map.
     #[error("{0}")]
     TensorMap(crate::tmap::TensorMapError),
+    /// A `tex:` or `surf:` specification that does not describe an object (the message says
+    /// why).
+    #[error("{0}")]
+    Image(String),
 }

@@ -52,6 +52,7 @@ pub mod mem;
 mod progress;
 mod regs;
 mod tc;
+pub mod texture;
 pub mod tmap;
 
 pub use error::{Error, FaultKind, Site, SpecError, Thread};

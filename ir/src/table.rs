@@ -642,8 +642,16 @@ macro_rules! for_each_instruction {
                 ".global.shared::cta.bulk_group{.L2::cache_hint}{.cp_mask} m, m, s, s?, s?",
             ];
             CpReduceAsyncBulk = 78, "cp.reduce.async.bulk", AsyncCopy, ptx(8, 0), min(90), [
-                ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes.$redop.(b32|u32|s32|b64|u64) m, m, s, m",
-                ".global.shared::cta.bulk_group{.L2::cache_hint}.$redop.(f16|bf16|b32|u32|s32|b64|u64|s64|f32|f64) m, m, s, s?",
+                // The valid operation and type pairs of the ISA's table (9.7.9.25.4.2), not the
+                // cross product its syntax block lists.
+                ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.(u32|s32|u64) m, m, s, m",
+                ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(min|max).(u32|s32) m, m, s, m",
+                ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(inc|dec).u32 m, m, s, m",
+                ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(and|or|xor).b32 m, m, s, m",
+                ".global.shared::cta.bulk_group{.L2::cache_hint}.add.(u32|s32|u64|f32|f64) m, m, s, s?",
+                ".global.shared::cta.bulk_group{.L2::cache_hint}.(min|max).(u32|s32|u64|s64|f16|bf16) m, m, s, s?",
+                ".global.shared::cta.bulk_group{.L2::cache_hint}.(inc|dec).u32 m, m, s, s?",
+                ".global.shared::cta.bulk_group{.L2::cache_hint}.(and|or|xor).(b32|b64) m, m, s, s?",
                 ".global.shared::cta.bulk_group{.L2::cache_hint}.add.noftz.(f16|bf16) m, m, s, s?",
             ];
             CpAsyncBulkPrefetch = 79, "cp.async.bulk.prefetch", AsyncCopy, ptx(8, 0), min(90), [".L2.global{.L2::cache_hint} m, s, s?"];

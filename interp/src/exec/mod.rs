@@ -46,6 +46,7 @@ mod parallel;
 mod proxy;
 mod stack;
 mod tensor;
+mod texture;
 mod tmem;
 mod video;
 mod warpgroup;
@@ -87,6 +88,12 @@ pub enum Arg {
     /// A tensor map over another argument's buffer (see [`crate::tmap`]): a 128-byte parameter
     /// receives the object itself, an 8-byte one the address of a global copy.
     TensorMap(TensorMapArg),
+    /// A texture object over another argument's buffer (see [`crate::texture`]): an 8-byte
+    /// parameter receives its handle.
+    Texture(crate::texture::TextureArg),
+    /// A surface object over another argument's buffer: an 8-byte parameter receives its
+    /// handle; stores land in the buffer.
+    Surface(crate::texture::SurfaceArg),
 }
 
 /// What an argument specification asked for, beyond the argument itself.
@@ -154,7 +161,10 @@ impl Arg {
     /// `f64:0d3FF0000000000000` (any of `u8 s8 b8 u16 s16 b16 u32 s32 b32 u64 s64 b64 f32 f64`),
     /// `buf:PATH`, `zeros:BYTES`, `hex:BYTES-IN-HEX` (memory order), `iota32:N` (N `.u32` words
     /// 0, 1, ..., N-1), `tmap:buf=ARG,type=T,dims=..,box=..[,...]` (a tensor map, see
-    /// [`TensorMapArg::parse`]). Buffers are limited to [`mem::DEFAULT_MEM_LIMIT`] bytes.
+    /// [`TensorMapArg::parse`]), `tex:buf=ARG,type=T,ch=C,dims=..[,...]` and
+    /// `surf:buf=ARG,type=T,ch=C,dims=..[,...]` (texture and surface objects, see
+    /// [`crate::texture::TextureArg::parse`]). Buffers are limited to
+    /// [`mem::DEFAULT_MEM_LIMIT`] bytes.
     pub fn parse_spec(s: &str) -> Result<(Arg, Spec), SpecError> {
         Arg::parse_spec_within(s, mem::DEFAULT_MEM_LIMIT)
     }
@@ -221,6 +231,14 @@ impl Arg {
             }
             "tmap" => Ok((
                 Arg::TensorMap(TensorMapArg::parse(v).map_err(SpecError::TensorMap)?),
+                Spec::Scalar,
+            )),
+            "tex" => Ok((
+                Arg::Texture(crate::texture::TextureArg::parse(v).map_err(SpecError::Image)?),
+                Spec::Scalar,
+            )),
+            "surf" => Ok((
+                Arg::Surface(crate::texture::SurfaceArg::parse(v).map_err(SpecError::Image)?),
                 Spec::Scalar,
             )),
             "iota32" => {
@@ -675,6 +693,7 @@ impl<'p> Launch<'p> {
                 _ => None,
             });
         }
+        let mut images = Vec::new();
         for (i, (a, p)) in self.args.iter().zip(&ef.params).enumerate() {
             let ParamLoc::Mem(off) = p.loc else {
                 return Err(fail(Error::Launch("kernel .reg parameters".into())));
@@ -713,6 +732,49 @@ impl<'p> Launch<'p> {
                         }
                     }
                 }
+                Arg::Texture(_) | Arg::Surface(_) => {
+                    let (layout, surface) = match a {
+                        Arg::Texture(t) => (&t.layout, false),
+                        Arg::Surface(s) => (&s.layout, true),
+                        _ => unreachable!("matched above"),
+                    };
+                    let what = if surface { "surface" } else { "texture" };
+                    let base = addrs.get(layout.buffer).copied().flatten().ok_or_else(|| {
+                        fail(Error::Launch(format!(
+                            "{what} argument {i} names argument {}, which is not a buffer",
+                            layout.buffer
+                        )))
+                    })?;
+                    let have = match &self.args[layout.buffer] {
+                        Arg::Buffer(b) => b.len() as u64,
+                        _ => 0,
+                    };
+                    if have < layout.bytes() {
+                        return Err(fail(Error::Launch(format!(
+                            "{what} argument {i} needs {} bytes of texels; argument {} has {have}",
+                            layout.bytes(),
+                            layout.buffer
+                        ))));
+                    }
+                    if p.size != 8 {
+                        return Err(fail(Error::Launch(format!(
+                            "{what} argument {i} for a {}-byte parameter (handles take 8)",
+                            p.size
+                        ))));
+                    }
+                    let handle = crate::texture::HANDLE_TAG
+                        | if surface {
+                            crate::texture::SURFACE_BIT
+                        } else {
+                            0
+                        }
+                        | images.len() as u64;
+                    images.push(state::Image {
+                        base,
+                        arg: a.clone(),
+                    });
+                    handle.to_le_bytes().to_vec()
+                }
                 Arg::Buffer(_) => {
                     let addr = addrs[i].unwrap_or(0);
                     let v = addr.to_le_bytes();
@@ -739,6 +801,7 @@ impl<'p> Launch<'p> {
             .min(mem::STACK_MAX as u64) as u32;
         let m = Machine {
             prog,
+            images: std::sync::Arc::new(images),
             global,
             consts: prog.consts.clone(),
             kparams,

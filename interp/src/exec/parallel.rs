@@ -47,6 +47,7 @@ pub fn hazard(prog: &Program, entry: FuncId, clusters: u64) -> Option<String> {
                     "a bulk reduction into global memory"
                 }
                 Opcode::ClusterlaunchcontrolTryCancel => "cluster launch control",
+                Opcode::Sured => "a surface reduction",
                 Opcode::MultimemLdReduce | Opcode::MultimemSt | Opcode::MultimemRed => {
                     "a multimem operation"
                 }
@@ -144,6 +145,7 @@ pub fn run(
 fn worker<'p>(m: &Machine<'p>, base: &Arc<Vec<mem::Alloc>>, pool: &Arc<AtomicU64>) -> Machine<'p> {
     Machine {
         prog: m.prog,
+        images: m.images.clone(),
         global: Global::overlay(base.clone(), m.mem.clone()),
         consts: m.consts.clone(),
         kparams: m.kparams.clone(),

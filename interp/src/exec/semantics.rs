@@ -15,7 +15,7 @@ use super::ctx::Ctx;
 use super::flow::Flow;
 use super::{
     arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, proxy, stack, tensor,
-    tmem, video, warpgroup, warpops, wgmma, wmma,
+    texture, tmem, video, warpgroup, warpops, wgmma, wmma,
 };
 use crate::arity::{Arity, Need};
 use crate::code::DInst;
@@ -323,11 +323,15 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
             Arity::ANY,
         ),
         // textures and surfaces
-        Tex | Tld4 | Txq | Istypep | Suld | Sust | Sured | Suq => guarded(
-            v,
-            |x| Err(x.unsupported("textures and surfaces are not modelled")),
-            Arity::ANY,
-        ),
+        // `d{|p}, [a, {b,} c]{, lod | dPdx, dPdy}{, e}{, f}`
+        Tex => guarded(v, texture::tex, opt(2, &[D, X, X, X, X, X])),
+        Tld4 => guarded(v, texture::tld4, opt(2, &[D, X, X, X])),
+        Txq => guarded(v, texture::txq, opt(2, &[D, X, X])),
+        Istypep => guarded(v, texture::istypep, exact(&[D, X])),
+        Suld => guarded(v, texture::suld, exact(&[D, X])),
+        Sust => guarded(v, texture::sust, exact(&[X, X])),
+        Sured => guarded(v, texture::sured, exact(&[X, X])),
+        Suq => guarded(v, texture::suq, exact(&[D, X])),
         // control flow: a call is `(returns), target, (params), list-or-_` after loading
         Bra => always(v, control::bra, exact(&[X])),
         BrxIdx => always(v, control::brx, exact(&[X, X])),

@@ -42,10 +42,21 @@ pub enum Contraction {
     Report,
 }
 
+/// A texture or surface object of the launch: its argument and its buffer's global address.
+#[derive(Clone, Debug)]
+pub struct Image {
+    /// The texels' global address.
+    pub base: u64,
+    /// The `Arg::Texture` or `Arg::Surface` it was made from.
+    pub arg: crate::exec::Arg,
+}
+
 /// Launch-wide state.
 pub struct Machine<'p> {
     /// The program.
     pub prog: &'p Program,
+    /// The launch's texture and surface objects, indexed by the low bits of their handles.
+    pub images: std::sync::Arc<Vec<Image>>,
     /// Global memory.
     pub global: Global,
     /// The constant bank.

@@ -1,0 +1,710 @@
+//! Texture and surface instructions: `tex`, `tld4`, `txq`, `istypep`, `suld`, `sust`, `sured`,
+//! `suq` on the launch's texture and surface objects ([`crate::texture`]).
+//!
+//! Texels live in global memory (the buffer the object was made over), so that surface stores
+//! are ordinary global stores and a texture reads what the buffer holds.
+
+use super::ctx::{lanes, AddrSpace, Ctx};
+use super::flow::Flow;
+use super::state::Image;
+use crate::code::Opnd;
+use crate::error::{Error, FaultKind};
+use crate::exec::Arg;
+use crate::float::{self, Fmt};
+use crate::texture::{self as tx, AddrMode, Layout, SurfaceArg, TextureArg};
+use ptx_ir_core::{Dim, Flag, Op, Rounding, Type, Vector};
+
+/// The object a handle names, if it is one of this launch's of the wanted kind.
+fn object<'m>(x: &'m Ctx<'_, '_>, h: u64, surface: bool) -> Option<&'m Image> {
+    if h & !(tx::SURFACE_BIT | 0xffff_ffff) != tx::HANDLE_TAG {
+        return None;
+    }
+    if (h & tx::SURFACE_BIT != 0) != surface {
+        return None;
+    }
+    x.m.images.get((h & 0xffff_ffff) as usize)
+}
+
+fn texture<'m>(x: &'m Ctx<'_, '_>, h: u64, l: usize) -> Result<(&'m TextureArg, u64), Error> {
+    match object(x, h, false) {
+        Some(Image {
+            base,
+            arg: Arg::Texture(t),
+        }) => Ok((t, *base)),
+        _ => Err(x.undefined(
+            l,
+            format!(
+                "{h:#x} is not a texture object of this launch (pass one with a `tex:` argument)"
+            ),
+        )),
+    }
+}
+
+fn surface<'m>(x: &'m Ctx<'_, '_>, h: u64, l: usize) -> Result<(&'m SurfaceArg, u64), Error> {
+    match object(x, h, true) {
+        Some(Image {
+            base,
+            arg: Arg::Surface(s),
+        }) => Ok((s, *base)),
+        _ => Err(x.undefined(
+            l,
+            format!(
+                "{h:#x} is not a surface object of this launch (pass one with a `surf:` argument)"
+            ),
+        )),
+    }
+}
+
+/// `[a, c]` or `[a, b, c]`: the object, the sampler if any, the coordinate operands.
+fn tuple<'p>(x: &Ctx<'_, 'p>) -> Result<(&'p Opnd, &'p [Opnd]), Error> {
+    let d: &'p crate::code::DInst = x.d;
+    let t = match d.opnds.get(
+        if matches!(d.op, ptx_ir_core::Opcode::Sust | ptx_ir_core::Opcode::Sured) {
+            0
+        } else {
+            1
+        },
+    ) {
+        Some(Opnd::Tuple(t)) => t,
+        _ => return Err(x.unsupported("operand is not `[object, {coordinates}]`")),
+    };
+    match &t[..] {
+        [h, Opnd::Vec(c)] | [h, _, Opnd::Vec(c)] => Ok((h, c)),
+        [h, c] | [h, _, c] => Ok((h, std::slice::from_ref(c))),
+        _ => Err(x.unsupported("operand is not `[object, {coordinates}]`")),
+    }
+}
+
+/// Coordinates of one lane: the plane (layer, cube face, or sample), the float or integer
+/// coordinates in texel units, and how many dimensions are filtered.
+struct Coords {
+    plane: u64,
+    u: [f32; 3],
+    i: [i64; 3],
+    n: usize,
+    int: bool,
+}
+
+fn coords(
+    x: &Ctx<'_, '_>,
+    t: &Layout,
+    sm: Option<&tx::Sampler>,
+    c: &[Opnd],
+    int: bool,
+    l: usize,
+) -> Result<Coords, Error> {
+    let geom = x.d.dim.ok_or_else(|| x.unsupported("no geometry"))?;
+    let w = |k: usize| -> Result<u32, Error> {
+        match c.get(k) {
+            Some(o) => Ok(x.get(o, l)? as u32),
+            None => Err(x.unsupported("too few coordinates for the geometry")),
+        }
+    };
+    let (first, n, layered, cube) = match geom {
+        Dim::D1 => (0, 1, false, false),
+        Dim::D2 => (0, 2, false, false),
+        Dim::D3 => (0, 3, false, false),
+        Dim::A1d => (1, 1, true, false),
+        Dim::A2d => (1, 2, true, false),
+        Dim::Cube => (0, 3, false, true),
+        Dim::Acube => (1, 3, true, true),
+        Dim::D2ms | Dim::A2dms => {
+            return Err(x.undefined(
+                l,
+                "multi-sample textures cannot be made by the CUDA runtime, and `tex:` objects have one sample",
+            ))
+        }
+        _ => return Err(x.unsupported("geometry")),
+    };
+    let want_rank = if cube { 2 } else { n as u32 };
+    if t.rank != want_rank || (t.layers > 0) != layered || t.cube != cube {
+        return Err(x.undefined(
+            l,
+            format!(
+                "the instruction's .{} geometry does not match the object ({}D{}{})",
+                geom.as_str(),
+                t.rank,
+                if t.layers > 0 { ", layered" } else { "" },
+                if t.cube { ", cube" } else { "" }
+            ),
+        ));
+    }
+    let mut plane = if layered { w(0)? as u64 } else { 0 };
+    if layered {
+        // Out-of-range layers read the last one.
+        plane = plane.min(t.layers as u64 - 1);
+    }
+    let mut out = Coords {
+        plane,
+        u: [0.0; 3],
+        i: [0; 3],
+        n,
+        int,
+    };
+    if cube {
+        let v: Vec<f32> = (0..3)
+            .map(|k| w(first + k).map(f32::from_bits))
+            .collect::<Result<_, _>>()?;
+        let (face, s, tc) = tx::cube_face(v[0], v[1], v[2]);
+        out.plane = 6 * out.plane + face as u64;
+        out.u = [s * t.dims[0] as f32, tc * t.dims[1] as f32, 0.0];
+        out.n = 2;
+        return Ok(out);
+    }
+    for k in 0..n {
+        let b = w(first + k)?;
+        if int {
+            out.i[k] = b as i32 as i64;
+        } else {
+            let f = f32::from_bits(b);
+            out.u[k] = match sm {
+                Some(s) if s.normalized_coords => f * t.dims[k] as f32,
+                _ => f,
+            };
+        }
+    }
+    Ok(out)
+}
+
+/// `n` bytes of global memory at `a`.
+fn read_global(x: &mut Ctx<'_, '_>, a: u64, n: usize, l: usize) -> Result<Vec<u8>, Error> {
+    match x.m.global.read(a, n) {
+        Ok(b) => Ok(b.to_vec()),
+        Err(k) => Err(x.fault(k, AddrSpace::Global, a, n, l)),
+    }
+}
+
+fn texel(
+    x: &mut Ctx<'_, '_>,
+    t: &TextureArg,
+    base: u64,
+    off: u64,
+    l: usize,
+) -> Result<[u32; 4], Error> {
+    let b = read_global(x, base + off, t.layout.texel_bytes() as usize, l)?;
+    Ok(tx::convert_texel(t, &b))
+}
+
+/// The texel at integer coordinates `i` (after addressing) of plane `p`, or the border.
+fn corner(
+    x: &mut Ctx<'_, '_>,
+    t: &TextureArg,
+    base: u64,
+    p: u64,
+    i: [i64; 3],
+    n: usize,
+    l: usize,
+) -> Result<[u32; 4], Error> {
+    let mut at = [0u32; 3];
+    for k in 0..n {
+        let mode = if t.layout.cube {
+            AddrMode::Clamp
+        } else {
+            t.sampler.addr[k]
+        };
+        match tx::address(i[k], t.layout.dims[k], mode) {
+            Some(v) => at[k] = v,
+            None => return Ok(tx::border_texel(t)),
+        }
+    }
+    let off = t.layout.offset(p, at[0], at[1], at[2]);
+    texel(x, t, base, off, l)
+}
+
+/// One fetch: the four channels in the result domain.
+fn fetch(
+    x: &mut Ctx<'_, '_>,
+    t: &TextureArg,
+    base: u64,
+    c: &Coords,
+    offset: [i64; 3],
+    l: usize,
+) -> Result<[u32; 4], Error> {
+    if c.int {
+        // Integer coordinates (measured on an H200): a 1D fetch reads linear memory only (an
+        // array reads 0); elsewhere the coordinates sample as floats with the texture's
+        // filter. Out of range reads 0 whatever the address mode.
+        let mut i = c.i;
+        for k in 0..c.n {
+            i[k] += offset[k];
+        }
+        let inside = (0..c.n).all(|k| (0..t.layout.dims[k] as i64).contains(&i[k]));
+        if !inside || (c.n == 1 && !t.layout.linear_memory) {
+            return Ok([0; 4]);
+        }
+        if c.n == 1 || !t.sampler.linear {
+            return corner(x, t, base, c.plane, i, c.n, l);
+        }
+        let f = Coords {
+            plane: c.plane,
+            u: [i[0] as f32, i[1] as f32, i[2] as f32],
+            i,
+            n: c.n,
+            int: false,
+        };
+        return fetch(x, t, base, &f, [0; 3], l);
+    }
+    if !t.sampler.linear {
+        let mut i = [0i64; 3];
+        for k in 0..c.n {
+            i[k] = tx::point(c.u[k]) + offset[k];
+        }
+        return corner(x, t, base, c.plane, i, c.n, l);
+    }
+    let (i0, fr) = footprint(c, offset);
+    let ws = tx::weights(&fr[..c.n]);
+    let mut ts = Vec::with_capacity(ws.len());
+    for corner_bits in 0..(1usize << c.n) {
+        let mut i = i0;
+        for (k, v) in i.iter_mut().enumerate().take(c.n) {
+            *v += (corner_bits >> k & 1) as i64;
+        }
+        ts.push(corner(x, t, base, c.plane, i, c.n, l)?);
+    }
+    let mut out = [0u32; 4];
+    for (ch, o) in out.iter_mut().enumerate() {
+        let vals: Vec<u32> = ts.iter().map(|v| v[ch]).collect();
+        *o = tx::blend(&ws, &vals);
+    }
+    Ok(out)
+}
+
+/// The lower corner and the fractions (in 1/256) of the bilinear footprint.
+fn footprint(c: &Coords, offset: [i64; 3]) -> ([i64; 3], [i64; 3]) {
+    let mut i0 = [0i64; 3];
+    let mut fr = [0i64; 3];
+    for k in 0..c.n {
+        let q = tx::fixed(c.u[k] - 0.5);
+        i0[k] = q.div_euclid(256) + offset[k];
+        fr[k] = q.rem_euclid(256);
+    }
+    (i0, fr)
+}
+
+/// The trailing operands of `tex`/`tld4` after the mipmap ones: the offset vector and the
+/// depth-compare value.
+fn offset_of(x: &Ctx<'_, '_>, rest: &[Opnd], l: usize) -> Result<[i64; 3], Error> {
+    let mut off = [0i64; 3];
+    if let Some(Opnd::Vec(v)) = rest.iter().find(|o| matches!(o, Opnd::Vec(_))) {
+        for (k, o) in v.iter().enumerate().take(3) {
+            off[k] = x.get(o, l)? as u32 as i32 as i64;
+        }
+    }
+    Ok(off)
+}
+
+/// Writes the result vector `v` (32-bit words, or f16 halves for `.f16`) and the residency
+/// predicate, if the destination has one.
+fn write_result(x: &mut Ctx<'_, '_>, v: &[u64], resident: bool, l: usize) -> Result<(), Error> {
+    let d =
+        x.d.opnds
+            .first()
+            .ok_or_else(|| x.unsupported("no destination"))?;
+    let (vec, pred) = match d {
+        Opnd::Pair(p) => (&p[0], Some(&p[1])),
+        o => (o, None),
+    };
+    match vec {
+        Opnd::Vec(items) => {
+            for (o, &b) in items.iter().zip(v) {
+                x.set(o, l, b)?;
+            }
+        }
+        o => x.set(o, l, v[0])?,
+    }
+    if let Some(p) = pred {
+        x.set(p, l, resident as u64)?;
+    }
+    Ok(())
+}
+
+/// The result channels as the destination type has them.
+fn as_dtype(t: &TextureArg, dtype: Type, v: [u32; 4]) -> Vec<u64> {
+    let float = t.float_result();
+    let h = |b: u32| {
+        if float && f32::from_bits(b).is_nan() {
+            0x7fff // the GPU's canonical f16 NaN
+        } else if float {
+            float::convert_bits(b as u64, Fmt::F32, Fmt::F16, Rounding::Rn)
+        } else {
+            b as u64 & 0xffff
+        }
+    };
+    match dtype {
+        Type::F16 => v.iter().map(|&b| h(b)).collect(),
+        Type::F16x2 => vec![h(v[0]) | h(v[1]) << 16, h(v[2]) | h(v[3]) << 16],
+        _ => v.iter().map(|&b| b as u64).collect(),
+    }
+}
+
+/// `tex`
+pub fn tex(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let types = x.types();
+    let (dtype, ctype) = match types {
+        [d, c] => (*d, *c),
+        _ => return Err(x.unsupported("tex without destination and coordinate types")),
+    };
+    let (head, c) = tuple(x)?;
+    let mut rest: &[Opnd] = x.d.opnds.get(2..).unwrap_or(&[]);
+    if x.has(Flag::Level) {
+        rest = rest.get(1..).unwrap_or(&[]);
+    } else if x.has(Flag::Grad) {
+        rest = rest.get(2..).unwrap_or(&[]);
+    }
+    for l in lanes(x.emask) {
+        let (t, base) = texture(x, x.get(head, l)?, l)?;
+        let t = t.clone();
+        let co = coords(x, &t.layout, Some(&t.sampler), c, ctype == Type::S32, l)?;
+        let off = offset_of(x, rest, l)?;
+        let v = fetch(x, &t, base, &co, off, l)?;
+        let out = as_dtype(&t, dtype, v);
+        write_result(x, &out, true, l)?;
+    }
+    Ok(Flow::Next)
+}
+
+/// `tld4`: one channel of the four texels of the bilinear footprint.
+pub fn tld4(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let ch = if x.has(Flag::R) {
+        0
+    } else if x.has(Flag::G) {
+        1
+    } else if x.has(Flag::B) {
+        2
+    } else {
+        3
+    };
+    let (head, c) = tuple(x)?;
+    let rest: &[Opnd] = x.d.opnds.get(2..).unwrap_or(&[]);
+    for l in lanes(x.emask) {
+        let (t, base) = texture(x, x.get(head, l)?, l)?;
+        let t = t.clone();
+        let co = coords(x, &t.layout, Some(&t.sampler), c, false, l)?;
+        let off = offset_of(x, rest, l)?;
+        let (i0, _) = footprint(&co, off);
+        let mut out = [0u64; 4];
+        // Counter-clockwise from the lower left: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
+        for (k, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
+            let i = [i0[0] + di, i0[1] + dj, 0];
+            out[k] = corner(x, &t, base, co.plane, i, 2, l)?[ch] as u64;
+        }
+        write_result(x, &out, true, l)?;
+    }
+    Ok(Flow::Next)
+}
+
+/// What `txq`/`suq` answer for a query flag of an object's layout.
+fn size_query(x: &Ctx<'_, '_>, t: &Layout, texture: bool) -> Option<u32> {
+    Some(if x.has(Flag::Width) {
+        t.dims[0]
+    } else if x.has(Flag::Height) {
+        match t.rank {
+            1 if texture && !t.linear_memory => 1,
+            1 => 0,
+            _ => t.dims[1],
+        }
+    } else if x.has(Flag::Depth) {
+        if t.rank == 3 {
+            t.dims[2]
+        } else {
+            t.layers
+        }
+    } else if x.has(Flag::ChannelOrder) {
+        tx::channel_order(t.channels)
+    } else if x.has(Flag::ArraySize) {
+        t.layers
+    } else {
+        return None;
+    })
+}
+
+/// `txq`
+pub fn txq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let [d, a] = x.ops();
+    for l in lanes(x.emask) {
+        let (t, _) = texture(x, x.addr(a, l)?, l)?;
+        let sm = &t.sampler;
+        let level = if x.has(Flag::Level) {
+            x.get(x.opt(2).unwrap_or(&crate::code::MISSING), l)? as u32
+        } else {
+            0
+        };
+        let v = match size_query(x, &t.layout, true) {
+            // A non-mipmapped texture has one level; the others measure 0.
+            Some(_) if level != 0 => 0,
+            Some(v) => v,
+            None if x.has(Flag::ChannelDataType) => {
+                tx::channel_data_type(t.layout.format, sm.normalized_read)
+            }
+            None if x.has(Flag::NormalizedCoords) => sm.normalized_coords as u32,
+            None if x.has(Flag::FilterMode) => sm.linear as u32,
+            None if x.has(Flag::AddrMode0) => tx::addr_mode_code(sm.addr[0]),
+            None if x.has(Flag::AddrMode1) => tx::addr_mode_code(sm.addr[1]),
+            None if x.has(Flag::AddrMode2) => tx::addr_mode_code(sm.addr[2]),
+            // Not mipmapped, one sample, and unified mode has no separate sampler.
+            None => 0,
+        };
+        x.set(d, l, v as u64)?;
+    }
+    Ok(Flow::Next)
+}
+
+/// `suq`
+pub fn suq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let [d, a] = x.ops();
+    for l in lanes(x.emask) {
+        let (s, _) = surface(x, x.addr(a, l)?, l)?;
+        let v = match size_query(x, &s.layout, false) {
+            Some(v) => v,
+            None if x.has(Flag::ChannelDataType) => tx::channel_data_type(s.layout.format, false),
+            // `.memory_layout`: CUDA arrays are not linear.
+            None => 0,
+        };
+        x.set(d, l, v as u64)?;
+    }
+    Ok(Flow::Next)
+}
+
+/// `istypep`: whether the value points to an opaque variable of the type. Texture and surface
+/// object handles do not (an H200 answers false for both, for every type), and `ptx run`
+/// declares no opaque variable that a register could point to.
+pub fn istypep(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let [d, _] = x.ops();
+    for l in lanes(x.emask) {
+        x.set(d, l, 0)?;
+    }
+    Ok(Flow::Next)
+}
+
+/// Where a surface access lands: the byte offset in the buffer, or `None` to drop it (`.zero`).
+fn surface_at(
+    x: &Ctx<'_, '_>,
+    s: &Layout,
+    c: &[Opnd],
+    size: u64,
+    sample: bool,
+    l: usize,
+) -> Result<Option<u64>, Error> {
+    let geom = x.d.dim.ok_or_else(|| x.unsupported("no geometry"))?;
+    let w = |k: usize| -> Result<i64, Error> {
+        match c.get(k) {
+            Some(o) => Ok(x.get(o, l)? as u32 as i32 as i64),
+            None => Err(x.unsupported("too few coordinates for the geometry")),
+        }
+    };
+    let (first, n, layered) = match geom {
+        Dim::D1 => (0, 1, false),
+        Dim::D2 => (0, 2, false),
+        Dim::D3 => (0, 3, false),
+        Dim::A1d => (1, 1, true),
+        Dim::A2d => (1, 2, true),
+        _ => return Err(x.unsupported("surface geometry")),
+    };
+    if s.rank != n as u32 || (s.layers > 0) != layered {
+        return Err(x.undefined(
+            l,
+            format!(
+                "the instruction's .{} geometry does not match the surface ({}D{})",
+                geom.as_str(),
+                s.rank,
+                if s.layers > 0 { ", layered" } else { "" }
+            ),
+        ));
+    }
+    let eb = s.texel_bytes() as i64;
+    let mut xb = w(first)?;
+    if sample {
+        xb *= size as i64;
+    }
+    if xb.rem_euclid(size as i64) != 0 {
+        return Err(Error::Memory {
+            kind: FaultKind::Misaligned,
+            space: "surface".into(),
+            addr: xb as u64,
+            size: size as u32,
+            site: x.site(),
+            thread: x.thread(l),
+        });
+    }
+    let row = s.dims[0] as i64 * eb;
+    let mut pos = [xb, 0, 0];
+    for (k, p) in pos.iter_mut().enumerate().take(n).skip(1) {
+        *p = w(first + k)?;
+    }
+    let mut layer = if layered { w(0)? as u32 as i64 } else { 0 };
+    let inside = xb >= 0
+        && xb + size as i64 <= row
+        && (1..n).all(|k| (0..s.dims[k] as i64).contains(&pos[k]))
+        && (!layered || layer < s.layers as i64);
+    if !inside {
+        if x.has(Flag::Zero) {
+            return Ok(None);
+        }
+        if !x.has(Flag::Clamp) {
+            return Err(Error::Trap {
+                site: x.site(),
+                thread: x.thread(l),
+            });
+        }
+        pos[0] = pos[0].clamp(0, row - size as i64);
+        for (p, &d) in pos.iter_mut().zip(&s.dims).take(n).skip(1) {
+            *p = (*p).clamp(0, d as i64 - 1);
+        }
+        layer = layer.clamp(0, s.layers.max(1) as i64 - 1);
+    }
+    let texel = s.offset(layer as u64, 0, pos[1] as u32, pos[2] as u32);
+    Ok(Some(texel + pos[0] as u64))
+}
+
+fn access_size(x: &Ctx<'_, '_>) -> (u64, usize) {
+    let n = match x.d.vector {
+        Some(Vector::V2) => 2,
+        Some(Vector::V4) => 4,
+        Some(Vector::V8) => 8,
+        None => 1,
+    };
+    let eb = x.d.ty.map_or(4, |t| t.bits() / 8) as u64;
+    (eb, n)
+}
+
+/// `suld.b`
+pub fn suld(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let (head, c) = tuple(x)?;
+    let (eb, n) = access_size(x);
+    let d = &x.d.opnds[0];
+    for l in lanes(x.emask) {
+        let (s, base) = surface(x, x.get(head, l)?, l)?;
+        let s = s.layout.clone();
+        let at = surface_at(x, &s, c, eb * n as u64, false, l)?;
+        let bytes = match at {
+            Some(off) => read_global(x, base + off, eb as usize * n, l)?,
+            None => vec![0; eb as usize * n],
+        };
+        let vals: Vec<u64> = bytes
+            .chunks(eb as usize)
+            .map(|b| {
+                let mut w = [0u8; 8];
+                w[..b.len()].copy_from_slice(b);
+                u64::from_le_bytes(w)
+            })
+            .collect();
+        match d {
+            Opnd::Vec(items) => {
+                for (o, &v) in items.iter().zip(&vals) {
+                    x.set(o, l, v)?;
+                }
+            }
+            o => x.set(o, l, vals[0])?,
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// A 32-bit source value converted to a channel of a formatted surface (`sust.p`), as an
+/// H200 does: `.u32` and `.s32` sources saturate to the channel, `f32` to `f16` rounds toward
+/// zero.
+fn format_channel(f: tx::Format, v: u32) -> u64 {
+    let bits = 8 * f.bytes();
+    match f {
+        tx::Format::F32 => v as u64,
+        tx::Format::F16 => float::convert_bits(v as u64, Fmt::F32, Fmt::F16, Rounding::Rz),
+        tx::Format::U8 | tx::Format::U16 | tx::Format::U32 => (v as u64).min((1u64 << bits) - 1),
+        _ => {
+            let lim = 1i64 << (bits - 1);
+            (v as i32 as i64).clamp(-lim, lim - 1) as u64
+        }
+    }
+}
+
+/// `sust.b` and `sust.p`
+pub fn sust(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let (head, c) = tuple(x)?;
+    let formatted = x.has(Flag::P);
+    let (eb, n) = access_size(x);
+    let src = x.d.opnds.get(1).ok_or_else(|| x.unsupported("no source"))?;
+    for l in lanes(x.emask) {
+        let (s, base) = surface(x, x.get(head, l)?, l)?;
+        let s = s.layout.clone();
+        let vals: Vec<u64> = match src {
+            Opnd::Vec(items) => items
+                .iter()
+                .map(|o| x.get(o, l))
+                .collect::<Result<_, _>>()?,
+            o => vec![x.get(o, l)?],
+        };
+        let (bytes, size) = if formatted {
+            let cb = s.format.bytes() as usize;
+            let mut b = vec![0u8; s.texel_bytes() as usize];
+            for (ch, v) in vals.iter().enumerate().take(s.channels as usize) {
+                let f = format_channel(s.format, *v as u32);
+                b[ch * cb..(ch + 1) * cb].copy_from_slice(&f.to_le_bytes()[..cb]);
+            }
+            let tb = s.texel_bytes();
+            (b, tb)
+        } else {
+            let mut b = Vec::with_capacity(eb as usize * n);
+            for v in &vals {
+                b.extend_from_slice(&v.to_le_bytes()[..eb as usize]);
+            }
+            (b, eb * n as u64)
+        };
+        let Some(off) = surface_at(x, &s, c, size, formatted, l)? else {
+            continue;
+        };
+        let a = base + off;
+        x.access(AddrSpace::Global, a, bytes.len(), 1, l, true, |m| {
+            m.copy_from_slice(&bytes)
+        })?;
+    }
+    Ok(Flow::Next)
+}
+
+/// `sured.b` and `sured.p`: an atomic reduction on one element.
+pub fn sured(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let (head, c) = tuple(x)?;
+    let sample = x.has(Flag::P);
+    let ty =
+        x.d.ty
+            .ok_or_else(|| x.unsupported("sured without a type"))?;
+    let op =
+        x.d.oper
+            .ok_or_else(|| x.unsupported("sured without an operation"))?;
+    let size = ty.bits() as u64 / 8;
+    let src = x.d.opnds.get(1).ok_or_else(|| x.unsupported("no source"))?;
+    for l in lanes(x.emask) {
+        let (s, base) = surface(x, x.get(head, l)?, l)?;
+        let s = s.layout.clone();
+        let v = x.get(src, l)?;
+        let Some(off) = surface_at(x, &s, c, size, sample, l)? else {
+            continue;
+        };
+        // `.b32`/`.b64` of `sured.p` follow the surface's signedness; `.b32` of `sured.b` takes
+        // only the bitwise operations, for which it does not matter.
+        let signed = matches!(ty, Type::S32 | Type::S64)
+            || (sample && matches!(s.format, tx::Format::S8 | tx::Format::S16 | tx::Format::S32));
+        let bits = ty.bits();
+        let a = base + off;
+        x.access(AddrSpace::Global, a, size as usize, 1, l, true, |m| {
+            let mut w = [0u8; 8];
+            w[..size as usize].copy_from_slice(m);
+            let old = u64::from_le_bytes(w);
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            let sx = |u: u64| -> i64 { ((u << (64 - bits)) as i64) >> (64 - bits) };
+            let new = match op {
+                Op::Add => old.wrapping_add(v),
+                Op::Min if signed => sx(old).min(sx(v & mask)) as u64,
+                Op::Max if signed => sx(old).max(sx(v & mask)) as u64,
+                Op::Min => old.min(v & mask),
+                Op::Max => old.max(v & mask),
+                Op::And => old & v,
+                _ => old | v,
+            } & mask;
+            m.copy_from_slice(&new.to_le_bytes()[..size as usize]);
+        })?;
+    }
+    Ok(Flow::Next)
+}

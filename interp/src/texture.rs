@@ -1,0 +1,623 @@
+//! Texture and surface objects: what a launch passes for a `cudaTextureObject_t` or
+//! `cudaSurfaceObject_t` parameter, and how a texel is found, converted and filtered.
+//!
+//! An object is a *description* over one of the launch's buffer arguments (as a tensor map is,
+//! [`crate::tmap`]): the buffer holds the texels densely, channels interleaved, x fastest, then
+//! y, then z or the layer (a cube map's six faces are layers `+x, -x, +y, -y, +z, -z`, a cube
+//! array's layer `6 * index + face`). The parameter receives an opaque 64-bit handle; `tex`,
+//! `tld4`, `txq`, `suld`, `sust`, `sured` and `suq` read the object through it, and a surface's
+//! stores land in the buffer, which is read back after the run. The GPU side of the same test
+//! (`tools/hwvectors/texture.py`) copies the buffer into a CUDA array and makes the object from
+//! the same description.
+//!
+//! The arithmetic was fitted to an H200's results (`corpus/vectors/texture.jsonl`):
+//! coordinates are quantized to 1/256 of a texel (round half up) before point sampling and
+//! filtering; bilinear filtering uses 8-bit fractional weights, of which only the product
+//! `a * b` is rounded (so that each row's weights still sum exactly), and sums the weighted
+//! texels exactly before one rounding to `f32`; a channel the format lacks reads 0, also in
+//! the border colour.
+
+use crate::float::{self, Fmt};
+use ptx_ir_core::Rounding;
+
+/// The tag in the upper half of every handle: a texture or surface handle never equals a
+/// global address (those are below 2^48).
+pub const HANDLE_TAG: u64 = 0x5458_0000_0000_0000;
+/// The bit that marks a surface handle.
+pub const SURFACE_BIT: u64 = 1 << 32;
+
+/// A channel's storage type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// 8-bit unsigned.
+    U8,
+    /// 8-bit signed.
+    S8,
+    /// 16-bit unsigned.
+    U16,
+    /// 16-bit signed.
+    S16,
+    /// 32-bit unsigned.
+    U32,
+    /// 32-bit signed.
+    S32,
+    /// IEEE half.
+    F16,
+    /// IEEE single.
+    F32,
+}
+
+impl Format {
+    const ALL: [(Format, &'static str); 8] = [
+        (Format::U8, "u8"),
+        (Format::S8, "s8"),
+        (Format::U16, "u16"),
+        (Format::S16, "s16"),
+        (Format::U32, "u32"),
+        (Format::S32, "s32"),
+        (Format::F16, "f16"),
+        (Format::F32, "f32"),
+    ];
+
+    fn parse(s: &str) -> Option<Format> {
+        Format::ALL.iter().find(|(_, n)| *n == s).map(|(f, _)| *f)
+    }
+
+    /// Bytes of one channel.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Format::U8 | Format::S8 => 1,
+            Format::U16 | Format::S16 | Format::F16 => 2,
+            Format::U32 | Format::S32 | Format::F32 => 4,
+        }
+    }
+
+    /// Whether the channel holds a float.
+    pub fn is_float(self) -> bool {
+        matches!(self, Format::F16 | Format::F32)
+    }
+
+    fn is_signed(self) -> bool {
+        matches!(self, Format::S8 | Format::S16 | Format::S32)
+    }
+
+    /// The channel's raw value (sign-extended for signed formats) from its little-endian
+    /// bytes.
+    fn raw(self, b: &[u8]) -> u64 {
+        let mut v = [0u8; 8];
+        v[..b.len()].copy_from_slice(b);
+        let u = u64::from_le_bytes(v);
+        let bits = 8 * self.bytes();
+        if self.is_signed() && u >> (bits - 1) & 1 == 1 {
+            u | (u64::MAX << bits)
+        } else {
+            u
+        }
+    }
+}
+
+/// What a coordinate outside the texture reads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AddrMode {
+    /// Repeat (normalized coordinates only).
+    Wrap,
+    /// The nearest edge texel.
+    Clamp,
+    /// Repeat mirrored (normalized coordinates only).
+    Mirror,
+    /// The border colour.
+    Border,
+}
+
+impl AddrMode {
+    fn parse(s: &str) -> Option<AddrMode> {
+        Some(match s {
+            "wrap" => AddrMode::Wrap,
+            "clamp" => AddrMode::Clamp,
+            "mirror" => AddrMode::Mirror,
+            "border" => AddrMode::Border,
+            _ => return None,
+        })
+    }
+}
+
+/// How a texture is sampled and what it returns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sampler {
+    /// Address mode per dimension.
+    pub addr: [AddrMode; 3],
+    /// Bilinear (trilinear in 3D) filtering; otherwise nearest point.
+    pub linear: bool,
+    /// 8- and 16-bit integer channels read as floats in [0, 1] or [-1, 1].
+    pub normalized_read: bool,
+    /// Coordinates in [0, 1) rather than [0, size).
+    pub normalized_coords: bool,
+    /// The border colour, per channel.
+    pub border: [f32; 4],
+}
+
+/// The texels an object reads or writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// The argument whose buffer holds the texels.
+    pub buffer: usize,
+    /// Channel type.
+    pub format: Format,
+    /// Channels per texel: 1, 2 or 4.
+    pub channels: u32,
+    /// Width, height and depth in texels (1 for absent dimensions).
+    pub dims: [u32; 3],
+    /// 1, 2 or 3.
+    pub rank: u32,
+    /// Layers of a layered (array) object; 0 when not layered.
+    pub layers: u32,
+    /// A cube map (rank 2, six faces per layer).
+    pub cube: bool,
+    /// Linear memory (`cudaResourceTypeLinear`, what `tex1Dfetch` reads) rather than an array.
+    pub linear_memory: bool,
+}
+
+impl Layout {
+    /// Bytes of one texel.
+    pub fn texel_bytes(&self) -> u64 {
+        (self.format.bytes() * self.channels) as u64
+    }
+
+    /// Layers in the buffer: six per cube, at least one.
+    pub fn planes(&self) -> u64 {
+        let l = self.layers.max(1) as u64;
+        if self.cube {
+            6 * l
+        } else {
+            l
+        }
+    }
+
+    /// Bytes the texels take.
+    pub fn bytes(&self) -> u64 {
+        self.texel_bytes() * self.dims.iter().map(|&d| d as u64).product::<u64>() * self.planes()
+    }
+
+    /// Byte offset of texel (i, j, k) of plane `p`, all in range.
+    pub fn offset(&self, p: u64, i: u32, j: u32, k: u32) -> u64 {
+        let [w, h, d] = self.dims.map(|x| x as u64);
+        (((p * d + k as u64) * h + j as u64) * w + i as u64) * self.texel_bytes()
+    }
+}
+
+/// A texture argument: texels and sampler.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureArg {
+    /// The texels.
+    pub layout: Layout,
+    /// How they are sampled.
+    pub sampler: Sampler,
+}
+
+/// A surface argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SurfaceArg {
+    /// The texels.
+    pub layout: Layout,
+}
+
+/// Fields common to `tex:` and `surf:` specifications.
+fn layout_field(l: &mut Layout, k: &str, v: &str) -> Result<bool, String> {
+    match k {
+        "buf" => l.buffer = v.parse().map_err(|_| format!("bad buffer index `{v}`"))?,
+        "type" => l.format = Format::parse(v).ok_or_else(|| format!("unknown texel type `{v}`"))?,
+        "ch" => {
+            l.channels = match v {
+                "1" => 1,
+                "2" => 2,
+                "4" => 4,
+                _ => return Err(format!("channels must be 1, 2 or 4, not `{v}`")),
+            }
+        }
+        "dims" => {
+            let d = v
+                .split('x')
+                .map(|x| x.parse::<u32>().ok().filter(|&n| (1..=65536).contains(&n)))
+                .collect::<Option<Vec<_>>>()
+                .filter(|d| (1..=3).contains(&d.len()))
+                .ok_or_else(|| format!("dims `{v}`: 1 to 3 sizes of 1..65536 separated by `x`"))?;
+            l.rank = d.len() as u32;
+            l.dims = [1; 3];
+            l.dims[..d.len()].copy_from_slice(&d);
+        }
+        "layers" => {
+            l.layers = v
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| (1..=2048).contains(&n))
+                .ok_or_else(|| format!("layers `{v}`: 1..2048"))?
+        }
+        "cube" if v == "1" || v == "true" => l.cube = true,
+        "res" if v == "linear" => l.linear_memory = true,
+        "res" if v == "array" => l.linear_memory = false,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn fields(s: &str) -> impl Iterator<Item = Result<(&str, &str), String>> {
+    s.split(',').map(|kv| {
+        kv.split_once('=')
+            .ok_or_else(|| format!("bad field `{kv}` (expected KEY=VALUE)"))
+    })
+}
+
+fn empty_layout() -> Layout {
+    Layout {
+        buffer: usize::MAX,
+        format: Format::F32,
+        channels: 1,
+        dims: [1; 3],
+        rank: 0,
+        layers: 0,
+        cube: false,
+        linear_memory: false,
+    }
+}
+
+fn check_layout(l: &Layout, what: &str) -> Result<(), String> {
+    if l.buffer == usize::MAX {
+        return Err(format!("{what} without `buf=ARG`"));
+    }
+    if l.rank == 0 {
+        return Err(format!("{what} without `dims=WxH..`"));
+    }
+    if l.cube && (l.rank != 2 || l.dims[0] != l.dims[1]) {
+        return Err("a cube map has square 2D faces (dims=NxN)".into());
+    }
+    if l.layers > 0 && l.rank == 3 {
+        return Err("layered objects are 1D or 2D".into());
+    }
+    if l.linear_memory && (l.rank != 1 || l.layers > 0 || l.cube) {
+        return Err("a linear-memory resource is 1D".into());
+    }
+    Ok(())
+}
+
+impl TextureArg {
+    /// Parses a `tex:` specification: `buf=ARG,type=T,ch=C,dims=W[xH[xD]]` and optionally
+    /// `layers=N`, `cube=1`, `res=linear`, `addr=M[/M[/M]]` (`clamp`, `border`, `wrap`,
+    /// `mirror`; default clamp), `filter=point|linear`, `read=element|normalized`,
+    /// `coords=unnormalized|normalized`, `border=R/G/B/A`. As `cudaCreateTextureObject` does,
+    /// wrap and mirror become clamp with unnormalized coordinates, and linear filtering needs
+    /// a float result (a float format or a normalized read of an 8- or 16-bit integer one).
+    pub fn parse(s: &str) -> Result<TextureArg, String> {
+        let mut layout = empty_layout();
+        let mut sm = Sampler {
+            addr: [AddrMode::Clamp; 3],
+            linear: false,
+            normalized_read: false,
+            normalized_coords: false,
+            border: [0.0; 4],
+        };
+        for kv in fields(s) {
+            let (k, v) = kv?;
+            if layout_field(&mut layout, k, v)? {
+                continue;
+            }
+            match k {
+                "addr" => {
+                    let m = v
+                        .split('/')
+                        .map(AddrMode::parse)
+                        .collect::<Option<Vec<_>>>()
+                        .filter(|m| (1..=3).contains(&m.len()))
+                        .ok_or_else(|| format!("addr `{v}`: wrap, clamp, mirror or border, per dimension separated by `/`"))?;
+                    for (i, a) in sm.addr.iter_mut().enumerate() {
+                        *a = m[i.min(m.len() - 1)];
+                    }
+                }
+                "filter" => {
+                    sm.linear = match v {
+                        "point" => false,
+                        "linear" => true,
+                        _ => return Err(format!("filter `{v}`: point or linear")),
+                    }
+                }
+                "read" => {
+                    sm.normalized_read = match v {
+                        "element" => false,
+                        "normalized" => true,
+                        _ => return Err(format!("read `{v}`: element or normalized")),
+                    }
+                }
+                "coords" => {
+                    sm.normalized_coords = match v {
+                        "unnormalized" => false,
+                        "normalized" => true,
+                        _ => return Err(format!("coords `{v}`: unnormalized or normalized")),
+                    }
+                }
+                "border" => {
+                    let b = v
+                        .split('/')
+                        .map(|x| x.parse::<f32>().ok())
+                        .collect::<Option<Vec<_>>>()
+                        .filter(|b| b.len() == 4)
+                        .ok_or_else(|| format!("border `{v}`: four floats separated by `/`"))?;
+                    sm.border.copy_from_slice(&b);
+                }
+                _ => return Err(format!("unknown texture field `{k}`")),
+            }
+        }
+        check_layout(&layout, "a texture")?;
+        if sm.normalized_read && layout.format.bytes() == 4 {
+            sm.normalized_read = false; // 32-bit channels are never promoted (CUDA runtime)
+        }
+        if sm.normalized_read && layout.format.is_float() {
+            sm.normalized_read = false;
+        }
+        if !sm.normalized_coords {
+            for a in &mut sm.addr {
+                if matches!(a, AddrMode::Wrap | AddrMode::Mirror) {
+                    *a = AddrMode::Clamp;
+                }
+            }
+        }
+        if sm.linear && !layout.format.is_float() && !sm.normalized_read {
+            return Err(
+                "linear filtering of an integer texture needs `read=normalized` (the CUDA \
+                 runtime rejects it)"
+                    .into(),
+            );
+        }
+        Ok(TextureArg {
+            layout,
+            sampler: sm,
+        })
+    }
+
+    /// Whether fetches return floats (and filtering applies).
+    pub fn float_result(&self) -> bool {
+        self.layout.format.is_float() || self.sampler.normalized_read
+    }
+}
+
+impl SurfaceArg {
+    /// Parses a `surf:` specification: `buf=ARG,type=T,ch=C,dims=W[xH[xD]]` and optionally
+    /// `layers=N`, `cube=1`.
+    pub fn parse(s: &str) -> Result<SurfaceArg, String> {
+        let mut layout = empty_layout();
+        for kv in fields(s) {
+            let (k, v) = kv?;
+            if !layout_field(&mut layout, k, v)? {
+                return Err(format!("unknown surface field `{k}`"));
+            }
+        }
+        check_layout(&layout, "a surface")?;
+        if layout.linear_memory {
+            return Err("surfaces are CUDA arrays, not linear memory".into());
+        }
+        Ok(SurfaceArg { layout })
+    }
+}
+
+/// A texel's channels in the result domain: `f32` bits for a float result, the raw integer
+/// (sign-extended to 32 bits) otherwise.
+pub fn convert_texel(t: &TextureArg, bytes: &[u8]) -> [u32; 4] {
+    let f = t.layout.format;
+    let n = f.bytes() as usize;
+    let mut out = [0u32; 4];
+    for (c, o) in out.iter_mut().enumerate().take(t.layout.channels as usize) {
+        let raw = f.raw(&bytes[c * n..(c + 1) * n]);
+        *o = match f {
+            Format::F32 => raw as u32,
+            Format::F16 => float::convert_bits(raw, Fmt::F16, Fmt::F32, Rounding::Rn) as u32,
+            _ if t.sampler.normalized_read => normalize(f, raw).to_bits(),
+            _ => raw as u32,
+        };
+    }
+    out
+}
+
+/// An 8- or 16-bit integer as a normalized float: unsigned over [0, 1], signed over [-1, 1]
+/// (the most negative value reads -1, as the next one does).
+fn normalize(f: Format, raw: u64) -> f32 {
+    let max = ((1u64 << (8 * f.bytes() - f.is_signed() as u32)) - 1) as f64;
+    let v = if f.is_signed() {
+        raw as i64 as f64
+    } else {
+        raw as f64
+    };
+    ((v / max).max(-1.0)) as f32
+}
+
+/// The border colour in the result domain, with 0 for the channels the format lacks. The
+/// colour is first stored in the texel format, as a texel would be (an H200 returns 127/255
+/// for a border of 0.5 in a normalized `u8` texture): `f16` rounds toward zero, element reads
+/// of integer formats take the colour's bits, normalized ones go through `f16` and then scale
+/// and round to nearest with ties toward zero.
+pub fn border_texel(t: &TextureArg) -> [u32; 4] {
+    let f = t.layout.format;
+    let n = f.bytes() as usize;
+    let mut bytes = [0u8; 16];
+    for c in 0..t.layout.channels as usize {
+        let b = t.sampler.border[c];
+        let raw: u64 = match f {
+            Format::F32 => b.to_bits() as u64,
+            Format::F16 => {
+                float::convert_bits(b.to_bits() as u64, Fmt::F32, Fmt::F16, Rounding::Rz)
+            }
+            // Element reads of integer formats take the colour's bits (CUDA: "integer border
+            // colour values need to be reinterpret_cast to float").
+            _ if !t.sampler.normalized_read => b.to_bits() as u64,
+            _ => {
+                let bits = 8 * f.bytes();
+                let (lo, hi) = if f.is_signed() {
+                    (
+                        -(1i64 << (bits - 1)) as f64,
+                        ((1i64 << (bits - 1)) - 1) as f64,
+                    )
+                } else {
+                    (0.0, ((1u64 << bits) - 1) as f64)
+                };
+                // Through f16 (toward zero), then nearest with ties toward zero: 0.5 reads
+                // 127/255 in u8, 0.001 reads 65/65535 in u16 and 33/32767 in s16.
+                let h = float::convert_bits(b.to_bits() as u64, Fmt::F32, Fmt::F16, Rounding::Rz);
+                let h =
+                    f32::from_bits(float::convert_bits(h, Fmt::F16, Fmt::F32, Rounding::Rn) as u32);
+                let scaled = h as f64 * hi;
+                let v = if scaled.is_nan() {
+                    0.0
+                } else {
+                    (scaled.abs() - 0.5).ceil().copysign(scaled).clamp(lo, hi)
+                };
+                v as i64 as u64
+            }
+        };
+        bytes[c * n..(c + 1) * n].copy_from_slice(&raw.to_le_bytes()[..n]);
+    }
+    convert_texel(t, &bytes)
+}
+
+/// The texel index a point sample at `u` reads: the floor, with NaN as 0 and the range
+/// saturated (point sampling does not quantize the coordinate as filtering does).
+pub fn point(u: f32) -> i64 {
+    if u.is_nan() {
+        return 0;
+    }
+    (u.floor() as f64).clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
+}
+
+/// A coordinate in 1/256 texel units, as the texture unit quantizes it (round half up);
+/// NaN reads as 0 and the range saturates.
+pub fn fixed(u: f32) -> i64 {
+    if u.is_nan() {
+        return 0;
+    }
+    let s = (u as f64 * 256.0 + 0.5).floor();
+    s.clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
+}
+
+/// Where index `i` of a dimension of `n` texels reads under mode `m`: `None` for the border.
+pub fn address(i: i64, n: u32, m: AddrMode) -> Option<u32> {
+    let n = n as i64;
+    match m {
+        AddrMode::Clamp => Some(i.clamp(0, n - 1) as u32),
+        AddrMode::Border => (0..n).contains(&i).then_some(i as u32),
+        AddrMode::Wrap => Some(i.rem_euclid(n) as u32),
+        AddrMode::Mirror => {
+            let m = i.rem_euclid(2 * n);
+            Some(if m < n { m } else { 2 * n - 1 - m } as u32)
+        }
+    }
+}
+
+/// Bilinear (or trilinear) weights for fractions `f` (in 1/256) of the filtered dimensions:
+/// one weight per corner, corner bit `d` set for the upper texel of dimension `d`, in 1/2^24.
+/// Of the products only `a*b` (and in 3D each product) is rounded to 8 fractional bits, half
+/// up; the other weights are what keeps each row's sum exact.
+pub fn weights(f: &[i64]) -> Vec<i64> {
+    match f {
+        [a] => vec![(256 - a) << 16, a << 16],
+        [a, b] => {
+            let ab = (a * b + 128) >> 8; // in 1/256
+            let w11 = ab << 16;
+            let w10 = (a << 16) - w11;
+            let w01 = (b << 16) - w11;
+            let w00 = (1 << 24) - w10 - w01 - w11;
+            vec![w00, w10, w01, w11]
+        }
+        _ => {
+            // Trilinear: the 2D weights of (a, b) times (1 - c, c), each rounded to 1/256.
+            let (a, b, c) = (f[0], f[1], f[2]);
+            let w2 = weights(&[a, b]);
+            let mut w = Vec::with_capacity(8);
+            for cz in [256 - c, c] {
+                for &wxy in &w2 {
+                    w.push((((wxy >> 16) * cz + 128) >> 8) << 16);
+                }
+            }
+            w
+        }
+    }
+}
+
+/// The weighted sum of texel values (f32 bits) with weights in 1/2^24, rounded once.
+pub fn blend(ws: &[i64], ts: &[u32]) -> u32 {
+    let mut s = 0f64;
+    let mut nan = false;
+    for (&w, &t) in ws.iter().zip(ts) {
+        let v = f32::from_bits(t) as f64;
+        if w != 0 {
+            nan |= v.is_nan();
+            s += v * w as f64 / (1u64 << 24) as f64;
+        }
+    }
+    if nan {
+        return 0x7fff_ffff;
+    }
+    (s as f32).to_bits()
+}
+
+/// The cube face and the (s, t) coordinates in [0, 1] a direction selects (the major axis picks
+/// the face; the others are divided by its magnitude), as `(face, s, t)`. A zero direction
+/// reads face +z.
+pub fn cube_face(x: f32, y: f32, z: f32) -> (u32, f32, f32) {
+    let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+    // Ties go to z, then y (an H200 reads face +z for (1, 1, 1)).
+    let (face, sc, tc, ma) = if az >= ax && az >= ay {
+        if z >= 0.0 {
+            (4, x, -y, az)
+        } else {
+            (5, -x, -y, az)
+        }
+    } else if ay >= ax {
+        if y >= 0.0 {
+            (2, x, z, ay)
+        } else {
+            (3, x, -z, ay)
+        }
+    } else if x >= 0.0 {
+        (0, -z, -y, ax)
+    } else {
+        (1, z, -y, ax)
+    };
+    if ma == 0.0 {
+        return (face, 0.5, 0.5);
+    }
+    (face, 0.5 * (sc / ma + 1.0), 0.5 * (tc / ma + 1.0))
+}
+
+/// `txq`/`suq` `.channel_data_type`: the OpenCL constant the ISA names (PTX ISA 5.3.3).
+pub fn channel_data_type(f: Format, normalized_read: bool) -> u32 {
+    match (f, normalized_read) {
+        (Format::S8, true) => 0x10D0,
+        (Format::S16, true) => 0x10D1,
+        (Format::U8, true) => 0x10D2,
+        (Format::U16, true) => 0x10D3,
+        (Format::S8, false) => 0x10D7,
+        (Format::S16, false) => 0x10D8,
+        (Format::S32, _) => 0x10D9,
+        (Format::U8, false) => 0x10DA,
+        (Format::U16, false) => 0x10DB,
+        (Format::U32, _) => 0x10DC,
+        (Format::F16, _) => 0x10DD,
+        (Format::F32, _) => 0x10DE,
+    }
+}
+
+/// `txq`/`suq` `.channel_order`: `CL_R`, `CL_RG` or `CL_RGBA`.
+pub fn channel_order(channels: u32) -> u32 {
+    match channels {
+        1 => 0x10B0,
+        2 => 0x10B2,
+        _ => 0x10B5,
+    }
+}
+
+/// `txq` `.addr_mode_N`: the ISA's `enum { wrap, mirror, clamp_ogl, clamp_to_edge,
+/// clamp_to_border }`.
+pub fn addr_mode_code(m: AddrMode) -> u32 {
+    match m {
+        AddrMode::Wrap => 0,
+        AddrMode::Mirror => 1,
+        AddrMode::Clamp => 3,
+        AddrMode::Border => 4,
+    }
+}
