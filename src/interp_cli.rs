@@ -40,7 +40,11 @@ pub struct RunArgs {
     /// A kernel argument, in parameter order: u32:7, s64:-3, f32:1.5, f64:0d3FF0000000000000,
     /// buf:PATH (read, and written back after the run), zeros:BYTES, hex:BYTES, iota32:N
     /// (printed as hex after the run), tmap:buf=ARG,type=T,dims=AxB,box=AxB[,strides=..]
-    /// `[,swizzle=128][,fill=nan]` (a tensor map over argument ARG's buffer).
+    /// `[,swizzle=128][,fill=nan]` (a tensor map over argument ARG's buffer),
+    /// tex:buf=ARG,type=T,ch=C,dims=W[xH[xD]][,layers=N][,cube=1][,res=linear]
+    /// `[,addr=clamp/wrap/..][,filter=linear][,read=normalized][,coords=normalized]`
+    /// `[,border=R/G/B/A]` (a texture object over ARG's buffer), surf:buf=ARG,type=T,ch=C,
+    /// dims=W[xH[xD]][,layers=N] (a surface object; its stores land in ARG's buffer).
     #[arg(long = "arg")]
     args: Vec<String>,
     /// Host-memory budget in bytes: argument buffers, module variables, and the shared memory,

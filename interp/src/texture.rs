@@ -427,12 +427,12 @@ fn normalize(f: Format, raw: u64) -> f32 {
     ((v / max).max(-1.0)) as f32
 }
 
-/// The border colour in the result domain, with 0 for the channels the format lacks. The
+/// The border colour as the bytes of a texel (0 for the channels the format lacks). The
 /// colour is first stored in the texel format, as a texel would be (an H200 returns 127/255
 /// for a border of 0.5 in a normalized `u8` texture): `f16` rounds toward zero, element reads
 /// of integer formats take the colour's bits, normalized ones go through `f16` and then scale
 /// and round to nearest with ties toward zero.
-pub fn border_texel(t: &TextureArg) -> [u32; 4] {
+pub fn border_bytes(t: &TextureArg) -> Vec<u8> {
     let f = t.layout.format;
     let n = f.bytes() as usize;
     let mut bytes = [0u8; 16];
@@ -472,7 +472,7 @@ pub fn border_texel(t: &TextureArg) -> [u32; 4] {
         };
         bytes[c * n..(c + 1) * n].copy_from_slice(&raw.to_le_bytes()[..n]);
     }
-    convert_texel(t, &bytes)
+    bytes[..t.layout.texel_bytes() as usize].to_vec()
 }
 
 /// The texel index a point sample at `u` reads: the floor, with NaN as 0 and the range
@@ -484,8 +484,9 @@ pub fn point(u: f32) -> i64 {
     (u.floor() as f64).clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
 }
 
-/// A coordinate in 1/256 texel units, as the texture unit quantizes it (round half up);
-/// NaN reads as 0 and the range saturates.
+/// A coordinate in 1/256 texel units, as the texture unit quantizes it for filtering (round
+/// half up); the range saturates. A NaN coordinate reads as 0 (before the half-texel shift:
+/// the caller maps it).
 pub fn fixed(u: f32) -> i64 {
     if u.is_nan() {
         return 0;
@@ -509,50 +510,175 @@ pub fn address(i: i64, n: u32, m: AddrMode) -> Option<u32> {
 }
 
 /// Bilinear (or trilinear) weights for fractions `f` (in 1/256) of the filtered dimensions:
-/// one weight per corner, corner bit `d` set for the upper texel of dimension `d`, in 1/2^24.
-/// Of the products only `a*b` (and in 3D each product) is rounded to 8 fractional bits, half
-/// up; the other weights are what keeps each row's sum exact.
+/// one weight per corner, corner bit `d` set for the upper texel of dimension `d`, in 1/65536.
+/// Of the products only `a*b` is rounded to 8 fractional bits, half up; the other weights are
+/// what keeps each row's sum exact (an H200, `corpus/vectors/texture.jsonl.xz`).
 pub fn weights(f: &[i64]) -> Vec<i64> {
     match f {
-        [a] => vec![(256 - a) << 16, a << 16],
+        [a] => vec![(256 - a) << 8, a << 8],
         [a, b] => {
-            let ab = (a * b + 128) >> 8; // in 1/256
-            let w11 = ab << 16;
-            let w10 = (a << 16) - w11;
-            let w01 = (b << 16) - w11;
-            let w00 = (1 << 24) - w10 - w01 - w11;
-            vec![w00, w10, w01, w11]
+            let w11 = ((a * b + 128) >> 8) << 8;
+            let w10 = (a << 8) - w11;
+            let w01 = (b << 8) - w11;
+            vec![65536 - w10 - w01 - w11, w10, w01, w11]
         }
         _ => {
-            // Trilinear: the 2D weights of (a, b) times (1 - c, c), each rounded to 1/256.
+            // Trilinear (fitted on an H200, 245 of 256 probe lanes): the 2D rule on (x, z),
+            // then each of those weights split by y, the upper part rounded half up to 1/256.
             let (a, b, c) = (f[0], f[1], f[2]);
-            let w2 = weights(&[a, b]);
-            let mut w = Vec::with_capacity(8);
-            for cz in [256 - c, c] {
-                for &wxy in &w2 {
-                    w.push((((wxy >> 16) * cz + 128) >> 8) << 16);
-                }
+            let xz = weights(&[a, c]);
+            let mut w = vec![0; 8];
+            for (k, &wxz) in xz.iter().enumerate() {
+                let wxz = wxz >> 8; // in 1/256
+                let hi = (wxz * b + 128) >> 8;
+                let (ex, ez) = (k & 1, k >> 1);
+                w[ex | ez << 2] = (wxz - hi) << 8;
+                w[ex | 2 | ez << 2] = hi << 8;
             }
             w
         }
     }
 }
 
-/// The weighted sum of texel values (f32 bits) with weights in 1/2^24, rounded once.
-pub fn blend(ws: &[i64], ts: &[u32]) -> u32 {
-    let mut s = 0f64;
-    let mut nan = false;
-    for (&w, &t) in ws.iter().zip(ts) {
-        let v = f32::from_bits(t) as f64;
-        if w != 0 {
-            nan |= v.is_nan();
-            s += v * w as f64 / (1u64 << 24) as f64;
+/// A float's value as `m * 2^e` (`None` for NaN and infinities).
+fn parts(v: f64) -> Option<(i128, i32)> {
+    if !v.is_finite() {
+        return None;
+    }
+    if v == 0.0 {
+        return Some((0, 0));
+    }
+    let b = v.to_bits();
+    let exp = ((b >> 52) & 0x7ff) as i32;
+    let frac = (b & ((1 << 52) - 1)) as i128;
+    let (m, e) = if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | 1 << 52, exp - 1075)
+    };
+    Some((if v < 0.0 { -m } else { m }, e))
+}
+
+/// `s * 2^e` rounded to `p` significant bits, ties away from zero, with the quantum at least
+/// `2^min_e` (the format's subnormal step), as an `f64`.
+fn round_away(s: i128, e: i32, p: u32, min_e: i32) -> f64 {
+    if s == 0 {
+        return 0.0;
+    }
+    let mag = s.unsigned_abs();
+    let bits = 128 - mag.leading_zeros() as i32;
+    let shift = (bits - p as i32).max(min_e - e).max(0);
+    let m = if shift == 0 {
+        mag
+    } else if shift >= 127 {
+        0
+    } else {
+        (mag + (1u128 << (shift - 1))) >> shift
+    };
+    let v = m as f64 * 2f64.powi(e + shift);
+    if s < 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// The exact sum of `w_k / 65536 * v_k`, rounded once to `p` bits with ties away from zero;
+/// NaN if a weighted value is NaN. Terms 2^100 times below the largest cannot change it.
+fn weighted_sum(ws: &[i64], vs: &[f64], p: u32, min_e: i32) -> f64 {
+    let mut terms = Vec::with_capacity(ws.len());
+    let mut inf = 0f64;
+    for (&w, &v) in ws.iter().zip(vs) {
+        if w == 0 {
+            continue;
+        }
+        match parts(v) {
+            Some((m, e)) if m != 0 => terms.push((m * w as i128, e - 16)),
+            Some(_) => {}
+            None if v.is_nan() => return f64::NAN,
+            None => {
+                if inf != 0.0 && inf != v {
+                    return f64::NAN;
+                }
+                inf = v;
+            }
         }
     }
-    if nan {
-        return 0x7fff_ffff;
+    if inf != 0.0 {
+        return inf;
     }
-    (s as f32).to_bits()
+    let Some(top) = terms
+        .iter()
+        .map(|&(m, e)| e + 128 - m.unsigned_abs().leading_zeros() as i32)
+        .max()
+    else {
+        return 0.0;
+    };
+    let floor = top - 100;
+    let base = terms
+        .iter()
+        .map(|&(_, e)| e)
+        .filter(|&e| e >= floor)
+        .min()
+        .unwrap_or(floor);
+    let mut s: i128 = 0;
+    for (m, e) in terms {
+        if e >= base {
+            s += m << (e - base);
+        }
+    }
+    round_away(s, base, p, min_e)
+}
+
+/// One channel value of a texel as the filter reads it: for normalized integers, the texel
+/// widened to 16 bits (8-bit unsigned times 257; 8-bit signed scaled by 32767/127), over the
+/// denominator 65535 or 32767; for floats, the value over 1.
+fn filter_value(f: Format, raw: u64) -> (f64, f64) {
+    let v = raw as i64;
+    match f {
+        Format::U8 => ((v * 257) as f64, 65535.0),
+        Format::U16 => (v as f64, 65535.0),
+        Format::S8 => ((v.max(-127) * 32767) as f64 / 127.0, 32767.0),
+        Format::S16 => (v.max(-32767) as f64, 32767.0),
+        Format::F16 => (
+            f32::from_bits(float::convert_bits(raw, Fmt::F16, Fmt::F32, Rounding::Rn) as u32)
+                as f64,
+            1.0,
+        ),
+        _ => (f32::from_bits(raw as u32) as f64, 1.0),
+    }
+}
+
+/// Filtered channels (`f32` bits) of the corner texels `ts` (raw bytes) with weights `ws` in
+/// 1/65536, as an H200's texture unit computes them: `f32` texels summed exactly and rounded
+/// once, ties away from zero; `f16` texels likewise to `f16`; normalized integers widened to
+/// 16 bits, summed, rounded to an integer (half up) and divided.
+pub fn filter(t: &TextureArg, ws: &[i64], ts: &[Vec<u8>]) -> [u32; 4] {
+    let f = t.layout.format;
+    let n = f.bytes() as usize;
+    let mut out = [0u32; 4];
+    for (ch, o) in out.iter_mut().enumerate().take(t.layout.channels as usize) {
+        let mut vs = Vec::with_capacity(ts.len());
+        let mut den = 1.0;
+        for b in ts {
+            let (v, d) = filter_value(f, f.raw(&b[ch * n..(ch + 1) * n]));
+            vs.push(v);
+            den = d;
+        }
+        *o = if f.is_float() {
+            let (p, min_e) = if f == Format::F16 {
+                (11, -24)
+            } else {
+                (24, -149)
+            };
+            (weighted_sum(ws, &vs, p, min_e) as f32).to_bits()
+        } else {
+            let s: f64 = ws.iter().zip(&vs).map(|(&w, &v)| w as f64 * v).sum::<f64>() / 65536.0;
+            let q = (s + 0.5).floor();
+            ((q / den).max(-1.0) as f32).to_bits()
+        };
+    }
+    out
 }
 
 /// The cube face and the (s, t) coordinates in [0, 1] a direction selects (the major axis picks

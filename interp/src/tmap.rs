@@ -348,6 +348,114 @@ impl TensorMap {
     }
 }
 
+/// A field `tensormap.replace` writes (PTX ISA 9.7.9.28).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// `.global_address` (`.b64`).
+    GlobalAddress,
+    /// `.rank`: the new value is the rank less one.
+    Rank,
+    /// `.box_dim` of dimension `ord`.
+    BoxDim,
+    /// `.global_dim` of dimension `ord`.
+    GlobalDim,
+    /// `.global_stride` (`.b64`, bytes) of dimension `ord + 1`, as `globalStrides[ord]` of
+    /// `cuTensorMapEncodeTiled`.
+    GlobalStride,
+    /// `.element_stride` of dimension `ord`.
+    ElementStride,
+    /// `.elemtype`, numbered as the ISA's table 33 (not as `CUtensorMapDataType`).
+    Elemtype,
+    /// `.interleave_layout`.
+    InterleaveLayout,
+    /// `.swizzle_mode`.
+    SwizzleMode,
+    /// `.swizzle_atomicity` (sm_100).
+    SwizzleAtomicity,
+    /// `.fill_mode`.
+    FillMode,
+}
+
+/// Writes `v` into field `f` (of dimension `ord`) of the 128-byte tensor-map object `b`, as
+/// `tensormap.replace` does. The object is checked when a copy reads it, not here: a program
+/// may pass through inconsistent states (a rank changed before its dimensions).
+pub fn replace(b: &mut [u8], f: Field, ord: u32, v: u64) -> Result<(), String> {
+    if b.len() < 128 || u32::from_le_bytes([b[0], b[1], b[2], b[3]]) != MAGIC || b[4] != 1 {
+        return Err("tensormap.replace on bytes that are not a tensor map (supply one with a `tmap:` launch argument)".into());
+    }
+    let per_dim = |limit: u32| -> Result<usize, String> {
+        if ord < limit {
+            Ok(ord as usize)
+        } else {
+            Err(format!(
+                "ordinal {ord} is past the tensor map's {limit} entries"
+            ))
+        }
+    };
+    let put32 = |b: &mut [u8], o: usize| b[o..o + 4].copy_from_slice(&(v as u32).to_le_bytes());
+    match f {
+        Field::GlobalAddress => b[16..24].copy_from_slice(&v.to_le_bytes()),
+        Field::Rank => {
+            if v > 4 {
+                return Err(format!("rank field {v}: the rank less one, 0..=4"));
+            }
+            b[5] = v as u8 + 1;
+        }
+        Field::BoxDim => put32(b, 80 + 4 * per_dim(5)?),
+        Field::GlobalDim => put32(b, 24 + 4 * per_dim(5)?),
+        Field::ElementStride => put32(b, 100 + 4 * per_dim(5)?),
+        Field::GlobalStride => {
+            let o = 48 + 8 * per_dim(4)?;
+            b[o..o + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        Field::Elemtype => {
+            // Table 33: u8 u16 u32 s32 u64 s64 f16 f32 f32.ftz f64 bf16 tf32 tf32.ftz.
+            const CODES: [ElemType; 13] = [
+                ElemType::U8,
+                ElemType::U16,
+                ElemType::U32,
+                ElemType::S32,
+                ElemType::U64,
+                ElemType::S64,
+                ElemType::F16,
+                ElemType::F32,
+                ElemType::F32Ftz,
+                ElemType::F64,
+                ElemType::Bf16,
+                ElemType::Tf32,
+                ElemType::Tf32Ftz,
+            ];
+            let e = CODES.get(v as usize).ok_or_else(|| {
+                format!("element type {v} (the sub-byte types 13..15 of sm_100 are not modelled)")
+            })?;
+            b[6] = *e as u8;
+        }
+        Field::InterleaveLayout => b[8] = v as u8,
+        Field::SwizzleMode => {
+            if v > 3 {
+                return Err(format!(
+                    "swizzle mode {v} (96-byte swizzling of sm_103a is not modelled)"
+                ));
+            }
+            b[7] = v as u8;
+        }
+        Field::SwizzleAtomicity => {
+            if v != 0 {
+                return Err(format!(
+                    "swizzle atomicity {v} (only the default 16 bytes is modelled)"
+                ));
+            }
+        }
+        Field::FillMode => {
+            if v > 1 {
+                return Err(format!("fill mode {v}: 0 (zeros) or 1 (NaN)"));
+            }
+            b[9] = v as u8;
+        }
+    }
+    Ok(())
+}
+
 /// Why a tensor map cannot be made or read.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum TensorMapError {

@@ -436,7 +436,8 @@ def register():
     FAMILIES.update({"async": fam_async, "mbarrier": fam_mbarrier, "bulk": fam_bulk,
                      "tensor": fam_tensor, "cluster": fam_cluster, "misc": fam_misc,
                      "ldmatrix": fam_ldmatrix, "mma": fam_mma, "wgmma": fam_wgmma,
-                     "wgmmab1": fam_wgmmab1})
+                     "wgmmab1": fam_wgmmab1, "tmreplace": fam_tmreplace,
+                     "wgmmabase": fam_wgmmabase})
 
 
 def tmap_param(reg="%rd10", idx=0):
@@ -525,6 +526,82 @@ def tensor_load_case(name, ty, dims, box, coords, swizzle=0, estrides=None, fill
     case(name, "tensor", kernel(body, shared=sh, tmaps=1, directives=directives), "u32",
          ncta * nbytes // 4, ins=[("u32", 32, words)], grid=(ncta, 1, 1), block=(128, 1, 1),
          cluster=cluster, tmaps=[tm])
+
+
+def tmreplace_case(name, replaces, nbytes, rank=2, coords=(8, 1), in_global=False):
+    """A 2D u32 tensor map over in0 ([40, 6] elements, rows 160 bytes apart, box [8, 4]),
+    passed as a `__grid_constant__` parameter, copied into shared memory (or into the global
+    scratch buffer `in2`), rewritten there by `replaces` (PTX lines on `[%r3]`, or `[%rc]` with
+    `in_global`), moved to `in2` by `tensormap.cp_fenceproxy` (or fenced in place), then used by
+    a tensor load of `nbytes` whose box lands in `out`."""
+    sh = ("  .shared .align 1024 .b8 sm[1024];\n  .shared .align 128 .b8 tmsm[128];\n"
+          "  .shared .align 8 .b64 bar;\n")
+    body = tmap_param() + "mov.u32 %r1, sm;\nmov.u32 %r2, bar;\nmov.u32 %r3, tmsm;\n"
+    body += "setp.eq.u32 %p1, %tx, 0;\nsetp.lt.u32 %p5, %tx, 8;\n"
+    # Eight threads copy the parameter map, 16 bytes each.
+    body += ("shl.b32 %r4, %tx, 4;\ncvt.u64.u32 %rd11, %r4;\nadd.s64 %rd12, %rd10, %rd11;\n"
+             "@%p5 ld.v2.u64 {%rd13, %rd14}, [%rd12];\n")
+    if in_global:
+        body += "add.s64 %rd15, %rc, %rd11;\n@%p5 st.global.v2.u64 [%rd15], {%rd13, %rd14};\n"
+    else:
+        body += "add.u32 %r5, %r3, %r4;\n@%p5 st.shared.v2.u64 [%r5], {%rd13, %rd14};\n"
+    body += "bar.sync 0;\n"
+    for r in replaces:
+        for line in r.split("\n"):
+            body += "@%p1 " + line + "\n"
+    body += "bar.sync 0;\n"
+    if in_global:
+        body += "fence.proxy.tensormap::generic.release.gpu;\n"
+    else:
+        body += ("setp.lt.u32 %p6, %tx, 32;\n@%p6 tensormap.cp_fenceproxy.global.shared::cta."
+                 "tensormap::generic.release.gpu.sync.aligned [%rc], [%r3], 128;\n")
+    body += "@%p1 fence.proxy.tensormap::generic.acquire.gpu [%rc], 128;\n"
+    body += "@%p1 mbarrier.init.shared.b64 [%r2], 1;\nfence.mbarrier_init.release.cluster;\nbar.sync 0;\n"
+    cregs = ", ".join("%%r%d" % (20 + i) for i in range(rank))
+    body += "".join("mov.u32 %%r%d, %d;\n" % (20 + i, c) for i, c in enumerate(coords[:rank]))
+    body += "@%%p1 mbarrier.arrive.expect_tx.shared.b64 _, [%%r2], %d;\n" % nbytes
+    body += ("@%%p1 cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+             "[%%r1], [%%rc, {%s}], [%%r2];\n" % (rank, cregs))
+    body += "L_w:\nmbarrier.try_wait.parity.shared.b64 %p2, [%r2], 0;\n@!%p2 bra L_w;\n"
+    body += smem_to_out("%r1", nbytes)
+    # in0: 3 * 960 bytes, so that a doubled stride or a later base stays inside.
+    words = rand_words(3 * 240)
+    tm = {"buffer": 1, "type": "u32", "dims": [40, 6], "box": [8, 4], "swizzle": 0,
+          "strides": [160]}
+    case(name, "tmreplace", kernel(body, shared=sh, tmaps=1), "u32", nbytes // 4,
+         ins=[("u32", 32, words), ("u32", 32, [0]), ("u32", 32, [0] * 64)],
+         block=(128, 1, 1), tmaps=[tm])
+
+
+def fam_tmreplace():
+    sp = ".shared::cta"
+    tmreplace_case("tmreplace.none", [], 128)
+    tmreplace_case("tmreplace.global_address",
+                   ["add.s64 %%rd16, %%ra, 320;\ntensormap.replace.tile.global_address%s.b1024.b64 [%%r3], %%rd16;" % sp], 128)
+    tmreplace_case("tmreplace.box_dim.0",
+                   ["tensormap.replace.tile.box_dim%s.b1024.b32 [%%r3], 0, 4;" % sp], 64)
+    tmreplace_case("tmreplace.box_dim.1",
+                   ["tensormap.replace.tile.box_dim%s.b1024.b32 [%%r3], 1, 2;" % sp], 64)
+    tmreplace_case("tmreplace.global_dim.1",
+                   ["tensormap.replace.tile.global_dim%s.b1024.b32 [%%r3], 1, 3;" % sp], 128)
+    tmreplace_case("tmreplace.global_dim.0",
+                   ["tensormap.replace.tile.global_dim%s.b1024.b32 [%%r3], 0, 12;" % sp], 128)
+    tmreplace_case("tmreplace.global_stride.0",
+                   ["mov.u64 %%rd16, 320;\ntensormap.replace.tile.global_stride%s.b1024.b64 [%%r3], 0, %%rd16;" % sp], 128)
+    tmreplace_case("tmreplace.element_stride.1",
+                   ["tensormap.replace.tile.element_stride%s.b1024.b32 [%%r3], 1, 2;" % sp], 64)
+    tmreplace_case("tmreplace.elemtype.fill",
+                   ["tensormap.replace.tile.elemtype%s.b1024.b32 [%%r3], 7;" % sp,
+                    "tensormap.replace.tile.fill_mode%s.b1024.b32 [%%r3], 1;" % sp,
+                    "tensormap.replace.tile.global_dim%s.b1024.b32 [%%r3], 1, 3;" % sp], 128)
+    tmreplace_case("tmreplace.swizzle_mode",
+                   ["tensormap.replace.tile.swizzle_mode%s.b1024.b32 [%%r3], 1;" % sp], 128)
+    tmreplace_case("tmreplace.rank",
+                   ["tensormap.replace.tile.rank%s.b1024.b32 [%%r3], 0;" % sp], 32, rank=1)
+    tmreplace_case("tmreplace.in_global",
+                   ["tensormap.replace.tile.box_dim.global.b1024.b32 [%rc], 0, 4;",
+                    "tensormap.replace.tile.global_dim.global.b1024.b32 [%rc], 1, 2;"], 64,
+                   in_global=True)
 
 
 def fam_tensor():
@@ -1111,6 +1188,23 @@ def fam_wgmma():
     wgmma_cases(cases, "wgmma")
 
 
+def fam_wgmmabase():
+    """Matrices that start past a 1024-byte boundary, with and without the descriptors' matrix
+    base offset (the data is copied in from global memory at that start, so the case shows how
+    the swizzle phase is computed)."""
+    wgmma_cases([
+        ("f32", "f16", "f16", 64, "K", "K", 128, False, 1, False, (1, 1), 384, 0),
+        ("f32", "f16", "f16", 64, "K", "K", 128, False, 1, False, (1, 1), 384, 3),
+        ("f32", "f16", "f16", 64, "K", "K", 128, False, 1, False, (1, 1), 384, 5),
+        ("f32", "f16", "f16", 64, "K", "K", 128, False, 1, False, (1, 1), 0, 2),
+        ("f32", "f16", "f16", 32, "K", "K", 64, False, 1, False, (1, 1), 128, 1),
+        ("f32", "f16", "f16", 32, "K", "K", 64, False, 1, False, (1, 1), 128, 0),
+        ("f32", "f16", "f16", 64, "MN", "MN", 128, False, 1, False, (1, 1), 256, 2),
+        ("f32", "f16", "f16", 64, "MN", "MN", 128, False, 1, False, (1, 1), 256, 0),
+        ("f32", "f16", "f16", 16, "K", "K", 32, False, 1, False, (1, 1), 128, 1),
+    ], "wgmmabase")
+
+
 def fam_wgmmab1():
     """Single-bit `wgmma.mma_async` (`m64nNk256.s32.b1.b1.and.popc`), K-major, with and without
     swizzling (A and B random bits)."""
@@ -1126,7 +1220,11 @@ def fam_wgmmab1():
 def wgmma_cases(cases, family):
     """One case per entry: `wgmma.mma_async` steps over matrices in shared memory (or A in
     registers) from random inputs, the accumulator from `in2`, D to `out`."""
-    for (dt, at, bt, n, amaj, bmaj, swz, aregs, steps, scale_d, (sa, sb)) in cases:
+    for entry in cases:
+        (dt, at, bt, n, amaj, bmaj, swz, aregs, steps, scale_d, (sa, sb)) = entry[:11]
+        # Optional: both matrices start `shift` bytes past a 1024-byte boundary, and the
+        # descriptors carry matrix base offset `base` (bits 49-51).
+        shift, base = entry[11:13] if len(entry) > 11 else (0, 0)
         # A single-bit K row of 256 elements is 32 bytes, laid out as 32 one-byte elements.
         esize = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1,
                  "b1": 1}[at]
@@ -1138,8 +1236,8 @@ def wgmma_cases(cases, family):
         else:
             acon, astep, asize = wg_layout(esize, amaj, swz, 64, kel, steps)
         bcon, bstep, bsize = wg_layout(esize, bmaj, swz, n, kel, steps)
-        asize = max(asize, 1024)
-        bsize = max(bsize, 1024)
+        asize = max(asize, 1024) + shift
+        bsize = max(bsize, 1024) + shift
         sh = ("  .shared .align 1024 .b8 sa[%d];\n  .shared .align 1024 .b8 sb[%d];\n" % (asize, bsize))
         decls = "  .reg .b32 %%d<%d>;\n  .reg .b64 %%da, %%db;\n" % nd
         fill = ""
@@ -1152,6 +1250,8 @@ def wgmma_cases(cases, family):
                      + "shl.b32 %%r41, %%r40, 2;\nadd.u32 %%r42, %s, %%r41;\nst.shared.u32 [%%r42], %%r43;\n" % reg +
                      "add.u32 %%r40, %%r40, %%nt;\nbra %s;\n%sd:\n" % (lbl, lbl))
         body = "mov.u32 %r1, sa;\nmov.u32 %r2, sb;\n" + fill
+        if shift:
+            body += "add.u32 %%r1, %%r1, %d;\nadd.u32 %%r2, %%r2, %d;\n" % (shift, shift)
         body += "fence.proxy.async.shared::cta;\nbar.sync 0;\n"
         dregs = ", ".join("%%d%d" % i for i in range(nd))
         # initial accumulator from in2
@@ -1164,7 +1264,7 @@ def wgmma_cases(cases, family):
             if reg == "%r1" and aregs:
                 continue
             body += ("shr.u32 %%r3, %s, 4;\nand.b32 %%r3, %%r3, 16383;\ncvt.u64.u32 %s, %%r3;\n"
-                     "or.b64 %s, %s, %d;\n" % (reg, dreg, dreg, dreg, con))
+                     "or.b64 %s, %s, %d;\n" % (reg, dreg, dreg, dreg, con | (base << 49)))
         body += "setp.ne.u32 %%p1, %d, 0;\n" % (1 if scale_d else 0)
         body += "wgmma.fence.sync.aligned;\n"
         shape = "m64n%dk%d" % (n, 256 if at == "b1" else kel)
@@ -1191,7 +1291,8 @@ def wgmma_cases(cases, family):
         body += "".join("st.global.u32 [%%rd7+%d], %%d%d;\n" % (4 * i, i) for i in range(nd))
         name = "wgmma.%s.%s.%s.%s.a%s.b%s.sw%d.k%d%s%s" % (
             shape, dt, at, bt, amaj, bmaj, swz, steps, "" if scale_d else ".nod",
-            "" if (sa, sb) == (1, 1) else ".neg%d%d" % (sa, sb))
+            "" if (sa, sb) == (1, 1) else ".neg%d%d" % (sa, sb)) + (
+            ".at%d.base%d" % (shift, base) if shift or base else "")
         kind = "unit"
         if at == "b1":
             aw, bw = rand_words(asize // 4), rand_words(bsize // 4)

@@ -685,6 +685,32 @@ def surface():
              16 * (2 if wide else 1), (sty, vals), words, surfaces=[d], threads=128, out_buffer=1)
 
 
+def texprobe():
+    """Filtering probes that isolate one weight: 1D sweeps of s8 and f16 texels over all 256
+    fractions, and 3D sweeps of z alone, of x and z, and of all three."""
+    for ty, read in [("s8", "normalized"), ("u8", "normalized"), ("f16", "element"),
+                     ("f32", "element")]:
+        vals = ramp(ty, 16, 1)
+        d = tex_desc(ty, 1, (16,), filt="linear", read=read)
+        coords = []
+        for k in range(512):
+            coords += [1.5 + (k % 14) + (k // 2 % 256) / 256.0 + (1 / 512.0 if k % 2 else 0), 0.0, 0.0, 0.0]
+        case("texprobe.1d.%s" % ty, "texprobe", tex2d_kernel("f32", geom="1d", coords="{%f0}"),
+             4 * 512, (ty, vals), fcoords(coords), textures=[d])
+    vals = ramp("f32", 4 * 4 * 4, 1)
+    d = tex_desc("f32", 1, (4, 4, 4), filt="linear")
+    for name, pick in [("z", lambda k: (1.5, 1.5, 1.5 + k / 256.0)),
+                       ("xz", lambda k: (1.5 + (k * 7 % 256) / 256.0, 1.5, 1.5 + k / 256.0)),
+                       ("xyz", lambda k: (1.5 + (k * 7 % 256) / 256.0, 1.5 + (k * 13 % 256) / 256.0,
+                                          1.5 + k / 256.0))]:
+        coords = []
+        for k in range(256):
+            coords += list(pick(k)) + [0.0]
+        case("texprobe.3d.%s" % name, "texprobe",
+             tex2d_kernel("f32", geom="3d", coords="{%f0, %f1, %f2, %f3}"), 4 * 256, ("f32", vals),
+             fcoords(coords), textures=[d])
+
+
 def misaligned():
     """Surface accesses whose byte x is not a multiple of the access size, one per case (the
     GPU may trap, which ends the process's context: run this family alone)."""
@@ -703,7 +729,8 @@ def misaligned():
 
 
 FAMILIES = {"texpoint": texpoint, "texlinear": texlinear, "texgeom": texgeom, "tld4": tld4,
-            "texquery": texquery, "surface": surface, "misaligned": misaligned}
+            "texquery": texquery, "surface": surface, "texprobe": texprobe,
+            "misaligned": misaligned}
 
 
 # ----------------------------------------------------------------------------- running

@@ -313,15 +313,8 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
             guarded(v, tensor::tensor, opt(3, &[M, X, M, X, X, X]))
         }
         CpAsyncBulkPrefetchTensor => guarded(v, tensor::prefetch, opt(1, &[X, X, X])),
-        TensormapReplace => guarded(
-            v,
-            |x| {
-                Err(x.unsupported(
-                    "tensormap.replace is not modelled (tensor maps come from launch arguments)",
-                ))
-            },
-            Arity::ANY,
-        ),
+        // `[addr], {ord,} new_val`
+        TensormapReplace => guarded(v, tensor::replace, opt(2, &[M, X, X])),
         // textures and surfaces
         // `d{|p}, [a, {b,} c]{, lod | dPdx, dPdy}{, e}{, f}`
         Tex => guarded(v, texture::tex, opt(2, &[D, X, X, X, X, X])),
@@ -369,11 +362,7 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
         MbarrierTryWait => guarded(v, mbarrier::mbarrier, opt(3, &[D, M, X, X])),
         MbarrierPendingCount => guarded(v, mbarrier::mbarrier, exact(&[D, X])),
         CpAsyncMbarrierArrive => guarded(v, async_copy::mbarrier_arrive, exact(&[M])),
-        TensormapCpFenceproxy => guarded(
-            v,
-            |x| Err(x.unsupported("tensormap.cp_fenceproxy is not modelled")),
-            Arity::ANY,
-        ),
+        TensormapCpFenceproxy => guarded(v, tensor::cp_fenceproxy, exact(&[M, M, X])),
         ClusterlaunchcontrolTryCancel => guarded(v, cluster::try_cancel, exact(&[M, M])),
         ClusterlaunchcontrolQueryCancel => guarded(v, cluster::query_cancel, exact(&[D, X])),
         // matrix instructions: `d, a, b, c` (the sparse and block-scaled forms' further operands

@@ -522,3 +522,75 @@ pub fn prefetch(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     Ok(Flow::Next)
 }
+
+/// `tensormap.replace.tile.FIELD{.ss}.b1024.type [addr], {ord,} new_val`: rewrites one field of
+/// the tensor map at `addr` ([`crate::tmap::replace`]), a weak write of the object.
+pub fn replace(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    use crate::tmap::Field;
+    let fields = [
+        (Flag::GlobalAddress, Field::GlobalAddress),
+        (Flag::Rank, Field::Rank),
+        (Flag::BoxDim, Field::BoxDim),
+        (Flag::GlobalDim, Field::GlobalDim),
+        (Flag::GlobalStride, Field::GlobalStride),
+        (Flag::ElementStride, Field::ElementStride),
+        (Flag::Elemtype, Field::Elemtype),
+        (Flag::InterleaveLayout, Field::InterleaveLayout),
+        (Flag::SwizzleMode, Field::SwizzleMode),
+        (Flag::SwizzleAtomicity, Field::SwizzleAtomicity),
+        (Flag::FillMode, Field::FillMode),
+    ];
+    let field = fields
+        .iter()
+        .find(|(f, _)| x.has(*f))
+        .map(|(_, f)| *f)
+        .ok_or_else(|| x.unsupported("tensormap.replace without a field"))?;
+    let n = x.d.opnds.len();
+    let addr_o = &x.d.opnds[0];
+    let space = AddrSpace::of(x.d.space);
+    let wide = x.types().last() == Some(&Type::B64);
+    for l in lanes(x.emask) {
+        let a = x.addr(addr_o, l)?;
+        let ord = if n == 3 {
+            x.get(&x.d.opnds[1], l)? as u32
+        } else {
+            0
+        };
+        let mut v = x.get(&x.d.opnds[n - 1], l)?;
+        if !wide {
+            v &= 0xffff_ffff;
+        }
+        let mut b = [0u8; 128];
+        x.access(space, a, 128, 64, l, false, |m| b.copy_from_slice(m))?;
+        crate::tmap::replace(&mut b, field, ord, v).map_err(|e| x.undefined(l, e))?;
+        x.access(space, a, 128, 64, l, true, |m| m.copy_from_slice(&b))?;
+    }
+    Ok(Flow::Next)
+}
+
+/// `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.SCOPE.sync.aligned
+/// [dst], [src], 128`: copies the tensor map from shared to global memory. The release fence
+/// it adds orders the copy before later tensormap-proxy reads, which every access here is.
+pub fn cp_fenceproxy(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let [dst, src, size] = x.ops();
+    for l in lanes(x.emask) {
+        let n = x.get(size, l)?;
+        if n != 128 {
+            return Err(x.undefined(
+                l,
+                format!(
+                    "tensormap.cp_fenceproxy size {n}: the valid value is 128 (PTX ISA 9.7.13.16)"
+                ),
+            ));
+        }
+        let (d, s) = (x.addr(dst, l)?, x.addr(src, l)?);
+        let mut b = [0u8; 128];
+        x.access(AddrSpace::Shared, s, 128, 64, l, false, |m| {
+            b.copy_from_slice(m)
+        })?;
+        x.access(AddrSpace::Global, d, 128, 64, l, true, |m| {
+            m.copy_from_slice(&b)
+        })?;
+    }
+    Ok(Flow::Next)
+}

@@ -174,19 +174,9 @@ fn read_global(x: &mut Ctx<'_, '_>, a: u64, n: usize, l: usize) -> Result<Vec<u8
     }
 }
 
-fn texel(
-    x: &mut Ctx<'_, '_>,
-    t: &TextureArg,
-    base: u64,
-    off: u64,
-    l: usize,
-) -> Result<[u32; 4], Error> {
-    let b = read_global(x, base + off, t.layout.texel_bytes() as usize, l)?;
-    Ok(tx::convert_texel(t, &b))
-}
-
-/// The texel at integer coordinates `i` (after addressing) of plane `p`, or the border.
-fn corner(
+/// The raw bytes of the texel at integer coordinates `i` (before addressing) of plane `p`, or
+/// of the border colour.
+fn corner_bytes(
     x: &mut Ctx<'_, '_>,
     t: &TextureArg,
     base: u64,
@@ -194,7 +184,7 @@ fn corner(
     i: [i64; 3],
     n: usize,
     l: usize,
-) -> Result<[u32; 4], Error> {
+) -> Result<Vec<u8>, Error> {
     let mut at = [0u32; 3];
     for k in 0..n {
         let mode = if t.layout.cube {
@@ -204,11 +194,25 @@ fn corner(
         };
         match tx::address(i[k], t.layout.dims[k], mode) {
             Some(v) => at[k] = v,
-            None => return Ok(tx::border_texel(t)),
+            None => return Ok(tx::border_bytes(t)),
         }
     }
     let off = t.layout.offset(p, at[0], at[1], at[2]);
-    texel(x, t, base, off, l)
+    read_global(x, base + off, t.layout.texel_bytes() as usize, l)
+}
+
+/// The texel at integer coordinates `i` of plane `p`, or the border, in the result domain.
+fn corner(
+    x: &mut Ctx<'_, '_>,
+    t: &TextureArg,
+    base: u64,
+    p: u64,
+    i: [i64; 3],
+    n: usize,
+    l: usize,
+) -> Result<[u32; 4], Error> {
+    let b = corner_bytes(x, t, base, p, i, n, l)?;
+    Ok(tx::convert_texel(t, &b))
 }
 
 /// One fetch: the four channels in the result domain.
@@ -222,8 +226,8 @@ fn fetch(
 ) -> Result<[u32; 4], Error> {
     if c.int {
         // Integer coordinates (measured on an H200): a 1D fetch reads linear memory only (an
-        // array reads 0); elsewhere the coordinates sample as floats with the texture's
-        // filter. Out of range reads 0 whatever the address mode.
+        // array reads 0); elsewhere they name the texel (its centre, which filtering returns
+        // unchanged). Out of range reads 0 whatever the address mode.
         let mut i = c.i;
         for k in 0..c.n {
             i[k] += offset[k];
@@ -232,17 +236,7 @@ fn fetch(
         if !inside || (c.n == 1 && !t.layout.linear_memory) {
             return Ok([0; 4]);
         }
-        if c.n == 1 || !t.sampler.linear {
-            return corner(x, t, base, c.plane, i, c.n, l);
-        }
-        let f = Coords {
-            plane: c.plane,
-            u: [i[0] as f32, i[1] as f32, i[2] as f32],
-            i,
-            n: c.n,
-            int: false,
-        };
-        return fetch(x, t, base, &f, [0; 3], l);
+        return corner(x, t, base, c.plane, i, c.n, l);
     }
     if !t.sampler.linear {
         let mut i = [0i64; 3];
@@ -259,14 +253,9 @@ fn fetch(
         for (k, v) in i.iter_mut().enumerate().take(c.n) {
             *v += (corner_bits >> k & 1) as i64;
         }
-        ts.push(corner(x, t, base, c.plane, i, c.n, l)?);
+        ts.push(corner_bytes(x, t, base, c.plane, i, c.n, l)?);
     }
-    let mut out = [0u32; 4];
-    for (ch, o) in out.iter_mut().enumerate() {
-        let vals: Vec<u32> = ts.iter().map(|v| v[ch]).collect();
-        *o = tx::blend(&ws, &vals);
-    }
-    Ok(out)
+    Ok(tx::filter(t, &ws, &ts))
 }
 
 /// The lower corner and the fractions (in 1/256) of the bilinear footprint.
@@ -274,7 +263,8 @@ fn footprint(c: &Coords, offset: [i64; 3]) -> ([i64; 3], [i64; 3]) {
     let mut i0 = [0i64; 3];
     let mut fr = [0i64; 3];
     for k in 0..c.n {
-        let q = tx::fixed(c.u[k] - 0.5);
+        let u = if c.u[k].is_nan() { 0.0 } else { c.u[k] };
+        let q = tx::fixed(u - 0.5);
         i0[k] = q.div_euclid(256) + offset[k];
         fr[k] = q.rem_euclid(256);
     }

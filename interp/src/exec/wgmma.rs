@@ -20,9 +20,11 @@
 //! - MN-major, swizzled: `start + (mn % (W / size)) * size + (mn / (W / size)) * LBO + (k % 8) *
 //!   W + (k / 8) * SBO`.
 //!
-//! The swizzle then maps the 16-byte chunk at address `a` to `a ^ ((a >> 7) & m) << 4` (`m` = 7,
-//! 3, 1 for 128, 64, 32 bytes), the pattern TMA writes. A non-zero base offset is not modelled
-//! (`Unsupported`).
+//! The swizzle then maps the 16-byte chunk at address `a` to `a ^ (((a >> 7) - base) & m) << 4`
+//! (`m` = 7, 3, 1 for 128, 64, 32 bytes; `base` the descriptor's matrix base offset, bits
+//! 49-51): with base offset 0 the pattern TMA writes, whatever the start address; a base offset
+//! moves the pattern's phase back by that many 128-byte rows (measured on an H200 for starts
+//! 0, 128, 256 and 384 bytes past a 1024-byte boundary, `corpus/vectors/wgmmabase.jsonl`).
 //!
 //! The products are computed when the instruction issues (see [`crate::tc`] for the arithmetic,
 //! `imm-scale` -1 negates, `.tf32` inputs lose their low 13 bits). Until a `wgmma.wait_group`
@@ -94,7 +96,7 @@ fn elem_bytes(t: Type) -> usize {
 }
 
 /// Byte address (in the CTA's shared memory) of element (`mn`, `k`) of a descriptor's matrix.
-fn desc_addr(desc: u64, mn_major: bool, mn: usize, k: usize, size: usize) -> Result<u64, String> {
+fn desc_addr(desc: u64, mn_major: bool, mn: usize, k: usize, size: usize) -> u64 {
     let start = (desc & 0x3fff) << 4;
     let lbo = ((desc >> 16) & 0x3fff) << 4;
     let sbo = ((desc >> 32) & 0x3fff) << 4;
@@ -105,11 +107,7 @@ fn desc_addr(desc: u64, mn_major: bool, mn: usize, k: usize, size: usize) -> Res
         2 => 64,
         _ => 32,
     };
-    if base != 0 && w != 0 {
-        return Err(format!(
-            "matrix descriptor {desc:#x} has base offset {base}, which is not modelled"
-        ));
-    }
+
     let (mn, k, sz) = (mn as u64, k as u64, size as u64);
     let t = 16 / sz;
     let a = match (mn_major, w) {
@@ -121,7 +119,7 @@ fn desc_addr(desc: u64, mn_major: bool, mn: usize, k: usize, size: usize) -> Res
             start + (mn % per) * sz + (mn / per) * lbo + (k % 8) * w + (k / 8) * sbo
         }
     };
-    Ok(match w {
+    match w {
         0 => a,
         w => {
             let m = match w {
@@ -129,9 +127,10 @@ fn desc_addr(desc: u64, mn_major: bool, mn: usize, k: usize, size: usize) -> Res
                 64 => 3,
                 _ => 1,
             };
-            a ^ (((a >> 7) & m) << 4)
+            // The base offset moves the pattern's phase back (an H200, wgmmabase.jsonl).
+            a ^ ((((a >> 7).wrapping_sub(base)) & m) << 4)
         }
-    })
+    }
 }
 
 fn state<'a>(x: &'a mut Ctx<'_, '_>) -> &'a mut WgState {
@@ -316,8 +315,7 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             for r in 0..16 {
                 for kk in 0..k {
                     let (kc, bit) = kpos(kk);
-                    let ad = desc_addr(desc, trans_a, 16 * wq + r, kc, esz_a)
-                        .map_err(|e| x.unsupported(e))?;
+                    let ad = desc_addr(desc, trans_a, 16 * wq + r, kc, esz_a);
                     a[r * k + kk] = pick(read(x, ad, esz_a, &mut chunks)?, bit);
                 }
             }
@@ -328,7 +326,7 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     for kk in 0..k {
         let (kc, bit) = kpos(kk);
         for j in 0..n {
-            let ad = desc_addr(bdesc, trans_b, j, kc, esz_b).map_err(|e| x.unsupported(e))?;
+            let ad = desc_addr(bdesc, trans_b, j, kc, esz_b);
             b[kk * n + j] = pick(read(x, ad, esz_b, &mut chunks)?, bit);
         }
     }
