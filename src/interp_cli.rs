@@ -41,10 +41,11 @@ pub struct RunArgs {
     /// buf:PATH (read, and written back after the run), zeros:BYTES, hex:BYTES, iota32:N
     /// (printed as hex after the run), tmap:buf=ARG,type=T,dims=AxB,box=AxB[,strides=..]
     /// `[,swizzle=128][,fill=nan]` (a tensor map over argument ARG's buffer),
-    /// tex:buf=ARG,type=T,ch=C,dims=W[xH[xD]][,layers=N][,cube=1][,res=linear]
+    /// `tex:buf=ARG,type=T,ch=C,dims=W[xH[xD]][,layers=N][,cube=1][,res=linear]`
     /// `[,addr=clamp/wrap/..][,filter=linear][,read=normalized][,coords=normalized]`
-    /// `[,border=R/G/B/A]` (a texture object over ARG's buffer), surf:buf=ARG,type=T,ch=C,
-    /// dims=W[xH[xD]][,layers=N] (a surface object; its stores land in ARG's buffer).
+    /// `[,border=R/G/B/A]` (a texture object over ARG's buffer),
+    /// `surf:buf=ARG,type=T,ch=C,dims=W[xH[xD]][,layers=N]` (a surface object; its stores land
+    /// in ARG's buffer).
     #[arg(long = "arg")]
     args: Vec<String>,
     /// Host-memory budget in bytes: argument buffers, module variables, and the shared memory,
@@ -383,7 +384,8 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
             .map(|r| {
                 json!({"name": r.name, "family": r.family, "passed": r.passed,
                     "detail": r.detail, "bad_lanes": r.bad_lanes, "max_ulp": r.max_ulp,
-                    "thread_instructions": r.thread_instructions, "seconds": r.seconds})
+                    "thread_instructions": r.thread_instructions, "seconds": r.seconds,
+                    "isa_derived": r.isa_derived})
             })
             .collect();
         let j = json!({

@@ -53,6 +53,9 @@ pub struct Case {
     /// The buffer compared with `out` (`"out_buffer"`, default 0: `out` itself; a surface's
     /// buffer for stores).
     pub out_buffer: usize,
+    /// The expected output comes from the ISA text, not from a GPU (`"reference": "isa"`: the
+    /// Blackwell families, which no GPU here runs).
+    pub isa_derived: bool,
 }
 
 fn dims(v: Option<&Value>) -> Option<[u32; 3]> {
@@ -147,6 +150,7 @@ pub fn parse_case(line: &str) -> Result<Case, CaseError> {
             ptx_ir_interp::texture::SurfaceArg::parse(&s)
         })?,
         out_buffer: v.get("out_buffer").and_then(Value::as_u64).unwrap_or(0) as usize,
+        isa_derived: v.get("reference").and_then(Value::as_str) == Some("isa"),
     })
 }
 
@@ -297,6 +301,9 @@ pub struct CaseResult {
     pub thread_instructions: u64,
     /// Seconds the case took: reading its PTX, loading and running it.
     pub seconds: f64,
+    /// Whether the expected output is ISA-derived rather than recorded on hardware (the
+    /// case's `"reference": "isa"`).
+    pub isa_derived: bool,
 }
 
 fn out_fmt(ty: &str) -> Option<(Fmt, usize)> {
@@ -401,6 +408,7 @@ pub fn run_case(c: &Case, parse: &dyn Fn(&str) -> Result<Module, String>) -> Cas
         max_ulp: None,
         thread_instructions: 0,
         seconds: 0.0,
+        isa_derived: c.isa_derived,
     };
     let start = std::time::Instant::now();
     let outcome = interpret(c, parse);
@@ -462,6 +470,8 @@ pub struct FamilyStats {
     pub failed: usize,
     /// Largest ulp distance seen (float outputs).
     pub max_ulp: Option<u64>,
+    /// Some case's expected output is ISA-derived, not recorded on hardware.
+    pub isa_derived: bool,
 }
 
 impl Report {
@@ -478,6 +488,7 @@ impl Report {
             if let Some(u) = r.max_ulp {
                 s.max_ulp = Some(s.max_ulp.unwrap_or(0).max(u));
             }
+            s.isa_derived |= r.isa_derived;
         }
         m
     }
@@ -534,8 +545,13 @@ impl Report {
             } else {
                 "-".to_string()
             };
+            let note = if st.isa_derived {
+                "  ISA-derived, not hardware-checked"
+            } else {
+                ""
+            };
             s.push_str(&format!(
-                "{f:<12} {:>7} {:>7} {u:>10}\n",
+                "{f:<12} {:>7} {:>7} {u:>10}{note}\n",
                 st.passed, st.failed
             ));
         }
@@ -618,6 +634,7 @@ pub fn run_text_observed(
                 max_ulp: None,
                 thread_instructions: 0,
                 seconds: 0.0,
+                isa_derived: false,
             },
         };
         observe(&r);

@@ -495,10 +495,6 @@ const GAPS: &[(&str, &str)] = &[
         "multimem: no simulated multi-device launch yet",
     ),
     (
-        "cvt",
-        "`.rs` stochastic rounding and the e2m1/e2m3/e3m2/ue8m0 formats",
-    ),
-    (
         "cp.async.bulk.tensor",
         "tensor copies other than tile mode (im2col, gather4/scatter4)",
     ),

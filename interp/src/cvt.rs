@@ -17,6 +17,7 @@
 
 use crate::float::{self, Fmt};
 use crate::int::{self, mask, sext};
+use crate::narrow;
 use ptx_ir_core::{Rounding, Type};
 use rustc_apfloat::Round;
 
@@ -64,6 +65,11 @@ pub fn supported(dt: Type, st: Type, nsrc: usize) -> bool {
         (E4m3x2 | E5m2x2, F32, 2) => true,
         (E4m3x2 | E5m2x2, F16x2, 1) => true,
         (F16x2, E4m3x2 | E5m2x2, 1) => true,
+        // sm_100a (`crate::narrow`): FP4/FP6 pairs, ue8m0, stochastic rounding into f16x2/bf16x2
+        (E2m1x2 | E2m3x2 | E3m2x2, F32, 2) => true,
+        (F16x2, E2m1x2 | E2m3x2 | E3m2x2, 1) => true,
+        (Ue8m0x2, F32, 2) | (Ue8m0x2, Bf16x2, 1) | (Bf16x2, Ue8m0x2, 1) => true,
+        (F16x2 | Bf16x2, F32, 3) => true,
         _ => false,
     }
 }
@@ -216,8 +222,78 @@ pub fn cvt(dt: Type, st: Type, a: u64, b: u64, o: Opts) -> u64 {
             let lo = f2f(a & 0xff, from, Fmt::F16, o);
             (hi << 16) | lo
         }
+        (E2m1x2 | E2m3x2 | E3m2x2, F32) => {
+            let Some((m, w)) = narrow::mini_of(dt) else {
+                return 0;
+            };
+            let enc = |v: u64| m.encode(v as u32, narrow::Round::Nearest, true, o.relu);
+            (enc(a) << w) | enc(b)
+        }
+        (F16x2, E2m1x2 | E2m3x2 | E3m2x2) => {
+            let Some((m, w)) = narrow::mini_of(st) else {
+                return 0;
+            };
+            let bits = m.ebits + m.mbits + 1;
+            let half = |c: u64| {
+                let f = m.decode(c & ((1 << bits) - 1)) as u64;
+                let f = if o.relu && f >> 31 == 1 { 0 } else { f };
+                float::convert_bits(f, Fmt::F32, Fmt::F16, Rounding::Rn)
+            };
+            (half(a >> w) << 16) | half(a & ((1 << w) - 1))
+        }
+        (Ue8m0x2, F32) => {
+            let up = o.rnd == Some(Rounding::Rp);
+            (narrow::to_ue8m0(a as u32, up, o.satfinite) << 8)
+                | narrow::to_ue8m0(b as u32, up, o.satfinite)
+        }
+        (Ue8m0x2, Bf16x2) => {
+            let up = o.rnd == Some(Rounding::Rp);
+            (narrow::bf16_to_ue8m0((a >> 16) as u32, up, o.satfinite) << 8)
+                | narrow::bf16_to_ue8m0(a as u32, up, o.satfinite)
+        }
+        (Bf16x2, Ue8m0x2) => (narrow::ue8m0_to_bf16(a >> 8) << 16) | narrow::ue8m0_to_bf16(a),
         _ => scalar(dt, st, a, o),
     }
+}
+
+/// `cvt.rs{.relu}{.satfinite}.(f16x2|bf16x2).f32 d, a, b, rbits`: `a` into the upper half with
+/// the upper half of `rbits` (13 bits for `f16`), `b` into the lower.
+pub fn cvt_rs_pair(dt: Type, a: u64, b: u64, rbits: u64, o: Opts) -> u64 {
+    let (m, bits) = if dt == Type::F16x2 {
+        (narrow::F16, 13)
+    } else {
+        (narrow::BF16, 16)
+    };
+    let mask = (1u32 << bits) - 1;
+    let enc = |v: u64, r: u32| {
+        m.encode(
+            v as u32,
+            narrow::Round::Stochastic { r: r & mask, bits },
+            o.satfinite,
+            o.relu,
+        )
+    };
+    (enc(a, (rbits >> 16) as u32) << 16) | enc(b, rbits as u32)
+}
+
+/// `cvt.rs{.relu}.satfinite.(e4m3x4|e5m2x4|e2m3x4|e3m2x4|e2m1x4).f32 d, {a, b, e, f}, rbits`.
+pub fn cvt_rs_x4(dt: Type, v: [u64; 4], rbits: u64, relu: bool) -> u64 {
+    let Some((m, w)) = narrow::mini_of(dt) else {
+        return 0;
+    };
+    let fp4 = w == 4;
+    let mut d = 0;
+    for (k, &x) in v.iter().enumerate() {
+        let r = narrow::x4_random(rbits as u32, k, fp4);
+        let c = m.encode(
+            x as u32,
+            narrow::Round::Stochastic { r, bits: 16 },
+            true,
+            relu,
+        );
+        d |= c << (w * (3 - k as u32));
+    }
+    d
 }
 
 fn scalar(dt: Type, st: Type, a: u64, o: Opts) -> u64 {

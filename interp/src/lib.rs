@@ -49,6 +49,7 @@ mod lanewise;
 mod load;
 mod lower;
 pub mod mem;
+pub mod narrow;
 mod progress;
 mod regs;
 mod tc;

@@ -924,13 +924,35 @@ pub fn cvt(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         relu: x.has(Flag::Relu),
     };
     let nsrc = x.d.opnds.len().saturating_sub(1);
+    if matches!(
+        dt,
+        Type::E4m3x4 | Type::E5m2x4 | Type::E2m3x4 | Type::E3m2x4 | Type::E2m1x4
+    ) {
+        // `d, {a, b, e, f}, rbits`
+        let [d, v, r] = x.ops();
+        let Opnd::Vec(items) = v else {
+            return Err(x.unsupported("cvt x4 without a vector of four sources"));
+        };
+        if items.len() != 4 {
+            return Err(x.unsupported("cvt x4 without a vector of four sources"));
+        }
+        for l in lanes(x.emask) {
+            let mut vals = [0u64; 4];
+            for (k, it) in items.iter().enumerate() {
+                vals[k] = x.get(it, l)?;
+            }
+            let rbits = x.get(r, l)?;
+            x.set(d, l, crate::cvt::cvt_rs_x4(dt, vals, rbits, o.relu))?;
+        }
+        return Ok(Flow::Next);
+    }
     if !crate::cvt::supported(dt, st, nsrc) {
         return Err(x.unsupported(format!("cvt .{} .{}", dt.as_str(), st.as_str())));
     }
     match nsrc {
         1 => mapf::<1>(x, |[a]| crate::cvt::cvt(dt, st, a, 0, o)),
         2 => mapf::<2>(x, |[a, b]| crate::cvt::cvt(dt, st, a, b, o)),
-        _ => Err(x.unsupported("cvt with random-rounding bits")),
+        _ => mapf::<3>(x, |[a, b, r]| crate::cvt::cvt_rs_pair(dt, a, b, r, o)),
     }
 }
 
