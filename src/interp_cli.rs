@@ -45,7 +45,9 @@ pub struct RunArgs {
     /// `[,addr=clamp/wrap/..][,filter=linear][,read=normalized][,coords=normalized]`
     /// `[,border=R/G/B/A]` (a texture object over ARG's buffer),
     /// `surf:buf=ARG,type=T,ch=C,dims=W[xH[xD]][,layers=N]` (a surface object; its stores land
-    /// in ARG's buffer).
+    /// in ARG's buffer), `mc:HEX/HEX/..` or `mc:N*BYTES` (a multicast object over N simulated
+    /// devices, one replica each, printed after the run), `uc:ARG.DEVICE` (device DEVICE's
+    /// unicast address of multicast argument ARG).
     #[arg(long = "arg")]
     args: Vec<String>,
     /// Host-memory budget in bytes: argument buffers, module variables, and the shared memory,
@@ -248,6 +250,14 @@ pub fn run(a: RunArgs) -> Result<(), String> {
             Spec::Shown => {
                 if let Some(b) = bufs.next() {
                     out_bufs.push((text.clone(), b.clone(), true));
+                }
+            }
+            Spec::Replicas(n) => {
+                let name = text.split_once(':').map_or(text.as_str(), |(k, _)| k);
+                for d in 0..*n {
+                    if let Some(b) = bufs.next() {
+                        out_bufs.push((format!("{name} (device {d})"), b.clone(), true));
+                    }
                 }
             }
         }

@@ -483,18 +483,6 @@ fn collect_ops(body: &[Statement], ops: &mut BTreeSet<Opcode>) {
 /// that has become `yes`, and on an instance the harness cannot run.
 const GAPS: &[(&str, &str)] = &[
     (
-        "multimem.ld_reduce",
-        "multimem: no simulated multi-device launch yet",
-    ),
-    (
-        "multimem.st",
-        "multimem: no simulated multi-device launch yet",
-    ),
-    (
-        "multimem.red",
-        "multimem: no simulated multi-device launch yet",
-    ),
-    (
         "cp.async.bulk.tensor",
         "tensor copies other than tile mode (im2col, gather4/scatter4)",
     ),

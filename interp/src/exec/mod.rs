@@ -42,6 +42,7 @@ mod matrix;
 mod mbarrier;
 mod memops;
 mod mma;
+mod multimem;
 mod parallel;
 mod proxy;
 mod stack;
@@ -63,6 +64,13 @@ use ptx_ir_core::FunctionKind;
 use state::{ClusterQueue, Machine};
 
 pub use state::{Contraction, Stats};
+
+/// Most simulated devices a multicast object spans (an NVLink domain of eight GPUs).
+pub const MAX_DEVICES: usize = 8;
+
+/// Where multimem addresses start: far above every allocation, so that an ordinary access to
+/// one is an out-of-bounds fault; object `k` spans `[MC_BASE + k * 2^40, ...)`.
+pub const MC_BASE: u64 = 0x7c00_0000_0000;
 
 /// Default fuel: thread-instructions per launch.
 pub const DEFAULT_FUEL: u64 = 1 << 32;
@@ -94,6 +102,18 @@ pub enum Arg {
     /// A surface object over another argument's buffer: an 8-byte parameter receives its
     /// handle; stores land in the buffer.
     Surface(crate::texture::SurfaceArg),
+    /// A multicast object over simulated devices: one replica per device (the launch runs on
+    /// device 0). An 8-byte parameter receives its multimem address, which only `multimem.*`
+    /// may access; each replica is read back after the run.
+    Multicast(Vec<Vec<u8>>),
+    /// The unicast address of replica `device` of multicast argument `arg` (a peer pointer of
+    /// device 0 into that device's memory).
+    Unicast {
+        /// The multicast argument's index.
+        arg: usize,
+        /// The device.
+        device: usize,
+    },
 }
 
 /// What an argument specification asked for, beyond the argument itself.
@@ -107,6 +127,8 @@ pub enum Spec {
     Shown,
     /// `iota32:N`: an input buffer, not printed.
     Input,
+    /// `mc:...`: a multicast object whose replicas, one per device, are printed after the run.
+    Replicas(usize),
 }
 
 fn bad(what: &'static str, v: &str) -> SpecError {
@@ -241,6 +263,52 @@ impl Arg {
                 Arg::Surface(crate::texture::SurfaceArg::parse(v).map_err(SpecError::Image)?),
                 Spec::Scalar,
             )),
+            "mc" => {
+                // `mc:HEX/HEX/...`: one replica per device, in memory order; or `mc:N*BYTES`:
+                // N zero replicas.
+                let reps: Vec<Vec<u8>> = if let Some((n, bytes)) = v.split_once('*') {
+                    let n: usize = n.parse().map_err(|_| bad("device count", v))?;
+                    let bytes: u64 = bytes.parse().map_err(|_| bad("size", v))?;
+                    if n == 0 || n > crate::exec::MAX_DEVICES {
+                        return Err(bad("device count (1..=8)", v));
+                    }
+                    (0..n).map(|_| buffer(bytes)).collect::<Result<_, _>>()?
+                } else {
+                    v.split('/')
+                        .map(|h| {
+                            if h.len() as u64 / 2 > limit {
+                                return Err(too_big(h.len() as u64 / 2, false));
+                            }
+                            (0..h.len())
+                                .step_by(2)
+                                .map(|i| {
+                                    h.get(i..i + 2)
+                                        .and_then(|x| u8::from_str_radix(x, 16).ok())
+                                        .ok_or_else(|| bad("hex", v))
+                                })
+                                .collect::<Result<Vec<u8>, SpecError>>()
+                        })
+                        .collect::<Result<_, _>>()?
+                };
+                if reps.is_empty() || reps.len() > crate::exec::MAX_DEVICES {
+                    return Err(bad("device count (1..=8)", v));
+                }
+                if reps.iter().any(|r| r.len() != reps[0].len()) {
+                    return Err(bad("replicas of one size", v));
+                }
+                let n = reps.len();
+                Ok((Arg::Multicast(reps), Spec::Replicas(n)))
+            }
+            "uc" => {
+                let (a, d) = v.split_once('.').ok_or_else(|| bad("ARG.DEVICE", v))?;
+                Ok((
+                    Arg::Unicast {
+                        arg: a.parse().map_err(|_| bad("argument index", v))?,
+                        device: d.parse().map_err(|_| bad("device", v))?,
+                    },
+                    Spec::Scalar,
+                ))
+            }
             "iota32" => {
                 let n: u32 = v.parse().map_err(|_| bad("count", v))?;
                 let mut b = buffer(4 * n as u64)?;
@@ -283,7 +351,8 @@ impl Arg {
 /// The result of a launch.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outcome {
-    /// The contents of each [`Arg::Buffer`] after the run, in argument order.
+    /// The contents of each [`Arg::Buffer`] after the run, in argument order (a
+    /// [`Arg::Multicast`] gives one per replica, in device order).
     pub buffers: Vec<Vec<u8>>,
     /// Counters.
     pub stats: Stats,
@@ -670,6 +739,8 @@ impl<'p> Launch<'p> {
         let mut buffer_ids = Vec::new();
         // Buffers first, so that tensor maps can name any of them.
         let mut addrs: Vec<Option<u64>> = Vec::new();
+        let mut multicasts: Vec<state::Multicast> = Vec::new();
+        let mut devices: Option<usize> = None;
         for (i, a) in self.args.iter().enumerate() {
             addrs.push(match a {
                 Arg::Buffer(b) => {
@@ -689,6 +760,30 @@ impl<'p> Launch<'p> {
                     let addr = global.alloc(copy, 256);
                     buffer_ids.push(global.allocs.len() - 1);
                     Some(addr)
+                }
+                Arg::Multicast(reps) => {
+                    if let Some(n) = devices.filter(|&n| n != reps.len()) {
+                        return Err(fail(Error::Launch(format!(
+                            "multicast argument {i} spans {} devices, an earlier one {n} (one launch, one set of devices)",
+                            reps.len()
+                        ))));
+                    }
+                    devices = Some(reps.len());
+                    let mut bases = Vec::with_capacity(reps.len());
+                    for r in reps {
+                        budget
+                            .charge(r.len() as u64, || format!("multicast argument {i}"))
+                            .map_err(fail)?;
+                        bases.push(global.alloc(r.clone(), 256));
+                        buffer_ids.push(global.allocs.len() - 1);
+                    }
+                    let base = MC_BASE + ((multicasts.len() as u64) << 40);
+                    multicasts.push(state::Multicast {
+                        base,
+                        len: reps.first().map_or(0, |r| r.len() as u64),
+                        replicas: bases,
+                    });
+                    Some(base)
                 }
                 _ => None,
             });
@@ -775,6 +870,33 @@ impl<'p> Launch<'p> {
                     });
                     handle.to_le_bytes().to_vec()
                 }
+                Arg::Multicast(_) | Arg::Unicast { .. } => {
+                    let addr = match a {
+                        Arg::Unicast { arg, device } => {
+                            let k = self.args[..(*arg).min(self.args.len())]
+                                .iter()
+                                .filter(|a| matches!(a, Arg::Multicast(_)))
+                                .count();
+                            let is_mc = matches!(self.args.get(*arg), Some(Arg::Multicast(_)));
+                            match multicasts.get(k).and_then(|m| m.replicas.get(*device)) {
+                                Some(&r) if is_mc => r,
+                                _ => {
+                                    return Err(fail(Error::Launch(format!(
+                                        "unicast argument {i} names device {device} of argument {arg}, which is not a multicast object with that device"
+                                    ))))
+                                }
+                            }
+                        }
+                        _ => addrs[i].unwrap_or(0),
+                    };
+                    if p.size != 8 {
+                        return Err(fail(Error::Launch(format!(
+                            "multicast argument {i} for a {}-byte parameter (addresses take 8)",
+                            p.size
+                        ))));
+                    }
+                    addr.to_le_bytes().to_vec()
+                }
                 Arg::Buffer(_) => {
                     let addr = addrs[i].unwrap_or(0);
                     let v = addr.to_le_bytes();
@@ -802,6 +924,7 @@ impl<'p> Launch<'p> {
         let m = Machine {
             prog,
             images: std::sync::Arc::new(images),
+            multicasts: std::sync::Arc::new(multicasts),
             global,
             consts: prog.consts.clone(),
             kparams,

@@ -146,6 +146,7 @@ fn worker<'p>(m: &Machine<'p>, base: &Arc<Vec<mem::Alloc>>, pool: &Arc<AtomicU64
     Machine {
         prog: m.prog,
         images: m.images.clone(),
+        multicasts: m.multicasts.clone(),
         global: Global::overlay(base.clone(), m.mem.clone()),
         consts: m.consts.clone(),
         kparams: m.kparams.clone(),

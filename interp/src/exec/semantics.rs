@@ -14,8 +14,8 @@
 use super::ctx::Ctx;
 use super::flow::Flow;
 use super::{
-    arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, proxy, stack, tensor,
-    texture, tmem, video, warpgroup, warpops, wgmma, wmma,
+    arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, multimem, proxy,
+    stack, tensor, texture, tmem, video, warpgroup, warpops, wgmma, wmma,
 };
 use crate::arity::{Arity, Need};
 use crate::code::DInst;
@@ -277,11 +277,9 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
         StAsync | RedAsync => guarded(v, memops::store_async, opt(2, &[M, X, M])),
         // `[a], size, initval`
         StBulk => guarded(v, memops::st_bulk, exact(&[M, X, X])),
-        MultimemLdReduce | MultimemSt | MultimemRed => guarded(
-            v,
-            |x| Err(x.unsupported("multimem is not modelled")),
-            Arity::ANY,
-        ),
+        // `d, [a]`; `[a], b`
+        MultimemLdReduce => guarded(v, multimem::multimem, exact(&[D, M])),
+        MultimemSt | MultimemRed => guarded(v, multimem::multimem, exact(&[M, X])),
         // asynchronous copies: `[dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}`
         CpAsync => guarded(v, async_copy::cp_async, opt(3, &[M, M, X, X, X])),
         CpAsyncCommitGroup | CpAsyncWaitAll => guarded(v, async_copy::group, exact(&[])),

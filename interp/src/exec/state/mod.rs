@@ -42,6 +42,17 @@ pub enum Contraction {
     Report,
 }
 
+/// A multicast object of the launch: its multimem address range and each device's replica.
+#[derive(Clone, Debug)]
+pub struct Multicast {
+    /// The first multimem address.
+    pub base: u64,
+    /// Bytes.
+    pub len: u64,
+    /// Each device's replica's global address.
+    pub replicas: Vec<u64>,
+}
+
 /// A texture or surface object of the launch: its argument and its buffer's global address.
 #[derive(Clone, Debug)]
 pub struct Image {
@@ -57,6 +68,8 @@ pub struct Machine<'p> {
     pub prog: &'p Program,
     /// The launch's texture and surface objects, indexed by the low bits of their handles.
     pub images: std::sync::Arc<Vec<Image>>,
+    /// The launch's multicast objects.
+    pub multicasts: std::sync::Arc<Vec<Multicast>>,
     /// Global memory.
     pub global: Global,
     /// The constant bank.
