@@ -7,8 +7,21 @@
 //! `2 (t % 4) + 1` (the lower column in the low half); with `.trans` it holds row
 //! `2 (t % 4)` and `2 (t % 4) + 1` of column `t / 4`, i.e. the fragment of the transpose. All 32
 //! threads must execute the instruction (`.sync.aligned`); a warp with an exited or absent thread
-//! is reported. The 8-bit and sub-byte shapes of sm_100 (`.m16n16`, `.m8n16`, `stmatrix.m16n8`)
-//! are not modelled.
+//! is reported.
+//!
+//! The 8-bit shapes of sm_100 (ISA-derived, not hardware-checked: the ISA draws their layouts
+//! only in figures; these are the layouts CUTLASS's `copy_traits_sm100.hpp` encodes). Every
+//! memory row is 16 bytes, 16-byte aligned; with `g = t / 4`, `q = t % 4`:
+//! - `ldmatrix.m16n16.xN.trans` (`.b8`, or `.b8x16` of packed 6- or 4-bit elements): lanes
+//!   `16j..16j+16` give the rows of matrix `j`; register `m`, byte `c` of lane `t` holds element
+//!   `g + 8 (m % 2)` of the row of lane `16 (m / 2) + 4q + c`;
+//! - `ldmatrix.m8n16.xN` (`.b8x16` packed): lanes `8j..8j+8` give matrix `j`; register `j`,
+//!   byte `c` holds element `4q + c` of the row of lane `8j + g`;
+//! - `stmatrix.m16n8.xN.trans.b8`: byte `c` of register `j` goes to byte `g + 8 (c / 2)` of the
+//!   row of lane `8j + 2q + c % 2`.
+//!
+//! Packed rows hold 16 elements of 6 or 4 bits from bit 0 up (12 or 8 bytes, then padding);
+//! each is loaded into the low bits of its byte, the rest zero.
 
 use super::ctx::{AddrSpace, Ctx};
 use super::flow::Flow;
@@ -61,11 +74,11 @@ fn frag_pos(t: usize, h: usize, trans: bool) -> (usize, usize) {
 /// `ldmatrix`, `stmatrix`, `movmatrix`
 pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     full_warp(x)?;
-    let shape_ok = x.d.shape == Some((8, 8, 0));
-    if !shape_ok || x.d.ty != Some(Type::B16) {
-        return Err(x.unsupported(
-            "only the .m8n8 shape with .b16 elements is modelled (the sm_100 8-bit shapes are not)",
-        ));
+    if x.d.op != Opcode::Movmatrix && x.d.shape != Some((8, 8, 0)) {
+        return bytes8(x);
+    }
+    if x.d.ty != Some(Type::B16) {
+        return Err(x.unsupported("an .m8n8 matrix of other than .b16 elements"));
     }
     let trans = x.has(Flag::Trans);
     if x.d.op == Opcode::Movmatrix {
@@ -150,6 +163,105 @@ pub fn matrix(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 }
                 x.access(sp, a, 16, 16, lane, true, |s| s.copy_from_slice(&b))?;
             }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// Element `k` of a 16-byte row: a byte, or a packed 6- or 4-bit element zero-extended.
+fn row_elem(row: &[u8; 16], k: usize, w: usize) -> u8 {
+    if w == 8 {
+        return row[k];
+    }
+    let bit = w * k;
+    let pair = row[bit / 8] as u16 | (row.get(bit / 8 + 1).copied().unwrap_or(0) as u16) << 8;
+    ((pair >> (bit % 8)) & ((1 << w) - 1)) as u8
+}
+
+/// The sm_100 8-bit shapes: `ldmatrix.m16n16`, `ldmatrix.m8n16`, `stmatrix.m16n8`.
+fn bytes8(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let n = num(x);
+    let load = x.d.op == Opcode::Ldmatrix;
+    let shape = x.d.shape;
+    let ts = x.types();
+    let w = if ts.contains(&Type::B6x16P32) {
+        6
+    } else if ts.contains(&Type::B4x16P64) {
+        4
+    } else {
+        8
+    };
+    let (providers, nregs) = match (load, shape) {
+        (true, Some((16, 16, 0))) if x.has(Flag::Trans) && n <= 2 => (16 * n, 2 * n),
+        (true, Some((8, 16, 0))) if w != 8 => (8 * n, n),
+        (false, Some((16, 8, 0))) if x.has(Flag::Trans) && w == 8 => (8 * n, n),
+        _ => {
+            return Err(x.undefined(
+                0,
+                "this ldmatrix/stmatrix shape, count, .trans and type combination is not one the ISA defines (PTX ISA 9.7.14.5.15-16)",
+            ))
+        }
+    };
+    if n == 0 {
+        return Err(x.unsupported("matrix count"));
+    }
+    let sp = AddrSpace::of(x.d.space);
+    let (r, ao) = match x.ops() {
+        [r, a] if load => (r, a),
+        [a, r] => (r, a),
+    };
+    let rs: Vec<Opnd> = regs(r).to_vec();
+    if rs.len() != nregs {
+        return Err(x.unsupported(format!(
+            "{} registers where the form takes {nregs}",
+            rs.len()
+        )));
+    }
+    let mut addrs = Vec::with_capacity(providers);
+    for lane in 0..providers {
+        let a = x.addr(ao, lane)?;
+        if sp == AddrSpace::Generic || sp == AddrSpace::Shared {
+            x.shared_loc(sp, a, 16, lane, true)?;
+        }
+        addrs.push(a);
+    }
+    if load {
+        let mut rows = Vec::with_capacity(providers);
+        for (lane, &a) in addrs.iter().enumerate() {
+            let mut b = [0u8; 16];
+            x.access(sp, a, 16, 16, lane, false, |s| b.copy_from_slice(s))?;
+            rows.push(b);
+        }
+        let m16 = shape == Some((16, 16, 0));
+        for (m, reg) in rs.iter().enumerate() {
+            let mut out = [0u64; 32];
+            for (t, o) in out.iter_mut().enumerate() {
+                let (g, q) = (t / 4, t % 4);
+                for c in 0..4 {
+                    let (p, k) = if m16 {
+                        (16 * (m / 2) + 4 * q + c, g + 8 * (m % 2))
+                    } else {
+                        (8 * m + g, 4 * q + c)
+                    };
+                    *o |= (row_elem(&rows[p], k, w) as u64) << (8 * c);
+                }
+            }
+            x.write(reg, &out, u32::MAX)?;
+        }
+    } else {
+        let mut rows = vec![[0u8; 16]; providers];
+        for (j, reg) in rs.iter().enumerate() {
+            let v = x.read(reg, u32::MAX)?;
+            for (t, val) in v.iter().enumerate() {
+                let (g, q) = (t / 4, t % 4);
+                for c in 0..4 {
+                    rows[8 * j + 2 * q + c % 2][g + 8 * (c / 2)] = (val >> (8 * c)) as u8;
+                }
+            }
+        }
+        for (lane, &a) in addrs.iter().enumerate() {
+            let b = rows[lane];
+            x.access(sp, a, 16, 16, lane, true, |s| s.copy_from_slice(&b))?;
         }
     }
     Ok(Flow::Next)
