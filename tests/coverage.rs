@@ -498,7 +498,6 @@ const GAPS: &[(&str, &str)] = &[
         "mma",
         "block-scaled and sm_100 `.kind::f8f6f4`/`.kind::mxf*` forms, sparse ones included",
     ),
-    ("wgmma.mma_async", "sparse forms (`wgmma.mma_async.sp`)"),
     ("tcgen05.ld", "tcgen05 data movement and MMA"),
     ("tcgen05.st", "tcgen05 data movement and MMA"),
     ("tcgen05.wait::ld", "tcgen05 data movement and MMA"),

@@ -437,7 +437,7 @@ def register():
                      "tensor": fam_tensor, "cluster": fam_cluster, "misc": fam_misc,
                      "ldmatrix": fam_ldmatrix, "mma": fam_mma, "wgmma": fam_wgmma,
                      "wgmmab1": fam_wgmmab1, "tmreplace": fam_tmreplace,
-                     "wgmmabase": fam_wgmmabase})
+                     "wgmmabase": fam_wgmmabase, "wgmmasp": fam_wgmmasp})
 
 
 def tmap_param(reg="%rd10", idx=0):
@@ -1225,17 +1225,21 @@ def wgmma_cases(cases, family):
         # Optional: both matrices start `shift` bytes past a 1024-byte boundary, and the
         # descriptors carry matrix base offset `base` (bits 49-51).
         shift, base = entry[11:13] if len(entry) > 11 else (0, 0)
+        # Optional: sparse (`wgmma.mma_async.sp`) with sparsity selector `sel`: A holds K / 2
+        # columns; each thread's metadata word follows C in `in2`.
+        sparse, sel = entry[13:15] if len(entry) > 13 else (False, 0)
         # A single-bit K row of 256 elements is 32 bytes, laid out as 32 one-byte elements.
         esize = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1,
                  "b1": 1}[at]
         kel = 32 // esize
         half = at in ("f16", "bf16")
         nd = n // 2 if dt != "f16" else n // 4
+        kdense = 2 * kel if sparse else kel
         if aregs:
             acon, astep, asize = 0, 0, 0
         else:
             acon, astep, asize = wg_layout(esize, amaj, swz, 64, kel, steps)
-        bcon, bstep, bsize = wg_layout(esize, bmaj, swz, n, kel, steps)
+        bcon, bstep, bsize = wg_layout(esize, bmaj, swz, n, kdense, steps)
         asize = max(asize, 1024) + shift
         bsize = max(bsize, 1024) + shift
         sh = ("  .shared .align 1024 .b8 sa[%d];\n  .shared .align 1024 .b8 sb[%d];\n" % (asize, bsize))
@@ -1267,7 +1271,10 @@ def wgmma_cases(cases, family):
                      "or.b64 %s, %s, %d;\n" % (reg, dreg, dreg, dreg, con | (base << 49)))
         body += "setp.ne.u32 %%p1, %d, 0;\n" % (1 if scale_d else 0)
         body += "wgmma.fence.sync.aligned;\n"
-        shape = "m64n%dk%d" % (n, 256 if at == "b1" else kel)
+        shape = "m64n%dk%d" % (n, 256 if at == "b1" else kdense)
+        if sparse:
+            body += ("mul.lo.u32 %r63, %tx, 1;\n" + addr("%rd8", "%rc", "%r63", 4) + "\n"
+                     "ld.global.u32 %%r20, [%%rd8+%d];\n" % (4 * 128 * nd))
         for s in range(steps):
             adesc = "{%r10, %r11, %r12, %r13}" if aregs else "%rd5"
             if not aregs:
@@ -1284,15 +1291,17 @@ def wgmma_cases(cases, family):
                         (", %d, %d" % (1 if amaj == "MN" else 0, 1 if bmaj == "MN" else 0))
             pred = "%p1" if s == 0 else "1"
             op = ".and.popc" if at == "b1" else ""
-            body += ("wgmma.mma_async.sync.aligned.%s.%s.%s.%s%s {%s}, %s, %%rd6, %s%s;\n" %
-                     (shape, dt, at, bt, op, dregs, adesc, pred, imm))
+            spo = ", %%r20, %d" % sel if sparse else ""
+            body += ("wgmma.mma_async%s.sync.aligned.%s.%s.%s.%s%s {%s}, %s, %%rd6%s, %s%s;\n" %
+                     (".sp" if sparse else "", shape, dt, at, bt, op, dregs, adesc, spo, pred, imm))
         body += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n"
         body += "mul.lo.u32 %%r62, %%tx, %d;\n" % nd + addr("%rd7", "%ro", "%r62", 4) + "\n"
         body += "".join("st.global.u32 [%%rd7+%d], %%d%d;\n" % (4 * i, i) for i in range(nd))
         name = "wgmma.%s.%s.%s.%s.a%s.b%s.sw%d.k%d%s%s" % (
             shape, dt, at, bt, amaj, bmaj, swz, steps, "" if scale_d else ".nod",
             "" if (sa, sb) == (1, 1) else ".neg%d%d" % (sa, sb)) + (
-            ".at%d.base%d" % (shift, base) if shift or base else "")
+            ".at%d.base%d" % (shift, base) if shift or base else "") + (
+            ".sp%d" % sel if sparse else "")
         kind = "unit"
         if at == "b1":
             aw, bw = rand_words(asize // 4), rand_words(bsize // 4)
@@ -1302,8 +1311,40 @@ def wgmma_cases(cases, family):
             bw = pack_words(bt, kind, bsize // esize)
         cty = {"f32": "f32", "f16": "f16", "s32": "s32"}[dt]
         cw = pack_words(cty, "unit", 128 * nd * (2 if dt == "f16" else 1)) if dt != "s32" else rand_words(128 * nd)
+        cw = cw[:128 * nd]
+        if sparse:
+            cw = cw + [sparse_meta(at) for _ in range(128)]
         case(name, family, kernel(body, decls=decls, shared=sh), "u32", 128 * nd,
-             ins=[("u32", 32, aw), ("u32", 32, bw), ("u32", 32, cw[:128 * nd])], block=(128, 1, 1))
+             ins=[("u32", 32, aw), ("u32", 32, bw), ("u32", 32, cw)], block=(128, 1, 1))
+
+
+def sparse_meta(at):
+    """A random valid sparsity metadata word: eight nibbles naming two distinct positions of
+    four in increasing order (tf32: 0b0100 or 0b1110)."""
+    if at == "tf32":
+        nibs = [RNG.choice([0x4, 0xE]) for _ in range(8)]
+    else:
+        nibs = [RNG.choice([0x4, 0x8, 0xC, 0x9, 0xD, 0xE]) for _ in range(8)]
+    return sum(v << (4 * i) for i, v in enumerate(nibs))
+
+
+def fam_wgmmasp():
+    """Sparse `wgmma.mma_async.sp`: A compressed (K / 2 columns) from a descriptor or from
+    registers, random valid metadata per thread, every selector the ISA allows."""
+    wgmma_cases([
+        ("f32", "f16", "f16", 8, "K", "K", 0, False, 1, False, (1, 1), 0, 0, True, 0),
+        ("f32", "f16", "f16", 8, "K", "K", 0, False, 1, False, (1, 1), 0, 0, True, 1),
+        ("f32", "f16", "f16", 64, "K", "K", 128, False, 1, True, (1, 1), 0, 0, True, 0),
+        ("f32", "bf16", "bf16", 32, "K", "K", 64, False, 1, True, (1, 1), 0, 0, True, 1),
+        ("f16", "f16", "f16", 16, "K", "K", 0, False, 1, True, (1, 1), 0, 0, True, 0),
+        ("f32", "f16", "f16", 16, "regs", "K", 0, True, 1, True, (1, 1), 0, 0, True, 1),
+        ("f32", "tf32", "tf32", 16, "K", "K", 0, False, 1, True, (1, 1), 0, 0, True, 0),
+        ("f32", "tf32", "tf32", 16, "K", "K", 128, False, 1, True, (1, 1), 0, 0, True, 1),
+        ("s32", "s8", "s8", 16, "K", "K", 0, False, 1, True, (1, 1), 0, 0, True, 0),
+        ("s32", "u8", "s8", 32, "K", "K", 128, False, 1, True, (1, 1), 0, 0, True, 0),
+        ("f32", "e4m3", "e4m3", 16, "K", "K", 0, False, 1, True, (1, 1), 0, 0, True, 0),
+        ("f32", "e5m2", "e4m3", 32, "K", "K", 128, False, 1, True, (1, 1), 0, 0, True, 0),
+    ], "wgmmasp")
 
 
 register()

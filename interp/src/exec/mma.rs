@@ -478,6 +478,101 @@ fn quad_pair(x: &mut Ctx<'_, '_>, dt: Type, ct: Type) -> Result<Flow, Error> {
 ///   `4g + sT + h + 2 (j / 8)`, `s` the sparsity selector (below `4 / T`; ptxas rejects
 ///   others, and the H100 traps on some);
 /// - the sum is the dense one over the decompressed A.
+/// How a sparse A's metadata places compressed elements (PTX ISA 9.7.14.6.1; the layouts were
+/// fitted on an H200, `corpus/vectors/mmasp.jsonl`): shared by `mma.sp` and `wgmma.mma_async.sp`
+/// (whose warps each take the `mma.sp` metadata of their 16 rows).
+pub struct SparseMeta {
+    chunk: usize,
+    per_unit: usize,
+    words: usize,
+    sel: usize,
+    wide: bool,
+    tf32: bool,
+    meta: crate::exec::ctx::Lanes,
+}
+
+impl SparseMeta {
+    /// The metadata of A type `at` and dense depth `k`, with sparsity selector `sel` and each
+    /// lane's metadata register; `Err` says why the type, shape or selector is not one.
+    pub fn new(
+        at: Type,
+        k: usize,
+        sel: usize,
+        meta: crate::exec::ctx::Lanes,
+    ) -> Result<SparseMeta, String> {
+        let (chunk, per_unit) = match at {
+            Type::F16 | Type::Bf16 | Type::S8 | Type::U8 | Type::E4m3 | Type::E5m2 => (4, 1),
+            Type::S4 | Type::U4 => (8, 2),
+            Type::Tf32 => (2, 1),
+            _ => return Err(format!("sparse A of .{} is not modelled", at.as_str())),
+        };
+        if k % (4 * chunk) != 0 {
+            return Err("this sparse shape".into());
+        }
+        let words = k / chunk / 4;
+        if sel >= 4 / words {
+            return Err(format!(
+                "sparsity selector {sel} is out of range for .{} k{k} (PTX ISA 9.7.14.6)",
+                at.as_str()
+            ));
+        }
+        let bits = bits_of(at);
+        Ok(SparseMeta {
+            chunk,
+            per_unit,
+            words,
+            sel,
+            wide: bits == 16 || at == Type::Tf32,
+            tf32: at == Type::Tf32,
+            meta,
+        })
+    }
+
+    fn nibble(&self, row: usize, j: usize) -> (usize, u64) {
+        let (g, h) = (row % 8, (row / 8) % 2);
+        let (lane, q) = if self.wide {
+            (4 * g + self.sel * self.words + j / 4, 4 * h + j % 4)
+        } else {
+            (4 * g + self.sel * self.words + h + 2 * (j / 8), j % 8)
+        };
+        (lane, (self.meta[lane & 31] >> (4 * q)) & 15)
+    }
+
+    /// The dense column of compressed element (`row`, `cc`) of a warp's 16 rows, or the lane
+    /// whose metadata is undefined and why.
+    pub fn column(&self, row: usize, cc: usize) -> Result<usize, (usize, String)> {
+        if self.tf32 {
+            let (src, nib) = self.nibble(row, cc);
+            return match nib {
+                0b0100 => Ok(self.chunk * cc),
+                0b1110 => Ok(self.chunk * cc + 1),
+                _ => Err((
+                    src,
+                    format!(
+                        "sparse .tf32 metadata nibble {nib:#06b} for row {row}, chunk {cc}: \
+                         only 0b0100 and 0b1110 are defined (PTX ISA 9.7.14.6.1)"
+                    ),
+                )),
+            };
+        }
+        let unit = cc / self.per_unit;
+        let (j, slot) = (unit / 2, unit % 2);
+        let (src, nib) = self.nibble(row, j);
+        let (i0, i1) = ((nib & 3) as usize, (nib >> 2) as usize);
+        if i0 == i1 {
+            return Err((
+                src,
+                format!(
+                    "sparse metadata nibble {nib:#06b} for row {row}, chunk {j}: \
+                     0b0000, 0b0101, 0b1010 and 0b1111 are undefined (PTX ISA 9.7.14.6.1)"
+                ),
+            ));
+        }
+        let idx = if slot == 0 { i0 } else { i1 };
+        Ok(self.chunk * j + self.per_unit * idx + cc % self.per_unit)
+    }
+}
+
 fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let shape =
         x.d.shape
@@ -487,13 +582,7 @@ fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     };
     let k = shape.2 as usize;
     let bits = bits_of(at);
-    let (chunk, per_unit) = match at {
-        Type::F16 | Type::Bf16 | Type::S8 | Type::U8 | Type::E4m3 | Type::E5m2 => (4, 1),
-        Type::S4 | Type::U4 => (8, 2),
-        Type::Tf32 => (2, 1),
-        _ => return Err(x.unsupported(format!("sparse mma of .{} is not modelled", at.as_str()))),
-    };
-    if shape.0 != 16 || shape.1 != 8 || k % (4 * chunk) != 0 {
+    if shape.0 != 16 || shape.1 != 8 {
         return Err(x.unsupported("this sparse mma shape"));
     }
     let ops = &x.d.opnds;
@@ -501,28 +590,14 @@ fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let (Some(eo), Some(fo)) = (ops.get(4), ops.get(5)) else {
         return Err(x.unsupported("mma.sp without its metadata and sparsity selector"));
     };
-    let chunks = k / chunk;
-    let words = chunks / 4;
     let sel = x.get(fo, 0)? as usize;
-    if sel >= 4 / words {
-        return Err(x.undefined(
-            0,
-            format!(
-                "mma.sp sparsity selector {sel} is out of range for .{} k{k} (PTX ISA 9.7.14.6)",
-                at.as_str()
-            ),
-        ));
-    }
     let meta = x.read(eo, u32::MAX)?;
-    let wide = bits == 16 || at == Type::Tf32;
-    let nibble = |row: usize, j: usize| {
-        let (g, h) = (row % 8, row / 8);
-        let (lane, q) = if wide {
-            (4 * g + sel * words + j / 4, 4 * h + j % 4)
-        } else {
-            (4 * g + sel * words + h + 2 * (j / 8), j % 8)
-        };
-        (lane, (meta[lane & 31] >> (4 * q)) & 15)
+    let sm = match SparseMeta::new(at, k, sel, meta) {
+        Ok(m) => m,
+        Err(e) if e.starts_with("sparsity selector") => {
+            return Err(x.undefined(0, format!("mma.sp {e}")))
+        }
+        Err(e) => return Err(x.unsupported(e)),
     };
     let half_shape = (16u32, 8u32, (k / 2) as u32);
     let per = if bits >= 32 { 1 } else { (32 / bits) as usize };
@@ -544,39 +619,9 @@ fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             } else {
                 (word >> (bits as usize * (i % per))) & mask(bits)
             };
-            let col = if at == Type::Tf32 {
-                let (src, nib) = nibble(row, cc);
-                let pos = match nib {
-                    0b0100 => 0,
-                    0b1110 => 1,
-                    _ => {
-                        return Err(x.undefined(
-                            src,
-                            format!(
-                            "mma.sp .tf32 metadata nibble {nib:#06b} for row {row}, chunk {cc}: \
-                                 only 0b0100 and 0b1110 are defined (PTX ISA 9.7.14.6.1)"
-                        ),
-                        ))
-                    }
-                };
-                chunk * cc + pos
-            } else {
-                let unit = cc / per_unit;
-                let (j, slot) = (unit / 2, unit % 2);
-                let (src, nib) = nibble(row, j);
-                let (i0, i1) = ((nib & 3) as usize, (nib >> 2) as usize);
-                if i0 == i1 {
-                    return Err(x.undefined(
-                        src,
-                        format!(
-                            "mma.sp metadata nibble {nib:#06b} for row {row}, chunk {j}: \
-                             0b0000, 0b0101, 0b1010 and 0b1111 are undefined (PTX ISA 9.7.14.6.1)"
-                        ),
-                    ));
-                }
-                let idx = if slot == 0 { i0 } else { i1 };
-                chunk * j + per_unit * idx + cc % per_unit
-            };
+            let col = sm
+                .column(row, cc)
+                .map_err(|(src, why)| x.undefined(src, format!("mma.sp {why}")))?;
             a[row * k + col] = e;
             hi[row * k + col] = cc % 4 >= 2;
         }

@@ -34,6 +34,12 @@
 //! warp, and an accumulator or A register written after the last fence (other than by a
 //! `wgmma.mma_async`) makes the next `wgmma.mma_async` that uses it undefined (9.7.15.7.1).
 //! Each warp's fence and pending operations are in [`super::state::wgmma`].
+//!
+//! `wgmma.mma_async.sp`: A holds `k / 2` columns (from a descriptor in the same canonical
+//! layouts, or from registers as the `mma` fragment of `m16n8k(k/2)`), which each warp places
+//! with its metadata register and the sparsity selector exactly as `mma.sp` of `k` does for the
+//! warp's 16 rows ([`mma::SparseMeta`]); FP8 is one dense multiply (12 of 12 H200 cases,
+//! `corpus/vectors/wgmmasp.jsonl`).
 
 use super::async_copy::issuer;
 use super::ctx::Ctx;
@@ -188,9 +194,7 @@ pub fn wgmma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 }
 
 fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    if x.has(Flag::Sp) {
-        return Err(x.unsupported("wgmma.mma_async.sp is not modelled"));
-    }
+    let sp = x.has(Flag::Sp);
     if !x.w.wg.as_ref().is_some_and(|s| s.fenced) {
         return Err(x.undefined(0, "wgmma.mma_async before any wgmma.fence of the warp (PTX ISA 9.7.15.7.1: wgmma.fence must be issued before the first wgmma.mma_async)"));
     }
@@ -211,8 +215,11 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let float = !matches!(at, Type::S8 | Type::U8 | Type::B1);
     let half = matches!(at, Type::F16 | Type::Bf16);
-    // `d, a-desc-or-regs, b-desc, scale-d{, imm-scale-a, imm-scale-b{, imm-trans...}}`
-    let [d_o, a_o, b_o, scale_d_o] = x.ops();
+    // `d, a-desc-or-regs, b-desc{, sp-meta, sp-sel}, scale-d{, imm-scale-a, imm-scale-b{,
+    // imm-trans...}}`
+    let [d_o, a_o, b_o] = x.ops();
+    let first = if sp { 5 } else { 3 };
+    let scale_d_o = x.opt(first).unwrap_or(&crate::code::MISSING);
     let dv: Vec<Opnd> = match d_o {
         Opnd::Vec(v) => v.to_vec(),
         _ => return Err(x.unsupported("wgmma accumulator is not a vector")),
@@ -237,7 +244,7 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     // (f16/bf16) imm-trans-a (descriptor A only), imm-trans-b.
     let rest: Vec<u64> =
         x.d.opnds
-            .get(3..)
+            .get(first..)
             .unwrap_or_default()
             .iter()
             .map(|o| x.get(o, 0))
@@ -306,20 +313,43 @@ fn mma_async(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             &x.cl.shared[own as usize][a as usize..a as usize + sz],
         ))
     };
-    // A: this warp's 16 rows.
-    let mut a = vec![0u64; 16 * k];
+    // A: this warp's 16 rows; a sparse A holds k / 2 columns, which its metadata places.
+    let ka = if sp { k / 2 } else { k };
+    let mut a = vec![0u64; 16 * ka];
     match &a_regs {
-        Some(r) => mma::gather(x, r, Which::A, (16, 8, k as u32), abits, k, &mut a)?,
+        Some(r) => mma::gather(x, r, Which::A, (16, 8, ka as u32), abits, ka, &mut a)?,
         None => {
             let desc = x.get(a_o, 0)?;
             for r in 0..16 {
-                for kk in 0..k {
+                for kk in 0..ka {
                     let (kc, bit) = kpos(kk);
                     let ad = desc_addr(desc, trans_a, 16 * wq + r, kc, esz_a);
-                    a[r * k + kk] = pick(read(x, ad, esz_a, &mut chunks)?, bit);
+                    a[r * ka + kk] = pick(read(x, ad, esz_a, &mut chunks)?, bit);
                 }
             }
         }
+    }
+    if sp {
+        let (meta_o, sel_o) = (&x.d.opnds[3], &x.d.opnds[4]);
+        let sel = x.get(sel_o, 0)? as usize;
+        let meta = x.read(meta_o, u32::MAX)?;
+        let sm = mma::SparseMeta::new(at, k, sel, meta).map_err(|e| {
+            if e.starts_with("sparsity selector") {
+                x.undefined(0, format!("wgmma.mma_async.sp {e}"))
+            } else {
+                x.unsupported(e)
+            }
+        })?;
+        let mut dense = vec![0u64; 16 * k];
+        for r in 0..16 {
+            for cc in 0..ka {
+                let col = sm
+                    .column(r, cc)
+                    .map_err(|(src, why)| x.undefined(src, format!("wgmma.mma_async.sp {why}")))?;
+                dense[r * k + col] = a[r * ka + cc];
+            }
+        }
+        a = dense;
     }
     let bdesc = x.get(b_o, 0)?;
     let mut b = vec![0u64; k * n];
