@@ -461,23 +461,6 @@ fn quad_pair(x: &mut Ctx<'_, '_>, dt: Type, ct: Type) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
-/// Sparse `mma.sp{::ordered_metadata}` (`.m16n8k8`-`.m16n8k128` of `.f16`, `.bf16`, `.tf32`,
-/// 8-bit, FP8 and 4-bit inputs): A holds half of each row, and metadata `e` says where each
-/// stored element goes. Recorded on the H100 (`corpus/vectors/mmasp.jsonl`: probes whose B
-/// copies the decompressed A into D, then random values):
-/// - A's registers are the dense fragment of the half-width matrix (`m16n8k{K/2}` of the same
-///   type, [`layout`]); its compressed columns come in pairs, each pair the two stored units of
-///   a chunk of four: a unit is an element for 16- and 8-bit types and two consecutive elements
-///   for 4-bit ones; a `.tf32` chunk is two elements of which one is stored;
-/// - a chunk's metadata is a nibble: the first unit's index in bits 0-1, the second's in bits
-///   2-3 (the four with equal indices are undefined, PTX ISA 9.7.14.6.1); for `.tf32` `0b0100`
-///   names the first element and `0b1110` the second (no other value is defined);
-/// - with `c` chunks a row and `T = c / 4` metadata words for the eight rows of a group, row
-///   `g + 8h` chunk `j` is, for 16-bit and `.tf32` types, nibble `4h + j % 4` of lane
-///   `4g + sT + j / 4`, and for 8- and 4-bit types nibble `j % 8` of lane
-///   `4g + sT + h + 2 (j / 8)`, `s` the sparsity selector (below `4 / T`; ptxas rejects
-///   others, and the H100 traps on some);
-/// - the sum is the dense one over the decompressed A.
 /// How a sparse A's metadata places compressed elements (PTX ISA 9.7.14.6.1; the layouts were
 /// fitted on an H200, `corpus/vectors/mmasp.jsonl`): shared by `mma.sp` and `wgmma.mma_async.sp`
 /// (whose warps each take the `mma.sp` metadata of their 16 rows).
@@ -573,6 +556,23 @@ impl SparseMeta {
     }
 }
 
+/// Sparse `mma.sp{::ordered_metadata}` (`.m16n8k8`-`.m16n8k128` of `.f16`, `.bf16`, `.tf32`,
+/// 8-bit, FP8 and 4-bit inputs): A holds half of each row, and metadata `e` says where each
+/// stored element goes. Recorded on the H100 (`corpus/vectors/mmasp.jsonl`: probes whose B
+/// copies the decompressed A into D, then random values):
+/// - A's registers are the dense fragment of the half-width matrix (`m16n8k{K/2}` of the same
+///   type, [`layout`]); its compressed columns come in pairs, each pair the two stored units of
+///   a chunk of four: a unit is an element for 16- and 8-bit types and two consecutive elements
+///   for 4-bit ones; a `.tf32` chunk is two elements of which one is stored;
+/// - a chunk's metadata is a nibble: the first unit's index in bits 0-1, the second's in bits
+///   2-3 (the four with equal indices are undefined, PTX ISA 9.7.14.6.1); for `.tf32` `0b0100`
+///   names the first element and `0b1110` the second (no other value is defined);
+/// - with `c` chunks a row and `T = c / 4` metadata words for the eight rows of a group, row
+///   `g + 8h` chunk `j` is, for 16-bit and `.tf32` types, nibble `4h + j % 4` of lane
+///   `4g + sT + j / 4`, and for 8- and 4-bit types nibble `j % 8` of lane
+///   `4g + sT + h + 2 (j / 8)`, `s` the sparsity selector (below `4 / T`; ptxas rejects
+///   others, and the H100 traps on some);
+/// - the sum is the dense one over the decompressed A.
 fn sparse(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let shape =
         x.d.shape
