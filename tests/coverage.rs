@@ -498,14 +498,9 @@ const GAPS: &[(&str, &str)] = &[
         "mma",
         "block-scaled and sm_100 `.kind::f8f6f4`/`.kind::mxf*` forms, sparse ones included",
     ),
-    ("tcgen05.ld", "tcgen05 data movement and MMA"),
-    ("tcgen05.st", "tcgen05 data movement and MMA"),
-    ("tcgen05.wait::ld", "tcgen05 data movement and MMA"),
-    ("tcgen05.wait::st", "tcgen05 data movement and MMA"),
-    ("tcgen05.cp", "tcgen05 data movement and MMA"),
-    ("tcgen05.shift", "tcgen05 data movement and MMA"),
-    ("tcgen05.mma", "tcgen05 data movement and MMA"),
-    ("tcgen05.commit", "tcgen05 data movement and MMA"),
+    ("tcgen05.ld", "the `.red` forms of sm_101a/sm_110a"),
+    ("tcgen05.cp", "shared-memory to tensor-memory copies"),
+    ("tcgen05.mma", "the fifth-generation tensor-core MMA"),
 ];
 
 #[test]

@@ -46,6 +46,7 @@ mod multimem;
 mod parallel;
 mod proxy;
 mod stack;
+mod tcgen05;
 mod tensor;
 mod texture;
 mod tmem;

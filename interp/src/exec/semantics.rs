@@ -15,7 +15,7 @@ use super::ctx::Ctx;
 use super::flow::Flow;
 use super::{
     arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, multimem, proxy,
-    stack, tensor, texture, tmem, video, warpgroup, warpops, wgmma, wmma,
+    stack, tcgen05, tensor, texture, tmem, video, warpgroup, warpops, wgmma, wmma,
 };
 use crate::arity::{Arity, Need};
 use crate::code::DInst;
@@ -381,10 +381,17 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
         Tcgen05Dealloc => split(v, tmem::tmem, exact(&[X, X])),
         Tcgen05RelinquishAllocPermit => split(v, tmem::tmem, exact(&[])),
         Tcgen05FenceBeforeThreadSync | Tcgen05FenceAfterThreadSync => guarded(v, next, exact(&[])),
-        Tcgen05Ld | Tcgen05St | Tcgen05WaitLd | Tcgen05WaitSt | Tcgen05Cp | Tcgen05Shift
-        | Tcgen05Mma | Tcgen05Commit => guarded(
+        // `v, [taddr]{, off}` (`.red`: `v, d, [taddr]{, off}`); `[taddr]{, off}, v`
+        Tcgen05Ld => split(v, tcgen05::ld_st, opt(2, &[D, X, X, X])),
+        Tcgen05St => split(v, tcgen05::ld_st, opt(2, &[M, X, X])),
+        Tcgen05WaitLd | Tcgen05WaitSt => split(v, tcgen05::wait, exact(&[])),
+        Tcgen05Shift => guarded(v, tcgen05::shift, exact(&[M])),
+        Tcgen05Commit => guarded(v, tcgen05::commit, opt(1, &[M, X])),
+        Tcgen05Cp | Tcgen05Mma => guarded(
             v,
-            |x| Err(x.unsupported("tcgen05 data movement and MMA are not modelled (allocation is)")),
+            |x| {
+                Err(x.unsupported("tcgen05.cp and tcgen05.mma are not modelled (allocation, ld, st, shift and commit are)"))
+            },
             Arity::ANY,
         ),
         // stack: `alloca d, size{, immAlign}`

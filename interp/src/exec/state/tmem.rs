@@ -27,6 +27,29 @@ pub struct CtaTmem {
     pub relinquished: bool,
     /// Columns of the last allocation (they must not increase).
     pub last: Option<u32>,
+    /// The cells, `LANES` x `COLUMNS` 32-bit words lane by lane; empty until an instruction
+    /// first reads or writes tensor memory.
+    pub data: Vec<u32>,
+}
+
+/// Lanes of tensor memory per CTA.
+pub const LANES: u32 = 128;
+
+impl CtaTmem {
+    /// Whether column `col` lies in a live allocation.
+    pub fn allocated(&self, col: u32) -> bool {
+        self.allocs
+            .iter()
+            .any(|a| a.col <= col && col < a.col + a.ncols)
+    }
+
+    /// The cells, made on first use.
+    pub fn cells(&mut self) -> &mut Vec<u32> {
+        if self.data.is_empty() {
+            self.data = vec![0; (LANES * COLUMNS) as usize];
+        }
+        &mut self.data
+    }
 }
 
 /// A `.cta_group::2` request waiting for the peer CTA's warp.

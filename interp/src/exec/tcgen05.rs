@@ -1,0 +1,305 @@
+//! Tensor Memory data movement (PTX ISA 9.7.16.8-9, 9.7.16.12): `tcgen05.ld`, `tcgen05.st`,
+//! `tcgen05.wait::ld`, `tcgen05.wait::st`, `tcgen05.shift`, `tcgen05.commit`. ISA-derived, not
+//! hardware-checked (no Blackwell GPU here): the ISA draws the fragment layouts only in figures,
+//! so they are the ones CUTLASS's copy traits encode (the same as Triton's).
+//!
+//! A CTA's tensor memory is 128 lanes by 512 columns of 32-bit cells; an address is
+//! `lane << 16 | column`. Warp `w` reaches lanes `32 (w % 4) .. + 32` only. With the address
+//! `(L, C)`, lane `t` of the warp and register `r` of `.xN`:
+//!
+//! | shape | cell of register `r` of lane `t` |
+//! | --- | --- |
+//! | `32x32b` | `(L + t, C + r)` |
+//! | `16x64b` | `(L + t/4 + 8 (t % 2), C + 2r + (t/2) % 2)` |
+//! | `16x128b` | `(L + t/4 + 8 (r % 2), C + 4 (r/2) + t % 4)` |
+//! | `16x256b` | `(L + t/4 + 8 ((r/2) % 2), C + 8 (r/4) + 2 (t % 4) + r % 2)` |
+//! | `16x32bx2`, offset `o` | `(L + t % 16, C + (t/16) o + r)` |
+//!
+//! With `.pack::16b` a register's column `c` stands for the two physical columns `2c`, `2c + 1`,
+//! whose low halves it holds (`.unpack::16b` stores them back, the upper halves zero). Every
+//! operation runs when issued, so `wait::ld`/`wait::st` have nothing left to wait for,
+//! `tcgen05.commit` arrives on its mbarrier at once (once per executing thread, on each CTA of
+//! `ctaMask` with `.multicast::cluster`), and `tcgen05.shift.down` moves rows `L..L+31` down by
+//! one over 8 columns (the last row's old contents are lost, the first keeps its own). An access
+//! to a column no live allocation covers, or to lanes outside the warp's quarter, is undefined.
+
+use super::ctx::{lanes, AddrSpace, Ctx};
+use super::flow::Flow;
+use super::matrix::{full_warp, regs};
+use super::state::mbarrier::arrive_on;
+use super::state::tmem::{COLUMNS, LANES};
+use crate::code::Opnd;
+use crate::error::Error;
+use ptx_ir_core::{Count, Flag, Opcode};
+
+const RULE: &str = "PTX ISA 9.7.16.8";
+
+fn num(x: &Ctx<'_, '_>) -> u32 {
+    match x.d.count {
+        Some(Count::X1) => 1,
+        Some(Count::X2) => 2,
+        Some(Count::X4) => 4,
+        Some(Count::X8) => 8,
+        Some(Count::X16) => 16,
+        Some(Count::X32) => 32,
+        Some(Count::X64) => 64,
+        Some(Count::X128) => 128,
+        None => 0,
+    }
+}
+
+/// Registers per thread of a shape and count.
+fn regs_per(shape: (u16, u16, u16), n: u32) -> u32 {
+    match (shape.0, shape.1) {
+        (16, 128) => 2 * n,
+        (16, 256) => 4 * n,
+        _ => n,
+    }
+}
+
+/// The (lane, column) of register `r` of lane `t`, relative to the address, in logical 32-bit
+/// columns.
+fn cell(shape: (u16, u16, u16), t: u32, r: u32, off: u32) -> (u32, u32) {
+    match (shape.0, shape.1) {
+        (32, 32) => (t, r),
+        (16, 64) => ((t >> 2) + 8 * (t & 1), 2 * r + ((t >> 1) & 1)),
+        (16, 128) => ((t >> 2) + 8 * (r & 1), 4 * (r >> 1) + (t & 3)),
+        (16, 256) => (
+            (t >> 2) + 8 * ((r >> 1) & 1),
+            8 * (r >> 2) + 2 * (t & 3) + (r & 1),
+        ),
+        // 16x32bx2
+        _ => (t & 15, (t >> 4) * off + r),
+    }
+}
+
+/// Checks that the warp may access tensor-memory lane `lane` and that `col` is allocated.
+fn check(x: &Ctx<'_, '_>, lane: u32, col: u32, l: usize) -> Result<(), Error> {
+    let quarter = 32 * (x.w.index % 4);
+    if lane < quarter || lane >= quarter + 32 || lane >= LANES {
+        return Err(x.undefined(
+            l,
+            format!(
+                "{} of tensor-memory lane {lane}: warp {} reaches lanes {quarter}..{} only ({RULE})",
+                x.d.op.name(),
+                x.w.index,
+                quarter + 31
+            ),
+        ));
+    }
+    let t = &x.cl.tmem[x.w.cta as usize];
+    if col >= COLUMNS || !t.allocated(col) {
+        return Err(x.undefined(
+            l,
+            format!(
+                "{} of tensor-memory column {col}, which no live tcgen05.alloc covers ({RULE})",
+                x.d.op.name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn uniform(x: &Ctx<'_, '_>, o: &Opnd) -> Result<u32, Error> {
+    let mut v = None;
+    for l in lanes(x.emask) {
+        let a = x.get(o, l)? as u32;
+        if v.is_some_and(|b| b != a) {
+            return Err(x.undefined(
+                l,
+                format!(
+                    "threads of the warp give different tensor-memory addresses to {} (.sync.aligned)",
+                    x.d.op.name()
+                ),
+            ));
+        }
+        v = Some(a);
+    }
+    Ok(v.unwrap_or(0))
+}
+
+/// `tcgen05.ld` and `tcgen05.st`.
+pub fn ld_st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    full_warp(x)?;
+    let load = x.d.op == Opcode::Tcgen05Ld;
+    if x.has(Flag::Red) {
+        return Err(
+            x.unsupported("tcgen05.ld.red (sm_101a/sm_110a and their families) is not modelled")
+        );
+    }
+    let shape =
+        x.d.shape
+            .ok_or_else(|| x.unsupported("tcgen05 without a shape"))?;
+    let n = num(x);
+    let pack = x.has(Flag::Pack16b) || x.has(Flag::Unpack16b);
+    let ops = &x.d.opnds;
+    // `v, [taddr]{, off}` / `[taddr]{, off}, v`
+    let (vo, ao, off_o) = if load {
+        (&ops[0], &ops[1], ops.get(2))
+    } else if ops.len() == 3 {
+        (&ops[2], &ops[0], ops.get(1))
+    } else {
+        (&ops[1], &ops[0], None)
+    };
+    let off = match off_o {
+        Some(o) => x.get(o, 0)? as u32,
+        None => 0,
+    };
+    let rs: Vec<Opnd> = regs(vo).to_vec();
+    let want = regs_per(shape, n);
+    if rs.len() as u32 != want {
+        return Err(x.undefined(
+            0,
+            format!(
+                "tcgen05.{} .x{n} of this shape moves {want} registers per thread, not {} ({RULE})",
+                if load { "ld" } else { "st" },
+                rs.len()
+            ),
+        ));
+    }
+    let taddr = match ao {
+        Opnd::Mem(..) => {
+            let mut v = None;
+            for l in lanes(x.emask) {
+                let a = x.addr(ao, l)? as u32;
+                if v.is_some_and(|b| b != a) {
+                    return Err(x.undefined(l, "threads of the warp give different tensor-memory addresses (.sync.aligned)"));
+                }
+                v = Some(a);
+            }
+            v.unwrap_or(0)
+        }
+        o => uniform(x, o)?,
+    };
+    let (l0, c0) = (taddr >> 16, taddr & 0xffff);
+    let rank = x.w.cta as usize;
+    let width = if pack { 2 } else { 1 };
+    let mut vals = vec![[0u64; 32]; rs.len()];
+    if !load {
+        for (r, reg) in rs.iter().enumerate() {
+            vals[r] = x.read(reg, u32::MAX)?;
+        }
+    }
+    for t in 0..32u32 {
+        for r in 0..rs.len() as u32 {
+            let (dl, dc) = cell(shape, t, r, off);
+            let lane = l0 + dl;
+            for h in 0..width {
+                let col = c0 + width * dc + h;
+                check(x, lane, col, t as usize)?;
+            }
+            let base = (lane * COLUMNS) as usize;
+            let cells = x.cl.tmem[rank].cells();
+            let c = (c0 + width * dc) as usize;
+            if load {
+                vals[r as usize][t as usize] = if pack {
+                    (cells[base + c] & 0xffff) as u64
+                        | ((cells[base + c + 1] & 0xffff) as u64) << 16
+                } else {
+                    cells[base + c] as u64
+                };
+            } else {
+                let v = vals[r as usize][t as usize];
+                if pack {
+                    cells[base + c] = (v & 0xffff) as u32;
+                    cells[base + c + 1] = ((v >> 16) & 0xffff) as u32;
+                } else {
+                    cells[base + c] = v as u32;
+                }
+            }
+        }
+    }
+    if load {
+        for (r, reg) in rs.iter().enumerate() {
+            x.write(reg, &vals[r], u32::MAX)?;
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `tcgen05.wait::ld`, `tcgen05.wait::st`: every load and store completed when it issued.
+pub fn wait(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    full_warp(x)?;
+    Ok(Flow::Next)
+}
+
+/// `tcgen05.shift.down [taddr]`
+pub fn shift(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let [ao] = x.ops();
+    let lane0 = x.emask.trailing_zeros() as usize;
+    let taddr = match ao {
+        Opnd::Mem(..) => x.addr(ao, lane0)? as u32,
+        o => x.get(o, lane0)? as u32,
+    };
+    let (l0, c0) = (taddr >> 16, taddr & 0xffff);
+    if l0 % 32 != 0 {
+        return Err(x.undefined(
+            lane0,
+            format!("tcgen05.shift lane {l0}: the address's lane must be aligned to 32 (PTX ISA 9.7.16.9.3)"),
+        ));
+    }
+    let ranks = if x.has(Flag::CtaGroup2) {
+        vec![x.w.cta, x.w.cta ^ 1]
+    } else {
+        vec![x.w.cta]
+    };
+    for rank in ranks {
+        let Some(t) = x.cl.tmem.get(rank as usize) else {
+            return Err(x.undefined(lane0, "tcgen05.shift .cta_group::2 without a peer CTA"));
+        };
+        for col in c0..c0 + 8 {
+            if col >= COLUMNS || !t.allocated(col) {
+                return Err(x.undefined(
+                    lane0,
+                    format!("tcgen05.shift of tensor-memory column {col}, which no live tcgen05.alloc covers ({RULE})"),
+                ));
+            }
+        }
+        if l0 + 32 > LANES {
+            return Err(x.undefined(
+                lane0,
+                format!("tcgen05.shift lane {l0} is past the 128 lanes"),
+            ));
+        }
+        let cells = x.cl.tmem[rank as usize].cells();
+        for i in (0..31).rev() {
+            for col in c0..c0 + 8 {
+                let from = ((l0 + i) * COLUMNS + col) as usize;
+                let to = ((l0 + i + 1) * COLUMNS + col) as usize;
+                cells[to] = cells[from];
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `tcgen05.commit...mbarrier::arrive::one{.shared::cluster}{.multicast::cluster}.b64 [mbar]{,
+/// ctaMask}`: the operations it tracks are complete, so it arrives at once.
+pub fn commit(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let mo = &x.d.opnds[0];
+    let mask_o = x.d.opnds.get(1);
+    for l in lanes(x.emask) {
+        let sp = AddrSpace::of(x.d.space);
+        let addr = x.addr(mo, l)?;
+        let (rank, off) = x.shared_loc(sp, addr, 8, l, false)?;
+        let targets: Vec<u32> = match mask_o {
+            Some(m) if x.has(Flag::MulticastCluster) => {
+                let mask = x.get(m, l)? as u32 & 0xffff;
+                (0..16).filter(|r| mask >> r & 1 == 1).collect()
+            }
+            _ => vec![rank],
+        };
+        for r in targets {
+            let key = (r, off);
+            let Some(b) = x.cl.mbars.get_mut(&key) else {
+                return Err(x.undefined(
+                    l,
+                    format!("tcgen05.commit arrives on CTA {r}'s shared offset {off:#x}, which holds no initialised mbarrier object (PTX ISA 9.7.16.12.1)"),
+                ));
+            };
+            arrive_on(b, 1, false).map_err(|e| x.undefined(l, e))?;
+        }
+        x.m.events += 1;
+    }
+    Ok(Flow::Next)
+}
