@@ -12,6 +12,7 @@ fn run(body: &str, warps: u32) -> Result<Vec<u32>, String> {
          .visible .entry k(.param .u64 out) {{\n\
          .reg .b32 %r<32>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n\
          .shared .align 8 .b32 taddr; .shared .align 8 .b64 bar;\n\
+         .shared .align 1024 .b8 smbuf[2048];\n\
          ld.param.u64 %rd1, [out];\n\
          mov.u32 %r20, %tid.x; shr.u32 %r21, %r20, 5; and.b32 %r22, %r20, 31;\n\
          setp.eq.u32 %p1, %r21, 0;\n\
@@ -150,4 +151,53 @@ fn misuse_is_reported() {
     // The register count of the shape.
     let e = run("tcgen05.ld.sync.aligned.16x128b.x1.b32 {%r10}, [%r1];", 1).unwrap_err();
     assert!(e.contains("2 registers per thread"), "{e}");
+}
+
+/// Fills `smbuf` with byte `i % 251` at offset `i` (every thread 16 bytes), then thread 0 copies
+/// with `cp` from a no-swizzle descriptor whose rows are 16 bytes apart; each warp loads its
+/// quarter's first four columns into `%r10..%r13`.
+fn copy(cp: &str) -> Vec<u32> {
+    let body = format!(
+        "mov.u32 %r2, smbuf; shl.b32 %r3, %r20, 4; add.u32 %r4, %r2, %r3;\n\
+         mov.u32 %r6, 0;\n\
+         LFILL:\n\
+         add.u32 %r7, %r3, %r6; rem.u32 %r8, %r7, 251;\n\
+         add.u32 %r9, %r4, %r6; st.shared.u8 [%r9], %r8;\n\
+         add.u32 %r6, %r6, 1; setp.lt.u32 %p2, %r6, 16; @%p2 bra LFILL;\n\
+         bar.sync 0;\n\
+         shr.u32 %r5, %r2, 4; cvt.u64.u32 %rd4, %r5; or.b64 %rd4, %rd4, 0x4000800000000;\n\
+         setp.eq.u32 %p3, %r20, 0;\n\
+         @%p3 {cp} [%r1], %rd4;\n\
+         bar.sync 0;\n\
+         shl.b32 %r5, %r21, 21; add.u32 %r6, %r1, %r5;\n\
+         tcgen05.ld.sync.aligned.32x32b.x4.b32 {{%r10, %r11, %r12, %r13}}, [%r6];"
+    );
+    run(&body, 4).unwrap()
+}
+
+fn word_at(row: u32, c: u32) -> u32 {
+    u32::from_le_bytes(std::array::from_fn(|b| {
+        ((16 * row + 4 * c + b as u32) % 251) as u8
+    }))
+}
+
+#[test]
+fn cp_fills_lanes_from_a_descriptor() {
+    let out = copy("tcgen05.cp.cta_group::1.128x128b");
+    for t in [0u32, 5, 37, 127] {
+        assert_eq!(
+            lanes_of(&out, t as usize, 4),
+            (0..4).map(|c| word_at(t, c)).collect::<Vec<_>>(),
+            "lane {t}"
+        );
+    }
+    // 32 rows multicast to every quarter.
+    let out = copy("tcgen05.cp.cta_group::1.32x128b.warpx4");
+    for t in [3u32, 35, 67, 99] {
+        assert_eq!(
+            lanes_of(&out, t as usize, 4),
+            (0..4).map(|c| word_at(t % 32, c)).collect::<Vec<_>>(),
+            "lane {t}"
+        );
+    }
 }

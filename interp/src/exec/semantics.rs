@@ -387,13 +387,16 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
         Tcgen05WaitLd | Tcgen05WaitSt => split(v, tcgen05::wait, exact(&[])),
         Tcgen05Shift => guarded(v, tcgen05::shift, exact(&[M])),
         Tcgen05Commit => guarded(v, tcgen05::commit, opt(1, &[M, X])),
-        Tcgen05Cp | Tcgen05Mma => guarded(
-            v,
-            |x| {
-                Err(x.unsupported("tcgen05.cp and tcgen05.mma are not modelled (allocation, ld, st, shift and commit are)"))
-            },
-            Arity::ANY,
-        ),
+        Tcgen05Cp => guarded(v, tcgen05::cp, exact(&[M, X])),
+        Tcgen05Mma => {
+            guarded(
+                v,
+                |x| {
+                    Err(x.unsupported("tcgen05.mma is not modelled (allocation, ld, st, cp, shift and commit are)"))
+                },
+                Arity::ANY,
+            )
+        }
         // stack: `alloca d, size{, immAlign}`
         Stacksave => guarded(v, stack::stacksave, exact(&[D])),
         Stackrestore => guarded(v, stack::stackrestore, exact(&[X])),

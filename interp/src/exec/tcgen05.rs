@@ -1,5 +1,5 @@
 //! Tensor Memory data movement (PTX ISA 9.7.16.8-9, 9.7.16.12): `tcgen05.ld`, `tcgen05.st`,
-//! `tcgen05.wait::ld`, `tcgen05.wait::st`, `tcgen05.shift`, `tcgen05.commit`. ISA-derived, not
+//! `tcgen05.wait::ld`, `tcgen05.wait::st`, `tcgen05.cp`, `tcgen05.shift`, `tcgen05.commit`. ISA-derived, not
 //! hardware-checked (no Blackwell GPU here): the ISA draws the fragment layouts only in figures,
 //! so they are the ones CUTLASS's copy traits encode (the same as Triton's).
 //!
@@ -300,6 +300,151 @@ pub fn commit(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             arrive_on(b, 1, false).map_err(|e| x.undefined(l, e))?;
         }
         x.m.events += 1;
+    }
+    Ok(Flow::Next)
+}
+
+/// Byte `k` of row `r` of a `tcgen05.cp` source: a K-major matrix in shared memory through a
+/// descriptor (PTX ISA 9.7.16.4.1: start, leading and stride byte offsets, base offset, and the
+/// swizzle code in bits 61-63), as a CTA shared-memory offset.
+fn cp_src(desc: u64, r: u64, k: u64) -> Result<u64, String> {
+    let start = (desc & 0x3fff) << 4;
+    let lbo = ((desc >> 16) & 0x3fff) << 4;
+    let sbo = ((desc >> 32) & 0x3fff) << 4;
+    let base = (desc >> 49) & 7;
+    if desc >> 52 & 1 == 1 {
+        return Err("absolute leading-byte-offset descriptors (sm_103a) are not modelled".into());
+    }
+    let a = |w: u64| start + (r % 8) * w + (r / 8) * sbo + k;
+    Ok(match desc >> 61 {
+        0 => start + (r % 8) * 16 + (r / 8) * sbo + (k / 16) * lbo + k % 16,
+        // 128-byte swizzling with 32-byte atoms
+        1 => {
+            let v = a(128);
+            v ^ ((((v >> 7).wrapping_sub(base)) & 3) << 5)
+        }
+        code @ (2 | 4 | 6) => {
+            let (w, m) = match code {
+                2 => (128, 7),
+                4 => (64, 3),
+                _ => (32, 1),
+            };
+            let v = a(w);
+            v ^ ((((v >> 7).wrapping_sub(base)) & m) << 4)
+        }
+        c => {
+            return Err(format!(
+                "swizzle code {c} is invalid (PTX ISA 9.7.16.4.1: 3, 5 and 7 are)"
+            ))
+        }
+    })
+}
+
+/// `tcgen05.cp.cta_group.shape{.multicast}{.b8x16.b6x16_p32|.b4x16_p64} [taddr], s-desc`: copies
+/// the source rows into tensor memory when issued (see the module documentation for the cells).
+pub fn cp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
+    let [to, so] = x.ops();
+    let shape =
+        x.d.shape
+            .ok_or_else(|| x.unsupported("tcgen05.cp without a shape"))?;
+    let ts = x.types();
+    let unpack = if ts.contains(&ptx_ir_core::Type::B6x16P32) {
+        6
+    } else if ts.contains(&ptx_ir_core::Type::B4x16P64) {
+        4
+    } else {
+        0
+    };
+    // (source rows, bytes per row, each row's destination lanes relative to the address)
+    let (rows, bytes): (u64, u64) = (shape.0 as u64, shape.1 as u64 / 8);
+    let (warpx4, pairs_02_13) = (x.has(Flag::Warpx4), x.has(Flag::Warpx2_02_13));
+    let dests = move |i: u64| -> Vec<u64> {
+        match (shape.0, warpx4, pairs_02_13) {
+            (4, ..) => vec![32 * i],
+            (32, true, _) => vec![i, i + 32, i + 64, i + 96],
+            (64, _, true) => vec![i, i + 64],
+            (64, _, false) => {
+                let (h, j) = (i / 32, i % 32);
+                vec![64 * h + j, 64 * h + 32 + j]
+            }
+            _ => vec![i],
+        }
+    };
+    let ranks = if x.has(Flag::CtaGroup2) {
+        vec![x.w.cta, x.w.cta ^ 1]
+    } else {
+        vec![x.w.cta]
+    };
+    for l in lanes(x.emask) {
+        let taddr = match to {
+            Opnd::Mem(..) => x.addr(to, l)? as u32,
+            o => x.get(o, l)? as u32,
+        };
+        let desc = x.get(so, l)?;
+        let (l0, c0) = ((taddr >> 16) as u64, (taddr & 0xffff) as u64);
+        for &rank in &ranks {
+            // Each CTA copies from its own shared memory at the descriptor's offsets.
+            let Some(sh) = x.cl.shared.get(rank as usize) else {
+                return Err(x.undefined(l, "tcgen05.cp .cta_group::2 without a peer CTA"));
+            };
+            let mut data = vec![0u8; (rows * bytes) as usize];
+            for r in 0..rows {
+                for k in 0..bytes {
+                    let off = cp_src(desc, r, k)
+                        .map_err(|e| x.undefined(l, format!("tcgen05.cp: {e}")))?;
+                    let b = *sh.get(off as usize).ok_or_else(|| {
+                        x.undefined(
+                            l,
+                            format!(
+                                "tcgen05.cp reads shared offset {off:#x}, past the CTA's {} bytes",
+                                sh.len()
+                            ),
+                        )
+                    })?;
+                    data[(r * bytes + k) as usize] = b;
+                }
+            }
+            if unpack != 0 {
+                // 16-byte chunks of 16 packed elements (then padding) become 16 bytes; 4-bit
+                // values sit in bits 5..2 as the f8f6f4 MMA reads them, 6-bit ones in 5..0.
+                for chunk in data.chunks_mut(16) {
+                    let mut v = 0u128;
+                    for (i, b) in chunk.iter().enumerate() {
+                        v |= (*b as u128) << (8 * i);
+                    }
+                    for (i, b) in chunk.iter_mut().enumerate() {
+                        let e = (v >> (unpack * i)) as u8 & ((1u16 << unpack) - 1) as u8;
+                        *b = if unpack == 4 { e << 2 } else { e };
+                    }
+                }
+            }
+            let t = &x.cl.tmem[rank as usize];
+            for r in 0..rows {
+                for lane in dests(r) {
+                    let lane = l0 + lane;
+                    for c in 0..bytes / 4 {
+                        let col = (c0 + c) as u32;
+                        if lane >= LANES as u64 || col >= COLUMNS || !t.allocated(col) {
+                            return Err(x.undefined(
+                                l,
+                                format!("tcgen05.cp into tensor-memory lane {lane}, column {col}, which no live tcgen05.alloc covers ({RULE})"),
+                            ));
+                        }
+                    }
+                }
+            }
+            let cells = x.cl.tmem[rank as usize].cells();
+            for r in 0..rows {
+                for lane in dests(r) {
+                    for c in 0..bytes / 4 {
+                        let at = ((l0 + lane) * COLUMNS as u64 + c0 + c) as usize;
+                        let o = (r * bytes + 4 * c) as usize;
+                        cells[at] =
+                            u32::from_le_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]]);
+                    }
+                }
+            }
+        }
     }
     Ok(Flow::Next)
 }
