@@ -432,7 +432,7 @@ fn normalize(f: Format, raw: u64) -> f32 {
 /// for a border of 0.5 in a normalized `u8` texture): `f16` rounds toward zero, element reads
 /// of integer formats take the colour's bits, normalized ones go through `f16` and then scale
 /// and round to nearest with ties toward zero.
-pub fn border_bytes(t: &TextureArg) -> Vec<u8> {
+pub fn border_bytes(t: &TextureArg) -> [u8; 16] {
     let f = t.layout.format;
     let n = f.bytes() as usize;
     let mut bytes = [0u8; 16];
@@ -472,7 +472,7 @@ pub fn border_bytes(t: &TextureArg) -> Vec<u8> {
         };
         bytes[c * n..(c + 1) * n].copy_from_slice(&raw.to_le_bytes()[..n]);
     }
-    bytes[..t.layout.texel_bytes() as usize].to_vec()
+    bytes
 }
 
 /// The texel index a point sample at `u` reads: the floor, with NaN as 0 and the range
@@ -653,7 +653,7 @@ fn filter_value(f: Format, raw: u64) -> (f64, f64) {
 /// 1/65536, as an H200's texture unit computes them: `f32` texels summed exactly and rounded
 /// once, ties away from zero; `f16` texels likewise to `f16`; normalized integers widened to
 /// 16 bits, summed, rounded to an integer (half up) and divided.
-pub fn filter(t: &TextureArg, ws: &[i64], ts: &[Vec<u8>]) -> [u32; 4] {
+pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]]) -> [u32; 4] {
     let f = t.layout.format;
     let n = f.bytes() as usize;
     let mut out = [0u32; 4];

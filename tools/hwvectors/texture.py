@@ -161,9 +161,8 @@ def norm_coords(n):
 
 def tex2d_kernel(dtype, ctype="f32", ntex=1, pred=False, form="", extra_ops="", tex="%t0",
                  geom="2d", coords="{%f0, %f1}"):
-    """Loads four coordinate words, fetches, stores the four result words (and the predicate
-    as a fifth word in the next thread's slot is not used: `pred` writes it over word 3 of a
-    second output block)."""
+    """Loads four coordinate words, fetches, stores the four result words; with `pred` the
+    residency predicate (as 0 or 1) replaces the fourth word."""
     load = "ld.global.v4.b32 {%r0, %r1, %r2, %r3}, [%ci];\n"
     load += "mov.b32 %f0, %r0;\nmov.b32 %f1, %r1;\nmov.b32 %f2, %r2;\nmov.b32 %f3, %r3;\n"
     dst = "{%r4, %r5, %r6, %r7}"

@@ -45,11 +45,25 @@ pub fn full_warp(x: &Ctx<'_, '_>) -> Result<(), Error> {
     Ok(())
 }
 
-fn num(x: &Ctx<'_, '_>) -> usize {
-    match x.d.count {
+/// The number a `.num` count qualifier (`.x1` ... `.x128`) names; 0 without one.
+pub fn count(c: Option<Count>) -> u32 {
+    match c {
         Some(Count::X1) => 1,
         Some(Count::X2) => 2,
         Some(Count::X4) => 4,
+        Some(Count::X8) => 8,
+        Some(Count::X16) => 16,
+        Some(Count::X32) => 32,
+        Some(Count::X64) => 64,
+        Some(Count::X128) => 128,
+        None => 0,
+    }
+}
+
+/// The matrices of `ldmatrix`/`stmatrix` (`.x1`, `.x2`, `.x4`; 0 for anything else).
+fn num(x: &Ctx<'_, '_>) -> usize {
+    match count(x.d.count) {
+        n @ (1 | 2 | 4) => n as usize,
         _ => 0,
     }
 }

@@ -310,7 +310,7 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 }
 
 /// One element of an atomic: the value `op` stores given the old value, `b` and `c`.
-fn element(
+pub(super) fn element(
     t: Type,
     op: Op,
     fmt: Option<Fmt>,

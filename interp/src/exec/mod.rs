@@ -207,6 +207,20 @@ impl Arg {
             }
             mem::try_zeroed(bytes).ok_or_else(|| too_big(bytes, true))
         };
+        // Bytes written in hex (memory order), within the limit.
+        let hex_bytes = |h: &str| -> Result<Vec<u8>, SpecError> {
+            if h.len() as u64 / 2 > limit {
+                return Err(too_big(h.len() as u64 / 2, false));
+            }
+            (0..h.len())
+                .step_by(2)
+                .map(|i| {
+                    h.get(i..i + 2)
+                        .and_then(|x| u8::from_str_radix(x, 16).ok())
+                        .ok_or_else(|| bad("hex", h))
+                })
+                .collect()
+        };
         let (kind, v) = s
             .split_once(':')
             .ok_or_else(|| SpecError::Syntax(s.to_string()))?;
@@ -238,20 +252,7 @@ impl Arg {
                 let n: u64 = v.parse().map_err(|_| bad("size", v))?;
                 Ok((Arg::Buffer(buffer(n)?), Spec::Shown))
             }
-            "hex" => {
-                if v.len() as u64 / 2 > limit {
-                    return Err(too_big(v.len() as u64 / 2, false));
-                }
-                let b = (0..v.len())
-                    .step_by(2)
-                    .map(|i| {
-                        v.get(i..i + 2)
-                            .and_then(|x| u8::from_str_radix(x, 16).ok())
-                            .ok_or_else(|| bad("hex", v))
-                    })
-                    .collect::<Result<Vec<u8>, SpecError>>()?;
-                Ok((Arg::Buffer(b), Spec::Shown))
-            }
+            "hex" => Ok((Arg::Buffer(hex_bytes(v)?), Spec::Shown)),
             "tmap" => Ok((
                 Arg::TensorMap(TensorMapArg::parse(v).map_err(SpecError::TensorMap)?),
                 Spec::Scalar,
@@ -273,23 +274,13 @@ impl Arg {
                     if n == 0 || n > crate::exec::MAX_DEVICES {
                         return Err(bad("device count (1..=8)", v));
                     }
+                    // All replicas together within the limit, as one buffer would be.
+                    if (n as u64).saturating_mul(bytes) > limit {
+                        return Err(too_big((n as u64).saturating_mul(bytes), false));
+                    }
                     (0..n).map(|_| buffer(bytes)).collect::<Result<_, _>>()?
                 } else {
-                    v.split('/')
-                        .map(|h| {
-                            if h.len() as u64 / 2 > limit {
-                                return Err(too_big(h.len() as u64 / 2, false));
-                            }
-                            (0..h.len())
-                                .step_by(2)
-                                .map(|i| {
-                                    h.get(i..i + 2)
-                                        .and_then(|x| u8::from_str_radix(x, 16).ok())
-                                        .ok_or_else(|| bad("hex", v))
-                                })
-                                .collect::<Result<Vec<u8>, SpecError>>()
-                        })
-                        .collect::<Result<_, _>>()?
+                    v.split('/').map(hex_bytes).collect::<Result<_, _>>()?
                 };
                 if reps.is_empty() || reps.len() > crate::exec::MAX_DEVICES {
                     return Err(bad("device count (1..=8)", v));
@@ -874,13 +865,11 @@ impl<'p> Launch<'p> {
                 Arg::Multicast(_) | Arg::Unicast { .. } => {
                     let addr = match a {
                         Arg::Unicast { arg, device } => {
-                            let k = self.args[..(*arg).min(self.args.len())]
-                                .iter()
-                                .filter(|a| matches!(a, Arg::Multicast(_)))
-                                .count();
-                            let is_mc = matches!(self.args.get(*arg), Some(Arg::Multicast(_)));
-                            match multicasts.get(k).and_then(|m| m.replicas.get(*device)) {
-                                Some(&r) if is_mc => r,
+                            // The object whose multimem address argument `arg` received.
+                            let base = addrs.get(*arg).copied().flatten();
+                            let mc = multicasts.iter().find(|m| Some(m.base) == base);
+                            match mc.and_then(|m| m.replicas.get(*device)) {
+                                Some(&r) => r,
                                 _ => {
                                     return Err(fail(Error::Launch(format!(
                                         "unicast argument {i} names device {device} of argument {arg}, which is not a multicast object with that device"

@@ -7,24 +7,23 @@
 //! rounded in the accumulation precision (the type's own, or `f32` with `.acc::f32` for 16-bit
 //! floats, `f16` with `.acc::f16` for FP8) and the result rounded to the type; the ISA leaves
 //! the order of the devices open, which a float sum can show. `st` writes every replica; `red`
-//! reduces its operand into every replica. Float `min`/`max` return the other operand when one
-//! is NaN. ISA-derived, not hardware-checked: multicast objects need NVLink SHARP, which the
+//! reduces its operand into every replica. Integer steps are `atom`'s ([`super::memops`]),
+//! float `min`/`max` `min`/`max`'s ([`float::min_max`]: a NaN gives the other operand). ISA-derived, not hardware-checked: multicast objects need NVLink SHARP, which the
 //! single GPU here lacks.
 
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
-use super::state::Multicast;
 use crate::code::Opnd;
 use crate::error::Error;
 use crate::float::{self, BinOp, Fmt, Mode};
 use crate::narrow;
 use ptx_ir_core::{Kind, Op, Opcode, Rounding, Type, Vector};
 
-/// The multicast object holding `[a, a + n)`, and the offset of `a` in it.
-fn locate(x: &Ctx<'_, '_>, a: u64, n: u64, l: usize) -> Result<(Multicast, u64), Error> {
-    for m in x.m.multicasts.iter() {
+/// The index of the multicast object holding `[a, a + n)`, and the offset of `a` in it.
+fn locate(x: &Ctx<'_, '_>, a: u64, n: u64, l: usize) -> Result<(usize, u64), Error> {
+    for (i, m) in x.m.multicasts.iter().enumerate() {
         if a >= m.base && a.wrapping_sub(m.base).saturating_add(n) <= m.len {
-            return Ok((m.clone(), a - m.base));
+            return Ok((i, a - m.base));
         }
     }
     Err(x.undefined(
@@ -85,54 +84,17 @@ fn float_op(op: Op, f: Fmt, a: u64, b: u64) -> u64 {
                 float::bin(BinOp::Add, f, a, b, rn())
             }
         }
-        Op::Min | Op::Max => {
-            let (na, nb) = (float::is_nan(a, f), float::is_nan(b, f));
-            if na && nb {
-                return f.canonical_nan();
-            }
-            if na {
-                return b;
-            }
-            if nb {
-                return a;
-            }
-            let va = f64::from_bits(float::convert_bits(a, f, Fmt::F64, Rounding::Rn));
-            let vb = f64::from_bits(float::convert_bits(b, f, Fmt::F64, Rounding::Rn));
-            let a_first = if va == vb {
-                // -0 is below +0
-                (float::neg(a, f)) == (op == Op::Min)
-            } else {
-                (va < vb) == (op == Op::Min)
-            };
-            if a_first {
-                a
-            } else {
-                b
-            }
-        }
+        Op::Min | Op::Max => float::min_max(
+            f,
+            a,
+            b,
+            float::MinMax {
+                max: op == Op::Max,
+                ..Default::default()
+            },
+        ),
         _ => a,
     }
-}
-
-/// `a op b` for an integer value of `bits` bits.
-fn int_op(op: Op, signed: bool, bits: u32, a: u64, b: u64) -> u64 {
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    let sx = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
-    (match op {
-        Op::Add => a.wrapping_add(b),
-        Op::Min if signed => sx(a).min(sx(b)) as u64,
-        Op::Max if signed => sx(a).max(sx(b)) as u64,
-        Op::Min => (a & mask).min(b & mask),
-        Op::Max => (a & mask).max(b & mask),
-        Op::And => a & b,
-        Op::Or => a | b,
-        Op::Xor => a ^ b,
-        _ => a,
-    }) & mask
 }
 
 /// Element `i` of a packed value.
@@ -153,9 +115,11 @@ fn reduce(op: Op, t: Type, acc: Option<Fmt>, vals: &[u64]) -> u64 {
     for i in 0..n {
         let es: Vec<u64> = vals.iter().map(|&v| part(v, bits, i)).collect();
         let r = match f {
-            None => es[1..]
-                .iter()
-                .fold(es[0], |a, &b| int_op(op, t.is_signed(), bits, a, b)),
+            None => es[1..].iter().fold(es[0], |a, &b| {
+                // The atomic step of `atom`/`red` (`.and`/`.or`/`.xor`/`.add`/`.min`/`.max` of
+                // integers, which are all the ISA's table allows here).
+                super::memops::element(t, op, None, false, bits, (a, b, 0)).unwrap_or(a)
+            }),
             Some(f) => match acc.filter(|_| op == Op::Add) {
                 Some(af) => {
                     let wide: Vec<u64> = es
@@ -229,7 +193,9 @@ pub fn multimem(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 format!("multimem address {a:#x} is not aligned to the access size {total}"),
             ));
         }
-        let (mc, off) = locate(x, a, total, l)?;
+        let (i, off) = locate(x, a, total, l)?;
+        let mcs = x.m.multicasts.clone(); // the launch's objects, shared: no copy per access
+        let mc = &mcs[i];
         for (k, r) in regs.iter().enumerate() {
             let o = off + k as u64 * size;
             let mut vals = Vec::with_capacity(mc.replicas.len());

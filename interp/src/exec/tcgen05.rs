@@ -30,23 +30,9 @@ use super::state::mbarrier::arrive_on;
 use super::state::tmem::{COLUMNS, LANES};
 use crate::code::Opnd;
 use crate::error::Error;
-use ptx_ir_core::{Count, Flag, Opcode};
+use ptx_ir_core::{Flag, Opcode};
 
 const RULE: &str = "PTX ISA 9.7.16.8";
-
-fn num(x: &Ctx<'_, '_>) -> u32 {
-    match x.d.count {
-        Some(Count::X1) => 1,
-        Some(Count::X2) => 2,
-        Some(Count::X4) => 4,
-        Some(Count::X8) => 8,
-        Some(Count::X16) => 16,
-        Some(Count::X32) => 32,
-        Some(Count::X64) => 64,
-        Some(Count::X128) => 128,
-        None => 0,
-    }
-}
 
 /// Registers per thread of a shape and count.
 fn regs_per(shape: (u16, u16, u16), n: u32) -> u32 {
@@ -100,10 +86,11 @@ fn check(x: &Ctx<'_, '_>, lane: u32, col: u32, l: usize) -> Result<(), Error> {
     Ok(())
 }
 
-fn uniform(x: &Ctx<'_, '_>, o: &Opnd) -> Result<u32, Error> {
+/// The tensor-memory address `[taddr]`, the same in every executing thread (`.sync.aligned`).
+fn warp_taddr(x: &Ctx<'_, '_>, o: &Opnd) -> Result<u32, Error> {
     let mut v = None;
     for l in lanes(x.emask) {
-        let a = x.get(o, l)? as u32;
+        let a = x.addr(o, l)? as u32;
         if v.is_some_and(|b| b != a) {
             return Err(x.undefined(
                 l,
@@ -130,7 +117,7 @@ pub fn ld_st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let shape =
         x.d.shape
             .ok_or_else(|| x.unsupported("tcgen05 without a shape"))?;
-    let n = num(x);
+    let n = super::matrix::count(x.d.count);
     let pack = x.has(Flag::Pack16b) || x.has(Flag::Unpack16b);
     let ops = &x.d.opnds;
     // `v, [taddr]{, off}` / `[taddr]{, off}, v`
@@ -157,20 +144,7 @@ pub fn ld_st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             ),
         ));
     }
-    let taddr = match ao {
-        Opnd::Mem(..) => {
-            let mut v = None;
-            for l in lanes(x.emask) {
-                let a = x.addr(ao, l)? as u32;
-                if v.is_some_and(|b| b != a) {
-                    return Err(x.undefined(l, "threads of the warp give different tensor-memory addresses (.sync.aligned)"));
-                }
-                v = Some(a);
-            }
-            v.unwrap_or(0)
-        }
-        o => uniform(x, o)?,
-    };
+    let taddr = warp_taddr(x, ao)?;
     let (l0, c0) = (taddr >> 16, taddr & 0xffff);
     let rank = x.w.cta as usize;
     let width = if pack { 2 } else { 1 };
@@ -227,10 +201,7 @@ pub fn wait(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 pub fn shift(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let [ao] = x.ops();
     let lane0 = x.emask.trailing_zeros() as usize;
-    let taddr = match ao {
-        Opnd::Mem(..) => x.addr(ao, lane0)? as u32,
-        o => x.get(o, lane0)? as u32,
-    };
+    let taddr = x.addr(ao, lane0)? as u32;
     let (l0, c0) = (taddr >> 16, taddr & 0xffff);
     if l0 % 32 != 0 {
         return Err(x.undefined(
@@ -308,29 +279,26 @@ pub fn commit(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// descriptor (PTX ISA 9.7.16.4.1: start, leading and stride byte offsets, base offset, and the
 /// swizzle code in bits 61-63), as a CTA shared-memory offset.
 fn cp_src(desc: u64, r: u64, k: u64) -> Result<u64, String> {
-    let start = (desc & 0x3fff) << 4;
-    let lbo = ((desc >> 16) & 0x3fff) << 4;
-    let sbo = ((desc >> 32) & 0x3fff) << 4;
-    let base = (desc >> 49) & 7;
     if desc >> 52 & 1 == 1 {
         return Err("absolute leading-byte-offset descriptors (sm_103a) are not modelled".into());
     }
-    let a = |w: u64| start + (r % 8) * w + (r / 8) * sbo + k;
+    // The fields are `wgmma`'s but for the swizzle code; byte k of row r is element (r, k) of
+    // a K-major matrix of bytes.
+    let fields = desc & ((1 << 61) - 1);
+    let wgmma =
+        |code: u64| super::wgmma::desc_addr(fields | code << 62, false, r as usize, k as usize, 1);
     Ok(match desc >> 61 {
-        0 => start + (r % 8) * 16 + (r / 8) * sbo + (k / 16) * lbo + k % 16,
-        // 128-byte swizzling with 32-byte atoms
+        0 => wgmma(0),
+        2 => wgmma(1),
+        4 => wgmma(2),
+        6 => wgmma(3),
+        // 128-byte swizzling with 32-byte atoms: 32-byte chunks of a 128-byte row move
         1 => {
-            let v = a(128);
+            let base = (desc >> 49) & 7;
+            let start = (desc & 0x3fff) << 4;
+            let sbo = ((desc >> 32) & 0x3fff) << 4;
+            let v = start + (r % 8) * 128 + (r / 8) * sbo + k;
             v ^ ((((v >> 7).wrapping_sub(base)) & 3) << 5)
-        }
-        code @ (2 | 4 | 6) => {
-            let (w, m) = match code {
-                2 => (128, 7),
-                4 => (64, 3),
-                _ => (32, 1),
-            };
-            let v = a(w);
-            v ^ ((((v >> 7).wrapping_sub(base)) & m) << 4)
         }
         c => {
             return Err(format!(
@@ -376,10 +344,7 @@ pub fn cp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         vec![x.w.cta]
     };
     for l in lanes(x.emask) {
-        let taddr = match to {
-            Opnd::Mem(..) => x.addr(to, l)? as u32,
-            o => x.get(o, l)? as u32,
-        };
+        let taddr = x.addr(to, l)? as u32;
         let desc = x.get(so, l)?;
         let (l0, c0) = ((taddr >> 16) as u64, (taddr & 0xffff) as u64);
         for &rank in &ranks {

@@ -12,21 +12,28 @@ use crate::error::{Error, FaultKind};
 use crate::exec::Arg;
 use crate::float::{self, Fmt};
 use crate::texture::{self as tx, AddrMode, Layout, SurfaceArg, TextureArg};
-use ptx_ir_core::{Dim, Flag, Op, Rounding, Type, Vector};
+use ptx_ir_core::{Dim, Flag, Rounding, Type, Vector};
 
-/// The object a handle names, if it is one of this launch's of the wanted kind.
-fn object<'m>(x: &'m Ctx<'_, '_>, h: u64, surface: bool) -> Option<&'m Image> {
+/// The object a handle names, if it is one of this launch's (`imgs`) of the wanted kind.
+fn object(imgs: &[Image], h: u64, surface: bool) -> Option<&Image> {
     if h & !(tx::SURFACE_BIT | 0xffff_ffff) != tx::HANDLE_TAG {
         return None;
     }
     if (h & tx::SURFACE_BIT != 0) != surface {
         return None;
     }
-    x.m.images.get((h & 0xffff_ffff) as usize)
+    imgs.get((h & 0xffff_ffff) as usize)
 }
 
-fn texture<'m>(x: &'m Ctx<'_, '_>, h: u64, l: usize) -> Result<(&'m TextureArg, u64), Error> {
-    match object(x, h, false) {
+/// The texture a handle names. The handlers take the launch's objects (`x.m.images`, shared)
+/// once per instruction, so that an object is borrowed, not copied, while the lanes run.
+fn texture<'a>(
+    x: &Ctx<'_, '_>,
+    imgs: &'a [Image],
+    h: u64,
+    l: usize,
+) -> Result<(&'a TextureArg, u64), Error> {
+    match object(imgs, h, false) {
         Some(Image {
             base,
             arg: Arg::Texture(t),
@@ -40,8 +47,14 @@ fn texture<'m>(x: &'m Ctx<'_, '_>, h: u64, l: usize) -> Result<(&'m TextureArg, 
     }
 }
 
-fn surface<'m>(x: &'m Ctx<'_, '_>, h: u64, l: usize) -> Result<(&'m SurfaceArg, u64), Error> {
-    match object(x, h, true) {
+/// The surface a handle names (see [`texture`]).
+fn surface<'a>(
+    x: &Ctx<'_, '_>,
+    imgs: &'a [Image],
+    h: u64,
+    l: usize,
+) -> Result<(&'a SurfaceArg, u64), Error> {
+    match object(imgs, h, true) {
         Some(Image {
             base,
             arg: Arg::Surface(s),
@@ -184,7 +197,7 @@ fn corner_bytes(
     i: [i64; 3],
     n: usize,
     l: usize,
-) -> Result<Vec<u8>, Error> {
+) -> Result<[u8; 16], Error> {
     let mut at = [0u32; 3];
     for k in 0..n {
         let mode = if t.layout.cube {
@@ -197,8 +210,16 @@ fn corner_bytes(
             None => return Ok(tx::border_bytes(t)),
         }
     }
-    let off = t.layout.offset(p, at[0], at[1], at[2]);
-    read_global(x, base + off, t.layout.texel_bytes() as usize, l)
+    let (a, n) = (
+        base + t.layout.offset(p, at[0], at[1], at[2]),
+        t.layout.texel_bytes() as usize,
+    );
+    let mut b = [0u8; 16]; // a texel is at most four 32-bit channels
+    match x.m.global.read(a, n) {
+        Ok(m) => b[..n].copy_from_slice(m),
+        Err(k) => return Err(x.fault(k, AddrSpace::Global, a, n, l)),
+    }
+    Ok(b)
 }
 
 /// The texel at integer coordinates `i` of plane `p`, or the border, in the result domain.
@@ -341,13 +362,13 @@ pub fn tex(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     } else if x.has(Flag::Grad) {
         rest = rest.get(2..).unwrap_or(&[]);
     }
+    let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (t, base) = texture(x, x.get(head, l)?, l)?;
-        let t = t.clone();
+        let (t, base) = texture(x, &imgs, x.get(head, l)?, l)?;
         let co = coords(x, &t.layout, Some(&t.sampler), c, ctype == Type::S32, l)?;
         let off = offset_of(x, rest, l)?;
-        let v = fetch(x, &t, base, &co, off, l)?;
-        let out = as_dtype(&t, dtype, v);
+        let v = fetch(x, t, base, &co, off, l)?;
+        let out = as_dtype(t, dtype, v);
         write_result(x, &out, true, l)?;
     }
     Ok(Flow::Next)
@@ -366,9 +387,9 @@ pub fn tld4(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     };
     let (head, c) = tuple(x)?;
     let rest: &[Opnd] = x.d.opnds.get(2..).unwrap_or(&[]);
+    let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (t, base) = texture(x, x.get(head, l)?, l)?;
-        let t = t.clone();
+        let (t, base) = texture(x, &imgs, x.get(head, l)?, l)?;
         let co = coords(x, &t.layout, Some(&t.sampler), c, false, l)?;
         let off = offset_of(x, rest, l)?;
         let (i0, _) = footprint(&co, off);
@@ -376,7 +397,7 @@ pub fn tld4(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         // Counter-clockwise from the lower left: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
         for (k, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
             let i = [i0[0] + di, i0[1] + dj, 0];
-            out[k] = corner(x, &t, base, co.plane, i, 2, l)?[ch] as u64;
+            out[k] = corner(x, t, base, co.plane, i, 2, l)?[ch] as u64;
         }
         write_result(x, &out, true, l)?;
     }
@@ -411,8 +432,9 @@ fn size_query(x: &Ctx<'_, '_>, t: &Layout, texture: bool) -> Option<u32> {
 /// `txq`
 pub fn txq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let [d, a] = x.ops();
+    let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (t, _) = texture(x, x.addr(a, l)?, l)?;
+        let (t, _) = texture(x, &imgs, x.addr(a, l)?, l)?;
         let sm = &t.sampler;
         let level = if x.has(Flag::Level) {
             x.get(x.opt(2).unwrap_or(&crate::code::MISSING), l)? as u32
@@ -442,8 +464,9 @@ pub fn txq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// `suq`
 pub fn suq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let [d, a] = x.ops();
+    let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (s, _) = surface(x, x.addr(a, l)?, l)?;
+        let (s, _) = surface(x, &imgs, x.addr(a, l)?, l)?;
         let v = match size_query(x, &s.layout, false) {
             Some(v) => v,
             None if x.has(Flag::ChannelDataType) => tx::channel_data_type(s.layout.format, false),
@@ -562,10 +585,11 @@ pub fn suld(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let (head, c) = tuple(x)?;
     let (eb, n) = access_size(x);
     let d = &x.d.opnds[0];
+    let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (s, base) = surface(x, x.get(head, l)?, l)?;
-        let s = s.layout.clone();
-        let at = surface_at(x, &s, c, eb * n as u64, false, l)?;
+        let (s, base) = surface(x, &imgs, x.get(head, l)?, l)?;
+        let s = &s.layout;
+        let at = surface_at(x, s, c, eb * n as u64, false, l)?;
         let bytes = match at {
             Some(off) => read_global(x, base + off, eb as usize * n, l)?,
             None => vec![0; eb as usize * n],
@@ -612,9 +636,10 @@ pub fn sust(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let formatted = x.has(Flag::P);
     let (eb, n) = access_size(x);
     let src = x.d.opnds.get(1).ok_or_else(|| x.unsupported("no source"))?;
+    let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (s, base) = surface(x, x.get(head, l)?, l)?;
-        let s = s.layout.clone();
+        let (s, base) = surface(x, &imgs, x.get(head, l)?, l)?;
+        let s = &s.layout;
         let vals: Vec<u64> = match src {
             Opnd::Vec(items) => items
                 .iter()
@@ -638,7 +663,7 @@ pub fn sust(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             }
             (b, eb * n as u64)
         };
-        let Some(off) = surface_at(x, &s, c, size, formatted, l)? else {
+        let Some(off) = surface_at(x, s, c, size, formatted, l)? else {
             continue;
         };
         let a = base + off;
@@ -661,11 +686,12 @@ pub fn sured(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             .ok_or_else(|| x.unsupported("sured without an operation"))?;
     let size = ty.bits() as u64 / 8;
     let src = x.d.opnds.get(1).ok_or_else(|| x.unsupported("no source"))?;
+    let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (s, base) = surface(x, x.get(head, l)?, l)?;
-        let s = s.layout.clone();
+        let (s, base) = surface(x, &imgs, x.get(head, l)?, l)?;
+        let s = &s.layout;
         let v = x.get(src, l)?;
-        let Some(off) = surface_at(x, &s, c, size, sample, l)? else {
+        let Some(off) = surface_at(x, s, c, size, sample, l)? else {
             continue;
         };
         // `.b32`/`.b64` of `sured.p` follow the surface's signedness; `.b32` of `sured.b` takes
@@ -673,28 +699,26 @@ pub fn sured(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let signed = matches!(ty, Type::S32 | Type::S64)
             || (sample && matches!(s.format, tx::Format::S8 | tx::Format::S16 | tx::Format::S32));
         let bits = ty.bits();
+        // The element's type for the atomic step: `.b32`/`.b64` of `sured.p` take the
+        // surface's signedness.
+        let et = match (signed, bits) {
+            (true, 64) => Type::S64,
+            (true, _) => Type::S32,
+            (false, 64) => Type::U64,
+            (false, _) => Type::U32,
+        };
         let a = base + off;
+        let mut bad = None;
         x.access(AddrSpace::Global, a, size as usize, 1, l, true, |m| {
-            let mut w = [0u8; 8];
-            w[..size as usize].copy_from_slice(m);
-            let old = u64::from_le_bytes(w);
-            let mask = if bits == 64 {
-                u64::MAX
-            } else {
-                (1u64 << bits) - 1
-            };
-            let sx = |u: u64| -> i64 { ((u << (64 - bits)) as i64) >> (64 - bits) };
-            let new = match op {
-                Op::Add => old.wrapping_add(v),
-                Op::Min if signed => sx(old).min(sx(v & mask)) as u64,
-                Op::Max if signed => sx(old).max(sx(v & mask)) as u64,
-                Op::Min => old.min(v & mask),
-                Op::Max => old.max(v & mask),
-                Op::And => old & v,
-                _ => old | v,
-            } & mask;
-            m.copy_from_slice(&new.to_le_bytes()[..size as usize]);
+            let old = crate::mem::get_le(m);
+            match super::memops::element(et, op, None, false, bits, (old, v, 0)) {
+                Ok(new) => crate::mem::put_le(m, new),
+                Err(e) => bad = Some(e),
+            }
         })?;
+        if let Some(e) = bad {
+            return Err(x.unsupported(format!("sured: {e}")));
+        }
     }
     Ok(Flow::Next)
 }

@@ -102,7 +102,7 @@ fn elem_bytes(t: Type) -> usize {
 }
 
 /// Byte address (in the CTA's shared memory) of element (`mn`, `k`) of a descriptor's matrix.
-fn desc_addr(desc: u64, mn_major: bool, mn: usize, k: usize, size: usize) -> u64 {
+pub(super) fn desc_addr(desc: u64, mn_major: bool, mn: usize, k: usize, size: usize) -> u64 {
     let start = (desc & 0x3fff) << 4;
     let lbo = ((desc >> 16) & 0x3fff) << 4;
     let sbo = ((desc >> 32) & 0x3fff) << 4;
