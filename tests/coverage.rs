@@ -498,7 +498,6 @@ const GAPS: &[(&str, &str)] = &[
         "mma",
         "block-scaled and sm_100 `.kind::f8f6f4`/`.kind::mxf*` forms, sparse ones included",
     ),
-    ("tcgen05.ld", "the `.red` forms of sm_101a/sm_110a"),
     ("tcgen05.mma", "the fifth-generation tensor-core MMA"),
 ];
 

@@ -201,3 +201,97 @@ fn cp_fills_lanes_from_a_descriptor() {
         );
     }
 }
+
+/// `tcgen05.ld.red` (sm_101a/sm_110a): each thread's loaded columns reduced into `redval`,
+/// with `.abs` and `.NaN` on `f32` and the integer types' own order.
+#[test]
+fn ld_red_reduces_each_threads_columns() {
+    // Columns 0..4 of lane t: -t, 1.5, 0.25 (NaN in lane 5), -3.
+    let fill = "cvt.rn.f32.u32 %f1, %r22; neg.f32 %f1, %f1; mov.b32 %r2, %f1;\n\
+        mov.b32 %r3, 0f3FC00000; mov.b32 %r4, 0f3E800000; mov.b32 %r5, 0fC0400000;\n\
+        setp.eq.u32 %p2, %r22, 5; @%p2 mov.b32 %r4, 0f7FC00001;\n\
+        tcgen05.st.sync.aligned.32x32b.x4.b32 [%r1], {%r2, %r3, %r4, %r5};\n\
+        tcgen05.wait::st.sync.aligned;\n";
+    let col = |t: u32| -> [u32; 4] {
+        [
+            (-(t as f32)).to_bits(),
+            1.5f32.to_bits(),
+            if t == 5 {
+                0x7fc0_0001
+            } else {
+                0.25f32.to_bits()
+            },
+            (-3.0f32).to_bits(),
+        ]
+    };
+    let cases: [(&str, fn(&[u32]) -> u32); 5] = [
+        ("min.f32", |v| {
+            v.iter()
+                .map(|b| f32::from_bits(*b))
+                .filter(|f| !f.is_nan())
+                .fold(f32::INFINITY, f32::min)
+                .to_bits()
+        }),
+        ("max.abs.f32", |v| {
+            v.iter()
+                .map(|b| f32::from_bits(*b).abs())
+                .filter(|f| !f.is_nan())
+                .fold(0.0, f32::max)
+                .to_bits()
+        }),
+        ("max.NaN.f32", |v| {
+            if v.iter().any(|b| f32::from_bits(*b).is_nan()) {
+                0x7fff_ffff
+            } else {
+                v.iter()
+                    .map(|b| f32::from_bits(*b))
+                    .fold(f32::NEG_INFINITY, f32::max)
+                    .to_bits()
+            }
+        }),
+        ("u32.max", |v| *v.iter().max().unwrap()),
+        ("min.s32", |v| *v.iter().min_by_key(|b| **b as i32).unwrap()),
+    ];
+    for (suffix, want) in cases {
+        let body = format!(
+            ".reg .f32 %f<4>;\n{fill}\
+             tcgen05.ld.red.sync.aligned.32x32b.x4.{suffix} {{%r10, %r11, %r12, %r13}}, %r14, [%r1];\n\
+             tcgen05.wait::ld.sync.aligned;\n"
+        );
+        let out = run(&body, 1).unwrap();
+        for t in 0..32u32 {
+            let c = col(t);
+            assert_eq!(
+                lanes_of(&out, t as usize, 4),
+                c.to_vec(),
+                "{suffix} lane {t}"
+            );
+            assert_eq!(
+                out[8 * t as usize + 4],
+                want(&c),
+                "{suffix} redval of lane {t}"
+            );
+        }
+    }
+    // 16x32bx2: thread t reads lane t % 16, columns from 2 (t / 16) on.
+    let body = format!(
+        ".reg .f32 %f<4>;\n{fill}\
+         tcgen05.ld.red.sync.aligned.16x32bx2.x2.max.f32 {{%r10, %r11}}, %r14, [%r1], 2;\n"
+    );
+    let out = run(&body, 1).unwrap();
+    for t in 0..32u32 {
+        let c = col(t % 16);
+        let pair = &c[2 * (t / 16) as usize..2 * (t / 16) as usize + 2];
+        let m = pair
+            .iter()
+            .map(|b| f32::from_bits(*b))
+            .filter(|f| !f.is_nan())
+            .fold(f32::NEG_INFINITY, f32::max);
+        assert_eq!(out[8 * t as usize + 4], m.to_bits(), "16x32bx2 lane {t}");
+    }
+    let err = run(
+        &format!("{fill}tcgen05.ld.red.sync.aligned.32x32b.x1.min.u32 {{%r10}}, %r14, [%r1];\n"),
+        1,
+    );
+    assert!(err.is_err(), "{err:?}");
+}

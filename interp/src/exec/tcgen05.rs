@@ -1,5 +1,6 @@
 //! Tensor Memory data movement (PTX ISA 9.7.16.8-9, 9.7.16.12): `tcgen05.ld`, `tcgen05.st`,
-//! `tcgen05.wait::ld`, `tcgen05.wait::st`, `tcgen05.cp`, `tcgen05.shift`, `tcgen05.commit`. ISA-derived, not
+//! `tcgen05.ld.red`, `tcgen05.wait::ld`, `tcgen05.wait::st`, `tcgen05.cp`, `tcgen05.shift`,
+//! `tcgen05.commit`. ISA-derived, not
 //! hardware-checked (no Blackwell GPU here): the ISA draws the fragment layouts only in figures,
 //! so they are the ones CUTLASS's copy traits encode (the same as Triton's).
 //!
@@ -28,9 +29,10 @@ use super::flow::Flow;
 use super::matrix::{full_warp, regs};
 use super::state::mbarrier::arrive_on;
 use super::state::tmem::{COLUMNS, LANES};
+use super::warpops::Fold;
 use crate::code::Opnd;
 use crate::error::Error;
-use ptx_ir_core::{Flag, Opcode};
+use ptx_ir_core::{Flag, Opcode, Type};
 
 const RULE: &str = "PTX ISA 9.7.16.8";
 
@@ -109,19 +111,31 @@ fn warp_taddr(x: &Ctx<'_, '_>, o: &Opnd) -> Result<u32, Error> {
 pub fn ld_st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     full_warp(x)?;
     let load = x.d.op == Opcode::Tcgen05Ld;
-    if x.has(Flag::Red) {
-        return Err(
-            x.unsupported("tcgen05.ld.red (sm_101a/sm_110a and their families) is not modelled")
-        );
-    }
+    // `.red`: `r, redval, [taddr]{, off}`; the reduction runs over each thread's loaded
+    // columns (PTX ISA 9.7.16.8.3).
+    let red = if x.has(Flag::Red) {
+        let op =
+            x.d.oper
+                .ok_or_else(|| x.unsupported("tcgen05.ld.red without .min or .max"))?;
+        Some(Fold {
+            ty: x.d.ty.unwrap_or(Type::F32),
+            op,
+            nan: x.has(Flag::NaN),
+            abs: x.has(Flag::Abs),
+        })
+    } else {
+        None
+    };
     let shape =
         x.d.shape
             .ok_or_else(|| x.unsupported("tcgen05 without a shape"))?;
     let n = super::matrix::count(x.d.count);
     let pack = x.has(Flag::Pack16b) || x.has(Flag::Unpack16b);
     let ops = &x.d.opnds;
-    // `v, [taddr]{, off}` / `[taddr]{, off}, v`
-    let (vo, ao, off_o) = if load {
+    // `v, [taddr]{, off}` / `v, redval, [taddr]{, off}` / `[taddr]{, off}, v`
+    let (vo, ao, off_o) = if red.is_some() {
+        (&ops[0], &ops[2], ops.get(3))
+    } else if load {
         (&ops[0], &ops[1], ops.get(2))
     } else if ops.len() == 3 {
         (&ops[2], &ops[0], ops.get(1))
@@ -187,6 +201,22 @@ pub fn ld_st(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         for (r, reg) in rs.iter().enumerate() {
             x.write(reg, &vals[r], u32::MAX)?;
         }
+    }
+    if let Some(f) = red {
+        if rs.len() < 2 {
+            return Err(x.undefined(
+                0,
+                format!("tcgen05.ld.red needs .num of at least .x2 ({RULE})"),
+            ));
+        }
+        let mut out = [0u64; 32];
+        for (t, o) in out.iter_mut().enumerate() {
+            *o = f
+                .apply(vals.iter().map(|v| v[t]))
+                .ok_or_else(|| x.unsupported("tcgen05.ld.red operation"))?;
+        }
+        let rv = x.d.opnds[1].clone();
+        x.write(&rv, &out, u32::MAX)?;
     }
     Ok(Flow::Next)
 }

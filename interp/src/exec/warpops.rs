@@ -193,6 +193,79 @@ pub fn match_sync(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
+/// A reduction of 32-bit values: `redux.sync`'s across lanes, `tcgen05.ld.red`'s across a
+/// thread's loaded columns.
+#[derive(Copy, Clone, Debug)]
+pub struct Fold {
+    /// `.f32`, `.u32`, `.s32` or `.b32`.
+    pub ty: Type,
+    /// The operation.
+    pub op: Op,
+    /// `.NaN` (`f32`): any NaN input gives the canonical NaN.
+    pub nan: bool,
+    /// `.abs` (`f32`): reduce absolute values.
+    pub abs: bool,
+}
+
+impl Fold {
+    /// The reduction of `vals` (0 when empty); `None` for an operation the type has not.
+    pub fn apply(self, vals: impl Iterator<Item = u64>) -> Option<u64> {
+        let mut acc: Option<u64> = None;
+        if self.ty == Type::F32 {
+            if !matches!(self.op, Op::Min | Op::Max) {
+                return None;
+            }
+            let o = MinMax {
+                max: self.op == Op::Max,
+                nan: self.nan,
+                abs: self.abs,
+                ..Default::default()
+            };
+            for v in vals {
+                let v = v & if o.abs { 0x7fff_ffff } else { 0xffff_ffff };
+                acc = Some(match acc {
+                    None if float::is_nan(v, Fmt::F32) && o.nan => Fmt::F32.canonical_nan(),
+                    None => v,
+                    Some(p) => float::min_max(Fmt::F32, p, v, o),
+                });
+            }
+            let r = acc.unwrap_or(0);
+            return Some(if float::is_nan(r, Fmt::F32) {
+                Fmt::F32.canonical_nan()
+            } else {
+                r
+            });
+        }
+        let s = self.ty.is_signed();
+        for v in vals {
+            let v = v & 0xffff_ffff;
+            acc = Some(match acc {
+                None => v,
+                Some(p) => match self.op {
+                    Op::Add => p.wrapping_add(v) & 0xffff_ffff,
+                    Op::And => p & v,
+                    Op::Or => p | v,
+                    Op::Xor => p ^ v,
+                    Op::Min | Op::Max => {
+                        let (pp, vv) = if s {
+                            (sext(p, 32), sext(v, 32))
+                        } else {
+                            (p as i64, v as i64)
+                        };
+                        if (vv < pp) == (self.op == Op::Min) {
+                            v
+                        } else {
+                            p
+                        }
+                    }
+                    _ => return None,
+                },
+            });
+        }
+        Some(acc.unwrap_or(0))
+    }
+}
+
 /// `redux.sync`
 pub fn redux(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let [d, a, membermask] = x.ops();
@@ -207,69 +280,16 @@ pub fn redux(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             .ok_or_else(|| x.unsupported("redux without an operation"))?;
     let a = x.read(a, e)?;
     let mut out = [0u64; 32];
+    let fold = Fold {
+        ty: t,
+        op,
+        nan: x.has(Flag::NaN),
+        abs: x.has(Flag::Abs),
+    };
     for l0 in lanes(e) {
-        let group = masks[l0];
-        let v = if t == Type::F32 {
-            let o = MinMax {
-                max: op == Op::Max,
-                nan: x.has(Flag::NaN),
-                abs: x.has(Flag::Abs),
-                ..Default::default()
-            };
-            let mut acc: Option<u64> = None;
-            for l in lanes(group) {
-                let v = if o.abs {
-                    a[l] & 0x7fff_ffff
-                } else {
-                    a[l] & 0xffff_ffff
-                };
-                acc = Some(match acc {
-                    None => {
-                        if float::is_nan(v, Fmt::F32) && o.nan {
-                            Fmt::F32.canonical_nan()
-                        } else {
-                            v
-                        }
-                    }
-                    Some(p) => float::min_max(Fmt::F32, p, v, o),
-                });
-            }
-            let r = acc.unwrap_or(0);
-            if float::is_nan(r, Fmt::F32) {
-                Fmt::F32.canonical_nan()
-            } else {
-                r
-            }
-        } else {
-            let s = t.is_signed();
-            let mut acc: Option<u64> = None;
-            for l in lanes(group) {
-                let v = a[l] & 0xffff_ffff;
-                acc = Some(match acc {
-                    None => v,
-                    Some(p) => match op {
-                        Op::Add => p.wrapping_add(v) & 0xffff_ffff,
-                        Op::And => p & v,
-                        Op::Or => p | v,
-                        Op::Xor => p ^ v,
-                        Op::Min | Op::Max => {
-                            let (pp, vv) = if s {
-                                (sext(p, 32), sext(v, 32))
-                            } else {
-                                (p as i64, v as i64)
-                            };
-                            if (vv < pp) == (op == Op::Min) {
-                                v
-                            } else {
-                                p
-                            }
-                        }
-                        _ => return Err(x.unsupported("redux operation")),
-                    },
-                });
-            }
-            acc.unwrap_or(0)
-        };
+        let v = fold
+            .apply(lanes(masks[l0]).map(|l| a[l]))
+            .ok_or_else(|| x.unsupported("redux operation"))?;
         out[l0] = v;
     }
     x.write(d, &out, e)?;
