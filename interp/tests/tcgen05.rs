@@ -224,7 +224,8 @@ fn ld_red_reduces_each_threads_columns() {
             (-3.0f32).to_bits(),
         ]
     };
-    let cases: [(&str, fn(&[u32]) -> u32); 5] = [
+    type Want = fn(&[u32]) -> u32;
+    let cases: [(&str, Want); 5] = [
         ("min.f32", |v| {
             v.iter()
                 .map(|b| f32::from_bits(*b))

@@ -1,8 +1,8 @@
 //! Tensor Memory data movement (PTX ISA 9.7.16.8-9, 9.7.16.12): `tcgen05.ld`, `tcgen05.st`,
 //! `tcgen05.ld.red`, `tcgen05.wait::ld`, `tcgen05.wait::st`, `tcgen05.cp`, `tcgen05.shift`,
-//! `tcgen05.commit`. ISA-derived, not
-//! hardware-checked (no Blackwell GPU here): the ISA draws the fragment layouts only in figures,
-//! so they are the ones CUTLASS's copy traits encode (the same as Triton's).
+//! `tcgen05.commit`. ISA-derived, not hardware-checked (no Blackwell GPU here): the ISA draws
+//! the fragment layouts only in figures, so they are the ones CUTLASS's copy traits encode (the
+//! same as Triton's).
 //!
 //! A CTA's tensor memory is 128 lanes by 512 columns of 32-bit cells; an address is
 //! `lane << 16 | column`. Warp `w` reaches lanes `32 (w % 4) .. + 32` only. With the address
