@@ -494,10 +494,6 @@ const GAPS: &[(&str, &str)] = &[
         "cp.async.bulk.prefetch.tensor",
         "tensor prefetches other than tile mode",
     ),
-    (
-        "mma",
-        "block-scaled and sm_100 `.kind::f8f6f4`/`.kind::mxf*` forms, sparse ones included",
-    ),
     ("tcgen05.mma", "the fifth-generation tensor-core MMA"),
 ];
 

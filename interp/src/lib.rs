@@ -49,6 +49,7 @@ mod lanewise;
 mod load;
 mod lower;
 pub mod mem;
+mod mx;
 pub mod narrow;
 mod progress;
 mod regs;

@@ -338,6 +338,20 @@ pub fn input(bits: u64, f: Fmt) -> Input {
     Input(decode(bits, f))
 }
 
+/// `a` multiplied exactly by the scale factor `s` (block-scaled MMAs: an input of at most 4
+/// significant bits by a power of two or an unsigned E4M3, so the product stays exact).
+pub fn scaled(a: Input, s: Input) -> Input {
+    // Decoded from f32, both significands may carry 24 bits; without its trailing zeros the
+    // product keeps the few significant bits, so two scaled inputs still multiply in a u64.
+    Input(match mul(a.0, s.0) {
+        Val::Fin(n, m, e) => {
+            let z = m.trailing_zeros();
+            Val::Fin(n, m >> z, e + z as i32)
+        }
+        v => v,
+    })
+}
+
 /// `c + sum_k a[k] * b[k]` over operands decoded by [`input`], as the tensor cores compute it.
 pub fn dot_inputs(m: Model, a: &[Input], b: &[Input], c: u64, out: Fmt) -> u64 {
     // Built in place: the widest dot product (k = 32) stays inline, and nothing moves it.

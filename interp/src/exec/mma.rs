@@ -10,8 +10,8 @@
 //! ([`sparse`]).
 //! The fragment layouts are those of PTX ISA 9.7.14.5.1-10 (row/column formulas in terms of
 //! `groupID = laneid >> 2` and `threadID_in_group = laneid % 4`). The floating-point sums follow
-//! [`crate::tc`]; `.tf32` inputs lose their low 13 bits. The other sparse types and the
-//! block-scaled variants are explicit `Unsupported`.
+//! [`crate::tc`]; `.tf32` inputs lose their low 13 bits. The sm_120 `.kind::*` forms are in
+//! [`super::mma_kind`].
 
 use super::ctx::Ctx;
 use super::flow::Flow;
@@ -21,7 +21,7 @@ use crate::error::Error;
 use crate::float::{self, Fmt, Mode};
 use crate::int::mask;
 use crate::tc;
-use ptx_ir_core::{Flag, Kind, Op, Type};
+use ptx_ir_core::{Flag, Op, Type};
 
 /// Which matrix of the instruction.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -308,14 +308,11 @@ pub fn popc_mma(
 /// `mma.sync.aligned`
 pub fn mma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     full_warp(x)?;
-    if x.has(Flag::BlockScale) {
-        return Err(x.unsupported("mma .block_scale is not modelled"));
+    if x.d.kinds.any() {
+        return super::mma_kind::mma_kind(x);
     }
     if x.has(Flag::Sp) || x.has(Flag::SpOrderedMetadata) {
         return sparse(x);
-    }
-    if x.d.kinds.any() && !x.d.kinds.has(Kind::F8f6f4) {
-        return Err(x.unsupported("block-scaled mma kinds are not modelled"));
     }
     let shape =
         x.d.shape
@@ -489,24 +486,59 @@ impl SparseMeta {
             Type::Tf32 => (2, 1),
             _ => return Err(format!("sparse A of .{} is not modelled", at.as_str())),
         };
+        let bits = bits_of(at);
+        let wide = bits == 16 || at == Type::Tf32;
+        Self::build(
+            chunk,
+            per_unit,
+            wide,
+            at == Type::Tf32,
+            at.as_str(),
+            k,
+            sel,
+            meta,
+        )
+    }
+
+    /// The metadata of the sm_120 `.kind::*` forms: elements in 8-bit containers (2:4, as
+    /// 8-bit types) or packed 4-bit `e2m1` (`packed`: pair-wise 4:8, as 4-bit types).
+    pub fn narrow(
+        packed: bool,
+        k: usize,
+        sel: usize,
+        meta: crate::exec::ctx::Lanes,
+    ) -> Result<SparseMeta, String> {
+        let (chunk, per_unit) = if packed { (8, 2) } else { (4, 1) };
+        Self::build(chunk, per_unit, false, false, "e2m1", k, sel, meta)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        chunk: usize,
+        per_unit: usize,
+        wide: bool,
+        tf32: bool,
+        name: &str,
+        k: usize,
+        sel: usize,
+        meta: crate::exec::ctx::Lanes,
+    ) -> Result<SparseMeta, String> {
         if k % (4 * chunk) != 0 {
             return Err("this sparse shape".into());
         }
         let words = k / chunk / 4;
         if sel >= 4 / words {
             return Err(format!(
-                "sparsity selector {sel} is out of range for .{} k{k} (PTX ISA 9.7.14.6)",
-                at.as_str()
+                "sparsity selector {sel} is out of range for .{name} k{k} (PTX ISA 9.7.14.6)"
             ));
         }
-        let bits = bits_of(at);
         Ok(SparseMeta {
             chunk,
             per_unit,
             words,
             sel,
-            wide: bits == 16 || at == Type::Tf32,
-            tf32: at == Type::Tf32,
+            wide,
+            tf32,
             meta,
         })
     }

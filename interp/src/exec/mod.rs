@@ -42,6 +42,7 @@ mod matrix;
 mod mbarrier;
 mod memops;
 mod mma;
+mod mma_kind;
 mod multimem;
 mod parallel;
 mod proxy;
