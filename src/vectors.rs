@@ -221,7 +221,9 @@ fn objects<T>(
 /// A tensor-map entry: `{"buffer": 1, "type": "f16", "dims": [..], "strides": [..],
 /// "box": [..], "estrides": [..], "swizzle": 128, "fill": "zero"}`; `buffer` counts the
 /// kernel's buffers (0 = `out`, 1 = `in0`, ...); `strides` (bytes, dimensions 1..rank) and
-/// `estrides` are optional.
+/// `estrides` are optional. An im2col map has `"mode": "im2col"` (or `"im2col_w"`,
+/// `"im2col_w128"`), `"cpp"`, `"ppc"`, `"lower"` and `"upper"` (signed, W, H, D order)
+/// instead of `"box"`.
 fn tmap(v: &Value) -> Result<ptx_ir_interp::tmap::TensorMapArg, String> {
     let list = |k: &str| -> Option<String> {
         v.get(k)?.as_array().map(|a| {
@@ -232,7 +234,7 @@ fn tmap(v: &Value) -> Result<ptx_ir_interp::tmap::TensorMapArg, String> {
         })
     };
     let mut spec = format!(
-        "buf={},type={},dims={},box={}",
+        "buf={},type={},dims={}",
         v.get("buffer")
             .and_then(Value::as_u64)
             .ok_or("tensor map without `buffer`")?,
@@ -240,8 +242,37 @@ fn tmap(v: &Value) -> Result<ptx_ir_interp::tmap::TensorMapArg, String> {
             .and_then(Value::as_str)
             .ok_or("tensor map without `type`")?,
         list("dims").ok_or("tensor map without `dims`")?,
-        list("box").ok_or("tensor map without `box`")?
     );
+    match v.get("mode").and_then(Value::as_str) {
+        None | Some("tile") => {
+            spec.push_str(&format!(
+                ",box={}",
+                list("box").ok_or("tensor map without `box`")?
+            ));
+        }
+        Some(m) => {
+            let num = |k: &str| {
+                v.get(k)
+                    .and_then(Value::as_u64)
+                    .ok_or(format!("im2col tensor map without `{k}`"))
+            };
+            spec.push_str(&format!(
+                ",mode={m},cpp={},ppc={}",
+                num("cpp")?,
+                num("ppc")?
+            ));
+            for k in ["lower", "upper"] {
+                if let Some(a) = v.get(k).and_then(Value::as_array).filter(|a| !a.is_empty()) {
+                    let c: Vec<String> = a
+                        .iter()
+                        .map(|x| x.as_i64().map(|n| n.to_string()))
+                        .collect::<Option<_>>()
+                        .ok_or(format!("`{k}` holds a value that is not an integer"))?;
+                    spec.push_str(&format!(",{k}={}", c.join(":")));
+                }
+            }
+        }
+    }
     if let Some(s) = list("strides").filter(|s| !s.is_empty()) {
         spec.push_str(&format!(",strides={s}"));
     }

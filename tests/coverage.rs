@@ -481,21 +481,7 @@ fn collect_ops(body: &[Statement], ops: &mut BTreeSet<Opcode>) {
 /// The opcodes whose instances the interpreter still answers `Unsupported` for, and why. Issue
 /// #28 is done when this list is empty; the test below fails on any other `no`, on an entry
 /// that has become `yes`, and on an instance the harness cannot run.
-const GAPS: &[(&str, &str)] = &[
-    (
-        "cp.async.bulk.tensor",
-        "tensor copies other than tile mode (im2col, gather4/scatter4)",
-    ),
-    (
-        "cp.reduce.async.bulk.tensor",
-        "tensor reductions other than tile mode",
-    ),
-    (
-        "cp.async.bulk.prefetch.tensor",
-        "tensor prefetches other than tile mode",
-    ),
-    ("tcgen05.mma", "the fifth-generation tensor-core MMA"),
-];
+const GAPS: &[(&str, &str)] = &[("tcgen05.mma", "the fifth-generation tensor-core MMA")];
 
 #[test]
 fn interpreter_column_has_no_unlisted_gap() {

@@ -18,13 +18,15 @@
 //! | 7 | swizzle, as `CUtensorMapSwizzle` (0 none, 1 32B, 2 64B, 3 128B) |
 //! | 8 | interleave (0: none; others are not modelled) |
 //! | 9 | out-of-bounds fill (0 zeros, 1 NaN) |
+//! | 10 | mode: 0 tiled, 1 im2col, 2 im2col wide (`W`), 3 im2col wide (`W128`) |
 //! | 16..24 | global address |
 //! | 24..44 | `globalDim[5]` (u32 each) |
 //! | 48..80 | `globalStrides[4]` in bytes, of dimensions 1..rank (u64 each) |
-//! | 80..100 | `boxDim[5]` (u32 each) |
+//! | 80..100 | tiled: `boxDim[5]` (u32 each); im2col: `channelsPerPixel` (u32), `pixelsPerColumn` (u32), `pixelBoxLowerCorner[3]` and `pixelBoxUpperCorner[3]` (i16 each, W, H, D order; the wide modes use W only) |
 //! | 100..120 | `elementStrides[5]` (u32 each) |
 //!
-//! Unused entries are zero. The constraints of `cuTensorMapEncodeTiled` are checked when a map
+//! Unused entries are zero. Im2col maps are the arguments of `cuTensorMapEncodeIm2col` and
+//! `cuTensorMapEncodeIm2colWide`. The constraints of `cuTensorMapEncodeTiled` are checked when a map
 //! is made ([`TensorMap::check`]) and again when an instruction reads one.
 
 /// The magic number in the first four bytes.
@@ -171,6 +173,35 @@ pub struct TensorMap {
     pub swizzle: u32,
     /// Out-of-bounds elements read as NaN instead of zero.
     pub nan_fill: bool,
+    /// The im2col description of a map made by `cuTensorMapEncodeIm2col{Wide}` (`boxdim` is
+    /// then unused); `None` for a tiled map.
+    pub im2col: Option<Im2col>,
+}
+
+/// Which im2col encoding a map has.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Im2colMode {
+    /// `cuTensorMapEncodeIm2col`: a bounding box in every spatial dimension.
+    Box,
+    /// `cuTensorMapEncodeIm2colWide`, `CU_TENSOR_MAP_IM2COL_WIDE_MODE_W`.
+    Wide,
+    /// `cuTensorMapEncodeIm2colWide`, `CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128`.
+    Wide128,
+}
+
+/// The im2col part of a tensor map (PTX ISA 5.5.5).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Im2col {
+    /// The encoding.
+    pub mode: Im2colMode,
+    /// `pixelBoxLowerCorner` in W, H, D order (the wide modes use W only).
+    pub lower: [i32; 3],
+    /// `pixelBoxUpperCorner` in W, H, D order, relative to the last element.
+    pub upper: [i32; 3],
+    /// `channelsPerPixel`.
+    pub cpp: u32,
+    /// `pixelsPerColumn`.
+    pub ppc: u32,
 }
 
 impl TensorMap {
@@ -180,7 +211,7 @@ impl TensorMap {
         self.boxdim[i].div_ceil(self.estrides[i].max(1))
     }
 
-    /// Bytes one box occupies in shared memory (and the transaction count of a load).
+    /// Bytes of a tiled box (the transaction count of a tile-mode load).
     pub fn box_bytes(&self) -> u64 {
         (0..self.rank as usize)
             .map(|i| self.box_elems(i) as u64)
@@ -188,8 +219,12 @@ impl TensorMap {
             * self.elem.bytes() as u64
     }
 
-    /// The constraints `cuTensorMapEncodeTiled` enforces (a map that breaks one cannot exist).
+    /// The constraints `cuTensorMapEncodeTiled` (or `...Im2col`, `...Im2colWide`) enforces (a
+    /// map that breaks one cannot exist).
     pub fn check(&self) -> Result<(), TensorMapError> {
+        if let Some(i) = &self.im2col {
+            self.check_im2col(i)?;
+        }
         let r = self.rank as usize;
         if !(1..=5).contains(&r) {
             return Err(TensorMapError::Constraint(format!(
@@ -208,7 +243,7 @@ impl TensorMap {
                     "globalDim[{i}] is zero"
                 )));
             }
-            if self.boxdim[i] == 0 || self.boxdim[i] > 256 {
+            if self.im2col.is_none() && (self.boxdim[i] == 0 || self.boxdim[i] > 256) {
                 return Err(TensorMapError::Constraint(format!(
                     "boxDim[{i}] = {} is not in 1..=256",
                     self.boxdim[i]
@@ -221,7 +256,8 @@ impl TensorMap {
                 )));
             }
         }
-        if self.estrides[0] != 1 {
+        // An im2col map ignores the channel traversal stride.
+        if self.estrides[0] != 1 && self.im2col.is_none() {
             return Err(TensorMapError::Constraint(format!(
                 "elementStrides[0] = {} (the traversal stride of dimension 0 must be 1 without interleave, PTX ISA 5.5.3.2)",
                 self.estrides[0]
@@ -236,10 +272,15 @@ impl TensorMap {
                 )));
             }
         }
-        let inner = self.boxdim[0] as u64 * self.elem.bytes() as u64;
+        let inner = self.row_elems() as u64 * self.elem.bytes() as u64;
         if inner % 16 != 0 {
             return Err(TensorMapError::Constraint(format!(
-                "boxDim[0] * element size = {inner} bytes is not a multiple of 16"
+                "{} * element size = {inner} bytes is not a multiple of 16",
+                if self.im2col.is_some() {
+                    "channelsPerPixel"
+                } else {
+                    "boxDim[0]"
+                }
             )));
         }
         match self.swizzle {
@@ -266,6 +307,61 @@ impl TensorMap {
         Ok(())
     }
 
+    /// Elements of one row of the box in shared memory: `boxDim[0]` over its traversal stride,
+    /// or `channelsPerPixel` of an im2col map.
+    pub fn row_elems(&self) -> u32 {
+        match &self.im2col {
+            Some(i) => i.cpp,
+            None => self.box_elems(0),
+        }
+    }
+
+    /// The rules of `cuTensorMapEncodeIm2col` and `cuTensorMapEncodeIm2colWide` beyond the
+    /// tiled ones (the corner ranges are PTX ISA 5.5.5's; the rest measured on an H200 where
+    /// the driver documentation is silent: `channelsPerPixel` bytes a multiple of 16, a
+    /// non-empty box).
+    fn check_im2col(&self, i: &Im2col) -> Result<(), TensorMapError> {
+        let err = |m: String| Err(TensorMapError::Constraint(m));
+        let r = self.rank as usize;
+        if !(3..=5).contains(&r) {
+            return err(format!("an im2col tensor map has rank 3 to 5, not {r}"));
+        }
+        if i.cpp == 0 || i.cpp > 256 {
+            return err(format!("channelsPerPixel {} is not in 1..=256", i.cpp));
+        }
+        if i.ppc == 0 || i.ppc > 1024 {
+            return err(format!("pixelsPerColumn {} is not in 1..=1024", i.ppc));
+        }
+        let spatial = if i.mode == Im2colMode::Box { r - 2 } else { 1 };
+        let lim = match (i.mode, r) {
+            (Im2colMode::Box, 4) => 1 << 7,
+            (Im2colMode::Box, 5) => 1 << 4,
+            _ => 1 << 15,
+        };
+        for k in 0..spatial {
+            for (what, v) in [("Lower", i.lower[k]), ("Upper", i.upper[k])] {
+                if v < -lim || v >= lim {
+                    return err(format!(
+                        "pixelBox{what}Corner[{k}] = {v} is outside [{}, {}] for a rank-{r} map",
+                        -lim,
+                        lim - 1
+                    ));
+                }
+            }
+            let last = self.dims[k + 1] as i64 - 1 + i.upper[k] as i64;
+            if (i.lower[k] as i64) > last {
+                return err(format!(
+                    "the pixel box of spatial dimension {k} is empty ({} > {last})",
+                    i.lower[k]
+                ));
+            }
+        }
+        if i.mode != Im2colMode::Box && !matches!(self.swizzle, 64 | 128) {
+            return err("a wide im2col map needs a 64- or 128-byte swizzle".into());
+        }
+        Ok(())
+    }
+
     /// The 128-byte object.
     pub fn encode(&self) -> [u8; 128] {
         let mut b = [0u8; 128];
@@ -285,6 +381,19 @@ impl TensorMap {
             b[24 + 4 * i..28 + 4 * i].copy_from_slice(&self.dims[i].to_le_bytes());
             b[80 + 4 * i..84 + 4 * i].copy_from_slice(&self.boxdim[i].to_le_bytes());
             b[100 + 4 * i..104 + 4 * i].copy_from_slice(&self.estrides[i].to_le_bytes());
+        }
+        if let Some(i) = &self.im2col {
+            b[10] = match i.mode {
+                Im2colMode::Box => 1,
+                Im2colMode::Wide => 2,
+                Im2colMode::Wide128 => 3,
+            };
+            b[80..84].copy_from_slice(&i.cpp.to_le_bytes());
+            b[84..88].copy_from_slice(&i.ppc.to_le_bytes());
+            for k in 0..3 {
+                b[88 + 2 * k..90 + 2 * k].copy_from_slice(&(i.lower[k] as i16).to_le_bytes());
+                b[94 + 2 * k..96 + 2 * k].copy_from_slice(&(i.upper[k] as i16).to_le_bytes());
+            }
         }
         for i in 0..4 {
             b[48 + 8 * i..56 + 8 * i].copy_from_slice(&self.strides[i].to_le_bytes());
@@ -323,11 +432,30 @@ impl TensorMap {
                 _ => return Err(TensorMapError::UnknownCode("swizzle mode")),
             },
             nan_fill: b[9] != 0,
+            im2col: None,
         };
         for i in 0..5 {
             t.dims[i] = u32_at(24 + 4 * i);
             t.boxdim[i] = u32_at(80 + 4 * i);
             t.estrides[i] = u32_at(100 + 4 * i);
+        }
+        let mode = match b[10] {
+            0 => None,
+            1 => Some(Im2colMode::Box),
+            2 => Some(Im2colMode::Wide),
+            3 => Some(Im2colMode::Wide128),
+            _ => return Err(TensorMapError::UnknownCode("mode")),
+        };
+        if let Some(mode) = mode {
+            let i16_at = |o: usize| i16::from_le_bytes([b[o], b[o + 1]]) as i32;
+            t.boxdim = [0; 5];
+            t.im2col = Some(Im2col {
+                mode,
+                cpp: u32_at(80),
+                ppc: u32_at(84),
+                lower: [i16_at(88), i16_at(90), i16_at(92)],
+                upper: [i16_at(94), i16_at(96), i16_at(98)],
+            });
         }
         for i in 0..4 {
             t.strides[i] = u64_at(48 + 8 * i);
@@ -400,6 +528,9 @@ pub fn replace(b: &mut [u8], f: Field, ord: u32, v: u64) -> Result<(), String> {
                 return Err(format!("rank field {v}: the rank less one, 0..=4"));
             }
             b[5] = v as u8 + 1;
+        }
+        Field::BoxDim if b[10] != 0 => {
+            return Err("tensormap.replace.tile.box_dim on an im2col tensor map (the interpreter keeps its pixel box there; what the GPU does is not measured)".into())
         }
         Field::BoxDim => put32(b, 80 + 4 * per_dim(5)?),
         Field::GlobalDim => put32(b, 24 + 4 * per_dim(5)?),
@@ -501,10 +632,22 @@ fn list<T: std::str::FromStr>(v: &str) -> Result<Vec<T>, String> {
         .collect()
 }
 
+fn signed_list(v: &str) -> Result<Vec<i32>, String> {
+    v.split(':')
+        .map(|p| {
+            p.trim()
+                .parse::<i32>()
+                .map_err(|_| format!("bad corner `{p}`"))
+        })
+        .collect()
+}
+
 impl TensorMapArg {
     /// Parses `buf=ARG,type=f16,dims=D0xD1..,strides=S1x..,box=B0xB1..[,estrides=E0x..]
     /// [,swizzle=0|32|64|128][,fill=zero|nan][,offset=BYTES]` (the part after `tmap:`).
     /// `strides` lists the byte strides of dimensions 1..rank; omitted, the tensor is packed.
+    /// An im2col map has `mode=im2col|im2col_w|im2col_w128,cpp=N,ppc=N[,lower=W:H:D]
+    /// [,upper=W:H:D]` instead of `box` (corners in W, H, D order, `:`-separated, signed).
     pub fn parse(s: &str) -> Result<TensorMapArg, TensorMapError> {
         TensorMapArg::parse_fields(s).map_err(TensorMapError::Spec)
     }
@@ -519,6 +662,9 @@ impl TensorMapArg {
         let mut swizzle = 0;
         let mut nan = false;
         let mut offset = 0;
+        let mut mode = None;
+        let (mut lower, mut upper): (Vec<i32>, Vec<i32>) = (Vec::new(), Vec::new());
+        let (mut cpp, mut ppc) = (None, None);
         for kv in s.split(',') {
             let (k, v) = kv
                 .split_once('=')
@@ -549,13 +695,63 @@ impl TensorMapArg {
                     }
                 }
                 "offset" => offset = v.parse().map_err(|_| format!("bad offset `{v}`"))?,
+                "mode" => {
+                    mode = match v {
+                        "tile" => None,
+                        "im2col" => Some(Im2colMode::Box),
+                        "im2col_w" => Some(Im2colMode::Wide),
+                        "im2col_w128" => Some(Im2colMode::Wide128),
+                        _ => {
+                            return Err(format!(
+                                "bad mode `{v}` (tile, im2col, im2col_w or im2col_w128)"
+                            ))
+                        }
+                    }
+                }
+                "lower" => lower = signed_list(v)?,
+                "upper" => upper = signed_list(v)?,
+                "cpp" => cpp = Some(v.parse().map_err(|_| format!("bad cpp `{v}`"))?),
+                "ppc" => ppc = Some(v.parse().map_err(|_| format!("bad ppc `{v}`"))?),
                 _ => return Err(format!("unknown tensor-map field `{k}`")),
             }
         }
         let elem = elem.ok_or("tensor map without `type=`")?;
         let rank = dims.len();
-        if !(1..=5).contains(&rank) || boxd.len() != rank {
-            return Err("tensor map needs 1 to 5 `dims` and as many `box` sizes".into());
+        let im2col = match mode {
+            None => {
+                if !(1..=5).contains(&rank) || boxd.len() != rank {
+                    return Err("tensor map needs 1 to 5 `dims` and as many `box` sizes".into());
+                }
+                None
+            }
+            Some(mode) => {
+                if !boxd.is_empty() {
+                    return Err("an im2col tensor map has `cpp` and `ppc`, not `box`".into());
+                }
+                let corners = if mode == Im2colMode::Box {
+                    rank.saturating_sub(2)
+                } else {
+                    1
+                };
+                let corner = |v: &[i32], what: &str| -> Result<[i32; 3], String> {
+                    if v.len() > corners {
+                        return Err(format!("`{what}` takes {corners} corners for this map"));
+                    }
+                    let mut c = [0; 3];
+                    c[..v.len()].copy_from_slice(v);
+                    Ok(c)
+                };
+                Some(Im2col {
+                    mode,
+                    lower: corner(&lower, "lower")?,
+                    upper: corner(&upper, "upper")?,
+                    cpp: cpp.ok_or("an im2col tensor map needs `cpp=`")?,
+                    ppc: ppc.ok_or("an im2col tensor map needs `ppc=`")?,
+                })
+            }
+        };
+        if !(1..=5).contains(&rank) {
+            return Err("tensor map needs 1 to 5 `dims`".into());
         }
         let mut map = TensorMap {
             elem,
@@ -567,9 +763,14 @@ impl TensorMapArg {
             estrides: [1; 5],
             swizzle,
             nan_fill: nan,
+            im2col,
         };
         map.dims[..rank].copy_from_slice(&dims);
-        map.boxdim[..rank].copy_from_slice(&boxd);
+        if map.im2col.is_some() {
+            map.boxdim = [0; 5];
+        } else {
+            map.boxdim[..rank].copy_from_slice(&boxd);
+        }
         match strides {
             Some(st) => {
                 if st.len() != rank - 1 {

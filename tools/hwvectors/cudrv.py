@@ -168,6 +168,33 @@ class Driver:
         self._check(code, "cuTensorMapEncodeTiled")
         return ctypes.string_at(base, 128)
 
+    def tensor_map_im2col(self, addr, desc):
+        """cuTensorMapEncodeIm2col from a description with `"mode": "im2col"`: `dims`
+        innermost first (C, W[, H[, D]], N), `lower`/`upper` corners in W, H, D order, `cpp`,
+        `ppc`, optional `strides`, `estrides`, `swizzle`, `fill`; returns the 128 bytes."""
+        rank = len(desc["dims"])
+        et = desc["type"]
+        eb = ELEM_BYTES[et]
+        strides = desc.get("strides")
+        if not strides:
+            strides, s = [], eb
+            for i in range(1, rank):
+                s *= desc["dims"][i - 1]
+                strides.append(s)
+        raw = ctypes.create_string_buffer(128 + 64)
+        base = (ctypes.addressof(raw) + 63) & ~63
+        dims = (ctypes.c_uint64 * 5)(*desc["dims"])
+        st = (ctypes.c_uint64 * 4)(*(strides + [0] * (4 - len(strides))))
+        lower = (ctypes.c_int * 3)(*(list(desc.get("lower", [])) + [0] * 3)[:3])
+        upper = (ctypes.c_int * 3)(*(list(desc.get("upper", [])) + [0] * 3)[:3])
+        es = (ctypes.c_uint32 * 5)(*(desc.get("estrides") or [1] * rank))
+        fill = 1 if desc.get("fill") == "nan" else 0
+        code = self.lib.cuTensorMapEncodeIm2col(
+            ctypes.c_void_p(base), DTYPES[et], rank, ctypes.c_void_p(addr), dims, st, lower,
+            upper, desc["cpp"], desc["ppc"], es, 0, SWIZZLE[desc.get("swizzle", 0)], 0, fill)
+        self._check(code, "cuTensorMapEncodeIm2col")
+        return ctypes.string_at(base, 128)
+
     # ------------------------------------------------------------------ launch
 
     def launch(self, f, grid, block, params, shared=0, cluster=None):

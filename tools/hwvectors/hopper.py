@@ -25,6 +25,10 @@ output buffer (filled with 0xAB before the launch) is recorded. Families:
   wgmma    wgmma.mma_async f16/bf16/tf32/e4m3/e5m2/s8 with shared-memory descriptors
            (no swizzle, 32/64/128-byte swizzle, K- and MN-major) and A in registers
   wgmmab1  single-bit wgmma.mma_async (.and.popc), recorded apart (corpus/vectors/wgmmab1.jsonl)
+  im2col   cp.async.bulk.tensor .im2col loads (ranks 3-5, corners, offsets, traversal strides,
+           partial channels, NaN fill, swizzled rows narrower than the span), prefetch,
+           .im2col_no_offs stores and reductions, and tile-mode boxes whose rows are narrower
+           than the swizzle span; recorded apart (corpus/vectors/im2col.jsonl)
 
 Usage (GPU machine; needs only the driver, libcuda.so.1):
 
@@ -437,6 +441,7 @@ def register():
                      "tensor": fam_tensor, "cluster": fam_cluster, "misc": fam_misc,
                      "ldmatrix": fam_ldmatrix, "mma": fam_mma, "wgmma": fam_wgmma,
                      "wgmmab1": fam_wgmmab1, "tmreplace": fam_tmreplace,
+                     "im2col": fam_im2col,
                      "wgmmabase": fam_wgmmabase, "wgmmasp": fam_wgmmasp})
 
 
@@ -526,6 +531,137 @@ def tensor_load_case(name, ty, dims, box, coords, swizzle=0, estrides=None, fill
     case(name, "tensor", kernel(body, shared=sh, tmaps=1, directives=directives), "u32",
          ncta * nbytes // 4, ins=[("u32", 32, words)], grid=(ncta, 1, 1), block=(128, 1, 1),
          cluster=cluster, tmaps=[tm])
+
+
+SENTINEL = 0xDEADBEEF
+
+
+def im2col_case(name, ty, dims, coords, cpp=None, ppc=None, lower=(), upper=(), offsets=None,
+                box=None, estrides=None, swizzle=0, fill=None, direction="load", red=None,
+                prefetch=False):
+    """One tensor copy whose shared-memory side is copied out whole. An im2col map when `cpp`
+    is given (`dims` innermost first, corners in W, H, D order), a tiled one with `box`.
+    Loads: shared memory is first filled with SENTINEL, so bytes the copy does not write show;
+    `out` receives the shared rows (pitch-padded when a swizzled row is narrower than the
+    span). Stores and reductions: `in0` fills shared memory (padded the same way) and the
+    tensor is `out` (0xAB before the launch)."""
+    eb = {"u8": 1, "f16": 2, "bf16": 2, "f32": 4, "u32": 4, "s32": 4}[ty]
+    rank = len(dims)
+    if cpp:
+        rows, row = ppc, cpp * eb
+    else:
+        row = box[0] * eb
+        rows = 1
+        for b, e in zip(box[1:], (estrides or [1] * rank)[1:]):
+            rows *= -(-b // e)
+    pitch = swizzle if swizzle and row < swizzle else row
+    nbytes, extent = rows * row, rows * pitch
+    total = eb
+    for d in dims:
+        total *= d
+    total = (total + 3) // 4 * 4
+    sh = ("  .shared .align 1024 .b8 sm[%d];\n  .shared .align 8 .b64 bar;\n"
+          % ((extent + 1023) // 1024 * 1024))
+    cregs = ", ".join("%%r%d" % (20 + i) for i in range(rank))
+    movs = "".join("mov.u32 %%r%d, %d;\n" % (20 + i, c) for i, c in enumerate(coords))
+    mode = ".im2col" if cpp else ".tile"
+    info = ""
+    if cpp and direction == "load":
+        offs = offsets or [0] * (rank - 2)
+        movs += "".join("mov.u16 %%h%d, %d;\n" % (1 + i, o) for i, o in enumerate(offs))
+        info = ", {%s}" % ", ".join("%%h%d" % (1 + i) for i in range(len(offs)))
+    body = tmap_param() + movs + "mov.u32 %r1, sm;\nmov.u32 %r2, bar;\nsetp.eq.u32 %p1, %tx, 0;\n"
+    fill_loop = ("mov.u32 %%r40, %%tx;\nL_f:\nsetp.ge.u32 %%p15, %%r40, %d;\n@%%p15 bra L_fd;\n"
+                 % (extent // 4))
+    if direction == "load":
+        body += fill_loop + ("shl.b32 %%r41, %%r40, 2;\nadd.u32 %%r42, %%r1, %%r41;\n"
+                             "st.shared.u32 [%%r42], %d;\n" % SENTINEL)
+    else:
+        body += fill_loop + addr("%rd30", "%ra", "%r40", 4) + (
+            "\nld.global.u32 %r43, [%rd30];\nshl.b32 %r41, %r40, 2;\nadd.u32 %r42, %r1, %r41;\n"
+            "st.shared.u32 [%r42], %r43;\n")
+    body += "add.u32 %r40, %r40, %nt;\nbra L_f;\nL_fd:\nfence.proxy.async.shared::cta;\n"
+    if direction == "load":
+        body += ("@%p1 mbarrier.init.shared.b64 [%r2], 1;\nfence.mbarrier_init.release.cluster;\n"
+                 "bar.sync 0;\n")
+        if prefetch:
+            body += ("@%%p1 cp.async.bulk.prefetch.tensor.%dd.L2.global%s [%%rd10, {%s}]%s;\n"
+                     % (rank, mode, cregs, info))
+        body += "@%%p1 mbarrier.arrive.expect_tx.shared.b64 _, [%%r2], %d;\n" % nbytes
+        body += ("@%%p1 cp.async.bulk.tensor.%dd.shared::cluster.global%s.mbarrier::complete_tx::bytes"
+                 " [%%r1], [%%rd10, {%s}], [%%r2]%s;\n" % (rank, mode, cregs, info))
+        body += "L_w:\nmbarrier.try_wait.parity.shared.b64 %p2, [%r2], 0;\n@!%p2 bra L_w;\n"
+        body += smem_to_out("%r1", extent)
+        out_words = extent // 4
+        ins = [("u32", 32, rand_words(total // 4))]
+        buf = 1
+    else:
+        smode = ".im2col_no_offs" if cpp else ".tile"
+        op = ("cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s%s.bulk_group" % (rank, red, smode)
+              if red else "cp.async.bulk.tensor.%dd.global.shared::cta%s.bulk_group" % (rank, smode))
+        body += ("bar.sync 0;\n@%%p1 %s [%%rd10, {%s}], [%%r1];\n" % (op, cregs) +
+                 "@%p1 cp.async.bulk.commit_group;\n@%p1 cp.async.bulk.wait_group 0;\n")
+        out_words = total // 4
+        ins = [("u32", 32, rand_words(extent // 4))]
+        buf = 0
+    tm = {"buffer": buf, "type": ty, "dims": dims, "swizzle": swizzle}
+    if cpp:
+        tm.update({"mode": "im2col", "cpp": cpp, "ppc": ppc, "lower": list(lower),
+                   "upper": list(upper)})
+    else:
+        tm["box"] = box
+    if estrides:
+        tm["estrides"] = estrides
+    if fill:
+        tm["fill"] = fill
+    case(name, "im2col", kernel(body, shared=sh, tmaps=1), "u32", out_words, ins=ins,
+         block=(128, 1, 1), tmaps=[tm])
+
+
+def fam_im2col():
+    nhwc = [8, 5, 4, 2]  # C, W, H, N
+    im2col_case("im2col.base", "u32", nhwc, [0, 0, 0, 0], cpp=4, ppc=48, lower=[0, 0], upper=[0, 0])
+    im2col_case("im2col.low", "u32", nhwc, [0, -1, 0, 0], cpp=4, ppc=32, lower=[-1, 0])
+    im2col_case("im2col.offsets", "u32", nhwc, [4, -1, -1, 0], cpp=4, ppc=32, lower=[-1, -1],
+                upper=[-1, -1], offsets=[1, 2])
+    im2col_case("im2col.wstride.odd", "u32", nhwc, [0, 1, 0, 0], cpp=8, ppc=16,
+                estrides=[1, 2, 1, 1])
+    im2col_case("im2col.nstride", "u32", [8, 5, 4, 3], [0, 0, 0, 0], cpp=4, ppc=48,
+                estrides=[1, 1, 1, 2])
+    im2col_case("im2col.hstride.upper", "u32", nhwc, [0, 2, 1, 0], cpp=4, ppc=20,
+                lower=[-1, -1], upper=[2, 1], offsets=[1, 0], estrides=[1, 3, 2, 1])
+    im2col_case("im2col.rank5", "u32", [4, 3, 3, 2, 2], [0, 0, -1, 0, 0], cpp=4, ppc=40,
+                lower=[0, -1, 0], upper=[-1, 0, 0], offsets=[0, 1, 1])
+    im2col_case("im2col.rank3.f16", "f16", [16, 10, 3], [8, -2, 0], cpp=8, ppc=24, lower=[-2],
+                upper=[1], offsets=[1])
+    im2col_case("im2col.cpart", "u32", nhwc, [4, 3, 2, 1], cpp=8, ppc=12)
+    im2col_case("im2col.cneg", "u32", nhwc, [-4, 0, 0, 0], cpp=8, ppc=6)
+    im2col_case("im2col.nanfill", "f32", nhwc, [0, -1, -1, 1], cpp=4, ppc=30, lower=[-1, -1],
+                upper=[1, 0], fill="nan")
+    im2col_case("im2col.swizzle128.padded", "u32", [16, 6, 3, 2], [0, 1, 0, 0], cpp=16, ppc=12,
+                swizzle=128)
+    im2col_case("im2col.swizzle64", "f16", [32, 6, 3, 2], [0, 0, 1, 0], cpp=32, ppc=10,
+                swizzle=64)
+    im2col_case("im2col.swizzle32.padded", "u32", [8, 6, 3, 2], [4, 2, 0, 0], cpp=4, ppc=14,
+                swizzle=32)
+    im2col_case("im2col.prefetch", "u32", nhwc, [0, 0, 1, 0], cpp=4, ppc=8, offsets=[0, 1],
+                prefetch=True)
+    im2col_case("tile.swizzle64.padded", "u32", [32, 16], [8, 2], box=[8, 6], swizzle=64)
+    im2col_case("tile.swizzle128.padded", "f16", [64, 20], [32, 3], box=[32, 5], swizzle=128)
+    # Stores and reductions (lower corners >= 0 and upper ones <= 0 are required).
+    im2col_case("im2col.store.wrap", "u32", nhwc, [0, 3, 3, 0], cpp=4, ppc=8, direction="store")
+    im2col_case("im2col.store.wstride", "u32", nhwc, [4, 0, 1, 0], cpp=4, ppc=9,
+                estrides=[1, 2, 1, 1], direction="store")
+    im2col_case("im2col.store.cpart.npast", "u32", nhwc, [4, 2, 3, 1], cpp=8, ppc=12,
+                direction="store")
+    im2col_case("im2col.store.upper", "u32", nhwc, [0, 1, 0, 0], cpp=8, ppc=10, upper=[-1, -1],
+                direction="store")
+    im2col_case("im2col.reduce.add", "u32", nhwc, [0, 0, 0, 0], cpp=4, ppc=10, upper=[-1, 0],
+                direction="reduce", red="add")
+    im2col_case("im2col.store.swizzle64.padded", "u32", [8, 6, 3, 2], [0, 1, 1, 0], cpp=8,
+                ppc=6, swizzle=64, direction="store")
+    im2col_case("tile.store.swizzle64.padded", "u32", [32, 16], [8, 2], box=[8, 4], swizzle=64,
+                direction="store")
 
 
 def tmreplace_case(name, replaces, nbytes, rank=2, coords=(8, 1), in_global=False):
@@ -1396,7 +1532,10 @@ def run_case(drv, c):
                 ptrs.append(drv.alloc(b"\0"))
         params = [cudrv.u64(p) for p in ptrs]
         for tm in c["tmaps"]:
-            params.append(drv.tensor_map(ptrs[tm["buffer"]], tm))
+            if tm.get("mode") == "im2col":
+                params.append(drv.tensor_map_im2col(ptrs[tm["buffer"]], tm))
+            else:
+                params.append(drv.tensor_map(ptrs[tm["buffer"]], tm))
         drv.launch(f, c["grid"], c["block"], params, c["shared"])
         return from_bytes(drv.read(ptrs[0], n * nb), w)
     finally:

@@ -1,18 +1,39 @@
-//! Tensor copies (PTX ISA 9.7.9.27.1, 5.5): `cp.async.bulk.tensor` in tile mode, 1D to 5D,
-//! global to shared (with `.multicast::cluster`) and shared to global,
-//! `cp.reduce.async.bulk.tensor` (tile) and `cp.async.bulk.prefetch.tensor`.
+//! Tensor copies (PTX ISA 9.7.9.27.1, 5.5): `cp.async.bulk.tensor` (global to shared, with
+//! `.multicast::cluster`, and shared to global), `cp.reduce.async.bulk.tensor` and
+//! `cp.async.bulk.prefetch.tensor`, 1D to 5D, in every mode: `.tile`, `.im2col` (stores and
+//! reductions `.im2col_no_offs`), `.im2col::w`, `.im2col::w::128`, `.tile::gather4` and
+//! `.tile::scatter4`.
 //!
 //! The tensor map is read from its generic address (kernel parameter, `.const` or global
-//! memory) in the interpreter's encoding ([`crate::tmap`]). A load transfers the box: in each
-//! dimension `ceil(boxDim / elementStride)` elements starting at the (signed) coordinates and
-//! stepping by the traversal stride; elements outside the tensor read as zero (or the canonical
-//! NaN with NaN fill). The box is laid out densely in shared memory, dimension 0 innermost, and
-//! then swizzled: with a swizzle span of 32, 64 or 128 bytes, the 16-byte chunk at shared address
-//! `a` is stored at `a ^ ((a >> 7) & m) << 4` with `m` = 1, 3, 7 (the patterns of PTX ISA 5.5.7,
-//! whose base offset is `(a / 128) % 8` for 128-byte swizzle). The transaction count is the
-//! whole box. A store reads the box from shared memory the same way and writes only the
-//! in-bounds elements; its coordinates must be non-negative (9.7.9.27.1.1). `.im2col*`,
-//! `.tile::gather4/scatter4` and interleaved maps are not modelled (explicit `Unsupported`).
+//! memory) in the interpreter's encoding ([`crate::tmap`]); the instruction's mode must be the
+//! map's (tiled or im2col). A copy moves *rows* of elements contiguous in dimension 0:
+//! - **tile**: the box, `ceil(boxDim / elementStride)` elements a dimension, starting at the
+//!   (signed) coordinates and stepping by the traversal stride, a row for each position of
+//!   dimensions 1 and up;
+//! - **gather4/scatter4** (2D maps whose box is one row): four rows of the box's width at the
+//!   column coordinate, one for each row coordinate;
+//! - **im2col** (5.5.5; measured on an H200, `corpus/vectors/im2col.jsonl`): `pixelsPerColumn`
+//!   rows of `channelsPerPixel` channels from channel `c`. The filter base `(w, h, d)` walks
+//!   the bounding box `[lower, dim - 1 + upper]` of each spatial dimension from the coordinates,
+//!   W fastest, stepping by the traversal strides; past the box's end a dimension restarts at
+//!   its lower corner and the next one steps, and past D (or H, W for ranks 4, 3) the image `n`
+//!   steps by its own traversal stride without bound. Each row reads the pixel at the base
+//!   plus the im2col offsets. The filter base must start inside the box (the H200 traps);
+//! - **im2col::w / ::w::128** (sm_100; ISA-derived, not hardware-checked): rows along W only,
+//!   H and D fixed: `pixelsPerColumn` (or 128) positions from `w + wOffset` by the W stride, then
+//!   `wHalo` more continuing the walk (`::w`), or `wHalo` after every 32 (`::w::128`); positions
+//!   past the box's upper W corner (moved by `wOffset`) read as out of bounds.
+//!
+//! Elements outside the tensor read as zero (or the canonical NaN with NaN fill) and are not
+//! written by stores. In shared memory row `r` starts at `r * pitch`, the pitch being the
+//! row's bytes, or the swizzle span when a swizzled row is narrower than it (its other bytes
+//! are not written: measured in tile and im2col mode), and the 16-byte chunk at shared address
+//! `a` is stored at `a ^ ((a >> 7) & m) << 4` with `m` = 1, 3, 7 for 32, 64, 128-byte
+//! swizzles (the patterns of PTX ISA 5.5.7, whose base offset is `(a / 128) % 8` for 128-byte
+//! swizzle). The transaction count is the rows' bytes without padding. Stores and reductions
+//! read shared memory the same way; their coordinates (and an im2col map's lower corners) must
+//! be non-negative, its upper corners non-positive (9.7.9.27.1.1; the H200 traps).
+//! Interleaved maps are not modelled (explicit `Unsupported`).
 
 use super::async_copy::{issuer, key};
 use super::bulk::shared_dest;
@@ -23,7 +44,7 @@ use super::state::inflight::{Loc, Op, Part, Reduce, Src};
 use crate::code::Opnd;
 use crate::error::Error;
 use crate::mem;
-use crate::tmap::{ElemType, TensorMap};
+use crate::tmap::{ElemType, Im2colMode, TensorMap};
 use ptx_ir_core::{Dim, Flag, Opcode, Space, Type};
 
 fn dim_of(x: &Ctx<'_, '_>) -> Result<usize, Error> {
@@ -38,55 +59,76 @@ fn dim_of(x: &Ctx<'_, '_>) -> Result<usize, Error> {
     })
 }
 
-fn check_mode(x: &Ctx<'_, '_>) -> Result<(), Error> {
-    for f in [
-        Flag::Im2col,
-        Flag::Im2colW,
-        Flag::Im2colW128,
-        Flag::Im2colNoOffs,
-        Flag::TileGather4,
-        Flag::TileScatter4,
-    ] {
-        if x.has(f) {
-            return Err(x.unsupported(format!(
-                "tensor load mode .{} is not modelled (tile mode only)",
-                f.as_str()
-            )));
+/// The instruction's copy mode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Mode {
+    Tile,
+    Four,
+    Im2col,
+    Wide(bool),
+}
+
+impl Mode {
+    fn of(x: &Ctx<'_, '_>) -> Mode {
+        if x.has(Flag::TileGather4) || x.has(Flag::TileScatter4) {
+            Mode::Four
+        } else if x.has(Flag::Im2colW128) {
+            Mode::Wide(true)
+        } else if x.has(Flag::Im2colW) {
+            Mode::Wide(false)
+        } else if x.has(Flag::Im2col) || x.has(Flag::Im2colNoOffs) {
+            Mode::Im2col
+        } else {
+            Mode::Tile
         }
     }
-    Ok(())
-}
 
-/// The start of a tile-mode box in the innermost dimension must be 16-byte aligned: the H100
-/// stops the kernel with an illegal-instruction error otherwise (measured with
-/// `tools/hwvectors/hopper_probe.py`, probes `tmap.*`: loads and stores alike, in bounds or not;
-/// `cuTensorMapEncodeTiled` cannot check it, the coordinates being run-time values).
-fn check_inner_alignment(
-    x: &Ctx<'_, '_>,
-    t: &TensorMap,
-    start: &[i64; 5],
-    l: usize,
-) -> Result<(), Error> {
-    let off = start[0] * i64::from(t.elem.bytes());
-    if off % 16 != 0 {
-        return Err(x.undefined(
-            l,
-            format!(
-                "the box starts {off} bytes into the innermost dimension (coordinate {} of {}-byte elements), not a multiple of 16 bytes; the GPU stops with an illegal instruction",
-                start[0],
-                t.elem.bytes()
-            ),
-        ));
+    /// Tensor coordinates the instruction takes.
+    fn coords(self, dim: usize) -> usize {
+        if self == Mode::Four {
+            5
+        } else {
+            dim
+        }
     }
-    Ok(())
+
+    /// Whether the instruction has an `im2colInfo` operand (loads and prefetches).
+    fn has_info(self) -> bool {
+        matches!(self, Mode::Im2col | Mode::Wide(_))
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Tile => ".tile",
+            Mode::Four => ".tile::gather4/scatter4",
+            Mode::Im2col => ".im2col",
+            Mode::Wide(false) => ".im2col::w",
+            Mode::Wide(true) => ".im2col::w::128",
+        }
+    }
 }
 
-/// Reads and decodes the tensor map of a `[tensorMap, {coords}]` operand for one lane; returns
-/// the map, the coordinates and the map's global address when it lives in global memory.
+/// What a copy walks: the mode with its operands.
+#[derive(Copy, Clone, Debug)]
+enum Walk {
+    /// The box at these coordinates.
+    Tile([i64; 5]),
+    /// Column and four rows.
+    Four(i64, [i64; 4]),
+    /// Coordinates `(c, w, h, d, n)` (ranks 3 and 4 leave out `d`, `h`) and the offsets.
+    Im2col([i64; 5], [i64; 3]),
+    /// Coordinates, `wHalo`, `wOffset`, and `::w::128`.
+    Wide([i64; 5], u64, i64, bool),
+}
+
+/// Reads and decodes the tensor map of a `[tensorMap, {coords}]` operand for one lane and
+/// checks that its mode is the instruction's; returns the map, the coordinates and the map's
+/// global address when it lives in global memory.
 fn map_and_coords(
     x: &mut Ctx<'_, '_>,
     o: &Opnd,
     dim: usize,
+    mode: Mode,
     l: usize,
 ) -> Result<(TensorMap, [i64; 5], Option<u64>), Error> {
     let Opnd::Tuple(t) = o else {
@@ -111,10 +153,37 @@ fn map_and_coords(
             ),
         ));
     }
-    if coords.len() != dim {
+    let map_mode = map.im2col.map(|i| i.mode);
+    let fits = match mode {
+        Mode::Tile | Mode::Four => map_mode.is_none(),
+        Mode::Im2col => map_mode == Some(Im2colMode::Box),
+        Mode::Wide(false) => map_mode == Some(Im2colMode::Wide),
+        Mode::Wide(true) => map_mode == Some(Im2colMode::Wide128),
+    };
+    if !fits {
+        let what = match map_mode {
+            None => "tiled (cuTensorMapEncodeTiled)",
+            Some(Im2colMode::Box) => "im2col (cuTensorMapEncodeIm2col)",
+            Some(Im2colMode::Wide) => "wide im2col, mode W",
+            Some(Im2colMode::Wide128) => "wide im2col, mode W128",
+        };
         return Err(x.undefined(
             l,
-            format!("{} tensor coordinates for a .{dim}d copy", coords.len()),
+            format!(
+                "a {} copy with a {what} tensor map (PTX ISA 5.5)",
+                mode.name()
+            ),
+        ));
+    }
+    let n = mode.coords(dim);
+    if coords.len() != n {
+        return Err(x.undefined(
+            l,
+            format!(
+                "{} tensor coordinates for a .{dim}d {} copy, not {n}",
+                coords.len(),
+                mode.name()
+            ),
         ));
     }
     let mut c = [0i64; 5];
@@ -123,6 +192,260 @@ fn map_and_coords(
     }
     let global = matches!(mem::decode_generic(a).0, mem::Region::Global).then_some(a);
     Ok((map, c, global))
+}
+
+/// Reads the `im2colInfo` operand `o` (16-bit elements) and makes the walk, checking the rules
+/// of the mode that do not depend on the direction.
+fn walk(
+    x: &Ctx<'_, '_>,
+    t: &TensorMap,
+    mode: Mode,
+    c: [i64; 5],
+    info: Option<&Opnd>,
+    l: usize,
+) -> Result<Walk, Error> {
+    let r = t.rank as usize;
+    let info_vals = |want: usize| -> Result<Vec<i64>, Error> {
+        match info {
+            Some(Opnd::Vec(v)) if v.len() == want => v
+                .iter()
+                .map(|o| Ok((x.get(o, l)? & 0xffff) as i64))
+                .collect(),
+            Some(_) => Err(x.undefined(
+                l,
+                format!(
+                    "a {} copy of rank {r} takes {want} im2col values",
+                    mode.name()
+                ),
+            )),
+            None => Ok(vec![0; want]),
+        }
+    };
+    // The start of a row must be 16-byte aligned: the H100 stops the kernel with an illegal
+    // instruction otherwise (measured with `tools/hwvectors/hopper_probe.py`, probes
+    // `tmap.*`, loads and stores alike, in bounds or not; and for im2col channel starts).
+    let first = c[0];
+    let off = first * i64::from(t.elem.bytes());
+    if off % 16 != 0 {
+        return Err(x.undefined(
+            l,
+            format!(
+                "the box starts {off} bytes into the innermost dimension (coordinate {first} of {}-byte elements), not a multiple of 16 bytes; the GPU stops with an illegal instruction",
+                t.elem.bytes()
+            ),
+        ));
+    }
+    Ok(match mode {
+        Mode::Tile => Walk::Tile(c),
+        Mode::Four => {
+            if t.boxdim[1] != 1 {
+                return Err(x.undefined(l, format!("a .tile::gather4/scatter4 copy needs a box of one row (boxDim[1] = {}) (PTX ISA 5.5.3.4)", t.boxdim[1])));
+            }
+            Walk::Four(c[0], [c[1], c[2], c[3], c[4]])
+        }
+        Mode::Im2col => {
+            let i = t.im2col.expect("mode checked");
+            let offs = info_vals(r - 2)?;
+            // 5.5.5: offsets are unsigned, 16, 8 and 5 bits for ranks 3, 4, 5.
+            let lim = [0, 0, 0, 1 << 16, 1 << 8, 1 << 5][r];
+            let mut o = [0i64; 3];
+            for (k, &v) in offs.iter().enumerate() {
+                if v >= lim {
+                    return Err(x.undefined(l, format!("im2col offset {v} is out of range for a rank-{r} copy (0..{lim}, PTX ISA 5.5.5)")));
+                }
+                o[k] = v;
+            }
+            for k in 0..r - 2 {
+                let (lo, hi) = (
+                    i.lower[k] as i64,
+                    t.dims[k + 1] as i64 - 1 + i.upper[k] as i64,
+                );
+                if c[k + 1] < lo || c[k + 1] > hi {
+                    return Err(x.undefined(l, format!("the im2col filter base {} of spatial dimension {k} is outside the bounding box [{lo}, {hi}] (PTX ISA 5.5.5; the H200 traps)", c[k + 1])));
+                }
+            }
+            Walk::Im2col(c, o)
+        }
+        Mode::Wide(w128) => {
+            let i = t.im2col.expect("mode checked");
+            let v = info_vals(2)?;
+            let (halo, woff) = (v[0] as u64, v[1]);
+            let halo_lim = if w128 { 32 } else { 512 };
+            if halo >= halo_lim || woff >= 32 {
+                return Err(x.undefined(l, format!("wHalo {halo} or wOffset {woff} out of range (wHalo below {halo_lim}, wOffset below 32, PTX ISA 9.7.9.27.1.2)")));
+            }
+            let hi = t.dims[1] as i64 - 1 + i.upper[0] as i64 + woff;
+            if c[1] + woff > hi {
+                return Err(x.undefined(l, format!("the first W position {} is past the bounding box's upper corner {hi} (PTX ISA 5.5.5.2: it may lie only left of the box)", c[1] + woff)));
+            }
+            Walk::Wide(c, halo, woff, w128)
+        }
+    })
+}
+
+impl Walk {
+    /// Rows the copy moves.
+    fn rows(&self, t: &TensorMap) -> u64 {
+        match self {
+            Walk::Tile(_) => (1..t.rank as usize)
+                .map(|i| t.box_elems(i) as u64)
+                .product(),
+            Walk::Four(..) => 4,
+            Walk::Im2col(..) => t.im2col.map_or(0, |i| i.ppc as u64),
+            Walk::Wide(_, halo, _, true) => 128 + 4 * halo,
+            Walk::Wide(_, halo, _, false) => t.im2col.map_or(0, |i| i.ppc as u64) + halo,
+        }
+    }
+
+    /// The `(c, w, h, d, n)`-style coordinates of row `r`'s first element, or `None` if the
+    /// row is out of bounds in a dimension other than 0.
+    fn row_start(&self, t: &TensorMap, idx: &[u64; 5], r: u64) -> Option<[i64; 5]> {
+        let rank = t.rank as usize;
+        let inb = |c: &[i64; 5]| (1..rank).all(|i| c[i] >= 0 && c[i] < t.dims[i] as i64);
+        let c = match *self {
+            Walk::Tile(start) => {
+                let mut c = start;
+                for i in 1..rank {
+                    c[i] = start[i] + (idx[i] * t.estrides[i] as u64) as i64;
+                }
+                c
+            }
+            Walk::Four(col, rows) => [col, rows[r as usize], 0, 0, 0],
+            Walk::Im2col(_, offs) => {
+                // `idx` holds the traversed filter base; add the offsets.
+                let mut c = [0i64; 5];
+                for (i, v) in c.iter_mut().enumerate().take(rank) {
+                    *v = idx[i] as i64;
+                }
+                for k in 0..rank - 2 {
+                    c[k + 1] += offs[k];
+                }
+                c
+            }
+            Walk::Wide(start, halo, woff, w128) => {
+                let i = t.im2col.expect("mode checked");
+                let k = if w128 {
+                    let (g, j) = (r / (32 + halo), r % (32 + halo));
+                    32 * g + j
+                } else {
+                    r
+                } as i64;
+                let mut c = start;
+                c[1] = start[1] + woff + k * t.estrides[1] as i64;
+                let hi = t.dims[1] as i64 - 1 + i.upper[0] as i64 + woff;
+                if c[1] > hi {
+                    return None;
+                }
+                c
+            }
+        };
+        inb(&c).then_some(c)
+    }
+}
+
+/// The filter bases an im2col walk visits, as `(c, w, h, d, n)` with the absent spatial
+/// dimensions left out (rank 3: `(c, w, n)`), one per row.
+fn im2col_bases(t: &TensorMap, start: [i64; 5], rows: u64) -> Vec<[i64; 5]> {
+    let r = t.rank as usize;
+    let i = t.im2col.expect("im2col map");
+    let mut cur = start;
+    let mut out = Vec::with_capacity(rows as usize);
+    for _ in 0..rows {
+        out.push(cur);
+        // Step W; past the box, restart it and step the next dimension; the image has no box.
+        let mut k = 1;
+        loop {
+            cur[k] += t.estrides[k] as i64;
+            if k == r - 1 {
+                break;
+            }
+            let hi = t.dims[k] as i64 - 1 + i.upper[k - 1] as i64;
+            if cur[k] <= hi {
+                break;
+            }
+            cur[k] = i.lower[k - 1] as i64;
+            k += 1;
+        }
+    }
+    out
+}
+
+/// Visits the rows: for each run of elements contiguous in dimension 0, calls `f` with the
+/// byte offset in the dense (unpadded, unswizzled) rows, the element count, and the global
+/// byte offset of the run's first element or `None` if the run is out of bounds. `dim0` is
+/// the bound of dimension 0.
+fn for_runs(w: &Walk, t: &TensorMap, dim0: u64, mut f: impl FnMut(u64, u64, Option<u64>)) {
+    let rank = t.rank as usize;
+    let rows = w.rows(t);
+    let n0 = t.row_elems() as u64;
+    let es = t.elem.bytes() as u64;
+    let bases = match w {
+        Walk::Im2col(start, _) => im2col_bases(t, *start, rows),
+        _ => Vec::new(),
+    };
+    let be: Vec<u64> = (0..5)
+        .map(|i| if i < rank { t.box_elems(i) as u64 } else { 1 })
+        .collect();
+    let mut idx = [0u64; 5];
+    for r in 0..rows {
+        let boff = r * n0 * es;
+        let start = match w {
+            Walk::Im2col(..) => {
+                let b = bases[r as usize];
+                let mut ix = [0u64; 5];
+                // Out-of-range bases (n past N, negative corners) are caught by the bounds
+                // check through wrapping to huge values.
+                for (i, v) in ix.iter_mut().enumerate().take(rank) {
+                    *v = b[i] as u64;
+                }
+                w.row_start(t, &ix, r)
+            }
+            _ => w.row_start(t, &idx, r),
+        };
+        match start {
+            None => f(boff, n0, None),
+            Some(c) => {
+                let s0 = c[0];
+                let lo = (-s0).clamp(0, n0 as i64) as u64;
+                let hi = (dim0 as i64 - s0).clamp(0, n0 as i64) as u64;
+                let hi = hi.max(lo);
+                if lo > 0 {
+                    f(boff, lo, None);
+                }
+                if hi > lo {
+                    let mut g = [0u64; 5];
+                    for i in 1..rank {
+                        g[i] = c[i] as u64;
+                    }
+                    g[0] = (s0 + lo as i64) as u64;
+                    f(boff + lo * es, hi - lo, Some(t.offset(&g)));
+                }
+                if n0 > hi {
+                    f(boff + hi * es, n0 - hi, None);
+                }
+            }
+        }
+        // Next tile row.
+        if let Walk::Tile(_) = w {
+            for i in 1..5 {
+                idx[i] += 1;
+                if idx[i] < be[i] {
+                    break;
+                }
+                idx[i] = 0;
+            }
+        }
+    }
+}
+
+/// The bound of dimension 0 for a store or reduction: the H100 writes a row's last 16-byte
+/// chunk whole, so elements past the end of dimension 0 inside it are written too (measured
+/// with generated tensor stores: a `u16` row of 14 elements also got elements 14 and 15; 10 of
+/// 17 differing kernels of a batch agree with this rule and no recorded vector disagrees).
+/// Loads fill those elements as usual (`tensor.2d.f16.padded`).
+fn store_dim0(t: &TensorMap) -> u64 {
+    let es = t.elem.bytes() as u64;
+    (t.dims[0] as u64 * es).div_ceil(16) * 16 / es
 }
 
 fn swizzle(a: u64, span: u32) -> u64 {
@@ -135,117 +458,64 @@ fn swizzle(a: u64, span: u32) -> u64 {
     a ^ (((a >> 7) & m) << 4)
 }
 
-/// Visits the box: for each run of elements contiguous in the box's dimension 0, calls `f` with
-/// the byte offset in the (unswizzled) box, the element count, and the global byte offset of
-/// the run's first element or `None` if the run is out of bounds. Runs are single elements when
-/// the traversal stride of dimension 0 is not 1.
-fn for_runs(t: &TensorMap, start: &[i64; 5], f: impl FnMut(u64, u64, Option<u64>)) {
-    for_runs_bound(t, start, t.dims[0] as u64, f)
+/// Where the rows sit in shared memory: `rows` rows of `row` bytes each, `pitch` apart.
+#[derive(Copy, Clone, Debug)]
+struct Layout {
+    rows: u64,
+    row: u64,
+    pitch: u64,
+    span: u32,
 }
 
-/// As [`for_runs`] for a store or reduction: the H100 writes a row's last 16-byte chunk whole,
-/// so elements past the end of dimension 0 inside it are written too (measured with generated
-/// tensor stores: a `u16` row of 14 elements also got elements 14 and 15; 10 of 17 differing
-/// kernels of a batch agree with this rule and no recorded vector disagrees). Loads fill those
-/// elements as usual (`tensor.2d.f16.padded`).
-fn for_store_runs(t: &TensorMap, start: &[i64; 5], f: impl FnMut(u64, u64, Option<u64>)) {
-    let es = t.elem.bytes() as u64;
-    for_runs_bound(t, start, (t.dims[0] as u64 * es).div_ceil(16) * 16 / es, f)
-}
-
-fn for_runs_bound(
-    t: &TensorMap,
-    start: &[i64; 5],
-    dim0: u64,
-    mut f: impl FnMut(u64, u64, Option<u64>),
-) {
-    let r = t.rank as usize;
-    let be: Vec<u64> = (0..5)
-        .map(|i| if i < r { t.box_elems(i) as u64 } else { 1 })
-        .collect();
-    let es = t.elem.bytes() as u64;
-    let mut idx = [0u64; 5];
-    let mut boff = 0u64;
-    loop {
-        // Outer coordinates of this row.
-        let mut outer = [0u64; 5];
-        let mut inb = true;
-        for i in 1..r {
-            let c = start[i] + (idx[i] * t.estrides[i] as u64) as i64;
-            if c < 0 || c >= t.dims[i] as i64 {
-                inb = false;
-            }
-            outer[i] = c.max(0) as u64;
-        }
-        let n0 = be[0];
-        if !inb {
-            f(boff, n0, None);
-        } else if t.estrides[0] == 1 {
-            // Split the row into out-of-bounds / in-bounds / out-of-bounds runs.
-            let s0 = start[0];
-            let lo = (-s0).clamp(0, n0 as i64) as u64;
-            let hi = (dim0 as i64 - s0).clamp(0, n0 as i64) as u64;
-            let hi = hi.max(lo);
-            if lo > 0 {
-                f(boff, lo, None);
-            }
-            if hi > lo {
-                let mut c = outer;
-                c[0] = (s0 + lo as i64) as u64;
-                f(boff + lo * es, hi - lo, Some(t.offset(&c)));
-            }
-            if n0 > hi {
-                f(boff + hi * es, n0 - hi, None);
-            }
+impl Layout {
+    fn new(w: &Walk, t: &TensorMap) -> Layout {
+        let row = t.row_elems() as u64 * t.elem.bytes() as u64;
+        let pitch = if t.swizzle != 0 && row < t.swizzle as u64 {
+            t.swizzle as u64
         } else {
-            for i0 in 0..n0 {
-                let c0 = start[0] + (i0 * t.estrides[0] as u64) as i64;
-                if c0 < 0 || c0 >= dim0 as i64 {
-                    f(boff + i0 * es, 1, None);
-                } else {
-                    let mut c = outer;
-                    c[0] = c0 as u64;
-                    f(boff + i0 * es, 1, Some(t.offset(&c)));
-                }
-            }
-        }
-        boff += n0 * es;
-        // Next row.
-        let mut i = 1;
-        loop {
-            if i >= 5 {
-                return;
-            }
-            idx[i] += 1;
-            if idx[i] < be[i] {
-                break;
-            }
-            idx[i] = 0;
-            i += 1;
+            row
+        };
+        Layout {
+            rows: w.rows(t),
+            row,
+            pitch,
+            span: t.swizzle,
         }
     }
-}
 
-/// Splits `bytes` destined for shared offset `base` (swizzled with `span`) into contiguous
-/// (offset, bytes) pieces.
-fn swizzled_pieces(base: u32, bytes: &[u8], span: u32) -> Vec<(u32, Vec<u8>)> {
-    if span == 0 {
-        return vec![(base, bytes.to_vec())];
+    /// Bytes of the rows without padding: the transaction count.
+    fn bytes(&self) -> u64 {
+        self.rows * self.row
     }
-    let mut chunks: Vec<(u64, &[u8])> = bytes
-        .chunks(16)
-        .enumerate()
-        .map(|(i, c)| (swizzle(base as u64 + 16 * i as u64, span), c))
-        .collect();
-    chunks.sort_by_key(|c| c.0);
-    let mut out: Vec<(u32, Vec<u8>)> = Vec::new();
-    for (a, c) in chunks {
-        match out.last_mut() {
-            Some((o, v)) if *o as u64 + v.len() as u64 == a => v.extend_from_slice(c),
-            _ => out.push((a as u32, c.to_vec())),
+
+    /// Bytes of shared memory the rows reach.
+    fn extent(&self) -> u64 {
+        self.rows * self.pitch
+    }
+
+    /// The shared offset of dense byte `i` (a multiple of 16) for rows starting at `base`.
+    fn at(&self, base: u64, i: u64) -> u64 {
+        swizzle(base + (i / self.row) * self.pitch + i % self.row, self.span)
+    }
+
+    /// Splits the dense rows `bytes` destined for shared offset `base` into contiguous
+    /// (offset, bytes) pieces.
+    fn pieces(&self, base: u32, bytes: &[u8]) -> Vec<(u32, Vec<u8>)> {
+        let mut chunks: Vec<(u64, &[u8])> = bytes
+            .chunks(16)
+            .enumerate()
+            .map(|(i, c)| (self.at(base as u64, 16 * i as u64), c))
+            .collect();
+        chunks.sort_by_key(|c| c.0);
+        let mut out: Vec<(u32, Vec<u8>)> = Vec::new();
+        for (a, c) in chunks {
+            match out.last_mut() {
+                Some((o, v)) if *o as u64 + v.len() as u64 == a => v.extend_from_slice(c),
+                _ => out.push((a as u32, c.to_vec())),
+            }
         }
+        out
     }
-    out
 }
 
 fn reduce_type(e: ElemType) -> Option<Type> {
@@ -264,30 +534,35 @@ fn reduce_type(e: ElemType) -> Option<Type> {
 
 /// `cp.async.bulk.tensor` and `cp.reduce.async.bulk.tensor`
 pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    check_mode(x)?;
     let dim = dim_of(x)?;
+    let mode = Mode::of(x);
     let to_global = x.d.space == Some(Space::Global);
     if to_global {
-        return store(x, dim);
+        return store(x, dim, mode);
     }
     let cluster = x.d.space == Some(Space::SharedCluster);
     let multicast = x.has(Flag::MulticastCluster);
     let pair = x.has(Flag::CtaGroup2);
-    // `[dst], [tensorMap, coords], [mbar]{, ctaMask}{, cache-policy}` (the arity of the
-    // direction and `.multicast::cluster`)
+    // `[dst], [tensorMap, coords], [mbar]{, im2colInfo}{, ctaMask}{, cache-policy}`
     let [dst, to, mbar] = x.ops();
+    let info = mode.has_info().then(|| x.d.opnds.get(3)).flatten();
+    let mask_at = 3 + mode.has_info() as usize;
     for l in lanes(x.emask) {
         let da = x.addr(dst, l)?;
-        let (t, start, gmap) = map_and_coords(x, to, dim, l)?;
-        check_inner_alignment(x, &t, &start, l)?;
+        let (t, start, gmap) = map_and_coords(x, to, dim, mode, l)?;
+        let w = walk(x, &t, mode, start, info, l)?;
+        let lay = Layout::new(&w, &t);
         let ma = x.addr(mbar, l)?;
         let mask = if multicast {
-            let [.., cta_mask] = x.ops::<4>();
-            Some(x.get(cta_mask, l)?)
+            let o = x.d.opnds.get(mask_at).ok_or_else(|| {
+                x.unsupported("a .multicast::cluster tensor copy without its ctaMask")
+            })?;
+            Some(x.get(o, l)?)
         } else {
             None
         };
-        let total = t.box_bytes();
+        let total = lay.bytes();
+        let extent = lay.extent();
         if da % 16 != 0 {
             return Err(x.undefined(
                 l,
@@ -298,14 +573,14 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             return Err(x.unsupported(format!("a swizzled tensor copy to shared address {da:#x}, which is not 128-byte aligned (the swizzle base offset is modelled for 128-byte aligned boxes only)")));
         }
         // With cta_group::2 the mbarrier may be in the destination's peer CTA.
-        let sd = match shared_dest(x, l, da, ma, total as u32, cluster, false, mask) {
+        let sd = match shared_dest(x, l, da, ma, extent as u32, cluster, false, mask) {
             Err(Error::Undefined { .. }) if pair && mask.is_none() => {
                 let sp = if cluster {
                     AddrSpace::SharedCluster
                 } else {
                     AddrSpace::Shared
                 };
-                let (dr, doff) = x.shared_loc(sp, da, total as usize, l, !cluster)?;
+                let (dr, doff) = x.shared_loc(sp, da, extent as usize, l, !cluster)?;
                 let (mr, moff) = x.shared_loc(sp, ma, 8, l, false)?;
                 if mr != dr ^ 1 {
                     return Err(x.undefined(l, "with .cta_group::2 the mbarrier must be in the destination CTA or its peer (PTX ISA 9.7.9.27.1.2)"));
@@ -317,14 +592,14 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             }
             r => r?,
         };
-        // Gather the box.
+        // Gather the rows.
         let es = t.elem.bytes() as usize;
         let mut boxb = vec![0u8; total as usize];
         let mut srcs: Vec<Src> = Vec::new();
         let mut fault = None;
         {
             let global = &mut x.m.global;
-            for_runs(&t, &start, |boff, n, g| {
+            for_runs(&w, &t, t.dims[0] as u64, |boff, n, g| {
                 let dst = &mut boxb[boff as usize..(boff as usize + n as usize * es)];
                 match g {
                     Some(go) => {
@@ -371,8 +646,7 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
         let mut parts = Vec::new();
         for (&(rank, off), &mb) in sd.dests.iter().zip(&sd.mbars) {
-            let pieces = swizzled_pieces(off, &boxb, t.swizzle);
-            for (k, (o, data)) in pieces.into_iter().enumerate() {
+            for (k, (o, data)) in lay.pieces(off, &boxb).into_iter().enumerate() {
                 parts.push(Part {
                     dest: Loc::Shared { rank, off: o },
                     data,
@@ -394,7 +668,41 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
-fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
+/// The rules of the `.global.shared::cta` direction (PTX ISA 9.7.9.27.1.1): non-negative
+/// coordinates, and for im2col non-negative lower and non-positive upper corners (the H200
+/// traps otherwise, even when no row would leave the tensor).
+fn check_store(x: &Ctx<'_, '_>, t: &TensorMap, w: &Walk, l: usize) -> Result<(), Error> {
+    let rule =
+        "the .global.shared::cta direction needs non-negative coordinates (PTX ISA 9.7.9.27.1.1)";
+    let bad = |what: String| Err(x.undefined(l, format!("tensor store {what}; {rule}")));
+    match *w {
+        Walk::Tile(c) | Walk::Im2col(c, _) | Walk::Wide(c, ..) => {
+            if let Some(i) = (0..t.rank as usize).find(|&i| c[i] < 0) {
+                return bad(format!("coordinate {i} is negative ({})", c[i]));
+            }
+        }
+        Walk::Four(col, rows) => {
+            if col < 0 || rows.iter().any(|&r| r < 0) {
+                return bad(format!(
+                    "coordinates {col}, {rows:?} include a negative one"
+                ));
+            }
+        }
+    }
+    if let (Walk::Im2col(..), Some(i)) = (w, t.im2col) {
+        for k in 0..t.rank as usize - 2 {
+            if i.lower[k] < 0 || i.upper[k] > 0 {
+                return bad(format!(
+                    "with pixel box corners {} and {} in spatial dimension {k} (lower corners must be non-negative and upper ones non-positive)",
+                    i.lower[k], i.upper[k]
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn store(x: &mut Ctx<'_, '_>, dim: usize, mode: Mode) -> Result<Flow, Error> {
     let reduce = x.d.op == Opcode::CpReduceAsyncBulkTensor;
     let red_op = if reduce {
         Some(
@@ -407,11 +715,10 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
     // `[tensorMap, coords], [src]{, cache-policy}`
     let [to, src] = x.ops();
     for l in lanes(x.emask) {
-        let (t, start, gmap) = map_and_coords(x, to, dim, l)?;
-        check_inner_alignment(x, &t, &start, l)?;
-        if let Some(i) = (0..dim).find(|&i| start[i] < 0) {
-            return Err(x.undefined(l, format!("tensor store coordinate {i} is negative ({}); the .global.shared::cta direction needs non-negative coordinates (PTX ISA 9.7.9.27.1.1)", start[i])));
-        }
+        let (t, start, gmap) = map_and_coords(x, to, dim, mode, l)?;
+        let w = walk(x, &t, mode, start, None, l)?;
+        check_store(x, &t, &w, l)?;
+        let lay = Layout::new(&w, &t);
         let red = match red_op {
             Some(op) => Some(Reduce {
                 op,
@@ -437,7 +744,7 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
             }
         }
         let sa = x.addr(src, l)?;
-        let total = t.box_bytes();
+        let (total, extent) = (lay.bytes(), lay.extent());
         if sa % 16 != 0 {
             return Err(x.undefined(
                 l,
@@ -449,12 +756,12 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
                 "a swizzled tensor copy from shared address {sa:#x}, which is not 128-byte aligned"
             )));
         }
-        let (rank, off) = x.shared_loc(AddrSpace::Shared, sa, total as usize, l, true)?;
-        // Read the box (unswizzling).
+        let (rank, off) = x.shared_loc(AddrSpace::Shared, sa, extent as usize, l, true)?;
+        // Read the rows (unpadding, unswizzling).
         let sh = &x.cl.shared[rank as usize];
         let mut boxb = vec![0u8; total as usize];
         for (i, c) in boxb.chunks_mut(16).enumerate() {
-            let a = swizzle(off as u64 + 16 * i as u64, t.swizzle) as usize;
+            let a = lay.at(off as u64, 16 * i as u64) as usize;
             if let Some(s) = sh.get(a..a + c.len()) {
                 c.copy_from_slice(s);
             }
@@ -464,7 +771,7 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
         let mut bad = None;
         {
             let global = &mut x.m.global;
-            for_store_runs(&t, &start, |boff, n, g| {
+            for_runs(&w, &t, store_dim0(&t), |boff, n, g| {
                 if let Some(go) = g {
                     let a = t.addr.wrapping_add(go);
                     let len = n as usize * es;
@@ -493,7 +800,7 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
         let mut srcs = vec![Src::Shared {
             rank,
             off,
-            len: total as u32,
+            len: extent as u32,
         }];
         super::proxy::check_reads(x, l, &srcs)?;
         if let Some(g) = gmap {
@@ -512,13 +819,17 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
-/// `cp.async.bulk.prefetch.tensor`: checks the tensor map and coordinates; no cache is modelled.
+/// `cp.async.bulk.prefetch.tensor`: checks the tensor map, coordinates and im2col values; no
+/// cache is modelled.
 pub fn prefetch(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    check_mode(x)?;
     let dim = dim_of(x)?;
+    let mode = Mode::of(x);
+    // `[tensorMap, coords]{, im2colInfo}{, cache-policy}`
     let [to] = x.ops();
+    let info = mode.has_info().then(|| x.d.opnds.get(1)).flatten();
     for l in lanes(x.emask) {
-        map_and_coords(x, to, dim, l)?;
+        let (t, start, _) = map_and_coords(x, to, dim, mode, l)?;
+        walk(x, &t, mode, start, info, l)?;
     }
     Ok(Flow::Next)
 }

@@ -2,7 +2,8 @@
 //!
 //! Written from the ISA text (independent of `interp/src/exec/tensor.rs`): the box has
 //! `ceil(box[i] / estride[i])` elements in dimension i at coordinates `c[i] + j * estride[i]`,
-//! stored densely with dimension 0 innermost; elements outside the tensor read as zero or, with
+//! stored with dimension 0 innermost, rows of dimension 0 a swizzle span apart when a swizzled
+//! row is narrower than the span (measured on an H200), else densely; elements outside the tensor read as zero or, with
 //! NaN fill, as the canonical bits `0x7ff7` repeated (docs/INTERP.md, measured on an H100 for
 //! f32); the 16-byte chunk at shared address `a` lands at `a ^ (((a >> 7) & m) << 4)`, `m` =
 //! 1, 3, 7 for 32, 64, 128-byte swizzle. Stores write only the in-bounds elements; reductions
@@ -13,9 +14,10 @@ use super::{Answer, Reference};
 use ptx_ir_smith::hopper::tensor::{Map, Spec, Step, SCRATCH, SMEM};
 use ptx_ir_smith::hopper::Launch;
 
-/// Shared offset (from a 1024-aligned base) where box byte `p` lives for a box at `dst`.
+/// Shared offset (from a 1024-aligned base) where dense box byte `p` lives for a box at `dst`.
 fn place(m: &Map, dst: u32, p: usize) -> usize {
-    let a = dst as usize + p;
+    let row = m.row_bytes() as usize;
+    let a = dst as usize + p / row * m.pitch() as usize + p % row;
     let m = match m.swizzle {
         32 => 1,
         64 => 3,

@@ -117,13 +117,21 @@ impl Map {
             });
             dims.push(u.int_in_range(1..=6)?);
         }
-        // Keep the box within BOX_MAX bytes.
+        // Keep the box's reach in shared memory (rows a swizzle span apart when narrower)
+        // within BOX_MAX bytes.
         let bytes = |b: &[u32], es: &[u32]| {
+            let row = b[0] as u64 * eb as u64;
+            let pitch = if swizzle != 0 {
+                row.max(swizzle as u64)
+            } else {
+                row
+            };
             b.iter()
                 .zip(es)
+                .skip(1)
                 .map(|(&b, &s)| b.div_ceil(s) as u64)
                 .product::<u64>()
-                * eb as u64
+                * pitch
         };
         while bytes(&boxd, &es) > BOX_MAX {
             let i = (1..rank).max_by_key(|&i| boxd[i]).unwrap_or(0);
@@ -177,9 +185,29 @@ impl Map {
         self.boxd[i].div_ceil(self.es[i])
     }
 
-    /// Bytes of the box in shared memory (the transaction count of a load).
+    /// Bytes of the box (the transaction count of a load).
     pub fn box_bytes(&self) -> u32 {
         (0..self.rank()).map(|i| self.box_elems(i)).product::<u32>() * self.elem.bytes
+    }
+
+    /// Bytes of one box row (dimension 0).
+    pub fn row_bytes(&self) -> u32 {
+        self.box_elems(0) * self.elem.bytes
+    }
+
+    /// Distance of box rows in shared memory: the row, or the swizzle span when a swizzled
+    /// row is narrower (measured on an H200, `corpus/vectors/im2col.jsonl`).
+    pub fn pitch(&self) -> u32 {
+        if self.swizzle != 0 && self.row_bytes() < self.swizzle {
+            self.swizzle
+        } else {
+            self.row_bytes()
+        }
+    }
+
+    /// Bytes of shared memory the box reaches.
+    pub fn extent(&self) -> u32 {
+        self.box_bytes() / self.row_bytes() * self.pitch()
     }
 
     /// The `tmap:` description over buffer `buf` at byte `offset`.
@@ -335,12 +363,12 @@ impl Spec {
         let mut steps = Vec::new();
         for _ in 0..u.int_in_range(1..=8)? {
             steps.push(match u.int_in_range(0..=9)? {
-                0..=3 => Step::Load(load.coords(u, false)?, offset_in(u, load.box_bytes())?),
-                4 | 5 => Step::Store(store.coords(u, true)?, offset_in(u, store.box_bytes())?),
+                0..=3 => Step::Load(load.coords(u, false)?, offset_in(u, load.extent())?),
+                4 | 5 => Step::Store(store.coords(u, true)?, offset_in(u, store.extent())?),
                 6 | 7 => {
                     let ops = reduce_ops(store.elem.ty);
                     let c = store.coords(u, true)?;
-                    let src = offset_in(u, store.box_bytes())?;
+                    let src = offset_in(u, store.extent())?;
                     if ops.is_empty() {
                         Step::Store(c, src)
                     } else {
@@ -447,7 +475,7 @@ impl Protocol for Spec {
                         let n = lm.box_bytes();
                         if pending
                             .iter()
-                            .any(|p| !p.read_done && overlap(p.read, (*dst, n)))
+                            .any(|p| !p.read_done && overlap(p.read, (*dst, lm.extent())))
                         {
                             drain(k, &mut pending, true)?;
                         }
@@ -473,7 +501,7 @@ impl Protocol for Spec {
                         phase += 1;
                     }
                     Step::Store(c, src) | Step::Reduce(_, c, src) => {
-                        let n = sm_.box_bytes();
+                        let n = sm_.extent();
                         let eb = sm_.elem.bytes as usize;
                         let mut write = HashSet::new();
                         sm_.each_store(c, |_, g| {
