@@ -481,7 +481,7 @@ fn collect_ops(body: &[Statement], ops: &mut BTreeSet<Opcode>) {
 /// The opcodes whose instances the interpreter still answers `Unsupported` for, and why. Issue
 /// #28 is done when this list is empty; the test below fails on any other `no`, on an entry
 /// that has become `yes`, and on an instance the harness cannot run.
-const GAPS: &[(&str, &str)] = &[("tcgen05.mma", "the fifth-generation tensor-core MMA")];
+const GAPS: &[(&str, &str)] = &[];
 
 #[test]
 fn interpreter_column_has_no_unlisted_gap() {

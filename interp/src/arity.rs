@@ -44,14 +44,6 @@ impl Arity {
         }
     }
 
-    /// No requirement: the instructions the interpreter does not model, whose handler reads no
-    /// operand.
-    pub const ANY: Arity = Arity {
-        min: 0,
-        max: u8::MAX,
-        needs: &[],
-    };
-
     /// Why `opnds` do not fit, if they do not.
     pub fn check(&self, opnds: &[Opnd]) -> Result<(), String> {
         let n = opnds.len();

@@ -367,15 +367,36 @@ pub fn dot_inputs(m: Model, a: &[Input], b: &[Input], c: u64, out: Fmt) -> u64 {
         let hi: SmallVec<[bool; 32]> = (0..prods.len()).map(|k| k % 4 >= 2).collect();
         return split_fp8(m, &prods, &hi, c, out);
     }
+    sum(m, &prods, decode(c, out), out)
+}
+
+/// `c + sum_k a[k] * b[k]` with the accumulator given as an exact value (`tcgen05.mma` scales
+/// it by a power of two first); not for the FP8 split of `mma.sync`.
+pub fn dot_inputs_c(m: Model, a: &[Input], b: &[Input], c: Input, out: Fmt) -> u64 {
+    let prods: Vec<(Val, Option<i32>)> = a
+        .iter()
+        .zip(b)
+        .map(|(&Input(x), &Input(y))| {
+            let e = match (lead(x), lead(y)) {
+                (Some(p), Some(q)) => Some(p + q),
+                _ => None,
+            };
+            (mul(x, y), e)
+        })
+        .collect();
+    sum(m, &prods, c.0, out)
+}
+
+fn sum(m: Model, prods: &[(Val, Option<i32>)], c: Val, out: Fmt) -> u64 {
     // An f16 accumulator is widened exactly; the sum is computed in f32 and rounded once.
-    let mut acc = decode(c, out);
+    let mut acc = c;
     if out != Fmt::F32 {
         acc = decode(encode(acc, Fmt::F32), Fmt::F32);
         if prods.len() <= m.block {
             // One block into an f16 result: the aligned sum is rounded to f16 directly, with
             // no truncation to f32 first (measured: an `m8n32k16` `wmma.mma` whose aligned sum
             // lies just beyond an f16 midpoint that the f32 truncation lands on).
-            return match aligned(m, acc, &prods) {
+            return match aligned(m, acc, prods) {
                 Aligned::Special(v) => encode(v, out),
                 Aligned::Sum(0, _) => 0,
                 Aligned::Sum(s, q) => round_to(s < 0, s.unsigned_abs(), q, out, Rnd::Nearest),

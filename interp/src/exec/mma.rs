@@ -558,34 +558,39 @@ impl SparseMeta {
     pub fn column(&self, row: usize, cc: usize) -> Result<usize, (usize, String)> {
         if self.tf32 {
             let (src, nib) = self.nibble(row, cc);
-            return match nib {
-                0b0100 => Ok(self.chunk * cc),
-                0b1110 => Ok(self.chunk * cc + 1),
-                _ => Err((
-                    src,
-                    format!(
-                        "sparse .tf32 metadata nibble {nib:#06b} for row {row}, chunk {cc}: \
-                         only 0b0100 and 0b1110 are defined (PTX ISA 9.7.14.6.1)"
-                    ),
-                )),
-            };
+            let [i, _] = chunk_units(nib, true)
+                .map_err(|e| (src, format!("{e} for row {row}, chunk {cc}")))?;
+            return Ok(self.chunk * cc + i);
         }
         let unit = cc / self.per_unit;
         let (j, slot) = (unit / 2, unit % 2);
         let (src, nib) = self.nibble(row, j);
-        let (i0, i1) = ((nib & 3) as usize, (nib >> 2) as usize);
-        if i0 == i1 {
-            return Err((
-                src,
-                format!(
-                    "sparse metadata nibble {nib:#06b} for row {row}, chunk {j}: \
-                     0b0000, 0b0101, 0b1010 and 0b1111 are undefined (PTX ISA 9.7.14.6.1)"
-                ),
-            ));
-        }
-        let idx = if slot == 0 { i0 } else { i1 };
+        let idx = chunk_units(nib, false)
+            .map_err(|e| (src, format!("{e} for row {row}, chunk {j}")))?[slot];
         Ok(self.chunk * j + self.per_unit * idx + cc % self.per_unit)
     }
+}
+
+/// The positions in its chunk of the two units a metadata nibble names (bits 0-1 the first,
+/// 2-3 the second); a `.tf32` chunk stores one element, named by `0b0100` (the first) or
+/// `0b1110` (the second). `Err` names the rule an undefined nibble breaks.
+pub fn chunk_units(nib: u64, tf32: bool) -> Result<[usize; 2], String> {
+    if tf32 {
+        return match nib {
+            0b0100 => Ok([0, 0]),
+            0b1110 => Ok([1, 1]),
+            _ => Err(format!(
+                "sparse .tf32 metadata nibble {nib:#06b}: only 0b0100 and 0b1110 are defined (PTX ISA 9.7.14.6.1)"
+            )),
+        };
+    }
+    let (i0, i1) = ((nib & 3) as usize, ((nib >> 2) & 3) as usize);
+    if i0 == i1 {
+        return Err(format!(
+            "sparse metadata nibble {nib:#06b}: 0b0000, 0b0101, 0b1010 and 0b1111 are undefined (PTX ISA 9.7.14.6.1)"
+        ));
+    }
+    Ok([i0, i1])
 }
 
 /// Sparse `mma.sp{::ordered_metadata}` (`.m16n8k8`-`.m16n8k128` of `.f16`, `.bf16`, `.tf32`,

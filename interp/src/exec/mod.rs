@@ -51,6 +51,7 @@ mod tcgen05;
 mod tensor;
 mod texture;
 mod tmem;
+mod umma;
 mod video;
 mod warpgroup;
 mod warpops;

@@ -15,7 +15,7 @@ use super::ctx::Ctx;
 use super::flow::Flow;
 use super::{
     arith, async_copy, bulk, cluster, control, matrix, mbarrier, memops, mma, multimem, proxy,
-    stack, tcgen05, tensor, texture, tmem, video, warpgroup, warpops, wgmma, wmma,
+    stack, tcgen05, tensor, texture, tmem, umma, video, warpgroup, warpops, wgmma, wmma,
 };
 use crate::arity::{Arity, Need};
 use crate::code::DInst;
@@ -388,15 +388,9 @@ pub fn semantics<V: Visit>(d: &DInst, v: V) -> V::Out {
         Tcgen05Shift => guarded(v, tcgen05::shift, exact(&[M])),
         Tcgen05Commit => guarded(v, tcgen05::commit, opt(1, &[M, X])),
         Tcgen05Cp => guarded(v, tcgen05::cp, exact(&[M, X])),
-        Tcgen05Mma => {
-            guarded(
-                v,
-                |x| {
-                    Err(x.unsupported("tcgen05.mma is not modelled (allocation, ld, st, cp, shift and commit are)"))
-                },
-                Arity::ANY,
-            )
-        }
+        // `[d], a, b{, [sp-meta]}, idesc{, [scale-A], [scale-B]}{, {disable}}, enable-d
+        // {, scale-d | zero-column-mask}`
+        Tcgen05Mma => guarded(v, umma::mma, opt(5, &[M, X, X, X, X, X, X, X])),
         // stack: `alloca d, size{, immAlign}`
         Stacksave => guarded(v, stack::stacksave, exact(&[D])),
         Stackrestore => guarded(v, stack::stackrestore, exact(&[X])),
