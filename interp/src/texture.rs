@@ -631,14 +631,15 @@ fn weighted_sum(ws: &[i64], vs: &[f64], p: u32, min_e: i32) -> f64 {
 }
 
 /// One channel value of a texel as the filter reads it: for normalized integers, the texel
-/// widened to 16 bits (8-bit unsigned times 257; 8-bit signed scaled by 32767/127), over the
+/// widened to 16 bits (8-bit unsigned times 257; 8-bit signed scaled by 32767/127, -128 too:
+/// `corpus/vectors/texfit.jsonl.xz`), over the
 /// denominator 65535 or 32767; for floats, the value over 1.
 fn filter_value(f: Format, raw: u64) -> (f64, f64) {
     let v = raw as i64;
     match f {
         Format::U8 => ((v * 257) as f64, 65535.0),
         Format::U16 => (v as f64, 65535.0),
-        Format::S8 => ((v.max(-127) * 32767) as f64 / 127.0, 32767.0),
+        Format::S8 => ((v * 32767) as f64 / 127.0, 32767.0),
         Format::S16 => (v.max(-32767) as f64, 32767.0),
         Format::F16 => (
             f32::from_bits(float::convert_bits(raw, Fmt::F16, Fmt::F32, Rounding::Rn) as u32)

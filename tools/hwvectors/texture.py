@@ -710,6 +710,32 @@ def texprobe():
              fcoords(coords), textures=[d])
 
 
+def texfit():
+    """Dense filtering sweeps for fitting the linear-filter arithmetic: 256 texel pairs (a, b)
+    at texels 2j, 2j+1 of a 512-texel 1D texture, each sampled at every weight 0..255/256 of b
+    (coordinate 2j + 0.5 + w/256), for s8 pairs (0, t) over every t, and random s8, f16 and
+    f32 pairs: 65536 lanes a case."""
+    cases = {
+        "s8.zero": [(0, t & 0xFF) for t in range(-128, 128)],
+        "s8.random": [(RNG.randint(0, 255), RNG.randint(0, 255)) for _ in range(256)],
+        "f16.random": [(f16(RNG.uniform(-100, 100)), f16(RNG.uniform(-100, 100)))
+                       for _ in range(256)],
+        "f32.random": [(f32(RNG.uniform(-1000, 1000)), f32(RNG.uniform(-1000, 1000)))
+                       for _ in range(256)],
+    }
+    for name, pairs in cases.items():
+        ty = name.split(".")[0]
+        vals = [v for p in pairs for v in p]
+        read = "normalized" if ty == "s8" else "element"
+        d = tex_desc(ty, 1, (512,), filt="linear", read=read)
+        coords = []
+        for j in range(256):
+            for w in range(256):
+                coords += [2 * j + 0.5 + w / 256.0, 0.0, 0.0, 0.0]
+        case("texfit.%s" % name, "texfit", tex2d_kernel("f32", geom="1d", coords="{%f0}"),
+             4 * 65536, (ty, vals), fcoords(coords), textures=[d])
+
+
 def misaligned():
     """Surface accesses whose byte x is not a multiple of the access size, one per case (the
     GPU may trap, which ends the process's context: run this family alone)."""
@@ -729,7 +755,7 @@ def misaligned():
 
 FAMILIES = {"texpoint": texpoint, "texlinear": texlinear, "texgeom": texgeom, "tld4": tld4,
             "texquery": texquery, "surface": surface, "texprobe": texprobe,
-            "misaligned": misaligned}
+            "misaligned": misaligned, "texfit": texfit}
 
 
 # ----------------------------------------------------------------------------- running
