@@ -338,6 +338,16 @@ pub fn input(bits: u64, f: Fmt) -> Input {
     Input(decode(bits, f))
 }
 
+/// The exact product of two inputs with its alignment exponent (the sum of the operands'
+/// exponents; `None` unless both are finite and nonzero).
+fn product((&Input(x), &Input(y)): (&Input, &Input)) -> (Val, Option<i32>) {
+    let e = match (lead(x), lead(y)) {
+        (Some(p), Some(q)) => Some(p + q),
+        _ => None,
+    };
+    (mul(x, y), e)
+}
+
 /// `a` multiplied exactly by the scale factor `s` (block-scaled MMAs: an input of at most 4
 /// significant bits by a power of two or an unsigned E4M3, so the product stays exact).
 pub fn scaled(a: Input, s: Input) -> Input {
@@ -356,13 +366,7 @@ pub fn scaled(a: Input, s: Input) -> Input {
 pub fn dot_inputs(m: Model, a: &[Input], b: &[Input], c: u64, out: Fmt) -> u64 {
     // Built in place: the widest dot product (k = 32) stays inline, and nothing moves it.
     let mut prods: SmallVec<[(Val, Option<i32>); 32]> = SmallVec::new();
-    prods.extend(a.iter().zip(b).map(|(&Input(x), &Input(y))| {
-        let e = match (lead(x), lead(y)) {
-            (Some(p), Some(q)) => Some(p + q),
-            _ => None,
-        };
-        (mul(x, y), e)
-    }));
+    prods.extend(a.iter().zip(b).map(product));
     if m.fp8_split {
         let hi: SmallVec<[bool; 32]> = (0..prods.len()).map(|k| k % 4 >= 2).collect();
         return split_fp8(m, &prods, &hi, c, out);
@@ -373,17 +377,7 @@ pub fn dot_inputs(m: Model, a: &[Input], b: &[Input], c: u64, out: Fmt) -> u64 {
 /// `c + sum_k a[k] * b[k]` with the accumulator given as an exact value (`tcgen05.mma` scales
 /// it by a power of two first); not for the FP8 split of `mma.sync`.
 pub fn dot_inputs_c(m: Model, a: &[Input], b: &[Input], c: Input, out: Fmt) -> u64 {
-    let prods: Vec<(Val, Option<i32>)> = a
-        .iter()
-        .zip(b)
-        .map(|(&Input(x), &Input(y))| {
-            let e = match (lead(x), lead(y)) {
-                (Some(p), Some(q)) => Some(p + q),
-                _ => None,
-            };
-            (mul(x, y), e)
-        })
-        .collect();
+    let prods: SmallVec<[(Val, Option<i32>); 32]> = a.iter().zip(b).map(product).collect();
     sum(m, &prods, c.0, out)
 }
 
@@ -438,17 +432,7 @@ fn split_fp8(m: Model, prods: &[(Val, Option<i32>)], hi: &[bool], c: u64, out: F
 /// FP8 `c + sum_k a[k] * b[k]` as two f16 MMAs and an add, product `k` in the second MMA where
 /// `hi[k]` (sparse `mma.sp`, whose A registers hold compressed columns).
 pub fn dot_inputs_split(m: Model, a: &[Input], b: &[Input], hi: &[bool], c: u64, out: Fmt) -> u64 {
-    let prods: Vec<(Val, Option<i32>)> = a
-        .iter()
-        .zip(b)
-        .map(|(&Input(x), &Input(y))| {
-            let e = match (lead(x), lead(y)) {
-                (Some(p), Some(q)) => Some(p + q),
-                _ => None,
-            };
-            (mul(x, y), e)
-        })
-        .collect();
+    let prods: SmallVec<[(Val, Option<i32>); 32]> = a.iter().zip(b).map(product).collect();
     split_fp8(m, &prods, hi, c, out)
 }
 

@@ -6,43 +6,9 @@
 
 use ptx_ir_interp::{Arg, Program};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+mod common;
 
-/// (exponent bits, mantissa bits, bias) of an element type.
-fn format(t: &str) -> (u32, u32, i32) {
-    match t {
-        "e2m1" => (2, 1, 1),
-        "e2m3" => (2, 3, 1),
-        "e3m2" => (3, 2, 3),
-        "e4m3" => (4, 3, 7),
-        "e5m2" => (5, 2, 15),
-        _ => unreachable!(),
-    }
-}
-
-/// The value of code `c` (finite codes only are generated).
-fn value(t: &str, c: u64) -> f64 {
-    let (e, m, bias) = format(t);
-    let sign = if (c >> (e + m)) & 1 == 1 { -1.0 } else { 1.0 };
-    let f = ((c >> m) & ((1 << e) - 1)) as i32;
-    let man = (c & ((1 << m) - 1)) as f64 / (1u64 << m) as f64;
-    sign * if f == 0 {
-        man * 2f64.powi(1 - bias)
-    } else {
-        (1.0 + man) * 2f64.powi(f - bias)
-    }
-}
+use common::{format, value, Rng};
 
 /// A random finite code of `t` of modest magnitude (so that sums stay exact in `f32`).
 fn random_code(r: &mut Rng, t: &str) -> u64 {

@@ -8,18 +8,9 @@
 
 use ptx_ir_interp::{Arg, Program};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn int(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo + 1) as u64) as i64
-    }
-}
+mod common;
+
+use common::{value as mini_value, Rng};
 
 const SMEM: usize = 32768;
 /// Tensor Memory columns the harness fills and reads back.
@@ -386,30 +377,6 @@ fn f16_agrees_with_mma_sync() {
     }
 }
 
-/// (exponent bits, mantissa bits, bias) of a narrow float type.
-fn mini(t: &str) -> (u32, u32, i32) {
-    match t {
-        "e2m1" => (2, 1, 1),
-        "e2m3" => (2, 3, 1),
-        "e3m2" => (3, 2, 3),
-        "e4m3" | "ue4m3" => (4, 3, 7),
-        "e5m2" => (5, 2, 15),
-        _ => unreachable!("{t}"),
-    }
-}
-
-fn mini_value(t: &str, c: u64) -> f64 {
-    let (e, m, bias) = mini(t);
-    let sign = if (c >> (e + m)) & 1 == 1 { -1.0 } else { 1.0 };
-    let f = ((c >> m) & ((1 << e) - 1)) as i32;
-    let man = (c & ((1 << m) - 1)) as f64 / (1u64 << m) as f64;
-    sign * if f == 0 {
-        man * 2f64.powi(1 - bias)
-    } else {
-        (1.0 + man) * 2f64.powi(f - bias)
-    }
-}
-
 /// A random code of type `t` whose value is 0 or of magnitude 1/4 .. 4, and its value.
 fn code(r: &mut Rng, t: &str) -> (u64, f64) {
     loop {
@@ -439,7 +406,7 @@ fn code(r: &mut Rng, t: &str) -> (u64, f64) {
                 (v as u64, v as f64)
             }
             _ => {
-                let (e, m, _) = mini(t);
+                let (e, m, _) = common::format(t);
                 let c = r.next() % (1 << (1 + e + m));
                 (c, mini_value(t, c))
             }

@@ -143,15 +143,15 @@ class Driver:
 
     # ------------------------------------------------------------------ tensor maps
 
-    def tensor_map(self, addr, desc):
-        """cuTensorMapEncodeTiled from a description (the `tmaps` entries of the vectors
-        format); returns the 128 bytes."""
+    @staticmethod
+    def _map_common(desc):
+        """The parts of a description both encoders take: rank, element type, a 64-byte
+        aligned 128-byte buffer (and its address), globalDim and globalStrides."""
         rank = len(desc["dims"])
         et = desc["type"]
-        eb = ELEM_BYTES[et]
         strides = desc.get("strides")
         if not strides:
-            strides, s = [], eb
+            strides, s = [], ELEM_BYTES[et]
             for i in range(1, rank):
                 s *= desc["dims"][i - 1]
                 strides.append(s)
@@ -159,6 +159,12 @@ class Driver:
         base = (ctypes.addressof(raw) + 63) & ~63
         dims = (ctypes.c_uint64 * 5)(*desc["dims"])
         st = (ctypes.c_uint64 * 4)(*(strides + [0] * (4 - len(strides))))
+        return rank, et, raw, base, dims, st
+
+    def tensor_map(self, addr, desc):
+        """cuTensorMapEncodeTiled from a description (the `tmaps` entries of the vectors
+        format); returns the 128 bytes."""
+        rank, et, raw, base, dims, st = self._map_common(desc)
         box = (ctypes.c_uint32 * 5)(*desc["box"])
         es = (ctypes.c_uint32 * 5)(*(desc.get("estrides") or [1] * rank))
         fill = 1 if desc.get("fill") == "nan" else 0
@@ -172,19 +178,7 @@ class Driver:
         """cuTensorMapEncodeIm2col from a description with `"mode": "im2col"`: `dims`
         innermost first (C, W[, H[, D]], N), `lower`/`upper` corners in W, H, D order, `cpp`,
         `ppc`, optional `strides`, `estrides`, `swizzle`, `fill`; returns the 128 bytes."""
-        rank = len(desc["dims"])
-        et = desc["type"]
-        eb = ELEM_BYTES[et]
-        strides = desc.get("strides")
-        if not strides:
-            strides, s = [], eb
-            for i in range(1, rank):
-                s *= desc["dims"][i - 1]
-                strides.append(s)
-        raw = ctypes.create_string_buffer(128 + 64)
-        base = (ctypes.addressof(raw) + 63) & ~63
-        dims = (ctypes.c_uint64 * 5)(*desc["dims"])
-        st = (ctypes.c_uint64 * 4)(*(strides + [0] * (4 - len(strides))))
+        rank, et, raw, base, dims, st = self._map_common(desc)
         lower = (ctypes.c_int * 3)(*(list(desc.get("lower", [])) + [0] * 3)[:3])
         upper = (ctypes.c_int * 3)(*(list(desc.get("upper", [])) + [0] * 3)[:3])
         es = (ctypes.c_uint32 * 5)(*(desc.get("estrides") or [1] * rank))
