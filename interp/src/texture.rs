@@ -14,8 +14,8 @@
 //! coordinates are quantized to 1/256 of a texel (round half up) before point sampling and
 //! filtering; bilinear filtering uses 8-bit fractional weights, of which only the product
 //! `a * b` is rounded (so that each row's weights still sum exactly), and sums the weighted
-//! texels exactly before one rounding to `f32`; a channel the format lacks reads 0, also in
-//! the border colour.
+//! texels, truncated to 4 bits past the format's precision below the largest, exactly before
+//! one rounding ([`filter`]); a channel the format lacks reads 0, also in the border colour.
 
 use crate::float::{self, Fmt};
 use ptx_ir_core::Rounding;
@@ -583,17 +583,43 @@ fn round_away(s: i128, e: i32, p: u32, min_e: i32) -> f64 {
     }
 }
 
-/// The exact sum of `w_k / 65536 * v_k`, rounded once to `p` bits with ties away from zero;
-/// NaN if a weighted value is NaN. Terms 2^100 times below the largest cannot change it.
+/// The sum of `w_k / 65536 * v_k` as the texture unit forms it: each texel of nonzero weight
+/// truncated toward zero to `p + 4` bits below the leading-bit position of the largest of them
+/// (`2^E` above it: the quantum is `2^(E - p - 4)`), the weighted texels summed exactly and
+/// rounded once to `p` bits with ties away from zero (dense H200 sweeps of every weight,
+/// `corpus/vectors/texfit.jsonl.xz`: every `f32` and `f16` sample); NaN if a weighted value is
+/// NaN. Terms 2^100 times below the largest cannot change it.
 fn weighted_sum(ws: &[i64], vs: &[f64], p: u32, min_e: i32) -> f64 {
     let mut terms = Vec::with_capacity(ws.len());
     let mut inf = 0f64;
+    // The largest texel's exponent `E` (`2^(E-1) <= |v| < 2^E`).
+    let top = ws
+        .iter()
+        .zip(vs)
+        .filter(|(&w, v)| w != 0 && v.is_finite() && **v != 0.0)
+        .filter_map(|(_, &v)| {
+            parts(v).map(|(m, e)| e + 128 - m.unsigned_abs().leading_zeros() as i32)
+        })
+        .max();
+    let quantum = top.map(|t| t - p as i32 - 4);
     for (&w, &v) in ws.iter().zip(vs) {
         if w == 0 {
             continue;
         }
         match parts(v) {
-            Some((m, e)) if m != 0 => terms.push((m * w as i128, e - 16)),
+            Some((m, e)) if m != 0 => {
+                let (m, e) = match quantum {
+                    Some(q) if e < q => {
+                        let sh = (q - e).min(127) as u32;
+                        let mag = m.unsigned_abs() >> sh;
+                        (if m < 0 { -(mag as i128) } else { mag as i128 }, q)
+                    }
+                    _ => (m, e),
+                };
+                if m != 0 {
+                    terms.push((m * w as i128, e - 16));
+                }
+            }
             Some(_) => {}
             None if v.is_nan() => return f64::NAN,
             None => {
@@ -651,8 +677,8 @@ fn filter_value(f: Format, raw: u64) -> (f64, f64) {
 }
 
 /// Filtered channels (`f32` bits) of the corner texels `ts` (raw bytes) with weights `ws` in
-/// 1/65536, as an H200's texture unit computes them: `f32` texels summed exactly and rounded
-/// once, ties away from zero; `f16` texels likewise to `f16`; normalized integers widened to
+/// 1/65536, as an H200's texture unit computes them: `f32` and `f16` texels as
+/// `weighted_sum` says; normalized integers widened to
 /// 16 bits, summed, rounded to an integer (half up) and divided.
 pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]]) -> [u32; 4] {
     let f = t.layout.format;
