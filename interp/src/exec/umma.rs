@@ -344,6 +344,18 @@ enum Layout {
 }
 
 impl Layout {
+    /// D's layout for the form (9.7.16.10.5).
+    fn of(ws: bool, pair: bool, sparse: bool, m: usize) -> Layout {
+        match (ws, pair, m) {
+            (true, _, 32) => Layout::Split4,
+            (true, _, 64) => Layout::Split2,
+            (false, false, 64) => Layout::Half,
+            (false, true, 128) if sparse => Layout::Half,
+            (false, true, 128) => Layout::Split2,
+            _ => Layout::Full,
+        }
+    }
+
     /// (lane, column) of D[ml][n] relative to the address.
     fn cell(self, ml: usize, n: usize, nn: usize) -> (usize, usize) {
         match self {
@@ -353,6 +365,64 @@ impl Layout {
             Layout::Split4 => (ml + 32 * (n / (nn / 4)), n % (nn / 4)),
         }
     }
+}
+
+/// The shapes of Tables 39 and 50 (M, N as the instruction descriptor gives them: a pair's
+/// totals).
+fn shape_ok(kind: UKind, ws: bool, pair: bool, sparse: bool, m: usize, n: usize) -> bool {
+    let n_ok = |step: usize| n >= step && n <= 256 && n % step == 0;
+    match (ws, pair) {
+        (true, true) => false,
+        (true, false) => {
+            let ns: &[usize] = if sparse { &[64, 128] } else { &[64, 128, 256] };
+            matches!(m, 32 | 64 | 128) && ns.contains(&n) && !kind.scaled()
+        }
+        (false, false) => {
+            (m == 128 || (m == 64 && !kind.scaled()))
+                && n_ok(8)
+                && (kind != UKind::I8 || n <= 32 || n % 16 == 0)
+        }
+        (false, true) => {
+            (m == 256 || (m == 128 && !(sparse && kind.scaled())))
+                && n_ok(if kind == UKind::I8 { 32 } else { 16 })
+        }
+    }
+}
+
+/// The (lane, bit, column) of the metadata nibble of row `ml`, chunk starting at dense `k`,
+/// relative to `[sp-meta]` at (`el`, `ec`); `sel` the f16/tf32 sparsity selector.
+fn meta_cell(
+    kind: UKind,
+    ml: usize,
+    k: usize,
+    (el, ec): (usize, usize),
+    sel: usize,
+) -> (usize, usize, usize) {
+    match kind {
+        UKind::F16 => (
+            el + ml % 8 + 16 * (ml / 16) + 8 * (k / 16),
+            k % 16 + 16 * ((ml / 8) % 2),
+            (ec & !1) + sel,
+        ),
+        UKind::Tf32 => (
+            el + ml % 8 + 16 * (ml / 16) + 8 * (k / 8),
+            2 * (k % 8 + 8 * ((ml / 8) % 2)),
+            (ec & !1) + sel,
+        ),
+        UKind::Mxf4 | UKind::Mxf4nvf4 => (el + ml, (k / 2) % 32, ec + k / 64),
+        _ => (el + ml, k % 32, ec + k / 32),
+    }
+}
+
+/// An A or B element as a dot-product input (`container`: an FP6/FP4 code in an 8-bit
+/// container, as A in Tensor Memory holds them).
+fn decode(t: Type, raw: u64, container: bool) -> Option<Input> {
+    Some(match t {
+        Type::F16 => tc::input(raw, Fmt::F16),
+        Type::Bf16 => tc::input(raw, Fmt::Bf16),
+        Type::Tf32 => tc::input(raw & !0x1fff, Fmt::F32),
+        _ => mx::element(t, mx::code(t, raw, container))?,
+    })
 }
 
 /// The operands of one instruction, by position.
@@ -468,46 +538,13 @@ fn issue(
     }
     let (m, n) = (id.m, id.n);
     let k = kind.k() * if sparse { 2 } else { 1 };
-    // Shapes (Tables 39 and 50).
-    let n_ok = |step: usize| n >= step && n <= 256 && n % step == 0;
-    let shape_ok = match (ws, pair) {
-        (true, true) => false,
-        (true, false) => {
-            matches!(m, 32 | 64 | 128)
-                && if sparse {
-                    matches!(n, 64 | 128)
-                } else {
-                    matches!(n, 64 | 128 | 256)
-                }
-                && !kind.scaled()
-        }
-        (false, false) => {
-            (m == 128 || (m == 64 && !kind.scaled()))
-                && if kind == UKind::I8 {
-                    n_ok(8) && (n <= 32 || n % 16 == 0)
-                } else {
-                    n_ok(8)
-                }
-        }
-        (false, true) => {
-            (m == 256 || (m == 128 && !(sparse && kind.scaled())))
-                && n_ok(if kind == UKind::I8 { 32 } else { 16 })
-        }
-    };
-    if !shape_ok {
+    if !shape_ok(kind, ws, pair, sparse, m, n) {
         return Err(bad(
             x,
             format!("M = {m}, N = {n} is not a shape of this form (Tables 39, 50)"),
         ));
     }
-    let layout = match (ws, pair, m) {
-        (true, _, 32) => Layout::Split4,
-        (true, _, 64) => Layout::Split2,
-        (false, false, 64) => Layout::Half,
-        (false, true, 128) if sparse => Layout::Half,
-        (false, true, 128) => Layout::Split2,
-        _ => Layout::Full,
-    };
+    let layout = Layout::of(ws, pair, sparse, m);
     let mc = if pair { m / 2 } else { m };
     let me = x.w.cta as usize;
     let ctas: Vec<usize> = if pair {
@@ -596,14 +633,6 @@ fn issue(
                 smem_elem(sh, b_desc, id.trans_b, jn + shift, kk, b_smem).map_err(|e| bad(x, e))?;
         }
     }
-    let decode = |t: Type, raw: u64, container: bool| -> Option<Input> {
-        Some(match t {
-            Type::F16 => tc::input(raw, Fmt::F16),
-            Type::Bf16 => tc::input(raw, Fmt::Bf16),
-            Type::Tf32 => tc::input(raw & !0x1fff, Fmt::F32),
-            _ => mx::element(t, mx::code(t, raw, container))?,
-        })
-    };
     let minus = tc::input((-1f32).to_bits() as u64, Fmt::F32);
     let float = kind != UKind::I8;
     let bin: Vec<Input> = if float {
@@ -696,25 +725,7 @@ fn issue(
                     let mut next = 0;
                     for g in 0..k / chunk {
                         let kk = g * chunk;
-                        let (lane, bit, col) = match kind {
-                            UKind::F16 | UKind::Tf32 => {
-                                let col = (ec & !1) + id.sel as usize;
-                                let (lane, bit) = if kind == UKind::F16 {
-                                    (
-                                        ml % 8 + 16 * (ml / 16) + 8 * (kk / 16),
-                                        kk % 16 + 16 * ((ml / 8) % 2),
-                                    )
-                                } else {
-                                    (
-                                        ml % 8 + 16 * (ml / 16) + 8 * (kk / 8),
-                                        2 * (kk % 8 + 8 * ((ml / 8) % 2)),
-                                    )
-                                };
-                                (el + lane, bit, col)
-                            }
-                            UKind::Mxf4 | UKind::Mxf4nvf4 => (el + ml, (kk / 2) % 32, ec + kk / 64),
-                            _ => (el + ml, kk % 32, ec + kk / 32),
-                        };
+                        let (lane, bit, col) = meta_cell(kind, ml, kk, (el, ec), id.sel as usize);
                         let nib = (read_cell(x, lane, col)? as u64 >> bit) & 0xf;
                         let pos = chunk_units(nib, kind == UKind::Tf32)
                             .map_err(|e| bad(x, format!("{e} (row {}, chunk {g})", row0 + ml)))?;
