@@ -15,6 +15,7 @@ STICKY = {700, 701, 702, 710, 714, 715, 716, 717, 718, 719, 720}
 DTYPES = {"u8": 0, "u16": 1, "u32": 2, "s32": 3, "u64": 4, "s64": 5, "f16": 6, "f32": 7,
           "f64": 8, "bf16": 9, "f32ftz": 10, "tf32": 11, "tf32ftz": 12}
 SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}
+INTERLEAVE = {0: 0, 16: 1, 32: 2}
 ELEM_BYTES = {"u8": 1, "u16": 2, "u32": 4, "s32": 4, "u64": 8, "s64": 8, "f16": 2, "f32": 4,
               "f64": 8, "bf16": 2, "f32ftz": 4, "tf32": 4, "tf32ftz": 4}
 
@@ -170,7 +171,7 @@ class Driver:
         fill = 1 if desc.get("fill") == "nan" else 0
         code = self.lib.cuTensorMapEncodeTiled(
             ctypes.c_void_p(base), DTYPES[et], rank, ctypes.c_void_p(addr), dims, st, box, es,
-            0, SWIZZLE[desc.get("swizzle", 0)], 0, fill)
+            INTERLEAVE[desc.get("interleave", 0)], SWIZZLE[desc.get("swizzle", 0)], 0, fill)
         self._check(code, "cuTensorMapEncodeTiled")
         return ctypes.string_at(base, 128)
 

@@ -29,6 +29,8 @@ output buffer (filled with 0xAB before the launch) is recorded. Families:
            partial channels, NaN fill, swizzled rows narrower than the span), prefetch,
            .im2col_no_offs stores and reductions, and tile-mode boxes whose rows are narrower
            than the swizzle span; recorded apart (corpus/vectors/im2col.jsonl)
+  interleave  tile-mode copies of 16- and 32-byte interleaved maps: probes only (the interpreter
+           does not model interleaved maps; docs/INTERP.md says what the recording showed)
 
 Usage (GPU machine; needs only the driver, libcuda.so.1):
 
@@ -441,7 +443,7 @@ def register():
                      "tensor": fam_tensor, "cluster": fam_cluster, "misc": fam_misc,
                      "ldmatrix": fam_ldmatrix, "mma": fam_mma, "wgmma": fam_wgmma,
                      "wgmmab1": fam_wgmmab1, "tmreplace": fam_tmreplace,
-                     "im2col": fam_im2col,
+                     "im2col": fam_im2col, "interleave": fam_interleave,
                      "wgmmabase": fam_wgmmabase, "wgmmasp": fam_wgmmasp})
 
 
@@ -538,7 +540,7 @@ SENTINEL = 0xDEADBEEF
 
 def im2col_case(name, ty, dims, coords, cpp=None, ppc=None, lower=(), upper=(), offsets=None,
                 box=None, estrides=None, swizzle=0, fill=None, direction="load", red=None,
-                prefetch=False):
+                prefetch=False, interleave=0):
     """One tensor copy whose shared-memory side is copied out whole. An im2col map when `cpp`
     is given (`dims` innermost first, corners in W, H, D order), a tiled one with `box`.
     Loads: shared memory is first filled with SENTINEL, so bytes the copy does not write show;
@@ -550,9 +552,10 @@ def im2col_case(name, ty, dims, coords, cpp=None, ppc=None, lower=(), upper=(), 
     if cpp:
         rows, row = ppc, cpp * eb
     else:
-        row = box[0] * eb
+        es = estrides or [1] * rank
+        row = -(-box[0] // es[0]) * eb
         rows = 1
-        for b, e in zip(box[1:], (estrides or [1] * rank)[1:]):
+        for b, e in zip(box[1:], es[1:]):
             rows *= -(-b // e)
     pitch = swizzle if swizzle and row < swizzle else row
     nbytes, extent = rows * row, rows * pitch
@@ -590,7 +593,13 @@ def im2col_case(name, ty, dims, coords, cpp=None, ppc=None, lower=(), upper=(), 
         body += "@%%p1 mbarrier.arrive.expect_tx.shared.b64 _, [%%r2], %d;\n" % nbytes
         body += ("@%%p1 cp.async.bulk.tensor.%dd.shared::cluster.global%s.mbarrier::complete_tx::bytes"
                  " [%%r1], [%%rd10, {%s}], [%%r2]%s;\n" % (rank, mode, cregs, info))
-        body += "L_w:\nmbarrier.try_wait.parity.shared.b64 %p2, [%r2], 0;\n@!%p2 bra L_w;\n"
+        if interleave:
+            # A bounded wait: a transaction count a probe gets wrong ends the wait, not the GPU.
+            body += ("mov.u32 %r50, 0;\nL_w:\nmbarrier.try_wait.parity.shared.b64 %p2, [%r2], 0;\n"
+                     "@%p2 bra L_wd;\nadd.u32 %r50, %r50, 1;\nsetp.lt.u32 %p3, %r50, 200000;\n"
+                     "@%p3 bra L_w;\nL_wd:\n")
+        else:
+            body += "L_w:\nmbarrier.try_wait.parity.shared.b64 %p2, [%r2], 0;\n@!%p2 bra L_w;\n"
         body += smem_to_out("%r1", extent)
         out_words = extent // 4
         ins = [("u32", 32, rand_words(total // 4))]
@@ -614,7 +623,9 @@ def im2col_case(name, ty, dims, coords, cpp=None, ppc=None, lower=(), upper=(), 
         tm["estrides"] = estrides
     if fill:
         tm["fill"] = fill
-    case(name, "im2col", kernel(body, shared=sh, tmaps=1), "u32", out_words, ins=ins,
+    if interleave:
+        tm["interleave"] = interleave
+    case(name, "interleave" if interleave else "im2col", kernel(body, shared=sh, tmaps=1), "u32", out_words, ins=ins,
          block=(128, 1, 1), tmaps=[tm])
 
 
@@ -662,6 +673,26 @@ def fam_im2col():
                 ppc=6, swizzle=64, direction="store")
     im2col_case("tile.store.swizzle64.padded", "u32", [32, 16], [8, 2], box=[8, 4], swizzle=64,
                 direction="store")
+
+
+def fam_interleave():
+    """Tile-mode copies of interleaved tensor maps (NC/8HWC8-style: dimension 0 is one 16- or
+    32-byte channel group), with traversal strides in dimension 0 and swizzles."""
+    cases = [
+        ("interleave.16.f16", "f16", [8, 6, 4], [0, 1, 1], [8, 4, 2], None, 0),
+        ("interleave.16.f16.sw64", "f16", [8, 6, 4], [0, 1, 1], [8, 4, 2], None, 64),
+        ("interleave.16.f16.sw128", "f16", [8, 10, 4], [0, 1, 1], [8, 8, 2], None, 128),
+        ("interleave.16.f16.estride2", "f16", [8, 6, 4], [0, 0, 1], [8, 4, 2], [2, 1, 1], 0),
+        ("interleave.16.u32.oob", "u32", [4, 8, 3], [0, 5, 1], [4, 5, 2], None, 0),
+        ("interleave.16.u8.box8", "u8", [16, 6, 4], [0, 1, 1], [8, 4, 2], None, 0),
+        ("interleave.32.f16.sw32", "f16", [16, 5, 3], [0, 1, 1], [16, 3, 2], None, 32),
+        ("interleave.32.u32.sw32", "u32", [8, 7, 2], [0, 2, 0], [8, 6, 2], None, 32),
+    ]
+    for name, ty, dims, coords, box, es, sw in cases:
+        il = 32 if ".32." in name else 16
+        im2col_case(name, ty, dims, coords, box=box, estrides=es, swizzle=sw, interleave=il)
+    im2col_case("interleave.16.f16.store", "f16", [8, 6, 4], [0, 1, 1], box=[8, 4, 2],
+                direction="store", interleave=16)
 
 
 def tmreplace_case(name, replaces, nbytes, rank=2, coords=(8, 1), in_global=False):
