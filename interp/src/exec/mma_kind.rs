@@ -31,19 +31,38 @@ use ptx_ir_core::{Flag, Kind, Type};
 
 const RULE: &str = "PTX ISA 9.7.14.3";
 
-/// Scale factors per row (or column) of a block-scaled MMA: 1, 2 or 4, `.scale_vec` or the
-/// kind's default.
+/// Scale factors per row (or column) of a block-scaled MMA (`mma` and `tcgen05.mma`): 1, 2 or
+/// 4, from `.scale_vec`, its aliases `.block16` (4X) and `.block32` (1X for `.kind::mxf8f6f4`,
+/// 2X for the FP4 kinds), or the kind's default; a size the kind does not take (Table 36:
+/// `.kind::mxf8f6f4` 1X, `.kind::mxf4` 2X, `.kind::mxf4nvf4` 2X or 4X) is reported.
 pub fn scale_count(x: &Ctx<'_, '_>) -> Result<usize, Error> {
     let k = x.d.kinds;
-    Ok(if k.has(Kind::ScaleVec4X) {
+    let s = if k.has(Kind::ScaleVec4X) || k.has(Kind::Block16) {
         4
-    } else if k.has(Kind::ScaleVec2X) || k.has(Kind::Mxf4) {
+    } else if k.has(Kind::ScaleVec2X)
+        || k.has(Kind::Mxf4)
+        || (k.has(Kind::Block32) && !k.has(Kind::Mxf8f6f4))
+    {
         2
     } else if k.has(Kind::ScaleVec1X) || k.has(Kind::Mxf8f6f4) {
         1
     } else {
         return Err(x.unsupported("a block-scaled mma without .scale_vec"));
-    })
+    };
+    let legal = if k.has(Kind::Mxf8f6f4) {
+        s == 1
+    } else if k.has(Kind::Mxf4) {
+        s == 2
+    } else {
+        s != 1
+    };
+    if !legal {
+        return Err(x.undefined(
+            0,
+            format!("{s} scale factors a row are not a size of this kind (Table 36, {RULE})"),
+        ));
+    }
+    Ok(s)
 }
 
 /// Reads the scale factors of the operands from `at`: `scale-a-data, {byte-id-a,

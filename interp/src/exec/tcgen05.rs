@@ -312,30 +312,8 @@ fn cp_src(desc: u64, r: u64, k: u64) -> Result<u64, String> {
     if desc >> 52 & 1 == 1 {
         return Err("absolute leading-byte-offset descriptors (sm_103a) are not modelled".into());
     }
-    // The fields are `wgmma`'s but for the swizzle code; byte k of row r is element (r, k) of
-    // a K-major matrix of bytes.
-    let fields = desc & ((1 << 61) - 1);
-    let wgmma =
-        |code: u64| super::wgmma::desc_addr(fields | code << 62, false, r as usize, k as usize, 1);
-    Ok(match desc >> 61 {
-        0 => wgmma(0),
-        2 => wgmma(1),
-        4 => wgmma(2),
-        6 => wgmma(3),
-        // 128-byte swizzling with 32-byte atoms: 32-byte chunks of a 128-byte row move
-        1 => {
-            let base = (desc >> 49) & 7;
-            let start = (desc & 0x3fff) << 4;
-            let sbo = ((desc >> 32) & 0x3fff) << 4;
-            let v = start + (r % 8) * 128 + (r / 8) * sbo + k;
-            v ^ ((((v >> 7).wrapping_sub(base)) & 3) << 5)
-        }
-        c => {
-            return Err(format!(
-                "swizzle code {c} is invalid (PTX ISA 9.7.16.4.1: 3, 5 and 7 are)"
-            ))
-        }
-    })
+    // Byte k of row r is element (r, k) of a K-major matrix of bytes.
+    super::umma::desc_addr(desc, false, r as usize, k as usize, 1)
 }
 
 /// `tcgen05.cp.cta_group.shape{.multicast}{.b8x16.b6x16_p32|.b4x16_p64} [taddr], s-desc`: copies

@@ -263,37 +263,61 @@ fn smem_of(kind: UKind, t: Type) -> Smem {
     }
 }
 
-/// Byte offset in shared memory of element (`mn`, `k`) of `size`-byte elements.
-fn desc_addr(desc: u64, mn_major: bool, mn: usize, k: usize, size: usize) -> Result<u64, String> {
+/// Byte offset in shared memory of element (`mn`, `k`) of `size`-byte elements through a
+/// `tcgen05` shared-memory descriptor (9.7.16.4.1): `wgmma`'s canonical layouts and addressing
+/// ([`super::wgmma::desc_addr`], whose two-bit swizzle codes are bits 62-63 of codes 0, 2, 4
+/// and 6) and the 128-byte swizzle with 32-byte atoms (code 1), whose 32-byte chunks move with
+/// the same base-offset phase. `tcgen05.cp` reads its source through it too; [`check_desc`]
+/// holds what `tcgen05.mma` requires of a descriptor beyond this.
+pub(super) fn desc_addr(
+    desc: u64,
+    mn_major: bool,
+    mn: usize,
+    k: usize,
+    size: usize,
+) -> Result<u64, String> {
+    match bits(desc, 61, 3) {
+        0 | 2 | 4 | 6 => Ok(super::wgmma::desc_addr(desc, mn_major, mn, k, size)),
+        1 => {
+            let (start, lbo, sbo, base) = (
+                bits(desc, 0, 14) << 4,
+                bits(desc, 16, 14) << 4,
+                bits(desc, 32, 14) << 4,
+                bits(desc, 49, 3),
+            );
+            let (mn, k, sz) = (mn as u64, k as u64, size as u64);
+            let t = 16 / sz;
+            // 128-byte rows; MN-major: 4 K rows of 128 bytes a group.
+            let a = if mn_major {
+                start
+                    + (mn / (8 * t)) * lbo
+                    + (k / 4) * sbo
+                    + (k % 4) * 128
+                    + ((mn / t) % 8) * 16
+                    + (mn % t) * sz
+            } else {
+                start + (mn % 8) * 128 + (mn / 8) * sbo + k * sz
+            };
+            Ok(a ^ ((((a >> 7).wrapping_sub(base)) & 3) << 5))
+        }
+        c => Err(format!(
+            "swizzle code {c} is invalid (PTX ISA 9.7.16.4.1: 0, 1, 2, 4 and 6 are)"
+        )),
+    }
+}
+
+/// What `tcgen05.mma` requires of an operand's descriptor, checked once per instruction: the
+/// fixed `0b001` of bits 46-48, and the 32-byte-atom swizzle only for MN-major matrices.
+fn check_desc(desc: u64, mn_major: bool) -> Result<(), String> {
     if bits(desc, 46, 3) != 1 {
         return Err(format!(
             "shared-memory descriptor {desc:#x}: bits 46-48 must be 0b001 (PTX ISA 9.7.16.4.1)"
         ));
     }
-    match bits(desc, 61, 3) {
-        0 | 2 | 4 | 6 => Ok(super::wgmma::desc_addr(desc, mn_major, mn, k, size)),
-        1 if mn_major => {
-            // 128-byte swizzle with 32-byte atoms: 4 K rows of 128 bytes a group.
-            let (start, lbo, sbo) = (
-                bits(desc, 0, 14) << 4,
-                bits(desc, 16, 14) << 4,
-                bits(desc, 32, 14) << 4,
-            );
-            let (mn, k, sz) = (mn as u64, k as u64, size as u64);
-            let t = 16 / sz;
-            let a = start
-                + (mn / (8 * t)) * lbo
-                + (k / 4) * sbo
-                + (k % 4) * 128
-                + ((mn / t) % 8) * 16
-                + (mn % t) * sz;
-            Ok(a ^ (((a >> 7) & 3) << 5))
-        }
-        1 => Err("the 128-byte swizzle with 32-byte atoms is for MN-major matrices only".into()),
-        c => Err(format!(
-            "swizzle code {c} is invalid (PTX ISA 9.7.16.4.1: 0, 1, 2, 4 and 6 are)"
-        )),
+    if bits(desc, 61, 3) == 1 && !mn_major {
+        return Err("the 128-byte swizzle with 32-byte atoms is for MN-major matrices only".into());
     }
+    Ok(())
 }
 
 /// Element (`mn`, `k`) of a matrix in shared memory `sh` through descriptor `desc`.
@@ -573,6 +597,10 @@ fn issue(
     let a_desc = if a_tmem { 0 } else { x.get(o.a, l)? };
     let a_at = if a_tmem { Some(taddr(x, o.a)?) } else { None };
     let b_desc = x.get(o.b, l)?;
+    check_desc(b_desc, id.trans_b).map_err(|e| bad(x, e))?;
+    if !a_tmem {
+        check_desc(a_desc, id.trans_a).map_err(|e| bad(x, e))?;
+    }
     let enable = x.get(o.enable, l)? & 1 == 1;
     let shift_d = match (ws, o.last) {
         (false, Some(s)) => {
@@ -650,14 +678,7 @@ fn issue(
         Vec::new()
     };
     let nsf = if kind.scaled() {
-        let kd = x.d.kinds;
-        match kind {
-            UKind::Mxf8f6f4 => 1,
-            UKind::Mxf4 => 2,
-            _ if kd.has(Kind::ScaleVec4X) || kd.has(Kind::Block16) => 4,
-            _ if kd.has(Kind::ScaleVec2X) || kd.has(Kind::Block32) => 2,
-            _ => return Err(x.unsupported(".kind::mxf4nvf4 without its scale vector size")),
-        }
+        super::mma_kind::scale_count(x)?
     } else {
         1
     };
