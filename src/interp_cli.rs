@@ -40,7 +40,7 @@ pub struct RunArgs {
     /// A kernel argument, in parameter order: u32:7, s64:-3, f32:1.5, f64:0d3FF0000000000000,
     /// buf:PATH (read, and written back after the run), zeros:BYTES, hex:BYTES, iota32:N
     /// (printed as hex after the run), tmap:buf=ARG,type=T,dims=AxB,box=AxB[,strides=..]
-    /// `[,swizzle=128][,fill=nan]` (a tensor map over argument ARG's buffer; an im2col map has
+    /// `[,swizzle=128][,interleave=16][,fill=nan]` (a tensor map over argument ARG's buffer; an im2col map has
     /// `mode=im2col,cpp=N,ppc=N,lower=W:H:D,upper=W:H:D` instead of `box`),
     /// `tex:buf=ARG,type=T,ch=C,dims=W[xH[xD]][,layers=N][,cube=1][,res=linear]`
     /// `[,addr=clamp/wrap/..][,filter=linear][,read=normalized][,coords=normalized]`

@@ -219,7 +219,7 @@ fn objects<T>(
 }
 
 /// A tensor-map entry: `{"buffer": 1, "type": "f16", "dims": [..], "strides": [..],
-/// "box": [..], "estrides": [..], "swizzle": 128, "fill": "zero"}`; `buffer` counts the
+/// "box": [..], "estrides": [..], "swizzle": 128, "interleave": 16, "fill": "zero"}`; `buffer` counts the
 /// kernel's buffers (0 = `out`, 1 = `in0`, ...); `strides` (bytes, dimensions 1..rank) and
 /// `estrides` are optional. An im2col map has `"mode": "im2col"` (or `"im2col_w"`,
 /// `"im2col_w128"`), `"cpp"`, `"ppc"`, `"lower"` and `"upper"` (signed, W, H, D order)
@@ -284,6 +284,9 @@ fn tmap(v: &Value) -> Result<ptx_ir_interp::tmap::TensorMapArg, String> {
     }
     if let Some(f) = v.get("fill").and_then(Value::as_str) {
         spec.push_str(&format!(",fill={f}"));
+    }
+    if let Some(i) = v.get("interleave").and_then(Value::as_u64) {
+        spec.push_str(&format!(",interleave={i}"));
     }
     ptx_ir_interp::tmap::TensorMapArg::parse(&spec).map_err(|e| e.to_string())
 }

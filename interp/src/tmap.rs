@@ -16,7 +16,7 @@
 //! | 5 | rank, 1..=5 |
 //! | 6 | element type, numbered as `CUtensorMapDataType` (0 u8, 1 u16, 2 u32, 3 s32, 4 u64, 5 s64, 6 f16, 7 f32, 8 f64, 9 bf16, 10 f32-ftz, 11 tf32, 12 tf32-ftz) |
 //! | 7 | swizzle, as `CUtensorMapSwizzle` (0 none, 1 32B, 2 64B, 3 128B) |
-//! | 8 | interleave (0: none; others are not modelled) |
+//! | 8 | interleave, as `CUtensorMapInterleave` (0 none, 1 16B, 2 32B) |
 //! | 9 | out-of-bounds fill (0 zeros, 1 NaN) |
 //! | 10 | mode: 0 tiled, 1 im2col, 2 im2col wide (`W`), 3 im2col wide (`W128`) |
 //! | 16..24 | global address |
@@ -26,7 +26,15 @@
 //! | 100..120 | `elementStrides[5]` (u32 each) |
 //!
 //! Unused entries are zero. Im2col maps are the arguments of `cuTensorMapEncodeIm2col` and
-//! `cuTensorMapEncodeIm2colWide`. The constraints of `cuTensorMapEncodeTiled` are checked when a map
+//! `cuTensorMapEncodeIm2colWide`.
+//!
+//! An interleaved tiled map (`CU_TENSOR_MAP_INTERLEAVE_16B`/`_32B`, NC/8HWC8-style layouts)
+//! counts dimension 0 in interleave units of 16 or 32 bytes: its `globalDim[0]`,
+//! `boxDim[0]`, `elementStrides[0]` and coordinate 0 are units, unit `u` sits `u * 16` (or 32)
+//! bytes into a row, and the box of dimension `rank - 2` is one position, at its coordinate
+//! (measured on an H200: `tools/hwvectors/hopper.py --family interleave`,
+//! `corpus/vectors/interleave.jsonl`). [`TensorMap::unit_view`] turns such a map into the
+//! tiled map the copy walks. The constraints of `cuTensorMapEncodeTiled` are checked when a map
 //! is made ([`TensorMap::check`]) and again when an instruction reads one.
 
 /// The magic number in the first four bytes.
@@ -176,6 +184,8 @@ pub struct TensorMap {
     /// The im2col description of a map made by `cuTensorMapEncodeIm2col{Wide}` (`boxdim` is
     /// then unused); `None` for a tiled map.
     pub im2col: Option<Im2col>,
+    /// Interleave unit in bytes: 0 (none), 16 or 32.
+    pub interleave: u32,
 }
 
 /// Which im2col encoding a map has.
@@ -256,8 +266,9 @@ impl TensorMap {
                 )));
             }
         }
-        // An im2col map ignores the channel traversal stride.
-        if self.estrides[0] != 1 && self.im2col.is_none() {
+        self.check_interleave()?;
+        // An im2col map ignores the channel traversal stride; an interleaved map steps units.
+        if self.estrides[0] != 1 && self.im2col.is_none() && self.interleave == 0 {
             return Err(TensorMapError::Constraint(format!(
                 "elementStrides[0] = {} (the traversal stride of dimension 0 must be 1 without interleave, PTX ISA 5.5.3.2)",
                 self.estrides[0]
@@ -272,7 +283,12 @@ impl TensorMap {
                 )));
             }
         }
-        let inner = self.row_elems() as u64 * self.elem.bytes() as u64;
+        // The driver checks `boxDim[0]` itself, whatever an interleaved map's unit stride.
+        let inner = match &self.im2col {
+            Some(i) => i.cpp,
+            None => self.boxdim[0],
+        } as u64
+            * self.elem.bytes() as u64;
         if inner % 16 != 0 {
             return Err(TensorMapError::Constraint(format!(
                 "{} * element size = {inner} bytes is not a multiple of 16",
@@ -286,7 +302,7 @@ impl TensorMap {
         match self.swizzle {
             0 => {}
             32 | 64 | 128 => {
-                if inner > self.swizzle as u64 {
+                if inner > self.swizzle as u64 && self.interleave == 0 {
                     return Err(TensorMapError::Constraint(format!(
                         "the inner box dimension ({inner} bytes) exceeds the {}-byte swizzle span",
                         self.swizzle
@@ -305,6 +321,88 @@ impl TensorMap {
             ));
         }
         Ok(())
+    }
+
+    /// The interleave rules of `cuTensorMapEncodeTiled`: rank 3 or more, and a 32-byte
+    /// interleave needs a 32-byte swizzle, a 32-byte aligned address and strides that are
+    /// multiples of 32. Interleaved im2col maps are refused: their walk was not measured.
+    fn check_interleave(&self) -> Result<(), TensorMapError> {
+        let il = self.interleave;
+        if il == 0 {
+            return Ok(());
+        }
+        let err = |m: String| Err(TensorMapError::Constraint(m));
+        if il != 16 && il != 32 {
+            return err(format!("interleave {il} is not 0, 16 or 32 bytes"));
+        }
+        if self.im2col.is_some() {
+            return Err(TensorMapError::Interleaved);
+        }
+        if self.rank < 3 {
+            return err(format!(
+                "an interleaved tensor map has rank 3 or more, not {}",
+                self.rank
+            ));
+        }
+        if il == 32 {
+            if self.swizzle != 32 {
+                return err("a 32-byte interleave needs the 32-byte swizzle".into());
+            }
+            if self.addr % 32 != 0 {
+                return err(format!(
+                    "global address {:#x} is not 32-byte aligned (32-byte interleave)",
+                    self.addr
+                ));
+            }
+            if let Some(s) = self.strides[..self.rank as usize - 1]
+                .iter()
+                .find(|&&s| s % 32 != 0)
+            {
+                return err(format!(
+                    "globalStride {s} is not a multiple of 32 (32-byte interleave)"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The tiled map and coordinates an interleaved map's copy walks: dimension 0 becomes the
+    /// elements of one interleave unit (always in bounds), dimension 1 the units (stride the
+    /// unit), then the map's dimensions 1 and up without dimension `rank - 2`, whose
+    /// coordinate moves the address (or puts the whole box out of bounds). The result has the
+    /// same rank and keeps `interleave` set, which makes its rows dense in shared memory.
+    pub fn unit_view(&self, c: [i64; 5]) -> (TensorMap, [i64; 5]) {
+        let r = self.rank as usize;
+        let il = self.interleave;
+        let unit_elems = il / self.elem.bytes();
+        let fixed = r - 2;
+        let mut t = self.clone();
+        let mut tc = [0i64; 5];
+        t.dims[0] = unit_elems;
+        t.boxdim[0] = unit_elems;
+        t.estrides[0] = 1;
+        t.dims[1] = self.dims[0];
+        t.boxdim[1] = self.boxdim[0];
+        t.estrides[1] = self.estrides[0];
+        t.strides[0] = il as u64;
+        tc[1] = c[0];
+        for (k, j) in (2..).zip((1..r).filter(|&j| j != fixed)) {
+            t.dims[k] = self.dims[j];
+            t.boxdim[k] = self.boxdim[j];
+            t.estrides[k] = self.estrides[j];
+            t.strides[k - 1] = self.strides[j - 1];
+            tc[k] = c[j];
+        }
+        let cf = c[fixed];
+        if cf >= 0 && cf < self.dims[fixed] as i64 {
+            t.addr = self
+                .addr
+                .wrapping_add((cf as u64).wrapping_mul(self.strides[fixed - 1]));
+        } else {
+            // No unit is in bounds.
+            t.dims[1] = 0;
+        }
+        (t, tc)
     }
 
     /// Elements of one row of the box in shared memory: `boxDim[0]` over its traversal stride,
@@ -375,6 +473,11 @@ impl TensorMap {
             128 => 3,
             _ => 0,
         };
+        b[8] = match self.interleave {
+            16 => 1,
+            32 => 2,
+            _ => 0,
+        };
         b[9] = self.nan_fill as u8;
         b[16..24].copy_from_slice(&self.addr.to_le_bytes());
         for i in 0..5 {
@@ -412,9 +515,6 @@ impl TensorMap {
         if b.len() < 128 || u32_at(0) != MAGIC || b[4] != 1 {
             return Err(TensorMapError::NotATensorMap);
         }
-        if b[8] != 0 {
-            return Err(TensorMapError::Interleaved);
-        }
         let elem = ElemType::from_code(b[6]).ok_or(TensorMapError::UnknownCode("element type"))?;
         let mut t = TensorMap {
             elem,
@@ -433,6 +533,12 @@ impl TensorMap {
             },
             nan_fill: b[9] != 0,
             im2col: None,
+            interleave: match b[8] {
+                0 => 0,
+                1 => 16,
+                2 => 32,
+                _ => return Err(TensorMapError::UnknownCode("interleave")),
+            },
         };
         for i in 0..5 {
             t.dims[i] = u32_at(24 + 4 * i);
@@ -599,8 +705,9 @@ pub enum TensorMapError {
          `tmap:` launch argument)"
     )]
     NotATensorMap,
-    /// An interleaved map, which the interpreter does not model.
-    #[error("interleaved tensor maps are not modelled")]
+    /// An interleaved im2col map, which the interpreter does not model (its walk was not
+    /// measured).
+    #[error("interleaved im2col tensor maps are not modelled")]
     Interleaved,
     /// An element type or swizzle code that no tensor map has.
     #[error("unknown tensor-map {0}")]
@@ -644,7 +751,8 @@ fn signed_list(v: &str) -> Result<Vec<i32>, String> {
 
 impl TensorMapArg {
     /// Parses `buf=ARG,type=f16,dims=D0xD1..,strides=S1x..,box=B0xB1..[,estrides=E0x..]
-    /// [,swizzle=0|32|64|128][,fill=zero|nan][,offset=BYTES]` (the part after `tmap:`).
+    /// [,swizzle=0|32|64|128][,interleave=0|16|32][,fill=zero|nan][,offset=BYTES]` (the part
+    /// after `tmap:`).
     /// `strides` lists the byte strides of dimensions 1..rank; omitted, the tensor is packed.
     /// An im2col map has `mode=im2col|im2col_w|im2col_w128,cpp=N,ppc=N[,lower=W:H:D]
     /// [,upper=W:H:D]` instead of `box` (corners in W, H, D order, `:`-separated, signed).
@@ -661,6 +769,7 @@ impl TensorMapArg {
         let mut es: Option<Vec<u32>> = None;
         let mut swizzle = 0;
         let mut nan = false;
+        let mut interleave = 0;
         let mut offset = 0;
         let mut mode = None;
         let (mut lower, mut upper): (Vec<i32>, Vec<i32>) = (Vec::new(), Vec::new());
@@ -695,6 +804,12 @@ impl TensorMapArg {
                     }
                 }
                 "offset" => offset = v.parse().map_err(|_| format!("bad offset `{v}`"))?,
+                "interleave" => {
+                    interleave = v
+                        .trim_end_matches('B')
+                        .parse()
+                        .map_err(|_| format!("bad interleave `{v}`"))?
+                }
                 "mode" => {
                     mode = match v {
                         "tile" => None,
@@ -764,6 +879,7 @@ impl TensorMapArg {
             swizzle,
             nan_fill: nan,
             im2col,
+            interleave,
         };
         map.dims[..rank].copy_from_slice(&dims);
         if map.im2col.is_some() {
@@ -833,5 +949,46 @@ mod tests {
         m.swizzle = 64;
         assert!(m.check().is_err());
         assert!(TensorMap::decode(&[0u8; 128]).is_err());
+    }
+
+    #[test]
+    fn interleaved_maps() {
+        let parse = |s: &str| TensorMapArg::parse(s).map(|a| a.map);
+        let m = parse("buf=1,type=f16,dims=8x10x6x3,strides=256x2560x15360,box=8x4x2x2,estrides=2x1x1x3,interleave=16").unwrap();
+        assert_eq!(m.interleave, 16);
+        assert!(m.check().is_ok(), "a unit traversal stride is allowed");
+        assert_eq!(TensorMap::decode(&m.encode()).unwrap(), m);
+        // The walked map: one unit per row, the units as dimension 1, dimension 2 (rank - 2)
+        // fixed at its coordinate, which moves the address.
+        let (t, c) = m.unit_view([3, 1, 5, 2, 0]);
+        assert_eq!(t.rank, 4);
+        assert_eq!(t.dims[..4], [8, 8, 10, 3]);
+        assert_eq!(t.boxdim[..4], [8, 8, 4, 2]);
+        assert_eq!(t.estrides[..4], [1, 2, 1, 3]);
+        assert_eq!(t.strides[..3], [16, 256, 15360]);
+        assert_eq!(c[..4], [0, 3, 1, 2]);
+        assert_eq!(t.addr, 5 * 2560);
+        // Out of bounds in the fixed dimension: no unit is in bounds.
+        assert_eq!(m.unit_view([0, 1, 6, 0, 0]).0.dims[1], 0);
+        assert_eq!(m.unit_view([0, 1, -1, 0, 0]).0.dims[1], 0);
+        // The driver's rules.
+        for bad in [
+            "buf=1,type=f16,dims=8x10,box=8x4,interleave=16",
+            "buf=1,type=f16,dims=8x10x6,box=4x4x2,interleave=16",
+            "buf=1,type=f16,dims=8x10x6,box=12x4x2,interleave=16",
+            "buf=1,type=f16,dims=16x10x6,box=16x4x2,interleave=32",
+            "buf=1,type=f16,dims=8x10x6,box=8x4x2,interleave=32,swizzle=32",
+            "buf=1,type=f16,dims=8x10x6,box=8x4x2,interleave=8",
+        ] {
+            assert!(parse(bad).unwrap().check().is_err(), "{bad}");
+        }
+        let ok = parse("buf=1,type=f16,dims=16x10x6,box=16x4x2,interleave=32,swizzle=32").unwrap();
+        assert!(ok.check().is_ok());
+        let mut b = ok.encode();
+        b[8] = 3;
+        assert!(TensorMap::decode(&b).is_err());
+        let mut im = parse("buf=1,type=f16,dims=8x10x6,mode=im2col,cpp=8,ppc=4").unwrap();
+        im.interleave = 16;
+        assert!(matches!(im.check(), Err(TensorMapError::Interleaved)));
     }
 }

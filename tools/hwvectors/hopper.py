@@ -29,8 +29,9 @@ output buffer (filled with 0xAB before the launch) is recorded. Families:
            partial channels, NaN fill, swizzled rows narrower than the span), prefetch,
            .im2col_no_offs stores and reductions, and tile-mode boxes whose rows are narrower
            than the swizzle span; recorded apart (corpus/vectors/im2col.jsonl)
-  interleave  tile-mode copies of 16- and 32-byte interleaved maps: probes only (the interpreter
-           does not model interleaved maps; docs/INTERP.md says what the recording showed)
+  interleave  tile-mode copies of 16- and 32-byte interleaved maps (ranks 3-5, unit and box
+           sizes, traversal strides, bounds, swizzles, NaN fill, stores; each load also counts
+           the transaction bytes), recorded apart (corpus/vectors/interleave.jsonl)
 
 Usage (GPU machine; needs only the driver, libcuda.so.1):
 
@@ -559,6 +560,9 @@ def im2col_case(name, ty, dims, coords, cpp=None, ppc=None, lower=(), upper=(), 
             rows *= -(-b // e)
     pitch = swizzle if swizzle and row < swizzle else row
     nbytes, extent = rows * row, rows * pitch
+    if interleave:
+        # An interleaved box counts dimension 0 in interleave units: fill a generous window.
+        extent = max(extent, 2048)
     total = eb
     for d in dims:
         total *= d
@@ -675,23 +679,136 @@ def fam_im2col():
                 direction="store")
 
 
+IL_EXTENT = 8192  # shared bytes a probe copies out (sentinel-filled first)
+IL_BIG = 65536    # transaction bytes a probe expects; the shortfall is counted afterwards
+
+
+def interleave_case(name, ty, dims, coords, box, estrides=None, swizzle=0, il=16,
+                    strides=None, fill=None):
+    """A tile-mode load of an interleaved map, probed without assuming its size: the mbarrier
+    expects IL_BIG bytes, the copy is given 2 ms to land, then thread 0 counts how many one-byte
+    `mbarrier.complete_tx` it takes to complete the phase (`out[0]`; the copy's transaction
+    bytes are IL_BIG - out[0]) and the whole sentinel-filled shared window is copied to
+    `out[1..]`."""
+    eb = {"u8": 1, "f16": 2, "u32": 4}[ty]
+    rank = len(dims)
+    total = eb
+    for d in dims:
+        total *= d
+    if strides:
+        total = strides[-1] * dims[-1]
+    total = (total + 3) // 4 * 4
+    sh = ("  .shared .align 1024 .b8 sm[%d];\n  .shared .align 8 .b64 bar;\n" % IL_EXTENT)
+    cregs = ", ".join("%%r%d" % (20 + i) for i in range(rank))
+    movs = "".join("mov.u32 %%r%d, %d;\n" % (20 + i, c) for i, c in enumerate(coords))
+    body = tmap_param() + movs + "mov.u32 %r1, sm;\nmov.u32 %r2, bar;\nsetp.eq.u32 %p1, %tx, 0;\n"
+    body += ("mov.u32 %%r40, %%tx;\nL_f:\nsetp.ge.u32 %%p15, %%r40, %d;\n@%%p15 bra L_fd;\n"
+             "shl.b32 %%r41, %%r40, 2;\nadd.u32 %%r42, %%r1, %%r41;\n"
+             "st.shared.u32 [%%r42], %d;\nadd.u32 %%r40, %%r40, %%nt;\nbra L_f;\nL_fd:\n"
+             % (IL_EXTENT // 4, SENTINEL))
+    body += ("fence.proxy.async.shared::cta;\n@%p1 mbarrier.init.shared.b64 [%r2], 1;\n"
+             "fence.mbarrier_init.release.cluster;\nbar.sync 0;\n")
+    body += "@%%p1 mbarrier.arrive.expect_tx.shared.b64 _, [%%r2], %d;\n" % IL_BIG
+    body += ("@%%p1 cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+             " [%%r1], [%%rd10, {%s}], [%%r2];\n" % (rank, cregs))
+    body += ("@!%p1 bra L_cnt;\nmov.u32 %r50, 0;\nL_d:\nnanosleep.u32 1000;\n"
+             "add.u32 %r50, %r50, 1;\nsetp.lt.u32 %p3, %r50, 2000;\n@%p3 bra L_d;\n"
+             "mov.u32 %r51, 0;\nL_c:\nmbarrier.test_wait.parity.shared.b64 %p2, [%r2], 0;\n"
+             "@%p2 bra L_cd;\nmbarrier.complete_tx.relaxed.cta.shared.b64 [%r2], 1;\n"
+             "add.u32 %r51, %r51, 1;\nsetp.lt.u32 %p3, %r51, 70000;\n@%p3 bra L_c;\nL_cd:\n"
+             "st.global.u32 [%ro], %r51;\nL_cnt:\nbar.sync 0;\n")
+    body += smem_to_out("%r1", IL_EXTENT, "1")
+    tm = {"buffer": 1, "type": ty, "dims": dims, "swizzle": swizzle, "box": box,
+          "interleave": il}
+    if estrides:
+        tm["estrides"] = estrides
+    if strides:
+        tm["strides"] = strides
+    if fill:
+        tm["fill"] = fill
+    case(name, "interleave", kernel(body, shared=sh, tmaps=1), "u32", 1 + IL_EXTENT // 4,
+         ins=[("u32", 32, rand_words(total // 4))], block=(128, 1, 1), tmaps=[tm])
+
+
 def fam_interleave():
-    """Tile-mode copies of interleaved tensor maps (NC/8HWC8-style: dimension 0 is one 16- or
-    32-byte channel group), with traversal strides in dimension 0 and swizzles."""
-    cases = [
-        ("interleave.16.f16", "f16", [8, 6, 4], [0, 1, 1], [8, 4, 2], None, 0),
-        ("interleave.16.f16.sw64", "f16", [8, 6, 4], [0, 1, 1], [8, 4, 2], None, 64),
-        ("interleave.16.f16.sw128", "f16", [8, 10, 4], [0, 1, 1], [8, 8, 2], None, 128),
-        ("interleave.16.f16.estride2", "f16", [8, 6, 4], [0, 0, 1], [8, 4, 2], [2, 1, 1], 0),
-        ("interleave.16.u32.oob", "u32", [4, 8, 3], [0, 5, 1], [4, 5, 2], None, 0),
-        ("interleave.16.u8.box8", "u8", [16, 6, 4], [0, 1, 1], [8, 4, 2], None, 0),
-        ("interleave.32.f16.sw32", "f16", [16, 5, 3], [0, 1, 1], [16, 3, 2], None, 32),
-        ("interleave.32.u32.sw32", "u32", [8, 7, 2], [0, 2, 0], [8, 6, 2], None, 32),
-    ]
-    for name, ty, dims, coords, box, es, sw in cases:
-        il = 32 if ".32." in name else 16
-        im2col_case(name, ty, dims, coords, box=box, estrides=es, swizzle=sw, interleave=il)
-    im2col_case("interleave.16.f16.store", "f16", [8, 6, 4], [0, 1, 1], box=[8, 4, 2],
+    """Tile-mode copies of interleaved tensor maps (NC/8HWC8-style layouts). Each load varies
+    one thing against the first: box sizes per dimension, dimension 0 wider than the interleave
+    unit, traversal strides, ranks 4 and 5, padded strides, out-of-bounds corners, swizzles,
+    NaN fill and a 32-byte interleave; encodings the driver refuses are skipped (and say so);
+    then three stores."""
+    A = ([8, 10, 6], [0, 1, 1], [8, 4, 2])
+    interleave_case("il16.base", "f16", *A)
+    interleave_case("il16.box2.3", "f16", [8, 10, 6], [0, 1, 1], [8, 4, 3])
+    interleave_case("il16.box1.3", "f16", [8, 10, 6], [0, 1, 1], [8, 3, 2])
+    interleave_case("il16.box1.7", "f16", [8, 10, 6], [0, 2, 1], [8, 7, 2])
+    interleave_case("il16.box0.4", "f16", [8, 10, 6], [0, 1, 1], [4, 4, 2])
+    interleave_case("il16.box0.16", "f16", [16, 10, 6], [0, 1, 1], [16, 4, 2])
+    interleave_case("il16.c16.box8", "f16", [16, 10, 6], [0, 1, 1], [8, 4, 2])
+    interleave_case("il16.c16.box8.at8", "f16", [16, 10, 6], [8, 1, 1], [8, 4, 2])
+    interleave_case("il16.c24.box24", "f16", [24, 10, 6], [0, 1, 1], [24, 3, 2])
+    interleave_case("il16.u8", "u8", [16, 10, 6], [0, 1, 1], [16, 4, 2])
+    interleave_case("il16.u32", "u32", [4, 10, 6], [0, 1, 1], [4, 4, 2])
+    interleave_case("il16.es0.2", "f16", *A, estrides=[2, 1, 1])
+    interleave_case("il16.es1.2", "f16", *A, estrides=[1, 2, 1])
+    interleave_case("il16.es2.2", "f16", [8, 10, 6], [0, 1, 1], [8, 4, 4], estrides=[1, 1, 2])
+    interleave_case("il16.rank4", "f16", [8, 10, 6, 3], [0, 1, 1, 1], [8, 4, 2, 2])
+    interleave_case("il16.strides", "f16", [8, 10, 6], [0, 1, 1], [8, 4, 2], strides=[32, 400])
+    interleave_case("il16.oob.low", "f16", [8, 10, 6], [0, -1, -1], [8, 4, 2])
+    interleave_case("il16.oob.c", "f16", [16, 10, 6], [-8, 1, 1], [16, 4, 2])
+    interleave_case("il16.sw32", "f16", *A, swizzle=32)
+    interleave_case("il16.sw64", "f16", *A, swizzle=64)
+    interleave_case("il16.sw128", "f16", [8, 10, 6], [0, 1, 1], [8, 8, 2], swizzle=128)
+    interleave_case("il32.sw32", "f16", [16, 10, 6], [0, 1, 1], [16, 4, 2], swizzle=32, il=32)
+    interleave_case("il32.c32.sw32", "f16", [32, 10, 6], [0, 1, 1], [16, 4, 2], swizzle=32, il=32)
+    # Rows far apart (256-byte dimension-1 stride): which box dimension steps which tensor
+    # dimension, and each dimension's bounds.
+    W = [256, 2560]
+    for c0 in (0, 4, 8, 12, -2):
+        interleave_case("il16.wide.c0_%d" % c0, "f16", [8, 10, 6], [c0, 1, 1], [8, 4, 2],
+                        strides=W)
+    interleave_case("il16.wide.nanfill", "f16", [8, 10, 6], [4, 1, 1], [8, 4, 2], strides=W,
+                    fill="nan")
+    for c1 in (-1, 9, 10):
+        interleave_case("il16.wide.c1_%d" % c1, "f16", [8, 10, 6], [0, c1, 1], [8, 3, 2],
+                        strides=W)
+    for c2 in (-1, 5):
+        interleave_case("il16.wide.c2_%d" % c2, "f16", [8, 10, 6], [0, 1, c2], [8, 3, 2],
+                        strides=W)
+    interleave_case("il16.wide.u32", "u32", [8, 10, 6], [1, 1, 1], [4, 2, 2], strides=W)
+    interleave_case("il16.wide.es", "f16", [8, 10, 6], [0, 1, 1], [16, 4, 4],
+                    estrides=[2, 2, 2], strides=W)
+    R4 = ([8, 5, 4, 3], [256, 1280, 5120])
+    for box in ([8, 3, 2, 1], [8, 1, 3, 2], [8, 2, 1, 3], [8, 2, 3, 2]):
+        interleave_case("il16.r4.box%s" % "".join(map(str, box)), "f16", R4[0], [0, 1, 1, 0],
+                        box, strides=R4[1])
+    interleave_case("il16.r4.es", "f16", R4[0], [0, 0, 0, 0], [8, 4, 4, 3], estrides=[1, 2, 3, 2],
+                    strides=R4[1])
+    for c in ([0, 1, -1, 0], [0, 1, 4, 0], [0, 5, 1, 0], [0, 1, 1, 3]):
+        interleave_case("il16.r4.c%s" % "_".join(map(str, c)), "f16", R4[0], c, [8, 2, 3, 2],
+                        strides=R4[1])
+    interleave_case("il32.r4", "f16", [4, 5, 4, 3], [0, 1, 1, 0], [8, 2, 3, 2], swizzle=32,
+                    il=32, strides=R4[1])
+    R5 = ([8, 4, 3, 3, 2], [128, 512, 1536, 4608])
+    for box in ([8, 3, 2, 1, 2], [8, 2, 3, 2, 1], [8, 1, 1, 3, 2]):
+        interleave_case("il16.r5.box%s" % "".join(map(str, box)), "f16", R5[0], [0, 1, 0, 0, 0],
+                        box, strides=R5[1])
+    # Encoder rules (a refused encoding is a skipped case).
+    for name, ty, dims, box, st, il in (
+            ("il16.rule.box0_u8_8", "u8", [16, 10, 6], [8, 2, 1], W, 16),
+            ("il16.rule.box0_f16_12", "f16", [16, 10, 6], [12, 2, 1], W, 16),
+            ("il16.rule.dims0_f16_4", "f16", [4, 10, 6], [4, 2, 1], W, 16),
+            ("il16.rule.dims0_f16_12", "f16", [12, 10, 6], [8, 2, 1], W, 16),
+            ("il16.rule.box0_256", "u8", [256, 10, 6], [256, 1, 1], W, 16),
+            ("il16.rule.stride_lt_row", "f16", [16, 10, 6], [8, 2, 1], [16, 160], 16),
+            ("il32.rule.box0_f16_8", "f16", [16, 10, 6], [8, 2, 1], W, 32),
+            ("il32.rule.dims0_f16_8", "f16", [8, 10, 6], [8, 2, 1], W, 32)):
+        interleave_case(name, ty, dims, [0, 1, 1], box, strides=st, il=il,
+                        swizzle=32 if il == 32 else 0)
+    im2col_case("il16.store", "f16", [8, 10, 6], [0, 1, 1], box=[8, 4, 2], direction="store",
+                interleave=16)
+    im2col_case("il16.store.oob", "f16", [8, 10, 6], [4, 2, 5], box=[8, 4, 2],
+                direction="store", interleave=16)
+    im2col_case("il16.store.r4", "f16", [8, 5, 4, 3], [0, 1, 1, 0], box=[8, 2, 3, 2],
                 direction="store", interleave=16)
 
 

@@ -33,7 +33,10 @@
 //! swizzle). The transaction count is the rows' bytes without padding. Stores and reductions
 //! read shared memory the same way; their coordinates (and an im2col map's lower corners) must
 //! be non-negative, its upper corners non-positive (9.7.9.27.1.1; the H200 traps).
-//! Interleaved maps are not modelled (explicit `Unsupported`).
+//! An interleaved map (16- or 32-byte units in dimension 0) is walked as the tiled map of
+//! [`TensorMap::unit_view`]: a row per unit, rows dense in shared memory even when swizzled
+//! (measured on an H200, `corpus/vectors/interleave.jsonl`). Interleaved im2col maps are
+//! `Unsupported` (not measured).
 
 use super::async_copy::{issuer, key};
 use super::bulk::shared_dest;
@@ -44,7 +47,7 @@ use super::state::inflight::{Loc, Op, Part, Reduce, Src};
 use crate::code::Opnd;
 use crate::error::Error;
 use crate::mem;
-use crate::tmap::{ElemType, Im2colMode, TensorMap};
+use crate::tmap::{ElemType, Im2colMode, TensorMap, TensorMapError};
 use ptx_ir_core::{Dim, Flag, Opcode, Space, Type};
 
 fn dim_of(x: &Ctx<'_, '_>) -> Result<usize, Error> {
@@ -143,7 +146,10 @@ fn map_and_coords(
     x.access(AddrSpace::Generic, a, 128, 64, l, false, |m| {
         b.copy_from_slice(m)
     })?;
-    let map = TensorMap::decode(&b).map_err(|e| x.undefined(l, e.to_string()))?;
+    let map = TensorMap::decode(&b).map_err(|e| match e {
+        TensorMapError::Interleaved => x.unsupported(e.to_string()),
+        e => x.undefined(l, e.to_string()),
+    })?;
     if map.rank as usize != dim {
         return Err(x.undefined(
             l,
@@ -191,6 +197,10 @@ fn map_and_coords(
         c[i] = x.get(co, l)? as u32 as i32 as i64;
     }
     let global = matches!(mem::decode_generic(a).0, mem::Region::Global).then_some(a);
+    if map.interleave != 0 {
+        let (unit, uc) = map.unit_view(c);
+        return Ok((unit, uc, global));
+    }
     Ok((map, c, global))
 }
 
@@ -470,7 +480,8 @@ struct Layout {
 impl Layout {
     fn new(w: &Walk, t: &TensorMap) -> Layout {
         let row = t.row_elems() as u64 * t.elem.bytes() as u64;
-        let pitch = if t.swizzle != 0 && row < t.swizzle as u64 {
+        // An interleaved map's units are dense (measured); other narrow rows are padded.
+        let pitch = if t.swizzle != 0 && row < t.swizzle as u64 && t.interleave == 0 {
             t.swizzle as u64
         } else {
             row
