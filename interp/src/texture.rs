@@ -511,33 +511,33 @@ pub fn address(i: i64, n: u32, m: AddrMode) -> Option<u32> {
 
 /// Bilinear (or trilinear) weights for fractions `f` (in 1/256) of the filtered dimensions:
 /// one weight per corner, corner bit `d` set for the upper texel of dimension `d`, in 1/65536.
-/// Of the products only `a*b` is rounded to 8 fractional bits, half up; the other weights are
-/// what keeps each row's sum exact (an H200, `corpus/vectors/texture.jsonl.xz`).
+/// Measured on an H200 (`corpus/vectors/texw3d.jsonl.xz`: every corner weight of 8192 random
+/// fraction triples, one-hot texels; `texture.jsonl.xz`): the weights are multiples of 1/256,
+/// split one dimension at a time from z, whose split is exact. Each z slice's weight `wz` is
+/// split by x, the upper part rounded half up (`(a wz + 128) >> 8`); each of those by y, the
+/// part whose y bit equals the x bit rounded half up, the other the remainder. In 2D (and 1D)
+/// the z slice is the whole weight.
 pub fn weights(f: &[i64]) -> Vec<i64> {
-    match f {
-        [a] => vec![(256 - a) << 8, a << 8],
-        [a, b] => {
-            let w11 = ((a * b + 128) >> 8) << 8;
-            let w10 = (a << 8) - w11;
-            let w01 = (b << 8) - w11;
-            vec![65536 - w10 - w01 - w11, w10, w01, w11]
-        }
-        _ => {
-            // Trilinear (fitted on an H200, 245 of 256 probe lanes): the 2D rule on (x, z),
-            // then each of those weights split by y, the upper part rounded half up to 1/256.
-            let (a, b, c) = (f[0], f[1], f[2]);
-            let xz = weights(&[a, c]);
-            let mut w = vec![0; 8];
-            for (k, &wxz) in xz.iter().enumerate() {
-                let wxz = wxz >> 8; // in 1/256
-                let hi = (wxz * b + 128) >> 8;
-                let (ex, ez) = (k & 1, k >> 1);
-                w[ex | ez << 2] = (wxz - hi) << 8;
-                w[ex | 2 | ez << 2] = hi << 8;
+    let round = |frac: i64, w: i64| (frac * w + 128) >> 8;
+    let a = f.first().copied().unwrap_or(0);
+    let slices: Vec<i64> = match f.get(2) {
+        Some(&c) => vec![256 - c, c],
+        None => vec![256],
+    };
+    let mut w = Vec::with_capacity(1 << f.len());
+    for wz in slices {
+        let x1 = round(a, wz);
+        let x0 = wz - x1;
+        match f.get(1) {
+            None => w.extend([x0 << 8, x1 << 8]),
+            Some(&b) => {
+                let y00 = round(256 - b, x0);
+                let y11 = round(b, x1);
+                w.extend([y00 << 8, (x1 - y11) << 8, (x0 - y00) << 8, y11 << 8]);
             }
-            w
         }
     }
+    w
 }
 
 /// A float's value as `m * 2^e` (`None` for NaN and infinities).

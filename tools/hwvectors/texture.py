@@ -14,7 +14,10 @@ final contents are compared (a surface's, read back from its CUDA array) instead
 Families: texpoint (nearest sampling: every format, channel count, read mode, address mode,
 normalized or not), texlinear (linear filtering), texgeom (1d/3d, layered, cube, integer
 coordinates, linear resources, level/grad/offset/depth-compare/residency forms), tld4, texquery
-(txq, suq, istypep), surface (suld, sust, sured).
+(txq, suq, istypep), surface (suld, sust, sured); for fitting the filter: texprobe, texfit and
+texfit2 (dense 1D sweeps), texw3d and texw3dclamp (one-hot trilinear weights, inside and at
+clamped edges), each recorded to a file of its own (corpus/vectors/README.md). misaligned
+probes surface accesses that may trap (run it alone).
 
 Usage (GPU machine; needs CuPy):
 
@@ -736,6 +739,66 @@ def texfit():
              4 * 65536, (ty, vals), fcoords(coords), textures=[d])
 
 
+def texfit2():
+    """More dense 1D sweeps for the normalized-integer filter (as texfit): s8 pairs (t, t),
+    (t, 0), (127, t) and (-127, t) over every t, and u8 pairs (0, t) and random."""
+    cases = {
+        "s8.same": [(t & 0xFF, t & 0xFF) for t in range(-128, 128)],
+        "s8.rev": [(t & 0xFF, 0) for t in range(-128, 128)],
+        "s8.max": [(127, t & 0xFF) for t in range(-128, 128)],
+        "s8.min": [(0x81, t & 0xFF) for t in range(-128, 128)],
+        "u8.zero": [(0, t) for t in range(256)],
+        "u8.random": [(RNG.randint(0, 255), RNG.randint(0, 255)) for _ in range(256)],
+    }
+    for name, pairs in cases.items():
+        ty = name.split(".")[0]
+        vals = [v for p in pairs for v in p]
+        d = tex_desc(ty, 1, (512,), filt="linear", read="normalized")
+        coords = []
+        for j in range(256):
+            for w in range(256):
+                coords += [2 * j + 0.5 + w / 256.0, 0.0, 0.0, 0.0]
+        case("texfit2.%s" % name, "texfit2", tex2d_kernel("f32", geom="1d", coords="{%f0}"),
+             4 * 65536, (ty, vals), fcoords(coords), textures=[d])
+
+
+def texw3d():
+    """Trilinear weights one corner at a time: an f32 3D texture of eight 2x2x2 blocks along
+    x, block i holding 1.0 at its corner i (bit 0: upper x, bit 1: upper y, bit 2: upper z) and
+    0.0 elsewhere, sampled at fractions (a, b, c)/256 inside each block, so that each sample
+    returns corner i's weight exactly: 8192 random fraction triples (65536 lanes)."""
+    vals = [0.0] * (16 * 2 * 2)
+    for i in range(8):
+        x, y, z = 2 * i + (i & 1), (i >> 1) & 1, i >> 2
+        vals[x + 16 * (y + 2 * z)] = 1.0
+    d = tex_desc("f32", 1, (16, 2, 2), filt="linear")
+    coords = []
+    for _ in range(8192):
+        a, b, c = RNG.randrange(256), RNG.randrange(256), RNG.randrange(256)
+        for i in range(8):
+            coords += [f32(2 * i + 0.5 + a / 256.0), f32(0.5 + b / 256.0), f32(0.5 + c / 256.0),
+                       0]
+    case("texw3d.onehot", "texw3d", tex2d_kernel("f32", geom="3d", coords="{%f0, %f1, %f2, %f3}"),
+         4 * 65536, ("f32", [f32(v) for v in vals]), coords, textures=[d])
+
+
+def texw3dclamp():
+    """Trilinear weights at the edges of a clamped 4x4x4 f32 texture: one case per one-hot texel
+    (1.0 there, 0.0 elsewhere), sampled at 8192 random points around it, in and out of range,
+    so that each sample returns the weight the texel gets."""
+    for hot in [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 1), (3, 3, 3)]:
+        vals = [0.0] * 64
+        vals[hot[0] + 4 * (hot[1] + 4 * hot[2])] = 1.0
+        d = tex_desc("f32", 1, (4, 4, 4), filt="linear")
+        lo = -1.5 if hot != (3, 3, 3) else 1.5
+        coords = []
+        for _ in range(8192):
+            coords += [f32(lo + RNG.randrange(4 * 256) / 256.0) for _ in range(3)] + [0]
+        case("texw3dclamp.%d%d%d" % hot, "texw3dclamp",
+             tex2d_kernel("f32", geom="3d", coords="{%f0, %f1, %f2, %f3}"), 4 * 8192,
+             ("f32", [f32(v) for v in vals]), coords, textures=[d])
+
+
 def misaligned():
     """Surface accesses whose byte x is not a multiple of the access size, one per case (the
     GPU may trap, which ends the process's context: run this family alone)."""
@@ -755,7 +818,8 @@ def misaligned():
 
 FAMILIES = {"texpoint": texpoint, "texlinear": texlinear, "texgeom": texgeom, "tld4": tld4,
             "texquery": texquery, "surface": surface, "texprobe": texprobe,
-            "misaligned": misaligned, "texfit": texfit}
+            "misaligned": misaligned, "texfit": texfit, "texfit2": texfit2,
+            "texw3d": texw3d, "texw3dclamp": texw3dclamp}
 
 
 # ----------------------------------------------------------------------------- running

@@ -266,7 +266,20 @@ fn fetch(
         }
         return corner(x, t, base, c.plane, i, c.n, l);
     }
-    let (i0, fr) = footprint(c, offset);
+    let (mut i0, mut fr) = footprint(c, offset);
+    // Clamped dimensions clamp the filter's coordinate, not only the texel index: outside the
+    // range the fraction is 0 (measured: `corpus/vectors/texw3dclamp.jsonl.xz`, one-hot
+    // texels at the edges of a 3D texture; the weights' rounding shows the difference).
+    if !t.layout.cube {
+        for k in 0..c.n {
+            if t.sampler.addr[k] == tx::AddrMode::Clamp {
+                let hi = (t.layout.dims[k] as i64 - 1) * 256;
+                let q = (i0[k] * 256 + fr[k]).clamp(0, hi.max(0));
+                i0[k] = q.div_euclid(256);
+                fr[k] = q.rem_euclid(256);
+            }
+        }
+    }
     let ws = tx::weights(&fr[..c.n]);
     let mut ts = Vec::with_capacity(ws.len());
     for corner_bits in 0..(1usize << c.n) {
