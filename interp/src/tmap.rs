@@ -28,13 +28,13 @@
 //! Unused entries are zero. Im2col maps are the arguments of `cuTensorMapEncodeIm2col` and
 //! `cuTensorMapEncodeIm2colWide`.
 //!
-//! An interleaved tiled map (`CU_TENSOR_MAP_INTERLEAVE_16B`/`_32B`, NC/8HWC8-style layouts)
-//! counts dimension 0 in interleave units of 16 or 32 bytes: its `globalDim[0]`,
-//! `boxDim[0]`, `elementStrides[0]` and coordinate 0 are units, unit `u` sits `u * 16` (or 32)
-//! bytes into a row, and the box of dimension `rank - 2` is one position, at its coordinate
-//! (measured on an H200: `tools/hwvectors/hopper.py --family interleave`,
-//! `corpus/vectors/interleave.jsonl`). [`TensorMap::unit_view`] turns such a map into the
-//! tiled map the copy walks. The constraints of `cuTensorMapEncodeTiled` are checked when a map
+//! An interleaved map (`CU_TENSOR_MAP_INTERLEAVE_16B`/`_32B`, NC/8HWC8-style layouts) counts
+//! dimension 0 in interleave units of 16 or 32 bytes: its `globalDim[0]`, `boxDim[0]`,
+//! `elementStrides[0]` and coordinate 0 are units, unit `u` sits `u * 16` (or 32) bytes into a
+//! row, and dimension `rank - 2` is one position, at its coordinate (measured on an H200:
+//! `tools/hwvectors/hopper.py --family interleave` and `interleave_im2col`,
+//! `corpus/vectors/interleave*.jsonl.xz`). [`TensorMap::unit_view`] turns such a map into the
+//! map the copy walks. The constraints of `cuTensorMapEncodeTiled` are checked when a map
 //! is made ([`TensorMap::check`]) and again when an instruction reads one.
 
 /// The magic number in the first four bytes.
@@ -325,7 +325,8 @@ impl TensorMap {
 
     /// The interleave rules of `cuTensorMapEncodeTiled`: rank 3 or more, and a 32-byte
     /// interleave needs a 32-byte swizzle, a 32-byte aligned address and strides that are
-    /// multiples of 32. Interleaved im2col maps are refused: their walk was not measured.
+    /// multiples of 32. Interleaved wide im2col maps (sm_100) are refused: their walk was not
+    /// measured.
     fn check_interleave(&self) -> Result<(), TensorMapError> {
         let il = self.interleave;
         if il == 0 {
@@ -335,7 +336,7 @@ impl TensorMap {
         if il != 16 && il != 32 {
             return err(format!("interleave {il} is not 0, 16 or 32 bytes"));
         }
-        if self.im2col.is_some() {
+        if self.im2col.is_some_and(|i| i.mode != Im2colMode::Box) {
             return Err(TensorMapError::Interleaved);
         }
         if self.rank < 3 {
@@ -366,11 +367,15 @@ impl TensorMap {
         Ok(())
     }
 
-    /// The tiled map and coordinates an interleaved map's copy walks: dimension 0 becomes the
+    /// The map and coordinates an interleaved map's copy walks: dimension 0 becomes the
     /// elements of one interleave unit (always in bounds), dimension 1 the units (stride the
     /// unit), then the map's dimensions 1 and up without dimension `rank - 2`, whose
-    /// coordinate moves the address (or puts the whole box out of bounds). The result has the
-    /// same rank and keeps `interleave` set, which makes its rows dense in shared memory.
+    /// coordinate moves the address (or puts the whole box out of bounds: the last dimension
+    /// becomes empty). The result has the same rank and keeps `interleave` set, which makes
+    /// its rows dense in shared memory. An im2col map stays one, of one-unit pixels: its
+    /// spatial dimensions are now the units and the map's spatial dimensions but the dropped
+    /// one, in that order, and the corners, offsets and traversal strides go with them
+    /// (measured: `corpus/vectors/interleave_im2col.jsonl.xz`).
     pub fn unit_view(&self, c: [i64; 5]) -> (TensorMap, [i64; 5]) {
         let r = self.rank as usize;
         let il = self.interleave;
@@ -393,14 +398,17 @@ impl TensorMap {
             t.strides[k - 1] = self.strides[j - 1];
             tc[k] = c[j];
         }
+        if let Some(i) = t.im2col.as_mut() {
+            i.cpp = unit_elems;
+        }
         let cf = c[fixed];
         if cf >= 0 && cf < self.dims[fixed] as i64 {
             t.addr = self
                 .addr
                 .wrapping_add((cf as u64).wrapping_mul(self.strides[fixed - 1]));
         } else {
-            // No unit is in bounds.
-            t.dims[1] = 0;
+            // No unit is in bounds (the last dimension has no box to check).
+            t.dims[r - 1] = 0;
         }
         (t, tc)
     }
@@ -969,8 +977,8 @@ mod tests {
         assert_eq!(c[..4], [0, 3, 1, 2]);
         assert_eq!(t.addr, 5 * 2560);
         // Out of bounds in the fixed dimension: no unit is in bounds.
-        assert_eq!(m.unit_view([0, 1, 6, 0, 0]).0.dims[1], 0);
-        assert_eq!(m.unit_view([0, 1, -1, 0, 0]).0.dims[1], 0);
+        assert_eq!(m.unit_view([0, 1, 6, 0, 0]).0.dims[3], 0);
+        assert_eq!(m.unit_view([0, 1, -1, 0, 0]).0.dims[3], 0);
         // The driver's rules.
         for bad in [
             "buf=1,type=f16,dims=8x10,box=8x4,interleave=16",
@@ -987,8 +995,17 @@ mod tests {
         let mut b = ok.encode();
         b[8] = 3;
         assert!(TensorMap::decode(&b).is_err());
-        let mut im = parse("buf=1,type=f16,dims=8x10x6,mode=im2col,cpp=8,ppc=4").unwrap();
-        im.interleave = 16;
-        assert!(matches!(im.check(), Err(TensorMapError::Interleaved)));
+        // An interleaved im2col map: one-unit pixels, the units a spatial dimension.
+        let im = parse("buf=1,type=f16,dims=8x5x4x2,strides=256x1280x5120,mode=im2col,cpp=32,ppc=12,lower=-1:0,upper=0:-1,interleave=16").unwrap();
+        assert!(im.check().is_ok());
+        let (t, c) = im.unit_view([3, 1, 2, 1, 0]);
+        assert_eq!(t.dims[..4], [8, 8, 5, 2]);
+        assert_eq!(c[..4], [0, 3, 1, 1]);
+        assert_eq!(t.addr, 2 * 1280);
+        assert_eq!(t.im2col.map(|i| (i.cpp, i.ppc)), Some((8, 12)));
+        let mut wide =
+            parse("buf=1,type=f16,dims=8x10x6,mode=im2col_w,cpp=8,ppc=4,swizzle=64").unwrap();
+        wide.interleave = 16;
+        assert!(matches!(wide.check(), Err(TensorMapError::Interleaved)));
     }
 }

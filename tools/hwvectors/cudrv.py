@@ -186,7 +186,8 @@ class Driver:
         fill = 1 if desc.get("fill") == "nan" else 0
         code = self.lib.cuTensorMapEncodeIm2col(
             ctypes.c_void_p(base), DTYPES[et], rank, ctypes.c_void_p(addr), dims, st, lower,
-            upper, desc["cpp"], desc["ppc"], es, 0, SWIZZLE[desc.get("swizzle", 0)], 0, fill)
+            upper, desc["cpp"], desc["ppc"], es, INTERLEAVE[desc.get("interleave", 0)],
+            SWIZZLE[desc.get("swizzle", 0)], 0, fill)
         self._check(code, "cuTensorMapEncodeIm2col")
         return ctypes.string_at(base, 128)
 

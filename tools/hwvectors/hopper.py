@@ -32,6 +32,8 @@ output buffer (filled with 0xAB before the launch) is recorded. Families:
   interleave  tile-mode copies of 16- and 32-byte interleaved maps (ranks 3-5, unit and box
            sizes, traversal strides, bounds, swizzles, NaN fill, stores; each load also counts
            the transaction bytes), recorded apart (corpus/vectors/interleave.jsonl)
+  interleave_im2col  im2col copies of interleaved maps, recorded the same way
+           (corpus/vectors/interleave_im2col.jsonl)
 
 Usage (GPU machine; needs only the driver, libcuda.so.1):
 
@@ -445,6 +447,7 @@ def register():
                      "ldmatrix": fam_ldmatrix, "mma": fam_mma, "wgmma": fam_wgmma,
                      "wgmmab1": fam_wgmmab1, "tmreplace": fam_tmreplace,
                      "im2col": fam_im2col, "interleave": fam_interleave,
+                     "interleave_im2col": fam_interleave_im2col,
                      "wgmmabase": fam_wgmmabase, "wgmmasp": fam_wgmmasp})
 
 
@@ -684,7 +687,7 @@ IL_BIG = 65536    # transaction bytes a probe expects; the shortfall is counted 
 
 
 def interleave_case(name, ty, dims, coords, box, estrides=None, swizzle=0, il=16,
-                    strides=None, fill=None):
+                    strides=None, fill=None, im2col=None):
     """A tile-mode load of an interleaved map, probed without assuming its size: the mbarrier
     expects IL_BIG bytes, the copy is given 2 ms to land, then thread 0 counts how many one-byte
     `mbarrier.complete_tx` it takes to complete the phase (`out[0]`; the copy's transaction
@@ -709,8 +712,13 @@ def interleave_case(name, ty, dims, coords, box, estrides=None, swizzle=0, il=16
     body += ("fence.proxy.async.shared::cta;\n@%p1 mbarrier.init.shared.b64 [%r2], 1;\n"
              "fence.mbarrier_init.release.cluster;\nbar.sync 0;\n")
     body += "@%%p1 mbarrier.arrive.expect_tx.shared.b64 _, [%%r2], %d;\n" % IL_BIG
-    body += ("@%%p1 cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-             " [%%r1], [%%rd10, {%s}], [%%r2];\n" % (rank, cregs))
+    mode, info = ".tile", ""
+    if im2col:
+        offs = im2col.get("offsets", [0] * (rank - 2))
+        body += "".join("mov.u16 %%h%d, %d;\n" % (1 + i, o) for i, o in enumerate(offs))
+        mode, info = ".im2col", ", {%s}" % ", ".join("%%h%d" % (1 + i) for i in range(len(offs)))
+    body += ("@%%p1 cp.async.bulk.tensor.%dd.shared::cluster.global%s.mbarrier::complete_tx::bytes"
+             " [%%r1], [%%rd10, {%s}], [%%r2]%s;\n" % (rank, mode, cregs, info))
     body += ("@!%p1 bra L_cnt;\nmov.u32 %r50, 0;\nL_d:\nnanosleep.u32 1000;\n"
              "add.u32 %r50, %r50, 1;\nsetp.lt.u32 %p3, %r50, 2000;\n@%p3 bra L_d;\n"
              "mov.u32 %r51, 0;\nL_c:\nmbarrier.test_wait.parity.shared.b64 %p2, [%r2], 0;\n"
@@ -718,8 +726,12 @@ def interleave_case(name, ty, dims, coords, box, estrides=None, swizzle=0, il=16
              "add.u32 %r51, %r51, 1;\nsetp.lt.u32 %p3, %r51, 70000;\n@%p3 bra L_c;\nL_cd:\n"
              "st.global.u32 [%ro], %r51;\nL_cnt:\nbar.sync 0;\n")
     body += smem_to_out("%r1", IL_EXTENT, "1")
-    tm = {"buffer": 1, "type": ty, "dims": dims, "swizzle": swizzle, "box": box,
-          "interleave": il}
+    tm = {"buffer": 1, "type": ty, "dims": dims, "swizzle": swizzle, "interleave": il}
+    if im2col:
+        tm.update({"mode": "im2col", "cpp": im2col["cpp"], "ppc": im2col["ppc"],
+                   "lower": im2col.get("lower", []), "upper": im2col.get("upper", [])})
+    else:
+        tm["box"] = box
     if estrides:
         tm["estrides"] = estrides
     if strides:
@@ -810,6 +822,41 @@ def fam_interleave():
                 direction="store", interleave=16)
     im2col_case("il16.store.r4", "f16", [8, 5, 4, 3], [0, 1, 1, 0], box=[8, 2, 3, 2],
                 direction="store", interleave=16)
+
+
+def fam_interleave_im2col():
+    """Im2col copies of interleaved maps (`cuTensorMapEncodeIm2col` with a 16- or 32-byte
+    interleave): probes, laid out as the tiled interleave family's loads."""
+    W4 = [256, 1280, 5120]  # C rows 256 bytes apart, W = 5, H = 4, N = 2
+    def ic(name, dims, coords, cpp, ppc, strides=W4, il=16, sw=0, estrides=None, **kw):
+        interleave_case("ilim." + name, "f16", dims, coords, None, il=il, swizzle=sw,
+                        strides=strides, estrides=estrides, im2col=dict(cpp=cpp, ppc=ppc, **kw))
+    ic("base", [8, 5, 4, 2], [0, 0, 0, 0], 8, 8)
+    ic("cpp16", [8, 5, 4, 2], [0, 0, 0, 0], 16, 8)
+    ic("cpp24", [8, 5, 4, 2], [0, 0, 0, 0], 24, 4)
+    ic("c2", [8, 5, 4, 2], [2, 0, 0, 0], 8, 8)
+    ic("ppc20", [8, 5, 4, 2], [0, 1, 0, 0], 8, 20)
+    ic("lower", [8, 5, 4, 2], [0, -1, -1, 0], 8, 12, lower=[-1, -1], upper=[0, 0])
+    ic("offsets", [8, 5, 4, 2], [0, -1, -1, 0], 8, 12, lower=[-1, -1], upper=[-1, -1],
+       offsets=[1, 1])
+    ic("c16", [16, 5, 4, 2], [0, 0, 1, 0], 8, 8)
+    ic("rank3", [8, 6, 3], [0, 1, 0], 8, 8, strides=[256, 1536])
+    ic("rank5", [8, 3, 3, 2, 2], [0, 0, 0, 0, 0], 8, 10, strides=[256, 768, 2304, 4608])
+    ic("dense", [8, 5, 4, 2], [0, 0, 0, 0], 8, 8, strides=None)
+    ic("il32", [8, 5, 4, 2], [0, 0, 0, 0], 16, 8, il=32, sw=32)
+    S4 = [64, 320, 1280]  # four units a pixel
+    ic("wrap", [4, 3, 3, 2], [1, 0, 0, 0], 8, 24, strides=[64, 192, 576])
+    ic("wrap.n", [4, 2, 2, 2], [0, 0, 0, 0], 8, 40, strides=[64, 128, 256])
+    ic("offsets.in", [4, 5, 4, 2], [0, 0, 0, 0], 8, 12, strides=S4, lower=[0, 0],
+       upper=[-1, -1], offsets=[1, 1])
+    ic("corner.low", [4, 5, 4, 2], [0, -1, 0, 0], 8, 28, strides=S4, lower=[-1, 0],
+       upper=[-1, 0])
+    ic("corner.up", [4, 5, 4, 2], [0, 2, 0, 0], 8, 28, strides=S4, lower=[0, 0],
+       upper=[-2, -2])
+    ic("es.w", [4, 5, 4, 2], [0, 0, 0, 0], 8, 24, strides=S4, estrides=[1, 2, 1, 1])
+    ic("es.c", [4, 5, 4, 2], [0, 0, 0, 0], 8, 12, strides=S4, estrides=[2, 1, 1, 1])
+    ic("cpp32", [4, 5, 4, 2], [0, 0, 0, 0], 32, 12, strides=S4)
+    ic("cpp8.c3", [4, 5, 4, 2], [3, 1, 1, 0], 8, 12, strides=S4)
 
 
 def tmreplace_case(name, replaces, nbytes, rank=2, coords=(8, 1), in_global=False):

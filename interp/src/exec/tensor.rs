@@ -35,7 +35,9 @@
 //! be non-negative, its upper corners non-positive (9.7.9.27.1.1; the H200 traps).
 //! An interleaved map (16- or 32-byte units in dimension 0) is walked as the tiled map of
 //! [`TensorMap::unit_view`]: a row per unit, rows dense in shared memory even when swizzled
-//! (measured on an H200, `corpus/vectors/interleave.jsonl`). Interleaved im2col maps are
+//! (measured on an H200, `corpus/vectors/interleave.jsonl.xz`); an interleaved im2col map walks
+//! one-unit pixels whose first spatial dimension is the units
+//! (`corpus/vectors/interleave_im2col.jsonl.xz`). Interleaved wide im2col maps are
 //! `Unsupported` (not measured).
 
 use super::async_copy::{issuer, key};
