@@ -657,15 +657,15 @@ fn weighted_sum(ws: &[i64], vs: &[f64], p: u32, min_e: i32) -> f64 {
 }
 
 /// One channel value of a texel as the filter reads it: for normalized integers, the texel
-/// widened to 16 bits (8-bit unsigned times 257; 8-bit signed scaled by 32767/127, -128 too:
-/// `corpus/vectors/texfit.jsonl.xz`), over the
-/// denominator 65535 or 32767; for floats, the value over 1.
+/// widened to 16 bits (8-bit unsigned times 257), over the denominator 65535 or 32767; 8-bit
+/// signed texels stay as they are (-128 too), `filter` converts their weighted sum
+/// (`s8_filtered`); for floats, the value over 1.
 fn filter_value(f: Format, raw: u64) -> (f64, f64) {
     let v = raw as i64;
     match f {
         Format::U8 => ((v * 257) as f64, 65535.0),
         Format::U16 => (v as f64, 65535.0),
-        Format::S8 => ((v * 32767) as f64 / 127.0, 32767.0),
+        Format::S8 => (v as f64, 32767.0),
         Format::S16 => (v.max(-32767) as f64, 32767.0),
         Format::F16 => (
             f32::from_bits(float::convert_bits(raw, Fmt::F16, Fmt::F32, Rounding::Rn) as u32)
@@ -676,10 +676,28 @@ fn filter_value(f: Format, raw: u64) -> (f64, f64) {
     }
 }
 
+/// The filtered value of normalized `s8` texels `ts` with weights `ws` in 1/65536, as an
+/// H200's texture unit forms it, in units of 1/32767 before the clamp to -1. The weights are
+/// multiples of 1/256 (`weights`), so the texels' weighted sum is an integer `S = sum (w/256) t`
+/// in units of 1/(127 * 256) (-128 not clamped first); it is widened to 16 bits as
+/// `S (1 + 2^-7 + 2^-15)` is approximated by `S + S/128 + floor(S/4096)/8`, rounded half up:
+/// `q = (129 S + 16 floor(S / 4096) + 64) >> 7` (the exact `S * 32767/32512` rounded differs by
+/// one in about 6% of the distinct sums). Dense H200 sweeps of s8 pairs at every weight
+/// (`corpus/vectors/texfit.jsonl.xz`: (0, t) and random pairs; `texfit2.jsonl.xz`: (t, t),
+/// (t, 0), (127, t), (-127, t)): the 6 x 65536 samples hold 53427 distinct sums `S`, and the
+/// result is a function of `S` alone that this rule matches in every sample (among the
+/// variants `floor((S + c) / 4096)`, half-up offsets 63..65, only this one does); it also
+/// explains the single texel -64 reading -16512 (`S = -16384`) and the `s8` cases of
+/// `texture.jsonl.xz` (2D clamp and border, a 1D probe of every fraction).
+fn s8_filtered(ws: &[i64], ts: &[i64]) -> i64 {
+    let s: i64 = ws.iter().zip(ts).map(|(&w, &t)| w * t).sum::<i64>() >> 8;
+    (129 * s + 16 * s.div_euclid(4096) + 64).div_euclid(128)
+}
+
 /// Filtered channels (`f32` bits) of the corner texels `ts` (raw bytes) with weights `ws` in
 /// 1/65536, as an H200's texture unit computes them: `f32` and `f16` texels as
-/// `weighted_sum` says; normalized integers widened to
-/// 16 bits, summed, rounded to an integer (half up) and divided.
+/// `weighted_sum` says; normalized `u8`, `u16`, `s16` texels widened to 16 bits, summed,
+/// rounded to an integer (half up) and divided; `s8` as `s8_filtered` says.
 pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]]) -> [u32; 4] {
     let f = t.layout.format;
     let n = f.bytes() as usize;
@@ -699,6 +717,9 @@ pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]]) -> [u32; 4] {
                 (24, -149)
             };
             (weighted_sum(ws, &vs, p, min_e) as f32).to_bits()
+        } else if f == Format::S8 {
+            let ts: Vec<i64> = vs.iter().map(|&v| v as i64).collect();
+            ((s8_filtered(ws, &ts) as f64 / den).max(-1.0) as f32).to_bits()
         } else {
             let s: f64 = ws.iter().zip(&vs).map(|(&w, &v)| w as f64 * v).sum::<f64>() / 65536.0;
             let q = (s + 0.5).floor();
