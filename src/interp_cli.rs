@@ -3,7 +3,7 @@
 use crate::progress_bar::Bar;
 use crate::verify_cli::{load_error, InputArgs};
 use clap::Args;
-use ptx_ir::interp::{Arg, Contraction, Error, Program, Progress, Spec};
+use ptx_ir::interp::{Arg, Checks, Contraction, Error, Finding, Outcome, Program, Progress, Spec};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,7 +39,8 @@ pub struct RunArgs {
     resident: u32,
     /// A kernel argument, in parameter order: u32:7, s64:-3, f32:1.5, f64:0d3FF0000000000000,
     /// buf:PATH (read, and written back after the run), zeros:BYTES, hex:BYTES, iota32:N
-    /// (printed as hex after the run), tmap:buf=ARG,type=T,dims=AxB,box=AxB[,strides=..]
+    /// (printed as hex after the run), uninit:BYTES (uninitialised device memory for
+    /// `--check init`, printed after the run), tmap:buf=ARG,type=T,dims=AxB,box=AxB[,strides=..]
     /// `[,swizzle=128][,interleave=16][,fill=nan]` (a tensor map over argument ARG's buffer; an im2col map has
     /// `mode=im2col,cpp=N,ppc=N,lower=W:H:D,upper=W:H:D` instead of `box`),
     /// `tex:buf=ARG,type=T,ch=C,dims=W[xH[xD]][,layers=N][,cube=1][,res=linear]`
@@ -73,6 +74,11 @@ pub struct RunArgs {
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
+    /// Checks to run besides executing, comma-separated: `mem` (memory faults), `race`,
+    /// `init` (reads of shared memory and of `uninit:` buffers never written), `sync`, or
+    /// `all` (docs/INTERP.md, "Checks"). The exit status is 1 when a check finds something.
+    #[arg(long)]
+    check: Option<String>,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -121,6 +127,10 @@ pub struct VectorsArgs {
     /// Print the report as JSON: every case with its result, thread-instructions and seconds.
     #[arg(long)]
     json: bool,
+    /// Run checks with every case (as `ptx run --check`): each finding is printed, and the
+    /// exit status is 1 when there is one.
+    #[arg(long)]
+    check: Option<String>,
     /// Cases run at once, each launch on one thread (default: every core; 1 runs them in the
     /// file's order). The report is the same whatever the count.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS as i64))]
@@ -205,10 +215,17 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         ContractMode::Never => Contraction::Never,
         ContractMode::Report => Contraction::Report,
     });
+    let checks = a.check.as_deref().map(Checks::parse).transpose()?;
+    if let Some(c) = checks {
+        launch = launch.checks(c);
+    }
     let mut specs = Vec::new();
-    for s in &a.args {
+    for (i, s) in a.args.iter().enumerate() {
         let (arg, spec) = Arg::parse_spec_within(s, mem_limit).map_err(|e| e.to_string())?;
         launch = launch.arg(arg);
+        if spec == Spec::Uninit {
+            launch = launch.uninitialized(i);
+        }
         specs.push((s.clone(), spec));
     }
     let progress = Arc::new(Progress::new());
@@ -248,7 +265,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
                     out_bufs.push((text.clone(), b.clone(), false));
                 }
             }
-            Spec::Shown => {
+            Spec::Shown | Spec::Uninit => {
                 if let Some(b) = bufs.next() {
                     out_bufs.push((text.clone(), b.clone(), true));
                 }
@@ -263,9 +280,10 @@ pub fn run(a: RunArgs) -> Result<(), String> {
             }
         }
     }
+    let findings = findings_of(checks, &outcome, error.as_ref());
     if a.json {
         let j = json!({
-            "ok": error.is_none(),
+            "ok": error.is_none() && findings.is_empty(),
             "error": error.as_ref().map(error_json),
             "buffers": out_bufs.iter().map(|(s, b, _)| json!({"arg": s, "hex": hex(b)})).collect::<Vec<_>>(),
             "thread_instructions": outcome.stats.thread_instructions,
@@ -275,6 +293,10 @@ pub fn run(a: RunArgs) -> Result<(), String> {
             "serial": outcome.serial,
         });
         let mut j = j;
+        if checks.is_some() {
+            j["findings"] = json!(findings.iter().map(finding_json).collect::<Vec<_>>());
+            j["findings_dropped"] = json!(outcome.findings_dropped);
+        }
         if matches!(a.contract, ContractMode::Report) {
             j["contraction"] = json!(outcome
                 .contraction
@@ -311,14 +333,84 @@ pub fn run(a: RunArgs) -> Result<(), String> {
                 );
             }
         }
+        if let Some(c) = checks {
+            let names: Vec<&str> = [
+                (c.mem, "mem"),
+                (c.race, "race"),
+                (c.init, "init"),
+                (c.sync, "sync"),
+            ]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, n)| *n)
+            .collect();
+            crate::out::outln!(
+                "checks {}: {} finding(s){}",
+                names.join(","),
+                findings.len(),
+                if outcome.findings_dropped > 0 {
+                    format!(" and {} more not listed", outcome.findings_dropped)
+                } else {
+                    String::new()
+                }
+            );
+            for f in &findings {
+                crate::out::outln!("  {f}");
+            }
+        }
         if let Some(e) = &error {
             eprintln!("error: {e}");
         }
     }
     match error {
-        None => Ok(()),
-        Some(_) => Err(String::new()),
+        None if findings.is_empty() => Ok(()),
+        _ => Err(String::new()),
     }
+}
+
+/// The findings of a run with `checks`: the launch's own, and with `mem` its memory fault.
+fn findings_of(checks: Option<Checks>, o: &Outcome, error: Option<&Error>) -> Vec<Finding> {
+    let Some(c) = checks else {
+        return Vec::new();
+    };
+    let mut v = o.findings.clone();
+    if let (
+        true,
+        Some(Error::Memory {
+            site,
+            thread,
+            kind,
+            space,
+            addr,
+            size,
+        }),
+    ) = (c.mem, error)
+    {
+        v.push(Finding {
+            class: ptx_ir::interp::check::Class::Mem,
+            what: format!("{kind} access of {size} bytes"),
+            site: site.clone(),
+            threads: vec![*thread],
+            space: Some(space.clone()),
+            addr: Some(*addr),
+            count: 1,
+        });
+    }
+    v
+}
+
+fn finding_json(f: &Finding) -> serde_json::Value {
+    json!({
+        "check": f.class.name(),
+        "what": f.what,
+        "function": f.site.function,
+        "index": f.site.index,
+        "inst": f.site.inst,
+        "threads": f.threads.iter().map(|t| json!({"ctaid": t.ctaid, "tid": t.tid, "lane": t.lane})).collect::<Vec<_>>(),
+        "space": f.space,
+        "addr": f.addr,
+        "count": f.count,
+    })
 }
 
 /// `data` decompressed, refused once it passes `limit` bytes (`--max-input` bounds what a small
@@ -380,12 +472,21 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
     );
     let start = Instant::now();
     let threads = thread_count(a.threads) as usize;
-    let report = ptx_ir::vectors::run_text_observed(&text, &a.families, &parse, threads, &|r| {
-        counters.0.fetch_add(1, Ordering::Relaxed);
-        counters
-            .1
-            .fetch_add(r.thread_instructions, Ordering::Relaxed);
-    });
+    let checks = a.check.as_deref().map(Checks::parse).transpose()?;
+    let report = ptx_ir::vectors::run_text_checked(
+        &text,
+        &a.families,
+        &parse,
+        threads,
+        checks.unwrap_or_default(),
+        &|r| {
+            counters.0.fetch_add(1, Ordering::Relaxed);
+            counters
+                .1
+                .fetch_add(r.thread_instructions, Ordering::Relaxed);
+        },
+    );
+    let findings: usize = report.results.iter().map(|r| r.findings.len()).sum();
     let seconds = start.elapsed().as_secs_f64();
     bar.finish();
     if a.json {
@@ -396,7 +497,8 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
                 json!({"name": r.name, "family": r.family, "passed": r.passed,
                     "detail": r.detail, "bad_lanes": r.bad_lanes, "max_ulp": r.max_ulp,
                     "thread_instructions": r.thread_instructions, "seconds": r.seconds,
-                    "isa_derived": r.isa_derived})
+                    "isa_derived": r.isa_derived,
+                    "findings": r.findings.iter().map(finding_json).collect::<Vec<_>>()})
             })
             .collect();
         let j = json!({
@@ -409,11 +511,19 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
         crate::out::outln!("{j}");
     } else {
         crate::out::out!("{}", report.render());
+        if checks.is_some() {
+            for r in &report.results {
+                for f in &r.findings {
+                    crate::out::outln!("FINDING {}: {f}", r.name);
+                }
+            }
+            crate::out::outln!("{findings} finding(s)");
+        }
     }
     if let Some(path) = &a.write {
         write_interpreted(&text, &a.families, &parse, path)?;
     }
-    if report.failed() == 0 {
+    if report.failed() == 0 && findings == 0 {
         Ok(())
     } else {
         Err(String::new())

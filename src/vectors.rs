@@ -56,6 +56,8 @@ pub struct Case {
     /// The expected output comes from the ISA text, not from a GPU (`"reference": "isa"`: the
     /// Blackwell families, which no GPU here runs).
     pub isa_derived: bool,
+    /// Checks to run with the case (not in the file: `ptx vectors --check`).
+    pub checks: ptx_ir_interp::Checks,
 }
 
 fn dims(v: Option<&Value>) -> Option<[u32; 3]> {
@@ -151,6 +153,7 @@ pub fn parse_case(line: &str) -> Result<Case, CaseError> {
         })?,
         out_buffer: v.get("out_buffer").and_then(Value::as_u64).unwrap_or(0) as usize,
         isa_derived: v.get("reference").and_then(Value::as_str) == Some("isa"),
+        checks: Default::default(),
     })
 }
 
@@ -338,6 +341,8 @@ pub struct CaseResult {
     /// Whether the expected output is ISA-derived rather than recorded on hardware (the
     /// case's `"reference": "isa"`).
     pub isa_derived: bool,
+    /// What the case's checks found ([`Case::checks`]).
+    pub findings: Vec<ptx_ir_interp::Finding>,
 }
 
 fn out_fmt(ty: &str) -> Option<(Fmt, usize)> {
@@ -400,8 +405,12 @@ pub fn interpret(
     if let Some(cl) = c.cluster {
         l = l.cluster(cl);
     }
+    if c.checks.any() {
+        l = l.checks(c.checks);
+    }
     let o = l.run().map_err(|f| f.error.to_string())?;
     let thread_instructions = o.stats.thread_instructions;
+    let findings = o.findings;
     let mut out = o
         .buffers
         .into_iter()
@@ -412,6 +421,7 @@ pub fn interpret(
     Ok(Interpreted {
         out,
         thread_instructions,
+        findings,
     })
 }
 
@@ -422,6 +432,8 @@ pub struct Interpreted {
     pub out: Vec<u8>,
     /// Thread-instructions executed.
     pub thread_instructions: u64,
+    /// What the case's checks found.
+    pub findings: Vec<ptx_ir_interp::Finding>,
 }
 
 /// The hex strings of `out` as the interpreter computes them (same element width as the
@@ -443,6 +455,7 @@ pub fn run_case(c: &Case, parse: &dyn Fn(&str) -> Result<Module, String>) -> Cas
         thread_instructions: 0,
         seconds: 0.0,
         isa_derived: c.isa_derived,
+        findings: Vec::new(),
     };
     let start = std::time::Instant::now();
     let outcome = interpret(c, parse);
@@ -450,6 +463,7 @@ pub fn run_case(c: &Case, parse: &dyn Fn(&str) -> Result<Module, String>) -> Cas
     let got = match outcome {
         Ok(g) => {
             r.thread_instructions = g.thread_instructions;
+            r.findings = g.findings;
             g.out
         }
         Err(e) => {
@@ -635,6 +649,19 @@ pub fn run_text(
     run_text_observed(text, families, parse, 1, &|_| {})
 }
 
+/// [`run_text_observed`] with `checks` run on every case (their findings are in
+/// [`CaseResult::findings`]).
+pub fn run_text_checked(
+    text: &str,
+    families: &[String],
+    parse: &(dyn Fn(&str) -> Result<Module, String> + Sync),
+    threads: usize,
+    checks: ptx_ir_interp::Checks,
+    observe: &(dyn Fn(&CaseResult) + Sync),
+) -> Report {
+    run_lines(text, families, parse, threads, checks, observe)
+}
+
 /// [`run_text`] on `threads` threads (each case's launch on one: a case is small, and many run
 /// at once), calling `observe` with each case's result as it is known (a progress bar's
 /// counter, from whichever thread ran it). The report lists the cases in the text's order
@@ -646,6 +673,17 @@ pub fn run_text_observed(
     threads: usize,
     observe: &(dyn Fn(&CaseResult) + Sync),
 ) -> Report {
+    run_lines(text, families, parse, threads, Default::default(), observe)
+}
+
+fn run_lines(
+    text: &str,
+    families: &[String],
+    parse: &(dyn Fn(&str) -> Result<Module, String> + Sync),
+    threads: usize,
+    checks: ptx_ir_interp::Checks,
+    observe: &(dyn Fn(&CaseResult) + Sync),
+) -> Report {
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()
@@ -653,10 +691,11 @@ pub fn run_text_observed(
         .collect();
     let one = |&(i, line): &(usize, &str)| -> Option<CaseResult> {
         let r = match parse_case(line) {
-            Ok(c) => {
+            Ok(mut c) => {
                 if !families.is_empty() && !families.contains(&c.family) {
                     return None;
                 }
+                c.checks = checks;
                 run_case(&c, parse)
             }
             Err(e) => CaseResult {
@@ -669,6 +708,7 @@ pub fn run_text_observed(
                 thread_instructions: 0,
                 seconds: 0.0,
                 isa_derived: false,
+                findings: Vec::new(),
             },
         };
         observe(&r);

@@ -13,7 +13,7 @@
 
 mod common;
 
-use ptx_ir::interp::{Arg, Program};
+use ptx_ir::interp::{Arg, Checks, Program};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -374,7 +374,12 @@ fn replay(prog: &Program, l: &Value, rec: Option<&Value>) -> Result<(), String> 
         }
     }
     // The same launch on several threads: the same outcome (or failure), and what ran it.
-    let serial = launch.clone().run();
+    // The serial run also runs every check (`--check all`): real programs must give no
+    // finding, and checking must not change what a launch computes.
+    let serial = launch.clone().checks(Checks::all()).run();
+    if let Some(f) = serial.as_ref().ok().and_then(|o| o.findings.first()) {
+        return Err(format!("a check reports: {f}"));
+    }
     let parallel = launch.threads(4).run();
     let (s_out, p_out) = match (&serial, &parallel) {
         (Ok(s), Ok(p)) => (s, p),

@@ -38,6 +38,7 @@
 #![deny(missing_docs)]
 
 mod arity;
+pub mod check;
 mod code;
 mod cvt;
 pub mod error;
@@ -57,6 +58,7 @@ mod tc;
 pub mod texture;
 pub mod tmap;
 
+pub use check::{Checks, Finding};
 pub use error::{Error, FaultKind, Site, SpecError, Thread};
 pub use exec::{Arg, Contraction, ContractionDiff, Failure, Launch, Outcome, Spec, Stats};
 pub use load::Program;

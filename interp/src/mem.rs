@@ -149,6 +149,9 @@ pub struct Alloc {
     pub base: u64,
     /// Contents.
     pub data: Vec<u8>,
+    /// With the `init` check, for an allocation the launch left uninitialised: which bytes
+    /// were written ([`crate::check`]).
+    pub init: Option<crate::check::Shadow>,
 }
 
 /// Global memory: sorted, disjoint allocations.
@@ -204,6 +207,7 @@ impl Global {
                 .map(|a| Alloc {
                     base: a.base,
                     data: Vec::new(),
+                    init: None,
                 })
                 .collect(),
             last: 0,
@@ -225,7 +229,11 @@ impl Global {
         let base = self.next.div_ceil(align).wrapping_mul(align);
         let len = data.len() as u64;
         self.next = base + len.max(1) + 256;
-        self.allocs.push(Alloc { base, data });
+        self.allocs.push(Alloc {
+            base,
+            data,
+            init: None,
+        });
         base
     }
 
@@ -294,10 +302,11 @@ impl Global {
             let a = self.allocs.get(i)?.base.checked_add(off as u64)?;
             return self.view_write(a, size).ok();
         }
-        self.allocs
-            .get_mut(i)?
-            .data
-            .get_mut(off..off.checked_add(size)?)
+        let a = self.allocs.get_mut(i)?;
+        if let Some(s) = &mut a.init {
+            s.mark(off, size);
+        }
+        a.data.get_mut(off..off.checked_add(size)?)
     }
 
     /// Checks that `[addr, addr + size)` lies in one allocation.
@@ -327,10 +336,22 @@ impl Global {
         let (i, off) = self
             .find_by(addr, size as u64, |g, i| g.allocs[i].data.len() as u64)
             .ok_or(FaultKind::OutOfBounds)?;
-        self.allocs[i]
-            .data
+        let a = &mut self.allocs[i];
+        if let Some(s) = &mut a.init {
+            s.mark(off, size);
+        }
+        a.data
             .get_mut(off..off + size)
             .ok_or(FaultKind::OutOfBounds)
+    }
+
+    /// With the `init` check: the first byte of `[addr, addr + size)` in an uninitialised
+    /// allocation that nothing has written.
+    pub(crate) fn uninit_at(&mut self, addr: u64, size: usize) -> Option<u64> {
+        let (i, off) = self.find(addr, size as u64)?;
+        let a = &self.allocs[i];
+        let b = a.init.as_ref()?.first_unset(off, size)?;
+        Some(a.base + b as u64)
     }
 
     /// The bytes `[addr, addr + size)` for an access that reads (`write` false: in a view, a

@@ -483,6 +483,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if self.cl.inflight.watch || !self.m.gwatch.is_empty() {
             self.watch(space, addr, size, lane, write)?;
         }
+        if self.m.checks.init {
+            self.init_check(space, addr, size, lane, write);
+        }
         if write {
             self.m.events += 1;
             if self.m.proxy_watch {
@@ -538,6 +541,48 @@ impl<'a, 'p> Ctx<'a, 'p> {
             })?;
         let reach = top - (v.stack_off as u64 + (off - v.frame_off as u64));
         (reach > self.m.stack_limit as u64).then_some(reach)
+    }
+
+    /// The `init` check of one access: a write marks its bytes, a read of a byte nothing wrote
+    /// is a finding (the access goes on). Out-of-bounds accesses are left to the access itself.
+    fn init_check(&mut self, space: AddrSpace, addr: u64, size: usize, lane: usize, write: bool) {
+        let (what, first) = match self.locate(space, addr) {
+            Some(Ok((rank, off))) => {
+                let Some(s) = self.cl.shared_init.get_mut(rank as usize) else {
+                    return;
+                };
+                if write {
+                    s.mark(off as usize, size);
+                    return;
+                }
+                match s.first_unset(off as usize, size) {
+                    Some(b) => ("shared memory", b as u64),
+                    None => return,
+                }
+            }
+            Some(Err(a)) if !write => match self.m.global.uninit_at(a, size) {
+                Some(b) => ("global memory", b),
+                None => return,
+            },
+            _ => return,
+        };
+        let (fid, pc) = (self.fid, self.pc);
+        let site = || self.site();
+        let thread = self.thread(lane);
+        let finding = crate::check::Finding {
+            class: crate::check::Class::Init,
+            what: format!(
+                "read of {size} bytes of {what}, of which byte {first:#x} was never written"
+            ),
+            site: site(),
+            threads: vec![thread],
+            space: Some(space.name().to_string()),
+            addr: Some(first),
+            count: 1,
+        };
+        self.m
+            .findings
+            .add(crate::check::Class::Init, fid, pc, || finding);
     }
 
     /// Where a checked access lands: `Some(Ok((rank, off)))` for shared memory,

@@ -82,7 +82,10 @@ fn resolve(
     write: bool,
     at: &mut [At; 32],
 ) -> Option<()> {
-    let watched = x.cl.inflight.watch || !x.m.gwatch.is_empty() || (write && x.m.proxy_watch);
+    let watched = x.cl.inflight.watch
+        || !x.m.gwatch.is_empty()
+        || (write && x.m.proxy_watch)
+        || x.m.checks.init;
     if watched || total > MAX_BYTES || !total.is_power_of_two() {
         return None;
     }

@@ -208,6 +208,9 @@ pub fn complete(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) -> Result<(), E
         match p.dest {
             Loc::Shared { rank, off } => {
                 cl.inflight.mark(rank, off, len as u32, true, false);
+                if let Some(s) = cl.shared_init.get_mut(rank as usize) {
+                    s.mark(off as usize, len);
+                }
                 if let Some(sh) = cl.shared.get_mut(rank as usize) {
                     if let Ok(d) = mem::flat(sh, off as u64, len) {
                         apply(d, p);

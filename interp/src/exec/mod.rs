@@ -128,6 +128,9 @@ pub enum Spec {
     File(std::path::PathBuf),
     /// `zeros:BYTES` or `hex:BYTES`: a buffer to print after the run.
     Shown,
+    /// `uninit:BYTES`: a buffer of uninitialised device memory (zeros here; reading it before
+    /// writing is an `init` finding, [`Launch::uninitialized`]), printed after the run.
+    Uninit,
     /// `iota32:N`: an input buffer, not printed.
     Input,
     /// `mc:...`: a multicast object whose replicas, one per device, are printed after the run.
@@ -255,6 +258,10 @@ impl Arg {
                 Ok((Arg::Buffer(buffer(n)?), Spec::Shown))
             }
             "hex" => Ok((Arg::Buffer(hex_bytes(v)?), Spec::Shown)),
+            "uninit" => {
+                let n: u64 = v.parse().map_err(|_| bad("size", v))?;
+                Ok((Arg::Buffer(buffer(n)?), Spec::Uninit))
+            }
             "tmap" => Ok((
                 Arg::TensorMap(TensorMapArg::parse(v).map_err(SpecError::TensorMap)?),
                 Spec::Scalar,
@@ -358,6 +365,10 @@ pub struct Outcome {
     pub threads: u32,
     /// Why a launch given more than one thread ([`Launch::threads`]) ran serially.
     pub serial: Option<String>,
+    /// What the launch's checks found ([`Launch::checks`]), in the order found.
+    pub findings: Vec<crate::check::Finding>,
+    /// Findings not listed: past [`crate::check::MAX_FINDINGS`] distinct ones.
+    pub findings_dropped: u64,
 }
 
 /// A fused `mul`+`add` whose result differed from the one-by-one reading.
@@ -409,6 +420,8 @@ pub struct Launch<'p> {
     contraction: Contraction,
     progress: Option<std::sync::Arc<crate::progress::Progress>>,
     threads: u32,
+    checks: crate::check::Checks,
+    uninit: Vec<usize>,
 }
 
 impl Program {
@@ -462,6 +475,8 @@ impl Program {
             contraction: Contraction::Ptxas,
             progress: None,
             threads: 1,
+            checks: crate::check::Checks::default(),
+            uninit: Vec::new(),
         }
     }
 }
@@ -549,6 +564,21 @@ impl<'p> Launch<'p> {
         self
     }
 
+    /// The checks to run ([`crate::check`]); their findings are in [`Outcome::findings`]. A
+    /// launch with checks runs serially.
+    pub fn checks(mut self, c: crate::check::Checks) -> Self {
+        self.checks = c;
+        self
+    }
+
+    /// Marks buffer argument `arg` as uninitialised device memory (`cudaMalloc` without a
+    /// copy): with the `init` check, reading a byte of it that the kernel did not write first
+    /// is a finding. Its contents are still the buffer's (zeros for `uninit:BYTES`).
+    pub fn uninitialized(mut self, arg: usize) -> Self {
+        self.uninit.push(arg);
+        self
+    }
+
     /// Appends an argument.
     pub fn arg(mut self, a: Arg) -> Self {
         self.args.push(a);
@@ -568,7 +598,9 @@ impl<'p> Launch<'p> {
             Start::Run(p) => p,
         };
         let mut why = None;
-        if self.threads > 1 {
+        if self.threads > 1 && self.checks.any() {
+            why = Some("the launch runs checks".into());
+        } else if self.threads > 1 {
             let m = &p.m;
             let clusters = (0..3).map(|i| (m.grid[i] / m.cluster[i]) as u64).product();
             why = parallel::hazard(m.prog, p.entry, clusters);
@@ -717,6 +749,15 @@ impl<'p> Launch<'p> {
                 self.args.len()
             ))));
         }
+        if let Some(&i) = self
+            .uninit
+            .iter()
+            .find(|&&i| !matches!(self.args.get(i), Some(Arg::Buffer(_))))
+        {
+            return Err(fail(Error::Launch(format!(
+                "argument {i} is marked uninitialised but is not a buffer"
+            ))));
+        }
         let ksize = ef
             .params
             .iter()
@@ -753,6 +794,15 @@ impl<'p> Launch<'p> {
                     copy.extend_from_slice(b);
                     let addr = global.alloc(copy, 256);
                     buffer_ids.push(global.allocs.len() - 1);
+                    if self.checks.init && self.uninit.contains(&i) {
+                        let cost = crate::check::Shadow::cost(b.len() as u64);
+                        budget
+                            .charge(cost, || format!("the init shadow of buffer argument {i}"))
+                            .map_err(fail)?;
+                        if let Some(a) = global.allocs.last_mut() {
+                            a.init = Some(crate::check::Shadow::new(b.len()));
+                        }
+                    }
                     Some(addr)
                 }
                 Arg::Multicast(reps) => {
@@ -944,6 +994,8 @@ impl<'p> Launch<'p> {
             stall_events: 0,
             contraction: self.contraction,
             contraction_diffs: Default::default(),
+            checks: self.checks,
+            findings: Default::default(),
         };
         Ok(Start::Run(Box::new(Prepared {
             m,
@@ -991,6 +1043,8 @@ impl<'p> Launch<'p> {
             contraction,
             threads,
             serial,
+            findings: std::mem::take(&mut m.findings.list),
+            findings_dropped: m.findings.dropped,
         };
         match res {
             Ok(()) => Ok(outcome),

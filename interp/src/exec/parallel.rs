@@ -174,5 +174,7 @@ fn worker<'p>(m: &Machine<'p>, base: &Arc<Vec<mem::Alloc>>, pool: &Arc<AtomicU64
         gproxy: Default::default(),
         stalls: 0,
         stall_events: 0,
+        checks: m.checks,
+        findings: Default::default(),
     }
 }

@@ -198,10 +198,22 @@ fn start_cluster(
         charged += bytes;
         warps.push(ws);
     }
+    let mut shared_init = Vec::new();
+    if m.checks.init {
+        let cost = crate::check::Shadow::cost(smem) * ncta as u64;
+        m.mem.charge(cost, || {
+            "the init shadow of the cluster's shared memory".into()
+        })?;
+        charged += cost;
+        shared_init = (0..ncta)
+            .map(|_| crate::check::Shadow::new(smem as usize))
+            .collect();
+    }
     let cl = Cluster {
         id: cid,
         ctaid,
         shared,
+        shared_init,
         bars: vec![[Bar::default(); 16]; ncta],
         cbar_arrived: 0,
         cbar_phase: 0,

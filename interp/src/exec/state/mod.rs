@@ -127,6 +127,10 @@ pub struct Machine<'p> {
     pub stalls: u32,
     /// [`Machine::events`] when `stalls` last restarted.
     pub stall_events: u64,
+    /// The checks the launch runs (`crate::check`).
+    pub checks: crate::check::Checks,
+    /// What they found.
+    pub findings: crate::check::Findings,
 }
 
 /// A CTA barrier's state.
@@ -176,6 +180,8 @@ pub struct Cluster {
     pub proxy: proxy::SharedWrites,
     /// Bytes charged to [`Machine::mem`] for this cluster, released when it retires.
     pub charged: u64,
+    /// With the `init` check: which bytes of each CTA's shared memory were written.
+    pub shared_init: Vec<crate::check::Shadow>,
 }
 
 /// The clusters of a grid not yet launched, in launch order (x fastest, then y, then z),

@@ -1,0 +1,220 @@
+//! The checks a launch can run besides executing (`ptx run --check`, [`crate::Launch::checks`]):
+//! what compute-sanitizer's tools report, found deterministically in the interpreter's fixed
+//! order of execution, each finding located at its instruction and thread.
+//!
+//! - **mem**: out-of-bounds and misaligned accesses and the other memory faults. They stop the
+//!   launch as errors whether or not the check is on ([`crate::Error::Memory`]); the check
+//!   reports that error as a finding too, so that one list holds every class.
+//! - **init**: reads of shared memory, and of global buffers the launch marked uninitialised
+//!   ([`crate::Launch::uninitialized`], `uninit:BYTES`: `cudaMalloc` without a copy), at
+//!   bytes nothing wrote before: thread loads and the read side of atomics, after writes by
+//!   threads and by asynchronous copies (`cp.async`, bulk and tensor copies) are counted.
+//!   Module variables and the other buffers are initialised (by the module's initialisers, or
+//!   by the host).
+//!
+//! The launch goes on after a finding: the read returns the bytes memory holds (zeros, or
+//! what an earlier CTA left there).
+
+use crate::error::{Site, Thread};
+
+/// Which checks a launch runs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Checks {
+    /// Memory faults as findings.
+    pub mem: bool,
+    /// Data races (not yet implemented: accepted, reports nothing).
+    pub race: bool,
+    /// Reads of memory never written.
+    pub init: bool,
+    /// Synchronisation misuse (not yet implemented: accepted, reports nothing).
+    pub sync: bool,
+}
+
+impl Checks {
+    /// Every check.
+    pub fn all() -> Checks {
+        Checks {
+            mem: true,
+            race: true,
+            init: true,
+            sync: true,
+        }
+    }
+
+    /// Whether any check is on.
+    pub fn any(self) -> bool {
+        self.mem || self.race || self.init || self.sync
+    }
+
+    /// Parses a comma-separated list of `mem`, `race`, `init`, `sync` and `all`.
+    pub fn parse(s: &str) -> Result<Checks, String> {
+        let mut c = Checks::default();
+        for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            match w {
+                "mem" => c.mem = true,
+                "race" => c.race = true,
+                "init" => c.init = true,
+                "sync" => c.sync = true,
+                "all" => c = Checks::all(),
+                _ => {
+                    return Err(format!(
+                        "unknown check `{w}` (mem, race, init, sync or all)"
+                    ))
+                }
+            }
+        }
+        if !c.any() {
+            return Err("no check named (mem, race, init, sync or all)".into());
+        }
+        Ok(c)
+    }
+}
+
+/// The class of a finding.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// A memory fault (`mem`).
+    Mem,
+    /// A read of memory never written (`init`).
+    Init,
+}
+
+impl Class {
+    /// The check's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Mem => "mem",
+            Class::Init => "init",
+        }
+    }
+}
+
+/// One thing a check found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The check that found it.
+    pub class: Class,
+    /// What is wrong, in words.
+    pub what: String,
+    /// The instruction.
+    pub site: Site,
+    /// The thread (for a hazard between two threads, both).
+    pub threads: Vec<Thread>,
+    /// The state space of the address, when there is one.
+    pub space: Option<String>,
+    /// The first address concerned.
+    pub addr: Option<u64>,
+    /// How many thread executions of the instruction had this finding (the first is
+    /// described).
+    pub count: u64,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} at {}", self.class.name(), self.what, self.site)?;
+        for t in &self.threads {
+            write!(f, ", {t}")?;
+        }
+        if let (Some(s), Some(a)) = (&self.space, self.addr) {
+            write!(f, ", {s} address {a:#x}")?;
+        }
+        if self.count > 1 {
+            write!(f, " ({} thread executions)", self.count)?;
+        }
+        Ok(())
+    }
+}
+
+/// At most this many distinct findings are kept (each counts its repeats); more are counted in
+/// [`Findings::dropped`].
+pub const MAX_FINDINGS: usize = 1000;
+
+/// A launch's findings, one per (class, function, instruction): repeats at the same
+/// instruction are counted, not listed.
+#[derive(Clone, Debug, Default)]
+pub struct Findings {
+    /// In the order found.
+    pub list: Vec<Finding>,
+    index: rustc_hash::FxHashMap<(Class, u32, u32), usize>,
+    /// Findings past [`MAX_FINDINGS`] distinct ones.
+    pub dropped: u64,
+}
+
+impl Findings {
+    /// Records a finding of `class` at instruction `pc` of function `fid`, made by `make` the
+    /// first time only.
+    pub(crate) fn add(&mut self, class: Class, fid: u32, pc: u32, make: impl FnOnce() -> Finding) {
+        if let Some(&i) = self.index.get(&(class, fid, pc)) {
+            self.list[i].count += 1;
+            return;
+        }
+        if self.list.len() >= MAX_FINDINGS {
+            self.dropped += 1;
+            return;
+        }
+        self.index.insert((class, fid, pc), self.list.len());
+        self.list.push(make());
+    }
+}
+
+/// One bit per byte: which bytes of a memory have been written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shadow(Vec<u64>);
+
+impl Shadow {
+    /// `n` bytes, none written.
+    pub fn new(n: usize) -> Shadow {
+        Shadow(vec![0; n.div_ceil(64)])
+    }
+
+    /// Bytes of host memory a shadow of `n` bytes takes.
+    pub fn cost(n: u64) -> u64 {
+        n.div_ceil(64) * 8
+    }
+
+    /// Marks `[off, off + size)` written (bytes past the end are ignored).
+    pub fn mark(&mut self, off: usize, size: usize) {
+        let end = off.saturating_add(size).min(self.0.len() * 64);
+        let mut b = off;
+        while b < end {
+            let lo = b % 64;
+            let n = (64 - lo).min(end - b);
+            let m = if n == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << n) - 1) << lo
+            };
+            self.0[b / 64] |= m;
+            b += n;
+        }
+    }
+
+    /// The first byte of `[off, off + size)` not written, if any (bytes past the end count
+    /// as written: bounds are checked elsewhere).
+    pub fn first_unset(&self, off: usize, size: usize) -> Option<usize> {
+        let end = off.saturating_add(size).min(self.0.len() * 64);
+        (off..end).find(|&b| self.0[b / 64] >> (b % 64) & 1 == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_shadow() {
+        assert_eq!(Checks::parse("all").unwrap(), Checks::all());
+        let c = Checks::parse("init, mem").unwrap();
+        assert!(c.init && c.mem && !c.race && !c.sync);
+        assert!(Checks::parse("").is_err());
+        assert!(Checks::parse("init,races").is_err());
+        let mut s = Shadow::new(200);
+        assert_eq!(s.first_unset(0, 4), Some(0));
+        s.mark(3, 70);
+        assert_eq!(s.first_unset(3, 70), None);
+        assert_eq!(s.first_unset(2, 4), Some(2));
+        assert_eq!(s.first_unset(60, 20), Some(73));
+        s.mark(190, 100);
+        assert_eq!(s.first_unset(190, 100), None);
+    }
+}

@@ -1,0 +1,168 @@
+//! The launch checks (`Launch::checks`, `ptx run --check`): each kernel here has one known bug
+//! of one class, or none, and the test asserts exactly the findings expected (class,
+//! instruction, thread, address), so that a check that stays silent or over-reports fails.
+
+use ptx_ir_interp::check::Class;
+use ptx_ir_interp::{Arg, Checks, Finding, Program};
+
+const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+fn program(body: &str) -> Program {
+    let src = format!("{HEAD}{body}");
+    let m = ptx_ir_text::parse(&src).expect("parses");
+    Program::load(&m).expect("loads")
+}
+
+fn init() -> Checks {
+    Checks {
+        init: true,
+        ..Checks::default()
+    }
+}
+
+/// Runs `entry` with `block` threads, buffers `bufs` (those in `uninit` marked uninitialised)
+/// and the checks; returns the findings.
+fn findings(
+    p: &Program,
+    entry: &str,
+    block: u32,
+    bufs: &[usize],
+    uninit: &[usize],
+    c: Checks,
+) -> Vec<Finding> {
+    let mut l = p.launch(entry).block([block, 1, 1]).checks(c).threads(4);
+    for &n in bufs {
+        l = l.arg(Arg::Buffer(vec![0; n]));
+    }
+    for &i in uninit {
+        l = l.uninitialized(i);
+    }
+    let o = l.run().expect("runs");
+    assert_eq!(o.threads, 1, "a launch with checks runs serially");
+    o.findings
+}
+
+const SHARED: &str = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 buf[64];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, buf;
+  add.u32 %r4, %r3, %r2;
+  setp.ne.u32 %p1, %r1, 5;
+  @%p1 st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  xor.b32 %r6, %r1, 1;
+  shl.b32 %r6, %r6, 2;
+  add.u32 %r6, %r3, %r6;
+  ld.shared.u32 %r5, [%r6];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+";
+
+#[test]
+fn shared_read_before_any_write() {
+    // Thread 5 skips its store; thread 4 reads its word.
+    let p = program(SHARED);
+    let f = findings(&p, "k", 32, &[128], &[], init());
+    assert_eq!(f.len(), 1, "{f:?}");
+    let f = &f[0];
+    assert_eq!(f.class, Class::Init);
+    assert!(f.site.inst.starts_with("ld.shared.u32"), "{}", f.site.inst);
+    assert_eq!(f.threads[0].tid, [4, 0, 0]);
+    assert_eq!(f.addr, Some(20));
+    assert_eq!(f.count, 1);
+    // Without the check nothing is reported, and the run is the same.
+    let o = p
+        .launch("k")
+        .block([32, 1, 1])
+        .arg(Arg::Buffer(vec![0; 128]))
+        .run()
+        .unwrap();
+    assert!(o.findings.is_empty());
+}
+
+#[test]
+fn shared_written_then_read_is_clean() {
+    // Every thread stores (the guard is dropped).
+    let p = program(&SHARED.replace("@%p1 st.shared", "st.shared"));
+    assert!(findings(&p, "k", 32, &[128], &[], Checks::all()).is_empty());
+}
+
+const GLOBAL: &str = "
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd4, [in];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd5, %rd4, %rd2;
+  setp.lt.u32 %p1, %r1, 2;
+  @%p1 st.global.u32 [%rd5], %r1;
+  ld.global.u32 %r5, [%rd5];
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+";
+
+#[test]
+fn uninitialised_global_buffer() {
+    let p = program(GLOBAL);
+    // Threads 2 and 3 read words nothing wrote.
+    let f = findings(&p, "k", 4, &[16, 16], &[1], init());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].threads[0].tid, [2, 0, 0]);
+    assert_eq!(f[0].count, 2);
+    assert!(f[0].site.inst.starts_with("ld.global.u32"));
+    // The same buffer initialised by the host: clean.
+    assert!(findings(&p, "k", 4, &[16, 16], &[], init()).is_empty());
+    // Two threads only: each reads what it wrote.
+    assert!(findings(&p, "k", 2, &[16, 16], &[1], init()).is_empty());
+}
+
+#[test]
+fn asynchronous_copies_initialise_shared_memory() {
+    // cp.async into shared memory, waited for, then read: clean; reading the word the copy
+    // does not cover is a finding.
+    let body = "
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b32 buf[8];
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  mov.u32 %r1, buf;
+  cp.async.ca.shared.global [%r1], [%rd2], 16;
+  cp.async.wait_all;
+  ld.shared.u32 %r2, [%r1+OFF];
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+";
+    let clean = program(&body.replace("OFF", "12"));
+    assert!(findings(&clean, "k", 1, &[4, 16], &[], init()).is_empty());
+    let bad = program(&body.replace("OFF", "16"));
+    let f = findings(&bad, "k", 1, &[4, 16], &[], init());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].addr, Some(16));
+}
+
+#[test]
+fn parse_names_every_check() {
+    assert_eq!(Checks::parse("all"), Ok(Checks::all()));
+    assert!(Checks::parse("init,sync").is_ok());
+    assert!(Checks::parse("memcheck").is_err());
+}
