@@ -12,7 +12,7 @@ mod common;
 
 use common::{value as mini_value, Rng};
 
-const SMEM: usize = 32768;
+const SMEM: usize = 65536;
 /// Tensor Memory columns the harness fills and reads back.
 const NC: usize = 288;
 
@@ -53,7 +53,8 @@ impl Cta {
     }
 }
 
-/// Runs `inst` (operands: `[%r22]` D at column 0, `%rd10`/`%rd11` the A/B descriptors,
+/// Runs `inst` (operands: `[%r22]` D at column 0, `%rd10`/`%rd11` the A/B descriptors (a
+/// descriptor with bit 52 set has its LBO field, an address then, moved with the image too),
 /// `%r23` the instruction descriptor, `[%r24]` A, `[%r25]` metadata, `[%r26]`/`[%r27]`
 /// scale factors at columns `cols`, `%p4` enable-input-d) on one CTA or a pair; returns each
 /// CTA's Tensor Memory after it.
@@ -76,7 +77,7 @@ fn run(
     let src = format!(
         ".version 8.8\n.target sm_100a\n.address_size 64\n\
          .visible .entry k(.param .u64 s_in, .param .u64 t_in, .param .u64 out, .param .u64 prm)\n{cluster}{{\n\
-         .reg .b32 %r<64>; .reg .b64 %rd<32>; .reg .pred %p<8>; .reg .b16 %h<4>;\n\
+         .reg .b32 %r<64>; .reg .b64 %rd<32>; .reg .pred %p<10>; .reg .b16 %h<4>;\n\
          .shared .align 1024 .b8 sm[{SMEM}]; .shared .align 8 .b32 taddr; .shared .align 8 .b64 bar;\n\
          ld.param.u64 %rd1, [s_in]; ld.param.u64 %rd2, [t_in]; ld.param.u64 %rd3, [out]; ld.param.u64 %rd4, [prm];\n\
          mov.u32 %r1, %tid.x; shr.u32 %r2, %r1, 5; mov.u32 %r9, %ctaid.x;\n\
@@ -107,6 +108,9 @@ fn run(
          ld.global.u32 %r30, [%rd4+20]; ld.global.u32 %r31, [%rd4+24]; ld.global.u32 %r32, [%rd4+28]; ld.global.u32 %r33, [%rd4+32];\n\
          ld.global.u32 %r34, [%rd4+36]; setp.ne.u32 %p4, %r34, 0;\n\
          mov.u32 %r35, sm; shr.u32 %r35, %r35, 4; cvt.u64.u32 %rd12, %r35; add.s64 %rd10, %rd10, %rd12; add.s64 %rd11, %rd11, %rd12;\n\
+         shl.b64 %rd13, %rd12, 16;\n\
+         and.b64 %rd14, %rd10, 4503599627370496; setp.ne.u64 %p8, %rd14, 0; @%p8 add.s64 %rd10, %rd10, %rd13;\n\
+         and.b64 %rd14, %rd11, 4503599627370496; setp.ne.u64 %p8, %rd14, 0; @%p8 add.s64 %rd11, %rd11, %rd13;\n\
          mov.u32 %r22, %r10; add.u32 %r24, %r10, %r30; add.u32 %r25, %r10, %r31; add.u32 %r26, %r10, %r32; add.u32 %r27, %r10, %r33;\n\
          mov.u16 %h1, 3;\n\
          setp.eq.u32 %p5, %r9, 0; and.pred %p6, %p3, %p5;\n\
@@ -430,7 +434,9 @@ fn smem_bits(t: &str, kind: &str) -> (usize, bool) {
 }
 
 /// Writes element (`mn`, `k`) K-major: without swizzle as [`kmajor`], with the 128-byte
-/// swizzle at `(mn % 8) * 128 + (mn / 8) * sbo + k * size`, chunk XOR `(a >> 7) & 7`.
+/// swizzle at `(mn % 8) * 128 + (mn / 8) * sbo + shift + k * size`, chunk XOR `(a >> 7) & 7`;
+/// with `next` (K = 96's absolute leading-dimension mode, PTX ISA 9.7.16.3.1.2) the bytes past
+/// the 128-byte row go to the same row at `next` instead.
 #[allow(clippy::too_many_arguments)]
 fn put_elem(
     cta: &mut Cta,
@@ -442,12 +448,18 @@ fn put_elem(
     c: u64,
     swz: bool,
     sbo: usize,
+    (shift, next): (usize, Option<usize>),
 ) {
     let (w, padded) = smem_bits(t, kind);
     let lbo = 128;
     let byte_of = |kb: usize| {
         if swz {
-            let a = base + (mn % 8) * 128 + (mn / 8) * sbo + kb;
+            let at = shift + kb;
+            let (band, off) = match next {
+                Some(nb) if at >= 128 => (nb, at - 128),
+                _ => (base, at),
+            };
+            let a = band + (mn % 8) * 128 + (mn / 8) * sbo + off;
             a ^ (((a >> 7) & 7) << 4)
         } else {
             base + kmajor(mn, kb, 1, lbo, sbo)
@@ -470,6 +482,12 @@ fn put_elem(
             cta.put(base + kmajor(mn, k, size, lbo, sbo), c, size);
         }
     }
+}
+
+/// (column offset, byte) of scale factor `i` counted from byte 0 of a row's first word: four a
+/// word, the next four `group` columns on (K = 96; CUTLASS's `tmem_sf_frg` tiling).
+fn sf_place(i: usize, group: usize) -> (usize, usize) {
+    ((i / 4) * group, i % 4)
 }
 
 /// One generated MMA.
@@ -495,6 +513,11 @@ struct Spec {
     /// `.ws` zero-column mask descriptor.
     mask: Option<u64>,
     suffix: &'static str,
+    /// `.kind::mxf4*` K = 96 (bit 31).
+    k96: bool,
+    /// Swizzled layouts: the descriptors' start 16-byte chunk in a 128-byte row, and whether
+    /// bit 52 (absolute LBO) splits the rows there, the rest at A's 32768 and B's 49152.
+    start: (usize, bool),
 }
 
 const BASE: Spec = Spec {
@@ -515,6 +538,8 @@ const BASE: Spec = Spec {
     scale_d: 0,
     mask: None,
     suffix: "",
+    k96: false,
+    start: (0, false),
 };
 
 /// Builds the matrices, runs the instruction and checks every element of D against the exact
@@ -524,6 +549,7 @@ fn check(s: &Spec, seed: u64) {
     let kd = match s.kind {
         "f16" => 16,
         "tf32" => 8,
+        "mxf4" | "mxf4nvf4" if s.k96 => 96,
         "mxf4" | "mxf4nvf4" => 64,
         _ => 32,
     };
@@ -624,10 +650,19 @@ fn check(s: &Spec, seed: u64) {
             1024
         } else if s.sparse {
             512
+        } else if s.k96 {
+            // Three core matrices a row.
+            384
         } else {
             256
         },
     );
+    let (chunk0, split) = s.start;
+    let (a_next, b_next) = if split {
+        (Some(32768), Some(49152))
+    } else {
+        (None, None)
+    };
     let ncta = if s.pair { 2 } else { 1 };
     let mut ctas: Vec<Cta> = (0..ncta).map(|_| Cta::new()).collect();
     let (a0, b0) = (0, 16384);
@@ -656,7 +691,8 @@ fn check(s: &Spec, seed: u64) {
                 }
             } else {
                 for (kk, &cv) in stored[row].iter().enumerate() {
-                    put_elem(cta, a0, ml, kk, s.at, s.kind, cv, s.swizzle, sbo);
+                    let at = (16 * chunk0, a_next);
+                    put_elem(cta, a0, ml, kk, s.at, s.kind, cv, s.swizzle, sbo, at);
                 }
             }
             if s.sparse {
@@ -682,8 +718,9 @@ fn check(s: &Spec, seed: u64) {
             if let Some((_, _, ida, _)) = s.scale {
                 for q in 0..4 {
                     for j in 0..nsf {
-                        cta.tmem[(32 * q + ml % 32) * NC + sacol + ml / 32] |=
-                            (sfa[row * nsf + j] as u32) << (8 * (ida as usize + j));
+                        let (dc, b) = sf_place(ida as usize + j, 4);
+                        cta.tmem[(32 * q + ml % 32) * NC + sacol + ml / 32 + dc] |=
+                            (sfa[row * nsf + j] as u32) << (8 * b);
                     }
                 }
             }
@@ -700,11 +737,13 @@ fn check(s: &Spec, seed: u64) {
             }
         }
         if let Some((_, _, _, idb)) = s.scale {
+            let group = if n > 128 { 8 } else { 4 };
             for j in 0..n {
                 for q in 0..4 {
                     for jj in 0..nsf {
-                        cta.tmem[(32 * q + j % 32) * NC + sbcol + j / 32] |=
-                            (sfb[j * nsf + jj] as u32) << (8 * (idb as usize + jj));
+                        let (dc, b) = sf_place(idb as usize + jj, group);
+                        cta.tmem[(32 * q + j % 32) * NC + sbcol + j / 32 + dc] |=
+                            (sfb[j * nsf + jj] as u32) << (8 * b);
                     }
                 }
             }
@@ -727,13 +766,18 @@ fn check(s: &Spec, seed: u64) {
                     b[kk * bcols + j].0,
                     s.swizzle,
                     sbo,
+                    (16 * chunk0, b_next),
                 );
             }
         }
     }
     // Descriptors.
     let sw = if s.swizzle { 2 } else { 0 };
-    let descs = [desc(a0, lbo, sbo, sw), desc(b0, lbo, sbo, sw)];
+    let with = |base: usize, next: Option<usize>| match next {
+        Some(nb) => desc(base + 16 * chunk0, nb, sbo, sw) | 1 << 52,
+        None => desc(base + 16 * chunk0, lbo, sbo, sw),
+    };
+    let descs = [with(a0, a_next), with(b0, b_next)];
     let (ac, bc, dc) = s.codes;
     let mut id = (ac << 7)
         | (bc << 10)
@@ -750,6 +794,9 @@ fn check(s: &Spec, seed: u64) {
     }
     if s.sparse {
         id |= 1 << 2;
+    }
+    if s.k96 {
+        id |= 1 << 31;
     }
     if s.mask.is_some() {
         id |= 3 << 30; // shifts up to 32
@@ -994,6 +1041,93 @@ fn block_scaled_kinds_sum_exactly() {
     }
 }
 
+/// `.kind::mxf4*` K = 96 (sm_103a, bit 31): 48-byte rows as three core matrices without swizzle,
+/// 128-byte swizzled rows read on (bit 52 clear), rows split at the 128-byte boundary with the
+/// rest at the absolute LBO address (bit 52 set, starting at chunks 6 and 7 as CUTLASS's SM103
+/// mainloop does), three factors of 32 or six of 16 with ids whose bytes run into the next word
+/// (4 columns on; B's 8 for N > 128), and the M = 256 CTA pair.
+#[test]
+fn k96_block_scaled_sums_exactly() {
+    let mxf4 = Spec {
+        kind: "mxf4",
+        at: "e2m1",
+        bt: "e2m1",
+        codes: (1, 1, 1),
+        scale: Some((3, false, 0, 0)),
+        suffix: ".block_scale",
+        k96: true,
+        ..BASE
+    };
+    let nvf4 = Spec {
+        kind: "mxf4nvf4",
+        scale: Some((6, true, 0, 2)),
+        suffix: ".block_scale.block16",
+        ..mxf4
+    };
+    let cases = [
+        // No swizzle: three core matrices LBO apart.
+        mxf4.clone(),
+        Spec {
+            scale: Some((3, false, 1, 2)),
+            suffix: ".block_scale.scale_vec::2X",
+            n: 24,
+            ..nvf4.clone()
+        },
+        // 128-byte swizzle read on to the end of the row, ids 3 and 2 running into the next word.
+        Spec {
+            swizzle: true,
+            start: (5, false),
+            scale: Some((3, false, 3, 2)),
+            ..mxf4.clone()
+        },
+        Spec {
+            swizzle: true,
+            start: (2, false),
+            suffix: ".block_scale.block32",
+            scale: Some((3, false, 2, 1)),
+            ..nvf4.clone()
+        },
+        // Bit 52: split rows.
+        Spec {
+            swizzle: true,
+            start: (6, true),
+            scale: Some((3, false, 3, 1)),
+            ..mxf4.clone()
+        },
+        Spec {
+            swizzle: true,
+            start: (7, true),
+            n: 64,
+            ..nvf4.clone()
+        },
+        Spec {
+            swizzle: true,
+            start: (0, true),
+            scale: Some((6, false, 2, 2)),
+            suffix: ".block_scale.scale_vec::4X",
+            ..nvf4.clone()
+        },
+        // N > 128: B's next word 8 columns on.
+        Spec {
+            n: 160,
+            scale: Some((6, true, 2, 2)),
+            ..nvf4.clone()
+        },
+        // The M = 256 pair.
+        Spec {
+            pair: true,
+            m: 256,
+            n: 64,
+            swizzle: true,
+            start: (6, true),
+            ..nvf4.clone()
+        },
+    ];
+    for (i, s) in cases.iter().enumerate() {
+        check(s, 500 + i as u64);
+    }
+}
+
 #[test]
 fn sparse_a_expands_with_its_metadata() {
     let cases = [
@@ -1182,6 +1316,66 @@ fn misuse_is_reported() {
         let e = run(inst, &[cta_clone(&cta)], descs, id, cols, true).unwrap_err();
         assert!(
             e.contains(want) && e.contains("undefined"),
+            "{inst} {id:#x}: {e}"
+        );
+    }
+}
+
+/// K = 96's rules: bit 52's restrictions (128-byte swizzle, base offset 0), no sparse form, ids
+/// 0 and 2 for six factors, `.kind::mxf4*` only; A in Tensor Memory is not modelled.
+#[test]
+fn k96_misuse_is_reported() {
+    let cta = Cta::new();
+    let sw = |d: u64| d | 2 << 61;
+    let good = [sw(desc(0, 128, 1024, 0)), sw(desc(16384, 128, 1024, 0))];
+    // e2m1 A and B, N = 32, M = 128, ue8m0, K = 96.
+    let id = (1 << 7) | (1 << 10) | (4 << 17) | (1 << 23) | (1 << 27) | (1 << 31);
+    let nv16 = "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 [%r22], %rd10, %rd11, %r23, [%r26], [%r27], %p4;";
+    let cols = [128, 192, 224, 256];
+    type Case<'a> = (&'a str, [u64; 2], u32, &'a str, &'a str);
+    let cases: [Case; 6] = [
+        (nv16, good, id, "a base offset of 0", ""),
+        (nv16, good, id | 1 << 29, "ids of K = 96 with 16-element blocks", ""),
+        (
+            "tcgen05.mma.sp.cta_group::1.kind::mxf4nvf4.block_scale.block16 [%r22], %rd10, %rd11, [%r25], %r23, [%r26], [%r27], %p4;",
+            good,
+            id | 1 << 2,
+            "no sparse form",
+            "",
+        ),
+        (
+            "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r22], %rd10, %rd11, %r23, [%r26], [%r27], %p4;",
+            good,
+            id,
+            "is for .kind::mxf4 and .kind::mxf4nvf4 only",
+            "",
+        ),
+        (
+            nv16,
+            [desc(0, 128, 384, 0) | 1 << 52, good[1]],
+            id,
+            "takes only the 128-byte swizzle",
+            "",
+        ),
+        (
+            "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 [%r22], [%r24], %rd11, %r23, [%r26], [%r27], %p4;",
+            good,
+            id,
+            "A in Tensor Memory",
+            "unsupported",
+        ),
+    ];
+    for (i, (inst, descs, id, want, class)) in cases.into_iter().enumerate() {
+        // The first case's A descriptor has bit 52 and a base offset.
+        let descs = if i == 0 {
+            [descs[0] | 1 << 52 | 1 << 49, descs[1]]
+        } else {
+            descs
+        };
+        let e = run(inst, &[cta_clone(&cta)], descs, id, cols, true).unwrap_err();
+        let class = if class.is_empty() { "undefined" } else { class };
+        assert!(
+            e.contains(want) && e.to_lowercase().contains(class),
             "{inst} {id:#x}: {e}"
         );
     }

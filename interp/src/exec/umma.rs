@@ -12,7 +12,7 @@
 //!   saturate (3, `.kind::i8`), D type (4-5) or the B scale-factor id (4-5, block-scaled), A and
 //!   B types (7-9, 10-12), negate A, B (13, 14), transpose A, B (15, 16), `N >> 3` (17-22),
 //!   scale type (23, block-scaled), `M >> 4` (24-28), the A scale-factor id (29-30), the `.ws`
-//!   maximum shift (30-31) and `.kind::mxf4*`'s K = 96 (31, sm_103a, not modelled).
+//!   maximum shift (30-31) and `.kind::mxf4*`'s K = 96 (31, sm_103a).
 //! - **Shared-memory descriptors** (9.7.16.4.1): `wgmma`'s canonical layouts and addressing
 //!   ([`super::wgmma::desc_addr`]) with the three-bit swizzle code of bits 61-63 (0 none, 2
 //!   128-byte, 4 64-byte, 6 32-byte, 1 128-byte with 32-byte atoms, MN-major only) and the
@@ -43,6 +43,16 @@
 //!   cell at lane `32 q + ml % 32`, column `C + ml / 32` of `[scale-A]` (replicated in every
 //!   lane quarter; the quarter of D's row is read), B's for column `n` the same with `n` (the
 //!   dense M = 128 pair: lanes `64 (n / (N/2)) + n % 32`, column `C + (n % (N/2)) / 32`).
+//! - **K = 96** (sm_103a; bit 31 of `.kind::mxf4`/`mxf4nvf4`, CUTLASS's `k_size_`: dense only):
+//!   rows of 48 bytes. With bit 52 of a descriptor clear the row is read as any other (the
+//!   canonical layouts, three core matrices LBO apart without swizzle); with it set (the absolute
+//!   leading-dimension mode, 9.7.16.3.1.2: 128-byte swizzle, base offset 0) the bytes past the
+//!   start address's 128-byte swizzle row come from the LBO field's absolute address, same row
+//!   ([`split48_addr`], CUTLASS's SM103 mainloop). Three factors of 32 or six of 16 a row, at
+//!   ids 0-3 or 0 and 2; byte `id + j` runs on into the next word 4 columns on (A; B: 4 up to
+//!   N = 128, 8 beyond) ([`sf_place`], CUTLASS's `tmem_sf_frg`). A in Tensor Memory and the
+//!   M = 128 CTA pair answer `Unsupported` (CUTLASS's SM103 atoms read A from shared memory, and
+//!   the pair's scale-factor columns are not pinned down).
 //! - **`.ws`**: the optional zero-column mask descriptor (9.7.16.4.3) zeroes B columns and its
 //!   shift moves them: `B'[k][n] = mask[n] ? 0 : B[k][n + shift]` (CUTLASS's span meanings,
 //!   which match the ISA's examples); the shift may not exceed the descriptor's maximum.
@@ -160,6 +170,8 @@ struct Idesc {
     sfa_id: u64,
     sfb_id: u64,
     ue4m3: bool,
+    /// Bit 31 of `.kind::mxf4*`: K = 96 (48-byte rows) instead of 64.
+    k96: bool,
 }
 
 fn bits(v: u64, lo: u32, n: u32) -> u64 {
@@ -213,6 +225,7 @@ fn idesc(kind: UKind, v: u64, ws: bool) -> Result<Idesc, String> {
         sfa_id: if scaled { bits(v, 29, 2) } else { 0 },
         sfb_id: if scaled { bits(v, 4, 2) } else { 0 },
         ue4m3: scaled && bits(v, 23, 1) == 0,
+        k96: scaled && bits(v, 31, 1) == 1,
     };
     if id.sat && kind != UKind::I8 {
         return Err("the saturate bit is for .kind::i8 only".into());
@@ -224,10 +237,12 @@ fn idesc(kind: UKind, v: u64, ws: bool) -> Result<Idesc, String> {
         return Err("an .f16 D takes .f16 A and B (Table 39)".into());
     }
     if scaled {
-        if bits(v, 31, 1) == 1 {
-            return Err("K = 96 (bit 31) of sm_103a is not modelled".into());
+        if id.k96 && !kind.packed4() {
+            return Err("K = 96 (bit 31) is for .kind::mxf4 and .kind::mxf4nvf4 only".into());
         }
-        if kind.packed4() && (id.sfa_id % 2 != 0 || id.sfb_id % 2 != 0) {
+        // K = 96's 3-factor layouts take any byte (9.7.16.10.7.2.4); its 6-factor ones are
+        // checked with the factor count.
+        if kind.packed4() && !id.k96 && (id.sfa_id % 2 != 0 || id.sfb_id % 2 != 0) {
             return Err("scale factor ids of .kind::mxf4* are 0 or 2".into());
         }
         if id.ue4m3 && kind != UKind::Mxf4nvf4 {
@@ -250,6 +265,9 @@ enum Smem {
     Padded(u32),
     /// Two 4-bit elements a byte.
     Nibbles,
+    /// Two 4-bit elements a byte in a 48-byte K row split at its 128-byte boundary
+    /// ([`split48_addr`]).
+    Split48,
 }
 
 fn smem_of(kind: UKind, t: Type) -> Smem {
@@ -306,6 +324,53 @@ pub(super) fn desc_addr(
     }
 }
 
+/// Byte `kb` (0..48) of K-major row `mn` through a descriptor in the absolute leading-dimension
+/// mode (bit 52; PTX ISA 9.7.16.3.1.2): K = 96's 48-byte row would cross its 128-byte swizzle
+/// row if packed on, so the part before that boundary runs from the start address and the rest
+/// from the absolute address in the LBO field, both through the 128-byte swizzle. Which bytes
+/// go where is CUTLASS's (`mma_traits_sm100.hpp`'s SM103 `mma_unpack` puts the next K buffer's
+/// start address in LBO with `lbo_mode_` set, and `sm103_blockscaled_mma_warpspecialized.hpp`
+/// starts MMAs at 16-byte chunks 6 and 7 of a row, reading on at that buffer's chunk 0).
+fn split48_addr(desc: u64, mn: usize, kb: usize) -> u64 {
+    let (start, next, sbo) = (
+        bits(desc, 0, 14) << 4,
+        bits(desc, 16, 14) << 4,
+        bits(desc, 32, 14) << 4,
+    );
+    let (mn, kb) = (mn as u64, kb as u64);
+    let at = start % 128 + kb;
+    let (from, off) = if at < 128 {
+        (start, kb)
+    } else {
+        (next, at - 128)
+    };
+    let a = from + (mn % 8) * 128 + (mn / 8) * sbo + off;
+    // The base offset is 0 ([`check_split48`]).
+    a ^ (((a >> 7) & 7) << 4)
+}
+
+/// Whether a K = 96 operand's descriptor uses the absolute leading-dimension mode (bit 52), and
+/// that mode's restrictions (PTX ISA 9.7.16.3.1.2.1): the 128-byte swizzle with 16-byte atoms and
+/// a base offset of 0 (K-major, the third, holds for every 4-bit matrix).
+fn check_split48(desc: u64) -> Result<bool, String> {
+    if bits(desc, 52, 1) == 0 {
+        return Ok(false);
+    }
+    if bits(desc, 61, 3) != 2 {
+        return Err(format!(
+            "shared-memory descriptor {desc:#x}: the absolute leading-dimension mode (bit 52) \
+             takes only the 128-byte swizzle, code 2 (PTX ISA 9.7.16.3.1.2.1)"
+        ));
+    }
+    if bits(desc, 49, 3) != 0 {
+        return Err(format!(
+            "shared-memory descriptor {desc:#x}: the absolute leading-dimension mode (bit 52) \
+             takes a base offset of 0 (PTX ISA 9.7.16.3.1.2.1)"
+        ));
+    }
+    Ok(true)
+}
+
 /// What `tcgen05.mma` requires of an operand's descriptor, checked once per instruction: the
 /// fixed `0b001` of bits 46-48, and the 32-byte-atom swizzle only for MN-major matrices.
 fn check_desc(desc: u64, mn_major: bool) -> Result<(), String> {
@@ -351,7 +416,25 @@ fn smem_elem(
             let v = read(desc_addr(desc, false, mn, k / 2, 1)?, 1)?;
             Ok((v >> (4 * (k % 2))) & 0xf)
         }
+        Smem::Split48 => {
+            let v = read(split48_addr(desc, mn, k / 2), 1)?;
+            Ok((v >> (4 * (k % 2))) & 0xf)
+        }
     }
+}
+
+/// Where factor `j` of a row's (or column's) scale factors sits relative to its cell at
+/// scale-factor id `id`: (column offset, byte). With up to four factors that is byte `id + j`
+/// of the cell (9.7.16.10.7). K = 96's three or six (PTX ISA 9.7.16.10.7.2.4-5 and
+/// 9.7.16.10.7.3.4-5, given only as figures) run on past the word into the next word of the same
+/// lane `group` columns on: CUTLASS's `tmem_sf_frg` (`mma_traits_sm100_frag.hpp`) tiles
+/// consecutive scale-factor blocks four to a word, the next four after the columns of the M or N
+/// extent, and `sm103_blockscaled_mma_warpspecialized.hpp` starts each K = 96 MMA 3 or 6 blocks
+/// on (its byte in the address's top bits, which `make_runtime_instr_desc_block_scaled` makes
+/// the id).
+fn sf_place(id: u64, j: usize, group: usize) -> (usize, u64) {
+    let i = id as usize + j;
+    ((i / 4) * group, (i % 4) as u64)
 }
 
 /// Where D's rows and columns sit in Tensor Memory.
@@ -561,7 +644,17 @@ fn issue(
         ));
     }
     let (m, n) = (id.m, id.n);
-    let k = kind.k() * if sparse { 2 } else { 1 };
+    if id.k96 && sparse {
+        return Err(bad(
+            x,
+            "K = 96 (bit 31) has no sparse form (CUTLASS's k_size_)".into(),
+        ));
+    }
+    let k = if id.k96 {
+        96
+    } else {
+        kind.k() * if sparse { 2 } else { 1 }
+    };
     if !shape_ok(kind, ws, pair, sparse, m, n) {
         return Err(bad(
             x,
@@ -588,6 +681,19 @@ fn issue(
     };
     let (dl, dc) = taddr(x, o.d)?;
     let a_tmem = matches!(o.a, Opnd::Mem(..));
+    if id.k96 && a_tmem {
+        // CUTLASS's SM103 atoms (`SM103_MXF4_ULTRA_SS_VS`) read A from shared memory only.
+        return Err(
+            x.unsupported("tcgen05.mma K = 96 with A in Tensor Memory (no layout to follow)")
+        );
+    }
+    if id.k96 && pair && m == 128 {
+        // Its scale factors' datapath (CUTLASS's `ScaleFactorDuplicated2by2`) has no K = 96
+        // source to place the further words by.
+        return Err(x.unsupported(
+            "tcgen05.mma K = 96 in the M = 128 CTA pair (scale-factor words not pinned down)",
+        ));
+    }
     if a_tmem && id.trans_a {
         return Err(bad(
             x,
@@ -642,8 +748,24 @@ fn issue(
         Some(Opnd::Vec(v)) => v.iter().map(|w| x.get(w, l)).collect::<Result<_, _>>()?,
         _ => Vec::new(),
     };
-    let a_smem = smem_of(kind, id.a);
-    let b_smem = smem_of(kind, id.b);
+    // K = 96's 48-byte rows, split at the 128-byte boundary where bit 52 says so.
+    let split = |x: &Ctx<'_, '_>, desc: u64| -> Result<bool, Error> {
+        if id.k96 {
+            check_split48(desc).map_err(|e| bad(x, e))
+        } else {
+            Ok(false)
+        }
+    };
+    let a_smem = if !a_tmem && split(x, a_desc)? {
+        Smem::Split48
+    } else {
+        smem_of(kind, id.a)
+    };
+    let b_smem = if split(x, b_desc)? {
+        Smem::Split48
+    } else {
+        smem_of(kind, id.b)
+    };
     // B for all N columns (by column, K contiguous), from the CTA holding each column.
     let mut braw = vec![0u64; n * k];
     for j in 0..n {
@@ -682,6 +804,18 @@ fn issue(
     } else {
         1
     };
+    // K = 96 has half as many factors again: 3 of 32 elements or 6 of 16 (9.7.16.10.7.2.4-5).
+    let nsf = if id.k96 { nsf * 3 / 2 } else { nsf };
+    if nsf == 6 && (id.sfa_id % 2 != 0 || id.sfb_id % 2 != 0) {
+        return Err(bad(
+            x,
+            "scale factor ids of K = 96 with 16-element blocks are 0 or 2 (9.7.16.10.7.2.5)".into(),
+        ));
+    }
+    // Columns between a row's words of scale factors (K = 96, [`sf_place`]): A's M = 128 rows
+    // of a CTA span 4, B's N columns 4 up to N = 128 and 8 beyond (the ISA's separate N > 128
+    // figures; CUTLASS rounds N up to 128 for them).
+    let (group_a, group_b) = (4, if n > 128 { 8 } else { 4 });
     let st = if id.ue4m3 { Type::Ue4m3 } else { Type::Ue8m0 };
     let model = mx::model(k);
     let meta_at = match o.meta {
@@ -719,7 +853,7 @@ fn issue(
                             let cb = match a_smem {
                                 Smem::Bytes(b) => 8 * b,
                                 Smem::Padded(_) => 8,
-                                Smem::Nibbles => 4,
+                                Smem::Nibbles | Smem::Split48 => 4,
                             };
                             let (lane, _) = layout.cell(ml, 0, n.max(4));
                             let lane = al + lane + 64 * h;
@@ -776,11 +910,10 @@ fn issue(
                 let mut sfa = Vec::with_capacity(mc * nsf);
                 for ml in 0..mc {
                     let q = layout.cell(ml, 0, n).0 / 32;
-                    let w = read_cell(x, al + 32 * q + ml % 32, ac + ml / 32)?;
                     for j in 0..nsf {
-                        sfa.push(
-                            mx::scale(st, byte(w, id.sfa_id + j as u64)).map_err(|e| bad(x, e))?,
-                        );
+                        let (dc, b) = sf_place(id.sfa_id, j, group_a);
+                        let w = read_cell(x, al + 32 * q + ml % 32, ac + ml / 32 + dc)?;
+                        sfa.push(mx::scale(st, byte(w, b)).map_err(|e| bad(x, e))?);
                     }
                 }
                 let mut sfb = Vec::with_capacity(n * nsf);
@@ -790,11 +923,10 @@ fn issue(
                     } else {
                         (j % 32, j / 32)
                     };
-                    let w = read_cell(x, bl + lane, bc + col)?;
                     for jj in 0..nsf {
-                        sfb.push(
-                            mx::scale(st, byte(w, id.sfb_id + jj as u64)).map_err(|e| bad(x, e))?,
-                        );
+                        let (dc, b) = sf_place(id.sfb_id, jj, group_b);
+                        let w = read_cell(x, bl + lane, bc + col + dc)?;
+                        sfb.push(mx::scale(st, byte(w, b)).map_err(|e| bad(x, e))?);
                     }
                 }
                 (sfa, sfb)
