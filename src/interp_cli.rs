@@ -74,9 +74,10 @@ pub struct RunArgs {
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
-    /// Checks to run besides executing, comma-separated: `mem` (memory faults), `race`,
-    /// `init` (reads of shared memory and of `uninit:` buffers never written), `sync`, or
-    /// `all` (docs/INTERP.md, "Checks"). The exit status is 1 when a check finds something.
+    /// Checks to run besides executing, comma-separated: `mem` (memory faults), `race` (not
+    /// yet implemented), `init` (reads of shared memory and of `uninit:` buffers never
+    /// written), `sync` (barrier misuse), or `all` (docs/INTERP.md, "Checks"). The exit
+    /// status is 1 when a check finds something.
     #[arg(long)]
     check: Option<String>,
     #[command(flatten)]

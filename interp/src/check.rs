@@ -12,8 +12,13 @@
 //!   Module variables and the other buffers are initialised (by the module's initialisers, or
 //!   by the host).
 //!
-//! The launch goes on after a finding: the read returns the bytes memory holds (zeros, or
-//! what an earlier CTA left there).
+//! - **sync**: CTA barriers for all threads completed without every thread of the CTA (some
+//!   exited instead; PTX lets exiting threads release the barrier, CUDA's `__syncthreads`
+//!   does not allow it), and aligned barriers at which the threads wait at different
+//!   instructions.
+//!
+//! The launch goes on after a finding: a read returns the bytes memory holds (zeros, or what
+//! an earlier CTA left there), a barrier completes as it does without the check.
 
 use crate::error::{Site, Thread};
 
@@ -26,7 +31,7 @@ pub struct Checks {
     pub race: bool,
     /// Reads of memory never written.
     pub init: bool,
-    /// Synchronisation misuse (not yet implemented: accepted, reports nothing).
+    /// Synchronisation misuse.
     pub sync: bool,
 }
 
@@ -77,6 +82,8 @@ pub enum Class {
     Mem,
     /// A read of memory never written (`init`).
     Init,
+    /// Synchronisation misuse (`sync`).
+    Sync,
 }
 
 impl Class {
@@ -85,6 +92,7 @@ impl Class {
         match self {
             Class::Mem => "mem",
             Class::Init => "init",
+            Class::Sync => "sync",
         }
     }
 }

@@ -166,3 +166,76 @@ fn parse_names_every_check() {
     assert!(Checks::parse("init,sync").is_ok());
     assert!(Checks::parse("memcheck").is_err());
 }
+
+fn sync() -> Checks {
+    Checks {
+        sync: true,
+        ..Checks::default()
+    }
+}
+
+#[test]
+fn barrier_after_some_threads_exited() {
+    // Threads 40..63 exit; the others' bar.sync completes because exiting releases it.
+    let p = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  setp.ge.u32 %p1, %r1, 40;
+  @%p1 exit;
+  bar.sync 0;
+  ret;
+}
+",
+    );
+    let f = findings(&p, "k", 64, &[4], &[], sync());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].class, Class::Sync);
+    assert!(f[0].site.inst.starts_with("bar.sync"), "{}", f[0].site.inst);
+    assert!(f[0].what.contains("24 exited"), "{}", f[0].what);
+    // Every thread arrives: clean.
+    let clean = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  bar.sync 0;
+  ret;
+}
+",
+    );
+    assert!(findings(&clean, "k", 64, &[4], &[], Checks::all()).is_empty());
+}
+
+#[test]
+fn warps_wait_at_different_barrier_instructions() {
+    // Warp 0 waits at one bar.sync, warp 1 at another (whole warps: no guard splits one).
+    let p = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra A;
+  bar.sync 0;
+  bra END;
+A:
+  bar.sync 0;
+END:
+  ret;
+}
+",
+    );
+    let f = findings(&p, "k", 64, &[4], &[], sync());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].what.contains("different instructions"),
+        "{}",
+        f[0].what
+    );
+    assert_eq!(f[0].threads.len(), 2);
+}

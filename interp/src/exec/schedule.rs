@@ -403,7 +403,7 @@ fn live_threads(warps: &[Warp]) -> u32 {
 
 #[allow(clippy::too_many_arguments)]
 fn bar_arrive(
-    m: &Machine<'_>,
+    m: &mut Machine<'_>,
     cl: &mut Cluster,
     warps: &mut [Warp],
     cta: usize,
@@ -430,7 +430,7 @@ fn bar_arrive(
 }
 
 fn recheck_bars(
-    m: &Machine<'_>,
+    m: &mut Machine<'_>,
     cl: &mut Cluster,
     warps: &mut [Warp],
     cta: usize,
@@ -444,7 +444,7 @@ fn recheck_bars(
 }
 
 fn try_release(
-    m: &Machine<'_>,
+    m: &mut Machine<'_>,
     cl: &mut Cluster,
     warps: &mut [Warp],
     cta: usize,
@@ -455,6 +455,9 @@ fn try_release(
     let expected = b.expected.unwrap_or(live).min(live.max(1));
     if b.arrived < expected && b.arrived < live {
         return Ok(());
+    }
+    if m.checks.sync {
+        sync_check(m, cl, warps, cta, id, b);
     }
     cl.bars[cta][id] = Bar::default();
     for w in warps.iter_mut() {
@@ -499,6 +502,79 @@ fn try_release(
         }
     }
     Ok(())
+}
+
+/// The `sync` check of a CTA barrier that completes ([`crate::check`]): every thread of the
+/// CTA must arrive at a barrier for all of them (threads that exited release it, PTX ISA
+/// `exit`, but CUDA's `__syncthreads` and synccheck require every thread of the block), and
+/// the threads waiting at an aligned barrier must wait at one instruction.
+fn sync_check(m: &mut Machine<'_>, cl: &Cluster, warps: &[Warp], cta: usize, id: usize, b: Bar) {
+    use crate::check::{Class, Finding};
+    let waiting: Vec<(&Warp, &Group)> = warps
+        .iter()
+        .flat_map(|w| w.groups.iter().map(move |g| (w, g)))
+        .filter(|(_, g)| g.wait == Wait::Barrier(id as u8))
+        .collect();
+    let Some(&(w0, g0)) = waiting.first() else {
+        return;
+    };
+    let prog = m.prog;
+    let thread = |w: &Warp, g: &Group| {
+        let lane = g.mask.trailing_zeros() as usize & 31;
+        crate::error::Thread {
+            ctaid: cl.ctaid.get(cta).copied().unwrap_or_default(),
+            tid: w.tid[lane],
+            lane: lane as u32,
+        }
+    };
+    let site = |g: &Group| crate::error::Site {
+        function: prog.funcs[g.func as usize].name.clone(),
+        index: g.pc,
+        inst: prog.inst_text(g.func, g.pc),
+    };
+    let all: u32 = warps.iter().map(|w| w.valid.count_ones()).sum();
+    if b.expected.is_none() && b.arrived < all {
+        let exited = all - b.arrived;
+        let f = Finding {
+            class: Class::Sync,
+            what: format!(
+                "barrier {id} completed with {} of the CTA's {all} threads: {exited} exited without arriving (a barrier for all threads of the CTA must be reached by every thread; CUDA's __syncthreads in divergent code)",
+                b.arrived
+            ),
+            site: site(g0),
+            threads: vec![thread(w0, g0)],
+            space: None,
+            addr: None,
+            count: 1,
+        };
+        m.findings.add(Class::Sync, g0.func, g0.pc, || f);
+    }
+    let aligned = |g: &Group| {
+        prog.funcs[g.func as usize]
+            .code
+            .get(g.pc as usize)
+            .is_some_and(|d| {
+                d.op == ptx_ir_core::Opcode::Bar || d.flags.has(ptx_ir_core::Flag::Aligned)
+            })
+    };
+    if let Some(&(w1, g1)) = waiting
+        .iter()
+        .find(|(_, g)| (g.func, g.pc) != (g0.func, g0.pc) && (aligned(g) || aligned(g0)))
+    {
+        let f = Finding {
+            class: Class::Sync,
+            what: format!(
+                "threads of the CTA wait for barrier {id} at different instructions (#{} and #{}); an aligned barrier must be executed by all threads at the same instruction (PTX ISA 9.7.13.1)",
+                g0.pc, g1.pc
+            ),
+            site: site(g1),
+            threads: vec![thread(w0, g0), thread(w1, g1)],
+            space: None,
+            addr: None,
+            count: 1,
+        };
+        m.findings.add(Class::Sync, g1.func, g1.pc, || f);
+    }
 }
 
 fn cluster_check(cl: &mut Cluster, warps: &mut [Vec<Warp>]) {
