@@ -5,7 +5,8 @@
 //!
 //! `cargo bench -p ptx-ir-interp` prints one line per workload (`BENCH=word` runs those whose
 //! name contains it). `THREADS=n` runs each launch on `n` threads (`Launch::threads`, a rayon
-//! pool of `n`); the default is one, where the wall and CPU rates agree.
+//! pool of `n`); the default is one, where the wall and CPU rates agree. `CHECK=all` (or a list,
+//! as `ptx run --check` takes) runs every launch with those checks, for their cost.
 
 use ptx_ir_interp::{Arg, Program};
 use std::time::Instant;
@@ -279,7 +280,8 @@ fn measure_runs(name: &str, src: &str, entry: &str, shape: Shape, args: Vec<Arg>
         .block(shape.block)
         .dynamic_shared(shape.shared)
         .args(args)
-        .threads(threads());
+        .threads(threads())
+        .checks(checks());
     let ran_on = l.run().expect("run").threads;
     let mut best = f64::MAX;
     let mut best_cpu = f64::MAX;
@@ -305,6 +307,14 @@ fn measure_runs(name: &str, src: &str, entry: &str, shape: Shape, args: Vec<Arg>
         n as f64 / best / 1e6,
         if ran_on == 1 { "" } else { "s" }
     );
+}
+
+/// `CHECK`: the checks to run with every launch (`ptx run --check` syntax; none if unset).
+fn checks() -> ptx_ir_interp::Checks {
+    std::env::var("CHECK")
+        .ok()
+        .map(|c| ptx_ir_interp::Checks::parse(&c).expect("CHECK"))
+        .unwrap_or_default()
 }
 
 /// `THREADS`, with the rayon pool sized to it.

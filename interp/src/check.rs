@@ -12,6 +12,8 @@
 //!   Module variables and the other buffers are initialised (by the module's initialisers, or
 //!   by the host).
 //!
+//! - **race**: data races on shared memory between warps that no barrier, mbarrier or
+//!   atomic orders (vector clocks; `exec/race.rs` says what orders and what is not checked).
 //! - **sync**: CTA barriers for all threads completed without every thread of the CTA (some
 //!   exited instead; PTX lets exiting threads release the barrier, CUDA's `__syncthreads`
 //!   does not allow it), and aligned barriers at which the threads wait at different
@@ -27,7 +29,7 @@ use crate::error::{Site, Thread};
 pub struct Checks {
     /// Memory faults as findings.
     pub mem: bool,
-    /// Data races (not yet implemented: accepted, reports nothing).
+    /// Data races on shared memory (`exec/race.rs`).
     pub race: bool,
     /// Reads of memory never written.
     pub init: bool,
@@ -84,6 +86,8 @@ pub enum Class {
     Init,
     /// Synchronisation misuse (`sync`).
     Sync,
+    /// A data race (`race`).
+    Race,
 }
 
 impl Class {
@@ -93,6 +97,7 @@ impl Class {
             Class::Mem => "mem",
             Class::Init => "init",
             Class::Sync => "sync",
+            Class::Race => "race",
         }
     }
 }

@@ -239,3 +239,155 @@ END:
     );
     assert_eq!(f[0].threads.len(), 2);
 }
+
+fn race() -> Checks {
+    Checks {
+        race: true,
+        ..Checks::default()
+    }
+}
+
+/// Warp 0 writes a shared word, warp 1 reads it: `SYNC` is what orders them, if anything.
+const HANDOFF: &str = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 buf[64];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, buf;
+  mov.u32 %r9, bar;
+  setp.eq.u32 %p3, %r1, 0;
+  @%p3 mbarrier.init.shared.b64 [%r9], 32;
+  bar.sync 0;
+  setp.lt.u32 %p1, %r1, 32;
+  @!%p1 bra READ;
+  shl.b32 %r2, %r1, 2;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  PRODUCE
+  bra END;
+READ:
+  CONSUME
+  sub.u32 %r5, %r1, 32;
+  shl.b32 %r5, %r5, 2;
+  add.u32 %r5, %r3, %r5;
+  ld.shared.u32 %r6, [%r5];
+  st.global.u32 [%rd1], %r6;
+END:
+  ret;
+}
+";
+
+fn handoff(produce: &str, consume: &str) -> Program {
+    program(
+        &HANDOFF
+            .replace("PRODUCE", produce)
+            .replace("CONSUME", consume),
+    )
+}
+
+#[test]
+fn unordered_shared_write_and_read_race() {
+    let p = handoff("", "");
+    let f = findings(&p, "k", 64, &[4], &[], race());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].class, Class::Race);
+    // Whichever warp the interpreter runs first, the hazard is between thread 0's store and
+    // thread 32's load of the word at 8 (`buf` follows the 8-byte mbarrier).
+    let (inst, kind) = (&f[0].site.inst, &f[0].what);
+    assert!(
+        (inst.starts_with("ld.shared.u32") && kind.contains("read-after-write"))
+            || (inst.starts_with("st.shared.u32") && kind.contains("write-after-read")),
+        "{inst}: {kind}"
+    );
+    let mut tids: Vec<u32> = f[0].threads.iter().map(|t| t.tid[0]).collect();
+    tids.sort();
+    assert_eq!(tids, [0, 32]);
+    assert_eq!(f[0].addr, Some(8));
+}
+
+#[test]
+fn barriers_and_mbarriers_order_the_handoff() {
+    // A CTA barrier between them (`barrier.sync`: not aligned, since the two warps reach it at
+    // different instructions, which `bar.sync` forbids and the sync check reports).
+    let bar = handoff("barrier.sync 1;", "barrier.sync 1;");
+    assert!(findings(&bar, "k", 64, &[4], &[], Checks::all()).is_empty());
+    // A named barrier: the producer arrives, the consumer syncs (64 threads).
+    let named = handoff("barrier.arrive 1, 64;", "barrier.sync 1, 64;");
+    assert!(findings(&named, "k", 64, &[4], &[], race()).is_empty());
+    // An mbarrier: the producer warp arrives, the consumer waits for the phase.
+    let mbar = handoff(
+        "mbarrier.arrive.shared.b64 %rd2, [%r9];",
+        "WAIT:\n  mbarrier.try_wait.parity.shared.b64 %p2, [%r9], 0;\n  @!%p2 bra WAIT;",
+    );
+    assert!(findings(&mbar, "k", 64, &[4], &[], race()).is_empty());
+    // Waiting on the wrong parity returns at once: the read is not ordered.
+    let early = handoff(
+        "mbarrier.arrive.shared.b64 %rd2, [%r9];",
+        "mbarrier.test_wait.parity.shared.b64 %p2, [%r9], 1;",
+    );
+    let f = findings(&early, "k", 64, &[4], &[], race());
+    assert_eq!(f.len(), 1, "{f:?}");
+}
+
+#[test]
+fn atomics_are_not_races_and_order_a_flag() {
+    // Both warps add to one word: atomics never race.
+    let p = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .shared .align 4 .b32 w;
+  mov.u32 %r1, w;
+  atom.shared.add.u32 %r2, [%r1], 1;
+  ret;
+}
+",
+    );
+    assert!(findings(&p, "k", 64, &[4], &[], race()).is_empty());
+    // A flag set with a release store and spun on with acquire loads orders the data.
+    let flag = handoff(
+        "st.release.cta.shared.u32 [%r3+128], 1;",
+        "SPIN:\n  ld.acquire.cta.shared.u32 %r7, [%r3+128];\n  setp.eq.u32 %p2, %r7, 0;\n  @%p2 bra SPIN;",
+    );
+    assert!(findings(&flag, "k", 64, &[4], &[], race()).is_empty());
+}
+
+#[test]
+fn write_after_read_between_warps() {
+    // Warp 1 reads word 0 and warp 0 then overwrites it, nothing in between.
+    let p = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .shared .align 4 .b32 buf[4];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, buf;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 st.shared.u32 [%r3], 7;
+  bar.sync 0;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra W;
+  ld.shared.u32 %r2, [%r3];
+  bra E;
+W:
+  st.shared.u32 [%r3+4], %r1;
+  st.shared.u32 [%r3], %r1;
+E:
+  ret;
+}
+",
+    );
+    let f = findings(&p, "k", 64, &[4], &[], race());
+    // Warp 0 runs first (its two stores), then warp 1 reads: a read-after-write race. Either
+    // order of the two warps is a hazard; the interpreter's order decides which is named.
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].what.contains("hazard"), "{}", f[0].what);
+}

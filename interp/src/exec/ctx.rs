@@ -486,6 +486,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if self.m.checks.init {
             self.init_check(space, addr, size, lane, write);
         }
+        if self.cl.race.is_some() {
+            self.race_check(space, addr, size, lane, write);
+        }
         if write {
             self.m.events += 1;
             if self.m.proxy_watch {
@@ -546,36 +549,38 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// The `init` check of one access: a write marks its bytes, a read of a byte nothing wrote
     /// is a finding (the access goes on). Out-of-bounds accesses are left to the access itself.
     fn init_check(&mut self, space: AddrSpace, addr: u64, size: usize, lane: usize, write: bool) {
-        let (what, first) = match self.locate(space, addr) {
-            Some(Ok((rank, off))) => {
-                let Some(s) = self.cl.shared_init.get_mut(rank as usize) else {
-                    return;
-                };
-                if write {
-                    s.mark(off as usize, size);
-                    return;
-                }
-                match s.first_unset(off as usize, size) {
-                    Some(b) => ("shared memory", b as u64),
-                    None => return,
+        match self.locate(space, addr) {
+            Some(Ok((rank, off))) => self.init_shared(rank, off, size, lane, write),
+            Some(Err(a)) if !write && self.m.global_init => {
+                if let Some(b) = self.m.global.uninit_at(a, size) {
+                    self.init_finding(space, "global memory", size, b, lane);
                 }
             }
-            Some(Err(a)) if !write => match self.m.global.uninit_at(a, size) {
-                Some(b) => ("global memory", b),
-                None => return,
-            },
-            _ => return,
+            _ => {}
+        }
+    }
+
+    /// The `init` check of an access to CTA `rank`'s shared memory at `off`.
+    fn init_shared(&mut self, rank: u32, off: u32, size: usize, lane: usize, write: bool) {
+        let Some(s) = self.cl.shared_init.get_mut(rank as usize) else {
+            return;
         };
+        if write {
+            s.mark(off as usize, size);
+        } else if let Some(b) = s.first_unset(off as usize, size) {
+            self.init_finding(AddrSpace::Shared, "shared memory", size, b as u64, lane);
+        }
+    }
+
+    fn init_finding(&mut self, space: AddrSpace, what: &str, size: usize, first: u64, lane: usize) {
         let (fid, pc) = (self.fid, self.pc);
-        let site = || self.site();
-        let thread = self.thread(lane);
         let finding = crate::check::Finding {
             class: crate::check::Class::Init,
             what: format!(
                 "read of {size} bytes of {what}, of which byte {first:#x} was never written"
             ),
-            site: site(),
-            threads: vec![thread],
+            site: self.site(),
+            threads: vec![self.thread(lane)],
             space: Some(space.name().to_string()),
             addr: Some(first),
             count: 1,
@@ -583,6 +588,87 @@ impl<'a, 'p> Ctx<'a, 'p> {
         self.m
             .findings
             .add(crate::check::Class::Init, fid, pc, || finding);
+    }
+
+    /// The `init` and `race` checks of an access to CTA `rank`'s shared memory at `off`, for
+    /// the accesses that skip [`Ctx::access`] (`exec/direct.rs`).
+    pub(crate) fn check_shared(
+        &mut self,
+        rank: u32,
+        off: u32,
+        size: usize,
+        lane: usize,
+        write: bool,
+    ) {
+        if self.m.checks.init {
+            self.init_shared(rank, off, size, lane, write);
+        }
+        if self.cl.race.is_some() {
+            self.race_shared(rank, off, size, lane, write);
+        }
+    }
+
+    /// The `race` check of one access to shared memory (`exec/race.rs`).
+    fn race_check(&mut self, space: AddrSpace, addr: u64, size: usize, lane: usize, write: bool) {
+        if let Some(Ok((rank, off))) = self.locate(space, addr) {
+            self.race_shared(rank, off, size, lane, write);
+        }
+    }
+
+    /// The `race` check of an access to CTA `rank`'s shared memory at `off`: atomics and
+    /// strong accesses synchronise, plain ones are checked against the accesses nothing
+    /// orders before them.
+    fn race_shared(&mut self, rank: u32, off: u32, size: usize, lane: usize, write: bool) {
+        let strong = matches!(
+            self.d.op,
+            ptx_ir_core::Opcode::Atom | ptx_ir_core::Opcode::Red
+        ) || self.d.sem.is_some_and(|s| s != ptx_ir_core::Sem::Weak);
+        let prog = self.m.prog;
+        let block = self.m.block;
+        let (func, pc, cta, index) = (self.fid, self.pc, self.w.cta, self.w.index);
+        let ctaid = self.cl.ctaid.get(cta as usize).copied().unwrap_or_default();
+        let tid = self.w.tid[lane & 31];
+        let Some(rc) = self.cl.race.as_mut() else {
+            return;
+        };
+        let w = rc.warp_id(cta, index);
+        if strong {
+            rc.sync_access(w, rank, off);
+            return;
+        }
+        let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
+        let site = |f: u32, pc: u32| Site {
+            function: prog
+                .funcs
+                .get(f as usize)
+                .map(|f| f.name.clone())
+                .unwrap_or_default(),
+            index: pc,
+            inst: prog.inst_text(f, pc),
+        };
+        let tid_of = |w: u32, lane: u8| {
+            let linear = (w % wpc.max(1)) * 32 + lane as u32;
+            let (bx, by) = (block[0].max(1), block[1].max(1));
+            [linear % bx, (linear / bx) % by, linear / (bx * by)]
+        };
+        let thread = Thread {
+            ctaid,
+            tid,
+            lane: lane as u32,
+        };
+        rc.access(
+            &mut self.m.findings,
+            site,
+            thread,
+            w,
+            func,
+            pc,
+            rank,
+            off,
+            size as u32,
+            write,
+            tid_of,
+        );
     }
 
     /// Where a checked access lands: `Some(Ok((rank, off)))` for shared memory,

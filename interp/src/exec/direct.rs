@@ -82,10 +82,11 @@ fn resolve(
     write: bool,
     at: &mut [At; 32],
 ) -> Option<()> {
-    let watched = x.cl.inflight.watch
-        || !x.m.gwatch.is_empty()
-        || (write && x.m.proxy_watch)
-        || x.m.checks.init;
+    let watched = x.cl.inflight.watch || !x.m.gwatch.is_empty() || (write && x.m.proxy_watch);
+    // The checks look at shared memory, and at global memory only where a buffer is
+    // uninitialised: other accesses keep this path.
+    let shared_checked = x.m.checks.init || x.m.checks.race;
+    let global_checked = x.m.checks.init && x.m.global_init;
     if watched || total > MAX_BYTES || !total.is_power_of_two() {
         return None;
     }
@@ -97,6 +98,9 @@ fn resolve(
     // address.
     match sp {
         AddrSpace::Global => {
+            if global_checked {
+                return None;
+            }
             for l in lanes(e) {
                 let addr = aligned(addrs[l], total)?;
                 at[l] = global_at(x, addr, total, &mut seg)?;
@@ -116,6 +120,7 @@ fn resolve(
                     a.checked_add(total as u64).is_some_and(|e| e <= len as u64)
                 };
                 at[l] = match place(x, sp, addr)? {
+                    (Region::Global, _) if global_checked => return None,
                     (Region::Shared(rank), off) => shared_at(x, rank, off, total)?,
                     (Region::Global, g) => global_at(x, g, total, &mut seg)?,
                     // Read-only: a store there is the general path's fault to report.
@@ -127,6 +132,14 @@ fn resolve(
                     }
                     _ => return None,
                 };
+            }
+        }
+    }
+    if shared_checked {
+        // Every lane resolved: the access happens here, so the checks see it here.
+        for l in lanes(e) {
+            if let At::Shared(rank, off) = at[l] {
+                x.check_shared(rank, off, total, l, write);
             }
         }
     }

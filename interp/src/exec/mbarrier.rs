@@ -130,6 +130,9 @@ pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 }
                 x.cl.mbars.remove(&key);
                 x.cl.inflight.set_mbar(rank, off, false);
+                if let Some(rc) = &mut x.cl.race {
+                    rc.mbar_forget(key);
+                }
             }
             Opcode::MbarrierExpectTx | Opcode::MbarrierCompleteTx => {
                 let n = arg.unwrap_or(0) as i64;
@@ -160,6 +163,11 @@ pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 };
                 let no_complete = x.has(Flag::NoComplete);
                 let drop = op == Opcode::MbarrierArriveDrop;
+                let phase = x.cl.mbars.get(&key).map(|b| b.phase);
+                if let (Some(rc), Some(p)) = (&mut x.cl.race, phase) {
+                    let w = rc.warp_id(x.w.cta, x.w.index);
+                    rc.mbar_arrive(w, key, p);
+                }
                 let b = x.cl.mbars.get_mut(&key).ok_or_else(|| not_valid(rank, off));
                 let r = b.and_then(|b| {
                     let before = token(b.phase, b.pending, no_complete, off);
@@ -272,6 +280,11 @@ fn wait(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         if out[l] != 0 {
             if let Some(b) = x.cl.mbars.get_mut(&keys[l]) {
                 b.observed = true;
+                let phase = b.phase;
+                if let Some(rc) = &mut x.cl.race {
+                    let w = rc.warp_id(x.w.cta, x.w.index);
+                    rc.mbar_observe(w, keys[l], phase);
+                }
             }
         }
     }

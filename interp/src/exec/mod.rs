@@ -46,6 +46,7 @@ mod mma_kind;
 mod multimem;
 mod parallel;
 mod proxy;
+mod race;
 mod stack;
 mod tcgen05;
 mod tensor;
@@ -996,6 +997,7 @@ impl<'p> Launch<'p> {
             contraction_diffs: Default::default(),
             checks: self.checks,
             findings: Default::default(),
+            global_init: self.checks.init && !self.uninit.is_empty(),
         };
         Ok(Start::Run(Box::new(Prepared {
             m,

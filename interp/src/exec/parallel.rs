@@ -176,5 +176,6 @@ fn worker<'p>(m: &Machine<'p>, base: &Arc<Vec<mem::Alloc>>, pool: &Arc<AtomicU64
         stall_events: 0,
         checks: m.checks,
         findings: Default::default(),
+        global_init: m.global_init,
     }
 }

@@ -209,11 +209,26 @@ fn start_cluster(
             .map(|_| crate::check::Shadow::new(smem as usize))
             .collect();
     }
+    let mut race = None;
+    if m.checks.race {
+        let wpc = warps.first().map_or(0, Vec::len) as u32;
+        let cost = super::race::Race::cost(ncta, wpc, smem);
+        m.mem
+            .charge(cost, || "the race-check state of the cluster".into())?;
+        charged += cost;
+        race = Some(Box::new(super::race::Race::new(
+            ncta,
+            wpc,
+            smem,
+            ctaid.clone(),
+        )));
+    }
     let cl = Cluster {
         id: cid,
         ctaid,
         shared,
         shared_init,
+        race,
         bars: vec![[Bar::default(); 16]; ncta],
         cbar_arrived: 0,
         cbar_phase: 0,
@@ -265,6 +280,10 @@ fn round(m: &mut Machine<'_>, a: &mut Active) -> Result<(bool, bool), Error> {
                                 preds,
                             } => {
                                 m.events += 1;
+                                if let Some(rc) = &mut cl.race {
+                                    let w = rc.warp_id(r as u32, warps[r][wi].index);
+                                    rc.bar_arrive(w, r as u32, id);
+                                }
                                 bar_arrive(m, cl, &mut warps[r], r, id, count, lanes, preds)?;
                             }
                             Event::Exited(lanes) => {
@@ -283,6 +302,10 @@ fn round(m: &mut Machine<'_>, a: &mut Active) -> Result<(bool, bool), Error> {
                             }
                             Event::ClusterArrive(lanes) => {
                                 m.events += 1;
+                                if let Some(rc) = &mut cl.race {
+                                    let w = rc.warp_id(r as u32, warps[r][wi].index);
+                                    rc.cluster_arrive(w);
+                                }
                                 cl.cbar_arrived += lanes.count_ones();
                                 cluster_check(cl, warps);
                             }
@@ -459,6 +482,14 @@ fn try_release(
     if m.checks.sync {
         sync_check(m, cl, warps, cta, id, b);
     }
+    if let Some(rc) = &mut cl.race {
+        let waiters: Vec<u32> = warps
+            .iter()
+            .filter(|w| w.groups.iter().any(|g| g.wait == Wait::Barrier(id as u8)))
+            .map(|w| rc.warp_id(cta as u32, w.index))
+            .collect();
+        rc.bar_complete(cta as u32, id as u8, &waiters);
+    }
     cl.bars[cta][id] = Bar::default();
     for w in warps.iter_mut() {
         let mut changed = false;
@@ -510,12 +541,11 @@ fn try_release(
 /// the threads waiting at an aligned barrier must wait at one instruction.
 fn sync_check(m: &mut Machine<'_>, cl: &Cluster, warps: &[Warp], cta: usize, id: usize, b: Bar) {
     use crate::check::{Class, Finding};
-    let waiting: Vec<(&Warp, &Group)> = warps
+    let mut waiting = warps
         .iter()
         .flat_map(|w| w.groups.iter().map(move |g| (w, g)))
-        .filter(|(_, g)| g.wait == Wait::Barrier(id as u8))
-        .collect();
-    let Some(&(w0, g0)) = waiting.first() else {
+        .filter(|(_, g)| g.wait == Wait::Barrier(id as u8));
+    let Some((w0, g0)) = waiting.next() else {
         return;
     };
     let prog = m.prog;
@@ -557,9 +587,8 @@ fn sync_check(m: &mut Machine<'_>, cl: &Cluster, warps: &[Warp], cta: usize, id:
                 d.op == ptx_ir_core::Opcode::Bar || d.flags.has(ptx_ir_core::Flag::Aligned)
             })
     };
-    if let Some(&(w1, g1)) = waiting
-        .iter()
-        .find(|(_, g)| (g.func, g.pc) != (g0.func, g0.pc) && (aligned(g) || aligned(g0)))
+    if let Some((w1, g1)) =
+        waiting.find(|(_, g)| (g.func, g.pc) != (g0.func, g0.pc) && (aligned(g) || aligned(g0)))
     {
         let f = Finding {
             class: Class::Sync,
@@ -582,12 +611,21 @@ fn cluster_check(cl: &mut Cluster, warps: &mut [Vec<Warp>]) {
     if cl.cbar_arrived > 0 && cl.cbar_arrived >= live {
         cl.cbar_arrived = 0;
         cl.cbar_phase += 1;
-        for ws in warps.iter_mut() {
+        if let Some(rc) = &mut cl.race {
+            rc.cluster_complete();
+        }
+        for (r, ws) in warps.iter_mut().enumerate() {
             for w in ws.iter_mut() {
+                let mut woke = false;
                 for g in w.groups.iter_mut() {
                     if g.wait == Wait::Cluster {
                         g.wait = Wait::Ready;
+                        woke = true;
                     }
+                }
+                if let (true, Some(rc)) = (woke, &mut cl.race) {
+                    let id = rc.warp_id(r as u32, w.index);
+                    rc.cluster_wait(id);
                 }
             }
         }

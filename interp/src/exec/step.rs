@@ -361,6 +361,10 @@ fn finish(cl: &mut Cluster, w: &mut Warp, mut g: Group, flow: Flow) -> Result<Pr
             if pending {
                 g.wait = Wait::Cluster;
             } else {
+                if let Some(rc) = &mut cl.race {
+                    let id = rc.warp_id(w.cta, w.index);
+                    rc.cluster_wait(id);
+                }
                 g.pc += 1;
             }
             w.insert(g);

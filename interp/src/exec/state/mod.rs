@@ -131,6 +131,8 @@ pub struct Machine<'p> {
     pub checks: crate::check::Checks,
     /// What they found.
     pub findings: crate::check::Findings,
+    /// Some global buffer is uninitialised (with the `init` check).
+    pub global_init: bool,
 }
 
 /// A CTA barrier's state.
@@ -182,6 +184,8 @@ pub struct Cluster {
     pub charged: u64,
     /// With the `init` check: which bytes of each CTA's shared memory were written.
     pub shared_init: Vec<crate::check::Shadow>,
+    /// With the `race` check: the cluster's vector clocks and shared-memory shadow.
+    pub race: Option<Box<super::race::Race>>,
 }
 
 /// The clusters of a grid not yet launched, in launch order (x fastest, then y, then z),
