@@ -97,7 +97,7 @@ fn for_each_expr(m: &ptx_ir_core::Module, f: &mut impl FnMut(&ptx_ir_core::Expr)
         match i {
             Init::Expr(e) => f(e),
             Init::List(l) => l.iter().for_each(|i| init(i, f)),
-            Init::Packed(_) => {}
+            Init::Packed(_) | Init::Opaque(_) => {}
         }
     }
     for item in &m.items {

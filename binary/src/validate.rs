@@ -879,7 +879,14 @@ impl V<'_> {
 
     fn declarator(&self, d: &Declarator, ty: Type, packable: bool) -> R {
         self.declared(d.name)?;
+        // The reader gives a member list for an opaque type's initialiser and nothing else,
+        // and a member list for no other type.
         match &d.init {
+            Some(Init::Opaque(fields)) => ptx_ir_core::OpaqueField::check_list(ty, fields),
+            Some(_) if ptx_ir_core::opaque::is_opaque(ty) => Err(format!(
+                "a `.{}` declaration initialised other than by a member list",
+                ty.as_str()
+            )),
             Some(Init::Packed(b)) if !packable || b.is_empty() => Err(format!(
                 "a packed initialiser of {} bytes for a `.{}` declaration",
                 b.len(),
@@ -908,6 +915,7 @@ impl V<'_> {
                 items.iter().try_for_each(|i| self.init(i, ty, d))
             }
             Init::Packed(_) if depth > 0 => Err("a packed initialiser inside a list".into()),
+            Init::Opaque(_) => Err("a member-list initialiser inside a list".into()),
             Init::Packed(bytes) => {
                 let bits = ty.bits();
                 if !matches!(bits, 8 | 16 | 32 | 64) {

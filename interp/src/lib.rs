@@ -61,6 +61,6 @@ pub mod tmap;
 pub use check::{Checks, Finding};
 pub use error::{Error, FaultKind, Site, SpecError, Thread};
 pub use exec::{Arg, Contraction, ContractionDiff, Failure, Launch, Outcome, Spec, Stats};
-pub use load::Program;
+pub use load::{OpaqueVar, Program};
 pub use progress::Progress;
 pub use regs::Slots;

@@ -172,6 +172,30 @@ pub struct Program {
     pub shared_dynamic_offset: u32,
     /// Bytes of module-scope `.local` at the bottom of every thread's stack.
     pub local_static: u32,
+    /// The module's `.global` `.texref`, `.samplerref` and `.surfref` variables, in module
+    /// order.
+    pub opaque: Vec<OpaqueVar>,
+    /// Whether the module declares `.target texmode_independent` (PTX ISA 5.3: samplers are
+    /// `.samplerref` variables of their own); unified mode otherwise.
+    pub independent: bool,
+}
+
+/// A module-scope opaque variable (PTX ISA 5.3): a texture or surface reference, which a launch
+/// binds to an object ([`crate::exec::Launch::bind`]), or a sampler, described by its
+/// initialiser.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpaqueVar {
+    /// Its name.
+    pub name: String,
+    /// `.texref`, `.samplerref` or `.surfref`.
+    pub ty: ptx_ir_core::Type,
+    /// Its `.global` address: what the variable's name evaluates to, and where a launch
+    /// stores the handle of the object bound to it.
+    pub addr: u64,
+    /// Its index in [`Program::globals`].
+    pub global: usize,
+    /// The members its initialiser assigns (none without one).
+    pub fields: Vec<ptx_ir_core::OpaqueField>,
 }
 
 /// Placeholder address of the dynamic shared array until the static layout is known; operands
@@ -281,6 +305,7 @@ struct Loader<'m> {
     local_static: u64,
     /// Bytes of `.global` and `.const` initial contents laid out so far.
     storage: u64,
+    opaque: Vec<OpaqueVar>,
 }
 
 fn load_err(f: &str, inst: Option<String>, msg: impl Into<String>) -> Error {
@@ -311,6 +336,7 @@ impl Program {
             shared_extern_align: 0,
             local_static: 0,
             storage: 0,
+            opaque: Vec::new(),
         };
         l.collect_functions();
         // Variables first (in order), since initialisers may name functions and earlier
@@ -356,6 +382,8 @@ impl Program {
             shared_static: l.shared as u32,
             shared_dynamic_offset: shared_dynamic_offset as u32,
             local_static: align_up(l.local_static, 16) as u32,
+            opaque: l.opaque,
+            independent: m.target.contains(&ptx_ir_core::Target::TexmodeIndependent),
         })
     }
 
@@ -566,6 +594,19 @@ impl<'m> Loader<'m> {
                     self.module
                         .syms
                         .insert(d.name, Sym::Static(base, Space::Global));
+                    if ptx_ir_core::opaque::is_opaque(v.ty) {
+                        let fields = match &d.init {
+                            Some(Init::Opaque(f)) => f.clone(),
+                            _ => Vec::new(),
+                        };
+                        self.opaque.push(OpaqueVar {
+                            name: self.name(d.name).to_string(),
+                            ty: v.ty,
+                            addr: base,
+                            global: self.globals.len() - 1,
+                            fields,
+                        });
+                    }
                     self.note_table(d, base);
                 }
                 Space::Const => {
@@ -829,7 +870,8 @@ fn flatten_init<'a>(i: &'a Init, out: &mut Vec<&'a Expr>) {
     match i {
         Init::Expr(e) => out.push(e),
         Init::List(l) => l.iter().for_each(|x| flatten_init(x, out)),
-        Init::Packed(_) => {}
+        // An opaque variable's members describe it; its storage holds no value of them.
+        Init::Packed(_) | Init::Opaque(_) => {}
     }
 }
 

@@ -18,7 +18,7 @@
 //! one rounding ([`filter`]); a channel the format lacks reads 0, also in the border colour.
 
 use crate::float::{self, Fmt};
-use ptx_ir_core::Rounding;
+use ptx_ir_core::{AddressMode, FilterMode, OpaqueField, OpaqueMember, OpaqueValue, Rounding};
 
 /// The tag in the upper half of every handle: a texture or surface handle never equals a
 /// global address (those are below 2^48).
@@ -352,22 +352,64 @@ impl TextureArg {
         if sm.normalized_read && layout.format.is_float() {
             sm.normalized_read = false;
         }
-        if !sm.normalized_coords {
-            for a in &mut sm.addr {
-                if matches!(a, AddrMode::Wrap | AddrMode::Mirror) {
-                    *a = AddrMode::Clamp;
-                }
-            }
-        }
-        if sm.linear && !layout.format.is_float() && !sm.normalized_read {
-            return Err(
-                "linear filtering of an integer texture needs `read=normalized` (the CUDA \
-                 runtime rejects it)"
-                    .into(),
-            );
-        }
+        settle(&layout, &mut sm).map_err(|_| {
+            "linear filtering of an integer texture needs `read=normalized` (the CUDA runtime \
+             rejects it)"
+                .to_string()
+        })?;
         Ok(TextureArg {
             layout,
+            sampler: sm,
+        })
+    }
+
+    /// The texture as an independent-mode `tex`/`tld4` with sampler operand samples it: the
+    /// texels, read mode and border colour of `self` with the filter and address modes the
+    /// `.samplerref`'s initialiser assigns (`fields`), and `self`'s coordinate mode unless
+    /// the sampler's `force_unnormalized_coords` is 1 (PTX ISA 5.3.2). A member the
+    /// initialiser leaves out reads as zero, as every `.global` variable without an
+    /// initialiser does (PTX ISA 5.4.4): `filter_mode` 0 is `nearest`, `addr_mode_N` 0 is
+    /// `wrap`, `force_unnormalized_coords` 0 keeps the texture's mode. The result is settled
+    /// as [`TextureArg::parse`] settles an object.
+    pub fn with_sampler(&self, fields: &[OpaqueField]) -> Result<TextureArg, Combine> {
+        let get = |m| ptx_ir_core::opaque::field(fields, m);
+        let linear = matches!(
+            get(OpaqueMember::FilterMode),
+            Some(OpaqueValue::Filter(FilterMode::Linear))
+        );
+        let mut sm = self.sampler.clone();
+        sm.linear = linear;
+        let members = [
+            OpaqueMember::AddrMode0,
+            OpaqueMember::AddrMode1,
+            OpaqueMember::AddrMode2,
+        ];
+        for (a, m) in sm.addr.iter_mut().zip(members) {
+            *a = match get(m) {
+                Some(OpaqueValue::Address(AddressMode::Mirror)) => AddrMode::Mirror,
+                Some(OpaqueValue::Address(AddressMode::ClampToEdge)) => AddrMode::Clamp,
+                Some(OpaqueValue::Address(AddressMode::ClampToBorder)) => AddrMode::Border,
+                // OpenGL's GL_CLAMP clamps the coordinate to the texture: with nearest
+                // filtering that reads the edge texel, as `clamp_to_edge` does; with linear
+                // filtering it blends in the border colour, which CUDA has no mode for.
+                Some(OpaqueValue::Address(AddressMode::ClampOgl)) if !linear => AddrMode::Clamp,
+                Some(OpaqueValue::Address(AddressMode::ClampOgl)) => {
+                    return Err(Combine::Unsupported(
+                        "`clamp_ogl` with linear filtering (no CUDA address mode to measure)"
+                            .into(),
+                    ))
+                }
+                _ => AddrMode::Wrap,
+            };
+        }
+        if get(OpaqueMember::ForceUnnormalizedCoords) == Some(OpaqueValue::Int(1)) {
+            sm.normalized_coords = false;
+        }
+        settle(&self.layout, &mut sm).map_err(|e| {
+            Combine::Undefined(format!("{e}: the bound texture is not read normalized"))
+        })?;
+        Ok(TextureArg {
+            layout: self.layout.clone(),
             sampler: sm,
         })
     }
@@ -376,6 +418,53 @@ impl TextureArg {
     pub fn float_result(&self) -> bool {
         self.layout.format.is_float() || self.sampler.normalized_read
     }
+}
+
+/// Why a texture and a `.samplerref` do not make a sampled texture
+/// ([`TextureArg::with_sampler`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// The combination is undefined (linear filtering of texels that are not read as floats).
+    Undefined(String),
+    /// The combination is not modelled.
+    Unsupported(String),
+}
+
+/// What `cudaCreateTextureObject` makes of a sampler over `layout`: wrap and mirror become
+/// clamp with unnormalized coordinates; linear filtering needs a float result, else the error.
+fn settle(layout: &Layout, sm: &mut Sampler) -> Result<(), String> {
+    if !sm.normalized_coords {
+        for a in &mut sm.addr {
+            if matches!(a, AddrMode::Wrap | AddrMode::Mirror) {
+                *a = AddrMode::Clamp;
+            }
+        }
+    }
+    if sm.linear && !layout.format.is_float() && !sm.normalized_read {
+        return Err("linear filtering of an integer texture needs a normalized read".into());
+    }
+    Ok(())
+}
+
+/// What `txq` answers for a sampler query of a `.samplerref` whose initialiser assigns
+/// `fields` (PTX ISA 9.7.10.5: `force_unnormalized_coords` 1 or 0, `filter_mode` and
+/// `addr_mode_N` the position in their enumerations), a member left out reading 0 (PTX ISA
+/// 5.4.4); `None` for a query that is not one of a sampler's.
+pub fn sampler_query(fields: &[OpaqueField], q: OpaqueMember) -> Option<u32> {
+    match q {
+        OpaqueMember::ForceUnnormalizedCoords
+        | OpaqueMember::FilterMode
+        | OpaqueMember::AddrMode0
+        | OpaqueMember::AddrMode1
+        | OpaqueMember::AddrMode2 => {}
+        _ => return None,
+    }
+    Some(match ptx_ir_core::opaque::field(fields, q) {
+        Some(OpaqueValue::Int(v)) => v as u32,
+        Some(OpaqueValue::Filter(f)) => f as u32,
+        Some(OpaqueValue::Address(a)) => a as u32,
+        None => 0,
+    })
 }
 
 impl SurfaceArg {

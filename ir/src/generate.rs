@@ -459,6 +459,8 @@ pub mod full {
         Type::U16x2,
         Type::S16x2,
         Type::Texref,
+        Type::Samplerref,
+        Type::Surfref,
     ];
 
     struct Gen<'a, 'c> {
@@ -593,6 +595,9 @@ pub mod full {
             vector: Option<Vector>,
             depth: u32,
         ) -> Result<Init> {
+            if crate::opaque::is_opaque(ty) {
+                return self.opaque_init(u, ty);
+            }
             let packs = Init::packs(ty, vector);
             match u.int_in_range(0..=2u8)? {
                 0 => Ok(Init::Expr(self.expr(u, 0)?)),
@@ -621,6 +626,36 @@ pub mod full {
                 }
                 _ => Ok(Init::Expr(self.expr(u, 0)?)),
             }
+        }
+
+        /// The member list of an opaque variable of type `ty`, as the reader gives it: some of
+        /// the type's members ([`crate::opaque::OpaqueMember::TABLE`]), each once, in any
+        /// order, with a value of its kind.
+        fn opaque_init(&mut self, u: &mut Unstructured, ty: Type) -> Result<Init> {
+            use crate::opaque::{
+                AddressMode, FilterMode, OpaqueField, OpaqueMember, OpaqueValue, ValueKind,
+            };
+            let mut members: Vec<OpaqueMember> = OpaqueMember::TABLE
+                .iter()
+                .map(|r| r.0)
+                .filter(|m| m.belongs_to(ty))
+                .collect();
+            let mut fields = Vec::new();
+            while !members.is_empty() && (fields.is_empty() || u.ratio(2, 3)?) {
+                let member = members.remove(u.choose_index(members.len())?);
+                let value = match member.kind() {
+                    ValueKind::Count => OpaqueValue::Int(if u.arbitrary()? {
+                        u.int_in_range(0..=4096)?
+                    } else {
+                        u.arbitrary()?
+                    }),
+                    ValueKind::Flag => OpaqueValue::Int(u.int_in_range(0..=1)?),
+                    ValueKind::Filter => OpaqueValue::Filter(u.choose(&FilterMode::ALL)?.0),
+                    ValueKind::Address => OpaqueValue::Address(u.choose(&AddressMode::ALL)?.0),
+                };
+                fields.push(OpaqueField { member, value });
+            }
+            Ok(Init::Opaque(fields))
         }
 
         /// A constant expression in the reader's canonical shape: no parentheses dropped, no

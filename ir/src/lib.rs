@@ -31,6 +31,7 @@ mod inst;
 pub mod limits;
 pub mod module;
 pub mod names;
+pub mod opaque;
 pub mod operand;
 mod shape;
 mod smreq;
@@ -49,6 +50,7 @@ pub use body::{
 pub use inst::{Compare, Guard, Instruction, Mods};
 pub use module::*;
 pub use names::{ConcatError, Interner, Name};
+pub use opaque::{AddressMode, FilterMode, OpaqueField, OpaqueMember, OpaqueValue};
 pub use operand::{BinaryOp, Expr, Operand, OperandList, Selector, UnaryOp};
 pub use shape::Shape;
 pub use special::SpecialReg;

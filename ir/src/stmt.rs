@@ -122,6 +122,11 @@ pub enum Init {
     /// A brace list of plain integers that each fit the element type, stored little-endian at
     /// the element width (the common form of large lookup tables).
     Packed(#[serde(with = "crate::bytes::boxed")] Box<[u8]>),
+    /// The member list of a `.texref`, `.samplerref` or `.surfref` variable,
+    /// `{ addr_mode_0 = clamp_to_border, filter_mode = nearest }`, in source order (PTX ISA
+    /// 5.3; [`crate::opaque`]). The reader gives this, and only this, for the opaque types.
+    /// Last, so that the other variants keep their numbers in the bytecode.
+    Opaque(Vec<crate::opaque::OpaqueField>),
 }
 
 impl Init {
@@ -130,7 +135,7 @@ impl Init {
         match self {
             Init::Expr(e) => e.for_each_name(f),
             Init::List(items) => items.iter().for_each(|i| i.for_each_name(f)),
-            Init::Packed(_) => {}
+            Init::Packed(_) | Init::Opaque(_) => {}
         }
     }
 

@@ -94,7 +94,7 @@ macro_rules! walker {
                             init(i, f);
                         }
                     }
-                    Init::Packed(_) => {}
+                    Init::Packed(_) | Init::Opaque(_) => {}
                 }
             }
 

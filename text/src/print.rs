@@ -352,6 +352,7 @@ impl<'a> Printer<'a> {
                     .group()
             }
             Init::Packed(_) => RcDoc::text("{}"),
+            Init::Opaque(fields) => RcDoc::text(opaque_text(fields)),
         }
     }
 
@@ -864,6 +865,20 @@ fn dec(bits: u64, s: &mut String) {
         let t = format!("{v:?}");
         s.push_str(&t);
     }
+}
+
+/// An opaque variable's member list on one line, `{ addr_mode_0 = wrap, filter_mode = linear }`
+/// (at most 15 short members, so it never needs filling).
+fn opaque_text(fields: &[ptx_ir_core::OpaqueField]) -> String {
+    let mut s = String::from("{ ");
+    for (k, f) in fields.iter().enumerate() {
+        if k > 0 {
+            s.push_str(", ");
+        }
+        f.write_text(&mut s);
+    }
+    s.push_str(" }");
+    s
 }
 
 #[cfg(test)]

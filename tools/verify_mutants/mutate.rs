@@ -187,7 +187,7 @@ fn init_names(i: &ptx_ir::ir::Init, refs: &mut bool) {
     match i {
         ptx_ir::ir::Init::Expr(e) => e.for_each_name(&mut |_| *refs = true),
         ptx_ir::ir::Init::List(l) => l.iter().for_each(|x| init_names(x, refs)),
-        ptx_ir::ir::Init::Packed(_) => {}
+        ptx_ir::ir::Init::Packed(_) | ptx_ir::ir::Init::Opaque(_) => {}
     }
 }
 

@@ -423,6 +423,7 @@ pub struct Launch<'p> {
     threads: u32,
     checks: crate::check::Checks,
     uninit: Vec<usize>,
+    binds: Vec<(String, Arg)>,
 }
 
 impl Program {
@@ -478,6 +479,7 @@ impl Program {
             threads: 1,
             checks: crate::check::Checks::default(),
             uninit: Vec::new(),
+            binds: Vec::new(),
         }
     }
 }
@@ -577,6 +579,19 @@ impl<'p> Launch<'p> {
     /// is a finding. Its contents are still the buffer's (zeros for `uninit:BYTES`).
     pub fn uninitialized(mut self, arg: usize) -> Self {
         self.uninit.push(arg);
+        self
+    }
+
+    /// Binds the module-scope `.texref` or `.surfref` variable `name` (PTX ISA 5.3) to a
+    /// texture ([`Arg::Texture`]) or surface ([`Arg::Surface`]) object over one of the launch's
+    /// buffer arguments, as `cudaBindTexture`/`cudaBindSurfaceToArray` did: `tex`, `tld4`,
+    /// `txq`, `suld`, `sust`, `sured` and `suq` on the variable (or on its address, taken with
+    /// `mov`) then use that object. A `.samplerref` is not bound: its initialiser describes it.
+    /// The launch fails if the module has no such variable, the variable's type does not take
+    /// the object, or the object's buffer is not an argument holding every texel; an
+    /// instruction on a reference left unbound is undefined behaviour naming the variable.
+    pub fn bind(mut self, name: &str, a: Arg) -> Self {
+        self.binds.push((name.to_string(), a));
         self
     }
 
@@ -873,46 +888,19 @@ impl<'p> Launch<'p> {
                     }
                 }
                 Arg::Texture(_) | Arg::Surface(_) => {
-                    let (layout, surface) = match a {
-                        Arg::Texture(t) => (&t.layout, false),
-                        Arg::Surface(s) => (&s.layout, true),
-                        _ => unreachable!("matched above"),
-                    };
-                    let what = if surface { "surface" } else { "texture" };
-                    let base = addrs.get(layout.buffer).copied().flatten().ok_or_else(|| {
-                        fail(Error::Launch(format!(
-                            "{what} argument {i} names argument {}, which is not a buffer",
-                            layout.buffer
-                        )))
-                    })?;
-                    let have = match &self.args[layout.buffer] {
-                        Arg::Buffer(b) => b.len() as u64,
-                        _ => 0,
-                    };
-                    if have < layout.bytes() {
-                        return Err(fail(Error::Launch(format!(
-                            "{what} argument {i} needs {} bytes of texels; argument {} has {have}",
-                            layout.bytes(),
-                            layout.buffer
-                        ))));
-                    }
+                    let who = format!("argument {i}");
+                    let handle = image(&self.args, &addrs, &mut images, a, &who).map_err(&fail)?;
                     if p.size != 8 {
+                        let what = if matches!(a, Arg::Surface(_)) {
+                            "surface"
+                        } else {
+                            "texture"
+                        };
                         return Err(fail(Error::Launch(format!(
                             "{what} argument {i} for a {}-byte parameter (handles take 8)",
                             p.size
                         ))));
                     }
-                    let handle = crate::texture::HANDLE_TAG
-                        | if surface {
-                            crate::texture::SURFACE_BIT
-                        } else {
-                            0
-                        }
-                        | images.len() as u64;
-                    images.push(state::Image {
-                        base,
-                        arg: a.clone(),
-                    });
                     handle.to_le_bytes().to_vec()
                 }
                 Arg::Multicast(_) | Arg::Unicast { .. } => {
@@ -958,6 +946,56 @@ impl<'p> Launch<'p> {
             let o = off as usize;
             if let Some(dst) = kparams.get_mut(o..o + bytes.len()) {
                 dst.copy_from_slice(&bytes);
+            }
+        }
+        // Bound references hold their object's handle, where `tex` and the others find it.
+        for (k, (name, a)) in self.binds.iter().enumerate() {
+            if self.binds[..k].iter().any(|(n, _)| n == name) {
+                return Err(fail(Error::Launch(format!("`{name}` is bound twice"))));
+            }
+            let var = prog
+                .opaque
+                .iter()
+                .find(|v| v.name == *name)
+                .ok_or_else(|| {
+                    fail(Error::Launch(format!(
+                        "binding `{name}`: the module has no .global .texref or .surfref `{name}`"
+                    )))
+                })?;
+            let (want, what) = match a {
+                Arg::Texture(_) => (ptx_ir_core::Type::Texref, "a texture"),
+                Arg::Surface(_) => (ptx_ir_core::Type::Surfref, "a surface"),
+                _ => {
+                    return Err(fail(Error::Launch(format!(
+                        "binding `{name}`: only texture and surface objects bind to references"
+                    ))))
+                }
+            };
+            if var.ty != want {
+                return Err(fail(Error::Launch(format!(
+                    "binding `{name}`: `{name}` is a .{}, and {what} binds to a .{}{}",
+                    var.ty.as_str(),
+                    want.as_str(),
+                    if var.ty == ptx_ir_core::Type::Samplerref {
+                        " (a .samplerref is described by its initialiser, not bound)"
+                    } else {
+                        ""
+                    }
+                ))));
+            }
+            let who = format!("binding `{name}`");
+            let handle = image(&self.args, &addrs, &mut images, a, &who).map_err(&fail)?;
+            match global
+                .allocs
+                .get_mut(var.global)
+                .and_then(|g| g.data.get_mut(..8))
+            {
+                Some(slot) => slot.copy_from_slice(&handle.to_le_bytes()),
+                None => {
+                    return Err(fail(Error::Launch(format!(
+                        "binding `{name}`: the variable has no storage for a handle"
+                    ))))
+                }
             }
         }
         let stack_limit = static_stack(prog, entry)
@@ -1053,6 +1091,57 @@ impl<'p> Launch<'p> {
             Err(error) => Err(Box::new(Failure { error, outcome })),
         }
     }
+}
+
+/// Makes texture or surface object `a` (over buffer argument `layout.buffer` of `args`, at
+/// `addrs`) one of the launch's `images` and gives its handle; `who` names it in errors
+/// ("argument 3", "binding `t`").
+fn image(
+    args: &[Arg],
+    addrs: &[Option<u64>],
+    images: &mut Vec<state::Image>,
+    a: &Arg,
+    who: &str,
+) -> Result<u64, Error> {
+    let (layout, surface) = match a {
+        Arg::Texture(t) => (&t.layout, false),
+        Arg::Surface(s) => (&s.layout, true),
+        _ => {
+            return Err(Error::Launch(format!(
+                "{who} is not a texture or surface object"
+            )))
+        }
+    };
+    let what = if surface { "surface" } else { "texture" };
+    let base = addrs.get(layout.buffer).copied().flatten().ok_or_else(|| {
+        Error::Launch(format!(
+            "{what} {who} names argument {}, which is not a buffer",
+            layout.buffer
+        ))
+    })?;
+    let have = match args.get(layout.buffer) {
+        Some(Arg::Buffer(b)) => b.len() as u64,
+        _ => 0,
+    };
+    if have < layout.bytes() {
+        return Err(Error::Launch(format!(
+            "{what} {who} needs {} bytes of texels; argument {} has {have}",
+            layout.bytes(),
+            layout.buffer
+        )));
+    }
+    let handle = crate::texture::HANDLE_TAG
+        | if surface {
+            crate::texture::SURFACE_BIT
+        } else {
+            0
+        }
+        | images.len() as u64;
+    images.push(state::Image {
+        base,
+        arg: a.clone(),
+    });
+    Ok(handle)
 }
 
 /// What [`Launch::prepare`] gives: the launch's outcome, where nothing needs to run, or its

@@ -11,8 +11,9 @@ use crate::code::Opnd;
 use crate::error::{Error, FaultKind};
 use crate::exec::Arg;
 use crate::float::{self, Fmt};
+use crate::load::OpaqueVar;
 use crate::texture::{self as tx, AddrMode, Layout, SurfaceArg, TextureArg};
-use ptx_ir_core::{Dim, Flag, Rounding, Type, Vector};
+use ptx_ir_core::{Dim, Flag, OpaqueField, OpaqueMember, Rounding, Type, Vector};
 
 /// The object a handle names, if it is one of this launch's (`imgs`) of the wanted kind.
 fn object(imgs: &[Image], h: u64, surface: bool) -> Option<&Image> {
@@ -25,14 +26,103 @@ fn object(imgs: &[Image], h: u64, surface: bool) -> Option<&Image> {
     imgs.get((h & 0xffff_ffff) as usize)
 }
 
+/// The module-scope opaque variable at address `a`, if `a` is one's.
+fn opaque_var<'p>(x: &Ctx<'_, 'p>, a: u64) -> Option<&'p OpaqueVar> {
+    let prog: &'p crate::load::Program = x.m.prog;
+    prog.opaque.iter().find(|v| v.addr == a)
+}
+
+/// The handle an object operand's value `h` stands for: `h` itself, or, where `h` is the
+/// address of a module-scope `.texref`/`.surfref` (`want`), the handle of the object the
+/// launch bound to it (stored in the variable by [`crate::exec::Launch::bind`]). An unbound
+/// reference, or a variable of another opaque type, is undefined.
+fn bound(x: &mut Ctx<'_, '_>, h: u64, want: Type, l: usize) -> Result<u64, Error> {
+    let Some(v) = opaque_var(x, h) else {
+        return Ok(h);
+    };
+    if v.ty != want {
+        return Err(x.undefined(
+            l,
+            format!(
+                "`{}` is a `.{}` variable, where the instruction takes a `.{}`",
+                v.name,
+                v.ty.as_str(),
+                want.as_str()
+            ),
+        ));
+    }
+    let handle = match x.m.global.read(h, 8) {
+        Ok(b) => crate::mem::get_le(b),
+        Err(k) => return Err(x.fault(k, AddrSpace::Global, h, 8, l)),
+    };
+    if handle == 0 {
+        let (what, spec) = if want == Type::Texref {
+            ("texture", "tex")
+        } else {
+            ("surface", "surf")
+        };
+        return Err(x.undefined(
+            l,
+            format!(
+                "`.{}` `{}` is not bound to a {what} (bind one with `Launch::bind` or \
+                 `ptx run --bind {}={spec}:...`)",
+                want.as_str(),
+                v.name,
+                v.name
+            ),
+        ));
+    }
+    Ok(handle)
+}
+
+/// The members of the `.samplerref` variable at address `s` (a `tex`/`tld4` sampler operand).
+fn sampler_of<'p>(x: &Ctx<'_, 'p>, s: u64, l: usize) -> Result<&'p [OpaqueField], Error> {
+    match opaque_var(x, s) {
+        Some(v) if v.ty == Type::Samplerref => Ok(&v.fields),
+        Some(v) => Err(x.undefined(
+            l,
+            format!(
+                "the sampler operand `{}` is a `.{}` variable, not a `.samplerref`",
+                v.name,
+                v.ty.as_str()
+            ),
+        )),
+        None => Err(x.undefined(
+            l,
+            format!("the sampler operand {s:#x} is not a `.samplerref` variable of the module"),
+        )),
+    }
+}
+
+/// The texture `t` as sampled with the sampler operand `samp`, if the instruction has one
+/// (PTX ISA 9.7.10.3: "If no sampler is specified, the sampler behavior is a property of the
+/// named texture").
+fn sampled<'t>(
+    x: &Ctx<'_, '_>,
+    t: &'t TextureArg,
+    samp: Option<&Opnd>,
+    l: usize,
+) -> Result<std::borrow::Cow<'t, TextureArg>, Error> {
+    let Some(so) = samp else {
+        return Ok(std::borrow::Cow::Borrowed(t));
+    };
+    let fields = sampler_of(x, x.get(so, l)?, l)?;
+    match t.with_sampler(fields) {
+        Ok(c) => Ok(std::borrow::Cow::Owned(c)),
+        Err(tx::Combine::Undefined(e)) => Err(x.undefined(l, e)),
+        Err(tx::Combine::Unsupported(e)) => Err(x.unsupported(e)),
+    }
+}
+
 /// The texture a handle names. The handlers take the launch's objects (`x.m.images`, shared)
 /// once per instruction, so that an object is borrowed, not copied, while the lanes run.
 fn texture<'a>(
-    x: &Ctx<'_, '_>,
+    x: &mut Ctx<'_, '_>,
     imgs: &'a [Image],
     h: u64,
     l: usize,
 ) -> Result<(&'a TextureArg, u64), Error> {
+    let h = bound(x, h, Type::Texref, l)?;
     match object(imgs, h, false) {
         Some(Image {
             base,
@@ -49,11 +139,12 @@ fn texture<'a>(
 
 /// The surface a handle names (see [`texture`]).
 fn surface<'a>(
-    x: &Ctx<'_, '_>,
+    x: &mut Ctx<'_, '_>,
     imgs: &'a [Image],
     h: u64,
     l: usize,
 ) -> Result<(&'a SurfaceArg, u64), Error> {
+    let h = bound(x, h, Type::Surfref, l)?;
     match object(imgs, h, true) {
         Some(Image {
             base,
@@ -70,6 +161,12 @@ fn surface<'a>(
 
 /// `[a, c]` or `[a, b, c]`: the object, the sampler if any, the coordinate operands.
 fn tuple<'p>(x: &Ctx<'_, 'p>) -> Result<(&'p Opnd, &'p [Opnd]), Error> {
+    tuple_sampler(x).map(|(h, _, c)| (h, c))
+}
+
+/// [`tuple`] with the sampler operand `b` of `[a, b, c]`.
+#[allow(clippy::type_complexity)]
+fn tuple_sampler<'p>(x: &Ctx<'_, 'p>) -> Result<(&'p Opnd, Option<&'p Opnd>, &'p [Opnd]), Error> {
     let d: &'p crate::code::DInst = x.d;
     let t = match d.opnds.get(
         if matches!(d.op, ptx_ir_core::Opcode::Sust | ptx_ir_core::Opcode::Sured) {
@@ -82,8 +179,10 @@ fn tuple<'p>(x: &Ctx<'_, 'p>) -> Result<(&'p Opnd, &'p [Opnd]), Error> {
         _ => return Err(x.unsupported("operand is not `[object, {coordinates}]`")),
     };
     match &t[..] {
-        [h, Opnd::Vec(c)] | [h, _, Opnd::Vec(c)] => Ok((h, c)),
-        [h, c] | [h, _, c] => Ok((h, std::slice::from_ref(c))),
+        [h, Opnd::Vec(c)] => Ok((h, None, c)),
+        [h, b, Opnd::Vec(c)] => Ok((h, Some(b), c)),
+        [h, c] => Ok((h, None, std::slice::from_ref(c))),
+        [h, b, c] => Ok((h, Some(b), std::slice::from_ref(c))),
         _ => Err(x.unsupported("operand is not `[object, {coordinates}]`")),
     }
 }
@@ -368,7 +467,7 @@ pub fn tex(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         [d, c] => (*d, *c),
         _ => return Err(x.unsupported("tex without destination and coordinate types")),
     };
-    let (head, c) = tuple(x)?;
+    let (head, samp, c) = tuple_sampler(x)?;
     let mut rest: &[Opnd] = x.d.opnds.get(2..).unwrap_or(&[]);
     if x.has(Flag::Level) {
         rest = rest.get(1..).unwrap_or(&[]);
@@ -377,7 +476,10 @@ pub fn tex(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (t, base) = texture(x, &imgs, x.get(head, l)?, l)?;
+        let h = x.get(head, l)?;
+        let (t, base) = texture(x, &imgs, h, l)?;
+        let t = sampled(x, t, samp, l)?;
+        let t = t.as_ref();
         let co = coords(x, &t.layout, Some(&t.sampler), c, ctype == Type::S32, l)?;
         let off = offset_of(x, rest, l)?;
         let v = fetch(x, t, base, &co, off, l)?;
@@ -398,11 +500,14 @@ pub fn tld4(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     } else {
         3
     };
-    let (head, c) = tuple(x)?;
+    let (head, samp, c) = tuple_sampler(x)?;
     let rest: &[Opnd] = x.d.opnds.get(2..).unwrap_or(&[]);
     let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (t, base) = texture(x, &imgs, x.get(head, l)?, l)?;
+        let h = x.get(head, l)?;
+        let (t, base) = texture(x, &imgs, h, l)?;
+        let t = sampled(x, t, samp, l)?;
+        let t = t.as_ref();
         let co = coords(x, &t.layout, Some(&t.sampler), c, false, l)?;
         let off = offset_of(x, rest, l)?;
         let (i0, _) = footprint(&co, off);
@@ -447,7 +552,26 @@ pub fn txq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let [d, a] = x.ops();
     let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (t, _) = texture(x, &imgs, x.addr(a, l)?, l)?;
+        let h = x.addr(a, l)?;
+        if let Some(v) = opaque_var(x, h).filter(|v| v.ty == Type::Samplerref) {
+            // A `.samplerref` answers the sampler queries from its initialiser.
+            let q = query_member(x);
+            match q.and_then(|q| tx::sampler_query(&v.fields, q)) {
+                Some(r) => x.set(d, l, r as u64)?,
+                None => {
+                    return Err(x.undefined(
+                        l,
+                        format!(
+                            "`txq` of a texture attribute of `{}`, a `.samplerref` (texture \
+                             attributes are queried through a `.texref`)",
+                            v.name
+                        ),
+                    ))
+                }
+            }
+            continue;
+        }
+        let (t, _) = texture(x, &imgs, h, l)?;
         let sm = &t.sampler;
         let level = if x.has(Flag::Level) {
             x.get(x.opt(2).unwrap_or(&crate::code::MISSING), l)? as u32
@@ -474,12 +598,39 @@ pub fn txq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
+/// The member a `txq` query names.
+fn query_member(x: &Ctx<'_, '_>) -> Option<OpaqueMember> {
+    [
+        (Flag::Width, OpaqueMember::Width),
+        (Flag::Height, OpaqueMember::Height),
+        (Flag::Depth, OpaqueMember::Depth),
+        (Flag::ChannelDataType, OpaqueMember::ChannelDataType),
+        (Flag::ChannelOrder, OpaqueMember::ChannelOrder),
+        (Flag::NormalizedCoords, OpaqueMember::NormalizedCoords),
+        (
+            Flag::ForceUnnormalizedCoords,
+            OpaqueMember::ForceUnnormalizedCoords,
+        ),
+        (Flag::FilterMode, OpaqueMember::FilterMode),
+        (Flag::AddrMode0, OpaqueMember::AddrMode0),
+        (Flag::AddrMode1, OpaqueMember::AddrMode1),
+        (Flag::AddrMode2, OpaqueMember::AddrMode2),
+        (Flag::ArraySize, OpaqueMember::ArraySize),
+        (Flag::NumMipmapLevels, OpaqueMember::NumMipmapLevels),
+        (Flag::NumSamples, OpaqueMember::NumSamples),
+    ]
+    .into_iter()
+    .find(|(f, _)| x.has(*f))
+    .map(|(_, m)| m)
+}
+
 /// `suq`
 pub fn suq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let [d, a] = x.ops();
     let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (s, _) = surface(x, &imgs, x.addr(a, l)?, l)?;
+        let h = x.addr(a, l)?;
+        let (s, _) = surface(x, &imgs, h, l)?;
         let v = match size_query(x, &s.layout, false) {
             Some(v) => v,
             None if x.has(Flag::ChannelDataType) => tx::channel_data_type(s.layout.format, false),
@@ -491,13 +642,17 @@ pub fn suq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
-/// `istypep`: whether the value points to an opaque variable of the type. Texture and surface
-/// object handles do not (an H200 answers false for both, for every type), and `ptx run`
-/// declares no opaque variable that a register could point to.
+/// `istypep`: whether the value points to an opaque variable of the type (PTX ISA 9.7.10.6):
+/// true for the address of a module-scope variable of that type (`mov.u64 %rd, tex1;`).
+/// Texture and surface object handles are not such addresses (an H200 answers false for
+/// both, for every type).
 pub fn istypep(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
-    let [d, _] = x.ops();
+    let [d, a] = x.ops();
+    let want = x.d.ty.or_else(|| x.types().first().copied());
     for l in lanes(x.emask) {
-        x.set(d, l, 0)?;
+        let v = x.get(a, l)?;
+        let yes = opaque_var(x, v).is_some_and(|o| Some(o.ty) == want);
+        x.set(d, l, yes as u64)?;
     }
     Ok(Flow::Next)
 }
@@ -600,7 +755,8 @@ pub fn suld(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let d = &x.d.opnds[0];
     let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (s, base) = surface(x, &imgs, x.get(head, l)?, l)?;
+        let h = x.get(head, l)?;
+        let (s, base) = surface(x, &imgs, h, l)?;
         let s = &s.layout;
         let at = surface_at(x, s, c, eb * n as u64, false, l)?;
         let bytes = match at {
@@ -651,7 +807,8 @@ pub fn sust(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let src = x.d.opnds.get(1).ok_or_else(|| x.unsupported("no source"))?;
     let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (s, base) = surface(x, &imgs, x.get(head, l)?, l)?;
+        let h = x.get(head, l)?;
+        let (s, base) = surface(x, &imgs, h, l)?;
         let s = &s.layout;
         let vals: Vec<u64> = match src {
             Opnd::Vec(items) => items
@@ -701,7 +858,8 @@ pub fn sured(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let src = x.d.opnds.get(1).ok_or_else(|| x.unsupported("no source"))?;
     let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
-        let (s, base) = surface(x, &imgs, x.get(head, l)?, l)?;
+        let h = x.get(head, l)?;
+        let (s, base) = surface(x, &imgs, h, l)?;
         let s = &s.layout;
         let v = x.get(src, l)?;
         let Some(off) = surface_at(x, s, c, size, sample, l)? else {

@@ -4,10 +4,12 @@ use super::{directive, fail, ws_inline, Reader};
 use crate::error::{PErr, PResult};
 use crate::lex::{self, expect, ws, Number};
 use nom::Err;
+use ptx_ir_core::opaque::ValueKind;
 use ptx_ir_core::packed_element;
 use ptx_ir_core::{
-    Attribute, Declarator, FuncDirective, Function, FunctionKind, Init, Linkage, Modifier, Param,
-    PlainDecl, PlainShape, PtrAttr, Space, Type, VarDecl, Vector,
+    AddressMode, Attribute, Declarator, FilterMode, FuncDirective, Function, FunctionKind, Init,
+    Linkage, Modifier, OpaqueField, OpaqueMember, OpaqueValue, Param, PlainDecl, PlainShape,
+    PtrAttr, Space, Type, VarDecl, Vector,
 };
 use smallvec::SmallVec;
 use std::num::NonZeroU32;
@@ -454,6 +456,18 @@ impl Reader<'_> {
                 return fail(x, "initialisers are not allowed here");
             }
             let (x, ()) = ws(&x[1..])?;
+            if ptx_ir_core::opaque::is_opaque(ty) {
+                let (x, v) = opaque_init(x, ty)?;
+                return Ok((
+                    x,
+                    Declarator {
+                        name,
+                        range,
+                        dims,
+                        init: Some(v),
+                    },
+                ));
+            }
             let packable = Init::packs(ty, vector);
             // Elements the declaration says the initialiser has, to size the packed bytes.
             let hint = match dims.as_slice() {
@@ -921,6 +935,105 @@ fn packed_list(i: &[u8], ty: Type, hint: usize) -> Option<(&[u8], Vec<u8>)> {
             }
             Some(b'}') => return Some((&x[1..], out)),
             _ => return None,
+        }
+    }
+}
+
+/// The initialiser of an opaque variable of type `ty` (PTX ISA 5.3): `{ member = value, ... }`,
+/// at least one member, each a member of `ty` ([`OpaqueMember::TABLE`]) assigned once, with a
+/// value of its kind. Every error points at the offending member or value.
+fn opaque_init(i: &[u8], ty: Type) -> PResult<'_, Init> {
+    let tyname = ty.as_str();
+    if i.first() != Some(&b'{') {
+        return fail(
+            i,
+            format!("a `.{tyname}` is initialised by a member list `{{ member = value, ... }}`"),
+        );
+    }
+    let (mut r, ()) = ws(&i[1..])?;
+    if r.first() == Some(&b'}') {
+        return fail(
+            r,
+            format!(
+                "expected a member of `.{tyname}` ({})",
+                OpaqueMember::members_of(ty)
+            ),
+        );
+    }
+    let mut fields: Vec<OpaqueField> = Vec::new();
+    loop {
+        let at = r;
+        let Ok((x, word)) = lex::ident(r) else {
+            return fail(
+                r,
+                format!(
+                    "expected a member of `.{tyname}` ({})",
+                    OpaqueMember::members_of(ty)
+                ),
+            );
+        };
+        let spelled = String::from_utf8_lossy(word);
+        let member = match OpaqueMember::parse(word) {
+            Some(m) if m.belongs_to(ty) => m,
+            Some(_) => {
+                return fail(
+                    at,
+                    format!(
+                        "`.{tyname}` has no member `{spelled}` (its members: {})",
+                        OpaqueMember::members_of(ty)
+                    ),
+                )
+            }
+            None => {
+                return fail(
+                    at,
+                    format!(
+                        "unknown member `{spelled}` of `.{tyname}` (its members: {})",
+                        OpaqueMember::members_of(ty)
+                    ),
+                )
+            }
+        };
+        if fields.iter().any(|f| f.member == member) {
+            return fail(at, format!("`{spelled}` is assigned twice"));
+        }
+        let (x, ()) = ws(x)?;
+        let (x, ()) = expect(x, b'=', "expected `=` after the member's name")?;
+        let (x, ()) = ws(x)?;
+        let vat = x;
+        let (x, value) = match member.kind() {
+            ValueKind::Count | ValueKind::Flag => match lex::number(x) {
+                Ok((y, Number::Int(v))) if v >= 0 => (y, OpaqueValue::Int(v as u64)),
+                Ok((y, Number::Uint(v))) => (y, OpaqueValue::Int(v)),
+                _ => (x, OpaqueValue::Filter(FilterMode::Nearest)), // reported just below
+            },
+            ValueKind::Filter => match lex::ident(x) {
+                Ok((y, w)) => match FilterMode::parse(w) {
+                    Some(f) => (y, OpaqueValue::Filter(f)),
+                    None => (x, OpaqueValue::Int(0)),
+                },
+                Err(_) => (x, OpaqueValue::Int(0)),
+            },
+            ValueKind::Address => match lex::ident(x) {
+                Ok((y, w)) => match AddressMode::parse(w) {
+                    Some(a) => (y, OpaqueValue::Address(a)),
+                    None => (x, OpaqueValue::Int(0)),
+                },
+                Err(_) => (x, OpaqueValue::Int(0)),
+            },
+        };
+        if let Some(e) = OpaqueField::value_error(member, value) {
+            return fail(vat, e);
+        }
+        fields.push(OpaqueField { member, value });
+        let (x, ()) = ws(x)?;
+        match x.first() {
+            Some(b',') => {
+                let (y, ()) = ws(&x[1..])?;
+                r = y;
+            }
+            Some(b'}') => return Ok((&x[1..], Init::Opaque(fields))),
+            _ => return fail(x, "expected `,` or `}` in a member list"),
         }
     }
 }
