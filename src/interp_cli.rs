@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// unicast address of multicast argument ARG).
     #[arg(long = "arg")]
     args: Vec<String>,
+    /// Binds a module-scope .texref or .surfref variable to an object: NAME=tex:... or
+    /// NAME=surf:... (the `--arg` syntax; `buf=ARG` names an `--arg` buffer).
+    #[arg(long = "bind", value_name = "NAME=SPEC")]
+    binds: Vec<String>,
     /// Host-memory budget in bytes: argument buffers, module variables, and the shared memory,
     /// registers and local memory of the resident CTAs (default 4 GiB).
     #[arg(long = "mem-limit")]
@@ -74,10 +78,10 @@ pub struct RunArgs {
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
-    /// Checks to run besides executing, comma-separated: `mem` (memory faults), `race` (not
-    /// yet implemented), `init` (reads of shared memory and of `uninit:` buffers never
-    /// written), `sync` (barrier misuse), or `all` (docs/INTERP.md, "Checks"). The exit
-    /// status is 1 when a check finds something.
+    /// Checks to run besides executing, comma-separated: `mem` (memory faults), `race`
+    /// (shared-memory races between warps), `init` (reads of shared memory and of `uninit:`
+    /// buffers never written), `sync` (barrier misuse), or `all` (docs/INTERP.md, "Checks").
+    /// Findings are printed at FILE:LINE:COL; the exit status is 1 when there is one.
     #[arg(long)]
     check: Option<String>,
     #[command(flatten)]
@@ -159,6 +163,18 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// The instruction an error names, if it names one.
+fn error_site(e: &Error) -> Option<&ptx_ir::interp::Site> {
+    match e {
+        Error::Unsupported { site, .. }
+        | Error::Undefined { site, .. }
+        | Error::Memory { site, .. }
+        | Error::Trap { site, .. }
+        | Error::StackOverflow { site, .. } => Some(site),
+        _ => None,
+    }
+}
+
 fn error_json(e: &Error) -> serde_json::Value {
     let mut j = json!({ "message": e.to_string() });
     let (kind, site, thread) = match e {
@@ -229,6 +245,19 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         }
         specs.push((s.clone(), spec));
     }
+    for b in &a.binds {
+        let (name, spec) = b
+            .split_once('=')
+            .ok_or_else(|| format!("--bind `{b}`: expected NAME=tex:... or NAME=surf:..."))?;
+        if !(spec.starts_with("tex:") || spec.starts_with("surf:")) {
+            return Err(format!(
+                "--bind `{b}`: a reference binds to a `tex:` or `surf:` object"
+            ));
+        }
+        let (arg, _) =
+            Arg::parse_spec_within(spec, mem_limit).map_err(|e| format!("--bind `{b}`: {e}"))?;
+        launch = launch.bind(name, arg);
+    }
     let progress = Arc::new(Progress::new());
     launch = launch.progress(progress.clone());
     let bar = Bar::spawn(
@@ -282,10 +311,31 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         }
     }
     let findings = findings_of(checks, &outcome, error.as_ref());
+    // Positions in the source text, read again only when there is something to point at.
+    let located = (!findings.is_empty() || error.is_some())
+        .then(|| crate::locate::Located::read(&a.file, a.input.max_input))
+        .flatten();
+    let at = |function: &str, index: u32| -> Option<(usize, usize)> {
+        located.as_ref().and_then(|l| l.inst(function, index))
+    };
+    let label = |function: &str, index: u32| -> String {
+        match at(function, index) {
+            Some((line, col)) => format!("{}:{line}:{col}", a.file.display()),
+            None => a.file.display().to_string(),
+        }
+    };
     if a.json {
         let j = json!({
             "ok": error.is_none() && findings.is_empty(),
-            "error": error.as_ref().map(error_json),
+            "error": error.as_ref().map(|e| {
+                let mut j = error_json(e);
+                if let Some((line, col)) = error_site(e).and_then(|s| at(&s.function, s.index)) {
+                    j["file"] = json!(a.file.display().to_string());
+                    j["line"] = json!(line);
+                    j["col"] = json!(col);
+                }
+                j
+            }),
             "buffers": out_bufs.iter().map(|(s, b, _)| json!({"arg": s, "hex": hex(b)})).collect::<Vec<_>>(),
             "thread_instructions": outcome.stats.thread_instructions,
             "warp_instructions": outcome.stats.warp_instructions,
@@ -295,7 +345,18 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         });
         let mut j = j;
         if checks.is_some() {
-            j["findings"] = json!(findings.iter().map(finding_json).collect::<Vec<_>>());
+            j["findings"] = json!(findings
+                .iter()
+                .map(|f| {
+                    let mut v = finding_json(f);
+                    if let Some((line, col)) = at(&f.site.function, f.site.index) {
+                        v["file"] = json!(a.file.display().to_string());
+                        v["line"] = json!(line);
+                        v["col"] = json!(col);
+                    }
+                    v
+                })
+                .collect::<Vec<_>>());
             j["findings_dropped"] = json!(outcome.findings_dropped);
         }
         if matches!(a.contract, ContractMode::Report) {
@@ -356,11 +417,14 @@ pub fn run(a: RunArgs) -> Result<(), String> {
                 }
             );
             for f in &findings {
-                crate::out::outln!("  {f}");
+                crate::out::outln!("  {}: {f}", label(&f.site.function, f.site.index));
             }
         }
         if let Some(e) = &error {
-            eprintln!("error: {e}");
+            match error_site(e) {
+                Some(s) => eprintln!("{}: error: {e}", label(&s.function, s.index)),
+                None => eprintln!("error: {e}"),
+            }
         }
     }
     match error {

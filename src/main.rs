@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod interp_cli;
+mod locate;
 mod out;
 mod progress_bar;
 mod verify_cli;

@@ -206,6 +206,16 @@ impl Shadow {
     /// as written: bounds are checked elsewhere).
     pub fn first_unset(&self, off: usize, size: usize) -> Option<usize> {
         let end = off.saturating_add(size).min(self.0.len() * 64);
+        if end <= off {
+            return None;
+        }
+        // The common access lies in one word of the map: one test.
+        if off / 64 == (end - 1) / 64 && end - off < 64 {
+            let m = ((1u64 << (end - off)) - 1) << (off % 64);
+            if self.0[off / 64] & m == m {
+                return None;
+            }
+        }
         (off..end).find(|&b| self.0[b / 64] >> (b % 64) & 1 == 0)
     }
 }

@@ -319,6 +319,36 @@ fn barriers_and_mbarriers_order_the_handoff() {
     // A named barrier: the producer arrives, the consumer syncs (64 threads).
     let named = handoff("barrier.arrive 1, 64;", "barrier.sync 1, 64;");
     assert!(findings(&named, "k", 64, &[4], &[], race()).is_empty());
+    // The same with nothing before it: the producer arrives and exits before the consumer
+    // waits, which the interpreter completes as a phase of its own (`bar_complete`).
+    let first = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .shared .align 4 .b32 buf[32];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, buf;
+  setp.lt.u32 %p1, %r1, 32;
+  @!%p1 bra C;
+  shl.b32 %r2, %r1, 2;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  bar.arrive 1, 64;
+  bra E;
+C:
+  bar.sync 1, 64;
+  sub.u32 %r5, %r1, 32;
+  shl.b32 %r5, %r5, 2;
+  add.u32 %r5, %r3, %r5;
+  ld.shared.u32 %r6, [%r5];
+E:
+  ret;
+}
+",
+    );
+    assert!(findings(&first, "k", 64, &[4], &[], race()).is_empty());
     // An mbarrier: the producer warp arrives, the consumer waits for the phase.
     let mbar = handoff(
         "mbarrier.arrive.shared.b64 %rd2, [%r9];",

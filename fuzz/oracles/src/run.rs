@@ -105,6 +105,9 @@ pub fn launch_mode(
         .block([block, 1, 1])
         .fuel(FUEL)
         .contraction(c)
+        // The generators' programs are race-free, initialise what they read and synchronise
+        // correctly by construction: any finding of a check is a bug of one side or the other.
+        .checks(ptx_ir_interp::Checks::all())
         .arg(Arg::Buffer(input.to_vec()))
         .arg(Arg::Buffer(vec![0; out_len]));
     for t in tmaps {
@@ -113,6 +116,9 @@ pub fn launch_mode(
         ));
     }
     let o = l.run().map_err(|f| f.error.to_string())?;
+    if let Some(f) = o.findings.first() {
+        return Err(format!("check finding: {f}"));
+    }
     o.buffers
         .last()
         .cloned()

@@ -135,8 +135,14 @@ impl Race {
         self.tick(w);
     }
 
-    /// Barrier `id` of CTA `cta` completes: each of `waiters` acquires the arrivals.
+    /// Barrier `id` of CTA `cta` completes: each of `waiters` acquires the arrivals. A
+    /// completion nobody waits for keeps them for the next: the interpreter completes a
+    /// counted barrier early when its other threads exited (`bar.arrive` producers that then
+    /// exit, consumers that `bar.sync` later), where the GPU's phase would still be open.
     pub fn bar_complete(&mut self, cta: u32, id: u8, waiters: &[WarpId]) {
+        if waiters.is_empty() {
+            return;
+        }
         let k = cta as usize * 16 + (id & 15) as usize;
         let Some(b) = self.bars.get(k).cloned() else {
             return;
@@ -255,6 +261,16 @@ impl Race {
             let lo = (word * 4).max(off);
             let hi = (word * 4 + 4).min(off + size);
             let mask = (((1u32 << (hi - lo)) - 1) << (lo - word * 4)) as u8;
+            // Another lane of this warp did the same in this step (same clock, these bytes
+            // included): nothing new to check or remember.
+            let same = |a: &Access| a.warp == w && a.clock == clock && mask & !a.mask == 0;
+            if write {
+                if cell.reads.is_empty() && cell.write.as_ref().is_some_and(same) {
+                    continue;
+                }
+            } else if cell.reads.last().is_some_and(same) {
+                continue;
+            }
             let unordered = |a: &Access| a.mask & mask != 0 && !before(a);
             if found.is_none() {
                 if let Some(a) = cell.write.filter(|a| unordered(a)) {
