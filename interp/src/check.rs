@@ -187,19 +187,7 @@ impl Shadow {
 
     /// Marks `[off, off + size)` written (bytes past the end are ignored).
     pub fn mark(&mut self, off: usize, size: usize) {
-        let end = off.saturating_add(size).min(self.0.len() * 64);
-        let mut b = off;
-        while b < end {
-            let lo = b % 64;
-            let n = (64 - lo).min(end - b);
-            let m = if n == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << n) - 1) << lo
-            };
-            self.0[b / 64] |= m;
-            b += n;
-        }
+        crate::mem::mark(&mut self.0, off, size);
     }
 
     /// The first byte of `[off, off + size)` not written, if any (bytes past the end count

@@ -443,8 +443,8 @@ impl Global {
     }
 }
 
-/// Marks bytes `[off, off + size)` in a bit-per-byte map.
-fn mark(bits: &mut [u64], off: usize, size: usize) {
+/// Marks bytes `[off, off + size)` in a bit-per-byte map (words past its end are ignored).
+pub(crate) fn mark(bits: &mut [u64], off: usize, size: usize) {
     // A word of the map at a time: an access of up to 16 bytes touches one or two.
     let (mut b, end) = (off, off + size);
     while b < end {
