@@ -165,19 +165,19 @@ fn hex(b: &[u8]) -> String {
 
 /// The instruction an error names, if it names one.
 fn error_site(e: &Error) -> Option<&ptx_ir::interp::Site> {
-    match e {
-        Error::Unsupported { site, .. }
-        | Error::Undefined { site, .. }
-        | Error::Memory { site, .. }
-        | Error::Trap { site, .. }
-        | Error::StackOverflow { site, .. } => Some(site),
-        _ => None,
-    }
+    error_parts(e).1
 }
 
-fn error_json(e: &Error) -> serde_json::Value {
-    let mut j = json!({ "message": e.to_string() });
-    let (kind, site, thread) = match e {
+/// An error's kind (as `--json` names it), instruction and thread.
+#[allow(clippy::type_complexity)]
+fn error_parts(
+    e: &Error,
+) -> (
+    &'static str,
+    Option<&ptx_ir::interp::Site>,
+    Option<&ptx_ir::interp::Thread>,
+) {
+    match e {
         Error::Load { .. } => ("load", None, None),
         Error::Launch(_) => ("launch", None, None),
         Error::Unsupported { site, .. } => ("unsupported", Some(site), None),
@@ -188,7 +188,12 @@ fn error_json(e: &Error) -> serde_json::Value {
         Error::Trap { site, thread } => ("trap", Some(site), Some(thread)),
         Error::StackOverflow { site, thread, .. } => ("stack-overflow", Some(site), Some(thread)),
         Error::MemoryLimit { .. } => ("memory-limit", None, None),
-    };
+    }
+}
+
+fn error_json(e: &Error) -> serde_json::Value {
+    let mut j = json!({ "message": e.to_string() });
+    let (kind, site, thread) = error_parts(e);
     j["kind"] = json!(kind);
     if let Some(s) = site {
         j["function"] = json!(s.function);

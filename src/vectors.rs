@@ -659,31 +659,6 @@ pub fn run_text_checked(
     checks: ptx_ir_interp::Checks,
     observe: &(dyn Fn(&CaseResult) + Sync),
 ) -> Report {
-    run_lines(text, families, parse, threads, checks, observe)
-}
-
-/// [`run_text`] on `threads` threads (each case's launch on one: a case is small, and many run
-/// at once), calling `observe` with each case's result as it is known (a progress bar's
-/// counter, from whichever thread ran it). The report lists the cases in the text's order
-/// whatever the thread count.
-pub fn run_text_observed(
-    text: &str,
-    families: &[String],
-    parse: &(dyn Fn(&str) -> Result<Module, String> + Sync),
-    threads: usize,
-    observe: &(dyn Fn(&CaseResult) + Sync),
-) -> Report {
-    run_lines(text, families, parse, threads, Default::default(), observe)
-}
-
-fn run_lines(
-    text: &str,
-    families: &[String],
-    parse: &(dyn Fn(&str) -> Result<Module, String> + Sync),
-    threads: usize,
-    checks: ptx_ir_interp::Checks,
-    observe: &(dyn Fn(&CaseResult) + Sync),
-) -> Report {
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()
@@ -730,4 +705,18 @@ fn run_lines(
         None => lines.iter().filter_map(one).collect(),
     };
     Report { results }
+}
+
+/// [`run_text`] on `threads` threads (each case's launch on one: a case is small, and many run
+/// at once), calling `observe` with each case's result as it is known (a progress bar's
+/// counter, from whichever thread ran it). The report lists the cases in the text's order
+/// whatever the thread count.
+pub fn run_text_observed(
+    text: &str,
+    families: &[String],
+    parse: &(dyn Fn(&str) -> Result<Module, String> + Sync),
+    threads: usize,
+    observe: &(dyn Fn(&CaseResult) + Sync),
+) -> Report {
+    run_text_checked(text, families, parse, threads, Default::default(), observe)
 }

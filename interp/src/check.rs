@@ -157,16 +157,27 @@ impl Findings {
     /// Records a finding of `class` at instruction `pc` of function `fid`, made by `make` the
     /// first time only.
     pub(crate) fn add(&mut self, class: Class, fid: u32, pc: u32, make: impl FnOnce() -> Finding) {
-        if let Some(&i) = self.index.get(&(class, fid, pc)) {
-            self.list[i].count += 1;
-            return;
-        }
-        if self.list.len() >= MAX_FINDINGS {
-            self.dropped += 1;
+        if self.repeat(class, fid, pc) {
             return;
         }
         self.index.insert((class, fid, pc), self.list.len());
         self.list.push(make());
+    }
+
+    /// Counts a finding of `class` at instruction `pc` of function `fid` that is already listed
+    /// (or past the limit) and says so; `false` when it is new, to be described and
+    /// [`Findings::add`]ed (callers that cannot build it inside `add`'s closure ask first, so
+    /// that a repeat costs no formatting).
+    pub(crate) fn repeat(&mut self, class: Class, fid: u32, pc: u32) -> bool {
+        if let Some(&i) = self.index.get(&(class, fid, pc)) {
+            self.list[i].count += 1;
+            return true;
+        }
+        if self.list.len() >= MAX_FINDINGS {
+            self.dropped += 1;
+            return true;
+        }
+        false
     }
 }
 

@@ -574,6 +574,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     fn init_finding(&mut self, space: AddrSpace, what: &str, size: usize, first: u64, lane: usize) {
         let (fid, pc) = (self.fid, self.pc);
+        if self.m.findings.repeat(crate::check::Class::Init, fid, pc) {
+            return;
+        }
         let finding = crate::check::Finding {
             class: crate::check::Class::Init,
             what: format!(

@@ -76,8 +76,8 @@ pub struct Race {
     syncs: FxHashMap<(u32, u32), Vec<u32>>,
     /// Per CTA, per 4-byte word of its shared memory.
     words: Vec<Vec<Word>>,
-    /// CTA ids of the cluster's CTAs and the thread ids of its warps, for findings.
-    pub ctaid: Vec<[u32; 3]>,
+    /// CTA ids of the cluster's CTAs, for findings.
+    ctaid: Vec<[u32; 3]>,
 }
 
 impl Race {
@@ -343,11 +343,11 @@ impl Race {
             tid: tid_of(other.warp, other.lane),
             lane: other.lane as u32,
         };
-        let earlier = site(other.func, other.pc);
         findings.add(Class::Race, func, pc, || Finding {
             class: Class::Race,
             what: format!(
-                "{kind} hazard on shared memory (CTA rank {rank}) with {them} at {earlier}, which no barrier, mbarrier or atomic orders before it"
+                "{kind} hazard on shared memory (CTA rank {rank}) with {them} at {}, which no barrier, mbarrier or atomic orders before it",
+                site(other.func, other.pc)
             ),
             site: site(func, pc),
             threads: vec![thread, them],

@@ -565,7 +565,8 @@ fn sync_check(m: &mut Machine<'_>, cl: &Cluster, warps: &[Warp], cta: usize, id:
     let all: u32 = warps.iter().map(|w| w.valid.count_ones()).sum();
     if b.expected.is_none() && b.arrived < all {
         let exited = all - b.arrived;
-        let f = Finding {
+        // Built only the first time (a barrier in a loop completes again and again).
+        m.findings.add(Class::Sync, g0.func, g0.pc, || Finding {
             class: Class::Sync,
             what: format!(
                 "barrier {id} completed with {} of the CTA's {all} threads: {exited} exited without arriving (a barrier for all threads of the CTA must be reached by every thread; CUDA's __syncthreads in divergent code)",
@@ -576,8 +577,7 @@ fn sync_check(m: &mut Machine<'_>, cl: &Cluster, warps: &[Warp], cta: usize, id:
             space: None,
             addr: None,
             count: 1,
-        };
-        m.findings.add(Class::Sync, g0.func, g0.pc, || f);
+        });
     }
     let aligned = |g: &Group| {
         prog.funcs[g.func as usize]
@@ -590,7 +590,7 @@ fn sync_check(m: &mut Machine<'_>, cl: &Cluster, warps: &[Warp], cta: usize, id:
     if let Some((w1, g1)) =
         waiting.find(|(_, g)| (g.func, g.pc) != (g0.func, g0.pc) && (aligned(g) || aligned(g0)))
     {
-        let f = Finding {
+        m.findings.add(Class::Sync, g1.func, g1.pc, || Finding {
             class: Class::Sync,
             what: format!(
                 "threads of the CTA wait for barrier {id} at different instructions (#{} and #{}); an aligned barrier must be executed by all threads at the same instruction (PTX ISA 9.7.13.1)",
@@ -601,8 +601,7 @@ fn sync_check(m: &mut Machine<'_>, cl: &Cluster, warps: &[Warp], cta: usize, id:
             space: None,
             addr: None,
             count: 1,
-        };
-        m.findings.add(Class::Sync, g1.func, g1.pc, || f);
+        });
     }
 }
 
