@@ -160,7 +160,9 @@ pub fn parse_case(line: &str) -> Result<Case, CaseError> {
 /// The `textures` or `surfaces` entries of a case, each `{"buffer": 1, "type": "f32",
 /// "channels": 4, "dims": [8, 4], "layers": 3, "cube": true, "res": "linear", "addr":
 /// ["clamp", ..], "filter": "linear", "read": "normalized", "normalized": true, "border":
-/// [r, g, b, a]}` (the fields after `dims` optional; the sampling ones for textures only),
+/// [r, g, b, a], "levels": 5, "mipfilter": "linear", "lodbias": 0.5, "minlod": 1,
+/// "maxlod": 4, "aniso": 0, "trilinopt": false}` (the fields after `dims` optional; the
+/// sampling ones for textures only),
 /// made into the `tex:`/`surf:` specification the interpreter parses.
 fn objects<T>(
     v: &Value,
@@ -215,6 +217,20 @@ fn objects<T>(
             }
             if let Some(b) = o.get("border") {
                 s.push_str(&format!(",border={}", join(b, "/")));
+            }
+            if let Some(n) = o.get("levels").and_then(Value::as_u64) {
+                s.push_str(&format!(",levels={n}"));
+            }
+            if let Some(f) = o.get("mipfilter").and_then(Value::as_str) {
+                s.push_str(&format!(",mipfilter={f}"));
+            }
+            for k in ["lodbias", "minlod", "maxlod", "aniso"] {
+                if let Some(v) = o.get(k).and_then(Value::as_f64) {
+                    s.push_str(&format!(",{k}={v}"));
+                }
+            }
+            if let Some(b) = o.get("trilinopt").and_then(Value::as_bool) {
+                s.push_str(&format!(",trilinopt={}", u8::from(b)));
             }
             parse(s).map_err(CaseError::Object)
         })

@@ -48,6 +48,7 @@ mod fmt;
 mod int;
 mod lanewise;
 mod load;
+pub mod lod;
 mod lower;
 pub mod mem;
 mod mx;

@@ -18,6 +18,7 @@
 //! one rounding ([`filter`]); a channel the format lacks reads 0, also in the border colour.
 
 use crate::float::{self, Fmt};
+pub use crate::lod::{Lod, Mip};
 use ptx_ir_core::{AddressMode, FilterMode, OpaqueField, OpaqueMember, OpaqueValue, Rounding};
 
 /// The tag in the upper half of every handle: a texture or surface handle never equals a
@@ -134,6 +135,8 @@ pub struct Sampler {
     pub normalized_coords: bool,
     /// The border colour, per channel.
     pub border: [f32; 4],
+    /// How a mipmapped texture picks its levels.
+    pub mip: Mip,
 }
 
 /// The texels an object reads or writes.
@@ -155,6 +158,10 @@ pub struct Layout {
     pub cube: bool,
     /// Linear memory (`cudaResourceTypeLinear`, what `tex1Dfetch` reads) rather than an array.
     pub linear_memory: bool,
+    /// Mipmap levels (1 when not mipmapped): level `k` halves every dimension `k` times
+    /// (rounding down, at least 1), layers and cube faces stay; the levels lie one after
+    /// another in the buffer, each dense.
+    pub levels: u32,
 }
 
 impl Layout {
@@ -173,15 +180,52 @@ impl Layout {
         }
     }
 
-    /// Bytes the texels take.
-    pub fn bytes(&self) -> u64 {
-        self.texel_bytes() * self.dims.iter().map(|&d| d as u64).product::<u64>() * self.planes()
+    /// Width, height and depth of mipmap level `k` (level 0 is `dims`).
+    pub fn level_dims(&self, k: u32) -> [u32; 3] {
+        let mut d = self.dims;
+        for v in d.iter_mut().take(self.rank as usize) {
+            *v = (*v >> k.min(31)).max(1);
+        }
+        d
     }
 
-    /// Byte offset of texel (i, j, k) of plane `p`, all in range.
+    fn level_bytes(&self, k: u32) -> u64 {
+        let d = self.level_dims(k);
+        self.texel_bytes() * d.iter().map(|&v| v as u64).product::<u64>() * self.planes()
+    }
+
+    /// Byte offset of mipmap level `k` in the buffer.
+    pub fn level_base(&self, k: u32) -> u64 {
+        (0..k).map(|i| self.level_bytes(i)).sum()
+    }
+
+    /// Bytes the texels take, every level.
+    pub fn bytes(&self) -> u64 {
+        self.level_base(self.levels)
+    }
+
+    /// Byte offset of texel (i, j, k) of plane `p` of level 0, all in range.
     pub fn offset(&self, p: u64, i: u32, j: u32, k: u32) -> u64 {
-        let [w, h, d] = self.dims.map(|x| x as u64);
-        (((p * d + k as u64) * h + j as u64) * w + i as u64) * self.texel_bytes()
+        self.level_offset(0, p, [i, j, k])
+    }
+
+    /// Byte offset of texel `i` of plane `p` of mipmap level `level`, all in range.
+    pub fn level_offset(&self, level: u32, p: u64, i: [u32; 3]) -> u64 {
+        let [w, h, d] = self.level_dims(level).map(|x| x as u64);
+        let [i, j, k] = i.map(|x| x as u64);
+        self.level_base(level) + (((p * d + k) * h + j) * w + i) * self.texel_bytes()
+    }
+
+    /// The most levels a mipmap of these dimensions has: until every dimension is 1.
+    pub fn max_levels(&self) -> u32 {
+        let m = self
+            .dims
+            .iter()
+            .take(self.rank as usize)
+            .copied()
+            .max()
+            .unwrap_or(1);
+        32 - m.leading_zeros()
     }
 }
 
@@ -257,6 +301,7 @@ fn empty_layout() -> Layout {
         layers: 0,
         cube: false,
         linear_memory: false,
+        levels: 1,
     }
 }
 
@@ -283,9 +328,12 @@ impl TextureArg {
     /// Parses a `tex:` specification: `buf=ARG,type=T,ch=C,dims=W[xH[xD]]` and optionally
     /// `layers=N`, `cube=1`, `res=linear`, `addr=M[/M[/M]]` (`clamp`, `border`, `wrap`,
     /// `mirror`; default clamp), `filter=point|linear`, `read=element|normalized`,
-    /// `coords=unnormalized|normalized`, `border=R/G/B/A`. As `cudaCreateTextureObject` does,
-    /// wrap and mirror become clamp with unnormalized coordinates, and linear filtering needs
-    /// a float result (a float format or a normalized read of an 8- or 16-bit integer one).
+    /// `coords=unnormalized|normalized`, `border=R/G/B/A`, and for a mipmapped texture
+    /// `levels=N` (the buffer holds the levels one after another), `mipfilter=point|linear`,
+    /// `lodbias=F`, `minlod=F`, `maxlod=F` (default: the last level), `aniso=0|1`,
+    /// `trilinopt=0|1`. As `cudaCreateTextureObject` does, wrap and mirror become clamp with
+    /// unnormalized coordinates, and linear filtering (of texels or of levels) needs a float
+    /// result (a float format or a normalized read of an 8- or 16-bit integer one).
     pub fn parse(s: &str) -> Result<TextureArg, String> {
         let mut layout = empty_layout();
         let mut sm = Sampler {
@@ -294,7 +342,14 @@ impl TextureArg {
             normalized_read: false,
             normalized_coords: false,
             border: [0.0; 4],
+            mip: Mip {
+                linear: false,
+                bias: 0.0,
+                min: 0.0,
+                max: 0.0,
+            },
         };
+        let mut max_lod = None;
         for kv in fields(s) {
             let (k, v) = kv?;
             if layout_field(&mut layout, k, v)? {
@@ -342,10 +397,68 @@ impl TextureArg {
                         .ok_or_else(|| format!("border `{v}`: four floats separated by `/`"))?;
                     sm.border.copy_from_slice(&b);
                 }
+                "levels" => {
+                    layout.levels = v
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&n| (1..=17).contains(&n))
+                        .ok_or_else(|| format!("levels `{v}`: 1..17"))?
+                }
+                "mipfilter" => {
+                    sm.mip.linear = match v {
+                        "point" => false,
+                        "linear" => true,
+                        _ => return Err(format!("mipfilter `{v}`: point or linear")),
+                    }
+                }
+                "aniso" => match v {
+                    "0" | "1" => {}
+                    _ => {
+                        return Err(format!(
+                            "aniso `{v}`: anisotropic filtering (maxAnisotropy > 1) is not \
+                             modelled; 0 or 1"
+                        ))
+                    }
+                },
+                // CUDA's `disableTrilinearOptimization`: an H200 blends the levels the same
+                // either way (`mipprobe.jsonl.xz`, `mip.level.linear.1d.noopt`).
+                "trilinopt" if v == "0" || v == "1" => {}
+                "lodbias" | "minlod" | "maxlod" => {
+                    let f = v
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|f| f.is_finite())
+                        .ok_or_else(|| format!("{k} `{v}`: a finite float"))?;
+                    match k {
+                        "lodbias" => sm.mip.bias = f,
+                        "minlod" => sm.mip.min = f,
+                        _ => max_lod = Some(f),
+                    }
+                }
                 _ => return Err(format!("unknown texture field `{k}`")),
             }
         }
         check_layout(&layout, "a texture")?;
+        if layout.levels > 1 {
+            if layout.linear_memory {
+                return Err("a linear-memory resource has no mipmap levels".into());
+            }
+            if layout.levels > layout.max_levels() {
+                return Err(format!(
+                    "levels={}: dims={} has at most {} levels",
+                    layout.levels,
+                    layout.dims[..layout.rank as usize]
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join("x"),
+                    layout.max_levels()
+                ));
+            }
+        }
+        // Unlike `cudaTextureDesc`, whose zero `maxMipmapLevelClamp` would pin every fetch to
+        // level 0, a specification without `maxlod` reaches every level.
+        sm.mip.max = max_lod.unwrap_or((layout.levels - 1) as f32);
         if sm.normalized_read && layout.format.bytes() == 4 {
             sm.normalized_read = false; // 32-bit channels are never promoted (CUDA runtime)
         }
@@ -430,9 +543,15 @@ pub enum Combine {
     Unsupported(String),
 }
 
-/// What `cudaCreateTextureObject` makes of a sampler over `layout`: wrap and mirror become
-/// clamp with unnormalized coordinates; linear filtering needs a float result, else the error.
+/// What `cudaCreateTextureObject` makes of a sampler over `layout`: a mipmapped texture's
+/// coordinates are normalized; wrap and mirror become clamp with unnormalized coordinates;
+/// linear filtering needs a float result, else the error.
 fn settle(layout: &Layout, sm: &mut Sampler) -> Result<(), String> {
+    // A mipmapped texture reads normalized coordinates whatever the descriptor says (an H200
+    // clamps unnormalized ones to the edge: `mipmap.jsonl.xz`, `*.unnorm`).
+    if layout.levels > 1 {
+        sm.normalized_coords = true;
+    }
     if !sm.normalized_coords {
         for a in &mut sm.addr {
             if matches!(a, AddrMode::Wrap | AddrMode::Mirror) {
@@ -440,7 +559,8 @@ fn settle(layout: &Layout, sm: &mut Sampler) -> Result<(), String> {
             }
         }
     }
-    if sm.linear && !layout.format.is_float() && !sm.normalized_read {
+    let mip_linear = sm.mip.linear && layout.levels > 1;
+    if (sm.linear || mip_linear) && !layout.format.is_float() && !sm.normalized_read {
         return Err("linear filtering of an integer texture needs a normalized read".into());
     }
     Ok(())
@@ -607,11 +727,20 @@ pub fn address(i: i64, n: u32, m: AddrMode) -> Option<u32> {
 /// part whose y bit equals the x bit rounded half up, the other the remainder. In 2D (and 1D)
 /// the z slice is the whole weight.
 pub fn weights(f: &[i64]) -> Vec<i64> {
+    weights_of(256, f)
+}
+
+/// [`weights`] of a total weight `total` in 1/256 (a mipmap level's share, which the
+/// dimensions split as they split the whole): z's split of it rounded half up too.
+pub fn weights_of(total: i64, f: &[i64]) -> Vec<i64> {
     let round = |frac: i64, w: i64| (frac * w + 128) >> 8;
     let a = f.first().copied().unwrap_or(0);
     let slices: Vec<i64> = match f.get(2) {
-        Some(&c) => vec![256 - c, c],
-        None => vec![256],
+        Some(&c) => {
+            let hi = (c * total + 127) >> 8;
+            vec![total - hi, hi]
+        }
+        None => vec![total],
     };
     let mut w = Vec::with_capacity(1 << f.len());
     for wz in slices {
@@ -677,24 +806,27 @@ fn round_away(s: i128, e: i32, p: u32, min_e: i32) -> f64 {
 /// (`2^E` above it: the quantum is `2^(E - p - 4)`), the weighted texels summed exactly and
 /// rounded once to `p` bits with ties away from zero (dense H200 sweeps of every weight,
 /// `corpus/vectors/texfit.jsonl.xz`: every `f32` and `f16` sample); NaN if a weighted value is
-/// NaN. Terms 2^100 times below the largest cannot change it.
-fn weighted_sum(ws: &[i64], vs: &[f64], p: u32, min_e: i32) -> f64 {
+/// NaN. Terms 2^100 times below the largest cannot change it. Each mipmap level's taps (the
+/// consecutive runs of `group` taps) are truncated by their own largest texel and all summed
+/// once (an H200: `corpus/vectors/mipmap.jsonl.xz`).
+fn weighted_sum(ws: &[i64], vs: &[f64], group: usize, p: u32, min_e: i32) -> f64 {
     let mut terms = Vec::with_capacity(ws.len());
     let mut inf = 0f64;
-    // The largest texel's exponent `E` (`2^(E-1) <= |v| < 2^E`).
-    let top = ws
-        .iter()
-        .zip(vs)
-        .filter(|(&w, v)| w != 0 && v.is_finite() && **v != 0.0)
-        .filter_map(|(_, &v)| {
-            parts(v).map(|(m, e)| e + 128 - m.unsigned_abs().leading_zeros() as i32)
-        })
-        .max();
-    let quantum = top.map(|t| t - p as i32 - 4);
-    for (&w, &v) in ws.iter().zip(vs) {
+    for (k, (&w, &v)) in ws.iter().zip(vs).enumerate() {
         if w == 0 {
             continue;
         }
+        // The largest texel's exponent `E` (`2^(E-1) <= |v| < 2^E`) of this tap's level.
+        let g = k - k % group.max(1);
+        let top = ws[g..(g + group.max(1)).min(ws.len())]
+            .iter()
+            .zip(&vs[g..])
+            .filter(|(&w, v)| w != 0 && v.is_finite() && **v != 0.0)
+            .filter_map(|(_, &v)| {
+                parts(v).map(|(m, e)| e + 128 - m.unsigned_abs().leading_zeros() as i32)
+            })
+            .max();
+        let quantum = top.map(|t| t - p as i32 - 4);
         match parts(v) {
             Some((m, e)) if m != 0 => {
                 let (m, e) = match quantum {
@@ -786,8 +918,9 @@ fn s8_filtered(ws: &[i64], ts: &[i64]) -> i64 {
 /// Filtered channels (`f32` bits) of the corner texels `ts` (raw bytes) with weights `ws` in
 /// 1/65536, as an H200's texture unit computes them: `f32` and `f16` texels as
 /// `weighted_sum` says; normalized `u8`, `u16`, `s16` texels widened to 16 bits, summed,
-/// rounded to an integer (half up) and divided; `s8` as `s8_filtered` says.
-pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]]) -> [u32; 4] {
+/// rounded to an integer (half up) and divided; `s8` as `s8_filtered` says. The taps come in
+/// runs of `group`, one run per mipmap level read.
+pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32; 4] {
     let f = t.layout.format;
     let n = f.bytes() as usize;
     let mut out = [0u32; 4];
@@ -805,7 +938,7 @@ pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]]) -> [u32; 4] {
             } else {
                 (24, -149)
             };
-            (weighted_sum(ws, &vs, p, min_e) as f32).to_bits()
+            (weighted_sum(ws, &vs, group, p, min_e) as f32).to_bits()
         } else if f == Format::S8 {
             let ts: Vec<i64> = vs.iter().map(|&v| v as i64).collect();
             ((s8_filtered(ws, &ts) as f64 / den).max(-1.0) as f32).to_bits()

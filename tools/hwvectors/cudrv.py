@@ -221,3 +221,133 @@ def u64(v):
 
 def u32(v):
     return struct.pack("<I", v & 0xFFFFFFFF)
+
+
+# ---------------------------------------------------------------------- mipmapped textures
+
+ARRAY_FORMAT = {"u8": 0x01, "u16": 0x02, "u32": 0x03, "s8": 0x08, "s16": 0x09, "s32": 0x0A,
+                "f16": 0x10, "f32": 0x20}
+TEXEL_BYTES = {"u8": 1, "s8": 1, "u16": 2, "s16": 2, "f16": 2, "u32": 4, "s32": 4, "f32": 4}
+ADDRESS_MODE = {"wrap": 0, "clamp": 1, "mirror": 2, "border": 3}
+
+
+class Array3dDesc(ctypes.Structure):
+    """CUDA_ARRAY3D_DESCRIPTOR."""
+    _fields_ = [("w", ctypes.c_size_t), ("h", ctypes.c_size_t), ("d", ctypes.c_size_t),
+                ("fmt", ctypes.c_int), ("ch", ctypes.c_uint), ("flags", ctypes.c_uint)]
+
+
+class Memcpy3d(ctypes.Structure):
+    """CUDA_MEMCPY3D."""
+    _fields_ = [("srcX", ctypes.c_size_t), ("srcY", ctypes.c_size_t), ("srcZ", ctypes.c_size_t),
+                ("srcLOD", ctypes.c_size_t), ("srcType", ctypes.c_int),
+                ("srcHost", ctypes.c_void_p), ("srcDevice", ctypes.c_uint64),
+                ("srcArray", ctypes.c_void_p), ("r0", ctypes.c_void_p),
+                ("srcPitch", ctypes.c_size_t), ("srcHeight", ctypes.c_size_t),
+                ("dstX", ctypes.c_size_t), ("dstY", ctypes.c_size_t), ("dstZ", ctypes.c_size_t),
+                ("dstLOD", ctypes.c_size_t), ("dstType", ctypes.c_int),
+                ("dstHost", ctypes.c_void_p), ("dstDevice", ctypes.c_uint64),
+                ("dstArray", ctypes.c_void_p), ("r1", ctypes.c_void_p),
+                ("dstPitch", ctypes.c_size_t), ("dstHeight", ctypes.c_size_t),
+                ("width", ctypes.c_size_t), ("height", ctypes.c_size_t),
+                ("depth", ctypes.c_size_t)]
+
+
+class ResourceDesc(ctypes.Structure):
+    """CUDA_RESOURCE_DESC with the mipmapped-array member of its 128-byte union."""
+    _fields_ = [("type", ctypes.c_int), ("handle", ctypes.c_void_p),
+                ("rest", ctypes.c_uint8 * 120), ("flags", ctypes.c_uint)]
+
+
+class TextureDesc(ctypes.Structure):
+    """CUDA_TEXTURE_DESC."""
+    _fields_ = [("addr", ctypes.c_int * 3), ("filter", ctypes.c_int), ("flags", ctypes.c_uint),
+                ("aniso", ctypes.c_uint), ("mipfilter", ctypes.c_int),
+                ("bias", ctypes.c_float), ("minlod", ctypes.c_float),
+                ("maxlod", ctypes.c_float), ("border", ctypes.c_float * 4),
+                ("reserved", ctypes.c_int * 12)]
+
+
+def mip_levels(desc):
+    """(width, height, depth or planes, bytes) of each level of a mipmapped description: every
+    dimension halves (rounding down, at least 1); layers and cube faces do not."""
+    dims = list(desc["dims"])
+    rank = len(dims)
+    tb = TEXEL_BYTES[desc["type"]] * desc["channels"]
+    planes = max(desc.get("layers", 0), 1) * (6 if desc.get("cube") else 1)
+    out = []
+    for k in range(desc["levels"]):
+        w = max(dims[0] >> k, 1)
+        h = max(dims[1] >> k, 1) if rank > 1 else 1
+        d = max(dims[2] >> k, 1) if rank > 2 else planes
+        out.append((w, h, d, w * h * d * tb))
+    return out
+
+
+def mipmapped_texture(drv, desc, data):
+    """A texture object over a mipmapped CUDA array made from `desc` (the `textures` entries
+    of the vectors format with `levels`): the levels lie one after another in `data`, each
+    dense. Returns (handle, things to keep alive)."""
+    lib = drv.lib
+    ty, ch, dims = desc["type"], desc["channels"], list(desc["dims"])
+    rank = len(dims)
+    layers = desc.get("layers", 0)
+    flags = 0
+    w, h, d = dims[0], dims[1] if rank > 1 else 0, dims[2] if rank > 2 else 0
+    if desc.get("cube"):
+        flags |= 4  # CUDA_ARRAY3D_CUBEMAP
+        d = 6 * max(layers, 1)
+        if layers:
+            flags |= 1  # CUDA_ARRAY3D_LAYERED
+    elif layers:
+        flags |= 1
+        d = layers
+    ad = Array3dDesc(w, h, d, ARRAY_FORMAT[ty], ch, flags)
+    mip = ctypes.c_void_p()
+    drv._check(lib.cuMipmappedArrayCreate(ctypes.byref(mip), ctypes.byref(ad), desc["levels"]),
+                "cuMipmappedArrayCreate")
+    off = 0
+    keep = [mip]
+    tb = TEXEL_BYTES[ty] * ch
+    for k, (lw, lh, ld, nb) in enumerate(mip_levels(desc)):
+        arr = ctypes.c_void_p()
+        drv._check(lib.cuMipmappedArrayGetLevel(ctypes.byref(arr), mip, k),
+                    "cuMipmappedArrayGetLevel")
+        chunk = bytes(data[off:off + nb])
+        chunk += b"\0" * (nb - len(chunk))
+        off += nb
+        host = ctypes.create_string_buffer(chunk, nb)
+        keep.append(host)
+        cp = Memcpy3d()
+        cp.srcType, cp.srcHost, cp.srcPitch, cp.srcHeight = 1, ctypes.addressof(host), lw * tb, lh
+        cp.dstType, cp.dstArray = 3, arr
+        cp.width, cp.height, cp.depth = lw * tb, lh, ld
+        drv._check(lib.cuMemcpy3D_v2(ctypes.byref(cp)), "cuMemcpy3D")
+    res = ResourceDesc()
+    res.type = 1  # CU_RESOURCE_TYPE_MIPMAPPED_ARRAY
+    res.handle = mip
+    td = TextureDesc()
+    addr = desc.get("addr", ["clamp"] * 3)
+    for i in range(3):
+        td.addr[i] = ADDRESS_MODE[addr[i]]
+    td.filter = 1 if desc.get("filter") == "linear" else 0
+    tflags = 0
+    if desc.get("read", "element") == "element" and ty[0] != "f":
+        tflags |= 1  # CU_TRSF_READ_AS_INTEGER
+    if desc.get("normalized"):
+        tflags |= 2  # CU_TRSF_NORMALIZED_COORDINATES
+    if desc.get("trilinopt") is False:
+        tflags |= 0x20  # CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION
+    td.flags = tflags
+    td.aniso = desc.get("aniso", 0)
+    td.mipfilter = 1 if desc.get("mipfilter") == "linear" else 0
+    td.bias = desc.get("lodbias", 0.0)
+    td.minlod = desc.get("minlod", 0.0)
+    td.maxlod = desc.get("maxlod", float(desc["levels"] - 1))
+    for i, b in enumerate(desc.get("border", [0.0] * 4)):
+        td.border[i] = b
+    obj = ctypes.c_uint64()
+    drv._check(lib.cuTexObjectCreate(ctypes.byref(obj), ctypes.byref(res), ctypes.byref(td),
+                                      None), "cuTexObjectCreate")
+    return obj.value, keep
+

@@ -909,6 +909,13 @@ class Gpu:
     def texture(self, d, buf, data):
         rt, tx = self.rt, self.tx
         keep = []
+        if d.get("levels"):
+            # CuPy has no mipmapped arrays: the driver API makes those (cudrv.py).
+            import cudrv
+            if not hasattr(self, "drv"):
+                self.drv = cudrv.Driver()
+            handle, keep = cudrv.mipmapped_texture(self.drv, d, data)
+            return self.np.uint64(handle), keep
         if d.get("res") == "linear":
             nbytes = ELEM[d["type"]] * d["channels"] * d["dims"][0]
             view = buf[:nbytes].view(self.npdtype(d["type"]))

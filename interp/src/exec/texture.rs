@@ -195,6 +195,27 @@ struct Coords {
     i: [i64; 3],
     n: usize,
     int: bool,
+    /// The coordinates as given (a cube face's in [0, 1]), which the other mipmap levels
+    /// scale to their own size.
+    raw: [f32; 3],
+    /// `raw` is normalized (else in texels).
+    normalized: bool,
+}
+
+impl Coords {
+    /// The float coordinates in texels of mipmap level `level` of `t`.
+    fn at(&self, t: &Layout, level: u32) -> [f32; 3] {
+        if level == 0 {
+            return self.u;
+        }
+        let d = t.level_dims(level);
+        let mut u = [0f32; 3];
+        for k in 0..self.n {
+            // Mipmapped textures read normalized coordinates (`settle`).
+            u[k] = self.raw[k] * d[k] as f32;
+        }
+        u
+    }
 }
 
 fn coords(
@@ -252,6 +273,8 @@ fn coords(
         i: [0; 3],
         n,
         int,
+        raw: [0.0; 3],
+        normalized: sm.is_some_and(|s| s.normalized_coords),
     };
     if cube {
         let v: Vec<f32> = (0..3)
@@ -260,6 +283,8 @@ fn coords(
         let (face, s, tc) = tx::cube_face(v[0], v[1], v[2]);
         out.plane = 6 * out.plane + face as u64;
         out.u = [s * t.dims[0] as f32, tc * t.dims[1] as f32, 0.0];
+        out.raw = [s, tc, 0.0];
+        out.normalized = true;
         out.n = 2;
         return Ok(out);
     }
@@ -269,6 +294,7 @@ fn coords(
             out.i[k] = b as i32 as i64;
         } else {
             let f = f32::from_bits(b);
+            out.raw[k] = f;
             out.u[k] = match sm {
                 Some(s) if s.normalized_coords => f * t.dims[k] as f32,
                 _ => f,
@@ -286,31 +312,40 @@ fn read_global(x: &mut Ctx<'_, '_>, a: u64, n: usize, l: usize) -> Result<Vec<u8
     }
 }
 
-/// The raw bytes of the texel at integer coordinates `i` (before addressing) of plane `p`, or
+/// Where a texel is: the object, its buffer's address, the plane and the mipmap level.
+#[derive(Copy, Clone)]
+struct Place<'t> {
+    t: &'t TextureArg,
+    base: u64,
+    plane: u64,
+    level: u32,
+}
+
+/// The raw bytes of the texel at integer coordinates `i` (before addressing) of a place, or
 /// of the border colour.
 fn corner_bytes(
     x: &mut Ctx<'_, '_>,
-    t: &TextureArg,
-    base: u64,
-    p: u64,
+    at: Place<'_>,
     i: [i64; 3],
     n: usize,
     l: usize,
 ) -> Result<[u8; 16], Error> {
-    let mut at = [0u32; 3];
+    let t = at.t;
+    let dims = t.layout.level_dims(at.level);
+    let mut pos = [0u32; 3];
     for k in 0..n {
         let mode = if t.layout.cube {
             AddrMode::Clamp
         } else {
             t.sampler.addr[k]
         };
-        match tx::address(i[k], t.layout.dims[k], mode) {
-            Some(v) => at[k] = v,
+        match tx::address(i[k], dims[k], mode) {
+            Some(v) => pos[k] = v,
             None => return Ok(tx::border_bytes(t)),
         }
     }
     let (a, n) = (
-        base + t.layout.offset(p, at[0], at[1], at[2]),
+        at.base + t.layout.level_offset(at.level, at.plane, pos),
         t.layout.texel_bytes() as usize,
     );
     let mut b = [0u8; 16]; // a texel is at most four 32-bit channels
@@ -321,82 +356,128 @@ fn corner_bytes(
     Ok(b)
 }
 
-/// The texel at integer coordinates `i` of plane `p`, or the border, in the result domain.
+/// The texel at integer coordinates `i` of a place, or the border, in the result domain.
 fn corner(
     x: &mut Ctx<'_, '_>,
-    t: &TextureArg,
-    base: u64,
-    p: u64,
+    at: Place<'_>,
     i: [i64; 3],
     n: usize,
     l: usize,
 ) -> Result<[u32; 4], Error> {
-    let b = corner_bytes(x, t, base, p, i, n, l)?;
-    Ok(tx::convert_texel(t, &b))
+    let b = corner_bytes(x, at, i, n, l)?;
+    Ok(tx::convert_texel(at.t, &b))
 }
 
-/// One fetch: the four channels in the result domain.
+/// One fetch at level of detail `lod`: the four channels in the result domain. A texture
+/// without mipmaps reads its one level. A mipmapped one reads the level or the two levels
+/// [`tx::Mip::levels`] picks; with two, their texels are weighed by the level weight split
+/// as the filter splits it ([`tx::weights_of`]) and summed once, as a 3D texture's slices are.
+#[allow(clippy::too_many_arguments)]
 fn fetch(
     x: &mut Ctx<'_, '_>,
     t: &TextureArg,
     base: u64,
     c: &Coords,
     offset: [i64; 3],
+    lod: tx::Lod,
     l: usize,
 ) -> Result<[u32; 4], Error> {
+    let levels = if t.layout.levels > 1 {
+        t.sampler
+            .mip
+            .levels(t.sampler.mip.lod(lod, t.layout.levels))
+    } else {
+        vec![(0, 256)]
+    };
+    let place = |level| Place {
+        t,
+        base,
+        plane: c.plane,
+        level,
+    };
     if c.int {
         // Integer coordinates (measured on an H200): a 1D fetch reads linear memory only (an
         // array reads 0); elsewhere they name the texel (its centre, which filtering returns
-        // unchanged). Out of range reads 0 whatever the address mode.
+        // unchanged). Out of range reads 0 whatever the address mode. A mipmapped texture
+        // reads the level `tex.level` names (0 outside the levels), its coordinates addressed
+        // as the sampler says (`mipint.jsonl.xz`).
         let mut i = c.i;
         for k in 0..c.n {
             i[k] += offset[k];
+        }
+        if t.layout.levels > 1 {
+            let level = match lod {
+                tx::Lod::Index(v) => v,
+                _ => 0,
+            };
+            if !(0..t.layout.levels as i64).contains(&level) {
+                return Ok([0; 4]);
+            }
+            return corner(x, place(level as u32), i, c.n, l);
         }
         let inside = (0..c.n).all(|k| (0..t.layout.dims[k] as i64).contains(&i[k]));
         if !inside || (c.n == 1 && !t.layout.linear_memory) {
             return Ok([0; 4]);
         }
-        return corner(x, t, base, c.plane, i, c.n, l);
+        return corner(x, place(0), i, c.n, l);
     }
-    if !t.sampler.linear {
+    if !t.sampler.linear && levels.len() == 1 {
+        let u = c.at(&t.layout, levels[0].0);
         let mut i = [0i64; 3];
         for k in 0..c.n {
-            i[k] = tx::point(c.u[k]) + offset[k];
+            i[k] = tx::point(u[k]) + offset[k];
         }
-        return corner(x, t, base, c.plane, i, c.n, l);
+        return corner(x, place(levels[0].0), i, c.n, l);
     }
-    let (mut i0, mut fr) = footprint(c, offset);
-    // Clamped dimensions clamp the filter's coordinate, not only the texel index: outside the
-    // range the fraction is 0 (measured: `corpus/vectors/texw3dclamp.jsonl.xz`, one-hot
-    // texels at the edges of a 3D texture; the weights' rounding shows the difference).
-    if !t.layout.cube {
-        for k in 0..c.n {
-            if t.sampler.addr[k] == tx::AddrMode::Clamp {
-                let hi = (t.layout.dims[k] as i64 - 1) * 256;
-                let q = (i0[k] * 256 + fr[k]).clamp(0, hi.max(0));
-                i0[k] = q.div_euclid(256);
-                fr[k] = q.rem_euclid(256);
+    let mut ws = Vec::new();
+    let mut ts = Vec::new();
+    for (level, wl) in levels {
+        let u = c.at(&t.layout, level);
+        if !t.sampler.linear {
+            let mut i = [0i64; 3];
+            for k in 0..c.n {
+                i[k] = tx::point(u[k]) + offset[k];
+            }
+            ws.push(wl << 8);
+            ts.push(corner_bytes(x, place(level), i, c.n, l)?);
+            continue;
+        }
+        let (mut i0, mut fr) = footprint(&u, c.n, offset);
+        // Clamped dimensions clamp the filter's coordinate, not only the texel index: outside
+        // the range the fraction is 0 (measured: `corpus/vectors/texw3dclamp.jsonl.xz`,
+        // one-hot texels at the edges of a 3D texture; the weights' rounding shows the
+        // difference).
+        if !t.layout.cube {
+            let dims = t.layout.level_dims(level);
+            for k in 0..c.n {
+                if t.sampler.addr[k] == tx::AddrMode::Clamp {
+                    let hi = (dims[k] as i64 - 1) * 256;
+                    let q = (i0[k] * 256 + fr[k]).clamp(0, hi.max(0));
+                    i0[k] = q.div_euclid(256);
+                    fr[k] = q.rem_euclid(256);
+                }
             }
         }
-    }
-    let ws = tx::weights(&fr[..c.n]);
-    let mut ts = Vec::with_capacity(ws.len());
-    for corner_bits in 0..(1usize << c.n) {
-        let mut i = i0;
-        for (k, v) in i.iter_mut().enumerate().take(c.n) {
-            *v += (corner_bits >> k & 1) as i64;
+        ws.extend(tx::weights_of(wl, &fr[..c.n]));
+        for corner_bits in 0..(1usize << c.n) {
+            let mut i = i0;
+            for (k, v) in i.iter_mut().enumerate().take(c.n) {
+                *v += (corner_bits >> k & 1) as i64;
+            }
+            ts.push(corner_bytes(x, place(level), i, c.n, l)?);
         }
-        ts.push(corner_bytes(x, t, base, c.plane, i, c.n, l)?);
     }
-    Ok(tx::filter(t, &ws, &ts))
+    let group = if t.sampler.linear { 1 << c.n } else { 1 };
+    Ok(tx::filter(t, &ws, &ts, group))
 }
 
-/// The lower corner and the fractions (in 1/256) of the bilinear footprint.
-fn footprint(c: &Coords, offset: [i64; 3]) -> ([i64; 3], [i64; 3]) {
+/// The lower corner and the fractions (in 1/256) of the bilinear footprint of the first `n`
+/// coordinates `u` (in texels).
+fn footprint(u: &[f32; 3], n: usize, offset: [i64; 3]) -> ([i64; 3], [i64; 3]) {
     let mut i0 = [0i64; 3];
     let mut fr = [0i64; 3];
-    for k in 0..c.n {
-        let u = if c.u[k].is_nan() { 0.0 } else { c.u[k] };
+    for k in 0..n {
+        let u = if u[k].is_nan() { 0.0 } else { u[k] };
         let q = tx::fixed(u - 0.5);
         i0[k] = q.div_euclid(256) + offset[k];
         fr[k] = q.rem_euclid(256);
@@ -460,6 +541,86 @@ fn as_dtype(t: &TextureArg, dtype: Type, v: [u32; 4]) -> Vec<u64> {
     }
 }
 
+/// The level of detail a `tex` asks for: `.level`'s operand, `.grad`'s gradients (scaled to
+/// level-0 texels as the coordinates are), or level 0. A cube map's gradients are taken in
+/// its face's coordinates: divided by the major axis, as the direction is.
+fn lod_of(
+    x: &Ctx<'_, '_>,
+    t: &TextureArg,
+    co: &Coords,
+    c: &[Opnd],
+    ops: &[Opnd],
+    l: usize,
+) -> Result<tx::Lod, Error> {
+    match ops {
+        // With integer coordinates the operand is the level (ptxas takes only `.s32` there).
+        [o] if co.int => Ok(tx::Lod::Index(x.get(o, l)? as u32 as i32 as i64)),
+        [o] => Ok(tx::Lod::Level(f32::from_bits(x.get(o, l)? as u32))),
+        [a, b] => {
+            let n = if t.layout.cube { 3 } else { co.n };
+            let grad = |o: &Opnd| -> Result<Vec<f32>, Error> {
+                let items: &[Opnd] = match o {
+                    Opnd::Vec(v) => v,
+                    o => std::slice::from_ref(o),
+                };
+                (0..n)
+                    .map(|k| match items.get(k) {
+                        Some(o) => x.get(o, l).map(|v| f32::from_bits(v as u32)),
+                        None => Err(x.unsupported("too few gradient components")),
+                    })
+                    .collect()
+            };
+            let (mut dx, mut dy) = (grad(a)?, grad(b)?);
+            if t.layout.cube {
+                let first = usize::from(t.layout.layers > 0);
+                let v: Vec<f32> = (0..3)
+                    .map(|k| match c.get(first + k) {
+                        Some(o) => x.get(o, l).map(|v| f32::from_bits(v as u32)),
+                        None => Err(x.unsupported("too few coordinates for the geometry")),
+                    })
+                    .collect::<Result<_, _>>()?;
+                let (sx, sy) = (cube_gradient(&v, &dx), cube_gradient(&v, &dy));
+                dx = vec![
+                    sx[0] * t.layout.dims[0] as f32,
+                    sx[1] * t.layout.dims[1] as f32,
+                ];
+                dy = vec![
+                    sy[0] * t.layout.dims[0] as f32,
+                    sy[1] * t.layout.dims[1] as f32,
+                ];
+            } else if co.normalized {
+                for k in 0..n {
+                    dx[k] *= t.layout.dims[k] as f32;
+                    dy[k] *= t.layout.dims[k] as f32;
+                }
+            }
+            // No footprint at all reads the least level.
+            Ok(tx::Lod::Grad(
+                crate::lod::grad_lod(&dx, &dy).unwrap_or(-(1i64 << 40)),
+            ))
+        }
+        _ => Ok(tx::Lod::Base),
+    }
+}
+
+/// A direction's gradient `g` as the change of its cube face's (s, t) coordinates: the face
+/// coordinates are `(sc / ma + 1) / 2`, so their change is `d sc / (2 ma)` (the change of the
+/// major axis itself left out).
+fn cube_gradient(v: &[f32], g: &[f32]) -> [f32; 2] {
+    let (ax, ay, az) = (v[0].abs(), v[1].abs(), v[2].abs());
+    let (s, t, ma) = if az >= ax && az >= ay {
+        (g[0], g[1], az)
+    } else if ay >= ax {
+        (g[0], g[2], ay)
+    } else {
+        (g[2], g[1], ax)
+    };
+    if ma == 0.0 {
+        return [0.0; 2];
+    }
+    [s / (2.0 * ma), t / (2.0 * ma)]
+}
+
 /// `tex`
 pub fn tex(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let types = x.types();
@@ -468,12 +629,14 @@ pub fn tex(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         _ => return Err(x.unsupported("tex without destination and coordinate types")),
     };
     let (head, samp, c) = tuple_sampler(x)?;
-    let mut rest: &[Opnd] = x.d.opnds.get(2..).unwrap_or(&[]);
-    if x.has(Flag::Level) {
-        rest = rest.get(1..).unwrap_or(&[]);
+    let all: &[Opnd] = x.d.opnds.get(2..).unwrap_or(&[]);
+    let (lod_ops, rest) = if x.has(Flag::Level) {
+        all.split_at(1.min(all.len()))
     } else if x.has(Flag::Grad) {
-        rest = rest.get(2..).unwrap_or(&[]);
-    }
+        all.split_at(2.min(all.len()))
+    } else {
+        all.split_at(0)
+    };
     let imgs = x.m.images.clone();
     for l in lanes(x.emask) {
         let h = x.get(head, l)?;
@@ -482,7 +645,8 @@ pub fn tex(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let t = t.as_ref();
         let co = coords(x, &t.layout, Some(&t.sampler), c, ctype == Type::S32, l)?;
         let off = offset_of(x, rest, l)?;
-        let v = fetch(x, t, base, &co, off, l)?;
+        let lod = lod_of(x, t, &co, c, lod_ops, l)?;
+        let v = fetch(x, t, base, &co, off, lod, l)?;
         let out = as_dtype(t, dtype, v);
         write_result(x, &out, true, l)?;
     }
@@ -510,12 +674,18 @@ pub fn tld4(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let t = t.as_ref();
         let co = coords(x, &t.layout, Some(&t.sampler), c, false, l)?;
         let off = offset_of(x, rest, l)?;
-        let (i0, _) = footprint(&co, off);
+        let (i0, _) = footprint(&co.u, co.n, off);
+        let at = Place {
+            t,
+            base,
+            plane: co.plane,
+            level: 0,
+        };
         let mut out = [0u64; 4];
         // Counter-clockwise from the lower left: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
         for (k, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
             let i = [i0[0] + di, i0[1] + dj, 0];
-            out[k] = corner(x, t, base, co.plane, i, 2, l)?[ch] as u64;
+            out[k] = corner(x, at, i, 2, l)?[ch] as u64;
         }
         write_result(x, &out, true, l)?;
     }

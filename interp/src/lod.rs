@@ -1,0 +1,235 @@
+//! Mipmap levels: which level a fetch reads, from `tex.level`'s operand or `tex.grad`'s
+//! gradients, and the sampler's bias and clamps, as an H200's texture unit computes it.
+//!
+//! The level of detail is a fixed-point number in 1/256 (`corpus/vectors/mipprobe.jsonl.xz`,
+//! `gradfit.jsonl.xz`, recorded by `tools/hwvectors/mipmap.py`): linear level filtering
+//! weighs the upper level by its low 8 bits exactly, nearest filtering rounds it half up.
+
+/// The mipmap fields of a sampler (`cudaTextureDesc`'s `mipmapFilterMode`,
+/// `mipmapLevelBias`, `minMipmapLevelClamp`, `maxMipmapLevelClamp`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Mip {
+    /// Blend the two nearest levels; otherwise read the nearest one.
+    pub linear: bool,
+    /// Added to the level of detail of `tex.level` and `tex.grad`.
+    pub bias: f32,
+    /// The least level of detail.
+    pub min: f32,
+    /// The greatest level of detail.
+    pub max: f32,
+}
+
+/// Where the level of detail of a fetch comes from.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Lod {
+    /// `tex` and `tex.base`: level 0, the bias not applied.
+    Base,
+    /// `tex.level`: the operand.
+    Level(f32),
+    /// `tex.grad`: from the gradients, in 1/256 ([`grad_lod`]).
+    Grad(i64),
+    /// `tex.level` with integer coordinates: the level itself.
+    Index(i64),
+}
+
+/// A value in 1/256, rounded down (the texture unit's fixed point for a level of detail);
+/// NaN reads 0 and the range saturates.
+fn lod_fixed(v: f32) -> i64 {
+    if v.is_nan() {
+        return 0;
+    }
+    (v as f64 * 256.0)
+        .floor()
+        .clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
+}
+
+/// [`lod_fixed`] rounding toward zero, as the sampler's bias and clamps are held.
+fn lod_fixed_trunc(v: f32) -> i64 {
+    if v.is_nan() {
+        return 0;
+    }
+    (v as f64 * 256.0)
+        .trunc()
+        .clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
+}
+
+impl Mip {
+    /// The level of detail a fetch uses, in 1/256: `lod`, plus the bias (not for
+    /// [`Lod::Base`]), at most `max`, then at least `min` (so `min` wins when the clamps
+    /// cross), and within the texture's `levels`. Each term is held in 1/256 first: the
+    /// operand rounded down, the bias and clamps toward zero. Measured on an H200
+    /// (`corpus/vectors/mipprobe.jsonl.xz`: dense sweeps of the operand with and without bias
+    /// and clamps, nearest and linear level filtering).
+    pub fn lod(&self, lod: Lod, levels: u32) -> i64 {
+        let l = match lod {
+            Lod::Base => 0,
+            Lod::Level(v) => lod_fixed(v) + lod_fixed_trunc(self.bias),
+            Lod::Grad(g) => g + lod_fixed_trunc(self.bias),
+            Lod::Index(i) => i.saturating_mul(256),
+        };
+        let l = l
+            .min(lod_fixed_trunc(self.max))
+            .max(lod_fixed_trunc(self.min));
+        l.clamp(0, (levels.max(1) as i64 - 1) * 256)
+    }
+
+    /// The levels a fetch at level of detail `l` (in 1/256) reads, with their weights in
+    /// 1/256: the nearest level (half up), or the two around `l`, the upper weighted by the
+    /// fraction.
+    pub fn levels(&self, l: i64) -> Vec<(u32, i64)> {
+        if !self.linear {
+            return vec![(((l + 128) >> 8) as u32, 256)];
+        }
+        let (k, w) = ((l >> 8) as u32, l & 255);
+        if w == 0 {
+            vec![(k, 256)]
+        } else {
+            vec![(k, 256 - w), (k + 1, w)]
+        }
+    }
+}
+
+/// `256 log2(1 + j/256)` as the texture unit's table has it, for the top 8 bits `j` of a
+/// significand: measured on an H200 over every 16-bit significand at two exponents
+/// (`gradfit.jsonl.xz`, `gfit.log2*`); each entry is `256 log2(1 + (j + 1/2)/256)` rounded,
+/// except where that lies within 0.03 above a half, a table artefact no formula reproduces
+/// more simply than the table itself.
+const LOG2: [u8; 256] = [
+    0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22, 23, 24, 26, 27, 28, 30, 31, 32, 34,
+    35, 36, 38, 39, 40, 42, 43, 44, 45, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63, 64,
+    65, 66, 68, 69, 70, 71, 72, 74, 75, 76, 77, 78, 79, 81, 82, 83, 84, 85, 86, 88, 89, 90, 91, 92,
+    93, 94, 95, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 109, 110, 111, 112, 113, 114,
+    115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133,
+    135, 136, 137, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152,
+    153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 162, 163, 164, 165, 166, 167, 168, 169, 170,
+    171, 172, 173, 173, 174, 175, 176, 177, 178, 179, 180, 181, 181, 182, 183, 184, 185, 186, 187,
+    188, 188, 189, 190, 191, 192, 193, 194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203,
+    204, 205, 205, 206, 207, 208, 209, 210, 210, 211, 212, 213, 214, 214, 215, 216, 217, 218, 218,
+    219, 220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229, 229, 230, 231, 232, 233, 233,
+    234, 235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244, 245, 245, 246, 247, 248,
+    248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 255,
+];
+
+/// `256 log2(v)` for a positive `v` as the texture unit takes it: the exponent, and the table
+/// entry of the significand's top 8 bits (the rest truncated). `None` for zero, which has no
+/// level of detail (the least level is read).
+fn log2_fixed(v: f32) -> Option<i64> {
+    if v.is_nan() || v <= 0.0 {
+        return None;
+    }
+    if v.is_infinite() {
+        return Some(i64::from(i16::MAX));
+    }
+    let b = v.to_bits();
+    let (e, m) = if b >> 23 == 0 {
+        // Subnormal: normalize.
+        let z = (b & 0x7f_ffff).leading_zeros() - 8;
+        (-126 - z as i64, (b << (z + 1)) & 0x7f_ffff)
+    } else {
+        (((b >> 23) & 0xff) as i64 - 127, b & 0x7f_ffff)
+    };
+    Some(e * 256 + LOG2[(m >> 15) as usize] as i64)
+}
+
+/// `|v|` truncated to 9 bits after its leading one.
+fn trunc9(v: f64) -> f64 {
+    let b = v.abs().to_bits();
+    f64::from_bits(b & !((1u64 << 43) - 1))
+}
+
+/// The length the texture unit gives a gradient (in texels): the largest magnitude plus `k1`
+/// times the next and `k2` times the third, each magnitude first truncated to 9 bits after its
+/// leading one, the sum exact (an octagonal norm).
+fn length(v: &[f64], k1: f64, k2: f64) -> f64 {
+    let mut a: Vec<f64> = v.iter().map(|&x| trunc9(x)).collect();
+    a.sort_by(|p, q| q.total_cmp(p));
+    a.first().copied().unwrap_or(0.0)
+        + k1 * a.get(1).copied().unwrap_or(0.0)
+        + k2 * a.get(2).copied().unwrap_or(0.0)
+}
+
+/// 11/16 of a length `n`, as the footprint's diagonals take it: `n` truncated to 9 bits, then
+/// `(11 m + 4) / 16` of its last bit for the 10-bit significand `m`.
+fn diagonal(n: f64) -> f64 {
+    if n <= 0.0 || !n.is_finite() {
+        return n;
+    }
+    let n9 = trunc9(n);
+    let ulp = f64::from_bits(n9.to_bits() & 0xfff0_0000_0000_0000) / 512.0;
+    (11.0 * (n9 / ulp).round() + 4.0) / 16.0 * ulp
+}
+
+/// The level of detail of `tex.grad` in 1/256, before bias and clamps, from the gradients
+/// `dx` and `dy` in texels (one to three components each): `256 log2` of the footprint's
+/// extent, the largest of the two gradients' lengths and of 11/16 of the lengths of their sum
+/// and difference (of the truncated components). The norm's weights: 5635/16384 for the
+/// second component of a 1D or 2D gradient, 11/32 and 1/4 for the second and third of a 3D
+/// one. `None` when every gradient is zero. Fitted to an H200 (`gradfit.jsonl.xz`,
+/// `gradfit2.jsonl.xz`: dense sweeps of one gradient's length over every direction and of
+/// two gradients' angle; exact on the sweeps of one gradient in 1D and 2D and of two
+/// parallel or perpendicular ones, and within 1/256 elsewhere, docs/INTERP.md).
+pub fn grad_lod(dx: &[f32], dy: &[f32]) -> Option<i64> {
+    let (k1, k2) = if dx.len() >= 3 {
+        (11.0 / 32.0, 0.25)
+    } else {
+        (5635.0 / 16384.0, 0.0)
+    };
+    let gx: Vec<f64> = dx.iter().map(|&v| v as f64).collect();
+    let gy: Vec<f64> = dy.iter().map(|&v| v as f64).collect();
+    let signed9 = |v: f64| trunc9(v).copysign(v);
+    let s: Vec<f64> = gx
+        .iter()
+        .zip(&gy)
+        .map(|(&a, &b)| signed9(a) + signed9(b))
+        .collect();
+    let d: Vec<f64> = gx
+        .iter()
+        .zip(&gy)
+        .map(|(&a, &b)| signed9(a) - signed9(b))
+        .collect();
+    let rho = length(&gx, k1, k2)
+        .max(length(&gy, k1, k2))
+        .max(diagonal(length(&s, k1, k2)))
+        .max(diagonal(length(&d, k1, k2)));
+    if rho.is_nan() {
+        return None;
+    }
+    log2_fixed(rho as f32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log2_is_exact_on_powers_of_two() {
+        assert_eq!(log2_fixed(1.0), Some(0));
+        assert_eq!(log2_fixed(8.0), Some(768));
+        assert_eq!(log2_fixed(0.25), Some(-512));
+        assert_eq!(log2_fixed(0.0), None);
+        assert_eq!(log2_fixed(f32::from_bits(1)), Some(-149 * 256));
+    }
+
+    #[test]
+    fn level_rules() {
+        let m = Mip {
+            linear: true,
+            bias: -1.3,
+            min: 0.0,
+            max: 100.0,
+        };
+        // The bias is held as -332/256: 1.3125 - 1.296875 = 4/256.
+        assert_eq!(m.lod(Lod::Level(1.3125), 7), 4);
+        assert_eq!(m.lod(Lod::Base, 7), 0);
+        assert_eq!(m.lod(Lod::Level(50.0), 7), 6 * 256);
+        let crossed = Mip {
+            linear: false,
+            bias: 0.0,
+            min: 2.5,
+            max: 1.0,
+        };
+        assert_eq!(crossed.lod(Lod::Level(-2.0), 7), 640);
+        assert_eq!(crossed.levels(640), vec![(3, 256)]);
+        assert_eq!(m.levels(4), vec![(0, 252), (1, 4)]);
+    }
+}

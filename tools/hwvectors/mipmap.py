@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+"""Hardware-truth vectors for mipmapped textures (issue 28): `tex.level`, `tex.grad`,
+`tex.base` and `txq.level` on texture objects over mipmapped CUDA arrays, and the
+independent-mode `clamp_ogl` probe.
+
+A mipmapped texture is described as the other textures are (`texture.py`), plus `"levels"`
+(the number of levels; each halves every dimension, rounding down, at least 1; layers and cube
+faces do not halve), `"mipfilter"` (`point` or `linear`), `"lodbias"`, `"minlod"`, `"maxlod"`,
+`"aniso"` (maxAnisotropy) and `"trilinopt": false` (`CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION`).
+Its buffer holds the levels one after another, each dense. The objects are made through the
+driver API (`cudrv.mipmapped_texture`), since CuPy has no mipmapped arrays.
+
+Kernels read four words per thread from `in1` (x, y, z or the layer, and the level of detail)
+and eight from `in2` (the two gradient vectors, four words each).
+
+Families: mipprobe (sweeps of the level of detail and of gradients over textures whose level
+`k` holds the value `k`, so the result is the level of detail the hardware used), mipmap
+(random textures, coordinates, levels and gradients in every geometry), oglprobe (`clamp_ogl`
+through a `.samplerref` in independent mode).
+
+Usage (GPU machine; needs CuPy):
+
+    python3 tools/hwvectors/mipmap.py --out corpus/vectors/mipmap.jsonl --family mipmap
+"""
+
+import math
+
+import texture as T
+from cudrv import mip_levels
+from texture import RNG, case, f32, fcoords, kernel
+
+
+COORDS = {"1d": "{%f0}", "2d": "{%f0, %f1}", "3d": "{%f0, %f1, %f2, %f2}",
+          "a1d": "{%r2, %f0}", "a2d": "{%r2, %f0, %f1, %f1}", "cube": "{%f0, %f1, %f2, %f2}",
+          "acube": "{%r3, %f0, %f1, %f2}"}
+GRADS = {"1d": ("{%f4}", "{%f8}"), "a1d": ("{%f4}", "{%f8}"), "2d": ("{%f4, %f5}", "{%f8, %f9}"),
+         "a2d": ("{%f4, %f5}", "{%f8, %f9}"), "3d": ("{%f4, %f5, %f6, %f7}", "{%f8, %f9, %f10, %f11}"),
+         "cube": ("{%f4, %f5, %f6, %f7}", "{%f8, %f9, %f10, %f11}")}
+
+
+def mip_kernel(geom, form, dtype="f32"):
+    """`form`: `level` (lod in word 3), `grad`, `base` or `` (plain `tex`)."""
+    body = "ld.global.v4.b32 {%r0, %r1, %r2, %r3}, [%ci];\n"
+    body += "".join("mov.b32 %%f%d, %%r%d;\n" % (i, i) for i in range(4))
+    body += "mul.wide.u32 %rd2, %gid, 32;\nadd.s64 %rd3, %rc, %rd2;\n"
+    body += "ld.global.v4.b32 {%r8, %r9, %r10, %r11}, [%rd3];\n"
+    body += "ld.global.v4.b32 {%r12, %r13, %r14, %r15}, [%rd3+16];\n"
+    body += "".join("mov.b32 %%f%d, %%r%d;\n" % (i - 4, i) for i in range(8, 16))
+    extra = ""
+    if form == "level":
+        extra = ", %f3"
+    elif form == "grad":
+        gx, gy = GRADS[geom]
+        extra = ", %s, %s" % (gx, gy)
+    op = "tex%s.%s.v4.%s.f32" % ("." + form if form else "", geom, dtype)
+    body += "%s {%%r4, %%r5, %%r6, %%r7}, [%%t0, %s]%s;\n" % (op, COORDS[geom], extra)
+    body += "st.global.v4.b32 [%oi], {%r4, %r5, %r6, %r7};\n"
+    return kernel(body, ntex=1)
+
+
+def desc(ty, ch, dims, levels, filt="point", mipfilter="point", addr="clamp", read="element",
+         norm=True, **kw):
+    d = T.tex_desc(ty, ch, dims, addr=addr, filt=filt, read=read, norm=norm,
+                   layers=kw.pop("layers", 0), cube=kw.pop("cube", False))
+    d["levels"] = levels
+    d["mipfilter"] = mipfilter
+    d.update(kw)
+    return d
+
+
+def level_index_texels(d):
+    """f32 texels, one channel: level k holds k everywhere."""
+    assert d["type"] == "f32" and d["channels"] == 1
+    out = []
+    for k, (w, h, dd, nb) in enumerate(mip_levels(d)):
+        out += [f32(float(k))] * (w * h * dd)
+    return out
+
+
+def random_texels(d):
+    n = sum(nb for (_, _, _, nb) in mip_levels(d)) // T.ELEM[d["type"]]
+    if d["type"] in ("f32", "f16"):
+        vals = [RNG.uniform(-4, 4) for _ in range(n)]
+        return [f32(v) for v in vals] if d["type"] == "f32" else [T.f16(v) for v in vals]
+    bits = 8 * T.ELEM[d["type"]]
+    return [RNG.getrandbits(bits) for _ in range(n)]
+
+
+def words(coords, lods):
+    out = []
+    for c, lod in zip(coords, lods):
+        c = list(c) + [0.0] * (3 - len(c))
+        out += [f32(c[0]) if not isinstance(c[0], int) else c[0],
+                f32(c[1]) if not isinstance(c[1], int) else c[1],
+                f32(c[2]) if not isinstance(c[2], int) else c[2] & 0xFFFFFFFF, f32(lod)]
+    return out
+
+
+def grad_words(gs):
+    out = []
+    for gx, gy in gs:
+        gx = list(gx) + [0.0] * (4 - len(gx))
+        gy = list(gy) + [0.0] * (4 - len(gy))
+        out += [f32(v) for v in gx + gy]
+    return out
+
+
+def add(name, family, d, geom, form, coords, lods=None, grads=None, texels=None,
+        dtype="f32"):
+    n = len(coords)
+    lods = lods or [0.0] * n
+    grads = grads or [((0.0,), (0.0,))] * n
+    # Every thread of the last block has inputs and outputs: repeat the last one.
+    pad = -n % 128 if n > 128 else 0
+    coords, lods, grads = (list(v) + [v[-1]] * pad for v in (coords, lods, grads))
+    n += pad
+    texels = texels if texels is not None else level_index_texels(d)
+    case(name, family, mip_kernel(geom, form, dtype), 4 * n, (d["type"], texels),
+         words(coords, lods), textures=[d], extra=("u32", grad_words(grads)))
+
+
+def mipprobe():
+    fam = "mipprobe"
+    # The level of detail given directly, nearest level: where does it switch?
+    d = desc("f32", 1, (64,), 7)
+    lods = [-2 + i / 64 for i in range(641)]
+    for k in range(4):
+        lods += [k + 0.5 + j / 8192 for j in range(-16, 17)]
+    add("mip.level.point.1d", fam, d, "1d", "level", [(0.3,)] * len(lods), lods)
+    # Linear between levels: the weight's precision, and the trilinear optimisation.
+    lods = [-1 + i / 1024 for i in range(8 * 1024 + 1)]
+    for opt in [True, False]:
+        d = desc("f32", 1, (64,), 7, mipfilter="linear")
+        if not opt:
+            d["trilinopt"] = False
+        add("mip.level.linear.1d%s" % ("" if opt else ".noopt"), fam, d, "1d", "level",
+            [(0.3,)] * len(lods), lods)
+    # Bias and clamps.
+    lods = [-2 + i / 64 for i in range(641)]
+    for tag, kw in [("bias", dict(lodbias=0.75, minlod=0.5, maxlod=4.25)),
+                    ("negbias", dict(lodbias=-1.3, minlod=0.0, maxlod=100.0)),
+                    ("clamp", dict(minlod=1.5, maxlod=3.3)),
+                    ("maxlow", dict(minlod=2.5, maxlod=1.0))]:
+        for mf in ["point", "linear"]:
+            d = desc("f32", 1, (64,), 7, mipfilter=mf, **kw)
+            add("mip.level.%s.%s" % (tag, mf), fam, d, "1d", "level", [(0.3,)] * len(lods), lods)
+    # Gradients: an x-only sweep (the log2), then random directions (the norm and the max).
+    d = desc("f32", 1, (256, 256), 9, mipfilter="linear")
+    gs = [2 ** (-11 + i / 256) for i in range(13 * 256 + 1)]
+    add("mip.grad.2d.x", fam, d, "2d", "grad", [(0.3, 0.6)] * len(gs),
+        grads=[((g, 0.0), (0.0, 0.0)) for g in gs])
+    add("mip.grad.2d.y", fam, d, "2d", "grad", [(0.3, 0.6)] * 512,
+        grads=[((0.0, 0.0), (0.0, 2 ** (-9 + i / 64))) for i in range(512)])
+
+    def rg(lo=-10, hi=0):
+        v = 2 ** RNG.uniform(lo, hi) * RNG.choice([-1, 1])
+        return v if RNG.random() > 0.1 else 0.0
+
+    rand = [((rg(), rg()), (rg(), rg())) for _ in range(4096)]
+    add("mip.grad.2d.rand", fam, d, "2d", "grad", [(0.3, 0.6)] * len(rand), grads=rand)
+    d2 = desc("f32", 1, (256, 64), 9, mipfilter="linear")
+    rand = [((rg(), rg()), (rg(), rg())) for _ in range(2048)]
+    add("mip.grad.2d.nonsquare", fam, d2, "2d", "grad", [(0.3, 0.6)] * len(rand), grads=rand)
+    d3 = desc("f32", 1, (256, 256), 9, mipfilter="linear", norm=False)
+    rand = [((rg(-4, 8), rg(-4, 8)), (rg(-4, 8), rg(-4, 8))) for _ in range(1024)]
+    add("mip.grad.2d.unnorm", fam, d3, "2d", "grad", [(77.3, 150.6)] * len(rand), grads=rand)
+    d4 = desc("f32", 1, (256, 256), 9, mipfilter="linear", aniso=16)
+    rand = [((rg(), rg()), (rg(), rg())) for _ in range(2048)]
+    add("mip.grad.2d.aniso16", fam, d4, "2d", "grad", [(0.3, 0.6)] * len(rand), grads=rand)
+    d5 = desc("f32", 1, (256, 256), 9, mipfilter="point")
+    rand = [((rg(), rg()), (rg(), rg())) for _ in range(1024)]
+    add("mip.grad.2d.point", fam, d5, "2d", "grad", [(0.3, 0.6)] * len(rand), grads=rand)
+    d1 = desc("f32", 1, (256,), 9, mipfilter="linear")
+    gs = [2 ** (-11 + i / 64) for i in range(13 * 64 + 1)]
+    # (ptxas wants `{dPdx}` vectors in 1D too: "Vector expected for argument 3".)
+    add("mip.grad.1d", fam, d1, "1d", "grad", [(0.3,)] * len(gs),
+        grads=[((g,), (g / 3,)) for g in gs])
+    d6 = desc("f32", 1, (32, 32, 32), 6, mipfilter="linear")
+    rand = [((rg(), rg(), rg()), (rg(), rg(), rg())) for _ in range(2048)]
+    add("mip.grad.3d.rand", fam, d6, "3d", "grad", [(0.3, 0.6, 0.45)] * len(rand), grads=rand)
+    # Plain and .base fetches of a mipmapped texture; level 0 unless the bias or clamp moves it.
+    for tag, kw in [("", {}), (".bias", dict(lodbias=1.5)), (".minlod", dict(minlod=2.0))]:
+        d = desc("f32", 1, (64, 64), 7, mipfilter="linear", **kw)
+        for form in ["", "base"]:
+            add("mip.%s2d%s" % (form + "." if form else "plain.", tag), fam, d, "2d", form,
+                [(0.3, 0.6)] * 4)
+    # txq of every level.
+    for dims in [(64,), (20, 13), (9, 17, 5)]:
+        d = desc("f32", 1, dims, int(math.log2(max(dims))) + 1)
+        body = "ld.global.v4.b32 {%r0, %r1, %r2, %r3}, [%ci];\n"
+        body += "txq.num_mipmap_levels.b32 %r4, [%t0];\n"
+        body += "txq.level.width.b32 %r5, [%t0], %r0;\n"
+        body += "txq.level.height.b32 %r6, [%t0], %r0;\n"
+        body += "txq.level.depth.b32 %r7, [%t0], %r0;\n"
+        body += "st.global.v4.b32 [%oi], {%r4, %r5, %r6, %r7};\n"
+        w = []
+        for lv in list(range(12)) + [0xFFFFFFFF, 100]:
+            w += [lv, 0, 0, 0]
+        case("mip.txq.%s" % "x".join(map(str, dims)), fam, kernel(body, ntex=1), 4 * 14,
+             ("f32", level_index_texels(d)), w, textures=[d])
+
+
+def gradfit():
+    """Dense sweeps for fitting the level of detail of `tex.grad`: the log2 over every 16-bit
+    mantissa, the length of a 2D and 3D gradient over its direction, and how the two
+    gradients combine."""
+    fam = "gradfit"
+    d1 = desc("f32", 1, (256,), 9, mipfilter="linear")
+    gs = [4 * (1 + i / 65536) / 256 for i in range(65536)]
+    add("gfit.log2", fam, d1, "1d", "grad", [(0.3,)] * len(gs), grads=[((g,), (0.0,)) for g in gs])
+    gs = [32 * (1 + i / 8192) / 256 for i in range(8192)]
+    add("gfit.log2.e5", fam, d1, "1d", "grad", [(0.3,)] * len(gs),
+        grads=[((0.0,), (g,)) for g in gs])
+    d2 = desc("f32", 1, (256, 256), 9, mipfilter="linear")
+    r = 4 * 1.37 / 256
+    ang = [2 * math.pi * i / 8192 for i in range(8192)]
+    add("gfit.angle", fam, d2, "2d", "grad", [(0.3, 0.6)] * len(ang),
+        grads=[((r * math.cos(a), r * math.sin(a)), (0.0, 0.0)) for a in ang])
+    ang = [2 * math.pi * i / 1024 for i in range(1024)]
+    add("gfit.angle.y", fam, d2, "2d", "grad", [(0.3, 0.6)] * len(ang),
+        grads=[((0.0, 0.0), (r * math.cos(a), r * math.sin(a))) for a in ang])
+    ts = [i / 1024 for i in range(2049)]
+    for tag, kw in [("", {}), (".aniso1", {"aniso": 1})]:
+        dd = desc("f32", 1, (256, 256), 9, mipfilter="linear", **kw)
+        add("gfit.two.orth" + tag, fam, dd, "2d", "grad", [(0.3, 0.6)] * len(ts),
+            grads=[((r, 0.0), (0.0, r * t)) for t in ts])
+        add("gfit.two.par" + tag, fam, dd, "2d", "grad", [(0.3, 0.6)] * len(ts),
+            grads=[((r, 0.0), (r * t, 0.0)) for t in ts])
+        add("gfit.two.diag" + tag, fam, dd, "2d", "grad", [(0.3, 0.6)] * len(ts),
+            grads=[((r, 0.0), (r * t * 0.6, r * t * 0.8)) for t in ts])
+
+    def rg():
+        v = 2 ** RNG.uniform(-10, 0) * RNG.choice([-1, 1])
+        return v if RNG.random() > 0.1 else 0.0
+
+    rand = [((rg(), rg()), (rg(), rg())) for _ in range(8192)]
+    for tag, kw in [("", {}), (".aniso1", {"aniso": 1})]:
+        dd = desc("f32", 1, (256, 256), 9, mipfilter="linear", **kw)
+        add("gfit.rand" + tag, fam, dd, "2d", "grad", [(0.3, 0.6)] * len(rand), grads=rand)
+    d3 = desc("f32", 1, (64, 64, 64), 7, mipfilter="linear")
+    dirs = []
+    for _ in range(8192):
+        v = [RNG.gauss(0, 1) for _ in range(3)]
+        n = math.sqrt(sum(x * x for x in v)) or 1.0
+        dirs.append(tuple(4 * 1.37 / 64 * x / n for x in v))
+    add("gfit.3d.angle", fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(dirs),
+        grads=[(v, (0.0, 0.0, 0.0)) for v in dirs])
+    rand = [((rg(), rg(), rg()), (rg(), rg(), rg())) for _ in range(4096)]
+    add("gfit.3d.rand", fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(rand), grads=rand)
+    d4 = desc("f32", 1, (256, 64), 9, mipfilter="linear")
+    ang = [2 * math.pi * i / 2048 for i in range(2048)]
+    add("gfit.angle.nonsquare", fam, d4, "2d", "grad", [(0.3, 0.6)] * len(ang),
+        grads=[((r * math.cos(a), r * math.sin(a)), (0.0, 0.0)) for a in ang])
+
+
+def gradfit2():
+    """Sweeps that decide the footprint's diagonal term, the norm of a non-square texture's
+    gradients and the 3D norm; bias with gradients; cube gradients."""
+    fam = "gradfit2"
+    sq = desc("f32", 1, (256, 256), 9, mipfilter="linear")
+    t = 256.0
+    qs = [1.5 * i / 4096 for i in range(4096)]
+    add("gfit2.diag.q", fam, sq, "2d", "grad", [(0.3, 0.6)] * len(qs),
+        grads=[((3 / t, 0.0), (3 / t, q / t)) for q in qs])
+    ps = [2.5 + 1.5 * i / 65536 for i in range(65536)]
+    add("gfit2.diag.p", fam, sq, "2d", "grad", [(0.3, 0.6)] * len(ps),
+        grads=[((p / t, 0.0), (p / t, 1.0 / t)) for p in ps])
+    pts = [(5.136617660522461, 0.47733360528945923), (1.846156358718872, 1.2899153232574463)]
+    add("gfit2.nonsq.onsquare", fam, sq, "2d", "grad", [(0.3, 0.6)] * 2,
+        grads=[((a / t, b / t), (0.0, 0.0)) for a, b in pts])
+    ns = desc("f32", 1, (256, 64), 9, mipfilter="linear")
+    add("gfit2.nonsq.again", fam, ns, "2d", "grad", [(0.3, 0.6)] * 2,
+        grads=[((a / 256, b / 64), (0.0, 0.0)) for a, b in pts])
+    d3 = desc("f32", 1, (64, 64, 64), 7, mipfilter="linear")
+    cs = [5.0 * i / 8192 for i in range(8192)]
+    for b in [0.0, 2.0]:
+        add("gfit2.3d.b%d" % b, fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(cs),
+            grads=[((5 / 64, b / 64, c / 64), (0.0, 0.0, 0.0)) for c in cs])
+
+    def rg():
+        v = 2 ** RNG.uniform(-10, 0) * RNG.choice([-1, 1])
+        return v if RNG.random() > 0.1 else 0.0
+
+    rand = [((rg(), rg()), (rg(), rg())) for _ in range(16384)]
+    add("gfit2.rand", fam, sq, "2d", "grad", [(0.3, 0.6)] * len(rand), grads=rand)
+    rand = [((rg(), rg(), rg()), (rg(), rg(), rg())) for _ in range(8192)]
+    add("gfit2.3d.rand", fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(rand), grads=rand)
+    # Bias with gradients.
+    bi = desc("f32", 1, (256, 256), 9, mipfilter="linear", lodbias=0.75, minlod=0.25, maxlod=7.5)
+    gs = [2 ** (-11 + i / 64) for i in range(13 * 64)]
+    add("gfit2.bias", fam, bi, "2d", "grad", [(0.3, 0.6)] * len(gs),
+        grads=[((g, 0.0), (0.0, 0.0)) for g in gs])
+    # Cube maps: gradients in direction space.
+    cu = desc("f32", 1, (64, 64), 7, mipfilter="linear", cube=True)
+    dirs = []
+    for _ in range(2048):
+        v = [RNG.uniform(-1, 1) for _ in range(3)]
+        v[RNG.randrange(3)] = RNG.choice([-1.0, 1.0]) * RNG.uniform(1.0, 2.0)
+        dirs.append(v)
+    cg = [((rg(), rg(), rg()), (rg(), rg(), rg())) for _ in dirs]
+    add("gfit2.cube", fam, cu, "cube", "grad", dirs, grads=cg)
+    # Odd levels of detail.
+    odd = [float("nan"), float("inf"), float("-inf"), 1e30, -1e30, 1e-45, -0.0, 2.9999999,
+           3.0000002, 0.001953125, 0.0019531249]
+    lv = desc("f32", 1, (64,), 7, mipfilter="linear")
+    add("gfit2.oddlod", fam, lv, "1d", "level", [(0.3,)] * len(odd), lods=odd)
+    og = [((float("nan"),), (0.0,)), ((float("inf"),), (0.0,)), ((1e30,), (0.0,)),
+          ((1e-45,), (0.0,)), ((0.0,), (0.0,)), ((-0.0,), (-0.0,))]
+    add("gfit2.oddgrad", fam, lv, "1d", "grad", [(0.3,)] * len(og), grads=og)
+
+
+def mipint():
+    """`tex.level` with integer coordinates: which level, and the lod operand's type."""
+    fam = "mipint"
+    d = desc("f32", 1, (16, 16), 5)
+    texels = level_index_texels(d)
+    for lodty in ["f32", "s32"]:
+        body = "ld.global.v4.b32 {%r0, %r1, %r2, %r3}, [%ci];\nmov.b32 %f3, %r3;\n"
+        lod = "%f3" if lodty == "f32" else "%r3"
+        body += "tex.level.2d.v4.f32.s32 {%r4, %r5, %r6, %r7}, [%t0, {%r0, %r1}], " + lod + ";\n"
+        body += "st.global.v4.b32 [%oi], {%r4, %r5, %r6, %r7};\n"
+        w = []
+        for x, y, l in [(1, 1, 0), (1, 1, 1), (1, 1, 2), (1, 1, 3), (1, 1, 4), (1, 1, 9),
+                        (12, 3, 1), (15, 15, 2), (3, 3, -1)]:
+            lw = f32(float(l)) if lodty == "f32" else l & 0xFFFFFFFF
+            w += [x, y, 0, lw]
+        for x, y, l in [(1, 1, 1.5), (1, 1, 0.5), (1, 1, 2.75)]:
+            w += [x, y, 0, f32(l)]
+        case("mipint.level.%s" % lodty, fam, kernel(body, ntex=1), 4 * (len(w) // 4),
+             ("f32", texels), w, textures=[d])
+
+
+def mipmap():
+    """Random mipmapped textures: real content, filtering inside and between levels."""
+    fam = "mipmap"
+    configs = [
+        ("f32.1d", "f32", 1, "element", "1d", (37,), 6, "linear", "linear", "clamp", {}),
+        ("f32x4.2d.wrap", "f32", 4, "element", "2d", (20, 13), 5, "linear", "linear", "wrap", {}),
+        ("u8x4.2d", "u8", 4, "normalized", "2d", (16, 16), 5, "linear", "linear", "clamp", {}),
+        ("u8.2d.border", "u8", 1, "normalized", "2d", (33, 7), 6, "point", "linear", "border",
+         {"border": [0.25, 0.5, 0.75, 1.0]}),
+        ("f16x2.2d.mirror", "f16", 2, "element", "2d", (12, 12), 4, "linear", "point", "mirror",
+         {}),
+        ("s16.3d", "s16", 1, "normalized", "3d", (8, 6, 5), 4, "linear", "linear", "clamp", {}),
+        ("u32.2d.point", "u32", 1, "element", "2d", (16, 8), 5, "point", "point", "clamp", {}),
+        ("f32.a2d", "f32", 1, "element", "a2d", (16, 16), 5, "linear", "linear", "clamp",
+         {"layers": 3}),
+        ("f32.cube", "f32", 1, "element", "cube", (8, 8), 4, "linear", "linear", "clamp",
+         {"cube": True}),
+        ("f32.2d.biased", "f32", 1, "element", "2d", (64, 64), 7, "linear", "linear", "clamp",
+         {"lodbias": 0.5, "minlod": 1.0, "maxlod": 4.0}),
+        ("f32.2d.unnorm", "f32", 1, "element", "2d", (16, 16), 5, "linear", "linear", "clamp",
+         {"norm": False}),
+        ("u8x4.2d.aniso", "u8", 4, "normalized", "2d", (64, 32), 7, "linear", "linear", "wrap",
+         {"aniso": 8}),
+    ]
+    for name, ty, ch, read, geom, dims, levels, filt, mf, addr, kw in configs:
+        kw = dict(kw)
+        norm = kw.pop("norm", True)
+        d = desc(ty, ch, dims, levels, filt=filt, mipfilter=mf, addr=addr, read=read, norm=norm,
+                 **kw)
+        texels = random_texels(d)
+        dtype = "u32" if (ty == "u32" and read == "element") else "f32"
+        n = 128
+        scale = 1.0 if norm else float(dims[0])
+
+        def coord():
+            c = [RNG.uniform(-0.2, 1.2) * scale for _ in range(3)]
+            if geom in ("a2d", "a1d"):
+                c[2] = RNG.randrange(0, 4)
+            if geom == "cube":
+                c = [RNG.uniform(-1, 1) for _ in range(3)]
+                c[RNG.randrange(3)] = RNG.choice([-1.5, 1.5])
+            return c
+
+        coords = [coord() for _ in range(n)]
+        lods = [RNG.uniform(-1, levels + 1) for _ in range(n)]
+        lods[:6] = [0.0, 0.5, 1.0, 1.5, float(levels), -0.5]
+        add("mipmap.level.%s" % name, fam, d, geom, "level", coords, lods=lods, texels=texels,
+            dtype=dtype)
+        gdim = {"1d": 1, "a1d": 1, "2d": 2, "a2d": 2, "3d": 3, "cube": 3}[geom]
+        gs = []
+        for _ in range(n):
+            g = [2 ** RNG.uniform(-9, 1) * RNG.choice([-1, 1]) * scale for _ in range(2 * gdim)]
+            gs.append((tuple(g[:gdim]), tuple(g[gdim:])))
+        add("mipmap.grad.%s" % name, fam, d, geom, "grad", coords, grads=gs, texels=texels,
+            dtype=dtype)
+
+
+OGL_HEADER = ".version 8.7\n.target sm_90, texmode_independent\n.address_size 64\n"
+
+
+def oglprobe():
+    """`clamp_ogl` can only be named in a `.samplerref` of an independent-mode module: does the
+    driver run one, and what does linear filtering read at the edges?"""
+    fam = "oglprobe"
+    vals = [f32(float(v)) for v in [10, 20, 30, 40, 50, 60, 70, 80]]
+    xs = [-1.0, -0.25, -0.05, 0.0, 0.03, 0.0625, 0.1, 0.5, 0.9, 0.9375, 0.97, 1.0, 1.05, 1.3,
+          2.0]
+    coords = []
+    for x in xs:
+        coords += [f32(x), 0, 0, 0]
+    for mode in ["clamp_ogl", "clamp_to_edge", "clamp_to_border"]:
+        for filt in ["linear", "nearest"]:
+            body = ("ld.global.v4.b32 {%r0, %r1, %r2, %r3}, [%ci];\nmov.b32 %f0, %r0;\n"
+                    "tex.1d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%t0, smp, {%f0}];\n"
+                    "st.global.v4.b32 [%oi], {%r4, %r5, %r6, %r7};\n")
+            k = kernel(body, ntex=1).replace(T.HEADER, OGL_HEADER, 1)
+            k = k.replace(".visible .entry", ".global .samplerref smp = { addr_mode_0 = %s, "
+                          "filter_mode = %s };\n.visible .entry" % (mode, filt), 1)
+            d = T.tex_desc("f32", 1, (8,), addr="border", filt="linear", norm=True,
+                           border=[1000.0, 0.0, 0.0, 0.0])
+            case("ogl.%s.%s" % (mode, filt), fam, k, 4 * len(xs), ("f32", vals), coords,
+                 textures=[d])
+            # The texture as a `.texref` parameter named in the instruction.
+            k2 = k.replace(".param .u64 pt0", ".param .texref pt0", 1)
+            k2 = k2.replace("  ld.param.u64 %t0, [pt0];\n", "", 1).replace("[%t0, smp", "[pt0, smp")
+            case("ogl.texref.%s.%s" % (mode, filt), fam, k2, 4 * len(xs), ("f32", vals), coords,
+                 textures=[d])
+
+
+T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2,
+                   "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe})
+
+if __name__ == "__main__":
+    T.main()
