@@ -238,7 +238,8 @@ fn objects<T>(
 }
 
 /// A tensor-map entry: `{"buffer": 1, "type": "f16", "dims": [..], "strides": [..],
-/// "box": [..], "estrides": [..], "swizzle": 128, "interleave": 16, "fill": "zero"}`; `buffer` counts the
+/// "box": [..], "estrides": [..], "swizzle": 128, "atom": "32", "interleave": 16, "fill": "zero"}`
+/// (`atom`: the 128-byte swizzle's atomicity, `16`, `32`, `32flip` or `64`); `buffer` counts the
 /// kernel's buffers (0 = `out`, 1 = `in0`, ...); `strides` (bytes, dimensions 1..rank) and
 /// `estrides` are optional. An im2col map has `"mode": "im2col"` (or `"im2col_w"`,
 /// `"im2col_w128"`), `"cpp"`, `"ppc"`, `"lower"` and `"upper"` (signed, W, H, D order)
@@ -300,6 +301,10 @@ fn tmap(v: &Value) -> Result<ptx_ir_interp::tmap::TensorMapArg, String> {
     }
     if let Some(s) = v.get("swizzle").and_then(Value::as_u64) {
         spec.push_str(&format!(",swizzle={s}"));
+    }
+    if let Some(a) = v.get("atom") {
+        let a = a.as_str().map_or_else(|| a.to_string(), str::to_string);
+        spec.push_str(&format!(",atom={a}"));
     }
     if let Some(f) = v.get("fill").and_then(Value::as_str) {
         spec.push_str(&format!(",fill={f}"));

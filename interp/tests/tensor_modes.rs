@@ -10,6 +10,33 @@ use ptx_ir_interp::{Arg, Program};
 /// (words `0, 1, 2, ...`), `%rd10` = the tensor map `spec` (over argument 1), `%r1` = a
 /// 16 KiB shared buffer and `%r2` = an initialised mbarrier; returns `out`.
 fn run(spec: &str, body: &str, out_words: usize, tensor_words: usize) -> Result<Vec<u32>, String> {
+    let tensor: Vec<u8> = (0..tensor_words as u32)
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let o = run_b(spec, body, 4 * out_words, tensor, false)?;
+    Ok(o.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect())
+}
+
+/// [`run`] with the tensor's bytes given, returning `out`'s bytes; with `fill` the first 4 KiB
+/// of shared memory hold `0xee` bytes before `body` (so that bytes a copy leaves alone show).
+fn run_b(
+    spec: &str,
+    body: &str,
+    out_bytes: usize,
+    tensor: Vec<u8>,
+    fill: bool,
+) -> Result<Vec<u8>, String> {
+    let fill = if fill {
+        "mov.u32 %r30, 0;\n\
+         L_s: setp.ge.u32 %p3, %r30, 4096; @%p3 bra L_t;\n\
+         add.u32 %r31, %r1, %r30; st.shared.u32 [%r31], 0xeeeeeeee;\n\
+         add.u32 %r30, %r30, 4; bra L_s;\nL_t:\nfence.proxy.async.shared::cta;\n"
+    } else {
+        ""
+    };
+    let body = format!("{fill}{body}");
     let src = format!(
         ".version 8.8\n.target sm_100a\n.address_size 64\n\
          .visible .entry k(.param .u64 o, .param .u64 t, .param .align 64 .b8 tm[128]) {{\n\
@@ -22,24 +49,18 @@ fn run(spec: &str, body: &str, out_words: usize, tensor_words: usize) -> Result<
     );
     let m = ptx_ir_text::parse(&src).map_err(|e| e.to_string())?;
     let p = Program::load(&m).map_err(|e| e.to_string())?;
-    let tensor: Vec<u8> = (0..tensor_words as u32)
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
     let tm = TensorMapArg::parse(spec).map_err(|e| e.to_string())?;
     let o = p
         .launch("k")
         .block([1, 1, 1])
         .args(vec![
-            Arg::Buffer(vec![0xab; 4 * out_words]),
+            Arg::Buffer(vec![0xab; out_bytes]),
             Arg::Buffer(tensor),
             Arg::TensorMap(tm),
         ])
         .run()
         .map_err(|f| f.error.to_string())?;
-    Ok(o.buffers[0]
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect())
+    Ok(o.buffers[0].clone())
 }
 
 /// Loads `bytes` (the transaction) with `copy` (its operands use `%r1`, `%rd10`, `%r2`) and
@@ -197,6 +218,358 @@ fn misuse_is_reported() {
         (
             "buf=1,type=u32,dims=8x5x4x2,mode=im2col,cpp=4,ppc=8,lower=5",
             "empty",
+        ),
+    ] {
+        let e = run(spec, "", 4, 320).unwrap_err();
+        assert!(e.contains(want), "{spec}: {e}");
+    }
+}
+
+/// Bytes `7, 36, 65, ...` (wrapping): the tensor of the sub-byte and swizzle tests.
+fn pattern(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i * 29 + 7) as u8).collect()
+}
+
+/// A 2D tile load to `%r1` at `(c0, c1)`.
+fn tile2(c0: i32, c1: i32) -> String {
+    format!("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd10, {{{c0}, {c1}}}], [%r2];")
+}
+
+/// Loads with `copy` through `spec` over `tensor` (shared memory filled with `0xee` first) and
+/// returns the first `extent` bytes of shared memory; the transaction is `tx` bytes.
+fn load_b(spec: &str, copy: &str, tx: u32, extent: u32, tensor: Vec<u8>) -> Vec<u8> {
+    run_b(spec, &load(copy, tx, extent), extent as usize, tensor, true)
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+/// Stores the shared bytes `sh` (from `%r1`) with `copy` through `spec`, whose tensor is `out`
+/// (`out_bytes` bytes of `0xab`); returns `out`.
+fn store_b(spec: &str, copy: &str, sh: &[u8], out_bytes: usize) -> Result<Vec<u8>, String> {
+    let mut body = String::new();
+    for (i, w) in sh.chunks(4).enumerate() {
+        let v = u32::from_le_bytes(w.try_into().unwrap());
+        body += &format!("st.shared.u32 [%r1+{}], {v};\n", 4 * i);
+    }
+    body += &format!(
+        "fence.proxy.async.shared::cta;\n{copy}\ncp.async.bulk.commit_group; cp.async.bulk.wait_group 0;"
+    );
+    run_b(spec, &body, out_bytes, Vec::new(), false)
+}
+
+/// `.b4x16` (16U4_ALIGN8B, ISA-derived): 4-bit elements packed alike in global and shared
+/// memory, rows of 32 elements = 16 bytes; elements past an even `globalDim[0]` of 40 and rows
+/// past the tensor read as zero nibbles.
+#[test]
+fn b4x16_loads_packed_nibbles() {
+    let spec = "buf=1,type=b4x16,dims=40x3,strides=32,box=32x2";
+    let g = pattern(96);
+    let sh = load_b(spec, &tile2(0, 0), 32, 32, g.clone());
+    assert_eq!(&sh[..16], &g[0..16]);
+    assert_eq!(&sh[16..32], &g[32..48]);
+    // From element 32 of row 2: 8 elements (4 bytes) in bounds, then zeros; row 3 is past the
+    // tensor.
+    let sh = load_b(spec, &tile2(32, 2), 32, 32, g.clone());
+    assert_eq!(&sh[..4], &g[80..84]);
+    assert_eq!(&sh[4..32], &[0; 28]);
+}
+
+/// `.b4x16_p64` (16U4_ALIGN16B) and `.b6x16_p32` (16U6_ALIGN16B), ISA-derived: each 16 elements
+/// (8 or 12 packed bytes in global memory) land at the start of their own 16 shared bytes, the
+/// padding left as it was; the transaction counts the packed bytes (CUTLASS's
+/// `ABTmaTransactionBytes` uses the 4- or 6-bit element size).
+#[test]
+fn padded_sub_byte_types_expand_to_16_bytes() {
+    let g = pattern(256);
+    let cases = [
+        // (spec, group bytes in global memory, row bytes in global memory, coordinates)
+        (
+            "buf=1,type=b4x16_p64,dims=256x2,strides=128,box=128x2",
+            8,
+            128,
+            (128, 0),
+        ),
+        (
+            "buf=1,type=b6x16_p32,dims=128x2,strides=96,box=128x2",
+            12,
+            96,
+            (0, 0),
+        ),
+    ];
+    for (spec, gb, stride, (c0, c1)) in cases {
+        let row = 8 * gb;
+        let sh = load_b(spec, &tile2(c0, c1), 2 * row as u32, 256, g.clone());
+        for r in 0..2 {
+            let base = r * stride + c0 as usize * gb / 16;
+            for grp in 0..8 {
+                let at = 128 * r + 16 * grp;
+                assert_eq!(
+                    &sh[at..at + gb],
+                    &g[base + gb * grp..base + gb * (grp + 1)],
+                    "{spec} row {r} group {grp}"
+                );
+                assert!(
+                    sh[at + gb..at + 16].iter().all(|&b| b == 0xee),
+                    "{spec}: padding"
+                );
+            }
+        }
+    }
+    // The 128-byte swizzle with 32-byte atoms (`.b4x16_p64`) and 16-byte ones (`.b6x16_p32`):
+    // the groups move with their atom, the atom index XOR the 128-byte line (PTX ISA 5.5.7).
+    let cases = [
+        (
+            "buf=1,type=b4x16_p64,dims=128x2,strides=64,box=128x2,swizzle=128,atom=32",
+            8,
+            2,
+        ),
+        (
+            "buf=1,type=b6x16_p32,dims=128x2,strides=96,box=128x2,swizzle=128",
+            12,
+            1,
+        ),
+    ];
+    for (spec, gb, per_atom) in cases {
+        let atoms = 8 / per_atom;
+        let stride = 8 * gb;
+        let sh = load_b(spec, &tile2(0, 0), 2 * stride as u32, 256, g.clone());
+        for r in 0..2usize {
+            for grp in 0..8usize {
+                let atom = (grp / per_atom) ^ (r % atoms);
+                let at = 128 * r + 16 * (atom * per_atom + grp % per_atom);
+                let src = r * stride + gb * grp;
+                assert_eq!(
+                    &sh[at..at + gb],
+                    &g[src..src + gb],
+                    "{spec} row {r} group {grp}"
+                );
+            }
+        }
+    }
+}
+
+/// Stores: `.b4x16` as is; type 15 as `.b6p2x16` (PTX ISA 5.5.1.1.1): each shared byte holds
+/// one element in its low 6 bits, packed contiguously into global memory, the 2 high bits
+/// dropped.
+#[test]
+fn sub_byte_stores() {
+    let sh = pattern(32);
+    let st = "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd10, {32, 0}], [%r1];";
+    let out = store_b(
+        "buf=0,type=b4x16,dims=64x2,strides=32,box=32x2",
+        st,
+        &sh,
+        64,
+    )
+    .unwrap();
+    for r in 0..2 {
+        assert_eq!(&out[32 * r..32 * r + 16], &[0xab; 16]);
+        assert_eq!(&out[32 * r + 16..32 * r + 32], &sh[16 * r..16 * r + 16]);
+    }
+    let sh: Vec<u8> = (0..256).map(|i| (i * 37 + 5) as u8).collect();
+    let st = "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd10, {0, 0}], [%r1];";
+    let out = store_b(
+        "buf=0,type=b6x16_p32,dims=128x2,strides=96,box=128x2",
+        st,
+        &sh,
+        192,
+    )
+    .unwrap();
+    let mut want = vec![0u8; 192];
+    for (k, &b) in sh.iter().enumerate() {
+        for bit in 0..6 {
+            if (b >> bit) & 1 == 1 {
+                let at = 6 * k + bit;
+                want[at / 8] |= 1 << (at % 8);
+            }
+        }
+    }
+    assert_eq!(out, want);
+}
+
+/// The 96-byte swizzle (sm_103a, ISA-derived): 16-byte chunks swap pairwise on odd 128-byte
+/// lines (PTX ISA 5.5.7's table), rows 96 bytes apart, narrower rows padded to 96.
+#[test]
+fn swizzle_96_bytes() {
+    let words = |n: usize| -> Vec<u8> { (0..n as u32).flat_map(|w| w.to_le_bytes()).collect() };
+    for (bx, width) in [(24usize, 96usize), (16, 64)] {
+        let spec = format!("buf=1,type=u32,dims=24x4,box={bx}x4,swizzle=96");
+        let sh = load_b(&spec, &tile2(0, 0), 4 * width as u32, 384, words(96));
+        for r in 0..4 {
+            for c in 0..width / 16 {
+                let a = 96 * r + 16 * c;
+                let d = a ^ (((a >> 7) & 1) << 4);
+                for j in 0..4 {
+                    let w = u32::from_le_bytes(sh[d + 4 * j..d + 4 * j + 4].try_into().unwrap());
+                    assert_eq!(w as usize, 24 * r + 4 * c + j, "{spec}: row {r} chunk {c}");
+                }
+            }
+            // Row bytes 64..96 of the narrower rows are padding, not written.
+            if width < 96 {
+                let pad = 96 * r + width;
+                let written: Vec<usize> = (0..width / 16)
+                    .map(|c| {
+                        let a = 96 * r + 16 * c;
+                        a ^ (((a >> 7) & 1) << 4)
+                    })
+                    .collect();
+                for p in (pad..96 * r + 96).step_by(16) {
+                    let p = p ^ (((p >> 7) & 1) << 4);
+                    if !written.contains(&p) {
+                        assert!(sh[p..p + 16].iter().all(|&b| b == 0xee), "{spec}: row {r}");
+                    }
+                }
+            }
+        }
+    }
+    // A wide im2col map (mode W) with the 96-byte swizzle: 24 channels of u32 a pixel.
+    let spec = "buf=1,type=u32,dims=24x12x3x1,mode=im2col_w,cpp=24,ppc=4,swizzle=96";
+    let copy = "mov.u16 %h1, 0; mov.u16 %h2, 0;\n\
+        cp.async.bulk.tensor.4d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes [%r1], [%rd10, {0, 3, 1, 0}], [%r2], {%h1, %h2};";
+    let sh = load_b(spec, copy, 384, 384, words(24 * 12 * 3));
+    for r in 0..4 {
+        for c in 0..6 {
+            let a = 96 * r + 16 * c;
+            let d = a ^ (((a >> 7) & 1) << 4);
+            let w = u32::from_le_bytes(sh[d..d + 4].try_into().unwrap());
+            assert_eq!(w as usize, (12 + 3 + r) * 24 + 4 * c, "pixel {r} chunk {c}");
+        }
+    }
+}
+
+/// The 128-byte swizzle's atomicities (ISA-derived, PTX ISA 5.5.7): 32-byte atoms XOR their
+/// index with the line (two bits), 64-byte atoms with one bit, and the 8-byte flip swaps the
+/// halves of every 16 bytes on odd lines; stores read the same places back.
+#[test]
+fn swizzle_atomicity() {
+    let words: Vec<u8> = (0..256u32).flat_map(|w| w.to_le_bytes()).collect();
+    let word = |sh: &[u8], i: usize| u32::from_le_bytes(sh[4 * i..4 * i + 4].try_into().unwrap());
+    for atom in ["32", "64", "32flip"] {
+        let spec = format!("buf=1,type=u32,dims=32x8,box=32x8,swizzle=128,atom={atom}");
+        let sh = load_b(&spec, &tile2(0, 0), 1024, 1024, words.clone());
+        for r in 0..8usize {
+            for c in 0..8usize {
+                let d = match atom {
+                    "64" => ((c / 4) ^ (r & 1)) * 4 + c % 4,
+                    _ => ((c / 2) ^ (r & 3)) * 2 + c % 2,
+                };
+                for j in 0..4 {
+                    // The flip: the 8-byte halves swap on odd lines.
+                    let jj = if atom == "32flip" && r % 2 == 1 {
+                        (j + 2) % 4
+                    } else {
+                        j
+                    };
+                    assert_eq!(
+                        word(&sh, 32 * r + 4 * d + jj) as usize,
+                        32 * r + 4 * c + j,
+                        "atom {atom}: row {r} chunk {c}"
+                    );
+                }
+            }
+        }
+    }
+    // A store through 64-byte atoms: global word (r, 4c + j) comes from shared chunk
+    // ((c / 4) ^ (r & 1)) * 4 + c % 4 of line r.
+    let st = "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd10, {0, 0}], [%r1];";
+    let out = store_b(
+        "buf=0,type=u32,dims=32x8,box=32x8,swizzle=128,atom=64",
+        st,
+        &words,
+        1024,
+    )
+    .unwrap();
+    for r in 0..8usize {
+        for c in 0..8usize {
+            let d = ((c / 4) ^ (r & 1)) * 4 + c % 4;
+            for j in 0..4 {
+                assert_eq!(word(&out, 32 * r + 4 * c + j) as usize, 32 * r + 4 * d + j);
+            }
+        }
+    }
+}
+
+/// What PTX ISA 9.7.9.25.5.1 and the encoders forbid is reported: at the copy (undefined) or
+/// when the map is made (a launch error).
+#[test]
+fn sub_byte_and_swizzle_misuse_is_reported() {
+    let st = "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd10, {0, 0}], [%r1];";
+    let red = "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd10, {0, 0}], [%r1];";
+    let p64 = "buf=0,type=b4x16_p64,dims=256x2,strides=128,box=128x2";
+    let cases = [
+        (p64, st.to_string(), "does not take .b4x16_p64"),
+        (
+            "buf=0,type=b4x16,dims=64x2,strides=32,box=32x2",
+            red.to_string(),
+            "sub-byte",
+        ),
+        (p64, tile2(64, 0), "multiple of 128"),
+        (
+            "buf=0,type=b4x16,dims=64x2,strides=32,box=32x2",
+            tile2(16, 0),
+            "multiple of 16 bytes",
+        ),
+        (
+            "buf=0,type=b6x16_p32,dims=128x2,strides=96,box=128x2,swizzle=128,atom=64",
+            tile2(0, 0),
+            "stores only",
+        ),
+        (
+            "buf=0,type=u32,dims=32x8,box=32x8,swizzle=128,atom=32flip",
+            st.to_string(),
+            "global-to-shared",
+        ),
+    ];
+    for (spec, body, want) in cases {
+        let e = run(spec, &body, 64, 0).unwrap_err();
+        assert!(
+            e.contains(want) && e.contains("undefined"),
+            "{spec} {body}: {e}"
+        );
+    }
+    for (spec, want) in [
+        (
+            "buf=1,type=b4x16_p64,dims=256x2,strides=128,box=64x2",
+            "128",
+        ),
+        (
+            "buf=1,type=b4x16,dims=41x2,strides=32,box=32x2",
+            "multiple of 2",
+        ),
+        (
+            "buf=1,type=b4x16_p64,dims=128x2,strides=80,box=128x2",
+            "multiple of 32",
+        ),
+        (
+            "buf=1,type=b6x16_p32,dims=128x2,strides=96,box=128x2,swizzle=64",
+            "swizzle",
+        ),
+        (
+            "buf=1,type=b6x16_p32,dims=128x2,strides=96,box=128x2,swizzle=96",
+            "swizzle",
+        ),
+        (
+            "buf=1,type=b4x16,dims=64x2,strides=32,box=32x2,fill=nan",
+            "NaN fill",
+        ),
+        (
+            "buf=1,type=u32,dims=32x2,box=24x2,swizzle=96,atom=32",
+            "Table 14",
+        ),
+        (
+            "buf=1,type=u32,dims=32x2,box=32x2,swizzle=96",
+            "exceeds the 96-byte",
+        ),
+        (
+            "buf=1,type=u32,dims=8x10x6,mode=im2col_w,cpp=8,ppc=4,swizzle=64,interleave=16",
+            "5.5.6",
+        ),
+        (
+            "buf=1,type=u32,dims=8x10x6,mode=im2col_w128,cpp=8,ppc=4,swizzle=96",
+            "mode W only",
+        ),
+        (
+            "buf=1,type=u32,dims=8x10x6,mode=im2col_w,cpp=8,ppc=4,swizzle=128,atom=32flip",
+            "16- or 32-byte atoms",
         ),
     ] {
         let e = run(spec, "", 4, 320).unwrap_err();

@@ -30,6 +30,46 @@ fn fields_land_where_a_copy_reads_them() {
     assert_eq!(tmap::TensorMap::decode(&b).unwrap().rank, 1);
 }
 
+/// Table 33's sub-byte types (13..15), the 96-byte swizzle (4) and the atomicities land in the
+/// map; the rules of PTX ISA 9.7.9.25.5.1 and Table 14 apply when the map is read.
+#[test]
+fn sub_byte_types_and_swizzle_fields() {
+    use tmap::{Atom, ElemType, TensorMap};
+    // u8 rows of 256, a box of 128 x 2, 128-byte strides: a map .b4x16_p64 suits as well.
+    let mut t = TensorMapArg::parse("buf=1,type=u8,dims=256x4,box=128x2,strides=128").unwrap();
+    t.map.addr = 0x1000;
+    let mut b = t.map.encode().to_vec();
+    tmap::replace(&mut b, Field::Elemtype, 0, 14).unwrap();
+    tmap::replace(&mut b, Field::SwizzleMode, 0, 3).unwrap();
+    tmap::replace(&mut b, Field::SwizzleAtomicity, 0, 1).unwrap();
+    let m = TensorMap::decode(&b).unwrap();
+    assert_eq!(
+        (m.elem, m.swizzle, m.atom),
+        (ElemType::B4x16P64, 128, Atom::B32)
+    );
+    assert_eq!(TensorMap::decode(&m.encode()).unwrap(), m);
+    // 15 is .b6x16_p32 (loads) and .b6p2x16 (stores) alike; 13 .b4x16.
+    tmap::replace(&mut b, Field::Elemtype, 0, 15).unwrap();
+    assert_eq!(TensorMap::decode(&b).unwrap().elem, ElemType::B6x16P32);
+    // The padded types take no 8-byte flip.
+    tmap::replace(&mut b, Field::SwizzleAtomicity, 0, 2).unwrap();
+    let e = TensorMap::decode(&b).unwrap_err().to_string();
+    assert!(e.contains("8-byte flip"), "{e}");
+    tmap::replace(&mut b, Field::Elemtype, 0, 13).unwrap();
+    assert_eq!(TensorMap::decode(&b).unwrap().atom, Atom::B32Flip8);
+    // The 96-byte swizzle: 16-byte atoms (Table 14) and rows of at most 96 bytes.
+    tmap::replace(&mut b, Field::SwizzleMode, 0, 4).unwrap();
+    let e = TensorMap::decode(&b).unwrap_err().to_string();
+    assert!(e.contains("Table 14"), "{e}");
+    tmap::replace(&mut b, Field::SwizzleAtomicity, 0, 0).unwrap();
+    tmap::replace(&mut b, Field::Elemtype, 0, 0).unwrap();
+    let e = TensorMap::decode(&b).unwrap_err().to_string();
+    assert!(e.contains("exceeds the 96-byte"), "{e}");
+    tmap::replace(&mut b, Field::BoxDim, 0, 96).unwrap();
+    let m = TensorMap::decode(&b).unwrap();
+    assert_eq!((m.elem, m.swizzle, m.boxdim[0]), (ElemType::U8, 96, 96));
+}
+
 #[test]
 fn invalid_values_are_refused() {
     let mut b = map_bytes();
@@ -37,8 +77,9 @@ fn invalid_values_are_refused() {
         (Field::Rank, 0, 5, "rank field 5"),
         (Field::BoxDim, 5, 1, "ordinal 5"),
         (Field::GlobalStride, 4, 16, "ordinal 4"),
-        (Field::Elemtype, 0, 13, "not modelled"),
-        (Field::SwizzleMode, 0, 4, "96-byte"),
+        (Field::Elemtype, 0, 16, "element type 16"),
+        (Field::SwizzleMode, 0, 5, "swizzle mode 5"),
+        (Field::SwizzleAtomicity, 0, 4, "swizzle atomicity 4"),
         (Field::FillMode, 0, 2, "fill mode 2"),
     ] {
         let e = tmap::replace(&mut b, f, ord, v).unwrap_err();

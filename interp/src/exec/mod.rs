@@ -50,6 +50,7 @@ mod race;
 mod stack;
 mod tcgen05;
 mod tensor;
+mod tensor_smem;
 mod texture;
 mod tmem;
 mod umma;

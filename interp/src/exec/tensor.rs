@@ -25,20 +25,26 @@
 //!   past the box's upper W corner (moved by `wOffset`) read as out of bounds.
 //!
 //! Elements outside the tensor read as zero (or the canonical NaN with NaN fill) and are not
-//! written by stores. In shared memory row `r` starts at `r * pitch`, the pitch being the
-//! row's bytes, or the swizzle span when a swizzled row is narrower than it (its other bytes
-//! are not written: measured in tile and im2col mode), and the 16-byte chunk at shared address
-//! `a` is stored at `a ^ ((a >> 7) & m) << 4` with `m` = 1, 3, 7 for 32, 64, 128-byte
-//! swizzles (the patterns of PTX ISA 5.5.7, whose base offset is `(a / 128) % 8` for 128-byte
-//! swizzle). The transaction count is the rows' bytes without padding. Stores and reductions
-//! read shared memory the same way; their coordinates (and an im2col map's lower corners) must
-//! be non-negative, its upper corners non-positive (9.7.9.27.1.1; the H200 traps).
+//! written by stores. Where the rows lie in shared memory (pitch, swizzle spans and
+//! atomicities, the padded sub-byte groups) is [`super::tensor_smem`]'s. The transaction count
+//! is the rows' bytes as global memory holds them (packed, for the sub-byte types). Stores and
+//! reductions read shared memory the same way; their coordinates (and an im2col map's lower
+//! corners) must be non-negative, its upper corners non-positive (9.7.9.27.1.1; the H200 traps).
 //! An interleaved map (16- or 32-byte units in dimension 0) is walked as the tiled map of
 //! [`TensorMap::unit_view`]: a row per unit, rows dense in shared memory even when swizzled
 //! (measured on an H200, `corpus/vectors/interleave.jsonl.xz`); an interleaved im2col map walks
 //! one-unit pixels whose first spatial dimension is the units
-//! (`corpus/vectors/interleave_im2col.jsonl.xz`). Interleaved wide im2col maps are
-//! `Unsupported` (not measured).
+//! (`corpus/vectors/interleave_im2col.jsonl.xz`). The wide im2col modes take no interleave (PTX
+//! ISA 5.5.6; such a map cannot be made).
+//!
+//! The sub-byte types (sm_100; ISA-derived, not hardware-checked, PTX ISA 5.5.1.1 and
+//! 9.7.9.25.5.1) count 4- or 6-bit elements: a row starts on 16 bytes as any other (32
+//! elements of `.b4x16`) and, padded, on a multiple of 128 elements. `.b4x16` moves its packed
+//! bytes as they are; a `.b4x16_p64`/`.b6x16_p32` load puts each 16 elements' 8 or 12 packed
+//! bytes at the start of 16 shared bytes and leaves the rest (the ISA's uninitialised padding)
+//! unwritten; a type-15 store is `.b6p2x16`, one element in the low 6 bits of each shared byte,
+//! packed into global memory. Reductions take no sub-byte type, stores no `.b4x16_p64`, and
+//! the 8-byte flip is for loads only (undefined otherwise).
 
 use super::async_copy::{issuer, key};
 use super::bulk::shared_dest;
@@ -46,10 +52,11 @@ use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
 use super::inflight;
 use super::state::inflight::{Loc, Op, Part, Reduce, Src};
+use super::tensor_smem::Layout;
 use crate::code::Opnd;
 use crate::error::Error;
 use crate::mem;
-use crate::tmap::{ElemType, Im2colMode, TensorMap, TensorMapError};
+use crate::tmap::{Atom, ElemType, Im2colMode, TensorMap};
 use ptx_ir_core::{Dim, Flag, Opcode, Space, Type};
 
 fn dim_of(x: &Ctx<'_, '_>) -> Result<usize, Error> {
@@ -148,10 +155,7 @@ fn map_and_coords(
     x.access(AddrSpace::Generic, a, 128, 64, l, false, |m| {
         b.copy_from_slice(m)
     })?;
-    let map = TensorMap::decode(&b).map_err(|e| match e {
-        TensorMapError::Interleaved => x.unsupported(e.to_string()),
-        e => x.undefined(l, e.to_string()),
-    })?;
+    let map = TensorMap::decode(&b).map_err(|e| x.undefined(l, e.to_string()))?;
     if map.rank as usize != dim {
         return Err(x.undefined(
             l,
@@ -237,13 +241,30 @@ fn walk(
     // instruction otherwise (measured with `tools/hwvectors/hopper_probe.py`, probes
     // `tmap.*`, loads and stores alike, in bounds or not; and for im2col channel starts).
     let first = c[0];
-    let off = first * i64::from(t.elem.bytes());
-    if off % 16 != 0 {
+    let bits = i64::from(t.elem.bits());
+    if (first * bits) % 128 != 0 {
+        let at = if bits % 8 == 0 {
+            format!(
+                "{} bytes into the innermost dimension (coordinate {first} of {}-byte elements)",
+                first * bits / 8,
+                bits / 8
+            )
+        } else {
+            format!("{first} elements of {bits} bits into the innermost dimension")
+        };
         return Err(x.undefined(
             l,
             format!(
-                "the box starts {off} bytes into the innermost dimension (coordinate {first} of {}-byte elements), not a multiple of 16 bytes; the GPU stops with an illegal instruction",
-                t.elem.bytes()
+                "the box starts {at}, not a multiple of 16 bytes; the GPU stops with an illegal instruction"
+            ),
+        ));
+    }
+    if t.elem.group().is_some() && first % 128 != 0 {
+        return Err(x.undefined(
+            l,
+            format!(
+                "the first coordinate {first} of a .{} copy is not a multiple of 128 (PTX ISA 9.7.9.25.5.1)",
+                t.elem.name()
             ),
         ));
     }
@@ -383,14 +404,16 @@ fn im2col_bases(t: &TensorMap, start: [i64; 5], rows: u64) -> Vec<[i64; 5]> {
 }
 
 /// Visits the rows: for each run of elements contiguous in dimension 0, calls `f` with the
-/// byte offset in the dense (unpadded, unswizzled) rows, the element count, and the global
-/// byte offset of the run's first element or `None` if the run is out of bounds. `dim0` is
-/// the bound of dimension 0.
+/// byte offset in the dense (unpadded, unswizzled) rows, the run's bytes, and the global byte
+/// offset of the run's first element or `None` if the run is out of bounds. `dim0` is the
+/// bound of dimension 0. Runs start and end on whole bytes: the sub-byte types' coordinates
+/// and bounds are multiples of 32 (`.b4x16`: 16 bytes) or 128 elements, and `.b4x16`'s
+/// `globalDim[0]` is even ([`TensorMap::check`]).
 fn for_runs(w: &Walk, t: &TensorMap, dim0: u64, mut f: impl FnMut(u64, u64, Option<u64>)) {
     let rank = t.rank as usize;
     let rows = w.rows(t);
     let n0 = t.row_elems() as u64;
-    let es = t.elem.bytes() as u64;
+    let by = |n: u64| t.elem.span(n);
     let bases = match w {
         Walk::Im2col(start, _) => im2col_bases(t, *start, rows),
         _ => Vec::new(),
@@ -400,7 +423,7 @@ fn for_runs(w: &Walk, t: &TensorMap, dim0: u64, mut f: impl FnMut(u64, u64, Opti
         .collect();
     let mut idx = [0u64; 5];
     for r in 0..rows {
-        let boff = r * n0 * es;
+        let boff = r * by(n0);
         let start = match w {
             Walk::Im2col(..) => {
                 let b = bases[r as usize];
@@ -415,14 +438,14 @@ fn for_runs(w: &Walk, t: &TensorMap, dim0: u64, mut f: impl FnMut(u64, u64, Opti
             _ => w.row_start(t, &idx, r),
         };
         match start {
-            None => f(boff, n0, None),
+            None => f(boff, by(n0), None),
             Some(c) => {
                 let s0 = c[0];
                 let lo = (-s0).clamp(0, n0 as i64) as u64;
                 let hi = (dim0 as i64 - s0).clamp(0, n0 as i64) as u64;
                 let hi = hi.max(lo);
                 if lo > 0 {
-                    f(boff, lo, None);
+                    f(boff, by(lo), None);
                 }
                 if hi > lo {
                     let mut g = [0u64; 5];
@@ -430,10 +453,10 @@ fn for_runs(w: &Walk, t: &TensorMap, dim0: u64, mut f: impl FnMut(u64, u64, Opti
                         g[i] = c[i] as u64;
                     }
                     g[0] = (s0 + lo as i64) as u64;
-                    f(boff + lo * es, hi - lo, Some(t.offset(&g)));
+                    f(boff + by(lo), by(hi - lo), Some(t.offset(&g)));
                 }
                 if n0 > hi {
-                    f(boff + hi * es, n0 - hi, None);
+                    f(boff + by(hi), by(n0 - hi), None);
                 }
             }
         }
@@ -456,79 +479,8 @@ fn for_runs(w: &Walk, t: &TensorMap, dim0: u64, mut f: impl FnMut(u64, u64, Opti
 /// 17 differing kernels of a batch agree with this rule and no recorded vector disagrees).
 /// Loads fill those elements as usual (`tensor.2d.f16.padded`).
 fn store_dim0(t: &TensorMap) -> u64 {
-    let es = t.elem.bytes() as u64;
-    (t.dims[0] as u64 * es).div_ceil(16) * 16 / es
-}
-
-fn swizzle(a: u64, span: u32) -> u64 {
-    let m = match span {
-        32 => 1,
-        64 => 3,
-        128 => 7,
-        _ => return a,
-    };
-    a ^ (((a >> 7) & m) << 4)
-}
-
-/// Where the rows sit in shared memory: `rows` rows of `row` bytes each, `pitch` apart.
-#[derive(Copy, Clone, Debug)]
-struct Layout {
-    rows: u64,
-    row: u64,
-    pitch: u64,
-    span: u32,
-}
-
-impl Layout {
-    fn new(w: &Walk, t: &TensorMap) -> Layout {
-        let row = t.row_elems() as u64 * t.elem.bytes() as u64;
-        // An interleaved map's units are dense (measured); other narrow rows are padded.
-        let pitch = if t.swizzle != 0 && row < t.swizzle as u64 && t.interleave == 0 {
-            t.swizzle as u64
-        } else {
-            row
-        };
-        Layout {
-            rows: w.rows(t),
-            row,
-            pitch,
-            span: t.swizzle,
-        }
-    }
-
-    /// Bytes of the rows without padding: the transaction count.
-    fn bytes(&self) -> u64 {
-        self.rows * self.row
-    }
-
-    /// Bytes of shared memory the rows reach.
-    fn extent(&self) -> u64 {
-        self.rows * self.pitch
-    }
-
-    /// The shared offset of dense byte `i` (a multiple of 16) for rows starting at `base`.
-    fn at(&self, base: u64, i: u64) -> u64 {
-        swizzle(base + (i / self.row) * self.pitch + i % self.row, self.span)
-    }
-
-    /// Splits the dense rows `bytes` destined for shared offset `base` into contiguous
-    /// (offset, bytes) pieces.
-    fn pieces(&self, base: u32, bytes: &[u8]) -> Vec<(u32, Vec<u8>)> {
-        let mut chunks: Vec<(u64, &[u8])> = bytes
-            .chunks(16)
-            .enumerate()
-            .map(|(i, c)| (self.at(base as u64, 16 * i as u64), c))
-            .collect();
-        chunks.sort_by_key(|c| c.0);
-        let mut out: Vec<(u32, Vec<u8>)> = Vec::new();
-        for (a, c) in chunks {
-            match out.last_mut() {
-                Some((o, v)) if *o as u64 + v.len() as u64 == a => v.extend_from_slice(c),
-                _ => out.push((a as u32, c.to_vec())),
-            }
-        }
-        out
-    }
+    let bits = t.elem.bits() as u64;
+    t.elem.span(t.dims[0] as u64).div_ceil(16) * 128 / bits
 }
 
 fn reduce_type(e: ElemType) -> Option<Type> {
@@ -564,7 +516,8 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let da = x.addr(dst, l)?;
         let (t, start, gmap) = map_and_coords(x, to, dim, mode, l)?;
         let w = walk(x, &t, mode, start, info, l)?;
-        let lay = Layout::new(&w, &t);
+        check_direction(x, &t, Direction::Load, l)?;
+        let lay = Layout::new(w.rows(&t), &t);
         let ma = x.addr(mbar, l)?;
         let mask = if multicast {
             let o = x.d.opnds.get(mask_at).ok_or_else(|| {
@@ -606,18 +559,17 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             r => r?,
         };
         // Gather the rows.
-        let es = t.elem.bytes() as usize;
         let mut boxb = vec![0u8; total as usize];
         let mut srcs: Vec<Src> = Vec::new();
         let mut fault = None;
         {
             let global = &mut x.m.global;
             for_runs(&w, &t, t.dims[0] as u64, |boff, n, g| {
-                let dst = &mut boxb[boff as usize..(boff as usize + n as usize * es)];
+                let len = n as usize;
+                let dst = &mut boxb[boff as usize..boff as usize + len];
                 match g {
                     Some(go) => {
                         let a = t.addr.wrapping_add(go);
-                        let len = n as usize * es;
                         match global.read(a, len) {
                             Ok(s) => dst.copy_from_slice(s),
                             Err(_) => {
@@ -635,9 +587,10 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                         }
                     }
                     None => {
+                        // Only floating-point types, whole bytes each, have NaN fill.
                         if t.nan_fill {
                             let v = t.elem.nan_fill();
-                            for e in dst.chunks_mut(es) {
+                            for e in dst.chunks_mut(t.elem.bits() as usize / 8) {
                                 mem::put_le(e, v);
                             }
                         }
@@ -679,6 +632,38 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         inflight::issue(x.m, x.cl, op).map_err(|r| x.undefined(l, r))?;
     }
     Ok(Flow::Next)
+}
+
+/// Which way a tensor copy moves data.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Direction {
+    Load,
+    Store,
+    Reduce,
+}
+
+/// The rules of PTX ISA 9.7.9.25.5.1 that depend on the direction: no sub-byte type in a
+/// reduction, no `.b4x16_p64` store, the 8-byte flip for global-to-shared copies only; and
+/// `cuTensorMapEncodeTiled`'s "Store only" for `16U6_ALIGN16B` with 64-byte atoms.
+fn check_direction(x: &Ctx<'_, '_>, t: &TensorMap, d: Direction, l: usize) -> Result<(), Error> {
+    let name = t.elem.name();
+    let why = match d {
+        Direction::Reduce if t.elem.is_sub_byte() => format!(
+            "cp.reduce.async.bulk.tensor does not take the sub-byte type .{name} (PTX ISA 9.7.9.25.5.1)"
+        ),
+        Direction::Store if t.elem == ElemType::B4x16P64 => {
+            "a .global.shared::cta tensor copy does not take .b4x16_p64 (PTX ISA 9.7.9.25.5.1)"
+                .to_string()
+        }
+        Direction::Store | Direction::Reduce if t.atom == Atom::B32Flip8 => {
+            "the 128-byte swizzle with 32-byte atoms and the 8-byte flip is for global-to-shared copies only (PTX ISA 9.7.9.25.5.1)".to_string()
+        }
+        Direction::Load if t.elem == ElemType::B6x16P32 && t.atom == Atom::B64 => {
+            "a 16U6_ALIGN16B (.b6x16_p32) map with 64-byte swizzle atoms is for stores only (cuTensorMapEncodeTiled)".to_string()
+        }
+        _ => return Ok(()),
+    };
+    Err(x.undefined(l, why))
 }
 
 /// The rules of the `.global.shared::cta` direction (PTX ISA 9.7.9.27.1.1): non-negative
@@ -731,7 +716,13 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize, mode: Mode) -> Result<Flow, Error> {
         let (t, start, gmap) = map_and_coords(x, to, dim, mode, l)?;
         let w = walk(x, &t, mode, start, None, l)?;
         check_store(x, &t, &w, l)?;
-        let lay = Layout::new(&w, &t);
+        let dir = if red_op.is_some() {
+            Direction::Reduce
+        } else {
+            Direction::Store
+        };
+        check_direction(x, &t, dir, l)?;
+        let lay = Layout::new(w.rows(&t), &t);
         let red = match red_op {
             Some(op) => Some(Reduce {
                 op,
@@ -771,15 +762,8 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize, mode: Mode) -> Result<Flow, Error> {
         }
         let (rank, off) = x.shared_loc(AddrSpace::Shared, sa, extent as usize, l, true)?;
         // Read the rows (unpadding, unswizzling).
-        let sh = &x.cl.shared[rank as usize];
         let mut boxb = vec![0u8; total as usize];
-        for (i, c) in boxb.chunks_mut(16).enumerate() {
-            let a = lay.at(off as u64, 16 * i as u64) as usize;
-            if let Some(s) = sh.get(a..a + c.len()) {
-                c.copy_from_slice(s);
-            }
-        }
-        let es = t.elem.bytes() as usize;
+        lay.gather(&x.cl.shared[rank as usize], off as u64, t.elem, &mut boxb);
         let mut parts = Vec::new();
         let mut bad = None;
         {
@@ -787,7 +771,7 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize, mode: Mode) -> Result<Flow, Error> {
             for_runs(&w, &t, store_dim0(&t), |boff, n, g| {
                 if let Some(go) = g {
                     let a = t.addr.wrapping_add(go);
-                    let len = n as usize * es;
+                    let len = n as usize;
                     if global.check(a, len).is_err() {
                         bad.get_or_insert(a);
                     }

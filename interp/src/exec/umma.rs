@@ -50,9 +50,11 @@
 //!   start address's 128-byte swizzle row come from the LBO field's absolute address, same row
 //!   ([`split48_addr`], CUTLASS's SM103 mainloop). Three factors of 32 or six of 16 a row, at
 //!   ids 0-3 or 0 and 2; byte `id + j` runs on into the next word 4 columns on (A; B: 4 up to
-//!   N = 128, 8 beyond) ([`sf_place`], CUTLASS's `tmem_sf_frg`). A in Tensor Memory and the
-//!   M = 128 CTA pair answer `Unsupported` (CUTLASS's SM103 atoms read A from shared memory, and
-//!   the pair's scale-factor columns are not pinned down).
+//!   N = 128, 8 beyond) ([`sf_place`], CUTLASS's `tmem_sf_frg`). A in Tensor Memory is packed
+//!   as at K = 64, 12 columns a row (9.7.16.10.4.5's packing does not depend on K). In a CTA
+//!   pair K = 96 takes M = 256 only (Table 39: `256xNxK1`, K1 = 96), the M = 128 pair being
+//!   undefined; `cta_group::1` M = 128, missing from 9.0's Table 39, is CUTLASS's
+//!   `SM103_MXF4_ULTRA_SS_VS` and runs.
 //! - **`.ws`**: the optional zero-column mask descriptor (9.7.16.4.3) zeroes B columns and its
 //!   shift moves them: `B'[k][n] = mask[n] ? 0 : B[k][n + shift]` (CUTLASS's span meanings,
 //!   which match the ISA's examples); the shift may not exceed the descriptor's maximum.
@@ -681,17 +683,13 @@ fn issue(
     };
     let (dl, dc) = taddr(x, o.d)?;
     let a_tmem = matches!(o.a, Opnd::Mem(..));
-    if id.k96 && a_tmem {
-        // CUTLASS's SM103 atoms (`SM103_MXF4_ULTRA_SS_VS`) read A from shared memory only.
-        return Err(
-            x.unsupported("tcgen05.mma K = 96 with A in Tensor Memory (no layout to follow)")
-        );
-    }
-    if id.k96 && pair && m == 128 {
-        // Its scale factors' datapath (CUTLASS's `ScaleFactorDuplicated2by2`) has no K = 96
-        // source to place the further words by.
-        return Err(x.unsupported(
-            "tcgen05.mma K = 96 in the M = 128 CTA pair (scale-factor words not pinned down)",
+    if id.k96 && pair && m != 256 {
+        // Table 39 lists K1 = 96 with `256xNxK1` only among the pair's dense shapes (PTX ISA 9.0
+        // and 9.1); a later ISA adds `cta_group::1` M = 128 (CUTLASS's SM103_MXF4_ULTRA_SS_VS),
+        // never the M = 128 pair.
+        return Err(bad(
+            x,
+            format!("K = 96 (bit 31) in a CTA pair takes M = 256, not {m} (Table 39: 256xNxK1, K1 = 96)"),
         ));
     }
     if a_tmem && id.trans_a {

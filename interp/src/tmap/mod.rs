@@ -14,11 +14,12 @@
 //! | 0..4 | magic `0x50414d54` ("TMAP" little-endian) |
 //! | 4 | version (1) |
 //! | 5 | rank, 1..=5 |
-//! | 6 | element type, numbered as `CUtensorMapDataType` (0 u8, 1 u16, 2 u32, 3 s32, 4 u64, 5 s64, 6 f16, 7 f32, 8 f64, 9 bf16, 10 f32-ftz, 11 tf32, 12 tf32-ftz) |
-//! | 7 | swizzle, as `CUtensorMapSwizzle` (0 none, 1 32B, 2 64B, 3 128B) |
+//! | 6 | element type, numbered as `CUtensorMapDataType` (0 u8, 1 u16, 2 u32, 3 s32, 4 u64, 5 s64, 6 f16, 7 f32, 8 f64, 9 bf16, 10 f32-ftz, 11 tf32, 12 tf32-ftz, 13 `.b4x16` = `16U4_ALIGN8B`, 14 `.b4x16_p64` = `16U4_ALIGN16B`, 15 `.b6x16_p32` = `16U6_ALIGN16B`) |
+//! | 7 | swizzle span, as `tensormap.replace`'s `.swizzle_mode` (0 none, 1 32B, 2 64B, 3 128B, 4 96B) |
 //! | 8 | interleave, as `CUtensorMapInterleave` (0 none, 1 16B, 2 32B) |
 //! | 9 | out-of-bounds fill (0 zeros, 1 NaN) |
 //! | 10 | mode: 0 tiled, 1 im2col, 2 im2col wide (`W`), 3 im2col wide (`W128`) |
+//! | 11 | swizzle atomicity, as `.swizzle_atomicity` (0 16B, 1 32B, 2 32B with the 8-byte flip, 3 64B) |
 //! | 16..24 | global address |
 //! | 24..44 | `globalDim[5]` (u32 each) |
 //! | 48..80 | `globalStrides[4]` in bytes, of dimensions 1..rank (u64 each) |
@@ -36,6 +37,19 @@
 //! `corpus/vectors/interleave*.jsonl.xz`). [`TensorMap::unit_view`] turns such a map into the
 //! map the copy walks. The constraints of `cuTensorMapEncodeTiled` are checked when a map
 //! is made ([`TensorMap::check`]) and again when an instruction reads one.
+//!
+//! The sub-byte element types of sm_100 (ISA-derived, not hardware-checked: PTX ISA 5.5.1.1 and
+//! 9.7.9.25.5.1, the driver's documentation of `cuTensorMapEncodeTiled`) count elements: a
+//! group of 16 is 8 bytes of packed 4-bit values (`.b4x16`) or 12 of 6-bit ones in global memory,
+//! and in shared memory 8 bytes (`.b4x16`) or 16 (`.b4x16_p64`, `.b6x16_p32`: the packed bytes,
+//! then padding). [`ElemType::bits`] and [`ElemType::group`] give the sizes; the copy itself is
+//! `exec/tensor.rs`'s. The 96-byte swizzle and the 128-byte swizzle's 32- and 64-byte
+//! atomicities ([`Atom`]) are likewise ISA-derived (PTX ISA 5.5.7).
+
+mod check;
+mod spec;
+
+pub use spec::TensorMapArg;
 
 /// The magic number in the first four bytes.
 pub const MAGIC: u32 = 0x5041_4d54;
@@ -69,10 +83,17 @@ pub enum ElemType {
     Tf32 = 11,
     /// `TFLOAT32_FTZ`
     Tf32Ftz = 12,
+    /// `16U4_ALIGN8B`, PTX's `.b4x16`: 4-bit values packed in global and shared memory alike.
+    B4x16 = 13,
+    /// `16U4_ALIGN16B`, `.b4x16_p64`: 16 packed 4-bit values padded to 16 bytes in shared memory.
+    B4x16P64 = 14,
+    /// `16U6_ALIGN16B`, `.b6x16_p32` (loads) and `.b6p2x16` (stores): 16 packed 6-bit values
+    /// padded to 16 bytes in shared memory, or 16 bytes of one value each (6 low bits) for a store.
+    B6x16P32 = 15,
 }
 
 impl ElemType {
-    const ALL: [ElemType; 13] = [
+    const ALL: [ElemType; 16] = [
         ElemType::U8,
         ElemType::U16,
         ElemType::U32,
@@ -86,21 +107,54 @@ impl ElemType {
         ElemType::F32Ftz,
         ElemType::Tf32,
         ElemType::Tf32Ftz,
+        ElemType::B4x16,
+        ElemType::B4x16P64,
+        ElemType::B6x16P32,
     ];
 
-    /// Element size in bytes.
-    pub fn bytes(self) -> u32 {
+    /// Element size in bits (in global memory).
+    pub fn bits(self) -> u32 {
         match self {
-            ElemType::U8 => 1,
-            ElemType::U16 | ElemType::F16 | ElemType::Bf16 => 2,
+            ElemType::B4x16 | ElemType::B4x16P64 => 4,
+            ElemType::B6x16P32 => 6,
+            ElemType::U8 => 8,
+            ElemType::U16 | ElemType::F16 | ElemType::Bf16 => 16,
             ElemType::U32
             | ElemType::S32
             | ElemType::F32
             | ElemType::F32Ftz
             | ElemType::Tf32
-            | ElemType::Tf32Ftz => 4,
-            ElemType::U64 | ElemType::S64 | ElemType::F64 => 8,
+            | ElemType::Tf32Ftz => 32,
+            ElemType::U64 | ElemType::S64 | ElemType::F64 => 64,
         }
+    }
+
+    /// Bytes of `n` consecutive elements in global memory (rounded up).
+    pub fn span(self, n: u64) -> u64 {
+        (n * self.bits() as u64).div_ceil(8)
+    }
+
+    /// The padded sub-byte types' 16-element groups: their packed bytes in global memory and
+    /// their bytes in shared memory (PTX ISA 5.5.1.1.1: 8 + 8 and 12 + 4 bytes of padding).
+    pub fn group(self) -> Option<(u32, u32)> {
+        match self {
+            ElemType::B4x16P64 => Some((8, 16)),
+            ElemType::B6x16P32 => Some((12, 16)),
+            _ => None,
+        }
+    }
+
+    /// Bytes of `n` consecutive elements in shared memory, padding included.
+    pub fn smem_span(self, n: u64) -> u64 {
+        match self.group() {
+            Some((_, s)) => n.div_ceil(16) * s as u64,
+            None => self.span(n),
+        }
+    }
+
+    /// Whether the type is one of the sub-byte types of sm_100.
+    pub fn is_sub_byte(self) -> bool {
+        self.bits() < 8
     }
 
     /// The name used in descriptions (`f16`, `u8`, ...).
@@ -119,6 +173,9 @@ impl ElemType {
             ElemType::F32Ftz => "f32ftz",
             ElemType::Tf32 => "tf32",
             ElemType::Tf32Ftz => "tf32ftz",
+            ElemType::B4x16 => "b4x16",
+            ElemType::B4x16P64 => "b4x16_p64",
+            ElemType::B6x16P32 => "b6x16_p32",
         }
     }
 
@@ -160,6 +217,44 @@ impl ElemType {
     }
 }
 
+/// The 128-byte swizzle's atomicity: the chunk a swizzle moves whole (PTX ISA 5.5.7, Table 14),
+/// numbered as `tensormap.replace`'s `.swizzle_atomicity` (`CU_TENSOR_MAP_SWIZZLE_128B`,
+/// `_128B_ATOM_32B`, `_128B_ATOM_32B_FLIP_8B`, `_128B_ATOM_64B`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Atom {
+    /// 16-byte chunks (every swizzle span's default).
+    B16 = 0,
+    /// 32-byte chunks.
+    B32 = 1,
+    /// 32-byte chunks, and the 8-byte halves of each 16 bytes swapped on odd 128-byte lines.
+    B32Flip8 = 2,
+    /// 64-byte chunks.
+    B64 = 3,
+}
+
+impl Atom {
+    const ALL: [Atom; 4] = [Atom::B16, Atom::B32, Atom::B32Flip8, Atom::B64];
+
+    fn from_code(c: u8) -> Option<Atom> {
+        Atom::ALL.get(c as usize).copied()
+    }
+
+    /// The name used in descriptions (`16`, `32`, `32flip`, `64`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Atom::B16 => "16",
+            Atom::B32 => "32",
+            Atom::B32Flip8 => "32flip",
+            Atom::B64 => "64",
+        }
+    }
+
+    /// Parses a name.
+    pub fn parse(s: &str) -> Option<Atom> {
+        Atom::ALL.iter().copied().find(|a| a.name() == s)
+    }
+}
+
 /// A tensor map's description (the arguments of `cuTensorMapEncodeTiled`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorMap {
@@ -177,8 +272,10 @@ pub struct TensorMap {
     pub boxdim: [u32; 5],
     /// Traversal stride in each dimension.
     pub estrides: [u32; 5],
-    /// Swizzle span in bytes: 0, 32, 64 or 128.
+    /// Swizzle span in bytes: 0, 32, 64, 96 or 128.
     pub swizzle: u32,
+    /// The 128-byte swizzle's atomicity ([`Atom::B16`] for the other spans).
+    pub atom: Atom,
     /// Out-of-bounds elements read as NaN instead of zero.
     pub nan_fill: bool,
     /// The im2col description of a map made by `cuTensorMapEncodeIm2col{Wide}` (`boxdim` is
@@ -226,145 +323,8 @@ impl TensorMap {
         (0..self.rank as usize)
             .map(|i| self.box_elems(i) as u64)
             .product::<u64>()
-            * self.elem.bytes() as u64
-    }
-
-    /// The constraints `cuTensorMapEncodeTiled` (or `...Im2col`, `...Im2colWide`) enforces (a
-    /// map that breaks one cannot exist).
-    pub fn check(&self) -> Result<(), TensorMapError> {
-        if let Some(i) = &self.im2col {
-            self.check_im2col(i)?;
-        }
-        let r = self.rank as usize;
-        if !(1..=5).contains(&r) {
-            return Err(TensorMapError::Constraint(format!(
-                "tensor rank {r} is not in 1..=5"
-            )));
-        }
-        if self.addr % 16 != 0 {
-            return Err(TensorMapError::Constraint(format!(
-                "global address {:#x} is not 16-byte aligned",
-                self.addr
-            )));
-        }
-        for i in 0..r {
-            if self.dims[i] == 0 {
-                return Err(TensorMapError::Constraint(format!(
-                    "globalDim[{i}] is zero"
-                )));
-            }
-            if self.im2col.is_none() && (self.boxdim[i] == 0 || self.boxdim[i] > 256) {
-                return Err(TensorMapError::Constraint(format!(
-                    "boxDim[{i}] = {} is not in 1..=256",
-                    self.boxdim[i]
-                )));
-            }
-            if self.estrides[i] == 0 || self.estrides[i] > 8 {
-                return Err(TensorMapError::Constraint(format!(
-                    "elementStrides[{i}] = {} is not in 1..=8",
-                    self.estrides[i]
-                )));
-            }
-        }
-        self.check_interleave()?;
-        // An im2col map ignores the channel traversal stride; an interleaved map steps units.
-        if self.estrides[0] != 1 && self.im2col.is_none() && self.interleave == 0 {
-            return Err(TensorMapError::Constraint(format!(
-                "elementStrides[0] = {} (the traversal stride of dimension 0 must be 1 without interleave, PTX ISA 5.5.3.2)",
-                self.estrides[0]
-            )));
-        }
-        for i in 1..r {
-            let s = self.strides[i - 1];
-            if s % 16 != 0 || s >= 1 << 40 {
-                return Err(TensorMapError::Constraint(format!(
-                    "globalStrides[{}] = {s} is not a multiple of 16 below 2^40",
-                    i - 1
-                )));
-            }
-        }
-        // The driver checks `boxDim[0]` itself, whatever an interleaved map's unit stride.
-        let inner = match &self.im2col {
-            Some(i) => i.cpp,
-            None => self.boxdim[0],
-        } as u64
-            * self.elem.bytes() as u64;
-        if inner % 16 != 0 {
-            return Err(TensorMapError::Constraint(format!(
-                "{} * element size = {inner} bytes is not a multiple of 16",
-                if self.im2col.is_some() {
-                    "channelsPerPixel"
-                } else {
-                    "boxDim[0]"
-                }
-            )));
-        }
-        match self.swizzle {
-            0 => {}
-            32 | 64 | 128 => {
-                if inner > self.swizzle as u64 && self.interleave == 0 {
-                    return Err(TensorMapError::Constraint(format!(
-                        "the inner box dimension ({inner} bytes) exceeds the {}-byte swizzle span",
-                        self.swizzle
-                    )));
-                }
-            }
-            s => {
-                return Err(TensorMapError::Constraint(format!(
-                    "swizzle {s} is not 0, 32, 64 or 128"
-                )))
-            }
-        }
-        if self.nan_fill && !self.elem.is_float() {
-            return Err(TensorMapError::Constraint(
-                "NaN fill needs a floating-point element type".into(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// The interleave rules of `cuTensorMapEncodeTiled`: rank 3 or more, and a 32-byte
-    /// interleave needs a 32-byte swizzle, a 32-byte aligned address and strides that are
-    /// multiples of 32. Interleaved wide im2col maps (sm_100) are refused: their walk was not
-    /// measured.
-    fn check_interleave(&self) -> Result<(), TensorMapError> {
-        let il = self.interleave;
-        if il == 0 {
-            return Ok(());
-        }
-        let err = |m: String| Err(TensorMapError::Constraint(m));
-        if il != 16 && il != 32 {
-            return err(format!("interleave {il} is not 0, 16 or 32 bytes"));
-        }
-        if self.im2col.is_some_and(|i| i.mode != Im2colMode::Box) {
-            return Err(TensorMapError::Interleaved);
-        }
-        if self.rank < 3 {
-            return err(format!(
-                "an interleaved tensor map has rank 3 or more, not {}",
-                self.rank
-            ));
-        }
-        if il == 32 {
-            if self.swizzle != 32 {
-                return err("a 32-byte interleave needs the 32-byte swizzle".into());
-            }
-            if self.addr % 32 != 0 {
-                return err(format!(
-                    "global address {:#x} is not 32-byte aligned (32-byte interleave)",
-                    self.addr
-                ));
-            }
-            if let Some(s) = self.strides[..self.rank as usize - 1]
-                .iter()
-                .find(|&&s| s % 32 != 0)
-            {
-                return err(format!(
-                    "globalStride {s} is not a multiple of 32 (32-byte interleave)"
-                ));
-            }
-        }
-        Ok(())
+            * self.elem.bits() as u64
+            / 8
     }
 
     /// The map and coordinates an interleaved map's copy walks: dimension 0 becomes the
@@ -379,7 +339,7 @@ impl TensorMap {
     pub fn unit_view(&self, c: [i64; 5]) -> (TensorMap, [i64; 5]) {
         let r = self.rank as usize;
         let il = self.interleave;
-        let unit_elems = il / self.elem.bytes();
+        let unit_elems = il * 8 / self.elem.bits();
         let fixed = r - 2;
         let mut t = self.clone();
         let mut tc = [0i64; 5];
@@ -422,52 +382,6 @@ impl TensorMap {
         }
     }
 
-    /// The rules of `cuTensorMapEncodeIm2col` and `cuTensorMapEncodeIm2colWide` beyond the
-    /// tiled ones (the corner ranges are PTX ISA 5.5.5's; the rest measured on an H200 where
-    /// the driver documentation is silent: `channelsPerPixel` bytes a multiple of 16, a
-    /// non-empty box).
-    fn check_im2col(&self, i: &Im2col) -> Result<(), TensorMapError> {
-        let err = |m: String| Err(TensorMapError::Constraint(m));
-        let r = self.rank as usize;
-        if !(3..=5).contains(&r) {
-            return err(format!("an im2col tensor map has rank 3 to 5, not {r}"));
-        }
-        if i.cpp == 0 || i.cpp > 256 {
-            return err(format!("channelsPerPixel {} is not in 1..=256", i.cpp));
-        }
-        if i.ppc == 0 || i.ppc > 1024 {
-            return err(format!("pixelsPerColumn {} is not in 1..=1024", i.ppc));
-        }
-        let spatial = if i.mode == Im2colMode::Box { r - 2 } else { 1 };
-        let lim = match (i.mode, r) {
-            (Im2colMode::Box, 4) => 1 << 7,
-            (Im2colMode::Box, 5) => 1 << 4,
-            _ => 1 << 15,
-        };
-        for k in 0..spatial {
-            for (what, v) in [("Lower", i.lower[k]), ("Upper", i.upper[k])] {
-                if v < -lim || v >= lim {
-                    return err(format!(
-                        "pixelBox{what}Corner[{k}] = {v} is outside [{}, {}] for a rank-{r} map",
-                        -lim,
-                        lim - 1
-                    ));
-                }
-            }
-            let last = self.dims[k + 1] as i64 - 1 + i.upper[k] as i64;
-            if (i.lower[k] as i64) > last {
-                return err(format!(
-                    "the pixel box of spatial dimension {k} is empty ({} > {last})",
-                    i.lower[k]
-                ));
-            }
-        }
-        if i.mode != Im2colMode::Box && !matches!(self.swizzle, 64 | 128) {
-            return err("a wide im2col map needs a 64- or 128-byte swizzle".into());
-        }
-        Ok(())
-    }
-
     /// The 128-byte object.
     pub fn encode(&self) -> [u8; 128] {
         let mut b = [0u8; 128];
@@ -479,8 +393,10 @@ impl TensorMap {
             32 => 1,
             64 => 2,
             128 => 3,
+            96 => 4,
             _ => 0,
         };
+        b[11] = self.atom as u8;
         b[8] = match self.interleave {
             16 => 1,
             32 => 2,
@@ -537,8 +453,10 @@ impl TensorMap {
                 1 => 32,
                 2 => 64,
                 3 => 128,
+                4 => 96,
                 _ => return Err(TensorMapError::UnknownCode("swizzle mode")),
             },
+            atom: Atom::from_code(b[11]).ok_or(TensorMapError::UnknownCode("swizzle atomicity"))?,
             nan_fill: b[9] != 0,
             im2col: None,
             interleave: match b[8] {
@@ -581,7 +499,7 @@ impl TensorMap {
     /// Byte offset of the element at in-bounds coordinates `c` from the global address.
     pub fn offset(&self, c: &[u64; 5]) -> u64 {
         let r = self.rank as usize;
-        c[0] * self.elem.bytes() as u64
+        c[0] * self.elem.bits() as u64 / 8
             + c[1..r]
                 .iter()
                 .zip(&self.strides)
@@ -654,8 +572,9 @@ pub fn replace(b: &mut [u8], f: Field, ord: u32, v: u64) -> Result<(), String> {
             b[o..o + 8].copy_from_slice(&v.to_le_bytes());
         }
         Field::Elemtype => {
-            // Table 33: u8 u16 u32 s32 u64 s64 f16 f32 f32.ftz f64 bf16 tf32 tf32.ftz.
-            const CODES: [ElemType; 13] = [
+            // Table 33: u8 u16 u32 s32 u64 s64 f16 f32 f32.ftz f64 bf16 tf32 tf32.ftz b4x16
+            // b4x16_p64 b6x16_p32 (or b6p2x16: the same map, read by stores).
+            const CODES: [ElemType; 16] = [
                 ElemType::U8,
                 ElemType::U16,
                 ElemType::U32,
@@ -669,27 +588,27 @@ pub fn replace(b: &mut [u8], f: Field, ord: u32, v: u64) -> Result<(), String> {
                 ElemType::Bf16,
                 ElemType::Tf32,
                 ElemType::Tf32Ftz,
+                ElemType::B4x16,
+                ElemType::B4x16P64,
+                ElemType::B6x16P32,
             ];
-            let e = CODES.get(v as usize).ok_or_else(|| {
-                format!("element type {v} (the sub-byte types 13..15 of sm_100 are not modelled)")
-            })?;
+            let e = CODES
+                .get(v as usize)
+                .ok_or_else(|| format!("element type {v}: Table 33 numbers 0..=15"))?;
             b[6] = *e as u8;
         }
         Field::InterleaveLayout => b[8] = v as u8,
         Field::SwizzleMode => {
-            if v > 3 {
-                return Err(format!(
-                    "swizzle mode {v} (96-byte swizzling of sm_103a is not modelled)"
-                ));
+            if v > 4 {
+                return Err(format!("swizzle mode {v}: Table 33 numbers 0..=4"));
             }
             b[7] = v as u8;
         }
         Field::SwizzleAtomicity => {
-            if v != 0 {
-                return Err(format!(
-                    "swizzle atomicity {v} (only the default 16 bytes is modelled)"
-                ));
+            if v > 3 {
+                return Err(format!("swizzle atomicity {v}: Table 33 numbers 0..=3"));
             }
+            b[11] = v as u8;
         }
         Field::FillMode => {
             if v > 1 {
@@ -713,220 +632,12 @@ pub enum TensorMapError {
          `tmap:` launch argument)"
     )]
     NotATensorMap,
-    /// An interleaved im2col map, which the interpreter does not model (its walk was not
-    /// measured).
-    #[error("interleaved im2col tensor maps are not modelled")]
-    Interleaved,
     /// An element type or swizzle code that no tensor map has.
     #[error("unknown tensor-map {0}")]
     UnknownCode(&'static str),
     /// A `tmap:` specification that does not describe a tensor map (the message says why).
     #[error("{0}")]
     Spec(String),
-}
-
-/// A tensor map as a launch argument: the description with the global address given as
-/// "the buffer of argument `buffer`, plus `offset` bytes".
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TensorMapArg {
-    /// Index of the launch argument whose buffer holds the tensor.
-    pub buffer: usize,
-    /// Byte offset of element 0 in that buffer.
-    pub offset: u64,
-    /// The rest of the description (`addr` is filled in at launch).
-    pub map: TensorMap,
-}
-
-fn list<T: std::str::FromStr>(v: &str) -> Result<Vec<T>, String> {
-    v.split(['x', ':'])
-        .map(|p| {
-            p.trim()
-                .parse::<T>()
-                .map_err(|_| format!("bad number `{p}`"))
-        })
-        .collect()
-}
-
-fn signed_list(v: &str) -> Result<Vec<i32>, String> {
-    v.split(':')
-        .map(|p| {
-            p.trim()
-                .parse::<i32>()
-                .map_err(|_| format!("bad corner `{p}`"))
-        })
-        .collect()
-}
-
-impl TensorMapArg {
-    /// Parses `buf=ARG,type=f16,dims=D0xD1..,strides=S1x..,box=B0xB1..[,estrides=E0x..]
-    /// [,swizzle=0|32|64|128][,interleave=0|16|32][,fill=zero|nan][,offset=BYTES]` (the part
-    /// after `tmap:`).
-    /// `strides` lists the byte strides of dimensions 1..rank; omitted, the tensor is packed.
-    /// An im2col map has `mode=im2col|im2col_w|im2col_w128,cpp=N,ppc=N[,lower=W:H:D]
-    /// [,upper=W:H:D]` instead of `box` (corners in W, H, D order, `:`-separated, signed).
-    pub fn parse(s: &str) -> Result<TensorMapArg, TensorMapError> {
-        TensorMapArg::parse_fields(s).map_err(TensorMapError::Spec)
-    }
-
-    fn parse_fields(s: &str) -> Result<TensorMapArg, String> {
-        let mut buffer = None;
-        let mut elem = None;
-        let mut dims: Vec<u32> = Vec::new();
-        let mut strides: Option<Vec<u64>> = None;
-        let mut boxd: Vec<u32> = Vec::new();
-        let mut es: Option<Vec<u32>> = None;
-        let mut swizzle = 0;
-        let mut nan = false;
-        let mut interleave = 0;
-        let mut offset = 0;
-        let mut mode = None;
-        let (mut lower, mut upper): (Vec<i32>, Vec<i32>) = (Vec::new(), Vec::new());
-        let (mut cpp, mut ppc) = (None, None);
-        for kv in s.split(',') {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("bad tensor-map field `{kv}` (expected KEY=VALUE)"))?;
-            match k.trim() {
-                "buf" => buffer = Some(v.parse::<usize>().map_err(|_| format!("bad buf `{v}`"))?),
-                "type" => {
-                    elem = Some(
-                        ElemType::parse(v.trim())
-                            .ok_or_else(|| format!("unknown tensor-map type `{v}`"))?,
-                    )
-                }
-                "dims" => dims = list(v)?,
-                "strides" => strides = Some(list(v)?),
-                "box" => boxd = list(v)?,
-                "estrides" => es = Some(list(v)?),
-                "swizzle" => {
-                    swizzle = v
-                        .trim_end_matches('B')
-                        .parse()
-                        .map_err(|_| format!("bad swizzle `{v}`"))?
-                }
-                "fill" => {
-                    nan = match v {
-                        "zero" => false,
-                        "nan" => true,
-                        _ => return Err(format!("bad fill `{v}` (zero or nan)")),
-                    }
-                }
-                "offset" => offset = v.parse().map_err(|_| format!("bad offset `{v}`"))?,
-                "interleave" => {
-                    interleave = v
-                        .trim_end_matches('B')
-                        .parse()
-                        .map_err(|_| format!("bad interleave `{v}`"))?
-                }
-                "mode" => {
-                    mode = match v {
-                        "tile" => None,
-                        "im2col" => Some(Im2colMode::Box),
-                        "im2col_w" => Some(Im2colMode::Wide),
-                        "im2col_w128" => Some(Im2colMode::Wide128),
-                        _ => {
-                            return Err(format!(
-                                "bad mode `{v}` (tile, im2col, im2col_w or im2col_w128)"
-                            ))
-                        }
-                    }
-                }
-                "lower" => lower = signed_list(v)?,
-                "upper" => upper = signed_list(v)?,
-                "cpp" => cpp = Some(v.parse().map_err(|_| format!("bad cpp `{v}`"))?),
-                "ppc" => ppc = Some(v.parse().map_err(|_| format!("bad ppc `{v}`"))?),
-                _ => return Err(format!("unknown tensor-map field `{k}`")),
-            }
-        }
-        let elem = elem.ok_or("tensor map without `type=`")?;
-        let rank = dims.len();
-        let im2col = match mode {
-            None => {
-                if !(1..=5).contains(&rank) || boxd.len() != rank {
-                    return Err("tensor map needs 1 to 5 `dims` and as many `box` sizes".into());
-                }
-                None
-            }
-            Some(mode) => {
-                if !boxd.is_empty() {
-                    return Err("an im2col tensor map has `cpp` and `ppc`, not `box`".into());
-                }
-                let corners = if mode == Im2colMode::Box {
-                    rank.saturating_sub(2)
-                } else {
-                    1
-                };
-                let corner = |v: &[i32], what: &str| -> Result<[i32; 3], String> {
-                    if v.len() > corners {
-                        return Err(format!("`{what}` takes {corners} corners for this map"));
-                    }
-                    let mut c = [0; 3];
-                    c[..v.len()].copy_from_slice(v);
-                    Ok(c)
-                };
-                Some(Im2col {
-                    mode,
-                    lower: corner(&lower, "lower")?,
-                    upper: corner(&upper, "upper")?,
-                    cpp: cpp.ok_or("an im2col tensor map needs `cpp=`")?,
-                    ppc: ppc.ok_or("an im2col tensor map needs `ppc=`")?,
-                })
-            }
-        };
-        if !(1..=5).contains(&rank) {
-            return Err("tensor map needs 1 to 5 `dims`".into());
-        }
-        let mut map = TensorMap {
-            elem,
-            rank: rank as u32,
-            addr: 0,
-            dims: [1; 5],
-            strides: [0; 4],
-            boxdim: [1; 5],
-            estrides: [1; 5],
-            swizzle,
-            nan_fill: nan,
-            im2col,
-            interleave,
-        };
-        map.dims[..rank].copy_from_slice(&dims);
-        if map.im2col.is_some() {
-            map.boxdim = [0; 5];
-        } else {
-            map.boxdim[..rank].copy_from_slice(&boxd);
-        }
-        match strides {
-            Some(st) => {
-                if st.len() != rank - 1 {
-                    return Err(format!(
-                        "a rank-{rank} tensor map takes {} strides",
-                        rank - 1
-                    ));
-                }
-                map.strides[..rank - 1].copy_from_slice(&st);
-            }
-            None => {
-                let mut s = elem.bytes() as u64;
-                for i in 1..rank {
-                    s = s
-                        .checked_mul(dims[i - 1] as u64)
-                        .ok_or("the packed tensor's strides pass 2^64 bytes")?;
-                    map.strides[i - 1] = s;
-                }
-            }
-        }
-        if let Some(e) = es {
-            if e.len() != rank {
-                return Err("`estrides` needs one entry per dimension".into());
-            }
-            map.estrides[..rank].copy_from_slice(&e);
-        }
-        Ok(TensorMapArg {
-            buffer: buffer.ok_or("tensor map without `buf=`")?,
-            offset,
-            map,
-        })
-    }
 }
 
 #[cfg(test)]
@@ -1003,9 +714,21 @@ mod tests {
         assert_eq!(c[..4], [0, 3, 1, 1]);
         assert_eq!(t.addr, 2 * 1280);
         assert_eq!(t.im2col.map(|i| (i.cpp, i.ppc)), Some((8, 12)));
+        // PTX ISA 5.5.6: the wide modes take no interleave; a constraint of the map.
         let mut wide =
             parse("buf=1,type=f16,dims=8x10x6,mode=im2col_w,cpp=8,ppc=4,swizzle=64").unwrap();
+        assert!(wide.check().is_ok());
         wide.interleave = 16;
-        assert!(matches!(wide.check(), Err(TensorMapError::Interleaved)));
+        assert!(
+            matches!(wide.check(), Err(TensorMapError::Constraint(m)) if m.contains("5.5.6")),
+            "{:?}",
+            wide.check()
+        );
+        assert!(parse(
+            "buf=1,type=f16,dims=8x10x6,mode=im2col_w128,cpp=8,ppc=4,swizzle=64,interleave=16"
+        )
+        .unwrap()
+        .check()
+        .is_err());
     }
 }
