@@ -137,45 +137,97 @@ fn trunc9(v: f64) -> f64 {
     f64::from_bits(b & !((1u64 << 43) - 1))
 }
 
-/// The length the texture unit gives a gradient (in texels): the largest magnitude plus `k1`
-/// times the next and `k2` times the third, each magnitude first truncated to 9 bits after its
-/// leading one, the sum exact (an octagonal norm).
-fn length(v: &[f64], k1: f64, k2: f64) -> f64 {
-    let mut a: Vec<f64> = v.iter().map(|&x| trunc9(x)).collect();
+/// The weight of a gradient's second largest component in its length.
+const K1: f64 = 5635.0 / 16384.0;
+/// The weight of the third (3D).
+const K2: f64 = 0.25;
+/// The weight of the second largest component in a diagonal's extent, in units of the
+/// largest's last bit: fitted, `gradfit2.jsonl.xz` `gfit2.diag.q` pins it within
+/// [0.236368, 0.236452] (11/16 of [`K1`], 0.236454, is just too large).
+const B_DIAG: f64 = 0.2364;
+
+/// The magnitudes of `v`, each truncated to 9 bits after its leading one, largest first
+/// (three of them, zeros added).
+fn sorted9(v: &[f64]) -> [f64; 3] {
+    let mut a = [0f64; 3];
+    for (o, &x) in a.iter_mut().zip(v) {
+        *o = trunc9(x);
+    }
     a.sort_by(|p, q| q.total_cmp(p));
-    a.first().copied().unwrap_or(0.0)
-        + k1 * a.get(1).copied().unwrap_or(0.0)
-        + k2 * a.get(2).copied().unwrap_or(0.0)
+    a
 }
 
-/// 11/16 of a length `n`, as the footprint's diagonals take it: `n` truncated to 9 bits, then
-/// `(11 m + 4) / 16` of its last bit for the 10-bit significand `m`.
-fn diagonal(n: f64) -> f64 {
-    if n <= 0.0 || !n.is_finite() {
-        return n;
+/// `2^(e - 9)` for `2^e <= x < 2^(e + 1)`: the last bit of `x` truncated to 9 bits.
+fn ulp9(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() & 0xfff0_0000_0000_0000) / 512.0
+}
+
+/// The length the texture unit gives a gradient (in texels): an octagonal norm of its
+/// truncated magnitudes, the largest plus [`K1`] of the next (the product truncated to 9 bits
+/// too) plus [`K2`] of the third (3D).
+fn length(v: &[f64], k2: f64) -> f64 {
+    let a = sorted9(v);
+    a[0] + trunc9(K1 * a[1]) + k2 * a[2]
+}
+
+/// A normalized gradient component `g` in texels of a dimension of `d` texels. A power of two
+/// scales exactly. Another size multiplies the 10-bit significand `m` of `g` truncated to 9
+/// bits after its leading one in a truncated multiplier: each partial product `m 2^b` (for
+/// the set bits `b` of `d`) is cut to units of `2^(n - 4)` for the bit length `n` of `d`, and
+/// 7 units are added to their sum (fitted to an H200: `mipfit.jsonl.xz` `gfit3.npot.*`, 1D
+/// widths 37, 100 and 255 and a 100 x 37 texture over every direction, every sample).
+pub fn to_texels(g: f32, d: u32) -> f32 {
+    if d.is_power_of_two() || !g.is_finite() || g == 0.0 {
+        return g * d as f32;
     }
-    let n9 = trunc9(n);
-    let ulp = f64::from_bits(n9.to_bits() & 0xfff0_0000_0000_0000) / 512.0;
-    (11.0 * (n9 / ulp).round() + 4.0) / 16.0 * ulp
+    let a = g.abs() as f64;
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let m = (a / 2f64.powi(e - 9)).floor() as u64;
+    let n = 32 - d.leading_zeros() as i32;
+    // In units of 2^(e - 9); the cut is to 2^(n - 4) of them (a fraction below 8 texels).
+    let unit = 2f64.powi(n - 4);
+    let s: f64 = (0..n)
+        .filter(|b| d >> b & 1 == 1)
+        .map(|b| ((m << b) as f64 / unit).floor())
+        .sum();
+    ((s + 7.0) * unit * 2f64.powi(e - 9)).copysign(g as f64) as f32
+}
+
+/// The extent the footprint's diagonal `v` (the sum or difference of the two truncated
+/// gradients) adds: for its truncated magnitudes `M >= x >= y` in units `u` of M's last bit,
+/// `G = (11 M + 4) / 16` cut to 9 significant bits (whole units above 512, half units below),
+/// plus [`B_DIAG`] `x` and 11/16 [`K2`] `y` (3D).
+fn diagonal(v: &[f64], k2: f64) -> f64 {
+    let a = sorted9(v);
+    if a[0] == 0.0 || !a[0].is_finite() {
+        return a[0];
+    }
+    let u = ulp9(a[0]);
+    let g = (11.0 * (a[0] / u) + 4.0) / 16.0;
+    let g = if g >= 512.0 {
+        g.floor()
+    } else {
+        (2.0 * g).floor() / 2.0
+    };
+    (g + B_DIAG * (a[1] / u) + 11.0 / 16.0 * k2 * (a[2] / u)) * u
 }
 
 /// The level of detail of `tex.grad` in 1/256, before bias and clamps, from the gradients
 /// `dx` and `dy` in texels (one to three components each): `256 log2` of the footprint's
-/// extent, the largest of the two gradients' lengths and of 11/16 of the lengths of their sum
-/// and difference (of the truncated components). The norm's weights: 5635/16384 for the
-/// second component of a 1D or 2D gradient, 11/32 and 1/4 for the second and third of a 3D
-/// one. `None` when every gradient is zero. Fitted to an H200 (`gradfit.jsonl.xz`,
-/// `gradfit2.jsonl.xz`: dense sweeps of one gradient's length over every direction and of
-/// two gradients' angle; exact on the sweeps of one gradient in 1D and 2D and of two
-/// parallel or perpendicular ones, and within 1/256 elsewhere, docs/INTERP.md).
+/// extent, the largest of the two gradients' lengths ([`length`]) and of the extents of their
+/// sum and difference ([`diagonal`]). `None` (the least level) when there is no footprint or
+/// a gradient is NaN. Fitted to an H200 (`gradfit.jsonl.xz`, `gradfit2.jsonl.xz`: dense
+/// sweeps of one gradient's length over every direction, of the two gradients' angle, of the
+/// diagonal's components): exact on every 1D sweep and on 2D single, parallel, perpendicular
+/// and diagonal sweeps, within 1/256 on a few random 2D pairs and on about 1% of 3D ones
+/// (docs/INTERP.md).
 pub fn grad_lod(dx: &[f32], dy: &[f32]) -> Option<i64> {
-    let (k1, k2) = if dx.len() >= 3 {
-        (11.0 / 32.0, 0.25)
-    } else {
-        (5635.0 / 16384.0, 0.0)
-    };
+    let k2 = if dx.len() >= 3 { K2 } else { 0.0 };
     let gx: Vec<f64> = dx.iter().map(|&v| v as f64).collect();
     let gy: Vec<f64> = dy.iter().map(|&v| v as f64).collect();
+    if gx.iter().chain(&gy).any(|v| v.is_nan()) {
+        return None;
+    }
     let signed9 = |v: f64| trunc9(v).copysign(v);
     let s: Vec<f64> = gx
         .iter()
@@ -187,13 +239,10 @@ pub fn grad_lod(dx: &[f32], dy: &[f32]) -> Option<i64> {
         .zip(&gy)
         .map(|(&a, &b)| signed9(a) - signed9(b))
         .collect();
-    let rho = length(&gx, k1, k2)
-        .max(length(&gy, k1, k2))
-        .max(diagonal(length(&s, k1, k2)))
-        .max(diagonal(length(&d, k1, k2)));
-    if rho.is_nan() {
-        return None;
-    }
+    let rho = length(&gx, k2)
+        .max(length(&gy, k2))
+        .max(diagonal(&s, k2))
+        .max(diagonal(&d, k2));
     log2_fixed(rho as f32)
 }
 

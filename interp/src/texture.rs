@@ -108,6 +108,10 @@ pub enum AddrMode {
     Mirror,
     /// The border colour.
     Border,
+    /// OpenGL's `GL_CLAMP` (PTX `clamp_ogl`, a `.samplerref` member only): the coordinate is
+    /// clamped to the texture's extent and the texels beyond it read the border colour, so
+    /// that linear filtering at an edge blends the border in.
+    ClampOgl,
 }
 
 impl AddrMode {
@@ -162,6 +166,9 @@ pub struct Layout {
     /// (rounding down, at least 1), layers and cube faces stay; the levels lie one after
     /// another in the buffer, each dense.
     pub levels: u32,
+    /// Samples per texel of a multi-sample texture (0 when not one); a texel's samples lie
+    /// together.
+    pub samples: u32,
 }
 
 impl Layout {
@@ -191,7 +198,18 @@ impl Layout {
 
     fn level_bytes(&self, k: u32) -> u64 {
         let d = self.level_dims(k);
-        self.texel_bytes() * d.iter().map(|&v| v as u64).product::<u64>() * self.planes()
+        self.texel_bytes()
+            * d.iter().map(|&v| v as u64).product::<u64>()
+            * self.planes()
+            * self.samples.max(1) as u64
+    }
+
+    /// Byte offset of sample `s` of texel (i, j) of plane `p` of a multi-sample texture, all
+    /// in range.
+    pub fn sample_offset(&self, p: u64, i: u32, j: u32, s: u32) -> u64 {
+        let [w, h, _] = self.dims.map(|x| x as u64);
+        (((p * h + j as u64) * w + i as u64) * self.samples.max(1) as u64 + s as u64)
+            * self.texel_bytes()
     }
 
     /// Byte offset of mipmap level `k` in the buffer.
@@ -302,6 +320,7 @@ fn empty_layout() -> Layout {
         cube: false,
         linear_memory: false,
         levels: 1,
+        samples: 0,
     }
 }
 
@@ -330,6 +349,7 @@ impl TextureArg {
     /// `mirror`; default clamp), `filter=point|linear`, `read=element|normalized`,
     /// `coords=unnormalized|normalized`, `border=R/G/B/A`, and for a mipmapped texture
     /// `levels=N` (the buffer holds the levels one after another), `mipfilter=point|linear`,
+    /// `samples=N` for a multi-sample texture (a texel's samples lie together),
     /// `lodbias=F`, `minlod=F`, `maxlod=F` (default: the last level), `aniso=0|1`,
     /// `trilinopt=0|1`. As `cudaCreateTextureObject` does, wrap and mirror become clamp with
     /// unnormalized coordinates, and linear filtering (of texels or of levels) needs a float
@@ -397,6 +417,13 @@ impl TextureArg {
                         .ok_or_else(|| format!("border `{v}`: four floats separated by `/`"))?;
                     sm.border.copy_from_slice(&b);
                 }
+                "samples" => {
+                    layout.samples = v
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&n| (1..=32).contains(&n))
+                        .ok_or_else(|| format!("samples `{v}`: 1..32"))?
+                }
                 "levels" => {
                     layout.levels = v
                         .parse::<u32>()
@@ -439,6 +466,13 @@ impl TextureArg {
             }
         }
         check_layout(&layout, "a texture")?;
+        if layout.samples > 0
+            && (layout.rank != 2 || layout.cube || layout.linear_memory || layout.levels > 1)
+        {
+            return Err(
+                "a multi-sample texture is 2D (layered or not), an array without mipmaps".into(),
+            );
+        }
         if layout.levels > 1 {
             if layout.linear_memory {
                 return Err("a linear-memory resource has no mipmap levels".into());
@@ -504,14 +538,12 @@ impl TextureArg {
                 Some(OpaqueValue::Address(AddressMode::ClampToBorder)) => AddrMode::Border,
                 // OpenGL's GL_CLAMP clamps the coordinate to the texture: with nearest
                 // filtering that reads the edge texel, as `clamp_to_edge` does; with linear
-                // filtering it blends in the border colour, which CUDA has no mode for.
+                // filtering it blends in the border colour ([`AddrMode::ClampOgl`]). CUDA has
+                // no such mode, and the driver loads no independent-mode module (an H200 with
+                // CUDA 13.0: `tools/hwvectors/mipmap.py --family oglprobe`), so this follows
+                // the OpenGL definition the ISA names, unmeasured.
                 Some(OpaqueValue::Address(AddressMode::ClampOgl)) if !linear => AddrMode::Clamp,
-                Some(OpaqueValue::Address(AddressMode::ClampOgl)) => {
-                    return Err(Combine::Unsupported(
-                        "`clamp_ogl` with linear filtering (no CUDA address mode to measure)"
-                            .into(),
-                    ))
-                }
+                Some(OpaqueValue::Address(AddressMode::ClampOgl)) => AddrMode::ClampOgl,
                 _ => AddrMode::Wrap,
             };
         }
@@ -709,7 +741,7 @@ pub fn address(i: i64, n: u32, m: AddrMode) -> Option<u32> {
     let n = n as i64;
     match m {
         AddrMode::Clamp => Some(i.clamp(0, n - 1) as u32),
-        AddrMode::Border => (0..n).contains(&i).then_some(i as u32),
+        AddrMode::Border | AddrMode::ClampOgl => (0..n).contains(&i).then_some(i as u32),
         AddrMode::Wrap => Some(i.rem_euclid(n) as u32),
         AddrMode::Mirror => {
             let m = i.rem_euclid(2 * n);
@@ -953,8 +985,12 @@ pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32
 
 /// The cube face and the (s, t) coordinates in [0, 1] a direction selects (the major axis picks
 /// the face; the others are divided by its magnitude), as `(face, s, t)`. A zero direction
-/// reads face +z.
-pub fn cube_face(x: f32, y: f32, z: f32) -> (u32, f32, f32) {
+/// reads face +z. The division is the texture unit's: each other component times the
+/// special-function unit's approximate reciprocal of the major axis (`MUFU.RCP`, what
+/// `rcp.approx.ftz.f32` runs), rounded to `f32`, then `(r + 1) / 2` exactly (an H200:
+/// `corpus/vectors/mipfit.jsonl.xz` `tex.cube.fit`, 4096 directions on 256-texel faces whose
+/// texels hold their coordinates, every filter coordinate exact; the exact quotient misses 10).
+pub fn cube_face(x: f32, y: f32, z: f32) -> (u32, f64, f64) {
     let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
     // Ties go to z, then y (an H200 reads face +z for (1, 1, 1)).
     let (face, sc, tc, ma) = if az >= ax && az >= ay {
@@ -977,7 +1013,9 @@ pub fn cube_face(x: f32, y: f32, z: f32) -> (u32, f32, f32) {
     if ma == 0.0 {
         return (face, 0.5, 0.5);
     }
-    (face, 0.5 * (sc / ma + 1.0), 0.5 * (tc / ma + 1.0))
+    let r = f32::from_bits(float::approx::rcp_f32(ma.to_bits() as u64, true) as u32);
+    let side = |c: f32| ((c * r) as f64 + 1.0) / 2.0;
+    (face, side(sc), side(tc))
 }
 
 /// `txq`/`suq` `.channel_data_type`: the OpenCL constant the ISA names (PTX ISA 5.3.3).
@@ -1015,5 +1053,6 @@ pub fn addr_mode_code(m: AddrMode) -> u32 {
         AddrMode::Mirror => 1,
         AddrMode::Clamp => 3,
         AddrMode::Border => 4,
+        AddrMode::ClampOgl => 2,
     }
 }

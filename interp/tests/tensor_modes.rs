@@ -225,6 +225,26 @@ fn misuse_is_reported() {
     }
 }
 
+/// A swizzled copy to or from a shared address that is not 128-byte aligned faults with a
+/// misaligned address, as on an H200 (`tools/hwvectors/hopper.py --family swzalign`); 128-byte
+/// aligned ones take the swizzle's base offset.
+#[test]
+fn swizzled_copies_need_128_byte_aligned_shared_memory() {
+    let spec = "buf=1,type=u32,dims=32x8,box=32x2,swizzle=128";
+    let load = "add.u32 %r1, %r1, 16;\n\
+                mbarrier.arrive.expect_tx.shared.b64 _, [%r2], 256;\n\
+                cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+                [%r1], [%rd10, {0, 0}], [%r2];";
+    let e = run(spec, load, 4, 256).unwrap_err();
+    assert!(e.contains("misaligned"), "{e}");
+    let store = "add.u32 %r1, %r1, 64;\n\
+                 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd10, {0, 0}], [%r1];";
+    let e = run(spec, store, 4, 256).unwrap_err();
+    assert!(e.contains("misaligned"), "{e}");
+    let aligned = load.replace("add.u32 %r1, %r1, 16;", "add.u32 %r1, %r1, 128;");
+    run(spec, &aligned, 4, 256).unwrap();
+}
+
 /// Bytes `7, 36, 65, ...` (wrapping): the tensor of the sub-byte and swizzle tests.
 fn pattern(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i * 29 + 7) as u8).collect()

@@ -143,6 +143,43 @@ fn independent_sampler_from_its_initialiser() {
     assert_eq!(&w[4..8], &[4, 1, 0, 0], "txq of the samplers");
 }
 
+/// `clamp_ogl` (OpenGL's `GL_CLAMP`): nearest filtering reads the edge texel; linear filtering
+/// clamps the coordinate to the texture and blends the border colour in at the edges.
+#[test]
+fn independent_clamp_ogl() {
+    let decls = ".global .texref t1;\n\
+                 .global .samplerref sn = { addr_mode_0 = clamp_ogl, filter_mode = nearest };\n\
+                 .global .samplerref sl = { addr_mode_0 = clamp_ogl, filter_mode = linear };";
+    let body = format!(
+        "{}\n{}\n{}\n{}\n{}\n{}\ntxq.addr_mode_0.b32 %r1, [sl]; st.global.u32 [%rd1+24], %r1;",
+        fetch("t1, sn", 9.0, 0),
+        fetch("t1, sl", -3.0, 1),
+        fetch("t1, sl", 0.25, 2),
+        fetch("t1, sl", 4.0, 3),
+        fetch("t1, sl", 9.0, 4),
+        fetch("t1, sl", 2.0, 5),
+    );
+    let (w, _) = run(
+        true,
+        decls,
+        &body,
+        texels(),
+        vec![("t1", tex("buf=1,type=f32,ch=1,dims=4,border=100/0/0/0"))],
+    )
+    .unwrap();
+    let f: Vec<f32> = w[..6].iter().map(|&b| f32::from_bits(b)).collect();
+    assert_eq!(f[0], 40.0, "nearest reads the edge texel");
+    // Clamped to 0: half the border texel at -1, half texel 0.
+    assert_eq!(f[1], 55.0);
+    // 0.25: the footprint's lower texel (-1, the border) weighs 1/4.
+    assert_eq!(f[2], 0.25 * 100.0 + 0.75 * 10.0);
+    // Clamped to 4: half texel 3, half the border.
+    assert_eq!(f[3], 70.0);
+    assert_eq!(f[4], 70.0);
+    assert_eq!(f[5], 25.0, "inside, an ordinary linear fetch");
+    assert_eq!(w[6], 2, "txq gives clamp_ogl's position in the enumeration");
+}
+
 /// A `.samplerref` without an initialiser reads as zero: `nearest`, `wrap` (clamp with
 /// unnormalized coordinates), the texture's coordinate mode; `force_unnormalized_coords = 1`
 /// overrides a normalized texture.

@@ -443,7 +443,7 @@ FAMILIES = {}  # filled below
 
 def register():
     FAMILIES.update({"async": fam_async, "mbarrier": fam_mbarrier, "bulk": fam_bulk,
-                     "tensor": fam_tensor, "cluster": fam_cluster, "misc": fam_misc,
+                     "tensor": fam_tensor, "swzalign": fam_swzalign, "cluster": fam_cluster, "misc": fam_misc,
                      "ldmatrix": fam_ldmatrix, "mma": fam_mma, "wgmma": fam_wgmma,
                      "wgmmab1": fam_wgmmab1, "tmreplace": fam_tmreplace,
                      "im2col": fam_im2col, "interleave": fam_interleave,
@@ -469,7 +469,8 @@ def fill_words(pat, n):
 
 
 def tensor_load_case(name, ty, dims, box, coords, swizzle=0, estrides=None, fill="zero",
-                     strides=None, cluster=None, multicast=False, prefetch=False):
+                     strides=None, cluster=None, multicast=False, prefetch=False, smem_off=0,
+                     family="tensor"):
     eb = {"u8": 1, "f16": 2, "bf16": 2, "f32": 4, "u32": 4, "s32": 4, "f64": 8, "u64": 8}[ty]
     rank = len(dims)
     es = estrides or [1] * rank
@@ -487,7 +488,7 @@ def tensor_load_case(name, ty, dims, box, coords, swizzle=0, estrides=None, fill
             st.append(s)
     total = st[-1] * dims[-1] if rank > 1 else dims[0] * eb
     total = (total + 3) // 4 * 4
-    smem = (nbytes + 1023) // 1024 * 1024
+    smem = (nbytes + smem_off + 1023) // 1024 * 1024
     sh = "  .shared .align 1024 .b8 sm[%d];\n  .shared .align 8 .b64 bar;\n" % smem
     cregs = ", ".join("%%r%d" % (20 + i) for i in range(rank))
     movs = "".join("mov.u32 %%r%d, %d;\n" % (20 + i, c) for i, c in enumerate(coords))
@@ -498,7 +499,9 @@ def tensor_load_case(name, ty, dims, box, coords, swizzle=0, estrides=None, fill
     if cluster:
         ncta = cluster[0]
     body = (tmap_param() + movs +
-            "mov.u32 %r1, sm;\nmov.u32 %r2, bar;\nsetp.eq.u32 %p1, %tx, 0;\n"
+            "mov.u32 %r1, sm;\n" +
+            ("add.u32 %%r1, %%r1, %d;\n" % smem_off if smem_off else "") +
+            "mov.u32 %r2, bar;\nsetp.eq.u32 %p1, %tx, 0;\n"
             "@%p1 mbarrier.init.shared.b64 [%r2], 1;\nfence.mbarrier_init.release.cluster;\n")
     if cluster:
         body += ("barrier.cluster.arrive;\nbarrier.cluster.wait;\nmov.u32 %r9, %cluster_ctarank;\n"
@@ -534,7 +537,7 @@ def tensor_load_case(name, ty, dims, box, coords, swizzle=0, estrides=None, fill
         tm["estrides"] = estrides
     if fill != "zero":
         tm["fill"] = fill
-    case(name, "tensor", kernel(body, shared=sh, tmaps=1, directives=directives), "u32",
+    case(name, family, kernel(body, shared=sh, tmaps=1, directives=directives), "u32",
          ncta * nbytes // 4, ins=[("u32", 32, words)], grid=(ncta, 1, 1), block=(128, 1, 1),
          cluster=cluster, tmaps=[tm])
 
@@ -933,6 +936,15 @@ def fam_tmreplace():
                    ["tensormap.replace.tile.box_dim.global.b1024.b32 [%rc], 0, 4;",
                     "tensormap.replace.tile.global_dim.global.b1024.b32 [%rc], 1, 2;"], 64,
                    in_global=True)
+
+
+def fam_swzalign():
+    """Swizzled tensor loads into shared addresses that are not 128-byte aligned."""
+    for sw in [32, 64, 128]:
+        for off in [16, 32, 64, 96, 128, 384]:
+            tensor_load_case("swzalign.sw%d.off%d" % (sw, off), "f16", [128, 64],
+                             [sw // 2, 8], [16, 8], swizzle=sw, smem_off=off,
+                             family="swzalign")
 
 
 def fam_tensor():

@@ -184,20 +184,20 @@ def mipprobe():
         for form in ["", "base"]:
             add("mip.%s2d%s" % (form + "." if form else "plain.", tag), fam, d, "2d", form,
                 [(0.3, 0.6)] * 4)
-    # txq of every level.
+    # txq of every level (the driver's JIT rejects `txq.num_mipmap_levels` of an object
+    # handle: CUDA_ERROR_NOT_FOUND).
     for dims in [(64,), (20, 13), (9, 17, 5)]:
         d = desc("f32", 1, dims, int(math.log2(max(dims))) + 1)
-        body = "ld.global.v4.b32 {%r0, %r1, %r2, %r3}, [%ci];\n"
-        body += "txq.num_mipmap_levels.b32 %r4, [%t0];\n"
-        body += "txq.level.width.b32 %r5, [%t0], %r0;\n"
-        body += "txq.level.height.b32 %r6, [%t0], %r0;\n"
-        body += "txq.level.depth.b32 %r7, [%t0], %r0;\n"
-        body += "st.global.v4.b32 [%oi], {%r4, %r5, %r6, %r7};\n"
-        w = []
-        for lv in list(range(12)) + [0xFFFFFFFF, 100]:
-            w += [lv, 0, 0, 0]
-        case("mip.txq.%s" % "x".join(map(str, dims)), fam, kernel(body, ntex=1), 4 * 14,
-             ("f32", level_index_texels(d)), w, textures=[d])
+        body = ""
+        for j, lv in enumerate(list(range(d["levels"] + 2)) + [100]):
+            body += "mov.b32 %r4, 0;\n"
+            body += "txq.level.width.b32 %%r5, [%%t0], %d;\n" % lv
+            body += "txq.level.height.b32 %%r6, [%%t0], %d;\n" % lv
+            body += "txq.level.depth.b32 %%r7, [%%t0], %d;\n" % lv
+            body += "st.global.v4.b32 [%%ro+%d], {%%r4, %%r5, %%r6, %%r7};\n" % (16 * j)
+        n = d["levels"] + 3
+        case("mip.txq.%s" % "x".join(map(str, dims)), fam, kernel(body, ntex=1), 4 * n,
+             ("f32", level_index_texels(d)), [0, 0, 0, 0], textures=[d], threads=1)
 
 
 def gradfit():
@@ -309,6 +309,50 @@ def gradfit2():
     add("gfit2.oddgrad", fam, lv, "1d", "grad", [(0.3,)] * len(og), grads=og)
 
 
+def gradfit3():
+    """Sweeps for the remaining questions: the product of the second component's weight (3D
+    texture, a third component as a fine offset), the diagonal's second component, cube
+    gradients that cross a face edge, and the gradients of sizes that are not powers of two."""
+    fam = "gradfit3"
+    d3 = desc("f32", 1, (64, 64, 64), 7, mipfilter="linear")
+    u = 2.0 ** -7  # the last bit of 5.0 truncated to 9 bits
+    ys = [4 * u * i / 256 for i in range(1025)]
+    add("gfit3.k1.y", fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(ys),
+        grads=[((5.0 / 64, 0.0, y / 64), (0.0, 0.0, 0.0)) for y in ys])
+    for k in range(7):
+        g = []
+        for m in range(0, 512, 8):
+            x = (512 + m) / 512 * 4.0 * 2.0 ** -k
+            g += [((5.0 / 64, x / 64, (4 * u * i / 64) / 64), (0.0, 0.0, 0.0)) for i in range(257)]
+        add("gfit3.k1.b%d" % k, fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(g), grads=g)
+    sq = desc("f32", 1, (256, 256), 9, mipfilter="linear")
+    t = 256.0
+    for ms in [529, 557, 635, 699, 719, 748, 826, 862, 977, 998]:
+        a = ms * 2.0 ** -8
+        xs = [ms * u * i / (8 * ms) for i in range(8 * ms)]
+        add("gfit3.diag.m%d" % ms, fam, sq, "2d", "grad", [(0.3, 0.6)] * len(xs),
+            grads=[((a / t, x / t), (a / t, 0.0)) for x in xs])
+    cu = desc("f32", 1, (64, 64), 7, mipfilter="linear", cube=True)
+    ts = [0.3 * i / 1024 for i in range(1024)]
+    for name, p, axis in [("y", (1.0, 0.9, 0.3), 1), ("z", (1.0, 0.9, 0.3), 2),
+                          ("ny", (-1.0, 0.9, 0.3), 1), ("nz", (-1.0, 0.3, 0.9), 2)]:
+        g = []
+        for tt in ts:
+            v = [0.0, 0.0, 0.0]
+            v[axis] = tt
+            g.append((tuple(v), (0.0, 0.0, 0.0)))
+        add("gfit3.cube.%s" % name, fam, cu, "cube", "grad", [p] * len(ts), grads=g)
+    gs = [2 ** (-11 + i / 256) for i in range(11 * 256)]
+    for w in [37, 100, 255]:
+        d1 = desc("f32", 1, (w,), int(math.log2(w)) + 1, mipfilter="linear")
+        add("gfit3.npot.%d" % w, fam, d1, "1d", "grad", [(0.3,)] * len(gs),
+            grads=[((g,), (0.0,)) for g in gs])
+    d2 = desc("f32", 1, (100, 37), 7, mipfilter="linear")
+    ang = [2 * math.pi * i / 2048 for i in range(2048)]
+    add("gfit3.npot.angle", fam, d2, "2d", "grad", [(0.3, 0.6)] * len(ang),
+        grads=[((0.05 * math.cos(a), 0.05 * math.sin(a)), (0.0, 0.0)) for a in ang])
+
+
 def mipint():
     """`tex.level` with integer coordinates: which level, and the lod operand's type."""
     fam = "mipint"
@@ -328,6 +372,24 @@ def mipint():
             w += [x, y, 0, f32(l)]
         case("mipint.level.%s" % lodty, fam, kernel(body, ntex=1), 4 * (len(w) // 4),
              ("f32", texels), w, textures=[d])
+    # Random texels: are the coordinates the level's, and addressed or out of range?
+    for addr in ["clamp", "border"]:
+        d = desc("f32", 1, (16, 16), 5, addr=addr, border=[99.0, 0, 0, 0])
+        texels = random_texels(d)
+        w = []
+        for x, y, lv in [(3, 5, 0), (3, 5, 1), (3, 5, 2), (7, 7, 1), (9, 2, 1), (8, 0, 1),
+                         (16, 3, 0), (-1, 0, 0), (0, -1, 2), (3, 3, 4), (1, 0, 4), (0, 0, 4),
+                         (5, 1, 3), (2, 1, 3), (100, 100, 2), (15, 15, 0)]:
+            w += [x & 0xFFFFFFFF, y & 0xFFFFFFFF, 0, lv & 0xFFFFFFFF]
+        body = ("ld.global.v4.b32 {%r0, %r1, %r2, %r3}, [%ci];\n"
+                "tex.level.2d.v4.f32.s32 {%r4, %r5, %r6, %r7}, [%t0, {%r0, %r1}], %r3;\n"
+                "st.global.v4.b32 [%oi], {%r4, %r5, %r6, %r7};\n")
+        case("mipint.rand.%s" % addr, fam, kernel(body, ntex=1), 4 * (len(w) // 4),
+             ("f32", texels), w, textures=[d])
+        for form in ["", ".base"]:
+            body2 = body.replace("tex.level.2d", "tex%s.2d" % form).replace("}], %r3;", "}];")
+            case("mipint.plain%s.%s" % (form, addr), fam, kernel(body2, ntex=1),
+                 4 * (len(w) // 4), ("f32", texels), w, textures=[d])
 
 
 def mipmap():
@@ -419,7 +481,7 @@ def oglprobe():
                  textures=[d])
 
 
-T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2,
+T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe})
 
 if __name__ == "__main__":

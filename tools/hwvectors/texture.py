@@ -799,6 +799,35 @@ def texw3dclamp():
              ("f32", [f32(v) for v in vals]), coords, textures=[d])
 
 
+def cubefit():
+    """The face coordinates of a cube map, to 1/256 of a texel: a 256 x 256 face whose texels
+    hold their own x and y (two channels), linear filtering, random directions whose major
+    axis is not a power of two."""
+    n = 256
+    vals = []
+    for f in range(6):
+        for y in range(n):
+            for x in range(n):
+                vals += [f32(float(x)), f32(float(y))]
+    dirs = []
+    for i in range(4096):
+        ma = RNG.uniform(1.0, 2.0)
+        v = [RNG.uniform(-ma, ma) for _ in range(3)]
+        k = i % 3
+        v[k] = ma if (i // 3) % 2 == 0 else -ma
+        dirs.append(v)
+    words = []
+    for v in dirs:
+        words += fcoords(v) + [0]
+    d = tex_desc("f32", 2, (n, n), cube=True, filt="linear")
+    body = ("ld.global.v4.b32 {%r0, %r1, %r2, %r3}, [%ci];\n"
+            "mov.b32 %f0, %r0;\nmov.b32 %f1, %r1;\nmov.b32 %f2, %r2;\n"
+            "tex.cube.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%t0, {%f0, %f1, %f2, %f2}];\n"
+            "st.global.v4.b32 [%oi], {%r4, %r5, %r6, %r7};\n")
+    case("tex.cube.fit", "cubefit", kernel(body, ntex=1), 4 * len(dirs), ("f32", vals), words,
+         textures=[d])
+
+
 def misaligned():
     """Surface accesses whose byte x is not a multiple of the access size, one per case (the
     GPU may trap, which ends the process's context: run this family alone)."""
@@ -819,7 +848,7 @@ def misaligned():
 FAMILIES = {"texpoint": texpoint, "texlinear": texlinear, "texgeom": texgeom, "tld4": tld4,
             "texquery": texquery, "surface": surface, "texprobe": texprobe,
             "misaligned": misaligned, "texfit": texfit, "texfit2": texfit2,
-            "texw3d": texw3d, "texw3dclamp": texw3dclamp}
+            "texw3d": texw3d, "texw3dclamp": texw3dclamp, "cubefit": cubefit}
 
 
 # ----------------------------------------------------------------------------- running

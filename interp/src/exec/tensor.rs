@@ -54,7 +54,7 @@ use super::inflight;
 use super::state::inflight::{Loc, Op, Part, Reduce, Src};
 use super::tensor_smem::Layout;
 use crate::code::Opnd;
-use crate::error::Error;
+use crate::error::{Error, FaultKind};
 use crate::mem;
 use crate::tmap::{Atom, ElemType, Im2colMode, TensorMap};
 use ptx_ir_core::{Dim, Flag, Opcode, Space, Type};
@@ -536,7 +536,15 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             ));
         }
         if t.swizzle != 0 && da % 128 != 0 {
-            return Err(x.unsupported(format!("a swizzled tensor copy to shared address {da:#x}, which is not 128-byte aligned (the swizzle base offset is modelled for 128-byte aligned boxes only)")));
+            // An H200 faults with a misaligned address (`tools/hwvectors/hopper.py --family
+            // swzalign`: offsets 16 to 96 of every swizzle span).
+            return Err(x.fault(
+                FaultKind::Misaligned,
+                AddrSpace::Shared,
+                da,
+                extent as usize,
+                l,
+            ));
         }
         // With cta_group::2 the mbarrier may be in the destination's peer CTA.
         let sd = match shared_dest(x, l, da, ma, extent as u32, cluster, false, mask) {
@@ -727,7 +735,15 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize, mode: Mode) -> Result<Flow, Error> {
             Some(op) => Some(Reduce {
                 op,
                 ty: reduce_type(t.elem).ok_or_else(|| {
-                    x.unsupported(format!("tensor reduction on .{} elements", t.elem.name()))
+                    x.undefined(
+                        l,
+                        format!(
+                            "a tensor reduction on .{} elements (cp.reduce.async.bulk.tensor \
+                             reduces 16-, 32- and 64-bit integer and float elements only, \
+                             PTX ISA 9.7.9.25.5.2)",
+                            t.elem.name()
+                        ),
+                    )
                 })?,
             }),
             None => None,
@@ -756,9 +772,14 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize, mode: Mode) -> Result<Flow, Error> {
             ));
         }
         if t.swizzle != 0 && sa % 128 != 0 {
-            return Err(x.unsupported(format!(
-                "a swizzled tensor copy from shared address {sa:#x}, which is not 128-byte aligned"
-            )));
+            // As a swizzled load to such an address faults on an H200.
+            return Err(x.fault(
+                FaultKind::Misaligned,
+                AddrSpace::Shared,
+                sa,
+                extent as usize,
+                l,
+            ));
         }
         let (rank, off) = x.shared_loc(AddrSpace::Shared, sa, extent as usize, l, true)?;
         // Read the rows (unpadding, unswizzling).

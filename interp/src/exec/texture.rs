@@ -12,6 +12,7 @@ use crate::error::{Error, FaultKind};
 use crate::exec::Arg;
 use crate::float::{self, Fmt};
 use crate::load::OpaqueVar;
+use crate::lod::to_texels;
 use crate::texture::{self as tx, AddrMode, Layout, SurfaceArg, TextureArg};
 use ptx_ir_core::{Dim, Flag, OpaqueField, OpaqueMember, Rounding, Type, Vector};
 
@@ -200,6 +201,11 @@ struct Coords {
     raw: [f32; 3],
     /// `raw` is normalized (else in texels).
     normalized: bool,
+    /// The sample of a multi-sample fetch.
+    sample: Option<u32>,
+    /// A cube map's face coordinates in [0, 1], exactly as the texture unit forms them
+    /// ([`tx::cube_face`]; they need more bits than an `f32` has).
+    face: Option<[f64; 2]>,
 }
 
 impl Coords {
@@ -241,20 +247,19 @@ fn coords(
         Dim::A2d => (1, 2, true, false),
         Dim::Cube => (0, 3, false, true),
         Dim::Acube => (1, 3, true, true),
-        Dim::D2ms | Dim::A2dms => {
-            return Err(x.undefined(
-                l,
-                "multi-sample textures cannot be made by the CUDA runtime, and `tex:` objects have one sample",
-            ))
-        }
+        // The sample (and before it the layer) precede x and y (PTX ISA 9.7.10.3).
+        Dim::D2ms => (1, 2, false, false),
+        Dim::A2dms => (2, 2, true, false),
         _ => return Err(x.unsupported("geometry")),
     };
+    let ms = matches!(geom, Dim::D2ms | Dim::A2dms);
     let want_rank = if cube { 2 } else { n as u32 };
-    if t.rank != want_rank || (t.layers > 0) != layered || t.cube != cube {
+    if t.rank != want_rank || (t.layers > 0) != layered || t.cube != cube || (t.samples > 0) != ms {
+        let what = if t.samples > 0 { ", multi-sample" } else { "" };
         return Err(x.undefined(
             l,
             format!(
-                "the instruction's .{} geometry does not match the object ({}D{}{})",
+                "the instruction's .{} geometry does not match the object ({}D{}{}{what})",
                 geom.as_str(),
                 t.rank,
                 if t.layers > 0 { ", layered" } else { "" },
@@ -275,6 +280,8 @@ fn coords(
         int,
         raw: [0.0; 3],
         normalized: sm.is_some_and(|s| s.normalized_coords),
+        sample: if ms { Some(w(first - 1)?) } else { None },
+        face: None,
     };
     if cube {
         let v: Vec<f32> = (0..3)
@@ -282,8 +289,13 @@ fn coords(
             .collect::<Result<_, _>>()?;
         let (face, s, tc) = tx::cube_face(v[0], v[1], v[2]);
         out.plane = 6 * out.plane + face as u64;
-        out.u = [s * t.dims[0] as f32, tc * t.dims[1] as f32, 0.0];
-        out.raw = [s, tc, 0.0];
+        out.u = [
+            (s * t.dims[0] as f64) as f32,
+            (tc * t.dims[1] as f64) as f32,
+            0.0,
+        ];
+        out.raw = [s as f32, tc as f32, 0.0];
+        out.face = Some([s, tc]);
         out.normalized = true;
         out.n = 2;
         return Ok(out);
@@ -395,22 +407,28 @@ fn fetch(
         plane: c.plane,
         level,
     };
+    if let Some(s) = c.sample {
+        return sample_fetch(x, t, base, c, s, offset, l);
+    }
     if c.int {
         // Integer coordinates (measured on an H200): a 1D fetch reads linear memory only (an
         // array reads 0); elsewhere they name the texel (its centre, which filtering returns
-        // unchanged). Out of range reads 0 whatever the address mode. A mipmapped texture
-        // reads the level `tex.level` names (0 outside the levels), its coordinates addressed
-        // as the sampler says (`mipint.jsonl.xz`).
+        // unchanged). Out of range reads 0 whatever the address mode. `tex.level` of a
+        // mipmapped texture reads the level it names (0 outside the levels) at coordinates
+        // clamped to that level, whatever the address mode (`mipmap.jsonl.xz`, `mipint.*`).
         let mut i = c.i;
         for k in 0..c.n {
             i[k] += offset[k];
         }
-        if t.layout.levels > 1 {
-            let level = match lod {
-                tx::Lod::Index(v) => v,
-                _ => 0,
-            };
+        if let (true, tx::Lod::Index(level)) = (t.layout.levels > 1, lod) {
             if !(0..t.layout.levels as i64).contains(&level) {
+                return Ok([0; 4]);
+            }
+            let dims = t.layout.level_dims(level as u32);
+            for k in 0..c.n {
+                i[k] = i[k].clamp(0, dims[k] as i64 - 1);
+            }
+            if c.n == 1 && !t.layout.linear_memory {
                 return Ok([0; 4]);
             }
             return corner(x, place(level as u32), i, c.n, l);
@@ -423,9 +441,9 @@ fn fetch(
     }
     if !t.sampler.linear && levels.len() == 1 {
         let u = c.at(&t.layout, levels[0].0);
-        let mut i = [0i64; 3];
+        let mut i = point_at(c, &t.layout, levels[0].0, &u);
         for k in 0..c.n {
-            i[k] = tx::point(u[k]) + offset[k];
+            i[k] += offset[k];
         }
         return corner(x, place(levels[0].0), i, c.n, l);
     }
@@ -434,23 +452,32 @@ fn fetch(
     for (level, wl) in levels {
         let u = c.at(&t.layout, level);
         if !t.sampler.linear {
-            let mut i = [0i64; 3];
+            let mut i = point_at(c, &t.layout, level, &u);
             for k in 0..c.n {
-                i[k] = tx::point(u[k]) + offset[k];
+                i[k] += offset[k];
             }
             ws.push(wl << 8);
             ts.push(corner_bytes(x, place(level), i, c.n, l)?);
             continue;
         }
-        let (mut i0, mut fr) = footprint(&u, c.n, offset);
-        // Clamped dimensions clamp the filter's coordinate, not only the texel index: outside
-        // the range the fraction is 0 (measured: `corpus/vectors/texw3dclamp.jsonl.xz`,
-        // one-hot texels at the edges of a 3D texture; the weights' rounding shows the
-        // difference).
+        let mut u = u;
         if !t.layout.cube {
             let dims = t.layout.level_dims(level);
             for k in 0..c.n {
-                if t.sampler.addr[k] == tx::AddrMode::Clamp {
+                if t.sampler.addr[k] == tx::AddrMode::ClampOgl {
+                    u[k] = u[k].clamp(0.0, dims[k] as f32);
+                }
+            }
+        }
+        let (mut i0, mut fr) = footprint_at(c, &t.layout, level, &u, offset);
+        // Clamped dimensions clamp the filter's coordinate, not only the texel index: outside
+        // the range the fraction is 0 (measured: `corpus/vectors/texw3dclamp.jsonl.xz`,
+        // one-hot texels at the edges of a 3D texture; the weights' rounding shows the
+        // difference). A cube map's faces clamp so too.
+        {
+            let dims = t.layout.level_dims(level);
+            for k in 0..c.n {
+                if t.layout.cube || t.sampler.addr[k] == tx::AddrMode::Clamp {
                     let hi = (dims[k] as i64 - 1) * 256;
                     let q = (i0[k] * 256 + fr[k]).clamp(0, hi.max(0));
                     i0[k] = q.div_euclid(256);
@@ -469,6 +496,85 @@ fn fetch(
     }
     let group = if t.sampler.linear { 1 << c.n } else { 1 };
     Ok(tx::filter(t, &ws, &ts, group))
+}
+
+/// A multi-sample fetch (`tex.2dms`, `tex.a2dms`): sample `s` of the texel the integer
+/// coordinates name, 0 outside the texture as for other integer coordinates. The CUDA runtime
+/// makes no multi-sample textures, so this follows the ISA's text, unmeasured; a sample the
+/// texture lacks is undefined (the ISA does not say what it reads).
+fn sample_fetch(
+    x: &mut Ctx<'_, '_>,
+    t: &TextureArg,
+    base: u64,
+    c: &Coords,
+    s: u32,
+    offset: [i64; 3],
+    l: usize,
+) -> Result<[u32; 4], Error> {
+    if !c.int {
+        return Err(x.undefined(l, "multi-sample textures take `.s32` coordinates"));
+    }
+    if s >= t.layout.samples {
+        return Err(x.undefined(
+            l,
+            format!(
+                "sample {s} of a texture of {} samples per texel",
+                t.layout.samples
+            ),
+        ));
+    }
+    let i = [c.i[0] + offset[0], c.i[1] + offset[1]];
+    if (0..2).any(|k| !(0..t.layout.dims[k] as i64).contains(&i[k])) {
+        return Ok([0; 4]);
+    }
+    let a = base + t.layout.sample_offset(c.plane, i[0] as u32, i[1] as u32, s);
+    let n = t.layout.texel_bytes() as usize;
+    let mut b = [0u8; 16];
+    b[..n].copy_from_slice(&read_global(x, a, n, l)?);
+    Ok(tx::convert_texel(t, &b))
+}
+
+/// [`footprint`] of the coordinates `c` at mipmap level `level` of `t`: a cube map's from its
+/// exact face coordinates, the others from the `f32` texel coordinates.
+fn footprint_at(
+    c: &Coords,
+    t: &Layout,
+    level: u32,
+    u: &[f32; 3],
+    offset: [i64; 3],
+) -> ([i64; 3], [i64; 3]) {
+    let Some(st) = c.face else {
+        return footprint(u, c.n, offset);
+    };
+    let d = t.level_dims(level);
+    let mut i0 = [0i64; 3];
+    let mut fr = [0i64; 3];
+    for k in 0..2 {
+        let q = ((st[k] * d[k] as f64 - 0.5) * 256.0 + 0.5).floor() as i64;
+        i0[k] = q.div_euclid(256) + offset[k];
+        fr[k] = q.rem_euclid(256);
+    }
+    (i0, fr)
+}
+
+/// The texel a point sample of the coordinates `c` reads at level `level` of `t`, per
+/// dimension, before the offset (a cube map's from its exact face coordinates).
+fn point_at(c: &Coords, t: &Layout, level: u32, u: &[f32; 3]) -> [i64; 3] {
+    let mut i = [0i64; 3];
+    match c.face {
+        Some(st) => {
+            let d = t.level_dims(level);
+            for k in 0..2 {
+                i[k] = (st[k] * d[k] as f64).floor() as i64;
+            }
+        }
+        None => {
+            for k in 0..c.n {
+                i[k] = tx::point(u[k]);
+            }
+        }
+    }
+    i
 }
 
 /// The lower corner and the fractions (in 1/256) of the bilinear footprint of the first `n`
@@ -580,18 +686,13 @@ fn lod_of(
                     })
                     .collect::<Result<_, _>>()?;
                 let (sx, sy) = (cube_gradient(&v, &dx), cube_gradient(&v, &dy));
-                dx = vec![
-                    sx[0] * t.layout.dims[0] as f32,
-                    sx[1] * t.layout.dims[1] as f32,
-                ];
-                dy = vec![
-                    sy[0] * t.layout.dims[0] as f32,
-                    sy[1] * t.layout.dims[1] as f32,
-                ];
+                let d = t.layout.dims;
+                dx = vec![to_texels(sx[0], d[0]), to_texels(sx[1], d[1])];
+                dy = vec![to_texels(sy[0], d[0]), to_texels(sy[1], d[1])];
             } else if co.normalized {
                 for k in 0..n {
-                    dx[k] *= t.layout.dims[k] as f32;
-                    dy[k] *= t.layout.dims[k] as f32;
+                    dx[k] = to_texels(dx[k], t.layout.dims[k]);
+                    dy[k] = to_texels(dy[k], t.layout.dims[k]);
                 }
             }
             // No footprint at all reads the least level.
@@ -603,22 +704,26 @@ fn lod_of(
     }
 }
 
-/// A direction's gradient `g` as the change of its cube face's (s, t) coordinates: the face
-/// coordinates are `(sc / ma + 1) / 2`, so their change is `d sc / (2 ma)` (the change of the
-/// major axis itself left out).
+/// A direction's gradient `g` as the change of its cube face's coordinates, in units of the
+/// face: a finite difference on the face `v` selects, `(Q_j / |Q_i|, Q_k / |Q_i|)` at `v + g`
+/// less at `v` for the major axis `i` of `v`, halved (fitted to an H200, `gradfit2.jsonl.xz`
+/// `gfit2.cube`; the derivative, with or without the major axis's own change, fits a fifth as
+/// many).
 fn cube_gradient(v: &[f32], g: &[f32]) -> [f32; 2] {
-    let (ax, ay, az) = (v[0].abs(), v[1].abs(), v[2].abs());
-    let (s, t, ma) = if az >= ax && az >= ay {
-        (g[0], g[1], az)
-    } else if ay >= ax {
-        (g[0], g[2], ay)
+    let a = [v[0].abs(), v[1].abs(), v[2].abs()];
+    let i = if a[2] >= a[0] && a[2] >= a[1] {
+        2
+    } else if a[1] >= a[0] {
+        1
     } else {
-        (g[2], g[1], ax)
+        0
     };
-    if ma == 0.0 {
-        return [0.0; 2];
-    }
-    [s / (2.0 * ma), t / (2.0 * ma)]
+    let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+    let face = |q: [f64; 3]| (q[j] / q[i].abs(), q[k] / q[i].abs());
+    let p = [v[0] as f64, v[1] as f64, v[2] as f64];
+    let q = [p[0] + g[0] as f64, p[1] + g[1] as f64, p[2] + g[2] as f64];
+    let ((u0, w0), (u1, w1)) = (face(p), face(q));
+    [((u1 - u0) / 2.0) as f32, ((w1 - w0) / 2.0) as f32]
 }
 
 /// `tex`
@@ -674,7 +779,7 @@ pub fn tld4(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let t = t.as_ref();
         let co = coords(x, &t.layout, Some(&t.sampler), c, false, l)?;
         let off = offset_of(x, rest, l)?;
-        let (i0, _) = footprint(&co.u, co.n, off);
+        let (i0, _) = footprint_at(&co, &t.layout, 0, &co.u, off);
         let at = Place {
             t,
             base,
@@ -749,9 +854,21 @@ pub fn txq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             0
         };
         let v = match size_query(x, &t.layout, true) {
-            // A non-mipmapped texture has one level; the others measure 0.
-            Some(_) if level != 0 => 0,
-            Some(v) => v,
+            // Levels the texture lacks measure 0 (a non-mipmapped texture has one).
+            Some(_) if level >= t.layout.levels => 0,
+            Some(v) if level == 0 => v,
+            Some(v) => {
+                let d = t.layout.level_dims(level);
+                if x.has(Flag::Width) {
+                    d[0]
+                } else if x.has(Flag::Height) && t.layout.rank > 1 {
+                    d[1]
+                } else if x.has(Flag::Depth) && t.layout.rank == 3 {
+                    d[2]
+                } else {
+                    v
+                }
+            }
             None if x.has(Flag::ChannelDataType) => {
                 tx::channel_data_type(t.layout.format, sm.normalized_read)
             }
@@ -760,7 +877,9 @@ pub fn txq(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             None if x.has(Flag::AddrMode0) => tx::addr_mode_code(sm.addr[0]),
             None if x.has(Flag::AddrMode1) => tx::addr_mode_code(sm.addr[1]),
             None if x.has(Flag::AddrMode2) => tx::addr_mode_code(sm.addr[2]),
-            // Not mipmapped, one sample, and unified mode has no separate sampler.
+            None if x.has(Flag::NumMipmapLevels) && t.layout.levels > 1 => t.layout.levels,
+            None if x.has(Flag::NumSamples) => t.layout.samples,
+            // Not mipmapped, and unified mode has no separate sampler.
             None => 0,
         };
         x.set(d, l, v as u64)?;

@@ -1,0 +1,285 @@
+//! Mipmapped and multi-sample texture objects: the `levels=`/`samples=` specifications, the
+//! buffer layout, which level `tex`, `tex.level` and `tex.grad` read, and the queries. The
+//! arithmetic is checked against the GPU by `corpus/vectors/mipmap.jsonl.xz`
+//! (`tests/vectors.rs`); these tests pin the rules with values worked out by hand.
+
+use ptx_ir_interp::texture::TextureArg;
+use ptx_ir_interp::{Arg, Program};
+
+/// Runs `body` in one thread of `k(.param .u64 out, .param .u64 texels, .param .u64 obj)`
+/// with `%rd1` = the output address and `%rd3` = the object handle; returns the output words.
+fn run(body: &str, texels: Vec<u8>, spec: &str) -> Result<Vec<u32>, String> {
+    let src = format!(
+        ".version 8.7\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 po, .param .u64 pt, .param .u64 ph) {{\n\
+         .reg .b32 %r<16>; .reg .f32 %f<16>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n\
+         ld.param.u64 %rd1, [po]; ld.param.u64 %rd3, [ph];\n{body}\nret; }}\n"
+    );
+    let m = ptx_ir_text::parse(&src).map_err(|e| e.to_string())?;
+    let p = Program::load(&m).map_err(|e| e.to_string())?;
+    let obj = Arg::Texture(TextureArg::parse(spec)?);
+    let o = p
+        .launch("k")
+        .args(vec![Arg::Buffer(vec![0; 64]), Arg::Buffer(texels), obj])
+        .run()
+        .map_err(|f| f.error.to_string())?;
+    Ok(o.buffers[0]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect())
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A 1D mipmap of width 8 (levels 8, 4, 2, 1): level `k` holds `10 k + i` at texel `i`.
+fn ramp_levels() -> Vec<u8> {
+    let mut v = Vec::new();
+    for (k, w) in [8, 4, 2, 1].into_iter().enumerate() {
+        v.extend((0..w).map(|i| (10 * k + i) as f32));
+    }
+    f32s(&v)
+}
+
+/// `tex.level` at normalized `u` and level of detail `lod`, the first channel at word `k`.
+fn level(u: f32, lod: f32, k: u32) -> String {
+    format!(
+        "mov.b32 %f1, 0f{:08X}; mov.b32 %f2, 0f{:08X};\n\
+         tex.level.1d.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd3, {{%f1}}], %f2;\n\
+         st.global.f32 [%rd1+{}], %f4;",
+        u.to_bits(),
+        lod.to_bits(),
+        4 * k
+    )
+}
+
+#[test]
+fn level_of_detail_picks_and_blends_levels() {
+    let spec = "buf=1,type=f32,ch=1,dims=8,levels=4,mipfilter=linear";
+    // u = 0.3: texel 2 of level 0 (2.4), texel 1 of level 1 (1.2), texel 0 of level 2.
+    let body = [
+        level(0.3, 0.0, 0),
+        level(0.3, 1.0, 1),
+        level(0.3, 0.5, 2),
+        level(0.3, 7.0, 3),
+        level(0.3, -3.0, 4),
+        level(0.3, 2.0 + 1.0 / 1024.0, 5),
+    ]
+    .join("\n");
+    let w = run(&body, ramp_levels(), spec).unwrap();
+    let f: Vec<f32> = w[..6].iter().map(|&b| f32::from_bits(b)).collect();
+    assert_eq!(f[0], 2.0);
+    assert_eq!(f[1], 11.0);
+    // Halfway: the two levels' texels weigh 128/256 each.
+    assert_eq!(f[2], 6.5);
+    // Past the last level, and below the first: clamped.
+    assert_eq!(f[3], 30.0);
+    assert_eq!(f[4], 2.0);
+    // A level of detail is held in 1/256, rounded down: 2 + 1/1024 reads level 2 alone.
+    assert_eq!(f[5], 20.0);
+    // Nearest level: half up.
+    let spec = "buf=1,type=f32,ch=1,dims=8,levels=4,mipfilter=point";
+    let body = [level(0.3, 0.5, 0), level(0.3, 0.49, 1), level(0.3, 1.5, 2)].join("\n");
+    let w = run(&body, ramp_levels(), spec).unwrap();
+    assert_eq!(
+        w[..3]
+            .iter()
+            .map(|&b| f32::from_bits(b))
+            .collect::<Vec<_>>(),
+        [11.0, 2.0, 20.0]
+    );
+}
+
+#[test]
+fn bias_and_clamps() {
+    // The bias moves `tex.level` (held as -332/256), not `tex.base`; the least level wins
+    // over the greatest when they cross.
+    let spec = "buf=1,type=f32,ch=1,dims=8,levels=4,mipfilter=linear,lodbias=-1.3";
+    let body = [
+        level(0.3, 1.3125, 0),
+        "tex.base.1d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd3, {%f1}];\n\
+         st.global.f32 [%rd1+4], %f4;"
+            .to_string(),
+    ]
+    .join("\n");
+    let w = run(&body, ramp_levels(), spec).unwrap();
+    // Level 0 (2) and level 1 (11) weighed 252/256 and 4/256.
+    assert_eq!(f32::from_bits(w[0]), (2.0 * 252.0 + 11.0 * 4.0) / 256.0);
+    assert_eq!(f32::from_bits(w[1]), 2.0);
+    let spec = "buf=1,type=f32,ch=1,dims=8,levels=4,mipfilter=point,minlod=2.5,maxlod=1";
+    let w = run(&level(0.3, 0.0, 0), ramp_levels(), spec).unwrap();
+    assert_eq!(f32::from_bits(w[0]), 30.0);
+}
+
+#[test]
+fn gradients_choose_the_level() {
+    // A 2D 16x16 mipmap: level k holds k everywhere.
+    let mut v = Vec::new();
+    for k in 0..5 {
+        let n = 16usize >> k;
+        v.extend(std::iter::repeat_n(k as f32, n * n));
+    }
+    let spec = "buf=1,type=f32,ch=1,dims=16x16,levels=5,mipfilter=linear";
+    let grad = |gx: f32, gy: f32, k: u32| {
+        format!(
+            "mov.b32 %f1, 0f3E99999A; mov.b32 %f2, 0f{:08X}; mov.b32 %f3, 0f{:08X};\n\
+             mov.b32 %f8, 0f00000000;\n\
+             tex.grad.2d.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd3, {{%f1, %f1}}], \
+             {{%f2, %f3}}, {{%f8, %f8}};\nst.global.f32 [%rd1+{}], %f4;",
+            gx.to_bits(),
+            gy.to_bits(),
+            4 * k
+        )
+    };
+    // Normalized gradients times the size: 4 texels per step is level 2; 1/16 is level 0;
+    // none at all reads the least level.
+    let body = [
+        grad(0.25, 0.0, 0),
+        grad(1.0 / 16.0, 0.0, 1),
+        grad(0.0, 0.0, 2),
+        grad(0.0, 0.5, 3),
+    ]
+    .join("\n");
+    let w = run(&body, f32s(&v), spec).unwrap();
+    assert_eq!(
+        w[..4]
+            .iter()
+            .map(|&b| f32::from_bits(b))
+            .collect::<Vec<_>>(),
+        [2.0, 0.0, 0.0, 3.0]
+    );
+}
+
+#[test]
+fn integer_coordinates_name_a_level_and_clamp() {
+    let spec = "buf=1,type=f32,ch=1,dims=8x2,levels=2";
+    // Level 0: 8x2 texels 0..16; level 1: 4x1 texels 100..104.
+    let mut v: Vec<f32> = (0..16).map(|i| i as f32).collect();
+    v.extend((0..4).map(|i| 100.0 + i as f32));
+    let fetch = |x: i32, lod: i32, k: u32| {
+        format!(
+            "mov.b32 %r1, {x}; mov.b32 %r2, 1; mov.b32 %r3, {lod};\n\
+             tex.level.2d.v4.f32.s32 {{%f4, %f5, %f6, %f7}}, [%rd3, {{%r1, %r2}}], %r3;\n\
+             st.global.f32 [%rd1+{}], %f4;",
+            4 * k
+        )
+    };
+    let body = [
+        fetch(3, 0, 0),
+        fetch(3, 1, 1),
+        fetch(9, 1, 2),
+        fetch(1, 2, 3),
+    ]
+    .join("\n");
+    let w = run(&body, f32s(&v), spec).unwrap();
+    assert_eq!(
+        w[..4]
+            .iter()
+            .map(|&b| f32::from_bits(b))
+            .collect::<Vec<_>>(),
+        [11.0, 103.0, 103.0, 0.0]
+    );
+}
+
+#[test]
+fn queries_of_levels_and_samples() {
+    let spec = "buf=1,type=f32,ch=1,dims=20x13,levels=5";
+    let body = "txq.num_mipmap_levels.b32 %r1, [%rd3]; st.global.u32 [%rd1], %r1;\n\
+                txq.level.width.b32 %r1, [%rd3], 2; st.global.u32 [%rd1+4], %r1;\n\
+                txq.level.height.b32 %r1, [%rd3], 3; st.global.u32 [%rd1+8], %r1;\n\
+                txq.level.width.b32 %r1, [%rd3], 5; st.global.u32 [%rd1+12], %r1;\n\
+                txq.num_samples.b32 %r1, [%rd3]; st.global.u32 [%rd1+16], %r1;";
+    let bytes = 4 * (20 * 13 + 10 * 6 + 5 * 3 + 2 + 1);
+    let w = run(body, vec![0; bytes], spec).unwrap();
+    assert_eq!(&w[..5], &[5, 5, 1, 0, 0]);
+    let w = run(
+        "txq.num_samples.b32 %r1, [%rd3]; st.global.u32 [%rd1], %r1;",
+        vec![0; 4 * 4 * 2 * 4],
+        "buf=1,type=u32,ch=1,dims=4x2,samples=4",
+    )
+    .unwrap();
+    assert_eq!(w[0], 4);
+}
+
+#[test]
+fn multi_sample_fetches() {
+    // 2x2 texels of 2 samples, layered twice: value = 100 layer + 10 texel + sample.
+    let mut v = Vec::new();
+    for layer in 0..2u32 {
+        for t in 0..4u32 {
+            for s in 0..2u32 {
+                v.extend((100 * layer + 10 * t + s).to_le_bytes());
+            }
+        }
+    }
+    let ms = "buf=1,type=u32,ch=1,dims=2x2,samples=2";
+    let body = "mov.b32 %r1, 1; mov.b32 %r2, 1; mov.b32 %r3, 0;\n\
+                tex.2dms.v4.u32.s32 {%r4, %r5, %r6, %r7}, [%rd3, {%r1, %r2, %r3, %r3}];\n\
+                st.global.u32 [%rd1], %r4;\n\
+                mov.b32 %r8, 5;\n\
+                tex.2dms.v4.u32.s32 {%r4, %r5, %r6, %r7}, [%rd3, {%r1, %r8, %r3, %r3}];\n\
+                st.global.u32 [%rd1+4], %r4;";
+    let w = run(body, v[..32].to_vec(), ms).unwrap();
+    // Sample 1 of texel (1, 0); x = 5 is outside: 0.
+    assert_eq!(&w[..2], &[11, 0]);
+    let body = "mov.b32 %r1, 1; mov.b32 %r2, 0; mov.b32 %r3, 1;\n\
+                tex.a2dms.v4.u32.s32 {%r4, %r5, %r6, %r7}, [%rd3, {%r1, %r2, %r3, %r3}];\n\
+                st.global.u32 [%rd1], %r4;";
+    let w = run(body, v.clone(), &format!("{ms},layers=2")).unwrap();
+    assert_eq!(w[0], 130);
+    // A sample the texture lacks is undefined; a multi-sample texture read as 2D is a
+    // geometry mismatch.
+    let body = "mov.b32 %r1, 2; mov.b32 %r2, 0;\n\
+                tex.2dms.v4.u32.s32 {%r4, %r5, %r6, %r7}, [%rd3, {%r1, %r2, %r2, %r2}];";
+    let e = run(body, v[..32].to_vec(), ms).unwrap_err();
+    assert!(e.contains("sample 2 of a texture of 2 samples"), "{e}");
+    let body = "mov.b32 %r1, 0;\n\
+                tex.2d.v4.u32.s32 {%r4, %r5, %r6, %r7}, [%rd3, {%r1, %r1}];";
+    let e = run(body, v[..32].to_vec(), ms).unwrap_err();
+    assert!(e.contains("geometry does not match"), "{e}");
+}
+
+#[test]
+fn specifications_are_checked() {
+    let bad = [
+        ("buf=1,type=f32,ch=1,dims=8,levels=5", "at most 4 levels"),
+        (
+            "buf=1,type=f32,ch=1,dims=8,res=linear,levels=2",
+            "no mipmap levels",
+        ),
+        (
+            "buf=1,type=f32,ch=1,dims=8,levels=2,mipfilter=cubic",
+            "mipfilter",
+        ),
+        ("buf=1,type=f32,ch=1,dims=8,levels=2,lodbias=inf", "finite"),
+        (
+            "buf=1,type=f32,ch=1,dims=8,levels=2,aniso=8",
+            "not modelled",
+        ),
+        (
+            "buf=1,type=u32,ch=1,dims=8,levels=2,mipfilter=linear",
+            "read=normalized",
+        ),
+        (
+            "buf=1,type=f32,ch=1,dims=8,samples=2",
+            "multi-sample texture is 2D",
+        ),
+        (
+            "buf=1,type=f32,ch=1,dims=8x8,samples=2,levels=2",
+            "without mipmaps",
+        ),
+    ];
+    for (spec, want) in bad {
+        let e = TextureArg::parse(spec).unwrap_err();
+        assert!(e.contains(want), "{spec}: {e}");
+    }
+    // Every level is texels the buffer must hold: 8 + 4 + 2 + 1 floats.
+    let e = run(
+        "",
+        vec![0; 56],
+        "buf=1,type=f32,ch=1,dims=8,levels=4,mipfilter=linear",
+    )
+    .unwrap_err();
+    assert!(e.contains("needs 60 bytes of texels"), "{e}");
+}
