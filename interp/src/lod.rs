@@ -32,25 +32,23 @@ pub enum Lod {
     Index(i64),
 }
 
-/// A value in 1/256, rounded down (the texture unit's fixed point for a level of detail);
+/// `v` in 1/256 (the texture unit's fixed point for a level of detail), rounded by `round`;
 /// NaN reads 0 and the range saturates.
-fn lod_fixed(v: f32) -> i64 {
+fn fixed256(v: f32, round: fn(f64) -> f64) -> i64 {
     if v.is_nan() {
         return 0;
     }
-    (v as f64 * 256.0)
-        .floor()
-        .clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
+    round(v as f64 * 256.0).clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
 }
 
-/// [`lod_fixed`] rounding toward zero, as the sampler's bias and clamps are held.
+/// An operand's level of detail in 1/256, rounded down.
+fn lod_fixed(v: f32) -> i64 {
+    fixed256(v, f64::floor)
+}
+
+/// A bias or clamp in 1/256, rounded toward zero, as the sampler holds them.
 fn lod_fixed_trunc(v: f32) -> i64 {
-    if v.is_nan() {
-        return 0;
-    }
-    (v as f64 * 256.0)
-        .trunc()
-        .clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
+    fixed256(v, f64::trunc)
 }
 
 impl Mip {
@@ -137,14 +135,8 @@ fn trunc9(v: f64) -> f64 {
     f64::from_bits(b & !((1u64 << 43) - 1))
 }
 
-/// The weight of a gradient's second largest component in its length.
-const K1: f64 = 5635.0 / 16384.0;
-/// The weight of the third (3D).
+/// The weight of a gradient's third component in its length (3D).
 const K2: f64 = 0.25;
-/// The weight of the second largest component in a diagonal's extent, in units of the
-/// largest's last bit: fitted, `gradfit2.jsonl.xz` `gfit2.diag.q` pins it within
-/// [0.236368, 0.236452] (11/16 of [`K1`], 0.236454, is just too large).
-const B_DIAG: f64 = 0.2364;
 
 /// The magnitudes of `v`, each truncated to 9 bits after its leading one, largest first
 /// (three of them, zeros added).
@@ -162,12 +154,29 @@ fn ulp9(x: f64) -> f64 {
     f64::from_bits(x.to_bits() & 0xfff0_0000_0000_0000) / 512.0
 }
 
+/// `|v|` truncated to `bits` bits after its leading one.
+fn trunc_bits(v: f64, bits: u32) -> f64 {
+    f64::from_bits(v.abs().to_bits() & !((1u64 << (52 - bits)) - 1))
+}
+
+/// The weight of a gradient's second component, `m` (truncated to 9 bits): 11/32 of its
+/// 10-bit significand plus 1/8 of its last bit, cut to 9 bits again (as a truncated
+/// multiplier forms 5635/16384 of it; `mipfit.jsonl.xz` `gfit3.k1.*`: every switch point of
+/// the product over every significand and seven binades below the largest component).
+fn second(m: f64) -> f64 {
+    if m == 0.0 {
+        return 0.0;
+    }
+    let u = ulp9(m);
+    trunc9((11.0 / 32.0 * (m / u) + 0.125) * u)
+}
+
 /// The length the texture unit gives a gradient (in texels): an octagonal norm of its
-/// truncated magnitudes, the largest plus [`K1`] of the next (the product truncated to 9 bits
-/// too) plus [`K2`] of the third (3D).
+/// truncated magnitudes, the largest plus about 0.344 of the next ([`second`]) plus [`K2`] of
+/// the third (3D).
 fn length(v: &[f64], k2: f64) -> f64 {
     let a = sorted9(v);
-    a[0] + trunc9(K1 * a[1]) + k2 * a[2]
+    a[0] + second(a[1]) + k2 * a[2]
 }
 
 /// A normalized gradient component `g` in texels of a dimension of `d` texels. A power of two
@@ -194,9 +203,12 @@ pub fn to_texels(g: f32, d: u32) -> f32 {
 }
 
 /// The extent the footprint's diagonal `v` (the sum or difference of the two truncated
-/// gradients) adds: for its truncated magnitudes `M >= x >= y` in units `u` of M's last bit,
-/// `G = (11 M + 4) / 16` cut to 9 significant bits (whole units above 512, half units below),
-/// plus [`B_DIAG`] `x` and 11/16 [`K2`] `y` (3D).
+/// gradients) adds, 11/16 of its length as a truncated multiplier forms it: for its truncated
+/// magnitudes `M >= x >= y` in units `u` of M's last bit, `G = (11 M + 4) / 16` cut to 9
+/// significant bits (whole units above 512, half units below), plus 11/16 [`K2`] `y` (3D),
+/// plus 121/512 (11/16 of 11/32) of `x` cut to 11 bits and 1/16 of x's own last bit
+/// (`mipfit.jsonl.xz` `gfit3.diag.*`: the diagonal over its second component for ten largest
+/// components, every sample).
 fn diagonal(v: &[f64], k2: f64) -> f64 {
     let a = sorted9(v);
     if a[0] == 0.0 || !a[0].is_finite() {
@@ -209,7 +221,12 @@ fn diagonal(v: &[f64], k2: f64) -> f64 {
     } else {
         (2.0 * g).floor() / 2.0
     };
-    (g + B_DIAG * (a[1] / u) + 11.0 / 16.0 * k2 * (a[2] / u)) * u
+    let h = if a[1] > 0.0 {
+        trunc_bits(121.0 / 512.0 * a[1], 11) + ulp9(a[1]) / 16.0
+    } else {
+        0.0
+    };
+    (g + 11.0 / 16.0 * k2 * (a[2] / u)) * u + h
 }
 
 /// The level of detail of `tex.grad` in 1/256, before bias and clamps, from the gradients
