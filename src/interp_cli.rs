@@ -559,6 +559,28 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
     let findings: usize = report.results.iter().map(|r| r.findings.len()).sum();
     let seconds = start.elapsed().as_secs_f64();
     bar.finish();
+    // Positions in the kernels of the cases with findings: LINE:COL within the case's `ptx`.
+    let kernels: std::collections::HashMap<String, crate::locate::Located> = if findings > 0 {
+        let with: std::collections::HashSet<&str> = report
+            .results
+            .iter()
+            .filter(|r| !r.findings.is_empty())
+            .map(|r| r.name.as_str())
+            .collect();
+        text.lines()
+            .filter_map(|l| ptx_ir::vectors::parse_case(l).ok())
+            .filter(|c| with.contains(c.name.as_str()))
+            .filter_map(|c| {
+                let at = crate::locate::Located::parse(c.ptx.as_bytes(), &c.name)?;
+                Some((c.name, at))
+            })
+            .collect()
+    } else {
+        Default::default()
+    };
+    let at = |case: &str, f: &Finding| -> Option<(usize, usize)> {
+        kernels.get(case)?.inst(&f.site.function, f.site.index)
+    };
     if a.json {
         let cases: Vec<_> = report
             .results
@@ -568,7 +590,14 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
                     "detail": r.detail, "bad_lanes": r.bad_lanes, "max_ulp": r.max_ulp,
                     "thread_instructions": r.thread_instructions, "seconds": r.seconds,
                     "isa_derived": r.isa_derived,
-                    "findings": r.findings.iter().map(finding_json).collect::<Vec<_>>()})
+                    "findings": r.findings.iter().map(|f| {
+                        let mut v = finding_json(f);
+                        if let Some((line, col)) = at(&r.name, f) {
+                            v["line"] = json!(line);
+                            v["col"] = json!(col);
+                        }
+                        v
+                    }).collect::<Vec<_>>()})
             })
             .collect();
         let j = json!({
@@ -584,7 +613,12 @@ pub fn vectors(a: VectorsArgs) -> Result<(), String> {
         if checks.is_some() {
             for r in &report.results {
                 for f in &r.findings {
-                    crate::out::outln!("FINDING {}: {f}", r.name);
+                    match at(&r.name, f) {
+                        Some((line, col)) => {
+                            crate::out::outln!("FINDING {} {line}:{col}: {f}", r.name)
+                        }
+                        None => crate::out::outln!("FINDING {}: {f}", r.name),
+                    }
                 }
             }
             crate::out::outln!("{findings} finding(s)");

@@ -20,7 +20,13 @@ impl Located {
         if ptx_ir::binary::is_bytecode(&bytes) {
             return None;
         }
-        let (src, module, spans) = text::parse_bytes_with_spans(&bytes, &name).ok()?;
+        Located::parse(&bytes, &name)
+    }
+
+    /// PTX text `src` (named `name` in errors) with statement positions; `None` if it does not
+    /// parse (a vectors case's kernel, which the run itself parsed).
+    pub fn parse(src: &[u8], name: &str) -> Option<Located> {
+        let (src, module, spans) = text::parse_bytes_with_spans(src, name).ok()?;
         Some(Located {
             src: src.to_string(),
             module,

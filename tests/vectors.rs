@@ -241,6 +241,50 @@ fn vectors_command_reports_json() {
     assert!(cases.iter().all(|c| c["seconds"].as_f64().unwrap() >= 0.0));
 }
 
+/// `ptx vectors --check` locates a finding at LINE:COL of the case's kernel, in text and JSON.
+#[test]
+fn vectors_check_locates_findings() {
+    let ptx = ".version 8.7\n.target sm_90\n.address_size 64\n\
+               .visible .entry k(.param .u64 po, .param .u64 pa, .param .u64 pb, .param .u64 pc)\n{\n\
+               .reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.shared .align 4 .b32 s[32];\n\
+               ld.param.u64 %rd1, [po];\n\
+               mov.u32 %r1, s;\n\
+               ld.shared.u32 %r2, [%r1];\n\
+               st.global.u32 [%rd1], %r2;\n\
+               ret;\n}\n";
+    let case = serde_json::json!({
+        "name": "uninit.shared", "family": "checks", "grid": [1, 1, 1], "block": [1, 1, 1],
+        "entry": "k", "ptx": ptx, "params": ["out", "in0", "in1", "in2"],
+        "args": [{"type": "u32", "hex": ["00000000"]}, {"type": "u32", "hex": ["00000000"]},
+                 {"type": "u32", "hex": ["00000000"]}],
+        "out": {"type": "u32", "hex": ["00000000"]}
+    });
+    let dir = std::env::temp_dir().join(format!("ptx-vcheck-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("case.jsonl");
+    std::fs::write(&file, format!("{case}\n")).unwrap();
+    let run = |json: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ptx"));
+        c.args(["vectors", "--check", "init"]).arg(&file);
+        if json {
+            c.arg("--json");
+        }
+        c.output().unwrap()
+    };
+    let out = run(false);
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The `ld.shared` is line 11 of the kernel, column 1.
+    assert!(text.contains("FINDING uninit.shared 11:1: "), "{text}");
+    let j: serde_json::Value = serde_json::from_slice(&run(true).stdout).unwrap();
+    let f = &j["cases"][0]["findings"][0];
+    assert_eq!(
+        (f["check"].as_str(), f["line"].as_u64(), f["col"].as_u64()),
+        (Some("init"), Some(11), Some(1))
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// The project's own hardware vectors (`corpus/vectors/*.jsonl` and `*.jsonl.xz`, made by
 /// `tools/hwvectors/gen.py` on the GPU machine).
 #[test]
