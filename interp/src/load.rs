@@ -150,6 +150,13 @@ pub struct Func {
     pub req_ntid: Option<[u32; 3]>,
     /// `.maxntid`, if given.
     pub max_ntid: Option<[u32; 3]>,
+    /// A kernel's bytes of static `.shared`: its window holds the module-scope variables, the
+    /// function-scope ones of every device function, then its own (0 for a device function).
+    pub shared_static: u32,
+    /// Offset of the dynamic (`extern`) shared array in a kernel's window: past its static
+    /// variables, aligned, and the same for all kernels that can call a device function naming
+    /// the array (0 for a device function).
+    pub shared_dynamic_offset: u32,
 }
 
 /// A loaded module, ready to launch.
@@ -166,10 +173,6 @@ pub struct Program {
     pub globals: Vec<(u64, Vec<u8>)>,
     /// The constant bank.
     pub consts: Vec<u8>,
-    /// Bytes of static `.shared`.
-    pub shared_static: u32,
-    /// Offset of the dynamic (`extern`) shared array.
-    pub shared_dynamic_offset: u32,
     /// Bytes of module-scope `.local` at the bottom of every thread's stack.
     pub local_static: u32,
     /// The module's `.global` `.texref`, `.samplerref` and `.surfref` variables, in module
@@ -199,7 +202,8 @@ pub struct OpaqueVar {
 }
 
 /// Placeholder address of the dynamic shared array until the static layout is known; operands
-/// holding `EXTERN_SHARED + k` are patched to `shared_dynamic_offset + k` after loading.
+/// holding `EXTERN_SHARED + k` are patched to `shared_dynamic_offset + k` of the kernel (or the
+/// kernels calling the device function) after loading.
 const EXTERN_SHARED: u64 = 0xe000_0000_0000_0000;
 
 /// The generic address of a variable at `a` in `space`: `.global` addresses are generic ones,
@@ -217,28 +221,56 @@ fn generic_address(space: Space, a: u64) -> u64 {
     }
 }
 
-fn patch_extern(o: &mut Opnd, dyn_off: u64) {
-    let fix = |v: &mut u64| {
-        // The placeholder itself (a shared-space address) or its generic address.
-        for base in [
-            EXTERN_SHARED,
-            EXTERN_SHARED.wrapping_add(mem::SHARED_WINDOW),
-        ] {
-            if v.wrapping_sub(base) < (1 << 32) {
-                *v = *v - base + dyn_off + (base - EXTERN_SHARED);
-                return;
-            }
-        }
-    };
+/// Calls `f` on every address an operand holds (immediates and static memory bases).
+fn for_each_static(o: &mut Opnd, f: &mut impl FnMut(&mut u64)) {
     match o {
-        Opnd::Imm(v) => fix(v),
-        Opnd::Mem(MemBase::Static(v), _) => fix(v),
+        Opnd::Imm(v) | Opnd::Mem(MemBase::Static(v), _) => f(v),
         Opnd::Vec(v) | Opnd::Args(v) | Opnd::Tuple(v) => {
-            v.iter_mut().for_each(|x| patch_extern(x, dyn_off))
+            v.iter_mut().for_each(|x| for_each_static(x, f))
         }
-        Opnd::Pair(p) => p.iter_mut().for_each(|x| patch_extern(x, dyn_off)),
+        Opnd::Pair(p) => p.iter_mut().for_each(|x| for_each_static(x, f)),
         _ => {}
     }
+}
+
+/// The base `v` is an address relative to, if it holds the dynamic shared array's placeholder
+/// itself (a shared-space address) or its generic address.
+fn extern_base(v: u64) -> Option<u64> {
+    [
+        EXTERN_SHARED,
+        EXTERN_SHARED.wrapping_add(mem::SHARED_WINDOW),
+    ]
+    .into_iter()
+    .find(|&base| v.wrapping_sub(base) < (1 << 32))
+}
+
+/// Whether code names the dynamic shared array.
+fn names_extern(code: &mut [DInst]) -> bool {
+    let mut found = false;
+    for d in code {
+        for o in d.opnds.iter_mut() {
+            for_each_static(o, &mut |v| found |= extern_base(*v).is_some());
+        }
+    }
+    found
+}
+
+/// Replaces the dynamic shared array's placeholder in `code` by its offset `dyn_off`.
+fn patch_extern(code: &mut [DInst], dyn_off: u64) {
+    for d in code {
+        for o in d.opnds.iter_mut() {
+            for_each_static(o, &mut |v| {
+                if let Some(base) = extern_base(*v) {
+                    *v = *v - base + dyn_off + (base - EXTERN_SHARED);
+                }
+            });
+        }
+    }
+}
+
+/// Whether a `.shared` declarator is the dynamic (`extern`) array: unsized, no initialiser.
+fn is_extern_shared(d: &Declarator) -> bool {
+    d.dims.iter().any(|x| x.is_none()) && d.init.is_none()
 }
 
 /// The largest variable the loader lays out (bytes).
@@ -300,7 +332,14 @@ struct Loader<'m> {
     module: ModuleScope,
     globals: Vec<(u64, Vec<u8>)>,
     consts: Vec<u8>,
+    /// The next free offset of the shared window all kernels have in common: module-scope
+    /// `.shared` variables, then the function-scope ones of the device functions.
     shared: u64,
+    /// The end of the common part of the window, known before any function is flattened.
+    shared_common: u64,
+    /// While a kernel is flattened: the next free offset for its own function-scope `.shared`
+    /// variables, which lie past the common part.
+    kernel_shared: Option<u64>,
     shared_extern_align: u64,
     local_static: u64,
     /// Bytes of `.global` and `.const` initial contents laid out so far.
@@ -333,6 +372,8 @@ impl Program {
             globals: Vec::new(),
             consts: Vec::new(),
             shared: 0,
+            shared_common: 0,
+            kernel_shared: None,
             shared_extern_align: 0,
             local_static: 0,
             storage: 0,
@@ -356,17 +397,21 @@ impl Program {
                 }
             }
         }
+        // Each kernel's shared window (as ptxas allocates it): the module-scope variables, the
+        // function-scope ones of the device functions (at one place for every kernel, since
+        // their code is shared), then the kernel's own, then the dynamic array. The common
+        // part's end is needed before the first kernel is flattened.
+        l.shared_common = l.shared;
+        for (_, f) in &defs {
+            if f.kind == FunctionKind::Func {
+                l.shared_common = l.prescan_shared(f.statements().unwrap_or(&[]), l.shared_common);
+            }
+        }
         for (id, f) in defs {
             l.function(id, f)?;
         }
-        let shared_dynamic_offset = align_up(l.shared, l.shared_extern_align.max(16));
-        for f in &mut l.funcs {
-            for d in &mut f.code {
-                for o in d.opnds.iter_mut() {
-                    patch_extern(o, shared_dynamic_offset);
-                }
-            }
-        }
+        debug_assert_eq!(l.shared, l.shared_common);
+        place_dynamic_shared(&mut l.funcs, l.shared_common, l.shared_extern_align.max(16));
         let by_name = l
             .funcs
             .iter()
@@ -379,8 +424,6 @@ impl Program {
             by_name,
             globals: l.globals,
             consts: l.consts,
-            shared_static: l.shared as u32,
-            shared_dynamic_offset: shared_dynamic_offset as u32,
             local_static: align_up(l.local_static, 16) as u32,
             opaque: l.opaque,
             independent: m.target.contains(&ptx_ir_core::Target::TexmodeIndependent),
@@ -413,44 +456,136 @@ impl Program {
 
     /// The functions a kernel can reach: direct calls, and every function whose address is taken.
     pub(crate) fn reachable(&self, entry: FuncId) -> Vec<FuncId> {
-        let prog = self;
-        let mut seen = vec![false; prog.funcs.len()];
-        let mut stack = vec![entry];
-        let mut taken = Vec::new();
-        for f in &prog.funcs {
-            for d in &f.code {
-                for o in d.opnds.iter() {
-                    if let Opnd::Func(g) = o {
-                        if d.op != Opcode::Call {
-                            taken.push(*g);
-                        }
-                    }
-                }
-            }
-            for cl in &f.call_lists {
-                if let CallList::Targets(ts) = cl {
-                    taken.extend(ts.iter().copied());
-                }
-            }
+        reachable_in(&self.funcs, entry)
+    }
+}
+
+/// Places each kernel's dynamic (`extern`) shared array past its static variables, aligned to
+/// `ext_align` ([`Func::shared_dynamic_offset`]), and replaces the array's placeholder in the
+/// code naming it. A device function's code has one offset for the array, so the kernels that
+/// can call a device function naming it place it at the furthest of their offsets; a device
+/// function no kernel calls places it past the common part of the window, `common`.
+fn place_dynamic_shared(funcs: &mut [Func], common: u64, ext_align: u64) {
+    let common_dyn = align_up(common, ext_align);
+    for f in funcs.iter_mut() {
+        if f.kind == FunctionKind::Entry {
+            f.shared_dynamic_offset = sat32(align_up(f.shared_static as u64, ext_align));
         }
-        stack.extend(taken);
-        while let Some(f) = stack.pop() {
-            if seen.get(f as usize).copied().unwrap_or(true) {
+    }
+    // A device function naming the dynamic array has one offset for it: every kernel that
+    // can call it places the array there (the furthest of their offsets).
+    let named: Vec<FuncId> = (0..funcs.len() as FuncId)
+        .filter(|&g| {
+            let f = &mut funcs[g as usize];
+            f.kind == FunctionKind::Func && names_extern(&mut f.code)
+        })
+        .collect();
+    let mut callers: Vec<Vec<FuncId>> = vec![Vec::new(); named.len()];
+    if !named.is_empty() {
+        let taken = taken_in(funcs);
+        for k in 0..funcs.len() as FuncId {
+            if funcs[k as usize].kind != FunctionKind::Entry {
                 continue;
             }
-            seen[f as usize] = true;
-            for d in &prog.funcs[f as usize].code {
-                if d.op == Opcode::Call {
-                    if let Some(Opnd::Func(g)) = d.opnds.get(1) {
-                        stack.push(*g);
+            let mut roots = taken.clone();
+            roots.push(k);
+            let reach = reached_from(funcs, roots);
+            for (i, g) in named.iter().enumerate() {
+                if reach.binary_search(g).is_ok() {
+                    callers[i].push(k);
+                }
+            }
+        }
+        // Raise the offsets of kernels sharing such a function to their maximum, until no
+        // offset changes (a kernel may call several).
+        loop {
+            let mut changed = false;
+            for ks in &callers {
+                let top = ks
+                    .iter()
+                    .map(|&k| funcs[k as usize].shared_dynamic_offset)
+                    .max()
+                    .unwrap_or(0);
+                for &k in ks {
+                    let off = &mut funcs[k as usize].shared_dynamic_offset;
+                    changed |= *off != top;
+                    *off = top;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+    for (i, &g) in named.iter().enumerate() {
+        let off = callers[i].first().map_or(common_dyn, |&k| {
+            funcs[k as usize].shared_dynamic_offset as u64
+        });
+        patch_extern(&mut funcs[g as usize].code, off);
+    }
+    for f in funcs.iter_mut() {
+        if f.kind == FunctionKind::Entry {
+            let off = f.shared_dynamic_offset as u64;
+            patch_extern(&mut f.code, off);
+        }
+    }
+}
+
+/// `x` as a `u32`, saturated (a window that large fails the launch's shared-memory limit).
+fn sat32(x: u64) -> u32 {
+    x.min(u32::MAX as u64) as u32
+}
+
+/// The functions of `funcs` a kernel can reach, in ascending order: direct calls, and every
+/// function whose address is taken.
+fn reachable_in(funcs: &[Func], entry: FuncId) -> Vec<FuncId> {
+    let mut roots = taken_in(funcs);
+    roots.push(entry);
+    reached_from(funcs, roots)
+}
+
+/// The functions of `funcs` whose address is taken (a call list names them, or an instruction
+/// other than a call).
+fn taken_in(funcs: &[Func]) -> Vec<FuncId> {
+    let mut taken = Vec::new();
+    for f in funcs {
+        for d in &f.code {
+            for o in d.opnds.iter() {
+                if let Opnd::Func(g) = o {
+                    if d.op != Opcode::Call {
+                        taken.push(*g);
                     }
                 }
             }
         }
-        (0..prog.funcs.len() as FuncId)
-            .filter(|&f| seen[f as usize])
-            .collect()
+        for cl in &f.call_lists {
+            if let CallList::Targets(ts) = cl {
+                taken.extend(ts.iter().copied());
+            }
+        }
     }
+    taken
+}
+
+/// The functions of `funcs` that direct calls reach from `stack`, in ascending order.
+fn reached_from(funcs: &[Func], mut stack: Vec<FuncId>) -> Vec<FuncId> {
+    let mut seen = vec![false; funcs.len()];
+    while let Some(f) = stack.pop() {
+        if seen.get(f as usize).copied().unwrap_or(true) {
+            continue;
+        }
+        seen[f as usize] = true;
+        for d in &funcs[f as usize].code {
+            if d.op == Opcode::Call {
+                if let Some(Opnd::Func(g)) = d.opnds.get(1) {
+                    stack.push(*g);
+                }
+            }
+        }
+    }
+    (0..funcs.len() as FuncId)
+        .filter(|&f| seen[f as usize])
+        .collect()
 }
 
 impl<'m> Loader<'m> {
@@ -525,6 +660,8 @@ impl<'m> Loader<'m> {
                 max_nreg,
                 req_ntid,
                 max_ntid,
+                shared_static: 0,
+                shared_dynamic_offset: 0,
             });
         }
     }
@@ -553,6 +690,28 @@ impl<'m> Loader<'m> {
             .map(|a| a as u64)
             .unwrap_or((type_bytes(v.ty) * vec_count(v.vector)) as u64)
             .max(1)
+    }
+
+    /// Where the function-scope static `.shared` variables of a body end when laid out from
+    /// `next` in the order flattening meets them (a block's declarations, then its nested
+    /// blocks).
+    fn prescan_shared(&self, body: &[Statement], mut next: u64) -> u64 {
+        for s in body {
+            if let Statement::Decl(v) = s {
+                if v.space == Space::Shared {
+                    for d in v.names.iter().filter(|d| !is_extern_shared(d)) {
+                        next =
+                            align_up(next, Self::var_align(v)).saturating_add(self.var_size(v, d));
+                    }
+                }
+            }
+        }
+        for s in body {
+            if let Statement::Block(b) = s {
+                next = self.prescan_shared(b, next);
+            }
+        }
+        next
     }
 
     fn module_var(&mut self, v: &VarDecl) -> Result<(), Error> {
@@ -620,15 +779,17 @@ impl<'m> Loader<'m> {
                     self.note_table(d, base);
                 }
                 Space::Shared => {
-                    if d.dims.iter().any(|x| x.is_none()) && d.init.is_none() {
+                    if is_extern_shared(d) {
                         // `extern .shared x[]`: the dynamic shared array.
                         self.shared_extern_align = self.shared_extern_align.max(align);
                         self.module
                             .syms
                             .insert(d.name, Sym::Static(EXTERN_SHARED, Space::Shared));
                     } else {
-                        let base = align_up(self.shared, align);
-                        self.shared = base + size;
+                        // A kernel's own variables past the common part, the others in it.
+                        let next = self.kernel_shared.as_mut().unwrap_or(&mut self.shared);
+                        let base = align_up(*next, align);
+                        *next = base + size;
                         self.module
                             .syms
                             .insert(d.name, Sym::Static(base, Space::Shared));
@@ -814,6 +975,8 @@ impl<'m> Loader<'m> {
         let mut top = FxHashMap::default();
         let (params, returns) = self.formals(f, &mut top, &mut st);
         let body = f.statements().unwrap_or(&[]);
+        let entry = f.kind == FunctionKind::Entry;
+        self.kernel_shared = entry.then_some(self.shared_common);
         // Every label of the function, for branches into nested blocks.
         let mut all_labels = FxHashMap::default();
         let mut pc = 0u32;
@@ -862,6 +1025,9 @@ impl<'m> Loader<'m> {
         func.local_vars = st.local_vars;
         func.branch_tables = branch_tables;
         func.call_lists = call_lists;
+        if let Some(end) = self.kernel_shared.take() {
+            func.shared_static = sat32(end);
+        }
         Ok(())
     }
 }

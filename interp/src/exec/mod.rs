@@ -670,11 +670,11 @@ impl<'p> Launch<'p> {
             ))));
         }
         check_dims(self.grid, self.block).map_err(|e| fail(Error::Launch(e)))?;
-        let smem = prog.shared_dynamic_offset as u64 + self.dyn_smem as u64;
+        let smem = ef.shared_dynamic_offset as u64 + self.dyn_smem as u64;
         if smem > MAX_SHARED {
             return Err(fail(Error::Launch(format!(
                 "shared memory per CTA of {smem} bytes ({} static, {} dynamic) exceeds the GPU's limit {MAX_SHARED}",
-                prog.shared_dynamic_offset, self.dyn_smem
+                ef.shared_dynamic_offset, self.dyn_smem
             ))));
         }
         if self.stack > mem::STACK_MAX {
@@ -1015,6 +1015,7 @@ impl<'p> Launch<'p> {
             cluster: cdims,
             explicit_cluster: cluster.is_some(),
             dyn_smem: self.dyn_smem,
+            dyn_smem_offset: ef.shared_dynamic_offset,
             fuel: self.fuel,
             fuel_pool: None,
             stats: Stats::default(),

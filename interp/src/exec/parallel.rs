@@ -155,6 +155,7 @@ fn worker<'p>(m: &Machine<'p>, base: &Arc<Vec<mem::Alloc>>, pool: &Arc<AtomicU64
         cluster: m.cluster,
         explicit_cluster: m.explicit_cluster,
         dyn_smem: m.dyn_smem,
+        dyn_smem_offset: m.dyn_smem_offset,
         fuel: 0,
         fuel_pool: Some(pool.clone()),
         stats: Default::default(),

@@ -170,14 +170,14 @@ fn start_cluster(
         }
     }
     let ncta = ctaid.len();
-    let smem = m.prog.shared_dynamic_offset as u64 + m.dyn_smem as u64;
+    let smem = m.dyn_smem_offset as u64 + m.dyn_smem as u64;
     let mut charged = 0;
     let mut shared = Vec::new();
     for _ in 0..ncta {
         m.mem.charge(smem, || {
             format!(
                 "shared memory of a CTA ({} bytes static, {} dynamic)",
-                m.prog.shared_dynamic_offset, m.dyn_smem
+                m.dyn_smem_offset, m.dyn_smem
             )
         })?;
         charged += smem;

@@ -81,7 +81,7 @@ pub fn value(
         SpecialReg::GlobaltimerHi => clock.wrapping_mul(32) >> 32,
         SpecialReg::DynamicSmemSize => m.dyn_smem as u64,
         SpecialReg::TotalSmemSize | SpecialReg::AggrSmemSize => {
-            m.prog.shared_dynamic_offset as u64 + m.dyn_smem as u64
+            m.dyn_smem_offset as u64 + m.dyn_smem as u64
         }
         SpecialReg::ReservedSmemOffsetBegin
         | SpecialReg::ReservedSmemOffsetEnd

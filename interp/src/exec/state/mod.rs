@@ -86,6 +86,9 @@ pub struct Machine<'p> {
     pub explicit_cluster: bool,
     /// Bytes of dynamic shared memory.
     pub dyn_smem: u32,
+    /// Offset of the dynamic shared array in the kernel's shared window (its static bytes,
+    /// aligned): [`crate::load::Func::shared_dynamic_offset`] of the entry.
+    pub dyn_smem_offset: u32,
     /// Thread-instructions left.
     pub fuel: u64,
     /// The fuel all workers of a parallel launch draw on, [`Machine::refuel`]'s source.
