@@ -635,14 +635,14 @@ fn mbarrier_misuse() {
             "@%p1 mbarrier.init",
             "holds a valid mbarrier object",
         ),
-        // Invalidated, then waited on.
+        // Invalidated, then waited on (the message names the inval).
         (
             mbar(
                 1,
                 "@%p1 mbarrier.inval.shared.b64 [bar];\n  bar.sync 0;\n  mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;",
             ),
             "mbarrier.try_wait",
-            "holds no initialised mbarrier object",
+            "`@%p1 mbarrier.inval.shared.b64 [bar]` (#4) invalidated",
         ),
         // A phase parity other than 0 or 1.
         (

@@ -239,6 +239,7 @@ fn start_cluster(
         cbar_phase: 0,
         inflight: state::inflight::Inflight::default(),
         mbars: FxHashMap::default(),
+        mbars_invalidated: FxHashMap::default(),
         tmem: vec![state::tmem::CtaTmem::default(); ncta],
         tmem_pair: Vec::new(),
         clc_failed: vec![false; ncta],
