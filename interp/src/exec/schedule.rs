@@ -685,7 +685,9 @@ fn deadlock_findings(m: &mut Machine<'_>, cl: &Cluster, warps: &[Vec<Warp>]) {
                                 prog.funcs[g.func as usize]
                                     .code
                                     .get(g.pc as usize)
-                                    .map_or("warp collectives", |d| d.op.name())
+                                    .map_or("warp collectives".into(), |d| {
+                                        super::warpops::sync_name(d.op)
+                                    })
                             ),
                             vec![thread(g), thread(h0)],
                         )

@@ -59,16 +59,26 @@ fn mask_agreement(x: &mut Ctx<'_, '_>, o: &Opnd) -> Result<(), Error> {
     for l in lanes(x.emask) {
         if let Some(k) = lanes(given[l] & x.emask).find(|&k| given[k] != given[l]) {
             let (ml, mk) = (given[l], given[k]);
-            let name = x.d.op.name();
+            let name = sync_name(x.d.op);
             x.sync_finding(&[l, k], || {
                 format!(
-                    "{name}: lane {l} gives membermask {ml:#010x} and lane {k}, a member, {mk:#010x}; the threads of a membermask must execute the instruction with the same membermask value (PTX ISA, {name}: undefined otherwise)"
+                    "{name}: lane {l} gives membermask {ml:#010x} and lane {k}, a member, {mk:#010x}; the threads of a membermask must execute the instruction with the same membermask value (PTX ISA, {name})"
                 )
             });
             break;
         }
     }
     Ok(())
+}
+
+/// The name of a warp collective with its `.sync` (`shfl.sync`, `bar.warp.sync`), for messages.
+pub(crate) fn sync_name(op: ptx_ir_core::Opcode) -> String {
+    let n = op.name();
+    if n.ends_with(".sync") {
+        n.to_string()
+    } else {
+        format!("{n}.sync")
+    }
 }
 
 /// `shfl`, `shfl.sync`
