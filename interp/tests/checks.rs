@@ -474,6 +474,7 @@ fn membermasks_that_disagree() {
         "vote.sync.ballot.b32 %r3, %p1, %r2;",
         "redux.sync.add.u32 %r3, %r1, %r2;",
         "match.any.sync.b32 %r3, %r1, %r2;",
+        "elect.sync %r3|%p1, %r2;",
     ] {
         let p = program(&body(inst));
         let f = findings(&p, "k", 32, &[4], &[], sync());
