@@ -26,8 +26,12 @@
 //!   atomic orders (vector clocks; `exec/race.rs` says what orders and what is not checked).
 //! - **sync**: CTA barriers for all threads completed without every thread of the CTA (some
 //!   exited instead; PTX lets exiting threads release the barrier, CUDA's `__syncthreads`
-//!   does not allow it), and aligned barriers at which the threads wait at different
-//!   instructions.
+//!   does not allow it), aligned barriers at which the threads wait at different
+//!   instructions, warp collectives whose members give different membermasks, and at a
+//!   deadlock the warp collectives and barriers that wait for threads never coming; the
+//!   undefined behaviour that stops a launch at a synchronisation instruction ([`sync_opcode`]:
+//!   membermasks, mbarrier misuse, tensor memory allocation and leaks) is a finding too, as
+//!   memory faults are with `mem`.
 //!
 //! The launch goes on after a finding: a read returns the bytes memory holds (zeros, or what
 //! an earlier CTA left there), a barrier completes as it does without the check.
@@ -203,6 +207,71 @@ impl Findings {
         }
         false
     }
+}
+
+/// Whether `op` is a synchronisation instruction whose undefined uses the `sync` check reports:
+/// CTA, cluster and warp barriers, the warp collectives with a membermask, the mbarrier
+/// operations, and tensor-memory allocation.
+pub fn sync_opcode(op: ptx_ir_core::Opcode) -> bool {
+    use ptx_ir_core::Opcode::*;
+    matches!(
+        op,
+        Bar | Barrier
+            | BarWarpSync
+            | BarrierCluster
+            | Shfl
+            | Vote
+            | Match
+            | Redux
+            | Elect
+            | MbarrierInit
+            | MbarrierInval
+            | MbarrierExpectTx
+            | MbarrierCompleteTx
+            | MbarrierArrive
+            | MbarrierArriveDrop
+            | MbarrierTestWait
+            | MbarrierTryWait
+            | MbarrierPendingCount
+            | CpAsyncMbarrierArrive
+            | Tcgen05Alloc
+            | Tcgen05Dealloc
+            | Tcgen05RelinquishAllocPermit
+            | Tcgen05Commit
+    )
+}
+
+/// The `sync` finding of error `e` that stopped a launch: undefined behaviour at a
+/// synchronisation instruction ([`sync_opcode`]: a thread outside its own membermask, mbarrier
+/// misuse, tensor memory allocated after `relinquish_alloc_permit`, freed twice or left
+/// allocated when the CTA exits, ...) stays an error, and with the check on is reported as a
+/// finding too, as the `mem` check reports memory faults.
+pub(crate) fn sync_error(prog: &crate::Program, e: &crate::Error) -> Option<(u32, u32, Finding)> {
+    let crate::Error::Undefined { site, thread, rule } = e else {
+        return None;
+    };
+    let &fid = prog.by_name.get(&site.function)?;
+    let op = prog
+        .funcs
+        .get(fid as usize)?
+        .code
+        .get(site.index as usize)?
+        .op;
+    sync_opcode(op).then(|| {
+        (
+            fid,
+            site.index,
+            Finding {
+                class: Class::Sync,
+                what: rule.clone(),
+                site: site.clone(),
+                threads: vec![*thread],
+                space: None,
+                addr: None,
+                count: 1,
+            },
+        )
+    })
 }
 
 /// One bit per byte: which bytes of a memory have been written.

@@ -231,8 +231,8 @@ fn diagonal(v: &[f64], k2: f64) -> f64 {
 
 /// The level of detail of `tex.grad` in 1/256, before bias and clamps, from the gradients
 /// `dx` and `dy` in texels (one to three components each): `256 log2` of the footprint's
-/// extent, the largest of the two gradients' lengths ([`length`]) and of the extents of their
-/// sum and difference ([`diagonal`]). `None` (the least level) when there is no footprint or
+/// extent, the largest of the two gradients' lengths (`length`) and of the extents of their
+/// sum and difference (`diagonal`). `None` (the least level) when there is no footprint or
 /// a gradient is NaN. Fitted to an H200 (`gradfit.jsonl.xz`, `gradfit2.jsonl.xz`: dense
 /// sweeps of one gradient's length over every direction, of the two gradients' angle, of the
 /// diagonal's components): exact on every 1D sweep and on 2D single, parallel, perpendicular

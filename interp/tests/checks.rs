@@ -744,3 +744,319 @@ fn parse_names_reg() {
     assert!(c.reg && c.init && c.race);
     assert!(Checks::parse("init,reg").unwrap().init);
 }
+
+/// Runs `entry` of `src` (a whole module) with `block` threads and the checks, expecting the
+/// launch to fail; returns the findings and the error.
+fn failing(src: &str, entry: &str, block: u32, c: Checks) -> (Vec<Finding>, String) {
+    let m = ptx_ir_text::parse(src).expect("parses");
+    let p = Program::load(&m).expect("loads");
+    let f = p
+        .launch(entry)
+        .block([block, 1, 1])
+        .arg(Arg::Buffer(vec![0; 4]))
+        .checks(c)
+        .threads(4)
+        .run()
+        .expect_err("fails");
+    (f.outcome.findings, f.error.to_string())
+}
+
+/// The one finding of `f`, of class `sync`, at an instruction starting with `inst`, saying
+/// `what`.
+fn one_sync<'a>(f: &'a [Finding], inst: &str, what: &str) -> &'a Finding {
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].class, Class::Sync);
+    assert!(f[0].site.inst.starts_with(inst), "{}", f[0].site.inst);
+    assert!(f[0].what.contains(what), "{}", f[0].what);
+    &f[0]
+}
+
+#[test]
+fn membermasks_that_disagree() {
+    // Lane 0 names the whole warp, the other lanes all but lane 0: lane 0's members give
+    // another membermask.
+    let body = |inst: &str| {
+        format!(
+            "
+.visible .entry k(.param .u64 out)
+{{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  selp.b32 %r2, -1, -2, %p1;
+  {inst}
+  ret;
+}}
+"
+        )
+    };
+    for inst in [
+        "bar.warp.sync %r2;",
+        "shfl.sync.idx.b32 %r3, %r1, 0, 31, %r2;",
+        "vote.sync.ballot.b32 %r3, %p1, %r2;",
+        "redux.sync.add.u32 %r3, %r1, %r2;",
+        "match.any.sync.b32 %r3, %r1, %r2;",
+        "elect.sync %r3|%p1, %r2;",
+    ] {
+        let p = program(&body(inst));
+        let f = findings(&p, "k", 32, &[4], &[], sync());
+        let f = one_sync(&f, &inst[..inst.find(' ').unwrap()], "same membermask");
+        assert_eq!(f.threads.len(), 2);
+        assert_eq!((f.threads[0].lane, f.threads[1].lane), (0, 1));
+        assert!(findings(&p, "k", 32, &[4], &[], Checks::default()).is_empty());
+    }
+    // Every lane the same mask, and two disjoint halves with a mask each: clean.
+    for mask in ["-1", "%r4"] {
+        let p = program(&format!(
+            "
+.visible .entry k(.param .u64 out)
+{{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 16;
+  selp.b32 %r4, 0xffff, 0xffff0000, %p1;
+  bar.warp.sync {mask};
+  shfl.sync.bfly.b32 %r3, %r1, 1, 31, {mask};
+  ret;
+}}
+"
+        ));
+        assert!(findings(&p, "k", 32, &[4], &[], Checks::all()).is_empty());
+    }
+}
+
+#[test]
+fn collective_waits_for_lanes_at_another_instruction() {
+    // Lanes 0..15 and 16..31 reach two different bar.warp.sync -1: neither completes.
+    let src = format!(
+        "{HEAD}
+.visible .entry k(.param .u64 out)
+{{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 bra A;
+  bar.warp.sync -1;
+  bra E;
+A:
+  bar.warp.sync -1;
+E:
+  ret;
+}}
+"
+    );
+    let (f, e) = failing(&src, "k", 32, sync());
+    assert!(e.contains("deadlock"), "{e}");
+    assert_eq!(f.len(), 2, "{f:?}");
+    for f in &f {
+        assert_eq!(f.class, Class::Sync);
+        assert!(
+            f.what.contains("never execute this instruction"),
+            "{}",
+            f.what
+        );
+        assert_eq!(f.threads.len(), 2);
+    }
+    assert_ne!(f[0].site.index, f[1].site.index);
+    // Without the check: the same deadlock, no finding.
+    let (f, _) = failing(&src, "k", 32, Checks::default());
+    assert!(f.is_empty());
+}
+
+#[test]
+fn barrier_that_never_completes() {
+    // Warp 0 waits at bar.sync 1, 64; warp 1 never arrives (it waits at barrier 2).
+    let src = format!(
+        "{HEAD}
+.visible .entry k(.param .u64 out)
+{{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra A;
+  bar.sync 2, 64;
+  bra E;
+A:
+  bar.sync 1, 64;
+E:
+  ret;
+}}
+"
+    );
+    let (f, e) = failing(&src, "k", 64, sync());
+    assert!(e.contains("deadlock"), "{e}");
+    assert_eq!(f.len(), 2, "{f:?}");
+    assert!(f
+        .iter()
+        .all(|f| f.class == Class::Sync
+            && f.what.contains("never completes: 32 of 64 threads arrived")));
+}
+
+#[test]
+fn thread_outside_its_membermask_is_a_finding_too() {
+    // Lane 0 executes shfl.sync with a membermask without lane 0: undefined (an error), and
+    // with the sync check a finding at the instruction.
+    let src = format!(
+        "{HEAD}
+.visible .entry k(.param .u64 out)
+{{
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  shfl.sync.idx.b32 %r3, %r1, 0, 31, 0xfffffffe;
+  ret;
+}}
+"
+    );
+    let (f, e) = failing(&src, "k", 32, sync());
+    assert!(e.contains("outside its own membermask"), "{e}");
+    let f = one_sync(&f, "shfl.sync", "outside its own membermask");
+    assert_eq!(f.threads[0].lane, 0);
+    assert!(failing(&src, "k", 32, Checks::default()).0.is_empty());
+    // The mem check alone does not report it.
+    assert!(failing(&src, "k", 32, Checks::parse("mem").unwrap())
+        .0
+        .is_empty());
+}
+
+/// A CTA of `block` threads: thread 0 initialises mbarrier `bar` with count `count`, a
+/// `bar.sync`, then `body`.
+fn mbar(count: u32, body: &str) -> String {
+    format!(
+        "{HEAD}
+.visible .entry k(.param .u64 out)
+{{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared.b64 [bar], {count};
+  bar.sync 0;
+  {body}
+  ret;
+}}
+"
+    )
+}
+
+#[test]
+fn mbarrier_misuse() {
+    let cases = [
+        // Two arrivals on a barrier expecting one, in one phase.
+        (
+            mbar(1, "@%p1 mbarrier.arrive.shared.b64 %rd1, [bar], 2;"),
+            "@%p1 mbarrier.arrive",
+            "only 1 arrivals are pending",
+        ),
+        // Initialised again while valid (pending arrivals).
+        (
+            mbar(2, "@%p1 mbarrier.init.shared.b64 [bar], 2;"),
+            "@%p1 mbarrier.init",
+            "holds a valid mbarrier object",
+        ),
+        // Invalidated, then waited on (the message names the inval).
+        (
+            mbar(
+                1,
+                "@%p1 mbarrier.inval.shared.b64 [bar];\n  bar.sync 0;\n  mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;",
+            ),
+            "mbarrier.try_wait",
+            "`@%p1 mbarrier.inval.shared.b64 [bar]` (#4) invalidated",
+        ),
+        // A phase parity other than 0 or 1.
+        (
+            mbar(1, "mbarrier.try_wait.parity.shared.b64 %p2, [bar], 2;"),
+            "mbarrier.try_wait",
+            "neither 0 nor 1",
+        ),
+    ];
+    for (src, inst, what) in &cases {
+        let (f, e) = failing(src, "k", 32, sync());
+        assert!(e.contains(what), "{e}");
+        one_sync(&f, inst, what);
+        assert!(failing(src, "k", 32, Checks::default()).0.is_empty());
+    }
+    // Used by the book: clean.
+    let ok = mbar(
+        32,
+        "mbarrier.arrive.shared.b64 %rd1, [bar];\n  \
+         W: mbarrier.try_wait.shared.b64 %p2, [bar], %rd1;\n  @!%p2 bra W;\n  \
+         bar.sync 0;\n  @%p1 mbarrier.inval.shared.b64 [bar];",
+    );
+    let m = ptx_ir_text::parse(&ok).expect("parses");
+    let p = Program::load(&m).expect("loads");
+    assert!(findings(&p, "k", 32, &[4], &[], Checks::all()).is_empty());
+}
+
+/// Warp 0 of a 64-thread CTA runs `body` between allocating 32 columns of tensor memory into
+/// `%r2` and the end.
+fn tmem(body: &str) -> String {
+    format!(
+        ".version 8.7\n.target sm_100a\n.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .shared .align 8 .b32 taddr;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @!%p1 bra E;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [taddr], 32;
+  ld.shared.u32 %r2, [taddr];
+  {body}
+E:
+  ret;
+}}
+"
+    )
+}
+
+#[test]
+fn tensor_memory_allocation_rules() {
+    let cases = [
+        // Never freed: the leak is found when the CTA exits, at the allocation.
+        (
+            tmem(""),
+            "tcgen05.alloc",
+            "were not deallocated before the CTA exited",
+        ),
+        // Allocating after giving up the permit.
+        (
+            tmem(
+                "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n  \
+                 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [taddr], 32;",
+            ),
+            "tcgen05.alloc",
+            "after a thread of the CTA executed tcgen05.relinquish_alloc_permit",
+        ),
+        // Freeing twice.
+        (
+            tmem(
+                "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;\n  \
+                 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;",
+            ),
+            "tcgen05.dealloc",
+            "not a previous allocation",
+        ),
+    ];
+    for (src, inst, what) in &cases {
+        let (f, e) = failing(src, "k", 64, sync());
+        assert!(e.contains(what), "{e}");
+        let f = one_sync(&f, inst, what);
+        assert!(f.threads[0].tid[0] < 32);
+        assert!(failing(src, "k", 64, Checks::default()).0.is_empty());
+    }
+    // Freed, then the permit given up: clean.
+    let ok = tmem(
+        "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;\n  \
+         tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+    );
+    let m = ptx_ir_text::parse(&ok).expect("parses");
+    let p = Program::load(&m).expect("loads");
+    assert!(findings(&p, "k", 64, &[4], &[], Checks::all()).is_empty());
+}

@@ -660,6 +660,27 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
+    /// A `sync` finding at this instruction ([`crate::check`]), for threads `lanes` of the warp;
+    /// `what` is formatted the first time only.
+    pub(crate) fn sync_finding(&mut self, lanes: &[usize], what: impl FnOnce() -> String) {
+        let (fid, pc) = (self.fid, self.pc);
+        if self.m.findings.repeat(crate::check::Class::Sync, fid, pc) {
+            return;
+        }
+        let finding = crate::check::Finding {
+            class: crate::check::Class::Sync,
+            what: what(),
+            site: self.site(),
+            threads: lanes.iter().map(|&l| self.thread(l)).collect(),
+            space: None,
+            addr: None,
+            count: 1,
+        };
+        self.m
+            .findings
+            .add(crate::check::Class::Sync, fid, pc, || finding);
+    }
+
     fn init_finding(&mut self, space: AddrSpace, what: &str, size: usize, first: u64, lane: usize) {
         let (fid, pc) = (self.fid, self.pc);
         if self.m.findings.repeat(crate::check::Class::Init, fid, pc) {

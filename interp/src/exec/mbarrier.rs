@@ -103,6 +103,7 @@ pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 if x.cl.inflight.check_shared(rank, off, 8, true).is_some() {
                     return Err(x.undefined(l, "mbarrier.init on memory an asynchronous operation in flight still accesses (PTX ISA 9.7.9.25.1)"));
                 }
+                x.cl.mbars_invalidated.remove(&key);
                 x.cl.mbars.insert(
                     key,
                     Mbar {
@@ -117,7 +118,7 @@ pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             }
             Opcode::MbarrierInval => {
                 if !x.cl.mbars.contains_key(&key) {
-                    return Err(x.undefined(l, not_valid(rank, off)));
+                    return Err(x.undefined(l, gone(x, key)));
                 }
                 let busy =
                     x.cl.inflight
@@ -129,6 +130,7 @@ pub fn mbarrier(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                     return Err(x.undefined(l, "mbarrier.inval while asynchronous operations still signal the object (their complete-tx or arrive-on would act on invalid memory)"));
                 }
                 x.cl.mbars.remove(&key);
+                x.cl.mbars_invalidated.insert(key, (x.fid, x.pc));
                 x.cl.inflight.set_mbar(rank, off, false);
                 if let Some(rc) = &mut x.cl.race {
                     rc.mbar_forget(key);
@@ -214,6 +216,22 @@ fn pending_count(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     Ok(Flow::Next)
 }
 
+/// Why an operation on `key`, which holds no valid mbarrier object, is undefined: it was never
+/// initialised, or an `mbarrier.inval` invalidated it (while this thread waited on it, for a
+/// `try_wait` that was suspended).
+fn gone(x: &Ctx<'_, '_>, key: (u32, u32)) -> String {
+    match x.cl.mbars_invalidated.get(&key) {
+        Some(&(f, pc)) => format!(
+            "{} on an mbarrier object (CTA rank {}, {:#x}) that `{}` (#{pc}) invalidated; any mbarrier operation but init on an invalidated object, a wait included, is undefined (PTX ISA 9.7.13.15.10)",
+            x.d.op.name(),
+            key.0,
+            key.1,
+            x.m.prog.inst_text(f, pc)
+        ),
+        None => not_valid(key.0, key.1),
+    }
+}
+
 fn wait(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let parity = x.has(Flag::Parity);
     let try_wait = x.d.op == Opcode::MbarrierTryWait;
@@ -225,12 +243,12 @@ fn wait(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let key = locate(x, ao, l, true)?;
         keys[l] = key;
         if !x.cl.mbars.contains_key(&key) {
-            return Err(x.undefined(l, not_valid(key.0, key.1)));
+            return Err(x.undefined(l, gone(x, key)));
         }
         inflight::settle(x.m, x.cl, key)?;
         let b = match x.cl.mbars.get(&key) {
             Some(b) => *b,
-            None => return Err(x.undefined(l, not_valid(key.0, key.1))),
+            None => return Err(x.undefined(l, gone(x, key))),
         };
         let v = x.get(so, l)?;
         let done = if parity {

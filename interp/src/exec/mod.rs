@@ -1084,6 +1084,13 @@ impl<'p> Launch<'p> {
                 }
             })
             .collect();
+        if self.checks.sync {
+            if let Err(e) = &res {
+                if let Some((fid, pc, f)) = crate::check::sync_error(prog, e) {
+                    m.findings.add(f.class, fid, pc, || f);
+                }
+            }
+        }
         let outcome = Outcome {
             buffers: buffer_ids
                 .iter()

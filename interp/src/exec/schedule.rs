@@ -102,6 +102,11 @@ pub(super) fn run_clusters(
                 continue;
             }
         }
+        if m.checks.sync {
+            for a in &active {
+                deadlock_findings(m, &a.cl, &a.warps);
+            }
+        }
         let text: Vec<String> = active
             .iter()
             .map(|a| describe_deadlock(m, &a.cl, &a.warps))
@@ -234,6 +239,7 @@ fn start_cluster(
         cbar_phase: 0,
         inflight: state::inflight::Inflight::default(),
         mbars: FxHashMap::default(),
+        mbars_invalidated: FxHashMap::default(),
         tmem: vec![state::tmem::CtaTmem::default(); ncta],
         tmem_pair: Vec::new(),
         clc_failed: vec![false; ncta],
@@ -658,6 +664,92 @@ fn cluster_check(cl: &mut Cluster, warps: &mut [Vec<Warp>]) {
                     let id = rc.warp_id(r as u32, w.index);
                     rc.cluster_wait(id);
                 }
+            }
+        }
+    }
+}
+
+/// The `sync` check of a deadlock ([`crate::check`]): each warp collective whose membermask
+/// names lanes that never execute it (they wait at another instruction, PTX ISA `shfl.sync`,
+/// `bar.warp.sync` and alike: "all non-exited threads corresponding to membermask" must
+/// execute it), and each CTA barrier that cannot complete, is a finding at the waiting
+/// instruction; the deadlock stays an error.
+fn deadlock_findings(m: &mut Machine<'_>, cl: &Cluster, warps: &[Vec<Warp>]) {
+    use crate::check::{Class, Finding};
+    let prog = m.prog;
+    for (r, ws) in warps.iter().enumerate() {
+        let ctaid = cl.ctaid.get(r).copied().unwrap_or_default();
+        for w in ws {
+            let thread = |g: &Group| {
+                let lane = g.mask.trailing_zeros() as usize & 31;
+                crate::error::Thread {
+                    ctaid,
+                    tid: w.tid[lane],
+                    lane: lane as u32,
+                }
+            };
+            for g in &w.groups {
+                let what = match g.wait {
+                    Wait::WarpSync(_) => {
+                        let others: Vec<&Group> = w
+                            .groups
+                            .iter()
+                            .filter(|h| h.mask != g.mask || h.pc != g.pc)
+                            .collect();
+                        let Some(h0) = others.first() else { continue };
+                        let at: Vec<String> = others
+                            .iter()
+                            .take(3)
+                            .map(|h| {
+                                format!(
+                                    "lanes {:#010x} at #{} `{}`",
+                                    h.mask,
+                                    h.pc,
+                                    prog.inst_text(h.func, h.pc)
+                                )
+                            })
+                            .collect();
+                        (
+                            format!(
+                                "lanes {:#010x} wait for members of their membermask that never execute this instruction ({}); all non-exited threads of the membermask must execute it (PTX ISA, {}; the launch deadlocks)",
+                                g.mask,
+                                at.join(", "),
+                                prog.funcs[g.func as usize]
+                                    .code
+                                    .get(g.pc as usize)
+                                    .map_or("warp collectives".into(), |d| {
+                                        super::warpops::sync_name(d.op)
+                                    })
+                            ),
+                            vec![thread(g), thread(h0)],
+                        )
+                    }
+                    Wait::Barrier(id) => {
+                        let b = &cl.bars[r][id as usize];
+                        (
+                            format!(
+                                "barrier {id} never completes: {} of {} threads arrived and the others wait elsewhere or cannot arrive (the launch deadlocks)",
+                                b.arrived,
+                                b.expected.unwrap_or_else(|| live_threads(ws))
+                            ),
+                            vec![thread(g)],
+                        )
+                    }
+                    _ => continue,
+                };
+                m.findings.add(Class::Sync, g.func, g.pc, || Finding {
+                    class: Class::Sync,
+                    what: what.0,
+                    site: crate::error::Site {
+                        function: prog.funcs[g.func as usize].name.clone(),
+                        index: g.pc,
+                        inst: prog.inst_text(g.func, g.pc),
+                    },
+                    threads: what.1,
+                    space: None,
+                    addr: None,
+                    count: 1,
+                });
             }
         }
     }

@@ -18,7 +18,7 @@ use ptx_ir_core::{Flag, Op, Type};
 /// Checks the membermasks of operand `o` and decides whether the instruction can run now.
 /// `Ok(Ok(masks))`: run, each lane with its membermask restricted to the executing lanes;
 /// `Ok(Err(flow))`: wait for the other members.
-fn members(x: &Ctx<'_, '_>, o: &Opnd) -> Result<Result<[u32; 32], Flow>, Error> {
+fn members(x: &mut Ctx<'_, '_>, o: &Opnd) -> Result<Result<[u32; 32], Flow>, Error> {
     let mut union = 0u32;
     let mut masks = [0u32; 32];
     for l in lanes(x.emask) {
@@ -39,7 +39,46 @@ fn members(x: &Ctx<'_, '_>, o: &Opnd) -> Result<Result<[u32; 32], Flow>, Error> 
     if needed & !x.emask != 0 {
         return Ok(Err(Flow::Block(Wait::WarpSync(x.w.exited))));
     }
+    if x.m.checks.sync {
+        mask_agreement(x, o)?;
+    }
     Ok(Ok(masks))
+}
+
+/// The `sync` check of a warp collective about to run: the threads it joins must give the same
+/// membermask ("wait until all non-exited threads corresponding to membermask have executed
+/// [the instruction] with the same qualifiers and same membermask value", PTX ISA `shfl.sync`,
+/// and alike for `vote.sync`, `match.sync`, `redux.sync`, `elect.sync`, `bar.warp.sync`); lanes
+/// whose membermasks name each other but differ are reported (synccheck's "invalid
+/// arguments").
+fn mask_agreement(x: &mut Ctx<'_, '_>, o: &Opnd) -> Result<(), Error> {
+    let mut given = [0u32; 32];
+    for l in lanes(x.emask) {
+        given[l] = x.get(o, l)? as u32;
+    }
+    for l in lanes(x.emask) {
+        if let Some(k) = lanes(given[l] & x.emask).find(|&k| given[k] != given[l]) {
+            let (ml, mk) = (given[l], given[k]);
+            let name = sync_name(x.d.op);
+            x.sync_finding(&[l, k], || {
+                format!(
+                    "{name}: lane {l} gives membermask {ml:#010x} and lane {k}, a member, {mk:#010x}; the threads of a membermask must execute the instruction with the same membermask value (PTX ISA, {name})"
+                )
+            });
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The name of a warp collective with its `.sync` (`shfl.sync`, `bar.warp.sync`), for messages.
+pub(crate) fn sync_name(op: ptx_ir_core::Opcode) -> String {
+    let n = op.name();
+    if n.ends_with(".sync") {
+        n.to_string()
+    } else {
+        format!("{n}.sync")
+    }
 }
 
 /// `shfl`, `shfl.sync`

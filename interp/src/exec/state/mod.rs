@@ -177,6 +177,9 @@ pub struct Cluster {
     pub inflight: inflight::Inflight,
     /// Initialised mbarrier objects by (rank, offset).
     pub mbars: FxHashMap<(u32, u32), mbarrier::Mbar>,
+    /// mbarrier objects invalidated and not initialised again, with the `mbarrier.inval`
+    /// (function, pc), for messages.
+    pub mbars_invalidated: FxHashMap<(u32, u32), (crate::code::FuncId, u32)>,
     /// Tensor memory of each CTA.
     pub tmem: Vec<tmem::CtaTmem>,
     /// `.cta_group::2` tensor-memory requests waiting for the peer CTA.
