@@ -80,7 +80,8 @@ pub struct RunArgs {
     json: bool,
     /// Checks to run besides executing, comma-separated: `mem` (memory faults), `race`
     /// (shared-memory races between warps), `init` (reads of shared memory and of `uninit:`
-    /// buffers never written), `sync` (barrier misuse), or `all` (docs/INTERP.md, "Checks").
+    /// buffers, and of local memory, never written), `sync` (barrier misuse), `reg` (registers
+    /// read before any write), or `all` (every one but `reg`; docs/INTERP.md, "Checks").
     /// Findings are printed at FILE:LINE:COL; the exit status is 1 when there is one.
     #[arg(long)]
     check: Option<String>,
@@ -406,6 +407,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
                 (c.race, "race"),
                 (c.init, "init"),
                 (c.sync, "sync"),
+                (c.reg, "reg"),
             ]
             .iter()
             .filter(|(on, _)| *on)

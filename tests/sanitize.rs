@@ -206,3 +206,62 @@ fn sanitizer_suite_replays_as_recorded() {
         "the suite's size (docs/SANITIZE.md)"
     );
 }
+
+/// `ptx run --check reg` and `--check init` on local memory: the class names in text and in
+/// `--json`, the exit status, and `reg` in the list `all` names.
+#[test]
+fn cli_names_the_reg_and_local_init_checks() {
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k(.param .u64 out)\n{\n\
+        .reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.local .align 4 .b32 v[2];\n\
+        ld.param.u64 %rd1, [out];\n\
+        mov.u64 %rd2, v;\n\
+        ld.local.u32 %r1, [%rd2];\n\
+        add.u32 %r2, %r1, %r3;\n\
+        st.global.u32 [%rd1], %r2;\n\
+        ret;\n}\n";
+    let dir = std::env::temp_dir().join(format!("ptx-regcheck-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k.ptx");
+    std::fs::write(&file, ptx).unwrap();
+    let run = |check: &str, json: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ptx"));
+        c.args(["run", "--entry", "k", "--arg", "zeros:4", "--check", check])
+            .arg(&file);
+        if json {
+            c.arg("--json");
+        }
+        c.output().unwrap()
+    };
+    let out = run("all,reg", false);
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("checks mem,race,init,sync,reg: 2 finding(s)"),
+        "{text}"
+    );
+    // The `ld.local` is line 11, the `add` line 12.
+    assert!(text.contains("k.ptx:11:1"), "{text}");
+    assert!(text.contains("reg: read of register %r3"), "{text}");
+    // `all` leaves `reg` out.
+    let text = String::from_utf8_lossy(&run("all", false).stdout).to_string();
+    assert!(
+        text.contains("checks mem,race,init,sync: 1 finding(s)"),
+        "{text}"
+    );
+    let j: serde_json::Value = serde_json::from_slice(&run("reg", true).stdout).unwrap();
+    let f = j["findings"].as_array().expect("findings");
+    assert_eq!(f.len(), 1, "{j}");
+    assert_eq!(
+        (f[0]["check"].as_str(), f[0]["line"].as_u64()),
+        (Some("reg"), Some(12))
+    );
+    let j: serde_json::Value = serde_json::from_slice(&run("init", true).stdout).unwrap();
+    let f = &j["findings"][0];
+    assert_eq!(
+        (f["check"].as_str(), f["space"].as_str(), f["line"].as_u64()),
+        (Some("init"), Some("local"), Some(11))
+    );
+    assert!(!run("regs", false).status.success());
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -10,8 +10,18 @@
 //!   bytes nothing wrote before: thread loads and the read side of atomics, after writes by
 //!   threads and by asynchronous copies (`cp.async`, bulk and tensor copies) are counted.
 //!   Module variables and the other buffers are initialised (by the module's initialisers, or
-//!   by the host).
-//!
+//!   by the host). Local memory too: a thread's `.local` variables, frames and `alloca` memory
+//!   are uninitialised when the thread starts, the callee's frame at each call and `alloca`
+//!   memory when it is allocated (compute-sanitizer's initcheck tracks global memory only).
+//!   Only reads of which no byte was written count, reported when the launch ends unless the
+//!   thread first writes the same bytes (a bit-field store's read-modify-write), and not in
+//!   `.target debug` modules (whole objects copied through local memory).
+//! - **reg**: an instruction reading a register in a thread where no instruction has written
+//!   it since its function was entered (the guard predicate, sources, address bases; a call's
+//!   parameters count as written). A warning of a class of its own, not in `all`: the value
+//!   read is what the register file held, zero here and anything on the GPU, and compilers'
+//!   code does it without a bug (Triton lets lanes compute on values they never loaded and
+//!   drops the results).
 //! - **race**: data races on shared memory between warps that no barrier, mbarrier or
 //!   atomic orders (vector clocks; `exec/race.rs` says what orders and what is not checked).
 //! - **sync**: CTA barriers for all threads completed without every thread of the CTA (some
@@ -39,25 +49,30 @@ pub struct Checks {
     pub init: bool,
     /// Synchronisation misuse.
     pub sync: bool,
+    /// Registers read before any write.
+    pub reg: bool,
 }
 
 impl Checks {
-    /// Every check.
+    /// What `all` names: every check but `reg`, whose warnings real compilers' code has (a
+    /// lane computing on a register it never loaded and dropping the result).
     pub fn all() -> Checks {
         Checks {
             mem: true,
             race: true,
             init: true,
             sync: true,
+            reg: false,
         }
     }
 
     /// Whether any check is on.
     pub fn any(self) -> bool {
-        self.mem || self.race || self.init || self.sync
+        self.mem || self.race || self.init || self.sync || self.reg
     }
 
-    /// Parses a comma-separated list of `mem`, `race`, `init`, `sync` and `all`.
+    /// Parses a comma-separated list of `mem`, `race`, `init`, `sync`, `reg` and `all` (every
+    /// check but `reg`).
     pub fn parse(s: &str) -> Result<Checks, String> {
         let mut c = Checks::default();
         for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
@@ -66,16 +81,22 @@ impl Checks {
                 "race" => c.race = true,
                 "init" => c.init = true,
                 "sync" => c.sync = true,
-                "all" => c = Checks::all(),
+                "reg" => c.reg = true,
+                "all" => {
+                    c = Checks {
+                        reg: c.reg,
+                        ..Checks::all()
+                    }
+                }
                 _ => {
                     return Err(format!(
-                        "unknown check `{w}` (mem, race, init, sync or all)"
+                        "unknown check `{w}` (mem, race, init, sync, reg or all)"
                     ))
                 }
             }
         }
         if !c.any() {
-            return Err("no check named (mem, race, init, sync or all)".into());
+            return Err("no check named (mem, race, init, sync, reg or all)".into());
         }
         Ok(c)
     }
@@ -92,6 +113,8 @@ pub enum Class {
     Sync,
     /// A data race (`race`).
     Race,
+    /// A register read before any write (`reg`).
+    Reg,
 }
 
 impl Class {
@@ -102,6 +125,7 @@ impl Class {
             Class::Init => "init",
             Class::Sync => "sync",
             Class::Race => "race",
+            Class::Reg => "reg",
         }
     }
 }
@@ -265,6 +289,42 @@ impl Shadow {
         n.div_ceil(64) * 8
     }
 
+    /// Grows to at least `n` bytes, the new ones not written.
+    pub fn grow(&mut self, n: usize) {
+        let w = n.div_ceil(64);
+        if self.0.len() < w {
+            self.0.resize(w, 0);
+        }
+    }
+
+    /// Marks `[off, off + size)` not written (bytes past the end are ignored).
+    pub fn clear(&mut self, off: usize, size: usize) {
+        let end = off.saturating_add(size).min(self.0.len() * 64);
+        let mut b = off;
+        while b < end {
+            let lo = b % 64;
+            let n = (64 - lo).min(end - b);
+            let m = if n == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << n) - 1) << lo
+            };
+            self.0[b / 64] &= !m;
+            b += n;
+        }
+    }
+
+    /// Whether some byte of `[off, off + size)` has been written.
+    pub fn any_set(&self, off: usize, size: usize) -> bool {
+        let end = off.saturating_add(size).min(self.0.len() * 64);
+        (off..end).any(|b| self.0[b / 64] >> (b % 64) & 1 != 0)
+    }
+
+    /// Marks nothing written.
+    pub fn clear_all(&mut self) {
+        self.0.fill(0);
+    }
+
     /// Marks `[off, off + size)` written (bytes past the end are ignored).
     pub fn mark(&mut self, off: usize, size: usize) {
         crate::mem::mark(&mut self.0, off, size);
@@ -296,7 +356,11 @@ mod tests {
     fn parse_and_shadow() {
         assert_eq!(Checks::parse("all").unwrap(), Checks::all());
         let c = Checks::parse("init, mem").unwrap();
-        assert!(c.init && c.mem && !c.race && !c.sync);
+        assert!(c.init && c.mem && !c.race && !c.sync && !c.reg);
+        assert!(Checks::parse("reg").unwrap().reg);
+        assert!(!Checks::all().reg);
+        assert!(Checks::parse("reg,all").unwrap().reg);
+        assert!(Checks::parse("all,reg").unwrap().init);
         assert!(Checks::parse("").is_err());
         assert!(Checks::parse("init,races").is_err());
         let mut s = Shadow::new(200);
@@ -307,5 +371,10 @@ mod tests {
         assert_eq!(s.first_unset(60, 20), Some(73));
         s.mark(190, 100);
         assert_eq!(s.first_unset(190, 100), None);
+        s.clear(10, 60);
+        assert_eq!(s.first_unset(3, 70), Some(10));
+        assert_eq!(s.first_unset(70, 3), None);
+        s.grow(300);
+        assert_eq!(s.first_unset(190, 100), Some(256));
     }
 }

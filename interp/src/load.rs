@@ -181,6 +181,8 @@ pub struct Program {
     /// Whether the module declares `.target texmode_independent` (PTX ISA 5.3: samplers are
     /// `.samplerref` variables of their own); unified mode otherwise.
     pub independent: bool,
+    /// Whether the module's `.target` says `debug` (nvcc `-G`, compiled without optimisation).
+    pub debug: bool,
 }
 
 /// A module-scope opaque variable (PTX ISA 5.3): a texture or surface reference, which a launch
@@ -427,6 +429,7 @@ impl Program {
             local_static: align_up(l.local_static, 16) as u32,
             opaque: l.opaque,
             independent: m.target.contains(&ptx_ir_core::Target::TexmodeIndependent),
+            debug: m.target.contains(&ptx_ir_core::Target::Debug),
         })
     }
 

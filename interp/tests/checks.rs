@@ -422,6 +422,329 @@ E:
     assert!(f[0].what.contains("hazard"), "{}", f[0].what);
 }
 
+fn reg() -> Checks {
+    Checks {
+        reg: true,
+        ..Checks::default()
+    }
+}
+
+/// Findings of `class` only.
+fn of(f: Vec<Finding>, class: Class) -> Vec<Finding> {
+    f.into_iter().filter(|f| f.class == class).collect()
+}
+
+const LOCAL: &str = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .local .align 4 .b32 arr[8];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u64 %rd2, arr;
+  st.local.u32 [%rd2], %r1;
+  st.local.u32 [%rd2+4], %r1;
+  ld.local.u32 %r2, [%rd2+OFF];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.u32 [%rd4], %r2;
+  ret;
+}
+";
+
+#[test]
+fn local_read_before_write() {
+    // Each thread writes arr[0] and arr[1]; reading arr[2] reads a byte never written.
+    let p = program(&LOCAL.replace("OFF", "8"));
+    let f = findings(&p, "k", 32, &[128], &[], init());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].class, Class::Init);
+    assert_eq!(f[0].space.as_deref(), Some("local"));
+    assert_eq!(f[0].addr, Some(8));
+    assert_eq!(f[0].count, 32);
+    assert!(
+        f[0].site.inst.starts_with("ld.local.u32"),
+        "{}",
+        f[0].site.inst
+    );
+    assert!(f[0].what.contains("local memory"), "{}", f[0].what);
+    // Reading what it wrote: clean, under every check.
+    let p = program(&LOCAL.replace("OFF", "4"));
+    let all = Checks::parse("all,reg").unwrap();
+    assert!(findings(&p, "k", 32, &[128], &[], all).is_empty());
+}
+
+#[test]
+fn a_read_the_thread_writes_back_is_no_finding() {
+    // A bit-field store's read-modify-write of an unwritten word (nvcc -G code): the read
+    // is taken back by the store of the same bytes.
+    let body = LOCAL.replace(
+        "ld.local.u32 %r2, [%rd2+OFF];",
+        "ld.local.u32 %r2, [%rd2+8]; or.b32 %r2, %r2, 1; st.local.u32 [%rd2+8], %r2;",
+    );
+    assert!(findings(&program(&body), "k", 4, &[16], &[], init()).is_empty());
+    // Writing other bytes takes nothing back.
+    let body = LOCAL.replace(
+        "ld.local.u32 %r2, [%rd2+OFF];",
+        "ld.local.u32 %r2, [%rd2+8]; st.local.u32 [%rd2+12], %r2;",
+    );
+    let f = findings(&program(&body), "k", 4, &[16], &[], init());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].count, 4);
+}
+
+#[test]
+fn local_generic_address_is_checked() {
+    // The same read through a generic address (`cvta.local`).
+    let body = LOCAL.replace("OFF", "8").replace(
+        "ld.local.u32 %r2, [%rd2+8];",
+        "cvta.local.u64 %rd5, %rd2; ld.u32 %r2, [%rd5+8];",
+    );
+    let f = findings(&program(&body), "k", 4, &[16], &[], init());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].site.inst.starts_with("ld.u32"), "{}", f[0].site.inst);
+}
+
+/// `f` writes its local word when `w` is non-zero and reads it; the kernel calls it twice,
+/// with `W1` then `W2`.
+const FRAMES: &str = "
+.func (.reg .b32 rv) f (.reg .b32 w)
+{
+  .reg .pred %p<2>;
+  .reg .b64 %rd<4>;
+  .local .align 4 .b32 v;
+  mov.u64 %rd1, v;
+  setp.ne.u32 %p1, w, 0;
+  @%p1 st.local.u32 [%rd1], w;
+  ld.local.u32 rv, [%rd1];
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  call (%r1), f, (W1);
+  call (%r2), f, (W2);
+  add.u32 %r3, %r1, %r2;
+  st.global.u32 [%rd1], %r3;
+  ret;
+}
+";
+
+#[test]
+fn a_callees_frame_is_uninitialised_at_each_call() {
+    // The second call reads its frame's word, which the first call wrote: still a finding.
+    let p = program(&FRAMES.replace("W1", "7").replace("W2", "0"));
+    let f = findings(&p, "k", 1, &[4], &[], init());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].site.function, "f");
+    assert!(
+        f[0].site.inst.starts_with("ld.local.u32"),
+        "{}",
+        f[0].site.inst
+    );
+    let p = program(&FRAMES.replace("W1", "7").replace("W2", "5"));
+    assert!(findings(&p, "k", 1, &[4], &[], Checks::all()).is_empty());
+}
+
+const ALLOCA: &str = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  stacksave.u64 %rd6;
+  alloca.u64 %rd2, 16;
+  st.local.u32 [%rd2], 5;
+  ld.local.u32 %r1, [%rd2];
+  stackrestore.u64 %rd6;
+  alloca.u64 %rd3, 16;
+  ld.local.u32 %r2, [%rd3+OFF];
+  add.u32 %r3, %r1, %r2;
+  st.global.u32 [%rd1], %r3;
+  ret;
+}
+";
+
+#[test]
+fn alloca_memory_is_uninitialised_when_allocated() {
+    // The second `alloca` gets the first's bytes back, unwritten again.
+    let f = findings(
+        &program(&ALLOCA.replace("OFF", "0")),
+        "k",
+        1,
+        &[4],
+        &[],
+        init(),
+    );
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].site.inst.starts_with("ld.local.u32 %r2"),
+        "{}",
+        f[0].site.inst
+    );
+    assert_eq!(f[0].space.as_deref(), Some("local"));
+    // Writing it first: clean.
+    let clean = ALLOCA.replace("OFF", "0").replace(
+        "ld.local.u32 %r2, [%rd3+0];",
+        "st.local.u32 [%rd3], 1; ld.local.u32 %r2, [%rd3];",
+    );
+    assert!(findings(&program(&clean), "k", 1, &[4], &[], Checks::all()).is_empty());
+}
+
+const REGS: &str = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 4;
+  @%p1 mov.u32 %r2, 9;
+  BODY
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+";
+
+#[test]
+fn register_read_before_write() {
+    // Lanes 4 to 7 read %r2, which only lanes 0 to 3 wrote.
+    let p = program(&REGS.replace("BODY", "add.u32 %r3, %r2, 1;"));
+    let f = findings(&p, "k", 8, &[32], &[], reg());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].class, Class::Reg);
+    assert_eq!(f[0].threads[0].tid, [4, 0, 0]);
+    assert_eq!(f[0].count, 4);
+    assert!(f[0].what.contains("%r2"), "{}", f[0].what);
+    assert!(
+        f[0].site.inst.starts_with("add.u32 %r3"),
+        "{}",
+        f[0].site.inst
+    );
+    assert_eq!(Class::Reg.name(), "reg");
+    // Not a check of `init`.
+    assert!(findings(&p, "k", 8, &[32], &[], init()).is_empty());
+    // Read only where written: clean.
+    let all = Checks::parse("all,reg").unwrap();
+    let p = program(&REGS.replace("BODY", "mov.u32 %r3, 0; @%p1 add.u32 %r3, %r2, 1;"));
+    assert!(findings(&p, "k", 8, &[32], &[], all).is_empty());
+    // Four threads, all of which write it: clean.
+    let p = program(&REGS.replace("BODY", "add.u32 %r3, %r2, 1;"));
+    assert!(findings(&p, "k", 4, &[16], &[], all).is_empty());
+}
+
+#[test]
+fn register_checks_see_guards_addresses_and_vectors() {
+    // A guard never written.
+    let p = program(&REGS.replace("BODY", "mov.u32 %r3, 1; @%p2 mov.u32 %r3, 2;"));
+    let f = findings(&p, "k", 4, &[16], &[], reg());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].what.contains("%p2"), "{}", f[0].what);
+    // An address base never written (found before the access faults at address 0).
+    let p = program(&REGS.replace("BODY", "ld.global.u32 %r3, [%rd5];"));
+    let e = p
+        .launch("k")
+        .block([4, 1, 1])
+        .checks(reg())
+        .arg(Arg::Buffer(vec![0; 16]))
+        .run()
+        .expect_err("faults");
+    let f = &e.outcome.findings;
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].what.contains("%rd5"), "{}", f[0].what);
+    // A vector element never written; the destination vector counts as written.
+    let p = program(&REGS.replace(
+        "BODY",
+        "mov.b64 %rd4, {%r2, %r5}; mov.b64 {%r3, %r4}, %rd4; add.u32 %r3, %r3, %r4;",
+    ));
+    let f = findings(&p, "k", 4, &[16], &[], reg());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].what.contains("%r5"), "{}", f[0].what);
+    assert!(
+        f[0].site.inst.starts_with("mov.b64 %rd4"),
+        "{}",
+        f[0].site.inst
+    );
+}
+
+#[test]
+fn register_reads_the_isa_ignores_are_not_findings() {
+    // `selp` reads only the operand it selects: %r2 where %p1 holds.
+    let p = program(&REGS.replace("BODY", "selp.u32 %r3, %r2, 0, %p1;"));
+    assert!(findings(&p, "k", 8, &[32], &[], reg()).is_empty());
+    // Selected where it was not written: a finding.
+    let p = program(&REGS.replace("BODY", "selp.u32 %r3, 0, %r2, %p1;"));
+    let f = findings(&p, "k", 8, &[32], &[], reg());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].count, 4);
+    // `prmt` with a selector naming only `a`'s bytes does not read `b`.
+    let p = program(&REGS.replace("BODY", "prmt.b32 %r3, %r1, %r5, 0x3210;"));
+    assert!(findings(&p, "k", 4, &[16], &[], reg()).is_empty());
+    let p = program(&REGS.replace("BODY", "prmt.b32 %r3, %r1, %r5, 0x5410;"));
+    assert_eq!(findings(&p, "k", 4, &[16], &[], reg()).len(), 1);
+    // A `mov` of a register to itself.
+    let p = program(&REGS.replace("BODY", "mov.u32 %r5, %r5; mov.u32 %r3, 1;"));
+    assert!(findings(&p, "k", 4, &[16], &[], reg()).is_empty());
+}
+
+#[test]
+fn a_callees_registers_are_unwritten_at_each_call() {
+    // `g` writes %r1 only when its parameter is non-zero and returns it: its parameter and
+    // the caller's return register count as written, the second call's %r1 does not.
+    let body = "
+.func (.reg .b32 rv) g (.reg .b32 w)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  setp.ne.u32 %p1, w, 0;
+  @%p1 mov.u32 %r1, w;
+  mov.u32 rv, %r1;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  call (%r1), g, (3);
+  call (%r2), g, (W2);
+  add.u32 %r3, %r1, %r2;
+  st.global.u32 [%rd1], %r3;
+  ret;
+}
+";
+    let f = findings(&program(&body.replace("W2", "0")), "k", 1, &[4], &[], reg());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].site.function, "g");
+    assert!(f[0].what.contains("%r1"), "{}", f[0].what);
+    let f = findings(
+        &program(&body.replace("W2", "4")),
+        "k",
+        1,
+        &[4],
+        &[],
+        Checks::all(),
+    );
+    assert!(of(f, Class::Reg).is_empty());
+}
+
+#[test]
+fn parse_names_reg() {
+    let c = Checks::parse("reg").unwrap();
+    assert!(c.reg && !c.init && !c.mem);
+    // `all` is every check but `reg`; `all,reg` is every check.
+    assert!(!Checks::all().reg);
+    let c = Checks::parse("all,reg").unwrap();
+    assert!(c.reg && c.init && c.race);
+    assert!(Checks::parse("init,reg").unwrap().init);
+}
+
 /// Runs `entry` of `src` (a whole module) with `block` threads and the checks, expecting the
 /// launch to fail; returns the findings and the error.
 fn failing(src: &str, entry: &str, block: u32, c: Checks) -> (Vec<Finding>, String) {

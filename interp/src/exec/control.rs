@@ -91,6 +91,9 @@ fn write_bytes(w: &mut Warp, lane: usize, at: u32, b: &[u8]) -> bool {
     {
         Some(d) => {
             d.copy_from_slice(b);
+            if let Some(s) = w.local_init.get_mut(lane) {
+                s.mark(at as usize, b.len());
+            }
             true
         }
         None => false,
@@ -119,6 +122,13 @@ fn set_reg(w: &mut Warp, depth: usize, slot: u32, lane: usize, v: u64, size: u32
     };
     if let Some(r) = w.regs.get_mut(depth) {
         r.try_set(slot, lane, v & m);
+    }
+    if let Some(m) = w
+        .reg_written
+        .get_mut(depth)
+        .and_then(|r| r.get_mut(crate::regs::dense(slot) as usize))
+    {
+        *m |= 1 << lane;
     }
 }
 
@@ -280,6 +290,27 @@ fn call_from(x: &mut Ctx<'_, '_>, g: &Group) -> Result<Flow, Error> {
             x.cl.charged += bytes;
         }
         x.w.regs[depth + 1].reset(callee.slots, mask);
+        // The checks: the callee's frame and registers are unwritten at each call.
+        if !x.w.local_init.is_empty() {
+            for l in lanes(mask) {
+                let s = &mut x.w.local_init[l];
+                s.grow(end as usize);
+                s.clear(base as usize, callee.frame_size as usize);
+            }
+        }
+        if x.m.checks.reg {
+            if x.w.reg_written.len() <= depth + 1 {
+                x.w.reg_written.resize(depth + 2, Vec::new());
+            }
+            let n = super::regcheck::len(callee);
+            let r = &mut x.w.reg_written[depth + 1];
+            if r.len() < n {
+                r.resize(n, 0);
+            }
+            for m in r.iter_mut() {
+                *m &= !mask;
+            }
+        }
         for l in lanes(mask) {
             for (p, a) in callee.params.iter().zip(args) {
                 let bytes = actual_bytes(x, a, l, p)?;

@@ -513,10 +513,20 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 });
             }
         }
-        match self.resolve(space, addr, size, lane, write) {
-            Ok(b) => Ok(f(b)),
-            Err(k) => Err(self.fault(k, space, addr, size, lane)),
+        let out = match self.resolve(space, addr, size, lane, write) {
+            Ok(b) => f(b),
+            Err(k) => return Err(self.fault(k, space, addr, size, lane)),
+        };
+        // Local memory is checked once the access is known to be in bounds (an access that
+        // faults is the fault's finding alone). Unoptimised code (`.target debug`, nvcc -G)
+        // keeps every variable in local memory and copies whole objects, unwritten members
+        // and padding included: its local memory is not checked.
+        if self.m.checks.init && !self.m.prog.debug {
+            if let Some(a) = local_addr(space, addr) {
+                self.init_local(a, size, lane, write);
+            }
         }
+        Ok(out)
     }
 
     /// The GPU stack depth (bytes) that an access at `addr` to one of this activation's `.local`
@@ -569,6 +579,84 @@ impl<'a, 'p> Ctx<'a, 'p> {
             s.mark(off as usize, size);
         } else if let Some(b) = s.first_unset(off as usize, size) {
             self.init_finding(AddrSpace::Shared, "shared memory", size, b as u64, lane);
+        }
+    }
+
+    /// The `init` check of an access to the lane's local memory at `a`: its frames (a frame's
+    /// bytes are unwritten when the call makes it) and its `alloca` memory (unwritten when
+    /// allocated).
+    fn init_local(&mut self, a: u64, size: usize, lane: usize, write: bool) {
+        let first = if a >= mem::STACK_MAX as u64 {
+            // The `alloca` area, mapped top down: address `a` is byte `DYN_TOP - 1 - a`.
+            let top = mem::DYN_TOP as u64;
+            let Some(r) = top.checked_sub(a.saturating_add(size as u64)) else {
+                return;
+            };
+            let Some(s) = self.w.alloca_init.get_mut(lane) else {
+                return;
+            };
+            if write {
+                s.mark(r as usize, size);
+                self.take_back(a, size, lane);
+                return;
+            }
+            // A read of which some bytes were written (a structure copied with its padding)
+            // is no finding: only reads of nothing written are.
+            if s.first_unset(r as usize, size).is_none() || s.any_set(r as usize, size) {
+                return;
+            }
+            // The lowest address not written, for the message.
+            (a..a + size as u64).find(|&b| s.first_unset((top - 1 - b) as usize, 1).is_some())
+        } else {
+            let Some(s) = self.w.local_init.get_mut(lane) else {
+                return;
+            };
+            if write {
+                s.mark(a as usize, size);
+                self.take_back(a, size, lane);
+                return;
+            }
+            s.first_unset(a as usize, size)
+                .filter(|_| !s.any_set(a as usize, size))
+                .map(|b| b as u64)
+        };
+        // Reported when the launch ends unless the thread writes these bytes first: a
+        // bit-field store reads the word it changes (nvcc -G code), which is no bug.
+        if let Some(first) = first {
+            let thread = self.thread(lane);
+            let p = super::state::PendingLocal {
+                fid: self.fid,
+                pc: self.pc,
+                thread,
+                lo: a,
+                hi: a + size as u64,
+                first,
+            };
+            let v = self
+                .m
+                .pending_local
+                .entry((thread.ctaid, thread.tid))
+                .or_default();
+            // A read repeated (a loop) is listed once; a thread keeps at most 64.
+            if v.len() < 64 && !v.iter().any(|q| (q.fid, q.pc, q.lo) == (p.fid, p.pc, p.lo)) {
+                v.push(p);
+            }
+        }
+    }
+
+    /// A write of local `[a, a + size)` by `lane` takes back the thread's pending reads of
+    /// those bytes.
+    fn take_back(&mut self, a: u64, size: usize, lane: usize) {
+        if self.m.pending_local.is_empty() {
+            return;
+        }
+        let t = self.thread(lane);
+        if let Some(v) = self.m.pending_local.get_mut(&(t.ctaid, t.tid)) {
+            let hi = a + size as u64;
+            v.retain(|p| !(p.lo < hi && a < p.hi));
+            if v.is_empty() {
+                self.m.pending_local.remove(&(t.ctaid, t.tid));
+            }
         }
     }
 
@@ -840,5 +928,20 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// A special register's value in one lane.
     pub fn special(&self, r: SpecialReg, c: u8, lane: usize) -> Result<u64, Error> {
         super::special::value(self.m, self.cl, self.w, r, c, lane)
+    }
+}
+
+/// The local-memory address an access at `addr` in `space` lands on, as [`Ctx::access`]
+/// resolves it (`.param` addresses below the kernel parameters are the frames'); `None` for
+/// the other spaces.
+fn local_addr(space: AddrSpace, addr: u64) -> Option<u64> {
+    match space {
+        AddrSpace::Local => Some(addr & 0xffff_ffff),
+        AddrSpace::Param if addr < mem::KPARAM_BASE => Some(addr),
+        AddrSpace::Generic => match mem::decode_generic(addr) {
+            (Region::Local, a) => Some(a),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -47,6 +47,7 @@ mod multimem;
 mod parallel;
 mod proxy;
 mod race;
+mod regcheck;
 mod stack;
 mod tcgen05;
 mod tensor;
@@ -1038,6 +1039,12 @@ impl<'p> Launch<'p> {
             checks: self.checks,
             findings: Default::default(),
             global_init: self.checks.init && !self.uninit.is_empty(),
+            pending_local: Default::default(),
+            reg_io: if self.checks.reg {
+                regcheck::table(prog)
+            } else {
+                Vec::new()
+            },
         };
         Ok(Start::Run(Box::new(Prepared {
             m,
@@ -1058,6 +1065,7 @@ impl<'p> Launch<'p> {
             mut m, buffer_ids, ..
         } = *p;
         let prog = self.prog;
+        flush_local(&mut m);
         let contraction = m
             .contraction_diffs
             .iter()
@@ -1261,4 +1269,38 @@ fn static_stack(prog: &Program, entry: FuncId) -> Option<u64> {
         }
     }
     Some(prog.local_static as u64 + need[entry as usize])
+}
+
+/// The reads of unwritten local memory that no write took back: findings.
+fn flush_local(m: &mut state::Machine<'_>) {
+    let mut all: Vec<state::PendingLocal> = m.pending_local.drain().flat_map(|(_, v)| v).collect();
+    // In a fixed order: by instruction, then thread.
+    all.sort_by_key(|p| (p.fid, p.pc, p.thread.ctaid, p.thread.tid));
+    let prog = m.prog;
+    for p in all {
+        let (fid, pc) = (p.fid, p.pc);
+        m.findings.add(crate::check::Class::Init, fid, pc, || {
+            let size = p.hi - p.lo;
+            crate::check::Finding {
+                class: crate::check::Class::Init,
+                what: format!(
+                    "read of {size} bytes of local memory, of which byte {:#x} was never written",
+                    p.first
+                ),
+                site: crate::error::Site {
+                    function: prog
+                        .funcs
+                        .get(fid as usize)
+                        .map(|f| f.name.clone())
+                        .unwrap_or_default(),
+                    index: pc,
+                    inst: prog.inst_text(fid, pc),
+                },
+                threads: vec![p.thread],
+                space: Some("local".into()),
+                addr: Some(p.first),
+                count: 1,
+            }
+        });
+    }
 }

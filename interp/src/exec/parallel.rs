@@ -178,5 +178,7 @@ fn worker<'p>(m: &Machine<'p>, base: &Arc<Vec<mem::Alloc>>, pool: &Arc<AtomicU64
         checks: m.checks,
         findings: Default::default(),
         global_init: m.global_init,
+        pending_local: Default::default(),
+        reg_io: Vec::new(),
     }
 }

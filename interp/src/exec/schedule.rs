@@ -369,9 +369,16 @@ fn new_warps(
                     *t = [lin % bx, (lin / bx) % by, lin / (bx * by)];
                 }
             }
-            let (mut groups, mut regs, mut stacks, mut dyn_stacks, mut sp_frames) =
+            let (mut groups, mut regs, mut stacks, mut dyn_stacks, mut sp_frames, mut reg_written) =
                 match spare.pop() {
-                    Some(w) => (w.groups, w.regs, w.stacks, w.dyn_stacks, w.sp_frames),
+                    Some(w) => (
+                        w.groups,
+                        w.regs,
+                        w.stacks,
+                        w.dyn_stacks,
+                        w.sp_frames,
+                        w.reg_written,
+                    ),
                     None => Default::default(),
                 };
             groups.clear();
@@ -401,6 +408,28 @@ fn new_warps(
             }
             sp_frames.clear();
             sp_frames.push([warp::SpFrame::at(mem::DYN_TOP); 32]);
+            // The checks' state: nothing written yet.
+            let (local_init, alloca_init) = if m.checks.init {
+                (
+                    vec![crate::check::Shadow::new(stack_size); 32],
+                    vec![crate::check::Shadow::default(); 32],
+                )
+            } else {
+                (Vec::new(), Vec::new())
+            };
+            reg_written.truncate(1);
+            if m.checks.reg {
+                let n = super::regcheck::len(f);
+                match reg_written.first_mut() {
+                    Some(r) => {
+                        r.clear();
+                        r.resize(n, 0);
+                    }
+                    None => reg_written.push(vec![0; n]),
+                }
+            } else {
+                reg_written.clear();
+            }
             Warp {
                 cta,
                 index: wi,
@@ -417,6 +446,9 @@ fn new_warps(
                 spins: 0,
                 avoid: None,
                 wg: None,
+                local_init,
+                alloca_init,
+                reg_written,
             }
         })
         .collect();

@@ -85,6 +85,15 @@ pub fn alloca(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             *d = grown;
         }
         let new = new as u32;
+        // With the `init` check, the allocated bytes are unwritten (the area is mapped top
+        // down: `[new, sp)` is `[DYN_TOP - sp, DYN_TOP - new)`).
+        if let Some(s) = x.w.alloca_init.get_mut(l) {
+            s.grow((mem::DYN_TOP - new) as usize);
+            s.clear(
+                (mem::DYN_TOP as u64 - sp) as usize,
+                (sp - new as u64) as usize,
+            );
+        }
         x.w.sp[l] = new;
         let f = &mut x.w.sp_frames[x.depth][l];
         f.low = f.low.min(new);

@@ -104,6 +104,15 @@ fn run_lanewise(m: &mut Machine<'_>, w: &mut Warp, gi: usize, budget: u32) -> Re
             break;
         };
         let emask = executing(d, regs, mask);
+        // The `reg` check: an instruction reading an unwritten register is left to `one`,
+        // which reports it.
+        if m.checks.reg && !super::regcheck::clean(&m.reg_io, d, w, (func, pc, depth), mask, emask)
+        {
+            break;
+        }
+        let Some(regs) = w.regs.get_mut(depth) else {
+            break;
+        };
         let next = match (form, &d.opnds[..]) {
             (Some(_), _) => pc + 1,
             (None, [Opnd::Label(target)]) if emask == mask => *target,
@@ -160,7 +169,10 @@ pub fn step(
     );
     if warp_wide && w.wg.is_none() {
         let n = run_lanewise(m, w, gi, budget)?;
-        return Ok((Progress::Ran(Event::None), n));
+        // None ran when the `reg` check has a finding to report: `one` reports it.
+        if n > 0 {
+            return Ok((Progress::Ran(Event::None), n));
+        }
     }
     Ok((one(m, cl, w, gi)?, 1))
 }
@@ -203,6 +215,9 @@ fn one(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp, gi: usize) -> Result
         emask,
         yield_warp: false,
     };
+    if x.m.checks.reg {
+        super::regcheck::check(&mut x);
+    }
     if let Some(s) = &x.w.wg {
         if !s.busy.is_empty() && super::wgmma::busy_slot(s, d, depth).is_some() {
             let lane = emask.trailing_zeros() as usize & 31;

@@ -304,6 +304,15 @@ pub struct Warp {
     pub avoid: Option<u32>,
     /// wgmma state, once the warp has executed a wgmma instruction.
     pub wg: Option<Box<super::state::wgmma::WgState>>,
+    /// With the `init` check: which bytes of each lane's [`Warp::stacks`] were written since
+    /// the frame holding them was made (empty without the check).
+    pub local_init: Vec<crate::check::Shadow>,
+    /// With the `init` check: which bytes of each lane's `alloca` memory were written since
+    /// they were allocated, byte `DYN_TOP - 1 - a` for address `a` (empty without the check).
+    pub alloca_init: Vec<crate::check::Shadow>,
+    /// With the `reg` check: per call depth, per register slot ([`crate::regs::dense`]), the
+    /// lanes that have written it since the function was entered (empty without the check).
+    pub reg_written: Vec<Vec<u32>>,
 }
 
 /// Backward branches a group may take while other groups wait before the warp lets them run

@@ -136,6 +136,12 @@ pub struct Machine<'p> {
     pub findings: crate::check::Findings,
     /// Some global buffer is uninitialised (with the `init` check).
     pub global_init: bool,
+    /// With the `init` check: reads of unwritten local memory not reported yet, by thread
+    /// (`ctaid`, `tid`): a write of the same bytes by the thread takes one back (a bit-field
+    /// store's read-modify-write), the others are findings when the launch ends.
+    pub pending_local: rustc_hash::FxHashMap<([u32; 3], [u32; 3]), Vec<PendingLocal>>,
+    /// With the `reg` check: what each instruction reads and writes (`exec/regcheck.rs`).
+    pub reg_io: Vec<Vec<super::regcheck::RegIo>>,
 }
 
 /// A CTA barrier's state.
@@ -268,4 +274,21 @@ impl Machine<'_> {
             self.stats.thread_instructions,
         ))
     }
+}
+
+/// A read of unwritten local memory that a write of the same bytes may still take back.
+#[derive(Clone, Debug)]
+pub struct PendingLocal {
+    /// The instruction.
+    pub fid: u32,
+    /// Its index.
+    pub pc: u32,
+    /// The thread.
+    pub thread: crate::error::Thread,
+    /// The bytes read, `[lo, hi)` (local addresses).
+    pub lo: u64,
+    /// See `lo`.
+    pub hi: u64,
+    /// The first byte not written.
+    pub first: u64,
 }
