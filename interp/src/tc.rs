@@ -387,20 +387,25 @@ fn sum(m: Model, prods: &[(Val, Option<i32>)], c: Val, out: Fmt) -> u64 {
     if out != Fmt::F32 {
         acc = decode(encode(acc, Fmt::F32), Fmt::F32);
         if prods.len() <= m.block {
-            // One block into an f16 result: the aligned sum is rounded to f16 directly, with
-            // no truncation to f32 first (measured: an `m8n32k16` `wmma.mma` whose aligned sum
-            // lies just beyond an f16 midpoint that the f32 truncation lands on).
-            return match aligned(m, acc, prods) {
-                Aligned::Special(v) => encode(v, out),
-                Aligned::Sum(0, _) => 0,
-                Aligned::Sum(s, q) => round_to(s < 0, s.unsigned_abs(), q, out, Rnd::Nearest),
-            };
+            return block_narrow(m, acc, prods, out);
         }
     }
     for chunk in prods.chunks(m.block.max(1)) {
         acc = block(m, acc, chunk);
     }
     encode(acc, out)
+}
+
+/// One block into a narrow (`f16`) result: the aligned sum rounded to nearest directly, with no
+/// truncation to `f32` first (measured: an `m8n32k16` `wmma.mma` whose aligned sum lies just
+/// beyond an f16 midpoint that the f32 truncation lands on; `mma.sync` `m16n8k8` and `wgmma`
+/// `m64n8k16` elements and both halves of FP8 `mma.sync` likewise).
+fn block_narrow(m: Model, c: Val, prods: &[(Val, Option<i32>)], out: Fmt) -> u64 {
+    match aligned(m, c, prods) {
+        Aligned::Special(v) => encode(v, out),
+        Aligned::Sum(0, _) => 0,
+        Aligned::Sum(s, q) => round_to(s < 0, s.unsigned_abs(), q, out, Rnd::Nearest),
+    }
 }
 
 /// FP8 `mma.sync` as two f16 MMAs and an add (see [`model`]). An FP8 operand register holds
@@ -419,11 +424,12 @@ fn split_fp8(m: Model, prods: &[(Val, Option<i32>)], hi: &[bool], c: u64, out: F
     };
     let mut acc = Val::Zero(false);
     for hi in [false, true] {
-        acc = block(m, acc, &half(hi));
-        if out != Fmt::F32 {
-            // `HMMA.F16` rounds each MMA's result to f16.
-            acc = decode(encode(acc, out), out);
-        }
+        acc = if out == Fmt::F32 {
+            block(m, acc, &half(hi))
+        } else {
+            // `HMMA.F16` rounds each MMA's aligned sum to f16.
+            decode(block_narrow(m, acc, &half(hi), out), out)
+        };
     }
     let mode = float::Mode::default();
     float::bin(float::BinOp::Add, out, c, encode(acc, out), mode)

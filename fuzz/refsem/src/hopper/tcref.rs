@@ -251,13 +251,13 @@ pub fn convert(x: u32, from: Fmt, to: Fmt) -> u32 {
 }
 
 /// One f16/bf16/tf32 MMA block (alignment to 25 bits): the `f32` result truncated, or with an
-/// `f16` accumulator that result rounded to nearest `f16`.
+/// `f16` accumulator the aligned sum rounded to nearest `f16` directly (no `f32` step).
 pub fn mma_block(terms: &[(V, V)], c: V, acc: Fmt) -> u32 {
-    let r = finish(block(terms, c, 25), Fmt::F32, Round::Zero);
+    let s = block(terms, c, 25);
     if acc == Fmt::F16 {
-        convert(r, Fmt::F32, Fmt::F16)
+        finish(s, Fmt::F16, Round::Nearest)
     } else {
-        r
+        finish(s, Fmt::F32, Round::Zero)
     }
 }
 
