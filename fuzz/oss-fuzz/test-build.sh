@@ -143,6 +143,9 @@ for t in $targets; do
     printf '%s: %s runs, %s seeds, corpus %s after%s, exit %s\n    %s\n' "$t" "${runs:-?}" \
         "$seeds" "$(ls "$corpus" | wc -l)" "$dict" "$status" "${args[*]}"
     if [ "$status" != 0 ] || [ -n "$(ls -A "$artifacts")" ] || [ -z "$runs" ]; then
+        # The panic's message and regression file come before the backtrace, which a tail
+        # alone would show.
+        grep -m 1 -A 40 -E "panicked at|ERROR: libFuzzer|SUMMARY:" "$log" >&2 || true
         tail -n 30 "$log" >&2
         fail "$t: the fuzzer failed (exit $status, artifacts: $(ls "$artifacts" | tr '\n' ' '))"
     fi
