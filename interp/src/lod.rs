@@ -17,6 +17,14 @@ pub struct Mip {
     pub min: f32,
     /// The greatest level of detail.
     pub max: f32,
+    /// `maxAnisotropy`: 0 or 1 for isotropic filtering. Above 1 the level of detail of
+    /// `tex.level` is sharpened toward whole levels ([`sharpen`]) while the trilinear
+    /// optimisation is on.
+    pub aniso: u32,
+    /// CUDA's trilinear optimisation (on unless `disableTrilinearOptimization` is set): with
+    /// anisotropic filtering it is what sharpens the level of detail; otherwise it changes
+    /// nothing (`mipprobe.jsonl.xz`, `mip.level.linear.1d.noopt`).
+    pub trilinear_opt: bool,
 }
 
 /// Where the level of detail of a fetch comes from.
@@ -58,12 +66,29 @@ impl Mip {
     /// operand rounded down, the bias and clamps toward zero. Measured on an H200
     /// (`corpus/vectors/mipprobe.jsonl.xz`: dense sweeps of the operand with and without bias
     /// and clamps, nearest and linear level filtering).
+    ///
+    /// With anisotropic filtering (`aniso` above 1) and the trilinear optimisation on, the
+    /// level of detail of `tex.level` and `tex.grad` plus the bias is sharpened ([`sharpen`])
+    /// before the clamps, and the bias is held to the nearest 1/128 when `aniso` is 8 or more
+    /// (`anisofit.jsonl.xz`: `tex.level` sweeps with eight biases; a bias with `aniso` 2 to
+    /// 7 is refused where the texture is made: its rounding is not pinned down).
     pub fn lod(&self, lod: Lod, levels: u32) -> i64 {
+        let sharp = self.aniso > 1 && self.trilinear_opt;
+        let bias = if sharp && self.aniso >= 8 {
+            // The nearest 1/128, in 1/256 (saturating as `fixed256` does).
+            2 * fixed256(self.bias / 2.0, f64::round)
+        } else {
+            lod_fixed_trunc(self.bias)
+        };
         let l = match lod {
             Lod::Base => 0,
-            Lod::Level(v) => lod_fixed(v) + lod_fixed_trunc(self.bias),
-            Lod::Grad(g) => g + lod_fixed_trunc(self.bias),
+            Lod::Level(v) => lod_fixed(v) + bias,
+            Lod::Grad(g) => g + bias,
             Lod::Index(i) => i.saturating_mul(256),
+        };
+        let l = match lod {
+            Lod::Level(_) | Lod::Grad(_) if sharp => sharpen(l, self.aniso),
+            _ => l,
         };
         let l = l
             .min(lod_fixed_trunc(self.max))
@@ -85,6 +110,26 @@ impl Mip {
             vec![(k, 256 - w), (k + 1, w)]
         }
     }
+}
+
+/// A level of detail `l` (in 1/256) as anisotropic filtering with the trilinear optimisation
+/// takes it: within each whole level the fraction `f` is stretched about the middle, so that
+/// the low fractions read the level alone, the high ones the next, and the blend between the
+/// two is steeper: `2 f - 128` for `maxAnisotropy` 8 and above, `(7 f - 378) / 4` for 4 to 7,
+/// `(3 f - 126) / 2` for 2 and 3 (rounded down, then within `[0, 256]`). Measured on an H200
+/// (`corpus/vectors/anisofit.jsonl.xz`: `tex.level` over every 1/64 of nine levels; the
+/// `tex.grad` ratio sweeps of `tools/hwvectors/mipmap.py --family anisoprobe` give the same
+/// map); with `disableTrilinearOptimization` the level of detail is not sharpened
+/// (`anisoprobe2`, `ap2.lod.noopt.*`).
+pub fn sharpen(l: i64, aniso: u32) -> i64 {
+    let (q, f) = (l.div_euclid(256), l.rem_euclid(256));
+    let s = match aniso {
+        0..=1 => return l,
+        2..=3 => (3 * f - 126).div_euclid(2),
+        4..=7 => (7 * f - 378).div_euclid(4),
+        _ => 2 * f - 128,
+    };
+    q.saturating_mul(256).saturating_add(s.clamp(0, 256))
 }
 
 /// `256 log2(1 + j/256)` as the texture unit's table has it, for the top 8 bits `j` of a
@@ -283,6 +328,8 @@ mod tests {
             bias: -1.3,
             min: 0.0,
             max: 100.0,
+            aniso: 0,
+            trilinear_opt: true,
         };
         // The bias is held as -332/256: 1.3125 - 1.296875 = 4/256.
         assert_eq!(m.lod(Lod::Level(1.3125), 7), 4);
@@ -293,9 +340,40 @@ mod tests {
             bias: 0.0,
             min: 2.5,
             max: 1.0,
+            aniso: 0,
+            trilinear_opt: true,
         };
         assert_eq!(crossed.lod(Lod::Level(-2.0), 7), 640);
         assert_eq!(crossed.levels(640), vec![(3, 256)]);
         assert_eq!(m.levels(4), vec![(0, 252), (1, 4)]);
+    }
+
+    #[test]
+    fn anisotropic_sharpening() {
+        // maxAnisotropy 16: fractions below 64 read the level, above 192 the next one.
+        assert_eq!(sharpen(256 + 60, 16), 256);
+        assert_eq!(sharpen(256 + 100, 16), 256 + 72);
+        assert_eq!(sharpen(256 + 200, 16), 512);
+        // 2 and 4 (measured transitions of the `tex.level` sweeps).
+        assert_eq!(sharpen(44, 2), 3);
+        assert_eq!(sharpen(55, 2), 19);
+        assert_eq!(sharpen(56, 4), 3);
+        assert_eq!(sharpen(57, 4), 5);
+        assert_eq!(sharpen(-10, 16), 0);
+        assert_eq!(sharpen(300, 1), 300);
+        let mut m = Mip {
+            linear: true,
+            bias: 0.1,
+            min: 0.0,
+            max: 8.0,
+            aniso: 16,
+            trilinear_opt: true,
+        };
+        // The bias is held as 26/256 (the nearest 1/128): 40 + 26 = 66, sharpened to 4.
+        assert_eq!(m.lod(Lod::Level(40.0 / 256.0), 9), 4);
+        assert_eq!(m.lod(Lod::Base, 9), 0);
+        m.trilinear_opt = false;
+        assert_eq!(m.lod(Lod::Level(40.0 / 256.0), 9), 65);
+        assert_eq!(sharpen(1 << 40, 16), 1 << 40);
     }
 }

@@ -350,7 +350,8 @@ impl TextureArg {
     /// `coords=unnormalized|normalized`, `border=R/G/B/A`, and for a mipmapped texture
     /// `levels=N` (the buffer holds the levels one after another), `mipfilter=point|linear`,
     /// `samples=N` for a multi-sample texture (a texel's samples lie together),
-    /// `lodbias=F`, `minlod=F`, `maxlod=F` (default: the last level), `aniso=0|1`,
+    /// `lodbias=F`, `minlod=F`, `maxlod=F` (default: the last level), `aniso=0..16`
+    /// (`maxAnisotropy`: 2D only; `tex.grad` of a texture above 1 is not modelled),
     /// `trilinopt=0|1`. As `cudaCreateTextureObject` does, wrap and mirror become clamp with
     /// unnormalized coordinates, and linear filtering (of texels or of levels) needs a float
     /// result (a float format or a normalized read of an 8- or 16-bit integer one).
@@ -367,6 +368,8 @@ impl TextureArg {
                 bias: 0.0,
                 min: 0.0,
                 max: 0.0,
+                aniso: 0,
+                trilinear_opt: true,
             },
         };
         let mut max_lod = None;
@@ -438,18 +441,17 @@ impl TextureArg {
                         _ => return Err(format!("mipfilter `{v}`: point or linear")),
                     }
                 }
-                "aniso" => match v {
-                    "0" | "1" => {}
-                    _ => {
-                        return Err(format!(
-                            "aniso `{v}`: anisotropic filtering (maxAnisotropy > 1) is not \
-                             modelled; 0 or 1"
-                        ))
-                    }
-                },
+                "aniso" => {
+                    sm.mip.aniso = v
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&n| n <= 16)
+                        .ok_or_else(|| format!("aniso `{v}`: 0..16"))?
+                }
                 // CUDA's `disableTrilinearOptimization`: an H200 blends the levels the same
-                // either way (`mipprobe.jsonl.xz`, `mip.level.linear.1d.noopt`).
-                "trilinopt" if v == "0" || v == "1" => {}
+                // either way (`mipprobe.jsonl.xz`, `mip.level.linear.1d.noopt`), but with
+                // anisotropic filtering the optimisation sharpens the level of detail.
+                "trilinopt" if v == "0" || v == "1" => sm.mip.trilinear_opt = v == "1",
                 "lodbias" | "minlod" | "maxlod" => {
                     let f = v
                         .parse::<f32>()
@@ -487,6 +489,24 @@ impl TextureArg {
                         .collect::<Vec<_>>()
                         .join("x"),
                     layout.max_levels()
+                ));
+            }
+        }
+        if sm.mip.aniso > 1 {
+            // Measured on mipmapped and plain 2D textures only (docs/INTERP.md, "Anisotropic
+            // filtering"); the bias's rounding below 8 is not pinned down.
+            if layout.rank != 2 || layout.cube || layout.layers > 0 || layout.samples > 0 {
+                return Err(format!(
+                    "aniso={}: anisotropic filtering is modelled for 2D textures only \
+                     (not layered, cube or multi-sample)",
+                    sm.mip.aniso
+                ));
+            }
+            if sm.mip.aniso < 8 && sm.mip.bias != 0.0 && sm.mip.trilinear_opt {
+                return Err(format!(
+                    "aniso={} with lodbias={}: how the bias is rounded with maxAnisotropy 2 \
+                     to 7 is not modelled",
+                    sm.mip.aniso, sm.mip.bias
                 ));
             }
         }

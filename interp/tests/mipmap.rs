@@ -255,7 +255,16 @@ fn specifications_are_checked() {
         ("buf=1,type=f32,ch=1,dims=8,levels=2,lodbias=inf", "finite"),
         (
             "buf=1,type=f32,ch=1,dims=8,levels=2,aniso=8",
+            "2D textures only",
+        ),
+        ("buf=1,type=f32,ch=1,dims=8x8,levels=2,aniso=17", "0..16"),
+        (
+            "buf=1,type=f32,ch=1,dims=8x8,levels=2,aniso=4,lodbias=0.5",
             "not modelled",
+        ),
+        (
+            "buf=1,type=f32,ch=1,dims=8x8,layers=2,levels=2,aniso=2",
+            "2D textures only",
         ),
         (
             "buf=1,type=u32,ch=1,dims=8,levels=2,mipfilter=linear",
@@ -282,4 +291,70 @@ fn specifications_are_checked() {
     )
     .unwrap_err();
     assert!(e.contains("needs 60 bytes of texels"), "{e}");
+}
+
+/// `tex.level` of a 2D texture whose level `k` holds `k` (8 x 8, four levels, linear between
+/// levels): the first channel is the level of detail the fetch used, in levels.
+fn aniso_level(spec: &str, lods: &[f32]) -> Result<Vec<f32>, String> {
+    let mut tex = Vec::new();
+    for (k, n) in [64, 16, 4, 1].into_iter().enumerate() {
+        tex.extend(std::iter::repeat_n(k as f32, n));
+    }
+    let mut body = String::new();
+    for (i, l) in lods.iter().enumerate() {
+        body += &format!(
+            "mov.b32 %f1, 0f3E99999A; mov.b32 %f2, 0f{:08X};\n\
+             tex.level.2d.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd3, {{%f1, %f1}}], %f2;\n\
+             st.global.f32 [%rd1+{}], %f4;\n",
+            l.to_bits(),
+            4 * i
+        );
+    }
+    let w = run(&body, f32s(&tex), spec)?;
+    Ok(w[..lods.len()].iter().map(|&b| f32::from_bits(b)).collect())
+}
+
+#[test]
+fn anisotropic_filtering_sharpens_the_level_of_detail() {
+    let base = "buf=1,type=f32,ch=1,dims=8x8,levels=4,mipfilter=linear,filter=linear";
+    // Isotropic: the level of detail as given (in 1/256).
+    let lods = [
+        1.0 + 60.0 / 256.0,
+        1.0 + 100.0 / 256.0,
+        1.0 + 200.0 / 256.0,
+        2.5,
+    ];
+    let iso = aniso_level(base, &lods).unwrap();
+    assert_eq!(iso, lods.to_vec());
+    // maxAnisotropy 16: fractions below 1/4 read the level alone, above 3/4 the next one, and
+    // between them the blend is twice as steep (2 f - 128 in 1/256).
+    let a16 = aniso_level(&format!("{base},aniso=16"), &lods).unwrap();
+    assert_eq!(a16, vec![1.0, 1.0 + 72.0 / 256.0, 2.0, 2.5]);
+    // maxAnisotropy 4: (7 f - 378) / 4 rounded down.
+    let a4 = aniso_level(&format!("{base},aniso=4"), &lods).unwrap();
+    assert_eq!(
+        a4,
+        vec![
+            1.0 + 10.0 / 256.0,
+            1.0 + 80.0 / 256.0,
+            1.0 + 255.0 / 256.0,
+            2.0 + 129.0 / 256.0
+        ]
+    );
+    // Without the trilinear optimisation nothing is sharpened.
+    let off = aniso_level(&format!("{base},aniso=16,trilinopt=0"), &lods).unwrap();
+    assert_eq!(off, lods.to_vec());
+    // With 8 or more the bias is held to the nearest 1/128: 0.1 is 26/256, so 40/256 reads
+    // as 66/256, sharpened to 4/256.
+    let b = aniso_level(&format!("{base},aniso=16,lodbias=0.1"), &[40.0 / 256.0]).unwrap();
+    assert_eq!(b, vec![4.0 / 256.0]);
+    // `tex.grad` spreads an anisotropic footprint, which is not modelled: refused, not
+    // answered with an isotropic fetch.
+    let body = "mov.b32 %f1, 0f3E99999A; mov.b32 %f2, 0f3E000000; mov.b32 %f3, 0f3D000000;\n\
+                tex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd3, {%f1, %f1}], {%f2, %f3}, \
+                {%f3, %f2};";
+    let tex = f32s(&[0.0; 85]);
+    let e = run(body, tex.clone(), &format!("{base},aniso=2")).unwrap_err();
+    assert!(e.contains("footprint is not modelled"), "{e}");
+    assert!(run(body, tex, &format!("{base},aniso=1")).is_ok());
 }

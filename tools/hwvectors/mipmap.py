@@ -16,7 +16,11 @@ and eight from `in2` (the two gradient vectors, four words each).
 Families: mipprobe (sweeps of the level of detail and of gradients over textures whose level
 `k` holds the value `k`, so the result is the level of detail the hardware used), mipmap
 (random textures, coordinates, levels and gradients in every geometry), oglprobe (`clamp_ogl`
-through a `.samplerref` in independent mode).
+through a `.samplerref` in independent mode), anisoprobe, anisoprobe2, anisoprobe3
+(anisotropic filtering, `maxAnisotropy` above 1: level-of-detail sweeps and footprints of
+impulse textures; recordings in `corpus/aniso/`, a selection in
+`corpus/vectors/anisofit.jsonl.xz`), aniso (random anisotropic fetches,
+`corpus/vectors/aniso.jsonl.xz`).
 
 Usage (GPU machine; needs CuPy):
 
@@ -449,6 +453,249 @@ def mipmap():
             dtype=dtype)
 
 
+def impulse_texels(d):
+    """f32 texels, four channels: channel `k` is 1 at the centre texel of level `k` (k < 4) and 0
+    elsewhere, so a fetch answers the weight the hardware gave each of those four texels."""
+    assert d["type"] == "f32" and d["channels"] == 4
+    out = []
+    for k, (w, h, dd, nb) in enumerate(mip_levels(d)):
+        lv = [0] * (4 * w * h * dd)
+        if k < 4:
+            lv[4 * ((h // 2) * w + w // 2) + k] = f32(1.0)
+        out += lv
+    return out
+
+
+def impulse_case(name, fam, d, gx, gy, phase, span, form="grad"):
+    """A fetch at the centre texel of level 0 plus `phase` and every integer shift in
+    `[-span, span]^2`, gradients `gx`, `gy` in level-0 texels: the footprint, one tap weight
+    per shift and level."""
+    w, h = d["dims"]
+    coords = [((w // 2 + phase[0] + i) / w, (h // 2 + phase[1] + j) / h)
+              for j in range(-span, span + 1) for i in range(-span, span + 1)]
+    g = ((gx[0] / w, gx[1] / h), (gy[0] / w, gy[1] / h))
+    add(name, fam, d, "2d", form, coords, grads=[g] * len(coords),
+        texels=impulse_texels(d))
+
+
+def anisoprobe():
+    """Anisotropic filtering (`maxAnisotropy` > 1) of `tex.grad`: the level of detail it uses
+    (sweeps of the two gradients' ratio, angle and length over textures whose level `k` holds
+    `k`), and the footprint (impulse textures, every integer shift of the coordinate)."""
+    fam = "anisoprobe"
+    t = 256.0
+    for filt in ["linear", "point"]:
+        for a in ([0, 2, 3, 4, 5, 8, 16] if filt == "linear" else [16]):
+            d = desc("f32", 1, (256, 256), 9, filt=filt, mipfilter="linear", aniso=a)
+            tag = "%s.a%d" % (filt, a)
+            minor = [8 * 2 ** (-i / 64) for i in range(449)]
+            add("ap.ratio.x.%s" % tag, fam, d, "2d", "grad", [(0.3, 0.6)] * len(minor),
+                grads=[((8 / t, 0.0), (0.0, b / t)) for b in minor])
+            if filt == "point":
+                continue
+            add("ap.ratio.y.%s" % tag, fam, d, "2d", "grad", [(0.3, 0.6)] * len(minor),
+                grads=[((b / t, 0.0), (0.0, 8 / t)) for b in minor])
+            c, s = math.cos(0.5236), math.sin(0.5236)
+            add("ap.ratio.r30.%s" % tag, fam, d, "2d", "grad", [(0.3, 0.6)] * len(minor),
+                grads=[((8 * c / t, 8 * s / t), (-b * s / t, b * c / t)) for b in minor])
+            major = [2 * 2 ** (i / 64) for i in range(449)]
+            add("ap.major.%s" % tag, fam, d, "2d", "grad", [(0.3, 0.6)] * len(major),
+                grads=[((m / t, 0.0), (0.0, 2 / t)) for m in major])
+            ang = [2 * math.pi * i / 1024 for i in range(1024)]
+            add("ap.angle.%s" % tag, fam, d, "2d", "grad", [(0.3, 0.6)] * len(ang),
+                grads=[((8 * math.cos(q) / t, 8 * math.sin(q) / t),
+                        (-math.sin(q) / t, math.cos(q) / t)) for q in ang])
+            ks = [i / 256 for i in range(513)]
+            add("ap.skew.%s" % tag, fam, d, "2d", "grad", [(0.3, 0.6)] * len(ks),
+                grads=[((8 / t, 0.0), (8 * k / t, 1 / t)) for k in ks])
+
+            def rg():
+                v = 2 ** RNG.uniform(-10, 0) * RNG.choice([-1, 1])
+                return v if RNG.random() > 0.1 else 0.0
+
+            rand = [((rg(), rg()), (rg(), rg())) for _ in range(2048)]
+            add("ap.rand.%s" % tag, fam, d, "2d", "grad", [(0.3, 0.6)] * len(rand), grads=rand)
+    # Footprints at level 0 (minor axis 1 texel) and across levels.
+    cfgs = []
+    for r in [1, 1.5, 2, 3, 4, 5, 6, 8, 11, 16, 24]:
+        cfgs.append(("x%g" % r, 16, "linear", "linear", (r, 0.0), (0.0, 1.0)))
+    for a in [2, 3, 4, 8]:
+        cfgs.append(("x16.a%d" % a, a, "linear", "linear", (16.0, 0.0), (0.0, 1.0)))
+    for deg in [30, 45, 60, 90, 135]:
+        q = math.radians(deg)
+        cfgs.append(("r%d" % deg, 16, "linear", "linear", (8 * math.cos(q), 8 * math.sin(q)),
+                     (-math.sin(q), math.cos(q))))
+    cfgs += [("skew", 16, "linear", "linear", (8.0, 0.0), (4.0, 1.0)),
+             ("ydx", 16, "linear", "linear", (1.0, 0.0), (0.0, 8.0)),
+             ("x6m1.5", 16, "linear", "linear", (6.0, 0.0), (0.0, 1.5)),
+             ("x12m3", 16, "linear", "linear", (12.0, 0.0), (0.0, 3.0)),
+             ("x6m1.5.mpoint", 16, "linear", "point", (6.0, 0.0), (0.0, 1.5)),
+             ("x8.fpoint", 16, "point", "linear", (8.0, 0.0), (0.0, 1.0)),
+             ("x8.iso", 0, "linear", "linear", (8.0, 0.0), (0.0, 1.0))]
+    for name, a, filt, mf, gx, gy in cfgs:
+        d = desc("f32", 4, (64, 64), 7, filt=filt, mipfilter=mf, aniso=a)
+        for pi, ph in enumerate([(0.3, 0.6), (0.71, 0.18)]):
+            impulse_case("ap.imp.%s.p%d" % (name, pi), fam, d, gx, gy, ph, 24)
+
+
+def aniso():
+    """Random anisotropic fetches (`maxAnisotropy` 2 to 16) for the corpus: random textures,
+    coordinates and gradient pairs of every orientation and ratio, through `tex.grad`,
+    `tex.level` and `tex`; the level of detail alone (level `k` holds `k`); footprints of
+    impulse textures."""
+    fam = "aniso"
+    configs = [
+        ("u8x4.wrap", "u8", 4, "normalized", (64, 32), 7, "linear", "linear", "wrap"),
+        ("f32", "f32", 1, "element", (64, 64), 7, "linear", "linear", "clamp"),
+        ("f32.mpoint", "f32", 1, "element", (64, 64), 7, "linear", "point", "clamp"),
+        ("f32.fpoint", "f32", 1, "element", (64, 64), 7, "point", "linear", "clamp"),
+        ("f16x2.npot", "f16", 2, "element", (48, 20), 6, "linear", "linear", "clamp"),
+    ]
+
+    def grad(w, h):
+        # A footprint of random orientation, major axis 2^-1..2^5 texels, ratio 1..32, the
+        # minor axis skewed a little off the perpendicular.
+        q = RNG.uniform(0, 2 * math.pi)
+        major = 2 ** RNG.uniform(-1, 5)
+        minor = major / 2 ** RNG.uniform(0, 5)
+        sk = RNG.uniform(-0.3, 0.3)
+        gx = (major * math.cos(q), major * math.sin(q))
+        gy = (minor * (-math.sin(q) + sk * math.cos(q)), minor * (math.cos(q) + sk * math.sin(q)))
+        if RNG.random() < 0.5:
+            gx, gy = gy, gx
+        return ((gx[0] / w, gx[1] / h), (gy[0] / w, gy[1] / h))
+
+    for name, ty, ch, read, dims, levels, filt, mf, addr in configs:
+        for a in [2, 4, 16] + ([8] if ty == "u8" else []):
+            d = desc(ty, ch, dims, levels, filt=filt, mipfilter=mf, addr=addr, read=read, aniso=a)
+            texels = random_texels(d)
+            dtype = "f32"
+            n = 256
+            coords = [(RNG.uniform(-0.1, 1.1), RNG.uniform(-0.1, 1.1)) for _ in range(n)]
+            gs = [grad(*dims) for _ in range(n)]
+            add("aniso.grad#%s.a%d" % (name, a), fam, d, "2d", "grad", coords, grads=gs,
+                texels=texels, dtype=dtype)
+            if name in ("u8x4.wrap", "f32"):
+                lods = [RNG.uniform(-1, levels + 1) for _ in range(128)]
+                add("aniso.level.%s.a%d" % (name, a), fam, d, "2d", "level", coords[:128],
+                    lods=lods, texels=texels, dtype=dtype)
+                add("aniso.plain.%s.a%d" % (name, a), fam, d, "2d", "", coords[:128],
+                    texels=texels, dtype=dtype)
+    for a in [2, 4, 8, 16]:
+        d = desc("f32", 1, (64, 64), 7, filt="linear", mipfilter="linear", aniso=a)
+        gs = [grad(64, 64) for _ in range(1024)]
+        add("aniso.lod#a%d" % a, fam, d, "2d", "grad", [(0.3, 0.6)] * len(gs), grads=gs)
+    for name, a, gx, gy in [("x6", 16, (6.0, 0.0), (0.0, 1.0)), ("r30", 8, (6.9, 4.0), (-0.5, 0.87)),
+                            ("x6m1.5", 16, (6.0, 0.0), (0.0, 1.5)), ("x16.a4", 4, (16.0, 0.0), (0.0, 1.0))]:
+        d = desc("f32", 4, (32, 32), 6, filt="linear", mipfilter="linear", aniso=a)
+        impulse_case("aniso.imp#%s" % name, fam, d, gx, gy, (0.3, 0.6), 12)
+
+
+def anisoprobe2():
+    """Second round for anisotropic filtering: footprints over a dense sweep of the ratio (one
+    row of shifts, the major axis along x), over the major axis's direction, and between two
+    levels; the level of detail with the bias and clamps and without the trilinear
+    optimisation."""
+    fam = "anisoprobe2"
+    d = desc("f32", 4, (64, 64), 7, filt="linear", mipfilter="linear", aniso=16)
+    tex = impulse_texels(d)
+
+    def row(ratios, minor, phase, span=24):
+        coords, grads = [], []
+        for r in ratios:
+            for i in range(-span, span + 1):
+                coords.append(((32 + phase[0] + i) / 64, (32 + phase[1]) / 64))
+                grads.append(((r * minor / 64, 0.0), (0.0, minor / 64)))
+        return coords, grads
+
+    ratios = [1 + i / 32 for i in range(17 * 32 + 1)]
+    for pi, ph in enumerate([(0.3, 0.6), (0.71, 0.18)]):
+        c, g = row(ratios, 1.0, ph)
+        add("ap2.row.m1.p%d" % pi, fam, d, "2d", "grad", c, grads=g, texels=tex)
+    c, g = row([1 + i / 8 for i in range(8 * 8 + 1)], 1.5, (0.3, 0.6))
+    add("ap2.row.m1.5", fam, d, "2d", "grad", c, grads=g, texels=tex)
+    c, g = row([1 + i / 8 for i in range(8 * 8 + 1)], 0.5, (0.3, 0.6))
+    add("ap2.row.m0.5", fam, d, "2d", "grad", c, grads=g, texels=tex)
+    for a in [2, 4, 8]:
+        da = desc("f32", 4, (64, 64), 7, filt="linear", mipfilter="linear", aniso=a)
+        c, g = row([1 + i / 8 for i in range(8 * 12 + 1)], 1.0, (0.3, 0.6))
+        add("ap2.row.m1.a%d" % a, fam, da, "2d", "grad", c, grads=g, texels=impulse_texels(da))
+    # The major axis's direction: 2D windows, every 1/32 turn, ratios 3, 4 and 6.5.
+    span = 10
+    for r in [3.0, 4.0, 6.5]:
+        coords, grads = [], []
+        for k in range(32):
+            q = 2 * math.pi * k / 32
+            for j in range(-span, span + 1):
+                for i in range(-span, span + 1):
+                    coords.append(((32.3 + i) / 64, (32.6 + j) / 64))
+                    grads.append(((r * math.cos(q) / 64, r * math.sin(q) / 64),
+                                  (-math.sin(q) / 64, math.cos(q) / 64)))
+        add("ap2.angle.r%g" % r, fam, d, "2d", "grad", coords, grads=grads, texels=tex)
+    # Level of detail: bias and clamps, and the trilinear optimisation switched off.
+    t = 256.0
+    minor = [8 * 2 ** (-i / 64) for i in range(449)]
+    for tag, kw in [("noopt", {"trilinopt": False}), ("bias", dict(lodbias=0.4)),
+                    ("negbias", dict(lodbias=-1.3)), ("clamp", dict(minlod=1.3, maxlod=2.6)),
+                    ("point", dict(mipfilter="point"))]:
+        kw = dict(kw)
+        mf = kw.pop("mipfilter", "linear")
+        for a in [4, 16]:
+            dl = desc("f32", 1, (256, 256), 9, filt="linear", mipfilter=mf, aniso=a, **kw)
+            add("ap2.lod.%s.a%d" % (tag, a), fam, dl, "2d", "grad", [(0.3, 0.6)] * len(minor),
+                grads=[((8 / t, 0.0), (0.0, b / t)) for b in minor])
+    dn = desc("f32", 4, (64, 64), 7, filt="linear", mipfilter="linear", aniso=16, trilinopt=False)
+    c, g = row([1 + i / 8 for i in range(8 * 8 + 1)], 1.5, (0.3, 0.6))
+    add("ap2.row.m1.5.noopt", fam, dn, "2d", "grad", c, grads=g, texels=impulse_texels(dn))
+    # tex.level and tex on the impulse texture: one tap, or a footprint?
+    for form in ["level", ""]:
+        coords = [((32.3 + i) / 64, (32.6 + j) / 64) for j in range(-3, 4) for i in range(-3, 4)]
+        add("ap2.form.%s" % (form or "plain"), fam, d, "2d", form, coords,
+            lods=[0.5] * len(coords), texels=tex)
+
+
+def anisoprobe3():
+    """Third round: footprint rows at sixteen sub-texel phases (to pin each tap's position and
+    weight), a rotated footprint at four phases, and the level of detail of `tex.grad` and
+    `tex.level` with a bias at maxAnisotropy 2 and 4."""
+    fam = "anisoprobe3"
+    d = desc("f32", 4, (64, 64), 7, filt="linear", mipfilter="linear", aniso=16)
+    tex = impulse_texels(d)
+    ratios = [1 + i / 16 for i in range(16 * 16 + 1)]
+    for k in range(16):
+        px = k / 16 + 1 / 64
+        coords, grads = [], []
+        for r in ratios:
+            for i in range(-24, 25):
+                coords.append(((32 + px + i) / 64, 32.6 / 64))
+                grads.append(((r / 64, 0.0), (0.0, 1 / 64)))
+        add("ap3.row.ph%d" % k, fam, d, "2d", "grad", coords, grads=grads, texels=tex)
+    span = 8
+    for k, (px, py) in enumerate([(0.0625, 0.1875), (0.3125, 0.4375), (0.5625, 0.6875),
+                                  (0.8125, 0.9375)]):
+        coords, grads = [], []
+        for a in range(32):
+            q = 2 * math.pi * a / 32
+            for j in range(-span, span + 1):
+                for i in range(-span, span + 1):
+                    coords.append(((32 + px + i) / 64, (32 + py + j) / 64))
+                    grads.append(((3 * math.cos(q) / 64, 3 * math.sin(q) / 64),
+                                  (-math.sin(q) / 64, math.cos(q) / 64)))
+        add("ap3.angle.r3.ph%d" % k, fam, d, "2d", "grad", coords, grads=grads, texels=tex)
+    t = 256.0
+    minor = [8 * 2 ** (-i / 64) for i in range(449)]
+    lods = [-1 + i / 64 for i in range(9 * 64 + 1)]
+    for a in [2, 4, 16]:
+        for b in [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, -0.25, -1.3]:
+            dl = desc("f32", 1, (256, 256), 9, filt="linear", mipfilter="linear", aniso=a,
+                      lodbias=b)
+            if a != 16:
+                add("ap3.grad.a%d.b%g" % (a, b), fam, dl, "2d", "grad",
+                    [(0.3, 0.6)] * len(minor), grads=[((8 / t, 0.0), (0.0, m / t)) for m in minor])
+            add("ap3.level.a%d.b%g" % (a, b), fam, dl, "2d", "level", [(0.3, 0.6)] * len(lods),
+                lods=lods)
+
+
 OGL_HEADER = ".version 8.7\n.target sm_90, texmode_independent\n.address_size 64\n"
 
 
@@ -482,7 +729,10 @@ def oglprobe():
 
 
 T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
-                   "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe})
+                   "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe,
+                   "anisoprobe": anisoprobe, "anisoprobe2": anisoprobe2,
+                   "anisoprobe3": anisoprobe3,
+                   "aniso": aniso})
 
 if __name__ == "__main__":
     T.main()

@@ -662,6 +662,14 @@ fn lod_of(
         // With integer coordinates the operand is the level (ptxas takes only `.s32` there).
         [o] if co.int => Ok(tx::Lod::Index(x.get(o, l)? as u32 as i32 as i64)),
         [o] => Ok(tx::Lod::Level(f32::from_bits(x.get(o, l)? as u32))),
+        // An anisotropic footprint spreads several bilinear taps along the gradients' major
+        // axis (docs/INTERP.md, "Anisotropic filtering"); its tap weights and positions are
+        // measured but not pinned down to the bit, so the fetch is refused rather than
+        // answered with an isotropic one.
+        [_, _] if t.sampler.mip.aniso > 1 => Err(x.unsupported(format!(
+            "tex.grad with anisotropic filtering (aniso={}): the footprint is not modelled",
+            t.sampler.mip.aniso
+        ))),
         [a, b] => {
             let n = if t.layout.cube { 3 } else { co.n };
             let grad = |o: &Opnd| -> Result<Vec<f32>, Error> {

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""The fitted parts of anisotropic filtering (`maxAnisotropy` above 1) on an H200, checked against
+the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Runs anywhere
+(numpy, no GPU): it prints, for each rule, how many recorded samples it reproduces.
+
+- `sharpen`: the level of detail the trilinear optimisation uses with anisotropy (modelled by
+  the interpreter, `interp/src/lod.rs`), checked on the `tex.level` sweeps.
+- `aniso_lod`: the level of detail of `tex.grad` (not modelled by the interpreter), checked on
+  the sweeps and random pairs of `anisoprobe.jsonl.xz`.
+- `axis_taps`: the footprint of a major axis along x with a minor axis of one texel (not
+  modelled), checked on the impulse rows of `anisoprobe3.jsonl.xz` at sixteen phases.
+
+    python3 tools/hwvectors/anisofit.py [corpus/aniso]
+"""
+
+import json
+import lzma
+import math
+import struct
+import sys
+
+import numpy as np
+
+# `256 log2(1 + j/256)` of the texture unit (interp/src/lod.rs, LOG2).
+TAB = [0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22, 23, 24, 26, 27, 28, 30, 31, 32, 34, 35, 36, 38, 39, 40, 42, 43, 44, 45, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63, 64, 65, 66, 68, 69, 70, 71, 72, 74, 75, 76, 77, 78, 79, 81, 82, 83, 84, 85, 86, 88, 89, 90, 91, 92, 93, 94, 95, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 135, 136, 137, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 173, 174, 175, 176, 177, 178, 179, 180, 181, 181, 182, 183, 184, 185, 186, 187, 188, 188, 189, 190, 191, 192, 193, 194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203, 204, 205, 205, 206, 207, 208, 209, 210, 210, 211, 212, 213, 214, 214, 215, 216, 217, 218, 218, 219, 220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229, 229, 230, 231, 232, 233, 233, 234, 235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244, 245, 245, 246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 255]
+
+
+def load(path):
+    return {c["name"]: c for c in map(json.loads, lzma.open(path, "rt"))}
+
+
+def words(hexs):
+    return np.array([int(h, 16) for h in hexs], dtype=np.uint32).view(np.float32)
+
+
+def outs(c):
+    return words(c["out"]["hex"]).reshape(-1, 4)
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def L256(v):
+    """`256 log2 v` as the texture unit takes it (exponent and table); None for 0."""
+    if v <= 0:
+        return None
+    b = struct.unpack("<I", struct.pack("<f", v))[0]
+    return (((b >> 23) & 255) - 127) * 256 + TAB[(b >> 15) & 255]
+
+
+def t9(x):
+    """|x| truncated to 9 bits after its leading one."""
+    x = abs(x)
+    if x == 0.0 or not math.isfinite(x):
+        return x
+    s = 2.0 ** (math.frexp(x)[1] - 10)
+    return math.floor(x / s) * s
+
+
+def ulp9(x):
+    return 2.0 ** (math.frexp(x)[1] - 10)
+
+
+def norm2(v):
+    """The isotropic length of a 2D gradient (docs/INTERP.md, Mipmaps)."""
+    a = sorted((t9(c) for c in v), reverse=True)
+    if a[1] == 0.0:
+        return a[0]
+    u = ulp9(a[1])
+    return a[0] + t9((11 / 32 * (a[1] / u) + 0.125) * u)
+
+
+def diag2(v):
+    a = sorted((t9(c) for c in v), reverse=True)
+    if a[0] == 0.0:
+        return 0.0
+    u = ulp9(a[0])
+    g = (11 * (a[0] / u) + 4) / 16.0
+    g = math.floor(g) if g >= 512 else math.floor(2 * g) / 2
+    h = 0.0
+    if a[1] > 0.0:
+        s = 2.0 ** (math.frexp(121 / 512 * a[1])[1] - 12)
+        h = math.floor(121 / 512 * a[1] / s) * s + ulp9(a[1]) / 16
+    return g * u + h
+
+
+def rho(gx, gy):
+    """The isotropic extent of `tex.grad` (texels): the largest of the two lengths and of the
+    extents of the sum and difference of the truncated gradients."""
+    tx = [math.copysign(t9(a), a) for a in gx]
+    ty = [math.copysign(t9(b), b) for b in gy]
+    s = [a + b for a, b in zip(tx, ty)]
+    d = [a - b for a, b in zip(tx, ty)]
+    return f32(max(norm2(gx), norm2(gy), diag2(s), diag2(d)))
+
+
+def pow2_floor(a):
+    return 1 << (a.bit_length() - 1)
+
+
+def sharpen(l, aniso):
+    q, f = divmod(l, 256)
+    a = pow2_floor(aniso)
+    s = {2: (3 * f - 126) // 2, 4: (7 * f - 378) // 4}.get(a, 2 * f - 128)
+    return 256 * q + min(max(s, 0), 256)
+
+
+def aniso_lod(gx, gy, aniso, levels):
+    """`tex.grad`'s level of detail in 1/256 (no bias or clamps), gradients in texels."""
+    r = rho(gx, gy)
+    if r == 0:
+        return 0
+    lmaj = L256(r)
+    det = abs(t9(gx[0]) * math.copysign(1, gx[0]) * t9(gy[1]) * math.copysign(1, gy[1])
+              - t9(gx[1]) * math.copysign(1, gx[1]) * t9(gy[0]) * math.copysign(1, gy[0]))
+    lmin = L256(f32(det)) - lmaj if det > 0 else -(1 << 30)
+    raw = max(lmin, lmaj - 256 * int(math.log2(pow2_floor(aniso))))
+    return min(max(sharpen(raw, aniso), 0), 256 * (levels - 1))
+
+
+def e8(f):
+    """The 8-bit exp2 table: `256 2^(-f/256)` rounded."""
+    return math.floor(256 * 2 ** (-f / 256) + 0.5)
+
+
+def axis_taps(d):
+    """The taps of a footprint whose log2 ratio is `d` (1/256), minor axis 256 (1/256 texel):
+    [(offset in 1/256 texel, weight)], and the weights' unit 1/T."""
+    q, f = divmod(d, 256)
+    if q == 0:
+        s = 4 * (128 - e8(d) // 2)
+        return [(-(s // 2), 256), (s // 2, 256)], 512
+    t = 256 << min(q, 2)
+    wi = (t * e8(f)) >> (8 + q)
+    n = 2
+    while (t - (n - 2) * wi) / 2 > wi:
+        n += 2
+    we = (t - (n - 2) * wi) // 2
+    pos = [round((j - (n - 1) / 2) * 256) for j in range(n)]
+    return [(pos[0], we)] + [(p, wi) for p in pos[1:-1]] + [(pos[-1], we)], t
+
+
+def split(w, a, b):
+    """A tap's weight over its four texels (x first, then y; docs/INTERP.md)."""
+    up = (a * w + 128) >> 8
+    out = {}
+    for x, p in ((0, w - up), (1, up)):
+        same = (2 * p * (b if x else 256 - b) + 256) // 512
+        out[(x, x)] = same
+        out[(x, 1 - x)] = p - same
+    return out
+
+
+def row(taps, t, cx, cy, span=24, imp=32):
+    """An impulse's weight (1/1024) at each integer shift of a row of fetches at `cx`, `cy`
+    (1/256 texel, after the half-texel shift)."""
+    out = np.zeros(2 * span + 1, np.int64)
+    yi, b = cy >> 8, cy & 255
+    for i in range(-span, span + 1):
+        tot = 0
+        for ox, w in taps:
+            x = cx + 256 * i + ox
+            dx, dy = imp - (x >> 8), imp - yi
+            if dx in (0, 1) and dy in (0, 1):
+                tot += split(w, x & 255, b)[(dx, dy)] * 1024 // t
+        out[i + span] = tot
+    return out
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "corpus/aniso"
+    ap = load(root + "/anisoprobe.jsonl.xz")
+    ap3 = load(root + "/anisoprobe3.jsonl.xz")
+    # tex.level: the sharpened level of detail (bias 0 at 2 and 4, every bias at 16).
+    lods = [-1 + i / 64 for i in range(9 * 64 + 1)]
+    for a in [2, 4, 16]:
+        for b in [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, -0.25, -1.3]:
+            got = np.round(outs(ap3["ap3.level.a%d.b%g" % (a, b)])[:len(lods), 0] * 256)
+            bias = 2 * round(b * 128) if a >= 8 else math.trunc(b * 256)
+            miss = sum(min(max(sharpen(math.floor(v * 256) + bias, a), 0), 2048) != g
+                       for v, g in zip(lods, got))
+            print("sharpen     tex.level a=%-2d bias=%-5g %3d of %d samples miss" %
+                  (a, b, miss, len(lods)))
+    # tex.grad: the level of detail.
+    sizes = {"ratio.x": 449, "ratio.y": 449, "ratio.r30": 449, "major": 449, "angle": 1024,
+             "skew": 513, "rand": 2048}
+    for a in [2, 4, 8, 16]:
+        for nm, n in sizes.items():
+            c = ap["ap.%s.linear.a%d" % (nm, a)]
+            g = words(c["args"][2]["hex"]).reshape(-1, 8).astype(np.float64) * 256
+            got = np.round(outs(c)[:n, 0] * 256)
+            miss = sum(aniso_lod(list(g[i, 0:2]), list(g[i, 4:6]), a, 9) != got[i]
+                       for i in range(n))
+            print("aniso_lod   tex.grad  a=%-2d %-9s %4d of %d samples miss" % (a, nm, miss, n))
+    # tex.grad: the taps along x, minor axis one texel, sixteen phases.
+    ratios = [1 + i / 16 for i in range(16 * 16 + 1)]
+    rows = [outs(ap3["ap3.row.ph%d" % k])[:len(ratios) * 49, 0].reshape(len(ratios), 49)
+            for k in range(16)]
+    bad = []
+    for ri, r in enumerate(ratios):
+        if r > 16:
+            continue
+        taps, t = axis_taps(L256(f32(r)))
+        for k in range(16):
+            cx = math.floor((32 + k / 16 + 1 / 64 - 0.5) * 256 + 0.5)
+            cy = math.floor((32 + 0.6 - 0.5) * 256 + 0.5)
+            if (row(taps, t, cx, cy) != np.round(rows[k][ri] * 1024)).any():
+                bad.append(r)
+                break
+    print("axis_taps   tex.grad  ratios 1..16: %d of %d ratios miss %s" %
+          (len(bad), sum(r <= 16 for r in ratios), bad))
+
+
+if __name__ == "__main__":
+    main()
