@@ -79,3 +79,20 @@ extern "C" __global__ void accumulate(int *acc, const int *in) {
     int i = threadIdx.x;
     acc[i] += in[i];
 }
+
+extern "C" __global__ void local_half(const int *in, int *out) {
+    // BUG (local memory read before written): a[0..7] written, a[in[t] & 15] read; threads
+    // 8..15 of every 16 read a[8..15], never written. The dynamic index keeps `a` in local
+    // memory.
+    int a[16];
+    int t = threadIdx.x;
+    for (int k = 0; k < 8; k++) a[k] = in[(t + k) % 64];
+    out[t] = a[in[t] & 15];
+}
+
+extern "C" __global__ void local_full(const int *in, int *out) {
+    int a[16];
+    int t = threadIdx.x;
+    for (int k = 0; k < 16; k++) a[k] = in[(t + k) % 64];
+    out[t] = a[in[t] & 15];
+}

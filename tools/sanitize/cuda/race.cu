@@ -145,3 +145,63 @@ extern "C" __global__ void global_flag_race(int *out) {
     // BUG (global-memory WAW between CTAs): every CTA writes out[0] unordered.
     if (threadIdx.x == 0) out[0] = blockIdx.x;
 }
+
+extern "C" __global__ void global_plain_sum(const int *in, int *out) {
+    // BUG (global-memory read-modify-write race between CTAs): thread 0 of every CTA adds its
+    // value to out[0] with a plain load and store.
+    if (threadIdx.x == 0) out[0] += in[blockIdx.x];
+}
+
+extern "C" __global__ void global_atomic_sum(const int *in, int *out) {
+    if (threadIdx.x == 0) atomicAdd(&out[0], in[blockIdx.x]);
+}
+
+extern "C" __global__ void global_rotate_nosync(const int *in, int *out, int *g) {
+    // BUG (global-memory RAW between warps of one CTA): g[t] written, g[(t+32)%64] read by
+    // the other warp, no __syncthreads.
+    int t = threadIdx.x;
+    g[t] = in[t];
+    out[t] = g[(t + 32) % 64];
+}
+
+extern "C" __global__ void global_rotate_sync(const int *in, int *out, int *g) {
+    int t = threadIdx.x;
+    g[t] = in[t];
+    __syncthreads();
+    out[t] = g[(t + 32) % 64];
+}
+
+extern "C" __global__ void global_neighbor_cta(const int *in, int *out, int *g) {
+    // BUG (global-memory RAW between CTAs): each CTA writes its slice of g and reads the next
+    // CTA's slice; nothing orders CTAs.
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int n = gridDim.x * blockDim.x;
+    g[i] = in[i];
+    __syncthreads();
+    out[i] = g[(i + blockDim.x) % n];
+}
+
+extern "C" __global__ void threadfence_reduce(const int *in, int *out, int *partial,
+                                              unsigned *count) {
+    // The CUDA programming guide's pattern: each CTA publishes a partial sum, fences, and
+    // counts itself in; the last CTA (which sees count = gridDim.x - 1) reads every partial.
+    __shared__ int s[32];
+    __shared__ bool last;
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * 32 + t];
+    __syncthreads();
+    if (t == 0) {
+        int sum = 0;
+        for (int k = 0; k < 32; k++) sum += s[k];
+        partial[blockIdx.x] = sum;
+        __threadfence();
+        unsigned v = atomicInc(count, gridDim.x);
+        last = (v == gridDim.x - 1);
+    }
+    __syncthreads();
+    if (last && t == 0) {
+        int total = 0;
+        for (unsigned b = 0; b < gridDim.x; b++) total += ((volatile int *)partial)[b];
+        out[0] = total;
+    }
+}
