@@ -45,7 +45,9 @@ pub struct RunArgs {
     /// `mode=im2col,cpp=N,ppc=N,lower=W:H:D,upper=W:H:D` instead of `box`),
     /// `tex:buf=ARG,type=T,ch=C,dims=W[xH[xD]][,layers=N][,cube=1][,res=linear]`
     /// `[,addr=clamp/wrap/..][,filter=linear][,read=normalized][,coords=normalized]`
-    /// `[,border=R/G/B/A]` (a texture object over ARG's buffer),
+    /// `[,border=R/G/B/A][,levels=N,mipfilter=linear,lodbias=F,minlod=F,maxlod=F,aniso=N]`
+    /// `[,seamless=1][,samples=N]` (a texture object over ARG's buffer; docs/INTERP.md,
+    /// "Textures"),
     /// `surf:buf=ARG,type=T,ch=C,dims=W[xH[xD]][,layers=N]` (a surface object; its stores land
     /// in ARG's buffer), `mc:HEX/HEX/..` or `mc:N*BYTES` (a multicast object over N simulated
     /// devices, one replica each, printed after the run), `uc:ARG.DEVICE` (device DEVICE's

@@ -157,11 +157,39 @@ pub fn parse_case(line: &str) -> Result<Case, CaseError> {
     })
 }
 
+/// The fields of a `textures` or `surfaces` entry ([`objects`]). `gather` (the CUDA array was
+/// made with `cudaArrayTextureGather`, which `tld4` needs on the GPU) changes nothing the
+/// interpreter models.
+const OBJECT_FIELDS: &[&str] = &[
+    "gather",
+    "buffer",
+    "type",
+    "channels",
+    "dims",
+    "layers",
+    "cube",
+    "res",
+    "addr",
+    "filter",
+    "read",
+    "normalized",
+    "border",
+    "levels",
+    "mipfilter",
+    "lodbias",
+    "minlod",
+    "maxlod",
+    "aniso",
+    "trilinopt",
+    "seamless",
+];
+
 /// The `textures` or `surfaces` entries of a case, each `{"buffer": 1, "type": "f32",
 /// "channels": 4, "dims": [8, 4], "layers": 3, "cube": true, "res": "linear", "addr":
 /// ["clamp", ..], "filter": "linear", "read": "normalized", "normalized": true, "border":
 /// [r, g, b, a], "levels": 5, "mipfilter": "linear", "lodbias": 0.5, "minlod": 1,
-/// "maxlod": 4, "aniso": 0, "trilinopt": false}` (the fields after `dims` optional; the
+/// "maxlod": 4, "aniso": 0, "trilinopt": false, "seamless": true}` (the fields after `dims`
+/// optional; the
 /// sampling ones for textures only),
 /// made into the `tex:`/`surf:` specification the interpreter parses.
 fn objects<T>(
@@ -187,6 +215,14 @@ fn objects<T>(
     };
     list.iter()
         .map(|o| {
+            // A field this reader does not know would be dropped silently, and the case run
+            // with another object than the one the GPU had.
+            if let Some(k) = o
+                .as_object()
+                .and_then(|m| m.keys().find(|k| !OBJECT_FIELDS.contains(&k.as_str())))
+            {
+                return Err(CaseError::Object(format!("unknown {key} field `{k}`")));
+            }
             let mut s = format!(
                 "buf={},type={},ch={},dims={}",
                 o.get("buffer").and_then(Value::as_u64).unwrap_or(1),
@@ -231,6 +267,9 @@ fn objects<T>(
             }
             if let Some(b) = o.get("trilinopt").and_then(Value::as_bool) {
                 s.push_str(&format!(",trilinopt={}", u8::from(b)));
+            }
+            if let Some(b) = o.get("seamless").and_then(Value::as_bool) {
+                s.push_str(&format!(",seamless={}", u8::from(b)));
             }
             parse(s).map_err(CaseError::Object)
         })

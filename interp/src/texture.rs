@@ -141,6 +141,9 @@ pub struct Sampler {
     pub border: [f32; 4],
     /// How a mipmapped texture picks its levels.
     pub mip: Mip,
+    /// A cube map filters across its faces' edges (CUDA's `seamlessCubemap`): a bilinear
+    /// footprint that leaves a face takes the adjacent face's texels ([`cube_neighbor`]).
+    pub seamless: bool,
 }
 
 /// The texels an object reads or writes.
@@ -352,7 +355,7 @@ impl TextureArg {
     /// `samples=N` for a multi-sample texture (a texel's samples lie together),
     /// `lodbias=F`, `minlod=F`, `maxlod=F` (default: the last level), `aniso=0..16`
     /// (`maxAnisotropy`: 2D only; `tex.grad` of a texture above 1 is not modelled),
-    /// `trilinopt=0|1`. As `cudaCreateTextureObject` does, wrap and mirror become clamp with
+    /// `trilinopt=0|1`, and for a cube map `seamless=0|1`. As `cudaCreateTextureObject` does, wrap and mirror become clamp with
     /// unnormalized coordinates, and linear filtering (of texels or of levels) needs a float
     /// result (a float format or a normalized read of an 8- or 16-bit integer one).
     pub fn parse(s: &str) -> Result<TextureArg, String> {
@@ -371,6 +374,7 @@ impl TextureArg {
                 aniso: 0,
                 trilinear_opt: true,
             },
+            seamless: false,
         };
         let mut max_lod = None;
         for kv in fields(s) {
@@ -452,6 +456,7 @@ impl TextureArg {
                 // either way (`mipprobe.jsonl.xz`, `mip.level.linear.1d.noopt`), but with
                 // anisotropic filtering the optimisation sharpens the level of detail.
                 "trilinopt" if v == "0" || v == "1" => sm.mip.trilinear_opt = v == "1",
+                "seamless" if v == "0" || v == "1" => sm.seamless = v == "1",
                 "lodbias" | "minlod" | "maxlod" => {
                     let f = v
                         .parse::<f32>()
@@ -491,6 +496,9 @@ impl TextureArg {
                     layout.max_levels()
                 ));
             }
+        }
+        if sm.seamless && !layout.cube {
+            return Err("seamless=1: seamless filtering is for cube maps".into());
         }
         if sm.mip.aniso > 1 {
             // Measured on mipmapped and plain 2D textures only (docs/INTERP.md, "Anisotropic
@@ -1036,6 +1044,70 @@ pub fn cube_face(x: f32, y: f32, z: f32) -> (u32, f64, f64) {
     let r = f32::from_bits(float::approx::rcp_f32(ma.to_bits() as u64, true) as u32);
     let side = |c: f32| ((c * r) as f64 + 1.0) / 2.0;
     (face, side(sc), side(tc))
+}
+
+/// The texel of a seamless cube map's level of `n` x `n` texels that texel `(i, j)` of face
+/// `face` stands for when `(i, j)` lies one texel outside the face across one edge: the texel
+/// of the adjacent face along that edge (the cube folded: a point one texel past the edge is
+/// the edge texel of the face it turns onto). Inside the face it is itself; past a corner
+/// (both coordinates outside) there is none (`None`).
+pub fn cube_neighbor(face: u32, n: i64, i: i64, j: i64) -> Option<(u32, i64, i64)> {
+    let out = |k: i64| !(0..n).contains(&k);
+    if out(i) && out(j) {
+        return None;
+    }
+    if !out(i) && !out(j) {
+        return Some((face, i, j));
+    }
+    // Texel centres in half-texel units from the face's centre: the face's plane lies at
+    // distance n, its centres at odd offsets up to n - 1.
+    let (u, v) = (2 * i + 1 - n, 2 * j + 1 - n);
+    // The point on the cube (x, y, z), from the face's (sc, tc) axes (see [`cube_face`]).
+    let mut p = match face {
+        0 => [n, -v, -u],
+        1 => [-n, -v, u],
+        2 => [u, n, v],
+        3 => [u, -n, -v],
+        4 => [u, -v, n],
+        _ => [-u, -v, -n],
+    };
+    // The axis that left the face (|u| or |v| = n + 1) becomes the major one; the old major
+    // axis moves in by one texel, to the new face's edge texels.
+    let major = (face / 2) as usize;
+    p[major] -= p[major].signum();
+    let (nf, sc, tc) = if p[2].abs() == n + 1 {
+        if p[2] > 0 {
+            (4, p[0], -p[1])
+        } else {
+            (5, -p[0], -p[1])
+        }
+    } else if p[1].abs() == n + 1 {
+        if p[1] > 0 {
+            (2, p[0], p[2])
+        } else {
+            (3, p[0], -p[2])
+        }
+    } else if p[0] > 0 {
+        (0, -p[2], -p[1])
+    } else {
+        (1, p[2], -p[1])
+    };
+    Some((nf, (sc + n - 1) / 2, (tc + n - 1) / 2))
+}
+
+/// A seamless cube map's bilinear weights `w` (as [`weights_of`] gives them) when footprint
+/// texel `k` lies past a corner of the cube, where no face has it: its weight goes to the other
+/// three, a third (in 1/256, rounded to nearest) to each of the two beside it and the rest to
+/// the one across. Measured on an H200 (`corpus/vectors/seamless.jsonl.xz`, `seamcorner`:
+/// one-hot texels at the three faces' corner texels, 8192 fraction pairs at two corners, every
+/// weight exact).
+pub fn corner_weights(w: &mut [i64], k: usize) {
+    let wc = w[k] >> 8;
+    let third = (wc + 1) / 3;
+    w[k ^ 1] += third << 8;
+    w[k ^ 2] += third << 8;
+    w[3 - k] += (wc - 2 * third) << 8;
+    w[k] = 0;
 }
 
 /// `txq`/`suq` `.channel_data_type`: the OpenCL constant the ISA names (PTX ISA 5.3.3).

@@ -182,3 +182,62 @@ fn misuse_is_reported() {
     let e = run("", vec![0; 8], tex("buf=1,type=f32,ch=1,dims=4x2"), 4).unwrap_err();
     assert!(e.contains("needs 32 bytes of texels"), "{e}");
 }
+
+#[test]
+fn seamless_cube_neighbours_fold_the_cube() {
+    use ptx_ir_interp::texture::cube_neighbor;
+    for n in [1i64, 2, 5, 8] {
+        for face in 0..6u32 {
+            for k in 0..n {
+                // Past each of the four edges, at each position along it.
+                for (i, j) in [(-1, k), (n, k), (k, -1), (k, n)] {
+                    let (f, a, b) = cube_neighbor(face, n, i, j).expect("one edge");
+                    assert_ne!(f, face);
+                    assert!((0..n).contains(&a) && (0..n).contains(&b));
+                    // The texel found lies on an edge of its face, and stepping back across
+                    // that edge returns to the texel of `face` beside the one we started from.
+                    let back = [(a - 1, b), (a + 1, b), (a, b - 1), (a, b + 1)]
+                        .into_iter()
+                        .filter(|&(x, y)| !(0..n).contains(&x) || !(0..n).contains(&y))
+                        .filter_map(|(x, y)| cube_neighbor(f, n, x, y))
+                        .any(|(g, x, y)| {
+                            g == face
+                                && (x - i.clamp(0, n - 1)).abs() + (y - j.clamp(0, n - 1)).abs()
+                                    == 0
+                        });
+                    assert!(
+                        back,
+                        "face {face} ({i}, {j}) -> face {f} ({a}, {b}), n = {n}"
+                    );
+                }
+            }
+            assert_eq!(cube_neighbor(face, n, -1, -1), None);
+            assert_eq!(cube_neighbor(face, n, n, -1), None);
+            assert_eq!(cube_neighbor(face, n, 0, 0), Some((face, 0, 0)));
+        }
+    }
+    // Face +x's left edge (s < 0) is face +z's right edge, the same rows.
+    assert_eq!(cube_neighbor(0, 8, -1, 3), Some((4, 7, 3)));
+}
+
+#[test]
+fn seamless_corner_weight_is_spread_over_the_other_three() {
+    use ptx_ir_interp::texture::{corner_weights, weights};
+    // Halfway in both directions: 64/256 each; the corner's 64 becomes 21 + 21 + 22.
+    let mut w = weights(&[128, 128]);
+    corner_weights(&mut w, 0);
+    assert_eq!(w, vec![0, 85 << 8, 85 << 8, 86 << 8]);
+    for (fs, ft) in [(130, 200), (255, 129), (1, 1), (77, 250)] {
+        for k in 0..4 {
+            let mut w = weights(&[fs, ft]);
+            let total: i64 = w.iter().sum();
+            corner_weights(&mut w, k);
+            assert_eq!(w[k], 0);
+            assert_eq!(w.iter().sum::<i64>(), total);
+        }
+    }
+    // Only cube maps filter seamlessly.
+    let e = TextureArg::parse("buf=1,type=f32,ch=1,dims=8x8,seamless=1").unwrap_err();
+    assert!(e.contains("cube"), "{e}");
+    assert!(TextureArg::parse("buf=1,type=f32,ch=1,dims=8x8,cube=1,seamless=1").is_ok());
+}

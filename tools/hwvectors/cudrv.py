@@ -338,6 +338,8 @@ def mipmapped_texture(drv, desc, data):
         tflags |= 2  # CU_TRSF_NORMALIZED_COORDINATES
     if desc.get("trilinopt") is False:
         tflags |= 0x20  # CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION
+    if desc.get("seamless"):
+        tflags |= 0x40  # CU_TRSF_SEAMLESS_CUBEMAP
     td.flags = tflags
     td.aniso = desc.get("aniso", 0)
     td.mipfilter = 1 if desc.get("mipfilter") == "linear" else 0

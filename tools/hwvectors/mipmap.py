@@ -96,7 +96,8 @@ def words(coords, lods):
         c = list(c) + [0.0] * (3 - len(c))
         out += [f32(c[0]) if not isinstance(c[0], int) else c[0],
                 f32(c[1]) if not isinstance(c[1], int) else c[1],
-                f32(c[2]) if not isinstance(c[2], int) else c[2] & 0xFFFFFFFF, f32(lod)]
+                f32(c[2]) if not isinstance(c[2], int) else c[2] & 0xFFFFFFFF,
+                f32(lod) if not isinstance(lod, int) else lod]
     return out
 
 
@@ -699,6 +700,124 @@ def anisoprobe3():
 OGL_HEADER = ".version 8.7\n.target sm_90, texmode_independent\n.address_size 64\n"
 
 
+def seamless_dirs(n, size):
+    """Cube directions mostly within two texels of a face edge or corner: a face, then face
+    coordinates (s, t) in [-1, 1] of which one or both lie near +-1."""
+    faces = [lambda s, t: (1.0, -t, -s), lambda s, t: (-1.0, -t, s), lambda s, t: (s, 1.0, t),
+             lambda s, t: (s, -1.0, -t), lambda s, t: (s, -t, 1.0), lambda s, t: (-s, -t, -1.0)]
+    out = []
+    for i in range(n):
+        near = lambda: RNG.choice([-1, 1]) * (1 - RNG.uniform(0, 2.5 / size))
+        s, t = RNG.uniform(-1, 1), RNG.uniform(-1, 1)
+        k = i % 4
+        if k == 0:
+            s = near()
+        elif k == 1:
+            t = near()
+        elif k == 2:
+            s, t = near(), near()
+        # k == 3: anywhere (the face interiors, as a control)
+        m = 2 ** RNG.uniform(-2, 3)
+        out.append(tuple(m * c for c in faces[RNG.randrange(6)](s, t)))
+    return out
+
+
+def seamless():
+    """Seamless cube maps (`CU_TRSF_SEAMLESS_CUBEMAP`): linear filtering across face edges and
+    at corners, beside the same directions without it."""
+    fam = "seamless"
+    for tag, ty, read, size, levels in [("f32", "f32", "element", 8, 1),
+                                        ("u8", "u8", "normalized", 8, 1),
+                                        ("f16.mip", "f16", "element", 16, 5)]:
+        for on in [True, False]:
+            d = desc(ty, 1, (size, size), levels, filt="linear", read=read, cube=True,
+                     mipfilter="linear")
+            if on:
+                d["seamless"] = True
+            dirs = seamless_dirs(4096, size)
+            lods = [0.0] * len(dirs) if levels == 1 else \
+                [RNG.choice([0.0, 1.0, 2.0, 3.0, 4.0, RNG.uniform(0, 4)]) for _ in dirs]
+            add("seamless.%s.%s" % (tag, "on" if on else "off"), fam, d, "cube", "level",
+                dirs, lods, texels=random_texels(d))
+    # A layered cube map: the layer's faces only.
+    d = desc("f32", 1, (8, 8), 1, filt="linear", cube=True, layers=3, seamless=True)
+    dirs = seamless_dirs(2048, 8)
+    # Word 3 is the layer (an integer) for `tex.acube`.
+    add("seamless.acube", fam, d, "acube", "", dirs, [RNG.randrange(3) for _ in dirs],
+        texels=random_texels(d))
+
+
+def cube_neighbor(face, n, i, j):
+    """The texel of the adjacent face that texel (i, j), one texel past an edge of `face`,
+    stands for in a seamless cube map (interp/src/texture.rs `cube_neighbor`); None past a
+    corner."""
+    out = lambda k: not 0 <= k < n
+    if out(i) and out(j):
+        return None
+    if not out(i) and not out(j):
+        return (face, i, j)
+    u, v = 2 * i + 1 - n, 2 * j + 1 - n
+    p = {0: [n, -v, -u], 1: [-n, -v, u], 2: [u, n, v], 3: [u, -n, -v], 4: [u, -v, n],
+         5: [-u, -v, -n]}[face]
+    m = face // 2
+    p[m] -= 1 if p[m] > 0 else -1
+    if abs(p[2]) == n + 1:
+        nf, sc, tc = (4, p[0], -p[1]) if p[2] > 0 else (5, -p[0], -p[1])
+    elif abs(p[1]) == n + 1:
+        nf, sc, tc = (2, p[0], p[2]) if p[1] > 0 else (3, p[0], -p[2])
+    else:
+        nf, sc, tc = (0, -p[2], -p[1]) if p[0] > 0 else (1, p[2], -p[1])
+    return (nf, (sc + n - 1) // 2, (tc + n - 1) // 2)
+
+
+def seamcorner():
+    """The weights of a seamless cube map's corner footprint: f32 RGBA texels, red one-hot at
+    the face's corner texel, green at the texel across the s edge, blue across the t edge,
+    alpha 1 everywhere; face +z sampled on a 64 x 64 grid of exact filter fractions around
+    two of its corners, where one footprint texel lies past the cube's corner."""
+    fam = "seamcorner"
+    n = 8
+    d = desc("f32", 4, (n, n), 1, filt="linear", cube=True, seamless=True)
+    for tag, (ci, cj) in [("lo", (0, 0)), ("hi", (n - 1, n - 1))]:
+        di, dj = (-1, -1) if tag == "lo" else (1, 1)
+        texels = [0] * (6 * n * n * 4)
+        for ch, (i, j) in enumerate([(ci, cj), (ci + di, cj), (ci, cj + dj)]):
+            f, a, b = cube_neighbor(4, n, i, j)
+            texels[((f * n + b) * n + a) * 4 + ch] = f32(1.0)
+        for k in range(6 * n * n):
+            texels[k * 4 + 3] = f32(1.0)
+        dirs = []
+        for a in range(64):
+            for b in range(64):
+                # Filter positions q/256 texels past the texel centre grid: fractions 128..255
+                # below the corner centre ("lo"), 0..127 above it ("hi").
+                qa = (-128 + 2 * a) if tag == "lo" else (n - 1) * 256 + 2 * a
+                qb = (-128 + 2 * b) if tag == "lo" else (n - 1) * 256 + 2 * b
+                s, t = (qa / 256 + 0.5) / n, (qb / 256 + 0.5) / n
+                dirs.append((2 * s - 1, -(2 * t - 1), 1.0))
+        add("seamcorner.%s" % tag, fam, d, "cube", "level", dirs, texels=texels)
+
+
+def seamtld4():
+    """`tld4` (gather) on seamless and plain cube maps: the four texels of the footprint past
+    edges and corners."""
+    fam = "seamtld4"
+    for on in [True, False]:
+        d = desc("f32", 4, (8, 8), 1, filt="linear", cube=True)
+        if on:
+            d["seamless"] = True
+        dirs = seamless_dirs(2048, 8)
+        for comp in "rgba":
+            k = mip_kernel("cube", "level").replace(
+                "tex.level.cube.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%t0, {%f0, %f1, %f2, %f2}], %f3;",
+                "tld4.%s.cube.v4.f32.f32 {%%r4, %%r5, %%r6, %%r7}, [%%t0, {%%f0, %%f1, %%f2, %%f2}];"
+                % comp)
+            assert "tld4" in k
+            case("seamtld4.%s.%s" % ("on" if on else "off", comp), fam, k, 4 * len(dirs),
+                 (d["type"], random_texels(d)), words(dirs, [0.0] * len(dirs)), textures=[d],
+                 extra=("u32", grad_words([((0.0,), (0.0,))] * len(dirs))))
+
+
 def oglprobe():
     """`clamp_ogl` can only be named in a `.samplerref` of an independent-mode module: does the
     driver run one, and what does linear filtering read at the edges?"""
@@ -729,7 +848,8 @@ def oglprobe():
 
 
 T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
-                   "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe,
+                   "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
+                   "seamcorner": seamcorner, "seamtld4": seamtld4,
                    "anisoprobe": anisoprobe, "anisoprobe2": anisoprobe2,
                    "anisoprobe3": anisoprobe3,
                    "aniso": aniso})

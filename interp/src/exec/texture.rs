@@ -474,10 +474,16 @@ fn fetch(
         // the range the fraction is 0 (measured: `corpus/vectors/texw3dclamp.jsonl.xz`,
         // one-hot texels at the edges of a 3D texture; the weights' rounding shows the
         // difference). A cube map's faces clamp so too.
+        let seamless = t.layout.cube && t.sampler.seamless;
         {
             let dims = t.layout.level_dims(level);
             for k in 0..c.n {
-                if t.layout.cube || t.sampler.addr[k] == tx::AddrMode::Clamp {
+                let clamp = if t.layout.cube {
+                    !seamless
+                } else {
+                    t.sampler.addr[k] == tx::AddrMode::Clamp
+                };
+                if clamp {
                     let hi = (dims[k] as i64 - 1) * 256;
                     let q = (i0[k] * 256 + fr[k]).clamp(0, hi.max(0));
                     i0[k] = q.div_euclid(256);
@@ -485,7 +491,17 @@ fn fetch(
                 }
             }
         }
-        ws.extend(tx::weights_of(wl, &fr[..c.n]));
+        let mut w = tx::weights_of(wl, &fr[..c.n]);
+        if seamless {
+            let (texels, corner) = seamless_footprint(x, place(level), i0, l)?;
+            if let Some(k) = corner {
+                tx::corner_weights(&mut w, k);
+            }
+            ws.extend(w);
+            ts.extend(texels);
+            continue;
+        }
+        ws.extend(w);
         for corner_bits in 0..(1usize << c.n) {
             let mut i = i0;
             for (k, v) in i.iter_mut().enumerate().take(c.n) {
@@ -496,6 +512,37 @@ fn fetch(
     }
     let group = if t.sampler.linear { 1 << c.n } else { 1 };
     Ok(tx::filter(t, &ws, &ts, group))
+}
+
+/// The four texels of a seamless cube map's bilinear footprint with lower corner `i0` on the
+/// face of `at`: a texel past one edge of the face is the adjacent face's
+/// ([`tx::cube_neighbor`]); the one past a corner of the cube, where three faces meet and no
+/// face has it, is returned as its index (its weight goes to the others:
+/// [`tx::corner_weights`]).
+fn seamless_footprint(
+    x: &mut Ctx<'_, '_>,
+    at: Place<'_>,
+    i0: [i64; 3],
+    l: usize,
+) -> Result<([[u8; 16]; 4], Option<usize>), Error> {
+    let n = at.t.layout.level_dims(at.level)[0] as i64;
+    let (layer, face) = (at.plane / 6, (at.plane % 6) as u32);
+    let mut ts = [[0u8; 16]; 4];
+    let mut missing = None;
+    for (k, t) in ts.iter_mut().enumerate() {
+        let (i, j) = (i0[0] + (k & 1) as i64, i0[1] + (k >> 1) as i64);
+        match tx::cube_neighbor(face, n, i, j) {
+            Some((f, i, j)) => {
+                let p = Place {
+                    plane: layer * 6 + f as u64,
+                    ..at
+                };
+                *t = corner_bytes(x, p, [i, j, 0], 2, l)?;
+            }
+            None => missing = Some(k),
+        }
+    }
+    Ok((ts, missing))
 }
 
 /// A multi-sample fetch (`tex.2dms`, `tex.a2dms`): sample `s` of the texel the integer
@@ -795,10 +842,37 @@ pub fn tld4(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             level: 0,
         };
         let mut out = [0u64; 4];
+        let seamless = t.layout.cube && t.sampler.seamless;
+        let texels = if seamless {
+            Some(seamless_footprint(x, at, i0, l)?)
+        } else {
+            None
+        };
         // Counter-clockwise from the lower left: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
         for (k, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
-            let i = [i0[0] + di, i0[1] + dj, 0];
-            out[k] = corner(x, at, i, 2, l)?[ch] as u64;
+            out[k] = match &texels {
+                Some((ts, missing)) => {
+                    let q = di + 2 * dj;
+                    if *missing == Some(q)
+                        && !(t.layout.format.is_float() || t.sampler.normalized_read)
+                    {
+                        return Err(x.unsupported(
+                            "`tld4` past a corner of a seamless cube map of integer texels (not measured)",
+                        ));
+                    } else if *missing == Some(q) {
+                        // The texel past the cube's corner: the filter's value with the whole
+                        // weight on it, spread as `corner_weights` spreads it (86/256 on the
+                        // texel across, 85/256 on each beside: `seamtld4`, every lane exact).
+                        let mut w = [0i64; 4];
+                        w[q] = 256 << 8;
+                        tx::corner_weights(&mut w, q);
+                        tx::filter(t, &w, ts, 4)[ch] as u64
+                    } else {
+                        tx::convert_texel(t, &ts[q])[ch] as u64
+                    }
+                }
+                None => corner(x, at, [i0[0] + di as i64, i0[1] + dj as i64, 0], 2, l)?[ch] as u64,
+            };
         }
         write_result(x, &out, true, l)?;
     }
