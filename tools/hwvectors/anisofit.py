@@ -9,6 +9,12 @@ the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Run
   the sweeps and random pairs of `anisoprobe.jsonl.xz`.
 - `axis_taps`: the footprint of a major axis along x with a minor axis of one texel (not
   modelled), checked on the impulse rows of `anisoprobe3.jsonl.xz` at sixteen phases.
+- `direction`, `footprint`: the taps of any footprint read from one level (direction, step,
+  count and weights; not modelled), checked on the tap positions that point filtering shows
+  (`anisoprobe5*.jsonl.xz`).
+- `fetch_f32`: a whole single-level `f32` fetch (taps, bilinear weights, rounding of the
+  weighted sum; not modelled), checked on `anisoprobe4.jsonl.xz` (`ap4.val.f32.m1`) and on the
+  random cases of `corpus/vectors/aniso.jsonl.xz` that read one level.
 
     python3 tools/hwvectors/anisofit.py [corpus/aniso]
 """
@@ -18,6 +24,7 @@ import lzma
 import math
 import struct
 import sys
+from fractions import Fraction
 
 import numpy as np
 
@@ -168,6 +175,188 @@ def row(taps, t, cx, cy, span=24, imp=32):
     return out
 
 
+def lod_parts(gx, gy, aniso):
+    """(Lmaj, Lmin, raw) of `aniso_lod`, in 1/256, before the sharpening and clamps."""
+    r = rho(gx, gy)
+    lmaj = L256(r)
+    det = abs(math.copysign(t9(gx[0]), gx[0]) * math.copysign(t9(gy[1]), gy[1])
+              - math.copysign(t9(gx[1]), gx[1]) * math.copysign(t9(gy[0]), gy[0]))
+    lmin = L256(f32(det)) - lmaj if det > 0 else -(1 << 30)
+    return lmaj, lmin, max(lmin, lmaj - 256 * int(math.log2(pow2_floor(aniso))))
+
+
+def direction(g):
+    """The taps' step for a major axis `g` (texels), one texel long, in 1/64 texel: each
+    component's magnitude is cut to 4 bits below the larger one's leading bit and replaced by
+    the middle of its bin (a zero component stays zero), the vector normalized and rounded."""
+    a, b = abs(g[0]), abs(g[1])
+    u = 2.0 ** (math.frexp(max(a, b))[1] - 4)
+    qa = math.floor(a / u) + 0.5 if a > 0 else 0.0
+    qb = math.floor(b / u) + 0.5 if b > 0 else 0.0
+    n = math.hypot(qa, qb)
+    sx, sy = (math.floor(q / n * 64 + 0.5) for q in (qa, qb))
+    return (sx if g[0] >= 0 else -sx, sy if g[1] >= 0 else -sy)
+
+
+def footprint(gx, gy, aniso, levels):
+    """The taps of a fetch that reads one level: (level, [(dx, dy, weight)], T), offsets in
+    1/256 of the level's texel and weights in 1/T; None when the level of detail falls between
+    two levels (not fitted). The ratio is `Lmaj` less the raw level of detail (at least 0):
+    `axis_taps` gives the count and weights. The taps lie along the major gradient (the one of
+    larger octagonal length) at `direction` steps, offsets `(2 j - (N - 1))` half steps; two
+    taps (a ratio below 2) lie `256 - e8(D)` in 1/256 either side, scaled by the direction,
+    each offset even."""
+    lmaj, _, raw = lod_parts(gx, gy, aniso)
+    lod = min(max(sharpen(raw, aniso), 0), 256 * (levels - 1))
+    if lod & 255:
+        return None
+    d = max(lmaj - max(raw, 0), 0)
+    taps, t = axis_taps(d)
+    s = direction(gx if norm2(gx) >= norm2(gy) else gy)
+    if d < 256:
+        h = 256 - e8(d)
+        o = [2 * math.floor(h * c / 128 + 0.5) for c in s]
+        return lod >> 8, [(-o[0], -o[1], 256), (o[0], o[1], 256)], 512
+    n = len(taps)
+    return lod >> 8, [((2 * j - n + 1) * s[0] * 2, (2 * j - n + 1) * s[1] * 2, w)
+                      for j, (_, w) in enumerate(taps)], t
+
+
+def round_away(x):
+    """An exact fraction rounded to f32, ties away from zero."""
+    if x == 0:
+        return 0.0
+    a = abs(x)
+    e = math.frexp(float(a))[1] - 1
+    while Fraction(2) ** e > a:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= a:
+        e += 1
+    u = Fraction(2) ** (e - 23)
+    q = math.floor(a / u + Fraction(1, 2))
+    return float(np.float32(math.copysign(float(q * u), float(x))))
+
+
+def fetch_f32(levels, u, v, gxn, gyn, aniso, bits=27):
+    """A one-channel `f32` fetch with clamped addressing that reads one level (None
+    otherwise): each tap's position is the coordinate less half a texel in 1/256 (half up)
+    plus the tap's offset, clamped to the level; its texels of nonzero weight are cut to `bits`
+    bits below the leading bit of the tap's largest; the weighted texels of every tap are
+    summed exactly and rounded once, ties away from zero."""
+    h, w = levels[0].shape
+    fp = footprint([gxn[0] * w, gxn[1] * h], [gyn[0] * w, gyn[1] * h], aniso, len(levels))
+    if fp is None:
+        return None
+    k, taps, t = fp
+    tex = levels[k]
+    h, w = tex.shape
+    cx = math.floor((u * w - 0.5) * 256 + 0.5)
+    cy = math.floor((v * h - 0.5) * 256 + 0.5)
+    s = Fraction(0)
+    for ox, oy, wt in taps:
+        x = min(max(cx + ox, 0), 256 * (w - 1))
+        y = min(max(cy + oy, 0), 256 * (h - 1))
+        tt = []
+        for (dx, dy), ww in split(wt, x & 255, y & 255).items():
+            if ww:
+                tt.append((Fraction(ww, t), float(tex[min((y >> 8) + dy, h - 1),
+                                                     min((x >> 8) + dx, w - 1)])))
+        nz = [abs(val) for _, val in tt if val != 0]
+        if not nz:
+            continue
+        unit = 2.0 ** (math.frexp(max(nz))[1] - 1 - bits)
+        s += sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in tt), Fraction(0))
+    return round_away(s)
+
+
+def levels_f32(c):
+    d = c["textures"][0]
+    tx = words(c["args"][0]["hex"]).astype(np.float64)
+    w, h = d["dims"]
+    out, p = [], 0
+    for _ in range(d["levels"]):
+        out.append(tx[p:p + w * h].reshape(h, w))
+        p += w * h
+        w, h = max(w // 2, 1), max(h // 2, 1)
+    return out
+
+
+def texel_grads(row):
+    return [f32(v / 64) * 64 for v in row["gx"]], [f32(v / 64) * 64 for v in row["gy"]]
+
+
+def check_taps(root):
+    """The tap positions point filtering shows (`anisoprobe5.py`)."""
+    sweep = [json.loads(s) for s in lzma.open(root + "/anisoprobe5.sweep.jsonl.xz", "rt")]
+    ok = tot = 0
+    for r in sweep:
+        pos = [s for s in r["spikes"] if s[0] > 0]
+        if len(pos) != 1:  # the window missed the corner, or corners cancel (axis-aligned)
+            continue
+        tot += 1
+        ok += direction(texel_grads(r)[0]) == (pos[0][1] // 2, pos[0][2] // 2)
+    print("direction   tex.grad  sweep of 8 lengths x 256 angles: %d of %d steps agree" % (ok, tot))
+    sweep2 = [json.loads(s) for s in lzma.open(root + "/anisoprobe5.sweep2.jsonl.xz", "rt")]
+    ok = tot = 0
+    for r in sweep2:
+        if r["kind"] != "two":
+            continue
+        gx, gy = texel_grads(r)
+        _, taps, t = footprint(gx, gy, 16, 7)
+        neg = min((tp for tp in taps if (tp[0], tp[1]) < (0, 0)), key=lambda tp: abs(tp[0]) + abs(tp[1]))
+        tot += 1
+        ok += (-neg[0], -neg[1]) in [(s[1], s[2]) for s in r["spikes"] if s[0] > 0]
+    print("footprint   tex.grad  two taps, 4 ratios x 64 angles: %d of %d positions agree" % (ok, tot))
+    corners = [json.loads(s) for s in lzma.open(root + "/anisoprobe5.corners.jsonl.xz", "rt")]
+    by = {}
+    for r in corners:
+        by.setdefault((r["config"], r["level"]), []).append(r)
+    ok = tot = 0
+    two = []
+    for (name, lv), rs in by.items():
+        gx, gy = texel_grads(rs[0])
+        fp = footprint(gx, gy, rs[0]["aniso"], 7)
+        if fp is None:
+            two.append("%s.l%d" % (name, lv))
+            continue
+        k, taps, t = fp
+        pred = sorted((-ox << k, -oy << k, w * 1024 // t) for ox, oy, w in taps)
+        obs = sorted((f[1], f[2], r["weight"]) for r in rs for f in r["fine"] if f[0] > 0)
+        tot += 1
+        ok += pred == obs
+    print("footprint   tex.grad  corner configurations read from one level: %d of %d agree "
+          "(between two levels, not fitted: %s)" % (ok, tot, " ".join(two)))
+
+
+def check_fetch(root):
+    ap4 = load(root + "/anisoprobe4.jsonl.xz")
+    c = ap4["ap4.val.f32.m1"]
+    lv = levels_f32(c)
+    co = words(c["args"][1]["hex"]).reshape(-1, 4)
+    g = words(c["args"][2]["hex"]).reshape(-1, 8)
+    got = outs(c)
+    ok = sum(fetch_f32(lv, float(co[i, 0]), float(co[i, 1]), [float(g[i, 0]), float(g[i, 1])],
+                       [float(g[i, 4]), float(g[i, 5])], 16) == float(got[i, 0])
+             for i in range(2048))
+    print("fetch_f32   tex.grad  taps along x over random f32 texels: %d of 2048 agree" % ok)
+    vec = load(root + "/../vectors/aniso.jsonl.xz")
+    for a in [2, 4, 16]:
+        c = vec["aniso.grad#f32.a%d" % a]
+        lv = levels_f32(c)
+        co = words(c["args"][1]["hex"]).reshape(-1, 4)
+        g = words(c["args"][2]["hex"]).reshape(-1, 8)
+        got = outs(c)
+        ok = tot = 0
+        for i in range(256):
+            r = fetch_f32(lv, float(co[i, 0]), float(co[i, 1]), [float(g[i, 0]), float(g[i, 1])],
+                          [float(g[i, 4]), float(g[i, 5])], a)
+            if r is not None:
+                tot += 1
+                ok += r == float(got[i, 0])
+        print("fetch_f32   tex.grad  aniso.grad#f32.a%-2d one level: %d of %d agree (%d of 256 "
+              "between two levels)" % (a, ok, tot, 256 - tot))
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "corpus/aniso"
     ap = load(root + "/anisoprobe.jsonl.xz")
@@ -210,6 +399,8 @@ def main():
                 break
     print("axis_taps   tex.grad  ratios 1..16: %d of %d ratios miss %s" %
           (len(bad), sum(r <= 16 for r in ratios), bad))
+    check_taps(root)
+    check_fetch(root)
 
 
 if __name__ == "__main__":

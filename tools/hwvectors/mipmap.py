@@ -16,9 +16,10 @@ and eight from `in2` (the two gradient vectors, four words each).
 Families: mipprobe (sweeps of the level of detail and of gradients over textures whose level
 `k` holds the value `k`, so the result is the level of detail the hardware used), mipmap
 (random textures, coordinates, levels and gradients in every geometry), oglprobe (`clamp_ogl`
-through a `.samplerref` in independent mode), anisoprobe, anisoprobe2, anisoprobe3
-(anisotropic filtering, `maxAnisotropy` above 1: level-of-detail sweeps and footprints of
-impulse textures; recordings in `corpus/aniso/`, a selection in
+through a `.samplerref` in independent mode), anisoprobe, anisoprobe2, anisoprobe3, anisoprobe4
+(anisotropic filtering, `maxAnisotropy` above 1: level-of-detail sweeps, footprints of
+impulse textures, point-filtered maps of the taps, rounding of the weighted taps; recordings in
+`corpus/aniso/`, the taps' positions to 1/256 by `anisoprobe5.py`, a selection in
 `corpus/vectors/anisofit.jsonl.xz`), aniso (random anisotropic fetches,
 `corpus/vectors/aniso.jsonl.xz`).
 
@@ -697,6 +698,56 @@ def anisoprobe3():
                 lods=lods)
 
 
+def point_map(name, fam, d, gx, gy, rx, ry, per=32, tex=None):
+    """Point texel filtering over a fine 2D grid (steps of `1/per` texel, `rx`, `ry` texels
+    either side of the impulse texel's centre): each tap reads one texel at its weight, so the
+    map is a sum of unit squares, one per tap, whose corners are the taps' positions."""
+    w, h = d["dims"]
+    coords = [((w // 2 + 0.5 + i / per) / w, (h // 2 + 0.5 + j / per) / h)
+              for j in range(-ry * per, ry * per) for i in range(-rx * per, rx * per)]
+    g = ((gx[0] / w, gx[1] / h), (gy[0] / w, gy[1] / h))
+    add(name, fam, d, "2d", "grad", coords, grads=[g] * len(coords),
+        texels=tex if tex is not None else impulse_texels(d))
+
+
+def anisoprobe4():
+    """Fourth round: the taps' positions for rotated, skewed, two-level and clamped footprints
+    (point texel filtering over fine grids of the coordinate, impulse textures), and how the
+    weighted taps of `f32`, `f16` and `u8` texels are rounded (axis-aligned footprints of known
+    taps over random texels)."""
+    fam = "anisoprobe4"
+    dp = desc("f32", 4, (64, 64), 7, filt="point", mipfilter="linear", aniso=16)
+    tex = impulse_texels(dp)
+    for k in [0, 1, 2, 3, 4]:
+        q = 2 * math.pi * k / 32
+        point_map("ap4.pt.r3.q%d" % k, fam, dp, (3 * math.cos(q), 3 * math.sin(q)),
+                  (-math.sin(q), math.cos(q)), 3, 3, tex=tex)
+    q = 2 * math.pi / 32
+    point_map("ap4.pt.r6.5.q1", fam, dp, (6.5 * math.cos(q), 6.5 * math.sin(q)),
+              (-math.sin(q), math.cos(q)), 5, 3, tex=tex)
+    point_map("ap4.pt.skew", fam, dp, (3.0, 0.0), (0.6, 1.0), 3, 2, tex=tex)
+    point_map("ap4.pt.m1.5", fam, dp, (4.5, 0.0), (0.0, 1.5), 5, 2, tex=tex)
+    point_map("ap4.pt.m1.5.q3", fam, dp, (4.5 * math.cos(3 * q), 4.5 * math.sin(3 * q)),
+              (-1.5 * math.sin(3 * q), 1.5 * math.cos(3 * q)), 5, 5, tex=tex)
+    point_map("ap4.pt.r24", fam, dp, (24.0, 0.0), (0.0, 1.0), 16, 1, tex=tex)
+    point_map("ap4.pt.r5.5", fam, dp, (5.5, 0.0), (0.0, 1.0), 4, 1, tex=tex)
+    # Value rounding: taps along x, minor axis one texel (level 0 alone), random texels and
+    # coordinates, ratios 1 to 16.
+    for tag, ty, ch, read in [("f32", "f32", 1, "element"), ("f16", "f16", 2, "element"),
+                              ("u8", "u8", 4, "normalized"), ("s8", "s8", 2, "normalized")]:
+        for m in [1.0, 1.5]:
+            d = desc(ty, ch, (64, 64), 7, filt="linear", mipfilter="linear", read=read, aniso=16)
+            texels = random_texels(d)
+            n = 2048
+            coords = [(RNG.uniform(0.2, 0.8), RNG.uniform(0.2, 0.8)) for _ in range(n)]
+            gs = []
+            for _ in range(n):
+                r = RNG.uniform(1, 16)
+                gs.append(((r * m / 64, 0.0), (0.0, m / 64)))
+            add("ap4.val.%s.m%g" % (tag, m), fam, d, "2d", "grad", coords, grads=gs,
+                texels=texels)
+
+
 OGL_HEADER = ".version 8.7\n.target sm_90, texmode_independent\n.address_size 64\n"
 
 
@@ -851,7 +902,7 @@ T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
                    "seamcorner": seamcorner, "seamtld4": seamtld4,
                    "anisoprobe": anisoprobe, "anisoprobe2": anisoprobe2,
-                   "anisoprobe3": anisoprobe3,
+                   "anisoprobe3": anisoprobe3, "anisoprobe4": anisoprobe4,
                    "aniso": aniso})
 
 if __name__ == "__main__":
