@@ -5,6 +5,12 @@
 //! `gradfit.jsonl.xz`, recorded by `tools/hwvectors/mipmap.py`): linear level filtering
 //! weighs the upper level by its low 8 bits exactly, nearest filtering rounds it half up.
 
+use smallvec::{smallvec, SmallVec};
+
+/// The levels one fetch reads, with their weights in 1/256 (one or two: no allocation per
+/// fetch).
+pub type Levels = SmallVec<[(u32, i64); 2]>;
+
 /// The mipmap fields of a sampler (`cudaTextureDesc`'s `mipmapFilterMode`,
 /// `mipmapLevelBias`, `minMipmapLevelClamp`, `maxMipmapLevelClamp`).
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -99,15 +105,15 @@ impl Mip {
     /// The levels a fetch at level of detail `l` (in 1/256) reads, with their weights in
     /// 1/256: the nearest level (half up), or the two around `l`, the upper weighted by the
     /// fraction.
-    pub fn levels(&self, l: i64) -> Vec<(u32, i64)> {
+    pub fn levels(&self, l: i64) -> Levels {
         if !self.linear {
-            return vec![(((l + 128) >> 8) as u32, 256)];
+            return smallvec![(((l + 128) >> 8) as u32, 256)];
         }
         let (k, w) = ((l >> 8) as u32, l & 255);
         if w == 0 {
-            vec![(k, 256)]
+            smallvec![(k, 256)]
         } else {
-            vec![(k, 256 - w), (k + 1, w)]
+            smallvec![(k, 256 - w), (k + 1, w)]
         }
     }
 }
@@ -344,8 +350,8 @@ mod tests {
             trilinear_opt: true,
         };
         assert_eq!(crossed.lod(Lod::Level(-2.0), 7), 640);
-        assert_eq!(crossed.levels(640), vec![(3, 256)]);
-        assert_eq!(m.levels(4), vec![(0, 252), (1, 4)]);
+        assert_eq!(crossed.levels(640).to_vec(), vec![(3, 256)]);
+        assert_eq!(m.levels(4).to_vec(), vec![(0, 252), (1, 4)]);
     }
 
     #[test]

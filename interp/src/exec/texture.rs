@@ -399,7 +399,7 @@ fn fetch(
             .mip
             .levels(t.sampler.mip.lod(lod, t.layout.levels))
     } else {
-        vec![(0, 256)]
+        smallvec::smallvec![(0, 256)]
     };
     let place = |level| Place {
         t,
@@ -447,8 +447,9 @@ fn fetch(
         }
         return corner(x, place(levels[0].0), i, c.n, l);
     }
-    let mut ws = Vec::new();
-    let mut ts = Vec::new();
+    // Two levels of a 3D footprint at most: 16 texels, kept inline (no allocation per lane).
+    let mut ws: smallvec::SmallVec<[i64; 16]> = smallvec::SmallVec::new();
+    let mut ts: smallvec::SmallVec<[[u8; 16]; 16]> = smallvec::SmallVec::new();
     for (level, wl) in levels {
         let u = c.at(&t.layout, level);
         if !t.sampler.linear {
