@@ -12,9 +12,12 @@ the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Run
 - `direction`, `footprint`: the taps of any footprint read from one level (direction, step,
   count and weights; not modelled), checked on the tap positions that point filtering shows
   (`anisoprobe5*.jsonl.xz`).
-- `fetch_f32`: a whole single-level `f32` fetch (taps, bilinear weights, rounding of the
-  weighted sum; not modelled), checked on `anisoprobe4.jsonl.xz` (`ap4.val.f32.m1`) and on the
-  random cases of `corpus/vectors/aniso.jsonl.xz` that read one level.
+- `footprint2`: the taps of a footprint between two levels (each level its own footprint, the
+  upper one's ratio `d0 - (256 - f)`, the lower one's step scaled; partly fitted), checked on
+  the windows of `anisoprobe5.sweep3.jsonl.xz` and `sweep2` and the two-level corners.
+- `fetch_f32`: a whole `f32` fetch (taps, bilinear weights, rounding of the weighted sum; not
+  modelled), checked on `anisoprobe4.jsonl.xz` (`ap4.val.f32.m1`) and on the random cases of
+  `corpus/vectors/aniso.jsonl.xz`, one-level and two-level fetches counted apart.
 
     python3 tools/hwvectors/anisofit.py [corpus/aniso]
 """
@@ -222,6 +225,58 @@ def footprint(gx, gy, aniso, levels):
                       for j, (_, w) in enumerate(taps)], t
 
 
+def axis_offsets(d, s, scale=None):
+    """The taps of a one-level footprint of log2 ratio `d` along the 1/64 direction `s`:
+    [(dx, dy, weight)] in 1/256 texel and 1/T, and T (`footprint`). `scale`, when given, maps
+    each half-step component (1/256) to the lower level's between two levels."""
+    taps, t = axis_taps(d)
+    if d < 256:
+        h = 256 - e8(d)
+        o = [2 * math.floor(h * c / 128 + 0.5) for c in s]
+        if scale:
+            o = [scale(v) for v in o]
+        return [(-o[0], -o[1], 256), (o[0], o[1], 256)], 512
+    n = len(taps)
+    hs = [2 * c for c in s]
+    if scale:
+        hs = [scale(v) for v in hs]
+    return [((2 * j - n + 1) * hs[0], (2 * j - n + 1) * hs[1], w)
+            for j, (_, w) in enumerate(taps)], t
+
+
+def lower_scale(f):
+    """The lower level's half-step between two levels (fraction `f` of the sharpened level of
+    detail, 1/256): each one-level half-step component `v` (1/256 texel) times twice the exp2
+    table's `e8(256 - f)` (`2^(f/256 - 1)` in 1/256, the upper level's texel seen from the
+    lower one), truncated to an even number of 1/256. The closest rule found, not exact (376 of
+    502 lower-level steps of `anisoprobe5.sweep3` and `sweep2`, the misses one even step either
+    way; `check_two_levels`)."""
+    e = 2 * e8(256 - f)
+    return lambda v: int(math.copysign(2 * (abs(v) * e // 512), v))
+
+
+def footprint2(gx, gy, aniso, levels):
+    """The taps of any fetch: [(level, [(dx, dy, weight)], T)], offsets in 1/256 of that level's
+    texel, weights in 1/T with each level's share applied. One level as `footprint`. Between
+    levels `k` and `k + 1` (sharpened level of detail `256 k + f`), each level reads its own
+    footprint: the lower one the ratio `d0 = Lmaj - raw` (as one level) with the step scaled by
+    `lower_scale(f)`, the upper one the ratio `d0 - (256 - f)` with the one-level step (one of
+    its texels); each tap's weight times the level's share (`256 - f`, `f`) in 1/256, rounded
+    half up, in units of 1/T."""
+    lmaj, _, raw = lod_parts(gx, gy, aniso)
+    lod = min(max(sharpen(raw, aniso), 0), 256 * (levels - 1))
+    d0 = max(lmaj - max(raw, 0), 0)
+    s = direction(gx if norm2(gx) >= norm2(gy) else gy)
+    k, f = divmod(lod, 256)
+    if f == 0:
+        taps, t = axis_offsets(d0, s)
+        return [(k, taps, t)]
+    t0, n0 = axis_offsets(d0, s, lower_scale(f))
+    t1, n1 = axis_offsets(max(d0 - (256 - f), 0), s)
+    return [(k, [(x, y, (w * (256 - f) + 128) >> 8) for x, y, w in t0], n0),
+            (k + 1, [(x, y, (w * f + 128) >> 8) for x, y, w in t1], n1)]
+
+
 def round_away(x):
     """An exact fraction rounded to f32, ties away from zero."""
     if x == 0:
@@ -238,35 +293,34 @@ def round_away(x):
 
 
 def fetch_f32(levels, u, v, gxn, gyn, aniso, bits=27):
-    """A one-channel `f32` fetch with clamped addressing that reads one level (None
-    otherwise): each tap's position is the coordinate less half a texel in 1/256 (half up)
-    plus the tap's offset, clamped to the level; its texels of nonzero weight are cut to `bits`
-    bits below the leading bit of the tap's largest; the weighted texels of every tap are
-    summed exactly and rounded once, ties away from zero."""
+    """A one-channel `f32` fetch with clamped addressing: (value, levels read). Each tap's
+    position (`footprint2`) is the coordinate less half a texel in 1/256 (half up) at its
+    level's size plus the tap's offset, clamped to the level; its texels of nonzero weight are
+    cut to `bits` bits below the leading bit of the tap's largest; the weighted texels of every
+    tap of both levels are summed exactly and rounded once, ties away from zero."""
     h, w = levels[0].shape
-    fp = footprint([gxn[0] * w, gxn[1] * h], [gyn[0] * w, gyn[1] * h], aniso, len(levels))
-    if fp is None:
-        return None
-    k, taps, t = fp
-    tex = levels[k]
-    h, w = tex.shape
-    cx = math.floor((u * w - 0.5) * 256 + 0.5)
-    cy = math.floor((v * h - 0.5) * 256 + 0.5)
+    fps = footprint2([gxn[0] * w, gxn[1] * h], [gyn[0] * w, gyn[1] * h], aniso, len(levels))
     s = Fraction(0)
-    for ox, oy, wt in taps:
-        x = min(max(cx + ox, 0), 256 * (w - 1))
-        y = min(max(cy + oy, 0), 256 * (h - 1))
-        tt = []
-        for (dx, dy), ww in split(wt, x & 255, y & 255).items():
-            if ww:
-                tt.append((Fraction(ww, t), float(tex[min((y >> 8) + dy, h - 1),
-                                                     min((x >> 8) + dx, w - 1)])))
-        nz = [abs(val) for _, val in tt if val != 0]
-        if not nz:
-            continue
-        unit = 2.0 ** (math.frexp(max(nz))[1] - 1 - bits)
-        s += sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in tt), Fraction(0))
-    return round_away(s)
+    for k, taps, t in fps:
+        tex = levels[k]
+        h, w = tex.shape
+        cx = math.floor((u * w - 0.5) * 256 + 0.5)
+        cy = math.floor((v * h - 0.5) * 256 + 0.5)
+        for ox, oy, wt in taps:
+            x = min(max(cx + ox, 0), 256 * (w - 1))
+            y = min(max(cy + oy, 0), 256 * (h - 1))
+            tt = []
+            for (dx, dy), ww in split(wt, x & 255, y & 255).items():
+                if ww:
+                    tt.append((Fraction(ww, t), float(tex[min((y >> 8) + dy, h - 1),
+                                                         min((x >> 8) + dx, w - 1)])))
+            nz = [abs(val) for _, val in tt if val != 0]
+            if not nz:
+                continue
+            unit = 2.0 ** (math.frexp(max(nz))[1] - 1 - bits)
+            s += sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in tt),
+                     Fraction(0))
+    return round_away(s), len(fps)
 
 
 def levels_f32(c):
@@ -325,7 +379,7 @@ def check_taps(root):
         tot += 1
         ok += pred == obs
     print("footprint   tex.grad  corner configurations read from one level: %d of %d agree "
-          "(between two levels, not fitted: %s)" % (ok, tot, " ".join(two)))
+          "(between two levels, see footprint2: %s)" % (ok, tot, " ".join(two)))
 
 
 def check_fetch(root):
@@ -336,7 +390,7 @@ def check_fetch(root):
     g = words(c["args"][2]["hex"]).reshape(-1, 8)
     got = outs(c)
     ok = sum(fetch_f32(lv, float(co[i, 0]), float(co[i, 1]), [float(g[i, 0]), float(g[i, 1])],
-                       [float(g[i, 4]), float(g[i, 5])], 16) == float(got[i, 0])
+                       [float(g[i, 4]), float(g[i, 5])], 16)[0] == float(got[i, 0])
              for i in range(2048))
     print("fetch_f32   tex.grad  taps along x over random f32 texels: %d of 2048 agree" % ok)
     vec = load(root + "/../vectors/aniso.jsonl.xz")
@@ -346,15 +400,64 @@ def check_fetch(root):
         co = words(c["args"][1]["hex"]).reshape(-1, 4)
         g = words(c["args"][2]["hex"]).reshape(-1, 8)
         got = outs(c)
-        ok = tot = 0
+        cnt = {1: [0, 0], 2: [0, 0]}
+        err = []
         for i in range(256):
-            r = fetch_f32(lv, float(co[i, 0]), float(co[i, 1]), [float(g[i, 0]), float(g[i, 1])],
-                          [float(g[i, 4]), float(g[i, 5])], a)
-            if r is not None:
-                tot += 1
-                ok += r == float(got[i, 0])
-        print("fetch_f32   tex.grad  aniso.grad#f32.a%-2d one level: %d of %d agree (%d of 256 "
-              "between two levels)" % (a, ok, tot, 256 - tot))
+            r, n = fetch_f32(lv, float(co[i, 0]), float(co[i, 1]),
+                             [float(g[i, 0]), float(g[i, 1])], [float(g[i, 4]), float(g[i, 5])], a)
+            cnt[n][1] += 1
+            cnt[n][0] += r == float(got[i, 0])
+            if n == 2:
+                err.append(abs(r - float(got[i, 0])) / max(abs(float(got[i, 0])), 1e-30))
+        print("fetch_f32   tex.grad  aniso.grad#f32.a%-2d one level: %d of %d agree, two levels: "
+              "%d of %d (median relative error %.1e)"
+              % (a, cnt[1][0], cnt[1][1], cnt[2][0], cnt[2][1], float(np.median(err))))
+
+
+def check_two_levels(root):
+    """The taps between two levels (`footprint2`) against the windows of
+    `anisoprobe5.sweep3.jsonl.xz` (centred on the fitted positions), the lower-level windows of
+    `anisoprobe5.sweep2.jsonl.xz` and the two-level corner configurations."""
+    recs = [json.loads(s) for s in lzma.open(root + "/anisoprobe5.sweep3.jsonl.xz", "rt")]
+    recs += [r for r in map(json.loads, lzma.open(root + "/anisoprobe5.sweep2.jsonl.xz", "rt"))
+             if r["kind"] == "lv" and r["level"] == 0]
+    cnt = {(lv, what): 0 for lv in (0, 1) for what in ("tot", "pos", "wt")}
+    for r in recs:
+        gx, gy = texel_grads(r)
+        fp = footprint2(gx, gy, 16, 7)
+        spk = [tuple(p) for p in r["spikes"] if p[0] > 0]
+        if len(fp) != 2 or len(spk) != 1:  # a window that shows no single corner
+            continue
+        lv = r["level"]
+        _, taps, t = fp[lv]
+        w, x, y = spk[0]
+        near = [(-ox << lv, -oy << lv, wt * 1024 // t) for ox, oy, wt in taps]
+        cnt[(lv, "tot")] += 1
+        at = [p for p in near if (p[0], p[1]) == (x, y)]
+        cnt[(lv, "pos")] += bool(at)
+        # The recorded weight is the fetch's, rounded to 1/1024.
+        cnt[(lv, "wt")] += any(abs(p[2] - w) <= 1 for p in at)
+    for lv, name in ((0, "lower"), (1, "upper")):
+        print("footprint2  tex.grad  between two levels, %s level: %d of %d positions agree, "
+              "%d with the weight (within 1/1024)" % (name, cnt[(lv, "pos")], cnt[(lv, "tot")],
+                                                      cnt[(lv, "wt")]))
+    corners = [json.loads(s) for s in lzma.open(root + "/anisoprobe5.corners.jsonl.xz", "rt")]
+    by = {}
+    for r in corners:
+        by.setdefault((r["config"], r["level"]), []).append(r)
+    res = []
+    for (name, lv), rs in sorted(by.items()):
+        gx, gy = texel_grads(rs[0])
+        fp = footprint2(gx, gy, rs[0]["aniso"], 7)
+        if len(fp) != 2:
+            continue
+        _, taps, t = fp[lv]
+        pred = sorted((-ox << lv, -oy << lv, wt * 1024 // t) for ox, oy, wt in taps)
+        obs = sorted((f[1], f[2], r["weight"]) for r in rs for f in r["fine"] if f[0] > 0)
+        pos = [p[:2] for p in pred] == [o[:2] for o in obs]
+        wts = pos and all(abs(p[2] - o[2]) <= 1 for p, o in zip(pred, obs))
+        res.append("%s.l%d %s" % (name, lv, "exact" if wts else "positions" if pos else "miss"))
+    print("footprint2  tex.grad  two-level corner configurations: " + ", ".join(res))
 
 
 def main():
@@ -400,6 +503,7 @@ def main():
     print("axis_taps   tex.grad  ratios 1..16: %d of %d ratios miss %s" %
           (len(bad), sum(r <= 16 for r in ratios), bad))
     check_taps(root)
+    check_two_levels(root)
     check_fetch(root)
 
 

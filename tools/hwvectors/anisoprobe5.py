@@ -15,6 +15,7 @@ corners found (JSON lines: config, gradients, level, weight and the corner's coo
     python3 anisoprobe5.py --out ap5.jsonl --summary ap5.corners.jsonl     (GPU machine)
     python3 anisoprobe5.py --sweep ap5.sweep.jsonl
     python3 anisoprobe5.py --sweep2 ap5.sweep2.jsonl
+    python3 anisoprobe5.py --sweep3 ap5.sweep3.jsonl
 
 `--sweep PATH` instead measures the step between taps over a dense sweep of the major axis's
 direction (256 angles from 0 to 90 degrees) and length (2.5 to 16 texels, minor axis one
@@ -156,12 +157,67 @@ def sweep2(gpu, path):
                                 "gy": [-m * math.sin(q), m * math.cos(q)], "spikes": pk}) + "\n")
 
 
+def sweep3(gpu, path):
+    """Footprints between two levels, windows centred on the fitted positions
+    (`anisofit.footprint2`): for each footprint, a window of SWEEP2_WIN samples of 1/256 texel
+    around the corner of the inner tap on the negative side, on the lower level (minor axes 1.12
+    to 1.68 texels, major axis 3, 32 directions) and on the upper one (minor axes 1.25, 1.4, 1.5,
+    major axes 3 and 6). One JSON line per window, as `--sweep2` writes (`kind` `lv3`)."""
+    import anisofit as F
+
+    d = M.desc("f32", 4, (64, 64), 7, filt="point", mipfilter="linear", aniso=16)
+    tex = M.impulse_texels(d)
+    win = SWEEP2_WIN
+    jobs = []
+    feet = [(3, 1.12 + 0.56 * i / 15, 0) for i in range(16)]
+    feet += [(r, m, 1) for m in (1.25, 1.4, 1.5) for r in (3, 6)]
+    for r, m, lv in feet:
+        for k in range(32):
+            q = math.pi / 2 * k / 32
+            c, s = math.cos(q), math.sin(q)
+            gx = [F.f32(r * m * c / 64) * 64, F.f32(r * m * s / 64) * 64]
+            gy = [F.f32(-m * s / 64) * 64, F.f32(m * c / 64) * 64]
+            fp = F.footprint2(gx, gy, 16, 7)
+            if len(fp) != 2:
+                continue
+            base, taps, _ = fp[lv]
+            # The inner tap on the negative side; its corner lies at minus its offset, in
+            # level-0 1/256 texel.
+            neg = [t for t in taps if (t[0], t[1]) < (0, 0)] or taps
+            ox, oy, _ = min(neg, key=lambda t: abs(t[0]) + abs(t[1]))
+            jobs.append(("lv3", r, m, q, lv, -ox << lv, -oy << lv))
+    coords, grads, wins = [], [], []
+    for tag, r, m, q, lv, hx, hy in jobs:
+        c, s = math.cos(q), math.sin(q)
+        x0, y0 = round(hx) - win // 2, round(hy) - win // 2
+        wins.append((x0, y0))
+        g = ((r * m * c / 64, r * m * s / 64), (-m * s / 64, m * c / 64))
+        for j in range(win):
+            for i in range(win):
+                coords.append(((32 + (x0 + i) / 256) / 64, (32 + (y0 + j) / 256) / 64))
+                grads.append(g)
+    T.CASES.clear()
+    M.add("ap5.sweep3", "anisoprobe5", d, "2d", "grad", coords, grads=grads, texels=tex)
+    vals = gpu.run(T.CASES[0])
+    o = np.array(vals[:4 * win * win * len(jobs)], dtype=np.uint32).view(np.float32)
+    o = np.round(o.reshape(len(jobs), win, win, 4) * 1024).astype(np.int64)
+    with open(path, "w") as f:
+        for (tag, r, m, q, lv, _, _), (x0, y0), mm in zip(jobs, wins, o):
+            sp = spikes(mm[..., lv])
+            pk = [(int(sp[b, a]), x0 + int(a), y0 + int(b)) for b, a in zip(*np.nonzero(sp))
+                  if a > 0 and b > 0]
+            f.write(json.dumps({"kind": tag, "length": r, "minor": m, "angle": q, "level": lv,
+                                "gx": [r * m * math.cos(q), r * m * math.sin(q)],
+                                "gy": [-m * math.sin(q), m * math.cos(q)], "spikes": pk}) + "\n")
+
+
 SWEEP2_WIN = 32
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sweep2")
+    ap.add_argument("--sweep3")
     ap.add_argument("--out")
     ap.add_argument("--summary")
     ap.add_argument("--sweep")
@@ -172,6 +228,9 @@ def main():
         return
     if a.sweep2:
         sweep2(gpu, a.sweep2)
+        return
+    if a.sweep3:
+        sweep3(gpu, a.sweep3)
         return
     if not a.out or not a.summary:
         raise SystemExit("--out and --summary are needed unless --sweep or --sweep2 is given")
