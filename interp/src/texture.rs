@@ -1011,6 +1011,19 @@ pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32
     out
 }
 
+/// The axis (0, 1, 2 for x, y, z) of a cube direction's largest component, the one that picks
+/// its face: ties go to z, then y (an H200 reads face +z for (1, 1, 1)); NaN components lose.
+pub fn major_axis(v: [f32; 3]) -> usize {
+    let a = v.map(f32::abs);
+    if a[2] >= a[0] && a[2] >= a[1] {
+        2
+    } else if a[1] >= a[0] {
+        1
+    } else {
+        0
+    }
+}
+
 /// The cube face and the (s, t) coordinates in [0, 1] a direction selects (the major axis picks
 /// the face; the others are divided by its magnitude), as `(face, s, t)`. A zero direction
 /// reads face +z. The division is the texture unit's: each other component times the
@@ -1019,24 +1032,13 @@ pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32
 /// `corpus/vectors/mipfit.jsonl.xz` `tex.cube.fit`, 4096 directions on 256-texel faces whose
 /// texels hold their coordinates, every filter coordinate exact; the exact quotient misses 10).
 pub fn cube_face(x: f32, y: f32, z: f32) -> (u32, f64, f64) {
-    let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
-    // Ties go to z, then y (an H200 reads face +z for (1, 1, 1)).
-    let (face, sc, tc, ma) = if az >= ax && az >= ay {
-        if z >= 0.0 {
-            (4, x, -y, az)
-        } else {
-            (5, -x, -y, az)
-        }
-    } else if ay >= ax {
-        if y >= 0.0 {
-            (2, x, z, ay)
-        } else {
-            (3, x, -z, ay)
-        }
-    } else if x >= 0.0 {
-        (0, -z, -y, ax)
-    } else {
-        (1, z, -y, ax)
+    let (face, sc, tc, ma) = match major_axis([x, y, z]) {
+        2 if z >= 0.0 => (4, x, -y, z.abs()),
+        2 => (5, -x, -y, z.abs()),
+        1 if y >= 0.0 => (2, x, z, y.abs()),
+        1 => (3, x, -z, y.abs()),
+        _ if x >= 0.0 => (0, -z, -y, x.abs()),
+        _ => (1, z, -y, x.abs()),
     };
     if ma == 0.0 {
         return (face, 0.5, 0.5);

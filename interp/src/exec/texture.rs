@@ -766,14 +766,7 @@ fn lod_of(
 /// `gfit2.cube`; the derivative, with or without the major axis's own change, fits a fifth as
 /// many).
 fn cube_gradient(v: &[f32], g: &[f32]) -> [f32; 2] {
-    let a = [v[0].abs(), v[1].abs(), v[2].abs()];
-    let i = if a[2] >= a[0] && a[2] >= a[1] {
-        2
-    } else if a[1] >= a[0] {
-        1
-    } else {
-        0
-    };
+    let i = tx::major_axis([v[0], v[1], v[2]]);
     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
     let face = |q: [f64; 3]| (q[j] / q[i].abs(), q[k] / q[i].abs());
     let p = [v[0] as f64, v[1] as f64, v[2] as f64];
