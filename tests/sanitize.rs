@@ -17,16 +17,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// Buggy kernels whose class the interpreter does not report, and why (docs/SANITIZE.md).
-const KNOWN_MISSES: &[(&str, &str)] = &[
-    (
-        "cu_warp_nosyncwarp",
-        "lanes of one warp are not checked against each other (race granularity is the warp)",
-    ),
-    (
-        "cu_global_flag_race",
-        "races on global memory are not checked (nor by racecheck)",
-    ),
-];
+const KNOWN_MISSES: &[(&str, &str)] = &[(
+    "cu_warp_nosyncwarp",
+    "lanes of one warp are not checked against each other (race granularity is the warp)",
+)];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -245,6 +245,16 @@ fn one(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp, gi: usize) -> Result
         m.stats.warp_instructions -= 1;
         return Ok(Progress::Retry);
     }
+    // The `race` check: a global synchronising operation (an atomic, a strong access, a
+    // GPU-scope fence) that some lane executed.
+    if emask != 0 {
+        if let (Some(g), Some(rc)) = (m.grace.as_deref_mut(), cl.race.as_deref_mut()) {
+            if g.is_sync(func, pc) {
+                let index = g.sync_op();
+                rc.global_sync(rc.warp_id(w.cta, w.index), index);
+            }
+        }
+    }
     if let Flow::Next = flow {
         // The common case: move on in place, re-sorting only if the group caught up with or
         // passed the next one.
