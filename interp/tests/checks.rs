@@ -1280,3 +1280,97 @@ fn threadfence_reduction_is_clean() {
     let f = grid_findings(&p, "k", 4, 64, &[4 * 256, 4, 4 * 64]);
     assert!(!global_races(&f).is_empty(), "{f:?}");
 }
+
+/// One warp sums 32 shared words into word 0, warp-synchronously: `SYNC` after each step.
+const WARP_REDUCE: &str = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .shared .align 4 .b32 s[32];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %r1;
+  SYNC
+  mov.u32 %r5, 16;
+LOOP:
+  setp.lt.u32 %p1, %r1, %r5;
+  shl.b32 %r6, %r5, 2;
+  add.u32 %r7, %r4, %r6;
+  @%p1 ld.shared.u32 %r8, [%r7];
+  @%p1 ld.shared.u32 %r9, [%r4];
+  add.u32 %r9, %r9, %r8;
+  @%p1 st.shared.u32 [%r4], %r9;
+  SYNC
+  shr.u32 %r5, %r5, 1;
+  setp.ne.u32 %p1, %r5, 0;
+  @%p1 bra LOOP;
+  ret;
+}
+";
+
+#[test]
+fn lanes_of_one_warp_race_without_syncwarp() {
+    let racy = program(&WARP_REDUCE.replace("SYNC", ""));
+    let f = findings(&racy, "k", 32, &[4], &[], race());
+    assert!(!f.is_empty());
+    assert!(f.iter().all(|f| f.class == Class::Race), "{f:?}");
+    // The first: lane 0 reads word 16, which lane 16 stored (no `bar.warp.sync` between).
+    assert!(f[0].what.contains("read-after-write"), "{}", f[0].what);
+    assert!(f[0].what.contains("same warp"), "{}", f[0].what);
+    let tids: Vec<u32> = f[0].threads.iter().map(|t| t.tid[0]).collect();
+    assert_eq!(tids, [0, 16]);
+    let synced = program(&WARP_REDUCE.replace("SYNC", "bar.warp.sync -1;"));
+    assert!(findings(&synced, "k", 32, &[4], &[], Checks::all()).is_empty());
+}
+
+#[test]
+fn one_lane_writes_all_read_after_syncwarp() {
+    let src = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 v;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 st.shared.u32 [v], 42;
+  @%p1 st.global.u32 [%rd1], 42;
+  SYNC
+  ld.shared.u32 %r2, [v];
+  ld.global.u32 %r3, [%rd1];
+  st.shared.u32 [v], 42;
+  ret;
+}
+";
+    let synced = program(&src.replace("SYNC", "bar.warp.sync -1;"));
+    // The last store of every lane is unordered with the other lanes' loads too, but each
+    // lane loaded the word itself in that execution: not reported (conservative).
+    assert!(findings(&synced, "k", 32, &[4], &[], Checks::all()).is_empty());
+    // Without the first `bar.warp.sync`, the reads of shared and global memory race.
+    let racy = program(&src.replace("SYNC", ""));
+    let f = findings(&racy, "k", 32, &[4], &[], race());
+    let spaces: Vec<&str> = f.iter().filter_map(|f| f.space.as_deref()).collect();
+    assert!(
+        spaces.contains(&"shared") && spaces.contains(&"global"),
+        "{f:?}"
+    );
+    // All lanes storing to one word in one instruction is no race.
+    let all = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .shared .align 4 .b32 v;
+  st.shared.u32 [v], 1;
+  ld.shared.u32 %r1, [v];
+  ret;
+}
+",
+    );
+    assert!(findings(&all, "k", 32, &[4], &[], race()).is_empty());
+}

@@ -760,6 +760,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let prog = self.m.prog;
         let (block, grid) = (self.m.block, self.m.grid);
         let (func, pc, cta, index) = (self.fid, self.pc, self.w.cta, self.w.index);
+        // The execution of the instruction (lanes of one warp race only across executions).
+        let step = self.m.stats.warp_instructions as u32;
         let ctaid = self.cl.ctaid.get(cta as usize).copied().unwrap_or_default();
         let tid = self.w.tid[lane & 31];
         let linear = |v: [u32; 3], d: [u32; 3]| {
@@ -809,6 +811,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             a,
             size as u32,
             write,
+            step,
             tid_of,
             at,
             charge,
@@ -826,6 +829,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let prog = self.m.prog;
         let block = self.m.block;
         let (func, pc, cta, index) = (self.fid, self.pc, self.w.cta, self.w.index);
+        // The execution of the instruction (lanes of one warp race only across executions).
+        let step = self.m.stats.warp_instructions as u32;
         let ctaid = self.cl.ctaid.get(cta as usize).copied().unwrap_or_default();
         let tid = self.w.tid[lane & 31];
         let Some(rc) = self.cl.race.as_mut() else {
@@ -867,6 +872,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             off,
             size as u32,
             write,
+            step,
             tid_of,
         );
     }

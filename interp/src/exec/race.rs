@@ -21,9 +21,13 @@
 //! Between clusters, which share no barrier, each cluster's accesses are summarised per word
 //! and checked against the finished clusters' when it finishes ([`Grid`] gives the rule).
 //!
-//! Granularity: warps, not threads (lanes of one warp are not checked against each other: the
-//! interpreter runs them in lockstep and warp-synchronous code orders them with `__syncwarp`),
-//! and 4-byte words with a byte mask. Asynchronous-proxy accesses (bulk and tensor copies,
+//! Lanes of one warp: the interpreter runs them in lockstep, the GPU does not (since Volta),
+//! and the memory model knows threads, not warps. A warp's clock also moves at every
+//! operation that orders its lanes ([`Race::warp_order`]); two conflicting plain accesses of
+//! different lanes of one warp at the same clock, in different executions of instructions
+//! (not one store of all lanes), are a race (`__syncwarp` missing).
+//!
+//! Granularity: threads, and 4-byte words with a byte mask. Asynchronous-proxy accesses (bulk and tensor copies,
 //! `cp.async`, `wgmma`/`tcgen05` operands) and texture and surface reads are not checked.
 
 use crate::check::{Class, Finding};
@@ -43,6 +47,11 @@ struct Access {
     lane: u8,
     func: u32,
     pc: u32,
+    /// The warp-instruction execution it belongs to (the launch's count, truncated: two
+    /// executions taken for one can only hide a race between lanes).
+    step: u32,
+    /// The lanes of the warp that made the same access in the same execution.
+    lanes: u32,
 }
 
 /// What a shadow word remembers: the last write and the reads since it that no later access
@@ -58,17 +67,37 @@ impl Word {
     /// remembers and remembers it: the conflicting earlier access nothing orders before it, if
     /// any, as (kind, that access).
     fn check(&mut self, me: Access, vcw: &[u32], write: bool) -> Option<(&'static str, Access)> {
-        let (w, clock, mask) = (me.warp, me.clock, me.mask);
-        let before = |a: &Access| a.warp == w || a.clock <= vcw[a.warp as usize];
-        // Another lane of this warp did the same in this step (same clock, these bytes
-        // included): nothing new to check or remember.
-        let same = |a: &Access| a.warp == w && a.clock == clock && mask & !a.mask == 0;
-        if write {
-            if self.reads.is_empty() && self.write.as_ref().is_some_and(same) {
-                return None;
+        let (w, clock, mask, step) = (me.warp, me.clock, me.mask, me.step);
+        let bit = 1u32 << (me.lane & 31);
+        // Lanes of one warp are threads of their own (PTX ISA 8: the memory model knows no
+        // warps; since Volta they do not run in lockstep): an access of another lane of the
+        // warp in another execution of an instruction, with nothing ordering the warp's lanes
+        // since (its clock unchanged: `Race::warp_order`), is unordered. Not within one
+        // execution (every lane storing to one flag), nor when this lane took part in it.
+        let before = |a: &Access| {
+            if a.warp == w {
+                a.clock != clock || a.step == step || a.lanes & bit != 0
+            } else {
+                a.clock <= vcw[a.warp as usize]
             }
-        } else if self.reads.last().is_some_and(same) {
-            return None;
+        };
+        // Another lane of this warp did the same in this execution (these bytes included):
+        // nothing new to check; the lane joins the access.
+        let same = |a: &Access| a.warp == w && a.step == step && mask & !a.mask == 0;
+        if write {
+            if self.reads.is_empty() {
+                if let Some(a) = self.write.as_mut().filter(|a| same(a)) {
+                    a.lanes |= bit;
+                    return None;
+                }
+            }
+        } else if let Some(a) = self.reads.last_mut().filter(|a| same(a)) {
+            a.lanes |= bit;
+            // The write may be another lane's of this warp, unordered for this lane only.
+            return self
+                .write
+                .filter(|a| a.warp == w && a.mask & mask != 0 && !before(a))
+                .map(|a| ("read-after-write", a));
         }
         let unordered = |a: &Access| a.mask & mask != 0 && !before(a);
         let mut found = None;
@@ -90,8 +119,9 @@ impl Word {
             self.write = Some(me);
             self.reads.clear();
         } else if !(self.reads.len() == 1 && self.reads[0].warp == w) {
-            // Keep only the reads not known to come before this one (and one per warp).
-            self.reads.retain(|a| !before(a));
+            // Keep only the reads of other warps not known to come before this one (one per
+            // warp: this one stands for its warp's).
+            self.reads.retain(|a| a.warp != w && !before(a));
             self.reads.push(me);
         } else {
             self.reads[0] = me;
@@ -320,6 +350,7 @@ impl Race {
         off: u32,
         size: u32,
         write: bool,
+        step: u32,
     ) -> Option<(&'static str, Access)> {
         // Disjoint borrows: the warp's vector is read while the shadow words change.
         let nw = self.nw;
@@ -338,6 +369,8 @@ impl Race {
                 lane,
                 func,
                 pc,
+                step,
+                lanes: 1 << (lane & 31),
             };
             let f = cell.check(me, vcw, write);
             found = found.or(f);
@@ -359,17 +392,20 @@ impl Race {
         off: u32,
         size: u32,
         write: bool,
+        step: u32,
         tid_of: impl Fn(WarpId, u8) -> [u32; 3],
     ) {
         let lane = thread.lane as u8;
-        let Some((kind, other)) = self.check(w, lane, func, pc, rank, off, size, write) else {
+        let Some((kind, other)) = self.check(w, lane, func, pc, rank, off, size, write, step)
+        else {
             return;
         };
         let them = self.thread_of(other, tid_of);
         findings.add(Class::Race, func, pc, || Finding {
             class: Class::Race,
             what: format!(
-                "{kind} hazard on shared memory (CTA rank {rank}) with {them} at {}, which no barrier, mbarrier or atomic orders before it",
+                "{kind} hazard on shared memory (CTA rank {rank}) with {them}{} at {}, which no barrier, mbarrier or atomic orders before it",
+                same_warp(w, other),
                 site(other.func, other.pc)
             ),
             site: site(func, pc),
@@ -392,6 +428,13 @@ impl Race {
             tid: tid_of(a.warp, a.lane),
             lane: a.lane as u32,
         }
+    }
+
+    /// Warp `w` executed an operation that orders its lanes (`bar.warp.sync` and the other
+    /// warp collectives, barriers, fences, atomics: [`orders_lanes`]): its clock moves on, so
+    /// that its lanes' accesses before it and after it are ordered.
+    pub fn warp_order(&mut self, w: WarpId) {
+        self.tick(w);
     }
 
     /// A global synchronising operation ([`Grid::is_sync`]) by warp `w`, the launch's
@@ -431,6 +474,7 @@ impl Race {
         addr: u64,
         size: u32,
         write: bool,
+        step: u32,
         tid_of: impl Fn(WarpId, u8) -> [u32; 3],
         at: Rep,
         mut charge: impl FnMut(u64) -> bool,
@@ -462,6 +506,8 @@ impl Race {
                 lane,
                 func,
                 pc,
+                step,
+                lanes: 1 << (lane & 31),
             };
             let cap = cell.word.reads.capacity();
             found = found.or(cell.word.check(me, vcw, write));
@@ -480,7 +526,8 @@ impl Race {
         findings.add(Class::Race, func, pc, || Finding {
             class: Class::Race,
             what: format!(
-                "{kind} hazard on global memory with {them} (same cluster) at {}, which no barrier, mbarrier, atomic or fence orders before it",
+                "{kind} hazard on global memory with {them} (same cluster){} at {}, which no barrier, mbarrier, atomic or fence orders before it",
+                same_warp(w, other),
                 site(other.func, other.pc)
             ),
             site: site(func, pc),
@@ -490,6 +537,33 @@ impl Race {
             count: 1,
         });
     }
+}
+
+/// How a finding names an access of the same warp: lanes of one warp race only where no
+/// `bar.warp.sync` (`__syncwarp`) or other ordering came between them.
+fn same_warp(w: WarpId, other: Access) -> &'static str {
+    if other.warp == w {
+        " (a lane of the same warp, with no bar.warp.sync between)"
+    } else {
+        ""
+    }
+}
+
+/// Whether executing `d` orders the lanes of its warp for the race check: CTA and cluster
+/// barriers, `bar.warp.sync` ("guarantees memory ordering among threads participating in the
+/// barrier", PTX ISA 9.7.13.2), the other warp collectives (`shfl.sync`, `vote.sync`,
+/// `match.sync`, `redux.sync`, `elect.sync`, whose ISA text promises no memory ordering: taken
+/// as ordering, the conservative reading), mbarrier operations, fences, atomics and strong
+/// accesses (every instruction of the ISA's synchronisation family, `shfl`, and every
+/// `.sync` or `.aligned` warp-wide instruction: `ldmatrix`, `stmatrix`, `mma.sync`, `wmma`,
+/// `wgmma`, which exchange data between the lanes).
+fn orders_lanes(d: &crate::code::DInst) -> bool {
+    use ptx_ir_core::{Family, Flag, Opcode, Sem};
+    d.op.family() == Family::Sync
+        || d.op == Opcode::Shfl
+        || d.flags.has(Flag::Sync)
+        || d.flags.has(Flag::Aligned)
+        || d.sem.is_some_and(|s| s != Sem::Weak)
 }
 
 /// Global words a cluster's race state tracks at most (1 MiB of global memory); the accesses
@@ -608,6 +682,12 @@ fn synchronises(d: &crate::code::DInst, i: &ptx_ir_core::Instruction) -> bool {
         .any(|m| matches!(m, Modifier::Scope(Scope::Gpu | Scope::Sys | Scope::Gl)))
 }
 
+/// [`Grid::is_sync`]: a global synchronising operation ([`synchronises`]).
+pub const SYNC_GLOBAL: u8 = 1;
+
+/// [`Grid::is_sync`]: an operation that orders its warp's lanes ([`orders_lanes`]).
+pub const SYNC_LANES: u8 = 2;
+
 /// The launch's state of the race check on global memory between clusters.
 ///
 /// Clusters share no barrier: an access of one happens before an access of another only
@@ -626,8 +706,8 @@ fn synchronises(d: &crate::code::DInst, i: &ptx_ir_core::Instruction) -> bool {
 pub struct Grid {
     /// Global synchronising operations executed so far.
     epoch: u64,
-    /// Per function, per instruction: whether it is a global synchronising operation.
-    sync: Vec<Vec<bool>>,
+    /// Per function, per instruction: [`SYNC_GLOBAL`] and [`SYNC_LANES`] flags.
+    sync: Vec<Vec<u8>>,
     /// Per global word: the plain accesses of the finished clusters (writes, reads).
     table: FxHashMap<u64, [Sum; 2]>,
 }
@@ -644,7 +724,10 @@ impl Grid {
                     f.code
                         .iter()
                         .zip(&f.insts)
-                        .map(|(d, i)| synchronises(d, i))
+                        .map(|(d, i)| {
+                            let g = if synchronises(d, i) { SYNC_GLOBAL } else { 0 };
+                            g | if orders_lanes(d) { SYNC_LANES } else { 0 }
+                        })
                         .collect()
                 })
                 .collect(),
@@ -652,13 +735,14 @@ impl Grid {
         }
     }
 
-    /// Whether instruction `pc` of function `func` is a global synchronising operation.
-    pub fn is_sync(&self, func: u32, pc: u32) -> bool {
+    /// Whether instruction `pc` of function `func` is a global synchronising operation
+    /// ([`SYNC_GLOBAL`]) and whether it orders its warp's lanes ([`SYNC_LANES`]).
+    pub fn is_sync(&self, func: u32, pc: u32) -> u8 {
         self.sync
             .get(func as usize)
             .and_then(|f| f.get(pc as usize))
             .copied()
-            .unwrap_or(false)
+            .unwrap_or(0)
     }
 
     /// The current epoch (the count of global synchronising operations so far).
