@@ -81,7 +81,8 @@ pub struct RunArgs {
     #[arg(long)]
     json: bool,
     /// Checks to run besides executing, comma-separated: `mem` (memory faults), `race`
-    /// (shared-memory races between warps), `init` (reads of shared memory and of `uninit:`
+    /// (races on shared and global memory between warps, lanes of one warp and clusters; a
+    /// launch with checks runs serially), `init` (reads of shared memory and of `uninit:`
     /// buffers, and of local memory, never written), `sync` (barrier misuse), `reg` (registers
     /// read before any write), or `all` (every one but `reg`; docs/INTERP.md, "Checks").
     /// Findings are printed at FILE:LINE:COL; the exit status is 1 when there is one.

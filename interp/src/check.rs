@@ -23,7 +23,11 @@
 //!   code does it without a bug (Triton lets lanes compute on values they never loaded and
 //!   drops the results).
 //! - **race**: data races on shared memory between warps that no barrier, mbarrier or
-//!   atomic orders (vector clocks; `exec/race.rs` says what orders and what is not checked).
+//!   atomic orders (vector clocks), and on global memory between warps of a cluster (the
+//!   same, global atomics, strong accesses and GPU-scope fences ordering too) and between
+//!   clusters (an access after its cluster's last global synchronising operation, or before
+//!   its cluster's first, against a conflicting one of another cluster); `exec/race.rs` says
+//!   what orders and what is not checked.
 //! - **sync**: CTA barriers for all threads completed without every thread of the CTA (some
 //!   exited instead; PTX lets exiting threads release the barrier, CUDA's `__syncthreads`
 //!   does not allow it), aligned barriers at which the threads wait at different
@@ -43,7 +47,7 @@ use crate::error::{Site, Thread};
 pub struct Checks {
     /// Memory faults as findings.
     pub mem: bool,
-    /// Data races on shared memory (`exec/race.rs`).
+    /// Data races on shared and global memory (`exec/race.rs`).
     pub race: bool,
     /// Reads of memory never written.
     pub init: bool,

@@ -1060,3 +1060,317 @@ fn tensor_memory_allocation_rules() {
     let p = Program::load(&m).expect("loads");
     assert!(findings(&p, "k", 64, &[4], &[], Checks::all()).is_empty());
 }
+
+/// Runs `entry` on `grid` CTAs of `block` threads with buffers `bufs` and the checks, on one
+/// worker and on four: the findings, which must be the same.
+fn grid_findings(p: &Program, entry: &str, grid: u32, block: u32, bufs: &[usize]) -> Vec<Finding> {
+    let run = |threads: u32| {
+        let mut l = p
+            .launch(entry)
+            .grid([grid, 1, 1])
+            .block([block, 1, 1])
+            .checks(Checks::all())
+            .threads(threads);
+        for &n in bufs {
+            l = l.arg(Arg::Buffer(vec![0; n]));
+        }
+        l.run().expect("runs").findings
+    };
+    let one = run(1);
+    assert_eq!(one, run(4), "the findings do not depend on the workers");
+    one
+}
+
+/// The race findings on global memory of `f`.
+fn global_races(f: &[Finding]) -> Vec<&Finding> {
+    f.iter()
+        .filter(|f| f.class == Class::Race && f.space.as_deref() == Some("global"))
+        .collect()
+}
+
+#[test]
+fn global_plain_increment_across_ctas_races() {
+    // Thread 0 of every CTA adds one to the same word with a plain load and store.
+    let p = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra E;
+  ld.global.u32 %r2, [%rd1];
+  add.u32 %r2, %r2, 1;
+  st.global.u32 [%rd1], %r2;
+E:
+  ret;
+}
+",
+    );
+    let f = grid_findings(&p, "k", 4, 32, &[4]);
+    let g = global_races(&f);
+    assert!(!g.is_empty(), "{f:?}");
+    assert!(g[0].what.contains("another cluster"), "{}", g[0].what);
+    let ctas: Vec<u32> = g[0].threads.iter().map(|t| t.ctaid[0]).collect();
+    assert_ne!(ctas[0], ctas[1], "{:?}", g[0]);
+    // With an atomic instead there is nothing to report.
+    let atomic = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  atom.global.add.u32 %r2, [%rd1], 1;
+  red.global.add.u32 [%rd1+4], 1;
+  ret;
+}
+",
+    );
+    assert!(grid_findings(&atomic, "k", 4, 64, &[8]).is_empty());
+}
+
+/// Thread 0 (warp 0) writes a global word, thread 32 (warp 1) reads it; `SYNC` is between.
+const GLOBAL_HANDOFF: &str = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 st.global.u32 [%rd1], 7;
+  SYNC
+  setp.eq.u32 %p1, %r1, 32;
+  @%p1 ld.global.u32 %r2, [%rd1];
+  @%p1 st.global.u32 [%rd1+4], %r2;
+  ret;
+}
+";
+
+#[test]
+fn global_handoff_between_warps_of_a_cta() {
+    let racy = program(&GLOBAL_HANDOFF.replace("SYNC", ""));
+    let f = grid_findings(&racy, "k", 1, 64, &[8]);
+    let g = global_races(&f);
+    assert_eq!(g.len(), 1, "{f:?}");
+    assert!(g[0].what.contains("read-after-write"), "{}", g[0].what);
+    assert!(
+        g[0].site.inst.contains("ld.global.u32"),
+        "{}",
+        g[0].site.inst
+    );
+    let tids: Vec<u32> = g[0].threads.iter().map(|t| t.tid[0]).collect();
+    assert_eq!(tids, [32, 0]);
+    let ordered = program(&GLOBAL_HANDOFF.replace("SYNC", "bar.sync 0;"));
+    assert!(grid_findings(&ordered, "k", 1, 64, &[8]).is_empty());
+    // Two CTAs: each one's handoff is ordered, but both write word 0 (no sync between CTAs).
+    let f = grid_findings(&ordered, "k", 2, 64, &[8]);
+    let g = global_races(&f);
+    assert!(!g.is_empty(), "{f:?}");
+    assert!(
+        g.iter().all(|f| f.what.contains("another cluster")),
+        "{g:?}"
+    );
+}
+
+#[test]
+fn global_slices_read_by_another_cta_race() {
+    // Each CTA writes its own slice, then reads the other CTA's slice without synchronising.
+    let p = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mad.lo.u32 %r3, %r2, 32, %r1;
+  mul.wide.u32 %rd2, %r3, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  xor.b32 %r4, %r2, 1;
+  mad.lo.u32 %r5, %r4, 32, %r1;
+  mul.wide.u32 %rd4, %r5, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r6, [%rd5];
+  ret;
+}
+",
+    );
+    let f = grid_findings(&p, "k", 2, 32, &[256]);
+    let g = global_races(&f);
+    assert!(!g.is_empty(), "{f:?}");
+    assert!(g
+        .iter()
+        .all(|f| f.threads[0].ctaid[0] == 1 && f.threads[1].ctaid[0] == 0));
+}
+
+/// The threadfence reduction: each CTA stores its partial sums, `FENCE`, thread 0 takes a
+/// ticket with an atomic; the CTA that takes the last ticket reads every partial sum.
+const FENCE_REDUCTION: &str = "
+.visible .entry k(.param .u64 part, .param .u64 count, .param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b32 last;
+  ld.param.u64 %rd1, [part];
+  ld.param.u64 %rd2, [count];
+  ld.param.u64 %rd7, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %nctaid.x;
+  mov.u32 %r9, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r9, %r1;
+  mul.wide.u32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.u32 [%rd4], %r4;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r1, 0;
+  @!%p1 bra WAIT;
+  FENCE
+  atom.global.add.u32 %r5, [%rd2], 1;
+  sub.u32 %r6, %r3, 1;
+  setp.eq.u32 %p2, %r5, %r6;
+  selp.u32 %r7, 1, 0, %p2;
+  st.shared.u32 [last], %r7;
+WAIT:
+  bar.sync 0;
+  ld.shared.u32 %r8, [last];
+  setp.eq.u32 %p3, %r8, 0;
+  @%p3 bra E;
+  mov.u32 %r10, 0;
+  mov.u32 %r11, %r1;
+  mul.lo.u32 %r12, %r3, %r9;
+LOOP:
+  mul.wide.u32 %rd5, %r11, 4;
+  add.s64 %rd6, %rd1, %rd5;
+  ld.global.u32 %r13, [%rd6];
+  add.u32 %r10, %r10, %r13;
+  add.u32 %r11, %r11, %r9;
+  setp.lt.u32 %p2, %r11, %r12;
+  @%p2 bra LOOP;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd7, %rd5;
+  st.global.u32 [%rd6], %r10;
+E:
+  ret;
+}
+";
+
+#[test]
+fn threadfence_reduction_is_clean() {
+    for fence in ["membar.gl;", "fence.acq_rel.gpu;", "fence.sc.gpu;"] {
+        let p = program(&FENCE_REDUCTION.replace("FENCE", fence));
+        let f = grid_findings(&p, "k", 4, 64, &[4 * 256, 4, 4 * 64]);
+        assert!(f.is_empty(), "{fence}: {f:?}");
+    }
+    // Without the fence and the atomic (a plain counter), the last CTA's reads race with the
+    // other CTAs' partial sums.
+    let p = program(&FENCE_REDUCTION.replace("FENCE", "").replace(
+        "atom.global.add.u32 %r5, [%rd2], 1;",
+        "ld.global.u32 %r5, [%rd2];\n  add.u32 %r15, %r5, 1;\n  st.global.u32 [%rd2], %r15;",
+    ));
+    let f = grid_findings(&p, "k", 4, 64, &[4 * 256, 4, 4 * 64]);
+    assert!(!global_races(&f).is_empty(), "{f:?}");
+}
+
+/// One warp sums 32 shared words into word 0, warp-synchronously: `SYNC` after each step.
+const WARP_REDUCE: &str = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .shared .align 4 .b32 s[32];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %r1;
+  SYNC
+  mov.u32 %r5, 16;
+LOOP:
+  setp.lt.u32 %p1, %r1, %r5;
+  shl.b32 %r6, %r5, 2;
+  add.u32 %r7, %r4, %r6;
+  @%p1 ld.shared.u32 %r8, [%r7];
+  @%p1 ld.shared.u32 %r9, [%r4];
+  add.u32 %r9, %r9, %r8;
+  @%p1 st.shared.u32 [%r4], %r9;
+  SYNC
+  shr.u32 %r5, %r5, 1;
+  setp.ne.u32 %p1, %r5, 0;
+  @%p1 bra LOOP;
+  ret;
+}
+";
+
+#[test]
+fn lanes_of_one_warp_race_without_syncwarp() {
+    let racy = program(&WARP_REDUCE.replace("SYNC", ""));
+    let f = findings(&racy, "k", 32, &[4], &[], race());
+    assert!(!f.is_empty());
+    assert!(f.iter().all(|f| f.class == Class::Race), "{f:?}");
+    // The first: lane 0 reads word 16, which lane 16 stored (no `bar.warp.sync` between).
+    assert!(f[0].what.contains("read-after-write"), "{}", f[0].what);
+    assert!(f[0].what.contains("same warp"), "{}", f[0].what);
+    let tids: Vec<u32> = f[0].threads.iter().map(|t| t.tid[0]).collect();
+    assert_eq!(tids, [0, 16]);
+    let synced = program(&WARP_REDUCE.replace("SYNC", "bar.warp.sync -1;"));
+    assert!(findings(&synced, "k", 32, &[4], &[], Checks::all()).is_empty());
+}
+
+#[test]
+fn one_lane_writes_all_read_after_syncwarp() {
+    let src = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 v;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 st.shared.u32 [v], 42;
+  @%p1 st.global.u32 [%rd1], 42;
+  SYNC
+  ld.shared.u32 %r2, [v];
+  ld.global.u32 %r3, [%rd1];
+  st.shared.u32 [v], 42;
+  ret;
+}
+";
+    let synced = program(&src.replace("SYNC", "bar.warp.sync -1;"));
+    // The last store of every lane is unordered with the other lanes' loads too, but each
+    // lane loaded the word itself in that execution: not reported (conservative).
+    assert!(findings(&synced, "k", 32, &[4], &[], Checks::all()).is_empty());
+    // Without the first `bar.warp.sync`, the reads of shared and global memory race.
+    let racy = program(&src.replace("SYNC", ""));
+    let f = findings(&racy, "k", 32, &[4], &[], race());
+    let spaces: Vec<&str> = f.iter().filter_map(|f| f.space.as_deref()).collect();
+    assert!(
+        spaces.contains(&"shared") && spaces.contains(&"global"),
+        "{f:?}"
+    );
+    // All lanes storing to one word in one instruction is no race.
+    let all = program(
+        "
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .shared .align 4 .b32 v;
+  st.shared.u32 [v], 1;
+  ld.shared.u32 %r1, [v];
+  ret;
+}
+",
+    );
+    assert!(findings(&all, "k", 32, &[4], &[], race()).is_empty());
+}

@@ -720,11 +720,102 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
-    /// The `race` check of one access to shared memory (`exec/race.rs`).
+    /// The `race` check of one access to shared or global memory (`exec/race.rs`).
     fn race_check(&mut self, space: AddrSpace, addr: u64, size: usize, lane: usize, write: bool) {
-        if let Some(Ok((rank, off))) = self.locate(space, addr) {
-            self.race_shared(rank, off, size, lane, write);
+        match self.locate(space, addr) {
+            Some(Ok((rank, off))) => self.race_shared(rank, off, size, lane, write),
+            Some(Err(a)) => self.race_global(a, size, lane, write),
+            None => {}
         }
+    }
+
+    /// Names instruction `pc` of function `f` of the program, for race findings.
+    fn site_of(prog: &crate::load::Program, f: u32, pc: u32) -> Site {
+        Site {
+            function: prog
+                .funcs
+                .get(f as usize)
+                .map(|f| f.name.clone())
+                .unwrap_or_default(),
+            index: pc,
+            inst: prog.inst_text(f, pc),
+        }
+    }
+
+    /// The `race` check of an access to global memory at `a`: atomics and strong accesses
+    /// synchronise (at the instruction, `exec/step.rs`), plain ones are checked against the
+    /// cluster's accesses nothing orders before them and remembered for the check between
+    /// clusters.
+    fn race_global(&mut self, a: u64, size: usize, lane: usize, write: bool) {
+        let strong = matches!(
+            self.d.op,
+            ptx_ir_core::Opcode::Atom | ptx_ir_core::Opcode::Red
+        ) || self.d.sem.is_some_and(|s| s != ptx_ir_core::Sem::Weak);
+        if strong {
+            return;
+        }
+        let Some(g) = self.m.grace.as_deref() else {
+            return;
+        };
+        let prog = self.m.prog;
+        let (block, grid) = (self.m.block, self.m.grid);
+        let (func, pc, cta, index) = (self.fid, self.pc, self.w.cta, self.w.index);
+        // The execution of the instruction (lanes of one warp race only across executions).
+        let step = self.m.stats.warp_instructions as u32;
+        let ctaid = self.cl.ctaid.get(cta as usize).copied().unwrap_or_default();
+        let tid = self.w.tid[lane & 31];
+        let linear = |v: [u32; 3], d: [u32; 3]| {
+            v[0] as u64 + d[0] as u64 * (v[1] as u64 + d[1] as u64 * v[2] as u64)
+        };
+        let at = crate::exec::race::Rep {
+            e: g.epoch(),
+            func,
+            pc,
+            cta: linear(ctaid, grid) as u32,
+            tid: linear(tid, block) as u16,
+            mask: 0,
+        };
+        let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
+        let tid_of = |w: u32, lane: u8| {
+            let linear = (w % wpc.max(1)) * 32 + lane as u32;
+            let (bx, by) = (block[0].max(1), block[1].max(1));
+            [linear % bx, (linear / bx) % by, linear / (bx * by)]
+        };
+        let thread = Thread {
+            ctaid,
+            tid,
+            lane: lane as u32,
+        };
+        let cl = &mut *self.cl;
+        let Some(rc) = cl.race.as_mut() else {
+            return;
+        };
+        let (mem, charged) = (&mut self.m.mem, &mut cl.charged);
+        let charge = |bytes: u64| {
+            let ok = mem
+                .charge(bytes, || "the race-check shadow of global memory".into())
+                .is_ok();
+            if ok {
+                *charged += bytes;
+            }
+            ok
+        };
+        let w = rc.warp_id(cta, index);
+        rc.global_access(
+            &mut self.m.findings,
+            |f, pc| Self::site_of(prog, f, pc),
+            thread,
+            w,
+            func,
+            pc,
+            a,
+            size as u32,
+            write,
+            step,
+            tid_of,
+            at,
+            charge,
+        );
     }
 
     /// The `race` check of an access to CTA `rank`'s shared memory at `off`: atomics and
@@ -738,6 +829,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let prog = self.m.prog;
         let block = self.m.block;
         let (func, pc, cta, index) = (self.fid, self.pc, self.w.cta, self.w.index);
+        // The execution of the instruction (lanes of one warp race only across executions).
+        let step = self.m.stats.warp_instructions as u32;
         let ctaid = self.cl.ctaid.get(cta as usize).copied().unwrap_or_default();
         let tid = self.w.tid[lane & 31];
         let Some(rc) = self.cl.race.as_mut() else {
@@ -779,6 +872,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             off,
             size as u32,
             write,
+            step,
             tid_of,
         );
     }

@@ -83,10 +83,10 @@ fn resolve(
     at: &mut [At; 32],
 ) -> Option<()> {
     let watched = x.cl.inflight.watch || !x.m.gwatch.is_empty() || (write && x.m.proxy_watch);
-    // The checks look at shared memory, and at global memory only where a buffer is
-    // uninitialised: other accesses keep this path.
+    // The checks look at shared memory, and at global memory where a buffer is uninitialised
+    // or races are checked: other accesses keep this path.
     let shared_checked = x.m.checks.init || x.m.checks.race;
-    let global_checked = x.m.checks.init && x.m.global_init;
+    let global_checked = (x.m.checks.init && x.m.global_init) || x.m.checks.race;
     if watched || total > MAX_BYTES || !total.is_power_of_two() {
         return None;
     }

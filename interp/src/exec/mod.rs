@@ -1045,6 +1045,7 @@ impl<'p> Launch<'p> {
             } else {
                 Vec::new()
             },
+            grace: self.checks.race.then(|| Box::new(race::Grid::new(prog))),
         };
         Ok(Start::Run(Box::new(Prepared {
             m,

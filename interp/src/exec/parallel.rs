@@ -180,5 +180,6 @@ fn worker<'p>(m: &Machine<'p>, base: &Arc<Vec<mem::Alloc>>, pool: &Arc<AtomicU64
         global_init: m.global_init,
         pending_local: Default::default(),
         reg_io: Vec::new(),
+        grace: None,
     }
 }

@@ -14,10 +14,21 @@
 //!   the memory model's release/acquire patterns: it can hide a race, never invent one) and
 //!   are never reported themselves, strong accesses not being data races with each other.
 //!
-//! Granularity: warps, not threads (lanes of one warp are not checked against each other: the
-//! interpreter runs them in lockstep and warp-synchronous code orders them with `__syncwarp`),
-//! and 4-byte words with a byte mask. Asynchronous-proxy accesses (bulk and tensor copies,
-//! `cp.async`, `wgmma`/`tcgen05` operands) are not checked. Global memory is not checked.
+//! Global memory: within a cluster the same clocks and shadow words (a sparse map of the words
+//! the cluster touched, at most [`MAX_CLUSTER_WORDS`], charged to the launch's budget), where
+//! atomics, strong accesses and GPU-scope fences on global memory ([`synchronises`]) are
+//! acquire-release operations on one join for the whole cluster ([`Race::global_sync`]).
+//! Between clusters, which share no barrier, each cluster's accesses are summarised per word
+//! and checked against the finished clusters' when it finishes ([`Grid`] gives the rule).
+//!
+//! Lanes of one warp: the interpreter runs them in lockstep, the GPU does not (since Volta),
+//! and the memory model knows threads, not warps. A warp's clock also moves at every
+//! operation that orders its lanes ([`Race::warp_order`]); two conflicting plain accesses of
+//! different lanes of one warp at the same clock, in different executions of instructions
+//! (not one store of all lanes), are a race (`__syncwarp` missing).
+//!
+//! Granularity: threads, and 4-byte words with a byte mask. Asynchronous-proxy accesses (bulk and tensor copies,
+//! `cp.async`, `wgmma`/`tcgen05` operands) and texture and surface reads are not checked.
 
 use crate::check::{Class, Finding};
 use crate::error::{Site, Thread};
@@ -36,6 +47,11 @@ struct Access {
     lane: u8,
     func: u32,
     pc: u32,
+    /// The warp-instruction execution it belongs to (the launch's count, truncated: two
+    /// executions taken for one can only hide a race between lanes).
+    step: u32,
+    /// The lanes of the warp that made the same access in the same execution.
+    lanes: u32,
 }
 
 /// What a shadow word remembers: the last write and the reads since it that no later access
@@ -44,6 +60,84 @@ struct Access {
 struct Word {
     write: Option<Access>,
     reads: Vec<Access>,
+}
+
+impl Word {
+    /// Checks the plain access `me` (by a warp whose vector is `vcw`) against what the word
+    /// remembers and remembers it: the conflicting earlier access nothing orders before it, if
+    /// any, as (kind, that access).
+    fn check(&mut self, me: Access, vcw: &[u32], write: bool) -> Option<(&'static str, Access)> {
+        let (w, clock, mask, step) = (me.warp, me.clock, me.mask, me.step);
+        let bit = 1u32 << (me.lane & 31);
+        // Lanes of one warp are threads of their own (PTX ISA 8: the memory model knows no
+        // warps; since Volta they do not run in lockstep): an access of another lane of the
+        // warp in another execution of an instruction, with nothing ordering the warp's lanes
+        // since (its clock unchanged: `Race::warp_order`), is unordered. Not within one
+        // execution (every lane storing to one flag), nor when this lane took part in it.
+        let before = |a: &Access| {
+            if a.warp == w {
+                a.clock != clock || a.step == step || a.lanes & bit != 0
+            } else {
+                a.clock <= vcw[a.warp as usize]
+            }
+        };
+        // Another lane of this warp did the same in this execution (these bytes included):
+        // nothing new to check; the lane joins the access.
+        let same = |a: &Access| a.warp == w && a.step == step && mask & !a.mask == 0;
+        if write {
+            if self.reads.is_empty() {
+                if let Some(a) = self.write.as_mut().filter(|a| same(a)) {
+                    a.lanes |= bit;
+                    return None;
+                }
+            }
+        } else if let Some(a) = self.reads.last_mut().filter(|a| same(a)) {
+            a.lanes |= bit;
+            // The write may be another lane's of this warp, unordered for this lane only.
+            return self
+                .write
+                .filter(|a| a.warp == w && a.mask & mask != 0 && !before(a))
+                .map(|a| ("read-after-write", a));
+        }
+        let unordered = |a: &Access| a.mask & mask != 0 && !before(a);
+        let mut found = None;
+        if let Some(a) = self.write.filter(|a| unordered(a)) {
+            found = Some((
+                if write {
+                    "write-after-write"
+                } else {
+                    "read-after-write"
+                },
+                a,
+            ));
+        } else if write {
+            if let Some(a) = self.reads.iter().find(|a| unordered(a)) {
+                found = Some(("write-after-read", *a));
+            }
+        }
+        if write {
+            self.write = Some(me);
+            self.reads.clear();
+        } else if !(self.reads.len() == 1 && self.reads[0].warp == w) {
+            // Keep only the reads of other warps not known to come before this one (one per
+            // warp: this one stands for its warp's).
+            self.reads.retain(|a| a.warp != w && !before(a));
+            self.reads.push(me);
+        } else {
+            self.reads[0] = me;
+        }
+        found
+    }
+}
+
+/// The bytes of 4-byte word `word` that the access `[lo, hi)` touches.
+fn byte_mask(word: u64, lo: u64, hi: u64) -> u8 {
+    let a = (word * 4).max(lo);
+    let b = (word * 4 + 4).min(hi);
+    if b <= a {
+        return 0;
+    }
+    (((1u32 << (b - a)) - 1) << (a - word * 4)) as u8
 }
 
 /// What an mbarrier's arrivals released.
@@ -78,6 +172,14 @@ pub struct Race {
     words: Vec<Vec<Word>>,
     /// CTA ids of the cluster's CTAs, for findings.
     ctaid: Vec<[u32; 3]>,
+    /// Per global word (address / 4) the cluster's plain accesses touched.
+    gwords: FxHashMap<u64, GWord>,
+    /// What the cluster's global synchronising operations released (one join for all of them:
+    /// see [`Race::global_sync`]).
+    gjoin: Vec<u32>,
+    /// The launch-wide indices of the cluster's first and last global synchronising
+    /// operations.
+    gsyncs: Option<(u64, u64)>,
 }
 
 impl Race {
@@ -100,13 +202,16 @@ impl Race {
                 .map(|_| vec![Word::default(); smem.div_ceil(4) as usize])
                 .collect(),
             ctaid,
+            gwords: FxHashMap::default(),
+            gjoin: vec![0; nw],
+            gsyncs: None,
         }
     }
 
     /// Host bytes the state of such a cluster takes (for the launch's budget).
     pub fn cost(ncta: usize, wpc: u32, smem: u64) -> u64 {
         let nw = (ncta * wpc as usize) as u64;
-        nw * nw * 4 + ncta as u64 * 16 * nw * 4 + ncta as u64 * smem.div_ceil(4) * 32
+        nw * nw * 4 + ncta as u64 * 16 * nw * 4 + ncta as u64 * smem.div_ceil(4) * 32 + nw * 4
     }
 
     /// The cluster-wide id of warp `warp` of CTA `cta`.
@@ -245,69 +350,30 @@ impl Race {
         off: u32,
         size: u32,
         write: bool,
+        step: u32,
     ) -> Option<(&'static str, Access)> {
         // Disjoint borrows: the warp's vector is read while the shadow words change.
         let nw = self.nw;
         let vcw = &self.vc[w as usize * nw..(w as usize + 1) * nw];
         let words = self.words.get_mut(rank as usize)?;
-        let clock = vcw[w as usize];
-        let before = |a: &Access| a.warp == w || a.clock <= vcw[a.warp as usize];
         let mut found = None;
-        let (first, last) = (off / 4, (off + size.max(1) - 1) / 4);
-        for word in first..=last {
+        let end = off.saturating_add(size.max(1));
+        for word in off / 4..=(end - 1) / 4 {
             let Some(cell) = words.get_mut(word as usize) else {
                 continue;
             };
-            let lo = (word * 4).max(off);
-            let hi = (word * 4 + 4).min(off + size);
-            let mask = (((1u32 << (hi - lo)) - 1) << (lo - word * 4)) as u8;
-            // Another lane of this warp did the same in this step (same clock, these bytes
-            // included): nothing new to check or remember.
-            let same = |a: &Access| a.warp == w && a.clock == clock && mask & !a.mask == 0;
-            if write {
-                if cell.reads.is_empty() && cell.write.as_ref().is_some_and(same) {
-                    continue;
-                }
-            } else if cell.reads.last().is_some_and(same) {
-                continue;
-            }
-            let unordered = |a: &Access| a.mask & mask != 0 && !before(a);
-            if found.is_none() {
-                if let Some(a) = cell.write.filter(|a| unordered(a)) {
-                    found = Some((
-                        if write {
-                            "write-after-write"
-                        } else {
-                            "read-after-write"
-                        },
-                        a,
-                    ));
-                } else if write {
-                    if let Some(a) = cell.reads.iter().find(|a| unordered(a)) {
-                        found = Some(("write-after-read", *a));
-                    }
-                }
-            }
             let me = Access {
                 warp: w,
-                clock,
-                mask,
+                clock: vcw[w as usize],
+                mask: byte_mask(word as u64, off as u64, end as u64),
                 lane,
                 func,
                 pc,
+                step,
+                lanes: 1 << (lane & 31),
             };
-            if write {
-                cell.write = Some(me);
-                cell.reads.clear();
-            } else {
-                // Keep only the reads not known to come before this one (and one per warp).
-                if !(cell.reads.len() == 1 && cell.reads[0].warp == w) {
-                    cell.reads.retain(|a| !before(a));
-                    cell.reads.push(me);
-                } else {
-                    cell.reads[0] = me;
-                }
-            }
+            let f = cell.check(me, vcw, write);
+            found = found.or(f);
         }
         found
     }
@@ -326,27 +392,20 @@ impl Race {
         off: u32,
         size: u32,
         write: bool,
+        step: u32,
         tid_of: impl Fn(WarpId, u8) -> [u32; 3],
     ) {
         let lane = thread.lane as u8;
-        let Some((kind, other)) = self.check(w, lane, func, pc, rank, off, size, write) else {
+        let Some((kind, other)) = self.check(w, lane, func, pc, rank, off, size, write, step)
+        else {
             return;
         };
-        let wpc = self.wpc;
-        let ctaid = self
-            .ctaid
-            .get((other.warp / wpc) as usize)
-            .copied()
-            .unwrap_or_default();
-        let them = Thread {
-            ctaid,
-            tid: tid_of(other.warp, other.lane),
-            lane: other.lane as u32,
-        };
+        let them = self.thread_of(other, tid_of);
         findings.add(Class::Race, func, pc, || Finding {
             class: Class::Race,
             what: format!(
-                "{kind} hazard on shared memory (CTA rank {rank}) with {them} at {}, which no barrier, mbarrier or atomic orders before it",
+                "{kind} hazard on shared memory (CTA rank {rank}) with {them}{} at {}, which no barrier, mbarrier or atomic orders before it",
+                same_warp(w, other),
                 site(other.func, other.pc)
             ),
             site: site(func, pc),
@@ -356,6 +415,467 @@ impl Race {
             count: 1,
         });
     }
+
+    /// The thread of the cluster that made access `a`.
+    fn thread_of(&self, a: Access, tid_of: impl Fn(WarpId, u8) -> [u32; 3]) -> Thread {
+        let ctaid = self
+            .ctaid
+            .get((a.warp / self.wpc.max(1)) as usize)
+            .copied()
+            .unwrap_or_default();
+        Thread {
+            ctaid,
+            tid: tid_of(a.warp, a.lane),
+            lane: a.lane as u32,
+        }
+    }
+
+    /// Warp `w` executed an operation that orders its lanes (`bar.warp.sync` and the other
+    /// warp collectives, barriers, fences, atomics: [`orders_lanes`]): its clock moves on, so
+    /// that its lanes' accesses before it and after it are ordered.
+    pub fn warp_order(&mut self, w: WarpId) {
+        self.tick(w);
+    }
+
+    /// A global synchronising operation ([`Grid::is_sync`]) by warp `w`, the launch's
+    /// `index`th: an acquire-release on one join shared by all of the cluster's global
+    /// synchronising operations. One join rather than one per word, since a release and an
+    /// acquire of this cluster may meet through other clusters (this warp releases a flag that
+    /// a CTA of another cluster acquires before releasing another flag that a warp here
+    /// acquires), which the cluster's clocks do not see: more order than the memory model
+    /// gives, so that a race may be missed, never invented.
+    pub fn global_sync(&mut self, w: WarpId, index: u64) {
+        let nw = self.nw;
+        let row = &mut self.vc[w as usize * nw..(w as usize + 1) * nw];
+        join(row, &self.gjoin);
+        self.gjoin.copy_from_slice(row);
+        self.tick(w);
+        self.gsyncs = Some(match self.gsyncs {
+            Some((first, _)) => (first, index),
+            None => (index, index),
+        });
+    }
+
+    /// A plain access by warp `w` (thread `thread`, instruction `pc` of function `func`) to
+    /// `size` bytes of global memory at `addr`: checked against the cluster's earlier accesses
+    /// as shared memory is ([`Race::access`]), and noted in the word's summary for the check
+    /// between clusters ([`Grid::merge`]) as `at` (the launch's epoch and the thread). A word
+    /// seen for the first time takes [`GWORD_BYTES`] that `charge` asks of the launch's
+    /// budget; refused, or past [`MAX_CLUSTER_WORDS`] words, it is not tracked.
+    #[allow(clippy::too_many_arguments)]
+    pub fn global_access(
+        &mut self,
+        findings: &mut crate::check::Findings,
+        site: impl Fn(u32, u32) -> Site,
+        thread: Thread,
+        w: WarpId,
+        func: u32,
+        pc: u32,
+        addr: u64,
+        size: u32,
+        write: bool,
+        step: u32,
+        tid_of: impl Fn(WarpId, u8) -> [u32; 3],
+        at: Rep,
+        mut charge: impl FnMut(u64) -> bool,
+    ) {
+        let nw = self.nw;
+        let vcw = &self.vc[w as usize * nw..(w as usize + 1) * nw];
+        let lane = thread.lane as u8;
+        let end = addr.saturating_add(size.max(1) as u64);
+        let first = addr / 4;
+        // An access is at most a few words (a 16-byte vector, or 32 bytes for the widest).
+        let last = ((end - 1) / 4).min(first + 15);
+        let mut found = None;
+        for word in first..=last {
+            let n = self.gwords.len();
+            let cell = match self.gwords.entry(word) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    if n >= MAX_CLUSTER_WORDS || !charge(GWORD_BYTES) {
+                        continue;
+                    }
+                    v.insert(GWord::default())
+                }
+            };
+            let mask = byte_mask(word, addr, end);
+            let me = Access {
+                warp: w,
+                clock: vcw[w as usize],
+                mask,
+                lane,
+                func,
+                pc,
+                step,
+                lanes: 1 << (lane & 31),
+            };
+            let cap = cell.word.reads.capacity();
+            found = found.or(cell.word.check(me, vcw, write));
+            let grown = cell.word.reads.capacity().saturating_sub(cap);
+            if grown > 0 {
+                // The reads kept are at most one per warp of the cluster: bounded, charged
+                // as they grow (a refusal leaves the budget to report the next allocation).
+                charge((grown * std::mem::size_of::<Access>()) as u64);
+            }
+            cell.sum[usize::from(!write)].note(Rep { mask, ..at }, self.gsyncs);
+        }
+        let Some((kind, other)) = found else {
+            return;
+        };
+        let them = self.thread_of(other, tid_of);
+        findings.add(Class::Race, func, pc, || Finding {
+            class: Class::Race,
+            what: format!(
+                "{kind} hazard on global memory with {them} (same cluster){} at {}, which no barrier, mbarrier, atomic or fence orders before it",
+                same_warp(w, other),
+                site(other.func, other.pc)
+            ),
+            site: site(func, pc),
+            threads: vec![thread, them],
+            space: Some("global".into()),
+            addr: Some(addr),
+            count: 1,
+        });
+    }
+}
+
+/// How a finding names an access of the same warp: lanes of one warp race only where no
+/// `bar.warp.sync` (`__syncwarp`) or other ordering came between them.
+fn same_warp(w: WarpId, other: Access) -> &'static str {
+    if other.warp == w {
+        " (a lane of the same warp, with no bar.warp.sync between)"
+    } else {
+        ""
+    }
+}
+
+/// Whether executing `d` orders the lanes of its warp for the race check: CTA and cluster
+/// barriers, `bar.warp.sync` ("guarantees memory ordering among threads participating in the
+/// barrier", PTX ISA 9.7.13.2), the other warp collectives (`shfl.sync`, `vote.sync`,
+/// `match.sync`, `redux.sync`, `elect.sync`, whose ISA text promises no memory ordering: taken
+/// as ordering, the conservative reading), mbarrier operations, fences, atomics and strong
+/// accesses (every instruction of the ISA's synchronisation family, `shfl`, and every
+/// `.sync` or `.aligned` warp-wide instruction: `ldmatrix`, `stmatrix`, `mma.sync`, `wmma`,
+/// `wgmma`, which exchange data between the lanes).
+fn orders_lanes(d: &crate::code::DInst) -> bool {
+    use ptx_ir_core::{Family, Flag, Opcode, Sem};
+    d.op.family() == Family::Sync
+        || d.op == Opcode::Shfl
+        || d.flags.has(Flag::Sync)
+        || d.flags.has(Flag::Aligned)
+        || d.sem.is_some_and(|s| s != Sem::Weak)
+}
+
+/// Global words a cluster's race state tracks at most (1 MiB of global memory); the accesses
+/// to further words are not checked.
+pub const MAX_CLUSTER_WORDS: usize = 1 << 18;
+
+/// Global words the launch's table of finished clusters' accesses tracks at most (4 MiB of
+/// global memory); further words are not checked between clusters.
+pub const MAX_GRID_WORDS: usize = 1 << 20;
+
+/// Host bytes charged for a global word a cluster tracks (its shadow, its summary and the
+/// hash table's share).
+pub const GWORD_BYTES: u64 = (std::mem::size_of::<GWord>() + 16) as u64;
+
+/// Host bytes charged for a global word of the launch's table.
+pub const GRID_WORD_BYTES: u64 = (std::mem::size_of::<[Sum; 2]>() + 16) as u64;
+
+/// A plain global access as the check between clusters remembers it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rep {
+    /// The launch's epoch when it happened: how many global synchronising operations the
+    /// launch had executed before it.
+    pub e: u64,
+    /// Its function.
+    pub func: u32,
+    /// Its instruction.
+    pub pc: u32,
+    /// Its CTA's linear index in the grid.
+    pub cta: u32,
+    /// Its thread's linear index in the CTA.
+    pub tid: u16,
+    /// The bytes of the word it touched; 0 for no access.
+    pub mask: u8,
+}
+
+impl Rep {
+    fn some(&self) -> bool {
+        self.mask != 0
+    }
+}
+
+/// The plain accesses of one kind (writes or reads) to a global word that the check between
+/// clusters needs: for one cluster, or (in the launch's table) for every finished cluster.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sum {
+    /// The earliest (least epoch).
+    lo: Rep,
+    /// The latest.
+    hi: Rep,
+    /// The latest made before its cluster's first global synchronising operation.
+    early: Rep,
+    /// The earliest made after its cluster's last global synchronising operation.
+    late: Rep,
+}
+
+impl Sum {
+    /// Notes access `r` of a cluster whose global synchronising operations so far are `syncs`
+    /// (the first's and the last's indices).
+    fn note(&mut self, r: Rep, syncs: Option<(u64, u64)>) {
+        if !self.lo.some() {
+            self.lo = r;
+        }
+        self.hi = r;
+        if syncs.is_none() {
+            self.early = r;
+        }
+        // The access kept as `late` is stale once a synchronising operation followed it.
+        if !self.late.some() || syncs.is_some_and(|(_, last)| self.late.e <= last) {
+            self.late = r;
+        }
+    }
+}
+
+/// What a cluster's race state keeps of a global word.
+#[derive(Clone, Debug, Default)]
+pub struct GWord {
+    word: Word,
+    /// Writes, reads.
+    sum: [Sum; 2],
+}
+
+/// Whether executing `d` (whose source form is `i`) can order accesses of different clusters,
+/// or of warps of one cluster through global memory: an atomic or reduction not on shared
+/// memory, a strong (`.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.sc`, `.volatile`,
+/// `.mmio`) operation not on shared, local or parameter memory (fences included), anything at
+/// GPU or system scope (`membar.gl` and `.sys` included), bulk reductions into global memory,
+/// surface reductions, multimem operations and cluster launch control. A superset of what the
+/// memory model lets synchronise between CTAs (PTX ISA 8.6, morally strong operations; 8.7,
+/// release and acquire patterns): taking more as synchronising hides races, never invents one.
+fn synchronises(d: &crate::code::DInst, i: &ptx_ir_core::Instruction) -> bool {
+    use ptx_ir_core::{Modifier, Opcode, Scope, Sem, Space};
+    let shared = matches!(
+        d.space,
+        Some(Space::Shared | Space::SharedCta | Space::SharedCluster)
+    );
+    let private = matches!(
+        d.space,
+        Some(Space::Local | Space::Param | Space::ParamEntry | Space::ParamFunc)
+    );
+    match d.op {
+        Opcode::Atom | Opcode::Red => return !shared,
+        Opcode::CpReduceAsyncBulk
+        | Opcode::CpReduceAsyncBulkTensor
+        | Opcode::ClusterlaunchcontrolTryCancel
+        | Opcode::Sured
+        | Opcode::MultimemLdReduce
+        | Opcode::MultimemSt
+        | Opcode::MultimemRed => return true,
+        _ => {}
+    }
+    if d.sem.is_some_and(|s| s != Sem::Weak) && !shared && !private {
+        return true;
+    }
+    i.mods
+        .iter()
+        .any(|m| matches!(m, Modifier::Scope(Scope::Gpu | Scope::Sys | Scope::Gl)))
+}
+
+/// [`Grid::is_sync`]: a global synchronising operation ([`synchronises`]).
+pub const SYNC_GLOBAL: u8 = 1;
+
+/// [`Grid::is_sync`]: an operation that orders its warp's lanes ([`orders_lanes`]).
+pub const SYNC_LANES: u8 = 2;
+
+/// The launch's state of the race check on global memory between clusters.
+///
+/// Clusters share no barrier: an access of one happens before an access of another only
+/// through a chain of synchronising operations at GPU scope ([`synchronises`]) that leaves the
+/// first's cluster after its access and enters the second's before its access. Every order
+/// the model gives is one of execution, which the interpreter follows, so such a chain needs
+/// (i) a synchronising operation executed between the two accesses, (ii) one of the first
+/// access's cluster after it and (iii) one of the second's before it. Counting the launch's
+/// synchronising operations (an access's epoch is the count before it), two conflicting
+/// plain accesses of different clusters are reported when, for both orders, one of the three
+/// fails: the epochs are equal, or the earlier came after its cluster's last synchronising
+/// operation (`late`), or the later came before its cluster's first (`early`). A necessary
+/// condition of happens-before failing, so a reported pair is never ordered; the converse is
+/// not checked (a pair with synchronising operations around it may still race).
+#[derive(Debug, Default)]
+pub struct Grid {
+    /// Global synchronising operations executed so far.
+    epoch: u64,
+    /// Per function, per instruction: [`SYNC_GLOBAL`] and [`SYNC_LANES`] flags.
+    sync: Vec<Vec<u8>>,
+    /// Per global word: the plain accesses of the finished clusters (writes, reads).
+    table: FxHashMap<u64, [Sum; 2]>,
+}
+
+impl Grid {
+    /// The state for a launch of `prog`.
+    pub fn new(prog: &crate::load::Program) -> Grid {
+        Grid {
+            epoch: 0,
+            sync: prog
+                .funcs
+                .iter()
+                .map(|f| {
+                    f.code
+                        .iter()
+                        .zip(&f.insts)
+                        .map(|(d, i)| {
+                            let g = if synchronises(d, i) { SYNC_GLOBAL } else { 0 };
+                            g | if orders_lanes(d) { SYNC_LANES } else { 0 }
+                        })
+                        .collect()
+                })
+                .collect(),
+            table: FxHashMap::default(),
+        }
+    }
+
+    /// Whether instruction `pc` of function `func` is a global synchronising operation
+    /// ([`SYNC_GLOBAL`]) and whether it orders its warp's lanes ([`SYNC_LANES`]).
+    pub fn is_sync(&self, func: u32, pc: u32) -> u8 {
+        self.sync
+            .get(func as usize)
+            .and_then(|f| f.get(pc as usize))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The current epoch (the count of global synchronising operations so far).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// A global synchronising operation executes: its index.
+    pub fn sync_op(&mut self) -> u64 {
+        let i = self.epoch;
+        self.epoch = self.epoch.saturating_add(1);
+        i
+    }
+
+    /// Checks the global accesses of the finished cluster `rc` against those of the clusters
+    /// that finished before it (the rule of [`Grid`]), then adds them to the table (a word
+    /// new to it taking [`GRID_WORD_BYTES`] that `charge` asks of the launch's budget; refused,
+    /// or past [`MAX_GRID_WORDS`], the word is not kept). `site` names an instruction,
+    /// `thread` a [`Rep`]'s thread.
+    pub fn merge(
+        &mut self,
+        rc: &Race,
+        findings: &mut crate::check::Findings,
+        site: impl Fn(u32, u32) -> Site,
+        thread: impl Fn(&Rep) -> Thread,
+        mut charge: impl FnMut(u64) -> bool,
+    ) {
+        let mut keys: Vec<u64> = rc.gwords.keys().copied().collect();
+        keys.sort_unstable();
+        for key in keys {
+            let Some(gw) = rc.gwords.get(&key) else {
+                continue;
+            };
+            let mut b = gw.sum;
+            for s in &mut b {
+                // `late` holds only if no synchronising operation of the cluster followed it.
+                if rc.gsyncs.is_some_and(|(_, last)| s.late.e <= last) {
+                    s.late = Rep::default();
+                }
+            }
+            let n = self.table.len();
+            let t = match self.table.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    if n >= MAX_GRID_WORDS || !charge(GRID_WORD_BYTES) {
+                        continue;
+                    }
+                    v.insert([Sum::default(); 2])
+                }
+            };
+            // Writes against writes and reads, reads against writes.
+            for (kb, ka) in [(0, 0), (0, 1), (1, 0)] {
+                if let Some((x, y)) = unordered(&t[ka], &b[kb]) {
+                    report(findings, &site, &thread, key, x, y, ka, kb);
+                    break;
+                }
+            }
+            for k in 0..2 {
+                absorb(&mut t[k], &b[k]);
+            }
+        }
+    }
+}
+
+/// A pair of conflicting accesses, one of `t` (finished clusters) and one of `b` (another
+/// cluster), that nothing can order by the rule of [`Grid`]: (the one of `t`, the one of `b`).
+fn unordered(t: &Sum, b: &Sum) -> Option<(Rep, Rep)> {
+    let pair = |x: Rep, y: Rep, holds: bool| {
+        (holds && x.some() && y.some() && x.mask & y.mask != 0).then_some((x, y))
+    };
+    // An access of `t` after its cluster's last synchronising operation, not after one of
+    // `b` (or at the same epoch).
+    pair(t.late, b.hi, t.late.e <= b.hi.e)
+        // An access of `b` before its cluster's first, not before one of `t`.
+        .or_else(|| pair(t.lo, b.early, b.early.e >= t.lo.e))
+        // The same with `b` first.
+        .or_else(|| pair(t.hi, b.late, b.late.e <= t.hi.e))
+        .or_else(|| pair(t.early, b.lo, t.early.e >= b.lo.e))
+}
+
+/// Adds the accesses `b` of a cluster to `t`, keeping the extremes.
+fn absorb(t: &mut Sum, b: &Sum) {
+    if b.lo.some() && (!t.lo.some() || b.lo.e < t.lo.e) {
+        t.lo = b.lo;
+    }
+    if b.hi.some() && (!t.hi.some() || b.hi.e >= t.hi.e) {
+        t.hi = b.hi;
+    }
+    if b.late.some() && (!t.late.some() || b.late.e < t.late.e) {
+        t.late = b.late;
+    }
+    if b.early.some() && (!t.early.some() || b.early.e > t.early.e) {
+        t.early = b.early;
+    }
+}
+
+/// Records the race between `x` (kind `kx`: 0 a write, 1 a read) and `y` (kind `ky`) of
+/// different clusters on global word `word`, located at the later one.
+#[allow(clippy::too_many_arguments)]
+fn report(
+    findings: &mut crate::check::Findings,
+    site: impl Fn(u32, u32) -> Site,
+    thread: impl Fn(&Rep) -> Thread,
+    word: u64,
+    x: Rep,
+    y: Rep,
+    kx: usize,
+    ky: usize,
+) {
+    let ((first, kf), (later, kl)) = if x.e > y.e {
+        ((y, ky), (x, kx))
+    } else {
+        ((x, kx), (y, ky))
+    };
+    let kind = match (kl, kf) {
+        (0, 0) => "write-after-write",
+        (0, _) => "write-after-read",
+        _ => "read-after-write",
+    };
+    let (me, them) = (thread(&later), thread(&first));
+    let addr = word * 4 + u64::from(later.mask.trailing_zeros());
+    findings.add(Class::Race, later.func, later.pc, || Finding {
+        class: Class::Race,
+        what: format!(
+            "{kind} hazard on global memory with {them} of another cluster at {}, which no atomic, strong access or GPU-scope fence can order before it (PTX ISA 8.6.1: a data race)",
+            site(first.func, first.pc)
+        ),
+        site: site(later.func, later.pc),
+        threads: vec![me, them],
+        space: Some("global".into()),
+        addr: Some(addr),
+        count: 1,
+    });
 }
 
 /// `a` becomes the element-wise maximum of `a` and `b`.

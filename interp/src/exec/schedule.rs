@@ -70,6 +70,7 @@ pub(super) fn run_clusters(
             if active[i].warps.iter().all(|ws| ws.iter().all(|w| w.done())) {
                 let mut a = active.remove(i);
                 inflight::drain(m, &mut a.cl)?;
+                merge_global_race(m, &a.cl);
                 // The cluster's state goes with it: memory is bounded by the resident clusters.
                 m.mem.release(a.cl.charged);
                 spare.keep(a, m.resident);
@@ -113,6 +114,41 @@ pub(super) fn run_clusters(
             .collect();
         return Err(Error::Deadlock(text.join("; ")));
     }
+}
+
+/// The `race` check between clusters: the global accesses of the finished cluster `cl` against
+/// those of the clusters that finished before it (`exec/race.rs`, [`super::race::Grid`]).
+fn merge_global_race(m: &mut Machine<'_>, cl: &Cluster) {
+    let (Some(g), Some(rc)) = (m.grace.as_deref_mut(), cl.race.as_deref()) else {
+        return;
+    };
+    let prog = m.prog;
+    let (grid, block) = (m.grid, m.block);
+    let site = |f: u32, pc: u32| crate::error::Site {
+        function: prog
+            .funcs
+            .get(f as usize)
+            .map(|f| f.name.clone())
+            .unwrap_or_default(),
+        index: pc,
+        inst: prog.inst_text(f, pc),
+    };
+    let unlinear = |l: u32, d: [u32; 3]| {
+        let (x, y) = (d[0].max(1), d[1].max(1));
+        [l % x, (l / x) % y, l / (x * y)]
+    };
+    let thread = |r: &super::race::Rep| crate::error::Thread {
+        ctaid: unlinear(r.cta, grid),
+        tid: unlinear(r.tid as u32, block),
+        lane: r.tid as u32 % 32,
+    };
+    let mem = &mut m.mem;
+    // The table lives as long as the launch: what it takes is not given back.
+    let charge = |bytes: u64| {
+        mem.charge(bytes, || "the race-check table of global memory".into())
+            .is_ok()
+    };
+    g.merge(rc, &mut m.findings, site, thread, charge);
 }
 
 /// Rounds of nothing but suspended instructions (and polls) without any state change after

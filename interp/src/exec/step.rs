@@ -245,6 +245,20 @@ fn one(m: &mut Machine<'_>, cl: &mut Cluster, w: &mut Warp, gi: usize) -> Result
         m.stats.warp_instructions -= 1;
         return Ok(Progress::Retry);
     }
+    // The `race` check: a global synchronising operation (an atomic, a strong access, a
+    // GPU-scope fence), or an operation ordering the warp's lanes, that some lane executed.
+    if emask != 0 {
+        if let (Some(g), Some(rc)) = (m.grace.as_deref_mut(), cl.race.as_deref_mut()) {
+            let flags = g.is_sync(func, pc);
+            let id = rc.warp_id(w.cta, w.index);
+            if flags & super::race::SYNC_GLOBAL != 0 {
+                let index = g.sync_op();
+                rc.global_sync(id, index);
+            } else if flags & super::race::SYNC_LANES != 0 {
+                rc.warp_order(id);
+            }
+        }
+    }
     if let Flow::Next = flow {
         // The common case: move on in place, re-sorting only if the group caught up with or
         // passed the next one.

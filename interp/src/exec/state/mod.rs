@@ -142,6 +142,8 @@ pub struct Machine<'p> {
     pub pending_local: rustc_hash::FxHashMap<([u32; 3], [u32; 3]), Vec<PendingLocal>>,
     /// With the `reg` check: what each instruction reads and writes (`exec/regcheck.rs`).
     pub reg_io: Vec<Vec<super::regcheck::RegIo>>,
+    /// With the `race` check: global memory between clusters (`exec/race.rs`).
+    pub grace: Option<Box<super::race::Grid>>,
 }
 
 /// A CTA barrier's state.
