@@ -208,6 +208,42 @@ impl Race {
         }
     }
 
+    /// Makes a finished cluster's state the fresh state of another of the same shape (`ncta`
+    /// CTAs of `wpc` warps and `smem` bytes of shared memory), keeping its allocations: a grid
+    /// of many short clusters would otherwise spend most of the check's time allocating. False
+    /// (and nothing changed) when the shape differs.
+    pub fn reuse(&mut self, ncta: usize, wpc: u32, smem: u64, ctaid: Vec<[u32; 3]>) -> bool {
+        let nw = ncta * wpc as usize;
+        let words = smem.div_ceil(4) as usize;
+        if self.wpc != wpc
+            || self.nw != nw
+            || self.words.len() != ncta
+            || self.words.first().is_some_and(|w| w.len() != words)
+        {
+            return false;
+        }
+        self.vc.fill(0);
+        for w in 0..nw {
+            self.vc[w * nw + w] = 1;
+        }
+        self.bars.iter_mut().for_each(|b| b.fill(0));
+        self.mbars.clear();
+        self.cbar.0.fill(0);
+        self.cbar.1.fill(0);
+        self.syncs.clear();
+        for cta in &mut self.words {
+            for w in cta.iter_mut() {
+                w.write = None;
+                w.reads.clear();
+            }
+        }
+        self.ctaid = ctaid;
+        self.gwords.clear();
+        self.gjoin.fill(0);
+        self.gsyncs = None;
+        true
+    }
+
     /// Host bytes the state of such a cluster takes (for the launch's budget).
     pub fn cost(ncta: usize, wpc: u32, smem: u64) -> u64 {
         let nw = (ncta * wpc as usize) as u64;

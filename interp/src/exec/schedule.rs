@@ -161,6 +161,7 @@ const STALL_LIMIT: u32 = 64;
 struct Spare {
     warps: Vec<Warp>,
     shared: Vec<Vec<u8>>,
+    race: Vec<super::race::Race>,
 }
 
 impl Spare {
@@ -175,6 +176,11 @@ impl Spare {
         let ncta = a.cl.shared.len();
         if self.shared.len() + ncta <= ncta * resident {
             self.shared.extend(a.cl.shared);
+        }
+        if let Some(r) = a.cl.race {
+            if self.race.len() < resident {
+                self.race.push(*r);
+            }
         }
     }
 
@@ -257,12 +263,14 @@ fn start_cluster(
         m.mem
             .charge(cost, || "the race-check state of the cluster".into())?;
         charged += cost;
-        race = Some(Box::new(super::race::Race::new(
-            ncta,
-            wpc,
-            smem,
-            ctaid.clone(),
-        )));
+        let reused = spare
+            .race
+            .pop()
+            .and_then(|mut r| r.reuse(ncta, wpc, smem, ctaid.clone()).then(|| Box::new(r)));
+        race =
+            Some(reused.unwrap_or_else(|| {
+                Box::new(super::race::Race::new(ncta, wpc, smem, ctaid.clone()))
+            }));
     }
     let cl = Cluster {
         id: cid,
