@@ -404,3 +404,38 @@ fn run_threads_gives_the_serial_memory_and_says_how_it_ran() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not in 1..=1024"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The hardware vectors of the families whose kernels use atomics, surface reductions,
+/// barriers, mbarriers and clusters run with every check and no finding: correct programs
+/// give no false alarm (a surface reduction once counted as a plain write and raced with
+/// itself).
+#[test]
+fn hardware_vectors_run_clean_under_every_check() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors");
+    for name in [
+        "texture.jsonl.xz",
+        "hopper.jsonl",
+        "atomv.jsonl",
+        "hw.jsonl",
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx"))
+            .args(["vectors", "--check", "all", "--json"])
+            .arg(dir.join(name))
+            .output()
+            .unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+        let findings: Vec<String> = j["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .flat_map(|c| {
+                c["findings"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(move |f| format!("{} {}", c["name"], f["what"]))
+            })
+            .collect();
+        assert!(findings.is_empty(), "{name}: {findings:#?}");
+    }
+}

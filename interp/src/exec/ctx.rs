@@ -742,15 +742,30 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
+    /// Whether the executing instruction's memory accesses are atomic (`atom`, `red`, `sured`,
+    /// `red.async`, `multimem.red`/`.ld_reduce`: read-modify-writes the memory system performs
+    /// indivisibly) or strong (a `.relaxed`/`.acquire`/`.release`/`.volatile`.. access): such
+    /// accesses are no data race with each other (PTX ISA 8, morally strong operations), so the
+    /// race check takes them as synchronising, never as plain.
+    fn atomic_or_strong(&self) -> bool {
+        use ptx_ir_core::Opcode;
+        matches!(
+            self.d.op,
+            Opcode::Atom
+                | Opcode::Red
+                | Opcode::Sured
+                | Opcode::RedAsync
+                | Opcode::MultimemRed
+                | Opcode::MultimemLdReduce
+        ) || self.d.sem.is_some_and(|s| s != ptx_ir_core::Sem::Weak)
+    }
+
     /// The `race` check of an access to global memory at `a`: atomics and strong accesses
     /// synchronise (at the instruction, `exec/step.rs`), plain ones are checked against the
     /// cluster's accesses nothing orders before them and remembered for the check between
     /// clusters.
     fn race_global(&mut self, a: u64, size: usize, lane: usize, write: bool) {
-        let strong = matches!(
-            self.d.op,
-            ptx_ir_core::Opcode::Atom | ptx_ir_core::Opcode::Red
-        ) || self.d.sem.is_some_and(|s| s != ptx_ir_core::Sem::Weak);
+        let strong = self.atomic_or_strong();
         if strong {
             return;
         }
@@ -822,10 +837,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// strong accesses synchronise, plain ones are checked against the accesses nothing
     /// orders before them.
     fn race_shared(&mut self, rank: u32, off: u32, size: usize, lane: usize, write: bool) {
-        let strong = matches!(
-            self.d.op,
-            ptx_ir_core::Opcode::Atom | ptx_ir_core::Opcode::Red
-        ) || self.d.sem.is_some_and(|s| s != ptx_ir_core::Sem::Weak);
+        let strong = self.atomic_or_strong();
         let prog = self.m.prog;
         let block = self.m.block;
         let (func, pc, cta, index) = (self.fid, self.pc, self.w.cta, self.w.index);
