@@ -448,6 +448,19 @@ impl Program {
         (i < self.funcs.len() as u64).then_some(i as FuncId)
     }
 
+    /// Instruction `pc` of function `f` as a finding or an error names it.
+    pub fn site(&self, f: FuncId, pc: u32) -> crate::error::Site {
+        crate::error::Site {
+            function: self
+                .funcs
+                .get(f as usize)
+                .map(|f| f.name.clone())
+                .unwrap_or_default(),
+            index: pc,
+            inst: self.inst_text(f, pc),
+        }
+    }
+
     /// The instruction text at `pc` of function `f`.
     pub fn inst_text(&self, f: FuncId, pc: u32) -> String {
         self.funcs

@@ -729,19 +729,6 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
-    /// Names instruction `pc` of function `f` of the program, for race findings.
-    fn site_of(prog: &crate::load::Program, f: u32, pc: u32) -> Site {
-        Site {
-            function: prog
-                .funcs
-                .get(f as usize)
-                .map(|f| f.name.clone())
-                .unwrap_or_default(),
-            index: pc,
-            inst: prog.inst_text(f, pc),
-        }
-    }
-
     /// Whether the executing instruction's memory accesses are atomic (`atom`, `red`, `sured`,
     /// `red.async`, `multimem.red`/`.ld_reduce`: read-modify-writes the memory system performs
     /// indivisibly) or strong (a `.relaxed`/`.acquire`/`.release`/`.volatile`.. access): such
@@ -791,11 +778,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             mask: 0,
         };
         let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
-        let tid_of = |w: u32, lane: u8| {
-            let linear = (w % wpc.max(1)) * 32 + lane as u32;
-            let (bx, by) = (block[0].max(1), block[1].max(1));
-            [linear % bx, (linear / bx) % by, linear / (bx * by)]
-        };
+        let tid_of = |w: u32, lane: u8| tid_in_block(block, wpc, w, lane);
         let thread = Thread {
             ctaid,
             tid,
@@ -818,7 +801,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let w = rc.warp_id(cta, index);
         rc.global_access(
             &mut self.m.findings,
-            |f, pc| Self::site_of(prog, f, pc),
+            |f, pc| prog.site(f, pc),
             thread,
             w,
             func,
@@ -854,20 +837,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
             return;
         }
         let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
-        let site = |f: u32, pc: u32| Site {
-            function: prog
-                .funcs
-                .get(f as usize)
-                .map(|f| f.name.clone())
-                .unwrap_or_default(),
-            index: pc,
-            inst: prog.inst_text(f, pc),
-        };
-        let tid_of = |w: u32, lane: u8| {
-            let linear = (w % wpc.max(1)) * 32 + lane as u32;
-            let (bx, by) = (block[0].max(1), block[1].max(1));
-            [linear % bx, (linear / bx) % by, linear / (bx * by)]
-        };
+        let site = |f: u32, pc: u32| prog.site(f, pc);
+        let tid_of = |w: u32, lane: u8| tid_in_block(block, wpc, w, lane);
         let thread = Thread {
             ctaid,
             tid,
@@ -1050,4 +1021,12 @@ fn local_addr(space: AddrSpace, addr: u64) -> Option<u64> {
         },
         _ => None,
     }
+}
+
+/// The thread id of lane `lane` of cluster warp `w` (its CTA's warp `w % wpc`) in a block of
+/// `block` threads, for race findings that name the other thread.
+fn tid_in_block(block: [u32; 3], wpc: u32, w: u32, lane: u8) -> [u32; 3] {
+    let linear = (w % wpc.max(1)) * 32 + lane as u32;
+    let (bx, by) = (block[0].max(1), block[1].max(1));
+    [linear % bx, (linear / bx) % by, linear / (bx * by)]
 }

@@ -124,15 +124,7 @@ fn merge_global_race(m: &mut Machine<'_>, cl: &Cluster) {
     };
     let prog = m.prog;
     let (grid, block) = (m.grid, m.block);
-    let site = |f: u32, pc: u32| crate::error::Site {
-        function: prog
-            .funcs
-            .get(f as usize)
-            .map(|f| f.name.clone())
-            .unwrap_or_default(),
-        index: pc,
-        inst: prog.inst_text(f, pc),
-    };
+    let site = |f: u32, pc: u32| prog.site(f, pc);
     let unlinear = |l: u32, d: [u32; 3]| {
         let (x, y) = (d[0].max(1), d[1].max(1));
         [l % x, (l / x) % y, l / (x * y)]
