@@ -752,6 +752,13 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// cluster's accesses nothing orders before them and remembered for the check between
     /// clusters.
     fn race_global(&mut self, a: u64, size: usize, lane: usize, write: bool) {
+        self.race_global_lanes(&[(lane as u8, a)], size, write);
+    }
+
+    /// [`Ctx::race_global`] for the executing lanes of one access, (lane, global address) in
+    /// `lanes`: what they share is worked out once (the per-lane call cost more than the
+    /// check itself on global-memory loops).
+    pub(crate) fn race_global_lanes(&mut self, lanes: &[(u8, u64)], size: usize, write: bool) {
         let strong = self.atomic_or_strong();
         if strong {
             return;
@@ -765,7 +772,6 @@ impl<'a, 'p> Ctx<'a, 'p> {
         // The execution of the instruction (lanes of one warp race only across executions).
         let step = self.m.stats.warp_instructions as u32;
         let ctaid = self.cl.ctaid.get(cta as usize).copied().unwrap_or_default();
-        let tid = self.w.tid[lane & 31];
         let linear = |v: [u32; 3], d: [u32; 3]| {
             v[0] as u64 + d[0] as u64 * (v[1] as u64 + d[1] as u64 * v[2] as u64)
         };
@@ -774,16 +780,12 @@ impl<'a, 'p> Ctx<'a, 'p> {
             func,
             pc,
             cta: linear(ctaid, grid) as u32,
-            tid: linear(tid, block) as u16,
+            tid: 0,
             mask: 0,
         };
         let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
         let tid_of = |w: u32, lane: u8| tid_in_block(block, wpc, w, lane);
-        let thread = Thread {
-            ctaid,
-            tid,
-            lane: lane as u32,
-        };
+        let tids = &self.w.tid;
         let cl = &mut *self.cl;
         let Some(rc) = cl.race.as_mut() else {
             return;
@@ -799,6 +801,18 @@ impl<'a, 'p> Ctx<'a, 'p> {
             ok
         };
         let w = rc.warp_id(cta, index);
+        let mut batch = [(0u8, 0u64, 0u16); 32];
+        let mut n = 0;
+        for (b, &(lane, a)) in batch.iter_mut().zip(lanes) {
+            let tid = tids[lane as usize & 31];
+            *b = (lane, a, linear(tid, block) as u16);
+            n += 1;
+        }
+        let thread = |lane: u8| Thread {
+            ctaid,
+            tid: tids[lane as usize & 31],
+            lane: lane as u32,
+        };
         rc.global_access(
             &mut self.m.findings,
             |f, pc| prog.site(f, pc),
@@ -806,7 +820,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             w,
             func,
             pc,
-            a,
+            &batch[..n],
             size as u32,
             write,
             step,

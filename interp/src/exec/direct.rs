@@ -86,7 +86,8 @@ fn resolve(
     // The checks look at shared memory, and at global memory where a buffer is uninitialised
     // or races are checked: other accesses keep this path.
     let shared_checked = x.m.checks.init || x.m.checks.race;
-    let global_checked = (x.m.checks.init && x.m.global_init) || x.m.checks.race;
+    let global_init = x.m.checks.init && x.m.global_init;
+    let global_checked = global_init || x.m.checks.race;
     if watched || total > MAX_BYTES || !total.is_power_of_two() {
         return None;
     }
@@ -98,12 +99,22 @@ fn resolve(
     // address.
     match sp {
         AddrSpace::Global => {
-            if global_checked {
+            if global_init {
                 return None;
             }
             for l in lanes(e) {
                 let addr = aligned(addrs[l], total)?;
                 at[l] = global_at(x, addr, total, &mut seg)?;
+            }
+            if x.m.checks.race && x.cl.race.is_some() {
+                // Every lane resolved: the race check sees the warp's access here, at once.
+                let mut checked = [(0u8, 0u64); 32];
+                let mut n = 0;
+                for (c, l) in checked.iter_mut().zip(lanes(e)) {
+                    *c = (l as u8, addrs[l]);
+                    n += 1;
+                }
+                x.race_global_lanes(&checked[..n], total, write);
             }
         }
         AddrSpace::Shared | AddrSpace::SharedCluster => {

@@ -66,6 +66,7 @@ impl Word {
     /// Checks the plain access `me` (by a warp whose vector is `vcw`) against what the word
     /// remembers and remembers it: the conflicting earlier access nothing orders before it, if
     /// any, as (kind, that access).
+    #[inline(always)]
     fn check(&mut self, me: Access, vcw: &[u32], write: bool) -> Option<(&'static str, Access)> {
         let (w, clock, mask, step) = (me.warp, me.clock, me.mask, me.step);
         let bit = 1u32 << (me.lane & 31);
@@ -172,8 +173,8 @@ pub struct Race {
     words: Vec<Vec<Word>>,
     /// CTA ids of the cluster's CTAs, for findings.
     ctaid: Vec<[u32; 3]>,
-    /// Per global word (address / 4) the cluster's plain accesses touched.
-    gwords: FxHashMap<u64, GWord>,
+    /// The global words the cluster's plain accesses touched, by page.
+    gwords: Pages<GWord>,
     /// What the cluster's global synchronising operations released (one join for all of them:
     /// see [`Race::global_sync`]).
     gjoin: Vec<u32>,
@@ -202,7 +203,7 @@ impl Race {
                 .map(|_| vec![Word::default(); smem.div_ceil(4) as usize])
                 .collect(),
             ctaid,
-            gwords: FxHashMap::default(),
+            gwords: Pages::default(),
             gjoin: vec![0; nw],
             gsyncs: None,
         }
@@ -492,22 +493,24 @@ impl Race {
         });
     }
 
-    /// A plain access by warp `w` (thread `thread`, instruction `pc` of function `func`) to
-    /// `size` bytes of global memory at `addr`: checked against the cluster's earlier accesses
+    /// The plain accesses by warp `w` (instruction `pc` of function `func`) of `size` bytes of
+    /// global memory, one per executing lane in `lanes` (lane, address, the thread's linear
+    /// index in its CTA; `thread` names a lane's thread): each checked against the cluster's earlier accesses
     /// as shared memory is ([`Race::access`]), and noted in the word's summary for the check
     /// between clusters ([`Grid::merge`]) as `at` (the launch's epoch and the thread). A word
-    /// seen for the first time takes [`GWORD_BYTES`] that `charge` asks of the launch's
-    /// budget; refused, or past [`MAX_CLUSTER_WORDS`] words, it is not tracked.
+    /// of a page ([`PAGE`]) seen for the first time takes [`GWORD_BYTES`] per word of the
+    /// page that `charge` asks of the launch's budget; refused, or past [`MAX_CLUSTER_WORDS`]
+    /// words, it is not tracked.
     #[allow(clippy::too_many_arguments)]
     pub fn global_access(
         &mut self,
         findings: &mut crate::check::Findings,
         site: impl Fn(u32, u32) -> Site,
-        thread: Thread,
+        thread: impl Fn(u8) -> Thread,
         w: WarpId,
         func: u32,
         pc: u32,
-        addr: u64,
+        lanes: &[(u8, u64, u16)],
         size: u32,
         write: bool,
         step: u32,
@@ -517,61 +520,62 @@ impl Race {
     ) {
         let nw = self.nw;
         let vcw = &self.vc[w as usize * nw..(w as usize + 1) * nw];
-        let lane = thread.lane as u8;
-        let end = addr.saturating_add(size.max(1) as u64);
-        let first = addr / 4;
-        // An access is at most a few words (a 16-byte vector, or 32 bytes for the widest).
-        let last = ((end - 1) / 4).min(first + 15);
-        let mut found = None;
-        for word in first..=last {
-            let n = self.gwords.len();
-            let cell = match self.gwords.entry(word) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    if n >= MAX_CLUSTER_WORDS || !charge(GWORD_BYTES) {
-                        continue;
-                    }
-                    v.insert(GWord::default())
+        let clock = vcw.get(w as usize).copied().unwrap_or(0);
+        let syncs = self.gsyncs;
+        let kind = usize::from(!write);
+        for &(lane, addr, tid) in lanes {
+            let end = addr.saturating_add(size.max(1) as u64);
+            let first = addr / 4;
+            // An access is at most a few words (a 16-byte vector, or 32 bytes for the widest).
+            let last = ((end - 1) / 4).min(first + 15);
+            let mut found = None;
+            for word in first..=last {
+                let Some(cell) = self
+                    .gwords
+                    .get_or_add(word, MAX_CLUSTER_WORDS, || charge(GWORD_BYTES * PAGE))
+                else {
+                    continue;
+                };
+                let mask = byte_mask(word, addr, end);
+                let me = Access {
+                    warp: w,
+                    clock,
+                    mask,
+                    lane,
+                    func,
+                    pc,
+                    step,
+                    lanes: 1 << (lane & 31),
+                };
+                let cap = cell.word.reads.capacity();
+                found = found.or(cell.word.check(me, vcw, write));
+                let grown = cell.word.reads.capacity().saturating_sub(cap);
+                if grown > 0 {
+                    // The reads kept are at most one per warp of the cluster: bounded, charged
+                    // as they grow (a refusal leaves the budget to report the next allocation).
+                    charge((grown * std::mem::size_of::<Access>()) as u64);
                 }
-            };
-            let mask = byte_mask(word, addr, end);
-            let me = Access {
-                warp: w,
-                clock: vcw[w as usize],
-                mask,
-                lane,
-                func,
-                pc,
-                step,
-                lanes: 1 << (lane & 31),
-            };
-            let cap = cell.word.reads.capacity();
-            found = found.or(cell.word.check(me, vcw, write));
-            let grown = cell.word.reads.capacity().saturating_sub(cap);
-            if grown > 0 {
-                // The reads kept are at most one per warp of the cluster: bounded, charged
-                // as they grow (a refusal leaves the budget to report the next allocation).
-                charge((grown * std::mem::size_of::<Access>()) as u64);
+                cell.sum[kind].note(Rep { mask, tid, ..at }, syncs);
             }
-            cell.sum[usize::from(!write)].note(Rep { mask, ..at }, self.gsyncs);
+            let Some((kind, other)) = found else {
+                continue;
+            };
+            let them = self.thread_of(other, &tid_of);
+            let thread = thread(lane);
+            findings.add(Class::Race, func, pc, || Finding {
+                class: Class::Race,
+                what: format!(
+                    "{kind} hazard on global memory with {them} (same cluster){} at {}, which no barrier, mbarrier, atomic or fence orders before it",
+                    same_warp(w, other),
+                    site(other.func, other.pc)
+                ),
+                site: site(func, pc),
+                threads: vec![thread, them],
+                space: Some("global".into()),
+                addr: Some(addr),
+                count: 1,
+            });
         }
-        let Some((kind, other)) = found else {
-            return;
-        };
-        let them = self.thread_of(other, tid_of);
-        findings.add(Class::Race, func, pc, || Finding {
-            class: Class::Race,
-            what: format!(
-                "{kind} hazard on global memory with {them} (same cluster){} at {}, which no barrier, mbarrier, atomic or fence orders before it",
-                same_warp(w, other),
-                site(other.func, other.pc)
-            ),
-            site: site(func, pc),
-            threads: vec![thread, them],
-            space: Some("global".into()),
-            addr: Some(addr),
-            count: 1,
-        });
     }
 }
 
@@ -610,6 +614,67 @@ pub const MAX_CLUSTER_WORDS: usize = 1 << 18;
 /// global memory); further words are not checked between clusters.
 pub const MAX_GRID_WORDS: usize = 1 << 20;
 
+/// Global words per page of the race check's sparse shadows of global memory: a lookup finds
+/// a page, so the lanes of one access (mostly consecutive words) cost a probe per page, not
+/// one per word (and the launch's table grows and rehashes per page); small, so that a
+/// scattered access pattern wastes little.
+pub const PAGE: u64 = 16;
+
+/// A sparse map from global words (address / 4) to `T`, allocated a page of [`PAGE`] words
+/// at a time.
+#[derive(Debug, Default)]
+pub struct Pages<T> {
+    /// Page number (word / [`PAGE`]) -> index of its first word in `slots`.
+    index: FxHashMap<u64, u32>,
+    /// The pages' words, [`PAGE`] per page, in the order the pages were added.
+    slots: Vec<T>,
+    /// The page last looked up, (page number, index): the next lookup mostly wants it again.
+    last: Option<(u64, u32)>,
+}
+
+impl<T: Default + Clone> Pages<T> {
+    /// Word `word`'s entry, its page added when missing if the map holds fewer than `max`
+    /// words and `add` (asking the launch's budget for the page) agrees; `None` otherwise.
+    fn get_or_add(&mut self, word: u64, max: usize, add: impl FnOnce() -> bool) -> Option<&mut T> {
+        let page = word / PAGE;
+        let base = match self.last {
+            Some((p, b)) if p == page => b,
+            _ => {
+                let b = match self.index.get(&page) {
+                    Some(&b) => b,
+                    None => {
+                        let n = self.slots.len();
+                        if n.saturating_add(PAGE as usize) > max || !add() {
+                            return None;
+                        }
+                        let b = u32::try_from(n).ok()?;
+                        self.slots.resize(n + PAGE as usize, T::default());
+                        self.index.insert(page, b);
+                        b
+                    }
+                };
+                self.last = Some((page, b));
+                b
+            }
+        };
+        self.slots.get_mut(base as usize + (word % PAGE) as usize)
+    }
+
+    /// The pages, as (page number, index of the first word), in address order.
+    fn sorted(&self) -> Vec<(u64, u32)> {
+        let mut v: Vec<(u64, u32)> = self.index.iter().map(|(&p, &b)| (p, b)).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Forgets every word, keeping the allocations.
+    fn clear(&mut self) {
+        self.index.clear();
+        self.slots.clear();
+        self.last = None;
+    }
+}
+
 /// Host bytes charged for a global word a cluster tracks (its shadow, its summary and the
 /// hash table's share).
 pub const GWORD_BYTES: u64 = (std::mem::size_of::<GWord>() + 16) as u64;
@@ -618,7 +683,7 @@ pub const GWORD_BYTES: u64 = (std::mem::size_of::<GWord>() + 16) as u64;
 pub const GRID_WORD_BYTES: u64 = (std::mem::size_of::<[Sum; 2]>() + 16) as u64;
 
 /// A plain global access as the check between clusters remembers it.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rep {
     /// The launch's epoch when it happened: how many global synchronising operations the
     /// launch had executed before it.
@@ -658,7 +723,13 @@ pub struct Sum {
 impl Sum {
     /// Notes access `r` of a cluster whose global synchronising operations so far are `syncs`
     /// (the first's and the last's indices).
+    #[inline(always)]
     fn note(&mut self, r: Rep, syncs: Option<(u64, u64)>) {
+        if syncs.is_none() && self.hi == r && self.late.some() {
+            // A repeat of the latest access with no synchronising operation yet (a loop over
+            // the same word): `early` and `hi` already hold it, `lo` and `late` stay.
+            return;
+        }
         if !self.lo.some() {
             self.lo = r;
         }
@@ -745,7 +816,7 @@ pub struct Grid {
     /// Per function, per instruction: [`SYNC_GLOBAL`] and [`SYNC_LANES`] flags.
     sync: Vec<Vec<u8>>,
     /// Per global word: the plain accesses of the finished clusters (writes, reads).
-    table: FxHashMap<u64, [Sum; 2]>,
+    table: Pages<[Sum; 2]>,
 }
 
 impl Grid {
@@ -767,7 +838,7 @@ impl Grid {
                         .collect()
                 })
                 .collect(),
-            table: FxHashMap::default(),
+            table: Pages::default(),
         }
     }
 
@@ -794,10 +865,10 @@ impl Grid {
     }
 
     /// Checks the global accesses of the finished cluster `rc` against those of the clusters
-    /// that finished before it (the rule of [`Grid`]), then adds them to the table (a word
-    /// new to it taking [`GRID_WORD_BYTES`] that `charge` asks of the launch's budget; refused,
-    /// or past [`MAX_GRID_WORDS`], the word is not kept). `site` names an instruction,
-    /// `thread` a [`Rep`]'s thread.
+    /// that finished before it (the rule of [`Grid`]), then adds them to the table (a page
+    /// ([`PAGE`]) new to it taking [`GRID_WORD_BYTES`] per word that `charge` asks of the
+    /// launch's budget; refused, or past [`MAX_GRID_WORDS`], its words are not kept). `site`
+    /// names an instruction, `thread` a [`Rep`]'s thread.
     pub fn merge(
         &mut self,
         rc: &Race,
@@ -806,38 +877,40 @@ impl Grid {
         thread: impl Fn(&Rep) -> Thread,
         mut charge: impl FnMut(u64) -> bool,
     ) {
-        let mut keys: Vec<u64> = rc.gwords.keys().copied().collect();
-        keys.sort_unstable();
-        for key in keys {
-            let Some(gw) = rc.gwords.get(&key) else {
-                continue;
-            };
-            let mut b = gw.sum;
-            for s in &mut b {
-                // `late` holds only if no synchronising operation of the cluster followed it.
-                if rc.gsyncs.is_some_and(|(_, last)| s.late.e <= last) {
-                    s.late = Rep::default();
+        for (page, base) in rc.gwords.sorted() {
+            for i in 0..PAGE {
+                let Some(gw) = rc.gwords.slots.get(base as usize + i as usize) else {
+                    continue;
+                };
+                if !gw.sum[0].lo.some() && !gw.sum[1].lo.some() {
+                    // A word of the page that the cluster did not touch.
+                    continue;
                 }
-            }
-            let n = self.table.len();
-            let t = match self.table.entry(key) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    if n >= MAX_GRID_WORDS || !charge(GRID_WORD_BYTES) {
-                        continue;
+                let key = page * PAGE + i;
+                let mut b = gw.sum;
+                for s in &mut b {
+                    // `late` holds only if no synchronising operation of the cluster followed
+                    // it.
+                    if rc.gsyncs.is_some_and(|(_, last)| s.late.e <= last) {
+                        s.late = Rep::default();
                     }
-                    v.insert([Sum::default(); 2])
                 }
-            };
-            // Writes against writes and reads, reads against writes.
-            for (kb, ka) in [(0, 0), (0, 1), (1, 0)] {
-                if let Some((x, y)) = unordered(&t[ka], &b[kb]) {
-                    report(findings, &site, &thread, key, x, y, ka, kb);
-                    break;
+                let Some(t) = self
+                    .table
+                    .get_or_add(key, MAX_GRID_WORDS, || charge(GRID_WORD_BYTES * PAGE))
+                else {
+                    continue;
+                };
+                // Writes against writes and reads, reads against writes.
+                for (kb, ka) in [(0, 0), (0, 1), (1, 0)] {
+                    if let Some((x, y)) = unordered(&t[ka], &b[kb]) {
+                        report(findings, &site, &thread, key, x, y, ka, kb);
+                        break;
+                    }
                 }
-            }
-            for k in 0..2 {
-                absorb(&mut t[k], &b[k]);
+                for k in 0..2 {
+                    absorb(&mut t[k], &b[k]);
+                }
             }
         }
     }
