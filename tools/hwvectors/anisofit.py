@@ -13,11 +13,14 @@ the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Run
   count and weights; not modelled), checked on the tap positions that point filtering shows
   (`anisoprobe5*.jsonl.xz`).
 - `footprint2`: the taps of a footprint between two levels (each level its own footprint, the
-  upper one's ratio `d0 - (256 - f)`, the lower one's step scaled; partly fitted), checked on
-  the windows of `anisoprobe5.sweep3.jsonl.xz` and `sweep2` and the two-level corners.
+  upper one's ratio `d0 - (256 - f)`, the lower one's step scaled, the shares by running sums),
+  checked on the windows of `anisoprobe5.sweep3.jsonl.xz` and `sweep2`, the two-level corners
+  and the scans of `anisoprobe6.scan.*.jsonl.xz` (`check_scans`: every tap of both levels).
+- `check_lod_raw`: `lod_parts` against the raw level of detail (`anisoprobe6.lod.jsonl.xz`).
 - `fetch_f32`: a whole `f32` fetch (taps, bilinear weights, rounding of the weighted sum; not
   modelled), checked on `anisoprobe4.jsonl.xz` (`ap4.val.f32.m1`) and on the random cases of
-  `corpus/vectors/aniso.jsonl.xz`, one-level and two-level fetches counted apart.
+  `corpus/vectors/aniso.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`, one-level and two-level
+  fetches counted apart.
 
     python3 tools/hwvectors/anisofit.py [corpus/aniso]
 """
@@ -191,14 +194,35 @@ def lod_parts(gx, gy, aniso):
 def direction(g):
     """The taps' step for a major axis `g` (texels), one texel long, in 1/64 texel: each
     component's magnitude is cut to 4 bits below the larger one's leading bit and replaced by
-    the middle of its bin (a zero component stays zero), the vector normalized and rounded."""
+    the middle of its bin; a component below a quarter of that bin (`2^(e - 6)` for the larger's
+    exponent `e`, `frexp`) is zero (the `rot.a16.k0` scans of `anisoprobe6.py`: every footprint
+    whose smaller component is below 0.249 of a bin has it zero, every one above 0.266 not);
+    the vector is normalized and rounded."""
     a, b = abs(g[0]), abs(g[1])
     u = 2.0 ** (math.frexp(max(a, b))[1] - 4)
-    qa = math.floor(a / u) + 0.5 if a > 0 else 0.0
-    qb = math.floor(b / u) + 0.5 if b > 0 else 0.0
+    qa = math.floor(a / u) + 0.5 if a >= u / 4 else 0.0
+    qb = math.floor(b / u) + 0.5 if b >= u / 4 else 0.0
     n = math.hypot(qa, qb)
     sx, sy = (math.floor(q / n * 64 + 0.5) for q in (qa, qb))
     return (sx if g[0] >= 0 else -sx, sy if g[1] >= 0 else -sy)
+
+
+def major_axis(gx, gy):
+    """The vector whose direction the taps follow: of the four extents `rho` takes the largest of
+    (the lengths of `gx` and `gy`, the extents of the sum and difference of the truncated
+    gradients; the first on a tie), its vector, a sum or difference scaled by 11/16 (the
+    weight `diag2` gives its larger component) before `direction` cuts it to 4 bits. The
+    octagonal length of `gx` against `gy` alone misses two-tap footprints of nearly equal
+    gradients (`anisoprobe6.scan.rand.jsonl.xz` `rand.a16`, level of detail from the share:
+    5,802 of 5,803 one-level and 2,353 of 2,389 two-level scans with this rule, 5,660 and 2,256
+    with the longer gradient; the misses are directions a few degrees off)."""
+    tx = [math.copysign(t9(a), a) for a in gx]
+    ty = [math.copysign(t9(b), b) for b in gy]
+    sm = [a + b for a, b in zip(tx, ty)]
+    df = [a - b for a, b in zip(tx, ty)]
+    c = [(norm2(gx), gx), (norm2(gy), gy), (diag2(sm), [v * 11 / 16 for v in sm]),
+         (diag2(df), [v * 11 / 16 for v in df])]
+    return c[max(range(4), key=lambda j: (c[j][0], -j))][1]
 
 
 def footprint(gx, gy, aniso, levels):
@@ -215,7 +239,7 @@ def footprint(gx, gy, aniso, levels):
         return None
     d = max(lmaj - max(raw, 0), 0)
     taps, t = axis_taps(d)
-    s = direction(gx if norm2(gx) >= norm2(gy) else gy)
+    s = direction(major_axis(gx, gy))
     if d < 256:
         h = 256 - e8(d)
         o = [2 * math.floor(h * c / 128 + 0.5) for c in s]
@@ -246,35 +270,52 @@ def axis_offsets(d, s, scale=None):
 
 def lower_scale(f):
     """The lower level's half-step between two levels (fraction `f` of the sharpened level of
-    detail, 1/256): each one-level half-step component `v` (1/256 texel) times twice the exp2
-    table's `e8(256 - f)` (`2^(f/256 - 1)` in 1/256, the upper level's texel seen from the
-    lower one), truncated to an even number of 1/256. The closest rule found, not exact (376 of
-    502 lower-level steps of `anisoprobe5.sweep3` and `sweep2`, the misses one even step either
-    way; `check_two_levels`)."""
-    e = 2 * e8(256 - f)
-    return lambda v: int(math.copysign(2 * (abs(v) * e // 512), v))
+    detail, 1/256): each one-level half-step component `v` (1/256 texel, even: twice the 1/64
+    step) becomes `2 floor((v / 2) K / 64)` with `K = e8(256 - f) >> 1` (the exp2 table's
+    `2^(f/256 - 1)` in 1/256, halved: `2^(f/256)` in 1/64), the floor toward minus infinity (a
+    negative component comes out one 1/128 step longer than a positive one of the same size).
+    For two taps `v` is the one-level offset, `2 round(h c / 128)`. With `share`, `direction`
+    and `major_axis`, every tap of every axis-swept scan of `anisoprobe6.scan.rot.jsonl.xz` (A 2,
+    4, 16; lower level 0, 1, 2) agrees but 4 of 2,178 at A 4, once the level of detail is the one
+    the scan's share shows (`check_scans`)."""
+    k = e8(256 - f) >> 1
+    return lambda v: 2 * ((v // 2) * k // 64)
+
+
+def share(taps, sh):
+    """A level's taps times its share `sh` (1/256) between two levels: the running sum of the
+    one-level weights times `sh` is rounded half up in the footprint's unit and each tap gets the
+    step of that rounded sum, so the level's weights add up to `sh T / 256` exactly
+    (`anisoprobe6.scan.*.jsonl.xz`: every two-level scan's lower level sums to
+    `(256 - f) T / 256`; rounding each tap alone misses one 1/512 on a level in most scans)."""
+    out, c, prev = [], 0, 0
+    for x, y, w in taps:
+        c += w
+        cur = (c * sh + 128) >> 8
+        out.append((x, y, cur - prev))
+        prev = cur
+    return out
 
 
 def footprint2(gx, gy, aniso, levels):
     """The taps of any fetch: [(level, [(dx, dy, weight)], T)], offsets in 1/256 of that level's
     texel, weights in 1/T with each level's share applied. One level as `footprint`. Between
     levels `k` and `k + 1` (sharpened level of detail `256 k + f`), each level reads its own
-    footprint: the lower one the ratio `d0 = Lmaj - raw` (as one level) with the step scaled by
-    `lower_scale(f)`, the upper one the ratio `d0 - (256 - f)` with the one-level step (one of
-    its texels); each tap's weight times the level's share (`256 - f`, `f`) in 1/256, rounded
-    half up, in units of 1/T."""
+    footprint along `direction(major_axis)`: the lower one the ratio `d0 = Lmaj - raw` (as one
+    level) with the step scaled by `lower_scale(f)`, the upper one the ratio `d0 - (256 - f)`
+    with the one-level step (one of its texels); each level's weights times its share
+    (`256 - f`, `f`) by `share`, in units of 1/T."""
     lmaj, _, raw = lod_parts(gx, gy, aniso)
     lod = min(max(sharpen(raw, aniso), 0), 256 * (levels - 1))
     d0 = max(lmaj - max(raw, 0), 0)
-    s = direction(gx if norm2(gx) >= norm2(gy) else gy)
+    s = direction(major_axis(gx, gy))
     k, f = divmod(lod, 256)
     if f == 0:
         taps, t = axis_offsets(d0, s)
         return [(k, taps, t)]
     t0, n0 = axis_offsets(d0, s, lower_scale(f))
     t1, n1 = axis_offsets(max(d0 - (256 - f), 0), s)
-    return [(k, [(x, y, (w * (256 - f) + 128) >> 8) for x, y, w in t0], n0),
-            (k + 1, [(x, y, (w * f + 128) >> 8) for x, y, w in t1], n1)]
+    return [(k, share(t0, 256 - f), n0), (k + 1, share(t1, f), n1)]
 
 
 def round_away(x):
@@ -412,6 +453,21 @@ def check_fetch(root):
         print("fetch_f32   tex.grad  aniso.grad#f32.a%-2d one level: %d of %d agree, two levels: "
               "%d of %d (median relative error %.1e)"
               % (a, cnt[1][0], cnt[1][1], cnt[2][0], cnt[2][1], float(np.median(err))))
+    vec = load(root + "/anisoprobe6.rand.jsonl.xz")
+    for a in [2, 4, 16]:
+        c = vec["ap6.rand#f32.a%d" % a]
+        lv = levels_f32(c)
+        co = words(c["args"][1]["hex"]).reshape(-1, 4)
+        g = words(c["args"][2]["hex"]).reshape(-1, 8)
+        got = outs(c)
+        cnt = {1: [0, 0], 2: [0, 0]}
+        for i in range(len(got)):
+            r, n = fetch_f32(lv, float(co[i, 0]), float(co[i, 1]),
+                             [float(g[i, 0]), float(g[i, 1])], [float(g[i, 4]), float(g[i, 5])], a)
+            cnt[n][1] += 1
+            cnt[n][0] += r == float(got[i, 0])
+        print("fetch_f32   tex.grad  ap6.rand#f32.a%-2d   one level: %d of %d agree, two levels: "
+              "%d of %d" % (a, cnt[1][0], cnt[1][1], cnt[2][0], cnt[2][1]))
 
 
 def check_two_levels(root):
@@ -460,6 +516,120 @@ def check_two_levels(root):
     print("footprint2  tex.grad  two-level corner configurations: " + ", ".join(res))
 
 
+def scan_first(base, k, lv, steps):
+    """For a scan (`anisoprobe6.py`) whose level-0 coordinate is `base + t 2^k` (1/256 texel):
+    for each residue r of the level-`lv` coordinate (floor of the coordinate at that level, in
+    1/256 of its texel), the first step t >= 1 at which it is newly reached, or -1."""
+    first = [-1] * 256
+    q = [(base + t * (1 << k)) >> lv for t in range(steps + 1)]
+    for t in range(steps, 0, -1):
+        if q[t] != q[t - 1]:
+            first[q[t] % 256] = t
+    return first
+
+
+def scan_taps(rec, lv, ax):
+    """The taps a scan shows on level `lv`, axis `ax`: {offset modulo 256 (1/256 texel): weight
+    in 1/1024}. Each jump of the level's channel is a tap (or taps) crossing a texel boundary."""
+    k = rec["k"]
+    steps = 256 if lv == k else 511
+    first = scan_first(128 * 256, k, lv, steps)
+    inv = {t: r for r, t in enumerate(first) if t >= 0}
+    ch = (0 if lv % 2 == 0 else 2) + ax
+    out = {}
+    for t, c, w in rec["jumps"]:
+        if c == ch:
+            r = (-inv[t]) % 256
+            out[r] = out.get(r, 0) + w
+    return out
+
+
+def model_scan(fps, k, lv, ax):
+    """The same from a footprint (`footprint2`), leaving out residues the scan cannot reach."""
+    first = scan_first(128 * 256, k, lv, 256 if lv == k else 511)
+    out = {}
+    for lev, taps, t in fps:
+        if lev != lv:
+            continue
+        for tp in taps:
+            w = tp[2] * 1024 // t
+            r = tp[ax] % 256
+            if w and first[(-r) % 256] >= 0:
+                out[r] = out.get(r, 0) + w
+    return {r: w for r, w in out.items() if w}
+
+
+def footprint_raw(gx, gy, aniso, levels, raw):
+    """`footprint2` with the raw level of detail given (1/256), for a fetch whose level of
+    detail the rule of `lod_parts` misses."""
+    global lod_parts
+    keep = lod_parts
+
+    def given(gx, gy, aniso):
+        lmaj, lmin, _ = keep(gx, gy, aniso)
+        return lmaj, lmin, raw
+    lod_parts = given
+    try:
+        return footprint2(gx, gy, aniso, levels)
+    finally:
+        lod_parts = keep
+
+
+def check_scans(root):
+    """The footprints of `anisoprobe6.py`'s scans (`anisoprobe6.scan.*.jsonl.xz`): both levels'
+    taps (positions and weights) against `footprint2`, with its own level of detail, and with
+    the raw level of detail that gives the share the scan shows (the lower level's weights add
+    up to `(256 - f) 4` in 1/1024), which isolates the footprint from the level-of-detail
+    misses."""
+    for part in ("rot", "rand"):
+        cnt = {}
+        for line in lzma.open(root + "/anisoprobe6.scan.%s.jsonl.xz" % part, "rt"):
+            rec = json.loads(line)
+            g = np.array([int(h, 16) for h in rec["g"]], np.uint32).view(np.float32)
+            gx, gy = [float(v) * 256 for v in g[0:2]], [float(v) * 256 for v in g[2:4]]
+            a, k = rec["aniso"], rec["k"]
+            if rho(gx, gy) == 0:
+                continue
+            obs = {(lv, ax): scan_taps(rec, lv, ax) for lv in (k, k + 1) for ax in (0, 1)}
+
+            def same(fps):
+                return all(model_scan(fps, k, lv, ax) == obs[(lv, ax)] for lv, ax in obs)
+            fps = footprint2(gx, gy, a, 9)
+            if fps[0][0] != k:
+                continue
+            c = cnt.setdefault((rec["set"], len(fps)), [0, 0, 0, 0])
+            c[0] += 1
+            c[1] += same(fps)
+            f = 256 - sum(obs[(k, 0)].values()) // 4
+            _, _, raw = lod_parts(gx, gy, a)
+            cands = [r for r in range(raw - 4, raw + 5)
+                     if min(max(sharpen(r, a), 0), 2048) == 256 * k + f]
+            c[2] += bool(cands)
+            c[3] += any(same(footprint_raw(gx, gy, a, 9, r)) for r in cands)
+        for (name, n), c in sorted(cnt.items()):
+            print("footprint2  tex.grad  scans %-10s %s level: %5d of %5d exact, with the "
+                  "level of detail the share shows %5d of %5d"
+                  % (name, ("one", "two")[n - 1], c[1], c[0], c[3], c[2]))
+
+
+def check_lod_raw(root):
+    """The raw level of detail (`trilinopt=0`, no sharpening) of random gradient pairs
+    (`anisoprobe6.lod.jsonl.xz`) against `lod_parts`."""
+    for line in lzma.open(root + "/anisoprobe6.lod.jsonl.xz", "rt"):
+        rec = json.loads(line)
+        a = int(rec["set"].split(".")[1][1:])
+        g = np.array([int(h, 16) for h in rec["g"]], np.uint32).view(np.float32).reshape(-1, 4)
+        miss = tot = 0
+        for row, got in zip(g.astype(np.float64) * 256, rec["lod"]):
+            gx, gy = list(row[0:2]), list(row[2:4])
+            if rho(gx, gy) == 0:
+                continue
+            tot += 1
+            miss += min(max(lod_parts(gx, gy, a)[2], 0), 2048) != got
+        print("lod_parts   tex.grad  %s (raw level of detail): %d of %d samples miss"
+              % (rec["set"], miss, tot))
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "corpus/aniso"
     ap = load(root + "/anisoprobe.jsonl.xz")
@@ -504,6 +674,8 @@ def main():
           (len(bad), sum(r <= 16 for r in ratios), bad))
     check_taps(root)
     check_two_levels(root)
+    check_scans(root)
+    check_lod_raw(root)
     check_fetch(root)
 
 
