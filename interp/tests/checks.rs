@@ -1374,3 +1374,159 @@ fn one_lane_writes_all_read_after_syncwarp() {
     );
     assert!(findings(&all, "k", 32, &[4], &[], race()).is_empty());
 }
+
+/// Warp 0's thread 0 copies 64 bytes of global memory into `buf` with a bulk copy tracked by
+/// an mbarrier and waits for it; warp 1 then reads `buf` after `CONSUME`. `PRE` runs in warp 1
+/// before the copy is issued.
+const BULK: &str = "
+.visible .entry k(.param .u64 in)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .shared .align 8 .b64 bar;
+  .shared .align 16 .b32 buf[16];
+  ld.param.u64 %rd1, [in];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, buf;
+  mov.u32 %r9, bar;
+  setp.eq.u32 %p3, %r1, 0;
+  @%p3 mbarrier.init.shared.b64 [%r9], 1;
+  @%p3 st.shared.u32 [%r3+60], 0;
+  bar.sync 0;
+  setp.lt.u32 %p1, %r1, 32;
+  @!%p1 bra CONS;
+  @!%p3 bra END;
+  PRODUCE
+  mbarrier.arrive.expect_tx.shared.b64 %rd2, [%r9], 64;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd1], 64, [%r9];
+WAIT:
+  mbarrier.try_wait.parity.shared.b64 %p2, [%r9], 0;
+  @!%p2 bra WAIT;
+  AFTER
+  bra END;
+CONS:
+  PRE
+  CONSUME
+  ld.shared.u32 %r6, [%r3+60];
+END:
+  ret;
+}
+";
+
+fn bulk(produce: &str, after: &str, pre: &str, consume: &str) -> Vec<Finding> {
+    let p = program(
+        &BULK
+            .replace("PRODUCE", produce)
+            .replace("AFTER", after)
+            .replace("PRE", pre)
+            .replace("CONSUME", consume),
+    );
+    findings(&p, "k", 64, &[64], &[], Checks::all())
+}
+
+#[test]
+fn asynchronous_copies_race_with_readers_that_do_not_wait() {
+    // The consumer waits on the copy's mbarrier: ordered.
+    let wait = "W2:\n  mbarrier.try_wait.parity.shared.b64 %p2, [%r9], 0;\n  @!%p2 bra W2;";
+    assert!(
+        bulk("", "", "", wait).is_empty(),
+        "{:?}",
+        bulk("", "", "", wait)
+    );
+    // The producer waits and then arrives at a named barrier the consumer syncs on: ordered.
+    let f = bulk("", "barrier.arrive 1, 64;", "", "barrier.sync 1, 64;");
+    assert!(f.is_empty(), "{f:?}");
+    // The consumer syncs on a named barrier that the producer arrives at before issuing the
+    // copy: the read is not ordered after the copy (the interpreter completes it at the
+    // producer's wait, so the read sees the data, but a GPU need not).
+    let f = bulk("barrier.arrive 1, 64;", "", "", "barrier.sync 1, 64;");
+    let races = of(f, Class::Race);
+    assert_eq!(races.len(), 1, "{races:?}");
+    let r = &races[0];
+    assert!(r.what.contains("asynchronous operation"), "{}", r.what);
+    // `buf` is 16-aligned after the 8-byte mbarrier.
+    assert_eq!(r.addr, Some(16 + 60));
+    let mut tids: Vec<u32> = r.threads.iter().map(|t| t.tid[0]).collect();
+    tids.sort();
+    assert_eq!(tids, [0, 32]);
+}
+
+#[test]
+fn asynchronous_copy_overwriting_a_stage_still_read_races() {
+    // Warp 1 reads the stage, then the copy overwrites it with nothing ordering the read
+    // before the issue (a pipeline reusing a stage before its consumer released it); the
+    // consumer then waits on the mbarrier, so its second read is ordered.
+    let wait = "W2:\n  mbarrier.try_wait.parity.shared.b64 %p2, [%r9], 0;\n  @!%p2 bra W2;";
+    let f = bulk("", "", "ld.shared.u32 %r7, [%r3+60];", wait);
+    let races = of(f, Class::Race);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert!(
+        races[0].site.inst.starts_with("cp.async.bulk"),
+        "{}",
+        races[0].site.inst
+    );
+    assert!(
+        races[0].what.contains("write-after-read"),
+        "{}",
+        races[0].what
+    );
+    // The consumer releases the stage through a second mbarrier... here a named barrier that
+    // the producer waits at before issuing: ordered.
+    let f = bulk(
+        "barrier.sync 2, 64;",
+        "",
+        "ld.shared.u32 %r7, [%r3+60];\n  barrier.arrive 2, 64;",
+        wait,
+    );
+    assert!(of(f, Class::Race).is_empty());
+}
+
+/// Every thread copies its own word with `cp.async` and waits for its group; then it reads
+/// its neighbour's word (`SYNC` between).
+const CP_ASYNC: &str = "
+.visible .entry k(.param .u64 in)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b32 buf[64];
+  ld.param.u64 %rd1, [in];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, buf;
+  add.u32 %r4, %r3, %r2;
+  cvt.u64.u32 %rd2, %r2;
+  add.s64 %rd2, %rd1, %rd2;
+  cp.async.ca.shared.global [%r4], [%rd2], 4;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  SYNC
+  add.u32 %r5, %r1, 32;
+  and.b32 %r5, %r5, 63;
+  shl.b32 %r5, %r5, 2;
+  add.u32 %r5, %r3, %r5;
+  ld.shared.u32 %r6, [%r5];
+  ret;
+}
+";
+
+#[test]
+fn cp_async_data_of_another_warp_needs_a_barrier() {
+    let p = program(&CP_ASYNC.replace("SYNC", "bar.sync 0;"));
+    assert!(findings(&p, "k", 64, &[256], &[], Checks::all()).is_empty());
+    // Without the barrier each warp reads words the other warp's copies wrote: the first
+    // warp to run reads before the other's copies were even issued (write-after-read at
+    // their completion), the second after they completed but unordered (read-after-write).
+    let p = program(&CP_ASYNC.replace("SYNC", ""));
+    let races = of(
+        findings(&p, "k", 64, &[256], &[], Checks::all()),
+        Class::Race,
+    );
+    assert!(!races.is_empty());
+    assert!(
+        races
+            .iter()
+            .all(|r| r.what.contains("asynchronous operation")),
+        "{races:?}"
+    );
+}

@@ -19,10 +19,17 @@ use ptx_ir_core::{CacheOp, Flag, Opcode};
 
 /// The issuing thread of lane `l`, for operation records.
 pub fn issuer(x: &Ctx<'_, '_>, l: usize) -> Issuer {
+    let race =
+        x.cl.race
+            .as_ref()
+            .map(|rc| rc.snapshot(rc.warp_id(x.w.cta, x.w.index)))
+            .unwrap_or_default();
     Issuer {
         func: x.fid,
         pc: x.pc,
         thread: x.thread(l),
+        warp: [x.w.cta, x.w.index],
+        race,
     }
 }
 

@@ -1039,7 +1039,7 @@ fn local_addr(space: AddrSpace, addr: u64) -> Option<u64> {
 
 /// The thread id of lane `lane` of cluster warp `w` (its CTA's warp `w % wpc`) in a block of
 /// `block` threads, for race findings that name the other thread.
-fn tid_in_block(block: [u32; 3], wpc: u32, w: u32, lane: u8) -> [u32; 3] {
+pub(crate) fn tid_in_block(block: [u32; 3], wpc: u32, w: u32, lane: u8) -> [u32; 3] {
     let linear = (w % wpc.max(1)) * 32 + lane as u32;
     let (bx, by) = (block[0].max(1), block[1].max(1));
     [linear % bx, (linear / bx) % by, linear / (bx * by)]

@@ -26,7 +26,9 @@
 //! The records (operations, async-groups, shadow, global ranges) are in
 //! [`super::state::inflight`]; this module issues and completes operations.
 
-use super::state::inflight::{describe, issuer_site, Conflict, Loc, Op, OpId, Part, Reduce, Src};
+use super::state::inflight::{
+    describe, issuer_site, Conflict, Issuer, Loc, Op, OpId, Part, Reduce, Src,
+};
 use super::state::{mbarrier, Cluster, Machine};
 use crate::error::Error;
 use crate::float::{self, BinOp, Fmt, MinMax, Mode};
@@ -110,9 +112,63 @@ pub fn issue(m: &mut Machine<'_>, cl: &mut Cluster, mut op: Op) -> Result<OpId, 
             Src::Global { addr, len } => m.gwatch.reads.push((addr, addr + len, id)),
         }
     }
+    for s in &op.srcs {
+        if let Src::Shared { rank, off, len } = *s {
+            race(m, cl, &op.issuer, rank, off, len, false);
+        }
+    }
     cl.inflight.ops.insert(id, op);
     m.events += 1;
     Ok(id)
+}
+
+/// The `race` check of an access of operation `issuer`'s asynchronous proxy to `len` bytes
+/// of CTA `rank`'s shared memory at `off` ([`super::race::Race::async_access`]).
+fn race(
+    m: &mut Machine<'_>,
+    cl: &mut Cluster,
+    issuer: &Issuer,
+    rank: u32,
+    off: u32,
+    len: u32,
+    write: bool,
+) {
+    let Some(rc) = cl.race.as_mut() else {
+        return;
+    };
+    let (prog, block) = (m.prog, m.block);
+    let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
+    let w = rc.warp_id(issuer.warp[0], issuer.warp[1]);
+    rc.async_access(
+        &mut m.findings,
+        |f, pc| prog.site(f, pc),
+        issuer.thread,
+        w,
+        &issuer.race,
+        issuer.func,
+        issuer.pc,
+        rank,
+        off,
+        len,
+        write,
+        |w, lane| super::ctx::tid_in_block(block, wpc, w, lane),
+    );
+}
+
+/// Warp `warp` (its CTA's rank and its index) waited for its asynchronous operations and
+/// they completed: for the race check, it acquires what they did.
+pub fn acquire(cl: &mut Cluster, warp: [u32; 2]) {
+    if let Some(rc) = cl.race.as_mut() {
+        rc.proxy_acquire(rc.warp_id(warp[0], warp[1]));
+    }
+}
+
+/// For the race check: the asynchronous operations of the warp that issued `issuer` signal
+/// the mbarrier at `key` (a release into its current phase).
+fn release(cl: &mut Cluster, issuer: &Issuer, key: (u32, u32)) {
+    if let (Some(rc), Some(b)) = (cl.race.as_mut(), cl.mbars.get(&key)) {
+        rc.proxy_release(rc.warp_id(issuer.warp[0], issuer.warp[1]), key, b.phase);
+    }
 }
 
 fn release_reads(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) {
@@ -207,6 +263,7 @@ pub fn complete(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) -> Result<(), E
         let len = p.data.len();
         match p.dest {
             Loc::Shared { rank, off } => {
+                race(m, cl, &op.issuer, rank, off, len as u32, true);
                 cl.inflight.mark(rank, off, len as u32, true, false);
                 if let Some(s) = cl.shared_init.get_mut(rank as usize) {
                     s.mark(off as usize, len);
@@ -227,6 +284,13 @@ pub fn complete(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) -> Result<(), E
                 }
             },
         }
+    }
+    // Every part's writes are released into the mbarriers' phases before any complete-tx
+    // can complete a phase (the first part carries an operation's whole transaction count).
+    for key in op.parts.iter().filter_map(|p| p.mbar) {
+        release(cl, &op.issuer, key);
+    }
+    for p in &op.parts {
         if let Some(key) = p.mbar {
             mbarrier::complete_tx(&mut cl.mbars, key, p.tx as i64).map_err(|r| fail(m, r))?;
         }
@@ -257,6 +321,7 @@ pub fn settle(m: &mut Machine<'_>, cl: &mut Cluster, key: (u32, u32)) -> Result<
         for id in &a.ops {
             complete(m, cl, *id)?;
         }
+        release(cl, &a.issuer, key);
         mbarrier::async_arrive(&mut cl.mbars, key).map_err(|rule| Error::Undefined {
             site: issuer_site(m.prog, &a.issuer),
             thread: a.issuer.thread,
@@ -286,6 +351,7 @@ pub fn wait_groups(
 ) -> Result<(), Error> {
     let g = cl.inflight.groups(bulk, key);
     let mut done = Vec::new();
+    let warp = [key.0, key.1 / 32];
     if read_only {
         let k = g.groups.len().saturating_sub(n);
         for grp in g.groups.iter().take(k) {
@@ -294,6 +360,7 @@ pub fn wait_groups(
         for id in done {
             complete_reads(m, cl, id);
         }
+        acquire(cl, warp);
         return Ok(());
     }
     while g.groups.len() > n {
@@ -304,6 +371,7 @@ pub fn wait_groups(
     for id in done {
         complete(m, cl, id)?;
     }
+    acquire(cl, warp);
     Ok(())
 }
 

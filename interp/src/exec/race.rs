@@ -27,8 +27,13 @@
 //! different lanes of one warp at the same clock, in different executions of instructions
 //! (not one store of all lanes), are a race (`__syncwarp` missing).
 //!
-//! Granularity: threads, and 4-byte words with a byte mask. Asynchronous-proxy accesses (bulk and tensor copies,
-//! `cp.async`, `wgmma`/`tcgen05` operands) and texture and surface reads are not checked.
+//! Asynchronous operations (`cp.async`, bulk and tensor copies, `wgmma` operands, cluster
+//! launch control responses): their shared-memory accesses are made by the issuing warp's
+//! asynchronous proxy, a clock of its own that the completion mechanism releases
+//! ([`Race::async_access`]).
+//!
+//! Granularity: threads, and 4-byte words with a byte mask. Not checked: the global-memory
+//! accesses of asynchronous operations, `tcgen05` operands, texture and surface reads.
 
 use crate::check::{Class, Finding};
 use crate::error::{Site, Thread};
@@ -158,6 +163,9 @@ pub struct Race {
     /// Warps per CTA.
     wpc: u32,
     /// Warps in the cluster.
+    warps: usize,
+    /// Clocks: the cluster's warps, then (for a program with asynchronous operations) one per
+    /// warp for the operations it issues ([`Race::async_access`]).
     nw: usize,
     /// `vc[w * nw + v]`: warp `w`'s knowledge of warp `v`'s clock.
     vc: Vec<u32>,
@@ -185,14 +193,17 @@ pub struct Race {
 
 impl Race {
     /// The state for `ncta` CTAs of `wpc` warps and `smem` bytes of shared memory each.
-    pub fn new(ncta: usize, wpc: u32, smem: u64, ctaid: Vec<[u32; 3]>) -> Race {
-        let nw = ncta * wpc as usize;
+    /// With `proxies`, each warp also has a clock for the asynchronous operations it issues.
+    pub fn new(ncta: usize, wpc: u32, smem: u64, ctaid: Vec<[u32; 3]>, proxies: bool) -> Race {
+        let warps = ncta * wpc as usize;
+        let nw = warps << usize::from(proxies);
         let mut vc = vec![0; nw * nw];
         for w in 0..nw {
             vc[w * nw + w] = 1;
         }
         Race {
             wpc,
+            warps,
             nw,
             vc,
             bars: vec![vec![0; nw]; ncta * 16],
@@ -213,8 +224,15 @@ impl Race {
     /// CTAs of `wpc` warps and `smem` bytes of shared memory), keeping its allocations: a grid
     /// of many short clusters would otherwise spend most of the check's time allocating. False
     /// (and nothing changed) when the shape differs.
-    pub fn reuse(&mut self, ncta: usize, wpc: u32, smem: u64, ctaid: Vec<[u32; 3]>) -> bool {
-        let nw = ncta * wpc as usize;
+    pub fn reuse(
+        &mut self,
+        ncta: usize,
+        wpc: u32,
+        smem: u64,
+        ctaid: Vec<[u32; 3]>,
+        proxies: bool,
+    ) -> bool {
+        let nw = (ncta * wpc as usize) << usize::from(proxies);
         let words = smem.div_ceil(4) as usize;
         if self.wpc != wpc
             || self.nw != nw
@@ -246,8 +264,8 @@ impl Race {
     }
 
     /// Host bytes the state of such a cluster takes (for the launch's budget).
-    pub fn cost(ncta: usize, wpc: u32, smem: u64) -> u64 {
-        let nw = (ncta * wpc as usize) as u64;
+    pub fn cost(ncta: usize, wpc: u32, smem: u64, proxies: bool) -> u64 {
+        let nw = ((ncta * wpc as usize) << usize::from(proxies)) as u64;
         nw * nw * 4 + ncta as u64 * 16 * nw * 4 + ncta as u64 * smem.div_ceil(4) * 32 + nw * 4
     }
 
@@ -441,9 +459,14 @@ impl Race {
         findings.add(Class::Race, func, pc, || Finding {
             class: Class::Race,
             what: format!(
-                "{kind} hazard on shared memory (CTA rank {rank}) with {them}{} at {}, which no barrier, mbarrier or atomic orders before it",
-                same_warp(w, other),
-                site(other.func, other.pc)
+                "{kind} hazard on shared memory (CTA rank {rank}) with {} at {}, which {} before it",
+                self.other(w, other, &them),
+                site(other.func, other.pc),
+                if self.is_proxy(other.warp) {
+                    "no wait for its completion (its mbarrier's phase, a wait_group) orders"
+                } else {
+                    "no barrier, mbarrier or atomic orders"
+                }
             ),
             site: site(func, pc),
             threads: vec![thread, them],
@@ -453,18 +476,158 @@ impl Race {
         });
     }
 
-    /// The thread of the cluster that made access `a`.
+    /// The thread of the cluster that made access `a` (for an access of an asynchronous
+    /// proxy, the thread that issued the operation).
     fn thread_of(&self, a: Access, tid_of: impl Fn(WarpId, u8) -> [u32; 3]) -> Thread {
+        let warp = if self.is_proxy(a.warp) {
+            a.warp - self.warps as WarpId
+        } else {
+            a.warp
+        };
         let ctaid = self
             .ctaid
-            .get((a.warp / self.wpc.max(1)) as usize)
+            .get((warp / self.wpc.max(1)) as usize)
             .copied()
             .unwrap_or_default();
         Thread {
             ctaid,
-            tid: tid_of(a.warp, a.lane),
+            tid: tid_of(warp, a.lane),
             lane: a.lane as u32,
         }
+    }
+
+    /// How a finding names the other access `a`'s thread `them`.
+    fn other(&self, w: WarpId, a: Access, them: &Thread) -> String {
+        if self.is_proxy(a.warp) {
+            format!("the asynchronous operation that {them} issued")
+        } else {
+            format!("{them}{}", same_warp(w, a))
+        }
+    }
+
+    /// Whether clock `w` is that of a warp's asynchronous operations rather than a warp's.
+    fn is_proxy(&self, w: WarpId) -> bool {
+        (w as usize) >= self.warps
+    }
+
+    /// The clock of warp `w`'s asynchronous operations, if the state has them.
+    fn proxy(&self, w: WarpId) -> Option<WarpId> {
+        let p = self.warps + w as usize;
+        (p < self.nw).then_some(p as WarpId)
+    }
+
+    /// Warp `w`'s vector now: what an asynchronous operation it issues carries, for
+    /// [`Race::async_access`].
+    pub fn snapshot(&self, w: WarpId) -> Vec<u32> {
+        let nw = self.nw;
+        self.vc
+            .get(w as usize * nw..(w as usize + 1) * nw)
+            .map(<[u32]>::to_vec)
+            .unwrap_or_default()
+    }
+
+    /// An asynchronous operation (issued by warp `issuer`, thread `thread`, at instruction
+    /// `pc` of function `func`, with the issuer's vector `vc` then: see [`Race::snapshot`])
+    /// writes (`write`) or reads `len` bytes of CTA `rank`'s shared memory at `off`. The
+    /// access is made by the issuing warp's asynchronous proxy: a clock of its own, which
+    /// acquires the issuer's vector (what came before the issue comes before the access) and
+    /// which only the operation's completion mechanism releases: the complete-tx or arrive-on
+    /// of an mbarrier ([`Race::proxy_release`]) or the issuer's `wait_group`
+    /// ([`Race::proxy_acquire`]). A generic access not ordered after that (a consumer reading
+    /// a stage without waiting on its mbarrier, a thread reading another's `cp.async` data
+    /// with no barrier after the other's `wait_group`) or an earlier one not ordered before
+    /// the issue (a stage overwritten while another warp still reads it) is a race. One clock
+    /// for all operations of a warp: their completions order each other, which can hide a
+    /// race, never invent one.
+    #[allow(clippy::too_many_arguments)]
+    pub fn async_access(
+        &mut self,
+        findings: &mut crate::check::Findings,
+        site: impl Fn(u32, u32) -> Site,
+        thread: Thread,
+        issuer: WarpId,
+        vc: &[u32],
+        func: u32,
+        pc: u32,
+        rank: u32,
+        off: u32,
+        len: u32,
+        write: bool,
+        tid_of: impl Fn(WarpId, u8) -> [u32; 3],
+    ) {
+        let Some(p) = self.proxy(issuer) else {
+            return;
+        };
+        if vc.len() != self.nw {
+            return;
+        }
+        self.join_into(p, vc);
+        self.tick(p);
+        let nw = self.nw;
+        let vcp = &self.vc[p as usize * nw..(p as usize + 1) * nw];
+        let Some(words) = self.words.get_mut(rank as usize) else {
+            return;
+        };
+        let end = off.saturating_add(len.max(1));
+        let mut found = None;
+        for word in off / 4..=(end - 1) / 4 {
+            let Some(cell) = words.get_mut(word as usize) else {
+                break;
+            };
+            let me = Access {
+                warp: p,
+                clock: vcp[p as usize],
+                mask: byte_mask(word as u64, off as u64, end as u64),
+                lane: thread.lane as u8,
+                func,
+                pc,
+                step: 0,
+                // Every lane "took part": a proxy's accesses are ordered among themselves.
+                lanes: u32::MAX,
+            };
+            if let Some((kind, a)) = cell.check(me, vcp, write) {
+                // One finding per operation and CTA: the first word names it.
+                found = found.or(Some((kind, a, word * 4)));
+            }
+        }
+        let Some((kind, other, addr)) = found else {
+            return;
+        };
+        let them = self.thread_of(other, tid_of);
+        let who = self.other(p, other, &them);
+        let verb = if write { "writes" } else { "reads" };
+        findings.add(Class::Race, func, pc, || Finding {
+            class: Class::Race,
+            what: format!(
+                "{kind} hazard on shared memory (CTA rank {rank}): this asynchronous operation {verb} it, and {who} at {} accesses it with nothing ordering that access before the operation's issue",
+                site(other.func, other.pc)
+            ),
+            site: site(func, pc),
+            threads: vec![thread, them],
+            space: Some("shared".into()),
+            addr: Some(addr as u64),
+            count: 1,
+        });
+    }
+
+    /// The asynchronous operations of warp `w` signal the mbarrier at `key`, in phase
+    /// `phase` (a complete-tx, or the arrive-on of `cp.async.mbarrier.arrive`): a release,
+    /// which a wait observing the phase acquires.
+    pub fn proxy_release(&mut self, w: WarpId, key: (u32, u32), phase: u64) {
+        if let Some(p) = self.proxy(w) {
+            self.mbar_arrive(p, key, phase);
+        }
+    }
+
+    /// Warp `w` waited for its asynchronous operations with a `wait_group` and they
+    /// completed: it acquires what they did.
+    pub fn proxy_acquire(&mut self, w: WarpId) {
+        let Some(p) = self.proxy(w) else {
+            return;
+        };
+        let (p, n) = (p as usize, self.nw);
+        let row = self.vc[p * n..(p + 1) * n].to_vec();
+        self.join_into(w, &row);
     }
 
     /// Warp `w` executed an operation that orders its lanes (`bar.warp.sync` and the other
@@ -789,6 +952,22 @@ fn synchronises(d: &crate::code::DInst, i: &ptx_ir_core::Instruction) -> bool {
         .any(|m| matches!(m, Modifier::Scope(Scope::Gpu | Scope::Sys | Scope::Gl)))
 }
 
+/// Whether `op` issues an asynchronous operation that may access shared memory (its reads
+/// and writes are made by the issuing warp's asynchronous proxy: [`Race::async_access`]).
+fn async_proxy(op: ptx_ir_core::Opcode) -> bool {
+    use ptx_ir_core::Opcode as O;
+    matches!(
+        op,
+        O::CpAsync
+            | O::CpAsyncBulk
+            | O::CpReduceAsyncBulk
+            | O::CpAsyncBulkTensor
+            | O::CpReduceAsyncBulkTensor
+            | O::WgmmaMmaAsync
+            | O::ClusterlaunchcontrolTryCancel
+    )
+}
+
 /// [`Grid::is_sync`]: a global synchronising operation ([`synchronises`]).
 pub const SYNC_GLOBAL: u8 = 1;
 
@@ -817,6 +996,9 @@ pub struct Grid {
     sync: Vec<Vec<u8>>,
     /// Per global word: the plain accesses of the finished clusters (writes, reads).
     table: Pages<[Sum; 2]>,
+    /// Whether the program issues asynchronous operations that touch shared memory (the
+    /// clusters' states then have a clock per warp for them: [`Race::async_access`]).
+    pub proxies: bool,
 }
 
 impl Grid {
@@ -839,6 +1021,10 @@ impl Grid {
                 })
                 .collect(),
             table: Pages::default(),
+            proxies: prog
+                .funcs
+                .iter()
+                .any(|f| f.code.iter().any(|d| async_proxy(d.op))),
         }
     }
 

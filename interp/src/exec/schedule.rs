@@ -251,18 +251,24 @@ fn start_cluster(
     let mut race = None;
     if m.checks.race {
         let wpc = warps.first().map_or(0, Vec::len) as u32;
-        let cost = super::race::Race::cost(ncta, wpc, smem);
+        let proxies = m.grace.as_deref().is_some_and(|g| g.proxies);
+        let cost = super::race::Race::cost(ncta, wpc, smem, proxies);
         m.mem
             .charge(cost, || "the race-check state of the cluster".into())?;
         charged += cost;
-        let reused = spare
-            .race
-            .pop()
-            .and_then(|mut r| r.reuse(ncta, wpc, smem, ctaid.clone()).then(|| Box::new(r)));
-        race =
-            Some(reused.unwrap_or_else(|| {
-                Box::new(super::race::Race::new(ncta, wpc, smem, ctaid.clone()))
-            }));
+        let reused = spare.race.pop().and_then(|mut r| {
+            r.reuse(ncta, wpc, smem, ctaid.clone(), proxies)
+                .then(|| Box::new(r))
+        });
+        race = Some(reused.unwrap_or_else(|| {
+            Box::new(super::race::Race::new(
+                ncta,
+                wpc,
+                smem,
+                ctaid.clone(),
+                proxies,
+            ))
+        }));
     }
     let cl = Cluster {
         id: cid,

@@ -187,6 +187,7 @@ pub fn wgmma(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
             for id in done {
                 inflight::complete(x.m, x.cl, id)?;
             }
+            inflight::acquire(x.cl, [x.w.cta, x.w.index]);
             Ok(Flow::Next)
         }
         _ => mma_async(x),

@@ -84,8 +84,8 @@ pub enum Track {
     Mbar,
 }
 
-/// Who issued an operation, for messages.
-#[derive(Copy, Clone, Debug)]
+/// Who issued an operation, for messages and the race check.
+#[derive(Clone, Debug)]
 pub struct Issuer {
     /// Function of the instruction.
     pub func: FuncId,
@@ -93,6 +93,11 @@ pub struct Issuer {
     pub pc: u32,
     /// Coordinates.
     pub thread: Thread,
+    /// Its CTA's rank in the cluster and its warp's index in the CTA.
+    pub warp: [u32; 2],
+    /// With the race check, the warp's vector clock at the issue (`Race::snapshot`): what
+    /// the operation's accesses come after. Empty otherwise.
+    pub race: Vec<u32>,
 }
 
 /// An operation in flight.
