@@ -5,8 +5,8 @@ the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Run
 
 - `sharpen`: the level of detail the trilinear optimisation uses with anisotropy (modelled by
   the interpreter, `interp/src/lod.rs`), checked on the `tex.level` sweeps.
-- `aniso_lod`: the level of detail of `tex.grad` (not modelled by the interpreter), checked on
-  the sweeps and random pairs of `anisoprobe.jsonl.xz`.
+- `aniso_lod`: the level of detail of `tex.grad` (not modelled by the interpreter; `lod_parts`
+  sharpened and clamped), checked on the sweeps and random pairs of `anisoprobe.jsonl.xz`.
 - `axis_taps`: the footprint of a major axis along x with a minor axis of one texel (not
   modelled), checked on the impulse rows of `anisoprobe3.jsonl.xz` at sixteen phases.
 - `direction`, `footprint`: the taps of any footprint read from one level (direction, step,
@@ -16,7 +16,11 @@ the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Run
   upper one's ratio `d0 - (256 - f)`, the lower one's step scaled, the shares by running sums),
   checked on the windows of `anisoprobe5.sweep3.jsonl.xz` and `sweep2`, the two-level corners
   and the scans of `anisoprobe6.scan.*.jsonl.xz` (`check_scans`: every tap of both levels).
-- `check_lod_raw`: `lod_parts` against the raw level of detail (`anisoprobe6.lod.jsonl.xz`).
+- `check_lod_raw`: `lod_parts` against the raw level of detail (`anisoprobe6.lod.jsonl.xz`):
+  the minor axis `L(det) - Lmaj` with the determinant as the texture unit forms it (`det_hw`:
+  products from a truncated multiplier, `tmul`, cut to 10 bits, the smaller aligned with one
+  guard bit); every miss left is a diagonal extent of `rho` one step low (`diag2`), as in the
+  isotropic level of detail. The previous rules (`det_v1`, ...) are counted beside it.
 - `fetch_f32`: a whole `f32` fetch (taps, bilinear weights, rounding of the weighted sum; not
   modelled), checked on `anisoprobe4.jsonl.xz` (`ap4.val.f32.m1`) and on the random cases of
   `corpus/vectors/aniso.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`, one-level and two-level
@@ -120,15 +124,11 @@ def sharpen(l, aniso):
 
 
 def aniso_lod(gx, gy, aniso, levels):
-    """`tex.grad`'s level of detail in 1/256 (no bias or clamps), gradients in texels."""
-    r = rho(gx, gy)
-    if r == 0:
+    """`tex.grad`'s level of detail in 1/256 (no bias or clamps), gradients in texels: the raw
+    level of `lod_parts`, sharpened and clamped."""
+    if rho(gx, gy) == 0:
         return 0
-    lmaj = L256(r)
-    det = abs(t9(gx[0]) * math.copysign(1, gx[0]) * t9(gy[1]) * math.copysign(1, gy[1])
-              - t9(gx[1]) * math.copysign(1, gx[1]) * t9(gy[0]) * math.copysign(1, gy[0]))
-    lmin = L256(f32(det)) - lmaj if det > 0 else -(1 << 30)
-    raw = max(lmin, lmaj - 256 * int(math.log2(pow2_floor(aniso))))
+    raw = lod_parts(gx, gy, aniso)[2]
     return min(max(sharpen(raw, aniso), 0), 256 * (levels - 1))
 
 
@@ -181,14 +181,101 @@ def row(taps, t, cx, cy, span=24, imp=32):
     return out
 
 
+def tmul(x, y):
+    """|x y| as the texture unit's truncated multiplier forms it: the significands of |x| and
+    |y| truncated to 9 bits after the leading one (10-bit integers `a`, `b`, as `t9`), each
+    partial product `a 2^j` (for the set bits `j` of `b`) cut to units of 2^6, and 7 units
+    added to their sum: the multiplier `to_texels` uses for a size that is not a power of two
+    (docs/INTERP.md, Mipmaps), here with 10-bit operands. Fitted on the 208 level-of-detail
+    samples of `anisoprobe6.lod.jsonl.xz` whose gradients lie along the axes (the determinant
+    one product): every one; the nearest variants (cut to 2^5, 12 or 13 units added) miss one,
+    the plain product of the truncated significands 52. Which operand's bits pick the partial
+    products is not pinned down (either order reproduces every sample of `check_lod_raw`)."""
+    if x == 0 or y == 0:
+        return 0.0
+    ma, ea = math.frexp(abs(x))
+    mb, eb = math.frexp(abs(y))
+    a, b = math.floor(ma * 1024), math.floor(mb * 1024)
+    s = sum((a << j) >> 6 for j in range(10) if b >> j & 1)
+    return (s + 7) * 2.0 ** (ea + eb - 14)
+
+
+def det_hw(gx, gy):
+    """|gx.x gy.y - gx.y gy.x| as the texture unit forms it (gradients in texels): each product
+    by `tmul` and truncated to 10 bits (`t9`); the smaller one aligned to the larger's last
+    bit with one guard bit below it (truncated: units of half the larger's last bit); then the
+    two added or subtracted by their signs, exactly. The difference keeps the guard bit, which
+    shows when it falls below the larger product's binade; `L256` reads only 8 bits after the
+    leading one, so a last truncation of the result to 10 bits changes nothing. While the
+    result stays in the larger product's binade, a sum in effect truncates the smaller product
+    to the larger's last bit and a difference rounds it half up.
+    On the 12,317 samples of `anisoprobe6.lod.jsonl.xz` (A 16, 4, 2) where the minor axis
+    decides (the recorded level above `Lmaj - 256 log2 A`), `check_lod_raw`: this rule 12,286
+    (every miss a diagonal extent, `lod_parts`); the exact product of the truncated components
+    (`det_v1`, the previous rule) 9,502; the two `tmul` products subtracted exactly
+    (`det_tm_exact`) 10,816; without the guard bit (`det_grid`) 12,282, the 4 more misses
+    differences that lose their leading bit. Either operand order in `tmul` gives the same
+    determinant on every sample. The sweeps and random pairs of `anisoprobe.jsonl.xz` (A 2, 4,
+    8, 16, through `aniso_lod`) agree but 2 of 13,332 + 8,192 samples.
+    """
+    p, q = t9(tmul(gx[0], gy[1])), t9(tmul(gx[1], gy[0]))
+    same = ((gx[0] < 0) != (gy[1] < 0)) == ((gx[1] < 0) != (gy[0] < 0))
+    if p < q:
+        p, q = q, p
+    if q == 0:
+        return p
+    h = ulp9(p) / 2
+    q = math.floor(q / h) * h
+    return p - q if same else p + q
+
+
 def lod_parts(gx, gy, aniso):
-    """(Lmaj, Lmin, raw) of `aniso_lod`, in 1/256, before the sharpening and clamps."""
+    """(Lmaj, Lmin, raw) of `aniso_lod`, in 1/256, before the sharpening and clamps: `Lmaj =
+    L256(rho)`, `Lmin = L256(det_hw) - Lmaj` (the minor axis `det / rho` as a difference of
+    two table logarithms), `raw = max(Lmin, Lmaj - 256 log2 A)`. On the raw levels of detail
+    of `anisoprobe6.lod.jsonl.xz` (`check_lod_raw`) every miss is one where a diagonal (the
+    sum or difference of the gradients) is the largest extent and reads one 1/256 step low,
+    the `diag2` miss the isotropic level of detail shows too (docs/INTERP.md, Mipmaps;
+    `known_failures.txt` `gfit.rand`, `mip.grad.2d.rand`)."""
     r = rho(gx, gy)
     lmaj = L256(r)
-    det = abs(math.copysign(t9(gx[0]), gx[0]) * math.copysign(t9(gy[1]), gy[1])
-              - math.copysign(t9(gx[1]), gx[1]) * math.copysign(t9(gy[0]), gy[0]))
-    lmin = L256(f32(det)) - lmaj if det > 0 else -(1 << 30)
+    det = det_hw(gx, gy)
+    lmin = L256(det) - lmaj if det > 0 else -(1 << 30)
     return lmaj, lmin, max(lmin, lmaj - 256 * int(math.log2(pow2_floor(aniso))))
+
+
+def det_v1(gx, gy):
+    """The previous round's determinant: the exact products of the truncated components."""
+    return f32(abs(math.copysign(t9(gx[0]), gx[0]) * math.copysign(t9(gy[1]), gy[1])
+                   - math.copysign(t9(gx[1]), gx[1]) * math.copysign(t9(gy[0]), gy[0])))
+
+
+def det_tm_exact(gx, gy):
+    """The two `tmul` products subtracted exactly (no 10-bit truncation, no alignment)."""
+    p = math.copysign(tmul(gx[0], gy[1]), gx[0] * gy[1])
+    q = math.copysign(tmul(gx[1], gy[0]), gx[1] * gy[0])
+    return f32(abs(p - q))
+
+
+def det_grid(gx, gy):
+    """`det_hw` without the guard bit: the smaller product truncated to the larger's last bit in
+    a sum, rounded half up to it in a difference."""
+    p, q = t9(tmul(gx[0], gy[1])), t9(tmul(gx[1], gy[0]))
+    same = ((gx[0] < 0) != (gy[1] < 0)) == ((gx[1] < 0) != (gy[0] < 0))
+    if p < q:
+        p, q = q, p
+    if q == 0:
+        return p
+    u = ulp9(p)
+    return p - math.floor(q / u + 0.5) * u if same else p + math.floor(q / u) * u
+
+
+def lod_raw_with(det, gx, gy, aniso):
+    """`lod_parts`'s raw level of detail with another determinant rule `det`."""
+    lmaj = L256(rho(gx, gy))
+    d = det(gx, gy)
+    lmin = L256(d) - lmaj if d > 0 else -(1 << 30)
+    return max(lmin, lmaj - 256 * int(math.log2(pow2_floor(aniso))))
 
 
 def direction(g):
@@ -214,7 +301,7 @@ def major_axis(gx, gy):
     weight `diag2` gives its larger component) before `direction` cuts it to 4 bits. The
     octagonal length of `gx` against `gy` alone misses two-tap footprints of nearly equal
     gradients (`anisoprobe6.scan.rand.jsonl.xz` `rand.a16`, level of detail from the share:
-    5,802 of 5,803 one-level and 2,353 of 2,389 two-level scans with this rule, 5,660 and 2,256
+    5,800 of 5,801 one-level and 2,352 of 2,388 two-level scans with this rule, 5,660 and 2,253
     with the longer gradient; the misses are directions a few degrees off)."""
     tx = [math.copysign(t9(a), a) for a in gx]
     ty = [math.copysign(t9(b), b) for b in gy]
@@ -276,8 +363,8 @@ def lower_scale(f):
     negative component comes out one 1/128 step longer than a positive one of the same size).
     For two taps `v` is the one-level offset, `2 round(h c / 128)`. With `share`, `direction`
     and `major_axis`, every tap of every axis-swept scan of `anisoprobe6.scan.rot.jsonl.xz` (A 2,
-    4, 16; lower level 0, 1, 2) agrees but 4 of 2,178 at A 4, once the level of detail is the one
-    the scan's share shows (`check_scans`)."""
+    4, 16; lower level 0, 1, 2) agrees but 4 of 2,182 at A 4 (`check_scans`; with `lod_parts`'
+    own level of detail, which every scan of these sets shows)."""
     k = e8(256 - f) >> 1
     return lambda v: 2 * ((v // 2) * k // 64)
 
@@ -612,22 +699,52 @@ def check_scans(root):
                   % (name, ("one", "two")[n - 1], c[1], c[0], c[3], c[2]))
 
 
+def diagonal_major(gx, gy):
+    """Whether a diagonal (the sum or difference of the truncated gradients) is the largest of
+    `rho`'s four extents."""
+    tx = [math.copysign(t9(a), a) for a in gx]
+    ty = [math.copysign(t9(b), b) for b in gy]
+    c = [norm2(gx), norm2(gy), diag2([a + b for a, b in zip(tx, ty)]),
+         diag2([a - b for a, b in zip(tx, ty)])]
+    return max(range(4), key=lambda j: (c[j], -j)) >= 2
+
+
 def check_lod_raw(root):
     """The raw level of detail (`trilinopt=0`, no sharpening) of random gradient pairs
-    (`anisoprobe6.lod.jsonl.xz`) against `lod_parts`."""
+    (`anisoprobe6.lod.jsonl.xz`) against `lod_parts` and against the other determinant rules:
+    all samples, and those where the minor axis decides (`Lmin` above `Lmaj - 256 log2 A` by
+    the recorded level; `minor`). The misses of `lod_parts` are split by whether a diagonal is
+    the largest extent of `rho` (the `diag2` miss of the isotropic level of detail)."""
+    rules = [("det_v1", det_v1), ("det_tm_exact", det_tm_exact), ("det_grid", det_grid),
+             ("det_hw", det_hw)]
     for line in lzma.open(root + "/anisoprobe6.lod.jsonl.xz", "rt"):
         rec = json.loads(line)
         a = int(rec["set"].split(".")[1][1:])
         g = np.array([int(h, 16) for h in rec["g"]], np.uint32).view(np.float32).reshape(-1, 4)
-        miss = tot = 0
+        tot = minor = 0
+        ok = {nm: [0, 0] for nm, _ in rules}
+        diag = 0
         for row, got in zip(g.astype(np.float64) * 256, rec["lod"]):
             gx, gy = list(row[0:2]), list(row[2:4])
             if rho(gx, gy) == 0:
                 continue
             tot += 1
-            miss += min(max(lod_parts(gx, gy, a)[2], 0), 2048) != got
-        print("lod_parts   tex.grad  %s (raw level of detail): %d of %d samples miss"
-              % (rec["set"], miss, tot))
+            lmaj = L256(rho(gx, gy))
+            dec = 0 < got < 2048 and got > lmaj - 256 * int(math.log2(pow2_floor(a)))
+            minor += dec
+            for nm, det in rules:
+                hit = min(max(lod_raw_with(det, gx, gy, a), 0), 2048) == got
+                ok[nm][0] += hit
+                ok[nm][1] += hit and dec
+            if min(max(lod_parts(gx, gy, a)[2], 0), 2048) != got:
+                diag += diagonal_major(gx, gy)
+        for nm, _ in rules:
+            print("lod_parts   tex.grad  %s (raw level of detail) %-12s: %5d of %5d samples agree, "
+                  "%5d of %5d where the minor axis decides"
+                  % (rec["set"], nm, ok[nm][0], tot, ok[nm][1], minor))
+        miss = tot - ok["det_hw"][0]
+        print("lod_parts   tex.grad  %s lod_parts misses %d, %d of them with a diagonal the "
+              "largest extent" % (rec["set"], miss, diag))
 
 
 def main():
