@@ -921,7 +921,7 @@ pub struct GWord {
 /// `.mmio`) operation not on shared, local or parameter memory (fences included), anything at
 /// GPU or system scope (`membar.gl` and `.sys` included), bulk reductions into global memory,
 /// surface reductions, multimem operations and cluster launch control. A superset of what the
-/// memory model lets synchronise between CTAs (PTX ISA 8.6, morally strong operations; 8.7,
+/// memory model lets synchronise between CTAs (PTX ISA 8.7, morally strong operations; 8.8,
 /// release and acquire patterns): taking more as synchronising hides races, never invents one.
 fn synchronises(d: &crate::code::DInst, i: &ptx_ir_core::Instruction) -> bool {
     use ptx_ir_core::{Modifier, Opcode, Scope, Sem, Space};
@@ -1162,7 +1162,7 @@ fn report(
     findings.add(Class::Race, later.func, later.pc, || Finding {
         class: Class::Race,
         what: format!(
-            "{kind} hazard on global memory with {them} of another cluster at {}, which no atomic, strong access or GPU-scope fence can order before it (PTX ISA 8.6.1: a data race)",
+            "{kind} hazard on global memory with {them} of another cluster at {}, which no atomic, strong access or GPU-scope fence can order before it (PTX ISA 8.7.1: a data race)",
             site(first.func, first.pc)
         ),
         site: site(later.func, later.pc),
