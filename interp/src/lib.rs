@@ -37,6 +37,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod aniso;
 mod arity;
 pub mod check;
 mod code;

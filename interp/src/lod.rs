@@ -44,6 +44,9 @@ pub enum Lod {
     Grad(i64),
     /// `tex.level` with integer coordinates: the level itself.
     Index(i64),
+    /// `tex.grad` of an anisotropic texture: the raw level of detail in 1/256 (taken as
+    /// [`Lod::Grad`] takes its value) and the footprint ([`crate::aniso`]).
+    Aniso(crate::aniso::Grad),
 }
 
 /// `v` in 1/256 (the texture unit's fixed point for a level of detail), rounded by `round`;
@@ -90,10 +93,11 @@ impl Mip {
             Lod::Base => 0,
             Lod::Level(v) => lod_fixed(v) + bias,
             Lod::Grad(g) => g + bias,
+            Lod::Aniso(a) => a.raw + bias,
             Lod::Index(i) => i.saturating_mul(256),
         };
         let l = match lod {
-            Lod::Level(_) | Lod::Grad(_) if sharp => sharpen(l, self.aniso),
+            Lod::Level(_) | Lod::Grad(_) | Lod::Aniso(_) if sharp => sharpen(l, self.aniso),
             _ => l,
         };
         let l = l
@@ -143,7 +147,7 @@ pub fn sharpen(l: i64, aniso: u32) -> i64 {
 /// (`gradfit.jsonl.xz`, `gfit.log2*`); each entry is `256 log2(1 + (j + 1/2)/256)` rounded,
 /// except where that lies within 0.03 above a half, a table artefact no formula reproduces
 /// more simply than the table itself.
-const LOG2: [u8; 256] = [
+pub(crate) const LOG2: [u8; 256] = [
     0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22, 23, 24, 26, 27, 28, 30, 31, 32, 34,
     35, 36, 38, 39, 40, 42, 43, 44, 45, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63, 64,
     65, 66, 68, 69, 70, 71, 72, 74, 75, 76, 77, 78, 79, 81, 82, 83, 84, 85, 86, 88, 89, 90, 91, 92,
@@ -181,7 +185,7 @@ fn log2_fixed(v: f32) -> Option<i64> {
 }
 
 /// `|v|` truncated to 9 bits after its leading one.
-fn trunc9(v: f64) -> f64 {
+pub(crate) fn trunc9(v: f64) -> f64 {
     let b = v.abs().to_bits();
     f64::from_bits(b & !((1u64 << 43) - 1))
 }
@@ -201,7 +205,7 @@ fn sorted9(v: &[f64]) -> [f64; 3] {
 }
 
 /// `2^(e - 9)` for `2^e <= x < 2^(e + 1)`: the last bit of `x` truncated to 9 bits.
-fn ulp9(x: f64) -> f64 {
+pub(crate) fn ulp9(x: f64) -> f64 {
     f64::from_bits(x.to_bits() & 0xfff0_0000_0000_0000) / 512.0
 }
 
@@ -225,7 +229,7 @@ fn second(m: f64) -> f64 {
 /// The length the texture unit gives a gradient (in texels): an octagonal norm of its
 /// truncated magnitudes, the largest plus about 0.344 of the next ([`second`]) plus [`K2`] of
 /// the third (3D).
-fn length(v: &[f64], k2: f64) -> f64 {
+pub(crate) fn length(v: &[f64], k2: f64) -> f64 {
     let a = sorted9(v);
     a[0] + second(a[1]) + k2 * a[2]
 }
@@ -260,7 +264,7 @@ pub fn to_texels(g: f32, d: u32) -> f32 {
 /// plus 121/512 (11/16 of 11/32) of `x` cut to 11 bits and 1/16 of x's own last bit
 /// (`mipfit.jsonl.xz` `gfit3.diag.*`: the diagonal over its second component for ten largest
 /// components, every sample).
-fn diagonal(v: &[f64], k2: f64) -> f64 {
+pub(crate) fn diagonal(v: &[f64], k2: f64) -> f64 {
     let a = sorted9(v);
     if a[0] == 0.0 || !a[0].is_finite() {
         return a[0];

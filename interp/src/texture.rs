@@ -354,7 +354,8 @@ impl TextureArg {
     /// `levels=N` (the buffer holds the levels one after another), `mipfilter=point|linear`,
     /// `samples=N` for a multi-sample texture (a texel's samples lie together),
     /// `lodbias=F`, `minlod=F`, `maxlod=F` (default: the last level), `aniso=0..16`
-    /// (`maxAnisotropy`: 2D only; `tex.grad` of a texture above 1 is not modelled),
+    /// (`maxAnisotropy`: 2D only; `tex.grad` above 1 is modelled for `f32` texels with
+    /// clamped addressing and linear filtering, [`crate::aniso`]),
     /// `trilinopt=0|1`, and for a cube map `seamless=0|1`. As `cudaCreateTextureObject` does, wrap and mirror become clamp with
     /// unnormalized coordinates, and linear filtering (of texels or of levels) needs a float
     /// result (a float format or a normalized read of an 8- or 16-bit integer one).
@@ -868,8 +869,9 @@ fn round_away(s: i128, e: i32, p: u32, min_e: i32) -> f64 {
 /// `corpus/vectors/texfit.jsonl.xz`: every `f32` and `f16` sample); NaN if a weighted value is
 /// NaN. Terms 2^100 times below the largest cannot change it. Each mipmap level's taps (the
 /// consecutive runs of `group` taps) are truncated by their own largest texel and all summed
-/// once (an H200: `corpus/vectors/mipmap.jsonl.xz`).
-fn weighted_sum(ws: &[i64], vs: &[f64], group: usize, p: u32, min_e: i32) -> f64 {
+/// once (an H200: `corpus/vectors/mipmap.jsonl.xz`). The weights are in `1/2^shift` (16 here;
+/// an anisotropic footprint's finer: [`filter_float`]).
+fn weighted_sum(ws: &[i64], vs: &[f64], group: usize, p: u32, min_e: i32, shift: i32) -> f64 {
     let mut terms = Vec::with_capacity(ws.len());
     let mut inf = 0f64;
     for (k, (&w, &v)) in ws.iter().zip(vs).enumerate() {
@@ -898,7 +900,7 @@ fn weighted_sum(ws: &[i64], vs: &[f64], group: usize, p: u32, min_e: i32) -> f64
                     _ => (m, e),
                 };
                 if m != 0 {
-                    terms.push((m * w as i128, e - 16));
+                    terms.push((m * w as i128, e - shift));
                 }
             }
             Some(_) => {}
@@ -998,7 +1000,7 @@ pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32
             } else {
                 (24, -149)
             };
-            (weighted_sum(ws, &vs, group, p, min_e) as f32).to_bits()
+            (weighted_sum(ws, &vs, group, p, min_e, 16) as f32).to_bits()
         } else if f == Format::S8 {
             let ts: Vec<i64> = vs.iter().map(|&v| v as i64).collect();
             ((s8_filtered(ws, &ts) as f64 / den).max(-1.0) as f32).to_bits()
@@ -1009,6 +1011,37 @@ pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32
         };
     }
     out
+}
+
+/// Filtered channels (`f32` bits) of float texels `ts` (raw bytes of an `f32` or `f16`
+/// texture) with weights `ws` in `1/2^shift`, each run of `group` taps truncated by its own
+/// largest texel and all summed once, as [`filter`] sums a level's taps: an anisotropic
+/// footprint's bilinear taps are such runs (`anisofit.py`, `fetch_f32`), their weights in
+/// 1/512 or 1/1024 of a tap split over four texels in 1/256 of it. `None` for a format that
+/// is not a float.
+pub fn filter_float(
+    t: &TextureArg,
+    ws: &[i64],
+    ts: &[[u8; 16]],
+    group: usize,
+    shift: i32,
+) -> Option<[u32; 4]> {
+    let f = t.layout.format;
+    let (p, min_e) = match f {
+        Format::F32 => (24, -149),
+        Format::F16 => (11, -24),
+        _ => return None,
+    };
+    let n = f.bytes() as usize;
+    let mut out = [0u32; 4];
+    for (ch, o) in out.iter_mut().enumerate().take(t.layout.channels as usize) {
+        let vs: Vec<f64> = ts
+            .iter()
+            .map(|b| filter_value(f, f.raw(&b[ch * n..(ch + 1) * n])).0)
+            .collect();
+        *o = (weighted_sum(ws, &vs, group, p, min_e, shift) as f32).to_bits();
+    }
+    Some(out)
 }
 
 /// The axis (0, 1, 2 for x, y, z) of a cube direction's largest component, the one that picks

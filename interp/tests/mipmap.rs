@@ -348,13 +348,61 @@ fn anisotropic_filtering_sharpens_the_level_of_detail() {
     // as 66/256, sharpened to 4/256.
     let b = aniso_level(&format!("{base},aniso=16,lodbias=0.1"), &[40.0 / 256.0]).unwrap();
     assert_eq!(b, vec![4.0 / 256.0]);
-    // `tex.grad` spreads an anisotropic footprint, which is not modelled: refused, not
-    // answered with an isotropic fetch.
+    // `tex.grad` spreads an anisotropic footprint (`ptx_ir_interp::aniso`); its gradients
+    // here are any pair, the texels 0.
     let body = "mov.b32 %f1, 0f3E99999A; mov.b32 %f2, 0f3E000000; mov.b32 %f3, 0f3D000000;\n\
                 tex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd3, {%f1, %f1}], {%f2, %f3}, \
                 {%f3, %f2};";
     let tex = f32s(&[0.0; 85]);
-    let e = run(body, tex.clone(), &format!("{base},aniso=2")).unwrap_err();
-    assert!(e.contains("footprint is not modelled"), "{e}");
+    assert!(run(body, tex.clone(), &format!("{base},aniso=2")).is_ok());
     assert!(run(body, tex, &format!("{base},aniso=1")).is_ok());
+}
+
+/// `tex.grad` of an 8 x 8 texture (four levels) whose level 0 holds `x^2` at column `x` and
+/// the other levels 0, at the centre with gradients of 4 texels along x and 1 along y: the
+/// first channel.
+fn aniso_grad(spec: &str) -> Result<f32, String> {
+    let mut tex: Vec<f32> = (0..64).map(|i| ((i % 8) * (i % 8)) as f32).collect();
+    tex.extend([0.0; 21]);
+    // (0.5, 0.5), gx = (0.5, 0), gy = (0, 0.125) normalized.
+    let body = "mov.b32 %f1, 0f3F000000; mov.b32 %f2, 0f3F000000; mov.b32 %f3, 0f00000000;\n\
+                mov.b32 %f8, 0f3E000000;\n\
+                tex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd3, {%f1, %f1}], {%f2, %f3}, \
+                {%f3, %f8};\n\
+                st.global.f32 [%rd1], %f4;";
+    let w = run(body, f32s(&tex), spec)?;
+    Ok(f32::from_bits(w[0]))
+}
+
+#[test]
+fn anisotropic_grad_reads_a_row_of_taps() {
+    let base = "buf=1,type=f32,ch=1,dims=8x8,levels=4,mipfilter=linear,filter=linear";
+    // Isotropic: level of detail log2 4 = 2, a level of zeros.
+    assert_eq!(aniso_grad(base), Ok(0.0));
+    // maxAnisotropy 4: the minor axis (det / rho = 1 texel) picks level 0, and a ratio of 4
+    // gives four taps of 1/4 along x, one texel apart: from x = 4 less half a texel, at
+    // -1.5, -0.5, 0.5 and 1.5 texels, each on the centre of a column (2, 3, 4, 5):
+    // (4 + 9 + 16 + 25) / 4. A bilinear tap there would read (9 + 16) / 2.
+    assert_eq!(aniso_grad(&format!("{base},aniso=4")), Ok(13.5));
+    // maxAnisotropy 2 holds the ratio to 2: level 1 (zeros).
+    assert_eq!(aniso_grad(&format!("{base},aniso=2")), Ok(0.0));
+    // Point texel filtering: each tap reads the column its position (x = 4 plus -1.5 ...
+    // 1.5 texels, not shifted by half a texel) falls in, 2 to 5 again.
+    assert_eq!(
+        aniso_grad(&format!("{base},aniso=4").replace(",filter=linear", ",filter=point")),
+        Ok(13.5)
+    );
+    // What is not fitted is refused, not answered with an isotropic fetch: the rounding of
+    // other formats' taps, other address modes.
+    let e = aniso_grad(&format!("{base},aniso=4,addr=wrap")).unwrap_err();
+    assert!(e.contains("clamped addressing only"), "{e}");
+    let e = run(
+        "mov.b32 %f1, 0f3F000000; mov.b32 %f2, 0f3F000000; mov.b32 %f3, 0f00000000;\n\
+         tex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd3, {%f1, %f1}], {%f2, %f3}, \
+         {%f3, %f2};",
+        vec![0; 170],
+        "buf=1,type=f16,ch=1,dims=8x8,levels=4,mipfilter=linear,filter=linear,aniso=4",
+    )
+    .unwrap_err();
+    assert!(e.contains("fitted for `f32` texels only"), "{e}");
 }

@@ -439,6 +439,9 @@ fn fetch(
         }
         return corner(x, place(0), i, c.n, l);
     }
+    if let tx::Lod::Aniso(g) = lod {
+        return aniso_fetch(x, place(0), c, offset, &levels, &g, l);
+    }
     if !t.sampler.linear && levels.len() == 1 {
         let u = c.at(&t.layout, levels[0].0);
         let mut i = point_at(c, &t.layout, levels[0].0, &u);
@@ -513,6 +516,77 @@ fn fetch(
     }
     let group = if t.sampler.linear { 1 << c.n } else { 1 };
     Ok(tx::filter(t, &ws, &ts, group))
+}
+
+/// An anisotropic fetch (`tex.grad`, [`crate::aniso`]) of the 2D texture at `at` (its
+/// level ignored) reading `levels`. With linear texel filtering each tap's position is the
+/// coordinate less half a texel in 1/256 at its level's size plus the tap's offset (and
+/// `offset` texels), clamped to the level, and its weight is split over its four texels as a
+/// bilinear tap's (`anisofit.py`, `fetch_f32`); with point filtering the tap reads, at its
+/// whole weight, the texel its position (the coordinate rounded down to 1/256, plus the
+/// offset) falls in, clamped. The taps of both levels are summed once, each truncated by its
+/// own largest texel.
+fn aniso_fetch(
+    x: &mut Ctx<'_, '_>,
+    at: Place<'_>,
+    c: &Coords,
+    offset: [i64; 3],
+    levels: &crate::lod::Levels,
+    g: &crate::aniso::Grad,
+    l: usize,
+) -> Result<[u32; 4], Error> {
+    let t = at.t;
+    let linear = t.sampler.linear;
+    let mut ws: Vec<i64> = Vec::new();
+    let mut ts: Vec<[u8; 16]> = Vec::new();
+    for lv in crate::aniso::footprint(g, levels) {
+        let place = Place {
+            level: lv.level,
+            ..at
+        };
+        let dims = t.layout.level_dims(lv.level);
+        // In 1/(256 * 1024): the split of a weight in 1/T is in 1/(256 T), T 512 or 1024.
+        let scale = 1024 / lv.unit;
+        let mut centre = [0i64; 2];
+        for k in 0..2 {
+            let u = if c.normalized {
+                c.raw[k] as f64 * dims[k] as f64
+            } else {
+                c.raw[k] as f64
+            };
+            let p = if linear {
+                crate::aniso::position(u)
+            } else {
+                crate::aniso::point_position(u)
+            };
+            centre[k] = p + offset[k].clamp(-(1 << 20), 1 << 20) * 256;
+        }
+        for tap in &lv.taps {
+            if !linear {
+                let i = [0, 1]
+                    .map(|k| ((centre[k] + [tap.dx, tap.dy][k]) >> 8).clamp(0, dims[k] as i64 - 1));
+                ws.push(tap.w * scale * 256);
+                ts.push(corner_bytes(x, place, [i[0], i[1], 0], 2, l)?);
+                continue;
+            }
+            let p = [centre[0] + tap.dx, centre[1] + tap.dy];
+            let p = [0, 1].map(|k| p[k].clamp(0, (dims[k] as i64 - 1) * 256));
+            let w = tx::weights_of(tap.w, &[p[0] & 255, p[1] & 255]);
+            for (corner, wc) in w.into_iter().enumerate() {
+                let i = [
+                    (p[0] >> 8) + (corner & 1) as i64,
+                    (p[1] >> 8) + (corner >> 1) as i64,
+                    0,
+                ];
+                ws.push(wc * scale);
+                ts.push(corner_bytes(x, place, i, 2, l)?);
+            }
+        }
+    }
+    let group = if linear { 4 } else { 1 };
+    tx::filter_float(t, &ws, &ts, group, 18).ok_or_else(|| {
+        x.unsupported("tex.grad with anisotropic filtering of texels that are not floats")
+    })
 }
 
 /// The four texels of a seamless cube map's bilinear footprint with lower corner `i0` on the
@@ -695,6 +769,37 @@ fn as_dtype(t: &TextureArg, dtype: Type, v: [u32; 4]) -> Vec<u64> {
     }
 }
 
+/// Whether `tex.grad` of the anisotropic texture `t` is modelled: the footprint and the
+/// rounding of its weighted taps are fitted for `f32` texels with clamped addressing (`tools/hwvectors/anisofit.py`, docs/INTERP.md "Anisotropic
+/// filtering"); the other settings answer `Unsupported` rather than a guess.
+fn aniso_modelled(x: &Ctx<'_, '_>, t: &TextureArg) -> Result<(), Error> {
+    let a = t.sampler.mip.aniso;
+    let f = t.layout.format;
+    if f != tx::Format::F32 {
+        let what = if f == tx::Format::F16 {
+            "`f16` texels"
+        } else if t.sampler.normalized_read {
+            "normalized integer texels"
+        } else {
+            "integer texels"
+        };
+        return Err(x.unsupported(format!(
+            "tex.grad with anisotropic filtering (aniso={a}) of {what}: the footprint is \
+             modelled, but how its weighted taps are rounded is fitted for `f32` texels only"
+        )));
+    }
+    if let Some(m) = t.sampler.addr[..2]
+        .iter()
+        .find(|&&m| m != tx::AddrMode::Clamp)
+    {
+        return Err(x.unsupported(format!(
+            "tex.grad with anisotropic filtering (aniso={a}) and address mode {m:?}: the \
+             footprint's taps are measured with clamped addressing only"
+        )));
+    }
+    Ok(())
+}
+
 /// The level of detail a `tex` asks for: `.level`'s operand, `.grad`'s gradients (scaled to
 /// level-0 texels as the coordinates are), or level 0. A cube map's gradients are taken in
 /// its face's coordinates: divided by the major axis, as the direction is.
@@ -710,15 +815,11 @@ fn lod_of(
         // With integer coordinates the operand is the level (ptxas takes only `.s32` there).
         [o] if co.int => Ok(tx::Lod::Index(x.get(o, l)? as u32 as i32 as i64)),
         [o] => Ok(tx::Lod::Level(f32::from_bits(x.get(o, l)? as u32))),
-        // An anisotropic footprint spreads several bilinear taps along the gradients' major
-        // axis (docs/INTERP.md, "Anisotropic filtering"); its tap weights and positions are
-        // measured but not pinned down to the bit, so the fetch is refused rather than
-        // answered with an isotropic one.
-        [_, _] if t.sampler.mip.aniso > 1 => Err(x.unsupported(format!(
-            "tex.grad with anisotropic filtering (aniso={}): the footprint is not modelled",
-            t.sampler.mip.aniso
-        ))),
         [a, b] => {
+            let aniso = t.sampler.mip.aniso > 1;
+            if aniso {
+                aniso_modelled(x, t)?;
+            }
             let n = if t.layout.cube { 3 } else { co.n };
             let grad = |o: &Opnd| -> Result<Vec<f32>, Error> {
                 let items: &[Opnd] = match o {
@@ -751,10 +852,21 @@ fn lod_of(
                     dy[k] = to_texels(dy[k], t.layout.dims[k]);
                 }
             }
-            // No footprint at all reads the least level.
-            Ok(tx::Lod::Grad(
-                crate::lod::grad_lod(&dx, &dy).unwrap_or(-(1i64 << 40)),
-            ))
+            // No footprint at all reads the least level (an anisotropic one too: its two taps
+            // coincide, which is the one bilinear tap).
+            let Some(lod) = crate::lod::grad_lod(&dx, &dy) else {
+                return Ok(tx::Lod::Grad(-(1i64 << 40)));
+            };
+            if !aniso {
+                return Ok(tx::Lod::Grad(lod));
+            }
+            let g = |v: &[f32]| [v[0] as f64, v[1] as f64];
+            Ok(tx::Lod::Aniso(crate::aniso::grad(
+                lod,
+                g(&dx),
+                g(&dy),
+                t.sampler.mip.aniso,
+            )))
         }
         _ => Ok(tx::Lod::Base),
     }
