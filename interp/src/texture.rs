@@ -972,9 +972,16 @@ fn filter_value(f: Format, raw: u64) -> (f64, f64) {
 /// variants `floor((S + c) / 4096)`, half-up offsets 63..65, only this one does); it also
 /// explains the single texel -64 reading -16512 (`S = -16384`) and the `s8` cases of
 /// `texture.jsonl.xz` (2D clamp and border, a 1D probe of every fraction).
-fn s8_filtered(ws: &[i64], ts: &[i64]) -> i64 {
-    let s: i64 = ws.iter().zip(ts).map(|(&w, &t)| w * t).sum::<i64>() >> 8;
-    (129 * s + 16 * s.div_euclid(4096) + 64).div_euclid(128)
+///
+/// With weights in `1/2^shift` finer than 1/65536 (an anisotropic footprint's, whose taps'
+/// weights are in 1/512 or 1/1024: [`filter_in`]) `S` is a fraction `N / D`, `D = 2^(shift -
+/// 8)`, taken exactly: `q = floor((129 N + D (16 floor(N / (4096 D)) + 64)) / (128 D))`, the
+/// same rule for a whole `S` (`anisoprobe4.jsonl.xz` `ap4.val.s8.*`: 4,090 of 4,096 random
+/// fetches of taps along x; rounding `S` to an integer first gives 2,291).
+fn s8_filtered(ws: &[i64], ts: &[i64], shift: i32) -> i64 {
+    let n: i64 = ws.iter().zip(ts).map(|(&w, &t)| w * t).sum();
+    let d = 1i64 << (shift - 8);
+    (129 * n + d * (16 * n.div_euclid(4096 * d) + 64)).div_euclid(128 * d)
 }
 
 /// Filtered channels (`f32` bits) of the corner texels `ts` (raw bytes) with weights `ws` in
@@ -983,6 +990,21 @@ fn s8_filtered(ws: &[i64], ts: &[i64]) -> i64 {
 /// rounded to an integer (half up) and divided; `s8` as `s8_filtered` says. The taps come in
 /// runs of `group`, one run per mipmap level read.
 pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32; 4] {
+    filter_in(t, ws, ts, group, 16)
+}
+
+/// [`filter`] with the weights in `1/2^shift` (16 to 24): an anisotropic footprint's are in
+/// 1/(256 T) of a tap's weight in 1/T (T 512 or 1024), so 1/2^18. The rules are the same,
+/// each sum taken exactly (`anisofit.py`, `fetch_f32`; the normalized `u8` and `s8` and the
+/// `f16` fetches of `anisoprobe4.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`, docs/INTERP.md
+/// "Anisotropic filtering").
+pub fn filter_in(
+    t: &TextureArg,
+    ws: &[i64],
+    ts: &[[u8; 16]],
+    group: usize,
+    shift: i32,
+) -> [u32; 4] {
     let f = t.layout.format;
     let n = f.bytes() as usize;
     let mut out = [0u32; 4];
@@ -1000,48 +1022,19 @@ pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32
             } else {
                 (24, -149)
             };
-            (weighted_sum(ws, &vs, group, p, min_e, 16) as f32).to_bits()
+            (weighted_sum(ws, &vs, group, p, min_e, shift) as f32).to_bits()
         } else if f == Format::S8 {
             let ts: Vec<i64> = vs.iter().map(|&v| v as i64).collect();
-            ((s8_filtered(ws, &ts) as f64 / den).max(-1.0) as f32).to_bits()
+            ((s8_filtered(ws, &ts, shift) as f64 / den).max(-1.0) as f32).to_bits()
         } else {
-            let s: f64 = ws.iter().zip(&vs).map(|(&w, &v)| w as f64 * v).sum::<f64>() / 65536.0;
+            // Exact in `f64`: 16-bit texels times weights below 2^24, a few hundred terms.
+            let s: f64 =
+                ws.iter().zip(&vs).map(|(&w, &v)| w as f64 * v).sum::<f64>() / 2f64.powi(shift);
             let q = (s + 0.5).floor();
             ((q / den).max(-1.0) as f32).to_bits()
         };
     }
     out
-}
-
-/// Filtered channels (`f32` bits) of float texels `ts` (raw bytes of an `f32` or `f16`
-/// texture) with weights `ws` in `1/2^shift`, each run of `group` taps truncated by its own
-/// largest texel and all summed once, as [`filter`] sums a level's taps: an anisotropic
-/// footprint's bilinear taps are such runs (`anisofit.py`, `fetch_f32`), their weights in
-/// 1/512 or 1/1024 of a tap split over four texels in 1/256 of it. `None` for a format that
-/// is not a float.
-pub fn filter_float(
-    t: &TextureArg,
-    ws: &[i64],
-    ts: &[[u8; 16]],
-    group: usize,
-    shift: i32,
-) -> Option<[u32; 4]> {
-    let f = t.layout.format;
-    let (p, min_e) = match f {
-        Format::F32 => (24, -149),
-        Format::F16 => (11, -24),
-        _ => return None,
-    };
-    let n = f.bytes() as usize;
-    let mut out = [0u32; 4];
-    for (ch, o) in out.iter_mut().enumerate().take(t.layout.channels as usize) {
-        let vs: Vec<f64> = ts
-            .iter()
-            .map(|b| filter_value(f, f.raw(&b[ch * n..(ch + 1) * n])).0)
-            .collect();
-        *o = (weighted_sum(ws, &vs, group, p, min_e, shift) as f32).to_bits();
-    }
-    Some(out)
 }
 
 /// The axis (0, 1, 2 for x, y, z) of a cube direction's largest component, the one that picks

@@ -359,50 +359,79 @@ fn anisotropic_filtering_sharpens_the_level_of_detail() {
 }
 
 /// `tex.grad` of an 8 x 8 texture (four levels) whose level 0 holds `x^2` at column `x` and
-/// the other levels 0, at the centre with gradients of 4 texels along x and 1 along y: the
-/// first channel.
-fn aniso_grad(spec: &str) -> Result<f32, String> {
+/// the other levels 0, at `(u, 0.5)` with gradients of 4 texels along x and 1 along y: the
+/// first channel. `f16` texels when `spec` says so.
+fn aniso_grad(spec: &str, u: f32) -> Result<f32, String> {
     let mut tex: Vec<f32> = (0..64).map(|i| ((i % 8) * (i % 8)) as f32).collect();
     tex.extend([0.0; 21]);
-    // (0.5, 0.5), gx = (0.5, 0), gy = (0, 0.125) normalized.
-    let body = "mov.b32 %f1, 0f3F000000; mov.b32 %f2, 0f3F000000; mov.b32 %f3, 0f00000000;\n\
-                mov.b32 %f8, 0f3E000000;\n\
-                tex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd3, {%f1, %f1}], {%f2, %f3}, \
-                {%f3, %f8};\n\
-                st.global.f32 [%rd1], %f4;";
-    let w = run(body, f32s(&tex), spec)?;
+    let texels = if spec.contains("type=f16") {
+        tex.iter()
+            .flat_map(|&v| (half_bits(v) as u16).to_le_bytes())
+            .collect()
+    } else {
+        f32s(&tex)
+    };
+    // gx = (0.5, 0), gy = (0, 0.125) normalized.
+    let body = format!(
+        "mov.b32 %f1, 0f{:08X}; mov.b32 %f9, 0f3F000000;\n\
+         mov.b32 %f2, 0f3F000000; mov.b32 %f3, 0f00000000; mov.b32 %f8, 0f3E000000;\n\
+         tex.grad.2d.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd3, {{%f1, %f9}}], {{%f2, %f3}}, \
+         {{%f3, %f8}};\n\
+         st.global.f32 [%rd1], %f4;",
+        u.to_bits()
+    );
+    let w = run(&body, texels, spec)?;
     Ok(f32::from_bits(w[0]))
+}
+
+/// The `f16` bits of a small whole number (exact).
+fn half_bits(v: f32) -> u32 {
+    if v == 0.0 {
+        return 0;
+    }
+    let e = v.log2().floor() as u32;
+    let m = ((v / 2f32.powi(e as i32) - 1.0) * 1024.0) as u32;
+    ((e + 15) << 10) | m
 }
 
 #[test]
 fn anisotropic_grad_reads_a_row_of_taps() {
     let base = "buf=1,type=f32,ch=1,dims=8x8,levels=4,mipfilter=linear,filter=linear";
     // Isotropic: level of detail log2 4 = 2, a level of zeros.
-    assert_eq!(aniso_grad(base), Ok(0.0));
+    assert_eq!(aniso_grad(base, 0.5), Ok(0.0));
     // maxAnisotropy 4: the minor axis (det / rho = 1 texel) picks level 0, and a ratio of 4
     // gives four taps of 1/4 along x, one texel apart: from x = 4 less half a texel, at
     // -1.5, -0.5, 0.5 and 1.5 texels, each on the centre of a column (2, 3, 4, 5):
     // (4 + 9 + 16 + 25) / 4. A bilinear tap there would read (9 + 16) / 2.
-    assert_eq!(aniso_grad(&format!("{base},aniso=4")), Ok(13.5));
+    let a4 = format!("{base},aniso=4");
+    assert_eq!(aniso_grad(&a4, 0.5), Ok(13.5));
     // maxAnisotropy 2 holds the ratio to 2: level 1 (zeros).
-    assert_eq!(aniso_grad(&format!("{base},aniso=2")), Ok(0.0));
+    assert_eq!(aniso_grad(&format!("{base},aniso=2"), 0.5), Ok(0.0));
     // Point texel filtering: each tap reads the column its position (x = 4 plus -1.5 ...
     // 1.5 texels, not shifted by half a texel) falls in, 2 to 5 again.
+    let point = a4.replace(",filter=linear", ",filter=point");
+    assert_eq!(aniso_grad(&point, 0.5), Ok(13.5));
+    // At x = 1 the first tap lies a texel past the edge: clamped to column 0 (0 + 0 + 1 + 4),
+    // or, wrapped, column 7 (49 + 0 + 1 + 4).
+    assert_eq!(aniso_grad(&a4, 0.125), Ok(1.25));
+    assert_eq!(aniso_grad(&format!("{a4},addr=wrap"), 0.125), Ok(13.5));
+    // `f16` texels: the same taps, the sum rounded to f16.
     assert_eq!(
-        aniso_grad(&format!("{base},aniso=4").replace(",filter=linear", ",filter=point")),
+        aniso_grad(&a4.replace("type=f32", "type=f16"), 0.5),
         Ok(13.5)
     );
-    // What is not fitted is refused, not answered with an isotropic fetch: the rounding of
-    // other formats' taps, other address modes.
-    let e = aniso_grad(&format!("{base},aniso=4,addr=wrap")).unwrap_err();
-    assert!(e.contains("clamped addressing only"), "{e}");
+    // What is not measured is refused, not answered with an isotropic fetch: other address
+    // modes, the rounding of 16-bit integer texels.
+    let e = aniso_grad(&format!("{a4},addr=mirror"), 0.5).unwrap_err();
+    assert!(e.contains("clamped and wrapped addressing only"), "{e}");
     let e = run(
         "mov.b32 %f1, 0f3F000000; mov.b32 %f2, 0f3F000000; mov.b32 %f3, 0f00000000;\n\
          tex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd3, {%f1, %f1}], {%f2, %f3}, \
          {%f3, %f2};",
         vec![0; 170],
-        "buf=1,type=f16,ch=1,dims=8x8,levels=4,mipfilter=linear,filter=linear,aniso=4",
+        "buf=1,type=u16,ch=1,dims=8x8,levels=4,mipfilter=linear,filter=linear,\
+         read=normalized,aniso=4",
     )
     .unwrap_err();
-    assert!(e.contains("fitted for `f32` texels only"), "{e}");
+    assert!(e.contains("normalized 16-bit integer texels"), "{e}");
 }

@@ -521,11 +521,12 @@ fn fetch(
 /// An anisotropic fetch (`tex.grad`, [`crate::aniso`]) of the 2D texture at `at` (its
 /// level ignored) reading `levels`. With linear texel filtering each tap's position is the
 /// coordinate less half a texel in 1/256 at its level's size plus the tap's offset (and
-/// `offset` texels), clamped to the level, and its weight is split over its four texels as a
-/// bilinear tap's (`anisofit.py`, `fetch_f32`); with point filtering the tap reads, at its
-/// whole weight, the texel its position (the coordinate rounded down to 1/256, plus the
-/// offset) falls in, clamped. The taps of both levels are summed once, each truncated by its
-/// own largest texel.
+/// `offset` texels), clamped to the level in a clamped dimension, and its weight is split over
+/// its four texels as a bilinear tap's (`anisofit.py`, `fetch_f32`); with point filtering the
+/// tap reads, at its whole weight, the texel its position (the coordinate rounded down to
+/// 1/256, plus the offset) falls in. Texels past the edge are addressed as the sampler says
+/// (clamped or wrapped). The taps of both levels are summed once as [`tx::filter_in`] sums
+/// them: `f32` and `f16` texels each tap truncated by its own largest texel.
 fn aniso_fetch(
     x: &mut Ctx<'_, '_>,
     at: Place<'_>,
@@ -545,6 +546,10 @@ fn aniso_fetch(
             ..at
         };
         let dims = t.layout.level_dims(lv.level);
+        let clamp = |k: usize, p: i64| match t.sampler.addr[k] {
+            tx::AddrMode::Clamp => p.clamp(0, (dims[k] as i64 - 1) * 256),
+            _ => p,
+        };
         // In 1/(256 * 1024): the split of a weight in 1/T is in 1/(256 T), T 512 or 1024.
         let scale = 1024 / lv.unit;
         let mut centre = [0i64; 2];
@@ -563,14 +568,15 @@ fn aniso_fetch(
         }
         for tap in &lv.taps {
             if !linear {
-                let i = [0, 1]
-                    .map(|k| ((centre[k] + [tap.dx, tap.dy][k]) >> 8).clamp(0, dims[k] as i64 - 1));
+                let i = [0, 1].map(|k| clamp(k, centre[k] + [tap.dx, tap.dy][k]) >> 8);
                 ws.push(tap.w * scale * 256);
                 ts.push(corner_bytes(x, place, [i[0], i[1], 0], 2, l)?);
                 continue;
             }
             let p = [centre[0] + tap.dx, centre[1] + tap.dy];
-            let p = [0, 1].map(|k| p[k].clamp(0, (dims[k] as i64 - 1) * 256));
+            // A clamped dimension clamps the position; a wrapped one reads its texels
+            // wrapped (`corner_bytes`).
+            let p = [0, 1].map(|k| clamp(k, p[k]));
             let w = tx::weights_of(tap.w, &[p[0] & 255, p[1] & 255]);
             for (corner, wc) in w.into_iter().enumerate() {
                 let i = [
@@ -584,9 +590,7 @@ fn aniso_fetch(
         }
     }
     let group = if linear { 4 } else { 1 };
-    tx::filter_float(t, &ws, &ts, group, 18).ok_or_else(|| {
-        x.unsupported("tex.grad with anisotropic filtering of texels that are not floats")
-    })
+    Ok(tx::filter_in(t, &ws, &ts, group, 18))
 }
 
 /// The four texels of a seamless cube map's bilinear footprint with lower corner `i0` on the
@@ -770,31 +774,28 @@ fn as_dtype(t: &TextureArg, dtype: Type, v: [u32; 4]) -> Vec<u64> {
 }
 
 /// Whether `tex.grad` of the anisotropic texture `t` is modelled: the footprint and the
-/// rounding of its weighted taps are fitted for `f32` texels with clamped addressing (`tools/hwvectors/anisofit.py`, docs/INTERP.md "Anisotropic
-/// filtering"); the other settings answer `Unsupported` rather than a guess.
+/// rounding of its weighted taps are fitted for `f32`, `f16` and normalized `u8` and `s8`
+/// texels with clamped or wrapped addressing (`tools/hwvectors/anisofit.py`, docs/INTERP.md
+/// "Anisotropic filtering"); the other settings answer `Unsupported` rather than a guess.
 fn aniso_modelled(x: &Ctx<'_, '_>, t: &TextureArg) -> Result<(), Error> {
     let a = t.sampler.mip.aniso;
-    let f = t.layout.format;
-    if f != tx::Format::F32 {
-        let what = if f == tx::Format::F16 {
-            "`f16` texels"
-        } else if t.sampler.normalized_read {
-            "normalized integer texels"
-        } else {
-            "integer texels"
-        };
+    let what = match (t.layout.format, t.sampler.normalized_read) {
+        (tx::Format::F32 | tx::Format::F16, _) | (tx::Format::U8 | tx::Format::S8, true) => None,
+        (tx::Format::U16 | tx::Format::S16, true) => Some("normalized 16-bit integer texels"),
+        _ => Some("integer texels read as integers"),
+    };
+    if let Some(what) = what {
         return Err(x.unsupported(format!(
             "tex.grad with anisotropic filtering (aniso={a}) of {what}: the footprint is \
-             modelled, but how its weighted taps are rounded is fitted for `f32` texels only"
+             modelled, but how its weighted taps are summed is measured for `f32`, `f16` and \
+             normalized 8-bit texels only"
         )));
     }
-    if let Some(m) = t.sampler.addr[..2]
-        .iter()
-        .find(|&&m| m != tx::AddrMode::Clamp)
-    {
+    let measured = |m: &tx::AddrMode| matches!(m, tx::AddrMode::Clamp | tx::AddrMode::Wrap);
+    if let Some(m) = t.sampler.addr[..2].iter().find(|m| !measured(m)) {
         return Err(x.unsupported(format!(
             "tex.grad with anisotropic filtering (aniso={a}) and address mode {m:?}: the \
-             footprint's taps are measured with clamped addressing only"
+             footprint's taps are measured with clamped and wrapped addressing only"
         )));
     }
     Ok(())
