@@ -354,8 +354,8 @@ impl TextureArg {
     /// `levels=N` (the buffer holds the levels one after another), `mipfilter=point|linear`,
     /// `samples=N` for a multi-sample texture (a texel's samples lie together),
     /// `lodbias=F`, `minlod=F`, `maxlod=F` (default: the last level), `aniso=0..16`
-    /// (`maxAnisotropy`: 2D only; `tex.grad` above 1 is modelled for `f32` texels with
-    /// clamped addressing and linear filtering, [`crate::aniso`]),
+    /// (`maxAnisotropy`: 2D only; `tex.grad` above 1 is modelled for `f32`, `f16` and
+    /// normalized 8-bit texels with clamped or wrapped addressing, [`crate::aniso`]),
     /// `trilinopt=0|1`, and for a cube map `seamless=0|1`. As `cudaCreateTextureObject` does, wrap and mirror become clamp with
     /// unnormalized coordinates, and linear filtering (of texels or of levels) needs a float
     /// result (a float format or a normalized read of an 8- or 16-bit integer one).

@@ -26,6 +26,13 @@ the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Run
   `corpus/vectors/aniso.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`, one-level and two-level
   fetches counted apart.
 
+- `fetch`: `fetch_f32` for the other formats and settings the interpreter models (the
+  bilinear rules of each format with the footprint's weights, sums exact): `f16` (taps
+  truncated to 14 bits below their largest, rounded to f16), normalized `u8` (widened to 16
+  bits, rounded half up to 1/65535), normalized `s8` (the bilinear `s8` rule of a fractional
+  sum), wrapped addressing, point texel filtering (each tap the texel its position, rounded
+  down to 1/256, falls in) and nearest level filtering (`check_formats`).
+
     python3 tools/hwvectors/anisofit.py [corpus/aniso]
 """
 
@@ -405,8 +412,9 @@ def footprint2(gx, gy, aniso, levels):
     return [(k, share(t0, 256 - f), n0), (k + 1, share(t1, f), n1)]
 
 
-def round_away(x):
-    """An exact fraction rounded to f32, ties away from zero."""
+def round_away(x, p=24, min_e=-149):
+    """An exact fraction rounded to `p` significant bits (f32 by default; the quantum at least
+    `2^min_e`), ties away from zero."""
     if x == 0:
         return 0.0
     a = abs(x)
@@ -415,7 +423,7 @@ def round_away(x):
         e -= 1
     while Fraction(2) ** (e + 1) <= a:
         e += 1
-    u = Fraction(2) ** (e - 23)
+    u = Fraction(2) ** max(e - (p - 1), min_e)
     q = math.floor(a / u + Fraction(1, 2))
     return float(np.float32(math.copysign(float(q * u), float(x))))
 
@@ -449,6 +457,113 @@ def fetch_f32(levels, u, v, gxn, gyn, aniso, bits=27):
             s += sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in tt),
                      Fraction(0))
     return round_away(s), len(fps)
+
+
+def fetch(levels, u, v, gxn, gyn, aniso, fmt="f32", wrap=False, point=False, nearest=False):
+    """One channel of a fetch as the interpreter forms it (`interp/src/exec/texture.rs`,
+    `aniso_fetch`): (value, levels read). `levels` hold the channel's texels (`f16` values,
+    or the `u8`/`s8` integers); `wrap` leaves the positions unclamped and wraps the texels;
+    `point` reads, at each tap's whole weight, the texel its position (the coordinate rounded
+    down to 1/256 plus the offset) falls in; `nearest` reads the nearest level alone, with the
+    one-level footprint."""
+    h, w = levels[0].shape
+    gx, gy = [gxn[0] * w, gxn[1] * h], [gyn[0] * w, gyn[1] * h]
+    if nearest:
+        lmaj, _, raw = lod_parts(gx, gy, aniso)
+        lod = min(max(sharpen(raw, aniso), 0), 256 * (len(levels) - 1))
+        taps, t = axis_offsets(max(lmaj - max(raw, 0), 0), direction(major_axis(gx, gy)))
+        fps = [((lod + 128) >> 8, taps, t)]
+    else:
+        fps = footprint2(gx, gy, aniso, len(levels))
+    groups = []
+    for k, taps, t in fps:
+        tex = levels[k]
+        h, w = tex.shape
+
+        def at(i, j):
+            if wrap:
+                return float(tex[j % h, i % w])
+            return float(tex[min(max(j, 0), h - 1), min(max(i, 0), w - 1)])
+        if point:
+            cx, cy = math.floor(u * w * 256), math.floor(v * h * 256)
+            groups += [[(Fraction(wt, t), at((cx + ox) >> 8, (cy + oy) >> 8))]
+                       for ox, oy, wt in taps if wt]
+            continue
+        cx = math.floor((u * w - 0.5) * 256 + 0.5)
+        cy = math.floor((v * h - 0.5) * 256 + 0.5)
+        for ox, oy, wt in taps:
+            x, y = cx + ox, cy + oy
+            if not wrap:
+                x, y = min(max(x, 0), 256 * (w - 1)), min(max(y, 0), 256 * (h - 1))
+            groups.append([(Fraction(ww, t), at((x >> 8) + dx, (y >> 8) + dy))
+                           for (dx, dy), ww in split(wt, x & 255, y & 255).items() if ww])
+    if fmt == "u8":
+        s = sum((ww * 257 * int(val) for g in groups for ww, val in g), Fraction(0))
+        return float(np.float32(math.floor(s + Fraction(1, 2)) / 65535)), len(fps)
+    if fmt == "s8":
+        s = sum((ww * 256 * int(val) for g in groups for ww, val in g), Fraction(0))
+        q = math.floor((129 * s + 16 * math.floor(s / 4096) + 64) / 128)
+        return float(np.float32(max(q / 32767, -1.0))), len(fps)
+    bits, p = (14, 11) if fmt == "f16" else (27, 24)
+    s = Fraction(0)
+    for g in groups:
+        nz = [abs(val) for _, val in g if val != 0]
+        if nz:
+            unit = 2.0 ** (math.frexp(max(nz))[1] - 1 - bits)
+            s += sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in g), Fraction(0))
+    return round_away(s, p, -24 if fmt == "f16" else -149), len(fps)
+
+
+def levels_of(c):
+    """Each channel's levels of a case's texture: [[level arrays] per channel]."""
+    d = c["textures"][0]
+    raw = [int(x, 16) for x in c["args"][0]["hex"]]
+    vals = {"f32": lambda: np.array(raw, np.uint32).view(np.float32),
+            "f16": lambda: np.array(raw, np.uint16).view(np.float16),
+            "u8": lambda: np.array(raw, np.int64),
+            "s8": lambda: np.array([x - 256 if x >= 128 else x for x in raw], np.int64)}
+    tx = vals[d["type"]]().astype(np.float64)
+    n, (w, h) = d["channels"], d["dims"]
+    out, p = [[] for _ in range(n)], 0
+    for _ in range(d["levels"]):
+        lv = tx[p:p + w * h * n].reshape(h, w, n)
+        for ch in range(n):
+            out[ch].append(lv[:, :, ch])
+        p += w * h * n
+        w, h = max(w // 2, 1), max(h // 2, 1)
+    return out
+
+
+def check_formats(root):
+    """`fetch` against the random fetches of the other formats and settings: a fetch agrees
+    when every channel does; one-level and two-level fetches counted apart."""
+    sets = [("/anisoprobe4.jsonl.xz", "ap4.val.", {}),
+            ("/anisoprobe6.rand.jsonl.xz", "ap6.rand#u8x4.", {}),
+            ("/anisoprobe6.rand.jsonl.xz", "ap6.rand#f16x2.", {}),
+            ("/../vectors/aniso.jsonl.xz", "aniso.grad#u8x4.wrap.", {"wrap": True}),
+            ("/../vectors/aniso.jsonl.xz", "aniso.grad#f32.fpoint.", {"point": True}),
+            ("/../vectors/aniso.jsonl.xz", "aniso.grad#f32.mpoint.", {"nearest": True})]
+    for path, prefix, kw in sets:
+        for name, c in load(root + path).items():
+            if not name.startswith(prefix) or name.startswith("ap4.val.f32"):
+                continue
+            d = c["textures"][0]
+            lv = levels_of(c)
+            co = words(c["args"][1]["hex"]).reshape(-1, 4)
+            g = words(c["args"][2]["hex"]).reshape(-1, 8)
+            got = outs(c)
+            cnt = {1: [0, 0], 2: [0, 0]}
+            for i in range(len(got)):
+                ok, n = True, 1
+                for ch in range(d["channels"]):
+                    r, n = fetch(lv[ch], float(co[i, 0]), float(co[i, 1]),
+                                 [float(g[i, 0]), float(g[i, 1])], [float(g[i, 4]), float(g[i, 5])],
+                                 d["aniso"], d["type"], **kw)
+                    ok = ok and r == float(got[i, ch])
+                cnt[n][1] += 1
+                cnt[n][0] += ok
+            print("fetch       tex.grad  %-26s one level: %4d of %4d agree, two levels: %4d of %4d"
+                  % (name, cnt[1][0], cnt[1][1], cnt[2][0], cnt[2][1]))
 
 
 def levels_f32(c):
@@ -794,6 +909,7 @@ def main():
     check_scans(root)
     check_lod_raw(root)
     check_fetch(root)
+    check_formats(root)
 
 
 if __name__ == "__main__":
