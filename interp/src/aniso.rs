@@ -329,9 +329,9 @@ fn share(taps: &mut [Tap], sh: i64) {
 /// [`crate::lod::Mip::levels`] gives them) with the footprint `g` (`anisofit.py`,
 /// `footprint2`). One level reads the one-level footprint of ratio `g.ratio`. Between levels
 /// `k` and `k + 1` (the upper one's share `f`), each reads its own along the same step: the
-/// lower one the ratio `g.ratio` with its half-step scaled by [`lower_scale`], the upper one
+/// lower one the ratio `g.ratio` with its half-step scaled by `lower_scale`, the upper one
 /// the ratio `g.ratio - (256 - f)` with the one-level step (one of its texels); each level's
-/// weights times its share ([`share`]).
+/// weights times its share (`share`).
 pub fn footprint(g: &Grad, levels: &Levels) -> SmallVec<[LevelTaps; 2]> {
     let mut out = SmallVec::new();
     let two = levels.len() == 2;

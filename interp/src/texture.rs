@@ -870,7 +870,7 @@ fn round_away(s: i128, e: i32, p: u32, min_e: i32) -> f64 {
 /// NaN. Terms 2^100 times below the largest cannot change it. Each mipmap level's taps (the
 /// consecutive runs of `group` taps) are truncated by their own largest texel and all summed
 /// once (an H200: `corpus/vectors/mipmap.jsonl.xz`). The weights are in `1/2^shift` (16 here;
-/// an anisotropic footprint's finer: [`filter_float`]).
+/// an anisotropic footprint's finer: [`filter_in`]).
 fn weighted_sum(ws: &[i64], vs: &[f64], group: usize, p: u32, min_e: i32, shift: i32) -> f64 {
     let mut terms = Vec::with_capacity(ws.len());
     let mut inf = 0f64;

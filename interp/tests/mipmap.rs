@@ -435,3 +435,81 @@ fn anisotropic_grad_reads_a_row_of_taps() {
     .unwrap_err();
     assert!(e.contains("normalized 16-bit integer texels"), "{e}");
 }
+
+/// Anisotropic `tex.grad` takes any gradients and coordinates: zero, subnormal, huge,
+/// infinite and NaN components in every combination give a value (no error, no panic), with
+/// linear and point texel filtering, clamped and wrapped addressing, `f32` and `u8` texels.
+#[test]
+fn anisotropic_grad_takes_any_operands() {
+    let vals: [f32; 11] = [
+        0.0,
+        -0.0,
+        f32::from_bits(1),
+        1e-39,
+        0.3,
+        -2.5,
+        1e30,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+    ];
+    // Thread t: gradient components from the digits of t in base 11, coordinates from t too.
+    // Every combination of the four components, rounded up to whole blocks.
+    let n = vals.len().pow(4).div_ceil(128) * 128;
+    let mut ops = Vec::with_capacity(n * 32);
+    for t in 0..n {
+        let g = [t % 11, t / 11 % 11, t / 121 % 11, t / 1331 % 11].map(|k| vals[k]);
+        let c = [vals[(t * 7) % 11], vals[(t * 5 + 4) % 11]];
+        for v in [c[0], c[1], 0.0, 0.0, g[0], g[1], g[2], g[3]] {
+            ops.extend(v.to_le_bytes());
+        }
+    }
+    let src = ".version 8.7\n.target sm_90\n.address_size 64\n\
+        .visible .entry k(.param .u64 po, .param .u64 pg, .param .u64 pt, .param .u64 ph) {\n\
+        .reg .b32 %r<4>; .reg .f32 %f<16>; .reg .b64 %rd<8>;\n\
+        ld.param.u64 %rd1, [po]; ld.param.u64 %rd2, [pg]; ld.param.u64 %rd3, [ph];\n\
+        mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %tid.x;\n\
+        mad.lo.u32 %r1, %r1, %r2, %r3;\n\
+        mul.wide.u32 %rd4, %r1, 32; add.s64 %rd4, %rd2, %rd4;\n\
+        ld.global.v2.f32 {%f1, %f2}, [%rd4];\n\
+        ld.global.v4.f32 {%f3, %f4, %f5, %f6}, [%rd4+16];\n\
+        tex.grad.2d.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd3, {%f1, %f2}], {%f3, %f4}, {%f5, %f6};\n\
+        mul.wide.u32 %rd5, %r1, 4; add.s64 %rd5, %rd1, %rd5;\n\
+        st.global.f32 [%rd5], %f8;\n\
+        ret; }\n";
+    let m = ptx_ir_text::parse(src).unwrap();
+    let p = Program::load(&m).unwrap();
+    let f32_tex: Vec<u8> = f32s(&(0..85).map(|i| i as f32 - 40.0).collect::<Vec<_>>());
+    let u8_tex: Vec<u8> = (0..85 * 4).map(|i| (i * 37 % 256) as u8).collect();
+    for spec in [
+        "type=f32,ch=1,filter=linear",
+        "type=f32,ch=1,filter=point,addr=wrap",
+        "type=u8,ch=4,filter=linear,read=normalized,addr=wrap/clamp",
+    ] {
+        for a in [2, 16] {
+            let spec = format!("buf=2,{spec},dims=8x8,levels=4,mipfilter=linear,aniso={a}");
+            let tex = if spec.contains("u8") {
+                &u8_tex
+            } else {
+                &f32_tex
+            };
+            let o = p
+                .launch("k")
+                .grid([(n / 128) as u32, 1, 1])
+                .block([128, 1, 1])
+                .args(vec![
+                    Arg::Buffer(vec![0; 4 * n]),
+                    Arg::Buffer(ops.clone()),
+                    Arg::Buffer(tex.clone()),
+                    Arg::Texture(TextureArg::parse(&spec).unwrap()),
+                ])
+                .run();
+            assert!(
+                o.is_ok(),
+                "{spec}: {:?}",
+                o.err().map(|f| f.error.to_string())
+            );
+        }
+    }
+}
