@@ -355,7 +355,7 @@ impl TextureArg {
     /// `samples=N` for a multi-sample texture (a texel's samples lie together),
     /// `lodbias=F`, `minlod=F`, `maxlod=F` (default: the last level), `aniso=0..16`
     /// (`maxAnisotropy`: 2D only; `tex.grad` above 1 is modelled for `f32`, `f16` and
-    /// normalized 8-bit texels with clamped or wrapped addressing, [`crate::aniso`]),
+    /// normalized 8-bit texels, every address mode, [`crate::aniso`]),
     /// `trilinopt=0|1`, and for a cube map `seamless=0|1`. As `cudaCreateTextureObject` does, wrap and mirror become clamp with
     /// unnormalized coordinates, and linear filtering (of texels or of levels) needs a float
     /// result (a float format or a normalized read of an 8- or 16-bit integer one).
@@ -1136,6 +1136,27 @@ pub fn corner_weights(w: &mut [i64], k: usize) {
     w[k ^ 2] += third << 8;
     w[3 - k] += (wc - 2 * third) << 8;
     w[k] = 0;
+}
+
+/// `tld4`'s answer, channel `ch`, for footprint texel `k` of a seamless cube map of integer
+/// texels read as integers when `k` lies past a corner of the cube (`ts`: the footprint's raw
+/// texels, `ts[k]` unused): the other three weighed as [`corner_weights`] spreads a whole
+/// weight (85/256 on each texel beside, 86/256 on the one across), summed exactly, then
+/// rounded down for 32-bit channels and to nearest (half up) for 8- and 16-bit ones. Measured
+/// on an H200 (`corpus/vectors/seamless.jsonl.xz`, `seamtld4int`: every corner lane of `u32`,
+/// `s32`, `u8` and `s16` maps, each channel).
+pub fn corner_gather_int(t: &TextureArg, ts: &[[u8; 16]; 4], k: usize, ch: usize) -> u32 {
+    let f = t.layout.format;
+    let n = f.bytes() as usize;
+    let mut w = [0i64; 4];
+    w[k] = 256 << 8;
+    corner_weights(&mut w, k);
+    let sum: i64 = (0..4)
+        .filter(|&q| q != k)
+        .map(|q| (w[q] >> 8) * f.raw(&ts[q][ch * n..(ch + 1) * n]) as i64)
+        .sum();
+    let v = if n == 4 { sum >> 8 } else { (sum + 128) >> 8 };
+    v as u32
 }
 
 /// `txq`/`suq` `.channel_data_type`: the OpenCL constant the ISA names (PTX ISA 5.3.3).

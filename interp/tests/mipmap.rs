@@ -420,10 +420,15 @@ fn anisotropic_grad_reads_a_row_of_taps() {
         aniso_grad(&a4.replace("type=f32", "type=f16"), 0.5),
         Ok(13.5)
     );
-    // What is not measured is refused, not answered with an isotropic fetch: other address
-    // modes, the rounding of 16-bit integer texels.
-    let e = aniso_grad(&format!("{a4},addr=mirror"), 0.5).unwrap_err();
-    assert!(e.contains("clamped and wrapped addressing only"), "{e}");
+    // Mirrored and border addressing address each texel of each tap (`anisoaddr`): at x =
+    // 7.5 texels the taps lie at 5.5 ... 8.5 texels, reading columns 5 to 9 in pairs; clamped
+    // (30.5 + 42.5 + 49 + 49) / 4, mirrored (8 and 9 read 7 and 6) (30.5 + 42.5 + 49 + 42.5)
+    // / 4, border (8 and 9 read 0) (30.5 + 42.5 + 24.5 + 0) / 4.
+    assert_eq!(aniso_grad(&a4, 0.9375), Ok(42.75));
+    assert_eq!(aniso_grad(&format!("{a4},addr=mirror"), 0.9375), Ok(41.125));
+    assert_eq!(aniso_grad(&format!("{a4},addr=border"), 0.9375), Ok(24.375));
+    // What is not measured is refused, not answered with an isotropic fetch: the rounding of
+    // 16-bit integer texels.
     let e = run(
         "mov.b32 %f1, 0f3F000000; mov.b32 %f2, 0f3F000000; mov.b32 %f3, 0f00000000;\n\
          tex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd3, {%f1, %f1}], {%f2, %f3}, \

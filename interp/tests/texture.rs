@@ -236,6 +236,26 @@ fn seamless_corner_weight_is_spread_over_the_other_three() {
             assert_eq!(w.iter().sum::<i64>(), total);
         }
     }
+    // `tld4` of integer texels read as integers past a corner: the same spread summed
+    // exactly, rounded down for 32-bit channels, to nearest for 8- and 16-bit ones
+    // (`seamtld4int`). 85 (100 + 200) + 86 v, in 1/256.
+    use ptx_ir_interp::texture::corner_gather_int;
+    let texels = |ty: &str, v: [i32; 4]| {
+        let t =
+            TextureArg::parse(&format!("buf=1,type={ty},ch=1,dims=8x8,cube=1,seamless=1")).unwrap();
+        let n = t.layout.format.bytes() as usize;
+        let ts = v.map(|x| {
+            let mut b = [0u8; 16];
+            b[..n].copy_from_slice(&x.to_le_bytes()[..n]);
+            b
+        });
+        corner_gather_int(&t, &ts, 0, 0)
+    };
+    assert_eq!(texels("u32", [0, 100, 200, 301]), 200); // 200.73
+    assert_eq!(texels("s32", [0, -100, -200, -301]), -201i32 as u32); // -200.73
+    assert_eq!(texels("u8", [0, 100, 200, 250]), 184); // 183.59
+    assert_eq!(texels("u8", [0, 100, 200, 201]), 167); // 167.13
+    assert_eq!(texels("s16", [0, -100, -200, -250]), -184i32 as u32);
     // Only cube maps filter seamlessly.
     let e = TextureArg::parse("buf=1,type=f32,ch=1,dims=8x8,seamless=1").unwrap_err();
     assert!(e.contains("cube"), "{e}");

@@ -21,7 +21,10 @@ through a `.samplerref` in independent mode), anisoprobe, anisoprobe2, anisoprob
 impulse textures, point-filtered maps of the taps, rounding of the weighted taps; recordings in
 `corpus/aniso/`, the taps' positions to 1/256 by `anisoprobe5.py`, a selection in
 `corpus/vectors/anisofit.jsonl.xz`), aniso (random anisotropic fetches,
-`corpus/vectors/aniso.jsonl.xz`).
+`corpus/vectors/aniso.jsonl.xz`), anisoaddr (the same with mirrored and border addressing,
+`corpus/vectors/anisoaddr.jsonl.xz`), seamless, seamcorner, seamtld4 (seamless cube maps,
+`corpus/vectors/seamless.jsonl.xz`), seamtld4int (`tld4` past cube corners of integer texels,
+`corpus/vectors/seamtld4int.jsonl.xz`).
 
 Usage (GPU machine; needs CuPy):
 
@@ -869,6 +872,83 @@ def seamtld4():
                  extra=("u32", grad_words([((0.0,), (0.0,))] * len(dirs))))
 
 
+def corner_dirs(n, size):
+    """Cube directions whose bilinear footprint crosses a corner of the cube: a face, then face
+    coordinates (s, t) both within half a texel of the face's edges."""
+    faces = [lambda s, t: (1.0, -t, -s), lambda s, t: (-1.0, -t, s), lambda s, t: (s, 1.0, t),
+             lambda s, t: (s, -1.0, -t), lambda s, t: (s, -t, 1.0), lambda s, t: (-s, -t, -1.0)]
+    out = []
+    for i in range(n):
+        near = lambda: RNG.choice([-1, 1]) * (1 - RNG.uniform(1e-4, 1 - 1e-4) / size)
+        m = 2 ** RNG.uniform(-2, 3)
+        out.append(tuple(m * c for c in faces[i % 6](near(), near())))
+    return out
+
+
+def tld4_kernel(comp, dtype):
+    k = mip_kernel("cube", "level").replace(
+        "tex.level.cube.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%t0, {%f0, %f1, %f2, %f2}], %f3;",
+        "tld4.%s.cube.v4.%s.f32 {%%r4, %%r5, %%r6, %%r7}, [%%t0, {%%f0, %%f1, %%f2, %%f2}];"
+        % (comp, dtype))
+    assert "tld4" in k
+    return k
+
+
+def seamtld4int():
+    """`tld4` on seamless cube maps of integer texels read as integers (and, as controls, a
+    point-filtered f32 map): footprints that cross a corner of the cube, where no face has the
+    fourth texel, and footprints near edges."""
+    fam = "seamtld4int"
+    n = 8
+    for tag, ty, ch, dtype, gen in [
+            ("u32x4.rand", "u32", 4, "u32", lambda: RNG.getrandbits(32)),
+            ("u32x4.small", "u32", 4, "u32", lambda: RNG.randrange(1024)),
+            ("s32x4.small", "s32", 4, "s32", lambda: RNG.randrange(-1000, 1000) & 0xFFFFFFFF),
+            ("u8x4", "u8", 4, "u32", lambda: RNG.getrandbits(8)),
+            ("s16x2", "s16", 2, "s32", lambda: RNG.getrandbits(16)),
+            ("f32x4.point", "f32", 4, "f32", lambda: f32(RNG.uniform(-4, 4)))]:
+        d = desc(ty, ch, (n, n), 1, filt="point", cube=True, seamless=True)
+        texels = [gen() for _ in range(6 * n * n * ch)]
+        dirs = corner_dirs(768, n) + seamless_dirs(256, n)
+        for comp in "rgba"[:ch] if ch > 1 else "r":
+            case("seamtld4int.%s.%s" % (tag, comp), fam, tld4_kernel(comp, dtype),
+                 4 * len(dirs), (ty, texels), words(dirs, [0.0] * len(dirs)), textures=[d],
+                 extra=("u32", grad_words([((0.0,), (0.0,))] * len(dirs))))
+
+
+def anisoaddr():
+    """Anisotropic `tex.grad` with mirrored and border addressing: random textures,
+    coordinates (often past the edges) and gradient pairs, as the `aniso` family."""
+    fam = "anisoaddr"
+
+    def grad(w, h):
+        q = RNG.uniform(0, 2 * math.pi)
+        major = 2 ** RNG.uniform(-1, 5)
+        minor = major / 2 ** RNG.uniform(0, 5)
+        sk = RNG.uniform(-0.3, 0.3)
+        gx = (major * math.cos(q), major * math.sin(q))
+        gy = (minor * (-math.sin(q) + sk * math.cos(q)), minor * (math.cos(q) + sk * math.sin(q)))
+        if RNG.random() < 0.5:
+            gx, gy = gy, gx
+        return ((gx[0] / w, gx[1] / h), (gy[0] / w, gy[1] / h))
+
+    for name, ty, ch, read, dims, filt, border in [
+            ("f32", "f32", 1, "element", (64, 64), "linear", [2.5, 0, 0, 0]),
+            ("u8x4", "u8", 4, "normalized", (64, 32), "linear", [0.25, 0.5, 0.75, 1.0]),
+            ("f32.fpoint", "f32", 1, "element", (64, 64), "point", [2.5, 0, 0, 0])]:
+        for addr in ["mirror", "border"]:
+            for a in [2, 4, 16]:
+                kw = {"border": border} if addr == "border" else {}
+                d = desc(ty, ch, dims, 7, filt=filt, mipfilter="linear", addr=addr, read=read,
+                         aniso=a, **kw)
+                texels = random_texels(d)
+                m = 512
+                coords = [(RNG.uniform(-0.6, 1.6), RNG.uniform(-0.6, 1.6)) for _ in range(m)]
+                gs = [grad(*dims) for _ in range(m)]
+                add("anisoaddr#%s.%s.a%d" % (name, addr, a), fam, d, "2d", "grad", coords,
+                    grads=gs, texels=texels)
+
+
 def oglprobe():
     """`clamp_ogl` can only be named in a `.samplerref` of an independent-mode module: does the
     driver run one, and what does linear filtering read at the edges?"""
@@ -901,6 +981,7 @@ def oglprobe():
 T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
                    "seamcorner": seamcorner, "seamtld4": seamtld4,
+                   "seamtld4int": seamtld4int, "anisoaddr": anisoaddr,
                    "anisoprobe": anisoprobe, "anisoprobe2": anisoprobe2,
                    "anisoprobe3": anisoprobe3, "anisoprobe4": anisoprobe4,
                    "aniso": aniso})

@@ -525,7 +525,7 @@ fn fetch(
 /// its four texels as a bilinear tap's (`anisofit.py`, `fetch_f32`); with point filtering the
 /// tap reads, at its whole weight, the texel its position (the coordinate rounded down to
 /// 1/256, plus the offset) falls in. Texels past the edge are addressed as the sampler says
-/// (clamped or wrapped). The taps of both levels are summed once as [`tx::filter_in`] sums
+/// (clamped, wrapped, mirrored or the border colour: `anisoaddr`). The taps of both levels are summed once as [`tx::filter_in`] sums
 /// them: `f32` and `f16` texels each tap truncated by its own largest texel.
 fn aniso_fetch(
     x: &mut Ctx<'_, '_>,
@@ -574,8 +574,8 @@ fn aniso_fetch(
                 continue;
             }
             let p = [centre[0] + tap.dx, centre[1] + tap.dy];
-            // A clamped dimension clamps the position; a wrapped one reads its texels
-            // wrapped (`corner_bytes`).
+            // A clamped dimension clamps the position; the others address each texel
+            // (`corner_bytes`: wrapped, mirrored or the border).
             let p = [0, 1].map(|k| clamp(k, p[k]));
             let w = tx::weights_of(tap.w, &[p[0] & 255, p[1] & 255]);
             for (corner, wc) in w.into_iter().enumerate() {
@@ -775,8 +775,9 @@ fn as_dtype(t: &TextureArg, dtype: Type, v: [u32; 4]) -> Vec<u64> {
 
 /// Whether `tex.grad` of the anisotropic texture `t` is modelled: the footprint and the
 /// rounding of its weighted taps are fitted for `f32`, `f16` and normalized `u8` and `s8`
-/// texels with clamped or wrapped addressing (`tools/hwvectors/anisofit.py`, docs/INTERP.md
-/// "Anisotropic filtering"); the other settings answer `Unsupported` rather than a guess.
+/// texels, each texel of each tap addressed as the sampler says (`tools/hwvectors/anisofit.py`,
+/// docs/INTERP.md "Anisotropic filtering"); the other formats answer `Unsupported` rather than
+/// a guess.
 fn aniso_modelled(x: &Ctx<'_, '_>, t: &TextureArg) -> Result<(), Error> {
     let a = t.sampler.mip.aniso;
     let what = match (t.layout.format, t.sampler.normalized_read) {
@@ -789,13 +790,6 @@ fn aniso_modelled(x: &Ctx<'_, '_>, t: &TextureArg) -> Result<(), Error> {
             "tex.grad with anisotropic filtering (aniso={a}) of {what}: the footprint is \
              modelled, but how its weighted taps are summed is measured for `f32`, `f16` and \
              normalized 8-bit texels only"
-        )));
-    }
-    let measured = |m: &tx::AddrMode| matches!(m, tx::AddrMode::Clamp | tx::AddrMode::Wrap);
-    if let Some(m) = t.sampler.addr[..2].iter().find(|m| !measured(m)) {
-        return Err(x.unsupported(format!(
-            "tex.grad with anisotropic filtering (aniso={a}) and address mode {m:?}: the \
-             footprint's taps are measured with clamped and wrapped addressing only"
         )));
     }
     Ok(())
@@ -963,9 +957,9 @@ pub fn tld4(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                     if *missing == Some(q)
                         && !(t.layout.format.is_float() || t.sampler.normalized_read)
                     {
-                        return Err(x.unsupported(
-                            "`tld4` past a corner of a seamless cube map of integer texels (not measured)",
-                        ));
+                        // Integer texels read as integers: the same spread, summed exactly
+                        // and rounded (`seamtld4int`, every lane exact).
+                        tx::corner_gather_int(t, ts, q, ch) as u64
                     } else if *missing == Some(q) {
                         // The texel past the cube's corner: the filter's value with the whole
                         // weight on it, spread as `corner_weights` spreads it (86/256 on the
