@@ -22,7 +22,9 @@ impulse textures, point-filtered maps of the taps, rounding of the weighted taps
 `corpus/aniso/`, the taps' positions to 1/256 by `anisoprobe5.py`, a selection in
 `corpus/vectors/anisofit.jsonl.xz`), aniso (random anisotropic fetches,
 `corpus/vectors/aniso.jsonl.xz`), anisoaddr (the same with mirrored and border addressing,
-`corpus/vectors/anisoaddr.jsonl.xz`), seamless, seamcorner, seamtld4 (seamless cube maps,
+`corpus/vectors/anisoaddr.jsonl.xz`), aniso16 (normalized 16-bit texels and integer texels
+read as integers, `corpus/vectors/aniso16.jsonl.xz`), aniso16probe (impulse probes of the
+integer rounding, `corpus/aniso/aniso16probe.jsonl.xz`), seamless, seamcorner, seamtld4 (seamless cube maps,
 `corpus/vectors/seamless.jsonl.xz`), seamtld4int (`tld4` past cube corners of integer texels,
 `corpus/vectors/seamtld4int.jsonl.xz`).
 
@@ -949,6 +951,126 @@ def anisoaddr():
                     grads=gs, texels=texels)
 
 
+def aniso16():
+    """Anisotropic `tex.grad` (`maxAnisotropy` 2, 4, 16) of the formats whose weighted taps the
+    other families leave unmeasured: normalized `u16` and `s16` texels (linear and point texel
+    filtering, linear and nearest level filtering, clamped and wrapped), and integer texels
+    read as integers (`u8`, `s8`, `u16`, `s16`, `u32`, `s32`; point texel and nearest level
+    filtering, the only filtering CUDA allows them). Random textures, coordinates and gradient
+    pairs as the `aniso` family, plus textures of two neighbouring values (`.bin`: texels `a`
+    or `a + 1`, so that sums fall on and beside rounding boundaries, ties included) and of a
+    few extreme values (`.edge`)."""
+    fam = "aniso16"
+
+    def grad(w, h):
+        q = RNG.uniform(0, 2 * math.pi)
+        major = 2 ** RNG.uniform(-1, 5)
+        minor = major / 2 ** RNG.uniform(0, 5)
+        sk = RNG.uniform(-0.3, 0.3)
+        gx = (major * math.cos(q), major * math.sin(q))
+        gy = (minor * (-math.sin(q) + sk * math.cos(q)), minor * (math.cos(q) + sk * math.sin(q)))
+        if RNG.random() < 0.5:
+            gx, gy = gy, gx
+        return ((gx[0] / w, gx[1] / h), (gy[0] / w, gy[1] / h))
+
+    def texels_of(d, kind):
+        n = sum(nb for (_, _, _, nb) in mip_levels(d)) // T.ELEM[d["type"]]
+        bits = 8 * T.ELEM[d["type"]]
+        signed = d["type"][0] == "s"
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        if kind == "rand":
+            vals = [RNG.randint(lo, hi) for _ in range(n)]
+        elif kind == "small":
+            vals = [RNG.randint(-3 if signed else 0, 3) for _ in range(n)]
+        elif kind == "bin":
+            vals = []
+            while len(vals) < n:  # runs of 64 texels share their base `a`
+                a = RNG.randint(lo, hi - 1)
+                vals += [a + RNG.getrandbits(1) for _ in range(64)]
+            vals = vals[:n]
+        else:  # edge: the extremes, their neighbours and zero
+            pool = [lo, lo + 1, hi, hi - 1, 0, 1, -1 if signed else 2]
+            vals = [RNG.choice(pool) for _ in range(n)]
+        return [v & ((1 << bits) - 1) for v in vals]
+
+    # Normalized 16-bit texels: every filtering the interpreter models for the other formats.
+    for name, ty, kind, filt, mf, addr in [
+            ("u16x2", "u16", "rand", "linear", "linear", "clamp"),
+            ("s16x2", "s16", "rand", "linear", "linear", "clamp"),
+            ("u16x2.bin", "u16", "bin", "linear", "linear", "clamp"),
+            ("s16x2.bin", "s16", "bin", "linear", "linear", "clamp"),
+            ("s16x2.edge", "s16", "edge", "linear", "linear", "clamp"),
+            ("u16x2.edge", "u16", "edge", "linear", "linear", "clamp"),
+            ("u16x2.fpoint.bin", "u16", "bin", "point", "linear", "clamp"),
+            ("s16x2.fpoint.bin", "s16", "bin", "point", "linear", "clamp"),
+            ("u16x2.mpoint", "u16", "rand", "linear", "point", "clamp"),
+            ("s16x2.wrap", "s16", "rand", "linear", "linear", "wrap")]:
+        for a in [2, 4, 16]:
+            d = desc(ty, 2, (64, 64), 7, filt=filt, mipfilter=mf, addr=addr, read="normalized",
+                     aniso=a)
+            texels = texels_of(d, kind)
+            n = 512 if kind == "rand" and mf == "linear" and addr == "clamp" else 256
+            coords = [(RNG.uniform(-0.1, 1.1), RNG.uniform(-0.1, 1.1)) for _ in range(n)]
+            gs = [grad(64, 64) for _ in range(n)]
+            add("aniso16#%s.a%d" % (name, a), fam, d, "2d", "grad", coords, grads=gs,
+                texels=texels)
+    # Integer texels read as integers: point texel filtering, nearest level.
+    for name, ty, ch, kind in [
+            ("u8x4", "u8", 4, "rand"), ("s8x4", "s8", 4, "rand"),
+            ("u16x2", "u16", 2, "rand"), ("s16x2", "s16", 2, "rand"),
+            ("u32", "u32", 1, "rand"), ("s32", "s32", 1, "rand"),
+            ("u32x2.small", "u32", 2, "small"), ("s32x2.small", "s32", 2, "small"),
+            ("u8x4.bin", "u8", 4, "bin"), ("s16x2.bin", "s16", 2, "bin"),
+            ("u32x2.bin", "u32", 2, "bin"), ("s32x2.bin", "s32", 2, "bin"),
+            ("s8x4.edge", "s8", 4, "edge"), ("u32x2.edge", "u32", 2, "edge"),
+            ("s32x2.edge", "s32", 2, "edge")]:
+        for a in [2, 4, 16]:
+            d = desc(ty, ch, (64, 64), 7, filt="point", mipfilter="point", read="element",
+                     aniso=a)
+            texels = texels_of(d, kind)
+            n = 512 if kind == "rand" else 256
+            coords = [(RNG.uniform(-0.1, 1.1), RNG.uniform(-0.1, 1.1)) for _ in range(n)]
+            gs = [grad(64, 64) for _ in range(n)]
+            add("aniso16#int.%s.a%d" % (name, a), fam, d, "2d", "grad", coords, grads=gs,
+                texels=texels, dtype="s32" if ty[0] == "s" else "u32")
+
+
+def aniso16probe():
+    """Probes for `aniso16`: integer texels read as integers under point texel filtering with
+    an impulse texel (one texel `V`, the rest 0) over a grid of coordinates, so each fetch is
+    one tap's weight times `V` as the unit rounds it; and whether the runtime takes linear
+    level filtering of integer texels read as integers."""
+    fam = "aniso16probe"
+    for name, ty, dtype, v in [("u32.big", "u32", "u32", 0xFFFFFFFF), ("u32.k", "u32", "u32", 1000),
+                               ("s32.k", "s32", "s32", -1000), ("u32.3", "u32", "u32", 3),
+                               ("s32.3", "s32", "s32", -3), ("u16.k", "u16", "u32", 1000)]:
+        d = desc(ty, 1, (64, 64), 7, filt="point", mipfilter="point", read="element", aniso=16)
+        tex = []
+        for k, (w, h, dd, nb) in enumerate(mip_levels(d)):
+            lv = [0] * (w * h)
+            if k == 0:
+                lv[(h // 2) * w + w // 2] = v & ((1 << (8 * T.ELEM[ty])) - 1)
+            tex += lv
+        for gname, gx, gy in [("x3", (3.0, 0.0), (0.0, 1.0)), ("x5.5", (5.5, 0.0), (0.0, 1.0)),
+                              ("r30x6", (6 * math.cos(0.5236), 6 * math.sin(0.5236)),
+                               (-math.sin(0.5236), math.cos(0.5236))),
+                              ("x1.5", (1.5, 0.0), (0.0, 1.0))]:
+            w, h = d["dims"]
+            per = 8
+            coords = [((w // 2 + 0.5 + i / per) / w, (h // 2 + 0.5 + j / per) / h)
+                      for j in range(-2 * per, 2 * per) for i in range(-4 * per, 4 * per)]
+            g = ((gx[0] / w, gx[1] / h), (gy[0] / w, gy[1] / h))
+            add("a16p.imp.%s.%s" % (name, gname), fam, d, "2d", "grad", coords,
+                grads=[g] * len(coords), texels=tex, dtype=dtype)
+    d = desc("u32", 1, (64, 64), 7, filt="point", mipfilter="linear", read="element", aniso=16)
+    texels = [RNG.randrange(1000) for _ in range(sum(nb for (_, _, _, nb) in mip_levels(d)) // 4)]
+    coords = [(RNG.uniform(0, 1), RNG.uniform(0, 1)) for _ in range(256)]
+    add("a16p.mlinear.u32", fam, d, "2d", "grad", coords,
+        grads=[((RNG.uniform(-8, 8) / 64, RNG.uniform(-8, 8) / 64),
+                (RNG.uniform(-8, 8) / 64, RNG.uniform(-8, 8) / 64)) for _ in range(256)],
+        texels=texels, dtype="u32")
+
+
 def oglprobe():
     """`clamp_ogl` can only be named in a `.samplerref` of an independent-mode module: does the
     driver run one, and what does linear filtering read at the edges?"""
@@ -982,6 +1104,7 @@ T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
                    "seamcorner": seamcorner, "seamtld4": seamtld4,
                    "seamtld4int": seamtld4int, "anisoaddr": anisoaddr,
+                   "aniso16": aniso16, "aniso16probe": aniso16probe,
                    "anisoprobe": anisoprobe, "anisoprobe2": anisoprobe2,
                    "anisoprobe3": anisoprobe3, "anisoprobe4": anisoprobe4,
                    "aniso": aniso})
