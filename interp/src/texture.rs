@@ -939,23 +939,13 @@ fn weighted_sum(ws: &[i64], vs: &[f64], group: usize, p: u32, min_e: i32, shift:
     round_away(s, base, p, min_e)
 }
 
-/// One channel value of a texel as the filter reads it: for normalized integers, the texel
-/// widened to 16 bits (8-bit unsigned times 257), over the denominator 65535 or 32767; 8-bit
-/// signed texels stay as they are (-128 too), `filter` converts their weighted sum
-/// (`s8_filtered`); for floats, the value over 1.
-fn filter_value(f: Format, raw: u64) -> (f64, f64) {
-    let v = raw as i64;
+/// One channel value of an `f16` or `f32` texel (its raw bits) as the filter reads it.
+fn filter_value(f: Format, raw: u64) -> f64 {
     match f {
-        Format::U8 => ((v * 257) as f64, 65535.0),
-        Format::U16 => (v as f64, 65535.0),
-        Format::S8 => (v as f64, 32767.0),
-        Format::S16 => (v.max(-32767) as f64, 32767.0),
-        Format::F16 => (
-            f32::from_bits(float::convert_bits(raw, Fmt::F16, Fmt::F32, Rounding::Rn) as u32)
-                as f64,
-            1.0,
-        ),
-        _ => (f32::from_bits(raw as u32) as f64, 1.0),
+        Format::F16 => {
+            f32::from_bits(float::convert_bits(raw, Fmt::F16, Fmt::F32, Rounding::Rn) as u32) as f64
+        }
+        _ => f32::from_bits(raw as u32) as f64,
     }
 }
 
@@ -997,7 +987,13 @@ pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32
 /// 1/(256 T) of a tap's weight in 1/T (T 512 or 1024), so 1/2^18. The rules are the same,
 /// each sum taken exactly (`anisofit.py`, `fetch_f32`; the normalized `u8` and `s8` and the
 /// `f16` fetches of `anisoprobe4.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`, docs/INTERP.md
-/// "Anisotropic filtering").
+/// "Anisotropic filtering"), except that an anisotropic sum (`shift` above 16) takes a
+/// normalized `s16` texel of -32768 as it is (`aniso16.jsonl.xz`, `aniso16#s16x2.edge.*`:
+/// every one-level fetch; clamping it to -32767 first, as a bilinear tap does, misses a
+/// quarter). Integer texels read as integers (an anisotropic footprint's point-filtered taps,
+/// the only filtering they allow) are summed exactly and rounded once: down (toward minus
+/// infinity) for 32-bit channels, to nearest (half up) for 8- and 16-bit ones, as `tld4`
+/// rounds the spread past a cube's corner ([`corner_gather_int`]; `aniso16#int.*`).
 pub fn filter_in(
     t: &TextureArg,
     ws: &[i64],
@@ -1008,30 +1004,45 @@ pub fn filter_in(
     let f = t.layout.format;
     let n = f.bytes() as usize;
     let mut out = [0u32; 4];
+    // The weighted sum of whole texels `vs`, exact, in units of 1/2^shift.
+    let exact = |vs: &[i64]| -> i128 {
+        ws.iter()
+            .zip(vs)
+            .map(|(&w, &v)| w as i128 * v as i128)
+            .sum()
+    };
+    let half = 1i128 << (shift - 1).clamp(0, 100);
     for (ch, o) in out.iter_mut().enumerate().take(t.layout.channels as usize) {
-        let mut vs = Vec::with_capacity(ts.len());
-        let mut den = 1.0;
-        for b in ts {
-            let (v, d) = filter_value(f, f.raw(&b[ch * n..(ch + 1) * n]));
-            vs.push(v);
-            den = d;
-        }
+        let raws: Vec<i64> = ts
+            .iter()
+            .map(|b| f.raw(&b[ch * n..(ch + 1) * n]) as i64)
+            .collect();
         *o = if f.is_float() {
+            let vs: Vec<f64> = raws.iter().map(|&r| filter_value(f, r as u64)).collect();
             let (p, min_e) = if f == Format::F16 {
                 (11, -24)
             } else {
                 (24, -149)
             };
             (weighted_sum(ws, &vs, group, p, min_e, shift) as f32).to_bits()
+        } else if !t.sampler.normalized_read {
+            let s = exact(&raws);
+            let q = if n == 4 { s } else { s + half };
+            (q >> shift) as u32
         } else if f == Format::S8 {
-            let ts: Vec<i64> = vs.iter().map(|&v| v as i64).collect();
-            ((s8_filtered(ws, &ts, shift) as f64 / den).max(-1.0) as f32).to_bits()
+            ((s8_filtered(ws, &raws, shift) as f64 / 32767.0).max(-1.0) as f32).to_bits()
         } else {
-            // Exact in `f64`: 16-bit texels times weights below 2^24, a few hundred terms.
-            let s: f64 =
-                ws.iter().zip(&vs).map(|(&w, &v)| w as f64 * v).sum::<f64>() / 2f64.powi(shift);
-            let q = (s + 0.5).floor();
-            ((q / den).max(-1.0) as f32).to_bits()
+            // Widened to 16 bits: `u8` times 257; a bilinear sum clamps `s16` -32768 first.
+            let (vs, den): (Vec<i64>, f64) = match f {
+                Format::U8 => (raws.iter().map(|&v| v * 257).collect(), 65535.0),
+                Format::S16 if shift <= 16 => {
+                    (raws.iter().map(|&v| v.max(-32767)).collect(), 32767.0)
+                }
+                Format::S16 => (raws, 32767.0),
+                _ => (raws, 65535.0),
+            };
+            let q = (exact(&vs) + half) >> shift;
+            ((q as f64 / den).max(-1.0) as f32).to_bits()
         };
     }
     out

@@ -427,23 +427,82 @@ fn anisotropic_grad_reads_a_row_of_taps() {
     assert_eq!(aniso_grad(&a4, 0.9375), Ok(42.75));
     assert_eq!(aniso_grad(&format!("{a4},addr=mirror"), 0.9375), Ok(41.125));
     assert_eq!(aniso_grad(&format!("{a4},addr=border"), 0.9375), Ok(24.375));
-    // What is not measured is refused, not answered with an isotropic fetch: the rounding of
-    // 16-bit integer texels.
-    let e = run(
+}
+
+/// Word 0 of an anisotropic `tex.grad` (destination type `dtype`) at x = 4 texels of an 8 x 8
+/// texture of four levels whose every row of level 0 is `row` (`ty` texels, one channel; the
+/// other levels 0), with `aniso_grad`'s gradients: four taps of 1/4 on columns 2 to 5.
+fn aniso_row(spec: &str, ty: &str, dtype: &str, row: [i64; 8]) -> Result<u32, String> {
+    let bytes = match ty {
+        "u8" | "s8" => 1,
+        "u16" | "s16" => 2,
+        _ => 4,
+    };
+    let mut texels = Vec::new();
+    for i in 0..85 {
+        let v = if i < 64 { row[i % 8] } else { 0 };
+        texels.extend(&v.to_le_bytes()[..bytes]);
+    }
+    let body = format!(
         "mov.b32 %f1, 0f3F000000; mov.b32 %f2, 0f3F000000; mov.b32 %f3, 0f00000000;\n\
-         tex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd3, {%f1, %f1}], {%f2, %f3}, \
-         {%f3, %f2};",
-        vec![0; 170],
-        "buf=1,type=u16,ch=1,dims=8x8,levels=4,mipfilter=linear,filter=linear,\
-         read=normalized,aniso=4",
-    )
-    .unwrap_err();
-    assert!(e.contains("normalized 16-bit integer texels"), "{e}");
+         mov.b32 %f8, 0f3E000000;\n\
+         tex.grad.2d.v4.{dtype}.f32 {{%r4, %r5, %r6, %r7}}, [%rd3, {{%f1, %f1}}], {{%f2, %f3}}, \
+         {{%f3, %f8}};\n\
+         st.global.b32 [%rd1], %r4;"
+    );
+    let spec = format!("buf=1,type={ty},ch=1,dims=8x8,levels=4,aniso=4,{spec}");
+    Ok(run(&body, texels, &spec)?[0])
+}
+
+#[test]
+fn anisotropic_grad_rounds_16_bit_and_integer_texels() {
+    let norm = "mipfilter=linear,filter=point,read=normalized";
+    // Normalized 16-bit texels: the exact sum rounded half up to 1/65535 or 1/32767.
+    let u16n = |row| aniso_row(norm, "u16", "f32", row).map(f32::from_bits);
+    assert_eq!(u16n([0, 0, 1, 0, 0, 0, 0, 0]), Ok(0.0));
+    assert_eq!(u16n([0, 0, 1, 1, 0, 0, 0, 0]), Ok(1.0 / 65535.0));
+    // `s16` -32768 is summed as it is (a bilinear tap clamps it to -32767 first): -16384,
+    // not -16383.5 rounded half up to -16383.
+    let s16n = |row| aniso_row(norm, "s16", "f32", row).map(f32::from_bits);
+    assert_eq!(
+        s16n([0, 0, -32768, -32768, 0, 0, 0, 0]),
+        Ok(-16384.0 / 32767.0)
+    );
+    assert_eq!(s16n([0, 0, -32768, -32768, -32768, -32768, 0, 0]), Ok(-1.0));
+    // Integer texels read as integers (point texel and nearest level filtering): 32-bit
+    // channels rounded down, 8- and 16-bit ones half up.
+    let int = "mipfilter=point,filter=point";
+    assert_eq!(
+        aniso_row(int, "u32", "u32", [0, 0, 1, 1, 1, 0, 0, 0]),
+        Ok(0)
+    );
+    assert_eq!(
+        aniso_row(int, "s32", "s32", [0, 0, -1, 0, 0, 0, 0, 0]),
+        Ok(-1i32 as u32)
+    );
+    assert_eq!(
+        aniso_row(int, "u32", "u32", [0, 0, -1, -1, -1, -1, 0, 0]),
+        Ok(u32::MAX)
+    );
+    assert_eq!(
+        aniso_row(int, "u16", "u32", [0, 0, 1, 1, 0, 0, 0, 0]),
+        Ok(1)
+    );
+    assert_eq!(aniso_row(int, "u8", "u32", [0, 0, 1, 0, 0, 0, 0, 0]), Ok(0));
+    assert_eq!(
+        aniso_row(int, "s8", "s32", [0, 0, -1, -1, 0, 0, 0, 0]),
+        Ok(0)
+    );
+    assert_eq!(
+        aniso_row(int, "s16", "s32", [0, 0, -1, -1, -1, 0, 0, 0]),
+        Ok(-1i32 as u32)
+    );
 }
 
 /// Anisotropic `tex.grad` takes any gradients and coordinates: zero, subnormal, huge,
 /// infinite and NaN components in every combination give a value (no error, no panic), with
-/// linear and point texel filtering, clamped and wrapped addressing, `f32` and `u8` texels.
+/// linear and point texel filtering, clamped and wrapped addressing, `f32`, normalized `u8`
+/// and `s16` texels, and `u32` and `s32` texels read as integers.
 #[test]
 fn anisotropic_grad_takes_any_operands() {
     let vals: [f32; 11] = [
@@ -488,13 +547,16 @@ fn anisotropic_grad_takes_any_operands() {
     let f32_tex: Vec<u8> = f32s(&(0..85).map(|i| i as f32 - 40.0).collect::<Vec<_>>());
     let u8_tex: Vec<u8> = (0..85 * 4).map(|i| (i * 37 % 256) as u8).collect();
     for spec in [
-        "type=f32,ch=1,filter=linear",
-        "type=f32,ch=1,filter=point,addr=wrap",
-        "type=u8,ch=4,filter=linear,read=normalized,addr=wrap/clamp",
+        "type=f32,ch=1,filter=linear,mipfilter=linear",
+        "type=f32,ch=1,filter=point,addr=wrap,mipfilter=linear",
+        "type=u8,ch=4,filter=linear,read=normalized,addr=wrap/clamp,mipfilter=linear",
+        "type=s16,ch=2,filter=linear,read=normalized,mipfilter=linear",
+        "type=s32,ch=1,filter=point,addr=wrap,mipfilter=point",
+        "type=u32,ch=1,filter=point,mipfilter=point",
     ] {
         for a in [2, 16] {
-            let spec = format!("buf=2,{spec},dims=8x8,levels=4,mipfilter=linear,aniso={a}");
-            let tex = if spec.contains("u8") {
+            let spec = format!("buf=2,{spec},dims=8x8,levels=4,aniso={a}");
+            let tex = if spec.contains("u8") || spec.contains("s16") {
                 &u8_tex
             } else {
                 &f32_tex

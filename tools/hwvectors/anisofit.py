@@ -29,9 +29,12 @@ the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Run
 - `fetch`: `fetch_f32` for the other formats and settings the interpreter models (the
   bilinear rules of each format with the footprint's weights, sums exact): `f16` (taps
   truncated to 14 bits below their largest, rounded to f16), normalized `u8` (widened to 16
-  bits, rounded half up to 1/65535), normalized `s8` (the bilinear `s8` rule of a fractional
-  sum), wrapped addressing, point texel filtering (each tap the texel its position, rounded
-  down to 1/256, falls in) and nearest level filtering (`check_formats`).
+  bits, rounded half up to 1/65535), normalized `u16` and `s16` (summed as they are, -32768
+  too, rounded half up to 1/65535 or 1/32767), normalized `s8` (the bilinear `s8` rule of a
+  fractional sum), integer texels read as integers (the exact sum rounded down for 32-bit
+  channels, half up for 8- and 16-bit ones), wrapped addressing, point texel filtering (each
+  tap the texel its position, rounded down to 1/256, falls in) and nearest level filtering
+  (`check_formats`; the 16-bit and integer formats on `corpus/vectors/aniso16.jsonl.xz`).
 
     python3 tools/hwvectors/anisofit.py [corpus/aniso]
 """
@@ -459,9 +462,9 @@ def fetch_f32(levels, u, v, gxn, gyn, aniso, bits=27):
     return round_away(s), len(fps)
 
 
-def fetch(levels, u, v, gxn, gyn, aniso, fmt="f32", wrap=False, point=False, nearest=False):
-    """One channel of a fetch as the interpreter forms it (`interp/src/exec/texture.rs`,
-    `aniso_fetch`): (value, levels read). `levels` hold the channel's texels (`f16` values,
+def fetch_groups(levels, u, v, gxn, gyn, aniso, wrap=False, point=False, nearest=False):
+    """The weighted texels of one channel of a fetch, one group per tap (weights as fractions
+    of 1), and the number of levels read. `levels` hold the channel's texels (`f16` values,
     or the `u8`/`s8` integers); `wrap` leaves the positions unclamped and wraps the texels;
     `point` reads, at each tap's whole weight, the texel its position (the coordinate rounded
     down to 1/256 plus the offset) falls in; `nearest` reads the nearest level alone, with the
@@ -497,13 +500,30 @@ def fetch(levels, u, v, gxn, gyn, aniso, fmt="f32", wrap=False, point=False, nea
                 x, y = min(max(x, 0), 256 * (w - 1)), min(max(y, 0), 256 * (h - 1))
             groups.append([(Fraction(ww, t), at((x >> 8) + dx, (y >> 8) + dy))
                            for (dx, dy), ww in split(wt, x & 255, y & 255).items() if ww])
-    if fmt == "u8":
-        s = sum((ww * 257 * int(val) for g in groups for ww, val in g), Fraction(0))
-        return float(np.float32(math.floor(s + Fraction(1, 2)) / 65535)), len(fps)
+    return groups, len(fps)
+
+
+def fetch(levels, u, v, gxn, gyn, aniso, fmt="f32", integer=False, **kw):
+    """One channel of a fetch as the interpreter forms it (`interp/src/exec/texture.rs`,
+    `aniso_fetch`): (value, levels read); `fetch_groups` says what `levels` and `kw` are.
+    `integer`: the texels are read as integers (the value an integer)."""
+    groups, nl = fetch_groups(levels, u, v, gxn, gyn, aniso, **kw)
+    if integer:
+        # The exact sum rounded down for 32-bit channels, half up for 8- and 16-bit ones.
+        s = sum((ww * int(val) for g in groups for ww, val in g), Fraction(0))
+        return math.floor(s if fmt in ("u32", "s32") else s + Fraction(1, 2)), nl
+    if fmt in ("u8", "u16"):
+        k = 257 if fmt == "u8" else 1
+        s = sum((ww * k * int(val) for g in groups for ww, val in g), Fraction(0))
+        return float(np.float32(math.floor(s + Fraction(1, 2)) / 65535)), nl
+    if fmt == "s16":
+        # -32768 summed as it is (a bilinear tap clamps it to -32767 first).
+        s = sum((ww * int(val) for g in groups for ww, val in g), Fraction(0))
+        return float(np.float32(max(math.floor(s + Fraction(1, 2)) / 32767, -1.0))), nl
     if fmt == "s8":
         s = sum((ww * 256 * int(val) for g in groups for ww, val in g), Fraction(0))
         q = math.floor((129 * s + 16 * math.floor(s / 4096) + 64) / 128)
-        return float(np.float32(max(q / 32767, -1.0))), len(fps)
+        return float(np.float32(max(q / 32767, -1.0))), nl
     bits, p = (14, 11) if fmt == "f16" else (27, 24)
     s = Fraction(0)
     for g in groups:
@@ -511,7 +531,7 @@ def fetch(levels, u, v, gxn, gyn, aniso, fmt="f32", wrap=False, point=False, nea
         if nz:
             unit = 2.0 ** (math.frexp(max(nz))[1] - 1 - bits)
             s += sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in g), Fraction(0))
-    return round_away(s, p, -24 if fmt == "f16" else -149), len(fps)
+    return round_away(s, p, -24 if fmt == "f16" else -149), nl
 
 
 def levels_of(c):
@@ -521,7 +541,11 @@ def levels_of(c):
     vals = {"f32": lambda: np.array(raw, np.uint32).view(np.float32),
             "f16": lambda: np.array(raw, np.uint16).view(np.float16),
             "u8": lambda: np.array(raw, np.int64),
-            "s8": lambda: np.array([x - 256 if x >= 128 else x for x in raw], np.int64)}
+            "s8": lambda: np.array([x - 256 if x >= 128 else x for x in raw], np.int64),
+            "u16": lambda: np.array(raw, np.int64),
+            "s16": lambda: np.array([x - 65536 if x >= 32768 else x for x in raw], np.int64),
+            "u32": lambda: np.array(raw, np.int64),
+            "s32": lambda: np.array([x - 2 ** 32 if x >= 2 ** 31 else x for x in raw], np.int64)}
     tx = vals[d["type"]]().astype(np.float64)
     n, (w, h) = d["channels"], d["dims"]
     out, p = [[] for _ in range(n)], 0
@@ -542,24 +566,35 @@ def check_formats(root):
             ("/anisoprobe6.rand.jsonl.xz", "ap6.rand#f16x2.", {}),
             ("/../vectors/aniso.jsonl.xz", "aniso.grad#u8x4.wrap.", {"wrap": True}),
             ("/../vectors/aniso.jsonl.xz", "aniso.grad#f32.fpoint.", {"point": True}),
-            ("/../vectors/aniso.jsonl.xz", "aniso.grad#f32.mpoint.", {"nearest": True})]
+            ("/../vectors/aniso.jsonl.xz", "aniso.grad#f32.mpoint.", {"nearest": True}),
+            ("/../vectors/aniso16.jsonl.xz", "aniso16#", None)]
     for path, prefix, kw in sets:
         for name, c in load(root + path).items():
             if not name.startswith(prefix) or name.startswith("ap4.val.f32"):
                 continue
             d = c["textures"][0]
+            if kw is None:  # aniso16: the settings from the name
+                kw0 = {"point": ".fpoint." in name, "nearest": ".mpoint." in name,
+                       "wrap": ".wrap." in name}
+                if "#int." in name:
+                    kw0.update(point=True, nearest=True, integer=True)
+            else:
+                kw0 = kw
             lv = levels_of(c)
             co = words(c["args"][1]["hex"]).reshape(-1, 4)
             g = words(c["args"][2]["hex"]).reshape(-1, 8)
             got = outs(c)
+            if kw0.get("integer"):
+                raw = np.array([int(h, 16) for h in c["out"]["hex"]], np.int64).reshape(-1, 4)
+                got = raw - (raw >= 2 ** 31) * 2 ** 32 if d["type"][0] == "s" else raw
             cnt = {1: [0, 0], 2: [0, 0]}
             for i in range(len(got)):
                 ok, n = True, 1
                 for ch in range(d["channels"]):
                     r, n = fetch(lv[ch], float(co[i, 0]), float(co[i, 1]),
                                  [float(g[i, 0]), float(g[i, 1])], [float(g[i, 4]), float(g[i, 5])],
-                                 d["aniso"], d["type"], **kw)
-                    ok = ok and r == float(got[i, ch])
+                                 d["aniso"], d["type"], **kw0)
+                    ok = ok and r == got[i, ch]
                 cnt[n][1] += 1
                 cnt[n][0] += ok
             print("fetch       tex.grad  %-26s one level: %4d of %4d agree, two levels: %4d of %4d"

@@ -773,28 +773,6 @@ fn as_dtype(t: &TextureArg, dtype: Type, v: [u32; 4]) -> Vec<u64> {
     }
 }
 
-/// Whether `tex.grad` of the anisotropic texture `t` is modelled: the footprint and the
-/// rounding of its weighted taps are fitted for `f32`, `f16` and normalized `u8` and `s8`
-/// texels, each texel of each tap addressed as the sampler says (`tools/hwvectors/anisofit.py`,
-/// docs/INTERP.md "Anisotropic filtering"); the other formats answer `Unsupported` rather than
-/// a guess.
-fn aniso_modelled(x: &Ctx<'_, '_>, t: &TextureArg) -> Result<(), Error> {
-    let a = t.sampler.mip.aniso;
-    let what = match (t.layout.format, t.sampler.normalized_read) {
-        (tx::Format::F32 | tx::Format::F16, _) | (tx::Format::U8 | tx::Format::S8, true) => None,
-        (tx::Format::U16 | tx::Format::S16, true) => Some("normalized 16-bit integer texels"),
-        _ => Some("integer texels read as integers"),
-    };
-    if let Some(what) = what {
-        return Err(x.unsupported(format!(
-            "tex.grad with anisotropic filtering (aniso={a}) of {what}: the footprint is \
-             modelled, but how its weighted taps are summed is measured for `f32`, `f16` and \
-             normalized 8-bit texels only"
-        )));
-    }
-    Ok(())
-}
-
 /// The level of detail a `tex` asks for: `.level`'s operand, `.grad`'s gradients (scaled to
 /// level-0 texels as the coordinates are), or level 0. A cube map's gradients are taken in
 /// its face's coordinates: divided by the major axis, as the direction is.
@@ -811,10 +789,9 @@ fn lod_of(
         [o] if co.int => Ok(tx::Lod::Index(x.get(o, l)? as u32 as i32 as i64)),
         [o] => Ok(tx::Lod::Level(f32::from_bits(x.get(o, l)? as u32))),
         [a, b] => {
+            // Every format's weighted taps are measured (docs/INTERP.md "Anisotropic
+            // filtering", `tx::filter_in`).
             let aniso = t.sampler.mip.aniso > 1;
-            if aniso {
-                aniso_modelled(x, t)?;
-            }
             let n = if t.layout.cube { 3 } else { co.n };
             let grad = |o: &Opnd| -> Result<Vec<f32>, Error> {
                 let items: &[Opnd] = match o {
