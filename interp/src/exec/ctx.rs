@@ -702,24 +702,6 @@ impl<'a, 'p> Ctx<'a, 'p> {
             .add(crate::check::Class::Init, fid, pc, || finding);
     }
 
-    /// The `init` and `race` checks of an access to CTA `rank`'s shared memory at `off`, for
-    /// the accesses that skip [`Ctx::access`] (`exec/direct.rs`).
-    pub(crate) fn check_shared(
-        &mut self,
-        rank: u32,
-        off: u32,
-        size: usize,
-        lane: usize,
-        write: bool,
-    ) {
-        if self.m.checks.init {
-            self.init_shared(rank, off, size, lane, write);
-        }
-        if self.cl.race.is_some() {
-            self.race_shared(rank, off, size, lane, write);
-        }
-    }
-
     /// The `race` check of one access to shared or global memory (`exec/race.rs`).
     fn race_check(&mut self, space: AddrSpace, addr: u64, size: usize, lane: usize, write: bool) {
         match self.locate(space, addr) {
@@ -834,6 +816,31 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// strong accesses synchronise, plain ones are checked against the accesses nothing
     /// orders before them.
     fn race_shared(&mut self, rank: u32, off: u32, size: usize, lane: usize, write: bool) {
+        self.race_shared_lanes(&[(lane as u8, rank, off)], size, write);
+    }
+
+    /// The `init` and `race` checks of the executing lanes' accesses to shared memory, (lane,
+    /// CTA rank, offset) in `lanes`, for the accesses that skip [`Ctx::access`]
+    /// (`exec/direct.rs`): the race check's shared work is done once for the warp.
+    pub(crate) fn check_shared_lanes(
+        &mut self,
+        lanes: &[(u8, u32, u32)],
+        size: usize,
+        write: bool,
+    ) {
+        if self.m.checks.init {
+            for &(lane, rank, off) in lanes {
+                self.init_shared(rank, off, size, lane as usize, write);
+            }
+        }
+        if self.cl.race.is_some() {
+            self.race_shared_lanes(lanes, size, write);
+        }
+    }
+
+    /// [`Ctx::race_shared`] for the executing lanes of one access, (lane, CTA rank, offset) in
+    /// `lanes`.
+    fn race_shared_lanes(&mut self, lanes: &[(u8, u32, u32)], size: usize, write: bool) {
         let strong = self.atomic_or_strong();
         let prog = self.m.prog;
         let block = self.m.block;
@@ -841,21 +848,23 @@ impl<'a, 'p> Ctx<'a, 'p> {
         // The execution of the instruction (lanes of one warp race only across executions).
         let step = self.m.stats.warp_instructions as u32;
         let ctaid = self.cl.ctaid.get(cta as usize).copied().unwrap_or_default();
-        let tid = self.w.tid[lane & 31];
+        let tids = &self.w.tid;
         let Some(rc) = self.cl.race.as_mut() else {
             return;
         };
         let w = rc.warp_id(cta, index);
         if strong {
-            rc.sync_access(w, rank, off);
+            for &(_, rank, off) in lanes {
+                rc.sync_access(w, rank, off);
+            }
             return;
         }
         let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
         let site = |f: u32, pc: u32| prog.site(f, pc);
         let tid_of = |w: u32, lane: u8| tid_in_block(block, wpc, w, lane);
-        let thread = Thread {
+        let thread = |lane: u8| Thread {
             ctaid,
-            tid,
+            tid: tids[lane as usize & 31],
             lane: lane as u32,
         };
         rc.access(
@@ -865,8 +874,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             w,
             func,
             pc,
-            rank,
-            off,
+            lanes,
             size as u32,
             write,
             step,

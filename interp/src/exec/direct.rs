@@ -148,10 +148,16 @@ fn resolve(
     }
     if shared_checked {
         // Every lane resolved: the access happens here, so the checks see it here.
+        let mut checked = [(0u8, 0u32, 0u32); 32];
+        let mut n = 0;
         for l in lanes(e) {
             if let At::Shared(rank, off) = at[l] {
-                x.check_shared(rank, off, total, l, write);
+                checked[n] = (l as u8, rank, off);
+                n += 1;
             }
+        }
+        if n > 0 {
+            x.check_shared_lanes(&checked[..n], total, write);
         }
     }
     Some(())

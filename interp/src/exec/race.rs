@@ -38,6 +38,7 @@
 use crate::check::{Class, Finding};
 use crate::error::{Site, Thread};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 /// A warp's index in its cluster: `cta * warps_per_cta + warp`.
 pub type WarpId = u32;
@@ -45,7 +46,9 @@ pub type WarpId = u32;
 /// One access remembered in a shadow word.
 #[derive(Clone, Copy, Debug)]
 struct Access {
-    warp: WarpId,
+    /// The clock's index (a cluster has at most 16 CTAs of 32 warps, each with a proxy clock:
+    /// 1,024 clocks).
+    warp: u16,
     clock: u32,
     /// Bytes of the word it touched.
     mask: u8,
@@ -64,7 +67,14 @@ struct Access {
 #[derive(Clone, Debug, Default)]
 struct Word {
     write: Option<Access>,
-    reads: Vec<Access>,
+    /// Mostly one warp's: kept inline, so that a word costs no allocation of its own.
+    reads: SmallVec<[Access; 1]>,
+}
+
+impl Access {
+    fn warp(&self) -> WarpId {
+        WarpId::from(self.warp)
+    }
 }
 
 impl Word {
@@ -90,6 +100,28 @@ impl Word {
         // Another lane of this warp did the same in this execution (these bytes included):
         // nothing new to check; the lane joins the access.
         let same = |a: &Access| a.warp == w && a.step == step && mask & !a.mask == 0;
+        // Every access the word remembers is this thread's own, since nothing ordered its
+        // warp's lanes (a loop over a thread's own words): ordered by program order, so there is
+        // nothing to check, and the word keeps what the general path below would keep.
+        let mine = |a: &Access| a.warp == w && a.clock == clock && a.lanes == bit;
+        if self.write.as_ref().is_none_or(mine) {
+            match self.reads.as_slice() {
+                [] if write => {
+                    self.write = Some(me);
+                    return None;
+                }
+                [r] if mine(r) => {
+                    if write {
+                        self.write = Some(me);
+                        self.reads.clear();
+                    } else {
+                        self.reads[0] = me;
+                    }
+                    return None;
+                }
+                _ => {}
+            }
+        }
         if write {
             if self.reads.is_empty() {
                 if let Some(a) = self.write.as_mut().filter(|a| same(a)) {
@@ -97,7 +129,7 @@ impl Word {
                     return None;
                 }
             }
-        } else if let Some(a) = self.reads.last_mut().filter(|a| same(a)) {
+        } else if let Some(a) = self.reads.iter_mut().find(|a| same(a)) {
             a.lanes |= bit;
             // The write may be another lane's of this warp, unordered for this lane only.
             return self
@@ -124,13 +156,16 @@ impl Word {
         if write {
             self.write = Some(me);
             self.reads.clear();
-        } else if !(self.reads.len() == 1 && self.reads[0].warp == w) {
-            // Keep only the reads of other warps not known to come before this one (one per
-            // warp: this one stands for its warp's).
-            self.reads.retain(|a| a.warp != w && !before(a));
-            self.reads.push(me);
+        } else if let Some(a) = self.reads.iter_mut().find(|a| a.warp == w) {
+            // One read per warp: this one stands for its warp's. Reads of other warps known
+            // to come before it stay until the next write: a later access unordered with one
+            // of them is unordered with this one too (the clocks are joined transitively), so
+            // keeping them changes at most which read a finding names.
+            *a = me;
         } else {
-            self.reads[0] = me;
+            // Keep only the reads of other warps not known to come before this one.
+            self.reads.retain(|a| !before(a));
+            self.reads.push(me);
         }
         found
     }
@@ -182,7 +217,11 @@ pub struct Race {
     /// CTA ids of the cluster's CTAs, for findings.
     ctaid: Vec<[u32; 3]>,
     /// The global words the cluster's plain accesses touched, by page.
-    gwords: Pages<GWord>,
+    gwords: Pages<Word>,
+    /// Their summaries for the check between clusters (writes, reads), by the index of the
+    /// word in `gwords`: apart, since a repeated access rarely changes its summary, so that
+    /// the shadows the check reads stay dense in the cache.
+    gsum: Vec<[Sum; 2]>,
     /// What the cluster's global synchronising operations released (one join for all of them:
     /// see [`Race::global_sync`]).
     gjoin: Vec<u32>,
@@ -215,6 +254,7 @@ impl Race {
                 .collect(),
             ctaid,
             gwords: Pages::default(),
+            gsum: Vec::new(),
             gjoin: vec![0; nw],
             gsyncs: None,
         }
@@ -258,6 +298,7 @@ impl Race {
         }
         self.ctaid = ctaid;
         self.gwords.clear();
+        self.gsum.clear();
         self.gjoin.fill(0);
         self.gsyncs = None;
         true
@@ -418,7 +459,7 @@ impl Race {
                 continue;
             };
             let me = Access {
-                warp: w,
+                warp: w as u16,
                 clock: vcw[w as usize],
                 mask: byte_mask(word as u64, off as u64, end as u64),
                 lane,
@@ -433,36 +474,60 @@ impl Race {
         found
     }
 
-    /// [`Race::check`] for an executing lane, recording a finding.
+    /// [`Race::check`] for the executing lanes of one access by warp `w`, (lane, CTA rank,
+    /// offset) in `lanes` (`thread` names a lane's thread), recording the findings.
     #[allow(clippy::too_many_arguments)]
     pub fn access(
         &mut self,
         findings: &mut crate::check::Findings,
         site: impl Fn(u32, u32) -> Site,
-        thread: Thread,
+        thread: impl Fn(u8) -> Thread,
         w: WarpId,
         func: u32,
         pc: u32,
-        rank: u32,
-        off: u32,
+        lanes: &[(u8, u32, u32)],
         size: u32,
         write: bool,
         step: u32,
         tid_of: impl Fn(WarpId, u8) -> [u32; 3],
     ) {
-        let lane = thread.lane as u8;
-        let Some((kind, other)) = self.check(w, lane, func, pc, rank, off, size, write, step)
-        else {
-            return;
-        };
-        let them = self.thread_of(other, tid_of);
+        for &(lane, rank, off) in lanes {
+            let Some((kind, other)) = self.check(w, lane, func, pc, rank, off, size, write, step)
+            else {
+                continue;
+            };
+            let them = self.thread_of(other, &tid_of);
+            let thread = thread(lane);
+            self.report_shared(
+                findings, &site, thread, them, w, other, kind, func, pc, rank, off,
+            );
+        }
+    }
+
+    /// Records the race of the access at instruction `pc` of function `func` by `thread` (warp
+    /// `w`) to CTA `rank`'s shared memory at `off` with the earlier access `other`, by `them`.
+    #[allow(clippy::too_many_arguments)]
+    fn report_shared(
+        &self,
+        findings: &mut crate::check::Findings,
+        site: impl Fn(u32, u32) -> Site,
+        thread: Thread,
+        them: Thread,
+        w: WarpId,
+        other: Access,
+        kind: &'static str,
+        func: u32,
+        pc: u32,
+        rank: u32,
+        off: u32,
+    ) {
         findings.add(Class::Race, func, pc, || Finding {
             class: Class::Race,
             what: format!(
                 "{kind} hazard on shared memory (CTA rank {rank}) with {} at {}, which {} before it",
                 self.other(w, other, &them),
                 site(other.func, other.pc),
-                if self.is_proxy(other.warp) {
+                if self.is_proxy(other.warp()) {
                     "no wait for its completion (its mbarrier's phase, a wait_group) orders"
                 } else {
                     "no barrier, mbarrier or atomic orders"
@@ -479,10 +544,10 @@ impl Race {
     /// The thread of the cluster that made access `a` (for an access of an asynchronous
     /// proxy, the thread that issued the operation).
     fn thread_of(&self, a: Access, tid_of: impl Fn(WarpId, u8) -> [u32; 3]) -> Thread {
-        let warp = if self.is_proxy(a.warp) {
-            a.warp - self.warps as WarpId
+        let warp = if self.is_proxy(a.warp()) {
+            a.warp() - self.warps as WarpId
         } else {
-            a.warp
+            a.warp()
         };
         let ctaid = self
             .ctaid
@@ -498,7 +563,7 @@ impl Race {
 
     /// How a finding names the other access `a`'s thread `them`.
     fn other(&self, w: WarpId, a: Access, them: &Thread) -> String {
-        if self.is_proxy(a.warp) {
+        if self.is_proxy(a.warp()) {
             format!("the asynchronous operation that {them} issued")
         } else {
             format!("{them}{}", same_warp(w, a))
@@ -575,7 +640,7 @@ impl Race {
                 break;
             };
             let me = Access {
-                warp: p,
+                warp: p as u16,
                 clock: vcp[p as usize],
                 mask: byte_mask(word as u64, off as u64, end as u64),
                 lane: thread.lane as u8,
@@ -693,15 +758,23 @@ impl Race {
             let last = ((end - 1) / 4).min(first + 15);
             let mut found = None;
             for word in first..=last {
-                let Some(cell) = self
+                let Some(i) = self
                     .gwords
-                    .get_or_add(word, MAX_CLUSTER_WORDS, || charge(GWORD_BYTES * PAGE))
+                    .index_of(word, MAX_CLUSTER_WORDS, || charge(GWORD_BYTES * PAGE))
+                else {
+                    continue;
+                };
+                if self.gsum.len() < self.gwords.slots.len() {
+                    self.gsum
+                        .resize(self.gwords.slots.len(), Default::default());
+                }
+                let (Some(cell), Some(sum)) = (self.gwords.slots.get_mut(i), self.gsum.get_mut(i))
                 else {
                     continue;
                 };
                 let mask = byte_mask(word, addr, end);
                 let me = Access {
-                    warp: w,
+                    warp: w as u16,
                     clock,
                     mask,
                     lane,
@@ -710,15 +783,22 @@ impl Race {
                     step,
                     lanes: 1 << (lane & 31),
                 };
-                let cap = cell.word.reads.capacity();
-                found = found.or(cell.word.check(me, vcw, write));
-                let grown = cell.word.reads.capacity().saturating_sub(cap);
+                let heap = |w: &Word| {
+                    if w.reads.spilled() {
+                        w.reads.capacity()
+                    } else {
+                        0
+                    }
+                };
+                let cap = heap(cell);
+                found = found.or(cell.check(me, vcw, write));
+                let grown = heap(cell).saturating_sub(cap);
                 if grown > 0 {
                     // The reads kept are at most one per warp of the cluster: bounded, charged
                     // as they grow (a refusal leaves the budget to report the next allocation).
                     charge((grown * std::mem::size_of::<Access>()) as u64);
                 }
-                cell.sum[kind].note(Rep { mask, tid, ..at }, syncs);
+                sum[kind].note(Rep { mask, tid, ..at }, syncs);
             }
             let Some((kind, other)) = found else {
                 continue;
@@ -745,7 +825,7 @@ impl Race {
 /// How a finding names an access of the same warp: lanes of one warp race only where no
 /// `bar.warp.sync` (`__syncwarp`) or other ordering came between them.
 fn same_warp(w: WarpId, other: Access) -> &'static str {
-    if other.warp == w {
+    if other.warp() == w {
         " (a lane of the same warp, with no bar.warp.sync between)"
     } else {
         ""
@@ -799,6 +879,13 @@ impl<T: Default + Clone> Pages<T> {
     /// Word `word`'s entry, its page added when missing if the map holds fewer than `max`
     /// words and `add` (asking the launch's budget for the page) agrees; `None` otherwise.
     fn get_or_add(&mut self, word: u64, max: usize, add: impl FnOnce() -> bool) -> Option<&mut T> {
+        let i = self.index_of(word, max, add)?;
+        self.slots.get_mut(i)
+    }
+
+    /// [`Pages::get_or_add`]'s index into the pages' words.
+    #[inline(always)]
+    fn index_of(&mut self, word: u64, max: usize, add: impl FnOnce() -> bool) -> Option<usize> {
         let page = word / PAGE;
         let base = match self.last {
             Some((p, b)) if p == page => b,
@@ -820,7 +907,7 @@ impl<T: Default + Clone> Pages<T> {
                 b
             }
         };
-        self.slots.get_mut(base as usize + (word % PAGE) as usize)
+        Some(base as usize + (word % PAGE) as usize)
     }
 
     /// The pages, as (page number, index of the first word), in address order.
@@ -840,7 +927,8 @@ impl<T: Default + Clone> Pages<T> {
 
 /// Host bytes charged for a global word a cluster tracks (its shadow, its summary and the
 /// hash table's share).
-pub const GWORD_BYTES: u64 = (std::mem::size_of::<GWord>() + 16) as u64;
+pub const GWORD_BYTES: u64 =
+    (std::mem::size_of::<Word>() + std::mem::size_of::<[Sum; 2]>() + 16) as u64;
 
 /// Host bytes charged for a global word of the launch's table.
 pub const GRID_WORD_BYTES: u64 = (std::mem::size_of::<[Sum; 2]>() + 16) as u64;
@@ -888,9 +976,12 @@ impl Sum {
     /// (the first's and the last's indices).
     #[inline(always)]
     fn note(&mut self, r: Rep, syncs: Option<(u64, u64)>) {
-        if syncs.is_none() && self.hi == r && self.late.some() {
-            // A repeat of the latest access with no synchronising operation yet (a loop over
-            // the same word): `early` and `hi` already hold it, `lo` and `late` stay.
+        let again = |h: &Rep| h.e == r.e && h.cta == r.cta && h.tid == r.tid && h.mask == r.mask;
+        if syncs.is_none() && again(&self.hi) && self.late.some() {
+            // A repeat of the latest access's thread, bytes and epoch with no synchronising
+            // operation yet (a loop over the same word): `early` and `hi` already hold an
+            // access the rule of [`Grid`] cannot tell from it (it looks at epochs and bytes
+            // only), `lo` and `late` stay.
             return;
         }
         if !self.lo.some() {
@@ -905,14 +996,6 @@ impl Sum {
             self.late = r;
         }
     }
-}
-
-/// What a cluster's race state keeps of a global word.
-#[derive(Clone, Debug, Default)]
-pub struct GWord {
-    word: Word,
-    /// Writes, reads.
-    sum: [Sum; 2],
 }
 
 /// Whether executing `d` (whose source form is `i`) can order accesses of different clusters,
@@ -1065,15 +1148,15 @@ impl Grid {
     ) {
         for (page, base) in rc.gwords.sorted() {
             for i in 0..PAGE {
-                let Some(gw) = rc.gwords.slots.get(base as usize + i as usize) else {
+                let Some(sum) = rc.gsum.get(base as usize + i as usize) else {
                     continue;
                 };
-                if !gw.sum[0].lo.some() && !gw.sum[1].lo.some() {
+                if !sum[0].lo.some() && !sum[1].lo.some() {
                     // A word of the page that the cluster did not touch.
                     continue;
                 }
                 let key = page * PAGE + i;
-                let mut b = gw.sum;
+                let mut b = *sum;
                 for s in &mut b {
                     // `late` holds only if no synchronising operation of the cluster followed
                     // it.
