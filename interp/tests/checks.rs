@@ -1530,3 +1530,37 @@ fn cp_async_data_of_another_warp_needs_a_barrier() {
         "{races:?}"
     );
 }
+
+/// Lane 0 of warp 0 stores a shared word; every lane of warp 1 reads it (a broadcast, which
+/// the race check takes as one access of the lanes together): `SYNC` orders them, if
+/// anything.
+const BROADCAST: &str = "
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .shared .align 4 .b32 v[2];
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 st.shared.u32 [v+4], 7;
+  SYNC
+  setp.ge.u32 %p1, %r1, 32;
+  @%p1 ld.shared.v2.u32 {%r2, %r3}, [v];
+  ret;
+}
+";
+
+#[test]
+fn broadcast_read_races_once_per_execution() {
+    let racy = program(&BROADCAST.replace("SYNC", ""));
+    let f = findings(&racy, "k", 64, &[4], &[], race());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].what.contains("read-after-write"), "{}", f[0].what);
+    let tids: Vec<u32> = f[0].threads.iter().map(|t| t.tid[0]).collect();
+    assert_eq!(tids, [32, 0]);
+    assert_eq!(f[0].addr, Some(0));
+    // The lanes after the first join its access, as one by one they would.
+    assert_eq!(f[0].count, 1);
+    let synced = program(&BROADCAST.replace("SYNC", "bar.sync 0;"));
+    assert!(findings(&synced, "k", 64, &[4], &[], race()).is_empty());
+}

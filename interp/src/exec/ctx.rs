@@ -783,13 +783,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             ok
         };
         let w = rc.warp_id(cta, index);
-        let mut batch = [(0u8, 0u64, 0u16); 32];
-        let mut n = 0;
-        for (b, &(lane, a)) in batch.iter_mut().zip(lanes) {
-            let tid = tids[lane as usize & 31];
-            *b = (lane, a, linear(tid, block) as u16);
-            n += 1;
-        }
+        let tid = |lane: u8| linear(tids[lane as usize & 31], block) as u16;
         let thread = |lane: u8| Thread {
             ctaid,
             tid: tids[lane as usize & 31],
@@ -802,7 +796,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
             w,
             func,
             pc,
-            &batch[..n],
+            lanes,
+            tid,
             size as u32,
             write,
             step,

@@ -78,6 +78,85 @@ impl Access {
 }
 
 impl Word {
+    /// [`Word::check`] of the lanes in `group` of the access `me`, each in order, as if they
+    /// came one by one: the first conflict, with the lane that found it.
+    #[cold]
+    #[inline(never)]
+    fn check_each(
+        &mut self,
+        me: Access,
+        group: u32,
+        vcw: &[u32],
+        write: bool,
+    ) -> Option<(u8, &'static str, Access)> {
+        let mut found = None;
+        for l in (0..32u8).filter(|l| group >> l & 1 != 0) {
+            let f = self.check(
+                Access {
+                    lane: l,
+                    lanes: 1 << l,
+                    ..me
+                },
+                vcw,
+                write,
+            );
+            found = found.or(f.map(|(k, a)| (l, k, a)));
+        }
+        found
+    }
+
+    /// Whether lanes of warp `w` making one access (at clock `clock`, in execution `step`)
+    /// can be checked together, as [`Word::check`] of the lowest with all their lanes: what
+    /// the word remembers of the warp (the only accesses whose order depends on the lane) is of
+    /// another clock or of this execution, so ordered before each of them alike, and every
+    /// lane but the first would only join the first's access.
+    fn group_safe(&self, w: u16, clock: u32, step: u32) -> bool {
+        let apart = |a: &Access| a.warp == w && a.clock == clock && a.step != step;
+        !self.write.as_ref().is_some_and(apart) && !self.reads.iter().any(apart)
+    }
+
+    /// Every access the word remembers is the thread's of `me`, since nothing ordered its
+    /// warp's lanes (a loop over a thread's own words): ordered by program order, so there is
+    /// nothing to check, and the word keeps what [`Word::check`] would keep. `None` when that
+    /// does not hold (and nothing changed); else whether the word held an access of the same
+    /// kind and bytes (so that the summaries between clusters hold one too).
+    #[inline(always)]
+    fn repeat(&mut self, me: Access, write: bool) -> Option<bool> {
+        let bit = 1u32 << (me.lane & 31);
+        let mine = |a: &Access| a.warp == me.warp && a.clock == me.clock && a.lanes == bit;
+        if !self.write.as_ref().is_none_or(mine) {
+            return None;
+        }
+        let noted = |a: &Option<Access>| a.is_some_and(|a| a.mask == me.mask);
+        match self.reads.as_slice() {
+            [] if write => {
+                let noted = noted(&self.write);
+                self.write = Some(me);
+                Some(noted)
+            }
+            // The reads went with this thread's write (or there were none): which read the
+            // summary holds is not known here.
+            [] => {
+                self.reads.push(me);
+                Some(false)
+            }
+            [r] if mine(r) => {
+                let noted = if write {
+                    let n = noted(&self.write);
+                    self.write = Some(me);
+                    self.reads.clear();
+                    n
+                } else {
+                    let n = r.mask == me.mask;
+                    self.reads[0] = me;
+                    n
+                };
+                Some(noted)
+            }
+            _ => None,
+        }
+    }
+
     /// Checks the plain access `me` (by a warp whose vector is `vcw`) against what the word
     /// remembers and remembers it: the conflicting earlier access nothing orders before it, if
     /// any, as (kind, that access).
@@ -100,37 +179,20 @@ impl Word {
         // Another lane of this warp did the same in this execution (these bytes included):
         // nothing new to check; the lane joins the access.
         let same = |a: &Access| a.warp == w && a.step == step && mask & !a.mask == 0;
-        // Every access the word remembers is this thread's own, since nothing ordered its
-        // warp's lanes (a loop over a thread's own words): ordered by program order, so there is
-        // nothing to check, and the word keeps what the general path below would keep.
-        let mine = |a: &Access| a.warp == w && a.clock == clock && a.lanes == bit;
-        if self.write.as_ref().is_none_or(mine) {
-            match self.reads.as_slice() {
-                [] if write => {
-                    self.write = Some(me);
-                    return None;
-                }
-                [r] if mine(r) => {
-                    if write {
-                        self.write = Some(me);
-                        self.reads.clear();
-                    } else {
-                        self.reads[0] = me;
-                    }
-                    return None;
-                }
-                _ => {}
-            }
+        // `me.lanes`: this lane, or the lanes of the warp making the same access with it
+        // ([`Word::group_safe`]).
+        if me.lanes == bit && self.repeat(me, write).is_some() {
+            return None;
         }
         if write {
             if self.reads.is_empty() {
                 if let Some(a) = self.write.as_mut().filter(|a| same(a)) {
-                    a.lanes |= bit;
+                    a.lanes |= me.lanes;
                     return None;
                 }
             }
         } else if let Some(a) = self.reads.iter_mut().find(|a| same(a)) {
-            a.lanes |= bit;
+            a.lanes |= me.lanes;
             // The write may be another lane's of this warp, unordered for this lane only.
             return self
                 .write
@@ -222,6 +284,8 @@ pub struct Race {
     /// word in `gwords`: apart, since a repeated access rarely changes its summary, so that
     /// the shadows the check reads stay dense in the cache.
     gsum: Vec<[Sum; 2]>,
+    /// The launch's epoch at the cluster's first global access.
+    epoch0: Option<u64>,
     /// What the cluster's global synchronising operations released (one join for all of them:
     /// see [`Race::global_sync`]).
     gjoin: Vec<u32>,
@@ -255,6 +319,7 @@ impl Race {
             ctaid,
             gwords: Pages::default(),
             gsum: Vec::new(),
+            epoch0: None,
             gjoin: vec![0; nw],
             gsyncs: None,
         }
@@ -299,6 +364,7 @@ impl Race {
         self.ctaid = ctaid;
         self.gwords.clear();
         self.gsum.clear();
+        self.epoch0 = None;
         self.gjoin.fill(0);
         self.gsyncs = None;
         true
@@ -447,20 +513,22 @@ impl Race {
         size: u32,
         write: bool,
         step: u32,
-    ) -> Option<(&'static str, Access)> {
+        group: u32,
+    ) -> Option<(u8, &'static str, Access)> {
         // Disjoint borrows: the warp's vector is read while the shadow words change.
         let nw = self.nw;
         let vcw = &self.vc[w as usize * nw..(w as usize + 1) * nw];
         let words = self.words.get_mut(rank as usize)?;
         let mut found = None;
         let end = off.saturating_add(size.max(1));
+        let clock = vcw[w as usize];
         for word in off / 4..=(end - 1) / 4 {
             let Some(cell) = words.get_mut(word as usize) else {
                 continue;
             };
             let me = Access {
                 warp: w as u16,
-                clock: vcw[w as usize],
+                clock,
                 mask: byte_mask(word as u64, off as u64, end as u64),
                 lane,
                 func,
@@ -468,8 +536,12 @@ impl Race {
                 step,
                 lanes: 1 << (lane & 31),
             };
-            let f = cell.check(me, vcw, write);
-            found = found.or(f);
+            if group == me.lanes || cell.group_safe(me.warp, clock, step) {
+                let f = cell.check(Access { lanes: group, ..me }, vcw, write);
+                found = found.or(f.map(|(k, a)| (lane, k, a)));
+            } else {
+                found = found.or(cell.check_each(me, group, vcw, write));
+            }
         }
         found
     }
@@ -491,8 +563,45 @@ impl Race {
         step: u32,
         tid_of: impl Fn(WarpId, u8) -> [u32; 3],
     ) {
-        for &(lane, rank, off) in lanes {
-            let Some((kind, other)) = self.check(w, lane, func, pc, rank, off, size, write, step)
+        // Lanes making the same access (a broadcast read, one flag stored by many) are checked
+        // together: groups by (rank, offset), found through a small table of the offsets seen,
+        // where a neighbour (or the lane 8 or 16 further: a row or column of a tile) shares
+        // the first lane's address; every lane apart otherwise.
+        let at = |i: usize| lanes.get(i).map(|&(_, r, o)| (r, o));
+        let shared = lanes
+            .windows(2)
+            .any(|p| (p[0].1, p[0].2) == (p[1].1, p[1].2))
+            || (at(8).is_some() && at(0) == at(8))
+            || (at(16).is_some() && at(0) == at(16));
+        let mut groups = [(0u32, 0u32, 0u32, 0u8); 32];
+        let mut n = 0;
+        if shared {
+            let mut seen = [0u8; 32];
+            for &(lane, rank, off) in lanes {
+                let h = ((off >> 2) ^ (off >> 7) ^ rank) as usize & 31;
+                let g = seen[h] as usize;
+                if g > 0 && groups[g - 1].0 == rank && groups[g - 1].1 == off {
+                    groups[g - 1].2 |= 1 << (lane & 31);
+                    continue;
+                }
+                if n < groups.len() {
+                    groups[n] = (rank, off, 1 << (lane & 31), lane);
+                    n += 1;
+                    if g == 0 {
+                        seen[h] = n as u8;
+                    }
+                }
+            }
+        }
+        if !shared {
+            for (g, &(lane, rank, off)) in groups.iter_mut().zip(lanes) {
+                *g = (rank, off, 1 << (lane & 31), lane);
+                n += 1;
+            }
+        }
+        for &(rank, off, group, lane) in &groups[..n] {
+            let Some((lane, kind, other)) =
+                self.check(w, lane, func, pc, rank, off, size, write, step, group)
             else {
                 continue;
             };
@@ -722,9 +831,9 @@ impl Race {
     }
 
     /// The plain accesses by warp `w` (instruction `pc` of function `func`) of `size` bytes of
-    /// global memory, one per executing lane in `lanes` (lane, address, the thread's linear
-    /// index in its CTA; `thread` names a lane's thread): each checked against the cluster's earlier accesses
-    /// as shared memory is ([`Race::access`]), and noted in the word's summary for the check
+    /// global memory, one per executing lane in `lanes` (lane, address; `tid` gives a lane's
+    /// thread's linear index in its CTA, `thread` names it): each checked against the
+    /// cluster's earlier accesses as shared memory is ([`Race::access`]), and noted in the word's summary for the check
     /// between clusters ([`Grid::merge`]) as `at` (the launch's epoch and the thread). A word
     /// of a page ([`PAGE`]) seen for the first time takes [`GWORD_BYTES`] per word of the
     /// page that `charge` asks of the launch's budget; refused, or past [`MAX_CLUSTER_WORDS`]
@@ -738,7 +847,8 @@ impl Race {
         w: WarpId,
         func: u32,
         pc: u32,
-        lanes: &[(u8, u64, u16)],
+        lanes: &[(u8, u64)],
+        tid: impl Fn(u8) -> u16,
         size: u32,
         write: bool,
         step: u32,
@@ -751,7 +861,11 @@ impl Race {
         let clock = vcw.get(w as usize).copied().unwrap_or(0);
         let syncs = self.gsyncs;
         let kind = usize::from(!write);
-        for &(lane, addr, tid) in lanes {
+        // With no global synchronising operation since the cluster's first global access (in
+        // the cluster, or in another resident one), every access has the same epoch.
+        let one_epoch = syncs.is_none() && *self.epoch0.get_or_insert(at.e) == at.e;
+        for &(lane, addr) in lanes {
+            let whole = addr % 4 == 0 && size % 4 == 0;
             let end = addr.saturating_add(size.max(1) as u64);
             let first = addr / 4;
             // An access is at most a few words (a 16-byte vector, or 32 bytes for the widest).
@@ -772,7 +886,11 @@ impl Race {
                 else {
                     continue;
                 };
-                let mask = byte_mask(word, addr, end);
+                let mask = if whole {
+                    0xf
+                } else {
+                    byte_mask(word, addr, end)
+                };
                 let me = Access {
                     warp: w as u16,
                     clock,
@@ -790,6 +908,14 @@ impl Race {
                         0
                     }
                 };
+                if let Some(noted) = cell.repeat(me, write) {
+                    // In one epoch the summary then holds one of this thread, kind and bytes.
+                    if !(noted && one_epoch) {
+                        let tid = tid(lane);
+                        sum[kind].note(Rep { mask, tid, ..at }, syncs);
+                    }
+                    continue;
+                }
                 let cap = heap(cell);
                 found = found.or(cell.check(me, vcw, write));
                 let grown = heap(cell).saturating_sub(cap);
@@ -798,6 +924,7 @@ impl Race {
                     // as they grow (a refusal leaves the budget to report the next allocation).
                     charge((grown * std::mem::size_of::<Access>()) as u64);
                 }
+                let tid = tid(lane);
                 sum[kind].note(Rep { mask, tid, ..at }, syncs);
             }
             let Some((kind, other)) = found else {
