@@ -78,19 +78,20 @@ impl Mip {
     ///
     /// With anisotropic filtering (`aniso` above 1) and the trilinear optimisation on, the
     /// level of detail of `tex.level` and `tex.grad` plus the bias is sharpened ([`sharpen`])
-    /// before the clamps, and the bias is held to the nearest 1/128 when `aniso` is 8 or more
-    /// (`anisofit.jsonl.xz`: `tex.level` sweeps with eight biases; a bias with `aniso` 2 to
-    /// 7 is refused where the texture is made: its rounding is not pinned down).
+    /// before the clamps, `tex.level`'s operand is held in 1/256 toward zero and the bias as
+    /// [`sharp_bias`] says (`anisofit.jsonl.xz`, `anisobias.jsonl.xz`, `anisogeom.jsonl.xz`
+    /// `ac.lod.level.*`: random operands, most of them negative, with positive biases).
     pub fn lod(&self, lod: Lod, levels: u32) -> i64 {
         let sharp = self.aniso > 1 && self.trilinear_opt;
-        let bias = if sharp && self.aniso >= 8 {
-            // The nearest 1/128, in 1/256 (saturating as `fixed256` does).
-            2 * fixed256(self.bias / 2.0, f64::round)
+        let bias = if sharp {
+            sharp_bias(self.bias, self.aniso)
         } else {
             lod_fixed_trunc(self.bias)
         };
         let l = match lod {
             Lod::Base => 0,
+            // Sharpened, the operand is held toward zero.
+            Lod::Level(v) if sharp => lod_fixed_trunc(v) + bias,
             Lod::Level(v) => lod_fixed(v) + bias,
             Lod::Grad(g) => g + bias,
             Lod::Aniso(a) => a.raw + bias,
@@ -120,6 +121,32 @@ impl Mip {
             smallvec![(k, 256 - w), (k + 1, w)]
         }
     }
+}
+
+/// The bias in 1/256 as the sharpened level of detail takes it (`maxAnisotropy` above 1, the
+/// trilinear optimisation on): with `x` the bias in 1/256 (exact), `p - trunc((c - m x) / m)`
+/// with `(m, p, c)` `(3, 42, 128)` for `maxAnisotropy` 2 and 3, `(7, 54, 384)` for 4 to 7 and
+/// `(2, 64, 128)` for 8 and above (`m` and `p` the slope and the plateau of [`sharpen`]'s map,
+/// `m (f - p)` over its divisor). So the bias is held in 1/256, rounded toward `p + 2/3` (2,
+/// 3), `p + 6/7` (4 to 7) or `p` (8 and above) 1/256: a bias from 0 to `p` 1/256 up, above
+/// it down, below 0 up (with 2 to 7 from a fraction above 1/3 or 1/7 only). Measured on an
+/// H200 (`tools/hwvectors/mipmap.py --family anisobias`, `anisocheck`,
+/// `corpus/vectors/anisobias.jsonl.xz`): `tex.level` over every 1/256 of three levels at
+/// 279 biases with `maxAnisotropy` 2 and 303 with 4 to 7, each sweep explained by one whole
+/// bias and only by this one; random levels of detail at five biases with 2, 4, 8 and 16; the
+/// sweeps of `anisofit.jsonl.xz` (eight biases, 8 and 16). Rounding the bias toward zero, down
+/// or to nearest explains at most 154 of the 279 sweeps.
+fn sharp_bias(b: f32, aniso: u32) -> i64 {
+    if b.is_nan() {
+        return 0;
+    }
+    let (m, p, c) = match aniso {
+        0..=3 => (3.0, 42i64, 128.0),
+        4..=7 => (7.0, 54, 384.0),
+        _ => (2.0, 64, 128.0),
+    };
+    let x = (b as f64 * 256.0).clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64);
+    p - ((c - m * x) / m).trunc() as i64
 }
 
 /// A level of detail `l` (in 1/256) as anisotropic filtering with the trilinear optimisation
@@ -329,6 +356,36 @@ mod tests {
         assert_eq!(log2_fixed(0.25), Some(-512));
         assert_eq!(log2_fixed(0.0), None);
         assert_eq!(log2_fixed(f32::from_bits(1)), Some(-149 * 256));
+    }
+
+    #[test]
+    fn sharpened_bias_rounding() {
+        // `maxAnisotropy` 2: exact up to 42/256, then one 1/256 less (anisobias.jsonl.xz).
+        assert_eq!(sharp_bias(42.0 / 256.0, 2), 42);
+        assert_eq!(sharp_bias(43.0 / 256.0, 2), 42);
+        assert_eq!(sharp_bias(0.5, 3), 127);
+        assert_eq!(sharp_bias(0.3, 2), 76);
+        assert_eq!(sharp_bias(-0.92705, 2), -237);
+        assert_eq!(sharp_bias(-0.43888, 2), -113);
+        // 4 to 7: toward 54 + 6/7.
+        assert_eq!(sharp_bias(0.3, 4), 75);
+        assert_eq!(sharp_bias(0.2, 7), 51);
+        // 8 and above: toward 64/256.
+        assert_eq!(sharp_bias(0.1, 16), 26);
+        assert_eq!(sharp_bias(0.7, 8), 179);
+        assert_eq!(sharp_bias(-0.3, 16), -76);
+        assert_eq!(sharp_bias(f32::NAN, 4), 0);
+        assert_eq!(sharp_bias(f32::MAX, 4), sharp_bias(1e30, 4));
+        let m = Mip {
+            linear: true,
+            bias: 0.5,
+            min: 0.0,
+            max: 8.0,
+            aniso: 2,
+            trilinear_opt: true,
+        };
+        // The operand toward zero: -0.3 is -76/256, plus 127, sharpened: (3 * 51 - 126) / 2.
+        assert_eq!(m.lod(Lod::Level(-0.3), 9), 13);
     }
 
     #[test]

@@ -354,8 +354,9 @@ impl TextureArg {
     /// `levels=N` (the buffer holds the levels one after another), `mipfilter=point|linear`,
     /// `samples=N` for a multi-sample texture (a texel's samples lie together),
     /// `lodbias=F`, `minlod=F`, `maxlod=F` (default: the last level), `aniso=0..16`
-    /// (`maxAnisotropy`: 2D only; `tex.grad` above 1 is modelled for `f32`, `f16` and
-    /// normalized 8-bit texels, every address mode, [`crate::aniso`]),
+    /// (`maxAnisotropy`: not with a multi-sample texture or `seamless=1`; above 1 `tex.grad`
+    /// reads an anisotropic footprint of 1D, 2D, layered 2D and cube textures and filters 3D
+    /// and layered 1D ones isotropically, [`crate::aniso`]),
     /// `trilinopt=0|1`, and for a cube map `seamless=0|1`. As `cudaCreateTextureObject` does, wrap and mirror become clamp with
     /// unnormalized coordinates, and linear filtering (of texels or of levels) needs a float
     /// result (a float format or a normalized read of an 8- or 16-bit integer one).
@@ -502,20 +503,20 @@ impl TextureArg {
             return Err("seamless=1: seamless filtering is for cube maps".into());
         }
         if sm.mip.aniso > 1 {
-            // Measured on mipmapped and plain 2D textures only (docs/INTERP.md, "Anisotropic
-            // filtering"); the bias's rounding below 8 is not pinned down.
-            if layout.rank != 2 || layout.cube || layout.layers > 0 || layout.samples > 0 {
+            // Measured on 1D, 2D and 3D textures, layered or not, and on cube maps (docs/INTERP.md,
+            // "Anisotropic filtering"); a multi-sample texture has no levels to filter between,
+            // and across a seamless cube map's edges the footprint is not modelled.
+            if layout.samples > 0 {
                 return Err(format!(
-                    "aniso={}: anisotropic filtering is modelled for 2D textures only \
-                     (not layered, cube or multi-sample)",
+                    "aniso={}: anisotropic filtering of a multi-sample texture is not modelled",
                     sm.mip.aniso
                 ));
             }
-            if sm.mip.aniso < 8 && sm.mip.bias != 0.0 && sm.mip.trilinear_opt {
+            if sm.seamless {
                 return Err(format!(
-                    "aniso={} with lodbias={}: how the bias is rounded with maxAnisotropy 2 \
-                     to 7 is not modelled",
-                    sm.mip.aniso, sm.mip.bias
+                    "aniso={} with seamless=1: anisotropic filtering across a seamless cube \
+                     map's edges is not modelled",
+                    sm.mip.aniso
                 ));
             }
         }
@@ -987,10 +988,11 @@ pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32
 /// 1/(256 T) of a tap's weight in 1/T (T 512 or 1024), so 1/2^18. The rules are the same,
 /// each sum taken exactly (`anisofit.py`, `fetch_f32`; the normalized `u8` and `s8` and the
 /// `f16` fetches of `anisoprobe4.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`, docs/INTERP.md
-/// "Anisotropic filtering"), except that an anisotropic sum (`shift` above 16) takes a
-/// normalized `s16` texel of -32768 as it is (`aniso16.jsonl.xz`, `aniso16#s16x2.edge.*`:
-/// every one-level fetch; clamping it to -32767 first, as a bilinear tap does, misses a
-/// quarter). Integer texels read as integers (an anisotropic footprint's point-filtered taps,
+/// "Anisotropic filtering"). A normalized `s16` texel of -32768 is summed as it is, in a
+/// bilinear tap as in an anisotropic footprint (`aniso16.jsonl.xz`, `aniso16#s16x2.edge.*`,
+/// and `corpus/vectors/s16clamp.jsonl.xz`: bilinear fetches of textures of -32768 beside
+/// other values; clamping it to -32767 first misses 855 of their 2,048 channel values).
+/// Integer texels read as integers (an anisotropic footprint's point-filtered taps,
 /// the only filtering they allow) are summed exactly and rounded once: down (toward minus
 /// infinity) for 32-bit channels, to nearest (half up) for 8- and 16-bit ones, as `tld4`
 /// rounds the spread past a cube's corner ([`corner_gather_int`]; `aniso16#int.*`).
@@ -1032,12 +1034,9 @@ pub fn filter_in(
         } else if f == Format::S8 {
             ((s8_filtered(ws, &raws, shift) as f64 / 32767.0).max(-1.0) as f32).to_bits()
         } else {
-            // Widened to 16 bits: `u8` times 257; a bilinear sum clamps `s16` -32768 first.
+            // Widened to 16 bits: `u8` times 257; `s16` -32768 summed as it is.
             let (vs, den): (Vec<i64>, f64) = match f {
                 Format::U8 => (raws.iter().map(|&v| v * 257).collect(), 65535.0),
-                Format::S16 if shift <= 16 => {
-                    (raws.iter().map(|&v| v.max(-32767)).collect(), 32767.0)
-                }
                 Format::S16 => (raws, 32767.0),
                 _ => (raws, 65535.0),
             };

@@ -253,18 +253,14 @@ fn specifications_are_checked() {
             "mipfilter",
         ),
         ("buf=1,type=f32,ch=1,dims=8,levels=2,lodbias=inf", "finite"),
-        (
-            "buf=1,type=f32,ch=1,dims=8,levels=2,aniso=8",
-            "2D textures only",
-        ),
         ("buf=1,type=f32,ch=1,dims=8x8,levels=2,aniso=17", "0..16"),
         (
-            "buf=1,type=f32,ch=1,dims=8x8,levels=2,aniso=4,lodbias=0.5",
-            "not modelled",
+            "buf=1,type=f32,ch=1,dims=8x8,samples=2,aniso=2",
+            "multi-sample texture is not modelled",
         ),
         (
-            "buf=1,type=f32,ch=1,dims=8x8,layers=2,levels=2,aniso=2",
-            "2D textures only",
+            "buf=1,type=f32,ch=1,dims=8x8,cube=1,levels=2,aniso=4,seamless=1",
+            "seamless cube",
         ),
         (
             "buf=1,type=u32,ch=1,dims=8,levels=2,mipfilter=linear",
@@ -282,6 +278,20 @@ fn specifications_are_checked() {
     for (spec, want) in bad {
         let e = TextureArg::parse(spec).unwrap_err();
         assert!(e.contains(want), "{spec}: {e}");
+    }
+    // Anisotropic filtering of every geometry but multi-sample, and a bias with any
+    // `maxAnisotropy` (docs/INTERP.md, "Anisotropic filtering").
+    for spec in [
+        "buf=1,type=f32,ch=1,dims=8,levels=2,aniso=8",
+        "buf=1,type=f32,ch=1,dims=8,layers=2,levels=2,aniso=2",
+        "buf=1,type=f32,ch=1,dims=8x8,layers=2,levels=2,aniso=2",
+        "buf=1,type=f32,ch=1,dims=8x8x8,levels=2,aniso=16",
+        "buf=1,type=f32,ch=1,dims=8x8,cube=1,levels=2,aniso=4",
+        "buf=1,type=f32,ch=1,dims=8x8,cube=1,layers=2,levels=2,aniso=4",
+        "buf=1,type=f32,ch=1,dims=8x8,levels=2,aniso=4,lodbias=0.5",
+        "buf=1,type=f32,ch=1,dims=8x8,levels=2,aniso=2,lodbias=-1.3",
+    ] {
+        assert!(TextureArg::parse(spec).is_ok(), "{spec}");
     }
     // Every level is texels the buffer must hold: 8 + 4 + 2 + 1 floats.
     let e = run(

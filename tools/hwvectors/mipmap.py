@@ -24,7 +24,13 @@ impulse textures, point-filtered maps of the taps, rounding of the weighted taps
 `corpus/vectors/aniso.jsonl.xz`), anisoaddr (the same with mirrored and border addressing,
 `corpus/vectors/anisoaddr.jsonl.xz`), aniso16 (normalized 16-bit texels and integer texels
 read as integers, `corpus/vectors/aniso16.jsonl.xz`), aniso16probe (impulse probes of the
-integer rounding, `corpus/aniso/aniso16probe.jsonl.xz`), seamless, seamcorner, seamtld4 (seamless cube maps,
+integer rounding, `corpus/aniso/aniso16probe.jsonl.xz`), anisogeom (anisotropic filtering of
+1D, layered 1D, 3D, layered 2D, cube and layered cube textures, `corpus/vectors/anisogeom.jsonl.xz`),
+anisobias (a bias with `maxAnisotropy` 2 to 7, `corpus/vectors/anisobias.jsonl.xz`),
+anisocheck (random negative levels of detail with a bias at every `maxAnisotropy`, 1D
+addressing, seamless cube maps: `anisobias.jsonl.xz`, `anisogeom.jsonl.xz`,
+`corpus/aniso/anisocheck.seamless.jsonl.xz`), s16clamp (bilinear fetches of normalized `s16`
+texels of -32768, `corpus/vectors/s16clamp.jsonl.xz`), seamless, seamcorner, seamtld4 (seamless cube maps,
 `corpus/vectors/seamless.jsonl.xz`), seamtld4int (`tld4` past cube corners of integer texels,
 `corpus/vectors/seamtld4int.jsonl.xz`).
 
@@ -1100,6 +1106,288 @@ def oglprobe():
                  textures=[d])
 
 
+GEOMS = {"1d": ((256,), 9, {}), "a1d": ((256,), 9, {"layers": 3}),
+         "3d": ((32, 32, 32), 6, {}), "a2d": ((64, 64), 7, {"layers": 3}),
+         "cube": ((32, 32), 6, {"cube": True}), "acube": ((32, 32), 6, {"cube": True, "layers": 2})}
+
+
+def geom_kernel(geom, form, dtype="f32"):
+    """`mip_kernel` for every geometry: a cube array's layer is the thread's index mod 2 (its
+    fourth coordinate word holds the level of detail)."""
+    if geom != "acube":
+        return mip_kernel(geom, form, dtype)
+    body = "ld.global.v4.b32 {%r0, %r1, %r2, %r3}, [%ci];\n"
+    body += "".join("mov.b32 %%f%d, %%r%d;\n" % (i, i) for i in range(4))
+    body += "and.b32 %r3, %gid, 1;\n"
+    body += "mul.wide.u32 %rd2, %gid, 32;\nadd.s64 %rd3, %rc, %rd2;\n"
+    body += "ld.global.v4.b32 {%r8, %r9, %r10, %r11}, [%rd3];\n"
+    body += "ld.global.v4.b32 {%r12, %r13, %r14, %r15}, [%rd3+16];\n"
+    body += "".join("mov.b32 %%f%d, %%r%d;\n" % (i - 4, i) for i in range(8, 16))
+    extra = ""
+    if form == "level":
+        extra = ", %f3"
+    elif form == "grad":
+        extra = ", {%f4, %f5, %f6, %f7}, {%f8, %f9, %f10, %f11}"
+    op = "tex%s.acube.v4.%s.f32" % ("." + form if form else "", dtype)
+    body += "%s {%%r4, %%r5, %%r6, %%r7}, [%%t0, %s]%s;\n" % (op, COORDS["acube"], extra)
+    body += "st.global.v4.b32 [%oi], {%r4, %r5, %r6, %r7};\n"
+    return kernel(body, ntex=1)
+
+
+def gadd(name, family, d, geom, form, coords, lods=None, grads=None, texels=None, dtype="f32"):
+    n = len(coords)
+    lods = lods or [0.0] * n
+    grads = grads or [((0.0,), (0.0,))] * n
+    pad = -n % 128 if n > 128 else 0
+    coords, lods, grads = (list(v) + [v[-1]] * pad for v in (coords, lods, grads))
+    n += pad
+    texels = texels if texels is not None else level_index_texels(d)
+    case(name, family, geom_kernel(geom, form, dtype), 4 * n, (d["type"], texels),
+         words(coords, lods), textures=[d], extra=("u32", grad_words(grads)))
+
+
+def unit3():
+    while True:
+        v = [RNG.gauss(0, 1) for _ in range(3)]
+        n = math.sqrt(sum(a * a for a in v))
+        if n > 1e-3:
+            return [a / n for a in v]
+
+
+def geom_grad(geom, dims):
+    """A footprint of random orientation and ratio 1..32 (major axis 2^-1..2^5 texels) in the
+    geometry's coordinates (normalized; a cube map's in direction units of a face)."""
+    major = 2 ** RNG.uniform(-1, 5)
+    minor = major / 2 ** RNG.uniform(0, 5)
+    if geom in ("1d", "a1d"):
+        gx, gy = (major * RNG.choice([-1, 1]),), (minor * RNG.choice([-1, 1]),)
+        if RNG.random() < 0.5:
+            gx, gy = gy, gx
+        return ((gx[0] / dims[0],), (gy[0] / dims[0],))
+    if geom in ("2d", "a2d"):
+        q = RNG.uniform(0, 2 * math.pi)
+        sk = RNG.uniform(-0.3, 0.3)
+        gx = (major * math.cos(q), major * math.sin(q))
+        gy = (minor * (-math.sin(q) + sk * math.cos(q)), minor * (math.cos(q) + sk * math.sin(q)))
+        if RNG.random() < 0.5:
+            gx, gy = gy, gx
+        return ((gx[0] / dims[0], gx[1] / dims[1]), (gy[0] / dims[0], gy[1] / dims[1]))
+    u = unit3()
+    v = unit3()
+    dot = sum(a * b for a, b in zip(u, v))
+    v = [b - dot * a for a, b in zip(u, v)]
+    nv = math.sqrt(sum(b * b for b in v)) or 1.0
+    v = [b / nv for b in v]
+    if geom == "3d":
+        gx = [major * a / s for a, s in zip(u, dims)]
+        gy = [minor * b / s for b, s in zip(v, dims)]
+    else:  # a face spans 2 direction units over `dims[0]` texels (at unit distance)
+        gx = [2 * major * a / dims[0] for a in u]
+        gy = [2 * minor * b / dims[0] for b in v]
+    if RNG.random() < 0.5:
+        gx, gy = gy, gx
+    return (tuple(gx), tuple(gy))
+
+
+def geom_coord(geom):
+    if geom in ("cube", "acube"):
+        c = [RNG.uniform(-1, 1) for _ in range(3)]
+        c[RNG.randrange(3)] = RNG.choice([-1.0, 1.0]) * RNG.uniform(1.0, 1.5)
+        return c
+    c = [RNG.uniform(-0.1, 1.1) for _ in range(3)]
+    if geom in ("a1d", "a2d"):
+        c[2] = RNG.randrange(0, 3)
+    return c
+
+
+def geom_impulse_texels(d):
+    """f32x4: channel `k` is 1 at the centre texel of level `k` (k < 4; layer or face 0 and
+    1 of a layered or cube texture alike), 0 elsewhere."""
+    out = []
+    rank = len(d["dims"])
+    for k, (w, h, dd, nb) in enumerate(mip_levels(d)):
+        lv = [0] * (4 * w * h * dd)
+        if k < 4:
+            if rank == 1:
+                cells = [(w // 2) + w * p for p in range(dd)]  # every layer
+            elif rank == 3:
+                cells = [((dd // 2) * h + h // 2) * w + w // 2]
+            else:
+                cells = [(p * h + h // 2) * w + w // 2 for p in range(dd)]
+            for cell in cells:
+                lv[4 * cell + k] = f32(1.0)
+        out += lv
+    return out
+
+
+def anisogeom():
+    """Anisotropic filtering (`maxAnisotropy` 2, 4, 16) of the geometries other than 2D: 1D,
+    1D layered, 3D, 2D layered, cube and cube layered. Per geometry and `A`: `tex.level` over
+    every 1/64 of the levels and `tex.grad` of random footprints on textures whose level `k`
+    holds `k` (the level of detail used), random `f32` textures through `tex.grad`, `tex.level`
+    and `tex`, and impulse rows (1D, 1D layered, 2D layered, 3D: the taps along a major axis
+    of 1.5 to 8 texels)."""
+    fam = "anisogeom"
+    for geom, (dims, levels, kw) in GEOMS.items():
+        for a in [2, 4, 16]:
+            d = desc("f32", 1, dims, levels, filt="linear", mipfilter="linear", aniso=a, **kw)
+            tag = "%s.a%d" % (geom, a)
+            lods = [-1 + i / 64 for i in range((levels + 1) * 64 + 1)]
+            c0 = [(0.3, 0.6, 1)] if geom in ("a1d", "a2d") else \
+                ([(0.3, -0.6, 1.2)] if geom in ("cube", "acube") else [(0.3, 0.6, 0.45)])
+            gadd("ag.lod.level.%s" % tag, fam, d, geom, "level", c0 * len(lods), lods=lods)
+            gs = [geom_grad(geom, dims) for _ in range(512)]
+            gadd("ag.lod.grad.%s" % tag, fam, d, geom, "grad", c0 * len(gs), grads=gs)
+            texels = random_texels(d)
+            n = 256
+            coords = [geom_coord(geom) for _ in range(n)]
+            gs = [geom_grad(geom, dims) for _ in range(n)]
+            gadd("ag.grad#%s" % tag, fam, d, geom, "grad", coords, grads=gs, texels=texels)
+            lv = [RNG.uniform(-1, levels + 1) for _ in range(128)]
+            gadd("ag.level#%s" % tag, fam, d, geom, "level", coords[:128], lods=lv,
+                 texels=texels)
+            gadd("ag.plain#%s" % tag, fam, d, geom, "", coords[:128], texels=texels)
+        if geom in ("cube", "acube"):
+            continue
+        for name, a, r, m in [("x1.5", 16, 1.5, 1.0), ("x3", 16, 3.0, 1.0), ("x6", 16, 6.0, 1.0),
+                              ("x6.a2", 2, 6.0, 1.0), ("x6m1.5", 16, 6.0, 1.5)]:
+            idims, ilevels = ((64,), 7) if geom in ("1d", "a1d") else (dims, levels)
+            d = desc("f32", 4, idims, ilevels, filt="linear", mipfilter="linear", aniso=a, **kw)
+            w = d["dims"][0]
+            tex = geom_impulse_texels(d)
+            coords, grads = [], []
+            for i in range(-12, 13):
+                x = (w // 2 + 0.3 + i) / w
+                if geom in ("1d", "a1d"):
+                    coords.append((x, 0.0, 1 if geom == "a1d" else 0.0))
+                    grads.append(((r / w,), (m / w,)))
+                elif geom == "a2d":
+                    h = d["dims"][1]
+                    coords.append((x, (h // 2 + 0.6) / h, 1))
+                    grads.append(((r / w, 0.0), (0.0, m / h)))
+                else:
+                    h, z = d["dims"][1], d["dims"][2]
+                    coords.append((x, (h // 2 + 0.6) / h, (z // 2 + 0.45) / z))
+                    grads.append(((r / w, 0.0, 0.0), (0.0, m / h, 0.0)))
+            gadd("ag.imp.%s.%s" % (geom, name), fam, d, geom, "grad", coords, grads=grads,
+                 texels=tex)
+
+
+def anisobias():
+    """A bias (`lodbias`) with `maxAnisotropy` 2 to 7: `tex.level` over every 1/256 of three
+    levels on textures whose level `k` holds `k` (the level of detail used, sharpened), for
+    biases on a grid of 1/64 and 1/256 and a few random ones, at `A` 2 and 4 (and a few at 3,
+    5, 6, 7); `tex.grad` ratio sweeps and `tex` with a bias."""
+    fam = "anisobias"
+    lods = [-0.5 + i / 256 for i in range(3 * 256 + 1)]
+    biases = [k / 64 for k in range(-64, 129)]
+    biases += [k / 256 for k in range(1, 64) if k % 4]
+    biases += [round(RNG.uniform(-2, 2), 5) for _ in range(16)] + [0.1, 0.3, -1.3, 2.7]
+    for a in [2, 4]:
+        for b in biases:
+            d = desc("f32", 1, (16, 16), 5, filt="linear", mipfilter="linear", aniso=a,
+                     lodbias=b)
+            add("ab.level.a%d.b%r" % (a, b), fam, d, "2d", "level", [(0.3, 0.6)] * len(lods),
+                lods=lods)
+    for a in [3, 5, 6, 7]:
+        for b in [0.1, 0.25, 0.5, -0.3, 0.7, 1.1]:
+            d = desc("f32", 1, (16, 16), 5, filt="linear", mipfilter="linear", aniso=a,
+                     lodbias=b)
+            add("ab.level.a%d.b%r" % (a, b), fam, d, "2d", "level", [(0.3, 0.6)] * len(lods),
+                lods=lods)
+    t = 64.0
+    minor = [8 * 2 ** (-i / 64) for i in range(449)]
+    for a in [2, 4]:
+        for b in [0.1, 0.25, 0.5, -0.3, 0.7, 1.1, -0.0625, 0.2]:
+            d = desc("f32", 1, (64, 64), 7, filt="linear", mipfilter="linear", aniso=a,
+                     lodbias=b)
+            add("ab.grad.a%d.b%r" % (a, b), fam, d, "2d", "grad", [(0.3, 0.6)] * len(minor),
+                grads=[((8 / t, 0.0), (0.0, m / t)) for m in minor])
+            rand = [((2 ** RNG.uniform(-9, -2) * RNG.choice([-1, 1]),
+                      2 ** RNG.uniform(-9, -2) * RNG.choice([-1, 1])),
+                     (2 ** RNG.uniform(-9, -2) * RNG.choice([-1, 1]),
+                      2 ** RNG.uniform(-9, -2) * RNG.choice([-1, 1]))) for _ in range(256)]
+            add("ab.gradr.a%d.b%r" % (a, b), fam, d, "2d", "grad", [(0.3, 0.6)] * len(rand),
+                grads=rand)
+            add("ab.plain.a%d.b%r" % (a, b), fam, d, "2d", "", [(0.3, 0.6)] * 128)
+            # Random texels: the whole fetch.
+            d2 = desc("f32", 1, (64, 64), 7, filt="linear", mipfilter="linear", aniso=a,
+                      lodbias=b)
+            tx2 = random_texels(d2)
+            co = [(RNG.uniform(-0.1, 1.1), RNG.uniform(-0.1, 1.1)) for _ in range(256)]
+            lv = [RNG.uniform(-1, 8) for _ in range(256)]
+            add("ab.randlevel#a%d.b%r" % (a, b), fam, d2, "2d", "level", co, lods=lv, texels=tx2)
+
+
+def s16clamp():
+    """Bilinear (isotropic) fetches of a normalized `s16` texture holding -32768 beside other
+    values: is -32768 taken as -32767 before the weighted sum?"""
+    fam = "s16clamp"
+    w, h = 8, 8
+    pool = [-32768, -32767, 32767, 0, 1, -1, -32768, -32768]
+    vals = [RNG.choice(pool) & 0xFFFF for _ in range(w * h * 2)]
+    d = T.tex_desc("s16", 2, (w, h), addr="clamp", filt="linear", read="normalized")
+    coords = []
+    for i in range(512):
+        coords += [RNG.uniform(0, w), RNG.uniform(0, h), 0.0, 0.0]
+    case("s16clamp.bilinear", fam, T.tex2d_kernel("f32"), 4 * 512, ("s16", vals),
+         fcoords(coords), textures=[d])
+    vals = [(-32768 if (i // 2) % 3 else RNG.choice([32767, 1000, -1000])) & 0xFFFF
+            for i in range(w * h * 2)]
+    coords = []
+    for i in range(512):
+        coords += [RNG.uniform(0, w), RNG.uniform(0, h), 0.0, 0.0]
+    case("s16clamp.mostly", fam, T.tex2d_kernel("f32"), 4 * 512, ("s16", vals),
+         fcoords(coords), textures=[d])
+
+
+def anisocheck():
+    """Checks of the rules `anisogeom` and `anisobias` found: `tex.level` with a bias and
+    random (off the 1/256 grid) negative levels of detail at every `maxAnisotropy` (how the
+    operand is held), a bias with level clamps, `tex.grad` with a bias over random texels,
+    anisotropic 1D textures with wrapped and border addressing and point texel filtering,
+    and seamless cube maps."""
+    fam = "anisocheck"
+    for a in [2, 4, 8, 16]:
+        for b, kw in [(0.3, {}), (0.7, {}), (1.1, {}), (-0.3, {}),
+                      (0.6, {"minlod": 1.25, "maxlod": 3.5})]:
+            d = desc("f32", 1, (64, 64), 7, filt="linear", mipfilter="linear", aniso=a,
+                     lodbias=b, **kw)
+            tag = "a%d.b%r%s" % (a, b, ".clamp" if kw else "")
+            lods = [RNG.uniform(-1.5, 0.5) for _ in range(256)] + \
+                [RNG.uniform(-1, 8) for _ in range(256)]
+            add("ac.lod.level.%s" % tag, fam, d, "2d", "level", [(0.3, 0.6)] * len(lods),
+                lods=lods)
+            if a in (2, 4):
+                tx = random_texels(d)
+                co = [(RNG.uniform(-0.1, 1.1), RNG.uniform(-0.1, 1.1)) for _ in range(256)]
+                gs = [geom_grad("2d", (64, 64)) for _ in range(256)]
+                add("ac.grad#%s" % tag, fam, d, "2d", "grad", co, grads=gs, texels=tx)
+    for addr, filt in [("wrap", "linear"), ("border", "linear"), ("clamp", "point"),
+                       ("mirror", "linear")]:
+        for a in [2, 16]:
+            kw = {"border": [2.5, 0, 0, 0]} if addr == "border" else {}
+            d = desc("f32", 1, (64,), 7, filt=filt, mipfilter="linear", addr=addr, aniso=a,
+                     **kw)
+            tx = random_texels(d)
+            co = [(RNG.uniform(-0.6, 1.6), 0.0, 0.0) for _ in range(256)]
+            gs = [geom_grad("1d", (64,)) for _ in range(256)]
+            gadd("ac.1d.%s.%s.a%d" % (addr, filt, a), fam, d, "1d", "grad", co, grads=gs,
+                 texels=tx)
+    for geom in ["cube", "acube"]:
+        dims, levels, kw = GEOMS[geom]
+        for a in [4, 16]:
+            d = desc("f32", 1, dims, levels, filt="linear", mipfilter="linear", aniso=a,
+                     seamless=True, **kw)
+            tx = random_texels(d)
+            co = [geom_coord(geom) for _ in range(256)]
+            gs = [geom_grad(geom, dims) for _ in range(256)]
+            gadd("ac.seamless#%s.a%d" % (geom, a), fam, d, geom, "grad", co, grads=gs,
+                 texels=tx)
+            gadd("ac.seamless.level#%s.a%d" % (geom, a), fam, d, geom, "level", co[:128],
+                 lods=[RNG.uniform(-1, levels) for _ in range(128)], texels=tx)
+
+
 T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
                    "seamcorner": seamcorner, "seamtld4": seamtld4,
@@ -1107,7 +1395,8 @@ T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit
                    "aniso16": aniso16, "aniso16probe": aniso16probe,
                    "anisoprobe": anisoprobe, "anisoprobe2": anisoprobe2,
                    "anisoprobe3": anisoprobe3, "anisoprobe4": anisoprobe4,
-                   "aniso": aniso})
+                   "aniso": aniso, "anisogeom": anisogeom,
+                   "anisobias": anisobias, "anisocheck": anisocheck, "s16clamp": s16clamp})
 
 if __name__ == "__main__":
     T.main()

@@ -538,6 +538,11 @@ fn aniso_fetch(
 ) -> Result<[u32; 4], Error> {
     let t = at.t;
     let linear = t.sampler.linear;
+    // A 1D texture reads as a 2D texture one texel high at y = 0, half a texel above its
+    // texels' centre (so its taps, along x as both gradients are, take half their weight from
+    // the row above, the border colour with border addressing); a cube map's taps lie on the
+    // face the direction picks, clamped to it.
+    let rank1 = t.layout.rank == 1;
     let mut ws: Vec<i64> = Vec::new();
     let mut ts: Vec<[u8; 16]> = Vec::new();
     for lv in crate::aniso::footprint(g, levels) {
@@ -546,18 +551,22 @@ fn aniso_fetch(
             ..at
         };
         let dims = t.layout.level_dims(lv.level);
-        let clamp = |k: usize, p: i64| match t.sampler.addr[k] {
-            tx::AddrMode::Clamp => p.clamp(0, (dims[k] as i64 - 1) * 256),
-            _ => p,
+        let clamp = |k: usize, p: i64| {
+            if t.layout.cube || t.sampler.addr[k] == tx::AddrMode::Clamp {
+                p.clamp(0, (dims[k] as i64 - 1) * 256)
+            } else {
+                p
+            }
         };
         // In 1/(256 * 1024): the split of a weight in 1/T is in 1/(256 T), T 512 or 1024.
         let scale = 1024 / lv.unit;
         let mut centre = [0i64; 2];
         for k in 0..2 {
-            let u = if c.normalized {
-                c.raw[k] as f64 * dims[k] as f64
-            } else {
-                c.raw[k] as f64
+            let u = match c.face {
+                Some(f) => f[k] * dims[k] as f64,
+                None if rank1 && k == 1 => 0.0,
+                None if c.normalized => c.raw[k] as f64 * dims[k] as f64,
+                None => c.raw[k] as f64,
             };
             let p = if linear {
                 crate::aniso::position(u)
@@ -567,13 +576,13 @@ fn aniso_fetch(
             centre[k] = p + offset[k].clamp(-(1 << 20), 1 << 20) * 256;
         }
         for tap in &lv.taps {
+            let p = [centre[0] + tap.dx, centre[1] + tap.dy];
             if !linear {
-                let i = [0, 1].map(|k| clamp(k, centre[k] + [tap.dx, tap.dy][k]) >> 8);
+                let i = [0, 1].map(|k| clamp(k, p[k]) >> 8);
                 ws.push(tap.w * scale * 256);
                 ts.push(corner_bytes(x, place, [i[0], i[1], 0], 2, l)?);
                 continue;
             }
-            let p = [centre[0] + tap.dx, centre[1] + tap.dy];
             // A clamped dimension clamps the position; the others address each texel
             // (`corner_bytes`: wrapped, mirrored or the border).
             let p = [0, 1].map(|k| clamp(k, p[k]));
@@ -791,7 +800,12 @@ fn lod_of(
         [a, b] => {
             // Every format's weighted taps are measured (docs/INTERP.md "Anisotropic
             // filtering", `tx::filter_in`).
-            let aniso = t.sampler.mip.aniso > 1;
+            // Anisotropic footprints: 2D textures, each layer of a layered one, cube maps (on
+            // the face, with the face's gradients) and 1D textures (both gradients along x);
+            // 3D and layered 1D textures filter isotropically (docs/INTERP.md, "Anisotropic
+            // filtering").
+            let aniso = t.sampler.mip.aniso > 1
+                && (t.layout.rank == 2 || (t.layout.rank == 1 && t.layout.layers == 0));
             let n = if t.layout.cube { 3 } else { co.n };
             let grad = |o: &Opnd| -> Result<Vec<f32>, Error> {
                 let items: &[Opnd] = match o {
@@ -814,7 +828,7 @@ fn lod_of(
                         None => Err(x.unsupported("too few coordinates for the geometry")),
                     })
                     .collect::<Result<_, _>>()?;
-                let (sx, sy) = (cube_gradient(&v, &dx), cube_gradient(&v, &dy));
+                let (sx, sy) = (cube_gradient(&v, &dx, aniso), cube_gradient(&v, &dy, aniso));
                 let d = t.layout.dims;
                 dx = vec![to_texels(sx[0], d[0]), to_texels(sx[1], d[1])];
                 dy = vec![to_texels(sy[0], d[0]), to_texels(sy[1], d[1])];
@@ -832,7 +846,7 @@ fn lod_of(
             if !aniso {
                 return Ok(tx::Lod::Grad(lod));
             }
-            let g = |v: &[f32]| [v[0] as f64, v[1] as f64];
+            let g = |v: &[f32]| [0, 1].map(|k| v.get(k).map_or(0.0, |&c| c as f64));
             Ok(tx::Lod::Aniso(crate::aniso::grad(
                 lod,
                 g(&dx),
@@ -849,10 +863,26 @@ fn lod_of(
 /// less at `v` for the major axis `i` of `v`, halved (fitted to an H200, `gradfit2.jsonl.xz`
 /// `gfit2.cube`; the derivative, with or without the major axis's own change, fits a fifth as
 /// many).
-fn cube_gradient(v: &[f32], g: &[f32]) -> [f32; 2] {
+fn cube_gradient(v: &[f32], g: &[f32], oriented: bool) -> [f32; 2] {
     let i = tx::major_axis([v[0], v[1], v[2]]);
     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-    let face = |q: [f64; 3]| (q[j] / q[i].abs(), q[k] / q[i].abs());
+    let neg = v[i] < 0.0;
+    let face = |q: [f64; 3]| {
+        let m = q[i].abs();
+        if !oriented {
+            return (q[j] / m, q[k] / m);
+        }
+        // The face's own axes (`tx::cube_face`): its s and t as the texels lie.
+        let (sc, tc) = match (i, neg) {
+            (0, false) => (-q[2], -q[1]),
+            (0, true) => (q[2], -q[1]),
+            (1, false) => (q[0], q[2]),
+            (1, true) => (q[0], -q[2]),
+            (_, false) => (q[0], -q[1]),
+            (_, true) => (-q[0], -q[1]),
+        };
+        (sc / m, tc / m)
+    };
     let p = [v[0] as f64, v[1] as f64, v[2] as f64];
     let q = [p[0] + g[0] as f64, p[1] + g[1] as f64, p[2] + g[2] as f64];
     let ((u0, w0), (u1, w1)) = (face(p), face(q));
