@@ -5,7 +5,9 @@
 //! Each rule is the one of `tools/hwvectors/anisofit.py` (the model fitted to the recordings
 //! of `corpus/aniso/`, docs/INTERP.md "Anisotropic filtering"), in the same arithmetic: the
 //! integer steps as integers, the float steps as the same `f64` operations in the same order.
-//! The gradients are in texels of level 0 (as [`crate::lod::grad_lod`] takes them).
+//! The gradients are in texels of level 0 (as [`crate::lod::grad_lod`] takes them), two
+//! components each: a 2D texture's (each layer of a layered one alike), a cube face's, or a 1D
+//! texture's `(d, 0)` (read as a 2D texture one texel high; `exec/texture.rs`).
 
 use crate::lod::{diagonal, length, trunc9, ulp9, Levels, LOG2};
 use smallvec::SmallVec;

@@ -79,8 +79,8 @@ impl Mip {
     /// With anisotropic filtering (`aniso` above 1) and the trilinear optimisation on, the
     /// level of detail of `tex.level` and `tex.grad` plus the bias is sharpened ([`sharpen`])
     /// before the clamps, `tex.level`'s operand is held in 1/256 toward zero and the bias as
-    /// [`sharp_bias`] says (`anisofit.jsonl.xz`, `anisobias.jsonl.xz`, `anisogeom.jsonl.xz`
-    /// `ac.lod.level.*`: random operands, most of them negative, with positive biases).
+    /// [`sharp_bias`] says (`anisofit.jsonl.xz`; `anisobias.jsonl.xz`, its `ac.lod.level.*`
+    /// random operands, half of them negative, with positive biases too).
     pub fn lod(&self, lod: Lod, levels: u32) -> i64 {
         let sharp = self.aniso > 1 && self.trilinear_opt;
         let bias = if sharp {
@@ -132,10 +132,10 @@ impl Mip {
 /// it down, below 0 up (with 2 to 7 from a fraction above 1/3 or 1/7 only). Measured on an
 /// H200 (`tools/hwvectors/mipmap.py --family anisobias`, `anisocheck`,
 /// `corpus/vectors/anisobias.jsonl.xz`): `tex.level` over every 1/256 of three levels at
-/// 279 biases with `maxAnisotropy` 2 and 303 with 4 to 7, each sweep explained by one whole
-/// bias and only by this one; random levels of detail at five biases with 2, 4, 8 and 16; the
-/// sweeps of `anisofit.jsonl.xz` (eight biases, 8 and 16). Rounding the bias toward zero, down
-/// or to nearest explains at most 154 of the 279 sweeps.
+/// 267 biases with `maxAnisotropy` 2 and 3 and 279 with 4 to 7, each sweep explained by one
+/// whole bias, this one; random levels of detail at five biases with 2, 4, 8 and 16; the
+/// sweeps of `anisofit.jsonl.xz` (eight biases, 8 and 16). Rounding the bias toward zero,
+/// down or to nearest explains at most 114 of the 267 sweeps and 127 of the 279.
 fn sharp_bias(b: f32, aniso: u32) -> i64 {
     if b.is_nan() {
         return 0;

@@ -512,6 +512,13 @@ impl TextureArg {
                     sm.mip.aniso
                 ));
             }
+            if layout.linear_memory && layout.rank == 1 {
+                return Err(format!(
+                    "aniso={}: anisotropic filtering of a 1D linear-memory texture is not \
+                     modelled",
+                    sm.mip.aniso
+                ));
+            }
             if sm.seamless {
                 return Err(format!(
                     "aniso={} with seamless=1: anisotropic filtering across a seamless cube \

@@ -4,7 +4,9 @@ the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Run
 (numpy, no GPU): it prints, for each rule, how many recorded samples it reproduces.
 
 - `sharpen`: the level of detail the trilinear optimisation uses with anisotropy (modelled by
-  the interpreter, `interp/src/lod.rs`), checked on the `tex.level` sweeps.
+  the interpreter, `interp/src/lod.rs`), checked on the `tex.level` sweeps; `sharp_bias`,
+  `lod_level`: the bias and the operand as it takes them (`check_bias`, on
+  `corpus/vectors/anisobias.jsonl.xz`).
 - `aniso_lod`: the level of detail of `tex.grad` (not modelled by the interpreter; `lod_parts`
   sharpened and clamped), checked on the sweeps and random pairs of `anisoprobe.jsonl.xz`.
 - `axis_taps`: the footprint of a major axis along x with a minor axis of one texel (not
@@ -131,6 +133,25 @@ def sharpen(l, aniso):
     a = pow2_floor(aniso)
     s = {2: (3 * f - 126) // 2, 4: (7 * f - 378) // 4}.get(a, 2 * f - 128)
     return 256 * q + min(max(s, 0), 256)
+
+
+def sharp_bias(b, aniso):
+    """The bias in 1/256 as the sharpened level of detail takes it: `p - trunc((c - m x) / m)`
+    with `x` the bias in 1/256 and `(m, p, c)` `(3, 42, 128)` for `maxAnisotropy` 2 and 3,
+    `(7, 54, 384)` for 4 to 7, `(2, 64, 128)` for 8 and above (`m`, `p` the slope and plateau
+    of `sharpen`), so the bias is rounded toward `p + 2/3`, `p + 6/7` or `p` 1/256. Checked by
+    `check_bias` on the `anisobias` and `anisocheck` recordings; `tex.level`'s operand is then
+    taken toward zero in 1/256 (`lod_level`)."""
+    m, p, c = (3, 42, 128) if aniso < 4 else ((7, 54, 384) if aniso < 8 else (2, 64, 128))
+    x = Fraction(f32(b)) * 256
+    return p - math.trunc((c - m * x) / m)
+
+
+def lod_level(v, b, aniso, lo, hi):
+    """`tex.level`'s sharpened level of detail in 1/256 for operand `v`, bias `b`, clamped to
+    `[lo, hi]` (1/256)."""
+    return min(max(sharpen(math.trunc(Fraction(f32(v)) * 256) + sharp_bias(b, aniso), aniso),
+                   lo), hi)
 
 
 def aniso_lod(gx, gy, aniso, levels):
@@ -897,8 +918,37 @@ def check_lod_raw(root):
               "largest extent" % (rec["set"], miss, diag))
 
 
+def check_bias(vectors):
+    """`sharp_bias` and `lod_level` on `tex.level` with a bias (textures whose level `k` holds
+    `k`): the sweeps over every 1/256 of three levels of `anisobias.jsonl.xz` (`ab.level.*`,
+    biases on grids of 1/64 and 1/256 and random ones, `maxAnisotropy` 2 to 7) and the random
+    operands of `ac.lod.level.*` (2, 4, 8, 16; five biases, one with level clamps)."""
+    import re
+    tot = {}
+    for name, c in load(vectors + "/anisobias.jsonl.xz").items():
+        m = re.match(r"(ab|ac)\.(?:lod\.)?level\.a(\d+)\.b([-0-9.e]+)(\.clamp)?$", name)
+        if not m:
+            continue
+        a, b = int(m.group(2)), float(m.group(3))
+        lo, hi = (320, 896) if m.group(4) else (0, 256 * (c["textures"][0]["levels"] - 1))
+        lam = words(c["args"][1]["hex"]).reshape(-1, 4)[:, 3]
+        n = 769 if m.group(1) == "ab" else 512
+        got = np.round(outs(c)[:n, 0] * 256)
+        ok = sum(lod_level(float(v), b, a, lo, hi) == g for v, g in zip(lam[:n], got))
+        k = (m.group(1), a)
+        t = tot.setdefault(k, [0, 0, 0, 0])
+        t[0] += ok
+        t[1] += n
+        t[2] += ok == n
+        t[3] += 1
+    for (fam, a), (ok, n, cok, cn) in sorted(tot.items()):
+        print("sharp_bias  tex.level %s a=%-2d %d of %d samples, %d of %d sweeps agree" %
+              (fam, a, ok, n, cok, cn))
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "corpus/aniso"
+    check_bias(root.rstrip("/").rsplit("/", 1)[0] + "/vectors" if "/" in root else "vectors")
     ap = load(root + "/anisoprobe.jsonl.xz")
     ap3 = load(root + "/anisoprobe3.jsonl.xz")
     # tex.level: the sharpened level of detail (bias 0 at 2 and 4, every bias at 16).
@@ -906,9 +956,7 @@ def main():
     for a in [2, 4, 16]:
         for b in [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, -0.25, -1.3]:
             got = np.round(outs(ap3["ap3.level.a%d.b%g" % (a, b)])[:len(lods), 0] * 256)
-            bias = 2 * round(b * 128) if a >= 8 else math.trunc(b * 256)
-            miss = sum(min(max(sharpen(math.floor(v * 256) + bias, a), 0), 2048) != g
-                       for v, g in zip(lods, got))
+            miss = sum(lod_level(v, b, a, 0, 2048) != g for v, g in zip(lods, got))
             print("sharpen     tex.level a=%-2d bias=%-5g %3d of %d samples miss" %
                   (a, b, miss, len(lods)))
     # tex.grad: the level of detail.
