@@ -757,14 +757,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let linear = |v: [u32; 3], d: [u32; 3]| {
             v[0] as u64 + d[0] as u64 * (v[1] as u64 + d[1] as u64 * v[2] as u64)
         };
-        let at = crate::exec::race::Rep {
-            e: g.epoch(),
-            func,
-            pc,
-            cta: linear(ctaid, grid) as u32,
-            tid: 0,
-            mask: 0,
-        };
+        let at =
+            crate::exec::race::Rep::new(g.epoch(), g.site(func, pc), linear(ctaid, grid) as u32);
         let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
         let tid_of = |w: u32, lane: u8| tid_in_block(block, wpc, w, lane);
         let tids = &self.w.tid;

@@ -184,6 +184,12 @@ impl Word {
         if me.lanes == bit && self.repeat(me, write).is_some() {
             return None;
         }
+        // The warp's read, if the word remembers one (at most one per warp).
+        let own = if write {
+            None
+        } else {
+            self.reads.iter().position(|a| a.warp == w)
+        };
         if write {
             if self.reads.is_empty() {
                 if let Some(a) = self.write.as_mut().filter(|a| same(a)) {
@@ -191,7 +197,7 @@ impl Word {
                     return None;
                 }
             }
-        } else if let Some(a) = self.reads.iter_mut().find(|a| same(a)) {
+        } else if let Some(a) = own.and_then(|i| self.reads.get_mut(i)).filter(|a| same(a)) {
             a.lanes |= me.lanes;
             // The write may be another lane's of this warp, unordered for this lane only.
             return self
@@ -218,15 +224,15 @@ impl Word {
         if write {
             self.write = Some(me);
             self.reads.clear();
-        } else if let Some(a) = self.reads.iter_mut().find(|a| a.warp == w) {
+        } else if let Some(a) = own.and_then(|i| self.reads.get_mut(i)) {
             // One read per warp: this one stands for its warp's. Reads of other warps known
             // to come before it stay until the next write: a later access unordered with one
             // of them is unordered with this one too (the clocks are joined transitively), so
             // keeping them changes at most which read a finding names.
             *a = me;
         } else {
-            // Keep only the reads of other warps not known to come before this one.
-            self.reads.retain(|a| !before(a));
+            // The reads of other warps stay, those known to come before this one too (as
+            // above): at most one per warp, and no scan to prune them.
             self.reads.push(me);
         }
         found
@@ -362,8 +368,8 @@ impl Race {
             }
         }
         self.ctaid = ctaid;
+        // The summaries are made afresh word by word, as `gwords` gives them out.
         self.gwords.clear();
-        self.gsum.clear();
         self.epoch0 = None;
         self.gjoin.fill(0);
         self.gsyncs = None;
@@ -863,7 +869,7 @@ impl Race {
         let kind = usize::from(!write);
         // With no global synchronising operation since the cluster's first global access (in
         // the cluster, or in another resident one), every access has the same epoch.
-        let one_epoch = syncs.is_none() && *self.epoch0.get_or_insert(at.e) == at.e;
+        let one_epoch = syncs.is_none() && *self.epoch0.get_or_insert(at.e()) == at.e();
         for &(lane, addr) in lanes {
             let whole = addr % 4 == 0 && size % 4 == 0;
             let end = addr.saturating_add(size.max(1) as u64);
@@ -872,7 +878,7 @@ impl Race {
             let last = ((end - 1) / 4).min(first + 15);
             let mut found = None;
             for word in first..=last {
-                let Some(i) = self
+                let Some((i, first)) = self
                     .gwords
                     .index_of(word, MAX_CLUSTER_WORDS, || charge(GWORD_BYTES * PAGE))
                 else {
@@ -881,6 +887,11 @@ impl Race {
                 if self.gsum.len() < self.gwords.slots.len() {
                     self.gsum
                         .resize(self.gwords.slots.len(), Default::default());
+                }
+                if first {
+                    if let Some(s) = self.gsum.get_mut(i) {
+                        *s = Default::default();
+                    }
                 }
                 let (Some(cell), Some(sum)) = (self.gwords.slots.get_mut(i), self.gsum.get_mut(i))
                 else {
@@ -912,7 +923,7 @@ impl Race {
                     // In one epoch the summary then holds one of this thread, kind and bytes.
                     if !(noted && one_epoch) {
                         let tid = tid(lane);
-                        sum[kind].note(Rep { mask, tid, ..at }, syncs);
+                        sum[kind].note(at.with(tid, mask), syncs);
                     }
                     continue;
                 }
@@ -925,7 +936,7 @@ impl Race {
                     charge((grown * std::mem::size_of::<Access>()) as u64);
                 }
                 let tid = tid(lane);
-                sum[kind].note(Rep { mask, tid, ..at }, syncs);
+                sum[kind].note(at.with(tid, mask), syncs);
             }
             let Some((kind, other)) = found else {
                 continue;
@@ -996,8 +1007,14 @@ pub const PAGE: u64 = 16;
 pub struct Pages<T> {
     /// Page number (word / [`PAGE`]) -> index of its first word in `slots`.
     index: FxHashMap<u64, u32>,
-    /// The pages' words, [`PAGE`] per page, in the order the pages were added.
+    /// The pages' words, [`PAGE`] per page, in the order the pages were added; past `used`
+    /// pages, or where `touched` says so, what an earlier use left (the allocation is kept
+    /// from one cluster to the next, and a word is made afresh only when first given out).
     slots: Vec<T>,
+    /// Per page in use: the words given out since the page was added.
+    touched: Vec<u16>,
+    /// Pages in use.
+    used: usize,
     /// The page last looked up, (page number, index): the next lookup mostly wants it again.
     last: Option<(u64, u32)>,
 }
@@ -1006,13 +1023,19 @@ impl<T: Default + Clone> Pages<T> {
     /// Word `word`'s entry, its page added when missing if the map holds fewer than `max`
     /// words and `add` (asking the launch's budget for the page) agrees; `None` otherwise.
     fn get_or_add(&mut self, word: u64, max: usize, add: impl FnOnce() -> bool) -> Option<&mut T> {
-        let i = self.index_of(word, max, add)?;
+        let (i, _) = self.index_of(word, max, add)?;
         self.slots.get_mut(i)
     }
 
-    /// [`Pages::get_or_add`]'s index into the pages' words.
+    /// [`Pages::get_or_add`]'s index into the pages' words, and whether the word was given
+    /// out for the first time (made afresh: state kept beside the map is to be too).
     #[inline(always)]
-    fn index_of(&mut self, word: u64, max: usize, add: impl FnOnce() -> bool) -> Option<usize> {
+    fn index_of(
+        &mut self,
+        word: u64,
+        max: usize,
+        add: impl FnOnce() -> bool,
+    ) -> Option<(usize, bool)> {
         let page = word / PAGE;
         let base = match self.last {
             Some((p, b)) if p == page => b,
@@ -1020,12 +1043,19 @@ impl<T: Default + Clone> Pages<T> {
                 let b = match self.index.get(&page) {
                     Some(&b) => b,
                     None => {
-                        let n = self.slots.len();
+                        let n = self.used * PAGE as usize;
                         if n.saturating_add(PAGE as usize) > max || !add() {
                             return None;
                         }
                         let b = u32::try_from(n).ok()?;
-                        self.slots.resize(n + PAGE as usize, T::default());
+                        if self.slots.len() < n + PAGE as usize {
+                            self.slots.resize(n + PAGE as usize, T::default());
+                        }
+                        match self.touched.get_mut(self.used) {
+                            Some(t) => *t = 0,
+                            None => self.touched.push(0),
+                        }
+                        self.used += 1;
                         self.index.insert(page, b);
                         b
                     }
@@ -1034,7 +1064,26 @@ impl<T: Default + Clone> Pages<T> {
                 b
             }
         };
-        Some(base as usize + (word % PAGE) as usize)
+        let (i, bit) = (
+            base as usize + (word % PAGE) as usize,
+            1u16 << (word % PAGE),
+        );
+        let t = self.touched.get_mut(base as usize / PAGE as usize)?;
+        let first = *t & bit == 0;
+        if first {
+            *t |= bit;
+            *self.slots.get_mut(i)? = T::default();
+        }
+        Some((i, first))
+    }
+
+    /// The words of the page at `base` (an index of [`Pages::sorted`]) given out since it was
+    /// added, one bit each.
+    fn touched(&self, base: u32) -> u16 {
+        self.touched
+            .get(base as usize / PAGE as usize)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// The pages, as (page number, index of the first word), in address order.
@@ -1044,10 +1093,10 @@ impl<T: Default + Clone> Pages<T> {
         v
     }
 
-    /// Forgets every word, keeping the allocations.
+    /// Forgets every word, keeping the allocations (and what they hold, unseen).
     fn clear(&mut self) {
         self.index.clear();
-        self.slots.clear();
+        self.used = 0;
         self.last = None;
     }
 }
@@ -1060,27 +1109,62 @@ pub const GWORD_BYTES: u64 =
 /// Host bytes charged for a global word of the launch's table.
 pub const GRID_WORD_BYTES: u64 = (std::mem::size_of::<[Sum; 2]>() + 16) as u64;
 
-/// A plain global access as the check between clusters remembers it.
+/// Global synchronising operations a launch counts at most: past them the check between
+/// clusters stops (an epoch must fit in [`Rep`]'s 40 bits; a trillion synchronising operations
+/// take the interpreter hours).
+pub const EPOCH_MAX: u64 = (1 << 40) - 1;
+
+/// A plain global access as the check between clusters remembers it (16 bytes: the summaries
+/// of every word a launch touches are made of these).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rep {
-    /// The launch's epoch when it happened: how many global synchronising operations the
-    /// launch had executed before it.
-    pub e: u64,
-    /// Its function.
-    pub func: u32,
-    /// Its instruction.
-    pub pc: u32,
+    /// The launch's epoch when it happened (how many global synchronising operations the
+    /// launch had executed before it, at most [`EPOCH_MAX`]) in bits 24 and up, its thread's
+    /// linear index in the CTA in bits 8 to 23, the bytes of the word it touched (0 for no
+    /// access) in bits 0 to 7.
+    bits: u64,
+    /// Its instruction ([`Grid::site`]).
+    site: u32,
     /// Its CTA's linear index in the grid.
     pub cta: u32,
-    /// Its thread's linear index in the CTA.
-    pub tid: u16,
-    /// The bytes of the word it touched; 0 for no access.
-    pub mask: u8,
 }
 
 impl Rep {
+    /// An access at epoch `e` by instruction `site` ([`Grid::site`]) of CTA `cta`, its thread
+    /// and bytes to be set ([`Rep::with`]).
+    pub fn new(e: u64, site: u32, cta: u32) -> Rep {
+        Rep {
+            bits: e.min(EPOCH_MAX) << 24,
+            site,
+            cta,
+        }
+    }
+
+    /// This access by thread `tid` of its CTA to the bytes `mask` of a word.
+    fn with(self, tid: u16, mask: u8) -> Rep {
+        Rep {
+            bits: self.bits & !0xff_ffff | u64::from(tid) << 8 | u64::from(mask),
+            ..self
+        }
+    }
+
+    /// Its epoch.
+    fn e(&self) -> u64 {
+        self.bits >> 24
+    }
+
+    /// Its thread's linear index in its CTA.
+    pub fn tid(&self) -> u16 {
+        (self.bits >> 8) as u16
+    }
+
+    /// The bytes of the word it touched.
+    fn mask(&self) -> u8 {
+        self.bits as u8
+    }
+
     fn some(&self) -> bool {
-        self.mask != 0
+        self.mask() != 0
     }
 }
 
@@ -1103,7 +1187,7 @@ impl Sum {
     /// (the first's and the last's indices).
     #[inline(always)]
     fn note(&mut self, r: Rep, syncs: Option<(u64, u64)>) {
-        let again = |h: &Rep| h.e == r.e && h.cta == r.cta && h.tid == r.tid && h.mask == r.mask;
+        let again = |h: &Rep| h.bits == r.bits && h.cta == r.cta;
         if syncs.is_none() && again(&self.hi) && self.late.some() {
             // A repeat of the latest access's thread, bytes and epoch with no synchronising
             // operation yet (a loop over the same word): `early` and `hi` already hold an
@@ -1119,7 +1203,7 @@ impl Sum {
             self.early = r;
         }
         // The access kept as `late` is stale once a synchronising operation followed it.
-        if !self.late.some() || syncs.is_some_and(|(_, last)| self.late.e <= last) {
+        if !self.late.some() || syncs.is_some_and(|(_, last)| self.late.e() <= last) {
             self.late = r;
         }
     }
@@ -1204,6 +1288,10 @@ pub struct Grid {
     epoch: u64,
     /// Per function, per instruction: [`SYNC_GLOBAL`] and [`SYNC_LANES`] flags.
     sync: Vec<Vec<u8>>,
+    /// Per function: the [`Grid::site`] of its first instruction.
+    bases: Vec<u32>,
+    /// Whether the launch went past [`EPOCH_MAX`] global synchronising operations.
+    overflow: bool,
     /// Per global word: the plain accesses of the finished clusters (writes, reads).
     table: Pages<[Sum; 2]>,
     /// Whether the program issues asynchronous operations that touch shared memory (the
@@ -1214,8 +1302,20 @@ pub struct Grid {
 impl Grid {
     /// The state for a launch of `prog`.
     pub fn new(prog: &crate::load::Program) -> Grid {
+        let mut base = 0u32;
+        let bases = prog
+            .funcs
+            .iter()
+            .map(|f| {
+                let b = base;
+                base = base.saturating_add(u32::try_from(f.code.len()).unwrap_or(u32::MAX));
+                b
+            })
+            .collect();
         Grid {
             epoch: 0,
+            bases,
+            overflow: false,
             sync: prog
                 .funcs
                 .iter()
@@ -1256,8 +1356,19 @@ impl Grid {
     /// A global synchronising operation executes: its index.
     pub fn sync_op(&mut self) -> u64 {
         let i = self.epoch;
-        self.epoch = self.epoch.saturating_add(1);
+        if i >= EPOCH_MAX {
+            self.overflow = true;
+        } else {
+            self.epoch = i + 1;
+        }
         i
+    }
+
+    /// The number naming instruction `pc` of function `func` in a [`Rep`].
+    pub fn site(&self, func: u32, pc: u32) -> u32 {
+        self.bases
+            .get(func as usize)
+            .map_or(0, |b| b.saturating_add(pc))
     }
 
     /// Checks the global accesses of the finished cluster `rc` against those of the clusters
@@ -1273,12 +1384,17 @@ impl Grid {
         thread: impl Fn(&Rep) -> Thread,
         mut charge: impl FnMut(u64) -> bool,
     ) {
+        if self.overflow {
+            return;
+        }
+        let bases = &self.bases;
         for (page, base) in rc.gwords.sorted() {
+            let touched = rc.gwords.touched(base);
             for i in 0..PAGE {
                 let Some(sum) = rc.gsum.get(base as usize + i as usize) else {
                     continue;
                 };
-                if !sum[0].lo.some() && !sum[1].lo.some() {
+                if touched >> i & 1 == 0 || (!sum[0].lo.some() && !sum[1].lo.some()) {
                     // A word of the page that the cluster did not touch.
                     continue;
                 }
@@ -1287,7 +1403,7 @@ impl Grid {
                 for s in &mut b {
                     // `late` holds only if no synchronising operation of the cluster followed
                     // it.
-                    if rc.gsyncs.is_some_and(|(_, last)| s.late.e <= last) {
+                    if rc.gsyncs.is_some_and(|(_, last)| s.late.e() <= last) {
                         s.late = Rep::default();
                     }
                 }
@@ -1300,7 +1416,7 @@ impl Grid {
                 // Writes against writes and reads, reads against writes.
                 for (kb, ka) in [(0, 0), (0, 1), (1, 0)] {
                     if let Some((x, y)) = unordered(&t[ka], &b[kb]) {
-                        report(findings, &site, &thread, key, x, y, ka, kb);
+                        report(findings, bases, &site, &thread, key, x, y, ka, kb);
                         break;
                     }
                 }
@@ -1316,30 +1432,30 @@ impl Grid {
 /// cluster), that nothing can order by the rule of [`Grid`]: (the one of `t`, the one of `b`).
 fn unordered(t: &Sum, b: &Sum) -> Option<(Rep, Rep)> {
     let pair = |x: Rep, y: Rep, holds: bool| {
-        (holds && x.some() && y.some() && x.mask & y.mask != 0).then_some((x, y))
+        (holds && x.some() && y.some() && x.mask() & y.mask() != 0).then_some((x, y))
     };
     // An access of `t` after its cluster's last synchronising operation, not after one of
     // `b` (or at the same epoch).
-    pair(t.late, b.hi, t.late.e <= b.hi.e)
+    pair(t.late, b.hi, t.late.e() <= b.hi.e())
         // An access of `b` before its cluster's first, not before one of `t`.
-        .or_else(|| pair(t.lo, b.early, b.early.e >= t.lo.e))
+        .or_else(|| pair(t.lo, b.early, b.early.e() >= t.lo.e()))
         // The same with `b` first.
-        .or_else(|| pair(t.hi, b.late, b.late.e <= t.hi.e))
-        .or_else(|| pair(t.early, b.lo, t.early.e >= b.lo.e))
+        .or_else(|| pair(t.hi, b.late, b.late.e() <= t.hi.e()))
+        .or_else(|| pair(t.early, b.lo, t.early.e() >= b.lo.e()))
 }
 
 /// Adds the accesses `b` of a cluster to `t`, keeping the extremes.
 fn absorb(t: &mut Sum, b: &Sum) {
-    if b.lo.some() && (!t.lo.some() || b.lo.e < t.lo.e) {
+    if b.lo.some() && (!t.lo.some() || b.lo.e() < t.lo.e()) {
         t.lo = b.lo;
     }
-    if b.hi.some() && (!t.hi.some() || b.hi.e >= t.hi.e) {
+    if b.hi.some() && (!t.hi.some() || b.hi.e() >= t.hi.e()) {
         t.hi = b.hi;
     }
-    if b.late.some() && (!t.late.some() || b.late.e < t.late.e) {
+    if b.late.some() && (!t.late.some() || b.late.e() < t.late.e()) {
         t.late = b.late;
     }
-    if b.early.some() && (!t.early.some() || b.early.e > t.early.e) {
+    if b.early.some() && (!t.early.some() || b.early.e() > t.early.e()) {
         t.early = b.early;
     }
 }
@@ -1349,6 +1465,7 @@ fn absorb(t: &mut Sum, b: &Sum) {
 #[allow(clippy::too_many_arguments)]
 fn report(
     findings: &mut crate::check::Findings,
+    bases: &[u32],
     site: impl Fn(u32, u32) -> Site,
     thread: impl Fn(&Rep) -> Thread,
     word: u64,
@@ -1357,7 +1474,7 @@ fn report(
     kx: usize,
     ky: usize,
 ) {
-    let ((first, kf), (later, kl)) = if x.e > y.e {
+    let ((first, kf), (later, kl)) = if x.e() > y.e() {
         ((y, ky), (x, kx))
     } else {
         ((x, kx), (y, ky))
@@ -1368,14 +1485,16 @@ fn report(
         _ => "read-after-write",
     };
     let (me, them) = (thread(&later), thread(&first));
-    let addr = word * 4 + u64::from(later.mask.trailing_zeros());
-    findings.add(Class::Race, later.func, later.pc, || Finding {
+    let addr = word * 4 + u64::from(later.mask().trailing_zeros());
+    let (lf, lpc) = unsite(bases, later.site);
+    let (ff, fpc) = unsite(bases, first.site);
+    findings.add(Class::Race, lf, lpc, || Finding {
         class: Class::Race,
         what: format!(
             "{kind} hazard on global memory with {them} of another cluster at {}, which no atomic, strong access or GPU-scope fence can order before it (PTX ISA 8.7.1: a data race)",
-            site(first.func, first.pc)
+            site(ff, fpc)
         ),
-        site: site(later.func, later.pc),
+        site: site(lf, lpc),
         threads: vec![me, them],
         space: Some("global".into()),
         addr: Some(addr),
@@ -1383,9 +1502,60 @@ fn report(
     });
 }
 
+/// The function and instruction of [`Grid::site`] `site`, given each function's first site.
+fn unsite(bases: &[u32], site: u32) -> (u32, u32) {
+    // The last function starting at or before it (a function without instructions starts
+    // where the next does).
+    let f = bases.partition_point(|&b| b <= site).saturating_sub(1);
+    let base = bases.get(f).copied().unwrap_or(0);
+    (f as u32, site - base.min(site))
+}
+
 /// `a` becomes the element-wise maximum of `a` and `b`.
 fn join(a: &mut [u32], b: &[u32]) {
     for (x, &y) in a.iter_mut().zip(b) {
         *x = (*x).max(y);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_give_out_fresh_words_after_clear() {
+        let mut p: Pages<u32> = Pages::default();
+        let (i, first) = p.index_of(35, 1 << 10, || true).expect("added");
+        assert!(first);
+        p.slots[i] = 7;
+        assert_eq!(p.index_of(35, 1 << 10, || true), Some((i, false)));
+        assert_eq!(p.slots[i], 7);
+        assert_eq!(
+            p.touched(i as u32 / PAGE as u32 * PAGE as u32),
+            1 << (35 % PAGE)
+        );
+        p.clear();
+        // The allocation is kept, what it held is not given out again.
+        let (j, first) = p.index_of(32 + 35 % PAGE, 1 << 10, || true).expect("added");
+        assert!(first);
+        assert_eq!(j, i);
+        assert_eq!(p.slots[j], 0);
+        // A refused page is not added.
+        assert_eq!(p.index_of(1000, 1 << 10, || false), None);
+        assert_eq!(p.index_of(1000, PAGE as usize, || true), None);
+    }
+
+    #[test]
+    fn sites_name_function_and_instruction() {
+        // Function 1 has no instructions: it starts where function 2 does.
+        let bases = [0, 5, 5, 9];
+        for (f, pc) in [(0, 0), (0, 4), (2, 0), (2, 3), (3, 0), (3, 100)] {
+            assert_eq!(unsite(&bases, bases[f as usize] + pc), (f, pc));
+        }
+        let r = Rep::new(EPOCH_MAX + 5, 17, 3).with(1023, 0b1010);
+        assert_eq!(
+            (r.e(), r.tid(), r.mask(), r.site, r.cta),
+            (EPOCH_MAX, 1023, 0b1010, 17, 3)
+        );
     }
 }

@@ -131,8 +131,8 @@ fn merge_global_race(m: &mut Machine<'_>, cl: &Cluster) {
     };
     let thread = |r: &super::race::Rep| crate::error::Thread {
         ctaid: unlinear(r.cta, grid),
-        tid: unlinear(r.tid as u32, block),
-        lane: r.tid as u32 % 32,
+        tid: unlinear(r.tid() as u32, block),
+        lane: r.tid() as u32 % 32,
     };
     let mem = &mut m.mem;
     // The table lives as long as the launch: what it takes is not given back.
