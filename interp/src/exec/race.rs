@@ -528,7 +528,7 @@ impl Race {
         let mut found = None;
         let end = off.saturating_add(size.max(1));
         let clock = vcw[w as usize];
-        for word in off / 4..=(end - 1) / 4 {
+        for word in off / 4..(end - 1) / 4 + 1 {
             let Some(cell) = words.get_mut(word as usize) else {
                 continue;
             };
@@ -750,7 +750,7 @@ impl Race {
         };
         let end = off.saturating_add(len.max(1));
         let mut found = None;
-        for word in off / 4..=(end - 1) / 4 {
+        for word in off / 4..(end - 1) / 4 + 1 {
             let Some(cell) = words.get_mut(word as usize) else {
                 break;
             };
@@ -877,11 +877,18 @@ impl Race {
             // An access is at most a few words (a 16-byte vector, or 32 bytes for the widest).
             let last = ((end - 1) / 4).min(first + 15);
             let mut found = None;
-            for word in first..=last {
-                let Some((i, first)) = self
-                    .gwords
-                    .index_of(word, MAX_CLUSTER_WORDS, || charge(GWORD_BYTES * PAGE))
-                else {
+            // The index of the previous word, while on its page (the next word then needs no
+            // lookup).
+            let mut prev: Option<usize> = None;
+            for word in first..last + 1 {
+                let at_page = match prev {
+                    Some(p) if word % PAGE != 0 => self.gwords.touch(p + 1).map(|f| (p + 1, f)),
+                    _ => self
+                        .gwords
+                        .index_of(word, MAX_CLUSTER_WORDS, || charge(GWORD_BYTES * PAGE)),
+                };
+                prev = at_page.map(|(i, _)| i);
+                let Some((i, first)) = at_page else {
                     continue;
                 };
                 if self.gsum.len() < self.gwords.slots.len() {
@@ -1064,17 +1071,22 @@ impl<T: Default + Clone> Pages<T> {
                 b
             }
         };
-        let (i, bit) = (
-            base as usize + (word % PAGE) as usize,
-            1u16 << (word % PAGE),
-        );
-        let t = self.touched.get_mut(base as usize / PAGE as usize)?;
+        let i = base as usize + (word % PAGE) as usize;
+        Some((i, self.touch(i)?))
+    }
+
+    /// Gives out the word at index `i` of a page in use: whether for the first time (then
+    /// made afresh).
+    #[inline(always)]
+    fn touch(&mut self, i: usize) -> Option<bool> {
+        let bit = 1u16 << (i % PAGE as usize);
+        let t = self.touched.get_mut(i / PAGE as usize)?;
         let first = *t & bit == 0;
         if first {
             *t |= bit;
             *self.slots.get_mut(i)? = T::default();
         }
-        Some((i, first))
+        Some(first)
     }
 
     /// The words of the page at `base` (an index of [`Pages::sorted`]) given out since it was
