@@ -1564,3 +1564,51 @@ fn broadcast_read_races_once_per_execution() {
     let synced = program(&BROADCAST.replace("SYNC", "bar.sync 0;"));
     assert!(findings(&synced, "k", 64, &[4], &[], race()).is_empty());
 }
+
+/// Lane 0 of warp 0 stores a texel of a surface; lane 0 of warp 1 loads it with `suld`:
+/// `SYNC` orders them, if anything.
+const SURFACE: &str = "
+.visible .entry k(.param .u64 out, .param .u64 buf, .param .u64 surf)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd3, [surf];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 8;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 sust.b.1d.b32.trap [%rd3, {%r2}], %r1;
+  SYNC
+  setp.eq.u32 %p1, %r1, 32;
+  @%p1 suld.b.1d.b32.trap %r3, [%rd3, {%r2}];
+  @%p1 st.global.u32 [%rd1], %r3;
+  ret;
+}
+";
+
+#[test]
+fn surface_load_races_with_an_unordered_store() {
+    let run = |sync: &str| {
+        let p = program(&SURFACE.replace("SYNC", sync));
+        let surf =
+            ptx_ir_interp::texture::SurfaceArg::parse("buf=1,type=u32,ch=1,dims=4").expect("spec");
+        p.launch("k")
+            .block([64, 1, 1])
+            .checks(Checks::all())
+            .arg(Arg::Buffer(vec![0; 4]))
+            .arg(Arg::Buffer(vec![0; 16]))
+            .arg(Arg::Surface(surf))
+            .run()
+            .expect("runs")
+            .findings
+    };
+    let f = run("");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].class, Class::Race);
+    assert!(f[0].what.contains("read-after-write"), "{}", f[0].what);
+    assert!(f[0].site.inst.contains("suld"), "{}", f[0].site.inst);
+    let tids: Vec<u32> = f[0].threads.iter().map(|t| t.tid[0]).collect();
+    assert_eq!(tids, [32, 0]);
+    assert!(run("bar.sync 0;").is_empty());
+}

@@ -1238,8 +1238,18 @@ pub fn suld(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let (s, base) = surface(x, &imgs, h, l)?;
         let s = &s.layout;
         let at = surface_at(x, s, c, eb * n as u64, false, l)?;
+        // Through the checked path: a surface's texels are plain global memory, which the
+        // `init` and `race` checks and the watch of asynchronous writes see as any load.
         let bytes = match at {
-            Some(off) => read_global(x, base + off, eb as usize * n, l)?,
+            Some(off) => x.access(
+                AddrSpace::Global,
+                base + off,
+                eb as usize * n,
+                1,
+                l,
+                false,
+                |m| m.to_vec(),
+            )?,
             None => vec![0; eb as usize * n],
         };
         let vals: Vec<u64> = bytes
