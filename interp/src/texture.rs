@@ -503,19 +503,13 @@ impl TextureArg {
             return Err("seamless=1: seamless filtering is for cube maps".into());
         }
         if sm.mip.aniso > 1 {
-            // Measured on 1D, 2D and 3D textures, layered or not, and on cube maps (docs/INTERP.md,
-            // "Anisotropic filtering"); a multi-sample texture has no levels to filter between,
+            // Measured on 1D, 2D and 3D textures, layered or not, on cube maps and on 1D
+            // linear memory, where it changes nothing (docs/INTERP.md, "Anisotropic
+            // filtering"); a multi-sample texture has no levels to filter between,
             // and across a seamless cube map's edges the footprint is not modelled.
             if layout.samples > 0 {
                 return Err(format!(
                     "aniso={}: anisotropic filtering of a multi-sample texture is not modelled",
-                    sm.mip.aniso
-                ));
-            }
-            if layout.linear_memory && layout.rank == 1 {
-                return Err(format!(
-                    "aniso={}: anisotropic filtering of a 1D linear-memory texture is not \
-                     modelled",
                     sm.mip.aniso
                 ));
             }

@@ -32,7 +32,10 @@ addressing, seamless cube maps: `anisobias.jsonl.xz`, `anisogeom.jsonl.xz`,
 `corpus/aniso/anisocheck.seamless.jsonl.xz`), s16clamp (bilinear fetches of normalized `s16`
 texels of -32768, `corpus/vectors/s16clamp.jsonl.xz`), seamless, seamcorner, seamtld4 (seamless cube maps,
 `corpus/vectors/seamless.jsonl.xz`), seamtld4int (`tld4` past cube corners of integer texels,
-`corpus/vectors/seamtld4int.jsonl.xz`).
+`corpus/vectors/seamtld4int.jsonl.xz`), cubegrad (cube-map `tex.grad` whose gradients end on
+another face, `corpus/vectors/cubegrad.jsonl.xz`; fitted by `cubefit.py`), seamaniso (seamless
+cube maps with anisotropy, `corpus/aniso/seamaniso.jsonl.xz`), linaniso (1D linear memory with
+anisotropy, `corpus/vectors/linaniso.jsonl.xz`).
 
 Usage (GPU machine; needs CuPy):
 
@@ -1388,6 +1391,167 @@ def anisocheck():
                  lods=[RNG.uniform(-1, levels) for _ in range(128)], texels=tx)
 
 
+def cube_point(edge=0.0):
+    """A direction on a random face, its face coordinates in [-1, 1] (with probability `edge`
+    each within 0.25 of an edge), scaled by a random distance."""
+    c = [RNG.uniform(-1, 1) for _ in range(3)]
+    i = RNG.randrange(3)
+    for k in range(3):
+        if k != i and RNG.random() < edge:
+            c[k] = RNG.choice([-1, 1]) * RNG.uniform(0.75, 1.0)
+    c[i] = RNG.choice([-1.0, 1.0])
+    m = RNG.uniform(1.0, 1.5)
+    return [m * v for v in c]
+
+
+def cube_cross_grad(lo, hi):
+    """A gradient of random direction and length 2^U(lo, hi) (direction units)."""
+    u = unit3()
+    g = 2 ** RNG.uniform(lo, hi)
+    return tuple(g * a for a in u)
+
+
+def cubegrad():
+    """Cube-map `tex.grad` whose gradients cross to another face (issue 28): textures whose
+    level `k` holds `k` (the level of detail used) on faces of 64 and 48 texels, isotropic and
+    with `maxAnisotropy` 4 and 16, random directions and gradients (half of them ending on
+    another face), gradients that end on the opposite face, an edge sweep on 48-texel faces,
+    a layered cube map; random `f32` textures through `tex.grad` (the whole fetch)."""
+    fam = "cubegrad"
+    for n, levels in [(64, 7), (48, 6)]:
+        for a in [0, 4, 16]:
+            if n == 48 and a == 16:
+                continue
+            kw = {"aniso": a} if a else {}
+            d = desc("f32", 1, (n, n), levels, mipfilter="linear", filt="linear", cube=True, **kw)
+            cnt = 1024 if a == 0 else 512
+            co = [cube_point(0.5) for _ in range(cnt)]
+            gs = [(cube_cross_grad(-5, 0.5), cube_cross_grad(-5, 0.5)) for _ in range(cnt)]
+            gadd("cg.rand.%d.a%d" % (n, a), fam, d, "cube", "grad", co, grads=gs)
+    d = desc("f32", 1, (64, 64), 7, mipfilter="linear", filt="linear", cube=True)
+    co, gs = [], []
+    for _ in range(256):
+        p = cube_point(0.3)
+        k = RNG.uniform(1.2, 2.5)
+        g = [-k * c + RNG.uniform(-0.3, 0.3) for c in p]
+        other = cube_cross_grad(-5, -2)
+        co.append(p)
+        gs.append((tuple(g), other) if RNG.random() < 0.5 else (other, tuple(g)))
+    gadd("cg.opp.64", fam, d, "cube", "grad", co, grads=gs)
+    d48 = desc("f32", 1, (48, 48), 6, mipfilter="linear", filt="linear", cube=True)
+    ts = [0.3 * i / 1024 for i in range(1024)]
+    gadd("cg.sweep.48", fam, d48, "cube", "grad", [(1.0, 0.9, 0.3)] * len(ts),
+         grads=[((0.0, t, 0.0), (0.0, 0.0, 0.0)) for t in ts])
+    dl = desc("f32", 1, (64, 64), 7, mipfilter="linear", filt="linear", cube=True, layers=2)
+    co = [cube_point(0.5) for _ in range(512)]
+    gs = [(cube_cross_grad(-5, 0.5), cube_cross_grad(-5, 0.5)) for _ in range(512)]
+    gadd("cg.rand.acube", fam, dl, "acube", "grad", co, grads=gs)
+    for a in [0, 4, 16]:
+        kw = {"aniso": a} if a else {}
+        d = desc("f32", 1, (32, 32), 6, mipfilter="linear", filt="linear", cube=True, **kw)
+        tx = random_texels(d)
+        co = [cube_point(0.5) for _ in range(512)]
+        gs = [(cube_cross_grad(-5, 0), cube_cross_grad(-6, -1)) for _ in range(512)]
+        gadd("cg.fetch#a%d" % a, fam, d, "cube", "grad", co, grads=gs, texels=tx)
+
+
+def seam_edge_point(n):
+    """A direction whose face coordinates lie within a few texels of an edge or corner."""
+    faces = [lambda s, t: (1.0, -t, -s), lambda s, t: (-1.0, -t, s), lambda s, t: (s, 1.0, t),
+             lambda s, t: (s, -1.0, -t), lambda s, t: (s, -t, 1.0), lambda s, t: (-s, -t, -1.0)]
+    near = lambda: RNG.choice([-1, 1]) * (1 - RNG.uniform(0, 6.0 / n))
+    s, t = RNG.uniform(-1, 1), RNG.uniform(-1, 1)
+    k = RNG.randrange(4)
+    if k == 0:
+        s = near()
+    elif k == 1:
+        t = near()
+    elif k == 2:
+        s, t = near(), near()
+    m = RNG.uniform(1.0, 1.5)
+    return [m * c for c in faces[RNG.randrange(6)](s, t)]
+
+
+def seam_grad(n):
+    """A footprint on the face of extent 1 to 12 texels and ratio 1 to 16 (direction units at
+    unit distance: a face is 2 units over `n` texels), mostly not leaving the face."""
+    major = 2 ** RNG.uniform(0, 3.6)
+    minor = major / 2 ** RNG.uniform(0, 4)
+    u = unit3()
+    v = unit3()
+    dot = sum(a * b for a, b in zip(u, v))
+    v = [b - dot * a for a, b in zip(u, v)]
+    nv = math.sqrt(sum(b * b for b in v)) or 1.0
+    gx = [2 * major * a / n for a in u]
+    gy = [2 * minor * b / nv / n for b in v]
+    return (tuple(gx), tuple(gy)) if RNG.random() < 0.5 else (tuple(gy), tuple(gx))
+
+
+def seamaniso():
+    """Seamless cube maps with `maxAnisotropy` 2, 4, 16 (issue 28): the level of detail
+    (textures whose level `k` holds `k`), random `f32` and normalized `u8` textures through
+    `tex.grad` with directions near edges and corners and footprints of 1 to 12 texels whose
+    taps reach past the edge, `tex.level`, and a layered cube map."""
+    fam = "seamaniso"
+    n = 32
+    for a in [2, 4, 16]:
+        d = desc("f32", 1, (n, n), 6, mipfilter="linear", filt="linear", cube=True, aniso=a,
+                 seamless=True)
+        co = [seam_edge_point(n) for _ in range(512)]
+        gs = [seam_grad(n) for _ in range(512)]
+        gadd("sa.lod.%d" % a, fam, d, "cube", "grad", co, grads=gs)
+        tx = random_texels(d)
+        co = [seam_edge_point(n) for _ in range(512)]
+        gs = [seam_grad(n) for _ in range(512)]
+        gadd("sa.grad#a%d" % a, fam, d, "cube", "grad", co, grads=gs, texels=tx)
+        gadd("sa.level#a%d" % a, fam, d, "cube", "level", co[:256],
+             lods=[RNG.uniform(-1, 5) for _ in range(256)], texels=tx)
+    d = desc("u8", 4, (n, n), 6, mipfilter="linear", filt="linear", cube=True, aniso=4,
+             seamless=True, read="normalized")
+    tx = random_texels(d)
+    co = [seam_edge_point(n) for _ in range(256)]
+    gs = [seam_grad(n) for _ in range(256)]
+    gadd("sa.grad#u8x4.a4", fam, d, "cube", "grad", co, grads=gs, texels=tx)
+    d = desc("f32", 1, (n, n), 6, mipfilter="linear", filt="linear", cube=True, aniso=4,
+             seamless=True, layers=2)
+    tx = random_texels(d)
+    co = [seam_edge_point(n) for _ in range(256)]
+    gs = [seam_grad(n) for _ in range(256)]
+    gadd("sa.grad#acube.a4", fam, d, "acube", "grad", co, grads=gs, texels=tx)
+
+
+def linaniso():
+    """A 1D texture in linear memory (`cudaResourceTypeLinear`, no mipmaps) with
+    `maxAnisotropy` 0 (the control), 4 and 16: `tex` with float coordinates, `tex.level`,
+    `tex.grad` (random gradients of 1/4 to 32 texels) and `tex.1d` with integer coordinates
+    (`tex1Dfetch`), linear and point texel filtering."""
+    fam = "linaniso"
+    w = 256
+    vals = [f32(RNG.uniform(-4, 4)) for _ in range(w)]
+    fetch = T.kernel("ld.global.v4.b32 {%r0, %r1, %r2, %r3}, [%ci];\n"
+                     "tex.1d.v4.f32.s32 {%r4, %r5, %r6, %r7}, [%t0, {%r0}];\n"
+                     "st.global.v4.b32 [%oi], {%r4, %r5, %r6, %r7};\n", ntex=1)
+    for filt in ["linear", "point"]:
+        for a in [0, 4, 16]:
+            d = T.tex_desc("f32", 1, (w,), filt=filt, res="linear")
+            if a:
+                d["aniso"] = a
+            tag = "%s.a%d" % (filt, a)
+            n = 256
+            co = [(RNG.uniform(-2, w + 2), 0.0, 0.0) for _ in range(n)]
+            lv = [RNG.uniform(-1, 4) for _ in range(n)]
+            gs = [((2 ** RNG.uniform(-2, 5) * RNG.choice([-1, 1]),),
+                   (2 ** RNG.uniform(-2, 5) * RNG.choice([-1, 1]),)) for _ in range(n)]
+            for form in ["", "level", "grad"]:
+                T.case("la.%s.%s" % (form or "plain", tag), fam, mip_kernel("1d", form), 4 * n,
+                       ("f32", vals), words(co, lv), textures=[d],
+                       extra=("u32", grad_words(gs)))
+            ic = []
+            for i in range(n):
+                ic += [RNG.randrange(-4, w + 4) & 0xFFFFFFFF, 0, 0, 0]
+            T.case("la.fetch.%s" % tag, fam, fetch, 4 * n, ("f32", vals), ic, textures=[d])
+
+
 T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
                    "seamcorner": seamcorner, "seamtld4": seamtld4,
@@ -1396,7 +1560,8 @@ T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit
                    "anisoprobe": anisoprobe, "anisoprobe2": anisoprobe2,
                    "anisoprobe3": anisoprobe3, "anisoprobe4": anisoprobe4,
                    "aniso": aniso, "anisogeom": anisogeom,
-                   "anisobias": anisobias, "anisocheck": anisocheck, "s16clamp": s16clamp})
+                   "anisobias": anisobias, "anisocheck": anisocheck, "s16clamp": s16clamp,
+                   "cubegrad": cubegrad, "seamaniso": seamaniso, "linaniso": linaniso})
 
 if __name__ == "__main__":
     T.main()

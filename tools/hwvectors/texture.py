@@ -964,7 +964,8 @@ class Gpu:
             rt.cudaReadModeNormalizedFloat if d["read"] == "normalized"
             else rt.cudaReadModeElementType,
             borderColors=tuple(d.get("border", (0.0, 0.0, 0.0, 0.0))),
-            normalizedCoords=1 if d["normalized"] else 0)
+            normalizedCoords=1 if d["normalized"] else 0,
+            maxAnisotropy=d.get("aniso", 0))
         obj = tx.TextureObject(res, td)
         keep.append(obj)
         return obj, keep

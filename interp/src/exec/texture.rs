@@ -439,6 +439,11 @@ fn fetch(
         }
         return corner(x, place(0), i, c.n, l);
     }
+    if t.layout.linear_memory {
+        // Float coordinates on linear memory read 0, whatever the form, filtering or
+        // `maxAnisotropy` (H200, `corpus/vectors/linaniso.jsonl.xz`).
+        return Ok([0; 4]);
+    }
     if let tx::Lod::Aniso(g) = lod {
         return aniso_fetch(x, place(0), c, offset, &levels, &g, l);
     }
@@ -829,9 +834,24 @@ fn lod_of(
                     })
                     .collect::<Result<_, _>>()?;
                 let (sx, sy) = (cube_gradient(&v, &dx, aniso), cube_gradient(&v, &dy, aniso));
+                let (CubeGrad::Face(gx) | CubeGrad::Across(gx)) = sx else {
+                    // Ending on the opposite face: the last level (docs/INTERP.md, "Mipmaps").
+                    return Ok(tx::Lod::Grad(i64::from(i16::MAX)));
+                };
+                let (CubeGrad::Face(gy) | CubeGrad::Across(gy)) = sy else {
+                    return Ok(tx::Lod::Grad(i64::from(i16::MAX)));
+                };
                 let d = t.layout.dims;
-                dx = vec![to_texels(sx[0], d[0]), to_texels(sx[1], d[1])];
-                dy = vec![to_texels(sy[0], d[0]), to_texels(sy[1], d[1])];
+                dx = vec![to_texels(gx[0], d[0]), to_texels(gx[1], d[1])];
+                dy = vec![to_texels(gy[0], d[0]), to_texels(gy[1], d[1])];
+                if matches!(sx, CubeGrad::Across(_)) || matches!(sy, CubeGrad::Across(_)) {
+                    // A gradient ending on another face: the longer length alone, isotropic
+                    // (sharpened as `tex.level` is with anisotropy, by `Sampler::lod`).
+                    return Ok(match crate::lod::cross_lod(&dx, &dy) {
+                        Some(l) => tx::Lod::Grad(l),
+                        None => tx::Lod::Grad(-(1i64 << 40)),
+                    });
+                }
             } else if co.normalized {
                 for k in 0..n {
                     dx[k] = to_texels(dx[k], t.layout.dims[k]);
@@ -858,17 +878,47 @@ fn lod_of(
     }
 }
 
-/// A direction's gradient `g` as the change of its cube face's coordinates, in units of the
-/// face: a finite difference on the face `v` selects, `(Q_j / |Q_i|, Q_k / |Q_i|)` at `v + g`
-/// less at `v` for the major axis `i` of `v`, halved (fitted to an H200, `gradfit2.jsonl.xz`
-/// `gfit2.cube`; the derivative, with or without the major axis's own change, fits a fifth as
-/// many).
-fn cube_gradient(v: &[f32], g: &[f32], oriented: bool) -> [f32; 2] {
+/// A cube map's gradient as [`cube_gradient`] takes it, in half-units of the face of the
+/// direction (texels once scaled by the face's size).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CubeGrad {
+    /// The direction plus the gradient lies on the direction's own face.
+    Face([f32; 2]),
+    /// It lies on an adjacent face: the gradient unfolded across the edge.
+    Across([f32; 2]),
+    /// It lies on the opposite face (or is NaN there).
+    Opposite,
+}
+
+/// The major axis of `q` as [`tx::major_axis`] picks it (ties to z, then y).
+fn major_axis64(q: [f64; 3]) -> usize {
+    let a = q.map(f64::abs);
+    if a[2] >= a[0] && a[2] >= a[1] {
+        2
+    } else if a[1] >= a[0] {
+        1
+    } else {
+        0
+    }
+}
+
+/// A direction's gradient `g` as the change of its cube face's coordinates, in half-units of
+/// the face (fitted to an H200, `gradfit2.jsonl.xz` `gfit2.cube`, `gfit3.cube.*`,
+/// `cubegrad.jsonl.xz`). With `v + g` on the face of `v` (major axis `i`): a finite
+/// difference, `(Q_j / |Q_i|, Q_k / |Q_i|)` at `v + g` less at `v`, halved (the derivative,
+/// with or without the major axis's own change, fits a fifth as many). With `v + g` on an
+/// adjacent face (major axis `a`, sign `tau`; `sigma` the sign of `v`'s): the face unfolded
+/// across their edge, the change along `a` in two pieces, from `v` to the edge on `v`'s face
+/// (`tau - v_a / |v_i|`) and from the edge to `v + g` on the other face
+/// (`tau (1 - sigma q_i / |q_a|)`), each truncated to 9 bits after its leading one and then
+/// added; along the edge's own axis `o` the difference `q_o / |q_a| - v_o / |v_i|`.
+/// `oriented`: in the face's own s and t axes (as its texels lie), else in the axes after `i`.
+fn cube_gradient(v: &[f32], g: &[f32], oriented: bool) -> CubeGrad {
     let i = tx::major_axis([v[0], v[1], v[2]]);
     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
     let neg = v[i] < 0.0;
-    let face = |q: [f64; 3]| {
-        let m = q[i].abs();
+    // The face's coordinates of a vector `q` whose component `i` has magnitude `m`.
+    let face = |q: [f64; 3], m: f64| {
         if !oriented {
             return (q[j] / m, q[k] / m);
         }
@@ -885,8 +935,27 @@ fn cube_gradient(v: &[f32], g: &[f32], oriented: bool) -> [f32; 2] {
     };
     let p = [v[0] as f64, v[1] as f64, v[2] as f64];
     let q = [p[0] + g[0] as f64, p[1] + g[1] as f64, p[2] + g[2] as f64];
-    let ((u0, w0), (u1, w1)) = (face(p), face(q));
-    [((u1 - u0) / 2.0) as f32, ((w1 - w0) / 2.0) as f32]
+    let m0 = p[i].abs();
+    let a = major_axis64(q);
+    if a == i {
+        if q[i].is_nan() || (q[i] < 0.0) != neg {
+            return CubeGrad::Opposite;
+        }
+        let ((u0, w0), (u1, w1)) = (face(p, m0), face(q, q[i].abs()));
+        return CubeGrad::Face([((u1 - u0) / 2.0) as f32, ((w1 - w0) / 2.0) as f32]);
+    }
+    let sigma = if neg { -1.0 } else { 1.0 };
+    let tau = if q[a] < 0.0 { -1.0 } else { 1.0 };
+    let m = q[a].abs();
+    let o = 3 - i - a;
+    let t9 = |x: f64| crate::lod::trunc9(x).copysign(x);
+    let to_edge = (tau - p[a] / m0) / 2.0;
+    let from_edge = tau * (1.0 - sigma * q[i] / m) / 2.0;
+    let mut d = [0.0f64; 3];
+    d[a] = t9(to_edge) + t9(from_edge);
+    d[o] = (q[o] / m - p[o] / m0) / 2.0;
+    let (s, t) = face(d, 1.0);
+    CubeGrad::Across([s as f32, t as f32])
 }
 
 /// `tex`
