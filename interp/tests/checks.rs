@@ -1612,3 +1612,72 @@ fn surface_load_races_with_an_unordered_store() {
     assert_eq!(tids, [32, 0]);
     assert!(run("bar.sync 0;").is_empty());
 }
+
+/// Lane 0 of warp 1 stores a global word; lane 0 of warp 0 copies it to shared memory with
+/// `cp.async` (the asynchronous proxy reads it) and stores it back to global memory with a
+/// bulk copy (the proxy writes it at the copy's completion); then lane 0 of warp 1 reads it.
+/// `SYNC` orders the store before the copy, `SYNC2` the bulk copy's completion before the
+/// read, if anything.
+const ASYNC_GLOBAL: &str = "
+.visible .entry k(.param .u64 g)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b32 buf[4];
+  ld.param.u64 %rd1, [g];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, buf;
+  setp.eq.u32 %p1, %r1, 32;
+  setp.eq.u32 %p2, %r1, 0;
+  @%p1 st.global.u32 [%rd1], 5;
+  SYNC
+  @%p2 cp.async.cg.shared.global [%r3], [%rd1], 16;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  @%p2 fence.proxy.async.shared::cta;
+  @%p2 cp.async.bulk.global.shared::cta.bulk_group [%rd1+16], [%r3], 16;
+  @%p2 cp.async.bulk.commit_group;
+  @%p2 cp.async.bulk.wait_group 0;
+  SYNC2
+  @%p1 ld.global.u32 %r5, [%rd1+16];
+  ret;
+}
+";
+
+#[test]
+fn asynchronous_global_accesses_race_with_unordered_threads() {
+    let run = |sync: &str, sync2: &str| {
+        let p = program(&ASYNC_GLOBAL.replace("SYNC2", sync2).replace("SYNC", sync));
+        of(
+            findings(&p, "k", 64, &[64], &[], Checks::all()),
+            Class::Race,
+        )
+    };
+    assert_eq!(run("bar.sync 0;", "bar.sync 0;"), []);
+    // The copy's read of the word warp 1 stores, with no barrier between (warp 0 runs first:
+    // the store comes after the read; `cp.async` reads as its thread does).
+    let f = run("", "bar.sync 0;");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].site.inst.contains("st.global"), "{}", f[0].site.inst);
+    assert!(f[0].what.contains("write-after-read"), "{}", f[0].what);
+    assert!(f[0].what.contains("cp.async.cg"), "{}", f[0].what);
+    // Warp 1's read of what the bulk copy writes, with no barrier after its wait_group (warp
+    // 1 runs ahead: the read comes before the copy's completion writes the word).
+    let f = run("bar.sync 0;", "");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].site.inst.contains("cp.async.bulk"),
+        "{}",
+        f[0].site.inst
+    );
+    assert!(f[0].what.contains("write-after-read"), "{}", f[0].what);
+    assert!(
+        f[0].what.contains("this asynchronous operation's access"),
+        "{}",
+        f[0].what
+    );
+    assert_eq!(f[0].space.as_deref(), Some("global"));
+    let tids: Vec<u32> = f[0].threads.iter().map(|t| t.tid[0]).collect();
+    assert_eq!(tids, [0, 32]);
+}

@@ -113,8 +113,9 @@ pub fn issue(m: &mut Machine<'_>, cl: &mut Cluster, mut op: Op) -> Result<OpId, 
         }
     }
     for s in &op.srcs {
-        if let Src::Shared { rank, off, len } = *s {
-            race(m, cl, &op.issuer, rank, off, len, false);
+        match *s {
+            Src::Shared { rank, off, len } => race(m, cl, &op.issuer, rank, off, len, false),
+            Src::Global { addr, len } => race_global(m, cl, &op.issuer, addr, len, false, id),
         }
     }
     cl.inflight.ops.insert(id, op);
@@ -152,6 +153,71 @@ fn race(
         len,
         write,
         |w, lane| super::ctx::tid_in_block(block, wpc, w, lane),
+    );
+}
+
+/// The `race` check of an access of operation `id`'s asynchronous proxy (issued by `issuer`)
+/// to `len` bytes of global memory at `addr` ([`super::race::Race::async_global`]).
+fn race_global(
+    m: &mut Machine<'_>,
+    cl: &mut Cluster,
+    issuer: &Issuer,
+    addr: u64,
+    len: u64,
+    write: bool,
+    id: OpId,
+) {
+    let (Some(g), Some(rc)) = (m.grace.as_deref(), cl.race.as_mut()) else {
+        return;
+    };
+    let (prog, block, grid) = (m.prog, m.block, m.grid);
+    // `cp.async` reads its source as a weak access of the issuing thread (PTX ISA
+    // 9.7.9.25.3), which the generic path already checked; only its write is the proxy's.
+    let op = prog
+        .funcs
+        .get(issuer.func as usize)
+        .and_then(|f| f.code.get(issuer.pc as usize))
+        .map(|d| d.op);
+    if !write && op == Some(ptx_ir_core::Opcode::CpAsync) {
+        return;
+    }
+    let linear = |v: [u32; 3], d: [u32; 3]| {
+        v[0] as u64 + d[0] as u64 * (v[1] as u64 + d[1] as u64 * v[2] as u64)
+    };
+    let t = issuer.thread;
+    let at = super::race::Rep::new(
+        g.epoch(),
+        g.site(issuer.func, issuer.pc),
+        linear(t.ctaid, grid) as u32,
+    );
+    let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
+    let w = rc.warp_id(issuer.warp[0], issuer.warp[1]);
+    let (mem, charged) = (&mut m.mem, &mut cl.charged);
+    let charge = |bytes: u64| {
+        let ok = mem
+            .charge(bytes, || "the race-check shadow of global memory".into())
+            .is_ok();
+        if ok {
+            *charged += bytes;
+        }
+        ok
+    };
+    rc.async_global(
+        &mut m.findings,
+        |f, pc| prog.site(f, pc),
+        t,
+        linear(t.tid, block) as u16,
+        w,
+        &issuer.race,
+        issuer.func,
+        issuer.pc,
+        addr,
+        len,
+        write,
+        id,
+        |w, lane| super::ctx::tid_in_block(block, wpc, w, lane),
+        at,
+        charge,
     );
 }
 
@@ -274,15 +340,18 @@ pub fn complete(m: &mut Machine<'_>, cl: &mut Cluster, id: OpId) -> Result<(), E
                     }
                 }
             }
-            Loc::Global(a) => match m.global.write(a, len) {
-                Ok(d) => apply(d, p),
-                Err(_) => {
-                    return Err(fail(
-                        m,
-                        format!("asynchronous write to global memory {a:#x} out of bounds"),
-                    ))
+            Loc::Global(a) => {
+                race_global(m, cl, &op.issuer, a, len as u64, true, id);
+                match m.global.write(a, len) {
+                    Ok(d) => apply(d, p),
+                    Err(_) => {
+                        return Err(fail(
+                            m,
+                            format!("asynchronous write to global memory {a:#x} out of bounds"),
+                        ))
+                    }
                 }
-            },
+            }
         }
     }
     // Every part's writes are released into the mbarriers' phases before any complete-tx

@@ -790,6 +790,75 @@ impl Race {
         });
     }
 
+    /// An asynchronous operation (issued by warp `issuer`, whose vector then was `vc`: see
+    /// [`Race::async_access`]) reads (at its issue) or writes (at its completion) `len` bytes
+    /// of global memory at `addr`: checked as plain accesses of the issuing warp's
+    /// asynchronous proxy ([`Race::global_access`], one "lane" per 64 bytes, `lane` the
+    /// issuing thread's), which only the completion mechanism releases. `id` tells the
+    /// operation's accesses from another's of the same warp.
+    #[allow(clippy::too_many_arguments)]
+    pub fn async_global(
+        &mut self,
+        findings: &mut crate::check::Findings,
+        site: impl Fn(u32, u32) -> Site,
+        thread: Thread,
+        tid: u16,
+        issuer: WarpId,
+        vc: &[u32],
+        func: u32,
+        pc: u32,
+        addr: u64,
+        len: u64,
+        write: bool,
+        id: u64,
+        tid_of: impl Fn(WarpId, u8) -> [u32; 3],
+        at: Rep,
+        mut charge: impl FnMut(u64) -> bool,
+    ) {
+        let Some(p) = self.proxy(issuer) else {
+            return;
+        };
+        if vc.len() != self.nw || len == 0 {
+            return;
+        }
+        self.join_into(p, vc);
+        self.tick(p);
+        let lane = thread.lane as u8;
+        const CHUNK: u64 = 64;
+        let whole = len / CHUNK;
+        // At most as many chunks as a cluster tracks words: the rest would not be tracked.
+        let n = whole.min(MAX_CLUSTER_WORDS as u64);
+        let mut chunks: Vec<(u8, u64)> = (0..n).map(|k| (lane, addr + k * CHUNK)).collect();
+        let (site, tid_of) = (&site, &tid_of);
+        let thread = |_: u8| thread;
+        let tid = |_: u8| tid;
+        let step = id as u32;
+        for (part, size) in [(whole, CHUNK), (1, len % CHUNK)] {
+            if part == 0 || size == 0 {
+                continue;
+            }
+            if size != CHUNK {
+                chunks = vec![(lane, addr + whole * CHUNK)];
+            }
+            self.global_access(
+                findings,
+                site,
+                thread,
+                p,
+                func,
+                pc,
+                &chunks,
+                tid,
+                size as u32,
+                write,
+                step,
+                tid_of,
+                at,
+                &mut charge,
+            );
+        }
+    }
+
     /// The asynchronous operations of warp `w` signal the mbarrier at `key`, in phase
     /// `phase` (a complete-tx, or the arrive-on of `cp.async.mbarrier.arrive`): a release,
     /// which a wait observing the phase acquires.
@@ -950,11 +1019,18 @@ impl Race {
             };
             let them = self.thread_of(other, &tid_of);
             let thread = thread(lane);
+            let (me, who) = (
+                if self.is_proxy(w) {
+                    "this asynchronous operation's access"
+                } else {
+                    "this access"
+                },
+                self.other(w, other, &them),
+            );
             findings.add(Class::Race, func, pc, || Finding {
                 class: Class::Race,
                 what: format!(
-                    "{kind} hazard on global memory with {them} (same cluster){} at {}, which no barrier, mbarrier, atomic or fence orders before it",
-                    same_warp(w, other),
+                    "{kind} hazard on global memory: {me} and that of {who} (same cluster) at {}, which no barrier, mbarrier, atomic, fence or wait for an asynchronous operation's completion orders",
                     site(other.func, other.pc)
                 ),
                 site: site(func, pc),
