@@ -754,9 +754,6 @@ impl<'a, 'p> Ctx<'a, 'p> {
         // The execution of the instruction (lanes of one warp race only across executions).
         let step = self.m.stats.warp_instructions as u32;
         let ctaid = self.cl.ctaid.get(cta as usize).copied().unwrap_or_default();
-        let linear = |v: [u32; 3], d: [u32; 3]| {
-            v[0] as u64 + d[0] as u64 * (v[1] as u64 + d[1] as u64 * v[2] as u64)
-        };
         let at =
             crate::exec::race::Rep::new(g.epoch(), g.site(func, pc), linear(ctaid, grid) as u32);
         let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
@@ -766,16 +763,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let Some(rc) = cl.race.as_mut() else {
             return;
         };
-        let (mem, charged) = (&mut self.m.mem, &mut cl.charged);
-        let charge = |bytes: u64| {
-            let ok = mem
-                .charge(bytes, || "the race-check shadow of global memory".into())
-                .is_ok();
-            if ok {
-                *charged += bytes;
-            }
-            ok
-        };
+        let charge = shadow_charge(&mut self.m.mem, &mut cl.charged);
         let w = rc.warp_id(cta, index);
         let tid = |lane: u8| linear(tids[lane as usize & 31], block) as u16;
         let thread = |lane: u8| Thread {
@@ -1031,6 +1019,28 @@ fn local_addr(space: AddrSpace, addr: u64) -> Option<u64> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// The linear index of `v` in a box of dimensions `d` (x fastest).
+pub(crate) fn linear(v: [u32; 3], d: [u32; 3]) -> u64 {
+    v[0] as u64 + d[0] as u64 * (v[1] as u64 + d[1] as u64 * v[2] as u64)
+}
+
+/// What asks the launch's budget for race-check shadow of global memory, counting what it
+/// grants in the cluster's `charged` (given back when the cluster finishes).
+pub(crate) fn shadow_charge<'a>(
+    mem: &'a mut crate::mem::Budget,
+    charged: &'a mut u64,
+) -> impl FnMut(u64) -> bool + 'a {
+    move |bytes| {
+        let ok = mem
+            .charge(bytes, || "the race-check shadow of global memory".into())
+            .is_ok();
+        if ok {
+            *charged += bytes;
+        }
+        ok
     }
 }
 

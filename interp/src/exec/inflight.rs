@@ -181,9 +181,7 @@ fn race_global(
     if !write && op == Some(ptx_ir_core::Opcode::CpAsync) {
         return;
     }
-    let linear = |v: [u32; 3], d: [u32; 3]| {
-        v[0] as u64 + d[0] as u64 * (v[1] as u64 + d[1] as u64 * v[2] as u64)
-    };
+    let linear = super::ctx::linear;
     let t = issuer.thread;
     let at = super::race::Rep::new(
         g.epoch(),
@@ -192,16 +190,7 @@ fn race_global(
     );
     let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
     let w = rc.warp_id(issuer.warp[0], issuer.warp[1]);
-    let (mem, charged) = (&mut m.mem, &mut cl.charged);
-    let charge = |bytes: u64| {
-        let ok = mem
-            .charge(bytes, || "the race-check shadow of global memory".into())
-            .is_ok();
-        if ok {
-            *charged += bytes;
-        }
-        ok
-    };
+    let charge = super::ctx::shadow_charge(&mut m.mem, &mut cl.charged);
     rc.async_global(
         &mut m.findings,
         |f, pc| prog.site(f, pc),

@@ -28,12 +28,13 @@
 //! (not one store of all lanes), are a race (`__syncwarp` missing).
 //!
 //! Asynchronous operations (`cp.async`, bulk and tensor copies, `wgmma` operands, cluster
-//! launch control responses): their shared-memory accesses are made by the issuing warp's
+//! launch control responses): their shared-memory accesses, and the global-memory accesses
+//! of bulk and tensor copies (and every copy's writes), are made by the issuing warp's
 //! asynchronous proxy, a clock of its own that the completion mechanism releases
-//! ([`Race::async_access`]).
+//! ([`Race::async_access`], [`Race::async_global`]).
 //!
-//! Granularity: threads, and 4-byte words with a byte mask. Not checked: the global-memory
-//! accesses of asynchronous operations, `tcgen05` operands, texture and surface reads.
+//! Granularity: threads, and 4-byte words with a byte mask. Not checked: `tcgen05` operands
+//! (shared-memory matrices and Tensor Memory) and texture reads.
 
 use crate::check::{Class, Finding};
 use crate::error::{Site, Thread};
