@@ -354,7 +354,7 @@ impl TextureArg {
     /// `levels=N` (the buffer holds the levels one after another), `mipfilter=point|linear`,
     /// `samples=N` for a multi-sample texture (a texel's samples lie together),
     /// `lodbias=F`, `minlod=F`, `maxlod=F` (default: the last level), `aniso=0..16`
-    /// (`maxAnisotropy`: not with a multi-sample texture or `seamless=1`; above 1 `tex.grad`
+    /// (`maxAnisotropy`: not with a multi-sample texture; above 1 `tex.grad`
     /// reads an anisotropic footprint of 1D, 2D, layered 2D and cube textures and filters 3D
     /// and layered 1D ones isotropically, [`crate::aniso`]),
     /// `trilinopt=0|1`, and for a cube map `seamless=0|1`. As `cudaCreateTextureObject` does, wrap and mirror become clamp with
@@ -505,18 +505,10 @@ impl TextureArg {
         if sm.mip.aniso > 1 {
             // Measured on 1D, 2D and 3D textures, layered or not, on cube maps and on 1D
             // linear memory, where it changes nothing (docs/INTERP.md, "Anisotropic
-            // filtering"); a multi-sample texture has no levels to filter between,
-            // and across a seamless cube map's edges the footprint is not modelled.
+            // filtering"); a multi-sample texture has no levels to filter between.
             if layout.samples > 0 {
                 return Err(format!(
                     "aniso={}: anisotropic filtering of a multi-sample texture is not modelled",
-                    sm.mip.aniso
-                ));
-            }
-            if sm.seamless {
-                return Err(format!(
-                    "aniso={} with seamless=1: anisotropic filtering across a seamless cube \
-                     map's edges is not modelled",
                     sm.mip.aniso
                 ));
             }
@@ -1086,10 +1078,11 @@ pub fn cube_face(x: f32, y: f32, z: f32) -> (u32, f64, f64) {
 }
 
 /// The texel of a seamless cube map's level of `n` x `n` texels that texel `(i, j)` of face
-/// `face` stands for when `(i, j)` lies one texel outside the face across one edge: the texel
-/// of the adjacent face along that edge (the cube folded: a point one texel past the edge is
-/// the edge texel of the face it turns onto). Inside the face it is itself; past a corner
-/// (both coordinates outside) there is none (`None`).
+/// `face` stands for when `(i, j)` lies outside the face across one edge: the texel of the
+/// adjacent face along that edge as far in from it as `(i, j)` lies past it (the cube folded: a
+/// point one texel past the edge is the edge texel of the face it turns onto; an anisotropic
+/// footprint's taps reach further, held on the adjacent face). Inside the face it is itself;
+/// past a corner (both coordinates outside) there is none (`None`).
 pub fn cube_neighbor(face: u32, n: i64, i: i64, j: i64) -> Option<(u32, i64, i64)> {
     let out = |k: i64| !(0..n).contains(&k);
     if out(i) && out(j) {
@@ -1099,8 +1092,11 @@ pub fn cube_neighbor(face: u32, n: i64, i: i64, j: i64) -> Option<(u32, i64, i64
         return Some((face, i, j));
     }
     // Texel centres in half-texel units from the face's centre: the face's plane lies at
-    // distance n, its centres at odd offsets up to n - 1.
+    // distance n, its centres at odd offsets up to n - 1; `d` (odd) is how far past the
+    // face's edge the texel's centre lies, at most across the adjacent face.
     let (u, v) = (2 * i + 1 - n, 2 * j + 1 - n);
+    let d = (u.abs().max(v.abs()) - n).min(2 * n - 1);
+    let (u, v) = (u.clamp(-n - d, n + d), v.clamp(-n - d, n + d));
     // The point on the cube (x, y, z), from the face's (sc, tc) axes (see [`cube_face`]).
     let mut p = match face {
         0 => [n, -v, -u],
@@ -1110,17 +1106,17 @@ pub fn cube_neighbor(face: u32, n: i64, i: i64, j: i64) -> Option<(u32, i64, i64
         4 => [u, -v, n],
         _ => [-u, -v, -n],
     };
-    // The axis that left the face (|u| or |v| = n + 1) becomes the major one; the old major
-    // axis moves in by one texel, to the new face's edge texels.
+    // The axis that left the face (|u| or |v| = n + d) becomes the major one; the old major
+    // axis moves in by `d`, to the new face's texels as far in from its edge.
     let major = (face / 2) as usize;
-    p[major] -= p[major].signum();
-    let (nf, sc, tc) = if p[2].abs() == n + 1 {
+    p[major] -= p[major].signum() * d;
+    let (nf, sc, tc) = if major != 2 && p[2].abs() == n + d {
         if p[2] > 0 {
             (4, p[0], -p[1])
         } else {
             (5, -p[0], -p[1])
         }
-    } else if p[1].abs() == n + 1 {
+    } else if major != 1 && p[1].abs() == n + d {
         if p[1] > 0 {
             (2, p[0], p[2])
         } else {

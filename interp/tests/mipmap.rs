@@ -259,10 +259,6 @@ fn specifications_are_checked() {
             "multi-sample texture is not modelled",
         ),
         (
-            "buf=1,type=f32,ch=1,dims=8x8,cube=1,levels=2,aniso=4,seamless=1",
-            "seamless cube",
-        ),
-        (
             "buf=1,type=u32,ch=1,dims=8,levels=2,mipfilter=linear",
             "read=normalized",
         ),
@@ -288,6 +284,8 @@ fn specifications_are_checked() {
         "buf=1,type=f32,ch=1,dims=8x8x8,levels=2,aniso=16",
         "buf=1,type=f32,ch=1,dims=8x8,cube=1,levels=2,aniso=4",
         "buf=1,type=f32,ch=1,dims=8x8,cube=1,layers=2,levels=2,aniso=4",
+        "buf=1,type=f32,ch=1,dims=8x8,cube=1,levels=2,aniso=4,seamless=1",
+        "buf=1,type=f32,ch=1,dims=8x8,cube=1,layers=2,levels=2,aniso=16,seamless=1",
         "buf=1,type=f32,ch=1,dims=8x8,levels=2,aniso=4,lodbias=0.5",
         "buf=1,type=f32,ch=1,dims=8x8,levels=2,aniso=2,lodbias=-1.3",
     ] {

@@ -34,7 +34,7 @@ texels of -32768, `corpus/vectors/s16clamp.jsonl.xz`), seamless, seamcorner, sea
 `corpus/vectors/seamless.jsonl.xz`), seamtld4int (`tld4` past cube corners of integer texels,
 `corpus/vectors/seamtld4int.jsonl.xz`), cubegrad (cube-map `tex.grad` whose gradients end on
 another face, `corpus/vectors/cubegrad.jsonl.xz`; fitted by `cubefit.py`), seamaniso (seamless
-cube maps with anisotropy, `corpus/aniso/seamaniso.jsonl.xz`), linaniso (1D linear memory with
+cube maps with anisotropy, `corpus/vectors/seamaniso.jsonl.xz`), linaniso (1D linear memory with
 anisotropy, `corpus/vectors/linaniso.jsonl.xz`).
 
 Usage (GPU machine; needs CuPy):

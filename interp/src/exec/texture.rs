@@ -530,7 +530,8 @@ fn fetch(
 /// its four texels as a bilinear tap's (`anisofit.py`, `fetch_f32`); with point filtering the
 /// tap reads, at its whole weight, the texel its position (the coordinate rounded down to
 /// 1/256, plus the offset) falls in. Texels past the edge are addressed as the sampler says
-/// (clamped, wrapped, mirrored or the border colour: `anisoaddr`). The taps of both levels are summed once as [`tx::filter_in`] sums
+/// (clamped, wrapped, mirrored or the border colour: `anisoaddr`); on a seamless cube map
+/// past the face's edges onto the adjacent faces ([`seamless_tap`]). The taps of both levels are summed once as [`tx::filter_in`] sums
 /// them: `f32` and `f16` texels each tap truncated by its own largest texel.
 fn aniso_fetch(
     x: &mut Ctx<'_, '_>,
@@ -546,7 +547,7 @@ fn aniso_fetch(
     // A 1D texture reads as a 2D texture one texel high at y = 0, half a texel above its
     // texels' centre (so its taps, along x as both gradients are, take half their weight from
     // the row above, the border colour with border addressing); a cube map's taps lie on the
-    // face the direction picks, clamped to it.
+    // face the direction picks, clamped to it unless the map is seamless.
     let rank1 = t.layout.rank == 1;
     let mut ws: Vec<i64> = Vec::new();
     let mut ts: Vec<[u8; 16]> = Vec::new();
@@ -588,6 +589,17 @@ fn aniso_fetch(
                 ts.push(corner_bytes(x, place, [i[0], i[1], 0], 2, l)?);
                 continue;
             }
+            if t.layout.cube && t.sampler.seamless {
+                let p = seamless_tap(p, dims[0] as i64);
+                let mut w = tx::weights_of(tap.w, &[p[0] & 255, p[1] & 255]);
+                let (texels, corner) = seamless_footprint(x, place, [p[0] >> 8, p[1] >> 8, 0], l)?;
+                if let Some(k) = corner {
+                    tx::corner_weights(&mut w, k);
+                }
+                ws.extend(w.into_iter().map(|wc| wc * scale));
+                ts.extend(texels);
+                continue;
+            }
             // A clamped dimension clamps the position; the others address each texel
             // (`corner_bytes`: wrapped, mirrored or the border).
             let p = [0, 1].map(|k| clamp(k, p[k]));
@@ -605,6 +617,27 @@ fn aniso_fetch(
     }
     let group = if linear { 4 } else { 1 };
     Ok(tx::filter_in(t, &ws, &ts, group, 18))
+}
+
+/// The position (in 1/256 texel, less half a texel) of a linear tap of an anisotropic
+/// footprint on a seamless cube map's face of `n` x `n` texels. It is not clamped to the face:
+/// its texels past an edge are the adjacent face's, as far in as they lie past it
+/// ([`tx::cube_neighbor`]), and one past a corner of the cube has its weight spread as
+/// seamless bilinear filtering spreads it. A tap whose footprint would hold two or more
+/// texels past a corner is clamped to the face's extent (half a texel past the edge texels'
+/// centres; then it holds one at most). H200 (`corpus/vectors/seamaniso.jsonl.xz`,
+/// docs/INTERP.md "Anisotropic filtering"): every fetch without such a tap but the usual
+/// two-level misses; of the 28 with one, 3 agree (no rule found for them).
+fn seamless_tap(p: [i64; 2], n: i64) -> [i64; 2] {
+    let out = |v: i64| !(0..n).contains(&v);
+    let past_corner = (0..4)
+        .filter(|&c| out((p[0] >> 8) + (c & 1)) && out((p[1] >> 8) + (c >> 1)))
+        .count();
+    if past_corner >= 2 {
+        p.map(|v| v.clamp(-128, n * 256 - 128))
+    } else {
+        p
+    }
 }
 
 /// The four texels of a seamless cube map's bilinear footprint with lower corner `i0` on the
