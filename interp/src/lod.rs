@@ -79,7 +79,7 @@ impl Mip {
     /// With anisotropic filtering (`aniso` above 1) and the trilinear optimisation on, the
     /// level of detail of `tex.level` and `tex.grad` plus the bias is sharpened ([`sharpen`])
     /// before the clamps, `tex.level`'s operand is held in 1/256 toward zero and the bias as
-    /// [`sharp_bias`] says (`anisofit.jsonl.xz`; `anisobias.jsonl.xz`, its `ac.lod.level.*`
+    /// `sharp_bias` says (`anisofit.jsonl.xz`; `anisobias.jsonl.xz`, its `ac.lod.level.*`
     /// random operands, half of them negative, with positive biases too).
     pub fn lod(&self, lod: Lod, levels: u32) -> i64 {
         let sharp = self.aniso > 1 && self.trilinear_opt;
