@@ -1042,8 +1042,10 @@ pub fn filter_in(
 
 /// The axis (0, 1, 2 for x, y, z) of a cube direction's largest component, the one that picks
 /// its face: ties go to z, then y (an H200 reads face +z for (1, 1, 1)); NaN components lose.
-pub fn major_axis(v: [f32; 3]) -> usize {
-    let a = v.map(f32::abs);
+/// In `f64`, which holds an `f32` direction exactly and a sum of two (direction plus gradient)
+/// too.
+pub fn major_axis(v: [f64; 3]) -> usize {
+    let a = v.map(f64::abs);
     if a[2] >= a[0] && a[2] >= a[1] {
         2
     } else if a[1] >= a[0] {
@@ -1061,7 +1063,7 @@ pub fn major_axis(v: [f32; 3]) -> usize {
 /// `corpus/vectors/mipfit.jsonl.xz` `tex.cube.fit`, 4096 directions on 256-texel faces whose
 /// texels hold their coordinates, every filter coordinate exact; the exact quotient misses 10).
 pub fn cube_face(x: f32, y: f32, z: f32) -> (u32, f64, f64) {
-    let (face, sc, tc, ma) = match major_axis([x, y, z]) {
+    let (face, sc, tc, ma) = match major_axis([x, y, z].map(f64::from)) {
         2 if z >= 0.0 => (4, x, -y, z.abs()),
         2 => (5, -x, -y, z.abs()),
         1 if y >= 0.0 => (2, x, z, y.abs()),
@@ -1153,17 +1155,14 @@ pub fn corner_weights(w: &mut [i64], k: usize) {
 /// on an H200 (`corpus/vectors/seamless.jsonl.xz`, `seamtld4int`: every corner lane of `u32`,
 /// `s32`, `u8` and `s16` maps, each channel).
 pub fn corner_gather_int(t: &TextureArg, ts: &[[u8; 16]; 4], k: usize, ch: usize) -> u32 {
-    let f = t.layout.format;
-    let n = f.bytes() as usize;
     let mut w = [0i64; 4];
     w[k] = 256 << 8;
     corner_weights(&mut w, k);
-    let sum: i64 = (0..4)
-        .filter(|&q| q != k)
-        .map(|q| (w[q] >> 8) * f.raw(&ts[q][ch * n..(ch + 1) * n]) as i64)
-        .sum();
-    let v = if n == 4 { sum >> 8 } else { (sum + 128) >> 8 };
-    v as u32
+    let others = (0..4).filter(|&q| q != k);
+    let ws: Vec<i64> = others.clone().map(|q| w[q] >> 8).collect();
+    let texels: Vec<[u8; 16]> = others.map(|q| ts[q]).collect();
+    // `filter_in`'s rule for integer texels read as integers, the weights in 1/256.
+    filter_in(t, &ws, &texels, 1, 8)[ch]
 }
 
 /// `txq`/`suq` `.channel_data_type`: the OpenCL constant the ISA names (PTX ISA 5.3.3).

@@ -554,6 +554,21 @@ def anisoprobe():
             impulse_case("ap.imp.%s.p%d" % (name, pi), fam, d, gx, gy, ph, 24)
 
 
+def aniso_grad(w, h):
+    """A random gradient pair of a 2D texture of `w` x `h` texels (normalized): a footprint of
+    random orientation, major axis 2^-1..2^5 texels, ratio 1..32, the minor axis skewed a
+    little off the perpendicular."""
+    q = RNG.uniform(0, 2 * math.pi)
+    major = 2 ** RNG.uniform(-1, 5)
+    minor = major / 2 ** RNG.uniform(0, 5)
+    sk = RNG.uniform(-0.3, 0.3)
+    gx = (major * math.cos(q), major * math.sin(q))
+    gy = (minor * (-math.sin(q) + sk * math.cos(q)), minor * (math.cos(q) + sk * math.sin(q)))
+    if RNG.random() < 0.5:
+        gx, gy = gy, gx
+    return ((gx[0] / w, gx[1] / h), (gy[0] / w, gy[1] / h))
+
+
 def aniso():
     """Random anisotropic fetches (`maxAnisotropy` 2 to 16) for the corpus: random textures,
     coordinates and gradient pairs of every orientation and ratio, through `tex.grad`,
@@ -568,19 +583,6 @@ def aniso():
         ("f16x2.npot", "f16", 2, "element", (48, 20), 6, "linear", "linear", "clamp"),
     ]
 
-    def grad(w, h):
-        # A footprint of random orientation, major axis 2^-1..2^5 texels, ratio 1..32, the
-        # minor axis skewed a little off the perpendicular.
-        q = RNG.uniform(0, 2 * math.pi)
-        major = 2 ** RNG.uniform(-1, 5)
-        minor = major / 2 ** RNG.uniform(0, 5)
-        sk = RNG.uniform(-0.3, 0.3)
-        gx = (major * math.cos(q), major * math.sin(q))
-        gy = (minor * (-math.sin(q) + sk * math.cos(q)), minor * (math.cos(q) + sk * math.sin(q)))
-        if RNG.random() < 0.5:
-            gx, gy = gy, gx
-        return ((gx[0] / w, gx[1] / h), (gy[0] / w, gy[1] / h))
-
     for name, ty, ch, read, dims, levels, filt, mf, addr in configs:
         for a in [2, 4, 16] + ([8] if ty == "u8" else []):
             d = desc(ty, ch, dims, levels, filt=filt, mipfilter=mf, addr=addr, read=read, aniso=a)
@@ -588,7 +590,7 @@ def aniso():
             dtype = "f32"
             n = 256
             coords = [(RNG.uniform(-0.1, 1.1), RNG.uniform(-0.1, 1.1)) for _ in range(n)]
-            gs = [grad(*dims) for _ in range(n)]
+            gs = [aniso_grad(*dims) for _ in range(n)]
             add("aniso.grad#%s.a%d" % (name, a), fam, d, "2d", "grad", coords, grads=gs,
                 texels=texels, dtype=dtype)
             if name in ("u8x4.wrap", "f32"):
@@ -599,7 +601,7 @@ def aniso():
                     texels=texels, dtype=dtype)
     for a in [2, 4, 8, 16]:
         d = desc("f32", 1, (64, 64), 7, filt="linear", mipfilter="linear", aniso=a)
-        gs = [grad(64, 64) for _ in range(1024)]
+        gs = [aniso_grad(64, 64) for _ in range(1024)]
         add("aniso.lod#a%d" % a, fam, d, "2d", "grad", [(0.3, 0.6)] * len(gs), grads=gs)
     for name, a, gx, gy in [("x6", 16, (6.0, 0.0), (0.0, 1.0)), ("r30", 8, (6.9, 4.0), (-0.5, 0.87)),
                             ("x6m1.5", 16, (6.0, 0.0), (0.0, 1.5)), ("x16.a4", 4, (16.0, 0.0), (0.0, 1.0))]:
@@ -932,17 +934,6 @@ def anisoaddr():
     coordinates (often past the edges) and gradient pairs, as the `aniso` family."""
     fam = "anisoaddr"
 
-    def grad(w, h):
-        q = RNG.uniform(0, 2 * math.pi)
-        major = 2 ** RNG.uniform(-1, 5)
-        minor = major / 2 ** RNG.uniform(0, 5)
-        sk = RNG.uniform(-0.3, 0.3)
-        gx = (major * math.cos(q), major * math.sin(q))
-        gy = (minor * (-math.sin(q) + sk * math.cos(q)), minor * (math.cos(q) + sk * math.sin(q)))
-        if RNG.random() < 0.5:
-            gx, gy = gy, gx
-        return ((gx[0] / w, gx[1] / h), (gy[0] / w, gy[1] / h))
-
     for name, ty, ch, read, dims, filt, border in [
             ("f32", "f32", 1, "element", (64, 64), "linear", [2.5, 0, 0, 0]),
             ("u8x4", "u8", 4, "normalized", (64, 32), "linear", [0.25, 0.5, 0.75, 1.0]),
@@ -955,7 +946,7 @@ def anisoaddr():
                 texels = random_texels(d)
                 m = 512
                 coords = [(RNG.uniform(-0.6, 1.6), RNG.uniform(-0.6, 1.6)) for _ in range(m)]
-                gs = [grad(*dims) for _ in range(m)]
+                gs = [aniso_grad(*dims) for _ in range(m)]
                 add("anisoaddr#%s.%s.a%d" % (name, addr, a), fam, d, "2d", "grad", coords,
                     grads=gs, texels=texels)
 
@@ -970,17 +961,6 @@ def aniso16():
     or `a + 1`, so that sums fall on and beside rounding boundaries, ties included) and of a
     few extreme values (`.edge`)."""
     fam = "aniso16"
-
-    def grad(w, h):
-        q = RNG.uniform(0, 2 * math.pi)
-        major = 2 ** RNG.uniform(-1, 5)
-        minor = major / 2 ** RNG.uniform(0, 5)
-        sk = RNG.uniform(-0.3, 0.3)
-        gx = (major * math.cos(q), major * math.sin(q))
-        gy = (minor * (-math.sin(q) + sk * math.cos(q)), minor * (math.cos(q) + sk * math.sin(q)))
-        if RNG.random() < 0.5:
-            gx, gy = gy, gx
-        return ((gx[0] / w, gx[1] / h), (gy[0] / w, gy[1] / h))
 
     def texels_of(d, kind):
         n = sum(nb for (_, _, _, nb) in mip_levels(d)) // T.ELEM[d["type"]]
@@ -1020,7 +1000,7 @@ def aniso16():
             texels = texels_of(d, kind)
             n = 512 if kind == "rand" and mf == "linear" and addr == "clamp" else 256
             coords = [(RNG.uniform(-0.1, 1.1), RNG.uniform(-0.1, 1.1)) for _ in range(n)]
-            gs = [grad(64, 64) for _ in range(n)]
+            gs = [aniso_grad(64, 64) for _ in range(n)]
             add("aniso16#%s.a%d" % (name, a), fam, d, "2d", "grad", coords, grads=gs,
                 texels=texels)
     # Integer texels read as integers: point texel filtering, nearest level.
@@ -1039,7 +1019,7 @@ def aniso16():
             texels = texels_of(d, kind)
             n = 512 if kind == "rand" else 256
             coords = [(RNG.uniform(-0.1, 1.1), RNG.uniform(-0.1, 1.1)) for _ in range(n)]
-            gs = [grad(64, 64) for _ in range(n)]
+            gs = [aniso_grad(64, 64) for _ in range(n)]
             add("aniso16#int.%s.a%d" % (name, a), fam, d, "2d", "grad", coords, grads=gs,
                 texels=texels, dtype="s32" if ty[0] == "s" else "u32")
 

@@ -582,7 +582,12 @@ impl Race {
             || (at(16).is_some() && at(0) == at(16));
         let mut groups = [(0u32, 0u32, 0u32, 0u8); 32];
         let mut n = 0;
-        if shared {
+        if !shared {
+            for (g, &(lane, rank, off)) in groups.iter_mut().zip(lanes) {
+                *g = (rank, off, 1 << (lane & 31), lane);
+                n += 1;
+            }
+        } else {
             let mut seen = [0u8; 32];
             for &(lane, rank, off) in lanes {
                 let h = ((off >> 2) ^ (off >> 7) ^ rank) as usize & 31;
@@ -600,12 +605,6 @@ impl Race {
                 }
             }
         }
-        if !shared {
-            for (g, &(lane, rank, off)) in groups.iter_mut().zip(lanes) {
-                *g = (rank, off, 1 << (lane & 31), lane);
-                n += 1;
-            }
-        }
         for &(rank, off, group, lane) in &groups[..n] {
             let Some((lane, kind, other)) =
                 self.check(w, lane, func, pc, rank, off, size, write, step, group)
@@ -614,30 +613,7 @@ impl Race {
             };
             let them = self.thread_of(other, &tid_of);
             let thread = thread(lane);
-            self.report_shared(
-                findings, &site, thread, them, w, other, kind, func, pc, rank, off,
-            );
-        }
-    }
-
-    /// Records the race of the access at instruction `pc` of function `func` by `thread` (warp
-    /// `w`) to CTA `rank`'s shared memory at `off` with the earlier access `other`, by `them`.
-    #[allow(clippy::too_many_arguments)]
-    fn report_shared(
-        &self,
-        findings: &mut crate::check::Findings,
-        site: impl Fn(u32, u32) -> Site,
-        thread: Thread,
-        them: Thread,
-        w: WarpId,
-        other: Access,
-        kind: &'static str,
-        func: u32,
-        pc: u32,
-        rank: u32,
-        off: u32,
-    ) {
-        findings.add(Class::Race, func, pc, || Finding {
+            findings.add(Class::Race, func, pc, || Finding {
             class: Class::Race,
             what: format!(
                 "{kind} hazard on shared memory (CTA rank {rank}) with {} at {}, which {} before it",
@@ -655,6 +631,7 @@ impl Race {
             addr: Some(off as u64),
             count: 1,
         });
+        }
     }
 
     /// The thread of the cluster that made access `a` (for an access of an asynchronous
@@ -827,19 +804,20 @@ impl Race {
         let lane = thread.lane as u8;
         const CHUNK: u64 = 64;
         let whole = len / CHUNK;
-        // At most as many chunks as a cluster tracks words: the rest would not be tracked.
-        let n = whole.min(MAX_CLUSTER_WORDS as u64);
-        let mut chunks: Vec<(u8, u64)> = (0..n).map(|k| (lane, addr + k * CHUNK)).collect();
+        // At most as many chunks as a cluster tracks words (of 16 words each): the rest would
+        // not be tracked.
+        let n = whole.min(MAX_CLUSTER_WORDS as u64 / (CHUNK / 4));
+        let parts = [
+            ((0..n).map(|k| (lane, addr + k * CHUNK)).collect(), CHUNK),
+            (vec![(lane, addr + whole * CHUNK)], len % CHUNK),
+        ];
         let (site, tid_of) = (&site, &tid_of);
         let thread = |_: u8| thread;
         let tid = |_: u8| tid;
         let step = id as u32;
-        for (part, size) in [(whole, CHUNK), (1, len % CHUNK)] {
-            if part == 0 || size == 0 {
+        for (chunks, size) in &parts {
+            if chunks.is_empty() || *size == 0 {
                 continue;
-            }
-            if size != CHUNK {
-                chunks = vec![(lane, addr + whole * CHUNK)];
             }
             self.global_access(
                 findings,
@@ -848,9 +826,9 @@ impl Race {
                 p,
                 func,
                 pc,
-                &chunks,
+                chunks,
                 tid,
-                size as u32,
+                *size as u32,
                 write,
                 step,
                 tid_of,
@@ -1379,8 +1357,6 @@ pub struct Grid {
     sync: Vec<Vec<u8>>,
     /// Per function: the [`Grid::site`] of its first instruction.
     bases: Vec<u32>,
-    /// Whether the launch went past [`EPOCH_MAX`] global synchronising operations.
-    overflow: bool,
     /// Per global word: the plain accesses of the finished clusters (writes, reads).
     table: Pages<[Sum; 2]>,
     /// Whether the program issues asynchronous operations that touch shared memory (the
@@ -1404,7 +1380,6 @@ impl Grid {
         Grid {
             epoch: 0,
             bases,
-            overflow: false,
             sync: prog
                 .funcs
                 .iter()
@@ -1445,11 +1420,7 @@ impl Grid {
     /// A global synchronising operation executes: its index.
     pub fn sync_op(&mut self) -> u64 {
         let i = self.epoch;
-        if i >= EPOCH_MAX {
-            self.overflow = true;
-        } else {
-            self.epoch = i + 1;
-        }
+        self.epoch = (i + 1).min(EPOCH_MAX);
         i
     }
 
@@ -1473,7 +1444,8 @@ impl Grid {
         thread: impl Fn(&Rep) -> Thread,
         mut charge: impl FnMut(u64) -> bool,
     ) {
-        if self.overflow {
+        if self.epoch >= EPOCH_MAX {
+            // Epochs no longer tell accesses apart.
             return;
         }
         let bases = &self.bases;

@@ -38,11 +38,7 @@ pub fn value(
         SpecialReg::Nwarpid => 64,
         SpecialReg::Ctaid => pick(ctaid, c),
         SpecialReg::Nctaid => pick(m.grid, c),
-        SpecialReg::Smid => {
-            let lin = ctaid[0] as u64
-                + m.grid[0] as u64 * (ctaid[1] as u64 + m.grid[1] as u64 * ctaid[2] as u64);
-            lin % 132
-        }
+        SpecialReg::Smid => super::ctx::linear(ctaid, m.grid) % 132,
         SpecialReg::Nsmid => 132,
         SpecialReg::Gridid => 1,
         SpecialReg::IsExplicitCluster => m.explicit_cluster as u64,

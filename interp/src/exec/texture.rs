@@ -836,9 +836,8 @@ fn lod_of(
         [o] if co.int => Ok(tx::Lod::Index(x.get(o, l)? as u32 as i32 as i64)),
         [o] => Ok(tx::Lod::Level(f32::from_bits(x.get(o, l)? as u32))),
         [a, b] => {
-            // Every format's weighted taps are measured (docs/INTERP.md "Anisotropic
-            // filtering", `tx::filter_in`).
-            // Anisotropic footprints: 2D textures, each layer of a layered one, cube maps (on
+            // Anisotropic footprints (every format's weighted taps measured: `tx::filter_in`):
+            // 2D textures, each layer of a layered one, cube maps (on
             // the face, with the face's gradients) and 1D textures (both gradients along x);
             // 3D and layered 1D textures filter isotropically (docs/INTERP.md, "Anisotropic
             // filtering").
@@ -923,18 +922,6 @@ enum CubeGrad {
     Opposite,
 }
 
-/// The major axis of `q` as [`tx::major_axis`] picks it (ties to z, then y).
-fn major_axis64(q: [f64; 3]) -> usize {
-    let a = q.map(f64::abs);
-    if a[2] >= a[0] && a[2] >= a[1] {
-        2
-    } else if a[1] >= a[0] {
-        1
-    } else {
-        0
-    }
-}
-
 /// A direction's gradient `g` as the change of its cube face's coordinates, in half-units of
 /// the face (fitted to an H200, `gradfit2.jsonl.xz` `gfit2.cube`, `gfit3.cube.*`,
 /// `cubegrad.jsonl.xz`). With `v + g` on the face of `v` (major axis `i`): a finite
@@ -947,7 +934,7 @@ fn major_axis64(q: [f64; 3]) -> usize {
 /// added; along the edge's own axis `o` the difference `q_o / |q_a| - v_o / |v_i|`.
 /// `oriented`: in the face's own s and t axes (as its texels lie), else in the axes after `i`.
 fn cube_gradient(v: &[f32], g: &[f32], oriented: bool) -> CubeGrad {
-    let i = tx::major_axis([v[0], v[1], v[2]]);
+    let i = tx::major_axis([v[0], v[1], v[2]].map(f64::from));
     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
     let neg = v[i] < 0.0;
     // The face's coordinates of a vector `q` whose component `i` has magnitude `m`.
@@ -969,7 +956,7 @@ fn cube_gradient(v: &[f32], g: &[f32], oriented: bool) -> CubeGrad {
     let p = [v[0] as f64, v[1] as f64, v[2] as f64];
     let q = [p[0] + g[0] as f64, p[1] + g[1] as f64, p[2] + g[2] as f64];
     let m0 = p[i].abs();
-    let a = major_axis64(q);
+    let a = tx::major_axis(q);
     if a == i {
         if q[i].is_nan() || (q[i] < 0.0) != neg {
             return CubeGrad::Opposite;
