@@ -588,3 +588,109 @@ fn anisotropic_grad_takes_any_operands() {
         }
     }
 }
+
+/// Anisotropic `tex.grad` of the other geometries takes any operands too: a cube map (plain,
+/// seamless and layered, gradients crossing faces or not), a 1D and a 3D texture, with zero,
+/// subnormal, huge, infinite and NaN components of the direction or coordinates and of both
+/// gradients give a value (no error, no panic).
+#[test]
+fn anisotropic_grad_of_every_geometry_takes_any_operands() {
+    let vals: [f32; 11] = [
+        0.0,
+        -0.0,
+        f32::from_bits(1),
+        1e-39,
+        0.3,
+        -2.5,
+        1e30,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+    ];
+    // Thread t: twelve operands (a direction or coordinates, two gradients) from the digits
+    // of t in base 11, shifted per operand so that each meets every value.
+    let n = 11usize.pow(4).div_ceil(128) * 128;
+    let mut ops = Vec::with_capacity(n * 48);
+    for t in 0..n {
+        for k in 0..12 {
+            let digit = (t / 11usize.pow((k % 4) as u32) + k) % 11;
+            ops.extend(vals[digit].to_le_bytes());
+        }
+    }
+    let kernel = |form: &str| {
+        format!(
+            ".version 8.7\n.target sm_90\n.address_size 64\n\
+             .visible .entry k(.param .u64 po, .param .u64 pg, .param .u64 pt, .param .u64 ph) {{\n\
+             .reg .b32 %r<4>; .reg .f32 %f<16>; .reg .b64 %rd<8>;\n\
+             ld.param.u64 %rd1, [po]; ld.param.u64 %rd2, [pg]; ld.param.u64 %rd3, [ph];\n\
+             mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %tid.x;\n\
+             mad.lo.u32 %r1, %r1, %r2, %r3;\n\
+             mul.wide.u32 %rd4, %r1, 48; add.s64 %rd4, %rd2, %rd4;\n\
+             ld.global.v4.f32 {{%f0, %f1, %f2, %f3}}, [%rd4];\n\
+             ld.global.v4.f32 {{%f4, %f5, %f6, %f7}}, [%rd4+16];\n\
+             ld.global.v4.f32 {{%f8, %f9, %f10, %f11}}, [%rd4+32];\n\
+             mov.u32 %r0, 1;\n\
+             {form}\n\
+             mul.wide.u32 %rd5, %r1, 4; add.s64 %rd5, %rd1, %rd5;\n\
+             st.global.f32 [%rd5], %f12;\n\
+             ret; }}\n"
+        )
+    };
+    let out = "{%f12, %f13, %f14, %f15}";
+    let forms = [
+        (
+            format!("tex.grad.cube.v4.f32.f32 {out}, [%rd3, {{%f0, %f1, %f2, %f2}}], {{%f4, %f5, %f6, %f7}}, {{%f8, %f9, %f10, %f11}};"),
+            vec![
+                "dims=8x8,cube=1,levels=4",
+                "dims=8x8,cube=1,levels=4,seamless=1",
+            ],
+        ),
+        (
+            format!("tex.grad.acube.v4.f32.f32 {out}, [%rd3, {{%r0, %f1, %f2, %f3}}], {{%f4, %f5, %f6, %f7}}, {{%f8, %f9, %f10, %f11}};"),
+            vec![
+                "dims=8x8,cube=1,layers=2,levels=4",
+                "dims=8x8,cube=1,layers=2,levels=4,seamless=1",
+            ],
+        ),
+        (
+            format!("tex.grad.1d.v4.f32.f32 {out}, [%rd3, {{%f0}}], {{%f4}}, {{%f8}};"),
+            vec!["dims=64,levels=4", "dims=64,levels=4,addr=border"],
+        ),
+        (
+            format!("tex.grad.3d.v4.f32.f32 {out}, [%rd3, {{%f0, %f1, %f2, %f2}}], {{%f4, %f5, %f6, %f7}}, {{%f8, %f9, %f10, %f11}};"),
+            vec!["dims=8x8x8,levels=4"],
+        ),
+    ];
+    let tex: Vec<u8> = f32s(
+        &(0..8 * 8 * 8 * 2)
+            .map(|i| (i % 85) as f32 - 40.0)
+            .collect::<Vec<_>>(),
+    );
+    for (form, specs) in &forms {
+        let m = ptx_ir_text::parse(&kernel(form)).unwrap();
+        let p = Program::load(&m).unwrap();
+        for spec in specs {
+            for a in [2, 16] {
+                let spec =
+                    format!("buf=2,type=f32,ch=1,filter=linear,mipfilter=linear,{spec},aniso={a}");
+                let o = p
+                    .launch("k")
+                    .grid([(n / 128) as u32, 1, 1])
+                    .block([128, 1, 1])
+                    .args(vec![
+                        Arg::Buffer(vec![0; 4 * n]),
+                        Arg::Buffer(ops.clone()),
+                        Arg::Buffer(tex.clone()),
+                        Arg::Texture(TextureArg::parse(&spec).unwrap()),
+                    ])
+                    .run();
+                assert!(
+                    o.is_ok(),
+                    "{form} {spec}: {:?}",
+                    o.err().map(|f| f.error.to_string())
+                );
+            }
+        }
+    }
+}
