@@ -1681,3 +1681,110 @@ fn asynchronous_global_accesses_race_with_unordered_threads() {
     let tids: Vec<u32> = f[0].threads.iter().map(|t| t.tid[0]).collect();
     assert_eq!(tids, [0, 32]);
 }
+
+/// Two warps share 4 KiB of shared memory that every thread fills before a barrier; thread 0
+/// then has `tcgen05` read it asynchronously (`ISSUE`: A at 0 and B at 2048 for the MMA, all
+/// 4 KiB for `tcgen05.cp`), commits to `bar`, `SYNC`s, and warp 1 stores into B's rows
+/// `BEFORE` or `AFTER` its wait on that commit.
+const TCGEN05_OPERANDS: &str = "
+.version 8.8
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .shared .align 1024 .b8 sm[4096];
+  .shared .align 8 .b32 taddr;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  setp.eq.u32 %p1, %r2, 0;
+  @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [taddr], 32;
+  mov.u32 %r3, sm;
+  shl.b32 %r4, %r1, 6;
+  add.u32 %r4, %r3, %r4;
+  st.shared.v4.u32 [%r4], {%r1, %r1, %r1, %r1};
+  st.shared.v4.u32 [%r4+16], {%r1, %r1, %r1, %r1};
+  st.shared.v4.u32 [%r4+32], {%r1, %r1, %r1, %r1};
+  st.shared.v4.u32 [%r4+48], {%r1, %r1, %r1, %r1};
+  fence.proxy.async.shared::cta;
+  setp.eq.u32 %p3, %r1, 0;
+  @%p3 mbarrier.init.shared.b64 [bar], 1;
+  fence.mbarrier_init.release.cluster;
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  ld.shared.u32 %r10, [taddr];
+  shr.u32 %r5, %r3, 4;
+  cvt.u64.u32 %rd1, %r5;
+  mov.b64 %rd4, 70437463654400;
+  or.b64 %rd4, %rd4, 524288;
+  add.s64 %rd2, %rd1, %rd4;
+  add.s64 %rd3, %rd2, 128;
+  mov.u32 %r11, 67239952;
+  setp.ne.u32 %p5, %r1, %r1;
+  @%p3 ISSUE
+  @%p3 tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];
+  SYNC
+  @!%p1 BEFORE
+W:
+  mbarrier.try_wait.parity.shared.b64 %p7, [bar], 0;
+  @!%p7 bra W;
+  @!%p1 AFTER
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  @%p1 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;
+  @%p1 tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+  ret;
+}
+";
+
+#[test]
+fn tcgen05_operands_race_with_stores_before_the_commit_completes() {
+    let mma = "tcgen05.mma.cta_group::1.kind::f16 [%r10], %rd2, %rd3, %r11, %p5;";
+    let cp = "tcgen05.cp.cta_group::1.128x256b [%r10], %rd2;";
+    let store = "st.shared.u32 [%r3+2052], %r1;";
+    let nop = "mov.u32 %r12, 0;";
+    // Warp 0 arrives at a named barrier after the commit and warp 1 syncs on it: the store
+    // comes after the issue, not after the reads' completion.
+    let handshake = "@%p1 barrier.arrive 1, 64;\n  @!%p1 barrier.sync 1, 64;";
+    let run = |issue: &str, sync: &str, before: &str, after: &str, c: Checks| {
+        let src = TCGEN05_OPERANDS
+            .replace("ISSUE", issue)
+            .replace("SYNC", sync)
+            .replace("BEFORE", before)
+            .replace("AFTER", after);
+        let m = ptx_ir_text::parse(&src).expect("parses");
+        let p = Program::load(&m).expect("loads");
+        findings(&p, "k", 64, &[4], &[], c)
+    };
+    for issue in [mma, cp] {
+        let opname = issue.split('.').take(2).collect::<Vec<_>>().join(".");
+        // The store waits for the commit's mbarrier phase: ordered after the reads.
+        for sync in ["", handshake] {
+            let f = run(issue, sync, nop, store, Checks::all());
+            assert!(f.is_empty(), "{issue}: {f:?}");
+        }
+        // The store does not wait: unordered with the asynchronous read, which (warp 1 running
+        // ahead) comes after it, or (after the handshake) before it.
+        for (sync, kind) in [("", "read-after-write"), (handshake, "write-after-read")] {
+            let f = run(issue, sync, store, nop, Checks::all());
+            assert_eq!(f.len(), 1, "{issue}: {f:?}");
+            assert_eq!(f[0].class, Class::Race);
+            assert!(f[0].what.contains(kind), "{issue}: {}", f[0].what);
+            assert_eq!(f[0].addr, Some(2052), "{f:?}");
+            let mut tids: Vec<u32> = f[0].threads.iter().map(|t| t.tid[0]).collect();
+            tids.sort();
+            assert_eq!(tids, [0, 32], "{f:?}");
+            assert!(
+                f[0].site.inst.contains(&opname) || f[0].what.contains(&opname),
+                "{opname}: {f:?}"
+            );
+            // Without the race check nothing is reported.
+            assert!(run(issue, sync, store, nop, Checks::default()).is_empty());
+        }
+    }
+}

@@ -6,7 +6,7 @@
 //! case checks the `.kind::f16` numerics against `mma.sync` (the H100-measured model) on the
 //! same matrices with full-range values.
 
-use ptx_ir_interp::{Arg, Program};
+use ptx_ir_interp::{Arg, Checks, Program};
 
 mod common;
 
@@ -159,8 +159,12 @@ fn run(
             Arg::Buffer(vec![0; tmem.len()]),
             Arg::Buffer(prm),
         ])
+        .checks(Checks::all())
         .run()
         .map_err(|f| f.error.to_string())?;
+    // The harness orders every access (the operands written before a barrier, Tensor Memory
+    // read after the commit's mbarrier): the checks must find nothing.
+    assert!(o.findings.is_empty(), "{:?}", o.findings);
     let words: Vec<u32> = o.buffers[2]
         .chunks(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))

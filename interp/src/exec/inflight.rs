@@ -221,8 +221,65 @@ pub fn acquire(cl: &mut Cluster, warp: [u32; 2]) {
 /// For the race check: the asynchronous operations of the warp that issued `issuer` signal
 /// the mbarrier at `key` (a release into its current phase).
 fn release(cl: &mut Cluster, issuer: &Issuer, key: (u32, u32)) {
+    release_warp(cl, issuer.warp, key);
+}
+
+/// For the race check: the asynchronous operations issued by warp `warp` (its CTA's rank and
+/// its index) signal the mbarrier at `key` (a release into its current phase), as
+/// `tcgen05.commit`'s arrive does once they are complete.
+pub fn release_warp(cl: &mut Cluster, warp: [u32; 2], key: (u32, u32)) {
     if let (Some(rc), Some(b)) = (cl.race.as_mut(), cl.mbars.get(&key)) {
-        rc.proxy_release(rc.warp_id(issuer.warp[0], issuer.warp[1]), key, b.phase);
+        rc.proxy_release(rc.warp_id(warp[0], warp[1]), key, b.phase);
+    }
+}
+
+/// The `race` check of an operation that completes when issued but reads CTA `rank`'s shared
+/// memory through the issuing warp's asynchronous proxy (`tcgen05.mma`'s and `tcgen05.cp`'s
+/// matrices): `chunks` are the 16-byte chunks it read, in any order and repeated, checked as
+/// reads at the issue in runs of consecutive chunks; their completion is released by the
+/// warp's `tcgen05.commit` ([`release_warp`]).
+pub fn race_reads(
+    m: &mut Machine<'_>,
+    cl: &mut Cluster,
+    issuer: &Issuer,
+    rank: u32,
+    chunks: &mut Vec<u64>,
+) {
+    if cl.race.is_none() {
+        return;
+    }
+    chunks.sort_unstable();
+    chunks.dedup();
+    let mut run: Option<(u64, u64)> = None;
+    for &c in chunks.iter() {
+        match run {
+            Some((start, end)) if end == c => run = Some((start, c + 1)),
+            _ => {
+                if let Some((start, end)) = run {
+                    race(
+                        m,
+                        cl,
+                        issuer,
+                        rank,
+                        (start * 16) as u32,
+                        ((end - start) * 16) as u32,
+                        false,
+                    );
+                }
+                run = Some((c, c + 1));
+            }
+        }
+    }
+    if let Some((start, end)) = run {
+        race(
+            m,
+            cl,
+            issuer,
+            rank,
+            (start * 16) as u32,
+            ((end - start) * 16) as u32,
+            false,
+        );
     }
 }
 

@@ -1325,6 +1325,8 @@ fn async_proxy(op: ptx_ir_core::Opcode) -> bool {
             | O::CpAsyncBulkTensor
             | O::CpReduceAsyncBulkTensor
             | O::WgmmaMmaAsync
+            | O::Tcgen05Mma
+            | O::Tcgen05Cp
             | O::ClusterlaunchcontrolTryCancel
     )
 }

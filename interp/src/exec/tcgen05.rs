@@ -24,8 +24,10 @@
 //! one over 8 columns (the last row's old contents are lost, the first keeps its own). An access
 //! to a column no live allocation covers, or to lanes outside the warp's quarter, is undefined.
 
+use super::async_copy::issuer;
 use super::ctx::{lanes, AddrSpace, Ctx};
 use super::flow::Flow;
+use super::inflight;
 use super::matrix::{full_warp, regs};
 use super::state::mbarrier::arrive_on;
 use super::state::tmem::{COLUMNS, LANES};
@@ -292,6 +294,9 @@ pub fn commit(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         };
         for r in targets {
             let key = (r, off);
+            // What the warp's MMAs and copies read is now read: a wait on this phase orders
+            // a later overwrite after it.
+            inflight::release_warp(x.cl, [x.w.cta, x.w.index], key);
             let Some(b) = x.cl.mbars.get_mut(&key) else {
                 return Err(x.undefined(
                     l,
@@ -361,10 +366,12 @@ pub fn cp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 return Err(x.undefined(l, "tcgen05.cp .cta_group::2 without a peer CTA"));
             };
             let mut data = vec![0u8; (rows * bytes) as usize];
+            let mut seen = Vec::new();
             for r in 0..rows {
                 for k in 0..bytes {
                     let off = cp_src(desc, r, k)
                         .map_err(|e| x.undefined(l, format!("tcgen05.cp: {e}")))?;
+                    seen.push(off / 16);
                     let b = *sh.get(off as usize).ok_or_else(|| {
                         x.undefined(
                             l,
@@ -376,6 +383,10 @@ pub fn cp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                     })?;
                     data[(r * bytes + k) as usize] = b;
                 }
+            }
+            if x.cl.race.is_some() {
+                let who = issuer(x, l);
+                inflight::race_reads(x.m, x.cl, &who, rank, &mut seen);
             }
             if unpack != 0 {
                 // 16-byte chunks of 16 packed elements (then padding) become 16 bytes; 4-bit

@@ -6,7 +6,9 @@
 //! rule is CUTLASS's (`cute/arch/mma_sm100_desc.hpp`, `cute/atom/mma_traits_sm100*.hpp`).
 //!
 //! One thread issues the whole operation; it completes when issued (every correctly
-//! synchronised program sees the same result, `tcgen05.commit` arrives at once).
+//! synchronised program sees the same result, `tcgen05.commit` arrives at once). For the race
+//! check its shared-memory reads are the issuing warp's asynchronous proxy's, at the issue
+//! ([`inflight::race_reads`]), released by the warp's `tcgen05.commit`.
 //!
 //! - **Instruction descriptor** (9.7.16.4.2): sparsity selector (bits 0-1), sparse (2),
 //!   saturate (3, `.kind::i8`), D type (4-5) or the B scale-factor id (4-5, block-scaled), A and
@@ -68,8 +70,10 @@
 //!   4-7: the odd CTA of a pair); collector qualifiers only permit reuse, so operands are
 //!   always read from memory.
 
+use super::async_copy::issuer;
 use super::ctx::{lanes, Ctx};
 use super::flow::Flow;
+use super::inflight;
 use super::mma::chunk_units;
 use super::state::tmem::{COLUMNS, LANES};
 use crate::code::Opnd;
@@ -387,7 +391,8 @@ fn check_desc(desc: u64, mn_major: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Element (`mn`, `k`) of a matrix in shared memory `sh` through descriptor `desc`.
+/// Element (`mn`, `k`) of a matrix in shared memory `sh` through descriptor `desc`; the
+/// 16-byte chunks it reads are added to `seen` (for the race check).
 fn smem_elem(
     sh: &[u8],
     desc: u64,
@@ -395,8 +400,13 @@ fn smem_elem(
     mn: usize,
     k: usize,
     s: Smem,
+    seen: &mut Vec<u64>,
 ) -> Result<u64, String> {
-    let read = |a: u64, n: usize| -> Result<u64, String> {
+    let mut read = |a: u64, n: usize| -> Result<u64, String> {
+        seen.push(a / 16);
+        if (a + n as u64 - 1) / 16 != a / 16 {
+            seen.push(a / 16 + 1);
+        }
         let a = a as usize;
         let b = sh.get(a..a + n).ok_or_else(|| {
             format!(
@@ -764,6 +774,8 @@ fn issue(
     } else {
         smem_of(kind, id.b)
     };
+    // The 16-byte chunks of each CTA's shared memory (`ctas[0]`, `ctas[1]`) the MMA reads.
+    let mut seen: [Vec<u64>; 2] = Default::default();
     // B for all N columns (by column, K contiguous), from the CTA holding each column.
     let mut braw = vec![0u64; n * k];
     for j in 0..n {
@@ -776,9 +788,10 @@ fn issue(
             continue;
         }
         let sh = &x.cl.shared[cta];
+        let seen = &mut seen[usize::from(cta != ctas[0])];
         for kk in 0..k {
-            braw[j * k + kk] =
-                smem_elem(sh, b_desc, id.trans_b, jn + shift, kk, b_smem).map_err(|e| bad(x, e))?;
+            braw[j * k + kk] = smem_elem(sh, b_desc, id.trans_b, jn + shift, kk, b_smem, seen)
+                .map_err(|e| bad(x, e))?;
         }
     }
     let minus = tc::input((-1f32).to_bits() as u64, Fmt::F32);
@@ -859,8 +872,16 @@ fn issue(
                             let w = read_cell(x, lane, ac + bit / 32)? as u64;
                             (w >> (bit % 32)) & ((1u64 << cb) - 1)
                         }
-                        None => smem_elem(&x.cl.shared[cta], a_desc, id.trans_a, ml, s, a_smem)
-                            .map_err(|e| bad(x, e))?,
+                        None => smem_elem(
+                            &x.cl.shared[cta],
+                            a_desc,
+                            id.trans_a,
+                            ml,
+                            s,
+                            a_smem,
+                            &mut seen[half],
+                        )
+                        .map_err(|e| bad(x, e))?,
                     };
                     araw[(h * mc + ml) * k + s] = raw;
                 }
@@ -1020,6 +1041,14 @@ fn issue(
         let cells = x.cl.tmem[cta].cells();
         for (lane, col, v) in out {
             cells[lane * COLUMNS as usize + col] = v;
+        }
+    }
+    if x.cl.race.is_some() {
+        let who = issuer(x, l);
+        for (half, seen) in seen.iter_mut().enumerate() {
+            if let Some(&cta) = ctas.get(half) {
+                inflight::race_reads(x.m, x.cl, &who, cta as u32, seen);
+            }
         }
     }
     Ok(())
