@@ -348,8 +348,9 @@ pub fn grad_lod(dx: &[f32], dy: &[f32]) -> Option<i64> {
 /// The level of detail of a cube map's `tex.grad` whose direction plus a gradient ends on
 /// another face (`gx`, `gy` in texels of the direction's face, [`grad_lod`]'s units): the
 /// longer of the two gradients' lengths alone, without the diagonal extents (H200:
-/// `corpus/vectors/cubegrad.jsonl.xz` and `mipfit.jsonl.xz` `gfit2.cube`, every sample that
-/// crosses on faces of 64 texels). `None` for no footprint or a NaN.
+/// `corpus/vectors/cubegrad.jsonl.xz`, `cubenpot.jsonl.xz` and `mipfit.jsonl.xz` `gfit2.cube`,
+/// every sample that crosses, on faces of 24 to 100 texels). `None` for no footprint or a
+/// NaN.
 pub fn cross_lod(gx: &[f32], gy: &[f32]) -> Option<i64> {
     let gx: Vec<f64> = gx.iter().map(|&v| v as f64).collect();
     let gy: Vec<f64> = gy.iter().map(|&v| v as f64).collect();

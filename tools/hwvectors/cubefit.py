@@ -8,7 +8,13 @@ ends on another face (`-x`: the second, `x-`: the first).
 - `unfold_split`: the part along the crossing axis in two pieces (to the edge, from the
   edge), each truncated to 9 bits (`t9`), added: the interpreter's rule;
 - `lod_nodiag` / `lod_full`: with a crossing gradient the longer length alone, no diagonal
-  extents (the interpreter's rule; `check_full` with `to_texels` for any face size).
+  extents (the interpreter's rule; `check_full` with `to_texels` for any face size). The
+  gradient in texels (`grads_texels`), by mode: `tt9` (each piece through `to_texels`, then
+  truncated to 9 bits, then added: the interpreter's rule, every crossing sample on faces of
+  24, 37, 40, 48, 80, 96, 100 texels), `face` (the pieces truncated in face units, added,
+  then `to_texels`), `face9` (that sum truncated again), `texel` (each piece through
+  `to_texels`, added untruncated); on faces whose size is a power of two `tt9`, `face` and
+  `face9` are one rule.
 
     python3 tools/hwvectors/cubefit.py
 """
@@ -180,8 +186,9 @@ def to_texels(g, d):
     return f32(math.copysign((s + 7) * unit * 2.0 ** (e - 9), g))
 
 def grads_texels(p, g, n, mode):
-    """The gradient in texels: mode 'face' (pieces t9 in face units, summed, then to_texels),
-    'texel' (each piece to_texels, summed in texels)."""
+    """The gradient in texels: mode 'tt9' (each piece to_texels, then t9, summed), 'face'
+    (pieces t9 in face units, summed, then to_texels), 'face9' (that sum t9 first), 'texel'
+    (each piece to_texels, summed in texels untruncated)."""
     i = major(p); j, k = (i+1) % 3, (i+2) % 3
     sig = 1.0 if p[i] >= 0 else -1.0
     q = [p[m]+g[m] for m in range(3)]
@@ -200,12 +207,14 @@ def grads_texels(p, g, n, mode):
     elif mode == 'face9':
         s = math.copysign(t9(p1), p1) + math.copysign(t9(p2), p2)
         da = to_texels(math.copysign(t9(s), s), n)
+    elif mode == 'tt9':
+        da = f32(math.copysign(t9(to_texels(p1, n)), p1) + math.copysign(t9(to_texels(p2, n)), p2))
     else:
         da = f32(to_texels(p1, n) + to_texels(p2, n))
     out = {a: da, o: do}
     return [out[j], out[k]]
 
-def lod_full(p, gx, gy, n, aniso, top, mode='face'):
+def lod_full(p, gx, gy, n, aniso, top, mode='tt9'):
     a, b = grads_texels(p, gx, n, mode), grads_texels(p, gy, n, mode)
     if a is None or b is None: return None
     cr = crosses(p, gx) or crosses(p, gy)
@@ -223,7 +232,7 @@ def lod_full(p, gx, gy, n, aniso, top, mode='face'):
     raw = max(lmin, lmaj - 256 * int(math.log2(pow2_floor(aniso))))
     return min(max(sharpen(raw, aniso), 0), 256 * top)
 
-def check_full(path, pref, mode='face', skip='#', verbose=False):
+def check_full(path, pref, mode='tt9', skip='#', verbose=False):
     for c in cases(path, pref):
         if skip and skip in c['name']: continue
         aniso = c['textures'][0].get('aniso', 0)
@@ -243,5 +252,8 @@ if __name__ == '__main__':
     check_full('corpus/vectors/mipfit.jsonl.xz', 'gfit2.cube')
     check_full('corpus/vectors/mipfit.jsonl.xz', 'gfit3.cube')
     check_full('corpus/vectors/cubegrad.jsonl.xz', 'cg.')
+    check_full('corpus/vectors/cubegrad.jsonl.xz', 'cg.', mode='face')
+    check_full('corpus/vectors/cubenpot.jsonl.xz', 'cn.')
+    check_full('corpus/vectors/cubenpot.jsonl.xz', 'cn.', mode='face')
     check_full('corpus/vectors/anisogeom.jsonl.xz', 'ag.lod.grad.cube')
     check_full('corpus/vectors/anisogeom.jsonl.xz', 'ag.lod.grad.acube')

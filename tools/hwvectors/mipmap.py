@@ -33,7 +33,8 @@ addressing, seamless cube maps: `anisobias.jsonl.xz`, `anisogeom.jsonl.xz`,
 texels of -32768, `corpus/vectors/s16clamp.jsonl.xz`), seamless, seamcorner, seamtld4 (seamless cube maps,
 `corpus/vectors/seamless.jsonl.xz`), seamtld4int (`tld4` past cube corners of integer texels,
 `corpus/vectors/seamtld4int.jsonl.xz`), cubegrad (cube-map `tex.grad` whose gradients end on
-another face, `corpus/vectors/cubegrad.jsonl.xz`; fitted by `cubefit.py`), seamaniso (seamless
+another face, `corpus/vectors/cubegrad.jsonl.xz`; fitted by `cubefit.py`), cubenpot (the same on faces
+whose size is not a power of two, `corpus/vectors/cubenpot.jsonl.xz`), seamaniso (seamless
 cube maps with anisotropy, `corpus/vectors/seamaniso.jsonl.xz`), linaniso (1D linear memory with
 anisotropy, `corpus/vectors/linaniso.jsonl.xz`).
 
@@ -1435,6 +1436,43 @@ def cubegrad():
         gadd("cg.fetch#a%d" % a, fam, d, "cube", "grad", co, grads=gs, texels=tx)
 
 
+def cubenpot():
+    """Cube-map `tex.grad` whose gradient ends on another face, on faces whose size is not a
+    power of two (issue 28; fitted by `cubefit.py`): textures whose level `k` holds `k` on
+    faces of 40, 24, 96, 80, 37 and 100 texels (and 64 as a check), trilinear, so the output is
+    the level of detail in 1/256; random directions and gradients (half of them ending on
+    another face) and a sweep of a gradient across an edge from a random point near it, its
+    component along the edge random too."""
+    fam = "cubenpot"
+    for n in [40, 24, 96, 80, 37, 100, 64]:
+        levels = n.bit_length()
+        d = desc("f32", 1, (n, n), levels, mipfilter="linear", filt="linear", cube=True)
+        co = [cube_point(0.5) for _ in range(384)]
+        gs = [(cube_cross_grad(-5, 0.5), cube_cross_grad(-5, 0.5)) for _ in range(384)]
+        gadd("cn.rand.%d" % n, fam, d, "cube", "grad", co, grads=gs)
+        co, gs = [], []
+        for _ in range(4):
+            i = RNG.randrange(3)
+            a = (i + 1 + RNG.randrange(2)) % 3
+            o = 3 - i - a
+            p = [0.0] * 3
+            p[i] = RNG.choice([-1.0, 1.0]) * RNG.uniform(1.0, 1.5)
+            sa = RNG.choice([-1.0, 1.0])
+            p[a] = sa * abs(p[i]) * RNG.uniform(0.6, 0.97)
+            p[o] = abs(p[i]) * RNG.uniform(-0.9, 0.9)
+            ko = RNG.uniform(-0.1, 0.1)
+            gap = abs(p[i]) - abs(p[a])
+            span = RNG.uniform(0.3, 0.8)
+            for k in range(64):
+                t = gap + (k + 0.5) / 64 * span
+                g = [0.0] * 3
+                g[a] = sa * t
+                g[o] = ko * t
+                co.append(p)
+                gs.append((tuple(g), (0.0, 0.0, 0.0)) if k % 2 else ((0.0, 0.0, 0.0), tuple(g)))
+        gadd("cn.sweep.%d" % n, fam, d, "cube", "grad", co, grads=gs)
+
+
 def seam_edge_point(n):
     """A direction whose face coordinates lie within a few texels of an edge or corner."""
     faces = [lambda s, t: (1.0, -t, -s), lambda s, t: (-1.0, -t, s), lambda s, t: (s, 1.0, t),
@@ -1541,7 +1579,7 @@ T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit
                    "anisoprobe3": anisoprobe3, "anisoprobe4": anisoprobe4,
                    "aniso": aniso, "anisogeom": anisogeom,
                    "anisobias": anisobias, "anisocheck": anisocheck, "s16clamp": s16clamp,
-                   "cubegrad": cubegrad, "seamaniso": seamaniso, "linaniso": linaniso})
+                   "cubegrad": cubegrad, "cubenpot": cubenpot, "seamaniso": seamaniso, "linaniso": linaniso})
 
 if __name__ == "__main__":
     T.main()

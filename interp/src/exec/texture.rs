@@ -865,7 +865,11 @@ fn lod_of(
                         None => Err(x.unsupported("too few coordinates for the geometry")),
                     })
                     .collect::<Result<_, _>>()?;
-                let (sx, sy) = (cube_gradient(&v, &dx, aniso), cube_gradient(&v, &dy, aniso));
+                let d = [t.layout.dims[0], t.layout.dims[1]];
+                let (sx, sy) = (
+                    cube_gradient(&v, &dx, aniso, d),
+                    cube_gradient(&v, &dy, aniso, d),
+                );
                 let (CubeGrad::Face(gx) | CubeGrad::Across(gx)) = sx else {
                     // Ending on the opposite face: the last level (docs/INTERP.md, "Mipmaps").
                     return Ok(tx::Lod::Grad(i64::from(i16::MAX)));
@@ -873,9 +877,7 @@ fn lod_of(
                 let (CubeGrad::Face(gy) | CubeGrad::Across(gy)) = sy else {
                     return Ok(tx::Lod::Grad(i64::from(i16::MAX)));
                 };
-                let d = t.layout.dims;
-                dx = vec![to_texels(gx[0], d[0]), to_texels(gx[1], d[1])];
-                dy = vec![to_texels(gy[0], d[0]), to_texels(gy[1], d[1])];
+                (dx, dy) = (gx.to_vec(), gy.to_vec());
                 if matches!(sx, CubeGrad::Across(_)) || matches!(sy, CubeGrad::Across(_)) {
                     // A gradient ending on another face: the longer length alone, isotropic
                     // (sharpened as `tex.level` is with anisotropy, by `Sampler::lod`).
@@ -910,8 +912,8 @@ fn lod_of(
     }
 }
 
-/// A cube map's gradient as [`cube_gradient`] takes it, in half-units of the face of the
-/// direction (texels once scaled by the face's size).
+/// A cube map's gradient as [`cube_gradient`] takes it, in texels of the face of the
+/// direction.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum CubeGrad {
     /// The direction plus the gradient lies on the direction's own face.
@@ -922,18 +924,20 @@ enum CubeGrad {
     Opposite,
 }
 
-/// A direction's gradient `g` as the change of its cube face's coordinates, in half-units of
-/// the face (fitted to an H200, `gradfit2.jsonl.xz` `gfit2.cube`, `gfit3.cube.*`,
-/// `cubegrad.jsonl.xz`). With `v + g` on the face of `v` (major axis `i`): a finite
-/// difference, `(Q_j / |Q_i|, Q_k / |Q_i|)` at `v + g` less at `v`, halved (the derivative,
-/// with or without the major axis's own change, fits a fifth as many). With `v + g` on an
-/// adjacent face (major axis `a`, sign `tau`; `sigma` the sign of `v`'s): the face unfolded
-/// across their edge, the change along `a` in two pieces, from `v` to the edge on `v`'s face
-/// (`tau - v_a / |v_i|`) and from the edge to `v + g` on the other face
-/// (`tau (1 - sigma q_i / |q_a|)`), each truncated to 9 bits after its leading one and then
-/// added; along the edge's own axis `o` the difference `q_o / |q_a| - v_o / |v_i|`.
-/// `oriented`: in the face's own s and t axes (as its texels lie), else in the axes after `i`.
-fn cube_gradient(v: &[f32], g: &[f32], oriented: bool) -> CubeGrad {
+/// A direction's gradient `g` as the change of its cube face's coordinates, in texels of the
+/// face (`size`: its width and height; fitted to an H200, `gradfit2.jsonl.xz` `gfit2.cube`,
+/// `gfit3.cube.*`, `cubegrad.jsonl.xz`, `cubenpot.jsonl.xz`). With `v + g` on the face of `v`
+/// (major axis `i`): a finite difference, `(Q_j / |Q_i|, Q_k / |Q_i|)` at `v + g` less at
+/// `v`, halved (the derivative, with or without the major axis's own change, fits a fifth as
+/// many), then in texels ([`to_texels`]). With `v + g` on an adjacent face (major axis `a`,
+/// sign `tau`; `sigma` the sign of `v`'s): the face unfolded across their edge, the change
+/// along `a` in two pieces, from `v` to the edge on `v`'s face (`tau - v_a / |v_i|`) and from
+/// the edge to `v + g` on the other face (`tau (1 - sigma q_i / |q_a|)`), each halved, in
+/// texels ([`to_texels`]'s truncated multiplier where the size is not a power of two) and
+/// truncated to 9 bits after its leading one, then added; along the edge's own axis `o` the
+/// difference `q_o / |q_a| - v_o / |v_i|`, halved, in texels. `oriented`: in the face's own
+/// s and t axes (as its texels lie), else in the axes after `i`.
+fn cube_gradient(v: &[f32], g: &[f32], oriented: bool, size: [u32; 2]) -> CubeGrad {
     let i = tx::major_axis([v[0], v[1], v[2]].map(f64::from));
     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
     let neg = v[i] < 0.0;
@@ -953,6 +957,7 @@ fn cube_gradient(v: &[f32], g: &[f32], oriented: bool) -> CubeGrad {
         };
         (sc / m, tc / m)
     };
+    let texels = |(s, t): (f64, f64)| [to_texels(s as f32, size[0]), to_texels(t as f32, size[1])];
     let p = [v[0] as f64, v[1] as f64, v[2] as f64];
     let q = [p[0] + g[0] as f64, p[1] + g[1] as f64, p[2] + g[2] as f64];
     let m0 = p[i].abs();
@@ -962,20 +967,23 @@ fn cube_gradient(v: &[f32], g: &[f32], oriented: bool) -> CubeGrad {
             return CubeGrad::Opposite;
         }
         let ((u0, w0), (u1, w1)) = (face(p, m0), face(q, q[i].abs()));
-        return CubeGrad::Face([((u1 - u0) / 2.0) as f32, ((w1 - w0) / 2.0) as f32]);
+        return CubeGrad::Face(texels(((u1 - u0) / 2.0, (w1 - w0) / 2.0)));
     }
     let sigma = if neg { -1.0 } else { 1.0 };
     let tau = if q[a] < 0.0 { -1.0 } else { 1.0 };
     let m = q[a].abs();
     let o = 3 - i - a;
-    let t9 = |x: f64| crate::lod::trunc9(x).copysign(x);
-    let to_edge = (tau - p[a] / m0) / 2.0;
-    let from_edge = tau * (1.0 - sigma * q[i] / m) / 2.0;
-    let mut d = [0.0f64; 3];
-    d[a] = t9(to_edge) + t9(from_edge);
-    d[o] = (q[o] / m - p[o] / m0) / 2.0;
-    let (s, t) = face(d, 1.0);
-    CubeGrad::Across([s as f32, t as f32])
+    // One piece along the axis `x` of the direction's space, in texels of the face.
+    let piece = |x: usize, c: f64| {
+        let mut d = [0.0f64; 3];
+        d[x] = c;
+        texels(face(d, 1.0))
+    };
+    let to_edge = piece(a, (tau - p[a] / m0) / 2.0);
+    let from_edge = piece(a, tau * (1.0 - sigma * q[i] / m) / 2.0);
+    let along = piece(o, (q[o] / m - p[o] / m0) / 2.0);
+    let t9 = |x: f32| crate::lod::trunc9(x as f64).copysign(x as f64);
+    CubeGrad::Across([0, 1].map(|c| (t9(to_edge[c]) + t9(from_edge[c]) + along[c] as f64) as f32))
 }
 
 /// `tex`
@@ -1470,4 +1478,42 @@ pub fn sured(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         }
     }
     Ok(Flow::Next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The level of detail of a gradient crossing the edge of a 48-texel face: each piece of
+    /// the unfolded gradient through the truncated multiplier, then truncated to 9 bits
+    /// (H200, `cubegrad.jsonl.xz` `cg.sweep.48`, samples where truncating the pieces before
+    /// the scaling reads one or two 1/256 high).
+    #[test]
+    fn crossing_gradient_on_a_face_not_a_power_of_two() {
+        let v = [1.0f32, 0.9, 0.3];
+        for (bits, want) in [
+            (0x3dd9_3333u32, 346),
+            (0x3ddc_3333, 351),
+            (0x3de4_999a, 367),
+            (0x3df3_0000, 391),
+        ] {
+            let g = [0.0, f32::from_bits(bits), 0.0];
+            let CubeGrad::Across(dx) = cube_gradient(&v, &g, true, [48, 48]) else {
+                panic!("the gradient crosses the edge");
+            };
+            assert_eq!(crate::lod::cross_lod(&dx, &[0.0, 0.0]), Some(want));
+        }
+        // A power of two scales exactly: the same as the pieces truncated in face units.
+        let g = [0.0, f32::from_bits(0x3dd9_3333), 0.0];
+        let CubeGrad::Across(d64) = cube_gradient(&v, &g, false, [64, 64]) else {
+            panic!("the gradient crosses the edge");
+        };
+        let to_edge = crate::lod::trunc9((1.0 - 0.9f32 as f64) / 2.0) * 64.0;
+        let from_edge = crate::lod::trunc9((1.0 - 1.0 / (0.9f32 as f64 + g[1] as f64)) / 2.0);
+        assert_eq!(d64[0] as f64, to_edge + from_edge * 64.0);
+        assert_eq!(
+            cube_gradient(&v, &[-3.0, 0.0, 0.0], true, [48, 48]),
+            CubeGrad::Opposite
+        );
+    }
 }
