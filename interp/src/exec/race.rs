@@ -27,14 +27,14 @@
 //! different lanes of one warp at the same clock, in different executions of instructions
 //! (not one store of all lanes), are a race (`__syncwarp` missing).
 //!
-//! Asynchronous operations (`cp.async`, bulk and tensor copies, `wgmma` operands, cluster
-//! launch control responses): their shared-memory accesses, and the global-memory accesses
+//! Asynchronous operations (`cp.async`, bulk and tensor copies, `wgmma`, `tcgen05.mma` and
+//! `tcgen05.cp` operands, cluster launch control responses): their shared-memory accesses, and the global-memory accesses
 //! of bulk and tensor copies (and every copy's writes), are made by the issuing warp's
 //! asynchronous proxy, a clock of its own that the completion mechanism releases
 //! ([`Race::async_access`], [`Race::async_global`]).
 //!
-//! Granularity: threads, and 4-byte words with a byte mask. Not checked: `tcgen05` operands
-//! (shared-memory matrices and Tensor Memory) and texture reads.
+//! Granularity: threads, and 4-byte words with a byte mask. Not checked: Tensor Memory and
+//! texture reads.
 
 use crate::check::{Class, Finding};
 use crate::error::{Site, Thread};
@@ -70,7 +70,13 @@ struct Word {
     write: Option<Access>,
     /// Mostly one warp's: kept inline, so that a word costs no allocation of its own.
     reads: SmallVec<[Access; 1]>,
+    /// Global words: the bytes of a read by the thread whose accesses the word remembers that
+    /// the summaries between clusters hold ([`Word::repeat`]); 0 when not known.
+    rnote: u8,
 }
+
+// A word takes one cache line at most (the global-memory loop's shadow stays dense).
+const _: () = assert!(std::mem::size_of::<Word>() <= 64);
 
 impl Access {
     fn warp(&self) -> WarpId {
@@ -135,11 +141,13 @@ impl Word {
                 self.write = Some(me);
                 Some(noted)
             }
-            // The reads went with this thread's write (or there were none): which read the
-            // summary holds is not known here.
+            // The reads went with this thread's write (or there were none): `rnote` says
+            // whether the summary holds one of these bytes (the caller notes this one if not).
             [] => {
                 self.reads.push(me);
-                Some(false)
+                let n = self.rnote == me.mask;
+                self.rnote = me.mask;
+                Some(n)
             }
             [r] if mine(r) => {
                 let noted = if write {
@@ -939,11 +947,12 @@ impl Race {
                 let Some((i, first)) = at_page else {
                     continue;
                 };
-                if self.gsum.len() < self.gwords.slots.len() {
-                    self.gsum
-                        .resize(self.gwords.slots.len(), Default::default());
-                }
                 if first {
+                    // A page added since grew the words: the summaries follow.
+                    if self.gsum.len() < self.gwords.slots.len() {
+                        self.gsum
+                            .resize(self.gwords.slots.len(), Default::default());
+                    }
                     if let Some(s) = self.gsum.get_mut(i) {
                         *s = Default::default();
                     }
@@ -984,6 +993,8 @@ impl Race {
                 }
                 let cap = heap(cell);
                 found = found.or(cell.check(me, vcw, write));
+                // Noted below; the word's accesses may now be another thread's.
+                cell.rnote = if write { 0 } else { mask };
                 let grown = heap(cell).saturating_sub(cap);
                 if grown > 0 {
                     // The reads kept are at most one per warp of the cluster: bounded, charged
@@ -1075,6 +1086,8 @@ pub struct Pages<T> {
     slots: Vec<T>,
     /// Per page in use: the words given out since the page was added.
     touched: Vec<u16>,
+    /// Per page in use: its page number (the reverse of `index`).
+    numbers: Vec<u64>,
     /// Pages in use.
     used: usize,
     /// The page last looked up, (page number, index): the next lookup mostly wants it again.
@@ -1099,8 +1112,19 @@ impl<T: Default + Clone> Pages<T> {
         add: impl FnOnce() -> bool,
     ) -> Option<(usize, bool)> {
         let page = word / PAGE;
+        // The page after the last one looked up was mostly added after it (pages are added
+        // in the order of first use, and lanes walk memory upwards): no hash probe then.
+        let next = |p: u64, b: u32| {
+            let k = b as usize / PAGE as usize + 1;
+            p.wrapping_add(1) == page && k < self.used && self.numbers.get(k) == Some(&page)
+        };
         let base = match self.last {
             Some((p, b)) if p == page => b,
+            Some((p, b)) if next(p, b) => {
+                let b = b + PAGE as u32;
+                self.last = Some((page, b));
+                b
+            }
             _ => {
                 let b = match self.index.get(&page) {
                     Some(&b) => b,
@@ -1116,6 +1140,10 @@ impl<T: Default + Clone> Pages<T> {
                         match self.touched.get_mut(self.used) {
                             Some(t) => *t = 0,
                             None => self.touched.push(0),
+                        }
+                        match self.numbers.get_mut(self.used) {
+                            Some(q) => *q = page,
+                            None => self.numbers.push(page),
                         }
                         self.used += 1;
                         self.index.insert(page, b);
