@@ -114,13 +114,24 @@ def diag2(v):
     return g * u + h
 
 
+def add9(p, q):
+    """`p + q` for two components truncated to 9 bits (`t9`, signed) as the texture unit's
+    adder forms a diagonal's component: the smaller magnitude cut to half the larger's last
+    bit first (one guard bit, no sticky bit; `diagfit.py`)."""
+    big, small = (p, q) if abs(p) >= abs(q) else (q, p)
+    if small == 0.0 or not math.isfinite(big):
+        return p + q
+    g = ulp9(abs(big)) / 2
+    return big + math.copysign(math.floor(abs(small) / g) * g, small)
+
+
 def rho(gx, gy):
     """The isotropic extent of `tex.grad` (texels): the largest of the two lengths and of the
-    extents of the sum and difference of the truncated gradients."""
+    extents of the sum and difference of the truncated gradients (`add9`)."""
     tx = [math.copysign(t9(a), a) for a in gx]
     ty = [math.copysign(t9(b), b) for b in gy]
-    s = [a + b for a, b in zip(tx, ty)]
-    d = [a - b for a, b in zip(tx, ty)]
+    s = [add9(a, b) for a, b in zip(tx, ty)]
+    d = [add9(a, -b) for a, b in zip(tx, ty)]
     return f32(max(norm2(gx), norm2(gy), diag2(s), diag2(d)))
 
 
@@ -328,8 +339,10 @@ def direction(g):
 def major_axis(gx, gy):
     """The vector whose direction the taps follow: of the four extents `rho` takes the largest of
     (the lengths of `gx` and `gy`, the extents of the sum and difference of the truncated
-    gradients; the first on a tie), its vector, a sum or difference scaled by 11/16 (the
-    weight `diag2` gives its larger component) before `direction` cuts it to 4 bits. The
+    gradients, `add9`; the first on a tie), its vector, the exact sum or difference scaled by
+    11/16 (the weight `diag2` gives its larger component) before `direction` cuts it to 4
+    bits (the sums as `add9` forms them agree with as many fetches: one more of
+    `aniso.grad#f32.a4`, one fewer of `aniso.grad#u8x4.wrap.a4`). The
     octagonal length of `gx` against `gy` alone misses two-tap footprints of nearly equal
     gradients (`anisoprobe6.scan.rand.jsonl.xz` `rand.a16`, level of detail from the share:
     5,800 of 5,801 one-level and 2,352 of 2,388 two-level scans with this rule, 5,660 and 2,253
@@ -338,8 +351,9 @@ def major_axis(gx, gy):
     ty = [math.copysign(t9(b), b) for b in gy]
     sm = [a + b for a, b in zip(tx, ty)]
     df = [a - b for a, b in zip(tx, ty)]
-    c = [(norm2(gx), gx), (norm2(gy), gy), (diag2(sm), [v * 11 / 16 for v in sm]),
-         (diag2(df), [v * 11 / 16 for v in df])]
+    c = [(norm2(gx), gx), (norm2(gy), gy),
+         (diag2([add9(a, b) for a, b in zip(tx, ty)]), [v * 11 / 16 for v in sm]),
+         (diag2([add9(a, -b) for a, b in zip(tx, ty)]), [v * 11 / 16 for v in df])]
     return c[max(range(4), key=lambda j: (c[j][0], -j))][1]
 
 
@@ -875,8 +889,8 @@ def diagonal_major(gx, gy):
     `rho`'s four extents."""
     tx = [math.copysign(t9(a), a) for a in gx]
     ty = [math.copysign(t9(b), b) for b in gy]
-    c = [norm2(gx), norm2(gy), diag2([a + b for a, b in zip(tx, ty)]),
-         diag2([a - b for a, b in zip(tx, ty)])]
+    c = [norm2(gx), norm2(gy), diag2([add9(a, b) for a, b in zip(tx, ty)]),
+         diag2([add9(a, -b) for a, b in zip(tx, ty)])]
     return max(range(4), key=lambda j: (c[j], -j)) >= 2
 
 

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""The isotropic level of detail of `tex.grad` (issue 28; docs/INTERP.md "Mipmaps"): candidate
+rules for the footprint's diagonal extents checked against the H200 recordings. Runs anywhere
+(numpy, no GPU). Every mipprobe/gradfit/gradfit2/gradfit3 case of `mipmap.jsonl.xz` and
+`mipfit.jsonl.xz` over a texture whose level `k` holds `k` with linear level filtering (so the
+output is the level of detail in 1/256) is read; per candidate it prints, per case that has a
+miss, the samples the rule misses (all other cases agree in every sample).
+
+The diagonal extents take the sum and the difference of the two gradients, each component
+truncated to 9 bits after its leading one (`t9`). What a candidate changes is how the adder
+forms a component `p + q` of them:
+
+- `exact`: the exact sum (the previous rule: 18 2D misses, all of them magnitudes that
+  cancel, `q` having bits below `p`'s last bit);
+- `guardN`: the smaller magnitude cut to `2^-N` of the larger one's last bit first (a
+  floating-point adder with `N` guard bits and no sticky bit), then added: `guard1` is the
+  interpreter's rule (`lod::add9`, `anisofit.add9`), every 2D sample;
+- `round`, `ceil`: the sum rounded to 9 bits (half to even) or up instead of truncated.
+
+`--3d` also prints the 3D cases, where the third component's share (1/4 of it in a length,
+11/64 in a diagonal extent) is still not pinned down; `--rows` the decisive 2D diagonal
+samples' limits (the extent, in units of the last bit of its largest component, that the
+recorded level of detail allows).
+
+    python3 tools/hwvectors/diagfit.py [--3d] [--rows]
+"""
+
+import collections
+import json
+import lzma
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from anisofit import L256, TAB, f32, t9, ulp9, words  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "corpus", "vectors")
+FILES = {"mipmap.jsonl.xz": ("mip.grad.",), "mipfit.jsonl.xz": ("gfit.", "gfit2.", "gfit3.")}
+
+
+def samples():
+    """{case: [(gx, gy, lod, top)]}: gradients in texels (f32), the recorded level of detail
+    in 1/256 and the last level's."""
+    out = {}
+    for f, prefs in FILES.items():
+        for line in lzma.open(os.path.join(ROOT, f), "rt"):
+            c = json.loads(line)
+            n, t = c["name"], c["textures"][0]
+            if not n.startswith(prefs) or any(k in n for k in ("cube", "odd", "bias", "npot")):
+                continue
+            if t.get("mipfilter") != "linear":
+                continue
+            dims, top = t["dims"], (t["levels"] - 1) * 256
+            o = words(c["out"]["hex"]).reshape(-1, 4)[:, 0]
+            g = words(c["args"][2]["hex"]).reshape(-1, 8)
+            nd = len(dims)
+            out[n] = [([f32(float(g[i, j]) * dims[j]) for j in range(nd)],
+                       [f32(float(g[i, 4 + j]) * dims[j]) for j in range(nd)],
+                       round(float(o[i]) * 256), top) for i in range(len(o))]
+    return out
+
+
+def tb(x, bits):
+    """|x| truncated to `bits` bits after its leading one."""
+    x = abs(x)
+    if x == 0.0 or not math.isfinite(x):
+        return x
+    s = 2.0 ** (math.frexp(x)[1] - 1 - bits)
+    return math.floor(x / s) * s
+
+
+def second(m):
+    if m == 0.0:
+        return 0.0
+    u = ulp9(m)
+    return t9((11 / 32 * (m / u) + 0.125) * u)
+
+
+def sorted9(v):
+    a = sorted((t9(c) for c in v), reverse=True)
+    return a + [0.0] * (3 - len(a))
+
+
+def length(v, k2):
+    a = sorted9(v)
+    return a[0] + second(a[1]) + k2 * a[2]
+
+
+def diagonal(v, k2):
+    a = sorted9(v)
+    if a[0] == 0.0:
+        return 0.0
+    u = ulp9(a[0])
+    g = (11 * (a[0] / u) + 4) / 16
+    g = math.floor(g) if g >= 512 else math.floor(2 * g) / 2
+    h = tb(121 / 512 * a[1], 11) + ulp9(a[1]) / 16 if a[1] > 0 else 0.0
+    return (g + 11 / 16 * k2 * (a[2] / u)) * u + h
+
+
+def adder(kind):
+    def add(p, q):
+        big, small = (p, q) if abs(p) >= abs(q) else (q, p)
+        if small == 0.0 or not math.isfinite(big):
+            return p + q
+        if kind.startswith("guard"):
+            g = ulp9(abs(big)) / 2 ** int(kind[5:])
+            return big + math.copysign(math.floor(abs(small) / g) * g, small)
+        s = p + q
+        if s == 0.0 or kind == "exact":
+            return s
+        u = ulp9(abs(s))
+        if kind == "ceil":
+            return math.copysign(math.ceil(abs(s) / u) * u, s)
+        r = abs(s) / u
+        f = math.floor(r)
+        if r - f > 0.5 or (r - f == 0.5 and f % 2 == 1):
+            f += 1
+        return math.copysign(f * u, s)
+    return add
+
+
+def lod(gx, gy, top, add):
+    if max(abs(v) for v in gx + gy) == 0.0:
+        return 0
+    k2 = 0.25 if len(gx) >= 3 else 0.0
+    s9 = [math.copysign(t9(v), v) for v in gx]
+    t9y = [math.copysign(t9(v), v) for v in gy]
+    s = [add(a, b) for a, b in zip(s9, t9y)]
+    d = [add(a, -b) for a, b in zip(s9, t9y)]
+    r = f32(max(length(gx, k2), length(gy, k2), diagonal(s, k2), diagonal(d, k2)))
+    return max(0, min(top, L256(r)))
+
+
+def bucket(lv):
+    """The f32 extents [lo, hi) whose `L256` is `lv`."""
+    e, f = lv // 256, lv % 256
+    js = [j for j in range(256) if TAB[j] == f]
+    return 2.0 ** e * (1 + js[0] / 256), 2.0 ** e * (1 + (js[-1] + 1) / 256)
+
+
+def rows(S, add):
+    """The 2D samples whose level of detail a diagonal decides: (M, x, lo, hi) in units of
+    the last bit of M (9 bits), M and x the diagonal's magnitudes as `add` forms them."""
+    out = set()
+    for n, ss in S.items():
+        for gx, gy, o, top in ss:
+            if len(gx) != 2 or o <= 0 or o >= top or max(map(abs, gx + gy)) == 0.0:
+                continue
+            tx = [math.copysign(t9(v), v) for v in gx]
+            ty = [math.copysign(t9(v), v) for v in gy]
+            s = [add(a, b) for a, b in zip(tx, ty)]
+            d = [add(a, -b) for a, b in zip(tx, ty)]
+            lo, hi = bucket(o)
+            ln = max(length(gx, 0), length(gy, 0))
+            for v, w in ((s, d), (d, s)):
+                if diagonal(v, 0) >= max(ln, diagonal(w, 0)) and max(ln, diagonal(w, 0)) < lo:
+                    a = sorted((abs(c) for c in v), reverse=True)
+                    u = ulp9(t9(a[0]))
+                    out.add((a[0] / u, a[1] / u, lo / u, hi / u))
+    return sorted(out)
+
+
+def main():
+    S = samples()
+    three = "--3d" in sys.argv
+    total = {n: len(ss) for n, ss in S.items()}
+    print("cases:", len(S), "samples:", sum(total.values()))
+    for kind in ["exact", "guard0", "guard1", "guard2", "guard3", "round", "ceil"]:
+        add = adder(kind)
+        miss = collections.Counter()
+        for n, ss in S.items():
+            if len(ss[0][0]) == 3 and not three:
+                continue
+            for gx, gy, o, top in ss:
+                if lod(gx, gy, top, add) != o:
+                    miss[n] += 1
+        print("%-7s misses %4d:" % (kind, sum(miss.values())),
+              ", ".join("%s %d/%d" % (n, total[n] - m, total[n]) for n, m in miss.items()))
+    if "--rows" in sys.argv:
+        for r in rows(S, adder("guard1")):
+            print("M %-10g x %-12g extent in [%g, %g)" % r)
+
+
+if __name__ == "__main__":
+    main()
