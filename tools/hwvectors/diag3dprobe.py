@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""3D level-of-detail probes of `tex.grad` (issue 28: the isotropic level of detail's 3D
+residuals; docs/INTERP.md "Mipmaps"). A 64^3 texture of seven levels whose level `k` holds `k`,
+linear level filtering, so each fetch reads the level of detail in 1/256. In units `u` of
+2^-7 texels (the last bit of a largest component `m` in [512, 1024) units):
+
+- `d3.diag.mM.xX`: both gradients half the diagonal `(m, x, z)`, so their sum is exact and its
+  extent decides; z over [0, x] in quarter units (x 0: z over [0, 100], z then the second
+  component), m in 529, 635, 719, 826, 977 and x in 0, 64, 200, 383.5, 511;
+- `d3.len.mM.xX`: one gradient `(m, x, z)`, z over [0, x], m in 529, 719, 977, x in 100,
+  383.5, 511.
+
+Each case pads its threads to a multiple of 128 with its last sample. The recording keeps the
+first output word of each thread only (the level of detail; the other three are 0):
+`corpus/lod/diag3d.json.xz`, `{case: [word, ...]}`, made on an H200 with
+
+    python3 tools/hwvectors/diag3dprobe.py OUT.json.xz
+
+and read by `tools/hwvectors/diagfit.py --probe` (no GPU).
+"""
+import json
+import lzma
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+import mipmap as M  # noqa: E402
+
+T = M.T
+U = 2.0 ** -7
+
+
+def diag3d():
+    fam = "diag3d"
+    d3 = M.desc("f32", 1, (64, 64, 64), 7, mipfilter="linear")
+    n = 64.0
+    for m in [529, 635, 719, 826, 977]:
+        for x in [0.0, 64.0, 200.0, 383.5, 511.0]:
+            top = x if x > 0 else 100.0
+            zs = [i / 4 for i in range(int(top * 4) + 1)]
+            g = []
+            for z in zs:
+                h = (m * U / 2 / n, x * U / 2 / n, z * U / 2 / n)
+                g.append((h, h))
+            M.add("d3.diag.m%d.x%g" % (m, x), fam, d3, "3d", "grad",
+                  [(0.3, 0.6, 0.45)] * len(g), grads=g)
+    for m in [529, 719, 977]:
+        for x in [100.0, 383.5, 511.0]:
+            zs = [i / 4 for i in range(int(x * 4) + 1)]
+            g = [((m * U / n, x * U / n, z * U / n), (0.0, 0.0, 0.0)) for z in zs]
+            M.add("d3.len.m%d.x%g" % (m, x), fam, d3, "3d", "grad",
+                  [(0.3, 0.6, 0.45)] * len(g), grads=g)
+
+
+def main():
+    diag3d()
+    gpu = T.Gpu()
+    t0 = time.time()
+    res = {}
+    for c in T.CASES:
+        res[c["name"]] = gpu.run(c)[0::4]
+    with lzma.open(sys.argv[1], "wt") as f:
+        json.dump(res, f)
+    print("done", len(res), time.time() - t0)
+
+
+if __name__ == "__main__":
+    main()
