@@ -36,7 +36,9 @@ texels of -32768, `corpus/vectors/s16clamp.jsonl.xz`), seamless, seamcorner, sea
 another face, `corpus/vectors/cubegrad.jsonl.xz`; fitted by `cubefit.py`), cubenpot (the same on faces
 whose size is not a power of two, `corpus/vectors/cubenpot.jsonl.xz`), seamaniso (seamless
 cube maps with anisotropy, `corpus/vectors/seamaniso.jsonl.xz`), linaniso (1D linear memory with
-anisotropy, `corpus/vectors/linaniso.jsonl.xz`).
+anisotropy, `corpus/vectors/linaniso.jsonl.xz`), seamcornerprobe (impulse probes of seamless
+cube maps with anisotropy past a cube corner, `corpus/aniso/seamcornerprobe.*`), seamcornercheck
+(random textures, footprints past cube corners, `corpus/vectors/seamcorner2.jsonl.xz`).
 
 Usage (GPU machine; needs CuPy):
 
@@ -1570,6 +1572,166 @@ def linaniso():
             T.case("la.fetch.%s" % tag, fam, fetch, 4 * n, ("f32", vals), ic, textures=[d])
 
 
+SCP_N = 8
+# Footprints of the `seamcornerprobe` family: (tag, major gradient in texels along the face's
+# s and t); the minor gradient is zero, so with `maxAnisotropy` 16 the footprint has the taps
+# of the major axis's length alone (as a 1D texture's: `aniso.rs`), none of them weighed by a
+# minor axis.
+SCP_FOOT = [("iso", (-1.0, 0.0)), ("s2", (-2.0, 0.0)), ("s3", (-3.0, 0.0)),
+            ("s4", (-4.0, 0.0)), ("s6", (-6.0, 0.0)), ("s8", (-8.0, 0.0)),
+            ("t2", (0.0, -2.0)), ("t4", (0.0, -4.0)), ("t8", (0.0, -8.0)),
+            ("d2", (-2 / math.sqrt(2), -2 / math.sqrt(2))),
+            ("d4", (-4 / math.sqrt(2), -4 / math.sqrt(2))),
+            ("d8", (-8 / math.sqrt(2), -8 / math.sqrt(2)))]
+SCP_POINT = ["iso", "s2", "s4", "s8", "t4", "d4"]
+
+
+def scp_keep(tag, a, b, px, py, linear):
+    """Whether a `seamcornerprobe` fetch is kept: its major gradient ends on face +z (else the
+    fetch is isotropic: docs/INTERP.md) and a tap reads past the corner: linear filtering, a
+    tap's bilinear footprint holds a texel past both edges; point filtering, a tap's position
+    lies past an edge (`anisofit.footprint2`'s taps)."""
+    import anisofit
+    n = SCP_N
+    s = 2 * (px + 128) / (256 * n) - 1
+    t = 2 * (py + 128) / (256 * n) - 1
+    if abs(s + 2 * a / n) > 1 or abs(t + 2 * b / n) > 1:
+        return False
+    (_, taps, _), = anisofit.footprint2([a, b], [0.0, 0.0], 16, 1)
+    out = lambda v: not 0 <= v < n
+    for dx, dy, _ in taps:
+        if linear:
+            x, y = px + dx, py + dy
+            if any(out((x >> 8) + (k & 1)) and out((y >> 8) + (k >> 1)) for k in range(4)):
+                return True
+        elif out((px + 128 + dx) >> 8) or out((py + 128 + dy) >> 8):
+            return True
+    return False
+
+
+def scp_probes(feet, corner="hi", linear=True, keep=True):
+    """The fetches of one `seamcornerprobe` case: for each footprint, each filter position
+    (1/256 texel, less half a texel) (px, py) on face +z within three texels of its corner
+    (s, t) = (+1, +1) (`corner` "hi") or (-1, -1) ("lo") in steps of 1/8 texel, the major
+    gradient pointing into the face, those `scp_keep` keeps (all with `keep` false; the
+    recording was made of all); returns (directions, gradients, labels)."""
+    n = SCP_N
+    dirs, grads, labels = [], [], []
+    if corner == "hi":
+        steps, sg = range((n - 3) * 256, n * 256 - 127, 32), 1
+    else:
+        steps, sg = range(-128, 2 * 256 + 1, 32), -1
+    for tag, (a, b) in SCP_FOOT:
+        if tag not in feet:
+            continue
+        for py in steps:
+            for px in steps:
+                if keep and not scp_keep(tag, sg * a, sg * b, px, py, linear):
+                    continue
+                s = 2 * (px + 128) / (256 * n) - 1
+                t = 2 * (py + 128) / (256 * n) - 1
+                # Face +z: (s, t) = (x, -y) / z.
+                dirs.append((s, -t, 1.0))
+                grads.append(((2 * sg * a / n, -2 * sg * b / n, 0.0), (0.0, 0.0, 0.0)))
+                labels.append((tag, px, py))
+    return dirs, grads, labels
+
+
+def seamcornerprobe():
+    """Impulse probes of seamless cube maps with anisotropic filtering past a cube corner
+    (issue 28): 8-texel faces, one level, `maxAnisotropy` 16, `f32` RGBA texels all 0 but four
+    one-hot ones (case `gK`: texels 4K to 4K + 3 of the cube in the order face, row, column,
+    one per channel), so 96 cases read every texel's weight in every fetch. The fetches
+    (`scp_probes`) put the centre of footprints of 1 to 8 taps of known positions (a major
+    gradient alone, along s, t or the diagonal; `anisofit.footprint2`) on face +z within three
+    texels of its corner (+1, +1) (`scp.hi.*`) or (-1, -1) (`scp.lo.*`) in steps of 1/8 texel,
+    so their taps reach up to 3.5 texels past the corner; `scp.*.lin.gK` linear texel
+    filtering, `scp.*.pt.gK` point texel filtering (fewer footprints). The recording was made
+    of every fetch (`scp_probes(..., keep=False)`); `corpus/vectors/seamcornerprobe.jsonl.xz`
+    holds those `scp_keep` keeps, without the cases none of whose kept fetches reads one of
+    their texels."""
+    fam = "seamcornerprobe"
+    n = SCP_N
+    for corner in ["hi", "lo"]:
+        for filt, feet in [("lin", [t for t, _ in SCP_FOOT]), ("pt", SCP_POINT)]:
+            d = desc("f32", 4, (n, n), 1, filt="linear" if filt == "lin" else "point",
+                     mipfilter="linear", cube=True, seamless=True, aniso=16)
+            dirs, grads, _ = scp_probes(feet, corner, filt == "lin")
+            for g in range(6 * n * n // 4):
+                texels = [0] * (6 * n * n * 4)
+                for ch in range(4):
+                    texels[(4 * g + ch) * 4 + ch] = f32(1.0)
+                gadd("scp.%s.%s.g%d" % (corner, filt, g), fam, d, "cube", "grad", dirs,
+                     grads=grads, texels=texels)
+
+
+CUBE_FACES = [lambda s, t: (1.0, -t, -s), lambda s, t: (-1.0, -t, s), lambda s, t: (s, 1.0, t),
+              lambda s, t: (s, -1.0, -t), lambda s, t: (s, -t, 1.0), lambda s, t: (-s, -t, -1.0)]
+
+
+def scc_fetch(rng, n, reach):
+    """A direction within `reach` texels (of `n`-texel faces) of a random corner of a random
+    face, and a footprint whose major gradient (1.5 to 8 texels, any direction) and minor one
+    (0 or up to the major's length over 16, perpendicular) both end on that face, so its taps
+    lie along the major axis on the face and past the corner."""
+    while True:
+        f = rng.randrange(6)
+        cs, ct = rng.choice([-1, 1]), rng.choice([-1, 1])
+        s = cs * (1 - rng.uniform(0, 2 * reach / n))
+        t = ct * (1 - rng.uniform(0, 2 * reach / n))
+        ln = 2 ** rng.uniform(math.log2(1.5), 3)
+        a = rng.uniform(0, 2 * math.pi)
+        gs, gt = 2 * ln * math.cos(a) / n, 2 * ln * math.sin(a) / n
+        if abs(s + gs) > 1 or abs(t + gt) > 1:
+            gs, gt = -gs, -gt
+        if abs(s + gs) > 1 or abs(t + gt) > 1:
+            continue
+        m = rng.choice([0.0, rng.uniform(1 / 16, 1 / 2)])
+        hs, ht = -gt * m, gs * m
+        if abs(s + hs) > 1 or abs(t + ht) > 1:
+            hs, ht = -hs, -ht
+        if abs(s + hs) > 1 or abs(t + ht) > 1:
+            hs, ht = 0.0, 0.0
+        k = 2 ** rng.uniform(0, 0.5)
+        face = CUBE_FACES[f]
+        v = face(s, t)
+        gx = [k * (b - c) for b, c in zip(face(s + gs, t + gt), v)]
+        gy = [k * (b - c) for b, c in zip(face(s + hs, t + ht), v)]
+        return [k * c for c in v], (tuple(gx), tuple(gy))
+
+
+def seamcornercheck():
+    """Seamless cube maps with anisotropic filtering past cube corners (issue 28), random
+    textures: directions within 1.5 texels of a random corner of a random face, footprints of
+    1.5 to 8 texels along any direction (`scc_fetch`), so many taps hold two or more texels
+    past the corner; `maxAnisotropy` 16 and 4 on one-level 8-texel faces, linear texel
+    filtering (`f32`, normalized `u8x4`, a layered map) and point texel filtering, and a
+    mipmapped map of 16-texel faces (`corpus/vectors/seamcorner2.jsonl.xz`)."""
+    fam = "seamcornercheck"
+    rng = __import__("random").Random(20261129)
+    for tag, ty, ch, read, n, levels, filt, a, layers, cnt in [
+            ("lin.a16", "f32", 1, "element", 8, 1, "linear", 16, 0, 512),
+            ("lin.a4", "f32", 1, "element", 8, 1, "linear", 4, 0, 512),
+            ("u8x4.a16", "u8", 4, "normalized", 8, 1, "linear", 16, 0, 256),
+            ("acube.a16", "f32", 1, "element", 8, 1, "linear", 16, 2, 256),
+            ("pt.a16", "f32", 1, "element", 8, 1, "point", 16, 0, 256),
+            ("mip.a16", "f32", 1, "element", 16, 5, "linear", 16, 0, 512)]:
+        kw = {"layers": layers} if layers else {}
+        d = desc(ty, ch, (n, n), levels, filt=filt, mipfilter="linear", cube=True,
+                 seamless=True, aniso=a, read=read, **kw)
+        tx = []
+        for (w, h, dd, nb) in mip_levels(d):
+            for _ in range(w * h * dd * ch):
+                tx.append(f32(rng.uniform(-4, 4)) if ty == "f32" else rng.getrandbits(8))
+        co, gs = [], []
+        for _ in range(cnt):
+            v, g = scc_fetch(rng, n, 1.5)
+            co.append(v)
+            gs.append(g)
+        gadd("scc.%s" % tag, fam, d, "acube" if layers else "cube", "grad", co, grads=gs,
+             texels=tx)
+
+
 T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
                    "seamcorner": seamcorner, "seamtld4": seamtld4,
@@ -1579,7 +1741,8 @@ T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit
                    "anisoprobe3": anisoprobe3, "anisoprobe4": anisoprobe4,
                    "aniso": aniso, "anisogeom": anisogeom,
                    "anisobias": anisobias, "anisocheck": anisocheck, "s16clamp": s16clamp,
-                   "cubegrad": cubegrad, "cubenpot": cubenpot, "seamaniso": seamaniso, "linaniso": linaniso})
+                   "cubegrad": cubegrad, "cubenpot": cubenpot, "seamaniso": seamaniso, "linaniso": linaniso,
+                   "seamcornerprobe": seamcornerprobe, "seamcornercheck": seamcornercheck})
 
 if __name__ == "__main__":
     T.main()

@@ -624,17 +624,17 @@ fn aniso_fetch(
 /// its texels past an edge are the adjacent face's, as far in as they lie past it
 /// ([`tx::cube_neighbor`]), and one past a corner of the cube has its weight spread as
 /// seamless bilinear filtering spreads it. A tap whose footprint would hold two or more
-/// texels past a corner is clamped to the face's extent (half a texel past the edge texels'
-/// centres; then it holds one at most). H200 (`corpus/vectors/seamaniso.jsonl.xz`,
-/// docs/INTERP.md "Anisotropic filtering"): every fetch without such a tap but the usual
-/// two-level misses; of the 28 with one, 3 agree (no rule found for them).
+/// texels past a corner has both coordinates clamped to `[-256, 256 n - 1]` (its lower texel
+/// at least one before the face, its upper one at most one past it: then it holds one such
+/// texel at most). H200 (`corpus/vectors/seamcorner2.jsonl.xz`, `seamcornerprobe.jsonl.xz`:
+/// impulse probes at two corners, every weight; docs/INTERP.md "Anisotropic filtering").
 fn seamless_tap(p: [i64; 2], n: i64) -> [i64; 2] {
     let out = |v: i64| !(0..n).contains(&v);
     let past_corner = (0..4)
         .filter(|&c| out((p[0] >> 8) + (c & 1)) && out((p[1] >> 8) + (c >> 1)))
         .count();
     if past_corner >= 2 {
-        p.map(|v| v.clamp(-128, n * 256 - 128))
+        p.map(|v| v.clamp(-256, n * 256 - 1))
     } else {
         p
     }
