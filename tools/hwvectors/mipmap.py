@@ -38,7 +38,8 @@ whose size is not a power of two, `corpus/vectors/cubenpot.jsonl.xz`), seamaniso
 cube maps with anisotropy, `corpus/vectors/seamaniso.jsonl.xz`), linaniso (1D linear memory with
 anisotropy, `corpus/vectors/linaniso.jsonl.xz`), seamcornerprobe (impulse probes of seamless
 cube maps with anisotropy past a cube corner, `corpus/aniso/seamcornerprobe.*`), seamcornercheck
-(random textures, footprints past cube corners, `corpus/vectors/seamcorner2.jsonl.xz`).
+(random textures, footprints past cube corners, `corpus/vectors/seamcorner2.jsonl.xz`),
+seamcornermiss (its misses replayed on impulse textures, `corpus/aniso/seamcornermiss.jsonl.xz`).
 
 Usage (GPU machine; needs CuPy):
 
@@ -1609,30 +1610,32 @@ def scp_keep(tag, a, b, px, py, linear):
     return False
 
 
+SCP_CORNERS = {"hi": (1, 1), "lo": (-1, -1), "mx": (1, -1), "my": (-1, 1)}
+
+
 def scp_probes(feet, corner="hi", linear=True, keep=True):
     """The fetches of one `seamcornerprobe` case: for each footprint, each filter position
     (1/256 texel, less half a texel) (px, py) on face +z within three texels of its corner
-    (s, t) = (+1, +1) (`corner` "hi") or (-1, -1) ("lo") in steps of 1/8 texel, the major
-    gradient pointing into the face, those `scp_keep` keeps (all with `keep` false; the
-    recording was made of all); returns (directions, gradients, labels)."""
+    `SCP_CORNERS[corner]` (the signs of s and t there: "hi" (+1, +1), "lo" (-1, -1), "mx"
+    (+1, -1), "my" (-1, +1)) in steps of 1/8 texel, the major gradient pointing into the face,
+    those `scp_keep` keeps (all with `keep` false, as the recordings were made); returns
+    (directions, gradients, labels)."""
     n = SCP_N
     dirs, grads, labels = [], [], []
-    if corner == "hi":
-        steps, sg = range((n - 3) * 256, n * 256 - 127, 32), 1
-    else:
-        steps, sg = range(-128, 2 * 256 + 1, 32), -1
+    sx, sy = SCP_CORNERS[corner]
+    steps = {1: range((n - 3) * 256, n * 256 - 127, 32), -1: range(-128, 2 * 256 + 1, 32)}
     for tag, (a, b) in SCP_FOOT:
         if tag not in feet:
             continue
-        for py in steps:
-            for px in steps:
-                if keep and not scp_keep(tag, sg * a, sg * b, px, py, linear):
+        for py in steps[sy]:
+            for px in steps[sx]:
+                if keep and not scp_keep(tag, sx * a, sy * b, px, py, linear):
                     continue
                 s = 2 * (px + 128) / (256 * n) - 1
                 t = 2 * (py + 128) / (256 * n) - 1
                 # Face +z: (s, t) = (x, -y) / z.
                 dirs.append((s, -t, 1.0))
-                grads.append(((2 * sg * a / n, -2 * sg * b / n, 0.0), (0.0, 0.0, 0.0)))
+                grads.append(((2 * sx * a / n, -2 * sy * b / n, 0.0), (0.0, 0.0, 0.0)))
                 labels.append((tag, px, py))
     return dirs, grads, labels
 
@@ -1644,16 +1647,19 @@ def seamcornerprobe():
     one per channel), so 96 cases read every texel's weight in every fetch. The fetches
     (`scp_probes`) put the centre of footprints of 1 to 8 taps of known positions (a major
     gradient alone, along s, t or the diagonal; `anisofit.footprint2`) on face +z within three
-    texels of its corner (+1, +1) (`scp.hi.*`) or (-1, -1) (`scp.lo.*`) in steps of 1/8 texel,
-    so their taps reach up to 3.5 texels past the corner; `scp.*.lin.gK` linear texel
-    filtering, `scp.*.pt.gK` point texel filtering (fewer footprints). The recording was made
+    texels of its corner (+1, +1) (`scp.hi.*`), (-1, -1) (`scp.lo.*`), (+1, -1) (`scp.mx.*`) or
+    (-1, +1) (`scp.my.*`) in steps of 1/8 texel, so their taps reach up to 3.5 texels past the
+    corner; `scp.*.lin.gK` linear texel filtering, `scp.hi.pt.gK` and `scp.lo.pt.gK` point
+    texel filtering (fewer footprints). The recording was made
     of every fetch (`scp_probes(..., keep=False)`); `corpus/vectors/seamcornerprobe.jsonl.xz`
     holds those `scp_keep` keeps, without the cases none of whose kept fetches reads one of
     their texels."""
     fam = "seamcornerprobe"
     n = SCP_N
-    for corner in ["hi", "lo"]:
+    for corner in ["hi", "lo", "mx", "my"]:
         for filt, feet in [("lin", [t for t, _ in SCP_FOOT]), ("pt", SCP_POINT)]:
+            if filt == "pt" and corner in ("mx", "my"):
+                continue
             d = desc("f32", 4, (n, n), 1, filt="linear" if filt == "lin" else "point",
                      mipfilter="linear", cube=True, seamless=True, aniso=16)
             dirs, grads, _ = scp_probes(feet, corner, filt == "lin")
@@ -1732,6 +1738,39 @@ def seamcornercheck():
              texels=tx)
 
 
+
+SCM_FETCHES = {16: ("scc.lin.a16", [508, 151, 58, 92, 280, 494]), 4: ("scc.lin.a4", [259, 469, 50])}
+
+
+def seamcornermiss():
+    """The fetches of `corpus/vectors/seamcorner2.jsonl.xz` that the interpreter missed, replayed
+    on impulse textures as `seamcornerprobe`'s (96 cases per
+    `maxAnisotropy`, `scpmiss.aA.gK`), so the texels each reads and their weights show
+    (`corpus/aniso/seamcornermiss.jsonl.xz`). Reads the directions and gradients from that
+    file (run from the repository's root)."""
+    import json
+    import lzma
+    import struct
+    fam = "seamcornermiss"
+    n = SCP_N
+    with lzma.open("corpus/vectors/seamcorner2.jsonl.xz", "rt") as f:
+        rec = {r["name"]: r for r in map(json.loads, f)}
+    fl = lambda w: struct.unpack("<f", struct.pack("<I", int(w, 16)))[0]
+    for a, (name, idx) in SCM_FETCHES.items():
+        co, gr = rec[name]["args"][1]["hex"], rec[name]["args"][2]["hex"]
+        dirs = [tuple(fl(w) for w in co[4 * i:4 * i + 3]) for i in idx]
+        grads = [(tuple(fl(w) for w in gr[8 * i:8 * i + 4]),
+                  tuple(fl(w) for w in gr[8 * i + 4:8 * i + 8])) for i in idx]
+        d = desc("f32", 4, (n, n), 1, filt="linear", mipfilter="linear", cube=True,
+                 seamless=True, aniso=a)
+        for g in range(6 * n * n // 4):
+            texels = [0] * (6 * n * n * 4)
+            for ch in range(4):
+                texels[(4 * g + ch) * 4 + ch] = f32(1.0)
+            gadd("scpmiss.a%d.g%d" % (a, g), fam, d, "cube", "grad", dirs, grads=grads,
+                 texels=texels)
+
+
 T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
                    "seamcorner": seamcorner, "seamtld4": seamtld4,
@@ -1742,7 +1781,8 @@ T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit
                    "aniso": aniso, "anisogeom": anisogeom,
                    "anisobias": anisobias, "anisocheck": anisocheck, "s16clamp": s16clamp,
                    "cubegrad": cubegrad, "cubenpot": cubenpot, "seamaniso": seamaniso, "linaniso": linaniso,
-                   "seamcornerprobe": seamcornerprobe, "seamcornercheck": seamcornercheck})
+                   "seamcornerprobe": seamcornerprobe, "seamcornercheck": seamcornercheck,
+                   "seamcornermiss": seamcornermiss})
 
 if __name__ == "__main__":
     T.main()

@@ -627,7 +627,8 @@ fn aniso_fetch(
 /// texels past a corner has both coordinates clamped to `[-256, 256 n - 1]` (its lower texel
 /// at least one before the face, its upper one at most one past it: then it holds one such
 /// texel at most). H200 (`corpus/vectors/seamcorner2.jsonl.xz`, `seamcornerprobe.jsonl.xz`:
-/// impulse probes at two corners, every weight; docs/INTERP.md "Anisotropic filtering").
+/// impulse probes at the four corners of a face, every weight; docs/INTERP.md "Anisotropic
+/// filtering").
 fn seamless_tap(p: [i64; 2], n: i64) -> [i64; 2] {
     let out = |v: i64| !(0..n).contains(&v);
     let past_corner = (0..4)
