@@ -694,3 +694,50 @@ fn anisotropic_grad_of_every_geometry_takes_any_operands() {
         }
     }
 }
+
+/// Anisotropic `tex.grad` of a seamless cube map (8-texel faces, one level, `maxAnisotropy`
+/// 16): a tap whose bilinear footprint would hold two or more texels past a corner of the cube
+/// has its position clamped to `[-256, 256 n - 1]` (1/256 texel, less half a texel), so it
+/// holds one, whose weight goes to the other three (docs/INTERP.md, "Anisotropic filtering").
+/// The expected values are two of the H200's impulse probes (`seamcornerprobe.jsonl.xz`,
+/// `scp.hi.lin.*` and `scp.lo.lin.*`), with one-hot texels made distinct powers of two.
+#[test]
+fn seamless_anisotropic_tap_past_a_corner_is_clamped_back_to_it() {
+    let at = |face: usize, i: usize, j: usize| (face * 8 + j) * 8 + i;
+    let mut tex = vec![0f32; 6 * 64];
+    // Face +z's corner (+1, +1): two taps half a texel either side of the corner's column
+    // (s = 1): the outer one, at 256 n, comes back to 256 n - 1.
+    tex[at(4, 7, 7)] = 1.0;
+    tex[at(0, 0, 7)] = 1024.0;
+    // Face +z's corner (-1, -1): four taps a texel apart along s, the outermost at -512
+    // (clamped to -256, where the next one lies).
+    for (k, (f, i, j)) in [(1, 7, 0), (2, 0, 7), (2, 1, 7), (4, 0, 0), (4, 1, 0)]
+        .into_iter()
+        .enumerate()
+    {
+        tex[at(f, i, j)] = (1u32 << (4 * k)) as f32;
+    }
+    let fetch = |v: [f32; 3], g: f32, k: usize| {
+        format!(
+            "mov.b32 %f0, 0f{:08X}; mov.b32 %f1, 0f{:08X}; mov.b32 %f2, 0f{:08X};\n\
+             mov.b32 %f8, 0f{:08X}; mov.b32 %f9, 0f00000000;\n\
+             tex.grad.cube.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd3, {{%f0, %f1, %f2, %f2}}], \
+             {{%f8, %f9, %f9, %f9}}, {{%f9, %f9, %f9, %f9}};\n\
+             st.global.f32 [%rd1+{}], %f4;\n",
+            v[0].to_bits(),
+            v[1].to_bits(),
+            v[2].to_bits(),
+            g.to_bits(),
+            4 * k
+        )
+    };
+    let body = fetch([1.0, -0.875, 1.0], -0.5, 0) + &fetch([-1.0, 1.0, 1.0], 1.0, 1);
+    let spec = "buf=1,type=f32,ch=1,dims=8x8,cube=1,levels=1,filter=linear,mipfilter=linear,\
+                aniso=16,seamless=1";
+    let w = run(&body, f32s(&tex), spec).unwrap();
+    // Weights in 1/1024: 514 and 510 (H200).
+    assert_eq!(f32::from_bits(w[0]), (514.0 + 510.0 * 1024.0) / 1024.0);
+    // 342, 214, 128, 212, 128.
+    let lo = 342.0 + 214.0 * 16.0 + 128.0 * 256.0 + 212.0 * 4096.0 + 128.0 * 65536.0;
+    assert_eq!(f32::from_bits(w[1]), lo / 1024.0);
+}
