@@ -264,6 +264,8 @@ fn axis_weights(d: i64) -> (SmallVec<[i64; 16]>, i64) {
     if q == 0 {
         return (SmallVec::from_slice(&[256, 256]), 512);
     }
+    // `2^(-255/256)` rounds to 1/2 (`e8(255) = 128`): that ratio is the next power of two's.
+    let (q, f) = if e8(f) == 128 { (q + 1, 0) } else { (q, f) };
     let t = 256i64 << q.min(2);
     let wi = ((t * e8(f)) >> (8 + q)).max(1);
     let mut n = 2;
@@ -498,6 +500,11 @@ mod tests {
                 }
             ]
         );
+        // d 511: `e8(255)` is 128, so the ratio is 4's (d 512): four taps of 256/1024, not
+        // 128/512 (the bilinear splits differ; `seamcornermiss.jsonl.xz`).
+        assert_eq!(axis_weights(511), axis_weights(512));
+        assert_eq!(axis_weights(512).0.to_vec(), vec![256; 4]);
+        assert_eq!(axis_weights(510).1, 512);
         // Ratio 16 (d 1024): T 1024, 16 taps of 64.
         let (w, t) = axis_weights(1024);
         assert_eq!((w.len(), t), (16, 1024));

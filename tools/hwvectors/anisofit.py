@@ -186,6 +186,10 @@ def axis_taps(d):
     if q == 0:
         s = 4 * (128 - e8(d) // 2)
         return [(-(s // 2), 256), (s // 2, 256)], 512
+    if e8(f) == 128:
+        # 2^(-255/256) rounds to 1/2: the ratio is the next power of two's (q + 1, f 0; with
+        # q 1 the four taps of 1/4 are in 1/1024, `corpus/aniso/seamcornermiss.jsonl.xz`).
+        q, f = q + 1, 0
     t = 256 << min(q, 2)
     wi = (t * e8(f)) >> (8 + q)
     n = 2

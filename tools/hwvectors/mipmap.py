@@ -1743,8 +1743,9 @@ SCM_FETCHES = {16: ("scc.lin.a16", [508, 151, 58, 92, 280, 494]), 4: ("scc.lin.a
 
 
 def seamcornermiss():
-    """The fetches of `corpus/vectors/seamcorner2.jsonl.xz` that the interpreter missed, replayed
-    on impulse textures as `seamcornerprobe`'s (96 cases per
+    """The fetches of `corpus/vectors/seamcorner2.jsonl.xz` that the interpreter missed before the
+    rule for a log2 ratio of 511 (docs/INTERP.md, "Count and weights"), replayed on impulse
+    textures as `seamcornerprobe`'s (96 cases per
     `maxAnisotropy`, `scpmiss.aA.gK`), so the texels each reads and their weights show
     (`corpus/aniso/seamcornermiss.jsonl.xz`). Reads the directions and gradients from that
     file (run from the repository's root)."""
