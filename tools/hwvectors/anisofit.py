@@ -412,8 +412,8 @@ def lower_scale(f):
     negative component comes out one 1/128 step longer than a positive one of the same size).
     For two taps `v` is the one-level offset, `2 round(h c / 128)`. With `share`, `direction`
     and `major_axis`, every tap of every axis-swept scan of `anisoprobe6.scan.rot.jsonl.xz` (A 2,
-    4, 16; lower level 0, 1, 2) agrees but 4 of 2,182 at A 4 (`check_scans`; with `lod_parts`'
-    own level of detail, which every scan of these sets shows)."""
+    4, 16; lower level 0, 1, 2) agrees (`check_scans`; with `lod_parts`' own level of detail,
+    which every scan of these sets shows; the ratio 511/256 read as 512/256 by `axis_taps`)."""
     k = e8(256 - f) >> 1
     return lambda v: 2 * ((v // 2) * k // 64)
 
