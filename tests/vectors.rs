@@ -1,6 +1,6 @@
 //! The hardware-truth vectors: `../shared/hwtruth/dev.jsonl` and the project's own
-//! `corpus/vectors/*.jsonl`. Every case of a non-approximate family must agree with the GPU bit
-//! for bit, except the cases listed with a reason in `corpus/vectors/known_failures.txt`
+//! `corpus/vectors/*.jsonl{,.xz}`. Every case of a non-approximate family must agree with the
+//! GPU bit for bit, except the cases listed with a reason in `corpus/vectors/known_failures.txt`
 //! (`NAME  reason`, one per line; `#` starts a comment). An entry must have a reason, and an
 //! entry whose case is present and passes is stale and fails the test.
 
@@ -17,6 +17,19 @@ fn known_failures() -> Vec<(String, String)> {
     common::known_failures(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors/known_failures.txt"),
     )
+}
+
+/// The text of a vectors file, `.jsonl` or xz-compressed `.jsonl.xz`.
+fn read_vectors(f: &Path) -> String {
+    if f.extension().is_some_and(|e| e == "xz") {
+        let data = std::fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let mut out = Vec::new();
+        lzma_rs::xz_decompress(&mut &data[..], &mut out)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", f.display()));
+        String::from_utf8(out).expect("UTF-8")
+    } else {
+        std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+    }
 }
 
 /// Runs a vectors file and returns the non-approximate cases that disagree and are not listed,
@@ -214,7 +227,7 @@ fn run_command_prints_buffers_and_errors() {
 /// totals.
 #[test]
 fn vectors_command_reports_json() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors/fold.jsonl");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors/fold.jsonl.xz");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx"))
         .args(["vectors", "--json"])
         .arg(&file)
@@ -222,8 +235,7 @@ fn vectors_command_reports_json() {
         .unwrap();
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let cases = j["cases"].as_array().unwrap();
-    let lines = std::fs::read_to_string(&file)
-        .unwrap()
+    let lines = read_vectors(&file)
         .lines()
         .filter(|l| !l.trim().is_empty())
         .count();
@@ -305,14 +317,7 @@ fn own_vectors_agree_with_the_hardware() {
     files.sort();
     let (mut bad, mut stale) = (Vec::new(), Vec::new());
     for f in files {
-        let text = if f.extension().is_some_and(|e| e == "xz") {
-            let data = std::fs::read(&f).unwrap();
-            let mut out = Vec::new();
-            lzma_rs::xz_decompress(&mut &data[..], &mut out).expect("xz");
-            String::from_utf8(out).expect("UTF-8")
-        } else {
-            std::fs::read_to_string(&f).unwrap()
-        };
+        let text = read_vectors(&f);
         println!("{}:", f.display());
         let (b, s) = check(&text, &known);
         bad.extend(b);
@@ -415,13 +420,13 @@ fn hardware_vectors_run_clean_under_every_check() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors");
     for name in [
         "texture.jsonl.xz",
-        "hopper.jsonl",
-        "atomv.jsonl",
-        "hw.jsonl",
+        "hopper.jsonl.xz",
+        "atomv.jsonl.xz",
+        "hw.jsonl.xz",
         // Asynchronous copies (the race check's asynchronous proxies), one part per row.
         "im2col.jsonl",
         "interleave.jsonl.xz",
-        "wgmmabase.jsonl",
+        "wgmmabase.jsonl.xz",
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx"))
             .args(["vectors", "--check", "all", "--json"])

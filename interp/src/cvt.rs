@@ -390,7 +390,7 @@ mod tests {
         }
     }
 
-    /// The measured NaN rules (values from corpus/vectors/hw.jsonl).
+    /// The measured NaN rules (values from corpus/vectors/hw.jsonl.xz).
     #[test]
     fn nan_rules() {
         use Type::*;

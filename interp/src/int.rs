@@ -413,7 +413,7 @@ pub fn fns(m: u64, base: u64, offset: u64) -> u64 {
         return 0xffff_ffff;
     }
     // Measured on an H100: an offset of i32::MIN (whose magnitude does not fit) gives 0 for
-    // every mask and base (`fns.b32.far` in corpus/vectors/probe.jsonl).
+    // every mask and base (`fns.b32.far` in corpus/vectors/probe.jsonl.xz).
     if off == i32::MIN {
         return 0;
     }

@@ -7,7 +7,7 @@
 //! - **Contraction.** The ISA lets "mul/add sequences with no rounding modifiers" become one
 //!   fused multiply-add, and ptxas (CUDA 13.0, sm_80 and sm_90a alike) does so under these
 //!   rules, found from the SASS of the probes in `tools/hwvectors/contract_cases.py` and checked
-//!   against the GPU (`corpus/vectors/contract.jsonl`):
+//!   against the GPU (`corpus/vectors/contract.jsonl.xz`):
 //!   - the `add`/`sub` and the `mul` are `.f32`, `.f64`, `.f16`, `.f16x2`, `.bf16` or
 //!     `.bf16x2` of one type, neither has a rounding modifier, both have the same `.ftz`, the
 //!     `mul` has no `.sat` (the `add` may: `FFMA.SAT`) and the `add` may be guarded;
@@ -34,7 +34,7 @@
 //!   the first one's operand as it was there, in every float type but `.bf16x2`; another
 //!   guarded `neg.f32` becomes an `FSEL` with a negated operand, and `selp.f32` between `x` and
 //!   `neg x` (the copysign idiom of libdevice's `cbrtf`) is an `FSEL` of `x` and `-x`
-//!   (`corpus/vectors/fold.jsonl`).
+//!   (`corpus/vectors/fold.jsonl.xz`).
 
 use crate::code::{DInst, Fused, Lowering, MemBase, Opnd};
 use ptx_ir_core::defuse::{roles, Role};

@@ -1,5 +1,5 @@
 //! Sparse `mma.sp`: what the interpreter reports instead of computing. The layouts and sums
-//! are checked against the GPU by `corpus/vectors/mmasp.jsonl` (`tests/vectors.rs`).
+//! are checked against the GPU by `corpus/vectors/mmasp.jsonl.xz` (`tests/vectors.rs`).
 
 use ptx_ir_interp::Program;
 

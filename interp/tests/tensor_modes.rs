@@ -1,7 +1,7 @@
 //! Tensor copies in the sm_100 modes (ISA-derived, not hardware-checked): `.tile::gather4`,
 //! `.tile::scatter4`, `.im2col::w` and `.im2col::w::128`, and what is reported instead of
 //! copying. Tile and `.im2col` copies are checked against the GPU by
-//! `corpus/vectors/hopper.jsonl` and `corpus/vectors/im2col.jsonl` (`tests/vectors.rs`).
+//! `corpus/vectors/hopper.jsonl.xz` and `corpus/vectors/im2col.jsonl` (`tests/vectors.rs`).
 
 use ptx_ir_interp::tmap::TensorMapArg;
 use ptx_ir_interp::{Arg, Program};

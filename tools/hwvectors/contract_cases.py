@@ -5,7 +5,7 @@ with several uses, guards, branches, loops, immediates, `.ftz`/`.sat` mixes, exp
 Inputs are chosen so that fusing shows: in most lanes the addend cancels the rounded product
 (`c = -round(a*b)`), so one rounding leaves the product's rounding error where two leave zero;
 the last quarter of the lanes has unrelated values. Used by gen.py's `contract` family
-(corpus/vectors/contract.jsonl) and read by docs/INTERP.md's contraction rules.
+(corpus/vectors/contract.jsonl.xz) and read by docs/INTERP.md's contraction rules.
 """
 
 import math

@@ -8,7 +8,7 @@ JSON line per case in the format of `shared/hwtruth/README.md` (the format `ptx 
 
 Usage (on the GPU machine; needs CuPy and NumPy, CUDA's driver JIT compiles the PTX):
 
-    python3 tools/hwvectors/gen.py --out corpus/vectors/hw.jsonl [--family NAME]... [--list]
+    python3 tools/hwvectors/gen.py --out corpus/vectors/hw.jsonl.xz [--family NAME]... [--list]
 
 `--list` prints the cases without a GPU (used to check the generator itself). Inputs are
 deterministic (seeded), so rerunning gives the same cases; only `out` comes from the hardware.
@@ -793,7 +793,7 @@ def fam_warp_guard():
 
 def fam_contract():
     """`mul` then `add`/`sub` without rounding modifiers, which ptxas may fuse (one rounding).
-    Recorded apart (corpus/vectors/contract.jsonl); see contract_cases.py."""
+    Recorded apart (corpus/vectors/contract.jsonl.xz); see contract_cases.py."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import contract_cases
     contract_cases.build(case, N)
@@ -801,7 +801,7 @@ def fam_contract():
 
 def fam_fold():
     """NaN signs where ptxas folds `neg`/`abs` into the user of the result (contract_cases.py).
-    Recorded apart (corpus/vectors/fold.jsonl)."""
+    Recorded apart (corpus/vectors/fold.jsonl.xz)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import contract_cases
     contract_cases.build_fold(case, N)
@@ -1188,9 +1188,21 @@ def record(c, out_vals):
     }
 
 
+def compress_out(out):
+    """`--out NAME.xz`: the cases were written to NAME as they ran (a crash or a restarted
+    process keeps them); compress NAME into NAME.xz (xz -9, as `ptx vectors` and the tests
+    read it) and remove it."""
+    import lzma
+    import shutil
+    with open(out[:-3], "rb") as src, lzma.open(out, "wb", preset=9) as dst:
+        shutil.copyfileobj(src, dst)
+    os.remove(out[:-3])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="corpus/vectors/hw.jsonl")
+    ap.add_argument("--out", default="corpus/vectors/hw.jsonl.xz",
+                    help="the vectors file; a name ending in .xz is written xz-compressed")
     ap.add_argument("--family", action="append", default=[],
                     help="generator group to run (%s)" % ", ".join(FAMILIES))
     ap.add_argument("--list", action="store_true", help="print the cases; no GPU needed")
@@ -1228,7 +1240,8 @@ def main():
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
     ok = bad = 0
     tmpdir = tempfile.mkdtemp()
-    with open(a.out, "w") as f:
+    plain = a.out[:-3] if a.out.endswith(".xz") else a.out
+    with open(plain, "w") as f:
         for index, c in enumerate(CASES):
             try:
                 vals = run_case(cp, np, c, tmpdir, index)
@@ -1245,6 +1258,8 @@ def main():
                 continue
             f.write(json.dumps(record(c, vals)) + "\n")
             ok += 1
+    if plain != a.out:
+        compress_out(a.out)
     print("%d cases written to %s, %d skipped" % (ok, a.out, bad), file=sys.stderr)
 
 

@@ -24,7 +24,7 @@ output buffer (filled with 0xAB before the launch) is recorded. Families:
   mma      mma.sync f16/bf16/tf32/e4m3/e5m2/s8/u8/s4/f64 shapes
   wgmma    wgmma.mma_async f16/bf16/tf32/e4m3/e5m2/s8 with shared-memory descriptors
            (no swizzle, 32/64/128-byte swizzle, K- and MN-major) and A in registers
-  wgmmab1  single-bit wgmma.mma_async (.and.popc), recorded apart (corpus/vectors/wgmmab1.jsonl)
+  wgmmab1  single-bit wgmma.mma_async (.and.popc), recorded apart (corpus/vectors/wgmmab1.jsonl.xz)
   im2col   cp.async.bulk.tensor .im2col loads (ranks 3-5, corners, offsets, traversal strides,
            partial channels, NaN fill, swizzled rows narrower than the span), prefetch,
            .im2col_no_offs stores and reductions, and tile-mode boxes whose rows are narrower
@@ -37,7 +37,7 @@ output buffer (filled with 0xAB before the launch) is recorded. Families:
 
 Usage (GPU machine; needs only the driver, libcuda.so.1):
 
-    python3 tools/hwvectors/hopper.py --out corpus/vectors/hopper.jsonl [--family NAME]...
+    python3 tools/hwvectors/hopper.py --out corpus/vectors/hopper.jsonl.xz [--family NAME]...
 
 `--list` prints the cases and `--dry PATH` writes them with zero outputs, for checking locally
 that the interpreter reads and runs every kernel (`ptx vectors PATH`). Inputs are seeded.
@@ -1751,9 +1751,21 @@ def run_case(drv, c):
         drv.unload(mod)
 
 
+def compress_out(out):
+    """`--out NAME.xz`: the cases were written to NAME as they ran (a crash or a restarted
+    process keeps them); compress NAME into NAME.xz (xz -9, as `ptx vectors` and the tests
+    read it) and remove it."""
+    import lzma
+    import shutil
+    with open(out[:-3], "rb") as src, lzma.open(out, "wb", preset=9) as dst:
+        shutil.copyfileobj(src, dst)
+    os.remove(out[:-3])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="corpus/vectors/hopper.jsonl")
+    ap.add_argument("--out", default="corpus/vectors/hopper.jsonl.xz",
+                    help="the vectors file; a name ending in .xz is written xz-compressed")
     ap.add_argument("--family", action="append", default=[],
                     help="family to run (%s)" % ", ".join(FAMILIES))
     ap.add_argument("--list", action="store_true", help="print the cases; no GPU needed")
@@ -1789,7 +1801,8 @@ def main():
     # An illegal instruction or address leaves the process's CUDA context unusable (the primary
     # context cannot be retained again), so after such an error the remaining cases run in a
     # fresh process that appends to the same file.
-    with open(a.out, "a" if a.start else "w") as f:
+    plain = a.out[:-3] if a.out.endswith(".xz") else a.out
+    with open(plain, "a" if a.start else "w") as f:
         for i, c in enumerate(CASES):
             if i < a.start:
                 continue
@@ -1807,6 +1820,8 @@ def main():
             f.write(json.dumps(record(c, vals)) + "\n")
             f.flush()
             ok += 1
+    if plain != a.out:
+        compress_out(a.out)
     print("%d cases written to %s from index %d, %d skipped" % (ok, a.out, a.start, bad),
           file=sys.stderr)
 

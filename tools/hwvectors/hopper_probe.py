@@ -22,6 +22,9 @@ Usage (GPU machine):
 
     python3 tools/hwvectors/hopper_probe.py --out $OUT/probe_h.jsonl --log $OUT/probe_h.log \
         [--sass $OUT/sass] [--only PREFIX]
+
+`--out` is plain text (each probe process appends its line); the probes kept in the corpus are
+compressed with `xz -9` into `corpus/vectors/hopper_probe.jsonl.xz`.
 """
 
 import argparse

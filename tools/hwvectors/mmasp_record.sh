@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Records the sparse-mma family (`gen.py --family mmasp`) one form and sparsity selector per
 # process: an invalid selector traps ("illegal instruction") and loses the CUDA context, which
-# would end a single run. Writes OUT/mmasp.jsonl and lists the (form, selector) pairs that
-# trapped or were rejected.
+# would end a single run. Writes OUT/mmasp.jsonl.xz (xz -9) and lists the (form, selector)
+# pairs that trapped or were rejected.
 #
 #   tools/hwvectors/mmasp_record.sh OUT
 set -uo pipefail
@@ -22,6 +22,6 @@ for f in $forms; do
         fi
     done
 done
-cat "$tmp"/*.jsonl > "$out/mmasp.jsonl"
-echo "$(wc -l < "$out/mmasp.jsonl") cases written to $out/mmasp.jsonl"
+cat "$tmp"/*.jsonl | xz -9 > "$out/mmasp.jsonl.xz"
+echo "$(cat "$tmp"/*.jsonl | wc -l) cases written to $out/mmasp.jsonl.xz"
 rm -rf "$tmp"

@@ -5,9 +5,9 @@ interpreter, and compares the outputs.
     # here, once: the kernels travel to the GPU machine only as a carried copy
     mkdir -p .carry/triton && cp ../shared/corpus/triton/tr_*.ptx .carry/triton/
     # GPU machine (driver only; carry .carry/triton): run every case, write the outputs
-    python3 tools/hwvectors/triton_run.py --gpu $OUT/triton_gpu.json
+    python3 tools/hwvectors/triton_run.py --gpu $OUT/triton_gpu.json.xz
     # here: run the same cases in the interpreter (`ptx run`) and compare
-    python3 tools/hwvectors/triton_run.py --compare corpus/vectors/triton_gpu.json [--ptx PATH]
+    python3 tools/hwvectors/triton_run.py --compare corpus/vectors/triton_gpu.json.xz [--ptx PATH]
     # (exits 1 if any output differs; .ci/run runs this against the recorded H100 outputs)
 
 Every case is described once, as the arguments of `ptx run` (`--entry`, `--grid`, `--block`,
@@ -17,11 +17,12 @@ builds exactly the same launch from that description: buffers in global memory, 
 `CUtensorMap`s (cuTensorMapEncodeTiled) for the `tmap:` arguments, passed by value to the
 128-byte `.param` parameters. Outputs are compared bit for bit; for float outputs the largest
 distance in ulps is reported. All eight cases agree bit for bit with an H100 (CUDA 13.0):
-`corpus/vectors/triton_gpu.json`.
+`corpus/vectors/triton_gpu.json.xz`. A file named `*.xz` (read or written) is xz-compressed.
 """
 
 import argparse
 import json
+import lzma
 import os
 import random
 import struct
@@ -183,7 +184,7 @@ def run_gpu(path):
                 outs[str(idx)] = drv.read(ptrs[idx], n).hex()
             results[c["name"]] = outs
             print("ran %s" % c["name"], file=sys.stderr)
-            with open(path, "w") as fh:
+            with open_text(path, "w") as fh:
                 json.dump(results, fh, indent=1)
         except cudrv.CudaError as e:
             print("failed %s: %s" % (c["name"], e), file=sys.stderr)
@@ -192,7 +193,7 @@ def run_gpu(path):
         for p in ptrs.values():
             drv.free(p)
         drv.unload(mod)
-    with open(path, "w") as fh:
+    with open_text(path, "w") as fh:
         json.dump(results, fh, indent=1)
 
 
@@ -265,6 +266,13 @@ def compare(gpu, interp):
     return bad + len(missing)
 
 
+def open_text(path, mode):
+    """`open(path, mode)` in text mode, through xz (preset 9) when the name ends in `.xz`."""
+    if path.endswith(".xz"):
+        return lzma.open(path, mode + "t", preset=9 if mode == "w" else None)
+    return open(path, mode)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gpu", metavar="OUT", help="run on the GPU and write the outputs")
@@ -282,10 +290,12 @@ def main():
     if a.interp or a.compare:
         res = run_interp(a.ptx)
         if a.interp:
-            with open(a.interp, "w") as fh:
+            with open_text(a.interp, "w") as fh:
                 json.dump(res, fh, indent=1)
         if a.compare:
-            bad = compare(json.load(open(a.compare)), res)
+            with open_text(a.compare, "r") as fh:
+                gpu = json.load(fh)
+            bad = compare(gpu, res)
             print("%d of %d outputs differ" % (bad, len(cases())))
             sys.exit(1 if bad else 0)
 

@@ -1184,7 +1184,7 @@ pub fn carry_flags(op: &Operation) -> (bool, bool) {
 /// An extended-precision instruction with carry-in `cf`: its result and carry out. The flag
 /// is the carry out of the `w`-bit adder. A subtraction adds the complement of `b` and a carry
 /// in of 1 (`sub.cc`) or CF (`subc`), so after a subtraction CF = 1 means "no borrow" and
-/// `subc` computes `a - b - (1 - CF)`: measured on the H200 (`corpus/vectors/hw.jsonl`,
+/// `subc` computes `a - b - (1 - CF)`: measured on the H200 (`corpus/vectors/hw.jsonl.xz`,
 /// `sub.cc+subc`, `add.cc+subc`, `sub.cc+addc`), where the ISA text reads CF as a borrow.
 fn carry(op: &Operation, s: &[u64], cf: bool) -> (u64, bool) {
     let cf = cf as u128;
@@ -1436,7 +1436,7 @@ fn bfi(a: u64, b: u64, c: u64, d: u64, w: u8) -> u64 {
 }
 
 /// `prmt`: the ISA's table of source bytes for each mode and `c[1:0]`, listed from `d.b0` up
-/// (checked against the H200 vectors `prmt.b32.MODE` of `corpus/vectors/hw.jsonl`).
+/// (checked against the H200 vectors `prmt.b32.MODE` of `corpus/vectors/hw.jsonl.xz`).
 fn prmt(a: u64, b: u64, c: u64, mode: Option<Flag>) -> Result<u64, NotGenerated> {
     let bytes = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
     let byte = |k: u64| (bytes >> (8 * (k & 7))) & 0xff;
@@ -2629,7 +2629,7 @@ fn from_half(fmt: fref::HalfFmt, ftz: bool, a: u64) -> u64 {
 }
 
 /// `cvt` between a half and an integer, `f64` or the other half format. Measured rules
-/// (docs/INTERP.md, `corpus/vectors/probe.jsonl`): a NaN into an integer gives 0 below 64 bits
+/// (docs/INTERP.md, `corpus/vectors/probe.jsonl.xz`): a NaN into an integer gives 0 below 64 bits
 /// and the most negative pattern (`1 << 63`) into 64 bits; a NaN between a half and `f64`
 /// keeps its sign and the leading bits of its payload and is quieted; between the two half
 /// formats it is the canonical `0x7fff`; `.sat` clamps to `[0, 1]` and takes NaN to `+0`.

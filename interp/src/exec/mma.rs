@@ -459,7 +459,7 @@ fn quad_pair(x: &mut Ctx<'_, '_>, dt: Type, ct: Type) -> Result<Flow, Error> {
 }
 
 /// How a sparse A's metadata places compressed elements (PTX ISA 9.7.14.6.1; the layouts were
-/// fitted on an H200, `corpus/vectors/mmasp.jsonl`): shared by `mma.sp` and `wgmma.mma_async.sp`
+/// fitted on an H200, `corpus/vectors/mmasp.jsonl.xz`): shared by `mma.sp` and `wgmma.mma_async.sp`
 /// (whose warps each take the `mma.sp` metadata of their 16 rows).
 pub struct SparseMeta {
     chunk: usize,
@@ -595,7 +595,7 @@ pub fn chunk_units(nib: u64, tf32: bool) -> Result<[usize; 2], String> {
 
 /// Sparse `mma.sp{::ordered_metadata}` (`.m16n8k8`-`.m16n8k128` of `.f16`, `.bf16`, `.tf32`,
 /// 8-bit, FP8 and 4-bit inputs): A holds half of each row, and metadata `e` says where each
-/// stored element goes. Recorded on the H100 (`corpus/vectors/mmasp.jsonl`: probes whose B
+/// stored element goes. Recorded on the H100 (`corpus/vectors/mmasp.jsonl.xz`: probes whose B
 /// copies the decompressed A into D, then random values):
 /// - A's registers are the dense fragment of the half-width matrix (`m16n8k{K/2}` of the same
 ///   type, [`layout`]); its compressed columns come in pairs, each pair the two stored units of

@@ -24,7 +24,7 @@
 //! (`m` = 7, 3, 1 for 128, 64, 32 bytes; `base` the descriptor's matrix base offset, bits
 //! 49-51): with base offset 0 the pattern TMA writes, whatever the start address; a base offset
 //! moves the pattern's phase back by that many 128-byte rows (measured on an H200 for starts
-//! 0, 128, 256 and 384 bytes past a 1024-byte boundary, `corpus/vectors/wgmmabase.jsonl`).
+//! 0, 128, 256 and 384 bytes past a 1024-byte boundary, `corpus/vectors/wgmmabase.jsonl.xz`).
 //!
 //! The products are computed when the instruction issues (see [`crate::tc`] for the arithmetic,
 //! `imm-scale` -1 negates, `.tf32` inputs lose their low 13 bits). Until a `wgmma.wait_group`
@@ -39,7 +39,7 @@
 //! layouts, or from registers as the `mma` fragment of `m16n8k(k/2)`), which each warp places
 //! with its metadata register and the sparsity selector exactly as `mma.sp` of `k` does for the
 //! warp's 16 rows ([`mma::SparseMeta`]); FP8 is one dense multiply (12 of 12 H200 cases,
-//! `corpus/vectors/wgmmasp.jsonl`).
+//! `corpus/vectors/wgmmasp.jsonl.xz`).
 
 use super::async_copy::issuer;
 use super::ctx::Ctx;
@@ -133,7 +133,7 @@ pub(super) fn desc_addr(desc: u64, mn_major: bool, mn: usize, k: usize, size: us
                 64 => 3,
                 _ => 1,
             };
-            // The base offset moves the pattern's phase back (an H200, wgmmabase.jsonl).
+            // The base offset moves the pattern's phase back (an H200, wgmmabase.jsonl.xz).
             a ^ ((((a >> 7).wrapping_sub(base)) & m) << 4)
         }
     }

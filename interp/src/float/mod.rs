@@ -381,7 +381,7 @@ where
 /// `.ftz` in `f32` and `f16` detects tininess *after* rounding: a result is flushed when the
 /// exact value, rounded to the format's precision as if the exponent range were unbounded, lies
 /// below the smallest normal (measured on `mul`/`fma` `.rn`/`.rp`/`.rz`, `corpus/vectors/
-/// probe.jsonl`: `mul.rn.ftz.f32 0x00800000, 0x3f7fffff` is `2^-126 (1 - 2^-24)`, exactly
+/// probe.jsonl.xz`: `mul.rn.ftz.f32 0x00800000, 0x3f7fffff` is `2^-126 (1 - 2^-24)`, exactly
 /// representable with an unbounded exponent, and gives 0; `mul.rn.ftz.f16 0x0401, 0x3bfe` is
 /// `2^-14 (1 - 2^-20)`, which rounds to `2^-14` at 11 bits, and gives `0x0400`). The IEEE
 /// result `r` (rounded with subnormals) differs from that only when it is the smallest normal:

@@ -223,7 +223,7 @@ fn nan_rules() {
     );
 }
 
-/// The measured f64 NaN priorities (values from corpus/vectors/hw.jsonl).
+/// The measured f64 NaN priorities (values from corpus/vectors/hw.jsonl.xz).
 #[test]
 fn f64_nan_priority() {
     let m = Mode::default();

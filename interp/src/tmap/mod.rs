@@ -204,7 +204,7 @@ impl ElemType {
 
     /// The bits written for an out-of-bounds element in NaN-fill mode. The ISA calls it
     /// "OOB-NaN" without giving its bits; an H100 writes `0x7ff77ff7` for every out-of-bounds
-    /// `f32` element (`tensor.2d.f32.nanfill` in `corpus/vectors/hopper.jsonl`): the 16-bit
+    /// `f32` element (`tensor.2d.f32.nanfill` in `corpus/vectors/hopper.jsonl.xz`): the 16-bit
     /// pattern `0x7ff7` repeated, which is a quiet NaN in f16, bf16, f32 and f64 alike, so the
     /// other widths use the same pattern (not measured: the f16 case faults on the H100, see
     /// `corpus/vectors/README.md`).

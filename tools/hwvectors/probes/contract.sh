@@ -3,8 +3,8 @@
 # unit analysis. Writes into $OUT (7 files).
 set -u
 cd "$(dirname "$0")/../../.."
-python3 tools/hwvectors/gen.py --family contract --out "$OUT/contract.jsonl"
-python3 tools/hwvectors/gen.py --family fold --out "$OUT/fold.jsonl"
+python3 tools/hwvectors/gen.py --family contract --out "$OUT/contract.jsonl.xz"
+python3 tools/hwvectors/gen.py --family fold --out "$OUT/fold.jsonl.xz"
 python3 tools/hwvectors/gen.py --family contract --dry /tmp/contract_dry.jsonl
 python3 tools/hwvectors/gen.py --family fold --dry /tmp/fold_dry.jsonl
 python3 tools/hwvectors/probes/contract_sass.py /tmp/contract_dry.jsonl "$OUT/contract_sass.txt"

@@ -2,7 +2,7 @@
 //! the cluster, the special registers computed from the launch shape (the special-register
 //! chapter of the PTX ISA), `elect.sync` electing the lowest lane of the membermask (the ISA
 //! only promises a deterministic choice; the lowest lane is what the H100 elected for the
-//! partial masks of `corpus/vectors/hopper.jsonl`, family `misc`). Each step ends at a cluster
+//! partial masks of `corpus/vectors/hopper.jsonl.xz`, family `misc`). Each step ends at a cluster
 //! barrier, so the steps apply one after the other.
 
 use super::{le32, Answer, Reference};

@@ -122,7 +122,7 @@ impl Reference for Spec {
 mod tests {
     use super::*;
 
-    /// The reference against the H100's own answers (`corpus/vectors/hopper.jsonl`, family
+    /// The reference against the H100's own answers (`corpus/vectors/hopper.jsonl.xz`, family
     /// `mma`: two warps, A, B and C registers per thread in three buffers).
     #[test]
     fn reference_matches_gpu() {

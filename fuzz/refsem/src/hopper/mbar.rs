@@ -5,7 +5,7 @@
 //! against this reference, shares nothing with either). A wait on a parity is true for the
 //! immediately preceding phase (for a new barrier, parity 1); a wait on a state token is true
 //! once the token's phase has completed; `pending_count` of a `.noComplete` state is the pending
-//! count before that arrive (measured: `corpus/vectors/hopper.jsonl`, `mbarrier.phases`).
+//! count before that arrive (measured: `corpus/vectors/hopper.jsonl.xz`, `mbarrier.phases`).
 
 use super::{Answer, Reference};
 use ptx_ir_smith::hopper::mbar::{Mbarrier, Spec, Step, Who, SLOTS};

@@ -333,15 +333,18 @@ pub fn fmt_named(s: &str) -> Option<Fmt> {
     })
 }
 
-/// GPU-recorded cases of `corpus/vectors/hopper.jsonl` for the reference's own tests: per case
-/// its name and its `hex` word arrays in order (the arguments, then the output).
+/// GPU-recorded cases of `corpus/vectors/hopper.jsonl.xz` for the reference's own tests: per
+/// case its name and its `hex` word arrays in order (the arguments, then the output).
 #[cfg(test)]
 pub fn gpu_cases(prefix: &str) -> Vec<(String, Vec<Vec<u32>>)> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../corpus/vectors/hopper.jsonl"
+        "/../../corpus/vectors/hopper.jsonl.xz"
     );
-    let text = std::fs::read_to_string(path).expect("corpus/vectors/hopper.jsonl");
+    let data = std::fs::read(path).expect("corpus/vectors/hopper.jsonl.xz");
+    let mut raw = Vec::new();
+    lzma_rs::xz_decompress(&mut &data[..], &mut raw).expect("hopper.jsonl.xz: xz");
+    let text = String::from_utf8(raw).expect("hopper.jsonl.xz: UTF-8");
     let mut v = Vec::new();
     for line in text.lines() {
         let Some(rest) = line.strip_prefix("{\"name\": \"") else {

@@ -151,7 +151,7 @@ mod tests {
     use ptx_ir_smith::hopper::values::Draw;
     use ptx_ir_smith::hopper::wgmma::Step;
 
-    /// The reference against the H100's own answers (`corpus/vectors/hopper.jsonl`, family
+    /// The reference against the H100's own answers (`corpus/vectors/hopper.jsonl.xz`, family
     /// `wgmma`): the cases with one `mma_async`, A and B K-major without swizzle (A, B and C
     /// in three buffers, LBO 128 and SBO 256 as here with `k_inner`).
     #[test]
