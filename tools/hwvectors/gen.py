@@ -22,6 +22,9 @@ import random
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vecio import compress_out  # noqa: E402
+
 N = 128  # threads per case: 2 CTAs of 64
 GRID = [2, 1, 1]
 BLOCK = [64, 1, 1]
@@ -1186,17 +1189,6 @@ def record(c, out_vals):
         "args": [{"type": t.name, "hex": hexs(v, t.width)} for t, v in c["ins"]],
         "out": {"type": c["out"].name, "hex": hexs(out_vals, c["out"].width)},
     }
-
-
-def compress_out(out):
-    """`--out NAME.xz`: the cases were written to NAME as they ran (a crash or a restarted
-    process keeps them); compress NAME into NAME.xz (xz -9, as `ptx vectors` and the tests
-    read it) and remove it."""
-    import lzma
-    import shutil
-    with open(out[:-3], "rb") as src, lzma.open(out, "wb", preset=9) as dst:
-        shutil.copyfileobj(src, dst)
-    os.remove(out[:-3])
 
 
 def main():

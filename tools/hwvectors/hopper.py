@@ -50,6 +50,9 @@ import random
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vecio import compress_out  # noqa: E402
+
 HEADER = ".version 8.7\n.target sm_90a\n.address_size 64\n"
 RNG = random.Random(20261123)
 CASES = []
@@ -1749,17 +1752,6 @@ def run_case(drv, c):
         for p in ptrs:
             drv.free(p)
         drv.unload(mod)
-
-
-def compress_out(out):
-    """`--out NAME.xz`: the cases were written to NAME as they ran (a crash or a restarted
-    process keeps them); compress NAME into NAME.xz (xz -9, as `ptx vectors` and the tests
-    read it) and remove it."""
-    import lzma
-    import shutil
-    with open(out[:-3], "rb") as src, lzma.open(out, "wb", preset=9) as dst:
-        shutil.copyfileobj(src, dst)
-    os.remove(out[:-3])
 
 
 def main():

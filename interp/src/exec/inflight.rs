@@ -250,36 +250,17 @@ pub fn race_reads(
     }
     chunks.sort_unstable();
     chunks.dedup();
-    let mut run: Option<(u64, u64)> = None;
+    // Runs of consecutive chunks, (first, past the last).
+    let mut runs: Vec<(u64, u64)> = Vec::new();
     for &c in chunks.iter() {
-        match run {
-            Some((start, end)) if end == c => run = Some((start, c + 1)),
-            _ => {
-                if let Some((start, end)) = run {
-                    race(
-                        m,
-                        cl,
-                        issuer,
-                        rank,
-                        (start * 16) as u32,
-                        ((end - start) * 16) as u32,
-                        false,
-                    );
-                }
-                run = Some((c, c + 1));
-            }
+        match runs.last_mut() {
+            Some((_, end)) if *end == c => *end = c + 1,
+            _ => runs.push((c, c + 1)),
         }
     }
-    if let Some((start, end)) = run {
-        race(
-            m,
-            cl,
-            issuer,
-            rank,
-            (start * 16) as u32,
-            ((end - start) * 16) as u32,
-            false,
-        );
+    for (start, end) in runs {
+        let (off, len) = ((start * 16) as u32, ((end - start) * 16) as u32);
+        race(m, cl, issuer, rank, off, len, false);
     }
 }
 
