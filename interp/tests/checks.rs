@@ -1788,3 +1788,67 @@ fn tcgen05_operands_race_with_stores_before_the_commit_completes() {
         }
     }
 }
+
+/// Warp 0's threads loop over their own 16 bytes of global memory (`v4` loads and stores, and
+/// `INNER` inside the loop), then warp 1 runs `AFTER` on thread 0's bytes, `SYNC` between.
+const OWN_LOOP: &str = "
+.visible .entry k(.param .u64 buf)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [buf];
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @!%p1 bra OTHER;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u32 %r8, 0;
+L:
+  ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd3];
+  add.f32 %f1, %f1, %f2;
+  st.global.v4.f32 [%rd3], {%f3, %f1, %f4, %f2};
+  INNER
+  add.u32 %r8, %r8, 1;
+  setp.lt.u32 %p2, %r8, 8;
+  @%p2 bra L;
+OTHER:
+  SYNC
+  @!%p1 AFTER
+  ret;
+}
+";
+
+#[test]
+fn a_thread_repeating_its_own_accesses_still_races_with_others() {
+    let run = |inner: &str, sync: &str, after: &str| {
+        let p = program(
+            &OWN_LOOP
+                .replace("INNER", inner)
+                .replace("SYNC", sync)
+                .replace("AFTER", after),
+        );
+        grid_findings(&p, "k", 1, 64, &[64 * 16])
+    };
+    let read = "ld.global.u32 %r9, [%rd1+4];";
+    let write = "st.global.u32 [%rd1+8], %r1;";
+    let byte = "st.global.u8 [%rd3+9], %r1;";
+    for inner in ["", byte, "ld.global.u32 %r10, [%rd3+4];"] {
+        for after in [read, write] {
+            // Ordered by the barrier: clean.
+            let f = run(inner, "bar.sync 0;", after);
+            assert!(global_races(&f).is_empty(), "{inner} {after}: {f:?}");
+            // Not ordered: one race on thread 0's word, whichever runs first.
+            let f = run(inner, "", after);
+            let r = global_races(&f);
+            assert_eq!(r.len(), 1, "{inner} {after}: {f:?}");
+            // Offsets 4 to 11 of the buffer (at a 4 KiB-aligned address).
+            assert!(matches!(r[0].addr.map(|a| a % 4096), Some(4..=11)), "{r:?}");
+            let mut tids: Vec<u32> = r[0].threads.iter().map(|t| t.tid[0]).collect();
+            tids.sort();
+            assert_eq!(tids[0], 0, "{r:?}");
+            assert!(tids[1] >= 32, "{r:?}");
+        }
+    }
+}

@@ -307,6 +307,38 @@ pub struct Race {
     /// The launch-wide indices of the cluster's first and last global synchronising
     /// operations.
     gsyncs: Option<(u64, u64)>,
+    /// Per (warp below [`MEMO_WARPS`], lane, slot): what the lane's recent whole-word global
+    /// accesses left ([`Memo`]); made as used.
+    memo: Vec<Memo>,
+    /// Moves on whenever a global word changes other than by a thread's whole-word repeat of
+    /// its own accesses: a [`Memo`] of an earlier generation no longer holds.
+    gen: u64,
+}
+
+/// Warps (and proxies) whose lanes keep [`Memo`]s: the first ones of the cluster, which bounds
+/// the memos' memory.
+const MEMO_WARPS: usize = 256;
+
+/// Memos per lane: a lane's accesses to different words of its own (a vector, then a scalar
+/// inside it) mostly keep theirs apart, by the first word modulo this.
+const MEMO_SLOTS: usize = 4;
+
+/// What a lane's whole-word access to global words `first .. first + n` left when every word
+/// was already the thread's alone ([`Word::repeat`]): each holds the thread's write at
+/// `clock` (`write`), or its read or write (`read`), of every byte. While nothing but such
+/// repeats changed a global word since (`gen`), the thread's repeat of that access of a kind
+/// the words hold changes nothing a later check can see: a conflicting access of another
+/// thread finds the write (or read) held, of the same clock, so ordered as the repeat would
+/// be; the repeat's execution and instruction would only rename what is reported. So it is
+/// skipped, word lookups and all (a loop over a thread's own elements).
+#[derive(Clone, Copy, Debug, Default)]
+struct Memo {
+    first: u64,
+    gen: u64,
+    clock: u32,
+    n: u8,
+    write: bool,
+    read: bool,
 }
 
 impl Race {
@@ -337,6 +369,8 @@ impl Race {
             epoch0: None,
             gjoin: vec![0; nw],
             gsyncs: None,
+            memo: Vec::new(),
+            gen: 1,
         }
     }
 
@@ -382,13 +416,21 @@ impl Race {
         self.epoch0 = None;
         self.gjoin.fill(0);
         self.gsyncs = None;
+        self.gen += 1;
         true
     }
 
     /// Host bytes the state of such a cluster takes (for the launch's budget).
     pub fn cost(ncta: usize, wpc: u32, smem: u64, proxies: bool) -> u64 {
         let nw = ((ncta * wpc as usize) << usize::from(proxies)) as u64;
-        nw * nw * 4 + ncta as u64 * 16 * nw * 4 + ncta as u64 * smem.div_ceil(4) * 32 + nw * 4
+        let word = std::mem::size_of::<Word>() as u64;
+        let memo = (nw.min(MEMO_WARPS as u64) * 32 * MEMO_SLOTS as u64)
+            * std::mem::size_of::<Memo>() as u64;
+        nw * nw * 4
+            + ncta as u64 * 16 * nw * 4
+            + ncta as u64 * smem.div_ceil(4) * word
+            + nw * 4
+            + memo
     }
 
     /// The cluster-wide id of warp `warp` of CTA `cta`.
@@ -932,6 +974,24 @@ impl Race {
             let first = addr / 4;
             // An access is at most a few words (a 16-byte vector, or 32 bytes for the widest).
             let last = ((end - 1) / 4).min(first + 15);
+            let n = (last - first + 1) as u8;
+            let key = ((w as usize * 32 + (lane & 31) as usize) * MEMO_SLOTS)
+                + (first % MEMO_SLOTS as u64) as usize;
+            let memo_ok = whole && one_epoch && (w as usize) < MEMO_WARPS;
+            if memo_ok {
+                if let Some(m) = self.memo.get(key) {
+                    if m.gen == self.gen
+                        && m.first == first
+                        && m.n == n
+                        && m.clock == clock
+                        && (m.write || (!write && m.read))
+                    {
+                        continue;
+                    }
+                }
+            }
+            // Whether every word was the thread's alone (a [`Memo`] can be made).
+            let mut repeats = whole;
             let mut found = None;
             // The index of the previous word, while on its page (the next word then needs no
             // lookup).
@@ -945,6 +1005,7 @@ impl Race {
                 };
                 prev = at_page.map(|(i, _)| i);
                 let Some((i, first)) = at_page else {
+                    repeats = false;
                     continue;
                 };
                 if first {
@@ -991,6 +1052,7 @@ impl Race {
                     }
                     continue;
                 }
+                repeats = false;
                 let cap = heap(cell);
                 found = found.or(cell.check(me, vcw, write));
                 // Noted below; the word's accesses may now be another thread's.
@@ -1003,6 +1065,26 @@ impl Race {
                 }
                 let tid = tid(lane);
                 sum[kind].note(at.with(tid, mask), syncs);
+            }
+            if repeats && memo_ok {
+                if self.memo.len() <= key {
+                    self.memo.resize(key + 1, Memo::default());
+                }
+                let gen = self.gen;
+                if let Some(m) = self.memo.get_mut(key) {
+                    let same = m.gen == gen && m.first == first && m.n == n && m.clock == clock;
+                    *m = Memo {
+                        first,
+                        gen,
+                        clock,
+                        n,
+                        write: write || (same && m.write),
+                        read: !write || (same && m.read),
+                    };
+                }
+            } else if !repeats {
+                // A word changed otherwise: no memo holds.
+                self.gen += 1;
             }
             let Some((kind, other)) = found else {
                 continue;
