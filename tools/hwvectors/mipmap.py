@@ -39,7 +39,13 @@ cube maps with anisotropy, `corpus/vectors/seamaniso.jsonl.xz`), linaniso (1D li
 anisotropy, `corpus/vectors/linaniso.jsonl.xz`), seamcornerprobe (impulse probes of seamless
 cube maps with anisotropy past a cube corner, `corpus/aniso/seamcornerprobe.*`), seamcornercheck
 (random textures, footprints past cube corners, `corpus/vectors/seamcorner2.jsonl.xz`),
-seamcornermiss (its misses replayed on impulse textures, `corpus/aniso/seamcornermiss.jsonl.xz`).
+seamcornermiss (its misses replayed on impulse textures, `corpus/aniso/seamcornermiss.jsonl.xz`),
+seamcfgcheck (random fetches near cube corners in other configurations: nearest level filtering,
+other formats, face sizes, the mixed corners, layered maps, a bias and clamps,
+`corpus/vectors/seamcfg*.jsonl.xz`), seamnpotcheck (faces whose size is not a power of two,
+`corpus/vectors/seamnpot*.jsonl.xz`), seamptmixed (point-filtered impulse probes at the mixed
+corners, `corpus/aniso/seamptmixed.jsonl.xz`), seamcfgmiss (seamcfgcheck's misses on impulse
+textures, `corpus/aniso/seamcfgmiss.jsonl.xz`).
 
 Usage (GPU machine; needs CuPy):
 
@@ -1738,6 +1744,248 @@ def seamcornercheck():
              texels=tx)
 
 
+def scc_fetch_ex(rng, n, reach, lmin=1.5, lmax=8.0, corners=None):
+    """`scc_fetch` with the major gradient's length from `lmin` to `lmax` texels (at most the
+    face's `n`) and the corner drawn from `corners` ((cs, ct) pairs, any by default)."""
+    lmax = min(lmax, n)
+    lmin = min(lmin, lmax)
+    while True:
+        f = rng.randrange(6)
+        cs, ct = rng.choice(corners or [(-1, -1), (-1, 1), (1, -1), (1, 1)])
+        s = cs * (1 - rng.uniform(0, 2 * reach / n))
+        t = ct * (1 - rng.uniform(0, 2 * reach / n))
+        ln = 2 ** rng.uniform(math.log2(lmin), math.log2(lmax))
+        a = rng.uniform(0, 2 * math.pi)
+        gs, gt = 2 * ln * math.cos(a) / n, 2 * ln * math.sin(a) / n
+        if abs(s + gs) > 1 or abs(t + gt) > 1:
+            gs, gt = -gs, -gt
+        if abs(s + gs) > 1 or abs(t + gt) > 1:
+            continue
+        m = rng.choice([0.0, rng.uniform(1 / 16, 1 / 2)])
+        hs, ht = -gt * m, gs * m
+        if abs(s + hs) > 1 or abs(t + ht) > 1:
+            hs, ht = -hs, -ht
+        if abs(s + hs) > 1 or abs(t + ht) > 1:
+            hs, ht = 0.0, 0.0
+        k = 2 ** rng.uniform(0, 0.5)
+        face = CUBE_FACES[f]
+        v = face(s, t)
+        gx = [k * (b - c) for b, c in zip(face(s + gs, t + gt), v)]
+        gy = [k * (b - c) for b, c in zip(face(s + hs, t + ht), v)]
+        return [k * c for c in v], (tuple(gx), tuple(gy))
+
+
+MIXED = [(1, -1), (-1, 1)]
+# The `seamcfgcheck` sets: (tag, texel type, channels, read, face size, levels, texel filter,
+# level filter, maxAnisotropy, layers, fetches, corners, major length range, extra fields).
+SCF_SETS = [
+    # 1. nearest level filtering
+    ("mippt.a16", "f32", 1, "element", 16, 5, "linear", "point", 16, 0, 512, None, (1.5, 16), {}),
+    ("mippt.a4", "f32", 1, "element", 16, 5, "linear", "point", 4, 0, 512, None, (1.5, 16), {}),
+    ("mippt.a2", "f32", 1, "element", 16, 5, "linear", "point", 2, 0, 256, None, (1.5, 16), {}),
+    # 2. formats
+    ("s8x4.a16", "s8", 4, "normalized", 8, 1, "linear", "linear", 16, 0, 256, None, (1.5, 8), {}),
+    ("u16x4.a16", "u16", 4, "normalized", 8, 1, "linear", "linear", 16, 0, 256, None, (1.5, 8), {}),
+    ("s16x2.a16", "s16", 2, "normalized", 8, 1, "linear", "linear", 16, 0, 256, None, (1.5, 8), {}),
+    ("f16x2.a16", "f16", 2, "element", 8, 1, "linear", "linear", 16, 0, 256, None, (1.5, 8), {}),
+    ("u8x4.mip.a4", "u8", 4, "normalized", 16, 5, "linear", "linear", 4, 0, 256, None, (1.5, 16), {}),
+    ("int.u8x4.a16", "u8", 4, "element", 16, 5, "point", "point", 16, 0, 256, None, (1.5, 16), {}),
+    ("int.s16x2.a16", "s16", 2, "element", 16, 5, "point", "point", 16, 0, 256, None, (1.5, 16), {}),
+    ("int.u32.a4", "u32", 1, "element", 16, 5, "point", "point", 4, 0, 256, None, (1.5, 16), {}),
+    ("int.s32x2.a16", "s32", 2, "element", 8, 1, "point", "point", 16, 0, 256, None, (1.5, 8), {}),
+    # 3. face sizes
+    ("n5.a16", "f32", 1, "element", 5, 1, "linear", "linear", 16, 0, 256, None, (1.5, 5), {}),
+    ("n12.a16", "f32", 1, "element", 12, 1, "linear", "linear", 16, 0, 256, None, (1.5, 8), {}),
+    ("n24.a16", "f32", 1, "element", 24, 1, "linear", "linear", 16, 0, 256, None, (1.5, 8), {}),
+    ("n40.a16", "f32", 1, "element", 40, 1, "linear", "linear", 16, 0, 256, None, (1.5, 8), {}),
+    ("n64.a16", "f32", 1, "element", 64, 1, "linear", "linear", 16, 0, 256, None, (1.5, 8), {}),
+    ("n12.a4", "f32", 1, "element", 12, 1, "linear", "linear", 4, 0, 256, None, (1.5, 8), {}),
+    ("n24.mip.a16", "f32", 1, "element", 24, 4, "linear", "linear", 16, 0, 512, None, (1.5, 24), {}),
+    ("n40.mip.a4", "f32", 1, "element", 40, 5, "linear", "linear", 4, 0, 256, None, (1.5, 40), {}),
+    # 4. point texel filtering at the mixed corners
+    ("pt.mixed.a16", "f32", 1, "element", 8, 1, "point", "linear", 16, 0, 512, MIXED, (1.5, 8), {}),
+    ("pt.mixed.a4", "f32", 1, "element", 8, 1, "point", "linear", 4, 0, 256, MIXED, (1.5, 8), {}),
+    ("pt.mixed.n12.a16", "f32", 1, "element", 12, 1, "point", "linear", 16, 0, 256, MIXED, (1.5, 8), {}),
+    ("lin.mixed.a16", "f32", 1, "element", 8, 1, "linear", "linear", 16, 0, 256, MIXED, (1.5, 8), {}),
+    # 5. layered maps, a bias and clamps
+    ("acube.a4", "f32", 1, "element", 8, 1, "linear", "linear", 4, 2, 256, None, (1.5, 8), {}),
+    ("acube.mip.a16", "f32", 1, "element", 16, 5, "linear", "linear", 16, 2, 256, None, (1.5, 16), {}),
+    ("bias.p.a16", "f32", 1, "element", 16, 5, "linear", "linear", 16, 0, 256, None, (1.5, 16),
+     {"lodbias": 0.625}),
+    ("bias.n.a16", "f32", 1, "element", 16, 5, "linear", "linear", 16, 0, 256, None, (1.5, 16),
+     {"lodbias": -0.8}),
+    ("bias.p.a4", "f32", 1, "element", 16, 5, "linear", "linear", 4, 0, 256, None, (1.5, 16),
+     {"lodbias": 1.3}),
+    ("clamp.a16", "f32", 1, "element", 16, 5, "linear", "linear", 16, 0, 256, None, (1.5, 16),
+     {"minlod": 0.7, "maxlod": 2.4}),
+    ("clamp.bias.a4", "f32", 1, "element", 16, 5, "linear", "linear", 4, 0, 256, None, (1.5, 16),
+     {"lodbias": -0.4, "minlod": 0.3, "maxlod": 1.6}),
+    ("acube.bias.a16", "f32", 1, "element", 16, 5, "linear", "point", 16, 2, 256, None,
+     (1.5, 16), {"lodbias": 0.45, "maxlod": 3.0}),
+]
+
+
+def scf_texels(rng, d, ty, ch):
+    bits = 8 * T.ELEM[ty]
+    out = []
+    for (w, h, dd, nb) in mip_levels(d):
+        for _ in range(w * h * dd * ch):
+            if ty == "f32":
+                out.append(f32(rng.uniform(-4, 4)))
+            elif ty == "f16":
+                out.append(T.f16(rng.uniform(-4, 4)))
+            else:
+                out.append(rng.getrandbits(bits))
+    return out
+
+
+def scf_run(fam, prefix, sets, seed):
+    """The random fetches of each set of `sets` (as `SCF_SETS`), cases `PREFIX.TAG`."""
+    rng = __import__("random").Random(seed)
+    for (tag, ty, ch, read, n, levels, filt, mf, a, layers, cnt, corners, (l0, l1),
+         extra) in sets:
+        kw = dict(extra)
+        if layers:
+            kw["layers"] = layers
+        d = desc(ty, ch, (n, n), levels, filt=filt, mipfilter=mf, cube=True,
+                 seamless=extra.get("seamless", True), aniso=a, read=read,
+                 **{k: v for k, v in kw.items() if k not in ("seamless", "reach")})
+        tx = scf_texels(rng, d, ty, ch)
+        co, gs = [], []
+        for _ in range(cnt):
+            v, g = scc_fetch_ex(rng, n, extra.get("reach", 1.5), l0, l1, corners)
+            co.append(v)
+            gs.append(g)
+        dtype = "f32"
+        if read == "element" and ty not in ("f32", "f16"):
+            dtype = "s32" if ty[0] == "s" else "u32"
+        gadd("%s.%s" % (prefix, tag), fam, d, "acube" if layers else "cube", "grad", co,
+             grads=gs, texels=tx, dtype=dtype)
+
+
+def seamcfgcheck():
+    """Seamless cube maps with anisotropic filtering near edges and corners in the
+    configurations `seamcornercheck` leaves out (issue 28; `SCF_SETS`): nearest level
+    filtering, normalized `s8x4`, `u16x4`, `s16x2`, `f16x2` and mipmapped `u8x4` texels,
+    integer texels read as integers, faces of 5, 12, 24, 40 and 64 texels (one level and
+    mipmapped), point and linear texel filtering at the mixed corners ((+1, -1) and (-1, +1)),
+    layered maps (both layers), a bias and level clamps. Random textures, directions within
+    1.5 texels of a corner of a face, footprints along any direction ending on the face
+    (`scc_fetch_ex`; `corpus/vectors/seamcfglod`, `seamcfgfmt`, `seamcfgmixed`, `seamcfgsize`,
+    `seamcfgsize2` `.jsonl.xz`)."""
+    scf_run("seamcfgcheck", "scf", SCF_SETS, 20261130)
+
+def _scn(tag, n, a, levels=1, cnt=512, **extra):
+    return (tag, "f32", 1, "element", n, levels, "linear", "linear", a, 0, cnt, None,
+            (1.5, min(8, n) if levels == 1 else n), extra)
+
+
+# The `seamnpotcheck` sets: faces whose size is not a power of two (and 8 and 16 beside them),
+# seamless (and, `.plain`, not: the taps clamped to the face).
+SCN_SETS = [_scn("n%d.a%d" % (n, a), n, a) for n in (6, 10, 12, 20, 24, 40, 48, 100)
+            for a in (4, 16)] + [
+    _scn("n12.a16.r3", 12, 16, reach=3.0), _scn("n40.a16.r3", 40, 16, reach=3.0),
+    _scn("n8.a16.r3", 8, 16, reach=3.0), _scn("n16.a16.r3", 16, 16, reach=3.0),
+    _scn("n24.mip.a16", 24, 16, levels=4), _scn("n40.mip.a4", 40, 4, levels=5),
+    _scn("n12.a16.plain", 12, 16, seamless=False), _scn("n40.a16.plain", 40, 16, seamless=False)]
+
+
+def seamnpotcheck():
+    """Seamless cube maps with anisotropic filtering near corners on faces of 6, 10, 12, 20,
+    24, 40, 48 and 100 texels (`SCN_SETS`, `maxAnisotropy` 4 and 16, one level and mipmapped;
+    directions within 1.5 or 3 texels of a corner), and two maps without seamless filtering
+    beside them (`corpus/vectors/seamnpot1` to `seamnpot5` `.jsonl.xz`; the sets of 100-texel
+    faces are not kept: too large)."""
+    scf_run("seamnpotcheck", "scn", SCN_SETS, 20261131)
+
+
+def seamptmixed():
+    """Impulse probes as `seamcornerprobe`'s `scp.hi.pt.*`, at the mixed corners (+1, -1) and
+    (-1, +1) of face +z (`scp.mx.pt.gK`, `scp.my.pt.gK`): point texel filtering, 8-texel
+    faces, `maxAnisotropy` 16, fetches whose tap lies past an edge (`scp_keep`)."""
+    fam = "seamptmixed"
+    n = SCP_N
+    for corner in ["mx", "my"]:
+        d = desc("f32", 4, (n, n), 1, filt="point", mipfilter="linear", cube=True,
+                 seamless=True, aniso=16)
+        dirs, grads, _ = scp_probes(SCP_POINT, corner, False)
+        for g in range(6 * n * n // 4):
+            texels = [0] * (6 * n * n * 4)
+            for ch in range(4):
+                texels[(4 * g + ch) * 4 + ch] = f32(1.0)
+            gadd("scp.%s.pt.g%d" % (corner, g), fam, d, "cube", "grad", dirs, grads=grads,
+                 texels=texels)
+
+
+# The `seamcfgcheck` fetches `seamcfgmiss` replays: set tag -> fetch indices.
+SCFM_FETCHES = {"n40.a16": [82], "n12.a4": [138], "n24.mip.a16": [274, 295],
+                "n40.mip.a4": [28]}
+
+
+def scf_near_texels(d, n, dirs, grads):
+    """The texels (level, face, i, j) of every level of a cube map of `n`-texel faces whose
+    centres lie near the footprint of any of the fetches (direction, gradient pair): within
+    the gradients' lengths and six texels of the level of the fetch's point on the cube."""
+    out = []
+    seen = set()
+    for v, (g1, g2) in zip(dirs, grads):
+        m = max(abs(c) for c in v)
+        q = [c / m for c in v]
+        glen = (math.sqrt(sum(c * c for c in g1)) + math.sqrt(sum(c * c for c in g2))) / m
+        for k, (w, _, _, _) in enumerate(mip_levels(d)):
+            r = glen + 12.0 / w + 2.0 / n
+            for f in range(6):
+                for j in range(w):
+                    for i in range(w):
+                        p = CUBE_FACES[f](2 * (i + 0.5) / w - 1, 2 * (j + 0.5) / w - 1)
+                        if (k, f, i, j) not in seen and math.dist(p, q) < r:
+                            seen.add((k, f, i, j))
+                            out.append((k, f, i, j))
+    return out
+
+
+def seamcfgmiss():
+    """The `seamcfgcheck` fetches the interpreter missed (`SCFM_FETCHES`), replayed on impulse
+    textures: the set's face size, levels and filtering, `f32` RGBA texels all 0 but four
+    one-hot ones (one per channel) among the texels near the footprints (`scf_near_texels`),
+    so each case `scfm.TAG.gK` reads four texels' weights in each fetch. Reads the directions
+    and gradients from `corpus/vectors/seamcfg*.jsonl.xz` (run from the repository's root)."""
+    import glob
+    import json
+    import lzma
+    import struct
+    fam = "seamcfgmiss"
+    rec = {}
+    for path in sorted(glob.glob("corpus/vectors/seamcfg*.jsonl.xz")):
+        with lzma.open(path, "rt") as f:
+            rec.update({r["name"]: r for r in map(json.loads, f)})
+    fl = lambda w: struct.unpack("<f", struct.pack("<I", int(w, 16)))[0]
+    sets = {t[0]: t for t in SCF_SETS}
+    for tag, idx in SCFM_FETCHES.items():
+        (_, _, _, _, n, levels, filt, mf, a, layers, _, _, _, extra) = sets[tag]
+        r = rec["scf." + tag]
+        co, gr = r["args"][1]["hex"], r["args"][2]["hex"]
+        dirs = [tuple(fl(w) for w in co[4 * i:4 * i + 3]) for i in idx]
+        grads = [(tuple(fl(w) for w in gr[8 * i:8 * i + 4]),
+                  tuple(fl(w) for w in gr[8 * i + 4:8 * i + 8])) for i in idx]
+        d = desc("f32", 4, (n, n), levels, filt=filt, mipfilter=mf, cube=True, seamless=True,
+                 aniso=a, **dict(extra))
+        offs = []
+        o = 0
+        for (w, h, dd, nb) in mip_levels(d):
+            offs.append((o, w))
+            o += w * h * dd
+        near = scf_near_texels(d, n, dirs, [(g[0][:3], g[1][:3]) for g in grads])
+        for g in range((len(near) + 3) // 4):
+            texels = [0] * (o * 4)
+            for ch, (k, f, i, j) in enumerate(near[4 * g:4 * g + 4]):
+                base, w = offs[k]
+                texels[(base + (f * w + j) * w + i) * 4 + ch] = f32(1.0)
+            gadd("scfm.%s.g%d" % (tag, g), fam, d, "cube", "grad", dirs, grads=grads,
+                 texels=texels)
+        print("scfm.%s: %d texels %s" % (tag, len(near), near), file=__import__("sys").stderr)
+
+
 
 SCM_FETCHES = {16: ("scc.lin.a16", [508, 151, 58, 92, 280, 494]), 4: ("scc.lin.a4", [259, 469, 50])}
 
@@ -1783,7 +2031,9 @@ T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit
                    "anisobias": anisobias, "anisocheck": anisocheck, "s16clamp": s16clamp,
                    "cubegrad": cubegrad, "cubenpot": cubenpot, "seamaniso": seamaniso, "linaniso": linaniso,
                    "seamcornerprobe": seamcornerprobe, "seamcornercheck": seamcornercheck,
-                   "seamcornermiss": seamcornermiss})
+                   "seamcornermiss": seamcornermiss,
+                   "seamcfgcheck": seamcfgcheck, "seamptmixed": seamptmixed,
+                   "seamcfgmiss": seamcfgmiss, "seamnpotcheck": seamnpotcheck})
 
 if __name__ == "__main__":
     T.main()
