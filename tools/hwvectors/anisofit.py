@@ -38,7 +38,16 @@ the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Run
   tap the texel its position, rounded down to 1/256, falls in) and nearest level filtering
   (`check_formats`; the 16-bit and integer formats on `corpus/vectors/aniso16.jsonl.xz`).
 
+- `--known DIR`: the interpreter's figures of docs/INTERP.md's anisotropic tables and of
+  `corpus/vectors/known_failures.txt`: for every `tex.grad` case of the recorded anisotropic
+  sets (`KNOWN_FILES`), the failing output words (`bad_lanes`) and the fetches that agree,
+  split by the levels each reads (`lod_with`), a tap past a cube corner (`past_corner`) or a
+  gradient ending on another face (`cube_sample`); on 2D sets also the lanes where `fetch`
+  gives the interpreter's value; an entry whose word count is stale is flagged. DIR holds
+  the interpreter's outputs: `ptx vectors corpus/vectors/NAME.jsonl.xz --write DIR/NAME.jsonl`.
+
     python3 tools/hwvectors/anisofit.py [corpus/aniso]
+    python3 tools/hwvectors/anisofit.py --known DIR [corpus/vectors]
 """
 
 import json
@@ -133,6 +142,22 @@ def rho(gx, gy):
     s = [add9(a, b) for a, b in zip(tx, ty)]
     d = [add9(a, -b) for a, b in zip(tx, ty)]
     return f32(max(norm2(gx), norm2(gy), diag2(s), diag2(d)))
+
+
+def to_texels(g, d):
+    """A normalized gradient component in texels of a size `d` (docs/INTERP.md, Mipmaps;
+    `interp/src/lod.rs` `to_texels`): exact for a power of two, else the significand truncated
+    to 9 bits after its leading one through a truncated multiplier."""
+    g = f32(g)
+    if d & (d - 1) == 0 or not math.isfinite(g) or g == 0.0:
+        return f32(g * d)
+    a = abs(g)
+    e = math.frexp(a)[1] - 1
+    m = math.floor(a / 2.0 ** (e - 9))
+    n = d.bit_length()
+    unit = 2.0 ** (n - 4)
+    s = sum(math.floor((m << b) / unit) for b in range(n) if d >> b & 1)
+    return f32(math.copysign((s + 7) * unit * 2.0 ** (e - 9), g))
 
 
 def pow2_floor(a):
@@ -262,7 +287,7 @@ def det_hw(gx, gy):
     (`det_tm_exact`) 10,816; without the guard bit (`det_grid`) 12,282, the 4 more misses
     differences that lose their leading bit. Either operand order in `tmul` gives the same
     determinant on every sample. The sweeps and random pairs of `anisoprobe.jsonl.xz` (A 2, 4,
-    8, 16, through `aniso_lod`) agree but 2 of 13,332 + 8,192 samples.
+    8, 16, through `aniso_lod`) agree in every one of 13,332 + 8,192 samples.
     """
     p, q = t9(tmul(gx[0], gy[1])), t9(tmul(gx[1], gy[0]))
     same = ((gx[0] < 0) != (gy[1] < 0)) == ((gx[1] < 0) != (gy[0] < 0))
@@ -501,15 +526,18 @@ def fetch_f32(levels, u, v, gxn, gyn, aniso, bits=27):
     return round_away(s), len(fps)
 
 
-def fetch_groups(levels, u, v, gxn, gyn, aniso, wrap=False, point=False, nearest=False):
+def fetch_groups(levels, u, v, gxn, gyn, aniso, wrap=False, point=False, nearest=False,
+                 addr=None, border=0.0):
     """The weighted texels of one channel of a fetch, one group per tap (weights as fractions
     of 1), and the number of levels read. `levels` hold the channel's texels (`f16` values,
     or the `u8`/`s8` integers); `wrap` leaves the positions unclamped and wraps the texels;
     `point` reads, at each tap's whole weight, the texel its position (the coordinate rounded
     down to 1/256 plus the offset) falls in; `nearest` reads the nearest level alone, with the
-    one-level footprint."""
+    one-level footprint. `addr` `"mirror"` or `"border"` leaves the positions unclamped too
+    and addresses each texel as the sampler says (mirrored, or `border` past the edge)."""
     h, w = levels[0].shape
-    gx, gy = [gxn[0] * w, gxn[1] * h], [gyn[0] * w, gyn[1] * h]
+    gx = [to_texels(gxn[0], w), to_texels(gxn[1], h)]
+    gy = [to_texels(gyn[0], w), to_texels(gyn[1], h)]
     if nearest:
         lmaj, _, raw = lod_parts(gx, gy, aniso)
         lod = min(max(sharpen(raw, aniso), 0), 256 * (len(levels) - 1))
@@ -525,6 +553,11 @@ def fetch_groups(levels, u, v, gxn, gyn, aniso, wrap=False, point=False, nearest
         def at(i, j):
             if wrap:
                 return float(tex[j % h, i % w])
+            if addr == "mirror":
+                i, j = i % (2 * w), j % (2 * h)
+                return float(tex[min(j, 2 * h - 1 - j), min(i, 2 * w - 1 - i)])
+            if addr == "border":
+                return float(tex[j, i]) if 0 <= i < w and 0 <= j < h else border
             return float(tex[min(max(j, 0), h - 1), min(max(i, 0), w - 1)])
         if point:
             cx, cy = math.floor(u * w * 256), math.floor(v * h * 256)
@@ -535,7 +568,7 @@ def fetch_groups(levels, u, v, gxn, gyn, aniso, wrap=False, point=False, nearest
         cy = math.floor((v * h - 0.5) * 256 + 0.5)
         for ox, oy, wt in taps:
             x, y = cx + ox, cy + oy
-            if not wrap:
+            if not wrap and addr is None:
                 x, y = min(max(x, 0), 256 * (w - 1)), min(max(y, 0), 256 * (h - 1))
             groups.append([(Fraction(ww, t), at((x >> 8) + dx, (y >> 8) + dy))
                            for (dx, dy), ww in split(wt, x & 255, y & 255).items() if ww])
@@ -964,7 +997,210 @@ def check_bias(vectors):
               (fam, a, ok, n, cok, cn))
 
 
+# --- `--known`: the figures of `corpus/vectors/known_failures.txt` and docs/INTERP.md's tables.
+
+KNOWN_FILES = ["aniso", "anisograd", "anisoaddr", "aniso16", "anisogeom", "anisobias",
+               "cubegrad", "seamaniso", "seamcorner2"]
+KNOWN_PREFIXES = ("aniso.grad#", "aniso.lod#", "ap6.rand#", "anisoaddr#", "aniso16#", "ag.grad#",
+                  "ag.lod.grad.", "ac.1d.",
+                  "ac.grad#", "cg.fetch#", "sa.grad#", "scc.")
+
+
+def lod_with(gx, gy, tex):
+    """`tex.grad`'s level of detail (1/256) of a texture descriptor `tex` (bias, clamps,
+    `maxAnisotropy`, levels), the raw level of `lod_parts` (docs/INTERP.md: the bias added to
+    the raw level, sharpened, then the clamps)."""
+    a = tex.get("aniso", 0)
+    top = 256 * (tex.get("levels", 1) - 1)
+    if rho(gx, gy) == 0:
+        return 0
+    raw = lod_parts(gx, gy, max(a, 1))[2] if a > 1 else L256(rho(gx, gy))
+    sharp = a > 1 and tex.get("trilinopt", 1)
+    b = tex.get("lodbias", 0.0)
+    bias = sharp_bias(b, a) if sharp else math.trunc(Fraction(f32(b)) * 256)
+    lev = sharpen(raw + bias, a) if sharp else raw + bias
+    lev = min(lev, math.trunc(Fraction(f32(tex.get("maxlod", 1000.0))) * 256))
+    lev = max(lev, math.trunc(Fraction(f32(tex.get("minlod", 0.0))) * 256))
+    return min(max(lev, 0), top)
+
+
+def border_raw(b, fmt):
+    """The border colour as a texel of format `fmt` (`texture::border_bytes`): normalized
+    integers through f16 (toward zero; exact for the recorded colours), then scaled to the
+    format's largest value, nearest with ties toward zero."""
+    hi = {"u8": 255, "s8": 127, "u16": 65535, "s16": 32767}.get(fmt)
+    if hi is None:
+        return b
+    v = Fraction(f32(b)) * hi
+    q = math.floor(v)
+    return q + (v - q > Fraction(1, 2))
+
+
+def n_levels(lev, tex):
+    return 2 if tex.get("mipfilter") == "linear" and lev & 255 else 1
+
+
+def cube_face_st(q, i, neg):
+    """The face's own (s, t) of a vector `q` on face (axis `i`, sign): `texture::cube_face`."""
+    return {(0, False): (-q[2], -q[1]), (0, True): (q[2], -q[1]), (1, False): (q[0], q[2]),
+            (1, True): (q[0], -q[2]), (2, False): (q[0], -q[1]), (2, True): (-q[0], -q[1])}[(i, neg)]
+
+
+def cube_sample(p, gx, gy, tex):
+    """A cube-map fetch's class and footprint: ("crossing", None) where a gradient ends on
+    another face (isotropic), else ("face", (s, t, gx, gy)): the face coordinates in [0, 1] and
+    the face's gradients in texels of level 0 (`exec/texture.rs` `cube_gradient`, oriented)."""
+    import cubefit
+    if cubefit.crosses(p, gx) or cubefit.crosses(p, gy):
+        return "crossing", None
+    n = tex["dims"][0]
+    i = cubefit.major(p)
+    neg = p[i] < 0
+    m0 = abs(p[i])
+
+    def st(q, m):
+        s, t = cube_face_st(q, i, neg)
+        return s / m, t / m
+    s0, t0 = st(p, m0)
+    out = []
+    for g in (gx, gy):
+        q = [p[k] + g[k] for k in range(3)]
+        s1, t1 = st(q, abs(q[i]))
+        out.append([cubefit.to_texels(f32((s1 - s0) / 2), n), cubefit.to_texels(f32((t1 - t0) / 2), n)])
+    r = f32(1 / f32(m0))
+    s, t = cube_face_st([f32(c) for c in p], i, neg)
+    return "face", ((f32(f32(s) * r) + 1) / 2, (f32(f32(t) * r) + 1) / 2, out[0], out[1])
+
+
+def past_corner(s, t, gx, gy, tex):
+    """Whether a tap of a seamless cube map's footprint would hold two or more texels past a
+    corner of the cube (both their coordinates outside the face): the taps whose position
+    `exec::texture::seamless_tap` clamps."""
+    n0 = tex["dims"][0]
+    for k, taps, _ in footprint2(gx, gy, tex["aniso"], tex["levels"]):
+        n = max(n0 >> k, 1)
+        cx = math.floor((s * n - 0.5) * 256 + 0.5)
+        cy = math.floor((t * n - 0.5) * 256 + 0.5)
+        for ox, oy, wt in taps:
+            x, y = (cx + ox) >> 8, (cy + oy) >> 8
+            if wt and sum(not 0 <= x + dx < n and not 0 <= y + dy < n
+                          for dx in (0, 1) for dy in (0, 1)) >= 2:
+                return True
+    return False
+
+
+def known_case(c, got):
+    """One tex.grad case against the interpreter's outputs `got` (the same case from
+    `ptx vectors --write`): the failing words, and per class of fetch (one level, two levels,
+    a tap past a corner of a seamless cube map, a gradient ending on another face; 3D and
+    layered 1D: "iso") [agreeing, total]; and, where `fetch` models the format and addressing
+    (2D, no bias), the fetches whose every channel `fetch` gives as the interpreter does."""
+    tex = c["textures"][0]
+    want = [int(h, 16) for h in c["out"]["hex"]]
+    have = [int(h, 16) for h in got["out"]["hex"]]
+    bad = sum(a != b for a, b in zip(want, have))
+    co = words(c["args"][1]["hex"]).reshape(-1, 4)
+    g = words(c["args"][2]["hex"]).reshape(-1, 8)
+    nf = len(want) // 4
+    dims = tex["dims"]
+    geo = "cube" if tex.get("cube") else ("1d" if len(dims) == 1 else ("3d" if len(dims) == 3
+                                                                      else "2d"))
+    iso = geo == "3d" or (geo == "1d" and tex.get("layers"))
+    modelled = (geo == "2d" and not tex.get("layers") and "lodbias" not in tex
+                and "minlod" not in tex)
+    if modelled:
+        lv = levels_of(c)
+        integer = tex.get("read") == "element" and tex["type"] not in ("f32", "f16")
+        kw = {"point": tex.get("filter") == "point", "nearest": tex.get("mipfilter") == "point",
+              "wrap": tex["addr"][0] == "wrap",
+              "addr": tex["addr"][0] if tex["addr"][0] in ("mirror", "border") else None}
+        border = [border_raw(b, tex["type"]) for b in tex.get("border", [0, 0, 0, 0])]
+    cls = {}
+    model_ok = 0
+    for i in range(nf):
+        ok = want[4 * i:4 * i + 4] == have[4 * i:4 * i + 4]
+        u = [float(v) for v in co[i, :3]]
+        gx3, gy3 = [float(v) for v in g[i, 0:3]], [float(v) for v in g[i, 4:7]]
+        if iso:
+            k = "iso"
+        elif geo == "cube":
+            k, fp = cube_sample(u, gx3, gy3, tex)
+            if k == "face":
+                s, t, gx, gy = fp
+                if (tex.get("seamless") and tex.get("filter") == "linear"
+                        and past_corner(s, t, gx, gy, tex)):
+                    k = "corner"
+                else:
+                    k = ("one", "two")[n_levels(lod_with(gx, gy, tex), tex) - 1]
+        else:
+            w = dims[0]
+            h = dims[1] if geo == "2d" else 1
+            gx = [to_texels(gx3[0], w), to_texels(gx3[1], h) if geo == "2d" else 0.0]
+            gy = [to_texels(gy3[0], w), to_texels(gy3[1], h) if geo == "2d" else 0.0]
+            k = ("one", "two")[n_levels(lod_with(gx, gy, tex), tex) - 1]
+        t = cls.setdefault(k, [0, 0])
+        t[0] += ok
+        t[1] += 1
+        if modelled:
+            same = True
+            for ch in range(tex["channels"]):
+                r, _ = fetch(lv[ch], u[0], u[1], gx3[:2], gy3[:2], tex["aniso"], tex["type"],
+                             integer=integer, border=border[ch], **kw)
+                v = have[4 * i + ch]
+                if integer:
+                    v = v - (1 << 32) if tex["type"][0] == "s" and v >= 1 << 31 else v
+                else:
+                    v = float(np.array([v], np.uint32).view(np.float32)[0])
+                same = same and r == v
+            model_ok += same
+    return bad, cls, (model_ok if modelled else None), nf
+
+
+def fmt_split(cls):
+    names = {"one": "one level", "two": "two levels", "corner": "past a corner",
+             "crossing": "crossing", "iso": "isotropic"}
+    parts = ["%s %s/%s" % (names[k], "{:,}".format(cls[k][0]), "{:,}".format(cls[k][1]))
+             for k in ("one", "two", "corner", "crossing", "iso") if k in cls]
+    ok = sum(v[0] for v in cls.values())
+    tot = sum(v[1] for v in cls.values())
+    return ", ".join(parts) + ", all %s/%s" % ("{:,}".format(ok), "{:,}".format(tot))
+
+
+def known(interp, vectors="corpus/vectors", only_known=False):
+    """`--known INTERP`: for every `tex.grad` case of the anisotropic sets (`KNOWN_FILES`), the
+    failing words and the fetches that agree per class (`known_case`), from the recordings in
+    `vectors` and the interpreter's outputs in `INTERP/NAME.jsonl` (`ptx vectors
+    corpus/vectors/NAME.jsonl.xz --write INTERP/NAME.jsonl`); the entries of
+    `known_failures.txt` whose "(N of the case's output words)" differs are flagged."""
+    import re
+    text = {}
+    for line in open(vectors + "/known_failures.txt"):
+        if line.strip() and not line.startswith("#"):
+            text[line.split()[0]] = line
+    for fam in KNOWN_FILES:
+        rec = load(vectors + "/%s.jsonl.xz" % fam)
+        got = {c["name"]: c for c in map(json.loads, open(interp + "/%s.jsonl" % fam))}
+        for name, c in rec.items():
+            if not name.startswith(KNOWN_PREFIXES) or "tex.grad" not in c["ptx"]:
+                continue
+            if only_known and name not in text:
+                continue
+            bad, cls, mok, nf = known_case(c, got[name])
+            note = ""
+            if name in text:
+                m = re.search(r"\((\d+) of the case's output words\)", text[name])
+                n = int(m.group(1)) if m else None
+                note = " [known: %s words%s]" % (n, "" if n == bad else " STALE")
+            elif bad:
+                note = " [NOT LISTED]"
+            print("%-34s %3d words; %s%s%s" % (name, bad, fmt_split(cls),
+                  "" if mok is None else "; model %d/%d" % (mok, nf), note))
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--known":
+        known(sys.argv[2], *sys.argv[3:4])
+        return
     root = sys.argv[1] if len(sys.argv) > 1 else "corpus/aniso"
     check_bias(root.rstrip("/").rsplit("/", 1)[0] + "/vectors" if "/" in root else "vectors")
     ap = load(root + "/anisoprobe.jsonl.xz")
