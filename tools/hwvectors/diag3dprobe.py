@@ -15,6 +15,7 @@ first output word of each thread only (the level of detail; the other three are 
 `corpus/lod/diag3d.json.xz`, `{case: [word, ...]}`, made on an H200 with
 
     python3 tools/hwvectors/diag3dprobe.py OUT.json.xz
+    python3 tools/hwvectors/diag3dprobe.py --x OUT.json.xz   (diag3dx: corpus/lod/diag3dx.json.xz)
 
 and read by `tools/hwvectors/diagfit.py --probe` (no GPU).
 """
@@ -53,8 +54,32 @@ def diag3d():
                   [(0.3, 0.6, 0.45)] * len(g), grads=g)
 
 
+def diag3dx():
+    """`d3x.mM.zF`: both gradients half the diagonal `(m, x, z)` with `x` over every half unit
+    of [64, 511] and `z = F x` (in quarter units), m 600 and 850, F 0 (2D, a control), 0.05,
+    0.17, 0.33, 0.5, 0.71, 0.9 (`corpus/lod/diag3dx.json.xz`, `--x`): the second component
+    dense where `d3.diag.*` has five values."""
+    fam = "diag3dx"
+    d3 = M.desc("f32", 1, (64, 64, 64), 7, mipfilter="linear")
+    n = 64.0
+    xs = [64 + i / 2 for i in range(2 * (511 - 64) + 1)]
+    for m in [600, 850]:
+        for zf in [0.0, 0.05, 0.17, 0.33, 0.5, 0.71, 0.9]:
+            g = []
+            for x in xs:
+                z = round(zf * x * 4) / 4
+                h = (m * U / 2 / n, x * U / 2 / n, z * U / 2 / n)
+                g.append((h, h))
+            M.add("d3x.m%d.z%g" % (m, zf), fam, d3, "3d", "grad",
+                  [(0.3, 0.6, 0.45)] * len(g), grads=g)
+
+
 def main():
-    diag3d()
+    if "--x" in sys.argv:
+        sys.argv.remove("--x")
+        diag3dx()
+    else:
+        diag3d()
     gpu = T.Gpu()
     t0 = time.time()
     res = {}

@@ -25,6 +25,9 @@ recorded level of detail allows); `--probe` the 3D sweeps of `corpus/lod/diag3d.
 while with a third component the interpreter's rule reads one (a few two) 1/256 steps high
 in 168 of 24,320 samples, and no constant offset of the minor terms per second component
 fits (`--probe` prints, per second component, the offset interval the sweeps allow: empty).
+`--probe` then reads `corpus/lod/diag3dx.json.xz` (the second component over every half unit
+of [64, 511]): the rule misses 183 of its 12,530 samples (none of the 1,790 2D controls), and
+`minor_probe`, which fits every 3D sample of `diag3d.json.xz`, 130.
 
     python3 tools/hwvectors/diagfit.py [--3d] [--rows] [--probe]
 """
@@ -204,6 +207,51 @@ def probe():
                                              dict(miss) if miss else ""))
     for x, (a, b) in sorted(bounds.items()):
         print("x %-6g offset c in [%.5f, %.5f) units" % (x, a, b))
+    probe_x(add)
+
+
+def minor_probe(x, z):
+    """The minor terms of a 3D diagonal extent (`x`, `z` the second and third magnitudes, `z`
+    above 0) that every `d3.diag.*` sample with a third component fits (24,320): 121/512 `x`
+    cut to 10 bits, not 11, 11/64 `z` exact, and 1/16 of `z`'s last bit instead of `x`'s.
+    `diag3dx.json.xz` (the second component dense) refutes it."""
+    return tb(121 / 512 * x, 10) + 11 / 64 * z + ulp9(z) / 16
+
+
+def probe_x(add):
+    """`corpus/lod/diag3dx.json.xz` (`diag3dprobe.py --x`): the samples the interpreter's rule
+    and `minor_probe` reproduce, per case."""
+    import struct
+    rec = json.load(lzma.open(os.path.join(ROOT, "..", "lod", "diag3dx.json.xz"), "rt"))
+    u = 2.0 ** -7
+    xs = [64 + i / 2 for i in range(2 * (511 - 64) + 1)]
+    keep = diagonal
+
+    def probe_diag(v, k2):
+        a = sorted9(v)
+        if a[2] == 0.0 or k2 == 0.0:
+            return keep(v, k2)
+        w = ulp9(a[0])
+        g = (11 * (a[0] / w) + 4) / 16
+        g = math.floor(g) if g >= 512 else math.floor(2 * g) / 2
+        return g * w + minor_probe(a[1], a[2])
+    tot = collections.Counter()
+    for name, out in rec.items():
+        m, zf = int(name.split(".")[1][1:]), float(name.split(".z")[1])
+        ok = [0, 0]
+        for x, w in zip(xs, out):
+            z = round(zf * x * 4) / 4
+            h = [f32(m * u / 2), f32(x * u / 2), f32(z * u / 2)]
+            o = round(struct.unpack("<f", struct.pack("<I", w))[0] * 256)
+            for j, rule in enumerate((keep, probe_diag)):
+                globals()["diagonal"] = rule
+                ok[j] += lod(h, h, 6 * 256, add) == o
+            globals()["diagonal"] = keep
+        tot["n"] += len(xs)
+        tot["rule"] += ok[0]
+        tot["probe"] += ok[1]
+        print("%-18s %4d of %4d agree (minor_probe: %4d)" % (name, ok[0], len(xs), ok[1]))
+    print("diag3dx: the rule %d of %d, minor_probe %d" % (tot["rule"], tot["n"], tot["probe"]))
 
 
 def main():
