@@ -170,7 +170,8 @@ fn signed9(v: f64) -> f64 {
 /// The vector whose direction the taps follow (`anisofit.py`, `major_axis`): of the four
 /// extents the isotropic level of detail takes the largest of (the lengths of `gx` and `gy`,
 /// the extents of the sum and difference of the truncated gradients as `lod::add9` forms them;
-/// the first on a tie), its vector, the exact sum or difference scaled by 11/16 (the weight
+/// the first on a tie), its vector, the exact sum or difference scaled by 11/16, the
+/// difference from the shorter gradient to the longer (the weight
 /// its larger component has in the extent; the sums as `add9` forms them agree with as many
 /// fetches: one more of `aniso.jsonl.xz` `aniso.grad#f32.a4`, one fewer of
 /// `aniso.grad#u8x4.wrap.a4`).
@@ -179,9 +180,13 @@ pub fn major_axis(gx: [f64; 2], gy: [f64; 2]) -> [f64; 2] {
     let sum = [tx[0] + ty[0], tx[1] + ty[1]];
     let dif = [tx[0] - ty[0], tx[1] - ty[1]];
     let scaled = |v: [f64; 2]| v.map(|c| c * 11.0 / 16.0);
+    let (lx, ly) = (length(&gx, 0.0), length(&gy, 0.0));
+    // The difference runs from the shorter gradient to the longer one (`gy - gx` where `gy`
+    // is the longer): its sign decides the lower level's floors between two levels.
+    let dif = if ly > lx { dif.map(|c| -c) } else { dif };
     let cands = [
-        (length(&gx, 0.0), gx),
-        (length(&gy, 0.0), gy),
+        (lx, gx),
+        (ly, gy),
         (
             diagonal(&[add9(tx[0], ty[0]), add9(tx[1], ty[1])], 0.0),
             scaled(sum),
@@ -475,6 +480,9 @@ mod tests {
         assert_eq!(major_axis([3.0, 0.0], [0.0, 3.0]), [3.0, 0.0]);
         // Nearly parallel gradients: their sum's extent, scaled by 11/16.
         assert_eq!(major_axis([2.0, 1.0], [2.0, 1.0]), [2.75, 1.375]);
+        // Nearly opposite gradients: their difference, from the shorter to the longer.
+        assert_eq!(major_axis([2.0, 1.0], [-2.0, -1.0]), [2.75, 1.375]);
+        assert_eq!(major_axis([-2.0, -1.0], [2.0, 1.5]), [2.75, 1.71875]);
     }
 
     #[test]
