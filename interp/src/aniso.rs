@@ -21,7 +21,8 @@ const NO_MINOR: i64 = -(1 << 30);
 /// isotropic one), the footprint's log2 ratio and the taps' step.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Grad {
-    /// The raw level of detail in 1/256: `max(Lmin, Lmaj - 256 log2 A)` ([`lod_parts`]).
+    /// The raw level of detail in 1/256: `max(Lmin, Lmaj - 256 log2 A)`, at most `Lmaj`
+    /// ([`lod_parts`]).
     pub raw: i64,
     /// The one-level footprint's log2 ratio in 1/256: `Lmaj - max(raw, 0)`, at least 0.
     pub ratio: i64,
@@ -156,10 +157,11 @@ fn log2_aniso(aniso: u32) -> i64 {
 /// `(Lmaj, raw)`: the major axis's level of detail `Lmaj` (the isotropic one, `256 log2 rho`,
 /// given) and the raw level of detail `max(Lmin, Lmaj - 256 log2 A)`, with the minor axis
 /// `Lmin = L(det) - Lmaj` (`det / rho` as a difference of two table logarithms; `anisofit.py`
-/// `lod_parts`).
+/// `lod_parts`), held at most `Lmaj` (where the two tables' roundings put `Lmin` above it).
 pub fn lod_parts(lmaj: i64, gx: [f64; 2], gy: [f64; 2], aniso: u32) -> i64 {
     let lmin = log2_256(det(gx, gy)).map_or(NO_MINOR, |l| l - lmaj);
     lmin.max(lmaj.saturating_sub(256 * log2_aniso(aniso)))
+        .min(lmaj)
 }
 
 /// `|v|` truncated to 9 bits after its leading one, with `v`'s sign.

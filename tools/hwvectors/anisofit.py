@@ -303,7 +303,10 @@ def det_hw(gx, gy):
 def lod_parts(gx, gy, aniso):
     """(Lmaj, Lmin, raw) of `aniso_lod`, in 1/256, before the sharpening and clamps: `Lmaj =
     L256(rho)`, `Lmin = L256(det_hw) - Lmaj` (the minor axis `det / rho` as a difference of
-    two table logarithms), `raw = max(Lmin, Lmaj - 256 log2 A)`. On the raw levels of detail
+    two table logarithms), `raw = max(Lmin, Lmaj - 256 log2 A)` held at most `Lmaj` (the
+    tables' roundings can put `Lmin` a few 1/256 above `Lmaj`: the four random two-level scans
+    of `anisoprobe6.scan.rand.jsonl.xz` where they do show the share of a raw level `Lmaj`, and
+    `aniso.lod#a2` the level). On the raw levels of detail
     of `anisoprobe6.lod.jsonl.xz` (`check_lod_raw`) every miss is one where a diagonal (the
     sum or difference of the gradients) is the largest extent and reads one 1/256 step low,
     the `diag2` miss the isotropic level of detail shows too (docs/INTERP.md, Mipmaps;
@@ -312,7 +315,7 @@ def lod_parts(gx, gy, aniso):
     lmaj = L256(r)
     det = det_hw(gx, gy)
     lmin = L256(det) - lmaj if det > 0 else -(1 << 30)
-    return lmaj, lmin, max(lmin, lmaj - 256 * int(math.log2(pow2_floor(aniso))))
+    return lmaj, lmin, min(max(lmin, lmaj - 256 * int(math.log2(pow2_floor(aniso)))), lmaj)
 
 
 def det_v1(gx, gy):
@@ -379,7 +382,7 @@ def major_axis(gx, gy):
     runs from the shorter gradient to the longer (`gy - gx` where `norm2(gy)` is the larger):
     the sign matters between two levels only, where the lower level's step is floored
     (`lower_scale`; with `gx - gy` always that count is 2,352; every set with `lod_parts`
-    own level of detail: 10,357 of 10,372 two-level scans, 10,254 with `gx - gy`)."""
+    own level of detail: 10,361 of 10,372 two-level scans)."""
     tx = [math.copysign(t9(a), a) for a in gx]
     ty = [math.copysign(t9(b), b) for b in gy]
     sm = [a + b for a, b in zip(tx, ty)]
