@@ -734,18 +734,13 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// cluster's accesses nothing orders before them and remembered for the check between
     /// clusters.
     fn race_global(&mut self, a: u64, size: usize, lane: usize, write: bool) {
-        self.race_global_lanes([(lane as u8, a)], size, write);
+        self.race_global_lanes(&[(lane as u8, a)], size, write);
     }
 
     /// [`Ctx::race_global`] for the executing lanes of one access, (lane, global address) in
     /// `lanes`: what they share is worked out once (the per-lane call cost more than the
     /// check itself on global-memory loops).
-    pub(crate) fn race_global_lanes(
-        &mut self,
-        lanes: impl IntoIterator<Item = (u8, u64)>,
-        size: usize,
-        write: bool,
-    ) {
+    pub(crate) fn race_global_lanes(&mut self, lanes: &[(u8, u64)], size: usize, write: bool) {
         let strong = self.atomic_or_strong();
         if strong {
             return;

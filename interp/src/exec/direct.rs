@@ -108,8 +108,13 @@ fn resolve(
             }
             if x.m.checks.race && x.cl.race.is_some() {
                 // Every lane resolved: the race check sees the warp's access here, at once.
-                let addrs = &addrs;
-                x.race_global_lanes(lanes(e).map(|l| (l as u8, addrs[l])), total, write);
+                let mut checked = [(0u8, 0u64); 32];
+                let mut n = 0;
+                for (c, l) in checked.iter_mut().zip(lanes(e)) {
+                    *c = (l as u8, addrs[l]);
+                    n += 1;
+                }
+                x.race_global_lanes(&checked[..n], total, write);
             }
         }
         AddrSpace::Shared | AddrSpace::SharedCluster => {

@@ -876,7 +876,7 @@ impl Race {
                 p,
                 func,
                 pc,
-                chunks.iter().copied(),
+                chunks,
                 tid,
                 *size as u32,
                 write,
@@ -951,7 +951,7 @@ impl Race {
         w: WarpId,
         func: u32,
         pc: u32,
-        lanes: impl IntoIterator<Item = (u8, u64)>,
+        lanes: &[(u8, u64)],
         tid: impl Fn(u8) -> u16,
         size: u32,
         write: bool,
@@ -968,7 +968,7 @@ impl Race {
         // With no global synchronising operation since the cluster's first global access (in
         // the cluster, or in another resident one), every access has the same epoch.
         let one_epoch = syncs.is_none() && *self.epoch0.get_or_insert(at.e()) == at.e();
-        for (lane, addr) in lanes {
+        for &(lane, addr) in lanes {
             let whole = addr % 4 == 0 && size % 4 == 0;
             let end = addr.saturating_add(size.max(1) as u64);
             let first = addr / 4;
