@@ -21,7 +21,7 @@ ends on another face (`-x`: the second, `x-`: the first).
 import json, lzma, sys, math, struct
 sys.path.insert(0, __import__('os').path.dirname(__file__))
 import numpy as np
-from anisofit import L256, rho, words
+from anisofit import L256, rho, words, to_texels
 
 def f32(x): return struct.unpack('<f', struct.pack('<f', x))[0]
 
@@ -172,18 +172,6 @@ def check_aniso(path, pref, **kw):
             v = aniso_cube(p, gx, gy, n, aniso, top, **kw)
             t = tot.setdefault(cr, [0, 0]); t[1] += 1; t[0] += v == hw
         print(c['name'], ' '.join('%s %d/%d' % (''.join('x' if z else '-' for z in k), v[0], v[1]) for k, v in sorted(tot.items())))
-
-def to_texels(g, d):
-    g = f32(g)
-    if d & (d - 1) == 0 or not math.isfinite(g) or g == 0.0:
-        return f32(g * d)
-    a = abs(g)
-    e = math.frexp(a)[1] - 1
-    m = math.floor(a / 2.0 ** (e - 9))
-    n = d.bit_length()
-    unit = 2.0 ** (n - 4)
-    s = sum(math.floor((m << b) / unit) for b in range(n) if d >> b & 1)
-    return f32(math.copysign((s + 7) * unit * 2.0 ** (e - 9), g))
 
 def grads_texels(p, g, n, mode):
     """The gradient in texels: mode 'tt9' (each piece to_texels, then t9, summed), 'face'

@@ -1686,30 +1686,7 @@ def scc_fetch(rng, n, reach):
     face, and a footprint whose major gradient (1.5 to 8 texels, any direction) and minor one
     (0 or up to the major's length over 16, perpendicular) both end on that face, so its taps
     lie along the major axis on the face and past the corner."""
-    while True:
-        f = rng.randrange(6)
-        cs, ct = rng.choice([-1, 1]), rng.choice([-1, 1])
-        s = cs * (1 - rng.uniform(0, 2 * reach / n))
-        t = ct * (1 - rng.uniform(0, 2 * reach / n))
-        ln = 2 ** rng.uniform(math.log2(1.5), 3)
-        a = rng.uniform(0, 2 * math.pi)
-        gs, gt = 2 * ln * math.cos(a) / n, 2 * ln * math.sin(a) / n
-        if abs(s + gs) > 1 or abs(t + gt) > 1:
-            gs, gt = -gs, -gt
-        if abs(s + gs) > 1 or abs(t + gt) > 1:
-            continue
-        m = rng.choice([0.0, rng.uniform(1 / 16, 1 / 2)])
-        hs, ht = -gt * m, gs * m
-        if abs(s + hs) > 1 or abs(t + ht) > 1:
-            hs, ht = -hs, -ht
-        if abs(s + hs) > 1 or abs(t + ht) > 1:
-            hs, ht = 0.0, 0.0
-        k = 2 ** rng.uniform(0, 0.5)
-        face = CUBE_FACES[f]
-        v = face(s, t)
-        gx = [k * (b - c) for b, c in zip(face(s + gs, t + gt), v)]
-        gy = [k * (b - c) for b, c in zip(face(s + hs, t + ht), v)]
-        return [k * c for c in v], (tuple(gx), tuple(gy))
+    return scc_fetch_ex(rng, n, reach, split=True)
 
 
 def seamcornercheck():
@@ -1744,14 +1721,18 @@ def seamcornercheck():
              texels=tx)
 
 
-def scc_fetch_ex(rng, n, reach, lmin=1.5, lmax=8.0, corners=None):
+def scc_fetch_ex(rng, n, reach, lmin=1.5, lmax=8.0, corners=None, split=False):
     """`scc_fetch` with the major gradient's length from `lmin` to `lmax` texels (at most the
-    face's `n`) and the corner drawn from `corners` ((cs, ct) pairs, any by default)."""
+    face's `n`) and the corner drawn from `corners` ((cs, ct) pairs, any by default; with
+    `split` each sign drawn on its own, as `scc_fetch`'s recordings were made)."""
     lmax = min(lmax, n)
     lmin = min(lmin, lmax)
     while True:
         f = rng.randrange(6)
-        cs, ct = rng.choice(corners or [(-1, -1), (-1, 1), (1, -1), (1, 1)])
+        if split:
+            cs, ct = rng.choice([-1, 1]), rng.choice([-1, 1])
+        else:
+            cs, ct = rng.choice(corners or [(-1, -1), (-1, 1), (1, -1), (1, 1)])
         s = cs * (1 - rng.uniform(0, 2 * reach / n))
         t = ct * (1 - rng.uniform(0, 2 * reach / n))
         ln = 2 ** rng.uniform(math.log2(lmin), math.log2(lmax))
