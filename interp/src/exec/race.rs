@@ -1586,8 +1586,10 @@ impl Grid {
                 else {
                     continue;
                 };
-                // Writes against writes and reads, reads against writes.
-                for (kb, ka) in [(0, 0), (0, 1), (1, 0)] {
+                // Writes against writes and reads, reads against writes: none without a write
+                // (words only read, mostly).
+                let writes = b[0].lo.some() || t[0].lo.some();
+                for (kb, ka) in [(0, 0), (0, 1), (1, 0)].into_iter().filter(|_| writes) {
                     if let Some((x, y)) = unordered(&t[ka], &b[kb]) {
                         report(findings, bases, &site, &thread, key, x, y, ka, kb);
                         break;
