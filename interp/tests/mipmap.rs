@@ -511,6 +511,28 @@ fn anisotropic_grad_rounds_16_bit_and_integer_texels() {
 /// infinite and NaN components in every combination give a value (no error, no panic), with
 /// linear and point texel filtering, clamped and wrapped addressing, `f32`, normalized `u8`
 /// and `s16` texels, and `u32` and `s32` texels read as integers.
+/// Runs kernel `k` of `p` over `n` lanes' operands `ops` and the texels `tex` through the
+/// texture object `spec` (`case` names the case): it must give a value in every lane (no
+/// error, no panic).
+fn runs_on_any_operands(p: &Program, n: usize, ops: &[u8], tex: &[u8], spec: &str, case: &str) {
+    let o = p
+        .launch("k")
+        .grid([(n / 128) as u32, 1, 1])
+        .block([128, 1, 1])
+        .args(vec![
+            Arg::Buffer(vec![0; 4 * n]),
+            Arg::Buffer(ops.to_vec()),
+            Arg::Buffer(tex.to_vec()),
+            Arg::Texture(TextureArg::parse(spec).unwrap()),
+        ])
+        .run();
+    assert!(
+        o.is_ok(),
+        "{case} {spec}: {:?}",
+        o.err().map(|f| f.error.to_string())
+    );
+}
+
 #[test]
 fn anisotropic_grad_takes_any_operands() {
     let vals: [f32; 11] = [
@@ -569,22 +591,7 @@ fn anisotropic_grad_takes_any_operands() {
             } else {
                 &f32_tex
             };
-            let o = p
-                .launch("k")
-                .grid([(n / 128) as u32, 1, 1])
-                .block([128, 1, 1])
-                .args(vec![
-                    Arg::Buffer(vec![0; 4 * n]),
-                    Arg::Buffer(ops.clone()),
-                    Arg::Buffer(tex.clone()),
-                    Arg::Texture(TextureArg::parse(&spec).unwrap()),
-                ])
-                .run();
-            assert!(
-                o.is_ok(),
-                "{spec}: {:?}",
-                o.err().map(|f| f.error.to_string())
-            );
+            runs_on_any_operands(&p, n, &ops, tex, &spec, "");
         }
     }
 }
@@ -674,22 +681,7 @@ fn anisotropic_grad_of_every_geometry_takes_any_operands() {
             for a in [2, 16] {
                 let spec =
                     format!("buf=2,type=f32,ch=1,filter=linear,mipfilter=linear,{spec},aniso={a}");
-                let o = p
-                    .launch("k")
-                    .grid([(n / 128) as u32, 1, 1])
-                    .block([128, 1, 1])
-                    .args(vec![
-                        Arg::Buffer(vec![0; 4 * n]),
-                        Arg::Buffer(ops.clone()),
-                        Arg::Buffer(tex.clone()),
-                        Arg::Texture(TextureArg::parse(&spec).unwrap()),
-                    ])
-                    .run();
-                assert!(
-                    o.is_ok(),
-                    "{form} {spec}: {:?}",
-                    o.err().map(|f| f.error.to_string())
-                );
+                runs_on_any_operands(&p, n, &ops, &tex, &spec, form);
             }
         }
     }

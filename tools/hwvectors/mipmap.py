@@ -1619,6 +1619,17 @@ def scp_keep(tag, a, b, px, py, linear):
 SCP_CORNERS = {"hi": (1, 1), "lo": (-1, -1), "mx": (1, -1), "my": (-1, 1)}
 
 
+def cube_impulses(n):
+    """The impulse textures of a cube map of `n`-texel faces and four f32 channels: texture
+    `g` holds a 1 in channel `ch` of texel `4 g + ch` and 0 elsewhere, so that one fetch reads
+    the weights of four texels apart; every texel is in one of them. Yields (g, texels)."""
+    for g in range(6 * n * n // 4):
+        texels = [0] * (6 * n * n * 4)
+        for ch in range(4):
+            texels[(4 * g + ch) * 4 + ch] = f32(1.0)
+        yield g, texels
+
+
 def scp_probes(feet, corner="hi", linear=True, keep=True):
     """The fetches of one `seamcornerprobe` case: for each footprint, each filter position
     (1/256 texel, less half a texel) (px, py) on face +z within three texels of its corner
@@ -1669,10 +1680,7 @@ def seamcornerprobe():
             d = desc("f32", 4, (n, n), 1, filt="linear" if filt == "lin" else "point",
                      mipfilter="linear", cube=True, seamless=True, aniso=16)
             dirs, grads, _ = scp_probes(feet, corner, filt == "lin")
-            for g in range(6 * n * n // 4):
-                texels = [0] * (6 * n * n * 4)
-                for ch in range(4):
-                    texels[(4 * g + ch) * 4 + ch] = f32(1.0)
+            for g, texels in cube_impulses(n):
                 gadd("scp.%s.%s.g%d" % (corner, filt, g), fam, d, "cube", "grad", dirs,
                      grads=grads, texels=texels)
 
@@ -1890,10 +1898,7 @@ def seamptmixed():
         d = desc("f32", 4, (n, n), 1, filt="point", mipfilter="linear", cube=True,
                  seamless=True, aniso=16)
         dirs, grads, _ = scp_probes(SCP_POINT, corner, False)
-        for g in range(6 * n * n // 4):
-            texels = [0] * (6 * n * n * 4)
-            for ch in range(4):
-                texels[(4 * g + ch) * 4 + ch] = f32(1.0)
+        for g, texels in cube_impulses(n):
             gadd("scp.%s.pt.g%d" % (corner, g), fam, d, "cube", "grad", dirs, grads=grads,
                  texels=texels)
 
@@ -1993,10 +1998,7 @@ def seamcornermiss():
                   tuple(fl(w) for w in gr[8 * i + 4:8 * i + 8])) for i in idx]
         d = desc("f32", 4, (n, n), 1, filt="linear", mipfilter="linear", cube=True,
                  seamless=True, aniso=a)
-        for g in range(6 * n * n // 4):
-            texels = [0] * (6 * n * n * 4)
-            for ch in range(4):
-                texels[(4 * g + ch) * 4 + ch] = f32(1.0)
+        for g, texels in cube_impulses(n):
             gadd("scpmiss.a%d.g%d" % (a, g), fam, d, "cube", "grad", dirs, grads=grads,
                  texels=texels)
 

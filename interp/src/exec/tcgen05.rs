@@ -366,12 +366,16 @@ pub fn cp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 return Err(x.undefined(l, "tcgen05.cp .cta_group::2 without a peer CTA"));
             };
             let mut data = vec![0u8; (rows * bytes) as usize];
+            // The 16-byte chunks read, for the race check.
+            let track = x.cl.race.is_some();
             let mut seen = Vec::new();
             for r in 0..rows {
                 for k in 0..bytes {
                     let off = cp_src(desc, r, k)
                         .map_err(|e| x.undefined(l, format!("tcgen05.cp: {e}")))?;
-                    seen.push(off / 16);
+                    if track {
+                        seen.push(off / 16);
+                    }
                     let b = *sh.get(off as usize).ok_or_else(|| {
                         x.undefined(
                             l,
@@ -384,7 +388,7 @@ pub fn cp(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                     data[(r * bytes + k) as usize] = b;
                 }
             }
-            if x.cl.race.is_some() {
+            if track {
                 let who = issuer(x, l);
                 inflight::race_reads(x.m, x.cl, &who, rank, &mut seen);
             }

@@ -392,7 +392,7 @@ fn check_desc(desc: u64, mn_major: bool) -> Result<(), String> {
 }
 
 /// Element (`mn`, `k`) of a matrix in shared memory `sh` through descriptor `desc`; the
-/// 16-byte chunks it reads are added to `seen` (for the race check).
+/// 16-byte chunks it reads are added to `seen`, when given (for the race check).
 fn smem_elem(
     sh: &[u8],
     desc: u64,
@@ -400,12 +400,14 @@ fn smem_elem(
     mn: usize,
     k: usize,
     s: Smem,
-    seen: &mut Vec<u64>,
+    mut seen: Option<&mut Vec<u64>>,
 ) -> Result<u64, String> {
     let mut read = |a: u64, n: usize| -> Result<u64, String> {
-        seen.push(a / 16);
-        if (a + n as u64 - 1) / 16 != a / 16 {
-            seen.push(a / 16 + 1);
+        if let Some(seen) = seen.as_deref_mut() {
+            seen.push(a / 16);
+            if (a + n as u64 - 1) / 16 != a / 16 {
+                seen.push(a / 16 + 1);
+            }
         }
         let a = a as usize;
         let b = sh.get(a..a + n).ok_or_else(|| {
@@ -776,6 +778,7 @@ fn issue(
     };
     // The 16-byte chunks of each CTA's shared memory (`ctas[0]`, `ctas[1]`) the MMA reads.
     let mut seen: [Vec<u64>; 2] = Default::default();
+    let track = x.cl.race.is_some();
     // B for all N columns (by column, K contiguous), from the CTA holding each column.
     let mut braw = vec![0u64; n * k];
     for j in 0..n {
@@ -788,10 +791,18 @@ fn issue(
             continue;
         }
         let sh = &x.cl.shared[cta];
-        let seen = &mut seen[usize::from(cta != ctas[0])];
+        let mut seen = Some(&mut seen[usize::from(cta != ctas[0])]).filter(|_| track);
         for kk in 0..k {
-            braw[j * k + kk] = smem_elem(sh, b_desc, id.trans_b, jn + shift, kk, b_smem, seen)
-                .map_err(|e| bad(x, e))?;
+            braw[j * k + kk] = smem_elem(
+                sh,
+                b_desc,
+                id.trans_b,
+                jn + shift,
+                kk,
+                b_smem,
+                seen.as_deref_mut(),
+            )
+            .map_err(|e| bad(x, e))?;
         }
     }
     let minus = tc::input((-1f32).to_bits() as u64, Fmt::F32);
@@ -879,7 +890,7 @@ fn issue(
                             ml,
                             s,
                             a_smem,
-                            &mut seen[half],
+                            Some(&mut seen[half]).filter(|_| track),
                         )
                         .map_err(|e| bad(x, e))?,
                     };
@@ -1043,7 +1054,7 @@ fn issue(
             cells[lane * COLUMNS as usize + col] = v;
         }
     }
-    if x.cl.race.is_some() {
+    if track {
         let who = issuer(x, l);
         for (half, seen) in seen.iter_mut().enumerate() {
             if let Some(&cta) = ctas.get(half) {
