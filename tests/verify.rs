@@ -104,6 +104,9 @@ fn each_rule_fires() {
         ("\t@%r1 bra L_end;", Rule::OperandType),
         ("\tlop3.b32 %r1, %r2, %r3, %r4, 256;", Rule::ImmediateRange),
         ("\tbar.sync 16;", Rule::ImmediateRange),
+        // ptxas: "value '256' out of range, expected to be in range [0..255]".
+        ("\tbfe.u32 %r1, %r2, 256, 3;", Rule::ImmediateRange),
+        ("\tbfi.b32 %r1, %r2, %r3, 3, 300;", Rule::ImmediateRange),
         ("\talloca.u64 %rd1, 16, 12;", Rule::ImmediateRange),
         (
             "\tcp.async.cg.shared.global [smem], [%rd1], 8;",

@@ -1027,7 +1027,7 @@ impl<'m> Loader<'m> {
         let mut slots = st.slots;
         // `.target debug` makes ptxas compile without optimisation: nothing is fused or folded.
         if !self.m.target.contains(&ptx_ir_core::Target::Debug) {
-            crate::lower::lower(&insts, &mut code, &branch_tables, &mut slots);
+            crate::lower::lower(&insts, &mut code, &branch_tables, &mut slots, entry);
         }
         let func = &mut self.funcs[id as usize];
         func.defined = true;

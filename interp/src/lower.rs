@@ -26,7 +26,12 @@
 //!     (`.f16x2`/`.bf16x2`: decided `add` by `add` in program order, a product kept where
 //!     taken even if a later `add` takes another);
 //!   - the fused operation reads the `mul`'s operands as they were at the `mul`, and its
-//!     negations leave a NaN operand's sign alone.
+//!     negations leave a NaN operand's sign alone;
+//!   - the blocks are those ptxas leaves: a branch over nothing but dead code
+//!     (`dead_anywhere`, `skipped_branches`) is deleted with that code and splits nothing.
+//! - **Bit fields with constant operands.** `bfe.s32` and `bfi.b32` whose position and length
+//!   are constants follow ptxas's folding where they pass the register's width
+//!   (`bit_field_folds`).
 //! - **Division by a constant.** `div.full.f32`/`div.approx.f32` by a constant is a multiplication
 //!   by the reciprocal rounded at compile time (`div_by_constant`).
 //! - **NaN signs.** `neg` of a NaN through `FADD` gives the canonical NaN, but ptxas folds some
@@ -74,9 +79,12 @@ fn push_slots(o: &Opnd, out: &mut SmallVec<[u32; 8]>) {
     }
 }
 
+/// The registers an instruction writes and those it reads ([`defs_uses`]).
+type DefsUses = (SmallVec<[u32; 8]>, SmallVec<[u32; 8]>);
+
 /// Registers an instruction writes and reads (a memory operand's base is read even in a
 /// destination position; the guard is read).
-fn defs_uses(inst: &Instruction, d: &DInst) -> (SmallVec<[u32; 8]>, SmallVec<[u32; 8]>) {
+fn defs_uses(inst: &Instruction, d: &DInst) -> DefsUses {
     let (mut defs, mut uses) = (SmallVec::new(), SmallVec::new());
     // A `mov` of a register to itself (guarded or not) does nothing, and ptxas drops it: it
     // neither ends a product's chain nor counts as a use.
@@ -109,8 +117,102 @@ fn defs_uses(inst: &Instruction, d: &DInst) -> (SmallVec<[u32; 8]>, SmallVec<[u3
     (defs, uses)
 }
 
-/// Basic-block leaders: branch targets and the instructions after a control transfer or call.
-fn leaders(code: &[DInst], tables: &[Vec<u32>]) -> Vec<bool> {
+/// Instructions ptxas deletes as dead wherever they are: code without side effects whose
+/// results nothing reads but such code (in a kernel, where no register is live at the exit).
+/// Only its effect on the basic blocks is modelled (`skipped_branches`), measured on arms of a
+/// dead `mov`, `add`, chain of `mul`/`add`/`and`, weak `ld`, and on `if`/`else` arms of dead
+/// code (`contract.branch_join.*`); the other instructions listed have no effect either.
+fn dead_anywhere(insts: &[Instruction], code: &[DInst], du: &[DefsUses]) -> Vec<bool> {
+    let mut reads: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut writers: FxHashMap<u32, SmallVec<[u32; 2]>> = FxHashMap::default();
+    for (i, (defs, uses)) in du.iter().enumerate() {
+        for s in uses {
+            *reads.entry(*s).or_insert(0) += 1;
+        }
+        for s in defs {
+            writers.entry(*s).or_default().push(i as u32);
+        }
+    }
+    // The carry of `.cc` is no operand here (slot 0 is left out of `defs_uses`), so an
+    // instruction that sets it is never taken for dead.
+    let pure = |i: usize| {
+        // A weak load is deleted too (measured: `branch_join.dead_load`); one with memory
+        // semantics or `.volatile` is an access the program asked for.
+        let weak_load = code[i].op == Opcode::Ld
+            && matches!(insts[i].sem(), None | Some(ptx_ir_core::Sem::Weak));
+        weak_load
+            || !insts[i].has(Flag::Cc)
+                && matches!(
+                    code[i].op,
+                    Opcode::Mov
+                        | Opcode::Neg
+                        | Opcode::Abs
+                        | Opcode::Add
+                        | Opcode::Sub
+                        | Opcode::Mul
+                        | Opcode::Mad
+                        | Opcode::Fma
+                        | Opcode::Min
+                        | Opcode::Max
+                        | Opcode::And
+                        | Opcode::Or
+                        | Opcode::Xor
+                        | Opcode::Not
+                        | Opcode::Shl
+                        | Opcode::Shr
+                        | Opcode::Selp
+                        | Opcode::Setp
+                        | Opcode::Cvt
+                )
+    };
+    let mut dead = vec![false; code.len()];
+    // A worklist: deleting an instruction may leave its operands' definitions unread. A slot's
+    // writers are queued once, when its last read goes, so the work is linear in the body.
+    let mut work: Vec<u32> = (0..code.len() as u32).collect();
+    while let Some(i) = work.pop() {
+        let i = i as usize;
+        let (defs, uses) = &du[i];
+        if dead[i]
+            || defs.is_empty()
+            || !pure(i)
+            || defs.iter().any(|s| reads.get(s).is_some_and(|n| *n > 0))
+        {
+            continue;
+        }
+        dead[i] = true;
+        for s in uses {
+            if let Some(n) = reads.get_mut(s) {
+                *n -= 1;
+                if *n == 0 {
+                    work.extend(writers.get(s).into_iter().flatten().copied());
+                }
+            }
+        }
+    }
+    dead
+}
+
+/// Forward branches over nothing but dead code (`dead_anywhere`) or other such branches: once
+/// ptxas deletes that code the branch goes to the next instruction and is deleted too, so it
+/// ends no basic block and its target starts none on its account (a `mul` before an arm of
+/// dead code and an `add` after it are fused).
+fn skipped_branches(code: &[DInst], dead: &[bool]) -> Vec<bool> {
+    let mut skip = vec![false; code.len()];
+    for i in (0..code.len()).rev() {
+        if code[i].op != Opcode::Bra {
+            continue;
+        }
+        if let Some(Opnd::Label(t)) = code[i].opnds.first() {
+            let t = *t as usize;
+            skip[i] = t > i && t <= code.len() && (i + 1..t).all(|j| dead[j] || skip[j]);
+        }
+    }
+    skip
+}
+
+/// Basic-block leaders: branch targets and the instructions after a control transfer or call
+/// (but not on account of a branch in `skipped`).
+fn leaders(code: &[DInst], tables: &[Vec<u32>], skipped: &[bool]) -> Vec<bool> {
     let mut lead = vec![false; code.len() + 1];
     if let Some(l) = lead.first_mut() {
         *l = true;
@@ -121,6 +223,9 @@ fn leaders(code: &[DInst], tables: &[Vec<u32>]) -> Vec<bool> {
         }
     }
     for (i, d) in code.iter().enumerate() {
+        if skipped[i] {
+            continue;
+        }
         for o in &d.opnds {
             if let Opnd::Label(t) = o {
                 if let Some(l) = lead.get_mut(*t as usize) {
@@ -481,19 +586,25 @@ pub fn lower(
     code: &mut [DInst],
     tables: &[Vec<u32>],
     nslots: &mut crate::regs::Slots,
+    kernel: bool,
 ) {
     let n = code.len();
     if n == 0 {
         return;
     }
-    let lead = leaders(code, tables);
+    let du: Vec<_> = (0..n).map(|i| defs_uses(&insts[i], &code[i])).collect();
+    let skipped = if kernel {
+        skipped_branches(code, &dead_anywhere(insts, code, &du))
+    } else {
+        vec![false; n]
+    };
+    let lead = leaders(code, tables, &skipped);
     let mut info = Vec::with_capacity(n);
     let mut block = 0u32;
-    for i in 0..n {
+    for (i, (defs, uses)) in du.into_iter().enumerate() {
         if lead[i] && i > 0 {
             block += 1;
         }
-        let (defs, uses) = defs_uses(&insts[i], &code[i]);
         info.push(Info { defs, uses, block });
     }
     let flow = Flow::new(&info, code);
@@ -540,7 +651,55 @@ pub fn lower(
         nslots,
     );
     div_by_constant(&constant_value, insts, code);
+    bit_field_folds(&constant_value, code, &flow);
     nan_folds(insts, code, &info, &flow, nslots);
+}
+
+/// `bfe.s32` and `bfi.b32` whose position and length are both constants (immediates, or
+/// registers whose definition reaching the instruction in its block is a `mov` of one): ptxas
+/// computes them at compile time by rules of its own where the operands pass the register's
+/// width (`corpus/vectors/bitfold.jsonl.xz`, every position and length of `gen.py --family
+/// bitfold` as immediates, as `mov`s, and with either one read at run time; only constant
+/// pairs differ from the ISA):
+/// - `bfe.s32` with a position (low 8 bits) of 32 or more and a length that is not 0 is all
+///   ones, whatever the sign of the field the ISA replicates;
+/// - `bfi.b32` with a position below 32 that is not a multiple of 8 and a length of 32 or
+///   more inserts `len % 32` bits (a length of 32 leaves `b` as it is).
+///
+/// `bfe.u32`, `bfe.u64`, `bfe.s64` and `bfi.b64` keep the ISA's meaning.
+fn bit_field_folds(constant_value: &dyn Fn(&Opnd) -> Option<u64>, code: &mut [DInst], flow: &Flow) {
+    for i in 0..code.len() {
+        let d = &code[i];
+        let wanted = match (d.op, d.ty) {
+            (Opcode::Bfe, Some(Type::S32)) => d.opnds.len() == 4,
+            (Opcode::Bfi, Some(Type::B32)) => d.opnds.len() == 5,
+            _ => false,
+        };
+        if !wanted || d.lower.is_some() {
+            continue;
+        }
+        let at = |o: &Opnd| {
+            constant_value(o).or_else(|| {
+                let j = reaching(flow, i, reg(o)?)?;
+                match (code[j].op, code[j].guard, code[j].opnds.get(1)) {
+                    (Opcode::Mov, None, Some(Opnd::Imm(v))) => Some(*v),
+                    _ => None,
+                }
+            })
+        };
+        let n = d.opnds.len();
+        let (Some(pos), Some(len)) = (at(&d.opnds[n - 2]), at(&d.opnds[n - 1])) else {
+            continue;
+        };
+        let (pos, len) = (pos & 0xff, len & 0xff);
+        if d.op == Opcode::Bfe {
+            if pos >= 32 && len != 0 {
+                code[i].lower = Some(Box::new(Lowering::Copy(Opnd::Imm(0xffff_ffff))));
+            }
+        } else if pos < 32 && pos % 8 != 0 && len >= 32 {
+            code[i].opnds[n - 1] = Opnd::Imm(len % 32);
+        }
+    }
 }
 
 fn contract(

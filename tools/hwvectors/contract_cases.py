@@ -207,6 +207,23 @@ def build(case, n):
             "@%%q0 %s %%d, %%x1, %%c;" % (w, m, s("add")), "neg")
         add("branch_join", odd + "%s %%x1, %%a, %%b; @%%q0 bra $L_skip; mov.b32 %%t6, 5; "
             "$L_skip: %s %%d, %%x1, %%c;" % (m, s("add")), "neg")
+        # Arms whose code is all dead (ptxas deletes it, then the branch, joining the blocks)
+        # and an arm whose code is live only through a store or a load (kept).
+        add("branch_join.dead_add", odd + "%s %%x1, %%a, %%b; @%%q0 bra $L_skip; "
+            "%s %%x6, %%a, %%c; $L_skip: %s %%d, %%x1, %%c;" % (m, s("add"), s("add")), "neg")
+        add("branch_join.dead_chain", odd + "%s %%x1, %%a, %%b; @%%q0 bra $L_skip; "
+            "%s %%x6, %%a, %%c; %s %%x7, %%x6, %%b; and.b32 %%t6, %%t5, 3; "
+            "$L_skip: %s %%d, %%x1, %%c;" % (m, m, s("add"), s("add")), "neg")
+        add("branch_join.if_else_dead", odd + "%s %%x1, %%a, %%b; @%%q0 bra $L_else; "
+            "mov.b32 %%t6, 5; bra.uni $L_end; $L_else: mov.b32 %%t7, 6; "
+            "$L_end: %s %%d, %%x1, %%c;" % (m, s("add")), "neg")
+        add("branch_join.dead_load", odd + "%s %%x1, %%a, %%b; @%%q0 bra $L_skip; "
+            "ld.global.b32 %%t6, [%%ad1]; $L_skip: %s %%d, %%x1, %%c;" % (m, s("add")), "neg")
+        add("branch_join.live_store", odd + "%s %%x1, %%a, %%b; @%%q0 bra $L_skip; "
+            "st.global.b32 [%%ad1], %%t5; $L_skip: %s %%d, %%x1, %%c;" % (m, s("add")), "neg")
+        add("branch_join.dead_read_later", odd + "%s %%x1, %%a, %%b; mov.b32 %%t6, 0; "
+            "@%%q0 bra $L_skip; mov.b32 %%t6, 5; $L_skip: %s %%d, %%x1, %%c; "
+            "add.u32 %%t7, %%t6, 1;" % (m, s("add")), "neg")
         add("branch_two_adds", odd + "%s %%x1, %%a, %%b; @%%q0 bra $L_other; "
             "%s %%d, %%x1, %%c; bra.uni $L_end; $L_other: %s %%d, %%c, %%x1; $L_end:"
             % (m, s("add"), s("add")), "neg")

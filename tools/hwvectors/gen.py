@@ -810,6 +810,81 @@ def fam_fold():
     contract_cases.build_fold(case, N)
 
 
+def fam_bitfold():
+    """`bfe`/`bfi` whose position and length are constants, which ptxas folds at compile time
+    (the probe family found it disagreeing with the same operands in registers past the
+    register width). One case per type, constant position and variant: every length of
+    BITFOLD_VALUES, each result stored to its own block of N words (`out_n`). Variants: `imm`
+    (immediates; ptxas takes none above 255), `reg` (`mov`s of the constants), and for
+    `bfi.b32`/`bfe.s32` `posrt`/`lenrt` (the position, or the length, read from input c at run
+    time, the other an immediate). Recorded apart (corpus/vectors/bitfold.jsonl.xz)."""
+    rng = random.Random(20261129)
+    edge32 = [0, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0x80000001, 1, 0xF0F0F0F1, 0x0F0F0F0E]
+    edge64 = [0, (1 << 64) - 1, (1 << 63) - 1, 1 << 63, (1 << 63) + 1, 1,
+              0xF0F0F0F0F0F0F0F1, 0x0F0F0F0F0F0F0F0E]
+    for ins, width in [("bfe.u32", 32), ("bfe.s32", 32), ("bfe.u64", 64), ("bfe.s64", 64),
+                       ("bfi.b32", 32), ("bfi.b64", 64)]:
+        edge = edge32 if width == 32 else edge64
+        a = edge + [rng.getrandbits(width) for _ in range(N - len(edge))]
+        b = [rng.getrandbits(width) for _ in range(N)]
+        t = ins.split(".")[1]
+        reg = REG[width]
+        swept = ins in ("bfi.b32", "bfe.s32")
+        # `bfi.b32` keeps its ISA meaning at some positions and not others: every one swept.
+        positions = BITFOLD_VALUES + ([p for p in range(32) if p not in BITFOLD_VALUES]
+                                     if ins == "bfi.b32" else [])
+        for pos in positions:
+            for variant in ("imm", "reg", "posrt", "lenrt"):
+                if variant == "imm" and pos > 255:
+                    continue
+                if variant == "reg" and not swept and pos not in (3, 40, 64, 255, 300):
+                    continue
+                if variant in ("posrt", "lenrt") and not (swept and pos in (3, 40)):
+                    continue
+                lens = [ln for ln in BITFOLD_VALUES if variant != "imm" or ln <= 255]
+                lines = ["{ .reg %s %%x; .reg .b32 %%y, %%z;" % reg]
+                for j, ln in enumerate(lens):
+                    if variant == "imm":
+                        p, l = str(pos), str(ln)
+                    elif variant == "reg":
+                        lines.append("mov.b32 %%y, %d; mov.b32 %%z, %d;" % (pos, ln))
+                        p, l = "%y", "%z"
+                    elif variant == "posrt":
+                        p, l = "%c", str(min(ln, 255))
+                    else:
+                        p, l = str(pos), "%c"
+                    if ins.startswith("bfe"):
+                        lines.append("%s %%x, %%a, %s, %s;" % (ins, p, l))
+                    else:
+                        lines.append("%s %%x, %%a, %%b, %s, %s;" % (ins, p, l))
+                    if j == 0:
+                        lines.append("mov.b%d %%d, %%x;" % width)
+                    else:
+                        lines.append("st.global.b%d [%%ad0+%d], %%x;" % (width, j * N * width // 8))
+                    if variant == "lenrt":
+                        break
+                lines.append("}")
+                ty = T(t, width, "i")
+                u32 = T("u32", 32, "i")
+                cols = [(ty, a), (ty, b)]
+                if variant == "posrt":
+                    cols.append((u32, [pos] * N))
+                elif variant == "lenrt":
+                    # The length varies by lane: every value of BITFOLD_VALUES, then random.
+                    cols.append((u32, (BITFOLD_VALUES * N)[:N]))
+                out_n = N * (1 if variant == "lenrt" else len(lens))
+                CASES.append({"name": "bitfold.%s.%s.%d" % (ins, variant, pos),
+                              "family": "bitfold",
+                              "ptx": kernel("\n".join(lines), [c[0] for c in cols], ty),
+                              "ins": cols, "out": ty, "out_n": out_n})
+
+
+# Positions and lengths of the `bitfold` family: in range, at and past the register widths, past
+# the 8 bits the ISA keeps, and values whose low 8 bits are small.
+BITFOLD_VALUES = [0, 1, 3, 8, 15, 16, 24, 31, 32, 33, 40, 47, 48, 63, 64, 65, 100, 127, 128,
+                  129, 200, 255, 256, 257, 288, 300]
+
+
 def fam_video():
     """Video instructions: scalar `vop` with selectors, saturation, secondary operations and
     merges; `vmad` with negations, `.po` and scales; `vset`; `vshl`/`vshr`; SIMD `vop2`/`vop4`
@@ -1142,7 +1217,7 @@ FAMILIES = {"int": fam_int, "extint": fam_extint, "bits": fam_bits, "float": fam
             "half": fam_half, "approx": fam_approx, "cmp": fam_cmp, "cvt": fam_cvt,
             "warp": fam_warp, "control": fam_control, "mem": fam_mem,
             "probe": fam_probe, "warp_guard": fam_warp_guard,
-            "contract": fam_contract, "fold": fam_fold, "video": fam_video,
+            "contract": fam_contract, "fold": fam_fold, "bitfold": fam_bitfold, "video": fam_video,
             "oob": fam_oob, "atomv": fam_atomv, "mmab1": fam_mmab1,
             "wmma": fam_wmma, "mmaqp": fam_mmaqp,
             "mmaf64": fam_mmaf64, "mmasp": fam_mmasp}

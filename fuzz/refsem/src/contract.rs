@@ -41,6 +41,11 @@
 //! the first one's source unchanged since, and different from its destination) is a copy of
 //! the first one's source; a guarded `neg.f32` flips the sign bit; `selp.f32` between `x` and
 //! such a `neg x` flips `x`'s sign bit. Elsewhere `neg` of a NaN stays unspecified.
+//!
+//! **Bit fields.** A `bfe.s32` or `bfi.b32` whose position and length are both constants
+//! (immediates, a device function's constant registers, or a register whose last write before
+//! it in the block is an unguarded `mov` of an immediate) is computed by ptxas
+//! ([`bit_field_fold`]).
 
 use ptx_ir_core::Type;
 use ptx_ir_smith::model::*;
@@ -87,6 +92,27 @@ pub enum Plan {
         /// Which source is the `neg`.
         neg: u8,
     },
+    /// A `bfe.s32` or `bfi.b32` whose position and length are constants: ptxas computes it
+    /// by its own rules where they pass the register's width ([`bit_field_fold`]).
+    BitField,
+}
+
+/// What ptxas makes of `bfe.s32` (`bfi` false) or `bfi.b32` (`bfi` true) with the constant
+/// position `pos` and length `len`: `Some(len)` the length the ISA's reading then takes, or
+/// `None` where the result is all ones. Measured on the H200 (corpus/vectors/bitfold.jsonl.xz,
+/// every position and length as immediates and as `mov`s): a `bfe.s32` past bit 31 is all
+/// ones whatever the field's sign; a `bfi.b32` at a position that is not a multiple of 8
+/// inserts `len % 32` bits.
+pub fn bit_field_fold(bfi: bool, pos: u64, len: u64) -> Option<u64> {
+    let (pos, len) = (pos & 0xff, len & 0xff);
+    if !bfi {
+        return (pos < 32 || len == 0).then_some(len);
+    }
+    Some(if pos < 32 && pos % 8 != 0 && len >= 32 {
+        len % 32
+    } else {
+        len
+    })
 }
 
 /// The plans of a program's instructions (kernel and device functions), by identity.
@@ -104,8 +130,11 @@ impl Plans {
     pub fn of(p: &Program) -> Plans {
         let mut plans = Plans::default();
         let mut ids = 0u32;
-        let g = Cfg::kernel(p);
-        Analysis::new(g, 0).plan(&mut plans, &mut ids);
+        // ptxas also deletes an `if` whose arms hold only dead code (with its branches),
+        // joining the blocks around it; the interpreter models that. Generated kernels store
+        // every register after the body (`Program::outputs`), so none of their code is dead
+        // across blocks and the reference needs no rule for it.
+        Analysis::new(Cfg::kernel(p), 0, 0).plan(&mut plans, &mut ids);
         for f in &p.funcs {
             // The registers a device function never writes but its parameters hold the `mov`
             // of an immediate that initialises them, and nothing else.
@@ -126,7 +155,7 @@ impl Plans {
                 params |= bit(Reg { class: c, idx });
             }
             let constant = !written & !params;
-            Analysis::new(Cfg::func(f), constant).plan(&mut plans, &mut ids);
+            Analysis::new(Cfg::func(f), constant, !params).plan(&mut plans, &mut ids);
         }
         plans
     }
@@ -513,10 +542,13 @@ struct Analysis<'a> {
     read_in: Vec<u64>,
     /// Registers whose only definition is a `mov` of an immediate.
     constant: u64,
+    /// Registers whose initial write ([`Item::Write`] at the entry) is a `mov` of an immediate
+    /// (a device function's registers but its parameters; a kernel loads them).
+    init_imm: u64,
 }
 
 impl<'a> Analysis<'a> {
-    fn new(g: Cfg<'a>, constant: u64) -> Self {
+    fn new(g: Cfg<'a>, constant: u64, init_imm: u64) -> Self {
         let n = g.blocks.len();
         let mut gen = vec![0u64; n];
         let mut kill = vec![0u64; n];
@@ -560,6 +592,7 @@ impl<'a> Analysis<'a> {
             live_out,
             read_in,
             constant,
+            init_imm,
         }
     }
 
@@ -938,6 +971,43 @@ impl<'a> Analysis<'a> {
             plans.map.insert(key(i), plan);
         }
         self.folds(plans, ids);
+        self.bit_fields(plans);
+    }
+
+    /// `bfe.s32` and `bfi.b32` whose position and length are immediates, constant registers,
+    /// or registers whose last write before them in the block is an unguarded `mov` of an
+    /// immediate (a device function's initial values are): [`Plan::BitField`].
+    fn bit_fields(&self, plans: &mut Plans) {
+        for (b, items) in self.g.blocks.iter().enumerate() {
+            for (at, it) in items.iter().enumerate() {
+                let Some(i) = it.inst() else { continue };
+                let first = match i.op {
+                    Operation::Bfe(It {
+                        bits: 32,
+                        signed: true,
+                    }) => 1,
+                    Operation::Bfi(32) => 2,
+                    _ => continue,
+                };
+                let constant = |s: Src| match s {
+                    Src::Reg(r) if !self.constant(s) => {
+                        self.writer(b, at, r).is_some_and(|j| match &items[j] {
+                            Item::Inst(m) => {
+                                m.guard.is_none()
+                                    && matches!(m.op, Operation::Mov(_))
+                                    && matches!(m.srcs.first(), Some(Src::Imm(_)))
+                            }
+                            Item::Write(w) => self.init_imm & bit(*w) != 0,
+                            Item::Read(_) => false,
+                        })
+                    }
+                    s => self.constant(s),
+                };
+                if i.srcs[first..].iter().all(|s| constant(*s)) {
+                    plans.map.insert(key(i), Plan::BitField);
+                }
+            }
+        }
     }
 
     /// The NaN-sign folds of `neg`.
@@ -1297,5 +1367,20 @@ mod tests {
         let selp = i(Operation::Selp(Class::F), f(3), &[r(2), r(1), p]);
         let got = plans(vec![neg(1, 2), selp], &[3]);
         assert_eq!(got[1], Some(Plan::SelectNeg { neg: 1 }));
+    }
+
+    #[test]
+    fn bit_field_folds_as_measured() {
+        // bitfold.bfe.s32.imm.40 and .reg.300 (position 44): all ones for any length but 0.
+        assert_eq!(bit_field_fold(false, 40, 8), None);
+        assert_eq!(bit_field_fold(false, 300, 1), None);
+        assert_eq!(bit_field_fold(false, 40, 256), Some(0));
+        assert_eq!(bit_field_fold(false, 31, 200), Some(200));
+        // bitfold.bfi.b32.reg.3: 300 keeps 44, which inserts 12 bits; at position 8 the ISA's
+        // reading holds.
+        assert_eq!(bit_field_fold(true, 3, 300), Some(12));
+        assert_eq!(bit_field_fold(true, 3, 32), Some(0));
+        assert_eq!(bit_field_fold(true, 8, 33), Some(33));
+        assert_eq!(bit_field_fold(true, 40, 33), Some(33));
     }
 }

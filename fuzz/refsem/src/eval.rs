@@ -1071,6 +1071,20 @@ fn planned(i: &Inst, plan: Plan, lane: u32, regs: &mut Regs, sure: bool) -> bool
         Plan::Copy(x) => regs.known(x).then(|| regs.get(x)),
         Plan::CopySaved(id) => regs.saved(id).map(|[a, _]| a),
         Plan::SignFlip => val(i.srcs[0], regs).map(|v| v ^ sign),
+        Plan::BitField => {
+            let v: Option<Vec<u64>> = i.srcs.iter().map(|s| val(*s, regs)).collect();
+            v.map(|s| match i.op {
+                Operation::Bfi(b) => {
+                    let len = crate::contract::bit_field_fold(true, s[2], s[3]).unwrap_or(s[3]);
+                    bfi(s[0], s[1], s[2], len, b)
+                }
+                Operation::Bfe(t) => match crate::contract::bit_field_fold(false, s[1], s[2]) {
+                    Some(len) => bfe(s[0], s[1], len, t),
+                    None => 0xffff_ffff,
+                },
+                _ => unreachable!("a bit-field plan is for bfe and bfi only"),
+            })
+        }
         Plan::SelectNeg { neg } => {
             let x = val(i.srcs[1 - neg as usize], regs);
             let p = val(i.srcs[2], regs);

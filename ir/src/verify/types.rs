@@ -507,6 +507,20 @@ fn immediates(cx: &mut Cx<'_>, inst: &Instruction) {
                 }
             }
         }
+        // ptxas: "value '256' out of range, expected to be in range [0..255]" (the ISA keeps
+        // the low 8 bits of a register operand; an immediate must already be in range).
+        Opcode::Bfe | Opcode::Bfi => {
+            let first = if inst.opcode == Opcode::Bfe { 2 } else { 3 };
+            for (k, what) in [(first, "position"), (first + 1, "length")] {
+                if let Some(v) = lit(k).filter(|v| !(0..=255).contains(v)) {
+                    let name = inst.opcode.name();
+                    bad(
+                        cx,
+                        format!("bit-field {what} {v} of `{name}` is not in 0..=255"),
+                    );
+                }
+            }
+        }
         Opcode::Bar | Opcode::Barrier => {
             if let Some(v) = lit(0) {
                 if !inst.has(crate::vocab::Flag::Red) && !(0..=15).contains(&v) {
