@@ -304,12 +304,17 @@ pub(crate) fn add9(p: f64, q: f64) -> f64 {
 }
 
 /// The extent the footprint's diagonal `v` (the sum or difference of the two truncated
-/// gradients) adds, 11/16 of its length as a truncated multiplier forms it: for its truncated
-/// magnitudes `M >= x >= y` in units `u` of M's last bit, `G = (11 M + 4) / 16` cut to 9
-/// significant bits (whole units above 512, half units below), plus 11/16 [`K2`] `y` (3D),
-/// plus 121/512 (11/16 of 11/32) of `x` cut to 11 bits and 1/16 of x's own last bit
+/// gradients) adds, 11/16 of its length as truncated multipliers form it, one per magnitude,
+/// then added: for its truncated magnitudes `M >= x >= y` in units `u` of M's last bit,
+/// `G = (11 M + 4) / 16` cut to 9 significant bits (whole units above 512, half units below),
+/// plus `X`, 121/512 (11/16 of 11/32) of `x` cut to 11 bits and 1/16 of x's own last bit
 /// (`mipfit.jsonl.xz` `gfit3.diag.*`: the diagonal over its second component for ten largest
-/// components, every sample).
+/// components, every sample), plus in 3D `Y`, 11/16 [`K2`] (11/64) of `y` and 1/16 of y's own
+/// last bit (the same product as `X`'s), cut to the last bit of `X` (9 bits after its leading
+/// one, no guard bit) by the adder that adds it to `X`. Fitted to an H200
+/// (`corpus/lod/diag3d.json.xz`, `diag3dx.json.xz`: every one of their 35,040 3D samples; a
+/// third term `11/64 y` added exactly, as the lengths add theirs, read one or two 1/256 steps
+/// high in 351 of them; `tools/hwvectors/diagfit.py --probe`).
 pub(crate) fn diagonal(v: &[f64], k2: f64) -> f64 {
     let a = sorted9(v);
     if a[0] == 0.0 || !a[0].is_finite() {
@@ -322,12 +327,16 @@ pub(crate) fn diagonal(v: &[f64], k2: f64) -> f64 {
     } else {
         (2.0 * g).floor() / 2.0
     };
-    let h = if a[1] > 0.0 {
-        trunc_bits(121.0 / 512.0 * a[1], 11) + ulp9(a[1]) / 16.0
-    } else {
-        0.0
-    };
-    (g + 11.0 / 16.0 * k2 * (a[2] / u)) * u + h
+    let mut h = 0.0;
+    if a[1] > 0.0 {
+        h = trunc_bits(121.0 / 512.0 * a[1], 11) + ulp9(a[1]) / 16.0;
+        if a[2] > 0.0 && k2 > 0.0 {
+            let y = 11.0 / 16.0 * k2 * a[2] + ulp9(a[2]) / 16.0;
+            let w = ulp9(h);
+            h += (y / w).floor() * w;
+        }
+    }
+    g * u + h
 }
 
 /// The level of detail of `tex.grad` in 1/256, before bias and clamps, from the gradients
@@ -337,7 +346,8 @@ pub(crate) fn diagonal(v: &[f64], k2: f64) -> f64 {
 /// least level) when there is no footprint or a gradient is NaN. Fitted to an H200
 /// (`gradfit.jsonl.xz`, `gradfit2.jsonl.xz`: dense sweeps of one gradient's length over every
 /// direction, of the two gradients' angle, of the diagonal's components; random pairs): exact
-/// on every 1D and 2D sample, within 1/256 on about 0.2% of random 3D pairs (docs/INTERP.md).
+/// on every 1D and 2D sample and every 3D diagonal sample, within 1/256 on 2 of 22,528 random 3D
+/// pairs and directions, where a 3D gradient's length decides (docs/INTERP.md).
 pub fn grad_lod(dx: &[f32], dy: &[f32]) -> Option<i64> {
     let k2 = if dx.len() >= 3 { K2 } else { 0.0 };
     let gx: Vec<f64> = dx.iter().map(|&v| v as f64).collect();
@@ -405,6 +415,21 @@ mod tests {
         let gx = [f32::from_bits(0xc197_1a45), f32::from_bits(0xc11f_4092)];
         let gy = [f32::from_bits(0x3f60_b9bd), f32::from_bits(0xc1aa_01f1)];
         assert_eq!(grad_lod(&gx, &gy), Some(1199));
+    }
+
+    #[test]
+    fn third_component_of_a_diagonal_is_cut_to_the_second_terms_last_bit() {
+        // corpus/lod/diag3d.json.xz d3.diag.m529.x200: both gradients half the diagonal
+        // (529, 200, z) in units of 2^-7 texels. X = 47.28125 (last bit 1/16), G = 363.5.
+        let half = |z: f32| [529.0 / 256.0, 200.0 / 256.0, z / 256.0];
+        // z = 7.25: 11/64 z + 1/2048 = 1.2466 is cut to 1.1875 (412.02 exact reads 432).
+        let g = half(7.25);
+        assert_eq!(grad_lod(&g, &g), Some(431));
+        // z = 71.25: 12.2461 + 1/128 = 12.2539 is cut to 12.25, reaching 423.
+        let g = half(71.25);
+        assert_eq!(grad_lod(&g, &g), Some(442));
+        // Without a third component the 2D rule is unchanged.
+        assert_eq!(diagonal(&[4.0, 1.5, 0.0], K2), diagonal(&[4.0, 1.5], 0.0));
     }
 
     #[test]

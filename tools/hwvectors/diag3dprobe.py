@@ -16,6 +16,7 @@ first output word of each thread only (the level of detail; the other three are 
 
     python3 tools/hwvectors/diag3dprobe.py OUT.json.xz
     python3 tools/hwvectors/diag3dprobe.py --x OUT.json.xz   (diag3dx: corpus/lod/diag3dx.json.xz)
+    python3 tools/hwvectors/diag3dprobe.py --check OUT.json.xz   (diag3dc: corpus/lod/diag3dc.json.xz)
 
 and read by `tools/hwvectors/diagfit.py --probe` (no GPU).
 """
@@ -74,10 +75,70 @@ def diag3dx():
                   [(0.3, 0.6, 0.45)] * len(g), grads=g)
 
 
+def diag3dc():
+    """A check of the 3D diagonal rule on samples it was not fitted to, and length sweeps where
+    the second component lies in [128, 256) units (`corpus/lod/diag3dc.json.xz`, `--check`):
+
+    - `d3c.half.N`: both gradients half a random diagonal `(m, x, z)`, m over [512, 1024), `x / m`
+      and `z / x` log-uniform over [1/64, 1] (so the second and third terms lie anywhere in
+      the six binades below the largest), signs and the order of the components random, 1,024 each;
+    - `d3c.pair.N`: random pairs `gx`, `gy = s gx + e` (s over [0.5, 1], e up to a quarter of
+      `gx`'s largest component per component), so the diagonal extents decide, 1,024 each;
+    - `d3c.len.mM.xX`: one gradient `(m, x, z)`, z over [0, x] in quarter units (the two random 3D
+      samples whose length misses lie here: (662, 184.25, 138.25), (816, 215.25, 194));
+    - `d3c.lenx.mM.zZ`: one gradient `(m, x, z)`, x over [z, 2z] in quarter units."""
+    import random
+    fam = "diag3dc"
+    d3 = M.desc("f32", 1, (64, 64, 64), 7, mipfilter="linear")
+    n = 64.0
+    rng = random.Random(20261129)
+
+    def q(v):
+        return round(v * 4) / 4
+
+    for k in range(4):
+        g = []
+        for _ in range(1024):
+            m = rng.randrange(512, 1024)
+            x = q(m * 2.0 ** (-6 * rng.random()))
+            z = q(x * 2.0 ** (-6 * rng.random()))
+            v = [m, x, z]
+            rng.shuffle(v)
+            h = tuple(rng.choice((-1, 1)) * c * U / 2 / n for c in v)
+            g.append((h, h))
+        M.add("d3c.half.%d" % k, fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(g), grads=g)
+    for k in range(4):
+        g = []
+        for _ in range(1024):
+            m = rng.randrange(512, 1024)
+            x = q(m * 2.0 ** (-6 * rng.random()))
+            z = q(x * 2.0 ** (-6 * rng.random()))
+            v = [m, x, z]
+            rng.shuffle(v)
+            v = [rng.choice((-1, 1)) * c for c in v]
+            s = rng.uniform(0.5, 1.0)
+            w = [q(s * c + rng.uniform(-0.25, 0.25) * m) for c in v]
+            g.append((tuple(c * U / n for c in v), tuple(c * U / n for c in w)))
+        M.add("d3c.pair.%d" % k, fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(g), grads=g)
+    for m, x in [(662, 184.25), (816, 215.25), (529, 150.5), (719, 200.0), (977, 240.75)]:
+        zs = [i / 4 for i in range(int(x * 4) + 1)]
+        g = [((m * U / n, x * U / n, z * U / n), (0.0, 0.0, 0.0)) for z in zs]
+        M.add("d3c.len.m%d.x%g" % (m, x), fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(g),
+              grads=g)
+    for m, z in [(662, 138.25), (816, 194.0)]:
+        xs = [z + i / 4 for i in range(int(z * 4) + 1)]
+        g = [((m * U / n, x * U / n, z * U / n), (0.0, 0.0, 0.0)) for x in xs]
+        M.add("d3c.lenx.m%d.z%g" % (m, z), fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(g),
+              grads=g)
+
+
 def main():
     if "--x" in sys.argv:
         sys.argv.remove("--x")
         diag3dx()
+    elif "--check" in sys.argv:
+        sys.argv.remove("--check")
+        diag3dc()
     else:
         diag3d()
     gpu = T.Gpu()

@@ -17,17 +17,15 @@ forms a component `p + q` of them:
   interpreter's rule (`lod::add9`, `anisofit.add9`), every 2D sample;
 - `round`, `ceil`: the sum rounded to 9 bits (half to even) or up instead of truncated.
 
-`--3d` also prints the 3D cases, where the third component's share (1/4 of it in a length,
-11/64 in a diagonal extent) is still not pinned down; `--rows` the decisive 2D diagonal
-samples' limits (the extent, in units of the last bit of its largest component, that the
-recorded level of detail allows); `--probe` the 3D sweeps of `corpus/lod/diag3d.json.xz`
-(`diag3dprobe.py`): every length sweep and every diagonal whose third component is 0 agrees,
-while with a third component the interpreter's rule reads one (a few two) 1/256 steps high
-in 168 of 24,320 samples, and no constant offset of the minor terms per second component
-fits (`--probe` prints, per second component, the offset interval the sweeps allow: empty).
-`--probe` then reads `corpus/lod/diag3dx.json.xz` (the second component over every half unit
-of [64, 511]): the rule misses 183 of its 12,530 samples (none of the 1,790 2D controls), and
-`minor_probe`, which fits every 3D sample of `diag3d.json.xz`, 130.
+`--3d` also prints the 3D cases (two random 3D samples miss, each where a 3D gradient's
+length decides); `--rows` the decisive 2D diagonal samples' limits (the extent, in units of
+the last bit of its largest component, that the recorded level of detail allows); `--probe`
+the 3D sweeps of `corpus/lod/diag3d.json.xz` and `diag3dx.json.xz` (`diag3dprobe.py`), per
+rule (`rules`): the interpreter's (`diagonal`: the third term, 11/64 of the third magnitude
+and 1/16 of its last bit, cut to the last bit of the second's term `X` before it is added)
+agrees in all 51,698 samples; the previous one (`diagonal_v1`: 11/64 of the third added
+exactly) misses 168 of diag3d's 24,320 diagonal samples and 183 of diag3dx's 12,530,
+`minor_probe` 0 and 130.
 
     python3 tools/hwvectors/diagfit.py [--3d] [--rows] [--probe]
 """
@@ -95,6 +93,25 @@ def length(v, k2):
 
 
 def diagonal(v, k2):
+    """The diagonal extent (lod::diagonal): G of the largest magnitude, plus X of the second
+    (121/512 of it cut to 11 bits and 1/16 of its last bit), plus in 3D the third term Y
+    (11/64 of the third and 1/16 of its last bit) cut to X's last bit (9 bits)."""
+    a = sorted9(v)
+    if a[0] == 0.0:
+        return 0.0
+    u = ulp9(a[0])
+    g = (11 * (a[0] / u) + 4) / 16
+    g = math.floor(g) if g >= 512 else math.floor(2 * g) / 2
+    h = tb(121 / 512 * a[1], 11) + ulp9(a[1]) / 16 if a[1] > 0 else 0.0
+    if a[2] > 0 and k2 > 0:
+        w = ulp9(h)
+        h += math.floor((11 / 16 * k2 * a[2] + ulp9(a[2]) / 16) / w) * w
+    return g * u + h
+
+
+def diagonal_v1(v, k2):
+    """The previous rule: the third term 11/64 of the third magnitude, added exactly (misses 168
+    samples of diag3d.json.xz and 183 of diag3dx.json.xz)."""
     a = sorted9(v)
     if a[0] == 0.0:
         return 0.0
@@ -127,7 +144,8 @@ def adder(kind):
     return add
 
 
-def lod(gx, gy, top, add):
+def lod(gx, gy, top, add, diag=None):
+    diag = diag or diagonal
     if max(abs(v) for v in gx + gy) == 0.0:
         return 0
     k2 = 0.25 if len(gx) >= 3 else 0.0
@@ -135,7 +153,7 @@ def lod(gx, gy, top, add):
     t9y = [math.copysign(t9(v), v) for v in gy]
     s = [add(a, b) for a, b in zip(s9, t9y)]
     d = [add(a, -b) for a, b in zip(s9, t9y)]
-    r = f32(max(length(gx, k2), length(gy, k2), diagonal(s, k2), diagonal(d, k2)))
+    r = f32(max(length(gx, k2), length(gy, k2), diag(s, k2), diag(d, k2)))
     return max(0, min(top, L256(r)))
 
 
@@ -168,95 +186,138 @@ def rows(S, add):
     return sorted(out)
 
 
+def rules():
+    """The 3D diagonal rules `--probe` counts: the interpreter's, the previous one and
+    `minor_probe` (each a `diagonal`)."""
+    def probe_diag(v, k2):
+        a = sorted9(v)
+        if a[2] == 0.0 or k2 == 0.0:
+            return diagonal(v, k2)
+        w = ulp9(a[0])
+        g = (11 * (a[0] / w) + 4) / 16
+        g = math.floor(g) if g >= 512 else math.floor(2 * g) / 2
+        return g * w + minor_probe(a[1], a[2])
+    return [("rule", diagonal), ("v1", diagonal_v1), ("minor_probe", probe_diag)]
+
+
+def lod_with(rule, gx, gy, top, add):
+    """`lod` with `rule` as the diagonal extent."""
+    return lod(gx, gy, top, add, rule)
+
+
 def probe():
-    """The 3D sweeps of `corpus/lod/diag3d.json.xz`: per case the samples the interpreter's
-    rule reproduces; then, per second component x of the diagonal sweeps, the interval of
-    constant offsets `c` with `T = t(121/512 x) + 11/64 z + c` (the minor terms after the
-    largest's `G`) that every recorded level of detail allows."""
+    """The 3D sweeps of `corpus/lod/diag3d.json.xz` and `diag3dx.json.xz`: per case the samples
+    each rule (`rules`) reproduces, then the totals."""
     import struct
     import diag3dprobe as P
     P.diag3d()
     rec = json.load(lzma.open(os.path.join(ROOT, "..", "lod", "diag3d.json.xz"), "rt"))
     add = adder("guard1")
-    u = P.U
-    bounds = collections.defaultdict(lambda: [-1e9, 1e9])
+    R = rules()
+    tot = collections.Counter()
 
     def fl(w):
         return struct.unpack("<f", struct.pack("<I", w))[0]
 
     for c in P.T.CASES:
         name, out, g = c["name"], rec[c["name"]], c["ins"][2][1]
-        miss = collections.Counter()
+        ok = collections.Counter()
         for i, w in enumerate(out):
             gx = [f32(fl(g[8 * i + j]) * 64) for j in range(3)]
             gy = [f32(fl(g[8 * i + 4 + j]) * 64) for j in range(3)]
             o = round(fl(w) * 256)
-            v = lod(gx, gy, 6 * 256, add)
-            if v != o:
-                miss[o - v] += 1
-            if name.startswith("d3.diag") and not name.endswith(".x0"):
-                m, x, z = (gx[0] + gy[0]) / u, (gx[1] + gy[1]) / u, (gx[2] + gy[2]) / u
-                if z <= x:
-                    g0 = (11 * m + 4) / 16
-                    g0 = math.floor(g0) if g0 >= 512 else math.floor(2 * g0) / 2
-                    lo, hi = bucket(o)
-                    e = g0 + tb(121 / 512 * x, 11) + 11 / 64 * z
-                    b = bounds[x]
-                    b[0], b[1] = max(b[0], lo / u - e), min(b[1], hi / u - e)
-        print("%-18s %5d of %5d agree %s" % (name, len(out) - sum(miss.values()), len(out),
-                                             dict(miss) if miss else ""))
-    for x, (a, b) in sorted(bounds.items()):
-        print("x %-6g offset c in [%.5f, %.5f) units" % (x, a, b))
-    probe_x(add)
+            for rn, rule in R:
+                ok[rn] += lod_with(rule, gx, gy, 6 * 256, add) == o
+        for rn, _ in R:
+            tot["diag3d " + rn] += ok[rn]
+        tot["diag3d"] += len(out)
+        print("%-18s %5d of %5d agree (v1 %5d, minor_probe %5d)" % (
+            name, ok["rule"], len(out), ok["v1"], ok["minor_probe"]))
+    probe_x(add, R, tot)
+    for f in ("diag3d", "diag3dx"):
+        print("%s: the rule %d of %d, v1 %d, minor_probe %d" % (
+            f, tot[f + " rule"], tot[f], tot[f + " v1"], tot[f + " minor_probe"]))
+
+
+def probe_c():
+    """`corpus/lod/diag3dc.json.xz` (`diag3dprobe.py --check`): per case the samples each rule
+    (`rules`) reproduces: random half diagonals, random pairs and length sweeps."""
+    import struct
+    import diag3dprobe as P
+    P.diag3dc()
+    rec = json.load(lzma.open(os.path.join(ROOT, "..", "lod", "diag3dc.json.xz"), "rt"))
+    add = adder("guard1")
+    R = rules()
+    tot = collections.Counter()
+
+    def fl(w):
+        return struct.unpack("<f", struct.pack("<I", w))[0]
+
+    for c in P.T.CASES:
+        name, out, g = c["name"], rec[c["name"]], c["ins"][2][1]
+        ok = collections.Counter()
+        miss = []
+        for i, w in enumerate(out):
+            gx = [f32(fl(g[8 * i + j]) * 64) for j in range(3)]
+            gy = [f32(fl(g[8 * i + 4 + j]) * 64) for j in range(3)]
+            o = round(fl(w) * 256)
+            for rn, rule in R:
+                v = lod_with(rule, gx, gy, 6 * 256, add)
+                ok[rn] += v == o
+                if rn == "rule" and v != o:
+                    miss.append((gx, gy, o, v))
+        for rn, _ in R:
+            tot[rn] += ok[rn]
+        tot["n"] += len(out)
+        print("%-22s %5d of %5d agree (v1 %5d, minor_probe %5d)" % (
+            name, ok["rule"], len(out), ok["v1"], ok["minor_probe"]))
+        if "--misses" in sys.argv:
+            for gx, gy, o, v in miss:
+                u = ulp9(max(map(abs, gx)))
+                print("    %s %s recorded %d rule %d" % (
+                    [c / u for c in gx], [c / u for c in gy], o, v))
+    print("diag3dc: the rule %d of %d, v1 %d, minor_probe %d" % (
+        tot["rule"], tot["n"], tot["v1"], tot["minor_probe"]))
 
 
 def minor_probe(x, z):
     """The minor terms of a 3D diagonal extent (`x`, `z` the second and third magnitudes, `z`
     above 0) that every `d3.diag.*` sample with a third component fits (24,320): 121/512 `x`
     cut to 10 bits, not 11, 11/64 `z` exact, and 1/16 of `z`'s last bit instead of `x`'s.
-    `diag3dx.json.xz` (the second component dense) refutes it."""
+    `diag3dx.json.xz` (the second component dense) refutes it (130 misses)."""
     return tb(121 / 512 * x, 10) + 11 / 64 * z + ulp9(z) / 16
 
 
-def probe_x(add):
-    """`corpus/lod/diag3dx.json.xz` (`diag3dprobe.py --x`): the samples the interpreter's rule
-    and `minor_probe` reproduce, per case."""
+def probe_x(add, R, tot):
+    """`corpus/lod/diag3dx.json.xz` (`diag3dprobe.py --x`): the samples each rule reproduces,
+    per case."""
     import struct
     rec = json.load(lzma.open(os.path.join(ROOT, "..", "lod", "diag3dx.json.xz"), "rt"))
     u = 2.0 ** -7
     xs = [64 + i / 2 for i in range(2 * (511 - 64) + 1)]
-    keep = diagonal
-
-    def probe_diag(v, k2):
-        a = sorted9(v)
-        if a[2] == 0.0 or k2 == 0.0:
-            return keep(v, k2)
-        w = ulp9(a[0])
-        g = (11 * (a[0] / w) + 4) / 16
-        g = math.floor(g) if g >= 512 else math.floor(2 * g) / 2
-        return g * w + minor_probe(a[1], a[2])
-    tot = collections.Counter()
     for name, out in rec.items():
         m, zf = int(name.split(".")[1][1:]), float(name.split(".z")[1])
-        ok = [0, 0]
+        ok = collections.Counter()
         for x, w in zip(xs, out):
             z = round(zf * x * 4) / 4
             h = [f32(m * u / 2), f32(x * u / 2), f32(z * u / 2)]
             o = round(struct.unpack("<f", struct.pack("<I", w))[0] * 256)
-            for j, rule in enumerate((keep, probe_diag)):
-                globals()["diagonal"] = rule
-                ok[j] += lod(h, h, 6 * 256, add) == o
-            globals()["diagonal"] = keep
-        tot["n"] += len(xs)
-        tot["rule"] += ok[0]
-        tot["probe"] += ok[1]
-        print("%-18s %4d of %4d agree (minor_probe: %4d)" % (name, ok[0], len(xs), ok[1]))
-    print("diag3dx: the rule %d of %d, minor_probe %d" % (tot["rule"], tot["n"], tot["probe"]))
+            for rn, rule in R:
+                ok[rn] += lod_with(rule, h, h, 6 * 256, add) == o
+        for rn, _ in R:
+            tot["diag3dx " + rn] += ok[rn]
+        tot["diag3dx"] += len(xs)
+        print("%-18s %4d of %4d agree (v1 %4d, minor_probe %4d)" % (
+            name, ok["rule"], len(xs), ok["v1"], ok["minor_probe"]))
 
 
 def main():
     if "--probe" in sys.argv:
         probe()
+        probe_c()
+        return
+    if "--check" in sys.argv:
+        probe_c()
         return
     S = samples()
     three = "--3d" in sys.argv
