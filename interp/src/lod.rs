@@ -310,11 +310,13 @@ pub(crate) fn add9(p: f64, q: f64) -> f64 {
 /// plus `X`, 121/512 (11/16 of 11/32) of `x` cut to 11 bits and 1/16 of x's own last bit
 /// (`mipfit.jsonl.xz` `gfit3.diag.*`: the diagonal over its second component for ten largest
 /// components, every sample), plus in 3D `Y`, 11/16 [`K2`] (11/64) of `y` and 1/16 of y's own
-/// last bit (the same product as `X`'s), cut to the last bit of `X` (9 bits after its leading
-/// one, no guard bit) by the adder that adds it to `X`. Fitted to an H200
+/// last bit (a product of the form of `X`), cut to the last bit of `X` (9 bits after its
+/// leading one, no guard bit) by the adder that adds it to `X`. Fitted to an H200
 /// (`corpus/lod/diag3d.json.xz`, `diag3dx.json.xz`: every one of their 35,040 3D samples; a
 /// third term `11/64 y` added exactly, as the lengths add theirs, read one or two 1/256 steps
-/// high in 351 of them; `tools/hwvectors/diagfit.py --probe`).
+/// high in 351 of them; cut to a quarter of x's last bit instead, 11) and checked on samples
+/// recorded after the fit (`diag3dc.json.xz`: 8,192 random half diagonals and pairs, every
+/// one; `tools/hwvectors/diagfit.py --probe`).
 pub(crate) fn diagonal(v: &[f64], k2: f64) -> f64 {
     let a = sorted9(v);
     if a[0] == 0.0 || !a[0].is_finite() {
