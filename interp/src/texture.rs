@@ -742,21 +742,62 @@ pub fn border_bytes(t: &TextureArg) -> [u8; 16] {
 /// The texel index a point sample at `u` reads: the floor, with NaN as 0 and the range
 /// saturated (point sampling does not quantize the coordinate as filtering does).
 pub fn point(u: f32) -> i64 {
+    point_f64(u as f64)
+}
+
+/// [`point`] of a coordinate that takes more bits than an `f32` has ([`scale`]).
+pub fn point_f64(u: f64) -> i64 {
     if u.is_nan() {
         return 0;
     }
-    (u.floor() as f64).clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
+    u.floor().clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
 }
 
 /// A coordinate in 1/256 texel units, as the texture unit quantizes it for filtering (round
 /// half up); the range saturates. A NaN coordinate reads as 0 (before the half-texel shift:
 /// the caller maps it).
 pub fn fixed(u: f32) -> i64 {
+    fixed_f64(u as f64)
+}
+
+/// [`fixed`] of a coordinate that takes more bits than an `f32` has ([`scale`]).
+pub fn fixed_f64(u: f64) -> i64 {
     if u.is_nan() {
         return 0;
     }
-    let s = (u as f64 * 256.0 + 0.5).floor();
+    let s = (u * 256.0 + 0.5).floor();
     s.clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
+}
+
+/// The fraction bits a normalized coordinate keeps before it is scaled by a size that is not a
+/// power of two ([`scale`]).
+pub const NPOT_FRACTION_BITS: i32 = 21;
+
+/// A normalized coordinate `u` in texels of a dimension of `n` texels, as an H200's texture
+/// unit forms it: times a power of two exactly; for another size `u` is first floored to a
+/// multiple of `2^-21` (a fixed-point coordinate of 21 fraction bits), then multiplied
+/// exactly (the product can take more bits than an `f32` has: the callers keep it in `f64`).
+/// A position just above a rounding boundary of the filter (half a 1/256 texel, rounded up)
+/// or of point sampling (a whole texel) so falls below it when the floor takes off more than
+/// its excess (up to `n 2^-21` texels). Every filter and geometry takes it: measured with
+/// coordinates just above such boundaries on ramp textures of 48 x 20, 40 x 24 and 12 x 20
+/// texels and cube maps of 40, 24 and 12 (`corpus/aniso/npotpos.jsonl.xz`, `mipmap.py
+/// --family npotpos`): of 6,144 isotropic fetches (linear, clamped and wrapped from -2 to 2,
+/// point, cube maps) the exact product agrees with 5,173, this rule with every one (rounding
+/// the product to `f32` as the 2D coordinate is kept for a power of two: 6,136); of 7,680
+/// anisotropic ones (`tex.grad`, linear and point texels, clamped and wrapped) the exact
+/// product with 6,756, this rule with every one, flooring to `2^-20` or `2^-22` with 6,510
+/// and 7,114, truncating toward zero with 7,599 (not the wrapped negative coordinates). It
+/// is what moved a tap of the anisotropic footprints on cube faces of 10 to 48 texels
+/// (`corpus/vectors/seamnpot*.jsonl.xz`, `seamcfgsize*.jsonl.xz`: 21 fetches, each with a
+/// coordinate just above a boundary; the impulse replays of `corpus/aniso/seamcfgmiss.jsonl.xz`
+/// read every weight so). NaN and infinities are left to the callers.
+pub fn scale(u: f64, n: u32) -> f64 {
+    if n.is_power_of_two() || !u.is_finite() {
+        return u * n as f64;
+    }
+    let q = f64::from(1u32 << NPOT_FRACTION_BITS);
+    (u * q).floor() / q * n as f64
 }
 
 /// Where index `i` of a dimension of `n` texels reads under mode `m`: `None` for the border.

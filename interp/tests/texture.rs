@@ -122,6 +122,31 @@ fn linear_filtering_weights_the_four_texels() {
     assert_eq!(f32::from_bits(words(&out)[0]), 0.75);
 }
 
+/// A normalized coordinate scaled by a size that is not a power of two is first floored to a
+/// multiple of 2^-21 (H200, `corpus/aniso/npotpos.jsonl.xz`): positions just above a rounding
+/// boundary fall below it. Ramp textures (each texel holds its x index), `v` = 0.5.
+#[test]
+fn normalized_coordinates_on_sizes_not_a_power_of_two_are_floored() {
+    let read = |w: u32, u: u32, filter: &str| {
+        let texels = f32s(&(0..w * 20).map(|i| (i % w) as f32).collect::<Vec<_>>());
+        let body = format!(
+            "mov.b32 %f1, 0x{u:08x}; mov.f32 %f2, 0f3F000000;\n\
+             tex.2d.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd3, {{%f1, %f2}}];\n\
+             st.global.f32 [%rd1], %f4;"
+        );
+        let spec = format!("buf=1,type=f32,ch=1,dims={w}x20,filter={filter},coords=normalized");
+        let (out, _) = run(&body, texels, tex(&spec), 4).unwrap();
+        f32::from_bits(words(&out)[0])
+    };
+    // 0.27176926 x 48 = 13.0449243: the filter's position 3211.5002 / 256 rounds up to 3212 as
+    // it is, but the coordinate floored to 2^-21 gives 3211.49 (`np.48x20.lin`, fetch 16).
+    assert_eq!(read(48, 0x3e8b_2557, "linear"), 3211.0 / 256.0);
+    // 0.58333337 x 12 = 7.0000005: texel 7 as it is, texel 6 floored (`np.12x20.point`).
+    assert_eq!(read(12, 0x3f15_5556, "point"), 6.0);
+    // A power of two scales exactly: 0.27176926 x 64 = 17.393232, position 4324.6.
+    assert_eq!(read(64, 0x3e8b_2557, "linear"), 4325.0 / 256.0);
+}
+
 #[test]
 fn surface_stores_land_in_the_buffer() {
     // A 4 x 2 surface of u32; x is a byte offset.

@@ -160,6 +160,15 @@ def to_texels(g, d):
     return f32(math.copysign((s + 7) * unit * 2.0 ** (e - 9), g))
 
 
+def scale_coord(u, n):
+    """A normalized coordinate `u` in texels of a dimension of `n` texels (docs/INTERP.md,
+    Textures; `interp/src/texture.rs` `scale`): exact for a power of two, else `u` floored to a
+    multiple of 2^-21 first (`corpus/aniso/npotpos.jsonl.xz`)."""
+    if n & (n - 1) == 0 or not math.isfinite(u):
+        return u * n
+    return math.floor(u * 2.0 ** 21) / 2.0 ** 21 * n
+
+
 def pow2_floor(a):
     return 1 << (a.bit_length() - 1)
 
@@ -516,8 +525,8 @@ def fetch_f32(levels, u, v, gxn, gyn, aniso, bits=27):
     for k, taps, t in fps:
         tex = levels[k]
         h, w = tex.shape
-        cx = math.floor((u * w - 0.5) * 256 + 0.5)
-        cy = math.floor((v * h - 0.5) * 256 + 0.5)
+        cx = math.floor((scale_coord(u, w) - 0.5) * 256 + 0.5)
+        cy = math.floor((scale_coord(v, h) - 0.5) * 256 + 0.5)
         for ox, oy, wt in taps:
             x = min(max(cx + ox, 0), 256 * (w - 1))
             y = min(max(cy + oy, 0), 256 * (h - 1))
@@ -569,12 +578,12 @@ def fetch_groups(levels, u, v, gxn, gyn, aniso, wrap=False, point=False, nearest
                 return float(tex[j, i]) if 0 <= i < w and 0 <= j < h else border
             return float(tex[min(max(j, 0), h - 1), min(max(i, 0), w - 1)])
         if point:
-            cx, cy = math.floor(u * w * 256), math.floor(v * h * 256)
+            cx, cy = math.floor(scale_coord(u, w) * 256), math.floor(scale_coord(v, h) * 256)
             groups += [[(Fraction(wt, t), at((cx + ox) >> 8, (cy + oy) >> 8))]
                        for ox, oy, wt in taps if wt]
             continue
-        cx = math.floor((u * w - 0.5) * 256 + 0.5)
-        cy = math.floor((v * h - 0.5) * 256 + 0.5)
+        cx = math.floor((scale_coord(u, w) - 0.5) * 256 + 0.5)
+        cy = math.floor((scale_coord(v, h) - 0.5) * 256 + 0.5)
         for ox, oy, wt in taps:
             x, y = cx + ox, cy + oy
             if not wrap and addr is None:
@@ -1088,8 +1097,8 @@ def past_corner(s, t, gx, gy, tex):
     n0 = tex["dims"][0]
     for k, taps, _ in footprint2(gx, gy, tex["aniso"], tex["levels"]):
         n = max(n0 >> k, 1)
-        cx = math.floor((s * n - 0.5) * 256 + 0.5)
-        cy = math.floor((t * n - 0.5) * 256 + 0.5)
+        cx = math.floor((scale_coord(s, n) - 0.5) * 256 + 0.5)
+        cy = math.floor((scale_coord(t, n) - 0.5) * 256 + 0.5)
         for ox, oy, wt in taps:
             x, y = (cx + ox) >> 8, (cy + oy) >> 8
             if wt and sum(not 0 <= x + dx < n and not 0 <= y + dy < n

@@ -45,7 +45,8 @@ other formats, face sizes, the mixed corners, layered maps, a bias and clamps,
 `corpus/vectors/seamcfg*.jsonl.xz`), seamnpotcheck (faces whose size is not a power of two,
 `corpus/vectors/seamnpot*.jsonl.xz`), seamptmixed (point-filtered impulse probes at the mixed
 corners, `corpus/aniso/seamptmixed.jsonl.xz`), seamcfgmiss (seamcfgcheck's misses on impulse
-textures, `corpus/aniso/seamcfgmiss.jsonl.xz`).
+textures, `corpus/aniso/seamcfgmiss.jsonl.xz`), npotpos (coordinates just above a rounding
+boundary on textures whose size is not a power of two, `corpus/aniso/npotpos.jsonl.xz`).
 
 Usage (GPU machine; needs CuPy):
 
@@ -2003,7 +2004,108 @@ def seamcornermiss():
                  texels=texels)
 
 
-T.FAMILIES.update({"mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
+
+def _f32_up(x):
+    """The least `f32` at or above `x`."""
+    import struct
+    v = struct.unpack("<f", struct.pack("<f", x))[0]
+    if v < x:
+        b = struct.unpack("<I", struct.pack("<f", v))[0]
+        v = struct.unpack("<f", struct.pack("<I", b + 1 if v >= 0 else b - 1))[0]
+    return v
+
+
+def npot_coord(n, lo, hi, point=False):
+    """A normalized coordinate whose position in a dimension of `n` texels lies just above a
+    rounding boundary, by a random amount up to twice what flooring the coordinate to 2^-21
+    takes off (`n 2^-21` texels): the filter's position (in texels, less half a texel, in
+    1/256) just above a half 1/256, or for point filtering the texel coordinate just above a
+    whole texel. The boundary is a random one between `lo` and `hi` texels."""
+    if point:
+        x = RNG.randrange(lo, hi) + RNG.uniform(0, 2 * n * 2.0 ** -21)
+    else:
+        p = RNG.randrange(256 * lo, 256 * hi) + 0.5
+        x = (p + RNG.uniform(0, 2 * n * 256 * 2.0 ** -21)) / 256 + 0.5
+    return _f32_up(x / n)
+
+
+NPOTPOS_2D = [(48, 20), (40, 24), (12, 20), (64, 64)]
+NPOTPOS_CUBE = [40, 24, 12, 64]
+
+
+def npotpos():
+    """Where the texture unit puts a coordinate on a texture whose size is not a power of two
+    (`corpus/aniso/npotpos.jsonl.xz`): coordinates just above a rounding boundary of the
+    position (`npot_coord`), on ramp textures (`f32` RGBA: x index, y index, the texel's index
+    or the face, 0), so each fetch reads back where its taps lie. 2D textures of 48 x 20, 40 x 24,
+    12 x 20 and 64 x 64 (control), 512 fetches per case: `tex` with linear filtering (clamped;
+    wrapped, with coordinates from -2 to 2), point filtering, and anisotropic `tex.grad`
+    (`maxAnisotropy` 4 and 16, a major axis of 3 texels along x and a minor one of 1, clamped
+    and wrapped, and with point texel filtering); cube maps of 40, 24, 12 and 64 texels (face +z: the direction (x, y, 1), whose
+    face coordinates are (x + 1) / 2 and (1 - y) / 2 exactly), `tex` and anisotropic
+    `tex.grad` (`maxAnisotropy` 16, 3 texels along s, 1 along t)."""
+    fam = "npotpos"
+    cnt = 512
+    for w, h in NPOTPOS_2D:
+        tex = []
+        for j in range(h):
+            for i in range(w):
+                tex += [f32(float(i)), f32(float(j)), f32(float(i + w * j)), 0]
+        for kind in ["lin", "lin.wrap", "point", "a4", "a16", "a16.wrap", "a16.point"]:
+            wrap = kind.endswith("wrap")
+            point = kind.endswith("point")
+            co = []
+            for k in range(cnt):
+                if wrap:
+                    lo = [-2 * w, -2 * h]
+                    hi = [2 * w, 2 * h]
+                else:
+                    lo, hi = [2, 2], [w - 3, h - 3]
+                c = [npot_coord(n, lo[q], hi[q], point) if k % 4 != 3 else
+                     RNG.uniform(lo[q], hi[q]) / n for q, n in enumerate((w, h))]
+                # A quarter of the fetches near a boundary in one dimension only.
+                if k % 4 == 1:
+                    c[1] = RNG.uniform(lo[1], hi[1]) / h
+                if k % 4 == 2:
+                    c[0] = RNG.uniform(lo[0], hi[0]) / w
+                co.append((c[0], c[1]))
+            a = int(kind[1:].split(".")[0]) if kind.startswith("a") else 0
+            extra = {"aniso": a} if a else {}
+            d = desc("f32", 4, (w, h), 1, filt="point" if point else "linear",
+                     mipfilter="linear", addr="wrap" if wrap else "clamp", **extra)
+            if a:
+                grads = [((3.0 / w, 0.0), (0.0, 1.0 / h))] * cnt
+                gadd("np.%dx%d.%s" % (w, h, kind), fam, d, "2d", "grad", co, grads=grads,
+                     texels=tex)
+            else:
+                gadd("np.%dx%d.%s" % (w, h, kind), fam, d, "2d", "", co, texels=tex)
+    for n in NPOTPOS_CUBE:
+        tex = []
+        for f in range(6):
+            for j in range(n):
+                for i in range(n):
+                    tex += [f32(float(i)), f32(float(j)), f32(float(f)), 0]
+        for kind in ["lin", "a16"]:
+            dirs = []
+            for k in range(cnt):
+                lo, hi = 3, n - 4
+                s = npot_coord(n, lo, hi) if k % 4 != 2 else RNG.uniform(lo, hi) / n
+                t = npot_coord(n, lo, hi) if k % 4 not in (1, 3) else RNG.uniform(lo, hi) / n
+                # Face +z: s = (x + 1) / 2, t = (1 - y) / 2 with the major axis z = 1.
+                dirs.append((2 * s - 1, 1 - 2 * t, 1.0))
+            a = 16 if kind == "a16" else 0
+            extra = {"aniso": a} if a else {}
+            d = desc("f32", 4, (n, n), 1, filt="linear", mipfilter="linear", cube=True,
+                     **extra)
+            if a:
+                grads = [((6.0 / n, 0.0, 0.0), (0.0, 2.0 / n, 0.0))] * cnt
+                gadd("np.cube%d.%s" % (n, kind), fam, d, "cube", "grad", dirs, grads=grads,
+                     texels=tex)
+            else:
+                gadd("np.cube%d.%s" % (n, kind), fam, d, "cube", "", dirs, texels=tex)
+
+
+T.FAMILIES.update({"npotpos": npotpos, "mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
                    "seamcorner": seamcorner, "seamtld4": seamtld4,
                    "seamtld4int": seamtld4int, "anisoaddr": anisoaddr,

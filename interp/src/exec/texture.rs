@@ -469,16 +469,8 @@ fn fetch(
             ts.push(corner_bytes(x, place(level), i, c.n, l)?);
             continue;
         }
-        let mut u = u;
-        if !t.layout.cube {
-            let dims = t.layout.level_dims(level);
-            for k in 0..c.n {
-                if t.sampler.addr[k] == tx::AddrMode::ClampOgl {
-                    u[k] = u[k].clamp(0.0, dims[k] as f32);
-                }
-            }
-        }
-        let (mut i0, mut fr) = footprint_at(c, &t.layout, level, &u, offset);
+        let ogl = |k: usize| !t.layout.cube && t.sampler.addr[k] == tx::AddrMode::ClampOgl;
+        let (mut i0, mut fr) = footprint_at(c, &t.layout, level, &u, offset, ogl);
         // Clamped dimensions clamp the filter's coordinate, not only the texel index: outside
         // the range the fraction is 0 (measured: `corpus/vectors/texw3dclamp.jsonl.xz`,
         // one-hot texels at the edges of a 3D texture; the weights' rounding shows the
@@ -568,10 +560,12 @@ fn aniso_fetch(
         let scale = 1024 / lv.unit;
         let mut centre = [0i64; 2];
         for k in 0..2 {
+            // Normalized coordinates scaled as the texture unit scales them: exactly by a power
+            // of two, floored to 2^-21 first for another size (`tx::scale`).
             let u = match c.face {
-                Some(f) => f[k] * dims[k] as f64,
+                Some(f) => tx::scale(f[k], dims[k]),
                 None if rank1 && k == 1 => 0.0,
-                None if c.normalized => c.raw[k] as f64 * dims[k] as f64,
+                None if c.normalized => tx::scale(c.raw[k] as f64, dims[k]),
                 None => c.raw[k] as f64,
             };
             let p = if linear {
@@ -708,23 +702,53 @@ fn sample_fetch(
     Ok(tx::convert_texel(t, &b))
 }
 
-/// [`footprint`] of the coordinates `c` at mipmap level `level` of `t`: a cube map's from its
-/// exact face coordinates, the others from the `f32` texel coordinates.
+/// Coordinate `k` of `c` in texels of mipmap level `level` of `t` where it takes more bits than
+/// an `f32` has: a cube map's face coordinate, or a normalized coordinate scaled by a size that
+/// is not a power of two (floored to `2^-21` first: [`tx::scale`]); `None` where the `f32`
+/// texel coordinate ([`Coords::at`]) is the texture unit's.
+fn exact_at(c: &Coords, t: &Layout, level: u32, k: usize) -> Option<f64> {
+    let d = t.level_dims(level)[k];
+    match c.face {
+        Some(st) => Some(tx::scale(st[k], d)),
+        None if c.normalized && !d.is_power_of_two() => Some(tx::scale(c.raw[k] as f64, d)),
+        None => None,
+    }
+}
+
+/// The lower corner and the fractions (in 1/256) of the bilinear footprint of the coordinates
+/// `c` at mipmap level `level` of `t` (`u`: [`Coords::at`] of that level), the texel
+/// coordinates [`exact_at`] gives where it gives one. A dimension for which `ogl` holds
+/// (`clamp_ogl`) first clamps its coordinate to the level's extent.
 fn footprint_at(
     c: &Coords,
     t: &Layout,
     level: u32,
     u: &[f32; 3],
     offset: [i64; 3],
+    ogl: impl Fn(usize) -> bool,
 ) -> ([i64; 3], [i64; 3]) {
-    let Some(st) = c.face else {
-        return footprint(u, c.n, offset);
-    };
     let d = t.level_dims(level);
     let mut i0 = [0i64; 3];
     let mut fr = [0i64; 3];
-    for k in 0..2 {
-        let q = ((st[k] * d[k] as f64 - 0.5) * 256.0 + 0.5).floor() as i64;
+    for k in 0..c.n {
+        let q = match exact_at(c, t, level, k) {
+            Some(v) => {
+                // A NaN normalized coordinate reads as 0 as the `f32` ones do (a cube map's face
+                // coordinate quantizes to 0 itself).
+                let v = if v.is_nan() && c.face.is_none() {
+                    0.0
+                } else {
+                    v
+                };
+                let v = if ogl(k) { v.clamp(0.0, d[k] as f64) } else { v };
+                tx::fixed_f64(v - 0.5)
+            }
+            None => {
+                let v = if u[k].is_nan() { 0.0 } else { u[k] };
+                let v = if ogl(k) { v.clamp(0.0, d[k] as f32) } else { v };
+                tx::fixed(v - 0.5)
+            }
+        };
         i0[k] = q.div_euclid(256) + offset[k];
         fr[k] = q.rem_euclid(256);
     }
@@ -732,37 +756,16 @@ fn footprint_at(
 }
 
 /// The texel a point sample of the coordinates `c` reads at level `level` of `t`, per
-/// dimension, before the offset (a cube map's from its exact face coordinates).
+/// dimension, before the offset (from [`exact_at`]'s texel coordinates where it gives them).
 fn point_at(c: &Coords, t: &Layout, level: u32, u: &[f32; 3]) -> [i64; 3] {
     let mut i = [0i64; 3];
-    match c.face {
-        Some(st) => {
-            let d = t.level_dims(level);
-            for k in 0..2 {
-                i[k] = (st[k] * d[k] as f64).floor() as i64;
-            }
-        }
-        None => {
-            for k in 0..c.n {
-                i[k] = tx::point(u[k]);
-            }
-        }
+    for k in 0..c.n {
+        i[k] = match exact_at(c, t, level, k) {
+            Some(v) => tx::point_f64(v),
+            None => tx::point(u[k]),
+        };
     }
     i
-}
-
-/// The lower corner and the fractions (in 1/256) of the bilinear footprint of the first `n`
-/// coordinates `u` (in texels).
-fn footprint(u: &[f32; 3], n: usize, offset: [i64; 3]) -> ([i64; 3], [i64; 3]) {
-    let mut i0 = [0i64; 3];
-    let mut fr = [0i64; 3];
-    for k in 0..n {
-        let u = if u[k].is_nan() { 0.0 } else { u[k] };
-        let q = tx::fixed(u - 0.5);
-        i0[k] = q.div_euclid(256) + offset[k];
-        fr[k] = q.rem_euclid(256);
-    }
-    (i0, fr)
 }
 
 /// The trailing operands of `tex`/`tld4` after the mipmap ones: the offset vector and the
@@ -1040,7 +1043,7 @@ pub fn tld4(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         let t = t.as_ref();
         let co = coords(x, &t.layout, Some(&t.sampler), c, false, l)?;
         let off = offset_of(x, rest, l)?;
-        let (i0, _) = footprint_at(&co, &t.layout, 0, &co.u, off);
+        let (i0, _) = footprint_at(&co, &t.layout, 0, &co.u, off, |_| false);
         let at = Place {
             t,
             base,
