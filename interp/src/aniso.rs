@@ -367,9 +367,9 @@ pub fn footprint(g: &Grad, levels: &Levels) -> SmallVec<[LevelTaps; 2]> {
 }
 
 /// A coordinate `u` in texels of a level (`f64`: a normalized coordinate scaled by the level's
-/// size as [`crate::texture::scale`] scales it, floored to `2^-21` first for a size that is not
-/// a power of two) less half a texel, in 1/256 (half up), as the taps' positions start from;
-/// NaN reads as 0 and the range saturates.
+/// size as [`crate::texture::scale`] scales it, floored to `2^-21` first) less half a texel,
+/// in 1/256 (half up), as the taps' positions start from; NaN reads as 0 and the range
+/// saturates.
 pub fn position(u: f64) -> i64 {
     let u = if u.is_nan() { 0.0 } else { u };
     ((u - 0.5) * 256.0 + 0.5)

@@ -769,34 +769,38 @@ pub fn fixed_f64(u: f64) -> i64 {
     s.clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
 }
 
-/// The fraction bits a normalized coordinate keeps before it is scaled by a size that is not a
-/// power of two ([`scale`]).
-pub const NPOT_FRACTION_BITS: i32 = 21;
+/// The fraction bits a normalized coordinate keeps before it is scaled to texels ([`scale`]).
+pub const COORD_FRACTION_BITS: i32 = 21;
 
 /// A normalized coordinate `u` in texels of a dimension of `n` texels, as an H200's texture
-/// unit forms it: times a power of two exactly; for another size `u` is first floored to a
-/// multiple of `2^-21` (a fixed-point coordinate of 21 fraction bits), then multiplied
-/// exactly (the product can take more bits than an `f32` has: the callers keep it in `f64`).
-/// A position just above a rounding boundary of the filter (half a 1/256 texel, rounded up)
-/// or of point sampling (a whole texel) so falls below it when the floor takes off more than
-/// its excess (up to `n 2^-21` texels). Every filter and geometry takes it: measured with
-/// coordinates just above such boundaries on ramp textures of 48 x 20, 40 x 24 and 12 x 20
-/// texels and cube maps of 40, 24 and 12 (`corpus/aniso/npotpos.jsonl.xz`, `mipmap.py
-/// --family npotpos`): of 6,144 isotropic fetches (linear, clamped and wrapped from -2 to 2,
-/// point, cube maps) the exact product agrees with 5,173, this rule with every one (rounding
-/// the product to `f32` as the 2D coordinate is kept for a power of two: 6,136); of 7,680
-/// anisotropic ones (`tex.grad`, linear and point texels, clamped and wrapped) the exact
-/// product with 6,756, this rule with every one, flooring to `2^-20` or `2^-22` with 6,510
-/// and 7,114, truncating toward zero with 7,599 (not the wrapped negative coordinates). It
-/// is what moved a tap of the anisotropic footprints on cube faces of 10 to 48 texels
-/// (`corpus/vectors/seamnpot*.jsonl.xz`, `seamcfgsize*.jsonl.xz`: 21 fetches, each with a
-/// coordinate just above a boundary; the impulse replays of `corpus/aniso/seamcfgmiss.jsonl.xz`
-/// read every weight so). NaN and infinities are left to the callers.
+/// unit forms it: `u` floored to a multiple of `2^-21` (a fixed-point coordinate of 21
+/// fraction bits), then multiplied exactly (the product can take more bits than an `f32`
+/// has: the callers keep it in `f64`). On a size that is a power of two up to 4096 the floor
+/// never moves a position across a rounding boundary (half a 1/256 texel lies on its grid);
+/// on another size, or from 8192 on, a position just above a rounding boundary of the filter
+/// (half a 1/256 texel, rounded up) or of point sampling (a whole texel) falls below it when
+/// the floor takes off more than its excess (up to `n 2^-21` texels). Every filter and
+/// geometry takes it: measured with coordinates just above such boundaries on ramp textures
+/// (`corpus/aniso/npotpos.jsonl.xz`, `mipmap.py --family npotpos`: 2D textures of 48 x 20,
+/// 40 x 24 and 12 x 20, cube maps of 40, 24 and 12): of 6,144 isotropic fetches (linear,
+/// clamped and wrapped from -2 to 2, point, cube maps) the exact product agrees with 5,173,
+/// this rule with every one (rounding the product to `f32` as a 2D coordinate is kept
+/// otherwise: 6,136); of 7,680 anisotropic ones (`tex.grad`, linear and point texels, clamped
+/// and wrapped) the exact product with 6,756, this rule with every one, flooring to `2^-20` or
+/// `2^-22` with 6,510 and 7,114, truncating toward zero with 7,599 (not the wrapped negative
+/// coordinates). `npotpos2.jsonl.xz`: widths of 100, 1000, 6000, 4096 and 8192 (8192: the
+/// exact product agrees with 265 of 512 linear fetches, flooring to `2^-20` or `2^-22` with 262
+/// and 265, this rule with every one), 1D, 3D, layered 2D and mipmap levels 1 and 2: every
+/// fetch. It is what moved the taps of the anisotropic footprints on cube faces of 10 to 48
+/// texels (`corpus/vectors/seamnpot*.jsonl.xz`, `seamcfgsize*.jsonl.xz`: 21 fetches, each with
+/// a coordinate just above a boundary; the impulse replays of
+/// `corpus/aniso/seamcfgmiss.jsonl.xz` read every weight so). NaN and infinities are left to
+/// the callers.
 pub fn scale(u: f64, n: u32) -> f64 {
-    if n.is_power_of_two() || !u.is_finite() {
+    if !u.is_finite() {
         return u * n as f64;
     }
-    let q = f64::from(1u32 << NPOT_FRACTION_BITS);
+    let q = f64::from(1u32 << COORD_FRACTION_BITS);
     (u * q).floor() / q * n as f64
 }
 

@@ -122,11 +122,12 @@ fn linear_filtering_weights_the_four_texels() {
     assert_eq!(f32::from_bits(words(&out)[0]), 0.75);
 }
 
-/// A normalized coordinate scaled by a size that is not a power of two is first floored to a
-/// multiple of 2^-21 (H200, `corpus/aniso/npotpos.jsonl.xz`): positions just above a rounding
-/// boundary fall below it. Ramp textures (each texel holds its x index), `v` = 0.5.
+/// A normalized coordinate is floored to a multiple of 2^-21 before it is scaled to texels
+/// (H200, `corpus/aniso/npotpos.jsonl.xz`, `npotpos2.jsonl.xz`): on a size that is not a power
+/// of two (or one of 8192 and more) positions just above a rounding boundary fall below it.
+/// Ramp textures (each texel holds its x index), `v` = 0.5.
 #[test]
-fn normalized_coordinates_on_sizes_not_a_power_of_two_are_floored() {
+fn normalized_coordinates_are_floored_to_21_fraction_bits() {
     let read = |w: u32, u: u32, filter: &str| {
         let texels = f32s(&(0..w * 20).map(|i| (i % w) as f32).collect::<Vec<_>>());
         let body = format!(
@@ -143,8 +144,12 @@ fn normalized_coordinates_on_sizes_not_a_power_of_two_are_floored() {
     assert_eq!(read(48, 0x3e8b_2557, "linear"), 3211.0 / 256.0);
     // 0.58333337 x 12 = 7.0000005: texel 7 as it is, texel 6 floored (`np.12x20.point`).
     assert_eq!(read(12, 0x3f15_5556, "point"), 6.0);
-    // A power of two scales exactly: 0.27176926 x 64 = 17.393232, position 4324.6.
+    // On a power of two up to 4096 the floor crosses no boundary: 0.27176926 x 64 =
+    // 17.393232, position 4324.67 rounds up.
     assert_eq!(read(64, 0x3e8b_2557, "linear"), 4325.0 / 256.0);
+    // From 8192 on it does: 0.74559289 x 8192 = 6107.897, position 1563493.6 rounds up to
+    // 1563494 as it is, floored 1563493 (`np2.8192x2.lin`, fetch 4; 8192 x 20 here).
+    assert_eq!(read(8192, 0x3f3e_df2d, "linear"), 1563493.0 / 256.0);
 }
 
 #[test]

@@ -162,9 +162,10 @@ def to_texels(g, d):
 
 def scale_coord(u, n):
     """A normalized coordinate `u` in texels of a dimension of `n` texels (docs/INTERP.md,
-    Textures; `interp/src/texture.rs` `scale`): exact for a power of two, else `u` floored to a
-    multiple of 2^-21 first (`corpus/aniso/npotpos.jsonl.xz`)."""
-    if n & (n - 1) == 0 or not math.isfinite(u):
+    Textures; `interp/src/texture.rs` `scale`): `u` floored to a multiple of 2^-21, then
+    multiplied exactly (`corpus/aniso/npotpos.jsonl.xz`, `npotpos2.jsonl.xz`; on a power of two
+    up to 4096 the same as the exact product)."""
+    if not math.isfinite(u):
         return u * n
     return math.floor(u * 2.0 ** 21) / 2.0 ** 21 * n
 

@@ -46,7 +46,9 @@ other formats, face sizes, the mixed corners, layered maps, a bias and clamps,
 `corpus/vectors/seamnpot*.jsonl.xz`), seamptmixed (point-filtered impulse probes at the mixed
 corners, `corpus/aniso/seamptmixed.jsonl.xz`), seamcfgmiss (seamcfgcheck's misses on impulse
 textures, `corpus/aniso/seamcfgmiss.jsonl.xz`), npotpos (coordinates just above a rounding
-boundary on textures whose size is not a power of two, `corpus/aniso/npotpos.jsonl.xz`).
+boundary on textures whose size is not a power of two, `corpus/aniso/npotpos.jsonl.xz`),
+npotpos2 (the same on large, 1D, 3D, layered and mipmapped textures,
+`corpus/aniso/npotpos2.jsonl.xz`).
 
 Usage (GPU machine; needs CuPy):
 
@@ -2105,7 +2107,86 @@ def npotpos():
                 gadd("np.cube%d.%s" % (n, kind), fam, d, "cube", "", dirs, texels=tex)
 
 
-T.FAMILIES.update({"npotpos": npotpos, "mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
+
+def _ramp_levels(d):
+    """`f32` RGBA ramp texels of every level (and layer) of `d`: x mod 64, y, z or the layer,
+    x // 64."""
+    out = []
+    for (w, h, dd, _) in mip_levels(d):
+        for z in range(dd):
+            for j in range(h):
+                for i in range(w):
+                    out += [f32(float(i % 64)), f32(float(j)), f32(float(z)), f32(float(i // 64))]
+    return out
+
+
+def npotpos2():
+    """`npotpos` beyond 2D and cube maps of up to 48 texels (`corpus/aniso/npotpos2.jsonl.xz`):
+    2D textures of 100, 1000 and 6000 texels (not powers of two) and 4096 and 8192 (powers of
+    two, where flooring to 2^-21 would show from 8192 on) by 2 or 4, 1D (48) and 3D (12 x 20
+    x 6) textures, a layered 2D one (40 x 24, two layers) and levels 1 and 2 of a mipmapped
+    48 x 20 (`tex.level`, and `tex.grad` between levels 0 and 1 and on level 1): `tex` with
+    linear and point filtering and anisotropic `tex.grad` (`maxAnisotropy` 16, 3 x 1
+    texels), coordinates just above a rounding boundary at the level read (`npot_coord`),
+    ramp texels (`_ramp_levels`)."""
+    fam = "npotpos2"
+    cnt = 512
+
+    def coords(dims, point=False):
+        out = []
+        for k in range(cnt):
+            c = []
+            for n in dims:
+                lo, hi = (2, n - 3) if n >= 8 else (0, n - 1)
+                c.append(npot_coord(n, lo, hi, point) if k % 4 != 3 else
+                         RNG.uniform(lo, hi) / n)
+            out.append(tuple(c))
+        return out
+    for w, h in [(100, 4), (1000, 4), (6000, 2), (4096, 2), (8192, 2)]:
+        for kind in ["lin", "point", "a16"]:
+            point = kind == "point"
+            a = 16 if kind == "a16" else 0
+            extra = {"aniso": a} if a else {}
+            d = desc("f32", 4, (w, h), 1, filt="point" if point else "linear",
+                     mipfilter="linear", **extra)
+            co = [(u, 0.5) for u, _ in coords((w, h), point)]
+            if a:
+                gadd("np2.%dx%d.%s" % (w, h, kind), fam, d, "2d", "grad", co,
+                     grads=[((3.0 / w, 0.0), (0.0, 1.0 / h))] * cnt, texels=_ramp_levels(d))
+            else:
+                gadd("np2.%dx%d.%s" % (w, h, kind), fam, d, "2d", "", co, texels=_ramp_levels(d))
+    for kind in ["lin", "point", "a16"]:
+        point = kind == "point"
+        a = 16 if kind == "a16" else 0
+        extra = {"aniso": a} if a else {}
+        d = desc("f32", 4, (48,), 1, filt="point" if point else "linear", mipfilter="linear",
+                 **extra)
+        co = [(u,) for (u,) in coords((48,), point)]
+        if a:
+            gadd("np2.1d48.%s" % kind, fam, d, "1d", "grad", co,
+                 grads=[((3.0 / 48,), (1.0 / 48,))] * cnt, texels=_ramp_levels(d))
+        else:
+            gadd("np2.1d48.%s" % kind, fam, d, "1d", "", co, texels=_ramp_levels(d))
+    for kind in ["lin", "point"]:
+        d = desc("f32", 4, (12, 20, 6), 1, filt="point" if kind == "point" else "linear",
+                 mipfilter="linear")
+        gadd("np2.3d.%s" % kind, fam, d, "3d", "", coords((12, 20, 6), kind == "point"),
+             texels=_ramp_levels(d))
+    d = desc("f32", 4, (40, 24), 1, filt="linear", mipfilter="linear", layers=2)
+    co = [(u, v, k % 2) for k, (u, v) in enumerate(coords((40, 24)))]
+    gadd("np2.a2d.lin", fam, d, "a2d", "", co, texels=_ramp_levels(d))
+    d = desc("f32", 4, (48, 20), 3, filt="linear", mipfilter="linear")
+    for lv in (1, 2):
+        gadd("np2.mip.level%d" % lv, fam, d, "2d", "level", coords((48 >> lv, 20 >> lv)),
+             lods=[float(lv)] * cnt, texels=_ramp_levels(d))
+    da = desc("f32", 4, (48, 20), 3, filt="linear", mipfilter="linear", aniso=16)
+    # Minor axes of 1.5 texels (between levels 0 and 1) and 2 (level 1), major 4.5 and 6.
+    for tag, (mj, mn, lv) in {"two": (4.5, 1.5, 0), "l1": (6.0, 2.0, 1)}.items():
+        gadd("np2.mip.a16.%s" % tag, fam, da, "2d", "grad", coords((48 >> lv, 20 >> lv)),
+             grads=[((mj / 48, 0.0), (0.0, mn / 20))] * cnt, texels=_ramp_levels(da))
+
+
+T.FAMILIES.update({"npotpos": npotpos, "npotpos2": npotpos2, "mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
                    "seamcorner": seamcorner, "seamtld4": seamtld4,
                    "seamtld4int": seamtld4int, "anisoaddr": anisoaddr,

@@ -560,8 +560,8 @@ fn aniso_fetch(
         let scale = 1024 / lv.unit;
         let mut centre = [0i64; 2];
         for k in 0..2 {
-            // Normalized coordinates scaled as the texture unit scales them: exactly by a power
-            // of two, floored to 2^-21 first for another size (`tx::scale`).
+            // Normalized coordinates scaled as the texture unit scales them: floored to 2^-21,
+            // then multiplied exactly (`tx::scale`).
             let u = match c.face {
                 Some(f) => tx::scale(f[k], dims[k]),
                 None if rank1 && k == 1 => 0.0,
@@ -702,15 +702,15 @@ fn sample_fetch(
     Ok(tx::convert_texel(t, &b))
 }
 
-/// Coordinate `k` of `c` in texels of mipmap level `level` of `t` where it takes more bits than
-/// an `f32` has: a cube map's face coordinate, or a normalized coordinate scaled by a size that
-/// is not a power of two (floored to `2^-21` first: [`tx::scale`]); `None` where the `f32`
-/// texel coordinate ([`Coords::at`]) is the texture unit's.
+/// Coordinate `k` of `c` in texels of mipmap level `level` of `t` where it is normalized (a
+/// cube map's face coordinate, or a normalized one), floored to `2^-21` and scaled exactly
+/// ([`tx::scale`]: the product can take more bits than an `f32` has); `None` for an
+/// unnormalized coordinate, whose `f32` value ([`Coords::at`]) is the texture unit's.
 fn exact_at(c: &Coords, t: &Layout, level: u32, k: usize) -> Option<f64> {
     let d = t.level_dims(level)[k];
     match c.face {
         Some(st) => Some(tx::scale(st[k], d)),
-        None if c.normalized && !d.is_power_of_two() => Some(tx::scale(c.raw[k] as f64, d)),
+        None if c.normalized => Some(tx::scale(c.raw[k] as f64, d)),
         None => None,
     }
 }
