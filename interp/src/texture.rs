@@ -784,8 +784,8 @@ pub const COORD_FRACTION_BITS: i32 = 21;
 /// (`corpus/aniso/npotpos.jsonl.xz`, `mipmap.py --family npotpos`: 2D textures of 48 x 20,
 /// 40 x 24 and 12 x 20, cube maps of 40, 24 and 12): of 6,144 isotropic fetches (linear,
 /// clamped and wrapped from -2 to 2, point, cube maps) the exact product agrees with 5,173,
-/// this rule with every one (rounding the product to `f32` as a 2D coordinate is kept
-/// otherwise: 6,136); of 7,680 anisotropic ones (`tex.grad`, linear and point texels, clamped
+/// this rule with every one (rounding the product to `f32`, as a 2D coordinate was kept:
+/// 6,136); of 7,680 anisotropic ones (`tex.grad`, linear and point texels, clamped
 /// and wrapped) the exact product with 6,756, this rule with every one, flooring to `2^-20` or
 /// `2^-22` with 6,510 and 7,114, truncating toward zero with 7,599 (not the wrapped negative
 /// coordinates). `npotpos2.jsonl.xz`: widths of 100, 1000, 6000, 4096 and 8192 (8192: the
