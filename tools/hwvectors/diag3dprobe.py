@@ -96,25 +96,27 @@ def diag3dc():
     def q(v):
         return round(v * 4) / 4
 
+    def magnitudes():
+        """Three magnitudes in units of the largest's last bit (512 to 1023, then two smaller
+        ones over six binades each, in quarters), in a random order, and the largest."""
+        m = rng.randrange(512, 1024)
+        x = q(m * 2.0 ** (-6 * rng.random()))
+        z = q(x * 2.0 ** (-6 * rng.random()))
+        v = [m, x, z]
+        rng.shuffle(v)
+        return v, m
+
     for k in range(4):
         g = []
         for _ in range(1024):
-            m = rng.randrange(512, 1024)
-            x = q(m * 2.0 ** (-6 * rng.random()))
-            z = q(x * 2.0 ** (-6 * rng.random()))
-            v = [m, x, z]
-            rng.shuffle(v)
+            v, m = magnitudes()
             h = tuple(rng.choice((-1, 1)) * c * U / 2 / n for c in v)
             g.append((h, h))
         M.add("d3c.half.%d" % k, fam, d3, "3d", "grad", [(0.3, 0.6, 0.45)] * len(g), grads=g)
     for k in range(4):
         g = []
         for _ in range(1024):
-            m = rng.randrange(512, 1024)
-            x = q(m * 2.0 ** (-6 * rng.random()))
-            z = q(x * 2.0 ** (-6 * rng.random()))
-            v = [m, x, z]
-            rng.shuffle(v)
+            v, m = magnitudes()
             v = [rng.choice((-1, 1)) * c for c in v]
             s = rng.uniform(0.5, 1.0)
             w = [q(s * c + rng.uniform(-0.25, 0.25) * m) for c in v]

@@ -92,17 +92,25 @@ def length(v, k2):
     return a[0] + second(a[1]) + k2 * a[2]
 
 
-def diagonal(v, k2):
-    """The diagonal extent (lod::diagonal): G of the largest magnitude, plus X of the second
-    (121/512 of it cut to 11 bits and 1/16 of its last bit), plus in 3D the third term Y
-    (11/64 of the third and 1/16 of its last bit) cut to X's last bit (9 bits)."""
-    a = sorted9(v)
-    if a[0] == 0.0:
-        return 0.0
+def diagonal_2d(a):
+    """The terms every diagonal rule shares, of the sorted magnitudes `a` (largest not 0): the
+    last bit `u` of the largest, G of the largest in units of `u`, and X of the second (121/512
+    of it cut to 11 bits and 1/16 of its last bit)."""
     u = ulp9(a[0])
     g = (11 * (a[0] / u) + 4) / 16
     g = math.floor(g) if g >= 512 else math.floor(2 * g) / 2
     h = tb(121 / 512 * a[1], 11) + ulp9(a[1]) / 16 if a[1] > 0 else 0.0
+    return u, g, h
+
+
+def diagonal(v, k2):
+    """The diagonal extent (lod::diagonal): G of the largest magnitude, plus X of the second,
+    plus in 3D the third term Y (11/64 of the third and 1/16 of its last bit) cut to X's last
+    bit (9 bits)."""
+    a = sorted9(v)
+    if a[0] == 0.0:
+        return 0.0
+    u, g, h = diagonal_2d(a)
     if a[2] > 0 and k2 > 0:
         w = ulp9(h)
         h += math.floor((11 / 16 * k2 * a[2] + ulp9(a[2]) / 16) / w) * w
@@ -115,10 +123,7 @@ def diagonal_v1(v, k2):
     a = sorted9(v)
     if a[0] == 0.0:
         return 0.0
-    u = ulp9(a[0])
-    g = (11 * (a[0] / u) + 4) / 16
-    g = math.floor(g) if g >= 512 else math.floor(2 * g) / 2
-    h = tb(121 / 512 * a[1], 11) + ulp9(a[1]) / 16 if a[1] > 0 else 0.0
+    u, g, h = diagonal_2d(a)
     return (g + 11 / 16 * k2 * (a[2] / u)) * u + h
 
 
@@ -205,55 +210,17 @@ def lod_with(rule, gx, gy, top, add):
     return lod(gx, gy, top, add, rule)
 
 
-def probe():
-    """The 3D sweeps of `corpus/lod/diag3d.json.xz` and `diag3dx.json.xz`: per case the samples
-    each rule (`rules`) reproduces, then the totals."""
+def tally(file, cases, add, R):
+    """The samples of `corpus/lod/FILE` (`{case: [output word]}`) that each rule of `R`
+    reproduces, per case of `cases` (diag3dprobe.py's, whose third input holds each thread's
+    two 3D gradients): yields (name, samples, {rule: agreeing}, [the rule's misses])."""
     import struct
-    import diag3dprobe as P
-    P.diag3d()
-    rec = json.load(lzma.open(os.path.join(ROOT, "..", "lod", "diag3d.json.xz"), "rt"))
-    add = adder("guard1")
-    R = rules()
-    tot = collections.Counter()
+    rec = json.load(lzma.open(os.path.join(ROOT, "..", "lod", file), "rt"))
 
     def fl(w):
         return struct.unpack("<f", struct.pack("<I", w))[0]
 
-    for c in P.T.CASES:
-        name, out, g = c["name"], rec[c["name"]], c["ins"][2][1]
-        ok = collections.Counter()
-        for i, w in enumerate(out):
-            gx = [f32(fl(g[8 * i + j]) * 64) for j in range(3)]
-            gy = [f32(fl(g[8 * i + 4 + j]) * 64) for j in range(3)]
-            o = round(fl(w) * 256)
-            for rn, rule in R:
-                ok[rn] += lod_with(rule, gx, gy, 6 * 256, add) == o
-        for rn, _ in R:
-            tot["diag3d " + rn] += ok[rn]
-        tot["diag3d"] += len(out)
-        print("%-18s %5d of %5d agree (v1 %5d, minor_probe %5d)" % (
-            name, ok["rule"], len(out), ok["v1"], ok["minor_probe"]))
-    probe_x(add, R, tot)
-    for f in ("diag3d", "diag3dx"):
-        print("%s: the rule %d of %d, v1 %d, minor_probe %d" % (
-            f, tot[f + " rule"], tot[f], tot[f + " v1"], tot[f + " minor_probe"]))
-
-
-def probe_c():
-    """`corpus/lod/diag3dc.json.xz` (`diag3dprobe.py --check`): per case the samples each rule
-    (`rules`) reproduces: random half diagonals, random pairs and length sweeps."""
-    import struct
-    import diag3dprobe as P
-    P.diag3dc()
-    rec = json.load(lzma.open(os.path.join(ROOT, "..", "lod", "diag3dc.json.xz"), "rt"))
-    add = adder("guard1")
-    R = rules()
-    tot = collections.Counter()
-
-    def fl(w):
-        return struct.unpack("<f", struct.pack("<I", w))[0]
-
-    for c in P.T.CASES:
+    for c in cases:
         name, out, g = c["name"], rec[c["name"]], c["ins"][2][1]
         ok = collections.Counter()
         miss = []
@@ -266,11 +233,44 @@ def probe_c():
                 ok[rn] += v == o
                 if rn == "rule" and v != o:
                     miss.append((gx, gy, o, v))
+        yield name, len(out), ok, miss
+
+
+def probe():
+    """The 3D sweeps of `corpus/lod/diag3d.json.xz` and `diag3dx.json.xz`: per case the samples
+    each rule (`rules`) reproduces, then the totals."""
+    import diag3dprobe as P
+    del P.T.CASES[:]
+    P.diag3d()
+    add = adder("guard1")
+    R = rules()
+    tot = collections.Counter()
+    for name, n, ok, _ in tally("diag3d.json.xz", P.T.CASES, add, R):
+        for rn, _ in R:
+            tot["diag3d " + rn] += ok[rn]
+        tot["diag3d"] += n
+        print("%-18s %5d of %5d agree (v1 %5d, minor_probe %5d)" % (
+            name, ok["rule"], n, ok["v1"], ok["minor_probe"]))
+    probe_x(add, R, tot)
+    for f in ("diag3d", "diag3dx"):
+        print("%s: the rule %d of %d, v1 %d, minor_probe %d" % (
+            f, tot[f + " rule"], tot[f], tot[f + " v1"], tot[f + " minor_probe"]))
+
+
+def probe_c():
+    """`corpus/lod/diag3dc.json.xz` (`diag3dprobe.py --check`): per case the samples each rule
+    (`rules`) reproduces: random half diagonals, random pairs and length sweeps."""
+    import diag3dprobe as P
+    del P.T.CASES[:]
+    P.diag3dc()
+    R = rules()
+    tot = collections.Counter()
+    for name, n, ok, miss in tally("diag3dc.json.xz", P.T.CASES, adder("guard1"), R):
         for rn, _ in R:
             tot[rn] += ok[rn]
-        tot["n"] += len(out)
+        tot["n"] += n
         print("%-22s %5d of %5d agree (v1 %5d, minor_probe %5d)" % (
-            name, ok["rule"], len(out), ok["v1"], ok["minor_probe"]))
+            name, ok["rule"], n, ok["v1"], ok["minor_probe"]))
         if "--misses" in sys.argv:
             for gx, gy, o, v in miss:
                 u = ulp9(max(map(abs, gx)))
