@@ -628,3 +628,33 @@ fn lowering_analysis_of_a_huge_block_is_linear() {
         stdout(&out)
     );
 }
+
+/// Branches over dead code (which ptxas deletes, joining the blocks for contraction) are
+/// decided in one pass: 100,000 forward branches to one label, each over the dead code and
+/// the branches after it, load and run in well under the limit (a scan per branch would take
+/// minutes).
+#[test]
+fn branches_over_dead_code_are_decided_in_linear_time() {
+    let dir = scratch("branches_over_dead_code");
+    let mut body = String::from("setp.ne.u32 %p1, %r0, 0;\nmul.f32 %f1, %f2, %f3;\n");
+    for i in 0..100_000 {
+        body.push_str(&format!(
+            "@%p1 bra $L_end;\nmov.b32 %r{}, {i};\n",
+            1 + i % 50
+        ));
+    }
+    body.push_str("$L_end:\nadd.f32 %f4, %f1, %f3;\n");
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n\
+         .reg .pred %p<2>;\n.reg .b32 %r<52>;\n.reg .f32 %f<5>;\n\
+         mov.b32 %r0, 1;\n{body}ret;\n}}\n"
+    );
+    let f = write(&dir, "dead_branches.ptx", src);
+    let out = ptx(&["run", s(&f), "--entry", "k"], 30 * SECOND);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("thread-instructions"),
+        "{}",
+        stdout(&out)
+    );
+}

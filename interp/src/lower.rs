@@ -197,15 +197,23 @@ fn dead_anywhere(insts: &[Instruction], code: &[DInst], du: &[DefsUses]) -> Vec<
 /// ends no basic block and its target starts none on its account (a `mul` before an arm of
 /// dead code and an `add` after it are fused).
 fn skipped_branches(code: &[DInst], dead: &[bool]) -> Vec<bool> {
-    let mut skip = vec![false; code.len()];
-    for i in (0..code.len()).rev() {
-        if code[i].op != Opcode::Bra {
-            continue;
+    let n = code.len();
+    let mut skip = vec![false; n];
+    // The first instruction at or after each index that is neither dead nor such a branch, so
+    // that each branch is decided in constant time (one backward pass).
+    let mut next_live = vec![n; n + 1];
+    for i in (0..n).rev() {
+        if code[i].op == Opcode::Bra {
+            if let Some(Opnd::Label(t)) = code[i].opnds.first() {
+                let t = *t as usize;
+                skip[i] = t > i && t <= n && next_live[i + 1] >= t;
+            }
         }
-        if let Some(Opnd::Label(t)) = code[i].opnds.first() {
-            let t = *t as usize;
-            skip[i] = t > i && t <= code.len() && (i + 1..t).all(|j| dead[j] || skip[j]);
-        }
+        next_live[i] = if dead[i] || skip[i] {
+            next_live[i + 1]
+        } else {
+            i
+        };
     }
     skip
 }
