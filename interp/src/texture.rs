@@ -978,6 +978,100 @@ fn weighted_sum(ws: &[i64], vs: &[f64], group: usize, p: u32, min_e: i32, shift:
     round_away(s, base, p, min_e)
 }
 
+/// The sum of an anisotropic footprint's weighted texels (weights `w_k / 2^shift`) as the
+/// texture unit forms it: each tap's texels (the consecutive runs of `runs`' lengths) of
+/// nonzero weight truncated toward zero to `p + 4` bits below the leading bit of the tap's
+/// largest, as [`weighted_sum`] truncates a level's; each tap's weighted texels summed
+/// exactly and the sum truncated toward minus infinity (two's complement) to 8 bits below the
+/// truncation quantum of the largest texel of the whole fetch, `2^(E - p - 12)` for `2^(E-1)
+/// <= |v| < 2^E`; those summed and rounded once to `p` bits, ties away from zero. NaN if a
+/// weighted value is NaN; an infinite one (of one sign) is the result.
+///
+/// H200 (`anisofit.py` `tap_sum`, `check_fetch`): of the 2D random `f32` fetches
+/// (`anisoprobe4.jsonl.xz`, `anisoprobe6.rand.jsonl.xz`, `aniso.jsonl.xz`, `anisoaddr.jsonl.xz`:
+/// 24,832) every one whose footprint is right agrees (24,824; the exact sum of the taps 24,775:
+/// each of the 49 more it misses reads the unit's value lower, one or two units in the last
+/// place, more where the sum cancels); of the 15,872 `f16` channel values 15,869 (the exact
+/// sum 15,777). Cutting each tap to 7 or 9 bits below the quantum instead agrees with 24,647
+/// and 24,784 `f32` fetches; 8 bits below each tap's own largest texel's quantum 24,816; each
+/// product cut rather than each tap's sum 24,814.
+fn tap_sum(ws: &[i64], vs: &[f64], runs: &[usize], p: u32, min_e: i32, shift: i32) -> f64 {
+    let top_of = |v: f64| parts(v).map(|(m, e)| e + 128 - m.unsigned_abs().leading_zeros() as i32);
+    let mut inf = 0f64;
+    // Each tap's exact sum `s * 2^base`, its texels truncated by the tap's largest.
+    let mut taps: Vec<(i128, i32)> = Vec::with_capacity(runs.len());
+    let mut top_all: Option<i32> = None;
+    let mut k = 0;
+    for &n in runs {
+        let (ws, vs) = (&ws[k..(k + n).min(ws.len())], &vs[k..(k + n).min(vs.len())]);
+        k += n;
+        let top = ws
+            .iter()
+            .zip(vs)
+            .filter(|(&w, v)| w != 0 && v.is_finite() && **v != 0.0)
+            .filter_map(|(_, &v)| top_of(v))
+            .max();
+        let Some(top) = top else {
+            // No finite nonzero texel of nonzero weight: only NaN and infinities matter.
+            for (&w, &v) in ws.iter().zip(vs) {
+                if w != 0 && v.is_nan() {
+                    return f64::NAN;
+                }
+                if w != 0 && v.is_infinite() {
+                    if inf != 0.0 && inf != v {
+                        return f64::NAN;
+                    }
+                    inf = v;
+                }
+            }
+            continue;
+        };
+        top_all = Some(top_all.map_or(top, |t: i32| t.max(top)));
+        let q = top - p as i32 - 4;
+        let mut s: i128 = 0;
+        for (&w, &v) in ws.iter().zip(vs) {
+            if w == 0 {
+                continue;
+            }
+            match parts(v) {
+                Some((m, e)) => {
+                    // `v` truncated toward zero to units of `2^q` (an `f64` holding an `f32`
+                    // or `f16` has its last bit far below `q`; a larger `e` is shifted up).
+                    let mag = m.unsigned_abs();
+                    let t = if e < q {
+                        (mag >> (q - e).min(127) as u32) as i128
+                    } else {
+                        (mag as i128) << (e - q).min(64)
+                    };
+                    s += if m < 0 { -t } else { t } * w as i128;
+                }
+                None if v.is_nan() => return f64::NAN,
+                None => {
+                    if inf != 0.0 && inf != v {
+                        return f64::NAN;
+                    }
+                    inf = v;
+                }
+            }
+        }
+        taps.push((s, q - shift));
+    }
+    if inf != 0.0 {
+        return inf;
+    }
+    let Some(top) = top_all else {
+        return 0.0;
+    };
+    // The accumulator's last bit: 8 bits below the largest texel's truncation quantum.
+    let acc = top - p as i32 - 12;
+    let mut s: i128 = 0;
+    for (t, base) in taps {
+        // `base < acc` (the weights' unit is below 2^-8): an arithmetic shift floors.
+        s += t >> (acc - base).clamp(0, 127);
+    }
+    round_away(s, acc, p, min_e)
+}
+
 /// One channel value of an `f16` or `f32` texel (its raw bits) as the filter reads it.
 fn filter_value(f: Format, raw: u64) -> f64 {
     match f {
@@ -1019,14 +1113,28 @@ fn s8_filtered(ws: &[i64], ts: &[i64], shift: i32) -> i64 {
 /// rounded to an integer (half up) and divided; `s8` as `s8_filtered` says. The taps come in
 /// runs of `group`, one run per mipmap level read.
 pub fn filter(t: &TextureArg, ws: &[i64], ts: &[[u8; 16]], group: usize) -> [u32; 4] {
-    filter_in(t, ws, ts, group, 16)
+    filter_in(t, ws, ts, Runs::Levels(group), 16)
+}
+
+/// How [`filter_in`] groups `f32` and `f16` texels.
+#[derive(Copy, Clone, Debug)]
+pub enum Runs<'a> {
+    /// Consecutive runs of this many texels, one per mipmap level read (a bilinear or
+    /// trilinear footprint), each truncated by its own largest texel, all summed exactly
+    /// (`weighted_sum`).
+    Levels(usize),
+    /// An anisotropic footprint's taps, consecutive runs of these lengths (4 texels for a
+    /// linear tap, 1 for a point one; more for taps summed as one): each truncated by its own
+    /// largest texel, each tap's sum truncated to the accumulator's last bit (`tap_sum`).
+    Taps(&'a [usize]),
 }
 
 /// [`filter`] with the weights in `1/2^shift` (16 to 24): an anisotropic footprint's are in
 /// 1/(256 T) of a tap's weight in 1/T (T 512 or 1024), so 1/2^18. The rules are the same,
-/// each sum taken exactly (`anisofit.py`, `fetch_f32`; the normalized `u8` and `s8` and the
-/// `f16` fetches of `anisoprobe4.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`, docs/INTERP.md
-/// "Anisotropic filtering"). A normalized `s16` texel of -32768 is summed as it is, in a
+/// each sum taken exactly (`anisofit.py`, `fetch`; the normalized `u8` and `s8` fetches of
+/// `anisoprobe4.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`, docs/INTERP.md "Anisotropic
+/// filtering"), but for `f32` and `f16` texels, whose taps ([`Runs::Taps`]) are each cut to
+/// the accumulator's last bit before they are summed (`tap_sum`). A normalized `s16` texel of -32768 is summed as it is, in a
 /// bilinear tap as in an anisotropic footprint (`aniso16.jsonl.xz`, `aniso16#s16x2.edge.*`,
 /// and `corpus/vectors/s16clamp.jsonl.xz`: bilinear fetches of textures of -32768 beside
 /// other values; clamping it to -32767 first misses 855 of their 2,048 channel values).
@@ -1038,7 +1146,7 @@ pub fn filter_in(
     t: &TextureArg,
     ws: &[i64],
     ts: &[[u8; 16]],
-    group: usize,
+    runs: Runs<'_>,
     shift: i32,
 ) -> [u32; 4] {
     let f = t.layout.format;
@@ -1064,7 +1172,11 @@ pub fn filter_in(
             } else {
                 (24, -149)
             };
-            (weighted_sum(ws, &vs, group, p, min_e, shift) as f32).to_bits()
+            let v = match runs {
+                Runs::Levels(group) => weighted_sum(ws, &vs, group, p, min_e, shift),
+                Runs::Taps(runs) => tap_sum(ws, &vs, runs, p, min_e, shift),
+            };
+            (v as f32).to_bits()
         } else if !t.sampler.normalized_read {
             let s = exact(&raws);
             let q = if n == 4 { s } else { s + half };
@@ -1207,7 +1319,7 @@ pub fn corner_gather_int(t: &TextureArg, ts: &[[u8; 16]; 4], k: usize, ch: usize
     let ws: Vec<i64> = others.clone().map(|q| w[q] >> 8).collect();
     let texels: Vec<[u8; 16]> = others.map(|q| ts[q]).collect();
     // `filter_in`'s rule for integer texels read as integers, the weights in 1/256.
-    filter_in(t, &ws, &texels, 1, 8)[ch]
+    filter_in(t, &ws, &texels, Runs::Levels(1), 8)[ch]
 }
 
 /// `txq`/`suq` `.channel_data_type`: the OpenCL constant the ISA names (PTX ISA 5.3.3).
@@ -1246,5 +1358,38 @@ pub fn addr_mode_code(m: AddrMode) -> u32 {
         AddrMode::Clamp => 3,
         AddrMode::Border => 4,
         AddrMode::ClampOgl => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anisotropic_taps_are_cut_to_the_accumulator() {
+        // Point taps of 1/2 of 1.0, 2^-18 of 2^-7 (half a unit of 0.5's last place: a tie)
+        // and 2^-18 of 2^-19 and of -2^-20. The largest texel, 1.0, puts the accumulator's
+        // last bit at 2^-35: the third tap (2^-37) is cut to 0 and the fourth (-2^-38) to
+        // -2^-35, so the sum falls below the tie and rounds down; summed exactly it lies
+        // above the tie (by 2^-38) and rounds up.
+        let ws = [1 << 17, 1, 1, 1];
+        let vs = [1.0, 2f64.powi(-7), 2f64.powi(-19), -(2f64.powi(-20))];
+        assert_eq!(tap_sum(&ws, &vs, &[1, 1, 1, 1], 24, -149, 18), 0.5);
+        assert_eq!(
+            weighted_sum(&ws, &vs, 1, 24, -149, 18),
+            0.5 + 2f64.powi(-24)
+        );
+        // Taps summed as one (a ratio of 1) are cut once: the third and fourth together are
+        // 2^-38, cut to 0, and the tie rounds away from zero.
+        assert_eq!(
+            tap_sum(&ws, &vs, &[1, 1, 2], 24, -149, 18),
+            0.5 + 2f64.powi(-24)
+        );
+        // NaN and infinities as in a bilinear tap.
+        assert!(tap_sum(&[1, 1], &[f64::NAN, 1.0], &[2], 24, -149, 18).is_nan());
+        assert_eq!(
+            tap_sum(&[1, 1], &[f64::INFINITY, 1.0], &[1, 1], 24, -149, 18),
+            f64::INFINITY
+        );
     }
 }

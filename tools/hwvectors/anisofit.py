@@ -514,35 +514,39 @@ def round_away(x, p=24, min_e=-149):
     return float(np.float32(math.copysign(float(q * u), float(x))))
 
 
-def fetch_f32(levels, u, v, gxn, gyn, aniso, bits=27):
+def tap_sum(groups, bits=27, p=24, min_e=-149, floor=8):
+    """The weighted texels of a fetch, one group per tap ([(weight, texel)]), summed as the
+    texture unit sums them: each tap's texels cut toward zero to `bits` bits below the
+    leading bit of the tap's largest (`2^E <= |v| < 2^(E+1)`: units of `2^(E - bits)`), each
+    tap's weighted texels summed exactly and the sum cut toward minus infinity (two's
+    complement) to units of `2^(Emax - bits - floor)`, `Emax` the largest texel's exponent over
+    every tap of both levels (the accumulator's last bit, 8 bits below the largest texel's
+    unit), then the taps summed and rounded once to `p` bits, ties away from zero. `floor`
+    None sums the taps exactly (the previous rule, `check_fetch` counts both)."""
+    taps, emax = [], None
+    for g in groups:
+        nz = [abs(val) for _, val in g if val != 0]
+        if not nz:
+            continue
+        e = math.frexp(max(nz))[1] - 1
+        unit = 2.0 ** (e - bits)
+        taps.append(sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in g),
+                        Fraction(0)))
+        emax = e if emax is None else max(emax, e)
+    if floor is None or emax is None:
+        return round_away(sum(taps, Fraction(0)), p, min_e)
+    q = Fraction(2) ** (emax - bits - floor)
+    return round_away(sum((math.floor(t / q) * q for t in taps), Fraction(0)), p, min_e)
+
+
+def fetch_f32(levels, u, v, gxn, gyn, aniso, bits=27, floor=8):
     """A one-channel `f32` fetch with clamped addressing: (value, levels read). Each tap's
     position (`footprint2`) is the coordinate less half a texel in 1/256 (half up) at its
-    level's size plus the tap's offset, clamped to the level; its texels of nonzero weight are
-    cut to `bits` bits below the leading bit of the tap's largest; the weighted texels of every
-    tap of both levels are summed exactly and rounded once, ties away from zero."""
-    h, w = levels[0].shape
-    fps = footprint2([gxn[0] * w, gxn[1] * h], [gyn[0] * w, gyn[1] * h], aniso, len(levels))
-    s = Fraction(0)
-    for k, taps, t in fps:
-        tex = levels[k]
-        h, w = tex.shape
-        cx = math.floor((scale_coord(u, w) - 0.5) * 256 + 0.5)
-        cy = math.floor((scale_coord(v, h) - 0.5) * 256 + 0.5)
-        for ox, oy, wt in taps:
-            x = min(max(cx + ox, 0), 256 * (w - 1))
-            y = min(max(cy + oy, 0), 256 * (h - 1))
-            tt = []
-            for (dx, dy), ww in split(wt, x & 255, y & 255).items():
-                if ww:
-                    tt.append((Fraction(ww, t), float(tex[min((y >> 8) + dy, h - 1),
-                                                         min((x >> 8) + dx, w - 1)])))
-            nz = [abs(val) for _, val in tt if val != 0]
-            if not nz:
-                continue
-            unit = 2.0 ** (math.frexp(max(nz))[1] - 1 - bits)
-            s += sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in tt),
-                     Fraction(0))
-    return round_away(s), len(fps)
+    level's size plus the tap's offset, clamped to the level; its weight split over its four
+    texels (`split`); the weighted texels of every tap of both levels summed by `tap_sum`
+    (`fetch_groups`, which also sums the two taps of a ratio of 1 as one)."""
+    groups, nl = fetch_groups(levels, u, v, gxn, gyn, aniso)
+    return tap_sum(groups, bits, floor=floor), nl
 
 
 def fetch_groups(levels, u, v, gxn, gyn, aniso, wrap=False, point=False, nearest=False,
@@ -553,12 +557,15 @@ def fetch_groups(levels, u, v, gxn, gyn, aniso, wrap=False, point=False, nearest
     `point` reads, at each tap's whole weight, the texel its position (the coordinate rounded
     down to 1/256 plus the offset) falls in; `nearest` reads the nearest level alone, with the
     one-level footprint. `addr` `"mirror"` or `"border"` leaves the positions unclamped too
-    and addresses each texel as the sampler says (mirrored, or `border` past the edge)."""
+    and addresses each texel as the sampler says (mirrored, or `border` past the edge).
+    Where the footprint's ratio is 1 (`D` 0) each level's two taps coincide and are one group
+    (`tap_sum` sums them as one tap: `ap6.rand#f16x2.a4` 562 and `a16` 499)."""
     h, w = levels[0].shape
     gx = [to_texels(gxn[0], w), to_texels(gxn[1], h)]
     gy = [to_texels(gyn[0], w), to_texels(gyn[1], h)]
+    lmaj, _, raw = lod_parts(gx, gy, aniso)
+    one = max(lmaj - max(raw, 0), 0) == 0
     if nearest:
-        lmaj, _, raw = lod_parts(gx, gy, aniso)
         lod = min(max(sharpen(raw, aniso), 0), 256 * (len(levels) - 1))
         taps, t = axis_offsets(max(lmaj - max(raw, 0), 0), direction(major_axis(gx, gy)))
         fps = [((lod + 128) >> 8, taps, t)]
@@ -566,32 +573,39 @@ def fetch_groups(levels, u, v, gxn, gyn, aniso, wrap=False, point=False, nearest
         fps = footprint2(gx, gy, aniso, len(levels))
     groups = []
     for k, taps, t in fps:
-        tex = levels[k]
-        h, w = tex.shape
-
-        def at(i, j):
-            if wrap:
-                return float(tex[j % h, i % w])
-            if addr == "mirror":
-                i, j = i % (2 * w), j % (2 * h)
-                return float(tex[min(j, 2 * h - 1 - j), min(i, 2 * w - 1 - i)])
-            if addr == "border":
-                return float(tex[j, i]) if 0 <= i < w and 0 <= j < h else border
-            return float(tex[min(max(j, 0), h - 1), min(max(i, 0), w - 1)])
-        if point:
-            cx, cy = math.floor(scale_coord(u, w) * 256), math.floor(scale_coord(v, h) * 256)
-            groups += [[(Fraction(wt, t), at((cx + ox) >> 8, (cy + oy) >> 8))]
-                       for ox, oy, wt in taps if wt]
-            continue
-        cx = math.floor((scale_coord(u, w) - 0.5) * 256 + 0.5)
-        cy = math.floor((scale_coord(v, h) - 0.5) * 256 + 0.5)
-        for ox, oy, wt in taps:
-            x, y = cx + ox, cy + oy
-            if not wrap and addr is None:
-                x, y = min(max(x, 0), 256 * (w - 1)), min(max(y, 0), 256 * (h - 1))
-            groups.append([(Fraction(ww, t), at((x >> 8) + dx, (y >> 8) + dy))
-                           for (dx, dy), ww in split(wt, x & 255, y & 255).items() if ww])
+        first = len(groups)
+        _level_groups(groups, levels[k], taps, t, u, v, wrap, point, addr, border)
+        if one:
+            groups[first:] = [[x for g in groups[first:] for x in g]]
     return groups, len(fps)
+
+
+def _level_groups(groups, tex, taps, t, u, v, wrap, point, addr, border):
+    """`fetch_groups`' groups of one level's taps, appended to `groups`."""
+    h, w = tex.shape
+
+    def at(i, j):
+        if wrap:
+            return float(tex[j % h, i % w])
+        if addr == "mirror":
+            i, j = i % (2 * w), j % (2 * h)
+            return float(tex[min(j, 2 * h - 1 - j), min(i, 2 * w - 1 - i)])
+        if addr == "border":
+            return float(tex[j, i]) if 0 <= i < w and 0 <= j < h else border
+        return float(tex[min(max(j, 0), h - 1), min(max(i, 0), w - 1)])
+    if point:
+        cx, cy = math.floor(scale_coord(u, w) * 256), math.floor(scale_coord(v, h) * 256)
+        groups += [[(Fraction(wt, t), at((cx + ox) >> 8, (cy + oy) >> 8))]
+                   for ox, oy, wt in taps if wt]
+        return
+    cx = math.floor((scale_coord(u, w) - 0.5) * 256 + 0.5)
+    cy = math.floor((scale_coord(v, h) - 0.5) * 256 + 0.5)
+    for ox, oy, wt in taps:
+        x, y = cx + ox, cy + oy
+        if not wrap and addr is None:
+            x, y = min(max(x, 0), 256 * (w - 1)), min(max(y, 0), 256 * (h - 1))
+        groups.append([(Fraction(ww, t), at((x >> 8) + dx, (y >> 8) + dy))
+                       for (dx, dy), ww in split(wt, x & 255, y & 255).items() if ww])
 
 
 def fetch(levels, u, v, gxn, gyn, aniso, fmt="f32", integer=False, **kw):
@@ -615,14 +629,9 @@ def fetch(levels, u, v, gxn, gyn, aniso, fmt="f32", integer=False, **kw):
         s = sum((ww * 256 * int(val) for g in groups for ww, val in g), Fraction(0))
         q = math.floor((129 * s + 16 * math.floor(s / 4096) + 64) / 128)
         return float(np.float32(max(q / 32767, -1.0))), nl
-    bits, p = (14, 11) if fmt == "f16" else (27, 24)
-    s = Fraction(0)
-    for g in groups:
-        nz = [abs(val) for _, val in g if val != 0]
-        if nz:
-            unit = 2.0 ** (math.frexp(max(nz))[1] - 1 - bits)
-            s += sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in g), Fraction(0))
-    return round_away(s, p, -24 if fmt == "f16" else -149), nl
+    if fmt == "f16":
+        return tap_sum(groups, 14, 11, -24), nl
+    return tap_sum(groups), nl
 
 
 def levels_of(c):
@@ -752,50 +761,31 @@ def check_taps(root):
 
 
 def check_fetch(root):
-    ap4 = load(root + "/anisoprobe4.jsonl.xz")
-    c = ap4["ap4.val.f32.m1"]
-    lv = levels_f32(c)
-    co = words(c["args"][1]["hex"]).reshape(-1, 4)
-    g = words(c["args"][2]["hex"]).reshape(-1, 8)
-    got = outs(c)
-    ok = sum(fetch_f32(lv, float(co[i, 0]), float(co[i, 1]), [float(g[i, 0]), float(g[i, 1])],
-                       [float(g[i, 4]), float(g[i, 5])], 16)[0] == float(got[i, 0])
-             for i in range(2048))
-    print("fetch_f32   tex.grad  taps along x over random f32 texels: %d of 2048 agree" % ok)
-    vec = load(root + "/../vectors/aniso.jsonl.xz")
-    for a in [2, 4, 16]:
-        c = vec["aniso.grad#f32.a%d" % a]
-        lv = levels_f32(c)
-        co = words(c["args"][1]["hex"]).reshape(-1, 4)
-        g = words(c["args"][2]["hex"]).reshape(-1, 8)
-        got = outs(c)
-        cnt = {1: [0, 0], 2: [0, 0]}
-        err = []
-        for i in range(256):
-            r, n = fetch_f32(lv, float(co[i, 0]), float(co[i, 1]),
-                             [float(g[i, 0]), float(g[i, 1])], [float(g[i, 4]), float(g[i, 5])], a)
-            cnt[n][1] += 1
-            cnt[n][0] += r == float(got[i, 0])
-            if n == 2:
-                err.append(abs(r - float(got[i, 0])) / max(abs(float(got[i, 0])), 1e-30))
-        print("fetch_f32   tex.grad  aniso.grad#f32.a%-2d one level: %d of %d agree, two levels: "
-              "%d of %d (median relative error %.1e)"
-              % (a, cnt[1][0], cnt[1][1], cnt[2][0], cnt[2][1], float(np.median(err))))
-    vec = load(root + "/anisoprobe6.rand.jsonl.xz")
-    for a in [2, 4, 16]:
-        c = vec["ap6.rand#f32.a%d" % a]
-        lv = levels_f32(c)
-        co = words(c["args"][1]["hex"]).reshape(-1, 4)
-        g = words(c["args"][2]["hex"]).reshape(-1, 8)
-        got = outs(c)
-        cnt = {1: [0, 0], 2: [0, 0]}
-        for i in range(len(got)):
-            r, n = fetch_f32(lv, float(co[i, 0]), float(co[i, 1]),
-                             [float(g[i, 0]), float(g[i, 1])], [float(g[i, 4]), float(g[i, 5])], a)
-            cnt[n][1] += 1
-            cnt[n][0] += r == float(got[i, 0])
-        print("fetch_f32   tex.grad  ap6.rand#f32.a%-2d   one level: %d of %d agree, two levels: "
-              "%d of %d" % (a, cnt[1][0], cnt[1][1], cnt[2][0], cnt[2][1]))
+    """`fetch_f32` against the random `f32` fetches (`anisoprobe4.jsonl.xz` taps along x,
+    `aniso.grad#f32.*`, `ap6.rand#f32.*`), one-level and two-level fetches counted apart; in
+    brackets the count with the taps summed exactly (`tap_sum` with `floor` None, the previous
+    rule)."""
+    sets = [("/anisoprobe4.jsonl.xz", ["ap4.val.f32.m1", "ap4.val.f32.m1.5"]),
+            ("/../vectors/aniso.jsonl.xz", ["aniso.grad#f32.a%d" % a for a in (2, 4, 16)]),
+            ("/anisoprobe6.rand.jsonl.xz", ["ap6.rand#f32.a%d" % a for a in (2, 4, 16)])]
+    for path, names in sets:
+        vec = load(root + path)
+        for name in names:
+            c = vec[name]
+            lv = levels_f32(c)
+            co = words(c["args"][1]["hex"]).reshape(-1, 4)
+            g = words(c["args"][2]["hex"]).reshape(-1, 8)
+            got = outs(c)
+            cnt = {1: [0, 0, 0], 2: [0, 0, 0]}
+            for i in range(len(got)):
+                groups, n = fetch_groups(lv, float(co[i, 0]), float(co[i, 1]),
+                                         [float(g[i, 0]), float(g[i, 1])],
+                                         [float(g[i, 4]), float(g[i, 5])], c["textures"][0]["aniso"])
+                cnt[n][0] += tap_sum(groups) == float(got[i, 0])
+                cnt[n][1] += tap_sum(groups, floor=None) == float(got[i, 0])
+                cnt[n][2] += 1
+            print("fetch_f32   tex.grad  %-20s one level: %4d (%4d) of %4d agree, two levels: "
+                  "%4d (%4d) of %4d" % (name, *cnt[1], *cnt[2]))
 
 
 def check_two_levels(root):

@@ -523,8 +523,11 @@ fn fetch(
 /// tap reads, at its whole weight, the texel its position (the coordinate rounded down to
 /// 1/256, plus the offset) falls in. Texels past the edge are addressed as the sampler says
 /// (clamped, wrapped, mirrored or the border colour: `anisoaddr`); on a seamless cube map
-/// past the face's edges onto the adjacent faces ([`seamless_tap`]). The taps of both levels are summed once as [`tx::filter_in`] sums
-/// them: `f32` and `f16` texels each tap truncated by its own largest texel.
+/// past the face's edges onto the adjacent faces ([`seamless_tap`]). The taps of both levels
+/// are summed once as [`tx::filter_in`] sums an anisotropic footprint ([`tx::Runs::Taps`]):
+/// `f32` and `f16` texels each tap truncated by its own largest texel, each tap's sum
+/// truncated to the accumulator's last bit; where the ratio is 1 (the two taps of a level
+/// coincide) a level's taps are one (`ap6.rand#f16x2.*`: two fetches show it, none refutes it).
 fn aniso_fetch(
     x: &mut Ctx<'_, '_>,
     at: Place<'_>,
@@ -543,7 +546,11 @@ fn aniso_fetch(
     let rank1 = t.layout.rank == 1;
     let mut ws: Vec<i64> = Vec::new();
     let mut ts: Vec<[u8; 16]> = Vec::new();
+    // The taps' runs of texels (`tx::Runs::Taps`): one per tap, or one per level where the
+    // footprint's ratio is 1 (its two taps coincide and are summed as one).
+    let mut runs: Vec<usize> = Vec::new();
     for lv in crate::aniso::footprint(g, levels) {
+        let start = ts.len();
         let place = Place {
             level: lv.level,
             ..at
@@ -581,6 +588,7 @@ fn aniso_fetch(
                 let i = [0, 1].map(|k| clamp(k, p[k]) >> 8);
                 ws.push(tap.w * scale * 256);
                 ts.push(corner_bytes(x, place, [i[0], i[1], 0], 2, l)?);
+                runs.push(1);
                 continue;
             }
             if t.layout.cube && t.sampler.seamless {
@@ -592,6 +600,7 @@ fn aniso_fetch(
                 }
                 ws.extend(w.into_iter().map(|wc| wc * scale));
                 ts.extend(texels);
+                runs.push(4);
                 continue;
             }
             // A clamped dimension clamps the position; the others address each texel
@@ -607,10 +616,15 @@ fn aniso_fetch(
                 ws.push(wc * scale);
                 ts.push(corner_bytes(x, place, i, 2, l)?);
             }
+            runs.push(4);
+        }
+        if g.ratio == 0 {
+            let n = lv.taps.len();
+            runs.truncate(runs.len() - n);
+            runs.push(ts.len() - start);
         }
     }
-    let group = if linear { 4 } else { 1 };
-    Ok(tx::filter_in(t, &ws, &ts, group, 18))
+    Ok(tx::filter_in(t, &ws, &ts, tx::Runs::Taps(&runs), 18))
 }
 
 /// The position (in 1/256 texel, less half a texel) of a linear tap of an anisotropic
