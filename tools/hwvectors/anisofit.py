@@ -23,14 +23,16 @@ the recordings in `corpus/aniso/` (docs/INTERP.md, "Anisotropic filtering"). Run
   products from a truncated multiplier, `tmul`, cut to 10 bits, the smaller aligned with one
   guard bit); every miss left is a diagonal extent of `rho` one step low (`diag2`), as in the
   isotropic level of detail. The previous rules (`det_v1`, ...) are counted beside it.
-- `fetch_f32`: a whole `f32` fetch (taps, bilinear weights, rounding of the weighted sum; not
-  modelled), checked on `anisoprobe4.jsonl.xz` (`ap4.val.f32.m1`) and on the random cases of
-  `corpus/vectors/aniso.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`, one-level and two-level
-  fetches counted apart.
+- `fetch_f32`: a whole `f32` fetch (taps, bilinear weights, the weighted sum as `tap_sum`
+  forms it: each tap's sum cut to the accumulator's last bit, 8 bits below the largest
+  texel's unit, then rounded once), checked on `anisoprobe4.jsonl.xz` (`ap4.val.f32.*`) and
+  on the random cases of `corpus/vectors/aniso.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`,
+  one-level and two-level fetches counted apart, beside the exact sum of the taps.
 
 - `fetch`: `fetch_f32` for the other formats and settings the interpreter models (the
-  bilinear rules of each format with the footprint's weights, sums exact): `f16` (taps
-  truncated to 14 bits below their largest, rounded to f16), normalized `u8` (widened to 16
+  bilinear rules of each format with the footprint's weights): `f16` (taps truncated to 14
+  bits below their largest, each tap's sum cut as `tap_sum` cuts it, rounded to f16; the
+  other formats' sums exact), normalized `u8` (widened to 16
   bits, rounded half up to 1/65535), normalized `u16` and `s16` (summed as they are, -32768
   too, rounded half up to 1/65535 or 1/32767), normalized `s8` (the bilinear `s8` rule of a
   fractional sum), integer texels read as integers (the exact sum rounded down for 32-bit
