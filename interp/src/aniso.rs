@@ -9,7 +9,7 @@
 //! components each: a 2D texture's (each layer of a layered one alike), a cube face's, or a 1D
 //! texture's `(d, 0)` (read as a 2D texture one texel high; `exec/texture.rs`).
 
-use crate::lod::{add9, diagonal, length, trunc9, ulp9, Levels, LOG2};
+use crate::lod::{add9, diagonal, eleven16, length, trunc9, ulp9, Levels, LOG2};
 use smallvec::SmallVec;
 
 /// The level of detail that stands for "no minor axis" (a zero determinant): below any
@@ -172,35 +172,29 @@ fn signed9(v: f64) -> f64 {
 /// The vector whose direction the taps follow (`anisofit.py`, `major_axis`): of the four
 /// extents the isotropic level of detail takes the largest of (the lengths of `gx` and `gy`,
 /// the extents of the sum and difference of the truncated gradients as `lod::add9` forms them),
-/// its vector, the exact sum or difference scaled by 11/16 (the weight its larger component
-/// has in the extent; the sums as `add9` forms them agree with as many fetches: one more of
-/// `aniso.jsonl.xz` `aniso.grad#f32.a4`, one fewer of `aniso.grad#u8x4.wrap.a4`), the
+/// its vector: a gradient as it is, a diagonal as that sum or difference with each component
+/// weighted 11/16 as the diagonal's extent weights its largest (`lod::eleven16`), the
 /// difference from the shorter gradient to the longer. The extents are compared truncated to
 /// 9 bits after their leading one, and a tie goes to the first in the order `gx`, sum, `gy`,
 /// difference: compared as they are, a gradient and a diagonal within about 0.1% of each
 /// other picked the wrong one in 10 random scans of `anisoprobe6.scan.rand.jsonl.xz`, and so
-/// did the sign of the difference in one.
+/// did the sign of the difference in one; the exact sum times 11/16 put a diagonal's step
+/// one bin of [`direction`] off in 4 more.
 pub fn major_axis(gx: [f64; 2], gy: [f64; 2]) -> [f64; 2] {
     let (tx, ty) = (gx.map(signed9), gy.map(signed9));
-    let sum = [tx[0] + ty[0], tx[1] + ty[1]];
-    let dif = [tx[0] - ty[0], tx[1] - ty[1]];
-    let scaled = |v: [f64; 2]| v.map(|c| c * 11.0 / 16.0);
+    let sum = [add9(tx[0], ty[0]), add9(tx[1], ty[1])];
+    let dif = [add9(tx[0], -ty[0]), add9(tx[1], -ty[1])];
+    let scaled = |v: [f64; 2]| v.map(|c| eleven16(c).copysign(c));
     let (lx, ly) = (trunc9(length(&gx, 0.0)), trunc9(length(&gy, 0.0)));
     // The difference runs from the shorter gradient to the longer one (`gy - gx` where `gy`'s
     // truncated length is at least `gx`'s): its sign decides the lower level's floors between
     // two levels.
-    let dif = if ly >= lx { dif.map(|c| -c) } else { dif };
+    let dir = if ly >= lx { dif.map(|c| -c) } else { dif };
     let cands = [
         (lx, gx),
-        (
-            trunc9(diagonal(&[add9(tx[0], ty[0]), add9(tx[1], ty[1])], 0.0)),
-            scaled(sum),
-        ),
+        (trunc9(diagonal(&sum, 0.0)), scaled(sum)),
         (ly, gy),
-        (
-            trunc9(diagonal(&[add9(tx[0], -ty[0]), add9(tx[1], -ty[1])], 0.0)),
-            scaled(dif),
-        ),
+        (trunc9(diagonal(&dif, 0.0)), scaled(dir)),
     ];
     let mut best = cands[0];
     for c in &cands[1..] {
@@ -497,6 +491,15 @@ mod tests {
         // 894/512 and the tie goes to `gx`.
         let (gx, gy) = ([0.86772, 1.45069], [-1.10379, 1.01264]);
         assert_eq!(major_axis(gx, gy), gx);
+        // A diagonal's components weighted 11/16 as its extent weights its largest: the
+        // difference 2.36328125 reads 1.625 (605/256: (11 * 605 + 4) / 16 = 416.1875, cut to
+        // 416/256), not 1.62476, a bin of `direction` higher (`anisoprobe6.scan.rand.jsonl.xz`).
+        assert_eq!(eleven16(2.363_281_25), 1.625);
+        assert_eq!(direction([-0.596_679_687_5, 1.625]), [-20, 61]);
+        assert_eq!(
+            direction([-0.596_862_792_968_75, 1.624_755_859_375]),
+            [-22, 60]
+        );
     }
 
     #[test]

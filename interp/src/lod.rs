@@ -322,13 +322,7 @@ pub(crate) fn diagonal(v: &[f64], k2: f64) -> f64 {
     if a[0] == 0.0 || !a[0].is_finite() {
         return a[0];
     }
-    let u = ulp9(a[0]);
-    let g = (11.0 * (a[0] / u) + 4.0) / 16.0;
-    let g = if g >= 512.0 {
-        g.floor()
-    } else {
-        (2.0 * g).floor() / 2.0
-    };
+    let g = eleven16(a[0]);
     let mut h = 0.0;
     if a[1] > 0.0 {
         h = trunc_bits(121.0 / 512.0 * a[1], 11) + ulp9(a[1]) / 16.0;
@@ -338,7 +332,27 @@ pub(crate) fn diagonal(v: &[f64], k2: f64) -> f64 {
             h += (y / w).floor() * w;
         }
     }
-    g * u + h
+    g + h
+}
+
+/// `G` of [`diagonal`]: 11/16 of a magnitude `m` as the truncated multiplier forms the
+/// diagonal's largest term, `m` truncated to 9 bits after its leading one, `(11 M + 4) / 16`
+/// of units `u` of its last bit, cut to half units (whole units from 512 `u` on). The
+/// anisotropic footprint weights each component of a diagonal's vector so
+/// (`aniso::major_axis`).
+pub(crate) fn eleven16(m: f64) -> f64 {
+    let m = trunc9(m);
+    if m == 0.0 || !m.is_finite() {
+        return m;
+    }
+    let u = ulp9(m);
+    let g = (11.0 * (m / u) + 4.0) / 16.0;
+    let g = if g >= 512.0 {
+        g.floor()
+    } else {
+        (2.0 * g).floor() / 2.0
+    };
+    g * u
 }
 
 /// The level of detail of `tex.grad` in 1/256, before bias and clamps, from the gradients

@@ -125,6 +125,20 @@ def diag2(v):
     return g * u + h
 
 
+def g11(x):
+    """11/16 of a component `x` (signed) as `diag2` forms the term of its larger magnitude:
+    `|x|` truncated to 9 bits after its leading one (`t9`), `(11 M + 4) / 16` of its last bit's
+    units, cut to half units (whole units from 512 on): the major axis's diagonal vector,
+    component by component (`major_axis`)."""
+    a = t9(x)
+    if a == 0.0 or not math.isfinite(a):
+        return math.copysign(a, x)
+    u = ulp9(a)
+    g = (11 * (a / u) + 4) / 16.0
+    g = math.floor(g) if g >= 512 else math.floor(2 * g) / 2
+    return math.copysign(g * u, x)
+
+
 def add9(p, q):
     """`p + q` for two components truncated to 9 bits (`t9`, signed) as the texture unit's
     adder forms a diagonal's component: the smaller magnitude cut to half the larger's last
@@ -385,33 +399,32 @@ def major_axis(gx, gy):
     (the lengths of `gx` and `gy`, the extents of the sum and difference of the truncated
     gradients, `add9`), compared truncated to 9 bits after their leading one (`t9`, as the
     texture unit holds them) and on a tie the first in the order `gx`, sum, `gy`, difference,
-    its vector, the exact sum or difference scaled by 11/16 (the weight `diag2` gives its larger
-    component) before `direction` cuts it to 4 bits (the sums as `add9` forms them agree with
-    as many fetches: one more of `aniso.grad#f32.a4`, one fewer of
-    `aniso.grad#u8x4.wrap.a4`). The difference runs from the shorter gradient to the longer
-    (`gy - gx` where `t9(norm2(gy))` is at least `t9(norm2(gx))`): the sign matters between
-    two levels only, where the lower level's step is floored (`lower_scale`).
+    its vector: a gradient as it is, a diagonal as the sum or difference `add9` forms with each
+    component weighted 11/16 as `diag2` weights its larger one (`g11`), before `direction`
+    cuts it to 4 bits. The difference runs from the shorter gradient to the longer (`gy - gx`
+    where `t9(norm2(gy))` is at least `t9(norm2(gx))`): the sign matters between two levels
+    only, where the lower level's step is floored (`lower_scale`).
     `anisoprobe6.scan.rand.jsonl.xz` (`check_scans`, every tap of both levels, the level of
-    detail of `lod_parts`): the extents compared as they are (the first on a tie) missed 11
-    scans whose two largest extents, a gradient's and a diagonal's, lie within 0.11% (a
-    gradient won over a larger diagonal in 8, a diagonal over a larger gradient in 2, and
-    `gx`'s length 1.5614 over `gy`'s 1.56128 set the difference's sign in one); truncated to
-    9 bits with this order every one of the 799 random scans whose two candidates within 3% of
-    each other read different taps agrees (every other order 797 at most; truncated to 8 or
-    10 bits 792 and fewer). The octagonal length of `gx` against `gy` alone misses two-tap
-    footprints of nearly equal gradients (`rand.a16`: the longer gradient 5,660 of 5,801
-    one-level and 2,253 of 2,388 two-level scans)."""
+    detail of `lod_parts`) agrees in every scan. The extents compared as they are (the first
+    on a tie) missed 11 scans whose two largest extents, a gradient's and a diagonal's, lie
+    within 0.11% (a gradient won over a larger diagonal in 8, a diagonal over a larger gradient
+    in 2, and `gx`'s length 1.5614 over `gy`'s 1.56128 set the difference's sign in one);
+    truncated to 9 bits with this order every one of the 799 random scans whose candidates
+    within 3% of each other read different taps agrees (every other order 797 at most,
+    truncated to 8 or 10 bits 792 and fewer). The diagonal's vector as the exact sum of the
+    truncated gradients times 11/16 missed 4 more (its larger component within 0.1% of a bin
+    of `direction`, on either side: 7.0012 read below 7 and 1.62476 at 1.625); the `add9` sum
+    times 11/16 misses 3 of them, the exact sum of the gradients 3 and 6 more. The octagonal
+    length of `gx` against `gy` alone misses two-tap footprints of nearly equal gradients
+    (`rand.a16`: the longer gradient 5,660 of 5,801 one-level and 2,253 of 2,388 two-level
+    scans, as the rule was then)."""
     tx = [math.copysign(t9(a), a) for a in gx]
     ty = [math.copysign(t9(b), b) for b in gy]
-    sm = [a + b for a, b in zip(tx, ty)]
-    df = [a - b for a, b in zip(tx, ty)]
+    sm = [add9(a, b) for a, b in zip(tx, ty)]
+    df = [add9(a, -b) for a, b in zip(tx, ty)]
     nx, ny = t9(norm2(gx)), t9(norm2(gy))
-    if ny >= nx:
-        df = [-v for v in df]
-    c = [(nx, gx),
-         (t9(diag2([add9(a, b) for a, b in zip(tx, ty)])), [v * 11 / 16 for v in sm]),
-         (ny, gy),
-         (t9(diag2([add9(a, -b) for a, b in zip(tx, ty)])), [v * 11 / 16 for v in df])]
+    c = [(nx, gx), (t9(diag2(sm)), [g11(v) for v in sm]), (ny, gy),
+         (t9(diag2(df)), [-g11(v) if ny >= nx else g11(v) for v in df])]
     return c[max(range(4), key=lambda j: (c[j][0], -j))][1]
 
 
