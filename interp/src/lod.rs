@@ -362,8 +362,8 @@ pub(crate) fn eleven16(m: f64) -> f64 {
 /// least level) when there is no footprint or a gradient is NaN. Fitted to an H200
 /// (`gradfit.jsonl.xz`, `gradfit2.jsonl.xz`: dense sweeps of one gradient's length over every
 /// direction, of the two gradients' angle, of the diagonal's components; random pairs): exact
-/// on every 1D and 2D sample and every 3D diagonal sample, within 1/256 on 2 of 22,528 random 3D
-/// pairs and directions, where a 3D gradient's length decides (docs/INTERP.md).
+/// on every sample, a 3D texture's gradients taken as their coordinates' change by the caller
+/// (`exec::texture`; docs/INTERP.md, "Mipmaps").
 pub fn grad_lod(dx: &[f32], dy: &[f32]) -> Option<i64> {
     let k2 = if dx.len() >= 3 { K2 } else { 0.0 };
     let gx: Vec<f64> = dx.iter().map(|&v| v as f64).collect();

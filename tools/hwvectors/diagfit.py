@@ -17,8 +17,8 @@ forms a component `p + q` of them:
   interpreter's rule (`lod::add9`, `anisofit.add9`), every 2D sample;
 - `round`, `ceil`: the sum rounded to 9 bits (half to even) or up instead of truncated.
 
-`--3d` also prints the 3D cases (two random 3D samples miss, each where a 3D gradient's
-length decides); `--rows` the decisive 2D diagonal samples' limits (the extent, in units of
+`--3d` also prints the 3D cases (every one agrees: a 3D gradient is taken as its
+coordinate's change, `change`); `--rows` the decisive 2D diagonal samples' limits (the extent, in units of
 the last bit of its largest component, that the recorded level of detail allows); `--probe`
 the 3D sweeps of `corpus/lod/diag3d.json.xz` and `diag3dx.json.xz` (`diag3dprobe.py`), per
 rule (`rules`): the interpreter's (`diagonal`: the third term, 11/64 of the third magnitude
@@ -59,11 +59,23 @@ def samples():
             dims, top = t["dims"], (t["levels"] - 1) * 256
             o = words(c["out"]["hex"]).reshape(-1, 4)[:, 0]
             g = words(c["args"][2]["hex"]).reshape(-1, 8)
+            co = words(c["args"][1]["hex"]).reshape(-1, 4)
             nd = len(dims)
-            out[n] = [([f32(float(g[i, j]) * dims[j]) for j in range(nd)],
-                       [f32(float(g[i, 4 + j]) * dims[j]) for j in range(nd)],
+            out[n] = [([f32(change(co[i, j], g[i, j], nd) * dims[j]) for j in range(nd)],
+                       [f32(change(co[i, j], g[i, 4 + j], nd) * dims[j]) for j in range(nd)],
                        round(float(o[i]) * 256), top) for i in range(len(o))]
     return out
+
+
+def change(c, g, nd):
+    """A gradient component `g` at the coordinate `c` as the texture unit takes it: in 3D the
+    change it makes to the coordinate, `(c + g) - c` in f32 (`corpus/lod/len3d.json.xz`,
+    `len3dprobe.py`: the two random 3D lengths that missed agree), else `g` itself."""
+    if nd != 3:
+        return float(g)
+    import numpy as np
+    c, g = np.float32(c), np.float32(g)
+    return float(np.float32(np.float32(c + g) - c))
 
 
 def tb(x, bits):

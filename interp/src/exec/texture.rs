@@ -904,10 +904,30 @@ fn lod_of(
                         None => tx::Lod::Grad(-(1i64 << 40)),
                     });
                 }
-            } else if co.normalized {
-                for k in 0..n {
-                    dx[k] = to_texels(dx[k], t.layout.dims[k]);
-                    dy[k] = to_texels(dy[k], t.layout.dims[k]);
+            } else {
+                // A 3D texture's gradient is taken as the change it makes to the coordinate,
+                // `(c + g) - c` in f32, as a cube map's is taken from the direction: bits of
+                // the gradient below `c + g`'s last bit read rounded there (H200:
+                // corpus/lod/len3d.json.xz, the two 3D lengths of `mipfit.jsonl.xz` that
+                // missed, over every order, sign and truncation of their components, 3,108
+                // of 3,108). 1D and 2D textures take the gradient itself: the change there
+                // disagrees with 8 recorded cases (docs/INTERP.md, "Mipmaps").
+                if !co.int && t.layout.rank == 3 {
+                    let first = usize::from(t.layout.layers > 0);
+                    for k in 0..n {
+                        let Some(o) = c.get(first + k) else {
+                            return Err(x.unsupported("too few coordinates for the geometry"));
+                        };
+                        let ck = f32::from_bits(x.get(o, l)? as u32);
+                        dx[k] = (ck + dx[k]) - ck;
+                        dy[k] = (ck + dy[k]) - ck;
+                    }
+                }
+                if co.normalized {
+                    for k in 0..n {
+                        dx[k] = to_texels(dx[k], t.layout.dims[k]);
+                        dy[k] = to_texels(dy[k], t.layout.dims[k]);
+                    }
                 }
             }
             // No footprint at all reads the least level (an anisotropic one too: its two taps
