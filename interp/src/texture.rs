@@ -1124,8 +1124,9 @@ pub enum Runs<'a> {
     /// (`weighted_sum`).
     Levels(usize),
     /// An anisotropic footprint's taps, consecutive runs of these lengths (4 texels for a
-    /// linear tap, 1 for a point one; more for taps summed as one): each truncated by its own
-    /// largest texel, each tap's sum truncated to the accumulator's last bit (`tap_sum`).
+    /// linear tap, 1 for a point one; more for taps summed as one; the four texels of each z
+    /// slice of a 3D texture with maxAnisotropy above 1): each truncated by its own largest
+    /// texel, each tap's sum truncated to the accumulator's last bit (`tap_sum`).
     Taps(&'a [usize]),
 }
 
