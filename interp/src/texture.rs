@@ -1125,7 +1125,7 @@ pub enum Runs<'a> {
     Levels(usize),
     /// An anisotropic footprint's taps, consecutive runs of these lengths (4 texels for a
     /// linear tap, 1 for a point one; more for taps summed as one; the four texels of each z
-    /// slice of a 3D texture with maxAnisotropy above 1): each truncated by its own largest
+    /// slice of a 3D texture): each truncated by its own largest
     /// texel, each tap's sum truncated to the accumulator's last bit (`tap_sum`).
     Taps(&'a [usize]),
 }

@@ -2186,6 +2186,21 @@ def npotpos2():
              grads=[((mj / 48, 0.0), (0.0, mn / 20))] * cnt, texels=_ramp_levels(da))
 
 
+def iso3d():
+    """3D `f32` textures (32 x 32 x 32, six levels, linear texel and level filtering) without
+    anisotropy and with `maxAnisotropy` 16 (a control): random `tex.level` fetches (8,192 and
+    2,048), which tell whether the trilinear sum cuts each z slice as an anisotropic tap."""
+    fam = "iso3d"
+    dims, levels = (32, 32, 32), 6
+    for a, n in [(0, 8192), (16, 2048)]:
+        kw = {"aniso": a} if a else {}
+        d = desc("f32", 1, dims, levels, filt="linear", mipfilter="linear", **kw)
+        tex = random_texels(d)
+        coords = [geom_coord("3d") for _ in range(n)]
+        lv = [RNG.uniform(0, levels - 1) for _ in range(n)]
+        gadd("i3d.level.a%d" % a, fam, d, "3d", "level", coords, lods=lv, texels=tex)
+
+
 T.FAMILIES.update({"npotpos": npotpos, "npotpos2": npotpos2, "mipprobe": mipprobe, "gradfit": gradfit, "gradfit2": gradfit2, "gradfit3": gradfit3,
                    "mipint": mipint, "mipmap": mipmap, "oglprobe": oglprobe, "seamless": seamless,
                    "seamcorner": seamcorner, "seamtld4": seamtld4,
@@ -2199,7 +2214,8 @@ T.FAMILIES.update({"npotpos": npotpos, "npotpos2": npotpos2, "mipprobe": mipprob
                    "seamcornerprobe": seamcornerprobe, "seamcornercheck": seamcornercheck,
                    "seamcornermiss": seamcornermiss,
                    "seamcfgcheck": seamcfgcheck, "seamptmixed": seamptmixed,
-                   "seamcfgmiss": seamcfgmiss, "seamnpotcheck": seamnpotcheck})
+                   "seamcfgmiss": seamcfgmiss, "seamnpotcheck": seamnpotcheck,
+                   "iso3d": iso3d})
 
 if __name__ == "__main__":
     T.main()

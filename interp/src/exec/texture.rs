@@ -512,12 +512,12 @@ fn fetch(
         }
     }
     let group = if t.sampler.linear { 1 << c.n } else { 1 };
-    if c.n == 3 && !t.layout.cube && t.sampler.linear && t.sampler.mip.aniso > 1 {
-        // A 3D texture with maxAnisotropy above 1 filters isotropically, but its sum is the
-        // anisotropic path's: each z slice's four texels (a bilinear tap, two per level) are
-        // truncated by their own largest and their sum cut to the accumulator's last bit
-        // before the taps are summed (`tx::Runs::Taps`; H200, `anisogeom.jsonl.xz`: the four
-        // 3D fetches that the sum of each level's texels missed agree, none other changes).
+    if c.n == 3 && !t.layout.cube && t.sampler.linear {
+        // A 3D fetch sums its value as the anisotropic path sums taps: each z slice's four
+        // texels (a bilinear tap, two per level) are truncated by their own largest and
+        // their sum cut to the accumulator's last bit before the taps are summed
+        // (`tx::Runs::Taps`; H200, `iso3d.jsonl.xz` and `anisogeom.jsonl.xz`: every random
+        // 3D fetch, with or without anisotropy; each level's texels summed exactly missed 9).
         let runs: smallvec::SmallVec<[usize; 4]> = smallvec::smallvec![4; ws.len() / 4];
         return Ok(tx::filter_in(t, &ws, &ts, tx::Runs::Taps(&runs), 16));
     }
