@@ -922,12 +922,8 @@ fn lod_of(
                 // of 3,108). 1D and 2D textures take the gradient itself: the change there
                 // disagrees with 8 recorded cases (docs/INTERP.md, "Mipmaps").
                 if !co.int && t.layout.rank == 3 {
-                    let first = usize::from(t.layout.layers > 0);
                     for k in 0..n {
-                        let Some(o) = c.get(first + k) else {
-                            return Err(x.unsupported("too few coordinates for the geometry"));
-                        };
-                        let ck = f32::from_bits(x.get(o, l)? as u32);
+                        let ck = co.raw[k];
                         dx[k] = (ck + dx[k]) - ck;
                         dy[k] = (ck + dy[k]) - ck;
                     }
