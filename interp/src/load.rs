@@ -1029,6 +1029,14 @@ impl<'m> Loader<'m> {
         if !self.m.target.contains(&ptx_ir_core::Target::Debug) {
             crate::lower::lower(&insts, &mut code, &branch_tables, &mut slots, entry);
         }
+        if self.m.target.iter().any(|t| {
+            matches!(
+                t,
+                ptx_ir_core::Target::Sm { arch: 90, .. } | ptx_ir_core::Target::Compute(90)
+            )
+        }) {
+            crate::lower::remote_rmw(&mut code);
+        }
         let func = &mut self.funcs[id as usize];
         func.defined = true;
         func.code = code;

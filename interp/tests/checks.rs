@@ -1852,3 +1852,200 @@ fn a_thread_repeating_its_own_accesses_still_races_with_others() {
         }
     }
 }
+
+/// Threads of CTA rank 0 and 1 (64 each) update 64-bit words of shared memory through
+/// `.shared::cluster`: `WORD` sets %r7 to the word's shared::cta address, `RANK` %r8 to the CTA,
+/// `UPDATE` is the update of that address (%r9) by the threads it guards.
+const REMOTE: &str = "
+.visible .entry k(.param .u64 out)
+.reqnctapercluster 2
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .shared .align 8 .b64 w[64];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  xor.b32 %r3, %r2, 1;
+  mov.u32 %r4, w;
+  shl.b32 %r5, %r1, 3;
+  add.u32 %r6, %r4, %r5;
+  st.shared.u64 [%r6], 0;
+  and.b32 %r10, %r1, 31;
+  setp.eq.u32 %p1, %r10, 0;
+  setp.lt.u32 %p2, %r1, 32;
+  cvt.u64.u32 %rd1, %r1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  WORD
+  RANK
+  mapa.shared::cluster.u32 %r9, %r7, %r8;
+  UPDATE
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+";
+
+fn remote(target: &str, word: &str, rank: &str, update: &str) -> Vec<Finding> {
+    let src = REMOTE
+        .replace("WORD", word)
+        .replace("RANK", rank)
+        .replace("UPDATE", update);
+    let m = ptx_ir_text::parse(&format!("{}{src}", HEAD.replace("sm_90", target))).expect("parses");
+    let p = Program::load(&m).expect("loads");
+    let o = p
+        .launch("k")
+        .grid([2, 1, 1])
+        .block([64, 1, 1])
+        .checks(race())
+        .arg(Arg::Buffer(vec![0; 8]))
+        .run()
+        .expect("runs");
+    o.findings
+}
+
+#[test]
+fn remote_64_bit_bitwise_atomics_are_not_atomic_on_sm_90() {
+    const WORD0: &str = "mov.u32 %r7, %r4;";
+    const OWN_WORD: &str = "mov.u32 %r7, %r6;";
+    const OTHER: &str = "mov.u32 %r8, %r3;";
+    const SELF: &str = "mov.u32 %r8, %r2;";
+    // 64 threads xor into one word of the other CTA: the lanes of a warp load one old value.
+    let f = remote(
+        "sm_90a",
+        WORD0,
+        OTHER,
+        "red.shared::cluster.xor.b64 [%r9], %rd1;",
+    );
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].class, Class::Race);
+    assert!(
+        f[0].what.starts_with("lanes 0 and 1 of one warp"),
+        "{}",
+        f[0].what
+    );
+    assert!(f[0].what.contains("not atomic"), "{}", f[0].what);
+    assert!(
+        f[0].site
+            .to_string()
+            .contains("red.shared::cluster.xor.b64"),
+        "{}",
+        f[0].site
+    );
+    // One lane of each warp: the race between the warps, which nothing orders.
+    for op in [
+        "atom.shared::cluster.or.b64 %rd2, [%r9], %rd1;",
+        "red.shared::cluster.max.s64 [%r9], %rd1;",
+    ] {
+        let f = remote("sm_90", WORD0, OTHER, &format!("@%p1 {op}"));
+        assert_eq!(f.len(), 1, "{op}: {f:?}");
+        assert!(
+            f[0].what.contains("hazard on shared memory"),
+            "{}",
+            f[0].what
+        );
+        assert!(f[0].what.contains("not atomic"), "{}", f[0].what);
+        assert_eq!(f[0].threads.len(), 2);
+        assert_ne!(
+            f[0].threads[0].tid[0] / 32,
+            f[0].threads[1].tid[0] / 32,
+            "two warps"
+        );
+    }
+    // Ordered by the cluster barrier: warp 0's lane 0, then warp 1's.
+    let seq = "and.pred %p3, %p1, %p2;\n\
+               @%p3 red.shared::cluster.xor.b64 [%r9], %rd1;\n\
+               barrier.cluster.arrive;\nbarrier.cluster.wait;\n\
+               not.pred %p2, %p2;\nand.pred %p3, %p1, %p2;\n\
+               @%p3 red.shared::cluster.xor.b64 [%r9], %rd1;";
+    assert!(remote("sm_90a", WORD0, OTHER, seq).is_empty());
+    // Atomic: one thread per word, the CTA's own shared memory, 64-bit add, 32-bit xor, and a
+    // target where this lowering was not measured.
+    for (target, word, rank, update) in [
+        (
+            "sm_90a",
+            OWN_WORD,
+            OTHER,
+            "red.shared::cluster.xor.b64 [%r9], %rd1;",
+        ),
+        (
+            "sm_90a",
+            WORD0,
+            SELF,
+            "red.shared::cluster.xor.b64 [%r9], %rd1;",
+        ),
+        (
+            "sm_90a",
+            WORD0,
+            OTHER,
+            "red.shared::cluster.add.u64 [%r9], %rd1;",
+        ),
+        (
+            "sm_90a",
+            WORD0,
+            OTHER,
+            "atom.shared::cluster.exch.b64 %rd2, [%r9], %rd1;",
+        ),
+        (
+            "sm_90a",
+            WORD0,
+            OTHER,
+            "red.shared::cluster.xor.b32 [%r9], %r1;",
+        ),
+        (
+            "sm_100a",
+            WORD0,
+            OTHER,
+            "red.shared::cluster.xor.b64 [%r9], %rd1;",
+        ),
+    ] {
+        let f = remote(target, word, rank, update);
+        assert!(f.is_empty(), "{target} {update}: {f:?}");
+    }
+}
+
+/// The H200's record (`corpus/dsmem/dsmem_repeat.jsonl`, `hopper_probe.py --repeat 200`): a
+/// `dsrace.atom.<op>.<type>` probe lost updates (64 threads of a CTA on one word of the next
+/// CTA) exactly where the interpreter reports the atomic as not atomic.
+#[test]
+fn remote_atomics_race_where_the_gpu_lost_updates() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/dsmem/dsmem_repeat.jsonl");
+    let text = std::fs::read_to_string(&path).expect("the record");
+    let mut probes = 0;
+    for line in text.lines() {
+        let Some(rest) = line.split("\"name\": \"dsrace.atom.").nth(1) else {
+            continue;
+        };
+        let name = &rest[..rest.find('"').expect("name")];
+        let (op, ty) = name.split_once('.').expect("op.type");
+        let lost: u32 = line
+            .split("\"lost\": ")
+            .nth(1)
+            .expect("lost")
+            .trim_end_matches('}')
+            .trim()
+            .parse()
+            .expect("count");
+        let (d, s) = if ty.ends_with("64") {
+            ("%rd2", "%rd1")
+        } else {
+            ("%r11", "%r1")
+        };
+        let operands = if op == "cas" {
+            format!("{d}, [%r9], {s}, {s};")
+        } else {
+            format!("{d}, [%r9], {s};")
+        };
+        let update = format!("atom.shared::cluster.{op}.{ty} {operands}");
+        let f = remote("sm_90a", "mov.u32 %r7, %r4;", "mov.u32 %r8, %r3;", &update);
+        assert_eq!(
+            !f.is_empty(),
+            lost > 0,
+            "{name}: lost {lost}, findings {f:?}"
+        );
+        probes += 1;
+    }
+    assert_eq!(probes, 12);
+}

@@ -1033,7 +1033,10 @@ def fam_cluster():
     case("cluster.sregs", "cluster", kernel(body, directives=".reqnctapercluster 2, 2, 1\n"), "u32",
          16 * 17, grid=(4, 4, 1), block=(32, 1, 1), cluster=(2, 2, 1))
     # Distributed shared memory: remote loads, stores, atomics, reductions.
-    sh = "  .shared .align 8 .b32 vals[128];\n  .shared .align 8 .u32 cnt;\n  .shared .align 8 .u64 cnt64;\n"
+    # The 64-bit xor goes to one word per thread: ptxas (CUDA 13.0, sm_90a) makes a remote
+    # 64-bit xor a read-modify-write that is not atomic, so concurrent xors into one word keep
+    # whichever store lands last on the GPU (hopper_probe.py --repeat; docs/INTERP.md).
+    sh = "  .shared .align 8 .b32 vals[128];\n  .shared .align 8 .u32 cnt;\n  .shared .align 8 .u64 cnt64[64];\n"
     body = """mov.u32 %r1, vals;
 mov.u32 %r9, %cluster_ctarank;
 mov.u32 %r8, %cluster_nctarank;
@@ -1045,15 +1048,17 @@ st.shared.u32 [%r3], %r4;
 setp.eq.u32 %p1, %tx, 0;
 mov.u32 %r20, cnt;
 mov.u32 %r21, cnt64;
+shl.b32 %r22, %tx, 3;
+add.u32 %r21, %r21, %r22;
 @%p1 st.shared.u32 [%r20], 0;
-@%p1 st.shared.u64 [%r21], 0;
+st.shared.u64 [%r21], 0;
 barrier.cluster.arrive.release.aligned;
 barrier.cluster.wait.acquire.aligned;
 add.u32 %r5, %r9, 1;
 rem.u32 %r5, %r5, %r8;
 mapa.shared::cluster.u32 %r6, %r3, %r5;
 ld.shared::cluster.u32 %r7, [%r6];
-// every thread adds its value into rank 0's counter and xors into the next CTA's counter
+// every thread adds its value into rank 0's counter and xors into its word of the next CTA
 mapa.shared::cluster.u32 %r10, %r20, 0;
 atom.shared::cluster.add.u32 %r11, [%r10], %r4;
 mapa.shared::cluster.u32 %r12, %r21, %r5;
@@ -1310,16 +1315,33 @@ st.global.v2.u32 [%rd2+16], {%r8, %r9};"""
     case("elect_redux.partial", "misc", kernel(body), "u32", 6 * 128,
          ins=[("u32", 32, rand_words(128))], grid=(2, 1, 1), block=(64, 1, 1))
     # (redux.sync on f32 needs sm_100a: not on Hopper.)
-    # setmaxnreg in a warpgroup: registers are only reallocated, values pass through.
+    # setmaxnreg in a warpgroup: registers are only reallocated, values pass through. The
+    # warpgroup synchronises between its two (seed 003: "Must synchronize all warpgroup warps
+    # before issuing another setmaxnreg"; corpus/interp/setmaxnreg_rules.ptx has the kernel
+    # without the barrier, which the interpreter reports).
     body = addr("%rd1", "%ra", "%gid", 4) + """
 ld.global.u32 %r1, [%rd1];
 setmaxnreg.inc.sync.aligned.u32 232;
 add.u32 %r2, %r1, 1;
+bar.sync 0;
 setmaxnreg.dec.sync.aligned.u32 96;
 """ + addr("%rd2", "%ro", "%gid", 4) + """
 st.global.u32 [%rd2], %r2;"""
     case("setmaxnreg", "misc", kernel(body, directives=".maxntid 128, 1, 1\n"), "u32", 128,
          ins=[("u32", 32, rand_words(128))], block=(128, 1, 1))
+    # With .maxnreg every warp's count is known from the start: .dec below it, then .inc back.
+    body = addr("%rd1", "%ra", "%gid", 4) + """
+ld.global.u32 %r1, [%rd1];
+setmaxnreg.dec.sync.aligned.u32 96;
+xor.b32 %r2, %r1, 0x5a5a;
+bar.sync 0;
+setmaxnreg.inc.sync.aligned.u32 128;
+add.u32 %r2, %r2, %tx;
+""" + addr("%rd2", "%ro", "%gid", 4) + """
+st.global.u32 [%rd2], %r2;"""
+    case("setmaxnreg.maxnreg", "misc",
+         kernel(body, directives=".maxntid 256, 1, 1\n.maxnreg 128\n"), "u32", 512,
+         ins=[("u32", 32, rand_words(512))], grid=(2, 1, 1), block=(256, 1, 1))
     # alloca / stacksave / stackrestore: the kernels of the golden program
     # corpus/interp/alloca.ptx (its comments list each output word; none depends on where the
     # stack lies). The launcher runs the entry `k`, so the .u32 kernel is renamed for its case.
@@ -1754,6 +1776,21 @@ def run_case(drv, c):
         drv.unload(mod)
 
 
+def replace_cases(old_path, new_path):
+    """Rewrites `new_path` (the cases just recorded) as `old_path`'s cases, each recorded one
+    in place of the old case of its name and the others appended."""
+    import lzma
+    opener = lzma.open if old_path.endswith(".xz") else open
+    with opener(old_path, "rt") as f:
+        old = [json.loads(line) for line in f if line.strip()]
+    with open(new_path) as f:
+        new = {r["name"]: r for r in (json.loads(line) for line in f if line.strip())}
+    merged = [new.pop(r["name"], r) for r in old] + list(new.values())
+    with open(new_path, "w") as f:
+        for r in merged:
+            f.write(json.dumps(r) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="corpus/vectors/hopper.jsonl.xz",
@@ -1762,6 +1799,11 @@ def main():
                     help="family to run (%s)" % ", ".join(FAMILIES))
     ap.add_argument("--list", action="store_true", help="print the cases; no GPU needed")
     ap.add_argument("--dry", metavar="PATH", help="write the cases with zero outputs (no GPU)")
+    ap.add_argument("--only", default="",
+                    help="comma-separated case names: run only these")
+    ap.add_argument("--replace", metavar="FILE",
+                    help="with --only: write FILE's cases to --out with the recorded ones in "
+                    "place of those of the same name (new names are appended)")
     ap.add_argument("--start", type=int, default=0,
                     help="first case index to run, appending to --out (used to go on in a fresh "
                     "process after an error that leaves the CUDA context unusable)")
@@ -1774,6 +1816,12 @@ def main():
         if c["name"] in names:
             raise SystemExit("duplicate case name " + c["name"])
         names.add(c["name"])
+    if a.only:
+        want = a.only.split(",")
+        missing = [n for n in want if n not in names]
+        if missing:
+            raise SystemExit("no case named " + ", ".join(missing))
+        CASES[:] = [c for c in CASES if c["name"] in want]
     if a.list:
         for c in CASES:
             print(c["family"], c["name"])
@@ -1812,6 +1860,8 @@ def main():
             f.write(json.dumps(record(c, vals)) + "\n")
             f.flush()
             ok += 1
+    if a.replace:
+        replace_cases(a.replace, plain)
     if plain != a.out:
         compress_out(a.out)
     print("%d cases written to %s from index %d, %d skipped" % (ok, a.out, a.start, bad),

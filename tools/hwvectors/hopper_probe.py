@@ -17,11 +17,15 @@ Probes:
   tred.*   tensor reductions of every operation into maps of u32/s32/u64/s64 elements
   dsmem.*  the distributed-shared-memory 64-bit reduction of cluster.dsmem in isolation: red and
            atom, xor/or/add, b64/b32, remote and own rank
+  dsword.* remote and own-rank shared::cluster reductions and atomics of every operation on
+           32- and 64-bit words, one thread per word (so the result does not depend on whether
+           ptxas makes the operation atomic)
 
 Usage (GPU machine):
 
     python3 tools/hwvectors/hopper_probe.py --out $OUT/probe_h.jsonl --log $OUT/probe_h.log \
         [--sass $OUT/sass] [--only PREFIX]
+    python3 tools/hwvectors/hopper_probe.py --repeat 200 --out $OUT/dsmem_repeat.jsonl --log -
 
 `--out` is plain text (each probe process appends its line); the probes kept in the corpus are
 compressed with `xz -9` into `corpus/vectors/hopper_probe.jsonl.xz`.
@@ -125,6 +129,117 @@ def dsmem_probes():
                "red.relaxed.cluster.shared::cluster.xor.b64 [%r12], %rd5;", nxt)
 
 
+DSWORD_SH = "  .shared .align 8 .b64 words[64];\n"
+
+
+def dsword_case(name, op, rank_expr, width, one_word=False, zeros=False):
+    """Thread t of every CTA applies `op` (a PTX line using %r12 = the shared::cluster address
+    of word t of the CTA `rank_expr`, %rd5/%r4 = its operand, %rd7/%r7 = the returned old
+    value, %rd8/%r8 = a compare value for cas) to that word, which its owner initialised from
+    the first input. One thread updates each word, so the outcome is the same whether the
+    operation is atomic or a read-modify-write. Each thread records its operand, the old value
+    it got and its own word's final value. With `one_word` every thread updates word 0 (the
+    dsrace.* probes that repeat_dsmem runs: whether concurrent updates are lost); `zeros`
+    initialises every word (and so every cas compare value) to 0."""
+    body = """mov.u32 %r9, %cluster_ctarank;
+mov.u32 %r10, %cluster_nctarank;
+""" + addr("%rd1", "%ra", "%gid", 8) + """
+ld.global.u64 %rd3, [%rd1];
+""" + addr("%rd2", "%rb", "%gid", 8) + """
+ld.global.u64 %rd5, [%rd2];
+cvt.u32.u64 %r4, %rd5;
+mov.u32 %r20, words;
+shl.b32 %r21, %tx, 3;
+add.u32 %r20, %r20, %r21;
+st.shared.u64 [%r20], %rd3;
+""" + ("mov.u32 %r20, words;\n" if one_word else "") + """
+shr.u64 %rd8, %rd3, 1;
+and.b64 %rd4, %rd5, 1;
+setp.ne.b64 %p2, %rd4, 0;
+selp.b64 %rd8, %rd3, %rd8, %p2;
+cvt.u32.u64 %r8, %rd8;
+mov.u64 %rd7, 0;
+mov.u32 %r7, 0;
+barrier.cluster.arrive.release.aligned;
+barrier.cluster.wait.acquire.aligned;
+""" + rank_expr + """
+mapa.shared::cluster.u32 %r12, %r20, %r5;
+""" + op + """
+barrier.cluster.arrive.release.aligned;
+barrier.cluster.wait.acquire.aligned;
+ld.shared.u64 %rd6, [%r20];
+""" + ("cvt.u64.u32 %rd7, %r7;\n" if width == 32 else "") + """mul.lo.u32 %r18, %gid, 3;
+""" + addr("%rd9", "%ro", "%r18", 8) + """
+st.global.u64 [%rd9], %rd5;
+st.global.u64 [%rd9+8], %rd7;
+st.global.u64 [%rd9+16], %rd6;
+barrier.cluster.arrive;
+barrier.cluster.wait;"""
+    rnd = hopper.RNG
+
+    def word():
+        # Small, large, negative and equal values, so min/max/inc/dec/cas take both ways.
+        k = rnd.randrange(4)
+        return [rnd.getrandbits(64), rnd.getrandbits(8), (1 << 64) - 1 - rnd.getrandbits(8),
+                rnd.getrandbits(63)][k]
+    ins = [0 if zeros else word() for _ in range(256)]
+    ops = [word() for _ in range(256)]
+    for i in range(0, 256, 7):
+        ops[i] = ins[(i // 64 + 1) % 4 * 64 + i % 64]  # the target word's own value
+    if zeros:
+        ops = [o | 1 for o in ops]  # a cas that swaps changes the word
+    case(name, "cluster", kernel(body, shared=DSWORD_SH, directives=".reqnctapercluster 4\n"),
+         "u64", 4 * 64 * 3, ins=[("u64", 64, ins), ("u64", 64, ops)], grid=(4, 1, 1),
+         block=(64, 1, 1), cluster=(4, 1, 1))
+
+
+DSWORD_OPS = {
+    64: [("and", "b64"), ("or", "b64"), ("xor", "b64"), ("add", "u64"), ("min", "u64"),
+         ("max", "u64"), ("min", "s64"), ("max", "s64"), ("exch", "b64"), ("cas", "b64")],
+    32: [("and", "b32"), ("or", "b32"), ("xor", "b32"), ("add", "u32"), ("min", "u32"),
+         ("max", "u32"), ("min", "s32"), ("max", "s32"), ("inc", "u32"), ("dec", "u32"),
+         ("exch", "b32"), ("cas", "b32")],
+}
+
+
+def dsword_probes():
+    ranks = {"next": "add.u32 %r5, %r9, 1;\nrem.u32 %r5, %r5, %r10;", "own": "mov.u32 %r5, %r9;"}
+    for width, ops in DSWORD_OPS.items():
+        d, s, c = ("%rd7", "%rd5", "%rd8") if width == 64 else ("%r7", "%r4", "%r8")
+        for op, ty in ops:
+            for rk, expr in ranks.items():
+                atom = "atom.shared::cluster.%s.%s %s, [%%r12], " % (op, ty, d)
+                atom += ("%s, %s;" % (c, s)) if op == "cas" else s + ";"
+                dsword_case("dsword.atom.%s.%s.%s" % (op, ty, rk), atom, expr, width)
+                if op not in ("exch", "cas"):
+                    dsword_case("dsword.red.%s.%s.%s" % (op, ty, rk),
+                                "red.shared::cluster.%s.%s [%%r12], %s;" % (op, ty, s), expr,
+                                width)
+    nxt = ranks["next"]
+    dsword_case("dsword.red.relaxed.xor.b64.next",
+                "red.relaxed.cluster.shared::cluster.xor.b64 [%r12], %rd5;", nxt, 64)
+    dsword_case("dsword.atom.acq_rel.or.b64.next",
+                "atom.acq_rel.cluster.shared::cluster.or.b64 %rd7, [%r12], %rd5;", nxt, 64)
+
+
+DSRACE_OPS = [("add", "u64"), ("and", "b64"), ("or", "b64"), ("xor", "b64"), ("min", "u64"),
+              ("max", "u64"), ("min", "s64"), ("max", "s64"), ("exch", "b64"), ("cas", "b64"),
+              ("add", "u32"), ("xor", "b32")]
+
+
+def dsrace_probes():
+    """Every thread of a CTA applies one atom to word 0 of the next CTA (dsword_case with
+    `one_word`); cas starts from 0 and compares with 0, so one thread alone may succeed."""
+    nxt = "add.u32 %r5, %r9, 1;\nrem.u32 %r5, %r5, %r10;"
+    for op, ty in DSRACE_OPS:
+        width = 64 if ty.endswith("64") else 32
+        d, s, c = ("%rd7", "%rd5", "%rd8") if width == 64 else ("%r7", "%r4", "%r8")
+        atom = "atom.shared::cluster.%s.%s %s, [%%r12], " % (op, ty, d)
+        atom += ("%s, %s;" % (c, s)) if op == "cas" else s + ";"
+        dsword_case("dsrace.atom.%s.%s" % (op, ty), atom, nxt, width, one_word=True,
+                    zeros=op == "cas")
+
+
 def tred_probes():
     """Tensor reductions per map element type and operation: a generated-kernel batch trapped
     on `and`/`or`/`xor`/`min` into `s64` maps while `max` ran."""
@@ -155,6 +270,79 @@ def tred_probes():
                  block=(128, 1, 1), tmaps=[tm])
 
 
+def combine(op, ty):
+    """The reduction of `op` on `ty` values (as unsigned words), or None for exch/cas."""
+    bits = 64 if ty.endswith("64") else 32
+    mask = (1 << bits) - 1
+
+    def signed(v):
+        return v - (1 << bits) if v >> (bits - 1) else v
+    key = signed if ty.startswith("s") else (lambda v: v)
+    return {"add": lambda a, b: (a + b) & mask, "and": lambda a, b: a & b,
+            "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+            "min": lambda a, b: min(a, b, key=key), "max": lambda a, b: max(a, b, key=key),
+            }.get(op)
+
+
+def repeat_dsmem(path, n):
+    """Runs each dsmem.* and dsrace.* probe (the threads of each CTA update one word of the
+    next CTA) `n` times in this process and writes one JSON line per probe: how many distinct
+    outputs the runs gave, and per run what each CTA's final word is made of: `all` (every
+    operand of the updating CTA combined, as an atomic reduction gives), `one:T` (thread T's
+    operand alone: the other updates were lost) or `other`; for the dsrace.* atoms also in how
+    many (run, CTA) pairs an update was lost (`lost`): the final word is not every operand
+    combined, or for exch the old values and the final word are not the initial word and the
+    operands, or for cas not exactly one thread saw the initial 0."""
+    import functools
+    import cudrv
+    drv = cudrv.Driver()
+    with open(path, "w") as f:
+        for c in hopper.CASES:
+            name = c["name"]
+            if not name.startswith(("dsmem.", "dsrace.")):
+                continue
+            race = name.startswith("dsrace.")
+            stride = 3 if race else 5
+            op, ty = name.split(".")[2:4]
+            comb = combine(op, ty)
+            mask = (1 << (64 if ty.endswith("64") else 32)) - 1
+            ins = c["ins"][-1][2] if race else c["ins"][0][2]
+            init = c["ins"][0][2]
+            outs, kinds, lost = {}, {}, 0
+            for _ in range(n):
+                v = tuple(hopper.run_case(drv, c))
+                outs[v] = outs.get(v, 0) + 1
+                kind = []
+                for cta in range(4):
+                    at = cta * 64 * stride
+                    final = v[at + (2 if race else 3)] & mask
+                    base = (cta + 3) % 4 * 64
+                    src = [x & mask for x in ins[base:base + 64]]
+                    start = init[cta * 64] & mask if race else 0
+                    if comb and final == functools.reduce(comb, src, start):
+                        kind.append("all")
+                    elif final in src:
+                        kind.append("one:%d" % src.index(final))
+                    else:
+                        kind.append("other")
+                    if race:
+                        olds = [v[(base + t) * 3 + 1] & mask for t in range(64)]
+                        if op == "exch":
+                            ok = sorted(olds + [final]) == sorted(src + [start])
+                        elif op == "cas":
+                            ok = olds.count(0) == 1
+                        else:
+                            ok = kind[-1] == "all"
+                        lost += not ok
+                k = " ".join(kind)
+                kinds[k] = kinds.get(k, 0) + 1
+            line = {"name": name, "runs": n, "distinct": len(outs), "finals": kinds}
+            if race:
+                line["lost"] = lost
+            f.write(json.dumps(line) + "\n")
+            print(json.dumps(line))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
@@ -162,11 +350,20 @@ def main():
     ap.add_argument("--sass", help="directory for ptxas + cuobjdump -sass listings")
     ap.add_argument("--only", default="", help="run only probes whose name starts with this")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--repeat", type=int, metavar="N",
+                    help="run the dsmem.* probes N times each and write to --out what their "
+                    "final words are made of (repeat_dsmem); --log is not written")
     a = ap.parse_args()
     hopper.CASES.clear()
     tmap_probes()
     dsmem_probes()
     tred_probes()
+    # After the others, which keep the random inputs they were recorded with.
+    dsword_probes()
+    dsrace_probes()
+    if a.repeat:
+        repeat_dsmem(a.out, a.repeat)
+        return
     cases = [c for c in hopper.CASES if c["name"].startswith(a.only)]
     if a.one is not None:
         import cudrv

@@ -3,12 +3,16 @@
 
 use super::state::{own_stack, Cluster, Machine};
 use super::warp::Warp;
-use crate::code::{DInst, FuncId, MemBase, Opnd, MISSING};
+use crate::code::{DInst, FuncId, Lowering, MemBase, Opnd, MISSING};
 use crate::error::{Error, FaultKind, Site, Thread};
 use crate::load::Func;
 use crate::mem::{self, Region};
 use crate::regs::Regs;
 use ptx_ir_core::{Flag, Space, SpecialReg, Type};
+use smallvec::SmallVec;
+
+/// What a `race` finding on an atomic marked [`Lowering::RemoteRmw`] adds.
+pub(crate) const REMOTE_RMW_NOTE: &str = "; ptxas (CUDA 13.0, sm_90) makes this 64-bit atomic on another CTA's shared memory a plain load and store (LD.E.64, ST.E.64), not atomic: concurrent updates of the word are lost on the GPU";
 
 /// 32 lanes of values.
 pub type Lanes = [u64; 32];
@@ -830,12 +834,24 @@ impl<'a, 'p> Ctx<'a, 'p> {
             return;
         };
         let w = rc.warp_id(cta, index);
+        // Another CTA's word under an atomic that ptxas makes a plain read-modify-write is
+        // checked as a plain access; the CTA's own words stay atomic.
+        let remote_rmw = strong && matches!(self.d.lower.as_deref(), Some(Lowering::RemoteRmw));
+        let mut plain: SmallVec<[(u8, u32, u32); 32]> = SmallVec::new();
         if strong {
-            for &(_, rank, off) in lanes {
-                rc.sync_access(w, rank, off);
+            for &(lane, rank, off) in lanes {
+                if remote_rmw && rank != cta {
+                    plain.push((lane, rank, off));
+                } else {
+                    rc.sync_access(w, rank, off);
+                }
             }
-            return;
+            if plain.is_empty() {
+                return;
+            }
         }
+        let lanes = if remote_rmw { &plain[..] } else { lanes };
+        let note = if remote_rmw { REMOTE_RMW_NOTE } else { "" };
         let wpc = (block[0] * block[1] * block[2]).div_ceil(32);
         let site = |f: u32, pc: u32| prog.site(f, pc);
         let tid_of = |w: u32, lane: u8| tid_in_block(block, wpc, w, lane);
@@ -856,12 +872,13 @@ impl<'a, 'p> Ctx<'a, 'p> {
             write,
             step,
             tid_of,
+            note,
         );
     }
 
     /// Where a checked access lands: `Some(Ok((rank, off)))` for shared memory,
     /// `Some(Err(addr))` for global memory, `None` for the other spaces.
-    fn locate(&self, space: AddrSpace, addr: u64) -> Option<Result<(u32, u32), u64>> {
+    pub(crate) fn locate(&self, space: AddrSpace, addr: u64) -> Option<Result<(u32, u32), u64>> {
         let (region, a) = match space {
             AddrSpace::Generic => mem::decode_generic(addr),
             AddrSpace::Global => (Region::Global, addr),

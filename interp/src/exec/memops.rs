@@ -278,6 +278,10 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     }
     let fmt = Fmt::of(t);
     let noftz = x.has(Flag::NoFtz);
+    if x.cl.race.is_some() && matches!(x.d.lower.as_deref(), Some(crate::code::Lowering::RemoteRmw))
+    {
+        lost_in_warp(x, a, size)?;
+    }
     for l in lanes(x.emask) {
         let addr = x.addr(a, l)?;
         let c = match co {
@@ -307,6 +311,47 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
         x.write(dst, v, x.emask)?;
     }
     Ok(Flow::Next)
+}
+
+/// The `race` check of an atomic that ptxas makes a plain read-modify-write on another CTA's
+/// shared memory ([`crate::lower::remote_rmw`]) within the warp: two lanes that update one word
+/// of another CTA load the same old value, and one store is lost (the checks between warps
+/// are the race detector's, `Ctx::race_check`).
+fn lost_in_warp(x: &mut Ctx<'_, '_>, a: &Opnd, size: usize) -> Result<(), Error> {
+    use crate::check::{Class, Finding};
+    let own = x.w.cta;
+    let mut words: smallvec::SmallVec<[(u32, u32, usize); 32]> = smallvec::SmallVec::new();
+    for l in lanes(x.emask) {
+        let addr = x.addr(a, l)?;
+        if let Some(Ok((rank, off))) = x.locate(AddrSpace::SharedCluster, addr) {
+            if rank != own {
+                words.push((rank, off / size as u32, l));
+            }
+        }
+    }
+    words.sort_unstable();
+    let Some(p) = words
+        .windows(2)
+        .find(|p| (p[0].0, p[0].1) == (p[1].0, p[1].1))
+    else {
+        return Ok(());
+    };
+    let ((rank, word, first), second) = (p[0], p[1].2);
+    let (fid, pc) = (x.fid, x.pc);
+    let finding = Finding {
+        class: Class::Race,
+        what: format!(
+            "lanes {first} and {second} of one warp update the same word of CTA rank {rank}'s shared memory at once{}",
+            super::ctx::REMOTE_RMW_NOTE
+        ),
+        site: x.site(),
+        threads: vec![x.thread(first), x.thread(second)],
+        space: Some("shared".into()),
+        addr: Some(u64::from(word) * size as u64),
+        count: 1,
+    };
+    x.m.findings.add(Class::Race, fid, pc, || finding);
+    Ok(())
 }
 
 /// One element of an atomic: the value `op` stores given the old value, `b` and `c`.

@@ -619,6 +619,7 @@ impl Race {
         write: bool,
         step: u32,
         tid_of: impl Fn(WarpId, u8) -> [u32; 3],
+        note: &str,
     ) {
         // Lanes making the same access (a broadcast read, one flag stored by many) are checked
         // together: groups by (rank, offset), found through a small table of the offsets seen,
@@ -674,7 +675,7 @@ impl Race {
                 } else {
                     "no barrier, mbarrier or atomic orders"
                 }
-            ),
+            ) + note,
             site: site(func, pc),
             threads: vec![thread, them],
             space: Some("shared".into()),
