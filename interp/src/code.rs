@@ -334,7 +334,7 @@ pub enum Lowering {
         /// `x`.
         src: Opnd,
     },
-    /// An `atom`/`red` on `.shared::cluster` that ptxas (CUDA 13.0, `sm_90`/`sm_90a`) makes a
+    /// An `atom`/`red` on `.shared::cluster` or a generic address that ptxas (CUDA 13.0, `sm_90`/`sm_90a`) makes a
     /// read-modify-write that is not atomic when the word is in another CTA's shared memory
     /// ([`crate::lower::remote_rmw`]): its value is the atomic one, which the GPU gives when
     /// nothing updates the word at the same time, and the `race` check treats those lanes'

@@ -1999,6 +1999,12 @@ fn remote_64_bit_bitwise_atomics_are_not_atomic_on_sm_90() {
             OTHER,
             "red.shared::cluster.xor.b64 [%r9], %rd1;",
         ),
+        (
+            "sm_90a",
+            "mov.u32 %r7, %r4;\ncvt.u64.u32 %rd3, %r4;",
+            SELF,
+            "cvta.shared.u64 %rd3, %rd3;\nmapa.u64 %rd3, %rd3, %r2;\natom.xor.b64 %rd2, [%rd3], %rd1;",
+        ),
     ] {
         let f = remote(target, word, rank, update);
         assert!(f.is_empty(), "{target} {update}: {f:?}");
@@ -2020,6 +2026,11 @@ fn remote_atomics_race_where_the_gpu_lost_updates() {
         };
         let name = &rest[..rest.find('"').expect("name")];
         let (op, ty) = name.split_once('.').expect("op.type");
+        // `.gen`: the word's generic address.
+        let (ty, generic) = match ty.strip_suffix(".gen") {
+            Some(t) => (t, true),
+            None => (ty, false),
+        };
         let lost: u32 = line
             .split("\"lost\": ")
             .nth(1)
@@ -2038,8 +2049,21 @@ fn remote_atomics_race_where_the_gpu_lost_updates() {
         } else {
             format!("{d}, [%r9], {s};")
         };
-        let update = format!("atom.shared::cluster.{op}.{ty} {operands}");
-        let f = remote("sm_90a", "mov.u32 %r7, %r4;", "mov.u32 %r8, %r3;", &update);
+        let f = if generic {
+            let update = format!(
+                "cvta.shared.u64 %rd3, %rd3;\nmapa.u64 %rd3, %rd3, %r3;\natom.{op}.{ty} {}",
+                operands.replace("[%r9]", "[%rd3]")
+            );
+            remote(
+                "sm_90a",
+                "mov.u32 %r7, %r4;\ncvt.u64.u32 %rd3, %r4;",
+                "mov.u32 %r8, %r3;",
+                &update,
+            )
+        } else {
+            let update = format!("atom.shared::cluster.{op}.{ty} {operands}");
+            remote("sm_90a", "mov.u32 %r7, %r4;", "mov.u32 %r8, %r3;", &update)
+        };
         assert_eq!(
             !f.is_empty(),
             lost > 0,
@@ -2047,5 +2071,5 @@ fn remote_atomics_race_where_the_gpu_lost_updates() {
         );
         probes += 1;
     }
-    assert_eq!(probes, 12);
+    assert_eq!(probes, 16);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How ptxas lowers each shared::cluster reduction and atomic of hopper_probe.py's dsword.*
-probes: compiles each with `ptxas` for sm_90a and for sm_90 (the same PTX with `.target
+and dsrace.* probes: compiles each with `ptxas` for sm_90a and for sm_90 (the same PTX with `.target
 sm_90`), disassembles it with `cuobjdump -sass` and prints, per probe and target, the memory
 and atomic instructions the SASS holds (ATOMS, ATOM, RED, LD, ST, QSPC, CCTL ...), so that a
 read-modify-write that is not atomic (a plain LD/LOP3/ST on the path for another CTA's shared
@@ -44,6 +44,7 @@ def lowering(ptx, arch):
 def main():
     hopper.CASES.clear()
     hopper_probe.dsword_probes()
+    hopper_probe.dsrace_probes()
     for c in hopper.CASES:
         for arch in ("sm_90a", "sm_90"):
             ptx = c["ptx"] if arch == "sm_90a" else c["ptx"].replace(".target sm_90a",

@@ -164,7 +164,8 @@ barrier.cluster.arrive.release.aligned;
 barrier.cluster.wait.acquire.aligned;
 """ + rank_expr + """
 mapa.shared::cluster.u32 %r12, %r20, %r5;
-""" + op + """
+""" + ("cvt.u64.u32 %rd13, %r20;\ncvta.shared.u64 %rd11, %rd13;\nmapa.u64 %rd12, %rd11, %r5;\n"
+       if "%rd12" in op else "") + op + """
 barrier.cluster.arrive.release.aligned;
 barrier.cluster.wait.acquire.aligned;
 ld.shared.u64 %rd6, [%r20];
@@ -229,7 +230,8 @@ DSRACE_OPS = [("add", "u64"), ("and", "b64"), ("or", "b64"), ("xor", "b64"), ("m
 
 def dsrace_probes():
     """Every thread of a CTA applies one atom to word 0 of the next CTA (dsword_case with
-    `one_word`); cas starts from 0 and compares with 0, so one thread alone may succeed."""
+    `one_word`); cas starts from 0 and compares with 0, so one thread alone may succeed. The
+    `.gen` ones address the word generically (`mapa.u64` of its generic address)."""
     nxt = "add.u32 %r5, %r9, 1;\nrem.u32 %r5, %r5, %r10;"
     for op, ty in DSRACE_OPS:
         width = 64 if ty.endswith("64") else 32
@@ -238,6 +240,9 @@ def dsrace_probes():
         atom += ("%s, %s;" % (c, s)) if op == "cas" else s + ";"
         dsword_case("dsrace.atom.%s.%s" % (op, ty), atom, nxt, width, one_word=True,
                     zeros=op == "cas")
+    for op, ty in [("xor", "b64"), ("or", "b64"), ("max", "s64"), ("add", "u64")]:
+        dsword_case("dsrace.atom.%s.%s.gen" % (op, ty), "atom.%s.%s %%rd7, [%%rd12], %%rd5;"
+                    % (op, ty), nxt, 64, one_word=True)
 
 
 def tred_probes():

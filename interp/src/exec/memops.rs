@@ -280,7 +280,7 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
     let noftz = x.has(Flag::NoFtz);
     if x.cl.race.is_some() && matches!(x.d.lower.as_deref(), Some(crate::code::Lowering::RemoteRmw))
     {
-        lost_in_warp(x, a, size)?;
+        lost_in_warp(x, sp, a, size)?;
     }
     for l in lanes(x.emask) {
         let addr = x.addr(a, l)?;
@@ -317,13 +317,13 @@ pub fn atom(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
 /// shared memory ([`crate::lower::remote_rmw`]) within the warp: two lanes that update one word
 /// of another CTA load the same old value, and one store is lost (the checks between warps
 /// are the race detector's, `Ctx::race_check`).
-fn lost_in_warp(x: &mut Ctx<'_, '_>, a: &Opnd, size: usize) -> Result<(), Error> {
+fn lost_in_warp(x: &mut Ctx<'_, '_>, sp: AddrSpace, a: &Opnd, size: usize) -> Result<(), Error> {
     use crate::check::{Class, Finding};
     let own = x.w.cta;
     let mut words: smallvec::SmallVec<[(u32, u32, usize); 32]> = smallvec::SmallVec::new();
     for l in lanes(x.emask) {
         let addr = x.addr(a, l)?;
-        if let Some(Ok((rank, off))) = x.locate(AddrSpace::SharedCluster, addr) {
+        if let Some(Ok((rank, off))) = x.locate(sp, addr) {
             if rank != own {
                 words.push((rank, off / size as u32, l));
             }
