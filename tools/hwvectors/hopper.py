@@ -1319,28 +1319,22 @@ st.global.v2.u32 [%rd2+16], {%r8, %r9};"""
     # warpgroup synchronises between its two (seed 003: "Must synchronize all warpgroup warps
     # before issuing another setmaxnreg"; corpus/interp/setmaxnreg_rules.ptx has the kernel
     # without the barrier, which the interpreter reports).
-    body = addr("%rd1", "%ra", "%gid", 4) + """
-ld.global.u32 %r1, [%rd1];
-setmaxnreg.inc.sync.aligned.u32 232;
-add.u32 %r2, %r1, 1;
-bar.sync 0;
-setmaxnreg.dec.sync.aligned.u32 96;
-""" + addr("%rd2", "%ro", "%gid", 4) + """
-st.global.u32 [%rd2], %r2;"""
-    case("setmaxnreg", "misc", kernel(body, directives=".maxntid 128, 1, 1\n"), "u32", 128,
+    def setmaxnreg_body(first, mid, second, last):
+        """Loads the thread's word, then `first`, `mid`, a barrier of the warpgroup, `second`
+        and `last` (which leave %r2), and stores %r2."""
+        return (addr("%rd1", "%ra", "%gid", 4) + "\nld.global.u32 %r1, [%rd1];\n"
+                "setmaxnreg.{}.sync.aligned.u32 {};\n{}\nbar.sync 0;\n"
+                "setmaxnreg.{}.sync.aligned.u32 {};\n{}".format(*first, mid, *second, last)
+                + addr("%rd2", "%ro", "%gid", 4) + "\nst.global.u32 [%rd2], %r2;")
+    case("setmaxnreg", "misc",
+         kernel(setmaxnreg_body(("inc", 232), "add.u32 %r2, %r1, 1;", ("dec", 96), ""),
+                directives=".maxntid 128, 1, 1\n"), "u32", 128,
          ins=[("u32", 32, rand_words(128))], block=(128, 1, 1))
     # With .maxnreg every warp's count is known from the start: .dec below it, then .inc back.
-    body = addr("%rd1", "%ra", "%gid", 4) + """
-ld.global.u32 %r1, [%rd1];
-setmaxnreg.dec.sync.aligned.u32 96;
-xor.b32 %r2, %r1, 0x5a5a;
-bar.sync 0;
-setmaxnreg.inc.sync.aligned.u32 128;
-add.u32 %r2, %r2, %tx;
-""" + addr("%rd2", "%ro", "%gid", 4) + """
-st.global.u32 [%rd2], %r2;"""
     case("setmaxnreg.maxnreg", "misc",
-         kernel(body, directives=".maxntid 256, 1, 1\n.maxnreg 128\n"), "u32", 512,
+         kernel(setmaxnreg_body(("dec", 96), "xor.b32 %r2, %r1, 0x5a5a;", ("inc", 128),
+                                "add.u32 %r2, %r2, %tx;\n"),
+                directives=".maxntid 256, 1, 1\n.maxnreg 128\n"), "u32", 512,
          ins=[("u32", 32, rand_words(512))], grid=(2, 1, 1), block=(256, 1, 1))
     # alloca / stacksave / stackrestore: the kernels of the golden program
     # corpus/interp/alloca.ptx (its comments list each output word; none depends on where the
