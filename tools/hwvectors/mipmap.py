@@ -48,7 +48,10 @@ corners, `corpus/aniso/seamptmixed.jsonl.xz`), seamcfgmiss (seamcfgcheck's misse
 textures, `corpus/aniso/seamcfgmiss.jsonl.xz`), npotpos (coordinates just above a rounding
 boundary on textures whose size is not a power of two, `corpus/aniso/npotpos.jsonl.xz`),
 npotpos2 (the same on large, 1D, 3D, layered and mipmapped textures,
-`corpus/aniso/npotpos2.jsonl.xz`).
+`corpus/aniso/npotpos2.jsonl.xz`), seamcut, seamcut2, seamcut3 (the anisotropic accumulator:
+two-level textures whose small result holds the cut sum of the taps exactly,
+`corpus/vectors/seamcut*.jsonl.xz`; `seamcutlod`, `seamcut2lod`: their level-of-detail
+checks, no GPU needed).
 
 Usage (GPU machine; needs CuPy):
 
@@ -1855,6 +1858,203 @@ def scf_run(fam, prefix, sets, seed):
              grads=gs, texels=tx, dtype=dtype)
 
 
+# The `seamcut` sets: (tag, face size, maxAnisotropy, reach in texels, level 1's texel).
+SEAMCUT_SETS = [("n24.a16", 24, 16, 1.5, 1.0), ("n24.a16.pos", 24, 16, 1.5, -1.0),
+                ("n8.a16", 8, 16, 1.5, 1.0), ("n16.a4", 16, 4, 1.5, 1.0),
+                ("n24.a4", 24, 4, 1.5, -1.0), ("n24.a16.face", 24, 16, 12.0, 1.0)]
+
+
+def seamcut(lod_check=False):
+    """The rounding of anisotropic taps past a seamless cube corner made visible (issue 28):
+    two-level `f32` cube maps whose level of detail is held at 1/256 (`minlod` = `maxlod`), so
+    that level 1 weighs 1/256 exactly and level 0 255/256. Level 1's texels are all `c` (1 or
+    -1: the largest texel, which sets the accumulator's last bit once level 1 is read; 2^-38,
+    `tex::tap_sum`), level 0's `-c u / 256` with `u` random in [1 - 2^-6, 1) (24-bit
+    mantissas: the taps' sums have bits below that last bit). The constant parts cancel to
+    `c 2^-16`, so the result, about 2^-15, holds the accumulator's sum exactly: each fetch
+    reads how much the cuts lost. Directions within 1.5 texels of a corner (`scc_fetch_ex`),
+    and anywhere on the face (`.face`, a control away from corners); then the same on 2D `f32`
+    and `f16x2` textures; `corpus/vectors/seamcut.jsonl.xz`. `lod_check`: the
+    same fetches on textures whose level `k` holds `k` (every result 1/256; no GPU needed)."""
+    fam = "seamcut%s" % ("lod" if lod_check else "")
+    rng = __import__("random").Random(20261201)
+    for tag, n, a, reach, c in SEAMCUT_SETS:
+        d = desc("f32", 1, (n, n), 2, filt="linear", mipfilter="linear", cube=True,
+                 seamless=True, aniso=a, minlod=1 / 256, maxlod=1 / 256)
+        tx = []
+        for k, (w, h, dd, nb) in enumerate(mip_levels(d)):
+            for _ in range(w * h * dd):
+                if lod_check:
+                    v = float(k)
+                elif k == 0:
+                    v = -c * (1 - rng.randrange(1, 2 ** 18) * 2.0 ** -24) / 256
+                else:
+                    v = c
+                tx.append(f32(v))
+        co, gs = [], []
+        for _ in range(512):
+            v, g = scc_fetch_ex(rng, n, reach, 1.5, min(8.0, n))
+            co.append(v)
+            gs.append(g)
+        gadd("seamcut%s.%s" % ("lod" if lod_check else "", tag), fam, d, "cube", "grad", co,
+             grads=gs, texels=tx)
+    # The same on 2D textures (no cube map): the rule of each tap's cut, and `f16` texels
+    # (level 0's `u` then in 1/2048, the result a multiple of 2^-24, the accumulator's last bit
+    # 2^-22).
+    for tag, ty, ch, dims, a, c in [("2d.f32.a16", "f32", 1, (64, 64), 16, 1.0),
+                                    ("2d.f32.a4", "f32", 1, (64, 64), 4, -1.0),
+                                    ("2d.f16x2.npot.a16", "f16", 2, (48, 20), 16, 1.0),
+                                    ("2d.f16x2.npot.a16.pos", "f16", 2, (48, 20), 16, -1.0)]:
+        d = desc(ty, ch, dims, 2, filt="linear", mipfilter="linear", aniso=a, minlod=1 / 256,
+                 maxlod=1 / 256)
+        tx = []
+        for k, (w, h, dd, nb) in enumerate(mip_levels(d)):
+            for _ in range(w * h * dd * ch):
+                if lod_check:
+                    v = float(k)
+                elif k == 0 and ty == "f32":
+                    v = -c * (1 - rng.randrange(1, 2 ** 18) * 2.0 ** -24) / 256
+                elif k == 0:
+                    v = -c * (1 - rng.randrange(1, 32) * 2.0 ** -11) / 256
+                else:
+                    v = c
+                tx.append(f32(v) if ty == "f32" else T.f16(v))
+        co = [(rng.uniform(-0.1, 1.1), rng.uniform(-0.1, 1.1)) for _ in range(512)]
+        gs = [aniso_grad(*dims) for _ in range(512)]
+        add("seamcut%s.%s" % ("lod" if lod_check else "", tag), fam, d, "2d", "grad", co,
+            grads=gs, texels=tx)
+
+
+# The `seamcut2` sets, a check of the rule `seamcut` fitted: (tag, geometry, texel type,
+# channels, size, maxAnisotropy, the level of small texels (0 or 1), the large texel `c`).
+SEAMCUT2_SETS = [("cube.n24.a16.lo", "cube", "f32", 1, 24, 16, 0, 4.0),
+                 ("cube.n24.a16.hi", "cube", "f32", 1, 24, 16, 1, 1.0),
+                 ("cube.n16.a4.hi", "cube", "f32", 1, 16, 4, 1, -0.25),
+                 ("cube.n12.a16.lo", "cube", "f32", 1, 12, 16, 0, -2.0 ** -20),
+                 ("2d.f32.a16.hi", "2d", "f32", 1, (64, 64), 16, 1, 1.0),
+                 ("2d.f32.a4.lo", "2d", "f32", 1, (64, 64), 4, 0, 4.0),
+                 ("2d.f16x2.npot.a16.hi", "2d", "f16", 2, (48, 20), 16, 1, 1.0),
+                 ("2d.f16x2.npot.a16.lo", "2d", "f16", 2, (48, 20), 16, 0, -2.0),
+                 ("3d.f32.a16.lo", "3d", "f32", 1, (16, 16, 16), 16, 0, 1.0),
+                 ("3d.f32.hi", "3d", "f32", 1, (16, 16, 16), 0, 1, -4.0)]
+
+
+def seamcut2(lod_check=False):
+    """A check of `seamcut`'s rule (recorded after the fit): two-level textures whose level of
+    detail is held at 1/256 (the small texels on level 0, level 1 all `c`) or 255/256 (level 0
+    all `c`, weighing 1/256, the small texels on level 1, `-c u / 256` as in `seamcut`), with
+    `c` of other magnitudes (4, 1/4, 2^-20, 2) so that the accumulator's last bit moves: cube
+    maps near corners (`scc_fetch_ex`), 2D `f32` and `f16x2`, and 3D textures with and without
+    anisotropy (each z slice a tap); `corpus/vectors/seamcut2.jsonl.xz`."""
+    fam = "seamcut2%s" % ("lod" if lod_check else "")
+    rng = __import__("random").Random(20261202)
+    for tag, geom, ty, ch, size, a, small, c in SEAMCUT2_SETS:
+        lod = (1 if small == 0 else 255) / 256
+        kw = {"aniso": a} if a else {}
+        dims = (size, size) if geom == "cube" else size
+        d = desc(ty, ch, dims, 2, filt="linear", mipfilter="linear", cube=geom == "cube",
+                 seamless=geom == "cube", minlod=lod, maxlod=lod, **kw)
+        tx = []
+        for k, (w, h, dd, nb) in enumerate(mip_levels(d)):
+            for _ in range(w * h * dd * ch):
+                if lod_check:
+                    v = float(k)
+                elif k != small:
+                    v = c
+                elif ty == "f32":
+                    v = -c * (1 - rng.randrange(1, 2 ** 18) * 2.0 ** -24) / 256
+                else:
+                    v = -c * (1 - rng.randrange(1, 32) * 2.0 ** -11) / 256
+                tx.append(f32(v) if ty == "f32" else T.f16(v))
+        co, gs = [], []
+        for _ in range(512):
+            if geom == "cube":
+                v, g = scc_fetch_ex(rng, size, 1.5, 1.5, min(8.0, size))
+            elif geom == "2d":
+                v, g = (rng.uniform(-0.1, 1.1), rng.uniform(-0.1, 1.1)), aniso_grad(*size)
+            else:
+                v, g = [rng.uniform(-0.1, 1.1) for _ in range(3)], geom_grad("3d", size)
+            co.append(v)
+            gs.append(g)
+        name = "seamcut2%s.%s" % ("lod" if lod_check else "", tag)
+        if geom == "cube":
+            gadd(name, fam, d, "cube", "grad", co, grads=gs, texels=tx)
+        elif geom == "2d":
+            add(name, fam, d, "2d", "grad", co, grads=gs, texels=tx)
+        else:
+            gadd(name, fam, d, "3d", "grad", co, grads=gs, texels=tx)
+
+
+# The `seamcut3` sets, recorded after the fit of `tex::tap_sum` (accumulator aligned to the
+# largest texel's exponent in steps of four, taps accumulated four at a time): (tag,
+# geometry, texel type, channels, size, maxAnisotropy, share of level 1 in 1/256, the large
+# texel `c` and its level).
+SEAMCUT3_SETS = [("cube.n20.a16.s1", "cube", "f32", 1, 20, 16, 1, 2.0, 1),
+                 ("cube.n16.a2.s255", "cube", "f32", 1, 16, 2, 255, 8.0, 0),
+                 ("cube.n24.a16.s32", "cube", "f32", 1, 24, 16, 32, 1.0, 1),
+                 ("cube.n24.a4.s224", "cube", "f32", 1, 24, 4, 224, 4.0, 0),
+                 ("2d.f32.a16.s32", "2d", "f32", 1, (40, 24), 16, 32, -3.0, 1),
+                 ("2d.f32.a8.s1", "2d", "f32", 1, (64, 32), 8, 1, 0.5, 1),
+                 ("2d.f16x2.a16.s255", "2d", "f16", 2, (32, 32), 16, 255, 4.0, 0),
+                 ("2d.f16x2.a4.s32", "2d", "f16", 2, (24, 40), 4, 32, 0.5, 1),
+                 ("3d.f32.s32", "3d", "f32", 1, (16, 8, 16), 0, 32, 2.0, 1),
+                 ("3d.f32.a16.s224", "3d", "f32", 1, (16, 16, 8), 16, 224, -1.0, 0)]
+
+
+def seamcut3():
+    """A check of the accumulator rule (`tex::tap_sum`) recorded after its fit: two-level
+    textures whose level of detail is held so that level 1 weighs `s`/256 (`minlod` =
+    `maxlod` = `s`/256): the level `c` is on holds `c`, the other `-c w / (1 - w) (1 + d)`
+    rounded to the texel type (`w` the share of `c`'s level, `d` random below 2^-12 in
+    magnitude), so that the result is small beside the largest texel and shows the
+    accumulator's cuts; shares of 1/256, 1/8, 7/8 and 255/256, `c` of several exponents
+    (the accumulator's alignment in steps of four moves with it); cube maps near corners,
+    2D `f32` and `f16x2`, 3D with and without anisotropy; 512 fetches each
+    (`corpus/vectors/seamcut3.jsonl.xz`). Then 8,192 random `tex.grad` fetches of a 2D
+    texture of random texels in [-2.2, 2.2] (the largest texel of a tap often below 2, of the
+    fetch above: the alignment rises between groups of taps)."""
+    fam = "seamcut3"
+    rng = __import__("random").Random(20261203)
+    for tag, geom, ty, ch, size, a, share, c, clev in SEAMCUT3_SETS:
+        lod = share / 256
+        kw = {"aniso": a} if a else {}
+        dims = (size, size) if geom == "cube" else size
+        d = desc(ty, ch, dims, 2, filt="linear", mipfilter="linear", cube=geom == "cube",
+                 seamless=geom == "cube", minlod=lod, maxlod=lod, **kw)
+        w = share / 256 if clev == 1 else 1 - share / 256
+        tx = []
+        for k, (wd, h, dd, nb) in enumerate(mip_levels(d)):
+            for _ in range(wd * h * dd * ch):
+                if k == clev:
+                    v = c
+                else:
+                    v = -c * w / (1 - w) * (1 + rng.uniform(-1, 1) * 2.0 ** -12)
+                tx.append(f32(v) if ty == "f32" else T.f16(v))
+        co, gs = [], []
+        for _ in range(512):
+            if geom == "cube":
+                v, g = scc_fetch_ex(rng, size, 1.5, 1.5, min(8.0, size))
+            elif geom == "2d":
+                v, g = (rng.uniform(-0.1, 1.1), rng.uniform(-0.1, 1.1)), aniso_grad(*size)
+            else:
+                v, g = [rng.uniform(-0.1, 1.1) for _ in range(3)], geom_grad("3d", size)
+            co.append(v)
+            gs.append(g)
+        name = "seamcut3.%s" % tag
+        if geom == "cube":
+            gadd(name, fam, d, "cube", "grad", co, grads=gs, texels=tx)
+        elif geom == "2d":
+            add(name, fam, d, "2d", "grad", co, grads=gs, texels=tx)
+        else:
+            gadd(name, fam, d, "3d", "grad", co, grads=gs, texels=tx)
+    d = desc("f32", 1, (64, 64), 7, filt="linear", mipfilter="linear", aniso=16)
+    n = sum(wd * h * dd for (wd, h, dd, nb) in mip_levels(d))
+    tx = [f32(rng.uniform(-2.2, 2.2)) for _ in range(n)]
+    co = [(rng.uniform(-0.1, 1.1), rng.uniform(-0.1, 1.1)) for _ in range(8192)]
+    gs = [aniso_grad(64, 64) for _ in range(8192)]
+    add("seamcut3.2d.rand.a16", fam, d, "2d", "grad", co, grads=gs, texels=tx)
+
+
 def seamcfgcheck():
     """Seamless cube maps with anisotropic filtering near edges and corners in the
     configurations `seamcornercheck` leaves out (issue 28; `SCF_SETS`): nearest level
@@ -2215,7 +2415,9 @@ T.FAMILIES.update({"npotpos": npotpos, "npotpos2": npotpos2, "mipprobe": mipprob
                    "seamcornermiss": seamcornermiss,
                    "seamcfgcheck": seamcfgcheck, "seamptmixed": seamptmixed,
                    "seamcfgmiss": seamcfgmiss, "seamnpotcheck": seamnpotcheck,
-                   "iso3d": iso3d})
+                   "iso3d": iso3d, "seamcut": seamcut,
+                   "seamcutlod": lambda: seamcut(lod_check=True), "seamcut2": seamcut2,
+                   "seamcut2lod": lambda: seamcut2(lod_check=True), "seamcut3": seamcut3})
 
 if __name__ == "__main__":
     T.main()
