@@ -979,28 +979,39 @@ fn weighted_sum(ws: &[i64], vs: &[f64], group: usize, p: u32, min_e: i32, shift:
 }
 
 /// The sum of an anisotropic footprint's weighted texels (weights `w_k / 2^shift`) as the
-/// texture unit forms it: each tap's texels (the consecutive runs of `runs`' lengths) of
-/// nonzero weight truncated toward zero to `p + 4` bits below the leading bit of the tap's
-/// largest, as [`weighted_sum`] truncates a level's; each tap's weighted texels summed
-/// exactly and the sum truncated toward minus infinity (two's complement) to 8 bits below the
-/// truncation quantum of the largest texel of the whole fetch, `2^(E - p - 12)` for `2^(E-1)
-/// <= |v| < 2^E`; those summed and rounded once to `p` bits, ties away from zero. NaN if a
-/// weighted value is NaN; an infinite one (of one sign) is the result.
+/// texture unit forms it: each tap's texels (the consecutive runs of `runs`' lengths, run `k`
+/// on level `levels[k]`) of nonzero weight truncated toward zero to `p + 4` bits below the
+/// leading bit of the tap's largest, as [`weighted_sum`] truncates a level's, and summed
+/// exactly; the taps then accumulated in order, four at a time (each level's taps in groups of
+/// four from its first), into an accumulator whose last bit follows the largest texel read so
+/// far: `2^K` with `K = 4 floor((T + 2) / 4) - p - 14` for the largest texel of the taps up to
+/// and including the group, `2^(T-1) <= |v| < 2^T` (its exponent taken in steps of four:
+/// `2^(T - p - 12)` where `T` is 2 mod 4, a texel in [2, 4) for instance). Each tap's sum is
+/// truncated toward minus infinity (two's complement) to `2^K` as it is added, and where a
+/// group raises `K` the accumulated sum is truncated so too first; the sum is rounded once to
+/// `p` bits, ties away from zero. NaN if a weighted value is NaN; an infinite one (of one
+/// sign) is the result.
 ///
-/// H200 (`anisofit.py` `tap_sum`, `check_fetch`): of the 2D random `f32` fetches
-/// (`anisoprobe4.jsonl.xz`, `anisoprobe6.rand.jsonl.xz`, `aniso.jsonl.xz`, `anisoaddr.jsonl.xz`:
-/// 24,832) every one whose footprint is right agrees (24,824; the exact sum of the taps 24,775:
-/// each of the 49 more it misses reads the unit's value lower, one or two units in the last
-/// place, more where the sum cancels); of the 15,872 `f16` channel values 15,869 (the exact
-/// sum 15,777). Cutting each tap to 7 or 9 bits below the quantum instead agrees with 24,647
-/// and 24,784 `f32` fetches; 8 bits below each tap's own largest texel's quantum 24,816; each
-/// product cut rather than each tap's sum 24,814.
-fn tap_sum(ws: &[i64], vs: &[f64], runs: &[usize], p: u32, min_e: i32, shift: i32) -> f64 {
+/// H200 (docs/INTERP.md "Anisotropic filtering", *Value*): `corpus/vectors/seamcut.jsonl.xz`
+/// (two-level fetches whose result, about 2^-15 of the largest texel, holds the cut sum
+/// exactly: every one of 5,120 `f32` and `f16` fetches) and every recorded random `f32`
+/// anisotropic fetch (2D, seamless cube maps). The accumulator's last bit 8 bits below the
+/// largest texel's truncation quantum of the whole fetch, each tap cut to it (the former
+/// rule), agreed with 69 of the 5,120.
+fn tap_sum(
+    ws: &[i64],
+    vs: &[f64],
+    runs: &[usize],
+    levels: &[u32],
+    p: u32,
+    min_e: i32,
+    shift: i32,
+) -> f64 {
     let top_of = |v: f64| parts(v).map(|(m, e)| e + 128 - m.unsigned_abs().leading_zeros() as i32);
     let mut inf = 0f64;
-    // Each tap's exact sum `s * 2^base`, its texels truncated by the tap's largest.
-    let mut taps: Vec<(i128, i32)> = Vec::with_capacity(runs.len());
-    let mut top_all: Option<i32> = None;
+    // Each tap's exact sum `s * 2^base` and its largest texel's `T`, its texels truncated by
+    // that largest (`None`: no finite nonzero texel of nonzero weight).
+    let mut taps: Vec<Option<(i128, i32, i32)>> = Vec::with_capacity(runs.len());
     let mut k = 0;
     for &n in runs {
         let (ws, vs) = (&ws[k..(k + n).min(ws.len())], &vs[k..(k + n).min(vs.len())]);
@@ -1024,9 +1035,9 @@ fn tap_sum(ws: &[i64], vs: &[f64], runs: &[usize], p: u32, min_e: i32, shift: i3
                     inf = v;
                 }
             }
+            taps.push(None);
             continue;
         };
-        top_all = Some(top_all.map_or(top, |t: i32| t.max(top)));
         let q = top - p as i32 - 4;
         let mut s: i128 = 0;
         for (&w, &v) in ws.iter().zip(vs) {
@@ -1054,22 +1065,51 @@ fn tap_sum(ws: &[i64], vs: &[f64], runs: &[usize], p: u32, min_e: i32, shift: i3
                 }
             }
         }
-        taps.push((s, q - shift));
+        taps.push(Some((s, q - shift, top)));
     }
     if inf != 0.0 {
         return inf;
     }
-    let Some(top) = top_all else {
-        return 0.0;
+    // The accumulator's last bit for a largest texel of `T`.
+    let last_bit = |t: i32| 4 * (t + 2).div_euclid(4) - p as i32 - 14;
+    // `s * 2^base` truncated toward minus infinity to units of `2^to`.
+    let cut = |s: i128, base: i32, to: i32| {
+        if to >= base {
+            s >> (to - base).min(127)
+        } else {
+            s << (base - to).min(64)
+        }
     };
-    // The accumulator's last bit: 8 bits below the largest texel's truncation quantum.
-    let acc = top - p as i32 - 12;
-    let mut s: i128 = 0;
-    for (t, base) in taps {
-        // `base < acc` (the weights' unit is below 2^-8): an arithmetic shift floors.
-        s += t >> (acc - base).clamp(0, 127);
+    let (mut acc, mut bit, mut seen): (i128, Option<i32>, Option<i32>) = (0, None, None);
+    let mut i = 0;
+    while i < taps.len() {
+        // The group: up to four consecutive taps of one level.
+        let level = levels.get(i).copied().unwrap_or(0);
+        let mut j = i + 1;
+        while j < taps.len() && j - i < 4 && levels.get(j).copied().unwrap_or(0) == level {
+            j += 1;
+        }
+        let group = &taps[i..j];
+        i = j;
+        let Some(top) = group.iter().flatten().map(|t| t.2).max() else {
+            continue;
+        };
+        let top = seen.map_or(top, |t| t.max(top));
+        seen = Some(top);
+        let b = last_bit(top);
+        if let Some(old) = bit {
+            acc = cut(acc, old, b.max(old));
+        }
+        let b = bit.map_or(b, |old| b.max(old));
+        bit = Some(b);
+        for &(s, base, _) in group.iter().flatten() {
+            acc += cut(s, base, b);
+        }
     }
-    round_away(s, acc, p, min_e)
+    match bit {
+        Some(b) => round_away(acc, b, p, min_e),
+        None => 0.0,
+    }
 }
 
 /// One channel value of an `f16` or `f32` texel (its raw bits) as the filter reads it.
@@ -1125,9 +1165,10 @@ pub enum Runs<'a> {
     Levels(usize),
     /// An anisotropic footprint's taps, consecutive runs of these lengths (4 texels for a
     /// linear tap, 1 for a point one; more for taps summed as one; the four texels of each z
-    /// slice of a 3D texture): each truncated by its own largest
-    /// texel, each tap's sum truncated to the accumulator's last bit (`tap_sum`).
-    Taps(&'a [usize]),
+    /// slice of a 3D texture), each on the level the second slice gives: each truncated by
+    /// its own largest texel, the taps accumulated four at a time, each tap's sum truncated
+    /// to the accumulator's last bit (`tap_sum`).
+    Taps(&'a [usize], &'a [u32]),
 }
 
 /// [`filter`] with the weights in `1/2^shift` (16 to 24): an anisotropic footprint's are in
@@ -1135,7 +1176,8 @@ pub enum Runs<'a> {
 /// each sum taken exactly (`anisofit.py`, `fetch`; the normalized `u8` and `s8` fetches of
 /// `anisoprobe4.jsonl.xz` and `anisoprobe6.rand.jsonl.xz`, docs/INTERP.md "Anisotropic
 /// filtering"), but for `f32` and `f16` texels, whose taps ([`Runs::Taps`]) are each cut to
-/// the accumulator's last bit before they are summed (`tap_sum`). A normalized `s16` texel of -32768 is summed as it is, in a
+/// the accumulator's last bit (set by the largest texel read so far) as they are added
+/// (`tap_sum`). A normalized `s16` texel of -32768 is summed as it is, in a
 /// bilinear tap as in an anisotropic footprint (`aniso16.jsonl.xz`, `aniso16#s16x2.edge.*`,
 /// and `corpus/vectors/s16clamp.jsonl.xz`: bilinear fetches of textures of -32768 beside
 /// other values; clamping it to -32767 first misses 855 of their 2,048 channel values).
@@ -1175,7 +1217,7 @@ pub fn filter_in(
             };
             let v = match runs {
                 Runs::Levels(group) => weighted_sum(ws, &vs, group, p, min_e, shift),
-                Runs::Taps(runs) => tap_sum(ws, &vs, runs, p, min_e, shift),
+                Runs::Taps(runs, levels) => tap_sum(ws, &vs, runs, levels, p, min_e, shift),
             };
             (v as f32).to_bits()
         } else if !t.sampler.normalized_read {
@@ -1368,28 +1410,39 @@ mod tests {
 
     #[test]
     fn anisotropic_taps_are_cut_to_the_accumulator() {
-        // Point taps of 1/2 of 1.0, 2^-18 of 2^-7 (half a unit of 0.5's last place: a tie)
-        // and 2^-18 of 2^-19 and of -2^-20. The largest texel, 1.0, puts the accumulator's
-        // last bit at 2^-35: the third tap (2^-37) is cut to 0 and the fourth (-2^-38) to
-        // -2^-35, so the sum falls below the tie and rounds down; summed exactly it lies
-        // above the tie (by 2^-38) and rounds up.
+        let t = |k: i32| 2f64.powi(k);
+        let sum = |ws: &[i64], vs: &[f64], runs: &[usize], levels: &[u32]| {
+            tap_sum(ws, vs, runs, levels, 24, -149, 18)
+        };
+        // Point taps of 0.5 (1/2 of 1.0), 2^-25 (2^-18 of 2^-7: half a unit of 0.5's last
+        // place, a tie), -2^-37 and 2^-37. The largest texel, 1.0, puts the accumulator's last
+        // bit at 2^-38 (its exponent in steps of four): every tap is kept, the sum lies on the
+        // tie and rounds away from zero.
         let ws = [1 << 17, 1, 1, 1];
-        let vs = [1.0, 2f64.powi(-7), 2f64.powi(-19), -(2f64.powi(-20))];
-        assert_eq!(tap_sum(&ws, &vs, &[1, 1, 1, 1], 24, -149, 18), 0.5);
-        assert_eq!(
-            weighted_sum(&ws, &vs, 1, 24, -149, 18),
-            0.5 + 2f64.powi(-24)
-        );
-        // Taps summed as one (a ratio of 1) are cut once: the third and fourth together are
-        // 2^-38, cut to 0, and the tie rounds away from zero.
-        assert_eq!(
-            tap_sum(&ws, &vs, &[1, 1, 2], 24, -149, 18),
-            0.5 + 2f64.powi(-24)
-        );
+        let vs = [1.0, t(-7), -t(-19), t(-19)];
+        assert_eq!(sum(&ws, &vs, &[1; 4], &[0; 4]), 0.5 + t(-24));
+        // The same taps with a largest texel of 2.0 (a quarter of it: 0.5 again): the last bit
+        // is 2^-34, the third tap is cut to -2^-34 and the fourth to 0, below the tie.
+        let ws2 = [1 << 16, 1, 1, 1];
+        let vs2 = [2.0, t(-7), -t(-19), t(-19)];
+        assert_eq!(sum(&ws2, &vs2, &[1; 4], &[0; 4]), 0.5);
+        assert_eq!(weighted_sum(&ws2, &vs2, 1, 24, -149, 18), 0.5 + t(-24));
+        // Taps summed as one (a ratio of 1) are cut once: the third and fourth cancel.
+        assert_eq!(sum(&ws2, &vs2, &[1, 1, 2], &[0; 3]), 0.5 + t(-24));
+        // The alignment follows the largest texel read so far, four taps at a time: with
+        // 2.0 in a later group (the fifth tap), or on the next level, the small taps are
+        // summed at 2^-42 (largest 2^-7), exactly, and that sum is cut once where the
+        // alignment rises; in the first group, each is cut at 2^-34.
+        let ws3 = [1, 1, 1, 1, 1 << 16];
+        let vs3 = [t(-7), -t(-19), t(-19), 0.0, 2.0];
+        assert_eq!(sum(&ws3, &vs3, &[1; 5], &[0; 5]), 0.5 + t(-24));
+        let (ws4, vs4) = ([1, 1, 1, 1 << 16], [t(-7), -t(-19), t(-19), 2.0]);
+        assert_eq!(sum(&ws4, &vs4, &[1; 4], &[0, 0, 0, 1]), 0.5 + t(-24));
+        assert_eq!(sum(&ws4, &vs4, &[1; 4], &[0; 4]), 0.5);
         // NaN and infinities as in a bilinear tap.
-        assert!(tap_sum(&[1, 1], &[f64::NAN, 1.0], &[2], 24, -149, 18).is_nan());
+        assert!(sum(&[1, 1], &[f64::NAN, 1.0], &[2], &[0]).is_nan());
         assert_eq!(
-            tap_sum(&[1, 1], &[f64::INFINITY, 1.0], &[1, 1], 24, -149, 18),
+            sum(&[1, 1], &[f64::INFINITY, 1.0], &[1, 1], &[0; 2]),
             f64::INFINITY
         );
     }

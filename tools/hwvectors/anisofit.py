@@ -537,29 +537,57 @@ def round_away(x, p=24, min_e=-149):
     return float(np.float32(math.copysign(float(q * u), float(x))))
 
 
+class Tap(list):
+    """A tap's weighted texels ([(weight, texel)]) and the level it reads."""
+
+    def __init__(self, items, level):
+        super().__init__(items)
+        self.level = level
+
+
 def tap_sum(groups, bits=27, p=24, min_e=-149, floor=8):
-    """The weighted texels of a fetch, one group per tap ([(weight, texel)]), summed as the
-    texture unit sums them: each tap's texels cut toward zero to `bits` bits below the
-    leading bit of the tap's largest (`2^E <= |v| < 2^(E+1)`: units of `2^(E - bits)`), each
-    tap's weighted texels summed exactly and the sum cut toward minus infinity (two's
-    complement) to units of `2^(Emax - bits - floor)`, `Emax` the largest texel's exponent over
-    every tap of both levels (the accumulator's last bit, 8 bits below the largest texel's
-    unit), then the taps summed and rounded once to `p` bits, ties away from zero. `floor`
-    None sums the taps exactly (the previous rule, `check_fetch` counts both)."""
-    taps, emax = [], None
+    """The weighted texels of a fetch, one group per tap ([(weight, texel)], a `Tap` where the
+    level matters), summed as the texture unit sums them: each tap's texels cut toward zero
+    to `bits` bits below the leading bit of the tap's largest (`2^E <= |v| < 2^(E+1)`: units
+    of `2^(E - bits)`) and its weighted texels summed exactly; then the taps accumulated in
+    order, four at a time (each level's from its first), into an accumulator whose last bit is
+    `2^(4 floor((E + 3) / 4) - p - 14)` for the largest texel `E` of the taps so far, up to
+    and including the group (the exponent in steps of four; `2^(E - p - 11)`, 8 bits below
+    the largest texel's unit, where `E` is 1 mod 4): each tap's sum cut toward minus infinity
+    (two's complement) to it as it is added, the accumulated sum cut so too first where a
+    group raises it; the sum rounded once to `p` bits, ties away from zero (`tex::tap_sum`,
+    `corpus/vectors/seamcut.jsonl.xz`). `floor` None sums the taps exactly (the first rule,
+    `check_fetch` counts both)."""
+    taps = []
     for g in groups:
         nz = [abs(val) for _, val in g if val != 0]
+        level = getattr(g, "level", 0)
         if not nz:
+            taps.append((Fraction(0), None, level))
             continue
         e = math.frexp(max(nz))[1] - 1
         unit = 2.0 ** (e - bits)
-        taps.append(sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in g),
-                        Fraction(0)))
-        emax = e if emax is None else max(emax, e)
-    if floor is None or emax is None:
-        return round_away(sum(taps, Fraction(0)), p, min_e)
-    q = Fraction(2) ** (emax - bits - floor)
-    return round_away(sum((math.floor(t / q) * q for t in taps), Fraction(0)), p, min_e)
+        taps.append((sum((ww * Fraction(math.trunc(val / unit) * unit) for ww, val in g),
+                         Fraction(0)), e, level))
+    if floor is None or all(e is None for _, e, _ in taps):
+        return round_away(sum((t for t, _, _ in taps), Fraction(0)), p, min_e)
+    acc, bit, seen, i = Fraction(0), None, None, 0
+    while i < len(taps):
+        j = i + 1
+        while j < len(taps) and j - i < 4 and taps[j][2] == taps[i][2]:
+            j += 1
+        group, i = taps[i:j], j
+        es = [e for _, e, _ in group if e is not None]
+        if not es:
+            continue
+        seen = max(es + ([seen] if seen is not None else []))
+        b = 4 * ((seen + 3) // 4) - p - 14
+        if bit is not None and b > bit:
+            acc = math.floor(acc / Fraction(2) ** b) * Fraction(2) ** b
+        bit = b if bit is None else max(bit, b)
+        q = Fraction(2) ** bit
+        acc += sum((math.floor(t / q) * q for t, e, _ in group if e is not None), Fraction(0))
+    return round_away(acc, p, min_e)
 
 
 def fetch_f32(levels, u, v, gxn, gyn, aniso, bits=27, floor=8):
@@ -598,8 +626,9 @@ def fetch_groups(levels, u, v, gxn, gyn, aniso, wrap=False, point=False, nearest
     for k, taps, t in fps:
         first = len(groups)
         _level_groups(groups, levels[k], taps, t, u, v, wrap, point, addr, border)
+        groups[first:] = [Tap(g, k) for g in groups[first:]]
         if one:
-            groups[first:] = [[x for g in groups[first:] for x in g]]
+            groups[first:] = [Tap([x for g in groups[first:] for x in g], k)]
     return groups, len(fps)
 
 

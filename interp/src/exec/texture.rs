@@ -515,11 +515,20 @@ fn fetch(
     if c.n == 3 && !t.layout.cube && t.sampler.linear {
         // A 3D fetch sums its value as the anisotropic path sums taps: each z slice's four
         // texels (a bilinear tap, two per level) are truncated by their own largest and
-        // their sum cut to the accumulator's last bit before the taps are summed
+        // their sum cut to the accumulator's last bit (set by the largest texel so far, each
+        // level's two slices a group of taps) as it is added
         // (`tx::Runs::Taps`; H200, `iso3d.jsonl.xz` and `anisogeom.jsonl.xz`: every random
         // 3D fetch, with or without anisotropy; each level's texels summed exactly missed 9).
         let runs: smallvec::SmallVec<[usize; 4]> = smallvec::smallvec![4; ws.len() / 4];
-        return Ok(tx::filter_in(t, &ws, &ts, tx::Runs::Taps(&runs), 16));
+        // Two slices per level read.
+        let slices: smallvec::SmallVec<[u32; 4]> = (0..runs.len() as u32).map(|r| r / 2).collect();
+        return Ok(tx::filter_in(
+            t,
+            &ws,
+            &ts,
+            tx::Runs::Taps(&runs, &slices),
+            16,
+        ));
     }
     Ok(tx::filter(t, &ws, &ts, group))
 }
@@ -558,6 +567,8 @@ fn aniso_fetch(
     // The taps' runs of texels (`tx::Runs::Taps`): one per tap, or one per level where the
     // footprint's ratio is 1 (its two taps coincide and are summed as one).
     let mut runs: Vec<usize> = Vec::new();
+    // Each run's level (the taps are accumulated four at a time within a level).
+    let mut run_levels: Vec<u32> = Vec::new();
     for lv in crate::aniso::footprint(g, levels) {
         let start = ts.len();
         let place = Place {
@@ -632,8 +643,15 @@ fn aniso_fetch(
             runs.truncate(runs.len() - n);
             runs.push(ts.len() - start);
         }
+        run_levels.resize(runs.len(), lv.level);
     }
-    Ok(tx::filter_in(t, &ws, &ts, tx::Runs::Taps(&runs), 18))
+    Ok(tx::filter_in(
+        t,
+        &ws,
+        &ts,
+        tx::Runs::Taps(&runs, &run_levels),
+        18,
+    ))
 }
 
 /// The position (in 1/256 texel, less half a texel) of a linear tap of an anisotropic
