@@ -1925,6 +1925,26 @@ def seamcut(lod_check=False):
             grads=gs, texels=tx)
 
 
+def cut_fetches(name, fam, d, geom, size, tx, rng):
+    """Case `name` of `seamcut2`/`seamcut3`: 512 `tex.grad` fetches of texture `d` (texels
+    `tx`) of `geom` ("cube": within 1.5 texels of a corner, `scc_fetch_ex`; "2d"; "3d") and
+    `size`, drawn from `rng`."""
+    co, gs = [], []
+    for _ in range(512):
+        if geom == "cube":
+            v, g = scc_fetch_ex(rng, size, 1.5, 1.5, min(8.0, size))
+        elif geom == "2d":
+            v, g = (rng.uniform(-0.1, 1.1), rng.uniform(-0.1, 1.1)), aniso_grad(*size)
+        else:
+            v, g = [rng.uniform(-0.1, 1.1) for _ in range(3)], geom_grad("3d", size)
+        co.append(v)
+        gs.append(g)
+    if geom == "2d":
+        add(name, fam, d, "2d", "grad", co, grads=gs, texels=tx)
+    else:
+        gadd(name, fam, d, geom, "grad", co, grads=gs, texels=tx)
+
+
 # The `seamcut2` sets, a check of the rule `seamcut` fitted: (tag, geometry, texel type,
 # channels, size, maxAnisotropy, the level of small texels (0 or 1), the large texel `c`).
 SEAMCUT2_SETS = [("cube.n24.a16.lo", "cube", "f32", 1, 24, 16, 0, 4.0),
@@ -1966,23 +1986,8 @@ def seamcut2(lod_check=False):
                 else:
                     v = -c * (1 - rng.randrange(1, 32) * 2.0 ** -11) / 256
                 tx.append(f32(v) if ty == "f32" else T.f16(v))
-        co, gs = [], []
-        for _ in range(512):
-            if geom == "cube":
-                v, g = scc_fetch_ex(rng, size, 1.5, 1.5, min(8.0, size))
-            elif geom == "2d":
-                v, g = (rng.uniform(-0.1, 1.1), rng.uniform(-0.1, 1.1)), aniso_grad(*size)
-            else:
-                v, g = [rng.uniform(-0.1, 1.1) for _ in range(3)], geom_grad("3d", size)
-            co.append(v)
-            gs.append(g)
-        name = "seamcut2%s.%s" % ("lod" if lod_check else "", tag)
-        if geom == "cube":
-            gadd(name, fam, d, "cube", "grad", co, grads=gs, texels=tx)
-        elif geom == "2d":
-            add(name, fam, d, "2d", "grad", co, grads=gs, texels=tx)
-        else:
-            gadd(name, fam, d, "3d", "grad", co, grads=gs, texels=tx)
+        cut_fetches("seamcut2%s.%s" % ("lod" if lod_check else "", tag), fam, d, geom, size, tx,
+                    rng)
 
 
 # The `seamcut3` sets, recorded after the fit of `tex::tap_sum` (accumulator aligned to the
@@ -2030,23 +2035,7 @@ def seamcut3():
                 else:
                     v = -c * w / (1 - w) * (1 + rng.uniform(-1, 1) * 2.0 ** -12)
                 tx.append(f32(v) if ty == "f32" else T.f16(v))
-        co, gs = [], []
-        for _ in range(512):
-            if geom == "cube":
-                v, g = scc_fetch_ex(rng, size, 1.5, 1.5, min(8.0, size))
-            elif geom == "2d":
-                v, g = (rng.uniform(-0.1, 1.1), rng.uniform(-0.1, 1.1)), aniso_grad(*size)
-            else:
-                v, g = [rng.uniform(-0.1, 1.1) for _ in range(3)], geom_grad("3d", size)
-            co.append(v)
-            gs.append(g)
-        name = "seamcut3.%s" % tag
-        if geom == "cube":
-            gadd(name, fam, d, "cube", "grad", co, grads=gs, texels=tx)
-        elif geom == "2d":
-            add(name, fam, d, "2d", "grad", co, grads=gs, texels=tx)
-        else:
-            gadd(name, fam, d, "3d", "grad", co, grads=gs, texels=tx)
+        cut_fetches("seamcut3.%s" % tag, fam, d, geom, size, tx, rng)
     d = desc("f32", 1, (64, 64), 7, filt="linear", mipfilter="linear", aniso=16)
     n = sum(wd * h * dd for (wd, h, dd, nb) in mip_levels(d))
     tx = [f32(rng.uniform(-2.2, 2.2)) for _ in range(n)]

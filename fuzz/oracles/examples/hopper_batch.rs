@@ -8,8 +8,7 @@
 
 use arbitrary::Unstructured;
 use ptx_ir_oracles::hopper_agree::{self as ha, Kernel, ProtocolFamily};
-use ptx_ir_oracles::run::launch_maps;
-use ptx_ir_oracles::{regress::hex, Bytes};
+use ptx_ir_oracles::Bytes;
 use ptx_ir_smith::hopper as hs;
 use std::io::Write;
 
@@ -58,33 +57,11 @@ fn main() {
                 continue;
             };
             let name = format!("case{n:05}");
-            let interp = launch_maps_text(&k);
             std::fs::write(dir.join(format!("{name}.ptx")), &k.text).expect("write ptx");
-            let tmaps: Vec<String> = k.tmaps.iter().map(|t| format!("\"{t}\"")).collect();
-            let (ihex, ierr) = match interp {
-                Ok(b) => (format!("\"{}\"", hex(&b)), "null".to_string()),
-                Err(e) => ("null".to_string(), format!("{:?}", e)),
-            };
-            writeln!(
-                index,
-                "{{\"name\": \"{name}\", \"family\": \"{f:?}\", \"grid\": {}, \"block\": {}, \"input\": \"{}\", \"out_len\": {}, \"tmaps\": [{}], \"reference\": \"{}\", \"known\": \"{}\", \"interp\": {ihex}, \"interp_error\": {ierr}}}",
-                k.grid,
-                k.block,
-                hex(&k.input),
-                k.expected.len(),
-                tmaps.join(", "),
-                hex(&k.expected),
-                hex(&k.known.iter().map(|&b| b as u8).collect::<Vec<_>>()),
-            )
-            .expect("write index");
+            writeln!(index, "{}", k.batch_line(&name, &format!("{f:?}"), "")).expect("write index");
             written += 1;
             n += 1;
         }
     }
     eprintln!("{n} cases in {}", dir.display());
-}
-
-fn launch_maps_text(k: &ha::Kernel) -> Result<Vec<u8>, String> {
-    let m = ptx_ir_text::parse(&k.text).map_err(|e| e.to_string())?;
-    launch_maps(&m, k.grid, k.block, &k.input, k.expected.len(), &k.tmaps)
 }

@@ -7,8 +7,7 @@
 
 use arbitrary::Unstructured;
 use ptx_ir_oracles::hopper_agree::Kernel;
-use ptx_ir_oracles::run::launch_maps;
-use ptx_ir_oracles::{regress::hex, Bytes};
+use ptx_ir_oracles::Bytes;
 use ptx_ir_smith::hopper::tensor::{Map, Spec, Step, IN, SCRATCH, SMEM};
 use std::io::Write;
 
@@ -29,26 +28,12 @@ fn write(dir: &std::path::Path, index: &mut std::fs::File, n: &mut usize, fam: &
         Kernel::of(s)
     };
     let name = format!("case{:05}", *n);
-    let interp = ptx_ir_text::parse(&k.text)
-        .map_err(|e| e.to_string())
-        .and_then(|m| launch_maps(&m, k.grid, k.block, &k.input, k.expected.len(), &k.tmaps));
     std::fs::write(dir.join(format!("{name}.ptx")), &k.text).expect("write ptx");
-    let tmaps: Vec<String> = k.tmaps.iter().map(|t| format!("\"{t}\"")).collect();
-    let (ihex, ierr) = match interp {
-        Ok(b) => (format!("\"{}\"", hex(&b)), "null".to_string()),
-        Err(e) => ("null".to_string(), format!("{e:?}")),
-    };
+    let steps = format!("{:?}", s.steps).replace('"', "'");
     writeln!(
         index,
-        "{{\"name\": \"{name}\", \"family\": \"{fam}\", \"grid\": {}, \"block\": {}, \"input\": \"{}\", \"out_len\": {}, \"tmaps\": [{}], \"steps\": \"{}\", \"reference\": \"{}\", \"known\": \"{}\", \"interp\": {ihex}, \"interp_error\": {ierr}}}",
-        k.grid,
-        k.block,
-        hex(&k.input),
-        k.expected.len(),
-        tmaps.join(", "),
-        format!("{:?}", s.steps).replace('"', "'"),
-        hex(&k.expected),
-        hex(&k.known.iter().map(|&b| b as u8).collect::<Vec<_>>()),
+        "{}",
+        k.batch_line(&name, fam, &format!("\"steps\": \"{steps}\", "))
     )
     .expect("write index");
     *n += 1;

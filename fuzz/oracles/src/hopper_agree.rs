@@ -68,6 +68,41 @@ impl Kernel {
         }
     }
 
+    /// The interpreter's output buffer for the kernel's launch.
+    pub fn interpret(&self) -> Result<Vec<u8>, String> {
+        let m = ptx_ir_text::parse(&self.text).map_err(|e| e.to_string())?;
+        crate::run::launch_maps(
+            &m,
+            self.grid,
+            self.block,
+            &self.input,
+            self.expected.len(),
+            &self.tmaps,
+        )
+    }
+
+    /// The kernel's line of a GPU batch's `cases.jsonl` (the `hopper_batch` and `tensor_probe`
+    /// examples; read by `fuzz/tools/hw_run_maps.py` and `hw_compare_maps.py`): its launch,
+    /// the reference's answer and the interpreter's, with `extra` (`"key": value, ` pairs)
+    /// after the tensor maps.
+    pub fn batch_line(&self, name: &str, family: &str, extra: &str) -> String {
+        let (ihex, ierr) = match self.interpret() {
+            Ok(b) => (format!("\"{}\"", regress::hex(&b)), "null".to_string()),
+            Err(e) => ("null".to_string(), format!("{e:?}")),
+        };
+        let tmaps: Vec<String> = self.tmaps.iter().map(|t| format!("\"{t}\"")).collect();
+        format!(
+            "{{\"name\": \"{name}\", \"family\": \"{family}\", \"grid\": {}, \"block\": {}, \"input\": \"{}\", \"out_len\": {}, \"tmaps\": [{}], {extra}\"reference\": \"{}\", \"known\": \"{}\", \"interp\": {ihex}, \"interp_error\": {ierr}}}",
+            self.grid,
+            self.block,
+            regress::hex(&self.input),
+            self.expected.len(),
+            tmaps.join(", "),
+            regress::hex(&self.expected),
+            regress::hex(&self.known.iter().map(|&b| b as u8).collect::<Vec<_>>()),
+        )
+    }
+
     /// The `ptx run` arguments of the kernel's launch.
     pub fn run_args(&self) -> String {
         let mut s = format!(
