@@ -535,12 +535,13 @@ pub fn tensor(x: &mut Ctx<'_, '_>) -> Result<Flow, Error> {
                 format!("tensor copy destination {da:#x} is not 16-byte aligned (PTX ISA 5.5.3.1)"),
             ));
         }
-        if (t.swizzle != 0 || (mode == Mode::Tile && t.interleave == 0)) && da % 128 != 0 {
-            // An H200 faults with a misaligned address (`tools/hwvectors/hopper.py --family
-            // swzalign`: offsets 16 to 96 of every swizzle span), and so does a tile-mode load
-            // without swizzle to a 16- but not 128-byte aligned address (12 of 12 generated
-            // loads at offsets 32, 64 and 96 of a 128-byte line, `fuzz/oracles/examples/
-            // tensor_probe.rs`, family `Beyond`; the 34 at 128-byte aligned offsets ran).
+        if da % 128 != 0 {
+            // An H200 faults with a misaligned address for every tensor copy whose shared
+            // side is not 128-byte aligned, swizzled or not (`tools/hwvectors/hopper.py
+            // --family swzalign`: offsets 16 to 96 of every swizzle span; `--family tmaalign`:
+            // tile, im2col and interleaved loads, stores and tile reductions at offsets 16,
+            // 32, 64 and 96, every one, while 128 and 256 run; `fuzz/oracles/examples/
+            // tensor_probe.rs`, family `Beyond`: 12 of 12 tile loads).
             return Err(x.fault(
                 FaultKind::Misaligned,
                 AddrSpace::Shared,
@@ -774,8 +775,9 @@ fn store(x: &mut Ctx<'_, '_>, dim: usize, mode: Mode) -> Result<Flow, Error> {
                 format!("tensor copy source {sa:#x} is not 16-byte aligned (PTX ISA 5.5.3.1)"),
             ));
         }
-        if t.swizzle != 0 && sa % 128 != 0 {
-            // As a swizzled load to such an address faults on an H200.
+        if sa % 128 != 0 {
+            // As a load to such an address faults on an H200 (`hopper.py --family tmaalign`:
+            // tile, im2col and interleaved stores and tile reductions, every unaligned one).
             return Err(x.fault(
                 FaultKind::Misaligned,
                 AddrSpace::Shared,
