@@ -344,9 +344,9 @@ pub struct Spec {
     pub steps: Vec<Step>,
 }
 
-/// A shared offset for a box reaching `bytes`: a multiple of 128, since a tile-mode copy to a
-/// 16- but not 128-byte aligned shared address faults on the H200 (swizzled or not; the
-/// interpreter reports it).
+/// A shared offset for a box reaching `bytes`: a multiple of 128, since a tensor copy to or from
+/// a 16- but not 128-byte aligned shared address faults on the H200 (in every mode, swizzled or
+/// not; the interpreter reports it).
 fn offset_in(u: &mut Unstructured, bytes: u32) -> arbitrary::Result<u32> {
     Ok(128 * u.int_in_range(0..=(SMEM - bytes) / 128)?)
 }
