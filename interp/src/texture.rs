@@ -901,6 +901,18 @@ fn round_away(s: i128, e: i32, p: u32, min_e: i32) -> f64 {
     }
 }
 
+/// The exponent `E` (`2^(E-1) <= |v| < 2^E`) of the largest finite nonzero texel of nonzero
+/// weight of a run of texels, which sets the run's truncation quantum; `None` if there is none.
+fn run_top(ws: &[i64], vs: &[f64]) -> Option<i32> {
+    ws.iter()
+        .zip(vs)
+        .filter(|(&w, v)| w != 0 && v.is_finite() && **v != 0.0)
+        .filter_map(|(_, &v)| {
+            parts(v).map(|(m, e)| e + 128 - m.unsigned_abs().leading_zeros() as i32)
+        })
+        .max()
+}
+
 /// The sum of `w_k / 65536 * v_k` as the texture unit forms it: each texel of nonzero weight
 /// truncated toward zero to `p + 4` bits below the leading-bit position of the largest of them
 /// (`2^E` above it: the quantum is `2^(E - p - 4)`), the weighted texels summed exactly and
@@ -913,42 +925,36 @@ fn round_away(s: i128, e: i32, p: u32, min_e: i32) -> f64 {
 fn weighted_sum(ws: &[i64], vs: &[f64], group: usize, p: u32, min_e: i32, shift: i32) -> f64 {
     let mut terms = Vec::with_capacity(ws.len());
     let mut inf = 0f64;
-    for (k, (&w, &v)) in ws.iter().zip(vs).enumerate() {
-        if w == 0 {
-            continue;
-        }
-        // The largest texel's exponent `E` (`2^(E-1) <= |v| < 2^E`) of this tap's level.
-        let g = k - k % group.max(1);
-        let top = ws[g..(g + group.max(1)).min(ws.len())]
-            .iter()
-            .zip(&vs[g..])
-            .filter(|(&w, v)| w != 0 && v.is_finite() && **v != 0.0)
-            .filter_map(|(_, &v)| {
-                parts(v).map(|(m, e)| e + 128 - m.unsigned_abs().leading_zeros() as i32)
-            })
-            .max();
-        let quantum = top.map(|t| t - p as i32 - 4);
-        match parts(v) {
-            Some((m, e)) if m != 0 => {
-                let (m, e) = match quantum {
-                    Some(q) if e < q => {
-                        let sh = (q - e).min(127) as u32;
-                        let mag = m.unsigned_abs() >> sh;
-                        (if m < 0 { -(mag as i128) } else { mag as i128 }, q)
-                    }
-                    _ => (m, e),
-                };
-                if m != 0 {
-                    terms.push((m * w as i128, e - shift));
-                }
+    let group = group.max(1);
+    for (ws, vs) in ws.chunks(group).zip(vs.chunks(group)) {
+        // This level's truncation quantum.
+        let quantum = run_top(ws, vs).map(|t| t - p as i32 - 4);
+        for (&w, &v) in ws.iter().zip(vs) {
+            if w == 0 {
+                continue;
             }
-            Some(_) => {}
-            None if v.is_nan() => return f64::NAN,
-            None => {
-                if inf != 0.0 && inf != v {
-                    return f64::NAN;
+            match parts(v) {
+                Some((m, e)) if m != 0 => {
+                    let (m, e) = match quantum {
+                        Some(q) if e < q => {
+                            let sh = (q - e).min(127) as u32;
+                            let mag = m.unsigned_abs() >> sh;
+                            (if m < 0 { -(mag as i128) } else { mag as i128 }, q)
+                        }
+                        _ => (m, e),
+                    };
+                    if m != 0 {
+                        terms.push((m * w as i128, e - shift));
+                    }
                 }
-                inf = v;
+                Some(_) => {}
+                None if v.is_nan() => return f64::NAN,
+                None => {
+                    if inf != 0.0 && inf != v {
+                        return f64::NAN;
+                    }
+                    inf = v;
+                }
             }
         }
     }
@@ -1007,7 +1013,6 @@ fn tap_sum(
     min_e: i32,
     shift: i32,
 ) -> f64 {
-    let top_of = |v: f64| parts(v).map(|(m, e)| e + 128 - m.unsigned_abs().leading_zeros() as i32);
     let mut inf = 0f64;
     // Each tap's exact sum `s * 2^base` and its largest texel's `T`, its texels truncated by
     // that largest (`None`: no finite nonzero texel of nonzero weight).
@@ -1016,13 +1021,7 @@ fn tap_sum(
     for &n in runs {
         let (ws, vs) = (&ws[k..(k + n).min(ws.len())], &vs[k..(k + n).min(vs.len())]);
         k += n;
-        let top = ws
-            .iter()
-            .zip(vs)
-            .filter(|(&w, v)| w != 0 && v.is_finite() && **v != 0.0)
-            .filter_map(|(_, &v)| top_of(v))
-            .max();
-        let Some(top) = top else {
+        let Some(top) = run_top(ws, vs) else {
             // No finite nonzero texel of nonzero weight: only NaN and infinities matter.
             for (&w, &v) in ws.iter().zip(vs) {
                 if w != 0 && v.is_nan() {

@@ -1000,10 +1000,6 @@ fn signs(t: Type) -> u64 {
 /// ([`crate::lower`]); `None` when it runs as written (after any side work).
 pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<Flow>, Error> {
     use crate::code::Lowering;
-    if *l == Lowering::RemoteRmw {
-        // The atomic itself reads it (`memops::atom`).
-        return Ok(None);
-    }
     let e = x.emask;
     let t = ty(x)?;
     match l {
@@ -1108,6 +1104,7 @@ pub fn lowered(x: &mut Ctx<'_, '_>, l: &crate::code::Lowering) -> Result<Option<
             x.write(d, &v, e)?;
             Ok(Some(Flow::Next))
         }
+        // A mark for the race check (`memops::atom`, `Ctx::race_check`): runs as written.
         Lowering::RemoteRmw => Ok(None),
         Lowering::SelectNeg { neg_operand, src } => {
             let sg = signs(t);
